@@ -1,0 +1,110 @@
+"""The provider interface: one request in, a stream of events out.
+
+Every backend (OpenAI-compatible HTTP, the embedded llama.cpp model, the scripted test provider)
+implements :class:`Provider`.  The agent loop only ever sees these types.
+
+Streams are plain synchronous iterators: the CLI consumes them directly and the web runs them in
+a worker thread.  ``cancel`` (a :class:`threading.Event`) lets a front stop a beat at any time;
+a provider checks it between chunks and ends the stream with a ``Done(stop_reason="aborted")``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+# A chat message in OpenAI Chat Completions shape: {"role", "content", optional "name",
+# "tool_calls", "tool_call_id", "reasoning_content"}.  Kept as plain dicts so a SillyTavern-exact
+# request goes out byte for byte as assembled.
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool offered to the model (OpenAI ``tools`` entry)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+@dataclass
+class ChatRequest:
+    messages: list[Message]
+    model: str = ""
+    tools: list[ToolSpec] = field(default_factory=list)
+    # Sampler and other top-level body fields (temperature, max_tokens, top_p, ...), sent as given.
+    sampler: dict[str, Any] = field(default_factory=dict)
+    thinking: ThinkingLevel = "off"
+    # Forced tool choice ({"type": "function", "function": {"name": ...}}) or "auto"/"none".
+    tool_choice: Any = None
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    text: str
+    type: Literal["thinking"] = "thinking"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A complete tool call, emitted once its arguments have fully arrived.
+
+    ``arguments`` is the raw JSON text as the model sent it (it may be truncated or invalid:
+    the agent loop repairs or rejects it, never the provider).
+    """
+
+    id: str
+    name: str
+    arguments: str
+    type: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    type: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True)
+class Done:
+    stop_reason: Literal["stop", "length", "tool_calls", "aborted", "error"] = "stop"
+    model: str = ""
+    type: Literal["done"] = "done"
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCall | Usage | Done
+
+
+class Provider(Protocol):
+    """A model backend."""
+
+    name: str
+
+    def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
+        """Send *request*; yield events; the last event is always :class:`Done`.
+
+        Raises :class:`peargarden.errors.ProviderError` (after retries) when the backend fails.
+        """
+        ...
+
+    def list_models(self) -> list[str]: ...

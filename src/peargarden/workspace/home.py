@@ -1,0 +1,92 @@
+"""Where the data folder is and what lives in it (see docs/ARCHITECTURE.md, "Data on disk")."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ENV_HOME = "PEARGARDEN_HOME"
+
+CARD_SETTINGS_FILE = "卡.json"
+SUPPLEMENT_BOOK_FILE = "补充设定集.json"
+AUTHORING_DIR = "创作"
+
+# Characters that may not appear in a folder or file name on some system SillyTavern users run.
+_UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
+
+
+def default_home() -> Path:
+    env = os.environ.get(ENV_HOME)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".peargarden"
+
+
+def sanitize_name(name: str) -> str:
+    """Card/book name → folder or file stem: unsafe characters to ``_``, trailing spaces and dots cut.
+
+    Returns an empty string when nothing usable is left; callers turn that into an error.
+    """
+    cleaned = _UNSAFE_NAME.sub("_", name).strip().rstrip(". ").strip()
+    if not cleaned or not any(ch.isalnum() for ch in cleaned):
+        return ""
+    return cleaned
+
+
+@dataclass(frozen=True)
+class Home:
+    """The data folder. Constructing one touches nothing on disk."""
+
+    root: Path
+
+    @classmethod
+    def resolve(cls, override: str | Path | None = None) -> Home:
+        return cls(Path(override).expanduser() if override else default_home())
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config.toml"
+
+    @property
+    def system_file(self) -> Path:
+        return self.root / "SYSTEM.md"
+
+    @property
+    def append_system_file(self) -> Path:
+        return self.root / "APPEND_SYSTEM.md"
+
+    @property
+    def authoring_file(self) -> Path:
+        return self.root / "AUTHORING.md"
+
+    @property
+    def cards_dir(self) -> Path:
+        return self.root / "cards"
+
+    @property
+    def lorebooks_dir(self) -> Path:
+        return self.root / "library" / "lorebooks"
+
+    @property
+    def presets_dir(self) -> Path:
+        return self.root / "library" / "presets"
+
+    @property
+    def personas_dir(self) -> Path:
+        return self.root / "library" / "personas"
+
+    @property
+    def skills_dir(self) -> Path:
+        return self.root / "library" / "skills"
+
+    @property
+    def vault_dir(self) -> Path:
+        return self.root / "vault"
+
+    def card_dir(self, folder: str) -> Path:
+        return self.cards_dir / folder
+
+    def exists(self) -> bool:
+        return self.config_file.is_file()

@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from peargarden.errors import BadInput, PearError
+
+
+def test_pear_help_lists_commands() -> None:
+    result = subprocess.run([sys.executable, "-m", "peargarden", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert "init" in result.stdout
+
+
+def test_error_message_names_the_file() -> None:
+    error = BadInput("不是 PNG 文件", path="卡/青梧.png")
+    assert str(error) == "卡/青梧.png: 不是 PNG 文件"
+    assert isinstance(error, PearError)
+    assert error.exit_code == 2
