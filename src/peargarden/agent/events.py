@@ -1,0 +1,120 @@
+"""Events the agent loop emits while a beat runs.  Names are stable: fronts and ``--json`` rely on them.
+
+Every event is a frozen dataclass with a ``type`` string and ``to_json()`` (a plain dict, the line
+``pear chat --once --json`` prints):
+
+``text_delta``      ``text``: a piece of the reply as it streams.
+``thinking_delta``  ``text``: a piece of the model's reasoning.
+``tool_start``      ``call_id``, ``name``, ``args`` (the validated/repaired arguments, or ``None`` when
+                    they could not be parsed).
+``tool_end``        ``call_id``, ``name``, ``text`` (what the model sees), ``is_error``, ``details``.
+``approval_needed`` ``call_id``, ``name``, ``args``, ``access``, ``unit``, ``reason``: the loop waits for
+                    the front's answer (see :mod:`peargarden.agent.approvals`).
+``warning``         ``message``: something the user should know; the beat goes on.
+``error``           ``message``: the beat failed; it ends with ``done`` (stop reason ``error``).
+``done``            ``stop_reason`` (``stop``, ``length``, ``aborted``, ``error``, ``ended_by_tool``,
+                    ``max_rounds``), ``rounds`` (model calls made), ``entry_id`` (the last entry written
+                    for this beat, or ``None``), ``usage`` (summed token counts).
+
+``done`` is always the last event of a beat, exactly once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+StopReason = Literal["stop", "length", "aborted", "error", "ended_by_tool", "max_rounds"]
+
+
+@dataclass(frozen=True)
+class _Event:
+    type: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TextDeltaEvent(_Event):
+    text: str = ""
+    type: str = "text_delta"
+
+
+@dataclass(frozen=True)
+class ThinkingDeltaEvent(_Event):
+    text: str = ""
+    type: str = "thinking_delta"
+
+
+@dataclass(frozen=True)
+class ToolStartEvent(_Event):
+    call_id: str = ""
+    name: str = ""
+    args: dict[str, Any] | None = None
+    type: str = "tool_start"
+
+
+@dataclass(frozen=True)
+class ToolEndEvent(_Event):
+    call_id: str = ""
+    name: str = ""
+    text: str = ""
+    is_error: bool = False
+    details: dict[str, Any] | None = None
+    type: str = "tool_end"
+
+
+@dataclass(frozen=True)
+class ApprovalNeededEvent(_Event):
+    call_id: str = ""
+    name: str = ""
+    args: dict[str, Any] = field(default_factory=dict)
+    access: str = ""
+    unit: str | None = None
+    reason: str = ""
+    type: str = "approval_needed"
+
+
+@dataclass(frozen=True)
+class WarningEvent(_Event):
+    message: str = ""
+    type: str = "warning"
+
+
+@dataclass(frozen=True)
+class ErrorEvent(_Event):
+    message: str = ""
+    type: str = "error"
+
+
+@dataclass(frozen=True)
+class DoneEvent(_Event):
+    stop_reason: str = "stop"
+    rounds: int = 0
+    entry_id: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    type: str = "done"
+
+
+AgentEvent = (
+    TextDeltaEvent
+    | ThinkingDeltaEvent
+    | ToolStartEvent
+    | ToolEndEvent
+    | ApprovalNeededEvent
+    | WarningEvent
+    | ErrorEvent
+    | DoneEvent
+)
+
+EVENT_TYPES: tuple[str, ...] = (
+    "text_delta",
+    "thinking_delta",
+    "tool_start",
+    "tool_end",
+    "approval_needed",
+    "warning",
+    "error",
+    "done",
+)
