@@ -1,0 +1,100 @@
+"""Context rebuilt from a path of entries: what the request builders see of the chat.
+
+Only ``message`` and ``compaction`` entries contribute.  With a compaction on the path, the summary
+comes first (as a user message), then the kept entries from ``firstKeptEntryId`` up to the compaction,
+then everything after it; only the latest compaction counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .entries import Entry
+
+COMPACTION_PREFIX = "此前的对话已压缩为下面的摘要：\n\n<summary>\n"
+COMPACTION_SUFFIX = "\n</summary>"
+
+
+@dataclass
+class ContextMessage:
+    """A chat message as builders see it, with the entry it came from."""
+
+    role: str
+    content: str
+    entry_id: str | None = None
+    name: str | None = None
+    reasoning: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_call_id: str | None = None
+    is_error: bool = False
+    tags: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_entry(cls, entry: Entry) -> ContextMessage:
+        msg = entry.message
+        calls = msg.get("tool_calls")
+        tags = msg.get("tags")
+        return cls(
+            role=str(msg.get("role", "user")),
+            content=str(msg.get("content") or ""),
+            entry_id=entry.id,
+            name=msg.get("name") if isinstance(msg.get("name"), str) else None,
+            reasoning=msg.get("reasoning") if isinstance(msg.get("reasoning"), str) else None,
+            tool_calls=list(calls) if isinstance(calls, list) else [],
+            tool_call_id=msg.get("tool_call_id") if isinstance(msg.get("tool_call_id"), str) else None,
+            is_error=bool(msg.get("is_error", False)),
+            tags=list(tags) if isinstance(tags, list) else [],
+        )
+
+    def to_openai(self) -> dict[str, Any]:
+        """OpenAI Chat shape.  Reasoning goes out as ``reasoning_content``; the provider decides
+        per endpoint whether to send it back."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.role == "assistant":
+            if self.reasoning:
+                out["reasoning_content"] = self.reasoning
+            if self.tool_calls:
+                out["tool_calls"] = [
+                    {
+                        "id": call.get("id", ""),
+                        "type": "function",
+                        "function": {"name": call.get("name", ""), "arguments": call.get("arguments", "{}")},
+                    }
+                    for call in self.tool_calls
+                ]
+        elif self.role == "tool":
+            out["tool_call_id"] = self.tool_call_id or ""
+        return out
+
+
+def build_context(path: Sequence[Entry]) -> list[ContextMessage]:
+    """The messages of *path* (root first) with the latest compaction applied."""
+    last_compaction = -1
+    for index, entry in enumerate(path):
+        if entry.type == "compaction":
+            last_compaction = index
+    if last_compaction < 0:
+        return [ContextMessage.from_entry(entry) for entry in path if entry.type == "message"]
+    compaction = path[last_compaction]
+    summary = str(compaction.body.get("summary", ""))
+    out = [
+        ContextMessage(
+            "user", COMPACTION_PREFIX + summary + COMPACTION_SUFFIX, compaction.id, tags=["compaction"]
+        )
+    ]
+    first_kept = compaction.body.get("firstKeptEntryId")
+    keeping = False
+    for entry in path[:last_compaction]:
+        keeping = keeping or entry.id == first_kept
+        if keeping and entry.type == "message":
+            out.append(ContextMessage.from_entry(entry))
+    out.extend(
+        ContextMessage.from_entry(entry) for entry in path[last_compaction + 1 :] if entry.type == "message"
+    )
+    return out
+
+
+def to_openai(messages: Sequence[ContextMessage]) -> list[dict[str, Any]]:
+    return [message.to_openai() for message in messages]

@@ -1,0 +1,171 @@
+"""The session tree in memory: entries by id, children by parent, the active leaf.
+
+Pure: ids and timestamps come from the caller.  Every :meth:`SessionTree.add` makes the new entry the
+leaf; :meth:`set_leaf` moves the leaf without adding anything (the next entry forks there).  The path
+of the active leaf is cached and extended in place when an entry is added under the leaf, so a long
+chat does not pay a root walk per message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from peargarden.errors import ConflictError, NotFound
+
+from .entries import Entry
+
+
+@dataclass(frozen=True)
+class TreeRow:
+    """One line of a drawn tree: depth, the entry, whether it is on the active path, sibling position."""
+
+    depth: int
+    entry: Entry
+    on_path: bool
+    sibling_index: int
+    sibling_count: int
+
+
+class SessionTree:
+    def __init__(self) -> None:
+        self._entries: dict[str, Entry] = {}
+        self._children: dict[str | None, list[str]] = {}
+        self._leaf: str | None = None
+        self._path_cache: list[Entry] = []
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(list(self._entries.values()))
+
+    @property
+    def leaf(self) -> str | None:
+        return self._leaf
+
+    def get(self, entry_id: str) -> Entry:
+        try:
+            return self._entries[entry_id]
+        except KeyError:
+            raise NotFound(f"会话里没有条目 {entry_id}") from None
+
+    def children(self, entry_id: str | None) -> list[Entry]:
+        return [self._entries[child] for child in self._children.get(entry_id, [])]
+
+    def siblings(self, entry_id: str) -> list[Entry]:
+        """Entries sharing *entry_id*'s parent and its kind (same type, same role), in creation order."""
+        entry = self.get(entry_id)
+        return [
+            other
+            for other in self.children(entry.parent_id)
+            if other.type == entry.type and other.role == entry.role
+        ]
+
+    def path(self) -> list[Entry]:
+        """Entries from the root down to the active leaf, inclusive."""
+        return list(self._path_cache)
+
+    def path_to(self, leaf: str | None) -> list[Entry]:
+        """Entries from the root down to *leaf*, inclusive."""
+        if leaf == self._leaf:
+            return list(self._path_cache)
+        return self._walk(leaf)
+
+    def _walk(self, leaf: str | None) -> list[Entry]:
+        out: list[Entry] = []
+        current = leaf
+        seen: set[str] = set()
+        while current is not None:
+            if current in seen:  # a cycle can only come from a hand-edited file; stop rather than hang
+                break
+            seen.add(current)
+            entry = self._entries.get(current)
+            if entry is None:
+                break
+            out.append(entry)
+            current = entry.parent_id
+        out.reverse()
+        return out
+
+    def messages(self) -> list[Entry]:
+        """The ``message`` entries on the active path, root first."""
+        return [entry for entry in self._path_cache if entry.type == "message"]
+
+    def customs(self, custom_type: str | None = None) -> list[Entry]:
+        """``custom`` entries on the active path (optionally of one type), oldest first."""
+        return [
+            entry
+            for entry in self._path_cache
+            if entry.type == "custom" and (custom_type is None or entry.body.get("customType") == custom_type)
+        ]
+
+    def labels(self) -> dict[str, str]:
+        """Label per target entry over the whole tree; the last label entry for a target wins."""
+        out: dict[str, str] = {}
+        for entry in self._entries.values():
+            if entry.type != "label":
+                continue
+            target = entry.body.get("targetId")
+            label = entry.body.get("label")
+            if not isinstance(target, str):
+                continue
+            if isinstance(label, str) and label:
+                out[target] = label
+            else:
+                out.pop(target, None)
+        return out
+
+    def rows(self) -> list[TreeRow]:
+        """The whole tree depth-first (children in creation order), for ``/tree`` and ``sessions show``."""
+        on_path = {entry.id for entry in self._path_cache}
+        rows: list[TreeRow] = []
+        stack: list[tuple[str, int]] = [(child, 0) for child in reversed(self._children.get(None, []))]
+        while stack:
+            entry_id, depth = stack.pop()
+            entry = self._entries[entry_id]
+            kin = self._children.get(entry.parent_id, [])
+            rows.append(TreeRow(depth, entry, entry_id in on_path, kin.index(entry_id), len(kin)))
+            stack.extend((child, depth + 1) for child in reversed(self._children.get(entry_id, [])))
+        return rows
+
+    # -- changing ----------------------------------------------------------------------------------
+
+    def add(self, entry: Entry) -> Entry:
+        """Add *entry* (its parent must exist) and make it the active leaf."""
+        if entry.id in self._entries:
+            raise ConflictError(f"会话条目 id 重复：{entry.id}")
+        if entry.parent_id is not None and entry.parent_id not in self._entries:
+            raise NotFound(f"会话里没有父条目 {entry.parent_id}")
+        self._entries[entry.id] = entry
+        self._children.setdefault(entry.parent_id, []).append(entry.id)
+        self._children.setdefault(entry.id, [])
+        if entry.parent_id == self._leaf:
+            self._path_cache.append(entry)
+        else:
+            self._path_cache = self._walk(entry.id)
+        self._leaf = entry.id
+        return entry
+
+    def set_leaf(self, entry_id: str | None) -> None:
+        """Move the active leaf; ``None`` means the next entry starts a new root."""
+        if entry_id is not None and entry_id not in self._entries:
+            raise NotFound(f"会话里没有条目 {entry_id}")
+        if entry_id == self._leaf:
+            return
+        self._leaf = entry_id
+        self._path_cache = self._walk(entry_id)
+
+    def deepest_leaf(self, entry_id: str) -> str:
+        """Follow the newest child from *entry_id* down to a leaf (where a swipe's story continues)."""
+        current = entry_id
+        while True:
+            kids = self._children.get(current, [])
+            if not kids:
+                return current
+            current = kids[-1]

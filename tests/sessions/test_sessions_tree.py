@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from peargarden.errors import BadInput
+from peargarden.sessions import (
+    SessionTree,
+    build_context,
+    compaction_entry,
+    custom_entry,
+    decode,
+    entry_line,
+    header_line,
+    leaf_line,
+    message_entry,
+    ops,
+)
+from peargarden.sessions.sillytavern import export_chat, import_chat
+
+TS = "2026-11-30T00:00:00Z"
+
+
+def _ids() -> ops.NewId:
+    counter = itertools.count(1)
+    return lambda: f"{next(counter):08x}"
+
+
+def _say(tree: SessionTree, new_id: ops.NewId, role: str, text: str) -> str:
+    return tree.add(message_entry(new_id(), tree.leaf, TS, {"role": role, "content": text})).id
+
+
+def _texts(tree: SessionTree) -> list[str]:
+    return [m.content for m in build_context(tree.path())]
+
+
+def _chat() -> tuple[SessionTree, ops.NewId]:
+    tree, new_id = SessionTree(), _ids()
+    _say(tree, new_id, "assistant", "客官里边请，听雨轩今日有新茶。")
+    _say(tree, new_id, "user", "掌柜可还记得怀瑾公子？")
+    _say(tree, new_id, "assistant", "记得，十年前从镇北渡口走的。")
+    return tree, new_id
+
+
+def apply(tree: SessionTree, plan: ops.Plan | None) -> None:
+    assert plan is not None
+    tree.set_leaf(plan.start_leaf)
+    for entry in plan.entries:
+        tree.add(entry)
+
+
+def test_regenerate_makes_a_sibling_and_swipe_moves_between_them() -> None:
+    tree, new_id = _chat()
+    apply(tree, ops.plan_regenerate(tree))
+    _say(tree, new_id, "assistant", "怀瑾？不曾听说。")
+    assert ops.swipe_position(tree) == (2, 2)
+    apply(tree, ops.plan_swipe(tree, -1))
+    assert ops.swipe_position(tree) == (1, 2)
+    assert _texts(tree)[-1] == "记得，十年前从镇北渡口走的。"
+    assert ops.plan_swipe(tree, +1) is not None
+    apply(tree, ops.plan_swipe(tree, +1))
+    assert ops.plan_swipe(tree, +1) is None  # past the last reply: the front generates a new one
+    with pytest.raises(BadInput):
+        apply(tree, ops.plan_swipe(tree, -5))
+
+
+def test_branch_edit_delete_keep_old_versions() -> None:
+    tree, new_id = _chat()
+    before = len(tree)
+    apply(tree, ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？", new_id, TS))
+    assert _texts(tree) == [
+        "客官里边请，听雨轩今日有新茶。",
+        "掌柜可认得怀瑾公子？",
+        "记得，十年前从镇北渡口走的。",
+    ]
+    assert len(tree) == before + 2  # the edited message and a copy of the reply; nothing removed
+    apply(tree, ops.plan_delete(tree, 1, new_id, TS))
+    assert _texts(tree) == ["客官里边请，听雨轩今日有新茶。", "记得，十年前从镇北渡口走的。"]
+    apply(tree, ops.plan_branch(tree, 0))
+    _say(tree, new_id, "user", "来一壶雨前龙井。")
+    assert _texts(tree) == ["客官里边请，听雨轩今日有新茶。", "来一壶雨前龙井。"]
+    # Four children under the greeting now: the original question, the edit, the delete-copy, the new branch.
+    assert len(tree.children(tree.messages()[0].id)) == 4
+    with pytest.raises(BadInput):
+        ops.plan_edit(tree, 9, "x", new_id, TS)
+
+
+def test_custom_entries_follow_the_branch() -> None:
+    tree, new_id = _chat()
+    fork_at = tree.leaf
+    tree.add(custom_entry(new_id(), tree.leaf, TS, "sandbox_grant", {"tool": "bash", "unit": "ls"}))
+    assert [e.body["data"]["unit"] for e in tree.customs("sandbox_grant")] == ["ls"]
+    tree.set_leaf(tree.messages()[1].id)  # rewind before the grant
+    assert tree.customs("sandbox_grant") == []
+    tree.set_leaf(tree.deepest_leaf(fork_at or ""))
+    assert len(tree.customs("sandbox_grant")) == 1
+
+
+def test_compaction_replaces_old_context_with_summary() -> None:
+    tree, new_id = _chat()
+    kept = tree.messages()[2].id
+    tree.add(compaction_entry(new_id(), tree.leaf, TS, "掌柜认得怀瑾。", kept, 120))
+    _say(tree, new_id, "user", "他后来去了哪里？")
+    texts = _texts(tree)
+    assert "掌柜认得怀瑾。" in texts[0]
+    assert texts[1:] == ["记得，十年前从镇北渡口走的。", "他后来去了哪里？"]
+
+
+def test_file_lines_round_trip_with_leaf_records_and_a_torn_tail() -> None:
+    tree, _ = _chat()
+    apply(tree, ops.plan_regenerate(tree))
+    lines = [header_line("20261130-000000-abcd", TS, card="青梧")]
+    lines += [entry_line(e) for e in tree]
+    lines.append(leaf_line(tree.leaf, TS))
+    good = "\n".join(lines) + "\n"
+    torn = good + entry_line(message_entry("ffffffff", tree.leaf, TS, {"role": "user", "content": "半"}))[:25]
+    loaded = decode(torn.splitlines())
+    assert loaded.torn_tail and not loaded.warnings
+    assert loaded.header["card"] == "青梧"
+    assert loaded.tree.leaf == tree.leaf
+    assert [e.id for e in loaded.tree] == [e.id for e in tree]
+    # A bad line in the middle (an old torn append followed by later appends) is skipped with a warning.
+    middle = decode([lines[0], lines[1][:10], *lines[2:]])
+    assert middle.warnings and not middle.torn_tail
+
+
+def test_sillytavern_swipes_become_siblings_and_export_back() -> None:
+    st = [
+        {"user_name": "旅人", "character_name": "青梧", "create_date": "2026-11-30", "chat_metadata": {}},
+        {"name": "青梧", "is_user": False, "mes": "客官里边请。", "send_date": "x"},
+        {"name": "旅人", "is_user": True, "mes": "掌柜好。", "send_date": "x"},
+        {
+            "name": "青梧",
+            "is_user": False,
+            "mes": "乙",
+            "swipes": ["甲", "乙", "丙"],
+            "swipe_id": 1,
+            "swipe_info": [{"extra": {}}, {"extra": {"reasoning": "想一想"}}, {"extra": {}}],
+            "send_date": "x",
+        },
+    ]
+    tree, new_id = SessionTree(), _ids()
+    header, entries = import_chat(st, new_id, TS)
+    chosen = None
+    for entry in entries:
+        tree.add(entry)
+        if entry.message["content"] == "乙":
+            chosen = entry.id
+    tree.set_leaf(chosen)
+    assert _texts(tree) == ["客官里边请。", "掌柜好。", "乙"]
+    assert ops.swipe_position(tree) == (2, 3)
+    out = export_chat(tree, header, "旅人", "青梧")
+    assert out[0]["character_name"] == "青梧"
+    assert [line["mes"] for line in out[1:]] == ["客官里边请。", "掌柜好。", "乙"]
+    assert out[3]["swipes"] == ["甲", "乙", "丙"] and out[3]["swipe_id"] == 1
+    assert out[3]["extra"]["reasoning"] == "想一想"
