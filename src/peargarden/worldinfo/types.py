@@ -1,0 +1,184 @@
+"""Values that go into and come out of the SillyTavern 1.12.6 world-info engine.
+
+Everything here is a plain frozen dataclass.  The engine never reads files, clocks or randomness:
+the caller builds these values (usually from SillyTavern JSON with :func:`entry_from_st`) and passes
+functions for token counting, macros, regex transforms and random numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+# A JSON value as it came from a SillyTavern file.  Kept loose on purpose: the engine must treat
+# missing or oddly typed fields exactly as SillyTavern's JavaScript would.
+JSONValue = Any
+
+
+class Position(IntEnum):
+    """``entry.position``: where an activated entry's text goes."""
+
+    BEFORE = 0  # before character definitions (worldInfoBefore)
+    AFTER = 1  # after character definitions (worldInfoAfter)
+    AN_TOP = 2  # top of the Author's Note
+    AN_BOTTOM = 3  # bottom of the Author's Note
+    AT_DEPTH = 4  # in the chat at ``depth`` with ``role``
+    EM_TOP = 5  # before the example messages
+    EM_BOTTOM = 6  # after the example messages
+
+
+class SelectiveLogic(IntEnum):
+    """``entry.selectiveLogic``: how secondary keys combine with a primary hit."""
+
+    AND_ANY = 0
+    NOT_ALL = 1
+    NOT_ANY = 2
+    AND_ALL = 3
+
+
+class Strategy(IntEnum):
+    """``world_info_character_strategy``: how global and character books are merged."""
+
+    EVENLY = 0
+    CHARACTER_FIRST = 1
+    GLOBAL_FIRST = 2
+
+
+@dataclass(frozen=True, slots=True)
+class WorldInfoEntry:
+    """One lorebook entry, tagged with the book (``world``) it came from.
+
+    ``raw`` is the entry object exactly as stored in the book file (key order preserved); the engine
+    reads every field from it with JavaScript semantics (missing field = ``undefined``, no editor
+    defaults), because SillyTavern's scanner does not fill in defaults either.  Build one with
+    :func:`peargarden.worldinfo.entry_from_st`.
+    """
+
+    world: str
+    raw: Mapping[str, JSONValue]
+
+    @property
+    def uid(self) -> JSONValue:
+        return self.raw.get("uid")
+
+    @property
+    def key(self) -> str:
+        """The timed-effects key ``"<world>.<uid>"`` (as JavaScript prints the uid)."""
+        from ._js import js_to_string
+
+        return f"{self.world}.{js_to_string(self.uid)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Lorebook:
+    """A named book: its entries in SillyTavern's iteration order (numeric uids ascending)."""
+
+    name: str
+    entries: tuple[WorldInfoEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanMessage:
+    """One chat message as the scan sees it: speaker name and text (after prompt-time regex).
+
+    Pass the core chat oldest first, hidden and system-notice messages already removed.
+    """
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorldInfoSettings:
+    """``world_info_settings`` from SillyTavern's settings.json (code defaults of 1.12.6)."""
+
+    depth: int = 2
+    budget_percent: float = 25
+    budget_cap: int = 0
+    include_names: bool = True
+    recursive: bool = False
+    case_sensitive: bool = False
+    match_whole_words: bool = False
+    min_activations: int = 0
+    min_activations_depth_max: int = 0
+    max_recursion_steps: int = 0
+    use_group_scoring: bool = False
+    overflow_alert: bool = False
+    character_strategy: Strategy = Strategy.CHARACTER_FIRST
+
+    @classmethod
+    def from_st(cls, data: Mapping[str, JSONValue]) -> WorldInfoSettings:
+        """Read the ``world_info_*`` keys of a SillyTavern settings object (missing ⇒ code default)."""
+        from ._settings import settings_from_st
+
+        return settings_from_st(data)
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterContext:
+    """The active character, for entries with a ``characterFilter``."""
+
+    avatar: str  # the card's file name, e.g. "Lin Yue.png"
+    tags: tuple[str, ...] | None = None  # tag ids; None = the character has no tag map entry
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleInjection:
+    """An example-message entry: ``position`` is ``"before"`` (EMTop) or ``"after"`` (EMBottom)."""
+
+    position: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class DepthInjection:
+    """A group of @depth entries with the same depth and role, in SillyTavern's list order.
+
+    ``content`` is the entries joined with ``\\n`` — the value SillyTavern writes into the
+    extension-prompt table under ``table_key`` (``customDepthWI-<depth>-<role>``).  ``depth`` is the
+    first entry's own ``depth`` field (``None`` when the entry has none, as in SillyTavern).
+    """
+
+    depth: int | None
+    role: int
+    entries: tuple[str, ...]
+
+    @property
+    def content(self) -> str:
+        return "\n".join(self.entries)
+
+    @property
+    def table_key(self) -> str:
+        from ._js import js_to_string
+
+        return f"customDepthWI-{js_to_string(self.depth)}-{self.role}"
+
+
+@dataclass(frozen=True, slots=True)
+class ActivatedEntry:
+    """An entry that made it into the prompt, with its final text (macros + transform applied)."""
+
+    entry: WorldInfoEntry
+    content: str  # after macros; before the WORLD_INFO transform
+    placed: str  # what was placed (after the transform); '' means it was dropped as empty
+    position: int | None
+    loop: int  # 1-based scan loop that activated it
+
+
+@dataclass(frozen=True, slots=True)
+class WorldInfoResult:
+    """Everything one scan produces."""
+
+    wi_before: str = ""
+    wi_after: str = ""
+    an_top: tuple[str, ...] = ()
+    an_bottom: tuple[str, ...] = ()
+    examples: tuple[ExampleInjection, ...] = ()
+    depth: tuple[DepthInjection, ...] = ()
+    activated: tuple[ActivatedEntry, ...] = ()
+    timed_world_info: Mapping[str, JSONValue] = field(default_factory=dict)
+    budget: int = 0
+    overflowed: bool = False
+    warnings: tuple[str, ...] = ()
