@@ -1,1 +1,116 @@
-"""formats"""
+"""SillyTavern content formats: read and write, unknown fields kept.  Pure: bytes in, values out.
+
+Callers pass bytes (check ``len`` against ``MAX_INPUT_BYTES`` before reading a file) and a file
+name used only in error messages.  Every problem raises ``peargarden.errors.FormatError`` with a
+one-line Chinese-first message and ``path=filename``.
+
+Detect::
+
+    detect_kind(data, filename) -> "card_png" | "card_json" | "charx" | "lorebook" | "preset" | "chat_jsonl"
+
+Cards (V1, V2 ``chara_card_v2``, V3 ``chara_card_v3``; JSON, PNG, CHARX)::
+
+    card = read_card(data, filename)        # any container; PNG prefers ccv3 over chara
+    card.name, card.data, card.character_book, card.extensions, card.top, card.assets, card.icon()
+    Card.new("青梧", description=..., first_mes=...)
+    card_to_json(card, spec="v3"|"v2") -> bytes            # v2 = SillyTavern's hybrid
+    card_to_png(card, image_png, spec="v3") -> bytes        # chara (+ ccv3) before IEND
+    card_to_charx(card, assets=None, icon=None) -> bytes
+    card_to_object(card, spec) -> dict ; card_from_object(obj, filename) -> Card
+
+Lorebooks (standalone ``{"entries": {uid: entry}}`` ⇄ embedded ``character_book``)::
+
+    read_lorebook(data, filename) -> dict   # standalone shape, entries as stored
+    lorebook_from_character_book(book, name="") -> dict
+    character_book_from_lorebook(book, name="") -> dict
+    new_entry(uid, **fields), new_lorebook(entries), next_uid(book), WI_ENTRY_DEFAULTS
+
+Presets (stored verbatim)::
+
+    read_preset(data, filename) -> dict ; load_preset(data, filename) -> PresetFile(data, raw)
+
+Chats (SillyTavern JSONL, 1.12 and 1.18 headers)::
+
+    read_chat_jsonl(data, filename) -> TavernChat(header, messages, torn_line)
+    write_chat_jsonl(chat) -> bytes ; TavernChat.new(style=...) ; TavernMessage.new(...)
+    format_send_date(datetime, style) ; format_create_date(datetime)
+
+Personas (SillyTavern ``power_user``)::
+
+    Persona ; personas_from_power_user(pu) ; personas_to_power_user(personas, pu)
+    read_personas(data, filename) ; persona_to_json(p) ; personas_to_backup_json(personas)
+"""
+
+from ._common import MAX_INPUT_BYTES
+from .card_files import card_to_charx, card_to_json, card_to_png, read_card, read_card_png, read_charx
+from .cards import SPEC_V2, SPEC_V3, Card, card_from_object, card_to_object
+from .chats import (
+    TavernChat,
+    TavernMessage,
+    format_create_date,
+    format_send_date,
+    read_chat_jsonl,
+    write_chat_jsonl,
+)
+from .detect import Kind, detect_kind
+from .lorebooks import (
+    WI_ENTRY_DEFAULTS,
+    character_book_from_lorebook,
+    lorebook_from_character_book,
+    lorebook_from_object,
+    new_entry,
+    new_lorebook,
+    next_uid,
+    read_lorebook,
+)
+from .personas import (
+    Persona,
+    persona_from_object,
+    persona_to_json,
+    personas_from_power_user,
+    personas_to_backup_json,
+    personas_to_power_user,
+    read_personas,
+)
+from .presets import PresetFile, load_preset, read_preset
+
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "SPEC_V2",
+    "SPEC_V3",
+    "WI_ENTRY_DEFAULTS",
+    "Card",
+    "Kind",
+    "Persona",
+    "PresetFile",
+    "TavernChat",
+    "TavernMessage",
+    "card_from_object",
+    "card_to_charx",
+    "card_to_json",
+    "card_to_object",
+    "card_to_png",
+    "character_book_from_lorebook",
+    "detect_kind",
+    "format_create_date",
+    "format_send_date",
+    "load_preset",
+    "lorebook_from_character_book",
+    "lorebook_from_object",
+    "new_entry",
+    "new_lorebook",
+    "next_uid",
+    "persona_from_object",
+    "persona_to_json",
+    "personas_from_power_user",
+    "personas_to_backup_json",
+    "personas_to_power_user",
+    "read_card",
+    "read_card_png",
+    "read_charx",
+    "read_chat_jsonl",
+    "read_lorebook",
+    "read_personas",
+    "read_preset",
+    "write_chat_jsonl",
+]

@@ -1,0 +1,65 @@
+"""Shared checks for every reader: size limit, JSON decoding, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from peargarden.errors import FormatError
+
+#: Largest input any reader accepts. Callers that read files check this before reading.
+MAX_INPUT_BYTES = 100 * 1024 * 1024
+
+JsonObject = dict[str, Any]
+
+
+def check_size(data: bytes, filename: str) -> None:
+    """Refuse inputs above ``MAX_INPUT_BYTES`` before any parsing work is spent on them."""
+    if len(data) > MAX_INPUT_BYTES:
+        mib = len(data) / (1024 * 1024)
+        raise FormatError(
+            f"文件过大：{mib:.1f} MiB，上限 {MAX_INPUT_BYTES // (1024 * 1024)} MiB（file too large）",
+            path=filename,
+        )
+
+
+def decode_utf8(data: bytes, filename: str, what: str = "文本") -> str:
+    """UTF-8 text (a leading BOM is dropped, as Windows editors add one)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(
+            f"{what}不是 UTF-8 编码，第 {exc.start} 字节处出错（not valid UTF-8）", path=filename
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def loads_object(text: str, filename: str, what: str = "JSON") -> JsonObject:
+    """Parse *text* as a JSON object, or raise a readable ``FormatError``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(
+            f"{what}格式错误：第 {exc.lineno} 行第 {exc.colno} 列，{exc.msg}（invalid JSON）", path=filename
+        ) from None
+    except RecursionError:
+        raise FormatError(f"{what}嵌套过深（JSON nested too deeply）", path=filename) from None
+    if not isinstance(value, dict):
+        raise FormatError(f"{what}的最外层不是对象（JSON top level is not an object）", path=filename)
+    return value
+
+
+def parse_json_bytes(data: bytes, filename: str, what: str = "JSON") -> JsonObject:
+    """Size check, UTF-8 decode and JSON-object parse in one step."""
+    check_size(data, filename)
+    return loads_object(decode_utf8(data, filename, what), filename, what)
+
+
+def dumps_compact(value: Any) -> str:
+    """JSON the way ``JSON.stringify(value)`` writes it: no spaces, non-ASCII kept as is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps_pretty(value: Any) -> str:
+    """JSON the way SillyTavern exports files: 4-space indent, non-ASCII kept as is."""
+    return json.dumps(value, ensure_ascii=False, indent=4)

@@ -1,0 +1,264 @@
+"""SillyTavern chat files (JSONL): a header line, then one message per line.
+
+Both header styles are read and written back unchanged: 1.12 (``user_name``, ``character_name``,
+``create_date``, ``chat_metadata``) and 1.18 (``chat_metadata`` first, names set to ``"unused"``).
+Lines are written the way ``JSON.stringify`` writes them, joined by ``\\n`` with no trailing
+newline, so a file read and written again keeps its bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from peargarden.errors import FormatError
+
+from ._common import JsonObject, check_size, decode_utf8, dumps_compact
+
+ChatStyle = Literal["1.12", "1.18"]
+
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+class TavernMessage:
+    """One chat message over its raw dict (key order and unknown keys survive a round-trip)."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: JsonObject) -> None:
+        self.raw = raw
+
+    @classmethod
+    def new(
+        cls,
+        name: str,
+        mes: str,
+        *,
+        is_user: bool,
+        send_date: str,
+        is_system: bool = False,
+        extra: JsonObject | None = None,
+        swipes: list[str] | None = None,
+    ) -> TavernMessage:
+        raw: JsonObject = {
+            "name": name,
+            "is_user": is_user,
+            "is_system": is_system,
+            "send_date": send_date,
+            "mes": mes,
+            "extra": extra if extra is not None else {},
+        }
+        if swipes:
+            raw["swipe_id"] = swipes.index(mes) if mes in swipes else 0
+            raw["swipes"] = list(swipes)
+            raw["swipe_info"] = []
+        return cls(raw)
+
+    def _text(self, key: str) -> str:
+        value = self.raw.get(key)
+        return value if isinstance(value, str) else ""
+
+    @property
+    def name(self) -> str:
+        return self._text("name")
+
+    @property
+    def mes(self) -> str:
+        return self._text("mes")
+
+    @mes.setter
+    def mes(self, value: str) -> None:
+        self.raw["mes"] = value
+
+    @property
+    def is_user(self) -> bool:
+        return bool(self.raw.get("is_user", False))
+
+    @property
+    def is_system(self) -> bool:
+        return bool(self.raw.get("is_system", False))
+
+    @property
+    def send_date(self) -> str:
+        return self._text("send_date")
+
+    @property
+    def extra(self) -> JsonObject:
+        extra = self.raw.get("extra")
+        return extra if isinstance(extra, dict) else {}
+
+    @property
+    def swipes(self) -> list[str]:
+        swipes = self.raw.get("swipes")
+        return [s for s in swipes if isinstance(s, str)] if isinstance(swipes, list) else []
+
+    @property
+    def swipe_id(self) -> int:
+        value = self.raw.get("swipe_id")
+        return value if isinstance(value, int) else 0
+
+    @property
+    def is_narrator(self) -> bool:
+        """A system-role message (``/sys``), as opposed to a hidden one."""
+        return self.extra.get("type") == "narrator"
+
+    def __repr__(self) -> str:
+        return f"TavernMessage({self.name!r}, {self.mes[:20]!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TavernMessage) and other.raw == self.raw
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass
+class TavernChat:
+    """A chat file: header (``None`` for a headerless file), messages, and a torn last line if any."""
+
+    header: JsonObject | None
+    messages: list[TavernMessage] = field(default_factory=list)
+    torn_line: str | None = None
+    # SillyTavern writes no final newline; files from other tools may have one, kept on write.
+    trailing_newline: bool = False
+
+    @classmethod
+    def new(
+        cls,
+        *,
+        style: ChatStyle = "1.18",
+        user_name: str = "",
+        character_name: str = "",
+        create_date: str = "",
+        chat_metadata: JsonObject | None = None,
+    ) -> TavernChat:
+        meta = chat_metadata if chat_metadata is not None else {}
+        if style == "1.18":
+            header: JsonObject = {"chat_metadata": meta, "user_name": "unused", "character_name": "unused"}
+        else:
+            header = {
+                "user_name": user_name,
+                "character_name": character_name,
+                "create_date": create_date,
+                "chat_metadata": meta,
+            }
+        return cls(header)
+
+    @property
+    def style(self) -> ChatStyle:
+        """``1.18`` when the header uses the placeholder names, else ``1.12``."""
+        header = self.header or {}
+        return "1.18" if header.get("user_name") == "unused" and "create_date" not in header else "1.12"
+
+    @property
+    def chat_metadata(self) -> JsonObject:
+        meta = (self.header or {}).get("chat_metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def user_name(self) -> str:
+        return str((self.header or {}).get("user_name", ""))
+
+    @property
+    def character_name(self) -> str:
+        return str((self.header or {}).get("character_name", ""))
+
+    @property
+    def create_date(self) -> str:
+        return str((self.header or {}).get("create_date", ""))
+
+
+def _is_header(obj: JsonObject) -> bool:
+    return "mes" not in obj and any(k in obj for k in ("chat_metadata", "user_name", "character_name"))
+
+
+def read_chat_jsonl(data: bytes, filename: str) -> TavernChat:
+    """Parse a chat file.  A broken *last* line (an interrupted write) is kept in ``torn_line``;
+    a broken line anywhere else is an error."""
+    check_size(data, filename)
+    text = decode_utf8(data, filename, "聊天记录")
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    if not lines:
+        raise FormatError("聊天记录是空的（empty chat file）", path=filename)
+    objects: list[JsonObject] = []
+    torn: str | None = None
+    for index, (number, line) in enumerate(lines):
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            value = None
+        if not isinstance(value, dict):
+            if index == len(lines) - 1 and index > 0:
+                torn = line
+                break
+            raise FormatError(
+                f"聊天记录第 {number} 行不是 JSON 对象（line {number} is not a JSON object）", path=filename
+            )
+        objects.append(value)
+    header: JsonObject | None = None
+    if _is_header(objects[0]):
+        header = objects.pop(0)
+    elif "mes" not in objects[0]:
+        raise FormatError("这不是 SillyTavern 聊天记录（not a SillyTavern chat file）", path=filename)
+    for number, obj in enumerate(objects, start=2 if header is not None else 1):
+        if not isinstance(obj.get("mes", ""), str):
+            raise FormatError(
+                f"聊天记录第 {number} 条消息的 mes 不是文本（'mes' is not text）", path=filename
+            )
+    ends_with_newline = torn is None and text.endswith("\n")
+    return TavernChat(header, [TavernMessage(o) for o in objects], torn, ends_with_newline)
+
+
+def write_chat_jsonl(chat: TavernChat) -> bytes:
+    """The chat as SillyTavern writes it (the torn line, if any, is not written back)."""
+    rows: list[Any] = [] if chat.header is None else [chat.header]
+    rows.extend(m.raw for m in chat.messages)
+    text = "\n".join(dumps_compact(r) for r in rows)
+    return (text + "\n" if chat.trailing_newline else text).encode("utf-8")
+
+
+def is_chat_text(text: str) -> bool:
+    """True when the first line is a chat header or message (used by ``detect_kind``)."""
+    first = text.split("\n", 1)[0].strip()
+    try:
+        value = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and (_is_header(value) or ("mes" in value and "is_user" in value))
+
+
+def format_send_date(moment: datetime, style: ChatStyle = "1.18") -> str:
+    """``send_date`` as SillyTavern writes it: 1.12 ``"November 29, 2026 10:38pm"`` (local time
+    as given), 1.18 ISO-8601 UTC with milliseconds and ``Z``."""
+    if style == "1.18":
+        utc = moment.astimezone(UTC) if moment.tzinfo else moment
+        return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    hour = moment.hour % 12 or 12
+    suffix = "am" if moment.hour < 12 else "pm"
+    return f"{_MONTHS[moment.month - 1]} {moment.day}, {moment.year} {hour}:{moment.minute:02d}{suffix}"
+
+
+def format_create_date(moment: datetime) -> str:
+    """The 1.12 header ``create_date``: ``"2026-11-29@22h38m27s"``."""
+    return moment.strftime("%Y-%m-%d@%Hh%Mm%Ss")
+
+
+def copy_chat(chat: TavernChat) -> TavernChat:
+    return TavernChat(
+        copy.deepcopy(chat.header), [TavernMessage(copy.deepcopy(m.raw)) for m in chat.messages]
+    )

@@ -1,0 +1,50 @@
+"""Tell what an input file is, from its bytes (the file name only breaks ties)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from peargarden.errors import FormatError
+
+from . import _charx, _png
+from ._common import check_size, decode_utf8, loads_object
+from .cards import is_card_object
+from .chats import is_chat_text
+from .lorebooks import is_lorebook_object
+from .presets import is_preset_object
+
+Kind = Literal["card_png", "card_json", "charx", "lorebook", "preset", "chat_jsonl"]
+
+
+def detect_kind(data: bytes, filename: str) -> Kind:
+    """What *data* is; ``FormatError`` for anything we cannot import.
+
+    Only the shape is checked here (signature, JSON keys); the matching ``read_*`` function
+    validates the content and reports damage.
+    """
+    check_size(data, filename)
+    if not data.strip():
+        raise FormatError("文件是空的（empty file）", path=filename)
+    if _png.is_png(data):
+        return "card_png"
+    if _charx.is_zip(data):
+        return "charx"
+    if data[:4] in (b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xe1", b"GIF8") or data[8:12] == b"WEBP":
+        raise FormatError("不支持的图片格式，角色卡须为 PNG（image is not a PNG card）", path=filename)
+    text = decode_utf8(data, filename, "文件")
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        raise FormatError("无法识别的文件：不是 PNG、CHARX 或 JSON（unrecognised file）", path=filename)
+    if is_chat_text(stripped):
+        return "chat_jsonl"
+    obj = loads_object(stripped, filename)
+    if is_lorebook_object(obj):
+        return "lorebook"
+    if is_card_object(obj):
+        return "card_json"
+    if is_preset_object(obj):
+        return "preset"
+    raise FormatError(
+        "无法识别的 JSON：不是角色卡、世界书、预设或聊天记录（JSON is no card, lorebook, preset or chat）",
+        path=filename,
+    )
