@@ -1,0 +1,232 @@
+"""One beat: build the request, stream the model, run its tool calls, repeat until it stops.
+
+A beat ends when the model answers without tool calls, a tool ends the beat (``ask``), the round limit
+(20) is reached, the cancel event is set, or the provider fails.  :func:`run_beat` is a generator of
+:mod:`.events`; ``done`` is always the last event.  The caller has already written the user's message to
+the session (so a failure never loses it); the loop records each assistant message and tool result
+through ``record`` as soon as it is complete.
+
+The request comes from an injected :data:`RequestBuilder` (tavern or stage mode): it receives a
+:class:`BeatInput` — the history including this beat's earlier rounds — and returns a ``ChatRequest``
+(or a :class:`BuiltRequest` with warnings for the user).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from peargarden.errors import PearError
+from peargarden.providers.base import (
+    ChatRequest,
+    Done,
+    Provider,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingLevel,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+from peargarden.sessions.context import ContextMessage
+
+from .approvals import Approver, CardGrantRecorder, Judge, default_judge
+from .bookkeeping import Recorder, UsageTotal, assistant_message, context_message, no_record, tool_message
+from .events import AgentEvent, DoneEvent, ErrorEvent, TextDeltaEvent, ThinkingDeltaEvent, WarningEvent
+from .execute import LENGTH_MESSAGE, SKIPPED_MESSAGE, Approvals, execute_call, skipped
+from .tools import Mode, ToolContext, ToolRegistry, ToolResult
+
+MAX_ROUNDS = 20
+
+BeatKind = Literal["send", "regenerate", "continue", "impersonate"]
+
+
+@dataclass
+class BeatInput:
+    """What a request builder gets for one model call."""
+
+    history: list[ContextMessage]
+    user_text: str
+    thinking: ThinkingLevel
+    tools: list[ToolSpec]
+    round: int
+    mode: Mode
+    kind: BeatKind
+
+
+@dataclass
+class BuiltRequest:
+    request: ChatRequest
+    warnings: list[str] = field(default_factory=list)
+
+
+RequestBuilder = Callable[[BeatInput], "ChatRequest | BuiltRequest"]
+
+
+@dataclass
+class BeatSettings:
+    provider: Provider
+    builder: RequestBuilder
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    thinking: ThinkingLevel = "off"
+    mode: Mode = "stage"
+    kind: BeatKind = "send"
+    model: str = ""
+    max_rounds: int = MAX_ROUNDS
+    judge: Judge = default_judge
+    approver: Approver | None = None
+    record_card_grant: CardGrantRecorder | None = None
+    record: Recorder = no_record
+    cancel: threading.Event = field(default_factory=threading.Event)
+    context: ToolContext = field(default_factory=ToolContext)
+    # /continue: the reply being continued; the recorded message is prefix + new text.
+    continue_prefix: str = ""
+    # Tags on every message this beat records (e.g. ["work"] in work mode).
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Round:
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage | None = None
+    stop_reason: str = "stop"
+    model: str = ""
+    failure: str | None = None
+
+
+def _stream(settings: BeatSettings, request: ChatRequest, state: _Round) -> Iterator[AgentEvent]:
+    """Stream one model call into *state*, yielding deltas.  Never raises for provider failures."""
+    try:
+        for event in settings.provider.stream(request, settings.cancel):
+            if settings.cancel.is_set() and not isinstance(event, Done):
+                # A provider that ignores cancel: stop reading ourselves.
+                state.stop_reason = "aborted"
+                return
+            if isinstance(event, TextDelta):
+                if event.text:
+                    state.text.append(event.text)
+                    yield TextDeltaEvent(text=event.text)
+            elif isinstance(event, ThinkingDelta):
+                if event.text:
+                    state.reasoning.append(event.text)
+                    yield ThinkingDeltaEvent(text=event.text)
+            elif isinstance(event, ToolCall):
+                state.calls.append(event)
+            elif isinstance(event, Usage):
+                state.usage = event
+            elif isinstance(event, Done):
+                state.stop_reason = event.stop_reason
+                state.model = event.model
+                return
+    except PearError as error:
+        state.failure = str(error)
+    except Exception as error:  # an unexpected provider bug still ends the beat cleanly
+        state.failure = f"模型调用失败：{type(error).__name__}: {error}"
+    if settings.cancel.is_set():
+        state.stop_reason = "aborted"
+
+
+def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[AgentEvent]:
+    """Run one beat over *history* (which already ends with the user's message, if any)."""
+    working = list(history)
+    tools = settings.tools
+    specs = tools.specs()
+    approvals = Approvals(settings.judge, settings.approver, settings.record_card_grant)
+    ctx = settings.context
+    ctx.cancel = settings.cancel
+    usage = UsageTotal()
+    seen_warnings: set[str] = set()
+    last_entry: str | None = None
+    rounds = 0
+
+    def done(reason: str) -> DoneEvent:
+        return DoneEvent(stop_reason=reason, rounds=rounds, entry_id=last_entry, usage=dict(usage.counts))
+
+    while True:
+        if settings.cancel.is_set():
+            yield done("aborted")
+            return
+        if rounds >= settings.max_rounds:
+            yield WarningEvent(message=f"工具调用已达 {settings.max_rounds} 轮上限，本轮结束")
+            yield done("max_rounds")
+            return
+        beat_input = BeatInput(
+            history=working,
+            user_text=ctx.user_text,
+            thinking=settings.thinking,
+            tools=specs,
+            round=rounds,
+            mode=settings.mode,
+            kind=settings.kind,
+        )
+        try:
+            built = settings.builder(beat_input)
+        except PearError as error:
+            yield ErrorEvent(message=str(error))
+            yield done("error")
+            return
+        if isinstance(built, ChatRequest):
+            built = BuiltRequest(built)
+        for warning in built.warnings:
+            if warning not in seen_warnings:
+                seen_warnings.add(warning)
+                yield WarningEvent(message=warning)
+        request = built.request
+        request.thinking = settings.thinking
+        if not request.model:
+            request.model = settings.model
+
+        state = _Round()
+        yield from _stream(settings, request, state)
+        rounds += 1
+        usage.add(state.usage)
+        text = "".join(state.text)
+        if rounds == 1 and settings.continue_prefix:
+            text = settings.continue_prefix + text
+        stopped = settings.cancel.is_set() or state.stop_reason == "aborted"
+        failed = state.failure is not None or state.stop_reason == "error"
+        # Keep whatever arrived; tool calls of an interrupted or failed round are not run (nor kept).
+        calls = [] if stopped or failed else state.calls
+        if text or state.reasoning or calls:
+            reason = "aborted" if stopped else ("error" if failed else state.stop_reason)
+            message = assistant_message(
+                text, "".join(state.reasoning), calls, state.usage, state.model, reason, settings.tags
+            )
+            last_entry = settings.record(message) or last_entry
+            working.append(context_message(message, last_entry))
+        if failed:
+            yield ErrorEvent(message=state.failure or "模型返回了错误")
+            yield done("error")
+            return
+        if stopped:
+            yield done("aborted")
+            return
+        if not calls:
+            yield done("length" if state.stop_reason == "length" else "stop")
+            return
+
+        ends_beat = False
+        stop_now = False
+        for call in calls:
+            if state.stop_reason == "length":
+                outcome = yield from skipped(call, LENGTH_MESSAGE.format(name=call.name))
+            elif settings.cancel.is_set() or stop_now:
+                outcome = yield from skipped(call, SKIPPED_MESSAGE)
+            else:
+                outcome = yield from execute_call(call, tools, ctx, approvals)
+            result: ToolResult = outcome.result
+            stop_now = stop_now or outcome.stop
+            ends_beat = ends_beat or result.ends_beat
+            message = tool_message(call, result.text, result.is_error, result.details, settings.tags)
+            last_entry = settings.record(message) or last_entry
+            working.append(context_message(message, last_entry))
+        if settings.cancel.is_set() or stop_now:
+            yield done("aborted")
+            return
+        if ends_beat:
+            yield done("ended_by_tool")
+            return
