@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+from . import _js
+from ._buffer import ScanBuffer, js_trim
+from ._groups import filter_by_inclusion_groups
+from ._jsregex import looks_like_regex, parse_key_regex
+from ._placement import build_result
+from ._prepared import Prepared
+from ._timed import TimedEffects, ensure_metadata
 from .types import (
     CharacterContext,
     JSONValue,
@@ -16,9 +25,151 @@ from .types import (
 TokenCounter = Callable[[str], int]
 Transform = Callable[[str, WorldInfoEntry], str]
 
+# Scan states (ST ``scan_state``); NONE ends the loop.
+NONE, INITIAL, RECURSION, MIN_ACTIVATIONS = 0, 1, 2, 3
+
+AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
+
 
 def _identity(text: str) -> str:
     return text
+
+
+def _js_round(value: float) -> int:
+    return math.floor(value + 0.5)  # Math.round: halves go up, unlike Python's round()
+
+
+def _strict_int(value: Any) -> int | None:
+    """The number ``value`` holds if it is a JS number (``===`` comparisons), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and (math.isnan(value) or value != int(value)):
+        return None
+    return int(value)
+
+
+def budget_for(settings: WorldInfoSettings, max_context: int) -> int:
+    """``round(budget% × max_context / 100) || 1``, then the absolute cap."""
+    budget = _js_round(settings.budget_percent * max_context / 100) or 1
+    if settings.budget_cap > 0 and budget > settings.budget_cap:
+        budget = settings.budget_cap
+    return budget
+
+
+class _Scan:
+    """State of one ``checkWorldInfo`` call."""
+
+    def __init__(
+        self,
+        entries: Sequence[WorldInfoEntry],
+        messages: Sequence[ScanMessage],
+        settings: WorldInfoSettings,
+        count_tokens: TokenCounter,
+        random: Callable[[], float],
+        macro: Callable[[str], str],
+        inject_scan: Sequence[str],
+        character: CharacterContext | None,
+    ) -> None:
+        self.settings = settings
+        self.count_tokens = count_tokens
+        self.random = random
+        self.macro = macro
+        self.character = character
+        self.warnings: list[str] = []
+        self.entries = [Prepared(e, i) for i, e in enumerate(entries)]
+        lines = [f"{m.name}: {m.text}" if settings.include_names else m.text for m in reversed(messages)]
+        self.chat_size = len(lines)
+        self.buffer = ScanBuffer(lines, settings.depth)
+        for text in inject_scan:
+            if text:
+                self.buffer.inject.append(text)
+        self._warned_keys: set[str] = set()
+
+    def tokens(self, text: str) -> int:
+        return self.count_tokens(text) if text else 0
+
+    # -- key matching -------------------------------------------------------------------------
+
+    def _match(self, entry: Prepared, text: str, key: str) -> bool:
+        if (
+            key.startswith("/")
+            and key not in self._warned_keys
+            and parse_key_regex(key) is None
+            and looks_like_regex(key)
+        ):
+            self._warned_keys.add(key)
+            self.warnings.append(
+                f"世界书条目 {entry.timed_key} 的正则关键词无法解析，按普通文字匹配: {key}"
+                f" (invalid regex key, matched as text)"
+            )
+        case = _js.truthy(_js.coalesce(entry.get("caseSensitive"), self.settings.case_sensitive))
+        whole = _js.truthy(_js.coalesce(entry.get("matchWholeWords"), self.settings.match_whole_words))
+        return self.buffer.match(text, key, case, whole)
+
+    def _key_hit(self, entry: Prepared, text: str, key: Any) -> bool:
+        substituted = self.macro(_js.to_string(key))
+        return bool(substituted) and self._match(entry, text, js_trim(substituted))
+
+    def score(self, entry: Prepared, state: int) -> int:
+        """``buffer.getScore``: matched keys (no macros, no trim — as in SillyTavern)."""
+        text = self.buffer.text(entry.get("scanDepth"), state == MIN_ACTIVATIONS)
+        primary_keys = entry.get("key")
+        secondary_keys = entry.get("keysecondary")
+        primary = secondary = 0
+        n_primary = n_secondary = 0
+        if isinstance(primary_keys, list):
+            n_primary = len(primary_keys)
+            primary = sum(1 for k in primary_keys if self._match(entry, text, _js.to_string(k)))
+        if isinstance(secondary_keys, list):
+            n_secondary = len(secondary_keys)
+            secondary = sum(1 for k in secondary_keys if self._match(entry, text, _js.to_string(k)))
+        if not n_primary:
+            return 0
+        if n_secondary > 0:
+            logic = _strict_int(entry.get("selectiveLogic"))
+            if logic == AND_ANY:
+                return primary + secondary
+            if logic == AND_ALL:
+                return primary + secondary if secondary == n_secondary else primary
+        return primary
+
+    def _secondary_ok(self, entry: Prepared, text: str) -> bool:
+        raw_logic = _js.coalesce(entry.get("selectiveLogic"), 0)
+        logic = _strict_int(raw_logic)
+        any_hit, all_hit = False, True
+        for key in entry.get("keysecondary"):
+            hit = self._key_hit(entry, text, key)
+            any_hit = any_hit or hit
+            all_hit = all_hit and hit
+            if logic == AND_ANY and hit:
+                return True
+            if logic == NOT_ALL and not hit:
+                return True
+        if logic == NOT_ANY and not any_hit:
+            return True
+        return logic == AND_ALL and all_hit
+
+    # -- filters ------------------------------------------------------------------------------
+
+    def _filtered_by_character(self, entry: Prepared) -> bool:
+        flt = entry.get("characterFilter")
+        if not _js.truthy(flt) or not isinstance(flt, Mapping):
+            return False
+        exclude = _js.truthy(_js.get(flt, "isExclude"))
+        names = _js.get(flt, "names")
+        if isinstance(names, list) and len(names) > 0:
+            avatar = self.character.avatar if self.character else None
+            included = avatar is not None and avatar in names
+            if (included if exclude else not included):
+                return True
+        tags = _js.get(flt, "tags")
+        if isinstance(tags, list) and len(tags) > 0 and self.character and self.character.tags is not None:
+            includes_tag = any(t in tags for t in self.character.tags)
+            if (includes_tag if exclude else not includes_tag):
+                return True
+        return False
+
+
 
 
 def check_world_info(
@@ -38,4 +189,174 @@ def check_world_info(
     character: CharacterContext | None = None,
 ) -> WorldInfoResult:
     """Run one world-info scan.  See the package docstring for every argument."""
-    raise NotImplementedError
+    scan = _Scan(entries, messages, settings, count_tokens, random, macro, inject_scan, character)
+    budget = budget_for(settings, max_context)
+    metadata = ensure_metadata(timed_world_info)
+    timed = TimedEffects(metadata, len(messages) if chat_length is None else chat_length, scan.entries)
+    if not dry_run:
+        timed.check()
+    if not scan.entries:
+        return WorldInfoResult(timed_world_info=metadata, budget=budget)
+
+    levels = sorted(
+        {
+            1.0 if raw is True else _js.to_number(raw)
+            for raw in (e.get("delayUntilRecursion") for e in scan.entries)
+            if _js.truthy(raw)
+        }
+    )
+    level = levels.pop(0) if levels else 0.0
+
+    state = INITIAL
+    overflowed = False
+    loops = 0
+    activated: dict[int, Prepared] = {}  # insertion-ordered set, keyed by id()
+    activated_loop: dict[int, int] = {}
+    failed: set[int] = set()
+    activated_text = ""
+    buffer = scan.buffer
+
+    while state:
+        if settings.max_recursion_steps and settings.max_recursion_steps <= loops:
+            break
+        loops += 1
+        next_state = NONE
+        candidates: list[Prepared] = []
+        min_act = state == MIN_ACTIVATIONS
+
+        for entry in scan.entries:
+            ident = id(entry)
+            if ident in failed or ident in activated:
+                continue
+            if _js.loose_equals_true(entry.get("disable")):
+                continue
+            if scan._filtered_by_character(entry):
+                continue
+            sticky = timed.is_active("sticky", entry)
+            if timed.is_active("delay", entry):
+                continue
+            if timed.is_active("cooldown", entry) and not sticky:
+                continue
+            delay_rec = entry.get("delayUntilRecursion")
+            if state != RECURSION and _js.truthy(delay_rec) and not sticky:
+                continue
+            if (
+                state == RECURSION
+                and _js.truthy(delay_rec)
+                and _js.to_number(delay_rec) > level
+                and not sticky
+            ):
+                continue
+            if (
+                state == RECURSION
+                and settings.recursive
+                and _js.truthy(entry.get("excludeRecursion"))
+                and not sticky
+            ):
+                continue
+            if "@@activate" in entry.decorators:
+                candidates.append(entry)
+                continue
+            if "@@dont_activate" in entry.decorators:
+                continue
+            if _js.truthy(entry.get("constant")):
+                candidates.append(entry)
+                continue
+            if sticky:
+                candidates.append(entry)
+                continue
+            keys = entry.get("key")
+            if not isinstance(keys, list) or not keys:
+                continue
+            text = buffer.text(entry.get("scanDepth"), min_act)
+            if not any(scan._key_hit(entry, text, k) for k in keys):
+                continue
+            secondary = entry.get("keysecondary")
+            if not (_js.truthy(entry.get("selective")) and isinstance(secondary, list) and secondary):
+                candidates.append(entry)
+                continue
+            if scan._secondary_ok(entry, text):
+                candidates.append(entry)
+
+        # Sticky entries first, then scan order (the budget is spent in this order).
+        new_entries = sorted(candidates, key=lambda e: (0 if timed.is_active("sticky", e) else 1, e.index))
+        used = scan.tokens(activated_text)
+        filter_by_inclusion_groups(
+            new_entries,
+            activated,
+            timed,
+            lambda e, s=state: scan.score(e, s),  # type: ignore[misc]
+            settings.use_group_scoring,
+            random,
+        )
+
+        content = ""
+        for entry in new_entries:
+            if not _probability_ok(entry, timed, random):
+                failed.add(id(entry))
+                continue
+            entry.content = macro(entry.content)
+            content += entry.content + "\n"
+            if used + scan.tokens(content) >= budget:
+                overflowed = True
+                scan.warnings.append(
+                    f"世界书预算 {budget} tokens 已用尽，已激活 {len(activated)} 条"
+                    f" (world info budget reached after {len(activated)} entries)"
+                )
+                break
+            activated[id(entry)] = entry
+            activated_loop[id(entry)] = loops
+
+        ok = [e for e in new_entries if id(e) not in failed]
+        for_recursion = [e for e in ok if not _js.truthy(e.get("preventRecursion"))]
+
+        if settings.recursive and not overflowed and for_recursion:
+            next_state = RECURSION
+        if settings.recursive and not overflowed and state == MIN_ACTIVATIONS and buffer.recurse:
+            next_state = RECURSION
+        if (
+            not next_state
+            and not overflowed
+            and settings.min_activations > 0
+            and len(activated) < settings.min_activations
+        ):
+            over_max = (
+                settings.min_activations_depth_max > 0 and buffer.depth() > settings.min_activations_depth_max
+            ) or buffer.depth() > scan.chat_size
+            if not over_max:
+                next_state = MIN_ACTIVATIONS
+                buffer.advance()
+        if next_state == NONE and levels:
+            next_state = RECURSION
+            level = levels.pop(0)
+
+        state = next_state
+        if state:
+            text = "\n".join(e.content for e in for_recursion)
+            buffer.add_recurse(text)
+            activated_text = text + "\n" + activated_text
+
+    activated_list = list(activated.values())
+    if not dry_run:
+        timed.record(activated_list)
+    return build_result(
+        activated_list,
+        [activated_loop[id(e)] for e in activated_list],
+        transform,
+        metadata=metadata,
+        budget=budget,
+        overflowed=overflowed,
+        warnings=scan.warnings,
+    )
+
+
+def _probability_ok(entry: Prepared, timed: TimedEffects, random: Callable[[], float]) -> bool:
+    probability = entry.get("probability")
+    if not _js.truthy(entry.get("useProbability")) or _strict_int(probability) == 100:
+        return True
+    if timed.is_active("sticky", entry):
+        return True
+    roll = random() * 100
+    if probability is _js.UNDEFINED:
+        return False  # roll <= undefined is false
+    return roll <= _js.to_number(probability)

@@ -1,0 +1,111 @@
+"""The scan text and key matching (SillyTavern ``WorldInfoBuffer``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from . import _js
+from ._jsregex import parse_key_regex
+
+MAX_SCAN_DEPTH = 1000
+MATCHER = "\x01"
+JOINER = "\n" + MATCHER
+
+# JavaScript's String.prototype.trim / \s set (Python's str.strip() differs on \x1c-\x1f and U+FEFF).
+_JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) + (
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_JS_SPACE_RUN = re.compile(f"[{re.escape(_JS_SPACE)}]+")
+
+
+def js_trim(text: str) -> str:
+    return text.strip(_JS_SPACE)
+
+
+@lru_cache(maxsize=65536)
+def _whole_word(key: str) -> re.Pattern[str]:
+    # ST builds /(?:^|\W)(key)(?:$|\W)/ without flags: \W is ASCII-only, ^/$ are the string ends.
+    return re.compile(r"(?:\A|[^A-Za-z0-9_])" + re.escape(key) + r"(?:\Z|[^A-Za-z0-9_])")
+
+
+@lru_cache(maxsize=65536)
+def _is_multi_word(key: str) -> bool:
+    return len(_JS_SPACE_RUN.split(key)) > 1
+
+
+class ScanBuffer:
+    """Messages newest first (trimmed, at most 1000), plus injected and recursion text."""
+
+    def __init__(self, messages_newest_first: Sequence[str], settings_depth: int) -> None:
+        self._depth_buffer = [js_trim(m) for m in messages_newest_first[:MAX_SCAN_DEPTH]]
+        self.settings_depth = settings_depth
+        self.inject: list[str] = []
+        self.recurse: list[str] = []
+        self.skew = 0
+        self._text_cache: dict[tuple[int, bool], str] = {}
+        self._lower_cache: dict[str, str] = {}
+
+    def invalidate(self) -> None:
+        """Call when inject/recurse/skew change (between loops)."""
+        self._text_cache.clear()
+        self._lower_cache.clear()
+
+    def depth(self) -> int:
+        return self.settings_depth + self.skew
+
+    def add_recurse(self, text: str) -> None:
+        self.recurse.append(text)
+        self.invalidate()
+
+    def advance(self) -> None:
+        self.skew += 1
+        self.invalidate()
+
+    def text(self, scan_depth: Any, min_activations: bool) -> str:
+        """``buffer.get(entry, scanState)`` for an entry whose ``scanDepth`` is ``scan_depth``."""
+        raw = self.depth() if _js.is_nullish(scan_depth) else scan_depth
+        depth_number = _js.to_number(raw)
+        if not depth_number > 0:  # also NaN: ``NaN <= 0`` is false in JS, but slice(0, NaN) is empty
+            if depth_number != depth_number:  # NaN
+                depth = 0
+            else:
+                return ""
+        else:
+            depth = int(min(depth_number, MAX_SCAN_DEPTH))
+        with_recurse = bool(self.recurse) and not min_activations
+        cache_key = (depth, with_recurse)
+        cached = self._text_cache.get(cache_key)
+        if cached is not None:
+            return cached
+        result = MATCHER + JOINER.join(self._depth_buffer[:depth])
+        if self.inject:
+            result += JOINER + JOINER.join(self.inject)
+        if with_recurse:
+            result += JOINER + JOINER.join(self.recurse)
+        self._text_cache[cache_key] = result
+        return result
+
+    def lower(self, text: str) -> str:
+        cached = self._lower_cache.get(text)
+        if cached is None:
+            cached = text.lower()
+            if len(self._lower_cache) < 64:
+                self._lower_cache[text] = cached
+        return cached
+
+    def match(self, haystack: str, needle: str, case_sensitive: bool, whole_words: bool) -> bool:
+        """``matchKeys``: regex keys on the raw text, else case folding and whole-word rules."""
+        regex = parse_key_regex(needle) if needle.startswith("/") else None
+        if regex is not None:
+            return regex.test(haystack)
+        if not case_sensitive:
+            haystack = self.lower(haystack)
+            needle = needle.lower()
+        if not whole_words or _is_multi_word(needle):
+            return needle in haystack
+        if needle and needle not in haystack:
+            return False  # cheap pre-check: the regex needs the key as a substring anyway
+        return _whole_word(needle).search(haystack) is not None
