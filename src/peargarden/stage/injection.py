@@ -1,0 +1,91 @@
+"""The per-beat injection: data blocks placed in the last user message, before the user's words.
+
+Order (spec §2.4): 【世界状态】, 【登场名录】, 【活跃面板】 (filled by story memory later: omitted while
+``None``), 【相关设定】 (this beat's keyword hits), 【设定集索引】, 【剧情记忆】, 【卡作者末端指令】
+(without ``AGENTS.md``), 【语言】.
+
+Keyword hits: with thinking on the model gets titles only and fetches bodies with ``lorebook_search``;
+with thinking ``off`` (or an unknown level) it gets the bodies, SillyTavern-style, because models that
+do not think rarely call tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from peargarden.worldinfo.stage_lore import LoreEntry
+
+from .card import apply_macros
+
+__all__ = [
+    "THINKING_ON_LEVELS",
+    "Injection",
+    "build_injection",
+    "language_line",
+    "lore_hits_block",
+    "passive_lore",
+]
+
+THINKING_ON_LEVELS = frozenset({"minimal", "low", "medium", "high", "xhigh"})
+
+
+def passive_lore(thinking: str | None) -> bool:
+    """True when hits carry their bodies: thinking ``off`` or anything we do not know."""
+    return thinking not in THINKING_ON_LEVELS
+
+
+def lore_hits_block(hits: Sequence[LoreEntry], thinking: str | None, char_name: str, user_name: str) -> str:
+    titled = [entry for entry in hits if entry.title]
+    if not titled:
+        return ""
+    if not passive_lore(thinking):
+        return f"【相关设定】本拍命中 {len(titled)} 条：{'、'.join(e.title for e in titled)}"
+    lines = [f"- 【{e.title}】{apply_macros(e.content.strip(), char_name, user_name)}" for e in titled]
+    return "【相关设定】\n" + "\n".join(lines)
+
+
+def language_line(language: str) -> str:
+    return f"【语言】以{language or '中文'}写叙事与对白（专有名词可保留原文）。"
+
+
+@dataclass(frozen=True)
+class Injection:
+    text: str
+    hits: tuple[LoreEntry, ...]
+
+
+def build_injection(
+    *,
+    hits: Sequence[LoreEntry],
+    thinking: str | None,
+    index_block: str,
+    language: str,
+    char_name: str,
+    user_name: str,
+    post_history: str = "",
+    world_state: str | None = None,
+    roster: str | None = None,
+    panels: str | None = None,
+    memory: str | None = None,
+) -> Injection:
+    """The data blocks of one beat, joined by blank lines."""
+    blocks: list[str] = []
+    if world_state is not None:
+        blocks.append("【世界状态】\n" + (world_state.strip() or "（尚无记录）"))
+    if roster is not None:
+        blocks.append("【登场名录】" + (roster.strip() or "（尚无登记）"))
+    if panels:
+        blocks.append("【活跃面板】\n" + panels.strip())
+    hits_block = lore_hits_block(hits, thinking, char_name, user_name)
+    if hits_block:
+        blocks.append(hits_block)
+    if index_block:
+        blocks.append(index_block)
+    if memory:
+        blocks.append("【剧情记忆】\n" + memory.strip())
+    post = post_history.replace("{{original}}", "").strip()
+    if post:
+        blocks.append("【卡作者末端指令】\n" + apply_macros(post, char_name, user_name))
+    blocks.append(language_line(language))
+    return Injection("\n\n".join(blocks), tuple(hits))
