@@ -1,0 +1,144 @@
+"""Classify what went wrong talking to an endpoint: retry it, or tell the person in one line."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+import openai
+
+_RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+
+
+@dataclass(frozen=True)
+class Failure:
+    message: str
+    retryable: bool
+    retry_after: float | None = None  # seconds the server asked us to wait
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What an error message needs to name: where, which model, which key variable."""
+
+    base_url: str
+    model: str = ""
+    api_key_env: str | None = None
+
+    @property
+    def host(self) -> str:
+        parts = urlsplit(self.base_url)
+        return parts.netloc or self.base_url
+
+
+def classify(error: BaseException, where: Endpoint, timeout: float | None = None) -> Failure:
+    if isinstance(error, openai.APIStatusError):
+        return _from_status(
+            error.status_code, _server_message(error.body, error.message), error.response.headers, where
+        )
+    if isinstance(error, openai.APITimeoutError | httpx2.TimeoutException):
+        limit = f" within {timeout:g} s" if timeout else ""
+        return Failure(f"no answer from {where.host}{limit} (timed out)", retryable=True)
+    if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
+        cause = _root_cause(error)
+        if _is_connect_error(error):
+            return Failure(f"cannot reach {where.base_url}: {cause}", retryable=True)
+        return Failure(f"connection to {where.host} failed: {cause}", retryable=True)
+    if isinstance(error, openai.APIError):
+        # An ``error`` object inside the SSE stream.
+        return Failure(
+            f"{where.host} reported an error: {_one_line(_server_message(error.body, error.message))}",
+            retryable=False,
+        )
+    return Failure(
+        f"unexpected failure talking to {where.host}: {_one_line(str(error)) or type(error).__name__}",
+        retryable=False,
+    )
+
+
+def _from_status(code: int, detail: str, headers: Any, where: Endpoint) -> Failure:
+    detail = _one_line(detail)
+    suffix = f": {detail}" if detail else ""
+    if code == 401:
+        key = f"${where.api_key_env}" if where.api_key_env else "the API key"
+        return Failure(f"{where.host} rejected the API key (401): check {key}{suffix}", retryable=False)
+    if code == 403:
+        return Failure(f"{where.host} refused access (403){suffix}", retryable=False)
+    if code == 404:
+        return Failure(
+            f"not found at {where.base_url} (404): is the model {where.model!r} right and the URL the /v1 "
+            f"endpoint? `pear models` lists what it offers{suffix}",
+            retryable=False,
+        )
+    if code in _RETRY_STATUSES:
+        label = "rate limited" if code == 429 else f"server error {code}"
+        return Failure(f"{label} from {where.host}{suffix}", retryable=True, retry_after=retry_after(headers))
+    if 500 <= code < 600:
+        return Failure(
+            f"server error {code} from {where.host}{suffix}", retryable=True, retry_after=retry_after(headers)
+        )
+    return Failure(f"{where.host} rejected the request ({code}){suffix}", retryable=False)
+
+
+def retry_after(headers: Any, now: float | None = None) -> float | None:
+    """Seconds from ``retry-after-ms`` / ``Retry-After`` (number or HTTP date), if present."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _server_message(body: object, fallback: str) -> str:
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if isinstance(body.get("message"), str):
+            return str(body["message"])
+        if isinstance(error, str):
+            return error
+    if isinstance(body, str) and body.strip():
+        return body
+    return fallback
+
+
+def _is_connect_error(error: BaseException) -> bool:
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, httpx2.ConnectError | ConnectionRefusedError):
+            return True
+        seen = seen.__cause__
+    return False
+
+
+def _root_cause(error: BaseException) -> str:
+    seen: BaseException = error
+    while seen.__cause__ is not None:
+        seen = seen.__cause__
+    text = _one_line(str(seen)) or type(seen).__name__
+    return text
+
+
+def _one_line(text: str, limit: int = 240) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,194 @@
+"""Any OpenAI-compatible Chat Completions endpoint, through the ``openai`` SDK (sync client).
+
+OpenAI, DeepSeek, OpenRouter, Ollama ``/v1``, vLLM and llama.cpp's server all speak this; what
+differs between them lives in :mod:`.profiles`.  The SDK's own retries are off: this module
+retries 429 / 5xx / timeouts / connection failures itself (a few attempts, exponential backoff,
+``Retry-After`` honoured) so that the wait is cancellable and tests can inject the sleep.
+
+A retry happens only while nothing has been yielded yet; once text has streamed out, a failure
+raises :class:`ProviderError` and the caller keeps what it already received.
+Cancellation is checked between chunks (and during backoff waits).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import openai
+
+from peargarden.errors import ProviderError
+
+from ._chunks import ChunkReader
+from ._failures import Endpoint, Failure, classify
+from ._request_body import build_create_kwargs
+from .base import ChatRequest, Done, StreamEvent
+from .profiles import ProviderProfile, detect_profile
+
+# Sent when an endpoint needs no key (local servers); the SDK insists on some value.
+NO_KEY = "not-needed"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 4  # total tries, the first included
+    base_delay: float = 1.0  # seconds before the first retry; doubles each time
+    max_delay: float = 20.0
+    # A server asking for a longer wait than this is not waited for (pi's maxRetryDelayMs).
+    max_retry_after: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return retry_after
+        return float(min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+
+
+class _StreamCut(Exception):
+    """The body ended before the server said the reply was finished."""
+
+
+class OpenAICompatProvider:
+    def __init__(
+        self,
+        base_url: str,
+        model: str = "",
+        api_key: str | None = None,
+        *,
+        api_key_env: str | None = None,
+        profile: ProviderProfile | str | None = None,
+        name: str | None = None,
+        timeout: float = 180.0,
+        connect_timeout: float = 15.0,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] | None = None,
+        http_client: httpx2.Client | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.api_key_env = api_key_env
+        if isinstance(profile, ProviderProfile):
+            self.profile = profile
+        else:
+            self.profile = detect_profile(self.base_url, model, profile)
+        self.name = name or self.profile.name
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._http_client = http_client
+        self._client: openai.OpenAI | None = None
+        self._client_lock = threading.Lock()
+
+    # -- public
+
+    def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
+        return self._stream(request, cancel)
+
+    def list_models(self) -> list[str]:
+        def fetch() -> list[str]:
+            return sorted(model.id for model in self.client().models.list())
+
+        models: list[str] = self._call_with_retries(fetch, None)
+        return models
+
+    def client(self) -> openai.OpenAI:
+        with self._client_lock:
+            if self._client is None:
+                if not self.api_key and self.profile.needs_key:
+                    where = f"${self.api_key_env}" if self.api_key_env else "an API key"
+                    raise ProviderError(f"no API key for {self._endpoint().host}: set {where}")
+                self._client = openai.OpenAI(
+                    api_key=self.api_key or NO_KEY,
+                    base_url=self.base_url,
+                    max_retries=0,
+                    timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
+                    http_client=self._http_client,
+                )
+            return self._client
+
+    def close(self) -> None:
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    # -- streaming
+
+    def _stream(self, request: ChatRequest, cancel: threading.Event | None) -> Iterator[StreamEvent]:
+        model = request.model or self.model
+        if not model:
+            raise ProviderError(
+                f"no model chosen for {self._endpoint().host}: set one (`pear models` lists them)"
+            )
+        kwargs = build_create_kwargs(request, model, self.profile)
+        where = self._endpoint(model)
+        attempt = 0
+        while True:
+            attempt += 1
+            if cancel is not None and cancel.is_set():
+                yield Done(stop_reason="aborted", model=model)
+                return
+            reader = ChunkReader(model)
+            try:
+                sdk_stream = self.client().chat.completions.create(**kwargs)
+                try:
+                    for chunk in sdk_stream:
+                        yield from reader.feed(chunk)
+                        if cancel is not None and cancel.is_set():
+                            yield Done(stop_reason="aborted", model=reader.model)
+                            return
+                finally:
+                    sdk_stream.close()
+                if not reader.complete:
+                    raise _StreamCut()
+                yield from reader.finish()
+                return
+            except (openai.OpenAIError, httpx2.HTTPError, _StreamCut) as error:
+                if isinstance(error, _StreamCut):
+                    failure = Failure(
+                        f"{where.host} closed the connection before the reply finished", retryable=True
+                    )
+                else:
+                    failure = classify(error, where, self.timeout)
+                if reader.produced:
+                    # Retrying would repeat what the caller already showed; it keeps the partial reply.
+                    raise ProviderError(f"reply cut off mid-stream: {failure.message}") from None
+                self._wait_before_retry(failure, attempt, cancel)
+                if cancel is not None and cancel.is_set():
+                    yield Done(stop_reason="aborted", model=model)
+                    return
+
+    # -- retries
+
+    def _call_with_retries(self, fn: Callable[[], Any], cancel: threading.Event | None) -> Any:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return fn()
+            except (openai.OpenAIError, httpx2.HTTPError) as error:
+                failure = classify(error, self._endpoint(), self.timeout)
+                self._wait_before_retry(failure, attempt, cancel)
+
+    def _wait_before_retry(self, failure: Failure, attempt: int, cancel: threading.Event | None) -> None:
+        """Sleep before the next attempt, or raise the one-line error when there is none."""
+        if not failure.retryable or attempt >= self.retry.attempts:
+            tries = f" (after {attempt} attempts)" if attempt > 1 else ""
+            raise ProviderError(failure.message + tries)
+        if failure.retry_after is not None and failure.retry_after > self.retry.max_retry_after:
+            raise ProviderError(f"{failure.message} (the server asks to wait {failure.retry_after:.0f} s)")
+        delay = self.retry.delay(attempt, failure.retry_after)
+        if self._sleep is not None:
+            self._sleep(delay)
+        elif cancel is not None:
+            cancel.wait(delay)
+        else:
+            time.sleep(delay)
+
+    def _endpoint(self, model: str | None = None) -> Endpoint:
+        return Endpoint(self.base_url, model or self.model, self.api_key_env)
