@@ -21,9 +21,10 @@ Cards (V1, V2 ``chara_card_v2``, V3 ``chara_card_v3``; JSON, PNG, CHARX)::
 Lorebooks (standalone ``{"entries": {uid: entry}}`` ⇄ embedded ``character_book``)::
 
     read_lorebook(data, filename) -> dict   # standalone shape, entries as stored
-    lorebook_from_character_book(book, name="") -> dict
+    lorebook_from_character_book(book, name="", editor_resave=True) -> dict
     character_book_from_lorebook(book, name="") -> dict
-    new_entry(uid, **fields), new_lorebook(entries), next_uid(book), WI_ENTRY_DEFAULTS
+    new_entry(uid, **fields), fill_entry_defaults(entry), new_lorebook(entries), next_uid(book),
+    WI_ENTRY_DEFAULTS
 
 Presets (stored verbatim)::
 
@@ -56,6 +57,7 @@ from .detect import Kind, detect_kind
 from .lorebooks import (
     WI_ENTRY_DEFAULTS,
     character_book_from_lorebook,
+    fill_entry_defaults,
     lorebook_from_character_book,
     lorebook_from_object,
     new_entry,
@@ -92,6 +94,7 @@ __all__ = [
     "card_to_png",
     "character_book_from_lorebook",
     "detect_kind",
+    "fill_entry_defaults",
     "format_create_date",
     "format_send_date",
     "load_preset",

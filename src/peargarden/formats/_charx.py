@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from pathlib import PurePosixPath
 
 from peargarden.errors import FormatError
@@ -79,7 +80,15 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int, f
                 if size > budget or (size > _RATIO_FLOOR and size > MAX_RATIO * max(info.compress_size, 1)):
                     raise bomb
                 parts.append(block)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, NotImplementedError, RuntimeError):
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        zlib.error,
+        OSError,
+        EOFError,
+        NotImplementedError,
+        RuntimeError,
+    ):
         raise FormatError(
             f"CHARX 压缩包内 {info.filename} 已损坏（corrupt zip member）", path=filename
         ) from None

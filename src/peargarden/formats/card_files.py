@@ -73,14 +73,16 @@ def card_to_json(card: Card, spec: Literal["v2", "v3"] = "v3") -> bytes:
     return dumps_pretty(card_to_object(card, spec)).encode("utf-8")
 
 
-def card_to_png(card: Card, image: bytes, spec: Literal["v2", "v3"] = "v3") -> bytes:
+def card_to_png(
+    card: Card, image: bytes, spec: Literal["v2", "v3"] = "v3", *, image_name: str = "image.png"
+) -> bytes:
     """*image* with the card embedded; every other chunk and all image bytes stay identical.
 
     Old card chunks (``chara``/``ccv3`` in tEXt, zTXt or iTXt) are dropped; ``chara`` (V2 hybrid)
     and, for ``spec="v3"``, ``ccv3`` (V3) are inserted just before IEND, as SillyTavern does.
     """
-    check_size(image, "image.png")
-    chunks = _png.split_chunks(image, "image.png")
+    check_size(image, image_name)
+    chunks = _png.split_chunks(image, image_name)
     inserted = [_png.text_chunk("chara", _b64(card_to_object(card, "v2")))]
     if spec == "v3":
         inserted.append(_png.text_chunk("ccv3", _b64(card_to_object(card, "v3"))))

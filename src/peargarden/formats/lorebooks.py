@@ -93,7 +93,9 @@ _EXT_FIELDS: tuple[tuple[str, str, Any], ...] = (
 # The keys we write into an embedded entry's extensions; everything else there is third-party.
 _MAPPED_EXT_KEYS = frozenset({"position", "display_index"} | {ext for _, ext, _ in _EXT_FIELDS})
 
-# Fields whose absence SillyTavern writes as a specific value when building a card's book.
+# Fields SillyTavern writes with a fixed value when they are null or missing (card's book).
+# SillyTavern also turns a null ``useGroupScoring`` ("use the global setting") into false, which
+# changes its meaning; we keep the null.
 _TO_BOOK_MISSING: dict[str, Any] = {
     "probability": None,
     "useProbability": False,
@@ -102,7 +104,6 @@ _TO_BOOK_MISSING: dict[str, Any] = {
     "group": "",
     "groupOverride": False,
     "groupWeight": None,
-    "useGroupScoring": False,
     "role": 0,
 }
 
@@ -112,6 +113,17 @@ def new_entry(uid: int, **fields: Any) -> JsonObject:
     entry: JsonObject = {"uid": uid, **copy.deepcopy(WI_ENTRY_DEFAULTS), "displayIndex": uid}
     entry.update(fields)
     return entry
+
+
+def fill_entry_defaults(entry: JsonObject) -> JsonObject:
+    """A copy of *entry* with every missing field set to the editor default (as the ST editor
+    does when it saves a book).  The scan engine must not use this on imported books."""
+    filled = copy.deepcopy(entry)
+    for key, value in WI_ENTRY_DEFAULTS.items():
+        filled.setdefault(key, copy.deepcopy(value))
+    if isinstance(filled.get("uid"), int):
+        filled.setdefault("displayIndex", filled["uid"])
+    return filled
 
 
 def new_lorebook(entries: list[JsonObject] | None = None) -> JsonObject:
@@ -175,25 +187,41 @@ def lorebook_from_object(obj: JsonObject, filename: str) -> JsonObject:
     return obj
 
 
-def lorebook_from_character_book(book: JsonObject, name: str = "") -> JsonObject:
+def lorebook_from_character_book(
+    book: JsonObject, name: str = "", *, editor_resave: bool = True
+) -> JsonObject:
     """A card's embedded book as a standalone book (SillyTavern's "Import Card Lore" mapping).
 
     The whole embedded book is kept as ``originalData``.  *name* is informational only here (a
     standalone book's name is its file name; SillyTavern uses ``book.name`` or "<char>'s Lorebook").
+
+    SillyTavern's converter keeps ``selective: false``, but the import then opens the World Info
+    editor, which re-saves every entry with ``selective: true`` (observed in oracle case 18: the
+    secondary keys of such an entry are enforced).  ``editor_resave=True`` reproduces what a
+    SillyTavern user ends up with; ``False`` gives the converter's plain output.
     """
     del name
+    original = copy.deepcopy(book)
+    sources = [e for e in original.get("entries") or [] if isinstance(e, dict)]
+    # Two entries with the same id must not overwrite each other: a repeated or missing id gets
+    # the array index or, if that is taken too, the smallest free uid.
+    taken: set[int] = set()
     entries: JsonObject = {}
-    for index, source in enumerate(book.get("entries") or []):
-        if not isinstance(source, dict):
-            continue
+    for index, source in enumerate(sources):
         ext = source.get("extensions") if isinstance(source.get("extensions"), dict) else {}
         assert isinstance(ext, dict)
-        uid = source.get("id") if isinstance(source.get("id"), int) else index
+        uid = source.get("id")
+        if not isinstance(uid, int) or isinstance(uid, bool) or uid in taken:
+            uid = index
+            while uid in taken:
+                uid += 1
+            source["id"] = uid
+        taken.add(uid)
         comment = source.get("comment") or ""
         entry: JsonObject = {
             "uid": uid,
-            "key": list(source.get("keys") or []),
-            "keysecondary": list(source.get("secondary_keys") or []),
+            "key": _str_list(source.get("keys")),
+            "keysecondary": _str_list(source.get("secondary_keys")),
             "comment": comment,
             "content": source.get("content") or "",
             "constant": bool(source.get("constant") or False),
@@ -207,12 +235,16 @@ def lorebook_from_character_book(book: JsonObject, name: str = "") -> JsonObject
             "displayIndex": ext.get("display_index", index),
         }
         for field, ext_key, default in _EXT_FIELDS:
-            entry[field] = copy.deepcopy(ext.get(ext_key, default))
+            # SillyTavern reads these with `??`: a null counts as missing.
+            value = ext.get(ext_key)
+            entry[field] = copy.deepcopy(default if value is None else value)
+        if editor_resave:
+            entry["selective"] = True
         extra = {k: copy.deepcopy(v) for k, v in ext.items() if k not in _MAPPED_EXT_KEYS}
         if extra:
             entry["extensions"] = extra
         entries[str(uid)] = entry
-    return {"entries": entries, "originalData": copy.deepcopy(book)}
+    return {"entries": entries, "originalData": original}
 
 
 def character_book_from_lorebook(book: JsonObject, name: str = "") -> JsonObject:
@@ -233,17 +265,19 @@ def character_book_from_lorebook(book: JsonObject, name: str = "") -> JsonObject
         ext["position"] = entry.get("position", 0)
         ext["display_index"] = entry.get("displayIndex", entry.get("uid"))
         for field, ext_key, _ in _EXT_FIELDS:
-            if field in entry:
-                ext[ext_key] = copy.deepcopy(entry[field])
-            elif field in _TO_BOOK_MISSING:
+            value = entry.get(field)
+            if value is None and field in _TO_BOOK_MISSING:
+                # SillyTavern writes these with `??`: null or missing becomes its fixed value.
                 ext[ext_key] = _TO_BOOK_MISSING[field]
+            elif field in entry:
+                ext[ext_key] = copy.deepcopy(value)
             else:
                 ext[ext_key] = copy.deepcopy(WI_ENTRY_DEFAULTS.get(field))
         entries.append(
             {
                 "id": entry.get("uid"),
-                "keys": list(entry.get("key") or []),
-                "secondary_keys": list(entry.get("keysecondary") or []),
+                "keys": _str_list(entry.get("key")),
+                "secondary_keys": _str_list(entry.get("keysecondary")),
                 "comment": entry.get("comment", ""),
                 "content": entry.get("content", ""),
                 "constant": bool(entry.get("constant", False)),
@@ -262,3 +296,12 @@ def character_book_from_lorebook(book: JsonObject, name: str = "") -> JsonObject
 def _uid_order(entry: JsonObject) -> int:
     uid = entry.get("uid")
     return uid if isinstance(uid, int) else 0
+
+
+def _str_list(value: Any) -> list[str]:
+    """Keys as a list of strings (a lone string becomes one key, anything else none)."""
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+    return []
