@@ -1,6 +1,8 @@
 """Crash-safe file writes: a temp file in the same folder, fsync, rename, fsync the folder.
 
-A reader never sees a half-written file: it sees the old bytes or the new ones.
+A reader never sees a half-written file: it sees the old bytes or the new ones.  Once a function here
+has returned, the write survives a crash of the process (and, as far as the file system honours
+``fsync``, of the machine): the data, the new name and any folder created for it are all flushed.
 """
 
 from __future__ import annotations
@@ -11,6 +13,11 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+
+# Prefix and suffix of the temp files made below; a crash between creating one and renaming it
+# leaves it behind, so scanners (the vault) recognise and skip names of this shape.
+TEMP_PREFIX = "."
+TEMP_SUFFIX = ".tmp"
 
 
 def fsync_dir(folder: Path) -> None:
@@ -27,22 +34,51 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Replace *path* with *data* atomically, creating parent folders as needed."""
+def ensure_dir(folder: Path) -> None:
+    """Create *folder* and missing parents so that the new entries survive a crash.
+
+    ``mkdir(parents=True)`` alone leaves each new folder's name unflushed in its parent: after a power
+    cut the file written inside could be gone together with its folder.
+    """
+    folder = Path(folder)
+    if folder.is_dir():
+        return
+    missing: list[Path] = []
+    probe = folder
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for new in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            new.mkdir()
+        fsync_dir(new.parent)
+    if not folder.is_dir():  # something that is not a folder stands in the way
+        raise NotADirectoryError(f"not a folder: {folder}")
+
+
+def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Replace *path* with *data* atomically, creating parent folders as needed.
+
+    The new file gets *mode* when given; otherwise it keeps the permissions of the file it replaces,
+    and a brand-new file gets 0644.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    ensure_dir(path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        # Keep the permissions of the file we replace; a new file gets the usual 0644.
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        if not path.exists():
-            os.chmod(tmp, 0o644)
+        if mode is None:
+            try:
+                mode = path.stat().st_mode & 0o7777
+            except FileNotFoundError:
+                mode = 0o644
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -64,20 +100,26 @@ def write_json(path: Path, value: Any, *, indent: int | None = 2) -> None:
 def append_line(path: Path, line: str) -> None:
     """Append one line and fsync, for append-only logs such as session files.
 
-    A crash can leave a torn last line; readers must ignore a last line that does not parse.
+    The line goes out in one ``write`` on an ``O_APPEND`` descriptor, so two processes appending at
+    the same time do not interleave inside a line.  A crash can still leave a torn last line (a
+    partial write); the next append starts on a fresh line so that the torn one never swallows a
+    good entry, and readers skip lines that do not parse (see :mod:`peargarden.workspace.jsonl`).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(path)
+    ensure_dir(path.parent)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    created = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        # A torn last line from an earlier crash must not swallow this entry: start it on its own line.
         size = os.fstat(fd).st_size
-        if size:
-            with open(path, "rb") as reader:
-                reader.seek(size - 1)
-                if reader.read(1) != b"\n":
-                    data = b"\n" + data
-        os.write(fd, data)
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
         os.fsync(fd)
     finally:
         os.close(fd)
+    if created:
+        fsync_dir(path.parent)

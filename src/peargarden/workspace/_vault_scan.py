@@ -1,0 +1,84 @@
+"""Walking the data folder for the vault: which files count, and their stat signatures.
+
+Only regular files are taken.  Skipped: the vault itself (top-level ``vault/``), cache folders
+(regenerable by definition), temp files left by an interrupted atomic write, and lock files.
+Symbolic links are not followed (a link could point anywhere, or loop); they are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+VAULT_DIR_NAME = "vault"
+
+# Temp names made by atomic.write_bytes: ".<name>.<8 random chars>.tmp".
+_TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
+
+
+def is_cache_dir_name(name: str) -> bool:
+    """Folders holding regenerable data: ``__pycache__``, ``cache``, ``.cache``, ``*-cache``, ``*_cache``."""
+    lowered = name.lower()
+    return lowered in {"__pycache__", "cache", ".cache"} or lowered.endswith(("-cache", "_cache", ".cache"))
+
+
+def is_skipped_file_name(name: str) -> bool:
+    return bool(_TEMP_NAME.match(name)) or name.endswith(".lock")
+
+
+@dataclass(frozen=True)
+class FileSignature:
+    """What changes when a file's content may have changed (size, mtime, ctime, inode)."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    mode: int
+
+    @classmethod
+    def of(cls, result: os.stat_result) -> FileSignature:
+        return cls(
+            size=result.st_size,
+            mtime_ns=result.st_mtime_ns,
+            ctime_ns=result.st_ctime_ns,
+            inode=result.st_ino,
+            mode=stat.S_IMODE(result.st_mode),
+        )
+
+    def key(self) -> list[int]:
+        return [self.size, self.mtime_ns, self.ctime_ns, self.inode]
+
+
+def walk_tree(root: Path, scope: str | None = None) -> dict[str, FileSignature]:
+    """Every file to snapshot under *root* (or under the relative folder *scope*), by POSIX relative path."""
+    found: dict[str, FileSignature] = {}
+    start = root / scope if scope else root
+    if not start.is_dir() or start.is_symlink():
+        return found
+    prefix = f"{scope.strip('/')}/" if scope else ""
+    stack: list[tuple[str, str]] = [(str(start), prefix)]
+    while stack:
+        folder, rel_prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = rel_prefix + name
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir():
+                    if (not rel_prefix and name == VAULT_DIR_NAME) or is_cache_dir_name(name):
+                        continue
+                    stack.append((entry.path, rel + "/"))
+                elif entry.is_file() and not is_skipped_file_name(name):
+                    found[rel] = FileSignature.of(entry.stat(follow_symlinks=False))
+            except FileNotFoundError:  # removed while we walked
+                continue
+    return found
