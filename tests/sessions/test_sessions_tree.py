@@ -141,16 +141,14 @@ def test_sillytavern_swipes_become_siblings_and_export_back() -> None:
         },
     ]
     tree, new_id = SessionTree(), _ids()
-    header, entries = import_chat(st, new_id, TS)
-    chosen = None
-    for entry in entries:
+    imported = import_chat(st, new_id, TS)
+    for entry in imported.entries:
+        tree.set_leaf(entry.parent_id)
         tree.add(entry)
-        if entry.message["content"] == "乙":
-            chosen = entry.id
-    tree.set_leaf(chosen)
+    tree.set_leaf(imported.leaf)
     assert _texts(tree) == ["客官里边请。", "掌柜好。", "乙"]
     assert ops.swipe_position(tree) == (2, 3)
-    out = export_chat(tree, header, "旅人", "青梧")
+    out = export_chat(tree, imported.header, "旅人", "青梧")
     assert out[0]["character_name"] == "青梧"
     assert [line["mes"] for line in out[1:]] == ["客官里边请。", "掌柜好。", "乙"]
     assert out[3]["swipes"] == ["甲", "乙", "丙"] and out[3]["swipe_id"] == 1

@@ -14,6 +14,7 @@ siblings of a reply become its swipes, the active one chosen by ``swipe_id``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .entries import Entry, message_entry
@@ -46,12 +47,17 @@ def _message_from_st(line: dict[str, Any], text: str, swipe_extra: Any) -> dict[
     return message
 
 
-def import_chat(
-    lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str
-) -> tuple[dict[str, Any], list[Entry]]:
-    """(ST header, entries in append order) for decoded ST chat lines."""
+@dataclass(frozen=True)
+class ImportedChat:
+    header: dict[str, Any]  # ST's header line ({} for a headerless file)
+    entries: list[Entry]  # in append order (each entry's parent comes before it)
+    leaf: str | None  # the end of the chosen-swipe chain: where the story continues
+
+
+def import_chat(lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str) -> ImportedChat:
+    """Entries for decoded ST chat lines (header line first, if any)."""
     if not lines:
-        return {}, []
+        return ImportedChat({}, [], None)
     header = lines[0] if "mes" not in lines[0] else {}
     body = lines[1:] if header else lines
     entries: list[Entry] = []
@@ -74,14 +80,13 @@ def import_chat(
                 if index == chosen_index:
                     chosen_id = entry.id
             parent = chosen_id or entries[-1].id
-            # Re-append the chosen swipe's id last is not possible (ids are unique); the store sets the leaf.
             continue
         entry = message_entry(
             new_id(), parent, timestamp, _message_from_st(line, str(line.get("mes", "")), None)
         )
         entries.append(entry)
         parent = entry.id
-    return header, entries
+    return ImportedChat(header, entries, parent)
 
 
 def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None]:
