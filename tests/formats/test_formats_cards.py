@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_testkit import payload_of, tiny_png, v2_card
+from formats_testkit import payload_of, thirdparty, tiny_png, v2_card
 
-from conftest import thirdparty
 from peargarden.errors import FormatError
 from peargarden.formats import (
     Card,
