@@ -343,7 +343,7 @@ def test_retry_after_longer_than_allowed_gives_up(
     fake_server: FakeOpenAIServer, make_provider: Make, sleeps: list[float]
 ) -> None:
     fake_server.script([status(429, headers={"Retry-After": "3600"})])
-    with pytest.raises(ProviderError, match="3600 s"):
+    with pytest.raises(ProviderError, match="等待 3600 秒"):
         collect(make_provider(), ask())
     assert sleeps == []
 
@@ -352,14 +352,14 @@ def test_5xx_exhausted_backs_off_exponentially(
     fake_server: FakeOpenAIServer, make_provider: Make, sleeps: list[float]
 ) -> None:
     fake_server.script([status(500, "boom"), status(503, "busy"), status(502, "bad gateway")])
-    with pytest.raises(ProviderError, match=r"server error 502.*bad gateway.*after 3 attempts"):
+    with pytest.raises(ProviderError, match=r"服务器错误（502）.*bad gateway.*已尝试 3 次"):
         collect(make_provider(), ask())
     assert sleeps == [0.5, 1.0]
 
 
 def test_400_shows_the_server_message(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script([status(400, "The `reasoning_content` in the thinking mode must be passed back")])
-    with pytest.raises(ProviderError, match=r"\(400\).*reasoning_content"):
+    with pytest.raises(ProviderError, match=r"（400）.*reasoning_content"):
         collect(make_provider(), ask())
 
 
@@ -377,14 +377,14 @@ def test_timeout_before_headers_is_retried(
 def test_timeouts_exhausted(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script([JsonReply(body={}, delay=3.0), JsonReply(body={}, delay=3.0)])
     provider = make_provider(timeout=0.3, retry=RetryPolicy(attempts=2, base_delay=0))
-    with pytest.raises(ProviderError, match=r"timed out.*after 2 attempts"):
+    with pytest.raises(ProviderError, match=r"timed out.*已尝试 2 次"):
         collect(provider, ask())
 
 
 def test_stall_mid_stream_keeps_partial_text(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script([sse(chunk(content="话说"), Pause(3.0), chunk(content="到此"))])
     received: list[StreamEvent] = []
-    with pytest.raises(ProviderError, match="cut off mid-stream"):
+    with pytest.raises(ProviderError, match="reply cut off mid-stream"):
         for event in make_provider(timeout=0.3).stream(ask()):
             received.append(event)
     assert text_of(received) == "话说"
@@ -396,7 +396,7 @@ def test_disconnect_mid_stream_raises_after_partial_text(
 ) -> None:
     fake_server.script([sse(chunk(content="从前有座山，"), Disconnect())])
     received: list[StreamEvent] = []
-    with pytest.raises(ProviderError, match="cut off mid-stream"):
+    with pytest.raises(ProviderError, match="reply cut off mid-stream"):
         for event in make_provider().stream(ask()):
             received.append(event)
     assert text_of(received) == "从前有座山，"
@@ -423,7 +423,7 @@ def test_connection_refused_is_one_clear_line(make_provider: Make, sleeps: list[
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     provider = make_provider(base_url=f"http://127.0.0.1:{port}/v1")
-    with pytest.raises(ProviderError, match=rf"cannot reach http://127.0.0.1:{port}/v1.*after 3 attempts"):
+    with pytest.raises(ProviderError, match=rf"无法连接 http://127.0.0.1:{port}/v1.*已尝试 3 次"):
         collect(provider, ask())
     assert len(sleeps) == 2
 

@@ -41,47 +41,47 @@ def classify(error: BaseException, where: Endpoint, timeout: float | None = None
             error.status_code, _server_message(error.body, error.message), error.response.headers, where
         )
     if isinstance(error, openai.APITimeoutError | httpx2.TimeoutException):
-        limit = f" within {timeout:g} s" if timeout else ""
-        return Failure(f"no answer from {where.host}{limit} (timed out)", retryable=True)
+        limit = f" {timeout:g} 秒内" if timeout else ""
+        return Failure(f"{where.host}{limit}没有回应（timed out）", retryable=True)
     if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
         cause = _root_cause(error)
         if _is_connect_error(error):
-            return Failure(f"cannot reach {where.base_url}: {cause}", retryable=True)
-        return Failure(f"connection to {where.host} failed: {cause}", retryable=True)
+            return Failure(f"无法连接 {where.base_url}（cannot connect）：{cause}", retryable=True)
+        return Failure(f"与 {where.host} 的连接中断（connection failed）：{cause}", retryable=True)
     if isinstance(error, openai.APIError):
         # An ``error`` object inside the SSE stream.
         return Failure(
-            f"{where.host} reported an error: {_one_line(_server_message(error.body, error.message))}",
+            f"{where.host} 报错（stream error）：{_one_line(_server_message(error.body, error.message))}",
             retryable=False,
         )
     return Failure(
-        f"unexpected failure talking to {where.host}: {_one_line(str(error)) or type(error).__name__}",
+        f"与 {where.host} 通信出错（unexpected failure）：{_one_line(str(error)) or type(error).__name__}",
         retryable=False,
     )
 
 
 def _from_status(code: int, detail: str, headers: Any, where: Endpoint) -> Failure:
     detail = _one_line(detail)
-    suffix = f": {detail}" if detail else ""
+    suffix = f"：{detail}" if detail else ""
     if code == 401:
-        key = f"${where.api_key_env}" if where.api_key_env else "the API key"
-        return Failure(f"{where.host} rejected the API key (401): check {key}{suffix}", retryable=False)
+        key = f"${where.api_key_env}" if where.api_key_env else "API 密钥"
+        return Failure(f"{where.host} 拒绝了 API 密钥（401），请检查 {key}{suffix}", retryable=False)
     if code == 403:
-        return Failure(f"{where.host} refused access (403){suffix}", retryable=False)
+        return Failure(f"{where.host} 拒绝访问（403 forbidden）{suffix}", retryable=False)
     if code == 404:
         return Failure(
-            f"not found at {where.base_url} (404): is the model {where.model!r} right and the URL the /v1 "
-            f"endpoint? `pear models` lists what it offers{suffix}",
+            f"{where.base_url} 找不到（404 not found）：模型名 {where.model!r} 对吗？地址是 /v1 端点吗？"
+            f"`pear models` 可列出可用模型{suffix}",
             retryable=False,
         )
     if code in _RETRY_STATUSES:
-        label = "rate limited" if code == 429 else f"server error {code}"
-        return Failure(f"{label} from {where.host}{suffix}", retryable=True, retry_after=retry_after(headers))
+        label = "限流（429 rate limited）" if code == 429 else f"服务器错误（{code}）"
+        return Failure(f"{where.host} {label}{suffix}", retryable=True, retry_after=retry_after(headers))
     if 500 <= code < 600:
         return Failure(
-            f"server error {code} from {where.host}{suffix}", retryable=True, retry_after=retry_after(headers)
+            f"{where.host} 服务器错误（{code}）{suffix}", retryable=True, retry_after=retry_after(headers)
         )
-    return Failure(f"{where.host} rejected the request ({code}){suffix}", retryable=False)
+    return Failure(f"{where.host} 拒绝了请求（{code}）{suffix}", retryable=False)
 
 
 def retry_after(headers: Any, now: float | None = None) -> float | None:

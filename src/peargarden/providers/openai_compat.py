@@ -100,8 +100,9 @@ class OpenAICompatProvider:
         with self._client_lock:
             if self._client is None:
                 if not self.api_key and self.profile.needs_key:
-                    where = f"${self.api_key_env}" if self.api_key_env else "an API key"
-                    raise ProviderError(f"no API key for {self._endpoint().host}: set {where}")
+                    where = f"环境变量 ${self.api_key_env}" if self.api_key_env else "api_key_env"
+                    host = self._endpoint().host
+                    raise ProviderError(f"{host} 需要 API 密钥（no API key）：请设置 {where}")
                 self._client = openai.OpenAI(
                     api_key=self.api_key or NO_KEY,
                     base_url=self.base_url,
@@ -123,7 +124,7 @@ class OpenAICompatProvider:
         model = request.model or self.model
         if not model:
             raise ProviderError(
-                f"no model chosen for {self._endpoint().host}: set one (`pear models` lists them)"
+                f"没有为 {self._endpoint().host} 选定模型（no model）：`pear models` 可列出可用模型"
             )
         kwargs = build_create_kwargs(request, model, self.profile)
         where = self._endpoint(model)
@@ -151,13 +152,15 @@ class OpenAICompatProvider:
             except (openai.OpenAIError, httpx2.HTTPError, _StreamCut) as error:
                 if isinstance(error, _StreamCut):
                     failure = Failure(
-                        f"{where.host} closed the connection before the reply finished", retryable=True
+                        f"{where.host} 在回复结束前关闭了连接（connection closed early）", retryable=True
                     )
                 else:
                     failure = classify(error, where, self.timeout)
                 if reader.produced:
                     # Retrying would repeat what the caller already showed; it keeps the partial reply.
-                    raise ProviderError(f"reply cut off mid-stream: {failure.message}") from None
+                    raise ProviderError(
+                        f"回复中途断开（reply cut off mid-stream）：{failure.message}"
+                    ) from None
                 self._wait_before_retry(failure, attempt, cancel)
                 if cancel is not None and cancel.is_set():
                     yield Done(stop_reason="aborted", model=model)
@@ -178,10 +181,11 @@ class OpenAICompatProvider:
     def _wait_before_retry(self, failure: Failure, attempt: int, cancel: threading.Event | None) -> None:
         """Sleep before the next attempt, or raise the one-line error when there is none."""
         if not failure.retryable or attempt >= self.retry.attempts:
-            tries = f" (after {attempt} attempts)" if attempt > 1 else ""
+            tries = f"（已尝试 {attempt} 次）" if attempt > 1 else ""
             raise ProviderError(failure.message + tries)
         if failure.retry_after is not None and failure.retry_after > self.retry.max_retry_after:
-            raise ProviderError(f"{failure.message} (the server asks to wait {failure.retry_after:.0f} s)")
+            wait = f"{failure.retry_after:.0f}"
+            raise ProviderError(f"{failure.message}（服务器要求等待 {wait} 秒，不再重试）")
         delay = self.retry.delay(attempt, failure.retry_after)
         if self._sleep is not None:
             self._sleep(delay)
