@@ -1,0 +1,56 @@
+"""``pear import``: cards, lorebooks, presets and chats from SillyTavern."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+from peargarden.workspace.importer import BookMode, ImportPlan, apply_plan, book_mode, plan_import
+from peargarden.workspace.inputs import file_size
+
+from ._app import app, state
+
+# Show a progress bar from this many files on, or when the files add up to this many bytes.
+PROGRESS_MIN_FILES = 5
+PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+
+
+@app.command("import")
+def import_command(
+    files: list[Path] = typer.Argument(
+        ..., help="Card PNG/JSON/CHARX, lorebook JSON, preset JSON, chat JSONL."
+    ),
+    book: str = typer.Option("mount", "--book", help="A card's embedded lorebook: mount | keep | skip."),
+    card: str | None = typer.Option(
+        None, "--card", help="The card a chat (or lorebook, mounted) belongs to."
+    ),
+) -> None:
+    """Import SillyTavern files. Everything is checked first; if one file is bad, nothing is written."""
+    mode = book_mode(book)
+    home = state.home
+    total = sum(file_size(path) for path in files)
+    if len(files) >= PROGRESS_MIN_FILES or total >= PROGRESS_MIN_BYTES:
+        plan = _plan_with_progress(files, total, mode, card)
+    else:
+        plan = plan_import(home, files, book=mode, card=card)
+    apply_plan(plan)
+    for item in plan.items:
+        target = item.target.relative_to(home.root).as_posix()
+        note = f"（{item.note}）" if item.note else ""
+        typer.echo(f"{item.kind}\t{item.source.name} → {target}{note}")
+
+
+def _plan_with_progress(files: list[Path], total: int, book: BookMode, card: str | None) -> ImportPlan:
+    console = Console(file=sys.stderr)
+    columns = (TextColumn("导入"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[name]}"))
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("import", total=total or None, name="")
+
+        def advance(path: Path, size: int) -> None:
+            progress.update(task, advance=size, name=path.name)
+
+        return plan_import(state.home, files, book=book, card=card, progress=advance)

@@ -1,0 +1,360 @@
+"""``pear import``: bring SillyTavern files into the data folder.
+
+Two phases, so a failing import writes nothing: :func:`plan_import` reads and validates every
+file and decides every target path without touching the data folder; :func:`apply_plan` then
+writes (seeding the data folder first if it was never set up), each file atomically, and removes
+what it wrote if a later write fails.
+
+What goes where:
+
+- card (PNG / JSON / CHARX) → ``cards/<name>/<name>.<ext>``, bytes untouched, plus ``卡.json``;
+  its embedded lorebook, unless ``book="skip"``, → ``library/lorebooks/<book>.json`` and, with
+  ``book="mount"`` (the default), into the card's ``lorebooks``;
+- lorebook JSON → ``library/lorebooks/<stem>.json`` (mounted on ``card`` when one is named);
+- preset JSON → ``library/presets/<stem>.json``, byte for byte;
+- chat JSONL (needs ``card``) → ``cards/<card>/chats/<stem>/sillytavern.jsonl``, byte for byte,
+  waiting there for the session store to convert it.
+
+A name already taken gets ``-2``, ``-3`` …; a library file with exactly the same bytes is reused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from peargarden.errors import BadInput, FormatError, NotFound, PearError
+from peargarden.formats import (
+    Card,
+    detect_kind,
+    lorebook_from_character_book,
+    read_card,
+    read_chat_jsonl,
+    read_lorebook,
+    read_preset,
+)
+
+from . import atomic
+from .cards import CHATS_DIR, CardFolder, list_cards, open_card, unique_name
+from .home import Home, sanitize_name
+from .inputs import read_input
+from .library import JSON_SUFFIX, list_lorebook_names, list_preset_names
+from .seed import seed_home
+
+T = TypeVar("T")
+
+BookMode = Literal["mount", "keep", "skip"]
+BOOK_MODES: tuple[BookMode, ...] = ("mount", "keep", "skip")
+
+#: File name of an imported SillyTavern chat inside its chat folder (converted later by sessions).
+IMPORTED_CHAT_FILE = "sillytavern.jsonl"
+
+_CARD_SUFFIX = {"card_png": ".png", "card_json": ".json", "charx": ".charx"}
+_KIND_LABEL = {
+    "card_png": "角色卡",
+    "card_json": "角色卡",
+    "charx": "角色卡",
+    "lorebook": "世界书",
+    "preset": "预设",
+    "chat_jsonl": "聊天记录",
+}
+
+
+@dataclass(frozen=True)
+class ImportedItem:
+    """One line of the import report."""
+
+    source: Path
+    kind: str
+    target: Path
+    note: str = ""
+
+
+@dataclass
+class ImportPlan:
+    home: Home
+    writes: list[tuple[Path, bytes]] = field(default_factory=list)
+    items: list[ImportedItem] = field(default_factory=list)
+    # Card settings to write, by card folder: the mounted books after this import.
+    mounts: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class _Batch:
+    """What the files imported so far in this run have claimed (names are not on disk yet)."""
+
+    cards: dict[str, str] = field(default_factory=dict)  # folder → card name
+    lorebooks: dict[str, bytes] = field(default_factory=dict)  # stem → bytes
+    presets: dict[str, bytes] = field(default_factory=dict)
+    chats: dict[str, list[str]] = field(default_factory=dict)  # card folder → chat ids
+
+
+ProgressFn = Callable[[Path, int], None]
+
+
+def book_mode(value: str) -> BookMode:
+    """``--book`` checked: ``mount``, ``keep`` or ``skip``."""
+    for mode in BOOK_MODES:
+        if value == mode:
+            return mode
+    raise BadInput(f"--book 只能是 mount、keep 或 skip，实际是 {value!r}")
+
+
+def plan_import(
+    home: Home,
+    files: Sequence[Path],
+    *,
+    book: BookMode = "mount",
+    card: str | None = None,
+    progress: ProgressFn | None = None,
+) -> ImportPlan:
+    """Read and check every file; decide every write.  Touches nothing on disk."""
+    book = book_mode(book)
+    if card is not None and not sanitize_name(card):
+        raise BadInput(f"卡名「{card}」只有标点或空白（unusable card name）")
+    plan = ImportPlan(home)
+    batch = _Batch()
+    deferred: list[tuple[Path, str, bytes]] = []  # lorebooks and chats that need --card resolved
+    for path in files:
+        data = read_input(path)
+        kind = _guarded(path, detect_kind, data, str(path))
+        if kind in _CARD_SUFFIX:
+            parsed = _guarded(path, read_card, data, str(path))
+            _plan_card(plan, batch, path, kind, data, parsed, book)
+        elif kind == "preset":
+            _guarded(path, read_preset, data, str(path))
+            _plan_preset(plan, batch, path, data)
+        elif kind in ("lorebook", "chat_jsonl"):
+            deferred.append((path, kind, data))
+        else:  # a kind formats learned after this module was written
+            raise BadInput(f"不支持导入这种文件（{kind}）", path=path)
+        if progress is not None:
+            progress(path, len(data))
+    # Lorebooks and chats may belong to a card imported in the same run: plan them last.
+    for later, later_kind, later_data in deferred:
+        if later_kind == "lorebook":
+            parsed_book = _guarded(later, read_lorebook, later_data, str(later))
+            _plan_lorebook(plan, batch, later, later_data, parsed_book, card)
+        else:
+            _guarded(later, read_chat_jsonl, later_data, str(later))
+            _plan_chat(plan, batch, later, later_data, card)
+    for folder, books in plan.mounts.items():
+        target = CardFolder(home, folder)
+        settings = target.settings() if folder not in batch.cards else {}
+        if books or "lorebooks" in settings:
+            settings["lorebooks"] = books
+        plan.writes.append((target.settings_file, _json_bytes(settings)))
+    return plan
+
+
+def apply_plan(plan: ImportPlan) -> list[Path]:
+    """Write the plan; on a failure remove what this call created and re-raise."""
+    if not plan.writes:
+        return []
+    created_root = not plan.home.exists()
+    before = _existing_dirs(plan.home, [p for p, _ in plan.writes])
+    written: list[Path] = []
+    originals: dict[Path, bytes] = {}
+    try:
+        seeded = seed_home(plan.home) if created_root else []
+        for path, data in plan.writes:
+            if path.exists():
+                originals[path] = path.read_bytes()
+            atomic.write_bytes(path, data)
+            written.append(path)
+    except BaseException:
+        for path in reversed(written):
+            with contextlib.suppress(OSError):
+                if path in originals:
+                    atomic.write_bytes(path, originals[path])
+                else:
+                    path.unlink()
+        for folder in sorted(
+            _existing_dirs(plan.home, [p for p, _ in plan.writes]) - before, key=len, reverse=True
+        ):
+            with contextlib.suppress(OSError):
+                Path(folder).rmdir()
+        raise
+    return [*seeded, *written]
+
+
+def _existing_dirs(home: Home, paths: list[Path]) -> set[str]:
+    """Folders between the data folder and *paths* that exist now (for the rollback)."""
+    found: set[str] = set()
+    for path in paths:
+        for parent in path.parents:
+            if parent == home.root.parent:
+                break
+            if parent.is_dir():
+                found.add(str(parent))
+    return found
+
+
+def _guarded(path: Path, read: Callable[..., T], *args: Any) -> T:
+    """Run a reader; anything but a ``PearError`` becomes a one-line ``FormatError`` for *path*."""
+    try:
+        return read(*args)
+    except PearError:
+        raise
+    except RecursionError:
+        raise FormatError("JSON 嵌套过深（JSON nested too deeply）", path=path) from None
+    except MemoryError:
+        raise FormatError("文件展开后过大（file too large when decoded）", path=path) from None
+    except Exception as exc:
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise FormatError(f"无法读取：{detail}", path=path) from None
+
+
+def _plan_card(
+    plan: ImportPlan, batch: _Batch, path: Path, kind: str, data: bytes, card: Card, book: BookMode
+) -> None:
+    name = card.name
+    base = sanitize_name(name)
+    if not base:
+        what = f"角色名「{name}」" if name.strip() else "角色名为空，"
+        raise BadInput(f"{what}只有标点或空白，无法用作文件夹名（unusable name）", path=path)
+    folder = unique_name(base, [c.folder for c in list_cards(plan.home)] + list(batch.cards))
+    batch.cards[folder] = name
+    target_dir = plan.home.card_dir(folder)
+    card_file = target_dir / f"{folder}{_CARD_SUFFIX[kind]}"
+    plan.writes.append((card_file, data))
+    note = ""
+    book_item: ImportedItem | None = None
+    books: list[str] = []
+    embedded = card.character_book
+    if embedded is not None and book != "skip":
+        standalone = _guarded(path, lorebook_from_character_book, embedded, name)
+        book_bytes = _json_bytes(standalone, indent=4)
+        stem = sanitize_name(str(embedded.get("name") or "")) or folder
+        names = list_lorebook_names(plan.home)
+        stem, is_new = _library_slot(plan.home.lorebooks_dir, names, batch.lorebooks, stem, book_bytes)
+        book_path = plan.home.lorebooks_dir / f"{stem}{JSON_SUFFIX}"
+        if is_new:
+            plan.writes.append((book_path, book_bytes))
+        book_item = ImportedItem(path, "世界书（内嵌）", book_path, "" if is_new else "与已有的相同")
+        if book == "mount":
+            books.append(stem)
+            note = f"已挂载世界书「{stem}」"
+        else:
+            note = f"内嵌世界书已存为「{stem}」，未挂载"
+    elif embedded is not None:
+        note = "内嵌世界书未导入"
+    # The card's 卡.json is written at the end of the plan, with every book mounted in this run.
+    plan.mounts[folder] = books
+    plan.items.append(ImportedItem(path, "角色卡", card_file, note))
+    if book_item is not None:
+        plan.items.append(book_item)
+
+
+def _plan_preset(plan: ImportPlan, batch: _Batch, path: Path, data: bytes) -> None:
+    stem = _stem(path)
+    stem, is_new = _library_slot(
+        plan.home.presets_dir, list_preset_names(plan.home), batch.presets, stem, data
+    )
+    target = plan.home.presets_dir / f"{stem}{JSON_SUFFIX}"
+    if is_new:
+        plan.writes.append((target, data))
+    plan.items.append(ImportedItem(path, "预设", target, "" if is_new else "与已有的相同"))
+
+
+def _plan_lorebook(
+    plan: ImportPlan, batch: _Batch, path: Path, data: bytes, parsed: dict[str, Any], card: str | None
+) -> None:
+    stem = _stem(path)
+    # A standalone book is kept byte for byte; other shapes (lorebook_v3, a bare embedded book)
+    # are stored converted, because the library holds SillyTavern standalone books.
+    try:
+        verbatim = json.loads(data.decode("utf-8-sig")) == parsed
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        verbatim = False
+    stored = data if verbatim else _json_bytes(parsed, indent=4)
+    stem, is_new = _library_slot(
+        plan.home.lorebooks_dir, list_lorebook_names(plan.home), batch.lorebooks, stem, stored
+    )
+    target = plan.home.lorebooks_dir / f"{stem}{JSON_SUFFIX}"
+    if is_new:
+        plan.writes.append((target, stored))
+    note = "" if is_new else "与已有的相同"
+    if card is not None:
+        folder = _resolve_card(plan, batch, card)
+        mounted = plan.mounts.get(folder)
+        if mounted is None:
+            mounted = [] if folder in batch.cards else CardFolder(plan.home, folder).lorebooks()
+        if stem not in mounted:
+            plan.mounts[folder] = [*mounted, stem]
+        note = (note + "，" if note else "") + f"已挂载到卡「{folder}」"
+    plan.items.append(ImportedItem(path, "世界书", target, note))
+
+
+def _plan_chat(plan: ImportPlan, batch: _Batch, path: Path, data: bytes, card: str | None) -> None:
+    if card is None:
+        raise BadInput("导入聊天记录需要用 --card 指明角色卡（a chat needs --card NAME）", path=path)
+    folder = _resolve_card(plan, batch, card)
+    base = sanitize_name(path.stem)
+    if not base:
+        raise BadInput("文件名只有标点或空白，无法用作对话名（unusable name）", path=path)
+    chats_dir = plan.home.card_dir(folder) / CHATS_DIR
+    existing = CardFolder(plan.home, folder).chat_ids() if folder not in batch.cards else []
+    taken = batch.chats.setdefault(folder, [])
+    chat_id = unique_name(base, existing + taken)
+    taken.append(chat_id)
+    target = chats_dir / chat_id / IMPORTED_CHAT_FILE
+    plan.writes.append((target, data))
+    plan.items.append(ImportedItem(path, "聊天记录", target, f"属于卡「{folder}」，待转换为对话"))
+
+
+def _resolve_card(plan: ImportPlan, batch: _Batch, card: str) -> str:
+    """The folder of *card*: a card imported earlier in this run, or one already on disk."""
+    wanted = card.strip()
+    for folder, name in batch.cards.items():
+        if wanted in (folder, name) or sanitize_name(wanted) == folder:
+            return folder
+    try:
+        return open_card(plan.home, wanted).folder
+    except NotFound:
+        raise NotFound(f"没有名为「{card}」的卡（no such card）；用 pear cards 查看已有的卡") from None
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    stem = name[: -len(path.suffix)] if path.suffix else name
+    cleaned = sanitize_name(stem)
+    if not cleaned:
+        raise BadInput("文件名只有标点或空白，无法用作名字（unusable name）", path=path)
+    return cleaned
+
+
+def _library_slot(
+    folder: Path, existing: list[str], claimed: dict[str, bytes], stem: str, data: bytes
+) -> tuple[str, bool]:
+    """Where *data* goes in a library folder: (name, True) for a new file, (name, False) when a
+    file with exactly these bytes is already there under that name or its ``-N`` variants."""
+    taken = existing + list(claimed)
+    candidates = [stem] + [f"{stem}-{n}" for n in range(2, len(taken) + 2)]
+    for name in candidates:
+        if name in claimed and claimed[name] == data:
+            return name, False
+        if name in existing and _same_bytes(folder / f"{name}{JSON_SUFFIX}", data):
+            return name, False
+    name = unique_name(stem, taken)
+    claimed[name] = data
+    return name, True
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _json_bytes(value: Any, *, indent: int = 2) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
+
+
+def describe_kind(kind: str) -> str:
+    return _KIND_LABEL.get(kind, kind)

@@ -1,0 +1,44 @@
+"""Reading files that come from outside (imports): the size is checked before a byte is read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from peargarden.errors import BadInput
+
+#: The largest file ``pear import`` reads.  Cards with big embedded asset packs stay well below it;
+#: anything larger is refused before it is read into memory.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def read_input(path: Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of *path*, or ``BadInput`` naming the file: missing, a folder, unreadable, too large."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise BadInput("文件不存在（no such file）", path=path) from None
+    except OSError as exc:
+        raise BadInput(f"无法读取：{exc.strerror}", path=path) from None
+    if path.is_dir():
+        raise BadInput("这是一个文件夹，不是文件（is a directory）", path=path)
+    if info.st_size > limit:
+        size = f"{info.st_size / 1024 / 1024:.1f} MiB"
+        raise BadInput(f"文件过大：{size}，上限 {limit // 1024 // 1024} MiB（file too large）", path=path)
+    try:
+        with path.open("rb") as handle:
+            # Read one byte past the limit: a file that grew after stat() is still refused.
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise BadInput(f"无法读取：{exc.strerror}", path=path) from None
+    if len(data) > limit:
+        raise BadInput(f"文件过大，上限 {limit // 1024 // 1024} MiB（file too large）", path=path)
+    return data
+
+
+def file_size(path: Path) -> int:
+    """Size in bytes, 0 when the file cannot be looked at (the read reports the real problem)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
