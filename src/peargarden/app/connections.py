@@ -1,0 +1,79 @@
+"""Which model a chat talks to: a connection given on the command line, a named one from
+``config.toml``, or the embedded local model (the default when nothing is configured).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from peargarden.errors import ProviderError
+from peargarden.providers.base import Provider
+from peargarden.workspace.config import Settings
+
+LOCAL = "local"
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A connection named on the command line (``--base-url --model --api-key-env``)."""
+
+    base_url: str = ""
+    model: str = ""
+    api_key_env: str = ""
+
+
+@dataclass
+class ResolvedProvider:
+    provider: Provider
+    model: str
+    embedded: bool
+    # The thinking level config.toml asks for (before the embedded model forces "off").
+    thinking: str = "medium"
+
+
+def _openai(
+    base_url: str, model: str, api_key_env: str, api_key: str = "", name: str | None = None
+) -> Provider:
+    from peargarden.providers.openai_compat import OpenAICompatProvider
+
+    key = api_key or (os.environ.get(api_key_env, "") if api_key_env else "")
+    return OpenAICompatProvider(base_url, model, key or None, api_key_env=api_key_env or None, name=name)
+
+
+def _embedded() -> Provider:
+    """The embedded llama.cpp model, built by the providers package."""
+    for module_name, factory in (
+        ("peargarden.providers.registry", "embedded_provider"),
+        ("peargarden.providers.local", "LocalProvider"),
+    ):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        build: Any = getattr(module, factory, None)
+        if build is not None:
+            provider: Provider = build()
+            return provider
+    raise ProviderError(
+        "内置本地模型不可用：请安装可选组件（pip install -e '.[local]'），"
+        "或用 --base-url/--model 指定一个模型服务"
+    )
+
+
+def resolve_provider(settings: Settings, override: Connection | None = None) -> ResolvedProvider:
+    main = settings.main()
+    if override is not None and override.base_url:
+        model = override.model or (main.model if main.provider != LOCAL else "")
+        return ResolvedProvider(
+            _openai(override.base_url, model, override.api_key_env), model, False, main.thinking
+        )
+    if main.provider == LOCAL:
+        return ResolvedProvider(_embedded(), "", True, "off")
+    conn = settings.provider_settings(main.provider)
+    assert conn is not None
+    model = (override.model if override and override.model else "") or main.model
+    provider = _openai(conn.base_url, model, conn.api_key_env, conn.api_key, name=main.provider)
+    return ResolvedProvider(provider, model, False, main.thinking)

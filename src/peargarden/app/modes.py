@@ -1,0 +1,66 @@
+"""Modes: how a beat's request is built and which tools it offers.
+
+A :data:`ModeSetup` receives the :class:`BeatEnv` of a beat and returns the request builder and the
+tools.  ``stage`` and ``tavern`` start with plain fallbacks (card fields as a system prompt, no tools);
+the stage and tavern packages replace them with :func:`register_mode`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from peargarden.agent.loop import RequestBuilder
+from peargarden.agent.tools import Tool
+from peargarden.providers.base import ThinkingLevel
+from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.config import Settings
+
+from .builders import plain_builder
+
+
+@dataclass
+class BeatEnv:
+    """Everything a mode may need to set up a beat."""
+
+    card: CardFolder
+    card_data: dict[str, Any]  # the card JSON (V2/V3 object)
+    settings: Settings  # global settings with the card's 卡.json on top
+    user_name: str
+    user_persona: str
+    thinking: ThinkingLevel
+    embedded: bool
+    chat_id: str
+    # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
+    cache: dict[str, Any] = field(default_factory=dict)
+    cache_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+ModeSetup = Callable[[BeatEnv], tuple[RequestBuilder, list[Tool]]]
+
+
+def _card_fields(env: BeatEnv) -> dict[str, Any]:
+    data = env.card_data.get("data")
+    return data if isinstance(data, dict) else env.card_data
+
+
+def plain_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
+    return plain_builder(_card_fields(env), env.user_name), []
+
+
+MODES: dict[str, ModeSetup] = {"stage": plain_setup, "tavern": plain_setup}
+
+
+def register_mode(name: str, setup: ModeSetup) -> None:
+    MODES[name] = setup
+
+
+def mode_setup(name: str) -> ModeSetup:
+    from peargarden.errors import BadInput
+
+    try:
+        return MODES[name]
+    except KeyError:
+        raise BadInput(f"未知的对话方式 {name!r}（可用：{'、'.join(MODES)}）") from None

@@ -1,0 +1,377 @@
+"""The one service API the fronts call: open a card, start or continue a chat, and play it.
+
+    app = PearApp(Home.resolve())
+    chat = app.new_chat("青梧")                   # or app.open_chat("青梧", chat_id) / app.latest_chat(...)
+    for event in chat.send("掌柜可还记得怀瑾公子？"):
+        ...                                        # peargarden.agent.events
+    chat.regenerate(); chat.swipe(-1); chat.continue_(); chat.impersonate()
+    chat.edit(2, "新的话"); chat.delete(3); chat.branch(1); chat.tree_rows()
+
+Every play method returns an iterator of agent events ending with ``done``; the user's message is
+written to the session before the model is called.  Pass ``cancel`` (a ``threading.Event``) to stop a
+beat from another thread and ``approver`` to answer tool approvals.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge, default_judge
+from peargarden.agent.bookkeeping import no_record
+from peargarden.agent.events import AgentEvent
+from peargarden.agent.loop import BeatKind, BeatSettings, run_beat
+from peargarden.agent.thinking import parse_level
+from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
+from peargarden.errors import BadInput, NotFound
+from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
+from peargarden.providers.base import ThinkingLevel
+from peargarden.sessions import TreeRow, build_context, ops
+from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.sillytavern import export_chat, import_chat
+from peargarden.workspace.cards import CardFolder, open_card
+from peargarden.workspace.config import Settings, load_settings
+from peargarden.workspace.home import Home
+
+from .chat_store import ChatFile, list_chats, utc_now
+from .connections import Connection, ResolvedProvider, resolve_provider
+from .modes import BeatEnv, mode_setup
+
+DEFAULT_CARD = "青梧"
+
+
+@dataclass
+class ChatOptions:
+    """Per-chat choices a front may override (``None`` = from config / card / defaults)."""
+
+    mode: str | None = None
+    thinking: str | None = None
+    persona: str | None = None
+    connection: Connection | None = None
+
+
+@dataclass
+class PearApp:
+    home: Home
+    # Tests and the bench inject a provider; otherwise it is resolved from config.toml / options.
+    provider_factory: Callable[[Settings, Connection | None], ResolvedProvider] = resolve_provider
+    judge: Judge = default_judge
+    record_card_grant: CardGrantRecorder | None = None
+
+    # -- cards -------------------------------------------------------------------------------------
+
+    def card(self, name: str | None = None) -> CardFolder:
+        return open_card(self.home, name or DEFAULT_CARD)
+
+    def settings(self, card: CardFolder) -> Settings:
+        return card.effective_settings(load_settings(self.home.config_file))
+
+    def list_chats(self, card_name: str | None = None) -> list[ChatFile]:
+        card = self.card(card_name)
+        return [ChatFile.open(card.chats_dir, chat_id) for chat_id in list_chats(card.chats_dir)]
+
+    # -- chats -------------------------------------------------------------------------------------
+
+    def new_chat(self, card_name: str | None = None, options: ChatOptions | None = None) -> ChatSession:
+        options = options or ChatOptions()
+        card = self.card(card_name)
+        settings = self.settings(card)
+        card.load_card()  # a damaged card fails here, before a chat folder is made
+        header: dict[str, Any] = {"card": card.folder, "mode": _mode(settings, {}, options)}
+        if options.persona:
+            header["persona"] = options.persona
+        # The model is resolved before the chat folder is made: a failing start writes nothing.
+        resolved = self.provider_factory(settings, options.connection)
+        session = self._session(card, ChatFile.create(card.chats_dir, **header), options, resolved)
+        if settings.greeting:
+            session.add_greetings()
+        return session
+
+    def open_chat(
+        self, card_name: str | None, chat_id: str, options: ChatOptions | None = None
+    ) -> ChatSession:
+        card = self.card(card_name)
+        chat = ChatFile.open(card.chats_dir, chat_id)
+        return self._session(card, chat, options or ChatOptions())
+
+    def latest_chat(
+        self, card_name: str | None = None, options: ChatOptions | None = None
+    ) -> ChatSession | None:
+        card = self.card(card_name)
+        ids = list_chats(card.chats_dir)
+        return self.open_chat(card.folder, ids[-1], options) if ids else None
+
+    def import_chat(self, card_name: str | None, data: bytes, filename: str) -> ChatSession:
+        """A SillyTavern chat JSONL as a new chat of the card (swipes become siblings)."""
+        card = self.card(card_name)
+        tavern = read_chat_jsonl(data, filename)
+        lines = ([tavern.header] if tavern.header else []) + [m.raw for m in tavern.messages]
+        chat = ChatFile.create(
+            card.chats_dir, card=card.folder, mode=_mode(self.settings(card), {}, ChatOptions())
+        )
+        session = self._session(card, chat, ChatOptions())
+        imported = import_chat(lines, chat.new_id, utc_now())
+        for entry in imported.entries:
+            chat.tree.set_leaf(entry.parent_id)  # each entry line records its own place on disk
+            chat.append(entry)
+        chat.move_leaf(imported.leaf)
+        # Kept in memory for export; the original header also sits in each message's "st" copy.
+        chat.header["st_header"] = imported.header
+        return session
+
+    def _session(
+        self, card: CardFolder, chat: ChatFile, options: ChatOptions, resolved: ResolvedProvider | None = None
+    ) -> ChatSession:
+        settings = self.settings(card)
+        header = chat.header
+        mode = _mode(settings, header, options)
+        resolved = resolved or self.provider_factory(settings, options.connection)
+        if resolved.embedded:
+            thinking: ThinkingLevel = "off"
+        else:
+            thinking = parse_level(options.thinking or resolved.thinking or "medium")
+        if resolved.embedded and options.thinking and options.thinking != "off":
+            thinking = "off"  # the embedded model cannot think; the stage then sends lore as bodies
+        persona = options.persona or str(header.get("persona") or "")
+        user_name = persona or settings.user_name
+        card_data = card.load_card()
+        env = BeatEnv(
+            card=card,
+            card_data=_card_object(card_data),
+            settings=settings,
+            user_name=user_name,
+            user_persona=settings.user_persona,
+            thinking=thinking,
+            embedded=resolved.embedded,
+            chat_id=chat.chat_id,
+        )
+        return ChatSession(self, card, chat, settings, resolved, mode, env)
+
+
+def _mode(settings: Settings, header: dict[str, Any], options: ChatOptions) -> str:
+    mode = options.mode or str(header.get("mode") or settings.mode or "stage")
+    if mode not in ("stage", "tavern"):
+        raise BadInput(f"对话方式只能是 stage 或 tavern，收到 {mode!r}")
+    return mode
+
+
+def _card_object(card: Any) -> dict[str, Any]:
+    from peargarden.formats import card_to_object
+
+    obj = card_to_object(card, "v3")
+    return obj if isinstance(obj, dict) else {}
+
+
+@dataclass
+class ChatSession:
+    app: PearApp
+    card: CardFolder
+    chat: ChatFile
+    settings: Settings
+    resolved: ResolvedProvider
+    mode: str
+    env: BeatEnv
+    custom_hooks: list[Callable[[ToolContext], None]] = field(default_factory=list)
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    @property
+    def chat_id(self) -> str:
+        return self.chat.chat_id
+
+    @property
+    def thinking(self) -> ThinkingLevel:
+        return self.env.thinking
+
+    def messages(self) -> list[ContextMessage]:
+        """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""
+        return [ContextMessage.from_entry(entry) for entry in self.chat.tree.messages()]
+
+    def context(self) -> list[ContextMessage]:
+        return build_context(self.chat.tree.path())
+
+    def tree_rows(self) -> list[TreeRow]:
+        return self.chat.tree.rows()
+
+    def swipe_position(self) -> tuple[int, int]:
+        return ops.swipe_position(self.chat.tree)
+
+    def set_mode(self, mode: str) -> None:
+        mode_setup(mode)
+        self.mode = mode
+
+    # -- greeting ----------------------------------------------------------------------------------
+
+    def add_greetings(self) -> None:
+        data = (
+            self.env.card_data.get("data")
+            if isinstance(self.env.card_data.get("data"), dict)
+            else self.env.card_data
+        )
+        assert isinstance(data, dict)
+        name = str(data.get("name") or self.card.folder)
+        greetings = [str(data.get("first_mes") or "")]
+        alternates = data.get("alternate_greetings")
+        if isinstance(alternates, list):
+            greetings += [str(g) for g in alternates if isinstance(g, str)]
+        greetings = [g for g in greetings if g.strip()]
+        first: str | None = None
+        for text in greetings:
+            self.chat.tree.set_leaf(None)
+            text = text.replace("{{char}}", name).replace("{{user}}", self.env.user_name)
+            entry = self.chat.append_message(
+                {"role": "assistant", "content": text, "name": name, "tags": ["greeting"]}
+            )
+            first = first or entry.id
+        if first is not None and len(greetings) > 1:
+            self.chat.move_leaf(first)
+
+    # -- playing -----------------------------------------------------------------------------------
+
+    def send(
+        self, text: str, *, cancel: threading.Event | None = None, approver: Approver | None = None
+    ) -> Iterator[AgentEvent]:
+        if not text.strip():
+            raise BadInput("消息是空的")
+        # Written before the model is called: a failing beat never loses what the user wrote.
+        self.chat.append_message({"role": "user", "content": text, "name": self.env.user_name})
+        return self._beat("send", text, cancel=cancel, approver=approver)
+
+    def regenerate(
+        self, *, cancel: threading.Event | None = None, approver: Approver | None = None
+    ) -> Iterator[AgentEvent]:
+        self.chat.apply(ops.plan_regenerate(self.chat.tree))
+        anchor = ops.last_user(self.chat.tree)
+        return self._beat(
+            "regenerate",
+            anchor.message.get("content", "") if anchor else "",
+            cancel=cancel,
+            approver=approver,
+        )
+
+    def swipe(
+        self, step: int, *, cancel: threading.Event | None = None, approver: Approver | None = None
+    ) -> Iterator[AgentEvent] | None:
+        """Show the previous / next reply; past the last one a new reply is generated (returned events)."""
+        plan = ops.plan_swipe(self.chat.tree, step)
+        if plan is None:
+            return self.regenerate(cancel=cancel, approver=approver)
+        self.chat.apply(plan)
+        return None
+
+    def continue_(
+        self, *, cancel: threading.Event | None = None, approver: Approver | None = None
+    ) -> Iterator[AgentEvent]:
+        messages = self.chat.tree.messages()
+        if not messages or messages[-1].role != "assistant":
+            raise BadInput("最后一条不是回复，没有可以续写的内容")
+        last = messages[-1]
+        history = self.context()
+        original_leaf = self.chat.tree.leaf
+        self.chat.move_leaf(last.parent_id)
+        events = self._beat(
+            "continue",
+            "",
+            cancel=cancel,
+            approver=approver,
+            history=history,
+            prefix=str(last.message.get("content") or ""),
+        )
+
+        def guarded() -> Iterator[AgentEvent]:
+            try:
+                yield from events
+            finally:
+                if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
+                    self.chat.move_leaf(original_leaf)
+
+        return guarded()
+
+    def impersonate(self, *, cancel: threading.Event | None = None) -> Iterator[AgentEvent]:
+        """Write the user's next line (streamed, not saved: the front offers it for sending)."""
+        return self._beat("impersonate", "", cancel=cancel, approver=None, record=False)
+
+    def edit(self, index: int, text: str) -> None:
+        self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
+
+    def delete(self, index: int) -> None:
+        self.chat.apply(ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now()))
+
+    def branch(self, index: int) -> None:
+        self.chat.apply(ops.plan_branch(self.chat.tree, index))
+
+    def goto(self, entry_id: str) -> None:
+        if entry_id not in self.chat.tree:
+            raise NotFound(f"会话里没有条目 {entry_id}")
+        self.chat.move_leaf(entry_id)
+
+    def export_sillytavern(self) -> bytes:
+        header = (
+            self.chat.header.get("st_header") if isinstance(self.chat.header.get("st_header"), dict) else {}
+        )
+        lines = export_chat(self.chat.tree, dict(header or {}), self.env.user_name, str(_card_name(self)))
+        return write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
+
+    # -- the beat ----------------------------------------------------------------------------------
+
+    def _beat(
+        self,
+        kind: BeatKind,
+        user_text: str,
+        *,
+        cancel: threading.Event | None,
+        approver: Approver | None,
+        record: bool = True,
+        history: list[ContextMessage] | None = None,
+        prefix: str = "",
+    ) -> Iterator[AgentEvent]:
+        builder, tool_list = mode_setup(self.mode)(self.env)
+        if self.env.embedded:
+            tool_list = []  # the embedded model's automatic tool choice runs away
+        chat = self.chat
+        customs = [
+            {"customType": e.body.get("customType"), "data": e.body.get("data")} for e in chat.tree.customs()
+        ]
+
+        def append_custom(custom_type: str, data: Any) -> None:
+            chat.append_custom(custom_type, data)
+            customs.append({"customType": custom_type, "data": data})
+
+        mode: Mode = "tavern" if self.mode == "tavern" else "stage"
+        ctx = ToolContext(
+            home=self.app.home.root,
+            card_dir=self.card.path,
+            chat_id=chat.chat_id,
+            user_text=user_text,
+            thinking=self.env.thinking,
+            mode=mode,
+            custom_entries=customs,
+            append_custom=append_custom if record else (lambda _t, _d: None),
+        )
+        for hook in self.custom_hooks:
+            hook(ctx)
+        settings = BeatSettings(
+            provider=self.resolved.provider,
+            builder=builder,
+            tools=ToolRegistry(tool_list),
+            thinking=self.env.thinking,
+            mode=mode,
+            kind=kind,
+            model=self.resolved.model,
+            judge=self.app.judge,
+            approver=approver,
+            record_card_grant=self.app.record_card_grant,
+            record=(lambda message: chat.append_message(message).id) if record else no_record,
+            cancel=cancel or threading.Event(),
+            context=ctx,
+            continue_prefix=prefix,
+        )
+        return run_beat(history if history is not None else self.context(), settings)
+
+
+def _card_name(session: ChatSession) -> str:
+    data = session.env.card_data.get("data")
+    source = data if isinstance(data, dict) else session.env.card_data
+    return str(source.get("name") or session.card.folder)

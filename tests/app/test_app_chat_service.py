@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from peargarden.agent.approvals import ApprovalAnswer
+from peargarden.agent.tools import FunctionTool
+from peargarden.app.builders import plain_builder
+from peargarden.app.chat_store import SESSION_FILE, ChatFile
+from peargarden.app.connections import Connection, ResolvedProvider
+from peargarden.app.modes import MODES, BeatEnv, register_mode
+from peargarden.app.service import PearApp
+from peargarden.errors import ProviderError
+from peargarden.providers.base import ToolCall
+from peargarden.providers.scripted import ScriptedProvider, ScriptedTurn, text_turn, tool_turn
+from peargarden.workspace.config import Settings
+from peargarden.workspace.home import Home
+from peargarden.workspace.seed import seed_home
+
+
+@pytest.fixture
+def home(home_dir: Path) -> Home:
+    h = Home(home_dir)
+    seed_home(h)
+    return h
+
+
+def _app(home: Home, provider: ScriptedProvider) -> PearApp:
+    def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
+        return ResolvedProvider(provider, "scripted", False, "medium")
+
+    return PearApp(home, provider_factory=factory)
+
+
+def _texts(chat: Any) -> list[str]:
+    return [m.content for m in chat.messages()]
+
+
+def test_a_chat_starts_with_the_greeting_and_survives_reopening(home: Home) -> None:
+    provider = ScriptedProvider().add(text_turn("青梧", "放下茶壶：“记得。”"))
+    app = _app(home, provider)
+    chat = app.new_chat()
+    assert chat.messages()[0].role == "assistant" and "greeting" in chat.messages()[0].tags
+    events = list(chat.send("掌柜可还记得怀瑾公子？"))
+    assert events[-1].type == "done" and events[-1].to_json()["stop_reason"] == "stop"
+    assert _texts(chat)[1:] == ["掌柜可还记得怀瑾公子？", "青梧放下茶壶：“记得。”"]
+    # The request saw the card's system prompt, the greeting and the question.
+    sent = provider.requests[0].messages
+    assert sent[0]["role"] == "system" and sent[-1]["content"] == "掌柜可还记得怀瑾公子？"
+    reopened = app.open_chat(None, chat.chat_id)
+    assert _texts(reopened) == _texts(chat)
+    assert reopened.messages()[-1].role == "assistant"
+
+
+def test_a_failing_model_keeps_the_users_message(home: Home) -> None:
+    provider = ScriptedProvider().add(ScriptedTurn(raise_error=ProviderError("连接被拒绝")))
+    app = _app(home, provider)
+    chat = app.new_chat()
+    events = list(chat.send("今天有什么茶？"))
+    assert [e.type for e in events] == ["error", "done"]
+    assert "连接被拒绝" in events[0].to_json()["message"]
+    assert _texts(app.open_chat(None, chat.chat_id))[-1] == "今天有什么茶？"
+
+
+def test_regenerate_swipe_continue_edit_delete_branch(home: Home) -> None:
+    provider = ScriptedProvider().add(
+        text_turn("甲回复"), text_turn("乙回复"), text_turn("，续写"), text_turn("分支回复")
+    )
+    app = _app(home, provider)
+    chat = app.new_chat()
+    list(chat.send("问一"))
+    list(chat.regenerate())
+    assert chat.swipe_position() == (2, 2) and _texts(chat)[-1] == "乙回复"
+    assert chat.swipe(-1) is None
+    assert _texts(chat)[-1] == "甲回复" and chat.swipe_position() == (1, 2)
+    list(chat.continue_())
+    assert _texts(chat)[-1] == "甲回复，续写"
+    chat.edit(1, "问一（改）")
+    assert _texts(chat)[1:] == ["问一（改）", "甲回复，续写"]
+    chat.delete(2)
+    assert _texts(chat)[1:] == ["问一（改）"]
+    chat.branch(0)
+    list(chat.send("另起一问"))
+    assert _texts(chat)[1:] == ["另起一问", "分支回复"]
+    # Everything is on disk: reopening shows the same branch, and the old versions are still in the tree.
+    reopened = app.open_chat(None, chat.chat_id)
+    assert _texts(reopened) == _texts(chat)
+    assert len(reopened.tree_rows()) == len(chat.tree_rows())
+
+
+def test_impersonate_is_not_saved(home: Home) -> None:
+    provider = ScriptedProvider().add(text_turn("旅人拱手道：“掌柜好。”"))
+    chat = _app(home, provider).new_chat()
+    before = len(chat.chat.tree)
+    text = "".join(e.to_json().get("text", "") for e in chat.impersonate() if e.type == "text_delta")
+    assert text == "旅人拱手道：“掌柜好。”" and len(chat.chat.tree) == before
+    assert provider.requests[0].tools == []
+
+
+def test_session_grant_follows_the_branch(home: Home) -> None:
+    bash = FunctionTool("bash", "运行", {"type": "object"}, lambda a, c: "ok", access="exec")
+
+    def setup(env: BeatEnv) -> Any:
+        return plain_builder({"name": "青梧"}, env.user_name), [bash]
+
+    saved = dict(MODES)
+    register_mode("stage", setup)
+    try:
+        provider = ScriptedProvider().add(
+            tool_turn(ToolCall("c1", "bash", "{}")), text_turn("好了"), text_turn("重答")
+        )
+        chat = _app(home, provider).new_chat()
+        list(chat.send("列个目录", approver=lambda _r: ApprovalAnswer("session")))
+        assert len(chat.chat.tree.customs("sandbox_grant")) == 1
+        list(chat.regenerate())  # back to the user message: the grant was made after it
+        assert chat.chat.tree.customs("sandbox_grant") == []
+    finally:
+        MODES.clear()
+        MODES.update(saved)
+
+
+def test_a_crash_in_the_middle_of_an_append_leaves_a_readable_chat(home: Home) -> None:
+    provider = ScriptedProvider().add(text_turn("答一"), text_turn("答二"))
+    app = _app(home, provider)
+    chat = app.new_chat()
+    list(chat.send("问一"))
+    path = chat.chat.path
+    assert path.name == SESSION_FILE
+    good = path.read_bytes()
+    torn = (
+        '{"id":"deadbeef","parentId":null,"type":"message","timestamp":"x",'
+        '"message":{"role":"user","content":"半句'
+    )
+    path.write_bytes(good + torn.encode("utf-8")[:-2])  # cut inside a multi-byte character too
+    reopened = app.open_chat(None, chat.chat_id)
+    assert _texts(reopened)[1:] == ["问一", "答一"]
+    list(reopened.send("问二"))
+    again = ChatFile.open(path.parent.parent, chat.chat_id)
+    assert [m.message["content"] for m in again.tree.messages()][1:] == ["问一", "答一", "问二", "答二"]
+
+
+def test_sillytavern_chat_round_trip(home: Home) -> None:
+    st = (
+        '{"user_name":"旅人","character_name":"青梧","create_date":"2026-11-30@00h00m00s","chat_metadata":{}}\n'
+        '{"name":"青梧","is_user":false,"is_system":false,"send_date":"x","mes":"客官里边请。","extra":{}}\n'
+        '{"name":"旅人","is_user":true,"is_system":false,"send_date":"x","mes":"掌柜好。","extra":{}}\n'
+        '{"name":"青梧","is_user":false,"is_system":false,"send_date":"x","mes":"乙","extra":{},'
+        '"swipe_id":1,"swipes":["甲","乙"],"swipe_info":[{"extra":{}},{"extra":{}}]}'
+    )
+    app = _app(home, ScriptedProvider())
+    chat = app.import_chat(None, st.encode("utf-8"), "旧对话.jsonl")
+    assert _texts(chat) == ["客官里边请。", "掌柜好。", "乙"]
+    assert chat.swipe_position() == (2, 2)
+    exported = chat.export_sillytavern().decode("utf-8").splitlines()
+    import json
+
+    last = json.loads(exported[-1])
+    assert last["swipes"] == ["甲", "乙"] and last["swipe_id"] == 1 and last["mes"] == "乙"
+    assert json.loads(exported[0])["character_name"] == "青梧"
