@@ -200,7 +200,7 @@ def read_chat_jsonl(data: bytes, filename: str) -> TavernChat:
     for index, (number, line) in enumerate(lines):
         try:
             value = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             value = None
         if not isinstance(value, dict):
             if index == len(lines) - 1 and index > 0:
@@ -237,7 +237,7 @@ def is_chat_text(text: str) -> bool:
     first = text.split("\n", 1)[0].strip()
     try:
         value = json.loads(first)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return False
     return isinstance(value, dict) and (_is_header(value) or ("mes" in value and "is_user" in value))
 

@@ -202,7 +202,8 @@ def lorebook_from_character_book(
     """
     del name
     original = copy.deepcopy(book)
-    sources = [e for e in original.get("entries") or [] if isinstance(e, dict)]
+    listed = original.get("entries")
+    sources = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
     # Two entries with the same id must not overwrite each other: a repeated or missing id gets
     # the array index or, if that is taken too, the smallest free uid.
     taken: set[int] = set()
@@ -253,8 +254,11 @@ def character_book_from_lorebook(book: JsonObject, name: str = "") -> JsonObject
     Unlike SillyTavern we also write ``extensions: {}`` on the book, which the V2/V3 specs require.
     Entries come out in numeric uid order.
     """
-    raw_entries = book.get("entries") or {}
-    items = raw_entries.values() if isinstance(raw_entries, dict) else raw_entries
+    raw_entries = book.get("entries")
+    if isinstance(raw_entries, dict):
+        items: list[Any] = list(raw_entries.values())
+    else:
+        items = raw_entries if isinstance(raw_entries, list) else []
     sources = [e for e in items if isinstance(e, dict)]
     sources.sort(key=_uid_order)
     entries = []
