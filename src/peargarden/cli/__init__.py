@@ -17,8 +17,11 @@ from ._app import app
 
 # Command groups register themselves on import.
 from . import init_cmd  # noqa: F401  isort: skip
+from . import tavern_cmd  # noqa: F401  isort: skip
 from . import cards_cmd, export_cmd, import_cmd, lorebook_cmd  # noqa: F401  isort: skip
 from . import vault_cmd  # noqa: F401  isort: skip
+from . import sandbox_cmd  # noqa: F401  isort: skip
+from . import chat_cmd, sessions_cmd  # noqa: F401  isort: skip
 
 
 def main(argv: list[str] | None = None) -> None:
