@@ -15,13 +15,22 @@ from peargarden.errors import PearError
 
 from ._app import app
 
-# Command groups register themselves on import.
-from . import init_cmd  # noqa: F401  isort: skip
-from . import tavern_cmd  # noqa: F401  isort: skip
-from . import cards_cmd, export_cmd, import_cmd, lorebook_cmd  # noqa: F401  isort: skip
-from . import vault_cmd  # noqa: F401  isort: skip
-from . import sandbox_cmd  # noqa: F401  isort: skip
-from . import chat_cmd, sessions_cmd  # noqa: F401  isort: skip
+
+def _register_command_groups() -> None:
+    """Import every ``cli/*_cmd.py``: each registers its commands on :data:`app` when imported.
+
+    Command modules are discovered, not listed, so adding a command group never means editing this
+    file (do not add imports here).
+    """
+    import importlib
+    import pkgutil
+
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module.name.endswith("_cmd"):
+            importlib.import_module(f"{__name__}.{module.name}")
+
+
+_register_command_groups()
 
 
 def main(argv: list[str] | None = None) -> None:
