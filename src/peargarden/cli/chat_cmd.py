@@ -1,0 +1,390 @@
+"""``pear chat``: play a card in the terminal (interactive, or one beat with ``--once``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Callable, Iterator
+
+import typer
+
+from peargarden.agent.approvals import ApprovalAnswer, Approver
+from peargarden.agent.events import AgentEvent
+from peargarden.agent.thinking import parse_level
+from peargarden.app.connections import Connection
+from peargarden.app.runner import ApprovalPrompt, BeatRunner
+from peargarden.app.service import ChatOptions, ChatSession, PearApp
+from peargarden.errors import BadInput, PearError, ProviderError
+from peargarden.workspace.seed import seed_home
+
+from ._app import app, state
+
+HELP = """命令：
+  /regen            重新生成最后一条回复（旧的留作另一条）
+  /swipe [-]        下一条 / 上一条回复（超过最后一条就生成新的）
+  /continue         接着最后一条回复往下写
+  /impersonate      让模型替你写下一句（回车发送，输入文字改写，/cancel 放弃）
+  /edit N [文字]    改第 N 条消息（从 0 数起；/show 看编号）
+  /delete N         删掉第 N 条消息（旧版本仍在 /tree 里）
+  /branch N         回到第 N 条消息，从那里另起分支
+  /tree             显示整棵对话树
+  /show             显示当前分支的消息和编号
+  /mode [stage|tavern]  查看或切换对话方式
+  /quit             退出
+Ctrl-C 停止正在生成的回复（已写出的部分会保留）。"""
+
+
+def _options(
+    mode: str | None,
+    thinking: str | None,
+    persona: str | None,
+    base_url: str | None,
+    model: str | None,
+    api_key_env: str | None,
+) -> ChatOptions:
+    if mode is not None and mode not in ("stage", "tavern"):
+        raise BadInput(f"--mode 只能是 stage 或 tavern，收到 {mode!r}")
+    if thinking is not None:
+        parse_level(thinking)
+    connection: Connection | None = None
+    if base_url or model or api_key_env:
+        connection = Connection(base_url or "", model or "", api_key_env or "")
+    return ChatOptions(mode=mode, thinking=thinking, persona=persona, connection=connection)
+
+
+def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSession:
+    home = state.home
+    if not home.exists():
+        seed_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
+    service = PearApp(home)
+    if chat_id:
+        return service.open_chat(card, chat_id, options)
+    return service.new_chat(card, options)
+
+
+# -- rendering -------------------------------------------------------------------------------------
+
+
+class _Printer:
+    """Streams events to the terminal: reply on stdout, everything else on stderr."""
+
+    def __init__(self, show_thinking: bool = True) -> None:
+        self.show_thinking = show_thinking
+        self.in_thinking = False
+        self.line_open = False
+
+    def _end_thinking(self) -> None:
+        if self.in_thinking:
+            sys.stderr.write("\x1b[0m\n")
+            sys.stderr.flush()
+            self.in_thinking = False
+
+    def _newline(self) -> None:
+        if self.line_open:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            self.line_open = False
+
+    def event(self, event: AgentEvent) -> None:
+        data = event.to_json()
+        kind = event.type
+        if kind == "thinking_delta":
+            if self.show_thinking:
+                if not self.in_thinking:
+                    sys.stderr.write("\x1b[2m（思考）")
+                    self.in_thinking = True
+                sys.stderr.write(data["text"])
+                sys.stderr.flush()
+            return
+        self._end_thinking()
+        if kind == "text_delta":
+            sys.stdout.write(data["text"])
+            sys.stdout.flush()
+            self.line_open = True
+            return
+        self._newline()
+        if kind == "tool_start":
+            args = (
+                json.dumps(data["args"], ensure_ascii=False)
+                if data["args"] is not None
+                else "（参数无法解析）"
+            )
+            typer.echo(f"  ⚙ {data['name']} {args}", err=True)
+        elif kind == "tool_end":
+            first = (data["text"].strip().splitlines() or [""])[0][:80]
+            mark = "✗" if data["is_error"] else "↳"
+            typer.echo(f"    {mark} {first}", err=True)
+        elif kind == "warning":
+            typer.echo(f"⚠ {data['message']}", err=True)
+        elif kind == "error":
+            typer.echo(f"pear: {data['message']}", err=True)
+        elif kind == "done" and data["stop_reason"] == "aborted":
+            typer.echo("（已停止，已写出的部分保留）", err=True)
+
+
+def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
+    request = prompt.request
+    if not interactive:
+        prompt.answer(ApprovalAnswer("deny", "非交互模式，无法询问"))
+        return
+    args = json.dumps(request.args, ensure_ascii=False)
+    typer.echo(f"\n需要你的同意：{request.tool_name} {args}", err=True)
+    if request.reason:
+        typer.echo(f"  原因：{request.reason}", err=True)
+    typer.echo(
+        "  [1] 允许这一次  [2] 本会话都允许  [3] 这张卡永久允许  [4] 拒绝  （也可以直接打字回复，算拒绝）",
+        err=True,
+    )
+    try:
+        answer = input("> ").strip()
+    except (EOFError, KeyboardInterrupt):
+        prompt.answer(None)
+        return
+    choices = {"1": "once", "2": "session", "3": "card", "4": "deny"}
+    if answer in choices:
+        prompt.answer(ApprovalAnswer(choices[answer]))  # type: ignore[arg-type]
+    elif not answer:
+        prompt.answer(None)
+    else:
+        prompt.answer(ApprovalAnswer("deny", answer))
+
+
+def _run(
+    start: Callable[[Approver, threading.Event], Iterator[AgentEvent]],
+    on_event: Callable[[AgentEvent], None],
+    interactive: bool,
+) -> tuple[str, str]:
+    """Drive one beat; returns (stop reason, reply text).  Ctrl-C stops the beat, keeping its text."""
+    cancel = threading.Event()
+    runner = BeatRunner(lambda approver: start(approver, cancel), cancel)
+    text: list[str] = []
+    reason = "error"
+    while True:
+        try:
+            item = runner.next_item()
+        except KeyboardInterrupt:
+            runner.stop()
+            continue
+        if item is None:
+            break
+        if isinstance(item, ApprovalPrompt):
+            _ask_approval(item, interactive)
+            continue
+        if item.type == "text_delta":
+            text.append(item.to_json()["text"])
+        if item.type == "done":
+            reason = item.to_json()["stop_reason"]
+        on_event(item)
+    return reason, "".join(text)
+
+
+# -- the command -----------------------------------------------------------------------------------
+
+
+@app.command("chat")
+def chat_command(
+    card: str | None = typer.Option(None, "--card", help="卡名（默认：青梧）。"),
+    mode: str | None = typer.Option(None, "--mode", help="stage | tavern（默认来自设置）。"),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="OpenAI 兼容服务的地址，如 https://api.deepseek.com/v1"
+    ),
+    model: str | None = typer.Option(None, "--model", help="模型名。"),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", help="存放 API 密钥的环境变量名。"),
+    thinking: str | None = typer.Option(
+        None, "--thinking", help="off | minimal | low | medium | high | xhigh"
+    ),
+    persona: str | None = typer.Option(None, "--persona", help="你在故事里的名字（默认来自设置）。"),
+    chat_id: str | None = typer.Option(
+        None, "--chat", help="接着已有的对话（对话 id，见 pear sessions list）。"
+    ),
+    once: str | None = typer.Option(None, "--once", help="只走一拍：发送这句话，打印回复后退出。"),
+    as_json: bool = typer.Option(False, "--json", help="与 --once 一起：把事件流按 JSON 行打印。"),
+) -> None:
+    """和一张卡对话（交互式、流式输出）；--once 只走一拍。"""
+    if as_json and once is None:
+        raise BadInput("--json 只能和 --once 一起用")
+    options = _options(mode, thinking, persona, base_url, model, api_key_env)
+    session = _open(card, chat_id, options)
+    if once is not None:
+        _once(session, once, as_json)
+        return
+    _interactive(session)
+
+
+def _once(session: ChatSession, text: str, as_json: bool) -> None:
+    def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent]:
+        return session.send(text, cancel=cancel, approver=approver)
+
+    if as_json:
+
+        def emit(event: AgentEvent) -> None:
+            sys.stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+
+        reason, _ = _run(start, emit, interactive=False)
+    else:
+        printer = _Printer(show_thinking=False)
+        reason, reply = _run(start, printer.event, interactive=False)
+        if reply and not reply.endswith("\n"):
+            sys.stdout.write("\n")
+    # sys.exit rather than typer.Exit: the root runs click with standalone_mode=False, which turns
+    # an Exit into a return value that would be lost.
+    if reason == "error":
+        sys.exit(ProviderError.exit_code)
+    if reason == "aborted":
+        sys.exit(130)
+
+
+def _interactive(session: ChatSession) -> None:
+    printer = _Printer()
+    typer.echo(
+        f"梨园 · {session.card.folder} · 对话 {session.chat_id} · {session.mode} · 思考 {session.thinking}",
+        err=True,
+    )
+    typer.echo("输入 /help 查看命令。", err=True)
+    messages = session.messages()
+    if messages:
+        last = messages[-1]
+        typer.echo(("" if last.role == "assistant" else "你：") + last.content)
+
+    def play(start: Callable[[Approver, threading.Event], Iterator[AgentEvent]]) -> str:
+        _, reply = _run(start, printer.event, interactive=True)
+        printer._newline()
+        return reply
+
+    while True:
+        try:
+            line = input("\n你：").strip()
+        except (EOFError, KeyboardInterrupt):
+            typer.echo("", err=True)
+            return
+        if not line:
+            continue
+        if not line.startswith("/"):
+            play(_sender(session, line))
+            continue
+        command, _, rest = line.partition(" ")
+        rest = rest.strip()
+        try:
+            if command in ("/quit", "/exit", "/q"):
+                return
+            if not _slash(session, command, rest, play):
+                typer.echo(f"未知命令 {command}；/help 查看命令。", err=True)
+        except PearError as error:
+            typer.echo(f"pear: {error}", err=True)
+
+
+def _sender(session: ChatSession, text: str) -> Callable[[Approver, threading.Event], Iterator[AgentEvent]]:
+    def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent]:
+        return session.send(text, cancel=cancel, approver=approver)
+
+    return start
+
+
+def _index(rest: str) -> tuple[int, str]:
+    head, _, tail = rest.partition(" ")
+    try:
+        return int(head), tail.strip()
+    except ValueError:
+        raise BadInput("需要消息编号 N（从 0 数起；/show 查看编号）") from None
+
+
+def _slash(
+    session: ChatSession,
+    command: str,
+    rest: str,
+    play: Callable[[Callable[[Approver, threading.Event], Iterator[AgentEvent]]], str],
+) -> bool:
+    if command == "/help":
+        typer.echo(HELP, err=True)
+    elif command == "/regen":
+        play(lambda approver, cancel: session.regenerate(cancel=cancel, approver=approver))
+        _swipe_counter(session)
+    elif command == "/swipe":
+        step = -1 if rest in ("-", "-1", "prev", "左") else 1
+        holder: dict[str, Iterator[AgentEvent] | None] = {}
+
+        def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent]:
+            events = session.swipe(step, cancel=cancel, approver=approver)
+            holder["events"] = events
+            return events if events is not None else iter(())
+
+        play(start)
+        if holder.get("events") is None:
+            typer.echo(session.messages()[-1].content)
+        _swipe_counter(session)
+    elif command == "/continue":
+        play(lambda approver, cancel: session.continue_(cancel=cancel, approver=approver))
+    elif command == "/impersonate":
+        draft = play(lambda _approver, cancel: session.impersonate(cancel=cancel)).strip()
+        if not draft:
+            return True
+        typer.echo("（回车发送这段，输入文字改用你的话，/cancel 放弃）", err=True)
+        try:
+            reply = input("你：").strip()
+        except (EOFError, KeyboardInterrupt):
+            return True
+        if reply == "/cancel":
+            return True
+        play(_sender(session, reply or draft))
+    elif command == "/edit":
+        index, text = _index(rest)
+        if not text:
+            typer.echo(f"原文：{session.messages()[index].content}", err=True)
+            text = input("新的内容：").strip()
+            if not text:
+                return True
+        session.edit(index, text)
+        typer.echo(f"已改第 {index} 条（旧版本仍在 /tree 里）。", err=True)
+    elif command == "/delete":
+        index, _ = _index(rest)
+        session.delete(index)
+        typer.echo(f"已删第 {index} 条（旧版本仍在 /tree 里）。", err=True)
+    elif command == "/branch":
+        index, _ = _index(rest)
+        session.branch(index)
+        typer.echo(f"已回到第 {index} 条，下一句从这里另起分支。", err=True)
+    elif command == "/tree":
+        _print_tree(session)
+    elif command == "/show":
+        for number, message in enumerate(session.messages()):
+            typer.echo(f"[{number}] {_who(message.role)}{_preview(message.content, 200)}")
+    elif command == "/mode":
+        if rest:
+            session.set_mode(rest)
+        typer.echo(f"对话方式：{session.mode}", err=True)
+    else:
+        return False
+    return True
+
+
+def _swipe_counter(session: ChatSession) -> None:
+    position, count = session.swipe_position()
+    if count:
+        typer.echo(f"〈{position}/{count}〉", err=True)
+
+
+def _who(role: str) -> str:
+    return {"user": "你：", "assistant": "", "tool": "  ↳ "}.get(role, f"{role}：")
+
+
+def _preview(text: str, width: int = 40) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _print_tree(session: ChatSession) -> None:
+    leaf = session.chat.tree.leaf
+    for row in session.tree_rows():
+        entry = row.entry
+        mark = "●" if entry.id == leaf else ("•" if row.on_path else "○")
+        kin = f" ({row.sibling_index + 1}/{row.sibling_count})" if row.sibling_count > 1 else ""
+        if entry.type == "message":
+            body = _who(entry.role) + _preview(str(entry.message.get("content") or ""))
+            calls = entry.message.get("tool_calls")
+            if calls and not entry.message.get("content"):
+                body = "调用 " + "、".join(str(c.get("name")) for c in calls)
+        else:
+            body = f"[{entry.type}] {entry.body.get('customType', '')}"
+        typer.echo(f"{'  ' * row.depth}{mark} {entry.id}{kin} {body}")

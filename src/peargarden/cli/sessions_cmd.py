@@ -1,0 +1,174 @@
+"""``pear sessions``: list, show and export the chats (session trees) of the cards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from peargarden.app.chat_store import ChatFile, list_chats
+from peargarden.errors import NotFound
+from peargarden.formats import TavernChat, TavernMessage, write_chat_jsonl
+from peargarden.sessions import ops
+from peargarden.sessions.sillytavern import export_chat
+from peargarden.workspace import atomic
+from peargarden.workspace.cards import CardFolder, list_cards, open_card
+
+from ._app import app, state
+
+sessions_app = typer.Typer(help="对话（会话树）：列出、查看、导出。", no_args_is_help=True)
+app.add_typer(sessions_app, name="sessions")
+
+
+def _cards(card: str | None) -> list[CardFolder]:
+    return [open_card(state.home, card)] if card else list_cards(state.home)
+
+
+def _find(chat_id: str, card: str | None) -> tuple[CardFolder, ChatFile]:
+    for folder in _cards(card):
+        if chat_id in list_chats(folder.chats_dir):
+            return folder, ChatFile.open(folder.chats_dir, chat_id)
+    raise NotFound(f"没有对话 {chat_id}（no such chat）；用 pear sessions list 查看")
+
+
+def _summary(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
+    messages = chat.tree.messages()
+    last = messages[-1] if messages else None
+    position, count = ops.swipe_position(chat.tree)
+    return {
+        "id": chat.chat_id,
+        "card": folder.folder,
+        "mode": chat.header.get("mode", "stage"),
+        "created": chat.header.get("timestamp"),
+        "updated": max((e.timestamp for e in chat.tree), default=chat.header.get("timestamp")),
+        "messages": len(messages),
+        "entries": len(chat.tree),
+        "last": str(last.message.get("content") or "") if last else "",
+        "swipe": [position, count],
+        "warnings": chat.warnings,
+    }
+
+
+def _message_row(number: int, entry: Any) -> dict[str, Any]:
+    message = entry.message
+    row: dict[str, Any] = {
+        "n": number,
+        "id": entry.id,
+        "role": message.get("role"),
+        "content": message.get("content"),
+    }
+    for key in (
+        "name",
+        "reasoning",
+        "tool_calls",
+        "tool_call_id",
+        "is_error",
+        "model",
+        "usage",
+        "stop_reason",
+        "tags",
+    ):
+        if key in message:
+            row[key] = message[key]
+    return row
+
+
+@sessions_app.command("list")
+def list_command(
+    card: str | None = typer.Option(None, "--card", help="只列这张卡的对话。"),
+    as_json: bool = typer.Option(False, "--json", help="JSON 输出（中文不转义）。"),
+) -> None:
+    """列出对话：id、卡、方式、消息数、最后一条。"""
+    rows = []
+    for folder in _cards(card):
+        for chat_id in list_chats(folder.chats_dir):
+            rows.append(_summary(folder, ChatFile.open(folder.chats_dir, chat_id)))
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    if not rows:
+        typer.echo("还没有对话。用 pear chat 开始一段。")
+        return
+    for row in rows:
+        last = " ".join(row["last"].split())
+        last = last if len(last) <= 40 else last[:39] + "…"
+        typer.echo(f"{row['id']}\t{row['card']}\t{row['mode']}\t{row['messages']} 条\t{last}")
+
+
+@sessions_app.command("show")
+def show_command(
+    chat_id: str = typer.Argument(..., help="对话 id。"),
+    card: str | None = typer.Option(None, "--card", help="对话所在的卡（不给则在所有卡里找）。"),
+    tree: bool = typer.Option(False, "--tree", help="显示整棵树，而不只是当前分支。"),
+    as_json: bool = typer.Option(False, "--json", help="JSON 输出（中文不转义）。"),
+) -> None:
+    """显示一段对话当前分支的消息（带编号，从 0 数起）。"""
+    folder, chat = _find(chat_id, card)
+    messages = chat.tree.messages()
+    if as_json:
+        out: dict[str, Any] = _summary(folder, chat)
+        out["leaf"] = chat.tree.leaf
+        out["branch"] = [_message_row(n, e) for n, e in enumerate(messages)]
+        if tree:
+            out["tree"] = [
+                {
+                    "id": r.entry.id,
+                    "parentId": r.entry.parent_id,
+                    "type": r.entry.type,
+                    "depth": r.depth,
+                    "onPath": r.on_path,
+                    "role": r.entry.role or None,
+                }
+                for r in chat.tree.rows()
+            ]
+        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        return
+    for warning in chat.warnings:
+        typer.echo(f"⚠ {warning}", err=True)
+    if tree:
+        for row in chat.tree.rows():
+            entry = row.entry
+            mark = "●" if entry.id == chat.tree.leaf else ("•" if row.on_path else "○")
+            text = (
+                " ".join(str(entry.message.get("content") or "").split())[:40]
+                if entry.type == "message"
+                else ""
+            )
+            typer.echo(f"{'  ' * row.depth}{mark} {entry.id} {entry.role or entry.type} {text}")
+        return
+    for number, entry in enumerate(messages):
+        role = entry.role
+        who = {
+            "user": "你",
+            "assistant": str(entry.message.get("name") or folder.folder),
+            "tool": "工具",
+        }.get(role, role)
+        typer.echo(f"[{number}] {who}：{entry.message.get('content') or ''}")
+
+
+@sessions_app.command("export")
+def export_command(
+    chat_id: str = typer.Argument(..., help="对话 id。"),
+    card: str | None = typer.Option(None, "--card", help="对话所在的卡（不给则在所有卡里找）。"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="写到这个文件（默认打印到标准输出）。"),
+) -> None:
+    """把当前分支导出成 SillyTavern 的对话 JSONL（同一回复的其他版本成为 swipes）。"""
+    folder, chat = _find(chat_id, card)
+    card_data = folder.load_card()
+    user_name = str(chat.header.get("persona") or "")
+    if not user_name:
+        from peargarden.workspace.config import load_settings
+
+        user_name = folder.effective_settings(load_settings(state.home.config_file)).user_name
+    header = chat.header.get("st_header")
+    lines = export_chat(
+        chat.tree, dict(header) if isinstance(header, dict) else {}, user_name, card_data.name
+    )
+    data = write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
+    if output is None:
+        typer.echo(data.decode("utf-8"))
+    else:
+        atomic.write_bytes(output, data)
+        typer.echo(f"已导出到 {output}", err=True)

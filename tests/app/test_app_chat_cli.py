@@ -1,0 +1,80 @@
+"""`pear chat --once --json` end to end: a subprocess talking to the fake server over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from peargarden.testing.fake_openai import FakeOpenAIServer, status, text_reply
+
+
+def _pear(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PEARGARDEN_HOME=str(home), PYTHONIOENCODING="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "peargarden", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.script([text_reply("客官，", "听雨轩今日有新到的雨前龙井。")])
+        done = _pear(
+            home_dir,
+            "chat",
+            "--once",
+            "掌柜，今天有什么茶？",
+            "--json",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "fake-model",
+            "--thinking",
+            "off",
+        )
+        assert done.returncode == 0, done.stderr
+        events = [json.loads(line) for line in done.stdout.splitlines()]
+        assert events[-1]["type"] == "done" and events[-1]["stop_reason"] == "stop"
+        assert (
+            "".join(e["text"] for e in events if e["type"] == "text_delta")
+            == "客官，听雨轩今日有新到的雨前龙井。"
+        )
+        sent = server.chat_requests[0].body
+        assert sent["model"] == "fake-model" and sent["messages"][-1]["content"].endswith(
+            "掌柜，今天有什么茶？"
+        )
+
+        listed = _pear(home_dir, "sessions", "list", "--card", "青梧", "--json")
+        rows = json.loads(listed.stdout)
+        assert len(rows) == 1 and rows[0]["last"] == "客官，听雨轩今日有新到的雨前龙井。"
+        shown = json.loads(_pear(home_dir, "sessions", "show", rows[0]["id"], "--json").stdout)
+        assert [m["role"] for m in shown["branch"]][-2:] == ["user", "assistant"]
+        exported = _pear(home_dir, "sessions", "export", rows[0]["id"])
+        assert json.loads(exported.stdout.splitlines()[-1])["mes"] == "客官，听雨轩今日有新到的雨前龙井。"
+
+
+def test_chat_once_fails_non_zero_and_keeps_the_message(home_dir: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.script([status(401)])
+        done = _pear(
+            home_dir,
+            "chat",
+            "--once",
+            "掌柜在吗？",
+            "--json",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "fake-model",
+            "--api-key-env",
+            "PEAR_TEST_NO_SUCH_KEY",
+        )
+        assert done.returncode != 0
+        events = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [e["type"] for e in events] == ["error", "done"]
+        assert "Traceback" not in done.stderr
+        chats = list((home_dir / "cards" / "青梧" / "chats").iterdir())
+        lines = (chats[0] / "session.jsonl").read_text(encoding="utf-8")
+        assert "掌柜在吗？" in lines
