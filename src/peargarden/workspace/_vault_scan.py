@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,12 +54,38 @@ class FileSignature:
         return [self.size, self.mtime_ns, self.ctime_ns, self.inode]
 
 
-def walk_tree(root: Path, scope: str | None = None) -> dict[str, FileSignature]:
+@dataclass
+class ScannedTree:
+    files: dict[str, FileSignature]
+    dirs: set[str]  # every folder walked (not the root), by POSIX relative path
+
+
+def parent_dirs(paths: Iterable[str]) -> set[str]:
+    """Every folder that contains one of *paths* (relative POSIX paths)."""
+    implied: set[str] = set()
+    for rel in paths:
+        parent = rel.rpartition("/")[0]
+        while parent and parent not in implied:
+            implied.add(parent)
+            parent = parent.rpartition("/")[0]
+    return implied
+
+
+def leaf_dirs(dirs: Iterable[str], files: Iterable[str]) -> list[str]:
+    """Folders with nothing snapshotted below them: a manifest records these so empty folders come back."""
+    dirs = list(dirs)
+    implied = parent_dirs([*files, *dirs])
+    return sorted(d for d in dirs if d not in implied)
+
+
+def walk_tree(root: Path, scope: str | None = None) -> ScannedTree:
     """Every file to snapshot under *root* (or under the relative folder *scope*), by POSIX relative path."""
     found: dict[str, FileSignature] = {}
+    dirs: set[str] = set()
+    tree = ScannedTree(found, dirs)
     start = root / scope if scope else root
     if not start.is_dir() or start.is_symlink():
-        return found
+        return tree
     prefix = f"{scope.strip('/')}/" if scope else ""
     stack: list[tuple[str, str]] = [(str(start), prefix)]
     while stack:
@@ -76,9 +103,10 @@ def walk_tree(root: Path, scope: str | None = None) -> dict[str, FileSignature]:
                 if entry.is_dir():
                     if (not rel_prefix and name == VAULT_DIR_NAME) or is_cache_dir_name(name):
                         continue
+                    dirs.add(rel)
                     stack.append((entry.path, rel + "/"))
                 elif entry.is_file() and not is_skipped_file_name(name):
                     found[rel] = FileSignature.of(entry.stat(follow_symlinks=False))
             except FileNotFoundError:  # removed while we walked
                 continue
-    return found
+    return tree

@@ -65,6 +65,8 @@ class Manifest:
     time: str
     reason: str
     files: dict[str, FileEntry]
+    # Folders with nothing snapshotted inside (other folders are implied by the files' paths).
+    dirs: tuple[str, ...] = ()
 
     @property
     def total_size(self) -> int:
@@ -80,6 +82,7 @@ class Manifest:
             "file_count": len(self.files),
             "total_size": self.total_size,
             "files": {path: self.files[path].to_json() for path in sorted(self.files)},
+            "dirs": sorted(self.dirs),
         }
 
     @classmethod
@@ -91,7 +94,16 @@ class Manifest:
             if not isinstance(files_raw, dict):
                 raise ValueError("files is not an object")
             files = {str(rel): FileEntry.from_json(entry) for rel, entry in files_raw.items()}
-            return cls(id=str(value["id"]), time=str(value["time"]), reason=str(value["reason"]), files=files)
+            dirs_raw = value.get("dirs", [])
+            if not isinstance(dirs_raw, list) or not all(isinstance(d, str) for d in dirs_raw):
+                raise ValueError("dirs is not a list of paths")
+            return cls(
+                id=str(value["id"]),
+                time=str(value["time"]),
+                reason=str(value["reason"]),
+                files=files,
+                dirs=tuple(sorted(dirs_raw)),
+            )
         except (KeyError, ValueError) as error:
             raise FormatError(f"快照清单已损坏：{error}", path=path) from None
 

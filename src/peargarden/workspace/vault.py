@@ -19,7 +19,8 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -34,7 +35,7 @@ from ._vault_background import (
     SnapshotDebouncer,
     start_background_snapshots,
 )
-from ._vault_scan import walk_tree
+from ._vault_scan import FileSignature, leaf_dirs, parent_dirs, walk_tree
 from ._vault_statcache import StatCache
 from ._vault_store import (
     FileEntry,
@@ -67,6 +68,7 @@ __all__ = [
 DEFAULT_KEEP = 50
 VAULT_LOCK = "vault"
 MAX_REASON_LENGTH = 200
+_STORE_THREADS = 8
 
 # Folders the program expects to find; a restore empties them but does not delete them.
 _STANDING_DIRS = {
@@ -277,7 +279,7 @@ class Vault:
             rel = None
         with self._locked():
             manifest = self.manifests.load(sid)
-            kind, targets = _targets(manifest, rel)
+            kind, targets, target_dirs = _targets(manifest, rel)
             missing = [p for p, e in targets.items() if not self.objects.has(e.sha256, e.size)]
             if missing:
                 raise FormatError(f"快照 {sid} 缺少 {len(missing)} 个内容对象，无法恢复（例如 {missing[0]}）")
@@ -285,7 +287,8 @@ class Vault:
                 self._check_file_target(rel)
             # Retention waits until the restore is done: the pre-restore snapshot must not push out the
             # very snapshot being restored.
-            before_info, current = self._snapshot_locked(f"before restore {sid}")
+            before_info, scan = self._snapshot_locked(f"before restore {sid}")
+            current = scan.files
             newest = self.manifests.ids()
             before = before_info.id if before_info else (newest[-1] if newest else None)
 
@@ -298,7 +301,10 @@ class Vault:
                 for p in removed:
                     with contextlib.suppress(FileNotFoundError):
                         (self.home.root / p).unlink()
-                self._remove_emptied_dirs(removed, keep=set(targets))
+                wanted_dirs = parent_dirs([*targets, *target_dirs]) | set(target_dirs)
+                self._remove_dirs(d for d in scan.dirs if in_scope(d) and d not in wanted_dirs)
+                for folder in target_dirs:
+                    self._make_restored_dir(folder)
             written: list[str] = []
             unchanged = 0
             for p in sorted(targets):
@@ -328,38 +334,52 @@ class Vault:
         with locking.locked(self.home, VAULT_LOCK, timeout=self.lock_timeout):
             yield
 
-    def _scan(self) -> tuple[dict[str, FileEntry], StatCache]:
+    def _scan(self) -> tuple[_Scan, StatCache]:
         """Hash the data folder (reusing remembered hashes) and store every new content object."""
         root = self.home.root
-        signatures = walk_tree(root)
+        tree = walk_tree(root)
+        signatures = tree.files
         cache = StatCache(self._statcache_path, racy_window_ns=self.racy_window_ns)
         known = self.objects.names()
         entries: dict[str, FileEntry] = {}
+        misses: list[str] = []
         for rel in sorted(signatures):
             signature = signatures[rel]
             sha = cache.lookup(rel, signature)
             if sha is not None and sha in known:
                 entries[rel] = FileEntry(sha, signature.size, signature.mode)
-                continue
+            else:
+                misses.append(rel)
+
+        def store(rel: str) -> tuple[str, str, int, os.stat_result] | None:
             try:
-                sha, size, seen = self.objects.add_file(root / rel, known)
+                return (rel, *self.objects.add_file(root / rel, known))
             except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-                continue  # deleted or replaced while we walked: the next snapshot sees the new state
+                return None  # deleted or replaced while we walked: the next snapshot sees the new state
             except PermissionError as error:
                 raise BadInput(f"无法读取，快照中止：{error.strerror}", path=root / rel) from None
-            seen_signature = type(signature).of(seen)
-            entries[rel] = FileEntry(sha, size, seen_signature.mode)
-            cache.remember(rel, seen_signature, sha)
-        cache.keep_only(set(entries))
-        return entries, cache
 
-    def _snapshot_locked(self, reason: str) -> tuple[SnapshotInfo | None, dict[str, FileEntry]]:
-        entries, cache = self._scan()
+        # Each new object is fsynced; several threads let the file system commit those together.
+        with ThreadPoolExecutor(max_workers=_STORE_THREADS) as pool:
+            for stored in pool.map(store, misses):
+                if stored is None:
+                    continue
+                rel, sha, size, seen = stored
+                seen_signature = FileSignature.of(seen)
+                entries[rel] = FileEntry(sha, size, seen_signature.mode)
+                cache.remember(rel, seen_signature, sha)
+        entries = {rel: entries[rel] for rel in sorted(entries)}
+        cache.keep_only(set(entries))
+        leaves = tuple(leaf_dirs(tree.dirs, entries))
+        return _Scan(entries, tree.dirs, leaves), cache
+
+    def _snapshot_locked(self, reason: str) -> tuple[SnapshotInfo | None, _Scan]:
+        scan, cache = self._scan()
         ids = self.manifests.ids()
         latest = self._latest_readable(ids)
-        if latest is not None and latest.files == entries:
+        if latest is not None and latest.files == scan.files and latest.dirs == scan.leaves:
             cache.save()
-            return None, entries
+            return None, scan
         when = self.clock()
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
@@ -367,11 +387,12 @@ class Vault:
             id=self._next_id(when, ids),
             time=when.isoformat(timespec="seconds"),
             reason=reason,
-            files=entries,
+            files=scan.files,
+            dirs=scan.leaves,
         )
         self.manifests.save(manifest)
         cache.save()
-        return SnapshotInfo.of(manifest), entries
+        return SnapshotInfo.of(manifest), scan
 
     def _latest_readable(self, ids: list[str]) -> Manifest | None:
         for snapshot_id in reversed(ids):
@@ -428,31 +449,40 @@ class Vault:
         except (NotADirectoryError, FileExistsError):
             raise ConflictError(f"{target} 的上级路径被一个文件占着") from None
 
-    def _remove_emptied_dirs(self, removed: list[str], *, keep: set[str]) -> None:
-        """Delete folders left empty by the removals, except folders the snapshot itself has files in."""
-        kept_dirs = set(_STANDING_DIRS)
-        for p in keep:
-            kept_dirs.update(str(parent) for parent in PurePosixPath(p).parents)
-        candidates: set[str] = set()
-        for p in removed:
-            candidates.update(str(parent) for parent in PurePosixPath(p).parents if str(parent) != ".")
+    def _remove_dirs(self, folders: Iterable[str]) -> None:
+        """Delete folders the snapshot did not have, once empty (one holding a cache folder stays)."""
         # Deepest first, so a parent is tried after its children are gone.
-        for folder in sorted(candidates, key=lambda d: d.count("/"), reverse=True):
-            if folder in kept_dirs:
+        for folder in sorted(folders, key=lambda d: d.count("/"), reverse=True):
+            if folder in _STANDING_DIRS:
                 continue
             with contextlib.suppress(OSError):
                 (self.home.root / folder).rmdir()
 
+    def _make_restored_dir(self, folder: str) -> None:
+        try:
+            atomic.ensure_dir(self.home.root / folder)
+        except (NotADirectoryError, FileExistsError):
+            raise ConflictError(f"{folder} 的位置被一个文件占着") from None
 
-def _targets(manifest: Manifest, rel: str | None) -> tuple[str, dict[str, FileEntry]]:
+
+@dataclass(frozen=True)
+class _Scan:
+    files: dict[str, FileEntry]
+    dirs: set[str]  # every folder now in the data folder (cache folders and the vault left out)
+    leaves: tuple[str, ...]  # the empty ones, as a manifest records them
+
+
+def _targets(manifest: Manifest, rel: str | None) -> tuple[str, dict[str, FileEntry], list[str]]:
+    """What a restore writes: (kind, files, empty folders); kind is "all", "folder" or "file"."""
     if rel is None:
-        return "all", dict(manifest.files)
+        return "all", dict(manifest.files), list(manifest.dirs)
     if rel in manifest.files:
-        return "file", {rel: manifest.files[rel]}
+        return "file", {rel: manifest.files[rel]}, []
     inside = {p: e for p, e in manifest.files.items() if p.startswith(rel + "/")}
-    if not inside:
+    dirs = [d for d in manifest.dirs if d == rel or d.startswith(rel + "/")]
+    if not inside and not dirs:
         raise NotFound(f"快照 {manifest.id} 里没有文件或文件夹 {rel}")
-    return "folder", inside
+    return "folder", inside, dirs
 
 
 def _clean_reason(reason: str) -> str:

@@ -1,0 +1,166 @@
+"""Taking snapshots: what is captured, deduplication, unchanged trees, retention and garbage collection."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from vault_test_library import make_library, tree_bytes
+
+from peargarden.workspace import atomic
+from peargarden.workspace._vault_store import ObjectStore
+from peargarden.workspace.home import Home
+from peargarden.workspace.vault import Vault
+
+
+def stepping_clock(start: datetime, step: timedelta = timedelta(minutes=1)) -> Callable[[], datetime]:
+    """A clock that moves *step* forward every time it is read."""
+    now = [start - step]
+
+    def clock() -> datetime:
+        now[0] += step
+        return now[0]
+
+    return clock
+
+
+START = datetime(2026, 11, 30, 8, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def vault(home_dir: Path) -> Vault:
+    make_library(home_dir)
+    return Vault(Home(home_dir), clock=stepping_clock(START))
+
+
+def test_snapshot_captures_every_user_file_and_skips_caches(vault: Vault, home_dir: Path) -> None:
+    info = vault.snapshot("启动")
+    assert info is not None
+    assert (info.id, info.time, info.reason) == ("20261130-080000", "2026-11-30T08:00:00+00:00", "启动")
+    manifest = vault.manifest(info.id)
+    assert set(manifest.files) == set(tree_bytes(home_dir))
+    assert "cards/青梧/chats/20261130-010203-ab12/会话.jsonl" in manifest.files
+    assert "library/presets/.cache/声明-默认预设.json" not in manifest.files
+    assert not any(p.startswith("vault/") for p in manifest.files)
+    for rel, data in tree_bytes(home_dir).items():
+        assert vault.read_file(info.id, rel) == data
+
+
+def test_temp_files_of_interrupted_writes_and_lock_files_are_not_snapshotted(vault: Vault, home_dir: Path) -> None:
+    (home_dir / "library" / "lorebooks" / ".栖水镇.json.k2x9_a1b.tmp").write_text("{半截", encoding="utf-8")
+    (home_dir / "cards" / "青梧" / "写入.lock").write_text("", encoding="utf-8")
+    info = vault.snapshot()
+    assert info is not None
+    files = vault.manifest(info.id).files
+    assert not any(p.endswith((".tmp", ".lock")) for p in files)
+
+
+def test_unchanged_tree_adds_no_snapshot(vault: Vault, home_dir: Path) -> None:
+    first = vault.snapshot()
+    assert first is not None
+    assert vault.snapshot() is None
+    assert vault.snapshot("再来一次") is None
+    assert [s.id for s in vault.snapshots()] == [first.id]
+    # Touching a file without changing it is still no change.
+    os.utime(home_dir / "SYSTEM.md")
+    assert vault.snapshot() is None
+    (home_dir / "SYSTEM.md").write_text("# 基础\n改过了。\n", encoding="utf-8")
+    assert vault.snapshot() is not None
+
+
+def test_identical_contents_are_stored_once(vault: Vault, home_dir: Path) -> None:
+    same = json.dumps({"entries": {}}, ensure_ascii=False)
+    for name in ("空书甲", "空书乙", "空书丙"):
+        (home_dir / "library" / "lorebooks" / f"{name}.json").write_text(same, encoding="utf-8")
+    info = vault.snapshot()
+    assert info is not None
+    files = vault.manifest(info.id).files
+    hashes = {files[f"library/lorebooks/{n}.json"].sha256 for n in ("空书甲", "空书乙", "空书丙")}
+    assert len(hashes) == 1
+    objects = ObjectStore(home_dir / "vault" / "objects").names()
+    assert len(objects) == len({e.sha256 for e in files.values()})
+    # A second snapshot after one edit stores exactly one new object.
+    (home_dir / "cards" / "青梧" / "AGENTS.md").write_text("# 青梧的世界\n书院在山上。\n", encoding="utf-8")
+    assert vault.snapshot() is not None
+    assert len(ObjectStore(home_dir / "vault" / "objects").names()) == len(objects) + 1
+
+
+def test_unchanged_library_is_not_read_again(home_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_library(home_dir)
+    vault = Vault(Home(home_dir), clock=stepping_clock(START), racy_window=0)
+    assert vault.snapshot() is not None
+    reads: list[Path] = []
+    original = ObjectStore.add_file
+
+    def counting(self: ObjectStore, source: Path, known: set[str]) -> tuple[str, int, os.stat_result]:
+        reads.append(source)
+        return original(self, source, known)
+
+    monkeypatch.setattr(ObjectStore, "add_file", counting)
+    assert vault.snapshot() is None
+    assert reads == []
+    # A changed file is read again even when its size stays the same (new inode via atomic write).
+    book = home_dir / "library" / "lorebooks" / "栖水镇.json"
+    atomic.write_bytes(book, book.read_bytes().replace("青石板".encode(), "白石板".encode()))
+    assert vault.snapshot() is not None
+    assert reads == [book]
+
+
+def test_recently_changed_files_are_always_hashed_again(vault: Vault, home_dir: Path) -> None:
+    """Same size, same mtime, same inode (an in-place rewrite within one timestamp tick) is still seen."""
+    assert vault.snapshot() is not None
+    book = home_dir / "library" / "personas" / "旅人.json"
+    stat = book.stat()
+    data = book.read_bytes()
+    with open(book, "r+b") as handle:  # in place: the inode stays
+        handle.write(data.replace(b"\xe8\xbf\x9c", b"\xe8\xbf\x91"))  # 远 → 近, same byte length
+    os.utime(book, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    changed = vault.snapshot()
+    assert changed is not None
+    assert "近行客" in vault.read_file(changed.id, "library/personas/旅人.json").decode("utf-8")
+
+
+def test_retention_keeps_the_newest_fifty_and_collects_their_objects(vault: Vault, home_dir: Path) -> None:
+    book = home_dir / "library" / "lorebooks" / "栖水镇.json"
+    ids = []
+    for round_ in range(55):
+        book.write_text(json.dumps({"round": round_, "note": f"第{round_}次修改"}, ensure_ascii=False))
+        info = vault.snapshot("write")
+        assert info is not None
+        ids.append(info.id)
+    listed = [s.id for s in vault.snapshots()]
+    assert listed == ids[5:]
+    assert len(listed) == 50
+    referenced = {e.sha256 for sid in listed for e in vault.manifest(sid).files.values()}
+    assert ObjectStore(home_dir / "vault" / "objects").names() == referenced
+    # The oldest snapshots' versions of the book are gone; the kept ones are readable.
+    assert json.loads(vault.read_file(listed[0], "library/lorebooks/栖水镇.json"))["round"] == 5
+
+
+def test_ids_stay_in_order_when_the_clock_repeats_or_goes_back(home_dir: Path) -> None:
+    make_library(home_dir)
+    times = iter([START, START, START - timedelta(hours=1)])
+    vault = Vault(Home(home_dir), clock=lambda: next(times))
+    note = home_dir / "cards" / "青梧" / "AGENTS.md"
+    made = []
+    for text in ("一", "二", "三"):
+        note.write_text(text, encoding="utf-8")
+        info = vault.snapshot()
+        assert info is not None
+        made.append(info.id)
+    assert made == ["20261130-080000", "20261130-080000-2", "20261130-080000-3"]
+    assert [s.id for s in vault.snapshots()] == made
+    assert vault.snapshots()[-1].time == "2026-11-30T07:00:00+00:00"
+
+
+def test_snapshot_of_a_missing_data_folder_creates_nothing(tmp_path: Path) -> None:
+    from peargarden.errors import NotFound
+
+    missing = tmp_path / "没有这个文件夹"
+    with pytest.raises(NotFound):
+        Vault(Home(missing)).snapshot()
+    assert not missing.exists()
