@@ -8,7 +8,6 @@ from functools import lru_cache
 from typing import Any
 
 from . import _js
-from ._jsregex import parse_key_regex
 
 MAX_SCAN_DEPTH = 1000
 MATCHER = "\x01"
@@ -26,13 +25,13 @@ def js_trim(text: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _whole_word(key: str) -> re.Pattern[str]:
+def whole_word_pattern(key: str) -> re.Pattern[str]:
     # ST builds /(?:^|\W)(key)(?:$|\W)/ without flags: \W is ASCII-only, ^/$ are the string ends.
     return re.compile(r"(?:\A|[^A-Za-z0-9_])" + re.escape(key) + r"(?:\Z|[^A-Za-z0-9_])")
 
 
 @lru_cache(maxsize=65536)
-def _is_multi_word(key: str) -> bool:
+def is_multi_word(key: str) -> bool:
     return len(_JS_SPACE_RUN.split(key)) > 1
 
 
@@ -66,7 +65,16 @@ class ScanBuffer:
 
     def text(self, scan_depth: Any, min_activations: bool) -> str:
         """``buffer.get(entry, scanState)`` for an entry whose ``scanDepth`` is ``scan_depth``."""
-        raw = self.depth() if _js.is_nullish(scan_depth) else scan_depth
+        if scan_depth is None or scan_depth is _js.UNDEFINED:
+            cached = self._text_cache.get((-1, min_activations))
+            if cached is not None:
+                return cached
+            result = self._text(self.depth(), min_activations)
+            self._text_cache[(-1, min_activations)] = result
+            return result
+        return self._text(scan_depth, min_activations)
+
+    def _text(self, raw: Any, min_activations: bool) -> str:
         depth_number = _js.to_number(raw)
         if not depth_number > 0:  # also NaN: ``NaN <= 0`` is false in JS, but slice(0, NaN) is empty
             if depth_number != depth_number:  # NaN
@@ -76,7 +84,7 @@ class ScanBuffer:
         else:
             depth = int(min(depth_number, MAX_SCAN_DEPTH))
         with_recurse = bool(self.recurse) and not min_activations
-        cache_key = (depth, with_recurse)
+        cache_key = (depth, not with_recurse)
         cached = self._text_cache.get(cache_key)
         if cached is not None:
             return cached
@@ -95,17 +103,3 @@ class ScanBuffer:
             if len(self._lower_cache) < 64:
                 self._lower_cache[text] = cached
         return cached
-
-    def match(self, haystack: str, needle: str, case_sensitive: bool, whole_words: bool) -> bool:
-        """``matchKeys``: regex keys on the raw text, else case folding and whole-word rules."""
-        regex = parse_key_regex(needle) if needle.startswith("/") else None
-        if regex is not None:
-            return regex.test(haystack)
-        if not case_sensitive:
-            haystack = self.lower(haystack)
-            needle = needle.lower()
-        if not whole_words or _is_multi_word(needle):
-            return needle in haystack
-        if needle and needle not in haystack:
-            return False  # cheap pre-check: the regex needs the key as a substring anyway
-        return _whole_word(needle).search(haystack) is not None

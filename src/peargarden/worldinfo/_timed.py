@@ -93,6 +93,9 @@ class TimedEffects:
             if _js.truthy(delay) and self.chat_length < _js.to_number(delay):
                 self.active["delay"].add(entry.hash)
 
+    def any_active(self) -> bool:
+        return any(self.active.values())
+
     def is_active(self, kind: str, entry: Prepared) -> bool:
         hashes = self.active[kind]
         return bool(hashes) and entry.hash in hashes

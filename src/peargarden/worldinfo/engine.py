@@ -9,8 +9,8 @@ from typing import Any
 from . import _js
 from ._buffer import ScanBuffer, js_trim
 from ._groups import filter_by_inclusion_groups
-from ._jsregex import looks_like_regex, parse_key_regex
 from ._placement import build_result
+from ._plan import EntryPlan, macro_is_stable, matcher, strict_int
 from ._prepared import Prepared
 from ._timed import TimedEffects, ensure_metadata
 from .types import (
@@ -39,15 +39,6 @@ def _js_round(value: float) -> int:
     return math.floor(value + 0.5)  # Math.round: halves go up, unlike Python's round()
 
 
-def _strict_int(value: Any) -> int | None:
-    """The number ``value`` holds if it is a JS number (``===`` comparisons), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and (math.isnan(value) or value != int(value)):
-        return None
-    return int(value)
-
-
 def budget_for(settings: WorldInfoSettings, max_context: int) -> int:
     """``round(budget% × max_context / 100) || 1``, then the absolute cap."""
     budget = _js_round(settings.budget_percent * max_context / 100) or 1
@@ -65,14 +56,12 @@ class _Scan:
         messages: Sequence[ScanMessage],
         settings: WorldInfoSettings,
         count_tokens: TokenCounter,
-        random: Callable[[], float],
         macro: Callable[[str], str],
         inject_scan: Sequence[str],
         character: CharacterContext | None,
     ) -> None:
         self.settings = settings
         self.count_tokens = count_tokens
-        self.random = random
         self.macro = macro
         self.character = character
         self.warnings: list[str] = []
@@ -84,61 +73,74 @@ class _Scan:
             if text:
                 self.buffer.inject.append(text)
         self._warned_keys: set[str] = set()
+        self._macro_cache: dict[str, str] = {}
 
     def tokens(self, text: str) -> int:
         return self.count_tokens(text) if text else 0
 
     # -- key matching -------------------------------------------------------------------------
 
-    def _match(self, entry: Prepared, text: str, key: str) -> bool:
-        if (
-            key.startswith("/")
-            and key not in self._warned_keys
-            and parse_key_regex(key) is None
-            and looks_like_regex(key)
-        ):
-            self._warned_keys.add(key)
-            self.warnings.append(
-                f"世界书条目 {entry.timed_key} 的正则关键词无法解析，按普通文字匹配: {key}"
-                f" (invalid regex key, matched as text)"
-            )
-        case = _js.truthy(_js.coalesce(entry.get("caseSensitive"), self.settings.case_sensitive))
-        whole = _js.truthy(_js.coalesce(entry.get("matchWholeWords"), self.settings.match_whole_words))
-        return self.buffer.match(text, key, case, whole)
+    def _flags(self, plan: EntryPlan) -> tuple[bool, bool]:
+        return plan.flags(self.settings.case_sensitive, self.settings.match_whole_words)
 
-    def _key_hit(self, entry: Prepared, text: str, key: Any) -> bool:
-        substituted = self.macro(_js.to_string(key))
-        return bool(substituted) and self._match(entry, text, js_trim(substituted))
+    def warn_invalid_keys(self) -> None:
+        for entry in self.entries:
+            for key in entry.plan.invalid_keys:
+                if entry.plan.disabled or key in self._warned_keys:
+                    continue
+                self._warned_keys.add(key)
+                self.warnings.append(
+                    f"世界书条目 {entry.timed_key} 的正则关键词无法解析，按普通文字匹配: {key}"
+                    f" (invalid regex key, matched as text)"
+                )
+
+    def _match(self, entry: Prepared, text: str, key: str, flags: tuple[bool, bool]) -> bool:
+        test, _invalid = matcher(key, flags[0], flags[1])
+        return test(text, self.buffer.lower(text))
+
+    def _key_hit(
+        self, entry: Prepared, text: str, key: str, needs_macro: bool, flags: tuple[bool, bool]
+    ) -> bool:
+        if needs_macro:
+            substituted = self._macro_cache.get(key)
+            if substituted is None:
+                substituted = self.macro(key)
+                if macro_is_stable(key):
+                    self._macro_cache[key] = substituted
+        else:
+            substituted = key
+        return bool(substituted) and self._match(entry, text, js_trim(substituted), flags)
 
     def score(self, entry: Prepared, state: int) -> int:
         """``buffer.getScore``: matched keys (no macros, no trim — as in SillyTavern)."""
-        text = self.buffer.text(entry.get("scanDepth"), state == MIN_ACTIVATIONS)
+        text = self.buffer.text(entry.plan.scan_depth, state == MIN_ACTIVATIONS)
+        flags = self._flags(entry.plan)
         primary_keys = entry.get("key")
         secondary_keys = entry.get("keysecondary")
         primary = secondary = 0
         n_primary = n_secondary = 0
         if isinstance(primary_keys, list):
             n_primary = len(primary_keys)
-            primary = sum(1 for k in primary_keys if self._match(entry, text, _js.to_string(k)))
+            primary = sum(1 for k in primary_keys if self._match(entry, text, _js.to_string(k), flags))
         if isinstance(secondary_keys, list):
             n_secondary = len(secondary_keys)
-            secondary = sum(1 for k in secondary_keys if self._match(entry, text, _js.to_string(k)))
+            secondary = sum(1 for k in secondary_keys if self._match(entry, text, _js.to_string(k), flags))
         if not n_primary:
             return 0
         if n_secondary > 0:
-            logic = _strict_int(entry.get("selectiveLogic"))
+            logic = strict_int(entry.get("selectiveLogic"))
             if logic == AND_ANY:
                 return primary + secondary
             if logic == AND_ALL:
                 return primary + secondary if secondary == n_secondary else primary
         return primary
 
-    def _secondary_ok(self, entry: Prepared, text: str) -> bool:
-        raw_logic = _js.coalesce(entry.get("selectiveLogic"), 0)
-        logic = _strict_int(raw_logic)
+    def _secondary_ok(self, entry: Prepared, text: str, flags: tuple[bool, bool]) -> bool:
+        plan = entry.plan
+        logic = plan.logic
         any_hit, all_hit = False, True
-        for key in entry.get("keysecondary"):
-            hit = self._key_hit(entry, text, key)
+        for key, needs_macro in plan.secondary or ():
+            hit = self._key_hit(entry, text, key, needs_macro, flags)
             any_hit = any_hit or hit
             all_hit = all_hit and hit
             if logic == AND_ANY and hit:
@@ -151,25 +153,20 @@ class _Scan:
 
     # -- filters ------------------------------------------------------------------------------
 
-    def _filtered_by_character(self, entry: Prepared) -> bool:
-        flt = entry.get("characterFilter")
-        if not _js.truthy(flt) or not isinstance(flt, Mapping):
-            return False
+    def _filtered_by_character(self, flt: Mapping[str, Any]) -> bool:
         exclude = _js.truthy(_js.get(flt, "isExclude"))
         names = _js.get(flt, "names")
         if isinstance(names, list) and len(names) > 0:
             avatar = self.character.avatar if self.character else None
             included = avatar is not None and avatar in names
-            if (included if exclude else not included):
+            if included if exclude else not included:
                 return True
         tags = _js.get(flt, "tags")
         if isinstance(tags, list) and len(tags) > 0 and self.character and self.character.tags is not None:
             includes_tag = any(t in tags for t in self.character.tags)
-            if (includes_tag if exclude else not includes_tag):
+            if includes_tag if exclude else not includes_tag:
                 return True
         return False
-
-
 
 
 def check_world_info(
@@ -189,7 +186,7 @@ def check_world_info(
     character: CharacterContext | None = None,
 ) -> WorldInfoResult:
     """Run one world-info scan.  See the package docstring for every argument."""
-    scan = _Scan(entries, messages, settings, count_tokens, random, macro, inject_scan, character)
+    scan = _Scan(entries, messages, settings, count_tokens, macro, inject_scan, character)
     budget = budget_for(settings, max_context)
     metadata = ensure_metadata(timed_world_info)
     timed = TimedEffects(metadata, len(messages) if chat_length is None else chat_length, scan.entries)
@@ -197,14 +194,9 @@ def check_world_info(
         timed.check()
     if not scan.entries:
         return WorldInfoResult(timed_world_info=metadata, budget=budget)
+    scan.warn_invalid_keys()
 
-    levels = sorted(
-        {
-            1.0 if raw is True else _js.to_number(raw)
-            for raw in (e.get("delayUntilRecursion") for e in scan.entries)
-            if _js.truthy(raw)
-        }
-    )
+    levels = sorted({e.plan.delay_recursion for e in scan.entries if e.plan.delay_recursion})
     level = levels.pop(0) if levels else 0.0
 
     state = INITIAL
@@ -224,62 +216,55 @@ def check_world_info(
         candidates: list[Prepared] = []
         min_act = state == MIN_ACTIVATIONS
 
+        timed_any = timed.any_active()
         for entry in scan.entries:
             ident = id(entry)
             if ident in failed or ident in activated:
                 continue
-            if _js.loose_equals_true(entry.get("disable")):
+            plan = entry.plan
+            if plan.disabled:
                 continue
-            if scan._filtered_by_character(entry):
+            if plan.character_filter is not None and scan._filtered_by_character(plan.character_filter):
                 continue
-            sticky = timed.is_active("sticky", entry)
-            if timed.is_active("delay", entry):
+            sticky = False
+            if timed_any:
+                sticky = timed.is_active("sticky", entry)
+                if timed.is_active("delay", entry):
+                    continue
+                if timed.is_active("cooldown", entry) and not sticky:
+                    continue
+            delay_rec = plan.delay_recursion
+            if delay_rec and not sticky and (state != RECURSION or delay_rec > level):
                 continue
-            if timed.is_active("cooldown", entry) and not sticky:
+            if state == RECURSION and settings.recursive and plan.exclude_recursion and not sticky:
                 continue
-            delay_rec = entry.get("delayUntilRecursion")
-            if state != RECURSION and _js.truthy(delay_rec) and not sticky:
-                continue
-            if (
-                state == RECURSION
-                and _js.truthy(delay_rec)
-                and _js.to_number(delay_rec) > level
-                and not sticky
-            ):
-                continue
-            if (
-                state == RECURSION
-                and settings.recursive
-                and _js.truthy(entry.get("excludeRecursion"))
-                and not sticky
-            ):
-                continue
-            if "@@activate" in entry.decorators:
+            if plan.decorators:
+                if "@@activate" in plan.decorators:
+                    candidates.append(entry)
+                    continue
+                if "@@dont_activate" in plan.decorators:
+                    continue
+            if plan.constant or sticky:
                 candidates.append(entry)
                 continue
-            if "@@dont_activate" in entry.decorators:
+            keys = plan.keys
+            if keys is None:
                 continue
-            if _js.truthy(entry.get("constant")):
-                candidates.append(entry)
+            text = buffer.text(plan.scan_depth, min_act)
+            lower = buffer.lower(text)
+            flags = scan._flags(plan)
+            for (key, needs_macro), test in zip(keys, plan.primary_tests(flags), strict=True):
+                if test(text, lower) if test is not None else scan._key_hit(entry, text, key, needs_macro, flags):
+                    break
+            else:
                 continue
-            if sticky:
-                candidates.append(entry)
-                continue
-            keys = entry.get("key")
-            if not isinstance(keys, list) or not keys:
-                continue
-            text = buffer.text(entry.get("scanDepth"), min_act)
-            if not any(scan._key_hit(entry, text, k) for k in keys):
-                continue
-            secondary = entry.get("keysecondary")
-            if not (_js.truthy(entry.get("selective")) and isinstance(secondary, list) and secondary):
-                candidates.append(entry)
-                continue
-            if scan._secondary_ok(entry, text):
+            if plan.secondary is None or scan._secondary_ok(entry, text, flags):
                 candidates.append(entry)
 
         # Sticky entries first, then scan order (the budget is spent in this order).
-        new_entries = sorted(candidates, key=lambda e: (0 if timed.is_active("sticky", e) else 1, e.index))
+        if timed_any:
+            candidates.sort(key=lambda e: (0 if timed.is_active("sticky", e) else 1, e.index))
+        new_entries = candidates  # already in scan order
         used = scan.tokens(activated_text)
         filter_by_inclusion_groups(
             new_entries,
@@ -352,7 +337,7 @@ def check_world_info(
 
 def _probability_ok(entry: Prepared, timed: TimedEffects, random: Callable[[], float]) -> bool:
     probability = entry.get("probability")
-    if not _js.truthy(entry.get("useProbability")) or _strict_int(probability) == 100:
+    if not _js.truthy(entry.get("useProbability")) or strict_int(probability) == 100:
         return True
     if timed.is_active("sticky", entry):
         return True

@@ -53,11 +53,13 @@ class WorldInfoEntry:
     ``raw`` is the entry object exactly as stored in the book file (key order preserved); the engine
     reads every field from it with JavaScript semantics (missing field = ``undefined``, no editor
     defaults), because SillyTavern's scanner does not fill in defaults either.  Build one with
-    :func:`peargarden.worldinfo.entry_from_st`.
+    :func:`peargarden.worldinfo.entry_from_st`.  Treat ``raw`` as read-only: the engine caches
+    what it derives from it (parsed decorators, key matchers) in ``cache``.
     """
 
     world: str
     raw: Mapping[str, JSONValue]
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def uid(self) -> JSONValue:
