@@ -1,4 +1,4 @@
-"""SillyTavern content formats: read and write, unknown fields kept.  Pure: bytes in, values out.
+"""SillyTavern content formats (see docs/formats.md): read and write, unknown fields kept.  Pure: bytes in, values out.
 
 Callers pass bytes (check ``len`` against ``MAX_INPUT_BYTES`` before reading a file) and a file
 name used only in error messages.  Every problem raises ``peargarden.errors.FormatError`` with a
@@ -38,7 +38,7 @@ Chats (SillyTavern JSONL, 1.12 and 1.18 headers)::
 
 Personas (SillyTavern ``power_user``)::
 
-    Persona ; personas_from_power_user(pu) ; personas_to_power_user(personas, pu)
+    Persona, PERSONA_* ; personas_from_power_user(pu) ; personas_to_power_user(personas, pu)
     read_personas(data, filename) ; persona_to_json(p) ; personas_to_backup_json(personas)
 """
 
@@ -66,6 +66,12 @@ from .lorebooks import (
     read_lorebook,
 )
 from .personas import (
+    PERSONA_AFTER_CHAR,
+    PERSONA_AT_DEPTH,
+    PERSONA_BOTTOM_AN,
+    PERSONA_IN_PROMPT,
+    PERSONA_NONE,
+    PERSONA_TOP_AN,
     Persona,
     persona_from_object,
     persona_to_json,
@@ -78,6 +84,12 @@ from .presets import PresetFile, load_preset, read_preset
 
 __all__ = [
     "MAX_INPUT_BYTES",
+    "PERSONA_AFTER_CHAR",
+    "PERSONA_AT_DEPTH",
+    "PERSONA_BOTTOM_AN",
+    "PERSONA_IN_PROMPT",
+    "PERSONA_NONE",
+    "PERSONA_TOP_AN",
     "SPEC_V2",
     "SPEC_V3",
     "WI_ENTRY_DEFAULTS",
