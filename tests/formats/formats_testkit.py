@@ -30,9 +30,7 @@ SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def chunk(ctype: bytes, body: bytes) -> bytes:
-    return (
-        struct.pack(">I", len(body)) + ctype + body + struct.pack(">I", zlib.crc32(ctype + body) & 0xFFFFFFFF)
-    )
+    return struct.pack(">I", len(body)) + ctype + body + struct.pack(">I", zlib.crc32(ctype + body) & 0xFFFFFFFF)
 
 
 def tiny_png(*extra: bytes, before_idat: bytes = b"") -> bytes:
@@ -40,12 +38,7 @@ def tiny_png(*extra: bytes, before_idat: bytes = b"") -> bytes:
     ihdr = struct.pack(">IIBBBBB", 2, 1, 8, 2, 0, 0, 0)
     pixels = zlib.compress(b"\x00" + bytes([200, 30, 40, 10, 220, 90]))
     return (
-        SIGNATURE
-        + chunk(b"IHDR", ihdr)
-        + before_idat
-        + chunk(b"IDAT", pixels)
-        + b"".join(extra)
-        + chunk(b"IEND", b"")
+        SIGNATURE + chunk(b"IHDR", ihdr) + before_idat + chunk(b"IDAT", pixels) + b"".join(extra) + chunk(b"IEND", b"")
     )
 
 

@@ -24,9 +24,7 @@ HEADER_112 = (
     '{"user_name":"小明","character_name":"青梧","create_date":"2026-11-29@22h38m27s",'
     '"chat_metadata":{"note_prompt":"","timedWorldInfo":{"sticky":{},"cooldown":{}},"tainted":true}}'
 )
-HEADER_118 = (
-    '{"chat_metadata":{"integrity":"abc","变量":{"好感":3}},"user_name":"unused","character_name":"unused"}'
-)
+HEADER_118 = '{"chat_metadata":{"integrity":"abc","变量":{"好感":3}},"user_name":"unused","character_name":"unused"}'
 MESSAGES = [
     '{"name":"青梧","is_user":false,"is_system":false,"send_date":"November 29, 2026 10:38pm",'
     '"mes":"客官，外头雨大。","extra":{},"swipe_id":1,"swipes":["第一版","客官，外头雨大。"],'
@@ -46,11 +44,7 @@ def test_both_header_styles_round_trip_byte_for_byte(header: str, style: str) ->
     assert chat.style == style and chat.torn_line is None
     assert write_chat_jsonl(chat) == data
     first, user, narrator = chat.messages
-    assert (
-        first.swipes == ["第一版", "客官，外头雨大。"]
-        and first.swipe_id == 1
-        and first.mes == "客官，外头雨大。"
-    )
+    assert first.swipes == ["第一版", "客官，外头雨大。"] and first.swipe_id == 1 and first.mes == "客官，外头雨大。"
     assert user.is_user and user.name == "小明" and user.extra == {"isSmallSys": False}
     assert narrator.is_system and narrator.is_narrator and narrator.extra["未知"] == 1
 
@@ -119,17 +113,13 @@ def test_new_chat_and_messages() -> None:
             swipes=["甲", "客官请坐。"],
         )
     )
-    chat.messages.append(
-        TavernMessage.new("小明", "好。", is_user=True, send_date="2026-05-03T12:00:01.000Z")
-    )
+    chat.messages.append(TavernMessage.new("小明", "好。", is_user=True, send_date="2026-05-03T12:00:01.000Z"))
     data = write_chat_jsonl(chat)
     assert data.startswith(b'{"chat_metadata":{"\xe5')  # UTF-8, no \u escapes
     assert not data.endswith(b"\n")
     again = read_chat_jsonl(data, "c.jsonl")
     assert again.style == "1.18" and again.messages[0].swipe_id == 1 and again.messages[1].is_user
-    old = TavernChat.new(
-        style="1.12", user_name="小明", character_name="青梧", create_date="2026-11-29@22h38m27s"
-    )
+    old = TavernChat.new(style="1.12", user_name="小明", character_name="青梧", create_date="2026-11-29@22h38m27s")
     assert list(old.header or {}) == ["user_name", "character_name", "create_date", "chat_metadata"]
     assert old.style == "1.12"
 

@@ -28,9 +28,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "formats" / "oracle-18-emb
 def _book() -> dict:  # type: ignore[type-arg]
     return new_lorebook(
         [
-            new_entry(
-                0, key=[], content="栖水镇是江南水乡的小镇，常年多雨。", constant=True, comment="栖水镇"
-            ),
+            new_entry(0, key=[], content="栖水镇是江南水乡的小镇，常年多雨。", constant=True, comment="栖水镇"),
             new_entry(
                 1,
                 key=["怀瑾", "怀瑾公子"],

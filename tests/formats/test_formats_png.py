@@ -8,7 +8,7 @@ import pytest
 from formats_testkit import b64json, chunk, chunks, payload_of, text_chunk, tiny_png, v2_card
 
 from peargarden.errors import FormatError
-from peargarden.formats import Card, card_to_png, read_card, read_card_png
+from peargarden.formats import Card, _png, card_to_png, read_card, read_card_png
 
 
 def test_reads_chara_chunk_with_chinese_content() -> None:
@@ -38,9 +38,7 @@ def test_reads_ztxt_and_itxt_chunks() -> None:
     assert read_card(tiny_png(ztxt), "z.png").name == "压缩的卡"
     itxt_plain = chunk(b"iTXt", b"ccv3\x00\x00\x00zh\x00\xe5\x8d\xa1\x00" + b64json(v2_card(name="国际化")))
     assert read_card(tiny_png(itxt_plain), "i.png").name == "国际化"
-    itxt_zip = chunk(
-        b"iTXt", b"chara\x00\x01\x00\x00\x00" + zlib.compress(b64json(v2_card(name="压缩国际化")))
-    )
+    itxt_zip = chunk(b"iTXt", b"chara\x00\x01\x00\x00\x00" + zlib.compress(b64json(v2_card(name="压缩国际化"))))
     assert read_card(tiny_png(itxt_zip), "i2.png").name == "压缩国际化"
 
 
@@ -60,9 +58,7 @@ def test_write_keeps_every_other_chunk_byte_identical_and_puts_cards_before_iend
     card = read_card(tiny_png(text_chunk("chara", b64json(v2_card()))), "c.png")
     out = card_to_png(card, source)
     kept_in = [c for c in chunks(source) if not (c[0] == b"tEXt" and c[1].startswith(b"chara\x00"))]
-    kept_out = [
-        c for c in chunks(out) if not (c[0] == b"tEXt" and c[1].split(b"\x00")[0] in (b"chara", b"ccv3"))
-    ]
+    kept_out = [c for c in chunks(out) if not (c[0] == b"tEXt" and c[1].split(b"\x00")[0] in (b"chara", b"ccv3"))]
     assert kept_out == kept_in
     types = [(c[0], c[1].split(b"\x00")[0] if c[0] == b"tEXt" else b"") for c in chunks(out)]
     assert types[-3:] == [(b"tEXt", b"chara"), (b"tEXt", b"ccv3"), (b"IEND", b"")]
@@ -115,10 +111,13 @@ def test_bad_crc_is_reported() -> None:
         read_card(bytes(png), "crc.png")
 
 
-def test_zlib_bomb_in_ztxt_is_refused() -> None:
-    bomb = chunk(b"zTXt", b"chara\x00\x00" + zlib.compress(b"A" * (65 * 1024 * 1024), 9))
+def test_zlib_bomb_in_ztxt_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_png, "_MAX_INFLATED_TEXT", 4096)
+    bomb = chunk(b"zTXt", b"chara\x00\x00" + zlib.compress(b"A" * 100_000, 9))
     with pytest.raises(FormatError, match="过大"):
         read_card(tiny_png(bomb), "bomb.png")
+    monkeypatch.undo()
+    assert _png._MAX_INFLATED_TEXT == 64 * 1024 * 1024  # the real limit
 
 
 def test_writing_into_a_non_png_image_is_refused() -> None:

@@ -68,9 +68,7 @@ def v2_cards(draw: st.DrawFn) -> dict[str, Any]:
     data["alternate_greetings"] = draw(st.lists(text, max_size=3))
     data["tags"] = draw(st.lists(text, max_size=3))
     data["extensions"] = draw(st.dictionaries(text, json_value, max_size=4))
-    data.update(
-        draw(st.dictionaries(st.text(alphabet="xyz未知", min_size=1, max_size=4), json_value, max_size=2))
-    )
+    data.update(draw(st.dictionaries(st.text(alphabet="xyz未知", min_size=1, max_size=4), json_value, max_size=2)))
     obj: dict[str, Any] = {"spec": "chara_card_v2", "spec_version": "2.0", "data": data}
     if draw(st.booleans()):
         obj = {"name": data["name"], "description": "旧的顶层", "chat": draw(text), **obj, "create_date": "x"}
@@ -154,9 +152,7 @@ message = st.builds(
 @settings(max_examples=60, deadline=None)
 @given(st.lists(message, max_size=6), st.sampled_from(["1.12", "1.18"]), json_value)
 def test_chat_write_read_write_is_stable(messages: list[TavernMessage], style: Any, meta: Any) -> None:
-    chat = TavernChat.new(
-        style=style, user_name="我", character_name="青梧", create_date="2026-11-29@22h38m27s"
-    )
+    chat = TavernChat.new(style=style, user_name="我", character_name="青梧", create_date="2026-11-29@22h38m27s")
     chat.chat_metadata["extra"] = meta
     chat.messages = messages
     data = write_chat_jsonl(chat)
@@ -184,12 +180,8 @@ def test_random_bytes_only_raise_format_errors(data: bytes) -> None:
     _only_format_errors(data)
 
 
-_VALID_PNG = tiny_png(
-    text_chunk("chara", b"eyJzcGVjIjoiY2hhcmFfY2FyZF92MiIsImRhdGEiOnsibmFtZSI6IuWTgSJ9fQ==")
-)
-_VALID_JSON = json.dumps(
-    {"spec": "chara_card_v2", "data": {"name": "青梧", "character_book": {"entries": []}}}
-)
+_VALID_PNG = tiny_png(text_chunk("chara", b"eyJzcGVjIjoiY2hhcmFfY2FyZF92MiIsImRhdGEiOnsibmFtZSI6IuWTgSJ9fQ=="))
+_VALID_JSON = json.dumps({"spec": "chara_card_v2", "data": {"name": "青梧", "character_book": {"entries": []}}})
 
 
 @settings(max_examples=150, deadline=None)
