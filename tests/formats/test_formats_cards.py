@@ -138,6 +138,7 @@ def test_json_output_is_pretty_utf8_without_escapes() -> None:
     [
         (b"{not json", "JSON"),
         (b"[1, 2]", "不是对象"),
+        (b"\xff\xd8\xff\xdb jpeg bytes", "PNG"),
         (b'{"foo": 1}', "不是角色卡"),
         (b'{"spec": "chara_card_v9", "data": {}}', "规格"),
         (b'{"spec": "chara_card_v2", "data": "x"}', "data"),

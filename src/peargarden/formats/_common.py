@@ -63,3 +63,13 @@ def dumps_compact(value: Any) -> str:
 def dumps_pretty(value: Any) -> str:
     """JSON the way SillyTavern exports files: 4-space indent, non-ASCII kept as is."""
     return json.dumps(value, ensure_ascii=False, indent=4)
+
+
+def looks_like_other_image(data: bytes) -> bool:
+    """JPEG, GIF or WebP: images we cannot read a card from (cards are PNG)."""
+    return data[:3] == b"\xff\xd8\xff" or data[:4] == b"GIF8" or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
+
+
+def refuse_other_image(data: bytes, filename: str) -> None:
+    if looks_like_other_image(data):
+        raise FormatError("不支持的图片格式，角色卡须为 PNG（image is not a PNG card）", path=filename)

@@ -47,9 +47,7 @@ def split_chunks(data: bytes, filename: str) -> list[Chunk]:
         body = data[pos + 8 : pos + 8 + length]
         (crc,) = struct.unpack(">I", data[pos + 8 + length : end])
         if zlib.crc32(ctype + body) & 0xFFFFFFFF != crc:
-            raise FormatError(
-                f"PNG 的 {_name(ctype)} 块校验和（CRC）不符，文件已损坏（bad CRC）", path=filename
-            )
+            raise FormatError(f"PNG 的 {_name(ctype)} 块校验和（CRC）不符，文件已损坏（bad CRC）", path=filename)
         chunks.append(Chunk(ctype, body, data[pos:end]))
         pos = end
         if ctype == b"IEND":

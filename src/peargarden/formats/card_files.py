@@ -10,7 +10,15 @@ from typing import Literal
 from peargarden.errors import FormatError
 
 from . import _charx, _png
-from ._common import JsonObject, check_size, dumps_compact, dumps_pretty, loads_object, parse_json_bytes
+from ._common import (
+    JsonObject,
+    check_size,
+    dumps_compact,
+    dumps_pretty,
+    loads_object,
+    parse_json_bytes,
+    refuse_other_image,
+)
 from .cards import Card, card_from_object, card_to_object
 
 CARD_KEYWORDS = ("ccv3", "chara")  # preference order on read
@@ -25,6 +33,7 @@ def read_card(data: bytes, filename: str) -> Card:
         return read_card_png(data, filename)
     if _charx.is_zip(data):
         return read_charx(data, filename)
+    refuse_other_image(data, filename)
     return card_from_object(parse_json_bytes(data, filename, "角色卡 JSON "), filename)
 
 
@@ -58,9 +67,7 @@ def _decode_payload(text: str, filename: str) -> JsonObject:
     try:
         raw = base64.b64decode(stripped, validate=True)
     except (binascii.Error, ValueError):
-        raise FormatError(
-            "PNG 内角色卡数据不是合法的 base64（bad base64 in card chunk）", path=filename
-        ) from None
+        raise FormatError("PNG 内角色卡数据不是合法的 base64（bad base64 in card chunk）", path=filename) from None
     try:
         decoded = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -73,9 +80,7 @@ def card_to_json(card: Card, spec: Literal["v2", "v3"] = "v3") -> bytes:
     return dumps_pretty(card_to_object(card, spec)).encode("utf-8")
 
 
-def card_to_png(
-    card: Card, image: bytes, spec: Literal["v2", "v3"] = "v3", *, image_name: str = "image.png"
-) -> bytes:
+def card_to_png(card: Card, image: bytes, spec: Literal["v2", "v3"] = "v3", *, image_name: str = "image.png") -> bytes:
     """*image* with the card embedded; every other chunk and all image bytes stay identical.
 
     Old card chunks (``chara``/``ccv3`` in tEXt, zTXt or iTXt) are dropped; ``chara`` (V2 hybrid)

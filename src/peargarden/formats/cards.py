@@ -136,8 +136,7 @@ def is_v1_object(obj: JsonObject) -> bool:
     if isinstance(obj.get("char_name"), str):
         return True
     return isinstance(obj.get("name"), str) and any(
-        isinstance(obj.get(k), str)
-        for k in ("description", "personality", "scenario", "first_mes", "mes_example")
+        isinstance(obj.get(k), str) for k in ("description", "personality", "scenario", "first_mes", "mes_example")
     )
 
 

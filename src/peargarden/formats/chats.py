@@ -217,9 +217,7 @@ def read_chat_jsonl(data: bytes, filename: str) -> TavernChat:
         raise FormatError("这不是 SillyTavern 聊天记录（not a SillyTavern chat file）", path=filename)
     for number, obj in enumerate(objects, start=2 if header is not None else 1):
         if not isinstance(obj.get("mes", ""), str):
-            raise FormatError(
-                f"聊天记录第 {number} 条消息的 mes 不是文本（'mes' is not text）", path=filename
-            )
+            raise FormatError(f"聊天记录第 {number} 条消息的 mes 不是文本（'mes' is not text）", path=filename)
     ends_with_newline = torn is None and text.endswith("\n")
     return TavernChat(header, [TavernMessage(o) for o in objects], torn, ends_with_newline)
 
@@ -259,6 +257,4 @@ def format_create_date(moment: datetime) -> str:
 
 
 def copy_chat(chat: TavernChat) -> TavernChat:
-    return TavernChat(
-        copy.deepcopy(chat.header), [TavernMessage(copy.deepcopy(m.raw)) for m in chat.messages]
-    )
+    return TavernChat(copy.deepcopy(chat.header), [TavernMessage(copy.deepcopy(m.raw)) for m in chat.messages])

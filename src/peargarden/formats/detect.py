@@ -7,7 +7,7 @@ from typing import Literal
 from peargarden.errors import FormatError
 
 from . import _charx, _png
-from ._common import check_size, decode_utf8, loads_object
+from ._common import check_size, decode_utf8, loads_object, refuse_other_image
 from .cards import is_card_object
 from .chats import is_chat_text
 from .lorebooks import is_lorebook_object
@@ -29,8 +29,7 @@ def detect_kind(data: bytes, filename: str) -> Kind:
         return "card_png"
     if _charx.is_zip(data):
         return "charx"
-    if data[:4] in (b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xe1", b"GIF8") or data[8:12] == b"WEBP":
-        raise FormatError("不支持的图片格式，角色卡须为 PNG（image is not a PNG card）", path=filename)
+    refuse_other_image(data, filename)
     text = decode_utf8(data, filename, "文件")
     stripped = text.strip()
     if not stripped.startswith("{"):

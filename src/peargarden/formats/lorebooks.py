@@ -170,9 +170,7 @@ def lorebook_from_object(obj: JsonObject, filename: str) -> JsonObject:
     if obj.get("spec") == "lorebook_v3":
         inner = obj["data"]
         if not isinstance(inner.get("entries"), list):
-            raise FormatError(
-                "lorebook_v3 的 entries 不是列表（lorebook_v3 entries not a list）", path=filename
-            )
+            raise FormatError("lorebook_v3 的 entries 不是列表（lorebook_v3 entries not a list）", path=filename)
         return lorebook_from_character_book(inner, str(inner.get("name") or ""))
     if isinstance(obj["entries"], list):
         return lorebook_from_character_book(obj, str(obj.get("name") or ""))
@@ -187,9 +185,7 @@ def lorebook_from_object(obj: JsonObject, filename: str) -> JsonObject:
     return obj
 
 
-def lorebook_from_character_book(
-    book: JsonObject, name: str = "", *, editor_resave: bool = True
-) -> JsonObject:
+def lorebook_from_character_book(book: JsonObject, name: str = "", *, editor_resave: bool = True) -> JsonObject:
     """A card's embedded book as a standalone book (SillyTavern's "Import Card Lore" mapping).
 
     The whole embedded book is kept as ``originalData``.  *name* is informational only here (a
@@ -228,9 +224,7 @@ def lorebook_from_character_book(
             "constant": bool(source.get("constant") or False),
             "selective": bool(source.get("selective") or False),
             "order": source.get("insertion_order", 100),
-            "position": ext["position"]
-            if "position" in ext
-            else (0 if source.get("position") == "before_char" else 1),
+            "position": ext["position"] if "position" in ext else (0 if source.get("position") == "before_char" else 1),
             "disable": not source.get("enabled", True),
             "addMemo": bool(comment),
             "displayIndex": ext.get("display_index", index),
@@ -263,9 +257,7 @@ def character_book_from_lorebook(book: JsonObject, name: str = "") -> JsonObject
     sources.sort(key=_uid_order)
     entries = []
     for entry in sources:
-        ext: JsonObject = (
-            copy.deepcopy(entry["extensions"]) if isinstance(entry.get("extensions"), dict) else {}
-        )
+        ext: JsonObject = copy.deepcopy(entry["extensions"]) if isinstance(entry.get("extensions"), dict) else {}
         ext["position"] = entry.get("position", 0)
         ext["display_index"] = entry.get("displayIndex", entry.get("uid"))
         for field, ext_key, _ in _EXT_FIELDS:
