@@ -1,0 +1,72 @@
+"""Build providers from connection settings.
+
+A connection is plain values (this package does not read ``config.toml``; the workspace layer
+does and hands the values over).  No connection — or the name ``local`` — means the embedded
+model, the zero-configuration default.  The side model (declaration, bookkeeping) defaults to the
+main one and then shares its provider object, so the embedded model is loaded only once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .base import Provider
+from .embedded import EmbeddedProvider, shared_embedded_provider
+from .openai_compat import OpenAICompatProvider
+
+LOCAL = "local"
+
+
+@dataclass(frozen=True)
+class ConnectionSpec:
+    """One named OpenAI-compatible connection (or ``name == "local"`` for the embedded model)."""
+
+    name: str = LOCAL
+    base_url: str = ""
+    model: str = ""
+    # The key is read from this environment variable when the provider is built (never stored).
+    api_key_env: str = ""
+    # A key written directly into the settings (discouraged, but SillyTavern users do it).
+    api_key: str = ""
+    # Force a profile (openai, deepseek, openrouter, ollama, vllm, llamacpp, generic) instead of
+    # guessing it from the base URL.
+    profile: str = ""
+
+    @property
+    def is_local(self) -> bool:
+        return self.name == LOCAL and not self.base_url
+
+
+def embedded_provider() -> EmbeddedProvider:
+    """The process-wide embedded model provider (one loaded model, one KV cache)."""
+    return shared_embedded_provider()
+
+
+def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | None = None) -> Provider:
+    """The provider for *spec*; the embedded model when *spec* is ``None`` or local."""
+    if spec is None or spec.is_local:
+        return embedded_provider()
+    env = os.environ if environ is None else environ
+    key = spec.api_key or (env.get(spec.api_key_env, "") if spec.api_key_env else "")
+    return OpenAICompatProvider(
+        spec.base_url,
+        spec.model,
+        key or None,
+        api_key_env=spec.api_key_env or None,
+        profile=spec.profile or None,
+        name=spec.name if spec.name != LOCAL else None,
+    )
+
+
+def build_pair(
+    main: ConnectionSpec | None,
+    side: ConnectionSpec | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Provider, Provider]:
+    """Main and side providers; the side one is the main one unless it names another endpoint."""
+    main_provider = build_provider(main, environ)
+    if side is None or side == main or (side.is_local and (main is None or main.is_local)):
+        return main_provider, main_provider
+    return main_provider, build_provider(side, environ)
