@@ -45,7 +45,9 @@ dry_run=False, character=None) -> WorldInfoResult``
                      none).  Applied while placing; an empty result drops the entry from the output.
     inject_scan      values of extension-prompt table entries with ``scan=true`` (Author's Note when
                      "include in WI scan", persona at depth, ``/inject scan=true``, quiet prompt…),
-                     already macro-expanded, in table key order.  Added to every scan text.
+                     each macro-expanded (ST ``getExtensionPromptByName``), in the table's key
+                     INSERTION order (JS ``Object.keys``), empty ones may be left out.  Added to every
+                     scan text after the messages.
     timed_world_info ``chat_metadata.timedWorldInfo`` as stored (``{"sticky": {}, "cooldown": {}}``);
                      never mutated.  The updated value is ``result.timed_world_info``.
     chat_length      ``len(chat)`` as SillyTavern's timed effects see it; defaults to
@@ -64,8 +66,11 @@ Result (:class:`WorldInfoResult`)
                                    (``before`` ones are unshifted onto the example list one by one,
                                    ``after`` ones pushed).
     ``depth``                      ``DepthInjection(depth, role, entries)``: write ``.content`` to the
-                                   extension table under ``.table_key`` (IN_CHAT, scan false).
-    ``activated``                  every activated entry, in activation order (for the ledger).
+                                   extension table under ``.table_key`` (IN_CHAT, scan false), in
+                                   this order.  ``depth`` is None when the first entry of the group
+                                   had no ``depth`` field: SillyTavern then inserts it nowhere.
+    ``activated``                  every activated entry, in activation order (for the ledger), with
+                                   its text after macros (``content``) and as placed (``placed``).
     ``timed_world_info``           the new timed-effects metadata (a fresh dict).
     ``budget`` / ``overflowed``    the budget in tokens, and whether it was reached.
     ``warnings``                   human-readable notes (budget reached, invalid regex key…).
