@@ -1,0 +1,137 @@
+"""The extension-prompt table (``extension_prompts``) and in-chat depth insertion.
+
+Every module that wants text in the prompt registers ``key → (value, position, depth, scan,
+role)``.  Relative entries (before/after the main prompt) become runtime prompts; in-chat entries
+are read per depth and role by :func:`insert_in_chat`, joined in plain sorted-key order
+(``1_memory`` < ``2_floating_prompt`` < ``DEPTH_PROMPT`` < ``PERSONA_DESCRIPTION`` <
+``customDepthWI…`` < ``script_inject_…``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .chat_completion import Message
+from .defaults import IN_CHAT, MAX_INJECTION_DEPTH, ROLE_IDS
+from .prompts import Prompt
+
+
+@dataclass(frozen=True)
+class ExtensionPrompt:
+    value: str
+    position: float
+    depth: float
+    scan: bool = False
+    role: float = 0
+
+
+def _num(value: object, default: float = math.nan) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return float(str(value).strip() or "0")
+    except ValueError:
+        return math.nan
+
+
+class ExtensionTable:
+    """``key → ExtensionPrompt`` with JS insertion order kept (relative prompts use it)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, ExtensionPrompt] = {}
+
+    def set(
+        self, key: str, value: object, position: object, depth: object, scan: object = False, role: object = 0
+    ) -> None:
+        self.entries[key] = ExtensionPrompt(
+            value="" if value is None else str(value),
+            position=_num(position),
+            depth=_num(depth),
+            scan=bool(scan),
+            role=_num(role, 0.0),
+        )
+
+    def delete_prefix(self, prefix: str) -> None:
+        for key in [k for k in self.entries if k.startswith(prefix)]:
+            del self.entries[key]
+
+    def get(self, key: str) -> ExtensionPrompt | None:
+        return self.entries.get(key)
+
+    def join(
+        self,
+        position: int,
+        depth: int | None = None,
+        role: int | None = None,
+        separator: str = "\n",
+        wrap: bool = True,
+        substitute: Callable[[str], str] = lambda s: s,
+    ) -> str:
+        """``getExtensionPrompt``: matching values, trimmed, in sorted key order, macro-substituted."""
+        parts = []
+        for key in sorted(self.entries):
+            e = self.entries[key]
+            if e.position != position or not e.value:
+                continue
+            if depth is not None and e.depth != depth:
+                continue
+            if role is not None and e.role != role:
+                continue
+            parts.append(e.value.strip())
+        text = separator.join(parts)
+        if wrap and text and not text.startswith(separator):
+            text = separator + text
+        if wrap and text and not text.endswith(separator):
+            text = text + separator
+        return substitute(text) if text else ""
+
+    def scan_values(self) -> list[str]:
+        return [e.value for k, e in sorted(self.entries.items()) if e.scan and e.value]
+
+
+def _strict_depth(prompt: Prompt, depth: int) -> bool:
+    d = prompt.injection_depth
+    return isinstance(d, int | float) and not isinstance(d, bool) and d == depth
+
+
+def insert_in_chat(
+    in_chat: Sequence[Prompt],
+    history_newest_first: list[Message],
+    table: ExtensionTable,
+    substitute: Callable[[str], str],
+    make: Callable[[str, str], Message],
+) -> list[Message]:
+    """``populationInjectionPrompts``: returns the history in chronological order."""
+    depths: set[int] = set()
+    for p in in_chat:
+        d = p.injection_depth
+        if isinstance(d, int | float) and not isinstance(d, bool) and float(d).is_integer():
+            depths.add(int(d))
+    for e in table.entries.values():
+        if e.position == IN_CHAT and e.value and not math.isnan(e.depth) and e.depth.is_integer():
+            depths.add(int(e.depth))
+    inserted = 0
+    messages = list(history_newest_first)
+    for depth in sorted(d for d in depths if 0 <= d <= MAX_INJECTION_DEPTH):
+        prompts_here = [p for p in in_chat if _strict_depth(p, depth) and p.content]
+        block: list[Message] = []
+        for role in ("system", "user", "assistant"):
+            own = "\n".join(p.text for p in prompts_here if p.role == role)
+            ext = table.join(IN_CHAT, depth, ROLE_IDS[role], "\n", False, substitute)
+            joint = "\n".join(x.strip() for x in (own, ext) if x)
+            if joint:
+                msg = make(role, joint)
+                msg.injected = True
+                block.append(msg)
+        if block:
+            at = depth + inserted
+            messages[at:at] = block
+            inserted += len(block)
+    messages.reverse()
+    return messages

@@ -1,0 +1,309 @@
+"""Replaying an oracle case: SillyTavern settings + card + chat + steps → the last request body.
+
+The case files are read by the caller (CLI or tests) and passed in as :class:`CaseData`; the
+replay itself is pure.  Steps: ``send`` (a typed message, or a slash command when it starts with
+``/``), ``slash``, ``regenerate``, ``swipe``, ``continue``, ``impersonate`` and ``ui`` (a user
+action in words: importing the card's embedded book, answering the embedded-regex popup).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from peargarden.text.macros import substitute
+from peargarden.text.regex_scripts import Placement
+from peargarden.text.tokens import TextCounter
+
+from . import defaults as d
+from .assemble import Assembly, Generation, generate
+from .request import request_body
+from .state import TavernState, apply_preset, effective_settings
+
+
+@dataclass
+class CaseData:
+    settings: dict[str, Any]  # the case's settings.json (steps, st_settings_overrides, …)
+    card: dict[str, Any]
+    preset: dict[str, Any] | None = None
+    chat_header: dict[str, Any] | None = None
+    chat: list[dict[str, Any]] | None = None  # None: ST creates a new chat from the greeting
+    worlds: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class ReplayResult:
+    body: dict[str, Any] | None
+    assembly: Assembly | None
+    state: TavernState
+    warnings: list[str]
+    generations: list[dict[str, Any]] = field(default_factory=list)
+
+
+def build_state(case: CaseData, counter: TextCounter | None = None) -> TavernState:
+    overrides = case.settings.get("st_settings_overrides") or {}
+    st = effective_settings(overrides if isinstance(overrides, dict) else {})
+    oai = st["oai_settings"]
+    if case.preset is not None:
+        oai = apply_preset(oai, case.preset)
+    power_user = st["power_user"]
+    user_avatar = str(st.get("user_avatar") or "user-default.png")
+    personas = power_user.get("personas") if isinstance(power_user.get("personas"), dict) else {}
+    user_name = str(personas.get(user_avatar) or st.get("username") or "User")
+    card = copy.deepcopy(case.card)
+    char_name = str(card.get("name") or (card.get("data") or {}).get("name") or "")
+    avatar = str(case.settings.get("character_file") or f"{char_name}.png")
+    header = case.chat_header or {}
+    metadata = copy.deepcopy(header.get("chat_metadata") or {}) if isinstance(header, dict) else {}
+    state = TavernState(
+        oai=oai,
+        power_user=power_user,
+        extension_settings=st["extension_settings"],
+        wi_settings=st["world_info_settings"],
+        user_name=user_name,
+        card=card,
+        avatar=avatar,
+        chat=copy.deepcopy(case.chat) if case.chat is not None else [],
+        chat_metadata=metadata if isinstance(metadata, dict) else {},
+        worlds=copy.deepcopy(case.worlds),
+        counter=counter,
+        user_avatar=user_avatar,
+    )
+    if case.chat is None:
+        start_new_chat(state)
+    restore_script_injects(state)
+    return state
+
+
+def start_new_chat(state: TavernState) -> None:
+    """Opening a character without a chat: the greeting becomes the first message."""
+    gen = Generation(state, "normal", dry_run=True)
+    first = state.card.get("first_mes")
+    if not isinstance(first, str):
+        first = (state.card.get("data") or {}).get("first_mes")
+    if isinstance(first, str) and first:
+        _, gen.card_fields = gen.card_macro_fields()
+        text = gen.regexed(gen.sub(first), Placement.AI_OUTPUT)
+        state.chat.append({"name": state.char_name, "is_user": False, "is_system": False, "mes": text, "extra": {}})
+
+
+def restore_script_injects(state: TavernState) -> None:
+    injects = state.chat_metadata.get("script_injects")
+    if isinstance(injects, dict):
+        for key, v in injects.items():
+            if isinstance(v, dict):
+                state.table.set(
+                    d.SCRIPT_INJECT_PREFIX + key,
+                    v.get("value"),
+                    v.get("position"),
+                    v.get("depth"),
+                    v.get("scan"),
+                    v.get("role"),
+                )
+
+
+def _user_message(state: TavernState, text: str) -> dict[str, Any]:
+    gen = Generation(state, "normal", dry_run=True)
+    _, gen.card_fields = gen.card_macro_fields()
+    text = gen.regexed(text, Placement.USER_INPUT)
+    message: dict[str, Any] = {
+        "name": state.user_name,
+        "is_user": True,
+        "is_system": False,
+        "mes": gen.sub(text),
+        "extra": {"isSmallSys": False},
+    }
+    personas = state.power_user.get("personas")
+    if isinstance(personas, dict) and state.user_avatar in personas:
+        message["force_avatar"] = f"User Avatars/{state.user_avatar}"
+    return message
+
+
+_INJECT_POSITIONS = {"before": d.BEFORE_PROMPT, "after": d.IN_PROMPT, "chat": d.IN_CHAT, "none": d.NONE}
+
+
+def _parse_named(args: str) -> tuple[dict[str, str], str]:
+    named: dict[str, str] = {}
+    rest = args
+    while True:
+        m = re.match(r"\s*([A-Za-z_][\w-]*)=(\"[^\"]*\"|'[^']*'|\S+)", rest)
+        if not m:
+            break
+        value = m.group(2)
+        if value[:1] in "\"'" and value[-1:] == value[:1]:
+            value = value[1:-1]
+        named[m.group(1)] = value
+        rest = rest[m.end() :]
+    return named, rest.strip()
+
+
+def run_slash(state: TavernState, text: str, warnings: list[str]) -> None:
+    """The slash commands the oracle cases use: ``/sys``, ``/hide``, ``/unhide``, ``/inject``."""
+    m = re.match(r"\s*/(\S+)\s*(.*)", text, re.DOTALL)
+    if not m:
+        return
+    command, args = m.group(1).lower(), m.group(2)
+    if command in ("sys", "nar", "narrate"):
+        named, body = _parse_named(args)
+        if not body:
+            return
+        gen = Generation(state, "normal", dry_run=True)
+        _, gen.card_fields = gen.card_macro_fields()
+        name = state.chat_metadata.get("narrator_name") or "System"
+        state.chat.append(
+            {
+                "name": name,
+                "is_user": False,
+                "is_system": False,
+                "mes": gen.sub(body.strip()),
+                "force_avatar": "img/five.png",
+                "extra": {"type": "narrator", "bias": None, "isSmallSys": False, "api": "manual"},
+            }
+        )
+    elif command in ("hide", "unhide"):
+        rng = args.strip()
+        mm = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", rng)
+        if not mm:
+            warnings.append(f"/{command} 的范围无效：{rng!r}")
+            return
+        start = int(mm.group(1))
+        end = int(mm.group(2) or start)
+        for i in range(start, min(end, len(state.chat) - 1) + 1):
+            state.chat[i]["is_system"] = command == "hide"
+    elif command == "inject":
+        named, body = _parse_named(args)
+        ident = named.get("id")
+        if not ident:
+            warnings.append("/inject 缺少 id，已忽略")
+            return
+        position = _INJECT_POSITIONS.get(named.get("position", "after"), d.IN_PROMPT)
+        try:
+            depth = float(named["depth"]) if "depth" in named else 4.0
+        except ValueError:
+            depth = 4.0
+        role_raw = named.get("role", "system").lower().strip()
+        role = {"system": d.ROLE_SYSTEM, "user": d.ROLE_USER, "assistant": d.ROLE_ASSISTANT}.get(role_raw, 0)
+        scan = named.get("scan", "false").lower() in ("true", "on", "1", "yes")
+        injects = state.chat_metadata.setdefault("script_injects", {})
+        depth_value: int | float = int(depth) if depth.is_integer() else depth
+        if body:
+            injects[ident] = {
+                "value": body,
+                "position": position,
+                "depth": depth_value,
+                "scan": scan,
+                "role": role,
+            }
+        else:
+            injects.pop(ident, None)
+        state.table.set(d.SCRIPT_INJECT_PREFIX + ident, body, position, depth_value, scan, role)
+    else:
+        warnings.append(f"未实现的斜杠命令 /{command}，已忽略")
+
+
+def run_ui(state: TavernState, text: str, warnings: list[str]) -> None:
+    lowered = text.lower()
+    if "import card lore" in lowered:
+        book = (state.card.get("data") or {}).get("character_book")
+        if not isinstance(book, Mapping):
+            warnings.append("角色卡没有内嵌世界书，无法导入")
+            return
+        from peargarden.worldinfo.sources import character_book_to_world
+
+        name, world = character_book_to_world(book, state.char_name)
+        state.worlds[name] = world
+        data = state.card.setdefault("data", {})
+        data.setdefault("extensions", {})["world"] = name
+        return
+    if "regex" in lowered:
+        accepted = not re.search(r"\b(cancel|decline|no)\b", lowered)
+        allowed = state.extension_settings.setdefault("character_allowed_regex", [])
+        if accepted and state.avatar not in allowed:
+            allowed.append(state.avatar)
+        return
+    if "popup" in lowered and "cancel" in lowered:
+        return
+    warnings.append(f"无法回放的界面步骤：{text[:60]}")
+
+
+def _reply(number: int) -> str:
+    return f"ORACLE_REPLY #{number}"
+
+
+def _assistant_message(state: TavernState, text: str) -> dict[str, Any]:
+    return {
+        "name": state.char_name,
+        "is_user": False,
+        "is_system": False,
+        "mes": text,
+        "extra": {},
+        "swipe_id": 0,
+        "swipes": [text],
+    }
+
+
+def replay(
+    case: CaseData,
+    *,
+    counter: TextCounter | None = None,
+    reply: Callable[[int], str] = _reply,
+) -> ReplayResult:
+    state = build_state(case, counter)
+    warnings: list[str] = []
+    steps = case.settings.get("steps") or []
+    last: Assembly | None = None
+    body: dict[str, Any] | None = None
+    generations: list[dict[str, Any]] = []
+    count = 0
+
+    def run(gen_type: str) -> None:
+        nonlocal last, body, count
+        last = generate(state, gen_type)
+        warnings.extend(last.warnings)
+        body = request_body(state.oai, last.messages, gen_type)
+        generations.append(body)
+        count += 1
+
+    for step in steps:
+        if not isinstance(step, dict):
+            continue
+        if "send" in step:
+            text = str(step["send"])
+            if text.lstrip().startswith("/"):
+                run_slash(state, text, warnings)
+                continue
+            if text:
+                state.chat.append(_user_message(state, text))
+            run("normal")
+            state.chat.append(_assistant_message(state, reply(count)))
+        elif "slash" in step:
+            run_slash(state, str(step["slash"]), warnings)
+        elif step.get("regenerate"):
+            if state.chat and not state.chat[-1].get("is_user"):
+                state.chat.pop()
+            run("regenerate")
+            state.chat.append(_assistant_message(state, reply(count)))
+        elif step.get("swipe"):
+            run("swipe")
+            if state.chat:
+                target = state.chat[-1]
+                target.setdefault("swipes", [target.get("mes", "")]).append(reply(count))
+                target["swipe_id"] = len(target["swipes"]) - 1
+                target["mes"] = reply(count)
+        elif step.get("continue"):
+            run("continue")
+            if state.chat:
+                state.chat[-1]["mes"] = str(state.chat[-1].get("mes", "")) + reply(count)
+        elif step.get("impersonate"):
+            run("impersonate")
+        elif "ui" in step:
+            run_ui(state, str(step["ui"]), warnings)
+        else:
+            warnings.append(f"未知步骤：{list(step)}")
+    return ReplayResult(body=body, assembly=last, state=state, warnings=warnings, generations=generations)
+
+
+__all__ = ["CaseData", "ReplayResult", "build_state", "replay", "run_slash", "run_ui", "substitute"]

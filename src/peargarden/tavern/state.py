@@ -1,0 +1,139 @@
+"""Everything one SillyTavern-style generation reads and writes, as plain values.
+
+``TavernState`` holds the effective settings (``oai_settings`` with internal key names,
+``power_user``, ``extension_settings``, world-info settings), the character (ST's stored shape:
+top-level fields plus ``data``), the chat (ST message dicts) and its ``chat_metadata``, the
+lorebooks by name, and the extension-prompt table that persists between generations.  Clock,
+randomness and the token counter are injected.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from peargarden.text.tokens import TextCounter
+
+from .defaults import (
+    DEFAULT_NOTE_SETTINGS,
+    DEFAULT_OAI,
+    DEFAULT_POWER_USER,
+    DEFAULT_WORLD_INFO_SETTINGS,
+    PRESET_RENAMES,
+)
+from .injections import ExtensionTable
+
+
+def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """Objects merged key by key; arrays and scalars replaced (how the oracle built settings.json)."""
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def preset_to_oai(preset: Mapping[str, Any]) -> dict[str, Any]:
+    """A Chat Completion preset file → ``oai_settings`` keys (sampler names renamed)."""
+    return {PRESET_RENAMES.get(k, k): copy.deepcopy(v) for k, v in preset.items()}
+
+
+def apply_preset(oai: Mapping[str, Any], preset: Mapping[str, Any]) -> dict[str, Any]:
+    """Selecting a preset: every key the preset has replaces the current value; others stay."""
+    out = copy.deepcopy(dict(oai))
+    for key, value in preset_to_oai(preset).items():
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def effective_settings(st_settings: Mapping[str, Any]) -> dict[str, Any]:
+    """ST's settings.json with 1.12.6 defaults filled in for what matters to assembly."""
+    base: dict[str, Any] = {
+        "username": "User",
+        "user_avatar": "user-default.png",
+        "oai_settings": copy.deepcopy(DEFAULT_OAI),
+        "power_user": copy.deepcopy(DEFAULT_POWER_USER),
+        "world_info_settings": copy.deepcopy(DEFAULT_WORLD_INFO_SETTINGS),
+        "extension_settings": {
+            "note": copy.deepcopy(DEFAULT_NOTE_SETTINGS),
+            "regex": [],
+            "character_allowed_regex": [],
+            "variables": {"global": {}},
+            "disabledExtensions": [],
+        },
+    }
+    merged = deep_merge(base, st_settings)
+    if "prompts" in st_settings.get("oai_settings", {}):
+        merged["oai_settings"]["prompts"] = copy.deepcopy(st_settings["oai_settings"]["prompts"])
+    return merged
+
+
+def _fixed_clock() -> datetime:
+    return datetime(2024, 9, 28, 12, 0, tzinfo=UTC)
+
+
+@dataclass
+class TavernState:
+    oai: dict[str, Any]
+    power_user: dict[str, Any]
+    extension_settings: dict[str, Any]
+    wi_settings: dict[str, Any]
+    user_name: str
+    card: dict[str, Any]
+    avatar: str
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    chat_metadata: dict[str, Any] = field(default_factory=dict)
+    worlds: dict[str, dict[str, Any]] = field(default_factory=dict)
+    table: ExtensionTable = field(default_factory=ExtensionTable)
+    counter: TextCounter | None = None
+    clock: Callable[[], datetime] = _fixed_clock
+    random: Callable[[], float] = lambda: 0.0
+    chat_id_hash: int = 0
+    user_avatar: str = "user-default.png"
+
+    @property
+    def char_name(self) -> str:
+        return str(self.card.get("name") or self.card_data.get("name") or "")
+
+    @property
+    def card_data(self) -> dict[str, Any]:
+        data = self.card.get("data")
+        return data if isinstance(data, dict) else {}
+
+    def card_field(self, key: str, data_key: str | None = None) -> Any:
+        """ST's character object: top-level V1 fields, ``data`` for V2-only ones."""
+        if key in self.card and data_key is None:
+            return self.card.get(key)
+        return self.card_data.get(data_key or key)
+
+    @property
+    def card_extensions(self) -> dict[str, Any]:
+        ext = self.card_data.get("extensions")
+        return ext if isinstance(ext, dict) else {}
+
+    @property
+    def note_settings(self) -> dict[str, Any]:
+        note = self.extension_settings.get("note")
+        return note if isinstance(note, dict) else {}
+
+    def fill_note_metadata(self) -> None:
+        """Chat load: missing Author's Note fields come from the extension's defaults."""
+        note = self.note_settings
+        md = self.chat_metadata
+        defaults = {
+            "note_prompt": note.get("default"),
+            "note_interval": note.get("defaultInterval"),
+            "note_position": note.get("defaultPosition"),
+            "note_depth": note.get("defaultDepth"),
+            "note_role": note.get("defaultRole"),
+        }
+        hard = {"note_prompt": "", "note_interval": 1, "note_position": 1, "note_depth": 4, "note_role": 0}
+        for key, value in defaults.items():
+            if md.get(key) is None:
+                md[key] = value if value is not None else hard[key]

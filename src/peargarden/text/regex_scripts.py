@@ -1,0 +1,191 @@
+"""SillyTavern regex scripts (the "Regex" extension, 1.12.6 engine).
+
+A script rewrites text at a *placement* (user input, AI output, slash command, world info).
+``promptOnly`` scripts run only on the outgoing prompt, ``markdownOnly`` only on display; "plain"
+scripts run when text is stored and — in 1.12.6 — **again at prompt time** (the prompt-time pass
+calls the engine with ``is_prompt`` but plain scripts are not excluded by it).  Depth limits count
+from the end of the chat (0 = newest).  Global scripts run first, then the card's own scripts if
+the card is on the allow-list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+from ._jsnum import js_number
+from .jsregex import regex_from_string
+
+
+class Placement(IntEnum):
+    MD_DISPLAY = 0
+    USER_INPUT = 1
+    AI_OUTPUT = 2
+    SLASH_COMMAND = 3
+    WORLD_INFO = 5
+    REASONING = 6
+
+
+Substitute = Callable[[str], str]
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _optional_int(value: object) -> int | None:
+    if value is None or value == "":
+        return None
+    number = js_number(value)
+    if number != number:  # NaN
+        return None
+    return int(number)
+
+
+@dataclass(frozen=True)
+class RegexScript:
+    script_name: str = ""
+    find_regex: str = ""
+    replace_string: str = ""
+    trim_strings: tuple[str, ...] = ()
+    placement: tuple[int, ...] = ()
+    disabled: bool = False
+    markdown_only: bool = False
+    prompt_only: bool = False
+    run_on_edit: bool = False
+    substitute_regex: bool = False
+    min_depth: int | None = None
+    max_depth: int | None = None
+    id: str = ""
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, object]) -> RegexScript:
+        """Read ST's script object; missing or mistyped fields fall back to harmless defaults."""
+        placement = raw.get("placement")
+        trims = raw.get("trimStrings")
+        return cls(
+            script_name=str(raw.get("scriptName") or ""),
+            find_regex=str(raw.get("findRegex") or ""),
+            replace_string=str(raw.get("replaceString") or ""),
+            trim_strings=tuple(str(t) for t in trims) if isinstance(trims, list) else (),
+            placement=tuple(int(p) for p in placement if isinstance(p, int)) if isinstance(placement, list) else (),
+            disabled=bool(raw.get("disabled")),
+            markdown_only=bool(raw.get("markdownOnly")),
+            prompt_only=bool(raw.get("promptOnly")),
+            run_on_edit=bool(raw.get("runOnEdit")),
+            substitute_regex=bool(raw.get("substituteRegex")),
+            min_depth=_optional_int(raw.get("minDepth")),
+            max_depth=_optional_int(raw.get("maxDepth")),
+            id=str(raw.get("id") or ""),
+        )
+
+
+def load_scripts(raw: object) -> list[RegexScript]:
+    """A list of script objects (non-objects are skipped)."""
+    if not isinstance(raw, list):
+        return []
+    return [RegexScript.from_json(item) for item in raw if isinstance(item, Mapping)]
+
+
+@dataclass(frozen=True)
+class RegexSet:
+    """The scripts in the order ST runs them: global, then (if allowed) the card's scoped ones."""
+
+    global_scripts: Sequence[RegexScript] = ()
+    scoped_scripts: Sequence[RegexScript] = ()
+    scoped_allowed: bool = False
+    enabled: bool = True
+    _all: tuple[RegexScript, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        scoped = tuple(self.scoped_scripts) if self.scoped_allowed else ()
+        object.__setattr__(self, "_all", tuple(self.global_scripts) + scoped)
+
+    def scripts(self) -> Iterable[RegexScript]:
+        return self._all if self.enabled else ()
+
+    def apply(
+        self,
+        text: str,
+        placement: int,
+        *,
+        is_markdown: bool = False,
+        is_prompt: bool = False,
+        depth: int | None = None,
+        substitute: Substitute = _identity,
+    ) -> str:
+        return apply_scripts(
+            self.scripts(),
+            text,
+            placement,
+            is_markdown=is_markdown,
+            is_prompt=is_prompt,
+            depth=depth,
+            substitute=substitute,
+        )
+
+
+def _applies(script: RegexScript, is_markdown: bool, is_prompt: bool) -> bool:
+    return (
+        (script.markdown_only and is_markdown)
+        or (script.prompt_only and is_prompt)
+        or (not script.markdown_only and not script.prompt_only and not is_markdown)
+    )
+
+
+def apply_scripts(
+    scripts: Iterable[RegexScript],
+    text: str,
+    placement: int,
+    *,
+    is_markdown: bool = False,
+    is_prompt: bool = False,
+    depth: int | None = None,
+    substitute: Substitute = _identity,
+) -> str:
+    """ST's ``getRegexedString``: run every applicable script over ``text`` in order."""
+    if not text:
+        return text
+    for script in scripts:
+        if not _applies(script, is_markdown, is_prompt):
+            continue
+        if depth is not None and depth >= 0:
+            if script.min_depth is not None and script.min_depth >= 0 and depth < script.min_depth:
+                continue
+            if script.max_depth is not None and script.max_depth >= 0 and depth > script.max_depth:
+                continue
+        if placement in script.placement:
+            text = run_script(script, text, substitute=substitute)
+    return text
+
+
+_GROUP_REF = re.compile(r"\$(\d+)")
+
+
+def run_script(script: RegexScript, text: str, *, substitute: Substitute = _identity) -> str:
+    """One script over ``text``: ``$n`` group references with trim strings removed, then macros."""
+    if script.disabled or not script.find_regex or not text:
+        return text
+    source = substitute(script.find_regex) if script.substitute_regex else script.find_regex
+    rx = regex_from_string(source)
+    if rx is None:
+        return text
+    template = re.sub(r"\{\{match\}\}", "$0", script.replace_string, flags=re.IGNORECASE)
+    trims = [substitute(t) for t in script.trim_strings]
+
+    def replace(m: re.Match[str]) -> str:
+        def group(ref: re.Match[str]) -> str:
+            index = int(ref.group(1))
+            value = m.group(index) if index <= (m.re.groups or 0) else None
+            if not value:
+                return ""
+            for trim in trims:
+                if trim:
+                    value = value.replace(trim, "")
+            return value
+
+        return substitute(_GROUP_REF.sub(group, template))
+
+    return rx.replace(text, replace)

