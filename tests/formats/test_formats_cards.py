@@ -194,7 +194,8 @@ def test_seraphina_fixture(version: str, spec: str) -> None:
     for out_spec in ("v2", "v3"):
         again = read_card(card_to_png(card, raw, out_spec), "again.png")  # type: ignore[arg-type]
         assert {k: again.data[k] for k in card.data} == card.data
-        assert read_card(card_to_json(card, out_spec), "again.json").data == again.data  # type: ignore[arg-type]
+        from_json = read_card(card_to_json(card, out_spec), "again.json")  # type: ignore[arg-type]
+        assert {k: from_json.data[k] for k in card.data} == card.data
 
 
 def test_seraphina_export_into_other_image_keeps_that_image() -> None:

@@ -69,10 +69,11 @@ def test_write_keeps_every_other_chunk_byte_identical_and_puts_cards_before_iend
     assert [b for t, b in chunks(out) if t == b"IDAT"] == [b for t, b in chunks(source) if t == b"IDAT"]
 
 
-def test_write_v2_only_writes_chara() -> None:
-    out = card_to_png(Card.new("只有V2"), tiny_png(), spec="v2")
+def test_a_v2_export_still_carries_both_chunks_like_sillytavern() -> None:
+    out = card_to_png(Card.new("旧版"), tiny_png(), spec="v2")
     keywords = [b.split(b"\x00")[0] for t, b in chunks(out) if t == b"tEXt"]
-    assert keywords == [b"chara"]
+    assert keywords == [b"chara", b"ccv3"]
+    assert payload_of(out, "chara")["spec"] == "chara_card_v2"
 
 
 def test_rewriting_replaces_old_card_chunks_of_any_text_type() -> None:

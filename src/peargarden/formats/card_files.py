@@ -83,14 +83,18 @@ def card_to_json(card: Card, spec: Literal["v2", "v3"] = "v3") -> bytes:
 def card_to_png(card: Card, image: bytes, spec: Literal["v2", "v3"] = "v3", *, image_name: str = "image.png") -> bytes:
     """*image* with the card embedded; every other chunk and all image bytes stay identical.
 
-    Old card chunks (``chara``/``ccv3`` in tEXt, zTXt or iTXt) are dropped; ``chara`` (V2 hybrid)
-    and, for ``spec="v3"``, ``ccv3`` (V3) are inserted just before IEND, as SillyTavern does.
+    Old card chunks (``chara``/``ccv3`` in tEXt, zTXt or iTXt) are dropped; then ``chara`` (the
+    V2 hybrid) and ``ccv3`` (V3) are both inserted just before IEND, as SillyTavern always writes
+    them.  *spec* names the version the caller exports; both chunks are written either way, so
+    V2-only readers and V3 readers each find their own.
     """
+    del spec  # both versions always go in (see above)
     check_size(image, image_name)
     chunks = _png.split_chunks(image, image_name)
-    inserted = [_png.text_chunk("chara", _b64(card_to_object(card, "v2")))]
-    if spec == "v3":
-        inserted.append(_png.text_chunk("ccv3", _b64(card_to_object(card, "v3"))))
+    inserted = [
+        _png.text_chunk("chara", _b64(card_to_object(card, "v2"))),
+        _png.text_chunk("ccv3", _b64(card_to_object(card, "v3"))),
+    ]
     out = [_png.PNG_SIGNATURE]
     for chunk in chunks:
         keyword = _png.text_keyword(chunk)
