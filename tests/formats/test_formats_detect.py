@@ -60,6 +60,7 @@ def test_detects(data: bytes, filename: str, kind: str) -> None:
         (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "PNG"),
         (b"hello, plain text", "无法识别"),
         (b"{broken json", "JSON"),
+        (b"[1, 2, 3]", "最外层不是对象"),
         (b'{"just": "a dict"}', "无法识别的 JSON"),
         (b"\xc3\x28 invalid utf8", "UTF-8"),
         (_dumps({"spec": "chara_card_v2", "data": "x"}), "无法识别的 JSON"),

@@ -32,7 +32,7 @@ def detect_kind(data: bytes, filename: str) -> Kind:
     refuse_other_image(data, filename)
     text = decode_utf8(data, filename, "文件")
     stripped = text.strip()
-    if not stripped.startswith("{"):
+    if not stripped.startswith(("{", "[")):
         raise FormatError("无法识别的文件：不是 PNG、CHARX 或 JSON（unrecognised file）", path=filename)
     if is_chat_text(stripped):
         return "chat_jsonl"
