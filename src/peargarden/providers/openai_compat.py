@@ -69,7 +69,8 @@ class OpenAICompatProvider:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.api_key = api_key
+        # Keys pasted from a web page often carry a trailing newline or spaces.
+        self.api_key = api_key.strip() if api_key else None
         self.api_key_env = api_key_env
         if isinstance(profile, ProviderProfile):
             self.profile = profile
@@ -103,6 +104,9 @@ class OpenAICompatProvider:
                     where = f"环境变量 ${self.api_key_env}" if self.api_key_env else "api_key_env"
                     host = self._endpoint().host
                     raise ProviderError(f"{host} 需要 API 密钥（no API key）：请设置 {where}")
+                if self.api_key and not self.api_key.isascii():
+                    where = f"${self.api_key_env}" if self.api_key_env else "api_key"
+                    raise ProviderError(f"API 密钥里有非 ASCII 字符（invalid API key），请检查 {where}")
                 self._client = openai.OpenAI(
                     api_key=self.api_key or NO_KEY,
                     base_url=self.base_url,
@@ -123,9 +127,7 @@ class OpenAICompatProvider:
     def _stream(self, request: ChatRequest, cancel: threading.Event | None) -> Iterator[StreamEvent]:
         model = request.model or self.model
         if not model:
-            raise ProviderError(
-                f"没有为 {self._endpoint().host} 选定模型（no model）：`pear models` 可列出可用模型"
-            )
+            raise ProviderError(f"没有为 {self._endpoint().host} 选定模型（no model）：`pear models` 可列出可用模型")
         kwargs = build_create_kwargs(request, model, self.profile)
         where = self._endpoint(model)
         attempt = 0
@@ -151,16 +153,12 @@ class OpenAICompatProvider:
                 return
             except (openai.OpenAIError, httpx2.HTTPError, _StreamCut) as error:
                 if isinstance(error, _StreamCut):
-                    failure = Failure(
-                        f"{where.host} 在回复结束前关闭了连接（connection closed early）", retryable=True
-                    )
+                    failure = Failure(f"{where.host} 在回复结束前关闭了连接（connection closed early）", retryable=True)
                 else:
                     failure = classify(error, where, self.timeout)
                 if reader.produced:
                     # Retrying would repeat what the caller already showed; it keeps the partial reply.
-                    raise ProviderError(
-                        f"回复中途断开（reply cut off mid-stream）：{failure.message}"
-                    ) from None
+                    raise ProviderError(f"回复中途断开（reply cut off mid-stream）：{failure.message}") from None
                 self._wait_before_retry(failure, attempt, cancel)
                 if cancel is not None and cancel.is_set():
                     yield Done(stop_reason="aborted", model=model)

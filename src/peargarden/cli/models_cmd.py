@@ -1,0 +1,73 @@
+"""``pear models``: what an endpoint offers (its ``/v1/models`` list)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import typer
+
+from peargarden.providers.embedded import MODEL_NAME
+from peargarden.providers.openai_compat import OpenAICompatProvider
+from peargarden.providers.registry import LOCAL, ConnectionSpec
+from peargarden.workspace.config import load_settings
+
+from ._app import app, state
+
+
+def _configured_connection(api_key_env: str | None) -> ConnectionSpec:
+    """The main connection from config.toml (the embedded model when none is configured)."""
+    settings = load_settings(state.home.config_file)
+    main = settings.main()
+    found = settings.provider_settings(main.provider)
+    if found is None:
+        return ConnectionSpec(LOCAL)
+    return ConnectionSpec(
+        name=found.name,
+        base_url=found.base_url,
+        model=main.model,
+        api_key_env=api_key_env or found.api_key_env,
+        api_key="" if api_key_env else found.api_key,
+    )
+
+
+@app.command("models")
+def models_command(
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1."
+    ),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", help="Environment variable holding the API key."),
+    as_json: bool = typer.Option(False, "--json", help="JSON output (non-ASCII kept readable)."),
+) -> None:
+    """List the models an endpoint offers (default: the main connection in config.toml)."""
+    if base_url:
+        spec = ConnectionSpec("--base-url", base_url, api_key_env=api_key_env or "")
+    else:
+        spec = _configured_connection(api_key_env)
+    if spec.is_local:
+        models = [MODEL_NAME]
+        where = "embedded"
+    else:
+        key = spec.api_key or (os.environ.get(spec.api_key_env, "") if spec.api_key_env else "")
+        provider = OpenAICompatProvider(
+            spec.base_url,
+            spec.model,
+            key or None,
+            api_key_env=spec.api_key_env or None,
+            profile=spec.profile or None,
+            timeout=30.0,
+        )
+        try:
+            models = provider.list_models()
+        finally:
+            provider.close()
+        where = spec.base_url
+    if as_json:
+        payload = {"connection": spec.name, "base_url": where, "models": models}
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        return
+    if not models:
+        typer.echo(f"{where} 没有列出任何模型。")
+        return
+    for model in models:
+        typer.echo(model)
