@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vault_test_library import LOREBOOK_NAMES, make_library, pear, tree_bytes
+from vault_test_library import LOREBOOK_NAMES, make_library, pear, pear_inprocess, tree_bytes
 
 CLEANUP_SCRIPT = """
 import pathlib, shutil, sys
@@ -24,9 +24,9 @@ shutil.rmtree(home / "cards" / "青梧")
 def test_restore_undoes_a_script_that_deleted_every_lorebook(home_dir: Path, tmp_path: Path) -> None:
     make_library(home_dir)
     before = tree_bytes(home_dir)
-    taken = pear(home_dir, "vault", "snapshot", "--reason", "启动")
+    taken = pear_inprocess(home_dir, "vault", "snapshot", "--reason", "启动")
     assert "启动" in taken.stdout
-    snapshot_id = json.loads(pear(home_dir, "vault", "list", "--json").stdout)[-1]["id"]
+    snapshot_id = json.loads(pear_inprocess(home_dir, "vault", "list", "--json").stdout)[-1]["id"]
 
     script = tmp_path / "cleanup.py"
     script.write_text(CLEANUP_SCRIPT, encoding="utf-8")
@@ -34,7 +34,7 @@ def test_restore_undoes_a_script_that_deleted_every_lorebook(home_dir: Path, tmp
     assert not list((home_dir / "library" / "lorebooks").glob("*.json"))
     assert not (home_dir / "cards" / "青梧").exists()
 
-    restored = pear(home_dir, "vault", "restore", snapshot_id)
+    restored = pear(home_dir, "vault", "restore", snapshot_id)  # the real command, in its own process
     assert restored.returncode == 0
 
     after = tree_bytes(home_dir)
@@ -46,7 +46,7 @@ def test_restore_undoes_a_script_that_deleted_every_lorebook(home_dir: Path, tmp
     assert (home_dir / "cards" / "青梧" / "补充设定集.json").is_file()
 
     # The damaged state was snapshotted before the restore, so the restore itself can be undone.
-    listing = json.loads(pear(home_dir, "vault", "list", "--json").stdout)
+    listing = json.loads(pear_inprocess(home_dir, "vault", "list", "--json").stdout)
     assert listing[0]["id"] == snapshot_id
     damaged = listing[-1]
     assert damaged["reason"] == f"before restore {snapshot_id}"
@@ -60,15 +60,15 @@ def test_restore_undoes_a_script_that_deleted_every_lorebook(home_dir: Path, tmp
 
 def test_restore_of_one_lorebook_leaves_the_rest_alone(home_dir: Path) -> None:
     make_library(home_dir)
-    pear(home_dir, "vault", "snapshot")
-    snapshot_id = json.loads(pear(home_dir, "vault", "list", "--json").stdout)[-1]["id"]
+    pear_inprocess(home_dir, "vault", "snapshot")
+    snapshot_id = json.loads(pear_inprocess(home_dir, "vault", "list", "--json").stdout)[-1]["id"]
     book = home_dir / "library" / "lorebooks" / "栖水镇.json"
     original = book.read_bytes()
     book.unlink()
     other = home_dir / "library" / "lorebooks" / "青梧山.json"
     other.write_text("{}", encoding="utf-8")  # a later edit the user wants to keep
 
-    pear(home_dir, "vault", "restore", snapshot_id, "library/lorebooks/栖水镇.json")
+    pear_inprocess(home_dir, "vault", "restore", snapshot_id, "library/lorebooks/栖水镇.json")
 
     assert book.read_bytes() == original
     assert other.read_text(encoding="utf-8") == "{}"

@@ -74,6 +74,26 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     return found
 
 
+def pear_inprocess(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run the ``pear`` entry point in this process (same code path, without a child's start-up cost)."""
+    import contextlib
+    import io
+
+    from peargarden.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(["--home", str(home), *args])
+        except SystemExit as done:
+            code = done.code if isinstance(done.code, int) else 1
+    result = subprocess.CompletedProcess(["pear", *args], code, out.getvalue(), err.getvalue())
+    if check and code != 0:
+        raise AssertionError(f"pear {' '.join(args)} failed ({code}): {result.stderr}")
+    return result
+
+
 def pear(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run the real ``pear`` command in a child process."""
     result = subprocess.run(
