@@ -195,6 +195,13 @@ class BackgroundSnapshots:
         self.periodic.start()
         return self
 
+    def wait_for_startup(self, timeout: float | None = None) -> bool:
+        """Block until the start-up snapshot is done (e.g. before a tool may first write); False on timeout."""
+        if self._startup is None:
+            return True
+        self._startup.join(timeout)
+        return not self._startup.is_alive()
+
     def notify_write(self) -> None:
         """Call after the program or a tool wrote into the data folder."""
         self.debouncer.notify()
