@@ -1,0 +1,70 @@
+"""The atomic write helpers and the JSON-lines reader, one behaviour at a time."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from peargarden.workspace import atomic
+from peargarden.workspace.jsonl import parse_jsonl, read_jsonl_lines
+
+
+def test_write_json_keeps_chinese_readable_and_ends_with_newline(tmp_path: Path) -> None:
+    target = tmp_path / "世界书" / "栖水镇.json"
+    atomic.write_json(target, {"名字": "栖水镇"})
+    text = target.read_text(encoding="utf-8")
+    assert "栖水镇" in text and text.endswith("\n")
+    assert json.loads(text) == {"名字": "栖水镇"}
+
+
+def test_replacing_a_file_keeps_its_permissions_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "run.sh"
+    target.write_text("old", encoding="utf-8")
+    target.chmod(0o750)
+    atomic.write_text(target, "new")
+    assert target.read_text(encoding="utf-8") == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o750
+    assert os.listdir(tmp_path) == ["run.sh"]
+    atomic.write_bytes(target, b"x", mode=0o600)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "卡.json"
+    atomic.write_json(target, {"v": 1})
+
+    class Unserialisable:
+        pass
+
+    with pytest.raises(TypeError):
+        atomic.write_json(target, {"v": Unserialisable()})
+    assert json.loads(target.read_text(encoding="utf-8")) == {"v": 1}
+    with pytest.raises(NotADirectoryError):
+        atomic.write_text(target / "下面", "x")  # the parent is a file
+    assert os.listdir(tmp_path) == ["卡.json"]
+
+
+def test_append_line_creates_folders_and_appends_whole_lines(tmp_path: Path) -> None:
+    session = tmp_path / "chats" / "c1" / "会话.jsonl"
+    atomic.append_line(session, json.dumps({"seq": 1}))
+    atomic.append_line(session, json.dumps({"seq": 2}) + "\n")  # a trailing newline is not doubled
+    assert session.read_text(encoding="utf-8") == '{"seq": 1}\n{"seq": 2}\n'
+
+
+def test_parse_jsonl_skips_blank_and_torn_lines() -> None:
+    data = '{"seq": 1}\n\n{"seq": 2, "text": "半'.encode()
+    assert parse_jsonl(data) == ([{"seq": 1}], True)
+    # A last line without newline that is complete is kept (other programs write files that way).
+    assert parse_jsonl(b'{"seq": 1}\n{"seq": 2}') == ([{"seq": 1}, {"seq": 2}], False)
+    # A multi-byte character cut in half is torn too.
+    cut = '{"text": "青梧"}'.encode()[:-4]
+    assert parse_jsonl(b'{"seq": 1}\n' + cut) == ([{"seq": 1}], True)
+    assert parse_jsonl(b"") == ([], False)
+
+
+def test_read_jsonl_lines_of_a_missing_file_is_empty(tmp_path: Path) -> None:
+    assert read_jsonl_lines(tmp_path / "没有.jsonl") == ([], False)
