@@ -164,3 +164,25 @@ def test_snapshot_of_a_missing_data_folder_creates_nothing(tmp_path: Path) -> No
     with pytest.raises(NotFound):
         Vault(Home(missing)).snapshot()
     assert not missing.exists()
+
+
+def test_big_files_are_streamed_into_the_store_and_restored_intact(
+    vault: Vault, home_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from peargarden.workspace import _vault_store
+
+    monkeypatch.setattr(_vault_store, "_WHOLE_READ_LIMIT", 1024)  # everything bigger is streamed
+    monkeypatch.setattr(_vault_store, "_CHUNK", 4096)
+    png = home_dir / "cards" / "白露" / "白露.png"
+    png.write_bytes(png.read_bytes() * 5)  # ~50 KB, several chunks
+    twin = home_dir / "cards" / "白露" / "副本.png"
+    twin.write_bytes(png.read_bytes())
+    info = vault.snapshot()
+    assert info is not None
+    files = vault.manifest(info.id).files
+    assert files["cards/白露/白露.png"].sha256 == files["cards/白露/副本.png"].sha256
+    assert not [p for p in (home_dir / "vault" / "objects").iterdir() if p.name.endswith(".tmp")]
+    original = png.read_bytes()
+    png.unlink()
+    vault.restore(info.id, "cards/白露/白露.png")
+    assert png.read_bytes() == original
