@@ -36,7 +36,10 @@ _register_command_groups()
 def main(argv: list[str] | None = None) -> None:
     command = typer.main.get_command(app)
     try:
-        command.main(args=argv, prog_name="pear", standalone_mode=False)
+        # Without standalone mode click returns the code of a typer.Exit instead of raising it.
+        code = command.main(args=argv, prog_name="pear", standalone_mode=False)
+        if isinstance(code, int) and code != 0:
+            sys.exit(code)
     except PearError as error:
         print(f"pear: {error}", file=sys.stderr)
         sys.exit(error.exit_code)

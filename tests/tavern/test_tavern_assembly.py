@@ -1,0 +1,228 @@
+"""Prompt Manager, injections, Author's Note, persona, overrides and generation types (Chinese content)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from tavern_builders import StateFactory, alternating_chat, chat_message
+
+from peargarden.tavern.assemble import generate
+from peargarden.tavern.defaults import DEFAULT_ORDER, DEFAULT_PROMPTS, GLOBAL_ORDER_ID
+from peargarden.tavern.replay import run_slash
+
+
+def contents(state: Any, gen_type: str = "normal") -> list[str]:
+    return [m["content"] for m in generate(state, gen_type).messages]
+
+
+def with_prompts(extra: list[dict[str, Any]], order: list[dict[str, Any]]) -> dict[str, Any]:
+    prompts = copy.deepcopy(DEFAULT_PROMPTS) + extra
+    return {"prompts": prompts, "prompt_order": [{"character_id": GLOBAL_ORDER_ID, "order": order}]}
+
+
+def order_with(identifier: str, after: str, enabled: bool = True) -> list[dict[str, Any]]:
+    order = copy.deepcopy(DEFAULT_ORDER)
+    index = next(i for i, e in enumerate(order) if e["identifier"] == after)
+    order.insert(index + 1, {"identifier": identifier, "enabled": enabled})
+    return order
+
+
+def test_default_order_and_empty_slots_dropped(make_state: StateFactory) -> None:
+    out = generate(make_state()).messages
+    assert out[0] == {"role": "system", "content": "Write 林月's next reply in a fictional chat between 林月 and 小明."}
+    assert out[1]["content"] == "林月是杭州一家茶馆的老板，二十四岁。"
+    assert out[2]["content"] == "[林月's personality: 温柔，细心，有点爱开玩笑]"
+    assert out[3]["content"] == "[Circumstances and context of the dialogue: 小明在一个下雨的午后走进了林月的茶馆。]"
+    assert out[4:7] == [
+        {"role": "system", "content": "[Example Chat]"},
+        {"role": "system", "name": "example_user", "content": "你推荐什么茶？"},
+        {"role": "system", "name": "example_assistant", "content": "今天下雨，来一杯龙井吧。"},
+    ]
+    assert out[7]["content"] == "[Start a new Chat]"
+    assert [m["role"] for m in out[8:]] == ["assistant", "user", "assistant", "user"]
+
+
+def test_custom_relative_prompt_needs_system_prompt_false(make_state: StateFactory) -> None:
+    sent = {"identifier": "风格", "role": "system", "content": "用中文回答，{{user}}。", "system_prompt": False}
+    silent = {"identifier": "静默", "role": "system", "content": "不会发送", "system_prompt": True}
+    order = order_with("静默", "scenario")
+    order = [*order[:6], {"identifier": "风格", "enabled": True}, *order[6:]]
+    out = contents(make_state(oai=with_prompts([sent, silent], order)))
+    assert "用中文回答，小明。" in out
+    assert "不会发送" not in out
+    assert out.index("用中文回答，小明。") == 4  # right after the scenario slot
+
+
+def test_in_chat_injections_order_per_depth(make_state: StateFactory) -> None:
+    prompts = [
+        {"identifier": "a", "role": "assistant", "content": "助手注入", "system_prompt": False,
+         "injection_position": 1, "injection_depth": 1},
+        {"identifier": "u", "role": "user", "content": "用户注入", "system_prompt": False,
+         "injection_position": 1, "injection_depth": 1},
+        {"identifier": "s", "role": "system", "content": "系统注入", "system_prompt": False,
+         "injection_position": 1, "injection_depth": 1},
+        {"identifier": "deep", "role": "system", "content": "最深处", "system_prompt": False,
+         "injection_position": 1, "injection_depth": 50},
+        {"identifier": "str", "role": "system", "content": "字符串深度丢失", "system_prompt": False,
+         "injection_position": 1, "injection_depth": "1"},
+    ]  # fmt: skip
+    order = copy.deepcopy(DEFAULT_ORDER) + [{"identifier": p["identifier"], "enabled": True} for p in prompts]
+    state = make_state(
+        oai=with_prompts(prompts, order),
+        metadata={"note_prompt": "[作者注：雨更大了]", "note_depth": 1, "note_position": 1, "note_role": 0},
+    )
+    out = contents(state)
+    start = out.index("[Start a new Chat]")
+    assert out[start + 1] == "最深处"  # deeper than the history: top of it, still under the new-chat line
+    tail = out[-5:]
+    assert tail[1:4] == ["助手注入", "用户注入", "系统注入\n[作者注：雨更大了]"]
+    assert "字符串深度丢失" not in out
+
+
+def test_authors_note_interval_counts_user_messages(make_state: StateFactory) -> None:
+    md = {"note_prompt": "[作者注]", "note_interval": 2, "note_position": 0}
+    three_users = alternating_chat(6)  # users at 1, 3, 5
+    assert "[作者注]" not in contents(make_state(three_users, metadata=md))
+    four_users = alternating_chat(8)
+    out = contents(make_state(four_users, metadata=md))
+    assert out[:2] == ["Write 林月's next reply in a fictional chat between 林月 and 小明.", "[作者注]"]
+    before = dict(md, note_position=2, note_role=1, note_interval=1)
+    msgs = generate(make_state(three_users, metadata=before)).messages
+    assert msgs[0] == {"role": "user", "content": "[作者注]"}
+
+
+def test_character_note_and_slash_inject_share_a_depth(make_state: StateFactory) -> None:
+    card = copy.deepcopy(make_state().card)
+    card["data"]["extensions"]["depth_prompt"] = {
+        "prompt": "[{{char}}想带{{user}}去西湖]",
+        "depth": 2,
+        "role": "system",
+    }
+    state = make_state(card=card, metadata={"note_prompt": "[作者注]", "note_depth": 2})
+    run_slash(state, "/inject id=天气 position=chat depth=2 role=system 窗外雷声阵阵", [])
+    out = contents(state)
+    assert "[作者注]\n[林月想带小明去西湖]\n窗外雷声阵阵" in out
+    assert state.chat_metadata["script_injects"]["天气"]["value"] == "窗外雷声阵阵"
+
+
+def test_persona_positions(make_state: StateFactory) -> None:
+    pu = {"persona_description": "{{user}}是一名大学生。"}
+    out = contents(make_state(power_user=pu))
+    assert out[1] == "小明是一名大学生。"  # personaDescription marker sits before the description
+    at_depth = dict(pu, persona_description_position=4, persona_description_depth=0)
+    assert contents(make_state(power_user=at_depth))[-1] == "小明是一名大学生。"
+    top_an = dict(pu, persona_description_position=2)
+    out = contents(make_state(power_user=top_an, metadata={"note_prompt": "[作者注]", "note_depth": 0}))
+    assert out[-1] == "小明是一名大学生。\n[作者注]"
+
+
+def test_card_overrides_with_original(make_state: StateFactory) -> None:
+    card = copy.deepcopy(make_state().card)
+    card["data"]["system_prompt"] = "{{original}} 另外：{{char}}总是请人喝茶。"
+    card["data"]["post_history_instructions"] = "[{{char}}要以问句结尾] {{original}}"
+    prompts = copy.deepcopy(DEFAULT_PROMPTS)
+    next(p for p in prompts if p["identifier"] == "jailbreak")["content"] = "[保持角色]"
+    oai = {"prompts": prompts}
+    out = contents(make_state(card=card, oai=oai))
+    assert out[0] == "Write 林月's next reply in a fictional chat between 林月 and 小明. 另外：林月总是请人喝茶。"
+    assert out[-1] == "[林月要以问句结尾] [保持角色]"
+    next(p for p in prompts if p["identifier"] == "main")["forbid_overrides"] = True
+    assert contents(make_state(card=card, oai={"prompts": prompts}))[0].startswith("Write 林月's next reply")
+
+
+def test_names_behaviors(make_state: StateFactory) -> None:
+    chat = [chat_message("你好", user=False, name="Lin Yue"), chat_message("你好呀", user=True, name="Xiao Ming")]
+    completion = generate(make_state(chat, oai={"names_behavior": 1})).messages
+    assert completion[-2:] == [
+        {"role": "assistant", "name": "Lin_Yue", "content": "你好"},
+        {"role": "user", "name": "Xiao_Ming", "content": "你好呀"},
+    ]
+    content_mode = contents(make_state(chat, oai={"names_behavior": 2}))
+    assert content_mode[-2:] == ["Lin Yue: 你好", "Xiao Ming: 你好呀"]
+
+
+def test_squash_joins_unnamed_system_messages(make_state: StateFactory) -> None:
+    out = generate(make_state(oai={"squash_system_messages": True})).messages
+    assert out[0]["content"].startswith("Write 林月's next reply")
+    assert out[0]["content"].count("\n") == 3  # main + description + personality + scenario
+    assert out[1] == {"role": "system", "content": "[Example Chat]"}
+    assert list(out[2]) == ["role", "content", "name"]  # ST's flat list puts the name last
+
+
+def test_continue_nudge_and_prefill(make_state: StateFactory) -> None:
+    chat = [*alternating_chat(4), chat_message("林月轻声说：", user=False)]
+    out = contents(make_state(chat), "continue")
+    assert out[-2] == "林月轻声说："
+    assert out[-1].endswith("as if your reply is a part of the original message: 林月轻声说：]")
+    prefill = generate(make_state(chat, oai={"continue_prefill": True}), "continue").messages
+    assert prefill[-1] == {"role": "assistant", "content": "林月轻声说："}
+    assert all("Continue the following" not in m["content"] for m in prefill)
+
+
+def test_impersonate_prompt_is_last(make_state: StateFactory) -> None:
+    out = contents(make_state(), "impersonate")
+    assert out[-1].startswith("[Write your next reply from the point of view of 小明")
+
+
+def test_swipe_and_regenerate_leave_out_the_last_reply(make_state: StateFactory) -> None:
+    chat = alternating_chat(5)
+    swiped = contents(make_state(chat), "swipe")
+    assert chat[-1]["mes"] not in swiped
+    assert generate(make_state(chat), "swipe").in_context_count == 4 + 1
+
+
+def test_hidden_and_narrator_messages(make_state: StateFactory) -> None:
+    state = make_state(alternating_chat(4))
+    run_slash(state, "/sys 雨停了，天边出现了彩虹。", [])
+    run_slash(state, "/hide 1", [])
+    msgs = generate(state).messages
+    assert msgs[-1] == {"role": "system", "content": "雨停了，天边出现了彩虹。"}
+    assert "第1条消息：雨还在下。" not in [m["content"] for m in msgs]
+
+
+def test_world_info_markers_and_depth_entries(make_state: StateFactory) -> None:
+    book = {
+        "entries": {
+            "0": {"uid": 0, "key": ["西湖"], "keysecondary": [], "content": "西湖在杭州城西。", "constant": False,
+                  "selective": False, "order": 100, "position": 0, "disable": False, "probability": 100,
+                  "useProbability": True},
+            "1": {"uid": 1, "key": [], "keysecondary": [], "content": "常驻：{{char}}喜欢龙井。", "constant": True,
+                  "selective": False, "order": 100, "position": 4, "depth": 0, "role": 1, "disable": False,
+                  "probability": 100, "useProbability": True},
+        }
+    }  # fmt: skip
+    chat = [*alternating_chat(3), chat_message("西湖美吗？", user=True)]
+    state = make_state(chat, worlds={"杭州": book}, wi={"world_info": {"globalSelect": ["杭州"]}})
+    msgs = generate(state).messages
+    assert msgs[1] == {"role": "system", "content": "西湖在杭州城西。"}
+    assert msgs[-1] == {"role": "user", "content": "常驻：林月喜欢龙井。"}
+
+
+def test_malformed_presets_assemble_with_warnings(make_state: StateFactory) -> None:
+    order = [e for e in DEFAULT_ORDER if e["identifier"] != "chatHistory"] + [{"identifier": "幽灵", "enabled": True}]
+    oai = {"prompt_order": [{"character_id": GLOBAL_ORDER_ID, "order": order}], "prompts": DEFAULT_PROMPTS[:3]}
+    result = generate(make_state(oai=oai))
+    assert all(m["role"] == "system" for m in result.messages)
+    assert any("chatHistory" in w for w in result.warnings)
+    assert any("幽灵" in w for w in result.warnings)
+    no_order = generate(make_state(oai={"prompt_order": "坏的", "prompts": None}))
+    assert no_order.messages[-1]["role"] == "user"
+    assert any("100001" in w for w in no_order.warnings)
+
+
+def test_fixed_parts_over_budget_send_the_partial_list(make_state: StateFactory) -> None:
+    card = copy.deepcopy(make_state().card)
+    card["description"] = "很长的描述。" * 400
+    result = generate(make_state(card=card, oai={"openai_max_context": 600, "openai_max_tokens": 100}))
+    assert [m["content"][:5] for m in result.messages] == ["Write"]
+    assert any("超出" in w for w in result.warnings)
+
+
+def test_ledger_warns_when_history_gets_less_than_a_quarter(make_state: StateFactory) -> None:
+    card = copy.deepcopy(make_state().card)
+    card["description"] = "描述" * 300
+    result = generate(make_state(card=card, oai={"openai_max_context": 800, "openai_max_tokens": 300}))
+    assert any("四分之一" in w for w in result.warnings)
+    assert result.ledger[0].slot == "main" and result.ledger[0].tokens > 0
+    assert result.used <= 800 - 300

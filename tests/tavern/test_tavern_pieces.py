@@ -1,0 +1,103 @@
+"""Smaller tavern pieces: examples, the extension table, the prompt manager loader, the request body."""
+
+from __future__ import annotations
+
+import math
+
+from peargarden.tavern.chat_completion import Message
+from peargarden.tavern.defaults import IN_CHAT, IN_PROMPT
+from peargarden.tavern.examples import block_to_messages, parse_mes_examples
+from peargarden.tavern.injections import ExtensionTable, insert_in_chat
+from peargarden.tavern.prompts import Prompt, load_prompt_manager
+from peargarden.tavern.request import parse_simple_yaml, request_body
+
+
+def test_examples_split_into_blocks_and_messages() -> None:
+    text = "小明: 你好\n林月: 欢迎！\n<START>\n小明: 有龙井吗？\n林月: 有，刚到的新茶。\n小明: 来一杯。"
+    blocks = parse_mes_examples(text)
+    assert blocks == [
+        "<START>\n小明: 你好\n林月: 欢迎！\n",
+        "<START>\n小明: 有龙井吗？\n林月: 有，刚到的新茶。\n小明: 来一杯。\n",
+    ]
+    msgs = block_to_messages(blocks[1], "小明", "林月")
+    assert [(m.name, m.content) for m in msgs] == [
+        ("example_user", "有龙井吗？"),
+        ("example_assistant", "有，刚到的新茶。"),
+        ("example_user", "来一杯。"),
+    ]
+    assert parse_mes_examples("<START>") == []
+    assert block_to_messages("<START>\n没有说话人的一行\n", "小明", "林月") == []
+
+
+def test_extension_table_sorts_keys_and_filters() -> None:
+    table = ExtensionTable()
+    table.set("script_inject_x", "注入", IN_CHAT, 2, False, 0)
+    table.set("2_floating_prompt", " 作者注 ", IN_CHAT, 2, False, 0)
+    table.set("DEPTH_PROMPT", "角色笔记", IN_CHAT, 2, True, 0)
+    table.set("customDepthWI-2-0", "世界书", IN_CHAT, 2, False, 0)
+    table.set("other", "别的深度", IN_CHAT, 3, False, 0)
+    assert table.join(IN_CHAT, 2, 0, wrap=False) == "作者注\n角色笔记\n世界书\n注入"
+    assert table.scan_values() == ["角色笔记"]
+    table.set("bad", "x", None, "abc")
+    assert math.isnan(table.entries["bad"].position) and math.isnan(table.entries["bad"].depth)
+    assert table.join(IN_PROMPT) == ""
+
+
+def test_insertion_counts_depth_without_earlier_injections() -> None:
+    history = [Message("user", f"m{i}", "chat") for i in range(5, 0, -1)]  # newest first: m5 … m1
+    prompts = [
+        Prompt("s", "system", "S", injection_position=1, injection_depth=2),
+        Prompt("u", "user", "U", injection_position=1, injection_depth=2),
+        Prompt("a", "assistant", "A", injection_position=1, injection_depth=2),
+        Prompt("z", "system", "Z", injection_position=1, injection_depth=0),
+    ]
+    out = insert_in_chat(prompts, history, ExtensionTable(), lambda s: s, lambda r, c: Message(r, c, "inj"))
+    assert [m.content for m in out] == ["m1", "m2", "m3", "A", "U", "S", "m4", "m5", "Z"]
+
+
+def test_prompt_manager_loader_repairs_like_sillytavern() -> None:
+    data = load_prompt_manager({"prompts": [{"identifier": "main", "content": "主提示"}], "prompt_order": []})
+    assert data.find("chatHistory") is not None  # built-ins re-added
+    assert [e["identifier"] for e in data.order][:2] == ["main", "worldInfoBefore"]
+    assert data.warnings
+    empty = load_prompt_manager({})
+    assert empty.find("main") is not None and not empty.is_disabled("main")
+    assert empty.is_disabled("enhanceDefinitions")
+
+
+def test_request_body_keys_and_custom_body_rules() -> None:
+    oai = {
+        "chat_completion_source": "custom",
+        "custom_model": "qwen-plus",
+        "temp_openai": 0.8,
+        "freq_pen_openai": 0,
+        "pres_pen_openai": 0.0,
+        "top_p_openai": 1.0,
+        "openai_max_tokens": 500,
+        "stream_openai": True,
+        "seed": 42,
+        "n": 2,
+        "custom_include_body": "top_k: 40\nrepetition_penalty: 1.1",
+        "custom_exclude_body": "- presence_penalty",
+    }
+    body = request_body(oai, [{"role": "user", "content": "你好"}], "normal")
+    assert list(body) == [
+        "messages", "model", "temperature", "max_tokens", "stream", "frequency_penalty", "top_p",
+        "logit_bias", "seed", "n", "top_k", "repetition_penalty",
+    ]  # fmt: skip
+    assert body["temperature"] == 0.8 and body["top_p"] == 1 and body["top_k"] == 40
+    assert "n" not in request_body(oai, [], "continue")
+    assert parse_simple_yaml("") is None
+    assert parse_simple_yaml('{"a": 1}') == {"a": 1}
+
+
+def test_logit_bias_preset_is_tokenized() -> None:
+    oai = {
+        "chat_completion_source": "custom",
+        "custom_model": "gpt-3.5-turbo",
+        "bias_preset_selected": "禁词",
+        "bias_presets": {"禁词": [{"text": " bond", "value": -50}, {"text": "[100, 200]", "value": 5}]},
+    }
+    bias = request_body(oai, [], "normal")["logit_bias"]
+    assert bias["100"] == 5 and bias["200"] == 5
+    assert -50 in bias.values()
