@@ -226,7 +226,7 @@ def start_background_snapshots(
 
     Keep the returned object; call ``notify_write()`` after each write and ``stop()`` on shutdown.
     """
-    from .vault import Vault, utc_now
+    from .vault import Vault, local_now
 
-    vault = Vault(home, clock=clock or utc_now)
+    vault = Vault(home, clock=clock or local_now)
     return BackgroundSnapshots(vault, interval=interval, quiet=quiet, max_delay=max_delay).start()

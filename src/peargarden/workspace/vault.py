@@ -10,8 +10,8 @@ bytes are stored once under their sha256 however many snapshots contain them.
     vault.restore("20261130-002507")  # the whole data folder as it was (a snapshot is taken first)
 
 The newest :data:`DEFAULT_KEEP` snapshots are kept; objects no kept snapshot refers to are deleted.
-Snapshot ids are the UTC time of the snapshot, ``YYYYMMDD-HHMMSS`` (``-2``, ``-3``… when several fall
-in one second); they sort in the order the snapshots were taken.
+Snapshot ids are the (local) time of the snapshot, ``YYYYMMDD-HHMMSS`` (``-2``, ``-3``… when several
+fall in one second, or when the clock went back); they sort in the order the snapshots were taken.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ __all__ = [
     "SnapshotInfo",
     "Vault",
     "VaultDiff",
+    "local_now",
     "start_background_snapshots",
     "utc_now",
 ]
@@ -83,6 +84,11 @@ _STANDING_DIRS = {
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def local_now() -> datetime:
+    """The default clock: local time with its UTC offset, so ids and times read like the user's clock."""
+    return datetime.now().astimezone()
 
 
 @dataclass(frozen=True)
@@ -141,7 +147,7 @@ class Vault:
         self,
         home: Home,
         *,
-        clock: Clock = utc_now,
+        clock: Clock = local_now,
         keep: int = DEFAULT_KEEP,
         lock_timeout: float = locking.DEFAULT_TIMEOUT,
         racy_window: float = 2.0,
@@ -166,8 +172,8 @@ class Vault:
         return [SnapshotInfo.of(m) for m in self.manifests.load_all(self.manifests.ids())]
 
     def latest(self) -> SnapshotInfo | None:
-        ids = self.manifests.ids()
-        return SnapshotInfo.of(self.manifests.load(ids[-1])) if ids else None
+        newest = self._latest_readable(self.manifests.ids())
+        return SnapshotInfo.of(newest) if newest else None
 
     def resolve(self, text: str) -> str:
         """A snapshot id from what a person typed: the full id or an unambiguous prefix."""
@@ -382,7 +388,7 @@ class Vault:
             return None, scan
         when = self.clock()
         if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
+            when = when.astimezone()  # a naive time is local time
         manifest = Manifest(
             id=self._next_id(when, ids),
             time=when.isoformat(timespec="seconds"),
@@ -403,7 +409,7 @@ class Vault:
 
     @staticmethod
     def _next_id(when: datetime, ids: list[str]) -> str:
-        base = when.astimezone(UTC).strftime("%Y%m%d-%H%M%S")
+        base = when.strftime("%Y%m%d-%H%M%S")
         if not ids:
             return base
         last_base, last_number = snapshot_sort_key(ids[-1])
