@@ -38,7 +38,7 @@ def test_streamed_text_without_draft_tools_is_the_prose() -> None:
     sheet.capture("青梧抬起头。")
     sheet.capture("“客官要住几日？”")
     prose = finish_beat(sheet)
-    assert prose.text == "青梧抬起头。“客官要住几日？”" and prose.sealed
+    assert prose.text == "青梧抬起头。\n\n“客官要住几日？”" and prose.sealed
 
 
 def test_unsealed_draft_is_kept_and_flagged_and_free_text_after_it_dropped() -> None:

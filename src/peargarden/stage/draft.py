@@ -88,14 +88,15 @@ class DraftSheet:
         return self.version
 
     def capture(self, text: str) -> None:
-        """Text streamed in one model round.  Before any explicit write it becomes the draft."""
+        """The text of one model round.  Before any explicit write it becomes (part of) the draft."""
         if not text:
             return
         self.streamed.append(text)
         if self.explicit or self.sealed:
             return
-        self.text = f"{self.text}{text}" if self.text else text.lstrip("\n")
-        self.version += 1
+        # Rounds are separate paragraphs.
+        piece = text.strip("\n")
+        self.text = f"{self.text}\n\n{piece}" if self.text.strip() else piece
 
 
 _FORMAT_BLOCK = re.compile(r"```[^\n]*\n.*?\n```|<([A-Za-z][\w-]*)[^>]*>.*?</\1>", re.DOTALL)

@@ -1,0 +1,138 @@
+"""The stage-mode request builder: what the agent loop sends for each model call of a stage beat.
+
+For every round it rebuilds the story (prose only, see :mod:`peargarden.stage.history`), assembles
+the stage system prompt and the per-beat injection with :func:`peargarden.stage.assemble_beat`, and
+then appends this beat's rounds so far (assistant tool calls and tool results), which the model
+must see to go on.  The system prompt and the injection are the same in every round of a beat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from peargarden.providers.base import ChatRequest
+from peargarden.sessions.context import ContextMessage
+from peargarden.stage import StageRequest, Turn, assemble_beat
+from peargarden.stage.history import story_turns
+from peargarden.workspace.cards import CardFolder
+
+from .loop import BeatInput, BuiltRequest, RequestBuilder
+from .stage_materials import StageMaterials, load_stage_materials
+from .stage_tools import StageToolEnv, stage_tools
+from .tools import Tool
+
+__all__ = [
+    "CONTINUE_NOTE",
+    "StageEnv",
+    "assemble_for",
+    "greeting_turns",
+    "split_rounds",
+    "stage_builder",
+    "stage_setup",
+]
+
+CONTINUE_NOTE = "（接着上一条回复继续写，不要重复已经写过的内容。）"
+
+
+def _as_dict(message: ContextMessage) -> dict[str, Any]:
+    return {
+        "role": message.role,
+        "content": message.content,
+        "tool_calls": message.tool_calls,
+        "tool_call_id": message.tool_call_id,
+        "is_error": message.is_error,
+    }
+
+
+def split_rounds(
+    history: Sequence[ContextMessage], kind: str = "send"
+) -> tuple[list[ContextMessage], str, list[ContextMessage]]:
+    """(earlier messages, this beat's user words, this beat's rounds so far)."""
+    visible = [m for m in history if "hidden" not in m.tags]
+    last_user = max((i for i, m in enumerate(visible) if m.role == "user"), default=-1)
+    if kind in ("continue", "impersonate") or last_user < 0:
+        return visible, "", []
+    return visible[:last_user], visible[last_user].content, visible[last_user + 1 :]
+
+
+def greeting_turns(materials: StageMaterials) -> list[Turn]:
+    """The card's greeting as the first assistant message (when greetings are on and there is one)."""
+    if materials.settings.greeting and materials.card.first_mes.strip():
+        from peargarden.stage import apply_macros
+
+        text = apply_macros(materials.card.first_mes, materials.card.name, materials.stage.user_name)
+        return [Turn("assistant", text)]
+    return []
+
+
+def assemble_for(
+    materials: StageMaterials,
+    history: Sequence[Turn],
+    user_text: str,
+    *,
+    thinking: str | None,
+    tool_names: Sequence[str],
+) -> StageRequest:
+    return assemble_beat(
+        materials.files,
+        materials.card,
+        materials.stage,
+        materials.corpus,
+        history,
+        user_text,
+        thinking=thinking,
+        tool_names=tool_names,
+    )
+
+
+def stage_builder(materials: StageMaterials, *, prepend_greeting: bool = False) -> RequestBuilder:
+    """A builder over *materials* (load them once per beat with ``load_stage_materials``).
+
+    ``prepend_greeting``: put the card's greeting before the history (for chats whose session does not
+    store the greeting as its first message).
+    """
+
+    def build(inp: BeatInput) -> BuiltRequest:
+        earlier, words, rounds = split_rounds(inp.history, inp.kind)
+        turns = story_turns([_as_dict(m) for m in earlier])
+        if prepend_greeting:
+            turns = greeting_turns(materials) + turns
+        if inp.kind == "continue":
+            words = CONTINUE_NOTE
+        names = [spec.name for spec in inp.tools]
+        staged = assemble_for(materials, turns, words, thinking=inp.thinking, tool_names=names)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
+        messages += staged.messages
+        messages += [m.to_openai() for m in rounds]
+        request = ChatRequest(messages=messages, tools=list(inp.tools))
+        return BuiltRequest(request, [*staged.warnings, *materials.warnings])
+
+    return build
+
+
+class StageEnv(Protocol):
+    """What :func:`stage_setup` needs of the app's ``BeatEnv`` (duck-typed: agent does not import app)."""
+
+    @property
+    def card(self) -> CardFolder: ...
+
+    @property
+    def user_name(self) -> str: ...
+
+    @property
+    def user_persona(self) -> str: ...
+
+
+def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
+    """The stage mode for the app's mode table (``MODES["stage"] = stage_setup``): the stage request
+    builder over the card's materials (read fresh each beat; the lore corpus is cached) and the stage
+    tools.  A chosen persona name (``env.user_name``) wins over the settings' user name."""
+    materials = load_stage_materials(env.card.home, env.card)
+    materials.stage = replace(
+        materials.stage,
+        user_name=env.user_name or materials.stage.user_name,
+        user_persona=env.user_persona or materials.stage.user_persona,
+    )
+    return stage_builder(materials), stage_tools(StageToolEnv(env.card.home, env.card))

@@ -1,0 +1,109 @@
+"""Story history from session messages: the final prose of each beat, no tool traces.
+
+A beat starts at a user message and holds the assistant rounds and tool results that follow.  Its
+prose is what the draft sheet ended with — rebuilt by replaying the beat's successful draft tool calls
+(``draft_write``/``draft_append``/``draft_edit``/``draft_seal``) — or, when the model never used the
+sheet, the text it streamed.  Replaying from the calls needs no extra storage and gives the same text
+the user saw sealed.
+
+Messages are plain mappings in the session's ``message`` shape: ``role``, ``content``, and for
+assistants ``tool_calls`` (``{"id", "name", "arguments"}``), for tools ``tool_call_id``/``is_error``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from peargarden.errors import PearError
+
+from .draft import DraftSheet, finish_beat
+from .messages import Turn
+
+__all__ = ["DRAFT_TOOLS", "beat_prose", "replay_draft", "story_turns"]
+
+DRAFT_TOOLS = frozenset({"draft_write", "draft_append", "draft_edit", "draft_seal"})
+
+
+def _args(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+    return {}
+
+
+def apply_draft_call(sheet: DraftSheet, name: str, args: Mapping[str, Any]) -> None:
+    """Apply one draft tool call to *sheet* (raises the sheet's errors)."""
+    if name == "draft_write":
+        sheet.write(str(args.get("content") or ""))
+    elif name == "draft_append":
+        sheet.append(str(args.get("content") or ""))
+    elif name == "draft_edit":
+        sheet.edit(str(args.get("old_text") or ""), str(args.get("new_text") or ""))
+    elif name == "draft_seal":
+        sheet.seal()
+
+
+def replay_draft(messages: Sequence[Mapping[str, Any]]) -> DraftSheet:
+    """The draft sheet at the end of these messages (one beat's assistant and tool messages)."""
+    failed = {str(m.get("tool_call_id")) for m in messages if m.get("role") == "tool" and m.get("is_error") is True}
+    explicit = any(
+        isinstance(call, Mapping) and call.get("name") in DRAFT_TOOLS and str(call.get("id")) not in failed
+        for m in messages
+        if m.get("role") == "assistant"
+        for call in m.get("tool_calls") or []
+    )
+    sheet = DraftSheet()
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        text = str(message.get("content") or "")
+        if explicit:
+            # Like the live sheet, which never sees streamed text: it only feeds the format tail.
+            if text:
+                sheet.streamed.append(text)
+        else:
+            sheet.capture(text)
+        for call in message.get("tool_calls") or []:
+            if not isinstance(call, Mapping) or call.get("name") not in DRAFT_TOOLS:
+                continue
+            if str(call.get("id")) in failed:
+                continue
+            try:
+                apply_draft_call(sheet, str(call.get("name")), _args(call.get("arguments")))
+            except PearError:
+                continue  # the tool refused it at the time too
+    return sheet
+
+
+def beat_prose(messages: Sequence[Mapping[str, Any]]) -> str:
+    return finish_beat(replay_draft(messages)).text
+
+
+def story_turns(messages: Sequence[Mapping[str, Any]]) -> list[Turn]:
+    """User words and beat prose, in order (roles other than user/assistant/tool are ignored)."""
+    turns: list[Turn] = []
+    beat: list[Mapping[str, Any]] = []
+
+    def flush() -> None:
+        if beat:
+            prose = beat_prose(beat)
+            if prose:
+                turns.append(Turn("assistant", prose))
+            beat.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if role == "user":
+            flush()
+            turns.append(Turn("user", str(message.get("content") or "")))
+        elif role in ("assistant", "tool"):
+            beat.append(message)
+    flush()
+    return turns
