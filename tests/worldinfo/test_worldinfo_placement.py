@@ -132,3 +132,15 @@ def test_same_inputs_give_the_same_outputs(keys: list[str], text: str, seed: flo
         for _ in range(2)
     ]
     assert runs[0] == runs[1]
+
+
+def test_select_book_names_deduplicates_like_sillytavern() -> None:
+    from peargarden.worldinfo import select_book_names
+
+    assert select_book_names(
+        global_select=["西湖志"],
+        character_world="怀瑾的书",
+        character_extra_books=["西湖志", "听雨轩", "怀瑾的书"],
+        chat_world="听雨轩",
+    ) == (["西湖志"], ["怀瑾的书"], "听雨轩")
+    assert select_book_names(global_select=["西湖志"], chat_world="西湖志") == (["西湖志"], [], None)

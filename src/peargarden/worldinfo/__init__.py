@@ -3,7 +3,8 @@
 Public interface (stable; other packages code against it)::
 
     from peargarden.worldinfo import (
-        check_world_info, sort_entries, book_from_st, entry_from_st, character_book_to_world,
+        check_world_info, sort_entries, select_book_names, book_from_st, entry_from_st,
+        character_book_to_world,
         wrap_authors_note, WorldInfoEntry, Lorebook, ScanMessage, WorldInfoSettings,
         CharacterContext, WorldInfoResult, DepthInjection, ExampleInjection, ActivatedEntry,
         Position, SelectiveLogic, Strategy,
@@ -15,8 +16,10 @@ Building the entry list (SillyTavern ``getSortedEntries``)
     then other keys in file order).  ``sort_entries(global_books=..., character_books=...,
     chat_book=..., strategy=...)`` returns the scan order: chat book (by descending ``order``), then
     global/character books merged per strategy (``EVENLY`` = one list sorted by descending order,
-    ``CHARACTER_FIRST``, ``GLOBAL_FIRST``).  Skipping a character or chat book that is already a
-    global book is the caller's job (pass it once).  ``character_book_to_world(book, char_name)``
+    ``CHARACTER_FIRST``, ``GLOBAL_FIRST``).  ``select_book_names(global_select=...,
+    character_world=..., character_extra_books=..., chat_world=...)`` applies ST's de-duplication
+    first (a character book already global or the chat book is skipped, a chat book already
+    global is skipped) and returns ``(global, character, chat)`` names.  ``character_book_to_world(book, char_name)``
     is ST's "Import Card Lore" (``convertCharacterBook``) plus the 1.12.6 editor re-save that forces
     ``selective = true`` on every entry (oracle case 18); it returns ``(world_name, world_json)``.
 
@@ -78,7 +81,14 @@ Result (:class:`WorldInfoResult`)
 
 from .engine import check_world_info
 from .placement import wrap_authors_note
-from .sources import book_from_st, character_book_to_world, entry_from_st, sort_by_order, sort_entries
+from .sources import (
+    book_from_st,
+    character_book_to_world,
+    entry_from_st,
+    select_book_names,
+    sort_by_order,
+    sort_entries,
+)
 from .types import (
     ActivatedEntry,
     CharacterContext,
@@ -111,6 +121,7 @@ __all__ = [
     "character_book_to_world",
     "check_world_info",
     "entry_from_st",
+    "select_book_names",
     "sort_by_order",
     "sort_entries",
     "wrap_authors_note",

@@ -196,3 +196,28 @@ def character_book_to_world(
                 entry["role"] = None
         entries[_js.to_string(uid)] = entry
     return name, {"entries": entries, "originalData": dict(book)}
+
+
+def select_book_names(
+    *,
+    global_select: Sequence[str] = (),
+    character_world: str | None = None,
+    character_extra_books: Sequence[str] = (),
+    chat_world: str | None = None,
+) -> tuple[list[str], list[str], str | None]:
+    """Which books feed the scan, with SillyTavern's de-duplication → (global, character, chat).
+
+    ``character_world`` is the card's ``data.extensions.world``; ``character_extra_books`` the
+    ``world_info.charLore`` entry of this card (``extraBooks``); ``chat_world`` is
+    ``chat_metadata.world_info``.  A character book that is also global or the chat book is skipped,
+    and a chat book that is also global is skipped.  Missing books are the caller's business
+    (SillyTavern treats them as empty).
+    """
+    global_names = list(global_select)
+    character: list[str] = []
+    for name in ([character_world] if character_world else []) + list(character_extra_books):
+        if name in character or name in global_names or name == chat_world:
+            continue
+        character.append(name)
+    chat = chat_world if chat_world and chat_world not in global_names else None
+    return global_names, character, chat
