@@ -24,9 +24,7 @@ def sleeps() -> list[float]:
 
 
 @pytest.fixture
-def make_provider(
-    fake_server: FakeOpenAIServer, sleeps: list[float]
-) -> Iterator[Callable[..., OpenAICompatProvider]]:
+def make_provider(fake_server: FakeOpenAIServer, sleeps: list[float]) -> Iterator[Callable[..., OpenAICompatProvider]]:
     made: list[OpenAICompatProvider] = []
 
     def make(**options: Any) -> OpenAICompatProvider:

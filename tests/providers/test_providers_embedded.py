@@ -29,9 +29,7 @@ class TinyLlama:
     def tokenize(self, data: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
         return [ord(c) for c in data.decode("utf-8")]
 
-    def create_chat_completion(
-        self, messages: list[dict[str, Any]], **options: Any
-    ) -> Iterator[dict[str, Any]]:
+    def create_chat_completion(self, messages: list[dict[str, Any]], **options: Any) -> Iterator[dict[str, Any]]:
         self.calls.append({"messages": messages, **options})
         prompt = sum(len(m["content"]) + 5 for m in messages)
 
@@ -154,11 +152,7 @@ def test_missing_model_package_names_the_chat_command(monkeypatch: pytest.Monkey
 def test_missing_llama_cpp_names_the_chat_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
     with pytest.raises(ProviderError, match=r"llama-cpp-python.*scripts/chat\.sh"):
-        list(
-            EmbeddedProvider(Path("x.gguf")).stream(
-                ChatRequest(messages=[{"role": "user", "content": "在吗"}])
-            )
-        )
+        list(EmbeddedProvider(Path("x.gguf")).stream(ChatRequest(messages=[{"role": "user", "content": "在吗"}])))
 
 
 def _real_model_available() -> bool:

@@ -71,9 +71,7 @@ def test_streams_chinese_text_usage_and_done(fake_server: FakeOpenAIServer, make
     assert body["messages"][1] == {"role": "user", "content": "青梧是谁？"}
 
 
-def test_sse_framing_comments_byte_splits_and_missing_done(
-    fake_server: FakeOpenAIServer, make_provider: Make
-) -> None:
+def test_sse_framing_comments_byte_splits_and_missing_done(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     # Keep-alive comments, events cut into 7-byte network pieces (through UTF-8 characters), no [DONE].
     fake_server.script(
         [
@@ -124,9 +122,7 @@ def test_reasoning_from_each_field(fake_server: FakeOpenAIServer, make_provider:
     assert kinds.index("text") > kinds.index("thinking")
 
 
-def test_openrouter_duplicate_reasoning_shown_once(
-    fake_server: FakeOpenAIServer, make_provider: Make
-) -> None:
+def test_openrouter_duplicate_reasoning_shown_once(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     both = chunk(reasoning="思考", reasoning_details=[{"type": "reasoning.text", "text": "思考"}])
     fake_server.script([sse(both, chunk(content="嗯"), chunk(finish_reason="stop"))])
     events = collect(make_provider(), ask())
@@ -144,9 +140,7 @@ def test_think_tags_split_across_chunks(fake_server: FakeOpenAIServer, make_prov
 # -- tool calls
 
 
-def test_tool_call_with_cjk_split_inside_escapes_and_bytes(
-    fake_server: FakeOpenAIServer, make_provider: Make
-) -> None:
+def test_tool_call_with_cjk_split_inside_escapes_and_bytes(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     wanted = {"query": "青梧的身世", "limit": 3}
     escaped = json.dumps(wanted)  # ASCII with \\uXXXX escapes
     cut = escaped.index("\\u") + 3  # split inside the escape of the first CJK character
@@ -166,9 +160,7 @@ def test_tool_call_with_cjk_split_inside_escapes_and_bytes(
             )  # also cut the SSE bytes through UTF-8 characters
         ]
     )
-    events = collect(
-        make_provider(), ask(tools=[ToolSpec("lorebook_search", "搜索设定", {"type": "object"})])
-    )
+    events = collect(make_provider(), ask(tools=[ToolSpec("lorebook_search", "搜索设定", {"type": "object"})]))
     calls = [e for e in events if isinstance(e, ToolCall)]
     assert [c.name for c in calls] == ["lorebook_search", "note_write"]
     assert [c.id for c in calls] == ["call_甲", "call_乙"]
@@ -179,9 +171,7 @@ def test_tool_call_with_cjk_split_inside_escapes_and_bytes(
     assert body["tools"][0]["function"]["name"] == "lorebook_search"
 
 
-def test_interleaved_tool_calls_come_out_in_index_order(
-    fake_server: FakeOpenAIServer, make_provider: Make
-) -> None:
+def test_interleaved_tool_calls_come_out_in_index_order(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script(
         [
             sse(
@@ -216,9 +206,7 @@ def test_truncated_tool_json_is_passed_on_raw(fake_server: FakeOpenAIServer, mak
 # -- request body
 
 
-def test_sampler_thinking_and_tool_choice_reach_the_body(
-    fake_server: FakeOpenAIServer, make_provider: Make
-) -> None:
+def test_sampler_thinking_and_tool_choice_reach_the_body(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script([text_reply("好")])
     forced = {"type": "function", "function": {"name": "lorebook_search"}}
     request = ask(
@@ -236,9 +224,7 @@ def test_sampler_thinking_and_tool_choice_reach_the_body(
     assert fake_server.chat_requests[0].headers["authorization"] == "Bearer k"
 
 
-def test_openai_profile_renames_max_tokens_and_maps_effort(
-    fake_server: FakeOpenAIServer, make_provider: Make
-) -> None:
+def test_openai_profile_renames_max_tokens_and_maps_effort(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script([text_reply("好"), text_reply("好")])
     provider = make_provider(profile="openai", api_key="sk-test", model="gpt-5-mini")
     collect(provider, ask(sampler={"max_tokens": 300}, thinking="minimal"))
@@ -283,9 +269,7 @@ def test_deepseek_thinking_sends_reasoning_back(fake_server: FakeOpenAIServer, m
 
 
 @pytest.mark.parametrize("profile", ["generic", "openrouter", "vllm"])
-def test_other_profiles_strip_reasoning(
-    fake_server: FakeOpenAIServer, make_provider: Make, profile: str
-) -> None:
+def test_other_profiles_strip_reasoning(fake_server: FakeOpenAIServer, make_provider: Make, profile: str) -> None:
     fake_server.script([text_reply("好")])
     request = _history_with_reasoning()
     collect(make_provider(profile=profile, api_key="k"), request)
@@ -295,9 +279,7 @@ def test_other_profiles_strip_reasoning(
     assert request.messages[1]["reasoning_content"] == "该查设定。"  # the caller's history is untouched
 
 
-def test_deepseek_thinking_off_strips_and_disables(
-    fake_server: FakeOpenAIServer, make_provider: Make
-) -> None:
+def test_deepseek_thinking_off_strips_and_disables(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script([text_reply("好")])
     request = _history_with_reasoning()
     request.thinking = "off"
@@ -391,9 +373,7 @@ def test_stall_mid_stream_keeps_partial_text(fake_server: FakeOpenAIServer, make
     assert len(fake_server.chat_requests) == 1  # never retried after text went out
 
 
-def test_disconnect_mid_stream_raises_after_partial_text(
-    fake_server: FakeOpenAIServer, make_provider: Make
-) -> None:
+def test_disconnect_mid_stream_raises_after_partial_text(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script([sse(chunk(content="从前有座山，"), Disconnect())])
     received: list[StreamEvent] = []
     with pytest.raises(ProviderError, match="reply cut off mid-stream"):
@@ -448,6 +428,23 @@ def test_cancel_between_chunks(fake_server: FakeOpenAIServer, make_provider: Mak
             cancel.set()
     assert received[-1] == Done("aborted", "fake-model")
     assert text_of(received) == "第0句。第1句。"
+
+
+def test_cancel_wakes_a_read_blocked_on_a_silent_server(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
+    # The server goes quiet for longer than the test would tolerate; the read timeout is longer still.
+    fake_server.script([sse(chunk(content="山雨欲来"), Pause(30.0), chunk(content="风满楼"))])
+    cancel = threading.Event()
+    received: list[StreamEvent] = []
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    try:
+        for event in make_provider(timeout=60.0).stream(ask(), cancel):
+            received.append(event)
+    finally:
+        timer.cancel()
+    assert text_of(received) == "山雨欲来"
+    assert received[-1] == Done("aborted", "fake-model")
+    assert len(fake_server.chat_requests) == 1
 
 
 def test_cancel_during_backoff_wait(fake_server: FakeOpenAIServer, make_provider: Make) -> None:

@@ -39,9 +39,7 @@ def test_replays_turns_in_order_and_records_requests() -> None:
 
 
 def test_raises_when_script_runs_out_or_turn_fails() -> None:
-    provider = ScriptedProvider().add(
-        ScriptedTurn(text=["半句"], raise_error=ProviderError("连接断开"), raise_after=1)
-    )
+    provider = ScriptedProvider().add(ScriptedTurn(text=["半句"], raise_error=ProviderError("连接断开"), raise_after=1))
     stream = provider.stream(_request("一"))
     assert next(stream) == TextDelta("半句")
     with pytest.raises(ProviderError, match="连接断开"):

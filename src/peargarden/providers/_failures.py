@@ -78,9 +78,7 @@ def _from_status(code: int, detail: str, headers: Any, where: Endpoint) -> Failu
         label = "限流（429 rate limited）" if code == 429 else f"服务器错误（{code}）"
         return Failure(f"{where.host} {label}{suffix}", retryable=True, retry_after=retry_after(headers))
     if 500 <= code < 600:
-        return Failure(
-            f"{where.host} 服务器错误（{code}）{suffix}", retryable=True, retry_after=retry_after(headers)
-        )
+        return Failure(f"{where.host} 服务器错误（{code}）{suffix}", retryable=True, retry_after=retry_after(headers))
     return Failure(f"{where.host} 拒绝了请求（{code}）{suffix}", retryable=False)
 
 

@@ -7,7 +7,8 @@ retries 429 / 5xx / timeouts / connection failures itself (a few attempts, expon
 
 A retry happens only while nothing has been yielded yet; once text has streamed out, a failure
 raises :class:`ProviderError` and the caller keeps what it already received.
-Cancellation is checked between chunks (and during backoff waits).
+Cancellation is checked between chunks and during backoff waits; a read blocked on a silent server
+is woken by :class:`._cancel.CancelWatch`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import openai
 
 from peargarden.errors import ProviderError
 
+from ._cancel import CancelWatch
 from ._chunks import ChunkReader
 from ._failures import Endpoint, Failure, classify
 from ._request_body import build_create_kwargs
@@ -140,11 +142,12 @@ class OpenAICompatProvider:
             try:
                 sdk_stream = self.client().chat.completions.create(**kwargs)
                 try:
-                    for chunk in sdk_stream:
-                        yield from reader.feed(chunk)
-                        if cancel is not None and cancel.is_set():
-                            yield Done(stop_reason="aborted", model=reader.model)
-                            return
+                    with CancelWatch(cancel, sdk_stream.response):
+                        for chunk in sdk_stream:
+                            yield from reader.feed(chunk)
+                            if cancel is not None and cancel.is_set():
+                                yield Done(stop_reason="aborted", model=reader.model)
+                                return
                 finally:
                     sdk_stream.close()
                 if not reader.complete:
@@ -152,6 +155,10 @@ class OpenAICompatProvider:
                 yield from reader.finish()
                 return
             except (openai.OpenAIError, httpx2.HTTPError, _StreamCut) as error:
+                if cancel is not None and cancel.is_set():
+                    # The cancel watcher shut the socket (or the failure raced a cancel): not an error.
+                    yield Done(stop_reason="aborted", model=reader.model)
+                    return
                 if isinstance(error, _StreamCut):
                     failure = Failure(f"{where.host} 在回复结束前关闭了连接（connection closed early）", retryable=True)
                 else:
