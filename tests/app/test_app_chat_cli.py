@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from peargarden.testing.fake_openai import FakeOpenAIServer, status, text_reply
 
 
@@ -18,7 +20,15 @@ def _pear(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path) -> None:
+def _run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    from peargarden.cli import main
+
+    capsys.readouterr()
+    main(list(args))
+    return capsys.readouterr().out
+
+
+def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with FakeOpenAIServer() as server:
         server.script([text_reply("客官，", "听雨轩今日有新到的雨前龙井。")])
         done = _pear(
@@ -37,22 +47,17 @@ def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path) -> Non
         assert done.returncode == 0, done.stderr
         events = [json.loads(line) for line in done.stdout.splitlines()]
         assert events[-1]["type"] == "done" and events[-1]["stop_reason"] == "stop"
-        assert (
-            "".join(e["text"] for e in events if e["type"] == "text_delta")
-            == "客官，听雨轩今日有新到的雨前龙井。"
-        )
+        assert "".join(e["text"] for e in events if e["type"] == "text_delta") == "客官，听雨轩今日有新到的雨前龙井。"
         sent = server.chat_requests[0].body
-        assert sent["model"] == "fake-model" and sent["messages"][-1]["content"].endswith(
-            "掌柜，今天有什么茶？"
-        )
+        assert sent["model"] == "fake-model" and sent["messages"][-1]["content"].endswith("掌柜，今天有什么茶？")
 
-        listed = _pear(home_dir, "sessions", "list", "--card", "青梧", "--json")
-        rows = json.loads(listed.stdout)
-        assert len(rows) == 1 and rows[0]["last"] == "客官，听雨轩今日有新到的雨前龙井。"
-        shown = json.loads(_pear(home_dir, "sessions", "show", rows[0]["id"], "--json").stdout)
-        assert [m["role"] for m in shown["branch"]][-2:] == ["user", "assistant"]
-        exported = _pear(home_dir, "sessions", "export", rows[0]["id"])
-        assert json.loads(exported.stdout.splitlines()[-1])["mes"] == "客官，听雨轩今日有新到的雨前龙井。"
+    # The sessions commands read what the subprocess wrote (in-process: a subprocess start is slow).
+    rows = json.loads(_run_cli(capsys, "sessions", "list", "--card", "青梧", "--json"))
+    assert len(rows) == 1 and rows[0]["last"] == "客官，听雨轩今日有新到的雨前龙井。"
+    shown = json.loads(_run_cli(capsys, "sessions", "show", rows[0]["id"], "--json"))
+    assert [m["role"] for m in shown["branch"]][-2:] == ["user", "assistant"]
+    exported = _run_cli(capsys, "sessions", "export", rows[0]["id"])
+    assert json.loads(exported.splitlines()[-1])["mes"] == "客官，听雨轩今日有新到的雨前龙井。"
 
 
 def test_chat_once_fails_non_zero_and_keeps_the_message(home_dir: Path) -> None:

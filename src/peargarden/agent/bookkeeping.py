@@ -35,9 +35,7 @@ def assistant_message(
     if reasoning:
         message["reasoning"] = reasoning
     if calls:
-        message["tool_calls"] = [
-            {"id": call.id, "name": call.name, "arguments": call.arguments} for call in calls
-        ]
+        message["tool_calls"] = [{"id": call.id, "name": call.name, "arguments": call.arguments} for call in calls]
     if usage is not None:
         message["usage"] = {
             "prompt_tokens": usage.prompt_tokens,

@@ -19,9 +19,7 @@ from peargarden.agent.loop import BeatInput, RequestBuilder
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 
-IMPERSONATE_INSTRUCTION = (
-    "[接下来请以{user}的身份、用{user}的口吻写出{user}的下一句话或下一段行动。只写{user}的部分。]"
-)
+IMPERSONATE_INSTRUCTION = "[接下来请以{user}的身份、用{user}的口吻写出{user}的下一句话或下一段行动。只写{user}的部分。]"
 CONTINUE_INSTRUCTION = "[接着上一条回复继续写，不要重复已经写过的内容。]"
 
 
@@ -40,9 +38,7 @@ def _prose(messages: Sequence[ContextMessage]) -> list[ContextMessage]:
         if not message.content.strip():
             continue
         out.append(
-            ContextMessage(
-                message.role, message.content, message.entry_id, name=message.name, tags=message.tags
-            )
+            ContextMessage(message.role, message.content, message.entry_id, name=message.name, tags=message.tags)
         )
     return out
 
@@ -57,9 +53,7 @@ def split_beat(history: Sequence[ContextMessage], kind: str = "send") -> SplitHi
     if kind in ("continue", "impersonate") or last_user < 0:
         # No pending user message: everything finished is prior; nothing is in flight yet.
         return SplitHistory(_prose(history), "", [])
-    return SplitHistory(
-        _prose(history[:last_user]), history[last_user].content, list(history[last_user + 1 :])
-    )
+    return SplitHistory(_prose(history[:last_user]), history[last_user].content, list(history[last_user + 1 :]))
 
 
 def rounds_to_openai(rounds: Sequence[ContextMessage]) -> list[dict[str, Any]]:

@@ -132,9 +132,7 @@ class ChatFile:
 def list_chats(chats_dir: Path) -> list[str]:
     try:
         return sorted(
-            p.name
-            for p in chats_dir.iterdir()
-            if p.is_dir() and (p / SESSION_FILE).is_file() and valid_chat_id(p.name)
+            p.name for p in chats_dir.iterdir() if p.is_dir() and (p / SESSION_FILE).is_file() and valid_chat_id(p.name)
         )
     except OSError:
         return []

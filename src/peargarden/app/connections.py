@@ -34,9 +34,7 @@ class ResolvedProvider:
     thinking: str = "medium"
 
 
-def _openai(
-    base_url: str, model: str, api_key_env: str, api_key: str = "", name: str | None = None
-) -> Provider:
+def _openai(base_url: str, model: str, api_key_env: str, api_key: str = "", name: str | None = None) -> Provider:
     from peargarden.providers.openai_compat import OpenAICompatProvider
 
     key = api_key or (os.environ.get(api_key_env, "") if api_key_env else "")
@@ -58,8 +56,7 @@ def _embedded() -> Provider:
             provider: Provider = build()
             return provider
     raise ProviderError(
-        "内置本地模型不可用：请安装可选组件（pip install -e '.[local]'），"
-        "或用 --base-url/--model 指定一个模型服务"
+        "内置本地模型不可用：请安装可选组件（pip install -e '.[local]'），或用 --base-url/--model 指定一个模型服务"
     )
 
 
@@ -67,9 +64,7 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
     main = settings.main()
     if override is not None and override.base_url:
         model = override.model or (main.model if main.provider != LOCAL else "")
-        return ResolvedProvider(
-            _openai(override.base_url, model, override.api_key_env), model, False, main.thinking
-        )
+        return ResolvedProvider(_openai(override.base_url, model, override.api_key_env), model, False, main.thinking)
     if main.provider == LOCAL:
         return ResolvedProvider(_embedded(), "", True, "off")
     conn = settings.provider_settings(main.provider)

@@ -38,9 +38,7 @@ _END = object()
 
 
 class BeatRunner:
-    def __init__(
-        self, start: Callable[[Approver], Iterator[AgentEvent]], cancel: threading.Event | None = None
-    ):
+    def __init__(self, start: Callable[[Approver], Iterator[AgentEvent]], cancel: threading.Event | None = None):
         self.cancel = cancel or threading.Event()
         self._start = start
         self._queue: queue.Queue[object] = queue.Queue()

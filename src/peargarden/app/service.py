@@ -89,16 +89,12 @@ class PearApp:
             session.add_greetings()
         return session
 
-    def open_chat(
-        self, card_name: str | None, chat_id: str, options: ChatOptions | None = None
-    ) -> ChatSession:
+    def open_chat(self, card_name: str | None, chat_id: str, options: ChatOptions | None = None) -> ChatSession:
         card = self.card(card_name)
         chat = ChatFile.open(card.chats_dir, chat_id)
         return self._session(card, chat, options or ChatOptions())
 
-    def latest_chat(
-        self, card_name: str | None = None, options: ChatOptions | None = None
-    ) -> ChatSession | None:
+    def latest_chat(self, card_name: str | None = None, options: ChatOptions | None = None) -> ChatSession | None:
         card = self.card(card_name)
         ids = list_chats(card.chats_dir)
         return self.open_chat(card.folder, ids[-1], options) if ids else None
@@ -108,9 +104,7 @@ class PearApp:
         card = self.card(card_name)
         tavern = read_chat_jsonl(data, filename)
         lines = ([tavern.header] if tavern.header else []) + [m.raw for m in tavern.messages]
-        chat = ChatFile.create(
-            card.chats_dir, card=card.folder, mode=_mode(self.settings(card), {}, ChatOptions())
-        )
+        chat = ChatFile.create(card.chats_dir, card=card.folder, mode=_mode(self.settings(card), {}, ChatOptions()))
         session = self._session(card, chat, ChatOptions())
         imported = import_chat(lines, chat.new_id, utc_now())
         for entry in imported.entries:
@@ -174,6 +168,7 @@ class ChatSession:
     mode: str
     env: BeatEnv
     custom_hooks: list[Callable[[ToolContext], None]] = field(default_factory=list)
+    _context_cache: dict[str, ContextMessage] = field(default_factory=dict)
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -190,7 +185,7 @@ class ChatSession:
         return [ContextMessage.from_entry(entry) for entry in self.chat.tree.messages()]
 
     def context(self) -> list[ContextMessage]:
-        return build_context(self.chat.tree.path())
+        return build_context(self.chat.tree.path(), self._context_cache)
 
     def tree_rows(self) -> list[TreeRow]:
         return self.chat.tree.rows()
@@ -206,9 +201,7 @@ class ChatSession:
 
     def add_greetings(self) -> None:
         data = (
-            self.env.card_data.get("data")
-            if isinstance(self.env.card_data.get("data"), dict)
-            else self.env.card_data
+            self.env.card_data.get("data") if isinstance(self.env.card_data.get("data"), dict) else self.env.card_data
         )
         assert isinstance(data, dict)
         name = str(data.get("name") or self.card.folder)
@@ -221,9 +214,7 @@ class ChatSession:
         for text in greetings:
             self.chat.tree.set_leaf(None)
             text = text.replace("{{char}}", name).replace("{{user}}", self.env.user_name)
-            entry = self.chat.append_message(
-                {"role": "assistant", "content": text, "name": name, "tags": ["greeting"]}
-            )
+            entry = self.chat.append_message({"role": "assistant", "content": text, "name": name, "tags": ["greeting"]})
             first = first or entry.id
         if first is not None and len(greetings) > 1:
             self.chat.move_leaf(first)
@@ -308,9 +299,7 @@ class ChatSession:
         self.chat.move_leaf(entry_id)
 
     def export_sillytavern(self) -> bytes:
-        header = (
-            self.chat.header.get("st_header") if isinstance(self.chat.header.get("st_header"), dict) else {}
-        )
+        header = self.chat.header.get("st_header") if isinstance(self.chat.header.get("st_header"), dict) else {}
         lines = export_chat(self.chat.tree, dict(header or {}), self.env.user_name, str(_card_name(self)))
         return write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
 
@@ -331,9 +320,7 @@ class ChatSession:
         if self.env.embedded:
             tool_list = []  # the embedded model's automatic tool choice runs away
         chat = self.chat
-        customs = [
-            {"customType": e.body.get("customType"), "data": e.body.get("data")} for e in chat.tree.customs()
-        ]
+        customs = [{"customType": e.body.get("customType"), "data": e.body.get("data")} for e in chat.tree.customs()]
 
         def append_custom(custom_type: str, data: Any) -> None:
             chat.append_custom(custom_type, data)

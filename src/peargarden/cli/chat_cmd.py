@@ -105,11 +105,7 @@ class _Printer:
             return
         self._newline()
         if kind == "tool_start":
-            args = (
-                json.dumps(data["args"], ensure_ascii=False)
-                if data["args"] is not None
-                else "（参数无法解析）"
-            )
+            args = json.dumps(data["args"], ensure_ascii=False) if data["args"] is not None else "（参数无法解析）"
             typer.echo(f"  ⚙ {data['name']} {args}", err=True)
         elif kind == "tool_end":
             first = (data["text"].strip().splitlines() or [""])[0][:80]
@@ -191,13 +187,9 @@ def chat_command(
     ),
     model: str | None = typer.Option(None, "--model", help="模型名。"),
     api_key_env: str | None = typer.Option(None, "--api-key-env", help="存放 API 密钥的环境变量名。"),
-    thinking: str | None = typer.Option(
-        None, "--thinking", help="off | minimal | low | medium | high | xhigh"
-    ),
+    thinking: str | None = typer.Option(None, "--thinking", help="off | minimal | low | medium | high | xhigh"),
     persona: str | None = typer.Option(None, "--persona", help="你在故事里的名字（默认来自设置）。"),
-    chat_id: str | None = typer.Option(
-        None, "--chat", help="接着已有的对话（对话 id，见 pear sessions list）。"
-    ),
+    chat_id: str | None = typer.Option(None, "--chat", help="接着已有的对话（对话 id，见 pear sessions list）。"),
     once: str | None = typer.Option(None, "--once", help="只走一拍：发送这句话，打印回复后退出。"),
     as_json: bool = typer.Option(False, "--json", help="与 --once 一起：把事件流按 JSON 行打印。"),
 ) -> None:

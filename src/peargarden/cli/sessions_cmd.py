@@ -131,11 +131,7 @@ def show_command(
         for row in chat.tree.rows():
             entry = row.entry
             mark = "●" if entry.id == chat.tree.leaf else ("•" if row.on_path else "○")
-            text = (
-                " ".join(str(entry.message.get("content") or "").split())[:40]
-                if entry.type == "message"
-                else ""
-            )
+            text = " ".join(str(entry.message.get("content") or "").split())[:40] if entry.type == "message" else ""
             typer.echo(f"{'  ' * row.depth}{mark} {entry.id} {entry.role or entry.type} {text}")
         return
     for number, entry in enumerate(messages):
@@ -163,9 +159,7 @@ def export_command(
 
         user_name = folder.effective_settings(load_settings(state.home.config_file)).user_name
     header = chat.header.get("st_header")
-    lines = export_chat(
-        chat.tree, dict(header) if isinstance(header, dict) else {}, user_name, card_data.name
-    )
+    lines = export_chat(chat.tree, dict(header) if isinstance(header, dict) else {}, user_name, card_data.name)
     data = write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
     if output is None:
         typer.echo(data.decode("utf-8"))

@@ -7,7 +7,7 @@ then everything after it; only the latest compaction counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,30 +69,40 @@ class ContextMessage:
         return out
 
 
-def build_context(path: Sequence[Entry]) -> list[ContextMessage]:
-    """The messages of *path* (root first) with the latest compaction applied."""
+def build_context(
+    path: Sequence[Entry], cache: MutableMapping[str, ContextMessage] | None = None
+) -> list[ContextMessage]:
+    """The messages of *path* (root first) with the latest compaction applied.
+
+    Entries never change, so a caller replaying the same chat may pass *cache* (entry id → message)
+    to convert each entry once; the returned messages are then shared and must be treated as read-only.
+    """
+    convert = ContextMessage.from_entry
+    if cache is not None:
+        memo = cache
+
+        def convert(entry: Entry) -> ContextMessage:
+            found = memo.get(entry.id)
+            if found is None:
+                found = memo[entry.id] = ContextMessage.from_entry(entry)
+            return found
+
     last_compaction = -1
     for index, entry in enumerate(path):
         if entry.type == "compaction":
             last_compaction = index
     if last_compaction < 0:
-        return [ContextMessage.from_entry(entry) for entry in path if entry.type == "message"]
+        return [convert(entry) for entry in path if entry.type == "message"]
     compaction = path[last_compaction]
     summary = str(compaction.body.get("summary", ""))
-    out = [
-        ContextMessage(
-            "user", COMPACTION_PREFIX + summary + COMPACTION_SUFFIX, compaction.id, tags=["compaction"]
-        )
-    ]
+    out = [ContextMessage("user", COMPACTION_PREFIX + summary + COMPACTION_SUFFIX, compaction.id, tags=["compaction"])]
     first_kept = compaction.body.get("firstKeptEntryId")
     keeping = False
     for entry in path[:last_compaction]:
         keeping = keeping or entry.id == first_kept
         if keeping and entry.type == "message":
-            out.append(ContextMessage.from_entry(entry))
-    out.extend(
-        ContextMessage.from_entry(entry) for entry in path[last_compaction + 1 :] if entry.type == "message"
-    )
+            out.append(convert(entry))
+    out.extend(convert(entry) for entry in path[last_compaction + 1 :] if entry.type == "message")
     return out
 
 

@@ -79,9 +79,7 @@ def custom_entry(entry_id: str, parent_id: str | None, timestamp: str, custom_ty
     return Entry(entry_id, parent_id, "custom", timestamp, {"customType": custom_type, "data": data})
 
 
-def label_entry(
-    entry_id: str, parent_id: str | None, timestamp: str, target_id: str, label: str | None
-) -> Entry:
+def label_entry(entry_id: str, parent_id: str | None, timestamp: str, target_id: str, label: str | None) -> Entry:
     return Entry(entry_id, parent_id, "label", timestamp, {"targetId": target_id, "label": label})
 
 

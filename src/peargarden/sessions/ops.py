@@ -89,9 +89,7 @@ def plan_branch(tree: SessionTree, index: int) -> Plan:
     return Plan(message_at(tree, index).id)
 
 
-def _copy_after(
-    tree: SessionTree, after: Entry, parent: str | None, new_id: NewId, timestamp: str
-) -> list[Entry]:
+def _copy_after(tree: SessionTree, after: Entry, parent: str | None, new_id: NewId, timestamp: str) -> list[Entry]:
     path = tree.path()
     out: list[Entry] = []
     for entry in path[path.index(after) + 1 :]:

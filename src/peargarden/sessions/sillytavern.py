@@ -73,17 +73,13 @@ def import_chat(lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str) 
             for index, swipe in enumerate(swipes):
                 info = infos[index] if isinstance(infos, list) and index < len(infos) else None
                 swipe_extra = info.get("extra") if isinstance(info, dict) else {}
-                entry = message_entry(
-                    new_id(), parent, timestamp, _message_from_st(line, str(swipe), swipe_extra)
-                )
+                entry = message_entry(new_id(), parent, timestamp, _message_from_st(line, str(swipe), swipe_extra))
                 entries.append(entry)
                 if index == chosen_index:
                     chosen_id = entry.id
             parent = chosen_id or entries[-1].id
             continue
-        entry = message_entry(
-            new_id(), parent, timestamp, _message_from_st(line, str(line.get("mes", "")), None)
-        )
+        entry = message_entry(new_id(), parent, timestamp, _message_from_st(line, str(line.get("mes", "")), None))
         entries.append(entry)
         parent = entry.id
     return ImportedChat(header, entries, parent)
@@ -94,9 +90,7 @@ def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None]:
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
     current = head
     while True:
-        kids = [
-            kid for kid in tree.children(current.id) if not (kid.type == "message" and kid.role == "user")
-        ]
+        kids = [kid for kid in tree.children(current.id) if not (kid.type == "message" and kid.role == "user")]
         if not kids:
             break
         current = kids[-1]
@@ -121,9 +115,7 @@ def _st_line(message: dict[str, Any], text: str, fallback_name: str, timestamp: 
     return base
 
 
-def export_chat(
-    tree: SessionTree, header: dict[str, Any], user_name: str, character_name: str
-) -> list[dict[str, Any]]:
+def export_chat(tree: SessionTree, header: dict[str, Any], user_name: str, character_name: str) -> list[dict[str, Any]]:
     """The active branch as ST chat lines (header first)."""
     head_line = dict(header) if header else {}
     head_line.setdefault("user_name", user_name)
@@ -140,9 +132,7 @@ def export_chat(
             continue
         fallback = user_name if entry.role == "user" else character_name
         if entry.role == "user":
-            out.append(
-                _st_line(entry.message, str(entry.message.get("content") or ""), fallback, entry.timestamp)
-            )
+            out.append(_st_line(entry.message, str(entry.message.get("content") or ""), fallback, entry.timestamp))
             continue
         # An assistant reply: collapse its tool rounds, and offer its siblings as swipes.
         while index < len(path) and not (path[index].type == "message" and path[index].role == "user"):

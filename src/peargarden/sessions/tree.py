@@ -62,9 +62,7 @@ class SessionTree:
         """Entries sharing *entry_id*'s parent and its kind (same type, same role), in creation order."""
         entry = self.get(entry_id)
         return [
-            other
-            for other in self.children(entry.parent_id)
-            if other.type == entry.type and other.role == entry.role
+            other for other in self.children(entry.parent_id) if other.type == entry.type and other.role == entry.role
         ]
 
     def path(self) -> list[Entry]:
