@@ -51,39 +51,34 @@ class KeywordScanner:
         self.short_keys: ShortKeyRule = short_keys
         self._entries: list[LoreEntry] = [e for e in entries if e.green]
         self._automaton = ahocorasick.Automaton()
-        # key text → id; per key id: the entries it is a primary / secondary key of.
+        # key text → id; per key id: the entries it is a primary key of, and its boundary checks.
         key_ids: dict[str, int] = {}
         self._primary: list[list[int]] = []
-        self._secondary_of: list[list[int]] = []
         self._needs_secondary: list[tuple[int, ...]] = []
         self._edge_checks: list[tuple[bool, bool]] = []
+        add_word = self._automaton.add_word
 
-        def key_id(raw: str) -> int | None:
+        def key_id(raw: str) -> int:
             key = raw.strip().lower()
-            if not key:
-                return None
             found = key_ids.get(key)
             if found is None:
                 found = len(key_ids)
                 key_ids[key] = found
-                self._automaton.add_word(key, (found, len(key)))
+                add_word(key, (found, len(key)))
                 self._primary.append([])
-                self._secondary_of.append([])
                 self._edge_checks.append(self._edges(key))
             return found
 
         for index, entry in enumerate(self._entries):
             for key in entry.keys:
-                kid = key_id(key)
-                if kid is not None and index not in self._primary[kid][-1:]:
-                    self._primary[kid].append(index)
-            secondary: list[int] = []
-            if entry.selective:
-                for key in entry.secondary_keys:
-                    kid = key_id(key)
-                    if kid is not None:
-                        secondary.append(kid)
-            self._needs_secondary.append(tuple(secondary))
+                if key.strip():
+                    primary = self._primary[key_id(key)]
+                    if not primary or primary[-1] != index:
+                        primary.append(index)
+            if entry.selective and entry.secondary_keys:
+                self._needs_secondary.append(tuple(key_id(k) for k in entry.secondary_keys if k.strip()))
+            else:
+                self._needs_secondary.append(())
         self._ready = bool(key_ids)
         if self._ready:
             self._automaton.make_automaton()
