@@ -85,6 +85,9 @@ class ProviderSettings:
     base_url: str = ""
     api_key_env: str = ""
     api_key: str = ""
+    # Which server family (openai, deepseek, openrouter, ollama, vllm, llamacpp, generic); empty =
+    # guessed from the base URL by the providers package.
+    profile: str = ""
 
 
 @dataclass(frozen=True)
@@ -279,7 +282,7 @@ def _providers(value: Any, where: str | Path) -> dict[str, ProviderSettings]:
         table = _table(f"providers.{name}", entry, where)
         fields = {
             item: _checked(f"providers.{name}.{item}", table[item], str, where)
-            for item in ("base_url", "api_key_env", "api_key")
+            for item in ("base_url", "api_key_env", "api_key", "profile")
             if item in table
         }
         result[name] = ProviderSettings(name=name, **fields)
