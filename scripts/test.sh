@@ -4,6 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --dev
+
+# The web tests drive Debian's chromium (never a downloaded browser); CJK text needs a font.
+if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "wenquanyi\|wqy"; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "test.sh: installing chromium and fonts-wqy-microhei for the browser tests"
+    (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-wqy-microhei) >/dev/null
+  else
+    echo "test.sh: /usr/bin/chromium is missing; the browser tests will be skipped" >&2
+    echo "         (install: sudo apt-get install chromium fonts-wqy-microhei)" >&2
+  fi
+fi
 echo "== ruff"
 .venv/bin/ruff check src tests bench
 echo "== mypy --strict (core packages)"

@@ -1,0 +1,30 @@
+"""``pear serve``: the web app."""
+
+from __future__ import annotations
+
+import typer
+
+from peargarden.errors import BadInput
+
+from ._app import app, state
+
+
+@app.command("serve")
+def serve_command(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (anything but loopback needs the token)."),
+    port: int = typer.Option(8420, "--port"),
+) -> None:
+    """网页界面（web UI）：FastAPI + uvicorn，默认只监听本机。"""
+    import uvicorn
+
+    from peargarden.web.server import WebConfig, create_app, is_loopback, new_token
+
+    token = None if is_loopback(host) else new_token()
+    if not 0 < port < 65536:
+        raise BadInput(f"端口不对：{port}（bad port）")
+    config = WebConfig(home=state.home, host=host, token=token)
+    if token:
+        typer.echo(f"访问令牌（token）：{token}\n打开 http://{host}:{port}/?token={token}")
+    else:
+        typer.echo(f"梨园网页：http://{host}:{port}/")
+    uvicorn.run(create_app(config), host=host, port=port, log_level="warning")

@@ -1,0 +1,101 @@
+"""``/api/cards`` and ``/api/import``: the card grid, avatars and imports by upload."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Form, Request, UploadFile
+from fastapi.responses import Response
+
+from peargarden.errors import BadInput, NotFound
+from peargarden.formats import MAX_INPUT_BYTES
+from peargarden.workspace.cards import list_cards, open_card
+from peargarden.workspace.home import sanitize_name
+from peargarden.workspace.importer import apply_plan, book_mode, plan_import
+
+from .deps import home_of
+
+router = APIRouter(prefix="/api")
+
+_PLACEHOLDER_AVATAR = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#d9e4dd"/>'
+    '<text x="32" y="42" font-size="28" text-anchor="middle" fill="#4a6b5d">梨</text></svg>'
+)
+
+
+def _card_summary(folder: Any) -> dict[str, Any]:
+    try:
+        card = folder.load_card()
+        name, problem = card.name, None
+    except Exception as error:  # one damaged card must not hide the others
+        name, problem = folder.folder, str(error)
+    return {
+        "folder": folder.folder,
+        "name": name,
+        "lorebooks": folder.lorebooks() if problem is None else [],
+        "chats": len(folder.chat_ids()),
+        "avatar": f"/api/cards/{folder.folder}/avatar",
+        "error": problem,
+    }
+
+
+@router.get("/cards")
+def cards(request: Request) -> list[dict[str, Any]]:
+    return [_card_summary(folder) for folder in list_cards(home_of(request))]
+
+
+@router.get("/cards/{name}/avatar")
+def avatar(request: Request, name: str) -> Response:
+    folder = open_card(home_of(request), name)
+    path = folder.card_file()
+    if path is not None and path.suffix.lower() == ".png":
+        return Response(path.read_bytes(), media_type="image/png", headers={"Cache-Control": "no-cache"})
+    if path is not None:
+        try:
+            icon = folder.load_card().icon()
+        except Exception:
+            icon = None
+        if icon:
+            return Response(icon, media_type="image/png")
+    return Response(_PLACEHOLDER_AVATAR, media_type="image/svg+xml")
+
+
+@router.post("/import")
+async def import_files(
+    request: Request, files: list[UploadFile], book: str = Form("mount"), card: str | None = Form(None)
+) -> dict[str, Any]:
+    """Import uploaded SillyTavern files; all are checked before anything is written."""
+    home = home_of(request)
+    if not files:
+        raise BadInput("没有收到文件（no files）")
+    with tempfile.TemporaryDirectory(prefix="pear-upload-") as scratch:
+        paths: list[Path] = []
+        for upload in files:
+            name = sanitize_name(Path(upload.filename or "").name) or "upload"
+            data = await upload.read(MAX_INPUT_BYTES + 1)
+            if len(data) > MAX_INPUT_BYTES:
+                raise BadInput("文件过大（file too large）", path=upload.filename)
+            target = Path(scratch) / name
+            target.write_bytes(data)
+            paths.append(target)
+        plan = plan_import(home, paths, book=book_mode(book), card=card or None)
+        written = apply_plan(plan)
+    return {"written": [str(p.relative_to(home.root)) for p in written if p.is_relative_to(home.root)]}
+
+
+@router.get("/cards/{name}")
+def card_detail(request: Request, name: str) -> dict[str, Any]:
+    folder = open_card(home_of(request), name)
+    card = folder.load_card()
+    if card is None:
+        raise NotFound("没有角色卡文件", path=folder.path)
+    data = card.data
+    return {
+        "folder": folder.folder,
+        "name": card.name,
+        "fields": {k: data.get(k, "") for k in ("description", "personality", "scenario", "first_mes", "mes_example")},
+        "alternate_greetings": data.get("alternate_greetings", []),
+        "lorebooks": folder.lorebooks(),
+    }

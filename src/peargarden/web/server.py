@@ -1,0 +1,95 @@
+"""``pear serve``: the FastAPI application, a thin front over the app services.
+
+Bound to loopback by default.  Any other host needs a token: it is printed at start, and every
+request must carry it (``Authorization: Bearer <token>``, the ``pear_token`` cookie, or ``?token=``
+once, which sets the cookie).  Pages are server-rendered (Jinja2) with small JavaScript modules of
+our own; the JSON API under ``/api`` is documented at ``/docs`` (OpenAPI).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from peargarden import __version__
+from peargarden.errors import PearError
+from peargarden.workspace.home import Home
+
+HERE = Path(__file__).parent
+TOKEN_COOKIE = "pear_token"
+
+
+@dataclass
+class WebConfig:
+    home: Home
+    host: str = "127.0.0.1"
+    token: str | None = None
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def templates() -> Jinja2Templates:
+    return Jinja2Templates(directory=str(HERE / "templates"))
+
+
+def create_app(config: WebConfig) -> FastAPI:
+    if not is_loopback(config.host) and not config.token:
+        raise ValueError("a token is required when serving on a non-loopback host")
+    app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url="/docs", redoc_url=None)
+    app.state.config = config
+    app.state.templates = templates()
+
+    @app.middleware("http")
+    async def require_token(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        token = config.token
+        if token is None:
+            return await call_next(request)
+        offered = (
+            request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+            or request.cookies.get(TOKEN_COOKIE, "")
+            or request.query_params.get("token", "")
+        )
+        if not hmac.compare_digest(offered.encode(), token.encode()):
+            return JSONResponse({"error": "需要访问令牌（token required）"}, status_code=401)
+        response = await call_next(request)
+        if request.query_params.get("token"):
+            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+        return response
+
+    @app.exception_handler(PearError)
+    async def pear_error(_request: Request, error: PearError) -> JSONResponse:
+        status = 404 if error.exit_code == 2 and type(error).__name__ == "NotFound" else 400
+        if type(error).__name__ == "ConflictError":
+            status = 409
+        return JSONResponse({"error": str(error)}, status_code=status)
+
+    @app.get("/api/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    from . import api_cards, pages
+
+    app.include_router(api_cards.router)
+    app.include_router(pages.router)
+    return app

@@ -1,0 +1,32 @@
+// Home: import by drag and drop (or the file picker), with progress and readable errors.
+import { toast } from "./common.js";
+
+const zone = document.getElementById("dropzone");
+const input = document.getElementById("file-input");
+const bar = document.getElementById("import-progress");
+
+function upload(files) {
+  if (!files.length) return;
+  const form = new FormData();
+  for (const file of files) form.append("files", file, file.name);
+  const request = new XMLHttpRequest();
+  request.open("POST", "/api/import");
+  bar.hidden = false;
+  bar.value = 0;
+  request.upload.onprogress = (event) => { if (event.lengthComputable) bar.value = (100 * event.loaded) / event.total; };
+  request.onload = () => {
+    bar.hidden = true;
+    let body = {};
+    try { body = JSON.parse(request.responseText); } catch { body = { error: request.responseText }; }
+    if (request.status >= 400) { toast(`导入失败：${body.error || request.status}`, true); return; }
+    toast(`已导入 ${body.written.length} 个文件`);
+    setTimeout(() => location.reload(), 600);
+  };
+  request.onerror = () => { bar.hidden = true; toast("导入失败：网络错误", true); };
+  request.send(form);
+}
+
+zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.classList.add("over"); });
+zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+zone.addEventListener("drop", (event) => { event.preventDefault(); zone.classList.remove("over"); upload([...event.dataTransfer.files]); });
+input.addEventListener("change", () => upload([...input.files]));

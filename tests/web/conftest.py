@@ -1,0 +1,50 @@
+"""Fixtures for the web tests: a real server (uvicorn on loopback) and a real browser (Debian chromium)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from web_harness import CHROMIUM, CHROMIUM_ARGS, LiveServer
+
+from peargarden.workspace.home import Home
+
+
+@pytest.fixture
+def seeded_home(home_dir: Path) -> Home:
+    """A data folder set up by the real `pear init` (the bundled card 青梧 and its lorebook)."""
+    subprocess.run([sys.executable, "-m", "peargarden", "--home", str(home_dir), "init"], check=True,
+                   capture_output=True)  # fmt: skip
+    return Home(home_dir)
+
+
+@pytest.fixture
+def live_server(seeded_home: Home) -> Iterator[LiveServer]:
+    with LiveServer(seeded_home) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian chromium is not installed (scripts/test.sh installs it when run as root)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1200, "height": 850}, locale="zh-CN")  # type: ignore[attr-defined]
+    page = context.new_page()
+    yield page
+    context.close()
+
+
