@@ -20,7 +20,13 @@ _JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680" + "".join(chr(c) for c in range(0x2000, 
 _JS_SPACE_RUN = re.compile(f"[{re.escape(_JS_SPACE)}]+")
 
 
+_JS_SPACE_SET = frozenset(_JS_SPACE)
+
+
 def js_trim(text: str) -> str:
+    """``String.prototype.trim``."""
+    if not text or (text[0] not in _JS_SPACE_SET and text[-1] not in _JS_SPACE_SET):
+        return text
     return text.strip(_JS_SPACE)
 
 

@@ -133,6 +133,8 @@ def number_to_string(value: float) -> str:
 
 def to_string(value: Any) -> str:
     """``String(value)``."""
+    if type(value) is str:
+        return value
     if value is UNDEFINED:
         return "undefined"
     if value is None:

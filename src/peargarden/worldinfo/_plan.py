@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from . import _js
 from ._buffer import is_multi_word, js_trim, whole_word_pattern
 from ._decorators import parse_decorators
-from ._jsregex import looks_like_regex, parse_key_regex
+from ._jsregex import KeyRegex, looks_like_regex, parse_key_regex
 from .types import WorldInfoEntry
-
-# A matcher gets (raw text, lower-cased text) and says whether the key is there.
-Matcher = Callable[[str, str], bool]
 
 
 def strict_int(value: Any) -> int | None:
@@ -26,25 +21,39 @@ def strict_int(value: Any) -> int | None:
     return int(value)
 
 
-@lru_cache(maxsize=65536)
-def matcher(key: str, case_sensitive: bool, whole_words: bool) -> tuple[Matcher, bool]:
-    """``matchKeys`` for one (already macro-expanded and trimmed) key → (matcher, invalid_regex)."""
-    regex = parse_key_regex(key) if key.startswith("/") else None
-    if regex is not None:
-        return (lambda text, _lower: regex.test(text)), False
-    invalid = key.startswith("/") and looks_like_regex(key)
+# A key test is (kind, needle, regex): cheap to build, evaluated by ``run_test``.
+SUBSTRING, SUBSTRING_LOWER, WHOLE, WHOLE_LOWER, REGEX = 0, 1, 2, 3, 4
+KeyTest = tuple[int, str, "KeyRegex | None"]
+
+
+def key_test(key: str, case_sensitive: bool, whole_words: bool) -> KeyTest:
+    """``matchKeys`` for one (already macro-expanded and trimmed) key."""
+    if key.startswith("/"):
+        regex = parse_key_regex(key)
+        if regex is not None:
+            return (REGEX, key, regex)
     needle = key if case_sensitive else key.lower()
     if not whole_words or is_multi_word(needle):
-        if case_sensitive:
-            return (lambda text, _lower: needle in text), invalid
-        return (lambda _text, lower: needle in lower), invalid
-    pattern = whole_word_pattern(needle)
-    if case_sensitive:
-        return (lambda text, _lower: needle in text and pattern.search(text) is not None), invalid
-    return (lambda _text, lower: needle in lower and pattern.search(lower) is not None), invalid
+        return (SUBSTRING if case_sensitive else SUBSTRING_LOWER, needle, None)
+    return (WHOLE if case_sensitive else WHOLE_LOWER, needle, None)
+
+
+def run_test(test: KeyTest, text: str, lower: str) -> bool:
+    kind, needle, regex = test
+    if kind == SUBSTRING_LOWER:
+        return needle in lower
+    if kind == WHOLE_LOWER:
+        return needle in lower and whole_word_pattern(needle).search(lower) is not None
+    if kind == SUBSTRING:
+        return needle in text
+    if kind == WHOLE:
+        return needle in text and whole_word_pattern(needle).search(text) is not None
+    return regex is not None and regex.test(text)
 
 
 def _invalid_regex(key: str) -> bool:
+    if "/" not in key:
+        return False
     trimmed = js_trim(key)
     return trimmed.startswith("/") and looks_like_regex(trimmed) and parse_key_regex(trimmed) is None
 
@@ -120,7 +129,7 @@ class EntryPlan:
             k for k, m in (self.keys or ()) + (self.secondary or ()) if not m and _invalid_regex(k)
         )
         self._flags: dict[tuple[bool, bool], tuple[bool, bool]] = {}
-        self._tests: dict[tuple[bool, bool], tuple[Matcher | None, ...]] = {}
+        self._tests: dict[tuple[bool, bool], tuple[KeyTest | None, ...]] = {}
 
     def flags(self, case_default: bool, whole_default: bool) -> tuple[bool, bool]:
         """(case sensitive, whole words) for this entry under the given global settings."""
@@ -133,12 +142,13 @@ class EntryPlan:
             self._flags[(case_default, whole_default)] = cached
         return cached
 
-    def primary_tests(self, flags: tuple[bool, bool]) -> tuple[Matcher | None, ...]:
-        """A ready matcher per primary key; None where the key has macros (expanded per scan)."""
+    def primary_tests(self, flags: tuple[bool, bool]) -> tuple[KeyTest | None, ...]:
+        """A ready test per primary key; None where the key has macros (expanded per scan)."""
         cached = self._tests.get(flags)
         if cached is None:
+            case, whole = flags
             cached = tuple(
-                None if needs_macro else matcher(js_trim(key), *flags)[0] for key, needs_macro in self.keys or ()
+                None if needs_macro else key_test(js_trim(key), case, whole) for key, needs_macro in self.keys or ()
             )
             self._tests[flags] = cached
         return cached

@@ -10,7 +10,7 @@ from . import _js
 from ._buffer import ScanBuffer, js_trim
 from ._groups import filter_by_inclusion_groups
 from ._placement import build_result
-from ._plan import EntryPlan, macro_is_stable, matcher, strict_int
+from ._plan import EntryPlan, key_test, macro_is_stable, run_test, strict_int
 from ._prepared import Prepared
 from ._timed import TimedEffects, ensure_metadata
 from .types import (
@@ -95,8 +95,7 @@ class _Scan:
                 )
 
     def _match(self, entry: Prepared, text: str, key: str, flags: tuple[bool, bool]) -> bool:
-        test, _invalid = matcher(key, flags[0], flags[1])
-        return test(text, self.buffer.lower(text))
+        return run_test(key_test(key, flags[0], flags[1]), text, self.buffer.lower(text))
 
     def _key_hit(
         self, entry: Prepared, text: str, key: str, needs_macro: bool, flags: tuple[bool, bool]
@@ -254,7 +253,11 @@ def check_world_info(
             lower = buffer.lower(text)
             flags = scan._flags(plan)
             for (key, needs_macro), test in zip(keys, plan.primary_tests(flags), strict=True):
-                if test(text, lower) if test is not None else scan._key_hit(entry, text, key, needs_macro, flags):
+                if (
+                    run_test(test, text, lower)
+                    if test is not None
+                    else scan._key_hit(entry, text, key, needs_macro, flags)
+                ):
                     break
             else:
                 continue
