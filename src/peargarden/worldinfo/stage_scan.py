@@ -18,6 +18,7 @@ the window however many entries there are; build a :class:`KeywordScanner` once 
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from typing import Literal
 
@@ -91,15 +92,17 @@ class KeywordScanner:
             return (True, True)
         return (_ascii_word(key[0]), _ascii_word(key[-1]))
 
-    def _boundary_ok(self, text: str, start: int, end: int, key: str, kid: int) -> bool:
+    def _boundary_ok(self, text: str, start: int, end: int, kid: int) -> bool:
         check_start, check_end = self._edge_checks[kid]
+        # A key edge that must sit on a boundary: the neighbour outside must differ in "wordness"
+        # from the key's own edge character (JavaScript's ASCII \b).
         if check_start:
             before = _ascii_word(text[start - 1]) if start > 0 else False
-            if before == _ascii_word(key[0]):
+            if before == _ascii_word(text[start]):
                 return False
         if check_end:
             after = _ascii_word(text[end]) if end < len(text) else False
-            if after == _ascii_word(key[-1]):
+            if after == _ascii_word(text[end - 1]):
                 return False
         return True
 
@@ -112,11 +115,11 @@ class KeywordScanner:
         found: set[int] = set()
         if not self._ready or not window:
             return found
+        plain = self._edge_checks
         for end_index, (kid, length) in self._automaton.iter(window):
             if kid in found:
                 continue
-            start = end_index - length + 1
-            if self._boundary_ok(window, start, end_index + 1, window[start : end_index + 1], kid):
+            if plain[kid] == (False, False) or self._boundary_ok(window, end_index - length + 1, end_index + 1, kid):
                 found.add(kid)
         return found
 
@@ -130,11 +133,9 @@ class KeywordScanner:
         hit_indexes: set[int] = set()
         for kid in found:
             hit_indexes.update(self._primary[kid])
-        hits = [
-            index
-            for index in sorted(hit_indexes)
-            if not self._needs_secondary[index] or any(k in found for k in self._needs_secondary[index])
-        ]
-        # Stable sort: equal orders keep book order.
-        hits.sort(key=lambda index: self._entries[index].order)
-        return [self._entries[index] for index in hits[:max_hits]]
+        needs = self._needs_secondary
+        hits = [i for i in hit_indexes if not needs[i] or any(k in found for k in needs[i])]
+        # Lowest order first, book order among equals; only the first few are wanted.
+        entries = self._entries
+        hits = heapq.nsmallest(max_hits, hits, key=lambda index: (entries[index].order, index))
+        return [entries[index] for index in hits]
