@@ -144,3 +144,15 @@ def test_select_book_names_deduplicates_like_sillytavern() -> None:
         chat_world="听雨轩",
     ) == (["西湖志"], ["怀瑾的书"], "听雨轩")
     assert select_book_names(global_select=["西湖志"], chat_world="西湖志") == (["西湖志"], [], None)
+
+
+def test_lorebook_cache_reuses_books_for_the_same_data_object() -> None:
+    from peargarden.worldinfo import LorebookCache
+
+    cache = LorebookCache()
+    data = {"entries": {"0": mk(0, key=["怀瑾"])}}
+    first = cache.get("听雨轩", data)
+    assert cache.get("听雨轩", data) is first
+    changed = {"entries": {"0": mk(0, key=["听雨"])}}
+    assert cache.get("听雨轩", changed) is not first
+    assert cache.get("听雨轩", changed).entries[0].raw["key"] == ["听雨"]

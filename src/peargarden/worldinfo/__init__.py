@@ -19,7 +19,11 @@ Building the entry list (SillyTavern ``getSortedEntries``)
     ``CHARACTER_FIRST``, ``GLOBAL_FIRST``).  ``select_book_names(global_select=...,
     character_world=..., character_extra_books=..., chat_world=...)`` applies ST's de-duplication
     first (a character book already global or the chat book is skipped, a chat book already
-    global is skipped) and returns ``(global, character, chat)`` names.  ``character_book_to_world(book, char_name)``
+    global is skipped) and returns ``(global, character, chat)`` names.  The engine caches what it
+    derives from each entry (keys, flags, decorators) on the :class:`WorldInfoEntry`; keep the
+    same entries between generations (``LorebookCache().get(name, data)`` returns the same
+    :class:`Lorebook` while ``data`` is the same object) and a 1k-entry scan is ~3x cheaper.
+    ``character_book_to_world(book, char_name)``
     is ST's "Import Card Lore" (``convertCharacterBook``) plus the 1.12.6 editor re-save that forces
     ``selective = true`` on every entry (oracle case 18); it returns ``(world_name, world_json)``.
 
@@ -82,6 +86,7 @@ Result (:class:`WorldInfoResult`)
 from .engine import check_world_info
 from .placement import wrap_authors_note
 from .sources import (
+    LorebookCache,
     book_from_st,
     character_book_to_world,
     entry_from_st,
@@ -110,6 +115,7 @@ __all__ = [
     "DepthInjection",
     "ExampleInjection",
     "Lorebook",
+    "LorebookCache",
     "Position",
     "ScanMessage",
     "SelectiveLogic",

@@ -221,3 +221,27 @@ def select_book_names(
         character.append(name)
     chat = chat_world if chat_world and chat_world not in global_names else None
     return global_names, character, chat
+
+
+class LorebookCache:
+    """Keeps :class:`Lorebook` objects alive between scans, so per-entry plans are built once.
+
+    ``get(name, data)`` returns the same Lorebook as long as it is called with the very same
+    ``data`` object (identity, not equality): reload a changed file into a new dict and the book
+    is rebuilt.  Do not mutate a book dict in place after handing it to the cache.  The cache is a
+    plain value owned by the caller (for example one per chat session); nothing global.
+    """
+
+    def __init__(self) -> None:
+        self._books: dict[str, tuple[Mapping[str, Any], Lorebook]] = {}
+
+    def get(self, name: str, data: Mapping[str, Any]) -> Lorebook:
+        cached = self._books.get(name)
+        if cached is not None and cached[0] is data:
+            return cached[1]
+        book = book_from_st(name, data)
+        self._books[name] = (data, book)
+        return book
+
+    def forget(self, name: str) -> None:
+        self._books.pop(name, None)
