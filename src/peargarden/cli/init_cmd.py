@@ -16,6 +16,7 @@ def init_command() -> None:
     created = seed_home(home)
     if created:
         for path in created:
-            typer.echo(f"created {path.relative_to(home.root)}")
+            shown = home.root if path == home.root else path.relative_to(home.root).as_posix()
+            typer.echo(f"created {shown}")
     else:
         typer.echo(f"{home.root} is already set up")
