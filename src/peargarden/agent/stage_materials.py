@@ -20,7 +20,7 @@ from typing import Any
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, card_from_data
-from peargarden.stage.agents_file import sync_lorebook_mirror
+from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import Settings, load_settings
@@ -34,6 +34,7 @@ __all__ = [
     "SUPPLEMENT_BOOK_NAME",
     "BookSource",
     "StageMaterials",
+    "create_agents_file",
     "forget_corpus",
     "load_corpus",
     "load_stage_materials",
@@ -195,6 +196,17 @@ def load_stage_materials(home: Home, card_name: str | CardFolder) -> StageMateri
         max_lore_hits=settings.max_lore_injections,
     )
     return StageMaterials(home, folder, card, files, settings, stage, corpus, books, disabled, warnings)
+
+
+def create_agents_file(materials: StageMaterials) -> bool:
+    """Create the card's ``AGENTS.md`` from the projection (declaration, work mode); False when the
+    card already has one (it belongs to the user and is never replaced)."""
+    path = materials.folder.path / AGENTS_FILE
+    current = _read_text(path)
+    if current is not None and current.strip():
+        return False
+    atomic.write_text(path, agents_from_projection(materials.card, materials.corpus.constants))
+    return True
 
 
 def sync_agents_mirror(materials: StageMaterials) -> bool:
