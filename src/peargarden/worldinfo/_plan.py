@@ -124,7 +124,8 @@ class EntryPlan:
         self.logic = strict_int(_js.coalesce(get("selectiveLogic", undefined), 0))
         self.case_raw = get("caseSensitive", undefined)
         self.whole_raw = get("matchWholeWords", undefined)
-        self.scan_depth = get("scanDepth", undefined)
+        scan_depth = get("scanDepth", undefined)
+        self.scan_depth = None if _js.is_nullish(scan_depth) else scan_depth
         self.invalid_keys = tuple(
             k for k, m in (self.keys or ()) + (self.secondary or ()) if not m and _invalid_regex(k)
         )

@@ -10,7 +10,7 @@ from . import _js
 from ._buffer import ScanBuffer, js_trim
 from ._groups import filter_by_inclusion_groups
 from ._placement import build_result
-from ._plan import EntryPlan, key_test, macro_is_stable, run_test, strict_int
+from ._plan import SUBSTRING_LOWER, EntryPlan, key_test, macro_is_stable, run_test, strict_int
 from ._prepared import Prepared
 from ._timed import TimedEffects, ensure_metadata
 from .types import (
@@ -216,6 +216,10 @@ def check_world_info(
         min_act = state == MIN_ACTIVATIONS
 
         timed_any = timed.any_active()
+        # The scan text only changes between loops: fetch the default-depth one once.
+        default_text = buffer.text(None, min_act)
+        default_lower = buffer.lower(default_text)
+        global_flags = (settings.case_sensitive, settings.match_whole_words)
         for entry in scan.entries:
             ident = id(entry)
             if ident in failed or ident in activated:
@@ -249,15 +253,20 @@ def check_world_info(
             keys = plan.keys
             if keys is None:
                 continue
-            text = buffer.text(plan.scan_depth, min_act)
-            lower = buffer.lower(text)
-            flags = scan._flags(plan)
+            if plan.scan_depth is None:
+                text, lower = default_text, default_lower
+            else:
+                text = buffer.text(plan.scan_depth, min_act)
+                lower = buffer.lower(text)
+            flags = plan.flags(*global_flags)
             for (key, needs_macro), test in zip(keys, plan.primary_tests(flags), strict=True):
-                if (
-                    run_test(test, text, lower)
-                    if test is not None
-                    else scan._key_hit(entry, text, key, needs_macro, flags)
-                ):
+                if test is None:
+                    if scan._key_hit(entry, text, key, needs_macro, flags):
+                        break
+                elif test[0] == SUBSTRING_LOWER:  # the common case, inlined
+                    if test[1] in lower:
+                        break
+                elif run_test(test, text, lower):
                     break
             else:
                 continue
