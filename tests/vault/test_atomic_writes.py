@@ -68,3 +68,18 @@ def test_parse_jsonl_skips_blank_and_torn_lines() -> None:
 
 def test_read_jsonl_lines_of_a_missing_file_is_empty(tmp_path: Path) -> None:
     assert read_jsonl_lines(tmp_path / "没有.jsonl") == ([], False)
+
+
+def test_stale_temp_files_of_crashed_writes_are_removed_fresh_ones_kept(tmp_path: Path) -> None:
+    old = tmp_path / "cards" / "青梧" / ".卡.json.k2x9_a1b.tmp"
+    fresh = tmp_path / "library" / ".栖水镇.json.zz99aa00.tmp"
+    keep = tmp_path / "library" / "栖水镇.json"
+    for path in (old, fresh, keep):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{", encoding="utf-8")
+    now = 1_800_000_000.0
+    os.utime(old, (now - 7200, now - 7200))
+    os.utime(fresh, (now - 60, now - 60))
+    os.utime(keep, (now - 7200, now - 7200))
+    assert atomic.remove_stale_temp_files(tmp_path, now=now) == [old]
+    assert fresh.exists() and keep.exists() and not old.exists()

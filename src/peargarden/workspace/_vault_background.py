@@ -4,7 +4,8 @@
   writes becomes one snapshot once the folder has been quiet for *quiet* seconds (or at the latest
   *max_delay* seconds after the first write of the burst).
 * :class:`PeriodicSnapshots` — one snapshot every *interval* seconds (10 minutes by default).
-* :func:`start_background_snapshots` — both, plus the snapshot at start-up, in one object.
+* :func:`start_background_snapshots` — both, plus the snapshot at start-up (after clearing temp
+  files that crashed writes left behind more than an hour ago), in one object.
 
 A failed background snapshot is logged and never raised into the app: the vault is a safety net
 and must not take the program down with it.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from peargarden.errors import PearError
 
+from . import atomic
 from .home import Home
 
 if TYPE_CHECKING:  # vault.py re-exports this module, so the import goes one way at run time
@@ -187,13 +189,21 @@ class BackgroundSnapshots:
 
     def start(self) -> BackgroundSnapshots:
         # The start-up snapshot can take a while on a big first run; do not hold up the app for it.
-        self._startup = threading.Thread(
-            target=_safe_snapshot, args=(self.vault, "startup"), name="pear-vault-startup", daemon=True
-        )
+        self._startup = threading.Thread(target=self._start_up, name="pear-vault-startup", daemon=True)
         self._startup.start()
         self.debouncer.start()
         self.periodic.start()
         return self
+
+    def _start_up(self) -> None:
+        root = self.vault.home.root
+        if root.is_dir():
+            # Debris of writes a crash interrupted (never data: the real file was not replaced).
+            try:
+                atomic.remove_stale_temp_files(root)
+            except OSError as error:
+                log.warning("could not clear stale temp files: %s", error)
+        _safe_snapshot(self.vault, "startup")
 
     def wait_for_startup(self, timeout: float | None = None) -> bool:
         """Block until the start-up snapshot is done (e.g. before a tool may first write); False on timeout."""

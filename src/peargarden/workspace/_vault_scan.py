@@ -8,16 +8,15 @@ Symbolic links are not followed (a link could point anywhere, or loop); they are
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .atomic import is_temp_name
+
 VAULT_DIR_NAME = "vault"
 
-# Temp names made by atomic.write_bytes: ".<name>.<8 random chars>.tmp".
-_TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 
 
 def is_cache_dir_name(name: str) -> bool:
@@ -27,7 +26,7 @@ def is_cache_dir_name(name: str) -> bool:
 
 
 def is_skipped_file_name(name: str) -> bool:
-    return bool(_TEMP_NAME.match(name)) or name.endswith(".lock")
+    return is_temp_name(name) or name.endswith(".lock")
 
 
 @dataclass(frozen=True)

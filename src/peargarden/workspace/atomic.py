@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +125,34 @@ def append_line(path: Path, line: str) -> None:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
+
+
+# ".<name>.<8 random chars>.tmp", the shape of the temp files made by write_bytes.
+_TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether *name* is a temp file of :func:`write_bytes` (left behind only by a crash)."""
+    return bool(_TEMP_NAME.match(name))
+
+
+def remove_stale_temp_files(root: Path, *, older_than: float = 3600.0, now: float | None = None) -> list[Path]:
+    """Delete temp files that crashed writes left under *root*; returns what was deleted.
+
+    Only files older than *older_than* seconds go, so a write in progress in another process keeps
+    its temp file.  *now* is a Unix time (default: the current time).
+    """
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            if not is_temp_name(name):
+                continue
+            path = Path(folder) / name
+            try:
+                if now - path.lstat().st_mtime >= older_than:
+                    path.unlink()
+                    removed.append(path)
+            except FileNotFoundError:
+                continue
+    return removed
