@@ -190,8 +190,8 @@ def test_character_filter() -> None:
     from peargarden.worldinfo import CharacterContext
 
     entries = [
-        mk(0, constant=True, characterFilter={"isExclude": False, "names": ["林月.png"], "tags": []}),
-        mk(1, constant=True, characterFilter={"isExclude": True, "names": ["林月.png"], "tags": []}),
+        mk(0, constant=True, characterFilter={"isExclude": False, "names": ["林月"], "tags": []}),
+        mk(1, constant=True, characterFilter={"isExclude": True, "names": ["林月"], "tags": []}),
     ]
     assert uids(scan(entries, CHAT, character=CharacterContext("林月.png"))) == [0]
     assert uids(scan(entries, CHAT, character=CharacterContext("怀瑾.png"))) == [1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +30,9 @@ Transform = Callable[[str, WorldInfoEntry], str]
 NONE, INITIAL, RECURSION, MIN_ACTIVATIONS = 0, 1, 2, 3
 
 AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
+
+
+_AVATAR_EXTENSION = re.compile(r"\.[^/.]+\Z")
 
 
 def _identity(text: str) -> str:
@@ -156,7 +160,8 @@ class _Scan:
         exclude = _js.truthy(_js.get(flt, "isExclude"))
         names = _js.get(flt, "names")
         if isinstance(names, list) and len(names) > 0:
-            avatar = self.character.avatar if self.character else None
+            # ST compares with getCharaFilename(): the avatar file name without its extension.
+            avatar = _AVATAR_EXTENSION.sub("", self.character.avatar) if self.character else None
             included = avatar is not None and avatar in names
             if included if exclude else not included:
                 return True

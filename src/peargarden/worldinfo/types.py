@@ -122,7 +122,7 @@ class WorldInfoSettings:
 class CharacterContext:
     """The active character, for entries with a ``characterFilter``."""
 
-    avatar: str  # the card's file name, e.g. "Lin Yue.png"
+    avatar: str  # the card's avatar file name, e.g. "Lin Yue.png" (compared without the extension)
     tags: tuple[str, ...] | None = None  # tag ids; None = the character has no tag map entry
 
 
