@@ -1,0 +1,72 @@
+"""The stage mode plugged into the app's chat service (``MODES["stage"] = stage_setup``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from stage_fixtures import QUESTION
+
+from peargarden.agent.stage_request import stage_setup
+from peargarden.app.connections import Connection, ResolvedProvider
+from peargarden.app.modes import MODES, register_mode
+from peargarden.app.service import PearApp
+from peargarden.providers.base import ToolCall
+from peargarden.providers.scripted import ScriptedProvider, text_turn, tool_turn
+from peargarden.workspace.config import Settings
+from peargarden.workspace.home import Home
+from peargarden.workspace.seed import seed_home
+
+
+@pytest.fixture
+def home(home_dir: Path) -> Home:
+    seeded = Home(home_dir)
+    seed_home(seeded)
+    return seeded
+
+
+@pytest.fixture
+def stage_mode() -> Iterator[None]:
+    saved = dict(MODES)
+    register_mode("stage", stage_setup)
+    try:
+        yield
+    finally:
+        MODES.clear()
+        MODES.update(saved)
+
+
+def app(home: Home, provider: ScriptedProvider) -> PearApp:
+    def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
+        return ResolvedProvider(provider, "scripted", False, "medium")
+
+    return PearApp(home, provider_factory=factory)
+
+
+def args(value: dict[str, object]) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def test_two_beats_through_the_chat_service(home: Home, stage_mode: None) -> None:
+    prose = "青梧的手在算盘上停了一停：“那年秋天，他是从镇北渡口走的。”"
+    provider = ScriptedProvider().add(
+        tool_turn(ToolCall("c1", "lorebook_search", args({"query": "怀瑾"}))),
+        tool_turn(ToolCall("c2", "draft_write", args({"content": prose})), ToolCall("c3", "draft_seal", "{}")),
+        text_turn("青梧摇摇头。"),
+    )
+    chat = app(home, provider).new_chat("青梧")
+    events = list(chat.send(QUESTION))
+    assert events[-1].to_json()["stop_reason"] == "ended_by_tool"
+    first = provider.requests[0]
+    assert "# 用户扮演：旅人" in first.messages[0]["content"]
+    assert first.messages[-1]["content"].startswith("【相关设定】本拍命中 3 条：")
+    assert "lorebook_search" in [tool.name for tool in first.tools]
+
+    list(chat.send("那把伞呢？"))
+    second_beat = provider.requests[2].messages
+    # Earlier beats come back as prose only: the sealed draft, no tool calls or results.
+    assert [m["role"] for m in second_beat] == ["system", "assistant", "user", "assistant", "user"]
+    assert second_beat[3]["content"] == prose
+    assert second_beat[-1]["content"].endswith("那把伞呢？")
