@@ -175,3 +175,22 @@ def test_unreadable_file(tmp_path: Path, seeded_home: Path) -> None:
     source.chmod(0)
     result = pear(seeded_home, "import", source)
     _assert_refused(result.stderr, result.returncode, "锁住.png")
+
+
+def test_a_failed_write_takes_back_what_was_written(tmp_path: Path, seeded_home: Path) -> None:
+    card = tmp_path / "好卡.png"
+    card.write_bytes(kit.card_png(kit.v2_card("好人")))
+    preset = tmp_path / "挡路.json"
+    preset.write_text('{"temperature": 1, "prompts": []}', encoding="utf-8")
+    # A folder where the preset file must go: the operating system refuses that write.
+    blocker = seeded_home / "library" / "presets" / "挡路.json"
+    blocker.mkdir()
+    try:
+        before = kit.tree_digest(seeded_home)
+        result = pear(seeded_home, "import", card, preset)
+        assert result.returncode == 1, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in result.stderr and "挡路.json" in lines[0]
+        assert kit.tree_digest(seeded_home) == before
+    finally:
+        blocker.rmdir()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import Card, read_card
 
 from . import atomic
@@ -99,7 +99,10 @@ class CardFolder:
         return value
 
     def write_settings(self, settings: dict[str, Any]) -> None:
-        atomic.write_json(self.settings_file, settings)
+        try:
+            atomic.write_json(self.settings_file, settings)
+        except OSError as exc:
+            raise PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=self.settings_file) from None
 
     def lorebooks(self) -> list[str]:
         """Names of the library lorebooks mounted on this card, in mount order."""
@@ -116,9 +119,7 @@ class CardFolder:
 
     def chat_ids(self) -> list[str]:
         try:
-            return sorted(
-                p.name for p in self.chats_dir.iterdir() if p.is_dir() and not p.name.startswith(".")
-            )
+            return sorted(p.name for p in self.chats_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
         except OSError:
             return []
 
@@ -136,12 +137,7 @@ def open_card(home: Home, name: str) -> CardFolder:
     """The card called *name*: its folder name, or the folder the name would be sanitised to."""
     wanted = name.strip()
     for candidate in (wanted, sanitize_name(wanted)):
-        if (
-            candidate
-            and "/" not in candidate
-            and candidate not in (".", "..")
-            and home.card_dir(candidate).is_dir()
-        ):
+        if candidate and "/" not in candidate and candidate not in (".", "..") and home.card_dir(candidate).is_dir():
             return CardFolder(home, candidate)
     if not sanitize_name(wanted):
         raise BadInput(f"卡名「{name}」里没有可用的字符（name has no letters or digits）")
@@ -169,9 +165,7 @@ def unique_name(base: str, taken: Iterable[str]) -> str:
     return f"{base}-{n}"
 
 
-def new_folder_name(
-    home: Home, name: str, *, reserved: Iterable[str] = (), source: str | Path | None = None
-) -> str:
+def new_folder_name(home: Home, name: str, *, reserved: Iterable[str] = (), source: str | Path | None = None) -> str:
     """A free folder name for a new card called *name* (existing folders and *reserved* are taken)."""
     taken = [c.folder for c in list_cards(home)]
     taken.extend(reserved)

@@ -162,9 +162,12 @@ def apply_plan(plan: ImportPlan) -> list[Path]:
     try:
         seeded = seed_home(plan.home) if created_root else []
         for path, data in plan.writes:
-            if path.exists():
-                originals[path] = path.read_bytes()
-            atomic.write_bytes(path, data)
+            try:
+                if path.is_file():
+                    originals[path] = path.read_bytes()
+                atomic.write_bytes(path, data)
+            except OSError as exc:
+                raise write_failure(exc) from None
             written.append(path)
     except BaseException:
         for path in reversed(written):
@@ -173,13 +176,16 @@ def apply_plan(plan: ImportPlan) -> list[Path]:
                     atomic.write_bytes(path, originals[path])
                 else:
                     path.unlink()
-        for folder in sorted(
-            _existing_dirs(plan.home, [p for p, _ in plan.writes]) - before, key=len, reverse=True
-        ):
+        for folder in sorted(_existing_dirs(plan.home, [p for p, _ in plan.writes]) - before, key=len, reverse=True):
             with contextlib.suppress(OSError):
                 Path(folder).rmdir()
         raise
     return [*seeded, *written]
+
+
+def write_failure(exc: OSError) -> PearError:
+    """A one-line error for a write the operating system refused (full disk, no permission)."""
+    return PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=exc.filename)
 
 
 def _existing_dirs(home: Home, paths: list[Path]) -> set[str]:
@@ -209,9 +215,7 @@ def _guarded(path: Path, read: Callable[..., T], *args: Any) -> T:
         raise FormatError(f"无法读取：{detail}", path=path) from None
 
 
-def _plan_card(
-    plan: ImportPlan, batch: _Batch, path: Path, kind: str, data: bytes, card: Card, book: BookMode
-) -> None:
+def _plan_card(plan: ImportPlan, batch: _Batch, path: Path, kind: str, data: bytes, card: Card, book: BookMode) -> None:
     name = card.name
     base = sanitize_name(name)
     if not base:
@@ -252,9 +256,7 @@ def _plan_card(
 
 def _plan_preset(plan: ImportPlan, batch: _Batch, path: Path, data: bytes) -> None:
     stem = _stem(path)
-    stem, is_new = _library_slot(
-        plan.home.presets_dir, list_preset_names(plan.home), batch.presets, stem, data
-    )
+    stem, is_new = _library_slot(plan.home.presets_dir, list_preset_names(plan.home), batch.presets, stem, data)
     target = plan.home.presets_dir / f"{stem}{JSON_SUFFIX}"
     if is_new:
         plan.writes.append((target, data))
@@ -272,9 +274,7 @@ def _plan_lorebook(
     except (UnicodeDecodeError, json.JSONDecodeError):
         verbatim = False
     stored = data if verbatim else _json_bytes(parsed, indent=4)
-    stem, is_new = _library_slot(
-        plan.home.lorebooks_dir, list_lorebook_names(plan.home), batch.lorebooks, stem, stored
-    )
+    stem, is_new = _library_slot(plan.home.lorebooks_dir, list_lorebook_names(plan.home), batch.lorebooks, stem, stored)
     target = plan.home.lorebooks_dir / f"{stem}{JSON_SUFFIX}"
     if is_new:
         plan.writes.append((target, stored))

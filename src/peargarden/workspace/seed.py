@@ -10,7 +10,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from peargarden.errors import BadInput
+from peargarden.errors import BadInput, PearError
 
 from . import atomic
 from .home import CARD_SETTINGS_FILE, Home
@@ -30,6 +30,13 @@ def bundled(*parts: str) -> bytes:
 
 def seed_home(home: Home) -> list[Path]:
     """Create whatever of the data folder is missing; return the paths created, in order."""
+    try:
+        return _seed(home)
+    except OSError as exc:
+        raise PearError(f"无法创建数据文件夹：{exc.strerror or exc}（write failed）", path=exc.filename) from None
+
+
+def _seed(home: Home) -> list[Path]:
     if home.root.exists() and not home.root.is_dir():
         raise BadInput("数据文件夹的位置上是一个文件（data folder path is a file）", path=home.root)
     # Read every bundled file before touching the disk: a broken install writes nothing.
@@ -67,6 +74,4 @@ def seed_home(home: Home) -> list[Path]:
 
 
 def _card_settings() -> bytes:
-    return (json.dumps({"lorebooks": [DEFAULT_LOREBOOK]}, ensure_ascii=False, indent=2) + "\n").encode(
-        "utf-8"
-    )
+    return (json.dumps({"lorebooks": [DEFAULT_LOREBOOK]}, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
