@@ -382,6 +382,17 @@ def test_disconnect_mid_stream_raises_after_partial_text(fake_server: FakeOpenAI
     assert text_of(received) == "从前有座山，"
 
 
+def test_disconnect_after_the_finish_reason_still_completes(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
+    call = tool_call_delta(0, id="c9", name="lorebook_search", arguments='{"query": "渡口"}')
+    fake_server.script(
+        [sse(chunk(content="稍等。"), chunk(tool_calls=[call]), chunk(finish_reason="tool_calls"), Disconnect())]
+    )
+    events = collect(make_provider(), ask())
+    assert ToolCall("c9", "lorebook_search", '{"query": "渡口"}') in events
+    assert events[-1] == Done("tool_calls", "fake-model")
+    assert len(fake_server.chat_requests) == 1
+
+
 def test_disconnect_before_any_output_is_retried(
     fake_server: FakeOpenAIServer, make_provider: Make, sleeps: list[float]
 ) -> None:

@@ -159,6 +159,10 @@ class OpenAICompatProvider:
                     # The cancel watcher shut the socket (or the failure raced a cancel): not an error.
                     yield Done(stop_reason="aborted", model=reader.model)
                     return
+                if reader.complete and not isinstance(error, openai.APIStatusError):
+                    # The reply had finished; only the trailing usage / [DONE] was lost.
+                    yield from reader.finish()
+                    return
                 if isinstance(error, _StreamCut):
                     failure = Failure(f"{where.host} 在回复结束前关闭了连接（connection closed early）", retryable=True)
                 else:
