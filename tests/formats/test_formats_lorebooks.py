@@ -183,6 +183,13 @@ def test_lorebook_v3_and_bare_embedded_files_are_read_as_standalone() -> None:
         assert book["originalData"]["name"] == "栖水镇"
 
 
+def test_standalone_entries_given_as_a_list_are_keyed_by_uid() -> None:
+    listed = {"entries": [{"uid": 5, "key": ["听雨轩"], "content": "客栈"}, {"key": ["渡口"], "content": "镇北"}]}
+    book = read_lorebook(json.dumps(listed, ensure_ascii=False).encode(), "list.json")
+    assert sorted(book["entries"]) == ["1", "5"]
+    assert book["entries"]["5"]["key"] == ["听雨轩"] and book["entries"]["1"]["uid"] == 1
+
+
 @pytest.mark.parametrize(
     ("obj", "needle"),
     [

@@ -211,3 +211,19 @@ def test_book_conversions_accept_any_shape(book: dict[str, Any]) -> None:
         assert isinstance(standalone["entries"], dict)
         assert isinstance(character_book_from_lorebook(shaped)["entries"], list)
         assert isinstance(character_book_from_lorebook(standalone)["entries"], list)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=1, max_size=8), st.sampled_from(["card.json", "assets/x.bin"]))
+def test_odd_member_names_never_break_the_one_line_message(name: str, target: str) -> None:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("card.json" if target != "card.json" else name, b"{}")
+        archive.writestr(name + "\n/../x", b"x")
+    try:
+        read_card(buffer.getvalue(), "odd.charx")
+    except FormatError as exc:
+        assert "\n" not in str(exc)

@@ -66,7 +66,7 @@ def read_archive(data: bytes, filename: str) -> dict[str, bytes]:
 
 
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int, filename: str) -> bytes:
-    bomb = FormatError(f"CHARX 压缩包疑似压缩炸弹：{info.filename} 解压后过大（zip bomb suspected）", path=filename)
+    bomb = FormatError(f"CHARX 压缩包疑似压缩炸弹：{info.filename!r} 解压后过大（zip bomb suspected）", path=filename)
     if info.file_size > budget:
         raise bomb
     parts: list[bytes] = []
@@ -87,7 +87,7 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int, f
         NotImplementedError,
         RuntimeError,
     ):
-        raise FormatError(f"CHARX 压缩包内 {info.filename} 已损坏（corrupt zip member）", path=filename) from None
+        raise FormatError(f"CHARX 压缩包内 {info.filename!r} 已损坏（corrupt zip member）", path=filename) from None
     return b"".join(parts)
 
 

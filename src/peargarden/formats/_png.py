@@ -111,4 +111,7 @@ def _inflate(data: bytes, filename: str) -> bytes:
 
 
 def _name(ctype: bytes) -> str:
-    return ctype.decode("latin-1", "replace")
+    # A damaged type may hold newlines or other bytes that would break a one-line message.
+    if ctype.isalpha() and ctype.isascii():
+        return ctype.decode("ascii")
+    return "0x" + ctype.hex()

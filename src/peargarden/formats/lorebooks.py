@@ -173,13 +173,17 @@ def lorebook_from_object(obj: JsonObject, filename: str) -> JsonObject:
             raise FormatError("lorebook_v3 的 entries 不是列表（lorebook_v3 entries not a list）", path=filename)
         return lorebook_from_character_book(inner, str(inner.get("name") or ""))
     if isinstance(obj["entries"], list):
+        listed = obj["entries"]
+        if listed and all("key" in e and "keys" not in e for e in listed):
+            # Standalone entries written as a list by some tools: key them by uid.
+            return {**obj, "entries": _keyed_by_uid(listed)}
         return lorebook_from_character_book(obj, str(obj.get("name") or ""))
     for uid, entry in obj["entries"].items():
         for field in ("key", "keysecondary"):
             keys = entry.get(field)
             if keys is not None and not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
                 raise FormatError(
-                    f"世界书条目 {uid} 的 {field} 不是字符串列表（entry keys must be a list of strings）",
+                    f"世界书条目 {uid!r} 的 {field} 不是字符串列表（entry keys must be a list of strings）",
                     path=filename,
                 )
     return obj
@@ -301,3 +305,15 @@ def _str_list(value: Any) -> list[str]:
     if isinstance(value, list):
         return [str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
     return []
+
+
+def _keyed_by_uid(entries: list[JsonObject]) -> JsonObject:
+    keyed: JsonObject = {}
+    for index, entry in enumerate(entries):
+        uid = entry.get("uid")
+        if not isinstance(uid, int) or isinstance(uid, bool) or str(uid) in keyed:
+            uid = index
+            while str(uid) in keyed:
+                uid += 1
+        keyed[str(uid)] = {**entry, "uid": uid}
+    return keyed
