@@ -12,7 +12,7 @@ from peargarden.agent.stage_materials import AGENTS_FILE, create_agents_file, lo
 from peargarden.app.chat_store import ChatFile
 from peargarden.cli import main
 from peargarden.stage.entries import parse_entries
-from peargarden.stage.history import beat_prose, story_turns
+from peargarden.stage.history import beat_prose, beat_result, story_turns
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
@@ -50,6 +50,13 @@ def test_sealed_beat_prose_is_replayed_from_the_draft_calls() -> None:
 
 def test_plain_streamed_replies_are_the_prose() -> None:
     assert beat_prose([{"role": "assistant", "content": "雨还在下。"}]) == "雨还在下。"
+
+
+def test_an_unsealed_draft_is_kept_and_flagged() -> None:
+    outcome = beat_result(SEALED_BEAT[:4])
+    assert outcome.text == "青梧放下算盘。她没有回答。" and not outcome.sealed
+    assert outcome.warnings == ("稿件已保存，本拍尚未收笔",)
+    assert beat_result(SEALED_BEAT).sealed and beat_result(SEALED_BEAT).warnings == ()
 
 
 def test_story_turns_keep_greeting_user_words_and_prose_only() -> None:

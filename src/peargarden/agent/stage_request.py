@@ -19,7 +19,7 @@ from peargarden.stage.history import story_turns
 from peargarden.workspace.cards import CardFolder
 
 from .loop import BeatInput, BuiltRequest, RequestBuilder
-from .stage_materials import StageMaterials, load_stage_materials
+from .stage_materials import StageMaterials, load_stage_materials, sync_agents_mirror
 from .stage_tools import StageToolEnv, stage_tools
 from .tools import Tool
 
@@ -128,8 +128,11 @@ class StageEnv(Protocol):
 def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
     """The stage mode for the app's mode table (``MODES["stage"] = stage_setup``): the stage request
     builder over the card's materials (read fresh each beat; the lore corpus is cached) and the stage
-    tools.  A chosen persona name (``env.user_name``) wins over the settings' user name."""
+    tools.  An existing ``AGENTS.md`` gets its lorebook mirror synced first.  A chosen persona name
+    (``env.user_name``) wins over the settings' user name."""
     materials = load_stage_materials(env.card.home, env.card)
+    # Like a config refresh upstream: an existing AGENTS.md follows the mounted books' constants.
+    sync_agents_mirror(materials)
     materials.stage = replace(
         materials.stage,
         user_name=env.user_name or materials.stage.user_name,

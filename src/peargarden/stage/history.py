@@ -18,10 +18,10 @@ from typing import Any
 
 from peargarden.errors import PearError
 
-from .draft import DraftSheet, finish_beat
+from .draft import BeatProse, DraftSheet, finish_beat
 from .messages import Turn
 
-__all__ = ["DRAFT_TOOLS", "beat_prose", "replay_draft", "story_turns"]
+__all__ = ["DRAFT_TOOLS", "beat_prose", "beat_result", "replay_draft", "story_turns"]
 
 DRAFT_TOOLS = frozenset({"draft_write", "draft_append", "draft_edit", "draft_seal"})
 
@@ -82,8 +82,14 @@ def replay_draft(messages: Sequence[Mapping[str, Any]]) -> DraftSheet:
     return sheet
 
 
+def beat_result(messages: Sequence[Mapping[str, Any]]) -> BeatProse:
+    """A finished beat's prose, whether it was sealed, and the warnings for the user
+    (``本拍模型未交出任何正文`` / ``稿件已保存，本拍尚未收笔``).  Fronts show this after a beat."""
+    return finish_beat(replay_draft(messages))
+
+
 def beat_prose(messages: Sequence[Mapping[str, Any]]) -> str:
-    return finish_beat(replay_draft(messages)).text
+    return beat_result(messages).text
 
 
 def story_turns(messages: Sequence[Mapping[str, Any]]) -> list[Turn]:
