@@ -186,3 +186,27 @@ def test_big_files_are_streamed_into_the_store_and_restored_intact(
     png.unlink()
     vault.restore(info.id, "cards/白露/白露.png")
     assert png.read_bytes() == original
+
+
+def test_a_snapshot_that_fails_midway_leaves_no_objects_and_no_manifest(
+    vault: Vault, home_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from peargarden.errors import BadInput
+
+    assert vault.snapshot() is not None
+    objects_before = ObjectStore(home_dir / "vault" / "objects").names()
+    for n in range(30):
+        (home_dir / "library" / "lorebooks" / f"新书{n:02d}.json").write_text(f'{{"n": {n}}}', encoding="utf-8")
+    original = ObjectStore.add_file
+    unreadable = home_dir / "library" / "lorebooks" / "新书20.json"
+
+    def failing(self: ObjectStore, source: Path, known: set[str]) -> tuple[str, int, os.stat_result]:
+        if source == unreadable:
+            raise PermissionError(13, "Permission denied", str(source))
+        return original(self, source, known)
+
+    monkeypatch.setattr(ObjectStore, "add_file", failing)
+    with pytest.raises(BadInput, match="新书20"):
+        vault.snapshot()
+    assert len(vault.snapshots()) == 1
+    assert ObjectStore(home_dir / "vault" / "objects").names() == objects_before

@@ -190,6 +190,11 @@ class ObjectStore:
                 tmp.unlink()
             raise
 
+    def discard(self, shas: set[str]) -> None:
+        for sha in shas:
+            with contextlib.suppress(FileNotFoundError):
+                self.path(sha).unlink()
+
     def remove_unreferenced(self, referenced: set[str]) -> int:
         """Delete objects no kept snapshot refers to, and temp files of interrupted writes."""
         removed = 0

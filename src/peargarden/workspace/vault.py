@@ -366,7 +366,9 @@ class Vault:
                 raise BadInput(f"无法读取，快照中止：{error.strerror}", path=root / rel) from None
 
         # Each new object is fsynced; several threads let the file system commit those together.
-        with ThreadPoolExecutor(max_workers=_STORE_THREADS) as pool:
+        existed = set(known)
+        pool = ThreadPoolExecutor(max_workers=_STORE_THREADS)
+        try:
             for stored in pool.map(store, misses):
                 if stored is None:
                     continue
@@ -374,6 +376,13 @@ class Vault:
                 seen_signature = FileSignature.of(seen)
                 entries[rel] = FileEntry(sha, size, seen_signature.mode)
                 cache.remember(rel, seen_signature, sha)
+        except BaseException:
+            # A failed snapshot leaves nothing behind: stop, then drop the objects it stored.
+            pool.shutdown(wait=True, cancel_futures=True)
+            self.objects.discard(set(known) - existed)
+            raise
+        finally:
+            pool.shutdown(wait=True)
         entries = {rel: entries[rel] for rel in sorted(entries)}
         cache.keep_only(set(entries))
         leaves = tuple(leaf_dirs(tree.dirs, entries))
