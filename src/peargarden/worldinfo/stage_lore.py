@@ -12,6 +12,7 @@ content), not its uid: books are merged from several files and uids collide.
 from __future__ import annotations
 
 import hashlib
+from functools import cached_property
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -57,6 +58,12 @@ class LoreEntry:
             if key.strip():
                 return key.strip()
         return ""
+
+    @cached_property
+    def lowered(self) -> tuple[tuple[str, ...], str, str]:
+        """(all keys, comment, content) lower-cased once, for repeated searches."""
+        keys = tuple(k.strip().lower() for k in (*self.keys, *self.secondary_keys) if k.strip())
+        return keys, self.comment.strip().lower(), self.content.lower()
 
     @property
     def green(self) -> bool:

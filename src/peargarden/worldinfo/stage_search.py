@@ -61,9 +61,7 @@ class SearchHit:
 
 
 def _score(entry: LoreEntry, terms: Sequence[str]) -> int:
-    keys = [k.strip().lower() for k in (*entry.keys, *entry.secondary_keys) if k.strip()]
-    title = entry.comment.strip().lower()
-    body = entry.content.lower()
+    keys, title, body = entry.lowered
     score = 0
     for term in terms:
         if any(term in key or key in term for key in keys):
