@@ -79,7 +79,9 @@ def test_sse_framing_comments_byte_splits_and_missing_done(fake_server: FakeOpen
                 ": keep-alive\n\n",
                 chunk(content="春眠不觉晓，"),
                 ": ping\n\n",
-                chunk(content="处处闻啼鸟。"),
+                # CRLF framing and an event split over two data lines, as some proxies send.
+                'data: {"choices": [{"index": 0,\r\ndata: "delta": {"content": "处处"}}]}\r\n\r\n',
+                chunk(content="闻啼鸟。"),
                 chunk(finish_reason="stop"),
                 usage_chunk(9, 12, cached_tokens=4),
                 done=False,

@@ -8,7 +8,7 @@ import os
 import typer
 
 from peargarden.providers.embedded import MODEL_NAME
-from peargarden.providers.openai_compat import OpenAICompatProvider
+from peargarden.providers.openai_compat import OpenAICompatProvider, RetryPolicy
 from peargarden.providers.registry import LOCAL, ConnectionSpec
 from peargarden.workspace.config import load_settings
 
@@ -56,6 +56,8 @@ def models_command(
             api_key_env=spec.api_key_env or None,
             profile=spec.profile or None,
             timeout=30.0,
+            # A listing is interactive: one quick retry, not the chat's patient backoff.
+            retry=RetryPolicy(attempts=2, base_delay=1.0),
         )
         try:
             models = provider.list_models()
