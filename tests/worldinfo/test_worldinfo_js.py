@@ -65,7 +65,9 @@ def test_regex_keys(key: str, text: str, hit: bool) -> None:
     assert regex.test(text) is hit
 
 
-@pytest.mark.parametrize("key", ["/a/b/", "/abc", "abc/", "/(/", "/x/gg", "//"])
+@pytest.mark.parametrize(
+    "key", ["/a/b/", "/abc", "abc/", "/(/", "/x/gg", "//", "/(?i)怀瑾/", "/(?P<n>a)/", "/a++/", "/a{2}+/"]
+)
 def test_not_a_regex_key(key: str) -> None:
     assert parse_key_regex(key) is None
 

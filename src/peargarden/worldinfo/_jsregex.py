@@ -141,8 +141,10 @@ def _translate(source: str, flags: str) -> str:
             out.append("(?P<")
             i += 3
             continue
-        if c == "(" and source.startswith("(?P", i):
-            raise re.error("(?P is not JavaScript syntax")
+        if c == "(" and source.startswith("(?", i) and source[i + 2 : i + 3] not in (":", "=", "!", "<"):
+            raise re.error("Python-only group syntax")  # (?P…), (?i), (?#…) are errors in JS
+        if c == "+" and i > 0 and source[i - 1] in "*+?}" and (i < 2 or source[i - 2] != "\\"):
+            raise re.error("possessive quantifiers are not JavaScript syntax")
         if c == ".":
             out.append("[\\s\\S]" if dotall else f"[^{_LINE_END}]")
         elif c == "^":
