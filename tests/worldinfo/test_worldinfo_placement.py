@@ -156,3 +156,19 @@ def test_lorebook_cache_reuses_books_for_the_same_data_object() -> None:
     changed = {"entries": {"0": mk(0, key=["听雨"])}}
     assert cache.get("听雨轩", changed) is not first
     assert cache.get("听雨轩", changed).entries[0].raw["key"] == ["听雨"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    specs=st.lists(
+        st.tuples(st.sampled_from(["怀瑾", "听雨轩", "西湖", "茶"]), _texts, st.integers(0, 300)),
+        min_size=1,
+        max_size=10,
+    ),
+    cap=st.integers(1, 120),
+)
+def test_budget_holds_across_recursion_loops(specs: list[tuple[str, str, int]], cap: int) -> None:
+    entries = [mk(i, key=[k], content=c, order=o) for i, (k, c, o) in enumerate(specs)]
+    result = scan(entries, [("User", "怀瑾")], settings=WorldInfoSettings(recursive=True, budget_cap=cap))
+    used = "".join(a.content + "\n" for a in result.activated)
+    assert not used or char_count(used) < result.budget
