@@ -12,9 +12,9 @@ content), not its uid: books are merged from several files and uids collide.
 from __future__ import annotations
 
 import hashlib
-from functools import cached_property
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 __all__ = [
