@@ -8,6 +8,7 @@ fill and the in-context marker.  Nothing here touches files, the clock or random
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Callable
@@ -15,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables, substitute
-from peargarden.text.regex_scripts import Placement, RegexSet, load_scripts
+from peargarden.text.regex_scripts import (
+    Placement,
+    RegexScript,
+    RegexSet,
+    applicable,
+    apply_scripts,
+    is_static,
+    load_scripts,
+)
 from peargarden.text.tokens import TextCounter, counter_for_model, full_text_tokens
 from peargarden.worldinfo import CharacterContext, ScanMessage, WorldInfoSettings, check_world_info
 from peargarden.worldinfo.placement import wrap_authors_note
@@ -28,6 +37,7 @@ from .injections import insert_in_chat
 from .prompts import Prompt, PromptCollection, PromptManagerData, build_collection, load_prompt_manager
 from .state import TavernState
 
+_MAX_SCAN_DEPTH = 1000
 GEN_TYPES = ("normal", "regenerate", "swipe", "continue", "impersonate", "quiet")
 
 
@@ -134,25 +144,55 @@ class Generation:
         self.variables = Variables(local=vars_local, global_=global_vars)
         self.name1 = state.user_name
         self.name2 = state.char_name
-        self.card_fields = CardMacroFields()
+        self._card_fields = CardMacroFields()
+        self._envs: dict[bool, MacroEnv] = {}
         self.regex = self._regex_set()
+        thresholds = set()
+        for sc in self.regex.scripts():
+            if sc.min_depth is not None and sc.min_depth >= 0:
+                thresholds.add(sc.min_depth)
+            if sc.max_depth is not None and sc.max_depth >= 0:
+                thresholds.add(sc.max_depth + 1)
+        self._depth_thresholds = sorted(thresholds)
+        self._groups: dict[tuple[int, bool, int], tuple[tuple[RegexScript, ...], tuple[Any, ...] | None] | None] = {}
         self.activated: list[str] = []
 
     # macros -----------------------------------------------------------------
+    @property
+    def card_fields(self) -> CardMacroFields:
+        return self._card_fields
+
+    @card_fields.setter
+    def card_fields(self, value: CardMacroFields) -> None:
+        self._card_fields = value
+        self._envs.clear()
+
     def env(self, *, card: bool = True, extra: dict[str, str] | None = None) -> MacroEnv:
+        """The macro environment, built once per generation (chat facts scan the whole chat)."""
+        cached = self._envs.get(card)
+        if cached is None:
+            cached = self._envs[card] = self._build_env(card)
+        if extra:
+            from dataclasses import replace
+
+            return replace(cached, extra=extra)
+        return cached
+
+    def _build_env(self, card: bool) -> MacroEnv:
         s = self.s
         pu = s.power_user
         sysprompt = _dict(pu.get("sysprompt"))
         context = _dict(pu.get("context"))
         chat = s.chat
         last = chat[-1] if chat else None
-        users = [m for m in chat if m.get("is_user")]
-        chars = [m for m in chat if not m.get("is_user") and not m.get("is_system")]
+        # Newest first, stopping early: the chat can be long and this runs every generation.
+        last_user = next((m for m in reversed(chat) if m.get("is_user")), None)
+        last_char = next((m for m in reversed(chat) if not m.get("is_user") and not m.get("is_system")), None)
         facts = ChatFacts(
             last_message=str(last.get("mes", "")) if last else "",
             last_message_id=str(len(chat) - 1) if chat else "",
-            last_user_message=str(users[-1].get("mes", "")) if users else "",
-            last_char_message=str(chars[-1].get("mes", "")) if chars else "",
+            last_user_message=str(last_user.get("mes", "")) if last_user else "",
+            last_char_message=str(last_char.get("mes", "")) if last_char else "",
             last_swipe_id=str(len(last.get("swipes") or [])) if last and last.get("swipes") else "",
             current_swipe_id=str(int(last.get("swipe_id", 0)) + 1) if last and last.get("swipes") else "",
         )
@@ -162,7 +202,6 @@ class Generation:
             char=self.name2,
             card=self.card_fields if card else None,
             model=str(oai.get("custom_model") or oai.get("openai_model") or ""),
-            extra=extra or {},
             variables=self.variables,
             chat=facts,
             max_prompt=int(_num(oai.get("openai_max_context")) - _num(oai.get("openai_max_tokens")))
@@ -210,7 +249,41 @@ class Generation:
         )
 
     def regexed(self, text: str, placement: int, *, is_prompt: bool = False, depth: int | None = None) -> str:
-        return self.regex.apply(text, placement, is_prompt=is_prompt, depth=depth, substitute=self.sub)
+        if not text:
+            return text
+        group = self._script_group(placement, is_prompt, depth)
+        if group is None:
+            return text
+        scripts, signature = group
+        if signature is None:
+            return apply_scripts(scripts, text, placement, is_prompt=is_prompt, depth=depth, substitute=self.sub)
+        # Static scripts: the result depends only on the text, the scripts and the names.
+        key = (text, signature, self.name1, self.name2)
+        cache = self.s.regex_cache
+        hit = cache.get(key)
+        if hit is None:
+            hit = apply_scripts(scripts, text, placement, is_prompt=is_prompt, depth=depth, substitute=self.sub)
+            if len(cache) > 50_000:
+                cache.clear()
+            cache[key] = hit
+        return hit
+
+    def _script_group(
+        self, placement: int, is_prompt: bool, depth: int | None
+    ) -> tuple[tuple[RegexScript, ...], tuple[Any, ...] | None] | None:
+        """The scripts that apply (memoised per depth class) and a cache signature if all are static."""
+        depth_class = -1 if depth is None or depth < 0 else bisect.bisect_right(self._depth_thresholds, depth)
+        key = (placement, is_prompt, depth_class)
+        if key not in self._groups:
+            scripts = applicable(self.regex.scripts(), placement, is_prompt=is_prompt, depth=depth)
+            if not scripts:
+                self._groups[key] = None
+            else:
+                ids = self.s.script_ids
+                static = all(is_static(sc) for sc in scripts)
+                signature = (placement, *(ids.setdefault(sc, len(ids)) for sc in scripts)) if static else None
+                self._groups[key] = (scripts, signature)
+        return self._groups[key]
 
     # steps ------------------------------------------------------------------
     def card_macro_fields(self) -> tuple[dict[str, str], CardMacroFields]:
@@ -348,8 +421,13 @@ class Generation:
             if data is None:
                 self.warnings.append(f"找不到世界书 {name!r}，已跳过")
                 return None
+            cached = s.book_cache.get(name)
+            if cached is not None and cached[0] is data:
+                return cached[1]
             try:
-                return book_from_st(name, data)
+                book = book_from_st(name, data)
+                s.book_cache[name] = (data, book)
+                return book
             except Exception as error:  # a damaged book must not stop the assembly
                 self.warnings.append(f"世界书 {name!r} 无法读取：{error}")
                 return None
@@ -362,12 +440,23 @@ class Generation:
             if b is not None
         ]
         settings = WorldInfoSettings.from_st(wis)
-        entries = sort_entries(
-            global_books=global_books,
-            character_books=character_books,
-            chat_book=chat_book,
-            strategy=settings.character_strategy,
+        sort_key = (
+            tuple(id(b) for b in global_books),
+            tuple(id(b) for b in character_books),
+            id(chat_book),
+            settings.character_strategy,
         )
+        cached_sort = s.book_cache.get("\0sorted")
+        if cached_sort is not None and cached_sort[0] == sort_key:
+            entries = cached_sort[1]
+        else:
+            entries = sort_entries(
+                global_books=global_books,
+                character_books=character_books,
+                chat_book=chat_book,
+                strategy=settings.character_strategy,
+            )
+            s.book_cache["\0sorted"] = (sort_key, entries)
         oai = s.oai
         max_context = int(_num(oai.get("openai_max_context")) - _num(oai.get("openai_max_tokens")))
 
@@ -381,7 +470,9 @@ class Generation:
 
         result = check_world_info(
             entries,
-            [ScanMessage(str(m.get("name", "")), str(m.get("mes", ""))) for m in core],
+            # The scan never looks further back than MAX_SCAN_DEPTH (1000) messages; the real chat
+            # length goes in separately (timed effects count it).
+            [ScanMessage(str(m.get("name", "")), str(m.get("mes", ""))) for m in core[-_MAX_SCAN_DEPTH:]],
             settings,
             max_context=max_context,
             count_tokens=lambda text: full_text_tokens(self.counter, text),
@@ -466,6 +557,7 @@ class Generation:
         self.set_depth_prompt()
         if s.chat:
             s.chat[0]["mes"] = self.sub(str(s.chat[0].get("mes") or ""))
+            self._envs.clear()  # {{lastMessage}} may have been the greeting
         core_src = [m for m in s.chat if not _truthy(m.get("is_system"))]
         if self.type == "swipe" and core_src:
             core_src = core_src[:-1]

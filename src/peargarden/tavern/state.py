@@ -96,6 +96,11 @@ class TavernState:
     random: Callable[[], float] = lambda: 0.0
     chat_id_hash: int = 0
     user_avatar: str = "user-default.png"
+    # Caches that live as long as the session: parsed books (by identity of their JSON) and
+    # prompt-time regex results of static scripts.  Replace a book's dict to invalidate it.
+    book_cache: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
+    regex_cache: dict[Any, str] = field(default_factory=dict, repr=False)
+    script_ids: dict[Any, int] = field(default_factory=dict, repr=False)
 
     @property
     def char_name(self) -> str:

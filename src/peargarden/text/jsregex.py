@@ -9,6 +9,7 @@ constructs; everything else is passed through.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -143,6 +144,7 @@ _SLASHED = re.compile(r"(/?)(.+)\1([a-z]*)", re.IGNORECASE | re.DOTALL)
 _FLAGS_OK = re.compile(r"^(?!.*?(.).*?\1)[gmixXsuUAJ]+$")
 
 
+@functools.lru_cache(maxsize=4096)
 def regex_from_string(text: str) -> JsRegex | None:
     """ST's ``regexFromString``: ``/body/flags`` or a bare pattern; ``None`` when it cannot compile."""
     try:

@@ -285,11 +285,12 @@ def substitute(text: str, env: MacroEnv, *, original: str | None = None) -> str:
         return ""
     raw = text
     group = env.group if env.group is not None else env.char
-    text = _sub(r"<USER>", env.user, text)
-    text = _sub(r"<BOT>", env.char, text)
-    text = _sub(r"<CHAR>", env.char, text)
-    text = _sub(r"<CHARIFNOTGROUP>", group, text)
-    text = _sub(r"<GROUP>", group, text)
+    if "<" in text:
+        text = _sub(r"<USER>", env.user, text)
+        text = _sub(r"<BOT>", env.char, text)
+        text = _sub(r"<CHAR>", env.char, text)
+        text = _sub(r"<CHARIFNOTGROUP>", group, text)
+        text = _sub(r"<GROUP>", group, text)
     if "{{" not in text:
         return text
 
@@ -356,6 +357,8 @@ def substitute(text: str, env: MacroEnv, *, original: str | None = None) -> str:
 
     text = _sub(r"\{\{random\s?::?([^}]+)\}\}", random_pick, text)
 
+    if "{{pick" not in text.lower():
+        return text
     raw_hash = cyrb53(raw)
 
     def pick(m: re.Match[str]) -> str:

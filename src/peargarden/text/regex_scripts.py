@@ -10,6 +10,7 @@ the card is on the allow-list.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -133,6 +134,43 @@ def _applies(script: RegexScript, is_markdown: bool, is_prompt: bool) -> bool:
         or (script.prompt_only and is_prompt)
         or (not script.markdown_only and not script.prompt_only and not is_markdown)
     )
+
+
+_NAME_MACROS = re.compile(r"\{\{(?:match|user|char)\}\}", re.IGNORECASE)
+
+
+@functools.cache
+def is_static(script: RegexScript) -> bool:
+    """True when the script's output depends only on the text and the user/char names.
+
+    Such results can be cached per text; scripts whose replacement or trim strings use other
+    macros (variables, time, random…) must run every time.
+    """
+    parts = [script.replace_string, *script.trim_strings]
+    return not script.substitute_regex and all("{{" not in _NAME_MACROS.sub("", p) for p in parts)
+
+
+def applicable(
+    scripts: Iterable[RegexScript],
+    placement: int,
+    *,
+    is_markdown: bool = False,
+    is_prompt: bool = False,
+    depth: int | None = None,
+) -> tuple[RegexScript, ...]:
+    """The scripts that would run for this placement / mode / depth, in order."""
+    out = []
+    for script in scripts:
+        if not _applies(script, is_markdown, is_prompt):
+            continue
+        if depth is not None and depth >= 0:
+            if script.min_depth is not None and script.min_depth >= 0 and depth < script.min_depth:
+                continue
+            if script.max_depth is not None and script.max_depth >= 0 and depth > script.max_depth:
+                continue
+        if placement in script.placement:
+            out.append(script)
+    return tuple(out)
 
 
 def apply_scripts(

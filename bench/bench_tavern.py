@@ -1,0 +1,134 @@
+"""Benchmark: one SillyTavern-exact Chat Completion assembly (tavern mode).
+
+Run from the repository root::
+
+    .venv/bin/python bench/bench_tavern.py [--runs 30]
+
+For chats of 100 / 1k / 10k messages × one global lorebook of 100 / 1k / 10k entries we time
+``peargarden.tavern.assemble.generate`` — macros, prompt-time regex, world info activation, the
+Prompt Manager collection, in-chat injections and the budgeted history / example fill — on the
+oracle's default settings (context 4095, response 300, scan depth 2, recursion and whole words on,
+an Author's Note at depth 4, a character's note, two regex scripts).  Token counts are tiktoken
+cl100k (offline), cached per text across runs as a long-lived session would.  Each configuration
+first runs once to warm the caches, then ``--runs`` times; p50 / p90 wall time and p50 CPU time
+(``time.thread_time``) are printed as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import random as stdlib_random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from bench_worldinfo import PEOPLE, PLACES, make_book
+
+from peargarden.tavern.assemble import generate
+from peargarden.tavern.defaults import DEFAULT_OAI
+from peargarden.tavern.state import TavernState, effective_settings
+from peargarden.text.tokens import counter_for_model
+
+CARD: dict[str, Any] = {
+    "name": "林月",
+    "description": "{{char}}是杭州一家茶馆的老板，二十四岁。她说话温柔，喜欢用茶来比喻人生。",
+    "personality": "温柔，细心，有点爱开玩笑",
+    "scenario": "{{user}}在一个下雨的午后走进了{{char}}的茶馆。",
+    "first_mes": "*林月从茶壶边抬起头。* 欢迎光临，{{user}}！",
+    "mes_example": "<START>\n{{user}}: 你推荐什么茶？\n{{char}}: 今天下雨，来一杯龙井吧。",
+    "data": {
+        "name": "林月",
+        "extensions": {"depth_prompt": {"prompt": "[{{char}}想带{{user}}去西湖走走]", "depth": 4, "role": "system"}},
+    },
+}
+
+REGEX = [
+    {
+        "findRegex": "/雷峰塔/g",
+        "replaceString": "雷峰塔（{{char}}最喜欢的地方）",
+        "placement": [1, 2],
+        "promptOnly": True,
+    },
+    {"findRegex": "/\\*(.+?)\\*/g", "replaceString": "($1)", "placement": [2], "minDepth": 2},
+]
+
+
+def make_chat(length: int, book_size: int, seed: int) -> list[dict[str, Any]]:
+    rng = stdlib_random.Random(seed)
+    chat = []
+    for i in range(length):
+        user = i % 2 == 1
+        mention = f"{rng.choice(PLACES)}{rng.randrange(book_size)}"
+        text = f"第{i}条消息：我们去{mention}喝茶吧，{rng.choice(PEOPLE)}说那里的龙井很好。*她笑了笑*"
+        chat.append({"name": "小明" if user else "林月", "is_user": user, "is_system": False, "mes": text, "extra": {}})
+    return chat
+
+
+def make_state(chat: list[dict[str, Any]], book: dict[str, Any], counter: Any) -> TavernState:
+    st = effective_settings(
+        {
+            "world_info_settings": {"world_info": {"globalSelect": ["基准世界书"]}},
+            "extension_settings": {"regex": REGEX},
+        }
+    )
+    oai = copy.deepcopy(DEFAULT_OAI)
+    oai.update({"chat_completion_source": "custom", "custom_model": "gpt-3.5-turbo"})
+    return TavernState(
+        oai=oai,
+        power_user=st["power_user"],
+        extension_settings=st["extension_settings"],
+        wi_settings=st["world_info_settings"],
+        user_name="小明",
+        card=copy.deepcopy(CARD),
+        avatar="林月.png",
+        chat=chat,
+        chat_metadata={"note_prompt": "[作者注：窗外的雨越下越大]"},
+        worlds={"基准世界书": book},
+        counter=counter,
+        random=stdlib_random.Random(1).random,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    counter = counter_for_model("gpt-3.5-turbo")
+    rows = []
+    for chat_size in (100, 1_000, 10_000):
+        for book_size in (100, 1_000, 10_000):
+            state = make_state(make_chat(chat_size, book_size, seed=7), make_book(book_size, seed=book_size), counter)
+            generate(state)  # warm: token and book caches, as in a running session
+            wall, cpu = [], []
+            messages = 0
+            for _ in range(args.runs):
+                start, cpu_start = time.perf_counter(), time.thread_time()
+                result = generate(state)
+                wall.append(time.perf_counter() - start)
+                cpu.append(time.thread_time() - cpu_start)
+                messages = len(result.messages)
+            wall.sort()
+            rows.append(
+                (
+                    chat_size,
+                    book_size,
+                    statistics.median(wall) * 1000,
+                    wall[int(len(wall) * 0.9) - 1] * 1000,
+                    statistics.median(cpu) * 1000,
+                    messages,
+                )
+            )
+    print(f"runs per configuration: {args.runs}")
+    print("| chat messages | lorebook entries | p50 wall (ms) | p90 wall (ms) | p50 CPU (ms) | messages sent |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for chat_size, book_size, p50, p90, cpu_ms, messages in rows:
+        print(f"| {chat_size:,} | {book_size:,} | {p50:.2f} | {p90:.2f} | {cpu_ms:.2f} | {messages} |")
+
+
+if __name__ == "__main__":
+    main()
