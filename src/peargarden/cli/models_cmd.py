@@ -8,7 +8,6 @@ import os
 import typer
 
 from peargarden.providers.embedded import MODEL_NAME
-from peargarden.providers.openai_compat import OpenAICompatProvider, RetryPolicy
 from peargarden.providers.registry import LOCAL, ConnectionSpec
 from peargarden.workspace.config import load_settings
 
@@ -48,6 +47,9 @@ def models_command(
         models = [MODEL_NAME]
         where = "embedded"
     else:
+        # Imported here: the openai SDK takes most of a second to import, every `pear` run would pay it.
+        from peargarden.providers.openai_compat import OpenAICompatProvider, RetryPolicy
+
         key = spec.api_key or (os.environ.get(spec.api_key_env, "") if spec.api_key_env else "")
         provider = OpenAICompatProvider(
             spec.base_url,

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from .base import Provider
 from .embedded import EmbeddedProvider, shared_embedded_provider
-from .openai_compat import OpenAICompatProvider
 
 LOCAL = "local"
 
@@ -48,6 +47,9 @@ def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | Non
     """The provider for *spec*; the embedded model when *spec* is ``None`` or local."""
     if spec is None or spec.is_local:
         return embedded_provider()
+    # Imported on use: the openai SDK is slow to import and the embedded default does not need it.
+    from .openai_compat import OpenAICompatProvider
+
     env = os.environ if environ is None else environ
     key = spec.api_key or (env.get(spec.api_key_env, "") if spec.api_key_env else "")
     return OpenAICompatProvider(
