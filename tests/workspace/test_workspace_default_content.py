@@ -140,3 +140,14 @@ def test_config_template_is_the_code_defaults_except_creation_mode() -> None:
         "providers.",
     ):
         assert key in text
+
+
+def test_role_play_definition_is_switchable_entries() -> None:
+    from peargarden.stage.entries import parse_entries, render_for_model
+
+    text = bundled("APPEND_SYSTEM.md").decode("utf-8")
+    entries = parse_entries(text)
+    names = [e.name for e in entries if e.level == 2]
+    assert names == ["一拍", "稿纸", "写之前先查", "岔口交给用户", "记账不用你操心"]
+    assert all(e.enabled and not e.program_owned and e.content for e in entries)
+    assert render_for_model(text).startswith("# 角色扮演")
