@@ -102,3 +102,22 @@ def test_background_snapshots_without_a_data_folder_do_nothing(tmp_path: Path) -
     background.notify_write()
     background.stop()
     assert not missing.exists()
+
+
+def test_writes_through_atomic_are_noticed_without_being_told(home_dir: Path, tmp_path: Path) -> None:
+    from peargarden.workspace import atomic
+
+    make_library(home_dir)
+    background = start_background_snapshots(Home(home_dir), interval=3600, quiet=60)
+    assert background.wait_for_startup(timeout=60)
+    assert not background.debouncer.pending  # the vault's own writes do not count
+    atomic.append_line(home_dir / "cards" / "青梧" / "chats" / "c1" / "会话.jsonl", '{"seq": 1}')
+    atomic.write_text(tmp_path / "别处.txt", "不在数据文件夹里")
+    assert not background.debouncer.pending  # a chat turn and a write elsewhere are not snapshot triggers
+    atomic.write_json(home_dir / "library" / "lorebooks" / "栖水镇.json", {"entries": {}})
+    assert background.debouncer.pending
+    background.stop()
+    vault = Vault(Home(home_dir))
+    assert reasons(vault) == ["startup", "write"]
+    atomic.write_json(home_dir / "library" / "lorebooks" / "青梧山.json", {"entries": {}})
+    assert not background.debouncer.pending  # stopped: no longer listening

@@ -14,9 +14,11 @@ and must not take the program down with it.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from peargarden.errors import PearError
@@ -179,13 +181,39 @@ class PeriodicSnapshots:
 
 
 class BackgroundSnapshots:
-    """Start-up snapshot, periodic snapshots and write-debounced snapshots for one running app."""
+    """Start-up snapshot, periodic snapshots and write-debounced snapshots for one running app.
 
-    def __init__(self, vault: Vault, *, interval: float, quiet: float, max_delay: float) -> None:
+    While started, every write through :mod:`peargarden.workspace.atomic` into this data folder
+    counts as a write (so the app need not call :meth:`notify_write` for those).  Session appends do
+    not, unless *snapshot_on_append*: a chat appends every turn, and a snapshot per turn would push
+    the older snapshots (the ones that undo a deleted library) out of the 50 kept within an hour;
+    the periodic snapshot covers chats.  Writes the program cannot see (a bash tool, another
+    program) need an explicit :meth:`notify_write`.
+    """
+
+    def __init__(
+        self,
+        vault: Vault,
+        *,
+        interval: float,
+        quiet: float,
+        max_delay: float,
+        snapshot_on_append: bool = False,
+    ) -> None:
         self.vault = vault
         self.debouncer = SnapshotDebouncer(vault, quiet=quiet, max_delay=max_delay)
         self.periodic = PeriodicSnapshots(vault, interval=interval)
+        self.snapshot_on_append = snapshot_on_append
         self._startup: threading.Thread | None = None
+        self._root = os.path.abspath(vault.home.root) + os.sep
+        self._vault_dir = os.path.abspath(vault.folder) + os.sep
+
+    def _on_write(self, path: Path, kind: atomic.WriteKind) -> None:
+        if kind == "append" and not self.snapshot_on_append:
+            return
+        where = os.path.abspath(path)
+        if where.startswith(self._root) and not where.startswith(self._vault_dir):
+            self.debouncer.notify()
 
     def start(self) -> BackgroundSnapshots:
         # The start-up snapshot can take a while on a big first run; do not hold up the app for it.
@@ -193,6 +221,7 @@ class BackgroundSnapshots:
         self._startup.start()
         self.debouncer.start()
         self.periodic.start()
+        atomic.add_write_listener(self._on_write)
         return self
 
     def _start_up(self) -> None:
@@ -218,6 +247,7 @@ class BackgroundSnapshots:
 
     def stop(self, *, flush: bool = True) -> None:
         """Stop the threads; with *flush*, writes not yet snapshotted are snapshotted now."""
+        atomic.remove_write_listener(self._on_write)
         if self._startup is not None:
             self._startup.join()
         self.periodic.stop()
@@ -231,12 +261,17 @@ def start_background_snapshots(
     interval: float = DEFAULT_INTERVAL,
     quiet: float = DEFAULT_QUIET,
     max_delay: float = DEFAULT_MAX_DELAY,
+    snapshot_on_append: bool = False,
 ) -> BackgroundSnapshots:
     """For ``pear serve`` / ``pear chat``: snapshot now, every *interval* seconds, and after writes.
 
-    Keep the returned object; call ``notify_write()`` after each write and ``stop()`` on shutdown.
+    Keep the returned object and call ``stop()`` on shutdown.  Writes through ``workspace.atomic``
+    are noticed by themselves; call ``notify_write()`` after writes made any other way (bash tool).
     """
     from .vault import Vault, local_now
 
     vault = Vault(home, clock=clock or local_now)
-    return BackgroundSnapshots(vault, interval=interval, quiet=quiet, max_delay=max_delay).start()
+    background = BackgroundSnapshots(
+        vault, interval=interval, quiet=quiet, max_delay=max_delay, snapshot_on_append=snapshot_on_append
+    )
+    return background.start()

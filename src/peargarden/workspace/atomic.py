@@ -9,12 +9,49 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+log = logging.getLogger("peargarden.atomic")
+
+WriteKind = Literal["replace", "append"]
+WriteListener = Callable[[Path, WriteKind], None]
+
+# Listeners told after every completed write in this process (the vault's "snapshot after writes").
+# Replaced, never mutated in place, so a write iterating over it needs no lock.
+_listeners: tuple[WriteListener, ...] = ()
+_listeners_guard = threading.Lock()
+
+
+def add_write_listener(listener: WriteListener) -> None:
+    """Call *listener(path, kind)* after each completed write; kind is "replace" or "append"."""
+    global _listeners
+    with _listeners_guard:
+        _listeners = (*_listeners, listener)
+
+
+def remove_write_listener(listener: WriteListener) -> None:
+    global _listeners
+    with _listeners_guard:
+        remaining = list(_listeners)
+        if listener in remaining:
+            remaining.remove(listener)
+        _listeners = tuple(remaining)
+
+
+def _written(path: Path, kind: WriteKind) -> None:
+    for listener in _listeners:
+        try:
+            listener(path, kind)
+        except Exception:  # a listener must never turn a finished write into a failure
+            log.exception("write listener failed for %s", path)
 
 # Prefix and suffix of the temp files made below; a crash between creating one and renaming it
 # leaves it behind, so scanners (the vault) recognise and skip names of this shape.
@@ -87,6 +124,7 @@ def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
             tmp.unlink()
         raise
     fsync_dir(path.parent)
+    _written(path, "replace")
 
 
 def write_text(path: Path, text: str) -> None:
@@ -125,6 +163,7 @@ def append_line(path: Path, line: str) -> None:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
+    _written(path, "append")
 
 
 # ".<name>.<8 random chars>.tmp", the shape of the temp files made by write_bytes.
