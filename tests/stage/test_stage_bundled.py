@@ -111,3 +111,11 @@ def test_cli_entries_list_and_switch(home: Home, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as failed:
         main(["entries", "on", "APPEND_SYSTEM.md", "没有这一条"])
     assert failed.value.code == 2
+
+
+def test_default_thinking_follows_the_main_model(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
+    # The seeded config uses the embedded model, which never thinks: lore arrives as bodies.
+    data = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--json"))
+    assert data["messages"][-1]["content"].startswith("【相关设定】\n- 【")
+    with pytest.raises(SystemExit):
+        main(["stage", "assemble", "--card", "青梧", "--message", "你好", "--thinking", "turbo"])

@@ -27,7 +27,7 @@ def assemble_command(
     message: str = typer.Option(..., "--message", help="The user's words for this beat."),
     chat: str | None = typer.Option(None, "--chat", help="Continue this chat (id); default: a new chat."),
     thinking: str | None = typer.Option(
-        None, "--thinking", help="off|minimal|low|medium|high|xhigh (default: the model's setting)."
+        None, "--thinking", help="off|minimal|low|medium|high|xhigh (default: what a chat would use)."
     ),
     as_json: bool = typer.Option(False, "--json", help="JSON output (non-ASCII kept readable)."),
 ) -> None:
@@ -41,7 +41,7 @@ def assemble_command(
 
     home = state.home
     materials = load_stage_materials(home, card)
-    level = (thinking or materials.settings.model.thinking or "medium").strip().lower()
+    level = (thinking or _default_thinking(materials.settings)).strip().lower()
     if level not in _LEVELS:
         raise BadInput(f"--thinking 只能是 {'|'.join(_LEVELS)}，收到 {thinking!r}")
     history: list[Turn] = _chat_history(materials.folder.chats_dir, chat) if chat else greeting_turns(materials)
@@ -67,6 +67,14 @@ def assemble_command(
     typer.echo("、".join(t.name for t in tools))
     for warning in warnings:
         typer.echo(f"警告：{warning}", err=True)
+
+
+def _default_thinking(settings: Any) -> str:
+    """What a chat would use: the embedded model never thinks (so lore arrives as bodies)."""
+    from peargarden.workspace.config import LOCAL_PROVIDER
+
+    main = settings.main()
+    return "off" if main.provider == LOCAL_PROVIDER else str(main.thinking or "medium")
 
 
 def _chat_history(chats_dir: Path, chat_id: str) -> list[Turn]:
