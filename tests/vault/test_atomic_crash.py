@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -70,18 +71,23 @@ def run_and_kill(script: Path, home: Path, start: int, rng: random.Random) -> tu
         text=True,
     )
     assert child.stdout is not None
+    watchdog = threading.Timer(60, child.kill)  # a hung writer must not hang the suite
+    watchdog.start()
     reported: list[int] = []
     killed = False
-    for line in child.stdout:
-        reported.append(int(line))
-        if len(reported) > kill_after:
-            time.sleep(rng.random() * 0.003)
-            child.send_signal(signal.SIGKILL)
-            killed = True
-            break
-    # Reports already in the pipe when the child died were also completed writes.
-    reported.extend(int(line) for line in child.stdout.read().split())
-    child.wait(timeout=30)
+    try:
+        for line in child.stdout:
+            reported.append(int(line))
+            if len(reported) > kill_after:
+                time.sleep(rng.random() * 0.003)
+                child.send_signal(signal.SIGKILL)
+                killed = True
+                break
+        # Reports already in the pipe when the child died were also completed writes.
+        reported.extend(int(line) for line in child.stdout.read().split())
+        child.wait(timeout=30)
+    finally:
+        watchdog.cancel()
     return reported, killed
 
 
