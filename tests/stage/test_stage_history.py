@@ -75,6 +75,20 @@ def test_story_turns_keep_greeting_user_words_and_prose_only() -> None:
     ]
 
 
+def test_a_fork_handed_to_the_user_stays_in_the_story() -> None:
+    messages = [
+        {"role": "user", "content": "接下来怎么办？"},
+        calls(
+            ("a", "ask", {"question": "你要在听雨轩住几日？", "options": ["一日", "住到雨停"]}), text="青梧抬眼看你。"
+        ),
+        result("a", "已把这个岔口交给用户"),
+        {"role": "user", "content": "用户已作答：「住到雨停」。"},
+    ]
+    turns = story_turns(messages)
+    assert turns[1].text == "青梧抬眼看你。\n\n【岔口】你要在听雨轩住几日？（一日／住到雨停）"
+    assert turns[2].text == "用户已作答：「住到雨停」。"
+
+
 @pytest.fixture
 def home(home_dir: Path) -> Home:
     seeded = Home(home_dir)

@@ -1,7 +1,7 @@
 """``# 消息流约定``: one bullet per bracketed data block the model meets in the messages (spec §2.3).
 
 The text depends only on which tools exist, so it is byte-stable within a session.  Hints that
-name a tool (``lorebook_search``, ``memory_search``) appear only when that tool is offered.
+name a tool (``lorebook_search``, ``memory_search``, ``ask``) appear only when that tool is offered.
 """
 
 from __future__ import annotations
@@ -26,4 +26,6 @@ def message_conventions(tool_names: Collection[str]) -> str:
         "若【相关设定】直接附了正文，那就是条目的全文。",
         "【剧情记忆】是检索到的早先正文片段，按需取用，不要整段照抄。",
     ]
+    if "ask" in tool_names:
+        bullets.append("【岔口】是你此前用 `ask` 交给用户的选择；紧接着的那条用户消息就是用户的回答。")
     return "# 消息流约定\n" + "\n".join(f"- {bullet}" for bullet in bullets)

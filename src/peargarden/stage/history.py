@@ -18,10 +18,11 @@ from typing import Any
 
 from peargarden.errors import PearError
 
+from .ask import parse_ask
 from .draft import BeatProse, DraftSheet, finish_beat
 from .messages import Turn
 
-__all__ = ["DRAFT_TOOLS", "beat_prose", "beat_result", "replay_draft", "story_turns"]
+__all__ = ["DRAFT_TOOLS", "beat_prose", "beat_result", "fork_line", "replay_draft", "story_turns"]
 
 DRAFT_TOOLS = frozenset({"draft_write", "draft_append", "draft_edit", "draft_seal"})
 
@@ -92,6 +93,24 @@ def beat_prose(messages: Sequence[Mapping[str, Any]]) -> str:
     return beat_result(messages).text
 
 
+def fork_line(messages: Sequence[Mapping[str, Any]]) -> str:
+    """``【岔口】question（A／B）`` when the beat ended by handing a choice to the user, else ``""``.
+
+    The answer arrives as the next user message; without this line the model would not see what it
+    had asked."""
+    failed = {str(m.get("tool_call_id")) for m in messages if m.get("role") == "tool" and m.get("is_error") is True}
+    line = ""
+    for message in messages:
+        for call in message.get("tool_calls") or [] if message.get("role") == "assistant" else []:
+            if isinstance(call, Mapping) and call.get("name") == "ask" and str(call.get("id")) not in failed:
+                try:
+                    card = parse_ask(_args(call.get("arguments")))
+                except PearError:
+                    continue
+                line = f"【岔口】{card.question}（{'／'.join(card.options)}）"
+    return line
+
+
 def story_turns(messages: Sequence[Mapping[str, Any]]) -> list[Turn]:
     """User words and beat prose, in order (roles other than user/assistant/tool are ignored)."""
     turns: list[Turn] = []
@@ -99,7 +118,7 @@ def story_turns(messages: Sequence[Mapping[str, Any]]) -> list[Turn]:
 
     def flush() -> None:
         if beat:
-            prose = beat_prose(beat)
+            prose = "\n\n".join(part for part in (beat_prose(beat), fork_line(beat)) if part)
             if prose:
                 turns.append(Turn("assistant", prose))
             beat.clear()
