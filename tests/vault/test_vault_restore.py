@@ -61,6 +61,8 @@ def test_diff_lists_added_removed_and_changed_files(vault: Vault, home_dir: Path
     scoped = vault.diff(a, b, "cards")
     assert (scoped.added, scoped.removed, scoped.changed) == ([], [], ["cards/青梧/卡.json"])
     assert vault.diff(a, a).empty
+    with pytest.raises(NotFound):
+        vault.diff(a, b, "cards/没有这张卡")
 
 
 def test_text_diff_of_one_file(vault: Vault, home_dir: Path) -> None:

@@ -76,9 +76,11 @@ def list_command(
 
 @vault_app.command("diff")
 def diff_command(
-    a: str = typer.Argument(..., help="The older snapshot id (or an unambiguous prefix)."),
-    b: str = typer.Argument(..., help="The newer snapshot id."),
-    path: str | None = typer.Argument(None, help="A file (shows a text diff) or folder inside the data folder."),
+    a: str = typer.Argument(..., metavar="A", help="The older snapshot id (or an unambiguous prefix)."),
+    b: str = typer.Argument(..., metavar="B", help="The newer snapshot id."),
+    path: str | None = typer.Argument(
+        None, metavar="PATH", help="A file (shows a text diff) or folder inside the data folder."
+    ),
 ) -> None:
     """What changed between two snapshots: added (A), removed (D) and changed (M) files."""
     vault = _vault()
@@ -104,7 +106,9 @@ def diff_command(
 @vault_app.command("restore")
 def restore_command(
     snapshot_id: str = typer.Argument(..., metavar="ID", help="The snapshot to bring back."),
-    path: str | None = typer.Argument(None, help="Restore only this file or folder (relative to the data folder)."),
+    path: str | None = typer.Argument(
+        None, metavar="PATH", help="Restore only this file or folder (relative to the data folder)."
+    ),
 ) -> None:
     """Bring back a snapshot (or one file or folder of it); the current state is snapshotted first."""
     vault = _vault()

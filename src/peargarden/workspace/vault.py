@@ -210,6 +210,8 @@ class Vault:
 
         fa = {p: e for p, e in ma.files.items() if inside(p)}
         fb = {p: e for p, e in mb.files.items() if inside(p)}
+        if rel and not fa and not fb:
+            raise NotFound(f"快照 {ma.id} 和 {mb.id} 里都没有 {rel}")
         return VaultDiff(
             a=ma.id,
             b=mb.id,
