@@ -127,7 +127,8 @@ def _stamp(path: Path) -> tuple[str, int, int] | None:
     return (str(path), stat.st_size, stat.st_mtime_ns)
 
 
-# One cached corpus per card folder: (stamps, disabled) → corpus.
+# One cached corpus per card (its book files): (stamps, disabled) → corpus; a few cards at most.
+_CORPUS_CACHE_SIZE = 8
 _CORPUS_CACHE: dict[str, tuple[tuple[Any, ...], LoreCorpus, list[str]]] = {}
 
 
@@ -157,6 +158,9 @@ def load_corpus(home: Home, books: Sequence[BookSource], disabled: Sequence[str]
                 continue
         parts.append(entries_from_book(raw, book.name, overlay=book.overlay))
     corpus = LoreCorpus(merge_books(parts, disabled))
+    _CORPUS_CACHE.pop(key, None)
+    while len(_CORPUS_CACHE) >= _CORPUS_CACHE_SIZE:
+        _CORPUS_CACHE.pop(next(iter(_CORPUS_CACHE)))  # the least recently built
     _CORPUS_CACHE[key] = (stamps, corpus, warnings)
     return corpus, list(warnings)
 
