@@ -109,3 +109,11 @@ def test_macros_apply_to_keys() -> None:
 def test_injected_scan_text_is_scanned() -> None:
     result = scan([mk(0, key=["听雨轩"])], [("User", "你好")], inject_scan=["[作者注] 场景在听雨轩"])
     assert uids(result) == [0]
+
+
+def test_empty_key_never_matches_but_a_blank_key_matches_everything() -> None:
+    # ST skips a key whose macro result is '' but trims only afterwards: "  " becomes '' and
+    # '' is found in any text.
+    assert uids(scan([mk(0, key=[""])], [("User", "怀瑾")])) == []
+    assert uids(scan([mk(0, key=["  "])], [("User", "怀瑾")])) == [0]
+    assert uids(scan([mk(0, key=["  "])], [("User", "怀瑾")], settings=WHOLE)) == [0]

@@ -22,7 +22,8 @@ def strict_int(value: Any) -> int | None:
 
 
 # A key test is (kind, needle, regex): cheap to build, evaluated by ``run_test``.
-SUBSTRING, SUBSTRING_LOWER, WHOLE, WHOLE_LOWER, REGEX = 0, 1, 2, 3, 4
+SUBSTRING, SUBSTRING_LOWER, WHOLE, WHOLE_LOWER, REGEX, NEVER = 0, 1, 2, 3, 4, 5
+_NEVER: KeyTest = (NEVER, "", None)  # an empty key is skipped by ST's ``substituted && …`` guard
 KeyTest = tuple[int, str, "KeyRegex | None"]
 
 
@@ -48,7 +49,7 @@ def run_test(test: KeyTest, text: str, lower: str) -> bool:
         return needle in text
     if kind == WHOLE:
         return needle in text and whole_word_pattern(needle).search(text) is not None
-    return regex is not None and regex.test(text)
+    return kind == REGEX and regex is not None and regex.test(text)
 
 
 def _invalid_regex(key: str) -> bool:
@@ -149,7 +150,8 @@ class EntryPlan:
         if cached is None:
             case, whole = flags
             cached = tuple(
-                None if needs_macro else key_test(js_trim(key), case, whole) for key, needs_macro in self.keys or ()
+                None if needs_macro else (key_test(js_trim(key), case, whole) if key else _NEVER)
+                for key, needs_macro in self.keys or ()
             )
             self._tests[flags] = cached
         return cached
