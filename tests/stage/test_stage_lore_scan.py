@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from stage_fixtures import GREETING, QUESTION
 
 from peargarden.worldinfo.stage_lore import LoreEntry, entries_from_book, fingerprint, merge_books
@@ -142,3 +144,60 @@ def test_merge_dedupes_by_content_first_wins(town_entries: list[LoreEntry]) -> N
     merged = merge_books([town_entries, overlay])
     assert len(merged) == len(town_entries)
     assert merged[1].book == "栖水镇"
+
+
+def _reference_scan(entries: list[LoreEntry], window: str, rule: str) -> list[int]:
+    """One regex per key, the obvious way (what the automaton must agree with)."""
+    import re
+
+    def word(char: str) -> bool:
+        return char.isascii() and (char.isalnum() or char == "_")
+
+    def matches(key: str) -> bool:
+        key = key.strip().lower()
+        if not key:
+            return False
+        if len(key) > 2:
+            return key in window
+        for found in re.finditer(re.escape(key), window):
+            start, end = found.start(), found.end()
+            before = word(window[start - 1]) if start > 0 else False
+            after = word(window[end]) if end < len(window) else False
+            ok_start = before != word(key[0]) if (rule == "liyuan" or word(key[0])) else True
+            ok_end = after != word(key[-1]) if (rule == "liyuan" or word(key[-1])) else True
+            if ok_start and ok_end:
+                return True
+        return False
+
+    hits = []
+    for entry in entries:
+        if not entry.green or not any(matches(k) for k in entry.keys):
+            continue
+        if entry.selective and entry.secondary_keys and not any(matches(k) for k in entry.secondary_keys):
+            continue
+        hits.append(entry)
+    hits.sort(key=lambda e: e.order)
+    return [e.uid for e in hits]
+
+
+_KEY = st.text(alphabet="雨伞渡口ab_1 ", min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    keys=st.lists(st.lists(_KEY, min_size=1, max_size=3), min_size=1, max_size=8),
+    secondary=st.lists(st.lists(_KEY, max_size=2), min_size=8, max_size=8),
+    text=st.text(alphabet="雨伞渡口ab_1 .，", max_size=40),
+    rule=st.sampled_from(["edges", "liyuan"]),
+)
+def test_automaton_agrees_with_one_regex_per_key(
+    keys: list[list[str]], secondary: list[list[str]], text: str, rule: str
+) -> None:
+    entries = [
+        LoreEntry(uid=i, keys=tuple(k), secondary_keys=tuple(secondary[i]), selective=bool(secondary[i]),
+                  content=f"条目{i}", order=(i * 7) % 5)
+        for i, k in enumerate(keys)
+    ]  # fmt: skip
+    scanner = KeywordScanner(entries, short_keys=rule)  # type: ignore[arg-type]
+    got = [e.uid for e in scanner.scan([text], max_hits=100)]
+    assert got == _reference_scan(entries, text.lower(), rule)
