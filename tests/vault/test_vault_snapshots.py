@@ -210,3 +210,15 @@ def test_a_snapshot_that_fails_midway_leaves_no_objects_and_no_manifest(
         vault.snapshot()
     assert len(vault.snapshots()) == 1
     assert ObjectStore(home_dir / "vault" / "objects").names() == objects_before
+
+
+def test_a_data_folder_reached_through_a_symlink_is_snapshotted(home_dir: Path, tmp_path: Path) -> None:
+    make_library(home_dir)
+    link = tmp_path / "链接的数据"
+    link.symlink_to(home_dir, target_is_directory=True)
+    (home_dir / "library" / "lorebooks" / "指向别处.json").symlink_to(home_dir / "SYSTEM.md")
+    vault = Vault(Home(link), clock=stepping_clock(START))
+    info = vault.snapshot()
+    assert info is not None
+    files = vault.manifest(info.id).files
+    assert set(files) == set(tree_bytes(home_dir)) - {"library/lorebooks/指向别处.json"}  # links inside: skipped

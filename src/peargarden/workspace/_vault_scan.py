@@ -77,16 +77,14 @@ def leaf_dirs(dirs: Iterable[str], files: Iterable[str]) -> list[str]:
     return sorted(d for d in dirs if d not in implied)
 
 
-def walk_tree(root: Path, scope: str | None = None) -> ScannedTree:
-    """Every file to snapshot under *root* (or under the relative folder *scope*), by POSIX relative path."""
+def walk_tree(root: Path) -> ScannedTree:
+    """Every file to snapshot under *root*, by POSIX relative path (the root itself may be a link)."""
     found: dict[str, FileSignature] = {}
     dirs: set[str] = set()
     tree = ScannedTree(found, dirs)
-    start = root / scope if scope else root
-    if not start.is_dir() or start.is_symlink():
+    if not root.is_dir():
         return tree
-    prefix = f"{scope.strip('/')}/" if scope else ""
-    stack: list[tuple[str, str]] = [(str(start), prefix)]
+    stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
         folder, rel_prefix = stack.pop()
         try:
