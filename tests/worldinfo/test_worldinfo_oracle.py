@@ -152,6 +152,7 @@ def test_embedded_book_conversion_equals_what_sillytavern_saved() -> None:
     assert name == "Shen Mo Lore"
     assert world["entries"] == saved["entries"]
     assert [list(e) for e in world["entries"].values()] == [list(e) for e in saved["entries"].values()]
+    assert world["originalData"] == saved["originalData"]
 
 
 def test_embedded_selective_quirk_blocks_the_sword_entry() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -195,7 +196,11 @@ def character_book_to_world(
             else:
                 entry["role"] = None
         entries[_js.to_string(uid)] = entry
-    return name, {"entries": entries, "originalData": dict(book)}
+    original = copy.deepcopy(dict(book))
+    for index, item in enumerate(original.get("entries") or []):
+        if isinstance(item, dict) and "id" not in item:
+            item["id"] = index  # ST writes the index back into the embedded book it keeps
+    return name, {"entries": entries, "originalData": original}
 
 
 def select_book_names(
