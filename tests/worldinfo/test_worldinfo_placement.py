@@ -172,3 +172,25 @@ def test_budget_holds_across_recursion_loops(specs: list[tuple[str, str, int]], 
     result = scan(entries, [("User", "怀瑾")], settings=WorldInfoSettings(recursive=True, budget_cap=cap))
     used = "".join(a.content + "\n" for a in result.activated)
     assert not used or char_count(used) < result.budget
+
+
+def test_character_book_without_ids_uses_indices_and_keeps_the_input_untouched() -> None:
+    from peargarden.worldinfo import character_book_to_world
+
+    book = {
+        "entries": [
+            {"keys": ["怀瑾"], "content": "怀瑾是林月的旧友。", "enabled": True, "insertion_order": 10},
+            {"keys": ["听雨轩"], "content": "听雨轩", "enabled": False, "position": "before_char"},
+        ]
+    }
+    name, world = character_book_to_world(book, "林月")
+    assert name == "林月's Lorebook"
+    assert list(world["entries"]) == ["0", "1"]
+    first, second = world["entries"]["0"], world["entries"]["1"]
+    assert (first["uid"], first["position"], first["order"], first["disable"]) == (0, 1, 10, False)
+    assert (second["position"], second["disable"], "order" in second) == (0, True, False)
+    assert first["selective"] is True and first["role"] is None  # the 1.12.6 editor re-save
+    assert [e["id"] for e in world["originalData"]["entries"]] == [0, 1]
+    assert "id" not in book["entries"][0]
+    _, raw = character_book_to_world(book, "林月", editor_resave=False)
+    assert raw["entries"]["0"]["selective"] is False
