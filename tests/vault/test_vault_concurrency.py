@@ -1,0 +1,56 @@
+"""Two processes taking snapshots of one data folder at once (e.g. `pear serve` and `pear vault snapshot`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from vault_test_library import make_library, tree_bytes
+
+from peargarden.workspace._vault_store import ObjectStore, snapshot_sort_key
+from peargarden.workspace.home import Home
+from peargarden.workspace.vault import Vault
+
+ROUNDS = 8
+
+CHILD = r"""
+import sys
+from pathlib import Path
+from peargarden.workspace import atomic
+from peargarden.workspace.home import Home
+from peargarden.workspace.vault import Vault
+
+home = Home(Path(sys.argv[1]))
+vault = Vault(home, keep=5)  # small retention: pruning and garbage collection run concurrently too
+for i in range(int(sys.argv[3])):
+    atomic.write_text(home.lorebooks_dir / f"{sys.argv[2]}.json", f'{{"round": {i}}}')
+    vault.snapshot(f"{sys.argv[2]}-{i}")
+"""
+
+
+def test_concurrent_snapshots_leave_a_consistent_vault(home_dir: Path, tmp_path: Path) -> None:
+    make_library(home_dir)
+    script = tmp_path / "snapper.py"
+    script.write_text(CHILD, encoding="utf-8")
+    children = [
+        subprocess.Popen([sys.executable, str(script), str(home_dir), name, str(ROUNDS)]) for name in ("甲", "乙")
+    ]
+    for child in children:
+        assert child.wait(timeout=120) == 0
+
+    vault = Vault(Home(home_dir), keep=5)
+    snapshots = vault.snapshots()
+    assert 1 <= len(snapshots) <= 5
+    ids = [s.id for s in snapshots]
+    assert ids == sorted(ids, key=snapshot_sort_key) and len(set(ids)) == len(ids)
+    objects = ObjectStore(home_dir / "vault" / "objects")
+    for snapshot_id in ids:
+        for entry in vault.manifest(snapshot_id).files.values():
+            assert objects.read(entry.sha256)  # present and matching its hash
+    # The newest snapshot is the final state, and restoring any kept snapshot works.
+    assert vault.snapshot() is None
+    final = tree_bytes(home_dir)
+    vault.restore(ids[0])
+    vault.restore(vault.snapshots()[-1].id)
+    assert tree_bytes(home_dir) == final
