@@ -252,3 +252,39 @@ def test_export_lorebook_and_to_a_folder(tmp_path: Path) -> None:
     assert failed.returncode == 2 and "Traceback" not in failed.stderr
     failed = pear_here(home, "export", "card", "不存在", "--format", "json", "-o", out)
     assert failed.returncode == 2 and len(failed.stderr.strip().splitlines()) == 1
+
+
+def test_charx_import_keeps_its_picture(tmp_path: Path) -> None:
+    first, second = tmp_path / "一", tmp_path / "二"
+    assert pear_here(first, "init").returncode == 0
+    charx = tmp_path / "青梧.charx"
+    assert pear_here(first, "export", "card", "青梧", "--format", "charx", "-o", charx).returncode == 0
+    original = read_card((first / "cards" / "青梧" / "青梧.png").read_bytes(), "青梧.png")
+    result = pear_here(second, "import", charx)
+    assert result.returncode == 0, result.stderr
+    # The data folder was seeded first, so the imported 青梧 became 青梧-2.
+    stored = second / "cards" / "青梧-2" / "青梧-2.charx"
+    assert stored.read_bytes() == charx.read_bytes()
+    png = tmp_path / "回来.png"
+    assert pear_here(second, "export", "card", "青梧-2", "--format", "png", "-o", png).returncode == 0
+    back = read_card(png.read_bytes(), png.name)
+    assert back.data["first_mes"] == original.data["first_mes"]
+    # The picture inside the CHARX came back out as the PNG's image.
+    from PIL import Image
+
+    with Image.open(png) as image:
+        assert image.size == (400, 600)
+
+
+def test_first_import_sets_up_the_data_folder_without_clobbering_it(tmp_path: Path) -> None:
+    home = tmp_path / "新家"
+    lorebook = tmp_path / "江湖.json"
+    lorebook.write_text('{"entries": {"0": {"uid": 0, "key": ["江湖"], "content": "江湖路远。"}}}', encoding="utf-8")
+    same_as_bundled = tmp_path / "栖水镇.json"
+    same_as_bundled.write_bytes(kit.bundled_lorebook())
+    result = pear_here(home, "import", lorebook, same_as_bundled, "--card", "青梧")
+    assert result.returncode == 0, result.stderr
+    assert (home / "config.toml").is_file() and (home / "cards" / "青梧" / "青梧.png").is_file()
+    settings = json.loads((home / "cards" / "青梧" / "卡.json").read_text(encoding="utf-8"))
+    assert settings["lorebooks"] == ["栖水镇", "江湖"]
+    assert sorted(p.name for p in (home / "library" / "lorebooks").iterdir()) == ["栖水镇.json", "江湖.json"]

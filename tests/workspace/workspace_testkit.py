@@ -120,3 +120,7 @@ def png_card_payloads(data: bytes) -> dict[str, dict[str, Any]]:
                 found[keyword.decode()] = json.loads(base64.b64decode(text))
         offset += 12 + length
     return found
+
+
+def bundled_lorebook() -> bytes:
+    return (REPO / "src" / "peargarden" / "data" / "lorebooks" / "栖水镇.json").read_bytes()

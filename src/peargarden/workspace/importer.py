@@ -43,7 +43,7 @@ from .cards import CHATS_DIR, CardFolder, list_cards, open_card, unique_name
 from .home import Home, sanitize_name
 from .inputs import read_input
 from .library import JSON_SUFFIX, list_lorebook_names, list_preset_names
-from .seed import seed_home
+from .seed import DEFAULT_CARD, DEFAULT_LOREBOOK, bundled, seed_home
 
 T = TypeVar("T")
 
@@ -91,6 +91,22 @@ class _Batch:
     lorebooks: dict[str, bytes] = field(default_factory=dict)  # stem → bytes
     presets: dict[str, bytes] = field(default_factory=dict)
     chats: dict[str, list[str]] = field(default_factory=dict)  # card folder → chat ids
+    # Cards that do not exist yet but will: the imported ones ({} settings) and, when this import
+    # sets the data folder up, the bundled card with the settings seeding gives it.
+    pending_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def card_settings(self, home: Home, folder: str) -> dict[str, Any]:
+        if folder in self.pending_settings:
+            return dict(self.pending_settings[folder])
+        return CardFolder(home, folder).settings()
+
+    def card_lorebooks(self, home: Home, folder: str) -> list[str]:
+        if folder in self.pending_settings:
+            return list(self.pending_settings[folder].get("lorebooks", []))
+        return CardFolder(home, folder).lorebooks()
+
+    def chat_ids(self, home: Home, folder: str) -> list[str]:
+        return [] if folder in self.pending_settings else CardFolder(home, folder).chat_ids()
 
 
 ProgressFn = Callable[[Path, int], None]
@@ -118,6 +134,8 @@ def plan_import(
         raise BadInput(f"卡名「{card}」只有标点或空白（unusable card name）")
     plan = ImportPlan(home)
     batch = _Batch()
+    if not home.exists():
+        _reserve_seeded_content(home, batch)
     deferred: list[tuple[Path, str, bytes]] = []  # lorebooks and chats that need --card resolved
     for path in files:
         data = read_input(path)
@@ -144,7 +162,7 @@ def plan_import(
             _plan_chat(plan, batch, later, later_data, card)
     for folder, books in plan.mounts.items():
         target = CardFolder(home, folder)
-        settings = target.settings() if folder not in batch.cards else {}
+        settings = batch.card_settings(home, folder)
         if books or "lorebooks" in settings:
             settings["lorebooks"] = books
         plan.writes.append((target.settings_file, _json_bytes(settings)))
@@ -221,8 +239,9 @@ def _plan_card(plan: ImportPlan, batch: _Batch, path: Path, kind: str, data: byt
     if not base:
         what = f"角色名「{name}」" if name.strip() else "角色名为空，"
         raise BadInput(f"{what}只有标点或空白，无法用作文件夹名（unusable name）", path=path)
-    folder = unique_name(base, [c.folder for c in list_cards(plan.home)] + list(batch.cards))
+    folder = unique_name(base, [c.folder for c in list_cards(plan.home)] + list(batch.pending_settings))
     batch.cards[folder] = name
+    batch.pending_settings[folder] = {}
     target_dir = plan.home.card_dir(folder)
     card_file = target_dir / f"{folder}{_CARD_SUFFIX[kind]}"
     plan.writes.append((card_file, data))
@@ -283,7 +302,7 @@ def _plan_lorebook(
         folder = _resolve_card(plan, batch, card)
         mounted = plan.mounts.get(folder)
         if mounted is None:
-            mounted = [] if folder in batch.cards else CardFolder(plan.home, folder).lorebooks()
+            mounted = batch.card_lorebooks(plan.home, folder)
         if stem not in mounted:
             plan.mounts[folder] = [*mounted, stem]
         note = (note + "，" if note else "") + f"已挂载到卡「{folder}」"
@@ -298,13 +317,22 @@ def _plan_chat(plan: ImportPlan, batch: _Batch, path: Path, data: bytes, card: s
     if not base:
         raise BadInput("文件名只有标点或空白，无法用作对话名（unusable name）", path=path)
     chats_dir = plan.home.card_dir(folder) / CHATS_DIR
-    existing = CardFolder(plan.home, folder).chat_ids() if folder not in batch.cards else []
+    existing = batch.chat_ids(plan.home, folder)
     taken = batch.chats.setdefault(folder, [])
     chat_id = unique_name(base, existing + taken)
     taken.append(chat_id)
     target = chats_dir / chat_id / IMPORTED_CHAT_FILE
     plan.writes.append((target, data))
     plan.items.append(ImportedItem(path, "聊天记录", target, f"属于卡「{folder}」，待转换为对话"))
+
+
+def _reserve_seeded_content(home: Home, batch: _Batch) -> None:
+    """This import will set the data folder up first: what seeding creates is taken already."""
+    if not home.card_dir(DEFAULT_CARD).exists():
+        batch.pending_settings[DEFAULT_CARD] = {"lorebooks": [DEFAULT_LOREBOOK]}
+        batch.cards[DEFAULT_CARD] = DEFAULT_CARD
+    if not (home.lorebooks_dir / f"{DEFAULT_LOREBOOK}{JSON_SUFFIX}").exists():
+        batch.lorebooks[DEFAULT_LOREBOOK] = bundled("lorebooks", f"{DEFAULT_LOREBOOK}{JSON_SUFFIX}")
 
 
 def _resolve_card(plan: ImportPlan, batch: _Batch, card: str) -> str:
