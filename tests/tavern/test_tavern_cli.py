@@ -36,3 +36,51 @@ def test_replay_of_a_missing_folder_is_one_readable_line(tmp_path: Path, capsys:
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("pear: ") and len(err.strip().splitlines()) == 1
+
+
+def _import_card(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["init"])
+    main(["import", str(CASES / "10-charnote-and-an-depth4" / "card.json")])
+    capsys.readouterr()
+
+
+def test_assemble_for_a_card_in_the_data_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    _import_card(capsys)
+    main(["tavern", "assemble", "--card", "Lin Yue", "--message", "今天有什么茶？{{char}}"])
+    body = json.loads(capsys.readouterr().out)
+    messages = body["messages"]
+    assert messages[0]["content"].startswith("Write Lin Yue's next reply")
+    assert messages[-1] == {"role": "user", "content": "今天有什么茶？Lin Yue"}
+    assert messages[-2]["role"] == "assistant"  # the greeting of a fresh chat
+    assert any("林悦其实很想带" in m["content"] for m in messages)  # the character's note at depth 4
+    assert body["max_tokens"] == 300
+
+
+def test_set_controls_change_the_next_assembly(capsys: pytest.CaptureFixture[str]) -> None:
+    _import_card(capsys)
+    for key, value in [
+        ("context", "1200"),
+        ("note.prompt", "[作者注：雨越下越大]"),
+        ("note.depth", "0"),
+        ("prompt.enhanceDefinitions", "on"),
+        ("persona", "{{user}}是大学生"),
+        ("persona_position", "prompt"),
+    ]:
+        main(["tavern", "set", key, value, "--card", "Lin Yue"])
+    capsys.readouterr()
+    main(["tavern", "assemble", "--card", "Lin Yue", "--message", "你好", "--ledger"])
+    out = capsys.readouterr().out
+    assert "预算 900" in out
+    assert "enhanceDefinitions" in out and "personaDescription" in out
+    main(["tavern", "assemble", "--card", "Lin Yue", "--message", "你好"])
+    messages = json.loads(capsys.readouterr().out)["messages"]
+    assert messages[-1] == {"role": "system", "content": "[作者注：雨越下越大]"}
+
+
+def test_set_rejects_unknown_keys_and_bad_values(capsys: pytest.CaptureFixture[str]) -> None:
+    _import_card(capsys)
+    for args in (["不存在", "1"], ["context", "很多"], ["prompt.幽灵", "on"], ["note.role", "narrator"]):
+        with pytest.raises(SystemExit) as done:
+            main(["tavern", "set", *args, "--card", "Lin Yue"])
+        assert done.value.code == 2
+        assert capsys.readouterr().err.startswith("pear: ")

@@ -73,11 +73,25 @@ def load_case(case_dir: Path) -> Any:
     return CaseData(settings=settings, card=card, preset=preset, chat_header=header, chat=chat, worlds=worlds)
 
 
+def _width(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
+
+
 def format_ledger(assembly: Any) -> str:
-    lines = [f"{'#':>3}  {'slot':<28} {'role':<9} {'tokens':>6}  开头"]
-    for i, row in enumerate(assembly.ledger, 1):
-        slot = row.slot if not row.name else f"{row.slot} [{row.name}]"
-        lines.append(f"{i:>3}  {slot:<28} {row.role:<9} {row.tokens:>6}  {row.head}")
+    """The ledger table: one row per request message (slot, name, role, tokens, first characters)."""
+    rows = [(str(i), r.slot, r.name or "", r.role, str(r.tokens), r.head) for i, r in enumerate(assembly.ledger, 1)]
+    header = ("#", "slot", "name", "role", "tokens", "开头")
+    widths = [max(_width(row[c]) for row in [header, *rows]) for c in range(5)]
+    lines = []
+    for row in [header, *rows]:
+        cells = [row[0].rjust(widths[0]), _pad(row[1], widths[1]), _pad(row[2], widths[2]), _pad(row[3], widths[3])]
+        lines.append("  ".join([*cells, row[4].rjust(widths[4]), row[5]]).rstrip())
     lines.append(
         f"合计 {assembly.used} / 预算 {assembly.budget + 3}（含 3 个回复起始 token），"
         f"历史 {assembly.history_tokens}，进入上下文的对话消息 {assembly.in_context_count} 条"
@@ -104,3 +118,161 @@ def replay_cmd(
         print(format_ledger(result.assembly))
     else:
         print(json.dumps(result.body, ensure_ascii=False, indent=2))
+
+
+# -- the user's own data folder ------------------------------------------------------------------
+
+
+def _card_context(card_name: str) -> tuple[Any, Any, dict[str, Any]]:
+    from peargarden.workspace.cards import open_card
+    from peargarden.workspace.config import load_settings
+
+    from ._app import state
+
+    home = state.home
+    folder = open_card(home, card_name)
+    settings = folder.effective_settings(load_settings(home.config_file))
+    return home, folder, {"settings": settings, "card_json": folder.settings()}
+
+
+def _read_preset(home: Any, name: str) -> dict[str, Any]:
+    from peargarden.formats.presets import read_preset
+    from peargarden.workspace.inputs import read_input
+    from peargarden.workspace.library import lorebook_name
+
+    path = home.presets_dir / f"{lorebook_name(name)}.json"
+    if not path.is_file():
+        raise NotFound(f"预设库里没有「{name}」（no such preset）")
+    preset = read_preset(read_input(path), str(path))
+    return dict(preset)
+
+
+@tavern_app.command("assemble")
+def assemble_cmd(
+    card: str = typer.Option(..., "--card", help="Card name (folder) in the data folder."),
+    preset: str | None = typer.Option(None, "--preset", help="Chat Completion preset from the library."),
+    chat: str | None = typer.Option(None, "--chat", help="Chat id of this card (default: no history)."),
+    message: str | None = typer.Option(None, "--message", help="A new user message to send first."),
+    as_json: bool = typer.Option(False, "--json", help="Print the request body as JSON (the default)."),
+    ledger: bool = typer.Option(False, "--ledger", help="Print the ledger table instead."),
+) -> None:
+    """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
+    from peargarden.formats import card_to_object
+    from peargarden.tavern.assemble import generate
+    from peargarden.tavern.controls import user_state
+    from peargarden.tavern.replay import _user_message
+    from peargarden.tavern.request import request_body
+    from peargarden.text.tokens import counter_for_model
+    from peargarden.workspace.library import read_library_lorebook
+
+    if as_json and ledger:
+        raise BadInput("--json 与 --ledger 只能选一个")
+    home, folder, ctx = _card_context(card)
+    settings = ctx["settings"]
+    card_json: dict[str, Any] = ctx["card_json"]
+    tavern = card_json.get("tavern") if isinstance(card_json.get("tavern"), dict) else {}
+    preset_name = preset or settings.preset or None
+    preset_data = _read_preset(home, preset_name) if preset_name else None
+    loaded = folder.load_card()
+    card_obj = card_to_object(loaded, "v2")
+    worlds: dict[str, dict[str, Any]] = {}
+    books: list[str] = []
+    for name in settings.lorebooks:
+        worlds[name] = read_library_lorebook(home, name)
+        books.append(name)
+    if folder.supplement_book_file.is_file():
+        worlds["补充设定集"] = _read_json(folder.supplement_book_file)
+        books.append("补充设定集")
+    embedded = loaded.data.get("character_book")
+    if isinstance(embedded, dict) and embedded.get("entries"):
+        from peargarden.worldinfo.sources import character_book_to_world
+
+        name, world = character_book_to_world(embedded, loaded.name, editor_resave=False)
+        worlds.setdefault(name, world)
+        books.insert(0, name)
+    chat_lines = None
+    if chat:
+        from peargarden.app.chat_store import ChatFile
+        from peargarden.sessions.sillytavern import export_chat
+
+        chat_file = ChatFile.open(folder.chats_dir, chat)
+        chat_lines = export_chat(chat_file.tree, chat_file.header, settings.user_name, loaded.name)
+    model = str((preset_data or {}).get("custom_model") or settings.model.model or "")
+    counter = counter_for_model(model, default=None) if model else counter_for_model("gpt-3.5-turbo")
+    power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
+    if settings.user_persona and "persona_description" not in power_user:
+        power_user["persona_description"] = settings.user_persona
+    state_ = user_state(
+        card_obj,
+        tavern={**tavern, "power_user": power_user},
+        preset=preset_data,
+        chat_lines=chat_lines,
+        chat_id=chat,
+        worlds=worlds,
+        character_books=books,
+        user_name=settings.user_name,
+        counter=counter,
+    )
+    if not state_.chat:
+        from peargarden.tavern.replay import start_new_chat
+
+        start_new_chat(state_)
+    if message:
+        state_.chat.append(_user_message(state_, message))
+    result = generate(state_, "normal", dry_run=True)
+    for warning in dict.fromkeys(result.warnings):
+        print(f"warning: {warning}", file=sys.stderr)
+    if ledger:
+        print(format_ledger(result))
+    else:
+        print(json.dumps(request_body(state_.oai, result.messages, "normal"), ensure_ascii=False, indent=2))
+
+
+@tavern_app.command("set")
+def set_cmd(
+    key: str = typer.Argument(..., help="What to set (context, response, prompt.<id>, order, note.prompt, …)."),
+    value: str = typer.Argument(..., help="The new value."),
+    card: str | None = typer.Option(None, "--card", help="Card whose 卡.json holds the setting."),
+    chat: str | None = typer.Option(None, "--chat", help="Chat id: the Author's Note of this chat only."),
+    preset: str | None = typer.Option(None, "--preset", help="Write preset-level settings into this preset."),
+) -> None:
+    """Change a tavern-mode control where SillyTavern keeps it (preset, card, chat metadata)."""
+    from peargarden.tavern.controls import KEYS_HELP, apply_control
+    from peargarden.workspace import atomic
+
+    from ._app import state
+
+    home = state.home
+    if key == "preset":
+        if card is None:
+            raise BadInput("设置 preset 需要 --card")
+        _read_preset(home, value)
+        _, folder, ctx = _card_context(card)
+        card_json = ctx["card_json"]
+        card_json["preset"] = value
+        folder.write_settings(card_json)
+        print(f"卡「{card}」改用预设「{value}」")
+        return
+    preset_data = None
+    preset_path = None
+    if preset is not None and (key in ("context", "response", "order") or key.startswith("prompt.")):
+        from peargarden.workspace.library import lorebook_name
+
+        preset_data = _read_preset(home, preset)
+        preset_path = home.presets_dir / f"{lorebook_name(preset)}.json"
+    if card is None and preset_data is None:
+        raise BadInput(f"需要 --card（或对预设设置用 --preset）；可用的设置：{KEYS_HELP}")
+    folder = None
+    card_json: dict[str, Any] = {}
+    if card is not None:
+        _, folder, ctx = _card_context(card)
+        card_json = ctx["card_json"]
+    tavern = card_json.setdefault("tavern", {})
+    if not isinstance(tavern, dict):
+        tavern = card_json["tavern"] = {}
+    where = apply_control(key, value, tavern=tavern, preset=preset_data, chat_id=chat)
+    if preset_data is not None and preset_path is not None:
+        atomic.write_json(preset_path, preset_data)
+    elif folder is not None:
+        folder.write_settings(card_json)
+    print(f"{key} = {value}（保存在{where}）")
