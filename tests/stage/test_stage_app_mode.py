@@ -70,3 +70,25 @@ def test_two_beats_through_the_chat_service(home: Home, stage_mode: None) -> Non
     assert [m["role"] for m in second_beat] == ["system", "assistant", "user", "assistant", "user"]
     assert second_beat[3]["content"] == prose
     assert second_beat[-1]["content"].endswith("那把伞呢？")
+
+
+def test_continue_keeps_its_own_tool_rounds_and_impersonate_offers_no_tools(home: Home, stage_mode: None) -> None:
+    provider = ScriptedProvider().add(
+        text_turn("青梧放下茶壶。"),
+        tool_turn(ToolCall("c1", "lorebook_search", args({"query": "旧油纸伞"}))),
+        text_turn("她望向柜台后那把旧伞。"),
+        text_turn("旅人拱手道：“掌柜好。”"),
+    )
+    chat = app(home, provider).new_chat("青梧")
+    list(chat.send("掌柜好。"))
+    list(chat.continue_())
+    round_one, round_two = provider.requests[1].messages, provider.requests[2].messages
+    assert round_one[-1]["role"] == "user" and round_one[-1]["content"].endswith("不要重复已经写过的内容。）")
+    # The second round of the continued beat sees its own tool call and result.
+    assert [m["role"] for m in round_two[-2:]] == ["assistant", "tool"]
+    assert round_two[-1]["content"].startswith("### 旧油纸伞")
+
+    list(chat.impersonate())
+    last = provider.requests[3]
+    assert last.tools == []
+    assert last.messages[-1]["content"].endswith("只写旅人的部分。）")

@@ -25,6 +25,7 @@ from .tools import Tool
 
 __all__ = [
     "CONTINUE_NOTE",
+    "IMPERSONATE_NOTE",
     "StageEnv",
     "assemble_for",
     "greeting_turns",
@@ -34,6 +35,7 @@ __all__ = [
 ]
 
 CONTINUE_NOTE = "（接着上一条回复继续写，不要重复已经写过的内容。）"
+IMPERSONATE_NOTE = "（请以{user}的身份、用{user}的口吻写出{user}接下来的一句话或一段行动，只写{user}的部分。）"
 
 
 def _as_dict(message: ContextMessage) -> dict[str, Any]:
@@ -94,19 +96,30 @@ def stage_builder(materials: StageMaterials, *, prepend_greeting: bool = False) 
     store the greeting as its first message).
     """
 
+    # Where this beat's own messages start in the loop's history (the builder lives for one beat).
+    beat_start: list[int] = []
+
     def build(inp: BeatInput) -> BuiltRequest:
-        earlier, words, rounds = split_rounds(inp.history, inp.kind)
+        if not beat_start or inp.round == 0:
+            beat_start[:] = [len(inp.history)]
+        if inp.kind in ("continue", "impersonate"):
+            # No pending user message: the rounds are whatever this beat added so far.
+            visible = list(inp.history)
+            earlier = [m for m in visible[: beat_start[0]] if "hidden" not in m.tags]
+            rounds = visible[beat_start[0] :]
+            words = CONTINUE_NOTE if inp.kind == "continue" else IMPERSONATE_NOTE.format(user=materials.stage.user_name)
+        else:
+            earlier, words, rounds = split_rounds(inp.history, inp.kind)
         turns = story_turns([_as_dict(m) for m in earlier])
         if prepend_greeting:
             turns = greeting_turns(materials) + turns
-        if inp.kind == "continue":
-            words = CONTINUE_NOTE
-        names = [spec.name for spec in inp.tools]
+        tools = [] if inp.kind == "impersonate" else list(inp.tools)
+        names = [spec.name for spec in tools]
         staged = assemble_for(materials, turns, words, thinking=inp.thinking, tool_names=names)
         messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
         messages += staged.messages
         messages += [m.to_openai() for m in rounds]
-        request = ChatRequest(messages=messages, tools=list(inp.tools))
+        request = ChatRequest(messages=messages, tools=tools)
         return BuiltRequest(request, [*staged.warnings, *materials.warnings])
 
     return build
