@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from workspace_testkit import card_png, v2_card
 
 from peargarden.errors import BadInput, NotFound
@@ -107,3 +109,17 @@ def test_broken_card_settings_are_a_one_line_error(home: Home) -> None:
     with pytest.raises(BadInput) as caught:
         card.settings()
     assert "卡.json" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@given(st.text(min_size=1, max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_folder_names_are_safe_and_stable(name: str) -> None:
+    try:
+        cleaned = folder_name(name)
+    except BadInput:
+        assert not any(ch.isalnum() for ch in name)
+        return
+    assert not set(cleaned) & set('\\/:*?"<>|')
+    assert cleaned == cleaned.strip() and not cleaned.endswith(".")
+    assert cleaned not in (".", "..")
+    assert folder_name(cleaned) == cleaned
