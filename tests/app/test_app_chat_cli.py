@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.testing.fake_openai import FakeOpenAIServer, status, text_reply
+from peargarden.testing.fake_openai import FakeOpenAIServer, chunk, sse, status, text_reply, tool_call_delta
 
 
 def _pear(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -29,33 +29,48 @@ def _run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 
 
 def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Stage mode: the model looks 镇北渡口 up with lorebook_search, then answers."""
+    search = sse(
+        chunk(role="assistant", content=""),
+        chunk(tool_calls=[tool_call_delta(0, id="call_1", name="lorebook_search", arguments="")]),
+        chunk(tool_calls=[tool_call_delta(0, arguments='{"query": "镇北')]),
+        chunk(tool_calls=[tool_call_delta(0, arguments='渡口"}')]),
+        chunk(finish_reason="tool_calls"),
+    )
     with FakeOpenAIServer() as server:
-        server.script([text_reply("客官，", "听雨轩今日有新到的雨前龙井。")])
+        server.script([search, text_reply("客官，", "听雨轩今日有新到的雨前龙井。")])
         done = _pear(
             home_dir,
             "chat",
             "--once",
             "掌柜，今天有什么茶？",
             "--json",
+            "--mode",
+            "stage",
             "--base-url",
             server.base_url,
             "--model",
             "fake-model",
             "--thinking",
-            "off",
+            "medium",
         )
         assert done.returncode == 0, done.stderr
         events = [json.loads(line) for line in done.stdout.splitlines()]
-        assert events[-1]["type"] == "done" and events[-1]["stop_reason"] == "stop"
+        assert [e["type"] for e in events if e["type"].startswith("tool")] == ["tool_start", "tool_end"]
+        assert events[0]["name"] == "lorebook_search" and events[0]["args"] == {"query": "镇北渡口"}
+        assert not events[1]["is_error"] and "镇北渡口" in events[1]["text"]
+        assert events[-1]["type"] == "done" and events[-1]["stop_reason"] == "stop" and events[-1]["rounds"] == 2
         assert "".join(e["text"] for e in events if e["type"] == "text_delta") == "客官，听雨轩今日有新到的雨前龙井。"
-        sent = server.chat_requests[0].body
-        assert sent["model"] == "fake-model" and sent["messages"][-1]["content"].endswith("掌柜，今天有什么茶？")
+        first, second = (r.body for r in server.chat_requests)
+        assert first["model"] == "fake-model" and first["messages"][-1]["content"].endswith("掌柜，今天有什么茶？")
+        assert "lorebook_search" in [t["function"]["name"] for t in first["tools"]]
+        assert second["messages"][-1]["role"] == "tool" and second["messages"][-1]["tool_call_id"] == "call_1"
 
     # The sessions commands read what the subprocess wrote (in-process: a subprocess start is slow).
     rows = json.loads(_run_cli(capsys, "sessions", "list", "--card", "青梧", "--json"))
     assert len(rows) == 1 and rows[0]["last"] == "客官，听雨轩今日有新到的雨前龙井。"
     shown = json.loads(_run_cli(capsys, "sessions", "show", rows[0]["id"], "--json"))
-    assert [m["role"] for m in shown["branch"]][-2:] == ["user", "assistant"]
+    assert [m["role"] for m in shown["branch"]][-4:] == ["user", "assistant", "tool", "assistant"]
     exported = _run_cli(capsys, "sessions", "export", rows[0]["id"])
     assert json.loads(exported.splitlines()[-1])["mes"] == "客官，听雨轩今日有新到的雨前龙井。"
 

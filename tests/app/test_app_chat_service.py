@@ -46,9 +46,12 @@ def test_a_chat_starts_with_the_greeting_and_survives_reopening(home: Home) -> N
     events = list(chat.send("掌柜可还记得怀瑾公子？"))
     assert events[-1].type == "done" and events[-1].to_json()["stop_reason"] == "stop"
     assert _texts(chat)[1:] == ["掌柜可还记得怀瑾公子？", "青梧放下茶壶：“记得。”"]
-    # The request saw the card's system prompt, the greeting and the question.
+    # Stage mode: the layered system prompt, the greeting, then the beat's data blocks before the words.
     sent = provider.requests[0].messages
-    assert sent[0]["role"] == "system" and sent[-1]["content"] == "掌柜可还记得怀瑾公子？"
+    assert sent[0]["role"] == "system" and sent[1]["role"] == "assistant"
+    assert sent[-1]["content"].endswith("掌柜可还记得怀瑾公子？")
+    assert "【相关设定】" in sent[-1]["content"] and "怀瑾" in sent[-1]["content"]
+    assert "lorebook_search" in [tool.name for tool in provider.requests[0].tools]
     reopened = app.open_chat(None, chat.chat_id)
     assert _texts(reopened) == _texts(chat)
     assert reopened.messages()[-1].role == "assistant"

@@ -4,10 +4,7 @@
 
 from __future__ import annotations
 
-import importlib
-import os
 from dataclasses import dataclass
-from typing import Any
 
 from peargarden.errors import ProviderError
 from peargarden.providers.base import Provider
@@ -34,30 +31,23 @@ class ResolvedProvider:
     thinking: str = "medium"
 
 
-def _openai(base_url: str, model: str, api_key_env: str, api_key: str = "", name: str | None = None) -> Provider:
-    from peargarden.providers.openai_compat import OpenAICompatProvider
+def _openai(base_url: str, model: str, api_key_env: str, api_key: str = "", name: str = "") -> Provider:
+    from peargarden.providers.registry import ConnectionSpec, build_provider
 
-    key = api_key or (os.environ.get(api_key_env, "") if api_key_env else "")
-    return OpenAICompatProvider(base_url, model, key or None, api_key_env=api_key_env or None, name=name)
+    spec = ConnectionSpec(name=name or "cli", base_url=base_url, model=model, api_key_env=api_key_env, api_key=api_key)
+    return build_provider(spec)
 
 
 def _embedded() -> Provider:
-    """The embedded llama.cpp model, built by the providers package."""
-    for module_name, factory in (
-        ("peargarden.providers.registry", "embedded_provider"),
-        ("peargarden.providers.local", "LocalProvider"),
-    ):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        build: Any = getattr(module, factory, None)
-        if build is not None:
-            provider: Provider = build()
-            return provider
-    raise ProviderError(
-        "内置本地模型不可用：请安装可选组件（pip install -e '.[local]'），或用 --base-url/--model 指定一个模型服务"
-    )
+    """The embedded llama.cpp model (one per process, shared by every chat)."""
+    try:
+        from peargarden.providers.registry import embedded_provider
+
+        return embedded_provider()
+    except ImportError:
+        raise ProviderError(
+            "内置本地模型不可用：请安装可选组件（pip install -e '.[local]'），或用 --base-url/--model 指定一个模型服务"
+        ) from None
 
 
 def resolve_provider(settings: Settings, override: Connection | None = None) -> ResolvedProvider:
@@ -70,5 +60,5 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
     conn = settings.provider_settings(main.provider)
     assert conn is not None
     model = (override.model if override and override.model else "") or main.model
-    provider = _openai(conn.base_url, model, conn.api_key_env, conn.api_key, name=main.provider)
+    provider = _openai(conn.base_url, model, conn.api_key_env, conn.api_key, main.provider)
     return ResolvedProvider(provider, model, False, main.thinking)

@@ -1,8 +1,10 @@
 """Modes: how a beat's request is built and which tools it offers.
 
 A :data:`ModeSetup` receives the :class:`BeatEnv` of a beat and returns the request builder and the
-tools.  ``stage`` and ``tavern`` start with plain fallbacks (card fields as a system prompt, no tools);
-the stage and tavern packages replace them with :func:`register_mode`.
+tools.  ``stage`` is the stage package's setup (layered system prompt, per-beat injection, lore and
+draft tools: :func:`peargarden.agent.stage_request.stage_setup`); ``tavern`` uses the plain fallback
+(card fields as a system prompt, no tools) until the SillyTavern-exact builder is plugged in with
+:func:`register_mode`.
 """
 
 from __future__ import annotations
@@ -50,7 +52,13 @@ def plain_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
     return plain_builder(_card_fields(env), env.user_name), []
 
 
-MODES: dict[str, ModeSetup] = {"stage": plain_setup, "tavern": plain_setup}
+def stage_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
+    from peargarden.agent.stage_request import stage_setup
+
+    return stage_setup(env)
+
+
+MODES: dict[str, ModeSetup] = {"stage": stage_mode, "tavern": plain_setup}
 
 
 def register_mode(name: str, setup: ModeSetup) -> None:
