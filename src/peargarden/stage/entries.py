@@ -29,6 +29,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from peargarden.errors import BadInput, NotFound
+
 __all__ = [
     "CARD_SUFFIX",
     "LOREBOOK_SUFFIX_PREFIX",
@@ -263,8 +265,6 @@ def render_for_model(text: str) -> str:
 
 
 def _require(text: str, name: str) -> Entry:
-    from peargarden.errors import NotFound
-
     entry = find_entry(text, name)
     if entry is None:
         raise NotFound(f"没有名为「{name}」的条目")
@@ -291,8 +291,6 @@ def toggle_entry(text: str, name: str, enabled: bool) -> str:
     cr = _newline_of(lines, entry.heading_line)
     stop = entry.body_end
     if _has_stray_close(lines[entry.start : stop]):
-        from peargarden.errors import BadInput
-
         raise BadInput(f"条目「{name}」里有单独一行 -->，关闭它会弄乱文件；请先改掉那一行")
     wrapped = [_OPEN + cr, *lines[entry.start : stop], _CLOSE + cr]
     return "\n".join(lines[: entry.start] + wrapped + lines[stop:])
