@@ -33,11 +33,12 @@ from peargarden.worldinfo.stage_book import (
     add_book_entry,
     delete_book_entry,
     dump_book,
+    find_book_entry,
     new_supplement_book,
     update_book_entry,
 )
 from peargarden.worldinfo.stage_gate import check_write_gate
-from peargarden.worldinfo.stage_lore import LoreEntry
+from peargarden.worldinfo.stage_lore import LoreEntry, fingerprint
 from peargarden.worldinfo.stage_search import STAGE_SEARCH_LIMIT, format_search_hits, search_entries
 
 from . import stage_materials as sm
@@ -248,8 +249,6 @@ def _run_write(args: dict[str, Any], ctx: ToolContext, env: StageToolEnv | None)
         raise BadInput("lorebook_write 需要 title 和 content。")
     constant = bool(args.get("constant", False))
     source = _target(materials, args.get("book"))
-    from peargarden.worldinfo.stage_lore import fingerprint
-
     if any(e.fp == fingerprint(content) for e in materials.corpus.entries):
         return ToolResult(DUPLICATE_TEXT, is_error=True)
     added = add_book_entry(
@@ -274,8 +273,6 @@ def _run_write(args: dict[str, Any], ctx: ToolContext, env: StageToolEnv | None)
 
 def _locate(materials: sm.StageMaterials, fp: str) -> sm.BookSource:
     """The book file that holds entry *fp* (the first, in corpus order)."""
-    from peargarden.worldinfo.stage_book import find_book_entry
-
     for source in materials.books:
         if not source.path.is_file():
             continue
