@@ -265,6 +265,7 @@ def _apply_routing(
     base_agents = agents_text
     if (base_agents is None or not base_agents.strip()) and routed.agents_section:
         base_agents = agents_from_projection(materials.card, materials.corpus.constants)
+        state.setdefault("projection", base_agents)
     new_agents_value = None
     if base_agents is not None:
         merged = merge_section(base_agents, routed.agents_section)
@@ -328,9 +329,7 @@ def remove_declaration(home: Home, card: str) -> list[str]:
         original = before.get(name) if name in before else current
         if original is None:
             # The file was created by declaration: delete it when only program-owned text is left.
-            leftover = [e for e in parse_entries(stripped) if e.name and e.source is None]
-            untitled = [e for e in parse_entries(stripped) if not e.name and e.content.strip()]
-            if not leftover and not untitled:
+            if _only_program_text(stripped, state.get("projection")):
                 path.unlink()
                 changed.append(name)
                 continue
@@ -358,6 +357,17 @@ def remove_declaration(home: Home, card: str) -> list[str]:
         if extra.exists():
             extra.unlink()
     return changed
+
+
+def _only_program_text(text: str, projection: object) -> bool:
+    if isinstance(projection, str) and text.strip() == projection.strip():
+        return True
+    for entry in parse_entries(text):
+        if entry.source is not None:
+            continue  # （角色卡）/（世界书·…）: the program's own
+        if entry.content.strip():
+            return False  # the user wrote something here
+    return True
 
 
 def relabel(home: Home, stem: str, card: str, piece_id: str, station: str) -> DeclareResult:
