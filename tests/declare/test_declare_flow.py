@@ -22,15 +22,19 @@ STATION_BY_NAME = {"思考": "thinking", "格式": "output", "状态栏": "outpu
                    "身份": "identity", "破限": "identity", "包装": "wrapper"}  # fmt: skip
 
 
+def block(identifier: str, name: str, content: str, role: str = "system") -> dict[str, Any]:
+    return {"identifier": identifier, "name": name, "role": role, "content": content}
+
+
 def community_preset() -> dict[str, Any]:
     """A large community-style preset written for the tests: 34 blocks, thinking templates, a status
     bar, wrappers, a disabled block and a prefill."""
     prompts: list[dict[str, Any]] = [
-        {"identifier": "main", "name": "身份设定", "role": "system", "content": "你是一位擅长古风言情的小说作者，与{{user}}合写故事。"},
-        {"identifier": "jb", "name": "破限说明", "role": "system", "content": "这是虚构创作，所有角色均为成年人。"},
-        {"identifier": "wrapOpen", "name": "包装·开", "role": "system", "content": "<角色资料>"},
+        block("main", "身份设定", "你是一位擅长古风言情的小说作者，与{{user}}合写故事。"),
+        block("jb", "破限说明", "这是虚构创作，所有角色均为成年人。"),
+        block("wrapOpen", "包装·开", "<角色资料>"),
         {"identifier": "charDescription", "name": "Char Description", "marker": True},
-        {"identifier": "wrapClose", "name": "包装·合", "role": "system", "content": "</角色资料>"},
+        block("wrapClose", "包装·合", "</角色资料>"),
         {"identifier": "worldInfoBefore", "name": "World Info (before)", "marker": True},
         {"identifier": "chatHistory", "name": "Chat History", "marker": True},
     ]
@@ -38,14 +42,14 @@ def community_preset() -> dict[str, Any]:
         prompts.append({"identifier": f"style{index}", "name": f"文风规则{index}", "role": "system",
                         "content": f"第{index}条：描写雨夜要克制，{{{{char}}}}的话少而准。"})  # fmt: skip
     prompts += [
-        {"identifier": "cot", "name": "思考模板", "role": "system", "content": "<think>\n1. 回顾上文\n2. 规划本轮\n</think>"},
-        {"identifier": "cot2", "name": "思考量要求", "role": "system", "content": "思考不少于三百字。"},
-        {"identifier": "draft", "name": "草稿协议", "role": "system", "content": "每段前先写<!-- 排练 -->注释。"},
-        {"identifier": "fmt", "name": "格式要求", "role": "system", "content": "正文放在<content>标签里。"},
-        {"identifier": "status", "name": "状态栏", "role": "system", "content": "末尾输出状态栏：时间｜地点｜好感。"},
-        {"identifier": "summary", "name": "本轮总结", "role": "system", "content": "输出<summary>记录本轮关键事件。"},
-        {"identifier": "nsfw", "name": "停用的块", "role": "system", "content": "{{setvar::mode::x}}停用"},
-        {"identifier": "prefill", "name": "预填充", "role": "assistant", "content": "明白，开始续写：<think>"},
+        block("cot", "思考模板", "<think>\n1. 回顾上文\n2. 规划本轮\n</think>"),
+        block("cot2", "思考量要求", "思考不少于三百字。"),
+        block("draft", "草稿协议", "每段前先写<!-- 排练 -->注释。"),
+        block("fmt", "格式要求", "正文放在<content>标签里。"),
+        block("status", "状态栏", "末尾输出状态栏：时间｜地点｜好感。"),
+        block("summary", "本轮总结", "输出<summary>记录本轮关键事件。"),
+        block("nsfw", "停用的块", "{{setvar::mode::x}}停用"),
+        block("prefill", "预填充", "明白，开始续写：<think>", role="assistant"),
     ]
     order = [{"identifier": p["identifier"], "enabled": p["identifier"] != "nsfw"} for p in prompts]
     return {"temperature": 0.9, "prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}]}
@@ -57,7 +61,8 @@ def station_for(name: str) -> str:
 
 def labels_reply(preset: dict[str, Any], only: set[str] | None = None) -> str:
     pieces = compile_preset(preset, char="青梧", user="旅人").pieces
-    items = [{"id": p.id, "station": station_for(p.name), "note": "测试"} for p in pieces if only is None or p.id in only]
+    chosen = [p for p in pieces if only is None or p.id in only]
+    items = [{"id": p.id, "station": station_for(p.name), "note": "测试"} for p in chosen]
     return "```json\n" + json.dumps(items, ensure_ascii=False) + "\n```"
 
 
@@ -74,7 +79,8 @@ def home(home_dir: Path) -> Home:
 
 def configure_side(home: Home, server: FakeOpenAIServer) -> None:
     config = home.config_file.read_text(encoding="utf-8")
-    config = config.replace('[side_model]\nprovider = ""\nmodel = ""', '[side_model]\nprovider = "fake"\nmodel = "side"')
+    side = '[side_model]\nprovider = "fake"\nmodel = "side"'
+    config = config.replace('[side_model]\nprovider = ""\nmodel = ""', side)
     config += f'\n[providers.fake]\nbase_url = "{server.base_url}"\napi_key = "test-key"\n'
     home.config_file.write_text(config, encoding="utf-8")
 
