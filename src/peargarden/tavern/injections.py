@@ -92,7 +92,8 @@ class ExtensionTable:
         return substitute(text) if text else ""
 
     def scan_values(self) -> list[str]:
-        return [e.value for k, e in sorted(self.entries.items()) if e.scan and e.value]
+        """Values of entries with ``scan`` on, in insertion order (ST walks ``Object.keys``)."""
+        return [e.value for e in self.entries.values() if e.scan and e.value]
 
 
 def _strict_depth(prompt: Prompt, depth: int) -> bool:

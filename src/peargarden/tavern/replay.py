@@ -52,7 +52,8 @@ def build_state(case: CaseData, counter: TextCounter | None = None) -> TavernSta
     power_user = st["power_user"]
     user_avatar = str(st.get("user_avatar") or "user-default.png")
     personas = power_user.get("personas") if isinstance(power_user.get("personas"), dict) else {}
-    user_name = str(personas.get(user_avatar) or st.get("username") or "User")
+    # ST sets name1 from settings.username at load; the persona map is only a fallback here.
+    user_name = str(st.get("username") or personas.get(user_avatar) or "User")
     card = copy.deepcopy(case.card)
     char_name = str(card.get("name") or (card.get("data") or {}).get("name") or "")
     avatar = str(case.settings.get("character_file") or f"{char_name}.png")
@@ -79,15 +80,32 @@ def build_state(case: CaseData, counter: TextCounter | None = None) -> TavernSta
 
 
 def start_new_chat(state: TavernState) -> None:
-    """Opening a character without a chat: the greeting becomes the first message."""
+    """Opening a character without a chat: ``getFirstMessage`` (raw greeting, AI-output regex).
+
+    Macros are not expanded here; every generation re-substitutes the first message in place.
+    """
     gen = Generation(state, "normal", dry_run=True)
+    _, gen.card_fields = gen.card_macro_fields()
+    data = state.card.get("data") if isinstance(state.card.get("data"), dict) else {}
     first = state.card.get("first_mes")
     if not isinstance(first, str):
-        first = (state.card.get("data") or {}).get("first_mes")
-    if isinstance(first, str) and first:
-        _, gen.card_fields = gen.card_macro_fields()
-        text = gen.regexed(gen.sub(first), Placement.AI_OUTPUT)
-        state.chat.append({"name": state.char_name, "is_user": False, "is_system": False, "mes": text, "extra": {}})
+        first = data.get("first_mes") if isinstance(data.get("first_mes"), str) else ""
+    message: dict[str, Any] = {
+        "name": state.char_name,
+        "is_user": False,
+        "is_system": False,
+        "mes": gen.regexed(first, Placement.AI_OUTPUT),
+        "extra": {},
+    }
+    alternates = data.get("alternate_greetings")
+    if isinstance(alternates, list) and alternates:
+        swipes = [message["mes"], *(gen.regexed(str(g), Placement.AI_OUTPUT) for g in alternates)]
+        if not message["mes"]:
+            swipes.pop(0)
+            message["mes"] = swipes[0]
+        message.update({"swipe_id": 0, "swipes": swipes, "swipe_info": []})
+    if message["mes"]:
+        state.chat.append(message)
 
 
 def restore_script_injects(state: TavernState) -> None:
@@ -277,6 +295,9 @@ def replay(
                 continue
             if text:
                 state.chat.append(_user_message(state, text))
+            elif str(state.oai.get("send_if_empty") or "").strip():
+                # An empty send posts the "replace empty message" text as a real user message.
+                state.chat.append(_user_message(state, str(state.oai["send_if_empty"]).strip()))
             run("normal")
             state.chat.append(_assistant_message(state, reply(count)))
         elif "slash" in step:
