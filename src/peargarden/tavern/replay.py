@@ -86,10 +86,11 @@ def start_new_chat(state: TavernState) -> None:
     """
     gen = Generation(state, "normal", dry_run=True)
     _, gen.card_fields = gen.card_macro_fields()
-    data = state.card.get("data") if isinstance(state.card.get("data"), dict) else {}
-    first = state.card.get("first_mes")
-    if not isinstance(first, str):
-        first = data.get("first_mes") if isinstance(data.get("first_mes"), str) else ""
+    data = state.card_data
+    first_raw = state.card.get("first_mes")
+    if not isinstance(first_raw, str):
+        first_raw = data.get("first_mes")
+    first = first_raw if isinstance(first_raw, str) else ""
     message: dict[str, Any] = {
         "name": state.char_name,
         "is_user": False,
