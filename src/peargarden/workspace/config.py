@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput
+from peargarden.sandbox.defaults import DEFAULT_BLACKLIST, DEFAULT_NO_ASK
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 CREATION_MODES = ("silent", "ask")
@@ -27,45 +28,9 @@ CHAT_MODES = ("stage", "tavern")
 #: The name of the built-in embedded model connection (needs no ``[providers.*]`` table).
 LOCAL_PROVIDER = "local"
 
-# Reconstructed defaults (liyuan.md §6.8): regexes matched case-insensitively on a whole bash
-# command; they guard against slips, not against deliberate bypass.
-DEFAULT_BASH_BLACKLIST: tuple[str, ...] = (
-    r"\brm\s+(-[a-z]*\s+)*-[a-z]*[rf][a-z]*\s+(-[a-z]*\s+)*(/|~|\$HOME|/\*)(\s|$)",
-    r"\bmkfs(\.\w+)?\b",
-    r"\bdd\b.*\bof=/dev/",
-    r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
-    r"\b(shutdown|reboot|halt|poweroff)\b",
-    r"\bchmod\s+-R\s+777\s+/(\s|$)",
-    r"\bchown\s+-R\s+\S+\s+/(\s|$)",
-    r">\s*/dev/sd[a-z]",
-    r"\bgit\s+push\s+(.*\s)?(--force|-f)\b",
-    r"\bformat\s+[a-z]:",
-    r"\bdel\s+/s\s+/q\s+[a-z]:\\",
-    r"\bRemove-Item\b.*-Recurse.*[a-z]:\\",
-)
-
-# Commands a segment may start with and still run without asking (judged per segment).
-DEFAULT_NO_ASK_PREFIXES: tuple[str, ...] = (
-    "cd",
-    "ls",
-    "pwd",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "grep",
-    "rg",
-    "find",
-    "echo",
-    "stat",
-    "file",
-    "tree",
-    "git status",
-    "git diff",
-    "git log",
-    "node --check",
-    "which",
-)
+# The sandbox's own defaults (liyuan.md §6.8); config.toml [sandbox] replaces them.
+DEFAULT_BASH_BLACKLIST: tuple[str, ...] = DEFAULT_BLACKLIST
+DEFAULT_NO_ASK_PREFIXES: tuple[str, ...] = DEFAULT_NO_ASK
 
 
 @dataclass(frozen=True)
