@@ -43,12 +43,99 @@ def preset_to_oai(preset: Mapping[str, Any]) -> dict[str, Any]:
     return {PRESET_RENAMES.get(k, k): copy.deepcopy(v) for k, v in preset.items()}
 
 
+# The preset keys ST applies when a preset is selected (``onSettingsPresetChange``, 1.12.6).
+PRESET_KEYS = frozenset(
+    [
+        "chat_completion_source",
+        "temperature",
+        "frequency_penalty",
+        "presence_penalty",
+        "top_p",
+        "top_k",
+        "top_a",
+        "min_p",
+        "repetition_penalty",
+        "max_context_unlocked",
+        "openai_model",
+        "claude_model",
+        "windowai_model",
+        "openrouter_model",
+        "openrouter_use_fallback",
+        "openrouter_force_instruct",
+        "openrouter_group_models",
+        "openrouter_sort_models",
+        "openrouter_providers",
+        "openrouter_allow_fallbacks",
+        "ai21_model",
+        "mistralai_model",
+        "cohere_model",
+        "perplexity_model",
+        "groq_model",
+        "zerooneai_model",
+        "blockentropy_model",
+        "custom_model",
+        "custom_url",
+        "custom_include_body",
+        "custom_exclude_body",
+        "custom_include_headers",
+        "custom_prompt_post_processing",
+        "google_model",
+        "openai_max_context",
+        "openai_max_tokens",
+        "wrap_in_quotes",
+        "names_behavior",
+        "send_if_empty",
+        "impersonation_prompt",
+        "new_chat_prompt",
+        "new_group_chat_prompt",
+        "new_example_chat_prompt",
+        "continue_nudge_prompt",
+        "bias_preset_selected",
+        "reverse_proxy",
+        "wi_format",
+        "scenario_format",
+        "personality_format",
+        "group_nudge_prompt",
+        "stream_openai",
+        "websearch_cohere",
+        "prompts",
+        "prompt_order",
+        "api_url_scale",
+        "show_external_models",
+        "proxy_password",
+        "assistant_prefill",
+        "assistant_impersonation",
+        "human_sysprompt_message",
+        "claude_use_sysprompt",
+        "use_makersuite_sysprompt",
+        "use_alt_scale",
+        "squash_system_messages",
+        "image_inlining",
+        "inline_image_quality",
+        "continue_prefill",
+        "continue_postfix",
+        "function_calling",
+        "seed",
+        "n",
+    ]
+)
+
+
 def apply_preset(oai: Mapping[str, Any], preset: Mapping[str, Any]) -> dict[str, Any]:
-    """Selecting a preset: every key the preset has replaces the current value; others stay."""
+    """Selecting a preset: each known key the preset has replaces the current value; others stay.
+
+    Includes ST's two load-time migrations (``names_in_completion`` → names behavior "completion",
+    and the impersonation prefill inheriting the assistant prefill).
+    """
+    preset = dict(preset)
+    if preset.get("names_in_completion") is True and "names_behavior" not in preset:
+        preset["names_behavior"] = 1
+    if "assistant_prefill" in preset and "assistant_impersonation" not in preset:
+        preset["assistant_impersonation"] = preset["assistant_prefill"]
     out = copy.deepcopy(dict(oai))
-    for key, value in preset_to_oai(preset).items():
-        if value is not None:
-            out[key] = value
+    for key, value in preset.items():
+        if key in PRESET_KEYS and value is not None:
+            out[PRESET_RENAMES.get(key, key)] = copy.deepcopy(value)
     return out
 
 
