@@ -33,7 +33,7 @@ from peargarden.worldinfo.sources import book_from_st, sort_entries
 from . import defaults as d
 from .chat_completion import ChatCompletion, Group, Message, SlotNotFound, TokenBudgetExceeded, cost_function
 from .examples import ExampleMessage, block_to_messages, parse_mes_examples
-from .injections import insert_in_chat
+from .injections import insert_newest_first
 from .prompts import Prompt, PromptCollection, PromptManagerData, build_collection, load_prompt_manager
 from .state import TavernState
 
@@ -154,7 +154,7 @@ class Generation:
             if sc.max_depth is not None and sc.max_depth >= 0:
                 thresholds.add(sc.max_depth + 1)
         self._depth_thresholds = sorted(thresholds)
-        self._groups: dict[tuple[int, bool, int], tuple[tuple[RegexScript, ...], tuple[Any, ...] | None] | None] = {}
+        self._groups: dict[tuple[int, bool, int], tuple[tuple[RegexScript, ...], dict[str, str] | None] | None] = {}
         self.activated: list[str] = []
 
     # macros -----------------------------------------------------------------
@@ -254,35 +254,37 @@ class Generation:
         group = self._script_group(placement, is_prompt, depth)
         if group is None:
             return text
-        scripts, signature = group
-        if signature is None:
+        scripts, cache = group
+        if cache is None:
             return apply_scripts(scripts, text, placement, is_prompt=is_prompt, depth=depth, substitute=self.sub)
-        # Static scripts: the result depends only on the text, the scripts and the names.
-        key = (text, signature, self.name1, self.name2)
-        cache = self.s.regex_cache
-        hit = cache.get(key)
+        hit = cache.get(text)
         if hit is None:
             hit = apply_scripts(scripts, text, placement, is_prompt=is_prompt, depth=depth, substitute=self.sub)
-            if len(cache) > 50_000:
+            if len(cache) > 20_000:
                 cache.clear()
-            cache[key] = hit
+            cache[text] = hit
         return hit
 
     def _script_group(
         self, placement: int, is_prompt: bool, depth: int | None
-    ) -> tuple[tuple[RegexScript, ...], tuple[Any, ...] | None] | None:
-        """The scripts that apply (memoised per depth class) and a cache signature if all are static."""
+    ) -> tuple[tuple[RegexScript, ...], dict[str, str] | None] | None:
+        """The scripts that apply (memoised per depth class) and, if all are static, their result cache.
+
+        Static scripts give a result that depends only on the text, the scripts and the two names,
+        so results are kept in the session state across generations.
+        """
         depth_class = -1 if depth is None or depth < 0 else bisect.bisect_right(self._depth_thresholds, depth)
         key = (placement, is_prompt, depth_class)
         if key not in self._groups:
             scripts = applicable(self.regex.scripts(), placement, is_prompt=is_prompt, depth=depth)
             if not scripts:
                 self._groups[key] = None
-            else:
+            elif all(is_static(sc) for sc in scripts):
                 ids = self.s.script_ids
-                static = all(is_static(sc) for sc in scripts)
-                signature = (placement, *(ids.setdefault(sc, len(ids)) for sc in scripts)) if static else None
-                self._groups[key] = (scripts, signature)
+                signature = (placement, self.name1, self.name2, *(ids.setdefault(sc, len(ids)) for sc in scripts))
+                self._groups[key] = (scripts, self.s.regex_cache.setdefault(signature, {}))
+            else:
+                self._groups[key] = (scripts, None)
         return self._groups[key]
 
     # steps ------------------------------------------------------------------
@@ -400,7 +402,9 @@ class Generation:
                 pu.get("persona_description_role", 0),
             )
 
-    def world_info(self, core: list[dict[str, Any]], an_active: bool) -> tuple[str, str, list[tuple[str, str]]]:
+    def world_info(
+        self, core: list[tuple[dict[str, Any], str]], an_active: bool
+    ) -> tuple[str, str, list[tuple[str, str]]]:
         s = self.s
         wis = s.wi_settings
         selection = _dict(wis.get("world_info"))
@@ -472,7 +476,7 @@ class Generation:
             entries,
             # The scan never looks further back than MAX_SCAN_DEPTH (1000) messages; the real chat
             # length goes in separately (timed effects count it).
-            [ScanMessage(str(m.get("name", "")), str(m.get("mes", ""))) for m in core[-_MAX_SCAN_DEPTH:]],
+            [ScanMessage(str(m.get("name", "")), text) for m, text in core[-_MAX_SCAN_DEPTH:]],
             settings,
             max_context=max_context,
             count_tokens=lambda text: full_text_tokens(self.counter, text),
@@ -506,29 +510,30 @@ class Generation:
         examples = [(x.position, x.content) for x in result.examples]
         return result.wi_before, result.wi_after, examples
 
-    def openai_messages(self, core: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``setOpenAIMessages``: newest first, with role / name handling."""
+    def openai_messages(self, core: list[tuple[dict[str, Any], str]]) -> list[dict[str, Any]]:
+        """``setOpenAIMessages``: newest first, with role / name handling (text = after regex)."""
         oai = self.s.oai
         behavior = oai.get("names_behavior", d.NAMES_DEFAULT)
+        quotes = oai.get("wrap_in_quotes")
+        name1 = self.name1
         out: list[dict[str, Any]] = []
-        for m in core:
+        for m, content in reversed(core):
             role = "user" if m.get("is_user") else "assistant"
-            extra = _dict(m.get("extra"))
-            narrator = extra.get("type") == "narrator"
+            extra = m.get("extra")
+            narrator = isinstance(extra, dict) and extra.get("type") == "narrator"
             if narrator:
                 role = "system"
-            content = str(m.get("mes") if m.get("mes") is not None else "")
             name = m.get("name")
             if behavior == d.NAMES_DEFAULT:
-                if m.get("force_avatar") and name != self.name1 and not narrator:
+                if m.get("force_avatar") and name != name1 and not narrator:
                     content = f"{name}: {content}"
             elif behavior == d.NAMES_CONTENT and not narrator:
                 content = f"{name}: {content}"
-            content = content.replace("\r", "")
-            if role == "user" and oai.get("wrap_in_quotes"):
+            if "\r" in content:
+                content = content.replace("\r", "")
+            if quotes and role == "user":
                 content = f'"{content}"'
             out.append({"role": role, "content": content, "name": name})
-        out.reverse()
         return out
 
     def bias(self) -> str:
@@ -558,14 +563,18 @@ class Generation:
         if s.chat:
             s.chat[0]["mes"] = self.sub(str(s.chat[0].get("mes") or ""))
             self._envs.clear()  # {{lastMessage}} may have been the greeting
-        core_src = [m for m in s.chat if not _truthy(m.get("is_system"))]
+        core_src = [m for m in s.chat if not m.get("is_system")]
         if self.type == "swipe" and core_src:
             core_src = core_src[:-1]
-        core: list[dict[str, Any]] = []
+        core: list[tuple[dict[str, Any], str]] = []
+        last_index = len(core_src) - 1
         for index, m in enumerate(core_src):
             placement = Placement.USER_INPUT if m.get("is_user") else Placement.AI_OUTPUT
-            text = self.regexed(str(m.get("mes") or ""), placement, is_prompt=True, depth=len(core_src) - index - 1)
-            core.append({**m, "mes": text})
+            raw = m.get("mes")
+            text = self.regexed(
+                raw if isinstance(raw, str) else str(raw or ""), placement, is_prompt=True, depth=last_index - index
+            )
+            core.append((m, text))
         examples_raw = parse_mes_examples(fields["mesExamples"])
         an_active = self.set_authors_note()
         self.set_persona(an_active)
@@ -586,7 +595,7 @@ class Generation:
         example_blocks = [block_to_messages(b, self.name1, self.name2) for b in examples_raw]
         cycle_prompt = ""
         if self.type == "continue" and core:
-            cycle_prompt = str(core[-1].get("mes") or "")
+            cycle_prompt = core[-1][1]
             if not cycle_prompt.endswith(" "):
                 cycle_prompt += str(s.oai.get("continue_postfix", " ") or "")
         return self.prepare_openai_messages(
@@ -786,20 +795,15 @@ class Generation:
         for p in [p for p in prompts if p.extension and p.position]:
             cc.insert(cc.message(p.role, p.text, p.identifier), "main", p.position or "end")
 
-        history_newest_first = []
-        for m in messages:
-            msg = Message(role=m["role"], content=m["content"], identifier="chat", name=m.get("name"))
-            history_newest_first.append(msg)
+        def make_injected(role: str, content: str) -> dict[str, Any]:
+            return {"role": role, "content": content, "name": None, "injected": True}
 
-        def make_injected(role: str, content: str) -> Message:
-            return Message(role=role, content=content, identifier="injection")
-
-        chronological = insert_in_chat(absolute, history_newest_first, self.s.table, self.sub, make_injected)
+        pool = insert_newest_first(absolute, messages, self.s.table, self.sub, make_injected)
         if self.s.power_user.get("pin_examples"):
             self.fill_examples(cc, prompts, examples)
-            self.fill_history(cc, prompts, chronological, cycle_prompt)
+            self.fill_history(cc, prompts, pool, cycle_prompt)
         else:
-            self.fill_history(cc, prompts, chronological, cycle_prompt)
+            self.fill_history(cc, prompts, pool, cycle_prompt)
             self.fill_examples(cc, prompts, examples)
         cc.free(control_tokens)
         if control:
@@ -807,8 +811,9 @@ class Generation:
         del oai
 
     def fill_history(
-        self, cc: ChatCompletion, prompts: PromptCollection, history: list[Message], cycle_prompt: str
+        self, cc: ChatCompletion, prompts: PromptCollection, pool: list[dict[str, Any]], cycle_prompt: str
     ) -> None:
+        """``populateChatHistory``; ``pool`` is the history (injections included), newest first."""
         oai = self.s.oai
         if not prompts.has("chatHistory"):
             return
@@ -823,19 +828,19 @@ class Generation:
             continue_msg = cc.message("system", self.sub(text), "continueNudge")
             cc.reserve(continue_msg.tokens)
         send_if_empty = str(oai.get("send_if_empty") or "")
-        if history and history[-1].role == "assistant" and send_if_empty:
+        if pool and pool[0]["role"] == "assistant" and send_if_empty:
             filler = cc.message("user", send_if_empty, "emptyUserMessageReplacement")
             if cc.can_afford(filler.tokens):
                 cc.insert(filler, "chatHistory")
-        pool = list(reversed(history))
-        first_real = next((m for m in pool if not m.injected), None)
+        first_real = next((m for m in pool if not m.get("injected")), None)
         completion_names = oai.get("names_behavior") == d.NAMES_COMPLETION
+        total = len(pool)
         for index, item in enumerate(pool):
-            ident = f"chatHistory-{len(history) - index}"
-            msg = cc.message(item.role, self.sub(item.content), ident)
-            msg.injected = item.injected
-            if completion_names and item.name:
-                cc.set_name(msg, _sanitize_name(str(item.name)))
+            ident = f"chatHistory-{total - index}"
+            msg = cc.message(item["role"], self.sub(item["content"]), ident)
+            msg.injected = bool(item.get("injected"))
+            if completion_names and item.get("name"):
+                cc.set_name(msg, _sanitize_name(str(item["name"])))
             if not cc.can_afford(msg.tokens):
                 break
             if self.type == "continue" and oai.get("continue_prefill") and item is first_real:

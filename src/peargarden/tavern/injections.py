@@ -12,10 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .chat_completion import Message
 from .defaults import IN_CHAT, MAX_INJECTION_DEPTH, ROLE_IDS
 from .prompts import Prompt
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -101,14 +104,19 @@ def _strict_depth(prompt: Prompt, depth: int) -> bool:
     return isinstance(d, int | float) and not isinstance(d, bool) and d == depth
 
 
-def insert_in_chat(
+def insert_newest_first(
     in_chat: Sequence[Prompt],
-    history_newest_first: list[Message],
+    history_newest_first: list[T],
     table: ExtensionTable,
     substitute: Callable[[str], str],
-    make: Callable[[str, str], Message],
-) -> list[Message]:
-    """``populationInjectionPrompts``: returns the history in chronological order."""
+    make: Callable[[str, str], T],
+) -> list[T]:
+    """``populationInjectionPrompts`` without its final reverse: the history stays newest first.
+
+    Depths are visited upwards; a block of one message per role (assistant, user, system from top
+    to bottom) goes in at ``depth + messages inserted so far``.  Items are opaque to this function;
+    ``make(role, text)`` builds an injected one.
+    """
     depths: set[int] = set()
     for p in in_chat:
         d = p.injection_depth
@@ -121,18 +129,34 @@ def insert_in_chat(
     messages = list(history_newest_first)
     for depth in sorted(d for d in depths if 0 <= d <= MAX_INJECTION_DEPTH):
         prompts_here = [p for p in in_chat if _strict_depth(p, depth) and p.content]
-        block: list[Message] = []
+        block: list[T] = []
         for role in ("system", "user", "assistant"):
             own = "\n".join(p.text for p in prompts_here if p.role == role)
             ext = table.join(IN_CHAT, depth, ROLE_IDS[role], "\n", False, substitute)
             joint = "\n".join(x.strip() for x in (own, ext) if x)
             if joint:
-                msg = make(role, joint)
-                msg.injected = True
-                block.append(msg)
+                block.append(make(role, joint))
         if block:
             at = depth + inserted
             messages[at:at] = block
             inserted += len(block)
-    messages.reverse()
     return messages
+
+
+def insert_in_chat(
+    in_chat: Sequence[Prompt],
+    history_newest_first: list[Message],
+    table: ExtensionTable,
+    substitute: Callable[[str], str],
+    make: Callable[[str, str], Message],
+) -> list[Message]:
+    """``populationInjectionPrompts``: returns the history in chronological order."""
+
+    def injected(role: str, text: str) -> Message:
+        msg = make(role, text)
+        msg.injected = True
+        return msg
+
+    out = insert_newest_first(in_chat, history_newest_first, table, substitute, injected)
+    out.reverse()
+    return out

@@ -186,7 +186,7 @@ class TavernState:
     # Caches that live as long as the session: parsed books (by identity of their JSON) and
     # prompt-time regex results of static scripts.  Replace a book's dict to invalidate it.
     book_cache: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
-    regex_cache: dict[Any, str] = field(default_factory=dict, repr=False)
+    regex_cache: dict[Any, dict[str, str]] = field(default_factory=dict, repr=False)
     script_ids: dict[Any, int] = field(default_factory=dict, repr=False)
 
     @property
