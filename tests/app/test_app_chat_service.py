@@ -162,3 +162,22 @@ def test_sillytavern_chat_round_trip(home: Home) -> None:
     last = json.loads(exported[-1])
     assert last["swipes"] == ["甲", "乙"] and last["swipe_id"] == 1 and last["mes"] == "乙"
     assert json.loads(exported[0])["character_name"] == "青梧"
+
+
+def test_persona_from_the_library_is_used_and_kept_with_the_chat(home: Home) -> None:
+    from peargarden.app.service import ChatOptions
+
+    home.personas_dir.mkdir(parents=True, exist_ok=True)
+    (home.personas_dir / "沈砚.json").write_text(
+        '{"name": "沈砚", "description": "北地来的书生，背一只旧书箧。"}', encoding="utf-8"
+    )
+    provider = ScriptedProvider().add(text_turn("沈公子请。"), text_turn("再请。"))
+    app = _app(home, provider)
+    chat = app.new_chat(None, ChatOptions(persona="沈砚"))
+    list(chat.send("掌柜，借宿一晚。"))
+    system = provider.requests[0].messages[0]["content"]
+    assert "沈砚" in system and "旧书箧" in system
+    assert chat.messages()[-2].name == "沈砚"
+    reopened = app.open_chat(None, chat.chat_id)
+    list(reopened.send("多谢。"))
+    assert "旧书箧" in provider.requests[1].messages[0]["content"]

@@ -38,6 +38,7 @@ from peargarden.workspace.home import Home
 from .chat_store import ChatFile, list_chats, utc_now
 from .connections import Connection, ResolvedProvider, resolve_provider
 from .modes import BeatEnv, mode_setup
+from .personas import choose_persona
 
 DEFAULT_CARD = "青梧"
 
@@ -128,15 +129,21 @@ class PearApp:
             thinking = parse_level(options.thinking or resolved.thinking or "medium")
         if resolved.embedded and options.thinking and options.thinking != "off":
             thinking = "off"  # the embedded model cannot think; the stage then sends lore as bodies
-        persona = options.persona or str(header.get("persona") or "")
-        user_name = persona or settings.user_name
+        card_persona = card.settings().get("persona")
+        persona = choose_persona(
+            self.home.personas_dir,
+            options.persona or str(header.get("persona") or ""),
+            card_persona if isinstance(card_persona, str) else "",
+            settings.user_name,
+            settings.user_persona,
+        )
         card_data = card.load_card()
         env = BeatEnv(
             card=card,
             card_data=_card_object(card_data),
             settings=settings,
-            user_name=user_name,
-            user_persona=settings.user_persona,
+            user_name=persona.name,
+            user_persona=persona.description,
             thinking=thinking,
             embedded=resolved.embedded,
             chat_id=chat.chat_id,
