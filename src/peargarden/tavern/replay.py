@@ -253,6 +253,10 @@ def _reply(number: int) -> str:
 
 
 def _assistant_message(state: TavernState, text: str) -> dict[str, Any]:
+    """A received reply: AI-output regex scripts run on it before it is stored (as in ST)."""
+    gen = Generation(state, "normal", dry_run=True)
+    _, gen.card_fields = gen.card_macro_fields()
+    text = gen.regexed(text.strip() if state.power_user.get("trim_spaces", True) else text, Placement.AI_OUTPUT)
     return {
         "name": state.char_name,
         "is_user": False,
