@@ -57,6 +57,14 @@ def test_truthiness() -> None:
         ("/[]/", "anything", False),
         ("/怀瑾$/m", "怀瑾\r\n听雨", True),
         ("/听雨$/", "听雨\n", False),  # $ without m: the very end only
+        ("/(?<=哥哥|弟)明/", "弟明", True),  # variable-length lookbehind is fine in JS
+        ("/[\\s\\S]{2}怀/", "\n 怀", True),
+        ("/(?:(a)|b)\\1c/", "bc", True),  # a group that did not take part matches empty
+        ("/\\1怀/", "\x01怀", True),  # no group 1: a legacy octal escape
+        ("/\\k<n>/", "k<n>", True),  # no named groups: \k is the letter k
+        ("/怀??瑾/", "瑾", True),
+        ("/\\W/i", "k", False),  # ASCII letters never fold onto the Kelvin sign
+        ("/\\w/iu", "\u017f", True),  # with u and i, ſ counts as a word character
     ],
 )
 def test_regex_keys(key: str, text: str, hit: bool) -> None:
@@ -66,7 +74,11 @@ def test_regex_keys(key: str, text: str, hit: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    "key", ["/a/b/", "/abc", "abc/", "/(/", "/x/gg", "//", "/(?i)怀瑾/", "/(?P<n>a)/", "/a++/", "/a{2}+/"]
+    "key",
+    [
+        "/a/b/", "/abc", "abc/", "/(/", "/x/gg", "//", "/(?i)怀瑾/", "/(?P<n>a)/", "/a++/", "/a{2}+/",
+        "/\\b*/", "/^?/", "/(?<=a)*/", "/(?<n>a)(?<n>b)/", "/a{/u", "/\\k<m>(?<n>a)/",
+    ],
 )
 def test_not_a_regex_key(key: str) -> None:
     assert parse_key_regex(key) is None
