@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from peargarden.agent.approvals import ApprovalAnswer
+from peargarden.agent.approvals import ApprovalAnswer, default_judge
 from peargarden.agent.tools import FunctionTool
 from peargarden.app.builders import plain_builder
 from peargarden.app.chat_store import SESSION_FILE, ChatFile
@@ -111,10 +111,10 @@ def test_session_grant_follows_the_branch(home: Home) -> None:
     saved = dict(MODES)
     register_mode("stage", setup)
     try:
-        provider = ScriptedProvider().add(
-            tool_turn(ToolCall("c1", "bash", "{}")), text_turn("好了"), text_turn("重答")
-        )
-        chat = _app(home, provider).new_chat()
+        provider = ScriptedProvider().add(tool_turn(ToolCall("c1", "bash", "{}")), text_turn("好了"), text_turn("重答"))
+        app = _app(home, provider)
+        app.judge = default_judge  # exec asks; the sandbox's own verdicts are tested in its package
+        chat = app.new_chat()
         list(chat.send("列个目录", approver=lambda _r: ApprovalAnswer("session")))
         assert len(chat.chat.tree.customs("sandbox_grant")) == 1
         list(chat.regenerate())  # back to the user message: the grant was made after it
@@ -132,10 +132,7 @@ def test_a_crash_in_the_middle_of_an_append_leaves_a_readable_chat(home: Home) -
     path = chat.chat.path
     assert path.name == SESSION_FILE
     good = path.read_bytes()
-    torn = (
-        '{"id":"deadbeef","parentId":null,"type":"message","timestamp":"x",'
-        '"message":{"role":"user","content":"半句'
-    )
+    torn = '{"id":"deadbeef","parentId":null,"type":"message","timestamp":"x","message":{"role":"user","content":"半句'
     path.write_bytes(good + torn.encode("utf-8")[:-2])  # cut inside a multi-byte character too
     reopened = app.open_chat(None, chat.chat_id)
     assert _texts(reopened)[1:] == ["问一", "答一"]

@@ -19,10 +19,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge, default_judge
+from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
 from peargarden.agent.bookkeeping import no_record
 from peargarden.agent.events import AgentEvent
 from peargarden.agent.loop import BeatKind, BeatSettings, run_beat
+from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
 from peargarden.errors import BadInput, NotFound
@@ -58,7 +59,9 @@ class PearApp:
     home: Home
     # Tests and the bench inject a provider; otherwise it is resolved from config.toml / options.
     provider_factory: Callable[[Settings, Connection | None], ResolvedProvider] = resolve_provider
-    judge: Judge = default_judge
+    # None: the sandbox judges every tool call (lists from config.toml) and "allow for this card"
+    # answers are written to the card's 卡.json.
+    judge: Judge | None = None
     record_card_grant: CardGrantRecorder | None = None
 
     # -- cards -------------------------------------------------------------------------------------
@@ -312,6 +315,10 @@ class ChatSession:
 
     # -- the beat ----------------------------------------------------------------------------------
 
+    def _sandbox_judge(self) -> Judge:
+        lists = self.settings.sandbox
+        return make_sandbox_judge(lists.blacklist, lists.no_ask_prefixes)
+
     def _beat(
         self,
         kind: BeatKind,
@@ -354,9 +361,9 @@ class ChatSession:
             mode=mode,
             kind=kind,
             model=self.resolved.model,
-            judge=self.app.judge,
+            judge=self.app.judge or self._sandbox_judge(),
             approver=approver,
-            record_card_grant=self.app.record_card_grant,
+            record_card_grant=self.app.record_card_grant or make_card_grant_recorder(self.app.home, self.card.folder),
             record=(lambda message: chat.append_message(message).id) if record else no_record,
             cancel=cancel or threading.Event(),
             context=ctx,
