@@ -178,3 +178,34 @@ def test_persona_from_the_library_is_used_and_kept_with_the_chat(home: Home) -> 
     reopened = app.open_chat(None, chat.chat_id)
     list(reopened.send("多谢。"))
     assert "旧书箧" in provider.requests[1].messages[0]["content"]
+
+
+def test_a_tool_switches_into_work_mode_mid_beat(home: Home) -> None:
+    from peargarden.agent.loop import MODE_SWITCH_KEY
+    from peargarden.agent.tools import ToolResult
+
+    def switch(args: dict[str, Any], ctx: Any) -> ToolResult:
+        ctx.beat_state[MODE_SWITCH_KEY] = "work"
+        return ToolResult("已进入写卡维护")
+
+    to_work = FunctionTool("enter_work_mode", "进入写卡维护", {"type": "object"}, switch)
+    edit = FunctionTool("edit_slot", "改卡", {"type": "object"}, lambda a, c: "改好了")
+
+    saved = dict(MODES)
+    register_mode("stage", lambda env: (plain_builder({"name": "青梧"}, env.user_name), [to_work]))
+    register_mode("work", lambda env: (plain_builder({"name": "写卡"}, env.user_name), [edit]))
+    try:
+        provider = ScriptedProvider().add(
+            tool_turn(ToolCall("c1", "enter_work_mode", "{}")), text_turn("卡面已按你的意思改好。")
+        )
+        app = _app(home, provider)
+        chat = app.new_chat()
+        list(chat.send("把开场白改短一点"))
+        assert [t.name for t in provider.requests[0].tools] == ["enter_work_mode"]
+        assert [t.name for t in provider.requests[1].tools] == ["edit_slot"]
+        last = chat.messages()[-1]
+        assert last.content == "卡面已按你的意思改好。" and last.tags == ["work"]
+        assert chat.mode == "work" and app.open_chat(None, chat.chat_id).mode == "work"
+    finally:
+        MODES.clear()
+        MODES.update(saved)

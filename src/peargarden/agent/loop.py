@@ -9,6 +9,10 @@ through ``record`` as soon as it is complete.
 The request comes from an injected :data:`RequestBuilder` (tavern or stage mode): it receives a
 :class:`BeatInput` — the history including this beat's earlier rounds — and returns a ``ChatRequest``
 (or a :class:`BuiltRequest` with warnings for the user).
+
+A tool may switch the chat's mode mid-beat (work mode's switch tool): it sets
+``ctx.beat_state["switch_mode"]``; after the tool batch the loop asks ``settings.switch_mode`` for the
+new mode's builder, tools and tags and goes on with them.
 """
 
 from __future__ import annotations
@@ -64,6 +68,19 @@ class BuiltRequest:
 
 RequestBuilder = Callable[[BeatInput], "ChatRequest | BuiltRequest"]
 
+# A tool asks for a mode switch by setting ctx.beat_state[MODE_SWITCH_KEY] = "<mode>".
+MODE_SWITCH_KEY = "switch_mode"
+
+
+@dataclass
+class ModeSwitch:
+    """What a beat continues with after a tool switched the mode."""
+
+    mode: Mode
+    builder: RequestBuilder
+    tools: ToolRegistry
+    tags: list[str] = field(default_factory=list)
+
 
 @dataclass
 class BeatSettings:
@@ -85,6 +102,8 @@ class BeatSettings:
     continue_prefix: str = ""
     # Tags on every message this beat records (e.g. ["work"] in work mode).
     tags: list[str] = field(default_factory=list)
+    # Called when a tool set ctx.beat_state["switch_mode"]; None = mode switches are ignored.
+    switch_mode: Callable[[str], ModeSwitch] | None = None
 
 
 @dataclass
@@ -230,3 +249,16 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
         if ends_beat:
             yield done("ended_by_tool")
             return
+        switch = ctx.beat_state.pop(MODE_SWITCH_KEY, None)
+        if isinstance(switch, str) and settings.switch_mode is not None and switch != settings.mode:
+            # A tool moved the chat into another mode (e.g. work mode): the next round is built and
+            # offered tools by that mode, and what it records carries that mode's tags.
+            try:
+                new = settings.switch_mode(switch)
+            except PearError as error:
+                yield WarningEvent(message=f"无法切换到 {switch}：{error}")
+                continue
+            settings.builder, tools, settings.tags = new.builder, new.tools, list(new.tags)
+            settings.mode = new.mode
+            ctx.mode = new.mode
+            specs = tools.specs()

@@ -61,8 +61,17 @@ def stage_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
 MODES: dict[str, ModeSetup] = {"stage": stage_mode, "tavern": plain_setup}
 
 
-def register_mode(name: str, setup: ModeSetup) -> None:
+# Tags every message recorded in a mode carries (work-mode messages stay out of the story stream).
+MODE_TAGS: dict[str, list[str]] = {"work": ["work"]}
+
+# The custom entry that records a mode change on the branch (the latest on the branch wins).
+MODE_ENTRY_TYPE = "mode"
+
+
+def register_mode(name: str, setup: ModeSetup, tags: list[str] | None = None) -> None:
     MODES[name] = setup
+    if tags is not None:
+        MODE_TAGS[name] = list(tags)
 
 
 def mode_setup(name: str) -> ModeSetup:

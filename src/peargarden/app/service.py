@@ -22,7 +22,7 @@ from typing import Any
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
 from peargarden.agent.bookkeeping import no_record
 from peargarden.agent.events import AgentEvent
-from peargarden.agent.loop import BeatKind, BeatSettings, run_beat
+from peargarden.agent.loop import BeatKind, BeatSettings, ModeSwitch, run_beat
 from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
@@ -38,7 +38,7 @@ from peargarden.workspace.home import Home
 
 from .chat_store import ChatFile, list_chats, utc_now
 from .connections import Connection, ResolvedProvider, resolve_provider
-from .modes import BeatEnv, mode_setup
+from .modes import MODE_ENTRY_TYPE, MODE_TAGS, BeatEnv, mode_setup
 from .personas import choose_persona
 
 DEFAULT_CARD = "青梧"
@@ -124,7 +124,7 @@ class PearApp:
     ) -> ChatSession:
         settings = self.settings(card)
         header = chat.header
-        mode = _mode(settings, header, options)
+        mode = _mode(settings, header, options, chat)
         resolved = resolved or self.provider_factory(settings, options.connection)
         if resolved.embedded:
             thinking: ThinkingLevel = "off"
@@ -154,10 +154,14 @@ class PearApp:
         return ChatSession(self, card, chat, settings, resolved, mode, env)
 
 
-def _mode(settings: Settings, header: dict[str, Any], options: ChatOptions) -> str:
-    mode = options.mode or str(header.get("mode") or settings.mode or "stage")
-    if mode not in ("stage", "tavern"):
-        raise BadInput(f"对话方式只能是 stage 或 tavern，收到 {mode!r}")
+def _mode(settings: Settings, header: dict[str, Any], options: ChatOptions, chat: ChatFile | None = None) -> str:
+    recorded = ""
+    if chat is not None:
+        changes = chat.tree.customs(MODE_ENTRY_TYPE)
+        data = changes[-1].body.get("data") if changes else None
+        recorded = str(data.get("mode") or "") if isinstance(data, dict) else ""
+    mode = options.mode or recorded or str(header.get("mode") or settings.mode or "stage")
+    mode_setup(mode)  # unknown modes fail here, with the list of known ones
     return mode
 
 
@@ -204,7 +208,10 @@ class ChatSession:
         return ops.swipe_position(self.chat.tree)
 
     def set_mode(self, mode: str) -> None:
+        """Switch the chat's mode; recorded on the branch, so reopening (or rewinding) follows it."""
         mode_setup(mode)
+        if mode != self.mode:
+            self.chat.append_custom(MODE_ENTRY_TYPE, {"mode": mode})
         self.mode = mode
 
     # -- greeting ----------------------------------------------------------------------------------
@@ -315,6 +322,13 @@ class ChatSession:
 
     # -- the beat ----------------------------------------------------------------------------------
 
+    def _switch(self, mode: str) -> ModeSwitch:
+        builder, tools = mode_setup(mode)(self.env)
+        self.set_mode(mode)
+        if self.env.embedded:
+            tools = []
+        return ModeSwitch(_tool_mode(mode), builder, ToolRegistry(tools), list(MODE_TAGS.get(mode, [])))
+
     def _sandbox_judge(self) -> Judge:
         lists = self.settings.sandbox
         return make_sandbox_judge(lists.blacklist, lists.no_ask_prefixes)
@@ -340,7 +354,7 @@ class ChatSession:
             chat.append_custom(custom_type, data)
             customs.append({"customType": custom_type, "data": data})
 
-        mode: Mode = "tavern" if self.mode == "tavern" else "stage"
+        mode = _tool_mode(self.mode)
         ctx = ToolContext(
             home=self.app.home.root,
             card_dir=self.card.path,
@@ -368,8 +382,14 @@ class ChatSession:
             cancel=cancel or threading.Event(),
             context=ctx,
             continue_prefix=prefix,
+            tags=list(MODE_TAGS.get(self.mode, [])),
+            switch_mode=self._switch if record else None,
         )
         return run_beat(history if history is not None else self.context(), settings)
+
+
+def _tool_mode(mode: str) -> Mode:
+    return "tavern" if mode == "tavern" else ("work" if mode == "work" else "stage")
 
 
 def _card_name(session: ChatSession) -> str:
