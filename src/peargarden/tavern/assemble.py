@@ -157,6 +157,24 @@ class Generation:
         self._groups: dict[tuple[int, bool, int], tuple[tuple[RegexScript, ...], dict[str, str] | None] | None] = {}
         self.activated: list[str] = []
 
+    # numbers ----------------------------------------------------------------
+    def _setting_int(self, key: str, default: int) -> int:
+        """An integer oai setting; a value that is not a number falls back to ST's default (warned)."""
+        value = _num(self.s.oai.get(key))
+        if math.isnan(value) or math.isinf(value):
+            self.warnings.append(f"设置 {key} 不是数字（{self.s.oai.get(key)!r}），按默认值 {default} 计算")
+            self.s.oai[key] = default
+            return default
+        return int(value)
+
+    @property
+    def context_size(self) -> int:
+        return self._setting_int("openai_max_context", 4095)
+
+    @property
+    def response_length(self) -> int:
+        return self._setting_int("openai_max_tokens", 300)
+
     # macros -----------------------------------------------------------------
     @property
     def card_fields(self) -> CardMacroFields:
@@ -204,9 +222,7 @@ class Generation:
             model=str(oai.get("custom_model") or oai.get("openai_model") or ""),
             variables=self.variables,
             chat=facts,
-            max_prompt=int(_num(oai.get("openai_max_context")) - _num(oai.get("openai_max_tokens")))
-            if not math.isnan(_num(oai.get("openai_max_context")) - _num(oai.get("openai_max_tokens")))
-            else 0,
+            max_prompt=self.context_size - self.response_length,
             sysprompt=str(sysprompt.get("content") or ""),
             sysprompt_enabled=bool(sysprompt.get("enabled", True)),
             prefer_character_prompt=bool(pu.get("prefer_character_prompt", True)),
@@ -461,8 +477,7 @@ class Generation:
                 strategy=settings.character_strategy,
             )
             s.book_cache["\0sorted"] = (sort_key, entries)
-        oai = s.oai
-        max_context = int(_num(oai.get("openai_max_context")) - _num(oai.get("openai_max_tokens")))
+        max_context = self.context_size - self.response_length
 
         def transform(content: str, entry: Any) -> str:
             raw = entry.raw
@@ -614,12 +629,8 @@ class Generation:
     ) -> Assembly:
         oai = self.s.oai
         cost = cost_function(self.counter)
-        context = int(
-            _num(oai.get("openai_max_context")) if not math.isnan(_num(oai.get("openai_max_context"))) else 4095
-        )
-        response = int(
-            _num(oai.get("openai_max_tokens")) if not math.isnan(_num(oai.get("openai_max_tokens"))) else 300
-        )
+        context = self.context_size
+        response = self.response_length
         cc = ChatCompletion(cost, context, response)
         pm = load_prompt_manager(oai)
         self.warnings.extend(pm.warnings)
@@ -632,6 +643,8 @@ class Generation:
             )
         except SlotNotFound as error:
             self.warnings.append(f"找不到 {error.identifier} 槽位（主提示被设为聊天内？），组装提前结束")
+        except Exception as error:  # ST also catches everything here and sends what it has
+            self.warnings.append(f"组装时出现意外错误（{type(error).__name__}: {error}），只发送已拼好的部分")
         if oai.get("squash_system_messages") and not self.dry_run:
             cc.squash_system_messages()
         return self.finish(cc, context - response - 3)
@@ -921,8 +934,17 @@ class Generation:
 
 
 def generate(state: TavernState, gen_type: str = "normal", *, dry_run: bool = False) -> Assembly:
-    """Assemble the Chat Completion messages for one generation of ``gen_type``."""
-    return Generation(state, gen_type, dry_run=dry_run).run()
+    """Assemble the Chat Completion messages for one generation of ``gen_type``.
+
+    Never raises for bad content: an unexpected failure before the Prompt Manager step gives an
+    empty assembly whose warning says what went wrong (the caller prints it).
+    """
+    generation = Generation(state, gen_type, dry_run=dry_run)
+    try:
+        return generation.run()
+    except Exception as error:  # one bad card field must not take the program down
+        warnings = [*generation.warnings, f"无法组装提示词（{type(error).__name__}: {error}）"]
+        return Assembly([], [], warnings, 0, 0, 0, 0, 0, generation.type)
 
 
 SubstituteFn = Callable[[str], str]

@@ -82,10 +82,14 @@ class ChatCompletion:
         self.squashed = False
 
     # messages -----------------------------------------------------------------
-    def message(self, role: str, content: str, identifier: str, name: str | None = None) -> Message:
-        role = role or "system"
-        tokens = self._cost(role, content, name) if content else 0
-        return Message(role=role, content=content, identifier=identifier, name=name, tokens=tokens)
+    def message(self, role: object, content: object, identifier: str, name: object = None) -> Message:
+        # ST defaults a missing role to system; a malformed (non-string) role or content is treated
+        # the same way here instead of failing the whole assembly.
+        role = role if isinstance(role, str) and role else "system"
+        content = content if isinstance(content, str) else ""
+        label = name if isinstance(name, str) and name else None
+        tokens = self._cost(role, content, label) if content else 0
+        return Message(role=role, content=content, identifier=identifier, name=label, tokens=tokens)
 
     def set_name(self, msg: Message, name: str | None) -> None:
         msg.name = name

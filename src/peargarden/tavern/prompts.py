@@ -96,7 +96,11 @@ def load_prompt_manager(oai: Mapping[str, Any]) -> PromptManagerData:
     for item in orders:
         if isinstance(item, dict) and str(item.get("character_id")) == str(GLOBAL_ORDER_ID):
             found = item.get("order")
-            order = [copy.deepcopy(e) for e in found if isinstance(e, dict)] if isinstance(found, list) else []
+            order = (
+                [copy.deepcopy(e) for e in found if isinstance(e, dict) and isinstance(e.get("identifier"), str)]
+                if isinstance(found, list)
+                else []
+            )
             break
     if not order:
         if order is None:
@@ -105,14 +109,15 @@ def load_prompt_manager(oai: Mapping[str, Any]) -> PromptManagerData:
     if not prompts:
         prompts = copy.deepcopy(DEFAULT_PROMPTS)
     else:
-        known = {p.get("identifier") for p in prompts}
+        known = {p.get("identifier") for p in prompts if isinstance(p.get("identifier"), str)}
         for default in DEFAULT_PROMPTS:
             if default["identifier"] not in known:
                 prompts.append(copy.deepcopy(default))
                 warnings.append(f"预设缺少内置提示词 {default['identifier']}，已补上默认内容")
     for i, p in enumerate(prompts):
-        if p.get("identifier") is None:
-            p["identifier"] = f"prompt-{i}"
+        if not isinstance(p.get("identifier"), str):
+            # ST gives prompts without an identifier a uuid; a non-string one can never be referenced.
+            p["identifier"] = f"\0prompt-{i}"
     identifiers = {p.get("identifier") for p in prompts}
     kept = []
     for entry in order:
