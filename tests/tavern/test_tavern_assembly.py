@@ -226,3 +226,21 @@ def test_ledger_warns_when_history_gets_less_than_a_quarter(make_state: StateFac
     assert any("四分之一" in w for w in result.warnings)
     assert result.ledger[0].slot == "main" and result.ledger[0].tokens > 0
     assert result.used <= 800 - 300
+
+
+def test_junk_values_never_raise(make_state: StateFactory) -> None:
+    prompts = copy.deepcopy(DEFAULT_PROMPTS)
+    prompts[0]["role"] = ["不是角色"]
+    prompts.append({"identifier": {"坏": 1}, "content": 5})
+    card = copy.deepcopy(make_state().card)
+    card["description"] = {"不是": "文字"}
+    card["data"]["extensions"]["depth_prompt"] = "坏的"
+    state = make_state(
+        card=card,
+        oai={"openai_max_context": "很多", "prompts": prompts, "names_behavior": "x"},
+        metadata={"note_interval": "每次", "note_prompt": ["列表"], "variables": "坏"},
+    )
+    result = generate(state)
+    assert any("openai_max_context" in w for w in result.warnings)
+    assert result.messages[0]["role"] == "system"  # a malformed role falls back to system
+    assert result.messages[-1]["role"] == "user"
