@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,31 @@ def test_a_tool_switches_into_work_mode_mid_beat(home: Home) -> None:
     finally:
         MODES.clear()
         MODES.update(saved)
+
+
+def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
+    home: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from peargarden.cli import main
+
+    st = tmp_path / "旧对话 一.jsonl"
+    st.write_text(
+        '{"user_name":"旅人","character_name":"青梧","create_date":"2026-11-30@00h00m00s","chat_metadata":{}}\n'
+        '{"name":"青梧","is_user":false,"is_system":false,"send_date":"x","mes":"客官里边请。","extra":{}}\n'
+        '{"name":"旅人","is_user":true,"is_system":false,"send_date":"x","mes":"掌柜好。","extra":{}}\n'
+        '{"name":"青梧","is_user":false,"is_system":false,"send_date":"x","mes":"乙","extra":{},'
+        '"swipe_id":1,"swipes":["甲","乙"],"swipe_info":[{"extra":{}},{"extra":{}}]}',
+        encoding="utf-8",
+    )
+    main(["import", str(st), "--card", "青梧"])
+    capsys.readouterr()
+    app = _app(home, ScriptedProvider().add(text_turn("丙")))
+    [listed] = app.list_chats()
+    assert not listed.path.exists()  # reading writes nothing
+    chat = app.open_chat(None, listed.chat_id)
+    assert _texts(chat) == ["客官里边请。", "掌柜好。", "乙"] and chat.swipe_position() == (2, 2)
+    list(chat.send("再来一壶。"))
+    reopened = app.open_chat(None, listed.chat_id)
+    assert _texts(reopened) == ["客官里边请。", "掌柜好。", "乙", "再来一壶。", "丙"]
+    exported = reopened.export_sillytavern().decode("utf-8").splitlines()
+    assert json.loads(exported[0])["create_date"] == "2026-11-30@00h00m00s"

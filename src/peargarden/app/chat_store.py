@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput, NotFound
+from peargarden.formats import read_chat_jsonl
 from peargarden.sessions import (
     Entry,
     Plan,
@@ -26,7 +27,9 @@ from peargarden.sessions import (
     leaf_line,
     message_entry,
 )
+from peargarden.sessions.sillytavern import import_chat
 from peargarden.workspace import atomic
+from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 SESSION_FILE = "session.jsonl"
 
@@ -41,7 +44,32 @@ def new_chat_id(now: datetime | None = None) -> str:
 
 
 def valid_chat_id(chat_id: str) -> bool:
-    return bool(chat_id) and all(ch.isalnum() or ch in "-_." for ch in chat_id) and chat_id[0].isalnum()
+    """Ours are ``YYYYMMDD-HHMMSS-xxxx``; imported chats keep their file's stem (CJK, spaces)."""
+    return (
+        bool(chat_id.strip())
+        and chat_id not in (".", "..")
+        and not chat_id.startswith(".")
+        and not any(ch in "/\\" or ord(ch) < 32 for ch in chat_id)
+    )
+
+
+def _converted_lines(chat_id: str, st_file: Path) -> list[str]:
+    """The session lines for a SillyTavern chat the importer left in a chat folder.
+
+    Ids are numbered and timestamps are the file's time, so reading it twice gives the same entries;
+    nothing is written until the chat is played (the first append writes these lines first).
+    """
+    data = st_file.read_bytes()
+    tavern = read_chat_jsonl(data, st_file.name)
+    lines = ([tavern.header] if tavern.header else []) + [m.raw for m in tavern.messages]
+    stamp = datetime.fromtimestamp(st_file.stat().st_mtime, UTC).isoformat(timespec="milliseconds")
+    stamp = stamp.replace("+00:00", "Z")
+    counter = iter(range(1, 1 << 31))
+    imported = import_chat(lines, lambda: f"{next(counter):08x}", stamp)
+    out = [header_line(chat_id, stamp, imported=st_file.name, st_header=imported.header)]
+    out += [entry_line(entry) for entry in imported.entries]
+    out.append(leaf_line(imported.leaf, stamp))
+    return out
 
 
 @dataclass
@@ -53,6 +81,8 @@ class ChatFile:
     tree: SessionTree
     warnings: list[str]
     clock: Callable[[], str] = utc_now
+    # Lines of a converted SillyTavern chat not yet written (see _converted_lines).
+    pending: list[str] | None = None
 
     @property
     def chat_id(self) -> str:
@@ -76,16 +106,37 @@ class ChatFile:
         )
 
     @classmethod
+    def create_with(cls, chats_dir: Path, entries: list[Entry], leaf: str | None, **header: Any) -> ChatFile:
+        """A new chat holding *entries* (parents first), written in one atomic write, not one fsync each."""
+        chat_id = new_chat_id()
+        while (chats_dir / chat_id).exists():
+            chat_id = new_chat_id()
+        now = utc_now()
+        lines = [header_line(chat_id, now, **header), *(entry_line(e) for e in entries), leaf_line(leaf, now)]
+        atomic.write_text(chats_dir / chat_id / SESSION_FILE, "\n".join(lines) + "\n")
+        return cls.open(chats_dir, chat_id)
+
+    @classmethod
     def open(cls, chats_dir: Path, chat_id: str) -> ChatFile:
         if not valid_chat_id(chat_id):
             raise BadInput(f"对话 id 不合法：{chat_id!r}")
         path = chats_dir / chat_id / SESSION_FILE
+        pending: list[str] | None = None
         try:
-            data = path.read_bytes()
+            text = path.read_bytes().decode("utf-8", errors="replace")
         except FileNotFoundError:
-            raise NotFound(f"没有对话 {chat_id}（no such chat）") from None
-        loaded = decode(data.decode("utf-8", errors="replace").split("\n"))
-        return cls(path, loaded.header, loaded.tree, loaded.warnings)
+            st_file = chats_dir / chat_id / IMPORTED_CHAT_FILE
+            if not st_file.is_file():
+                raise NotFound(f"没有对话 {chat_id}（no such chat）") from None
+            pending = _converted_lines(chat_id, st_file)
+            text = "\n".join(pending)
+        loaded = decode(text.split("\n"))
+        return cls(path, loaded.header, loaded.tree, loaded.warnings, pending=pending)
+
+    def _materialize(self) -> None:
+        if self.pending is not None:
+            atomic.write_text(self.path, "\n".join(self.pending) + "\n")
+            self.pending = None
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -99,6 +150,7 @@ class ChatFile:
         """Write *entry* (fsynced), then add it to the tree: on a failed write the tree is unchanged."""
         if entry.parent_id is not None and entry.parent_id not in self.tree:
             raise NotFound(f"会话里没有父条目 {entry.parent_id}")
+        self._materialize()
         atomic.append_line(self.path, entry_line(entry))
         return self.tree.add(entry)
 
@@ -113,6 +165,7 @@ class ChatFile:
             return
         if leaf is not None and leaf not in self.tree:
             raise NotFound(f"会话里没有条目 {leaf}")
+        self._materialize()
         atomic.append_line(self.path, leaf_line(leaf, self.clock()))
         self.tree.set_leaf(leaf)
 
@@ -132,7 +185,11 @@ class ChatFile:
 def list_chats(chats_dir: Path) -> list[str]:
     try:
         return sorted(
-            p.name for p in chats_dir.iterdir() if p.is_dir() and (p / SESSION_FILE).is_file() and valid_chat_id(p.name)
+            p.name
+            for p in chats_dir.iterdir()
+            if p.is_dir()
+            and ((p / SESSION_FILE).is_file() or (p / IMPORTED_CHAT_FILE).is_file())
+            and valid_chat_id(p.name)
         )
     except OSError:
         return []

@@ -108,15 +108,21 @@ class PearApp:
         card = self.card(card_name)
         tavern = read_chat_jsonl(data, filename)
         lines = ([tavern.header] if tavern.header else []) + [m.raw for m in tavern.messages]
-        chat = ChatFile.create(card.chats_dir, card=card.folder, mode=_mode(self.settings(card), {}, ChatOptions()))
-        session = self._session(card, chat, ChatOptions())
-        imported = import_chat(lines, chat.new_id, utc_now())
-        for entry in imported.entries:
-            chat.tree.set_leaf(entry.parent_id)  # each entry line records its own place on disk
-            chat.append(entry)
-        chat.move_leaf(imported.leaf)
-        # Kept in memory for export; the original header also sits in each message's "st" copy.
-        chat.header["st_header"] = imported.header
+        settings = self.settings(card)
+        resolved = self.provider_factory(settings, None)
+        # Ids are drawn from a counter: the chat is new, so they cannot collide.
+        counter = iter(range(1, 1 << 31))
+        imported = import_chat(lines, lambda: f"{next(counter):08x}", utc_now())
+        chat = ChatFile.create_with(
+            card.chats_dir,
+            imported.entries,
+            imported.leaf,
+            card=card.folder,
+            mode=_mode(settings, {}, ChatOptions()),
+            imported=filename,
+            st_header=imported.header,
+        )
+        session = self._session(card, chat, ChatOptions(), resolved)
         return session
 
     def _session(
