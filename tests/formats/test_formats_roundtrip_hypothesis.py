@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from formats_testkit import text_chunk, tiny_png
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from peargarden.errors import FormatError
@@ -219,6 +219,8 @@ def test_odd_member_names_never_break_the_one_line_message(name: str, target: st
     import io
     import zipfile
 
+    # Python's zipfile cuts a member name at its first NUL, so such names cannot be written at all.
+    assume(not name.startswith("\x00"))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("card.json" if target != "card.json" else name, b"{}")
