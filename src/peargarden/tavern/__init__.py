@@ -1,1 +1,15 @@
-"""tavern"""
+"""SillyTavern 1.12.6-exact Chat Completion prompt assembly (tavern mode).
+
+Public entry points::
+
+    from peargarden.tavern.state import TavernState, effective_settings, apply_preset
+    from peargarden.tavern.assemble import generate, Assembly, LedgerRow   # one generation
+    from peargarden.tavern.request import request_body                      # the JSON body ST sends
+    from peargarden.tavern.replay import CaseData, replay                   # oracle case replay
+    from peargarden.tavern.controls import apply_control, user_state        # user controls / own data
+
+``generate(state, gen_type)`` (``normal``, ``regenerate``, ``swipe``, ``continue``, ``impersonate``)
+returns the messages, the ledger (slot, role, tokens, first characters per message), warnings, the
+budget numbers and the in-context marker; it mutates ``state.chat_metadata`` as ST does
+(variables, timed world info, ``lastInContextMessageId``) and never raises for bad content.
+"""

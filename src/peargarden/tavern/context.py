@@ -1,0 +1,284 @@
+"""The per-generation context of tavern assembly: names, macros, regex scripts, settings.
+
+A :class:`GenerationContext` is built once per generation.  It caches the macro environment (the
+chat facts it needs scan the whole chat) and the applicable regex scripts per depth class, and it
+reads numeric settings the way ST's JavaScript would, with a warning when they are not numbers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import replace
+from typing import Any
+
+from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables, substitute
+from peargarden.text.regex_scripts import RegexScript, RegexSet, applicable, apply_scripts, is_static, load_scripts
+from peargarden.text.tokens import TextCounter, counter_for_model
+
+from . import defaults as d
+from .state import TavernState
+
+_MAX_SCAN_DEPTH = 1000
+GEN_TYPES = ("normal", "regenerate", "swipe", "continue", "impersonate", "quiet")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value: Any) -> float:
+    if value is None or isinstance(value, bool):
+        return math.nan if value is None else float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return float(str(value).strip() or 0)
+    except ValueError:
+        return math.nan
+
+
+def _js_eq_number(value: Any, number: float) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == number
+
+
+def _role_by_name(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value in d.ROLE_NAMES:
+        return value
+    return d.ROLE_IDS.get(str(value), d.ROLE_SYSTEM) if isinstance(value, str) else d.ROLE_SYSTEM
+
+
+def _prompt_role(role: float) -> str:
+    return d.ROLE_NAMES.get(int(role), "system") if not math.isnan(role) else "system"
+
+
+def _prompt_position(position: float) -> str | None:
+    if position == d.BEFORE_PROMPT:
+        return "start"
+    if position == d.IN_PROMPT:
+        return "end"
+    return None
+
+
+_VALID_NAME = re.compile(r"^[a-zA-Z0-9_]{1,64}$")
+
+
+def _sanitize_name(name: str) -> str:
+    if _VALID_NAME.match(name):
+        return name
+    return re.sub(r"[^a-zA-Z0-9_]", "_", name)[:64]
+
+
+def _stripped(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+class GenerationContext:
+    """What every step of one generation reads: state, names, macro environment, regex scripts."""
+
+    def __init__(self, state: TavernState, gen_type: str, *, dry_run: bool = False) -> None:
+        self.s = state
+        self.type = gen_type if gen_type in GEN_TYPES else "normal"
+        self.dry_run = dry_run
+        self.warnings: list[str] = []
+        oai = state.oai
+        model = str(oai.get("custom_model") or oai.get("openai_model") or "gpt-3.5-turbo")
+        self.counter: TextCounter = state.counter or counter_for_model(model)
+        vars_local = state.chat_metadata.setdefault("variables", {})
+        if not isinstance(vars_local, dict):
+            vars_local = state.chat_metadata["variables"] = {}
+        var_settings = state.extension_settings.setdefault("variables", {})
+        if not isinstance(var_settings, dict):
+            var_settings = state.extension_settings["variables"] = {}
+        global_vars = var_settings.setdefault("global", {})
+        self.variables = Variables(local=vars_local, global_=global_vars)
+        self.name1 = state.user_name
+        self.name2 = state.char_name
+        self._card_fields = CardMacroFields()
+        self._envs: dict[bool, MacroEnv] = {}
+        self.regex = self._regex_set()
+        thresholds = set()
+        for sc in self.regex.scripts():
+            if sc.min_depth is not None and sc.min_depth >= 0:
+                thresholds.add(sc.min_depth)
+            if sc.max_depth is not None and sc.max_depth >= 0:
+                thresholds.add(sc.max_depth + 1)
+        self._depth_thresholds = sorted(thresholds)
+        self._groups: dict[tuple[int, bool, int], tuple[tuple[RegexScript, ...], dict[str, str] | None] | None] = {}
+        self.activated: list[str] = []
+
+    # numbers ----------------------------------------------------------------
+    def _setting_int(self, key: str, default: int) -> int:
+        """An integer oai setting; a value that is not a number falls back to ST's default (warned)."""
+        value = _num(self.s.oai.get(key))
+        if math.isnan(value) or math.isinf(value):
+            self.warnings.append(f"设置 {key} 不是数字（{self.s.oai.get(key)!r}），按默认值 {default} 计算")
+            self.s.oai[key] = default
+            return default
+        return int(value)
+
+    @property
+    def context_size(self) -> int:
+        return self._setting_int("openai_max_context", 4095)
+
+    @property
+    def response_length(self) -> int:
+        return self._setting_int("openai_max_tokens", 300)
+
+    # macros -----------------------------------------------------------------
+    @property
+    def card_fields(self) -> CardMacroFields:
+        return self._card_fields
+
+    @card_fields.setter
+    def card_fields(self, value: CardMacroFields) -> None:
+        self._card_fields = value
+        self._envs.clear()
+
+    def env(self, *, card: bool = True, extra: dict[str, str] | None = None) -> MacroEnv:
+        """The macro environment, built once per generation (chat facts scan the whole chat)."""
+        cached = self._envs.get(card)
+        if cached is None:
+            cached = self._envs[card] = self._build_env(card)
+        if extra:
+            return replace(cached, extra=extra)
+        return cached
+
+    def _build_env(self, card: bool) -> MacroEnv:
+        s = self.s
+        pu = s.power_user
+        sysprompt = _dict(pu.get("sysprompt"))
+        context = _dict(pu.get("context"))
+        chat = s.chat
+        last = chat[-1] if chat else None
+        # Newest first, stopping early: the chat can be long and this runs every generation.
+        last_user = next((m for m in reversed(chat) if m.get("is_user")), None)
+        last_char = next((m for m in reversed(chat) if not m.get("is_user") and not m.get("is_system")), None)
+        facts = ChatFacts(
+            last_message=str(last.get("mes", "")) if last else "",
+            last_message_id=str(len(chat) - 1) if chat else "",
+            last_user_message=str(last_user.get("mes", "")) if last_user else "",
+            last_char_message=str(last_char.get("mes", "")) if last_char else "",
+            last_swipe_id=str(len(last.get("swipes") or [])) if last and last.get("swipes") else "",
+            current_swipe_id=str(int(last.get("swipe_id", 0)) + 1) if last and last.get("swipes") else "",
+        )
+        oai = s.oai
+        return MacroEnv(
+            user=self.name1,
+            char=self.name2,
+            card=self.card_fields if card else None,
+            model=str(oai.get("custom_model") or oai.get("openai_model") or ""),
+            variables=self.variables,
+            chat=facts,
+            max_prompt=self.context_size - self.response_length,
+            sysprompt=str(sysprompt.get("content") or ""),
+            sysprompt_enabled=bool(sysprompt.get("enabled", True)),
+            prefer_character_prompt=bool(pu.get("prefer_character_prompt", True)),
+            example_separator=str(context.get("example_separator") or ""),
+            chat_start=str(context.get("chat_start") or ""),
+            chat_id_hash=int(s.chat_metadata.get("chat_id_hash") or s.chat_id_hash or 0),
+            clock=s.clock,
+            random=s.random,
+        )
+
+    def sub(self, text: str | None, original: str | None = None) -> str:
+        """ST ``substituteParams`` (card-field macros on)."""
+        if not text:
+            return ""
+        return substitute(text, self.env(), original=original)
+
+    def sub_extra(self, text: str, extra: dict[str, str]) -> str:
+        return substitute(text, self.env(extra=extra)) if text else ""
+
+    def base_replace(self, value: Any) -> str:
+        """ST ``baseChatReplace``: macros without card-field macros, ``\\r`` removed."""
+        if not isinstance(value, str) or not value:
+            return ""
+        out = substitute(value, self.env(card=False))
+        if self.s.power_user.get("collapse_newlines"):
+            out = re.sub(r"\n+", "\n", out)
+        return out.replace("\r", "")
+
+    # regex ------------------------------------------------------------------
+    def _regex_set(self) -> RegexSet:
+        ext = self.s.extension_settings
+        disabled = ext.get("disabledExtensions") or []
+        allowed = ext.get("character_allowed_regex") or []
+        scoped_raw = self.s.card_extensions.get("regex_scripts")
+        return RegexSet(
+            global_scripts=load_scripts(ext.get("regex")),
+            scoped_scripts=load_scripts(scoped_raw),
+            scoped_allowed=isinstance(allowed, list) and self.s.avatar in allowed,
+            enabled="regex" not in disabled,
+        )
+
+    def regexed(self, text: str, placement: int, *, is_prompt: bool = False, depth: int | None = None) -> str:
+        if not text:
+            return text
+        group = self._script_group(placement, is_prompt, depth)
+        if group is None:
+            return text
+        scripts, cache = group
+        if cache is None:
+            return apply_scripts(scripts, text, placement, is_prompt=is_prompt, depth=depth, substitute=self.sub)
+        hit = cache.get(text)
+        if hit is None:
+            hit = apply_scripts(scripts, text, placement, is_prompt=is_prompt, depth=depth, substitute=self.sub)
+            if len(cache) > 20_000:
+                cache.clear()
+            cache[text] = hit
+        return hit
+
+    def _script_group(
+        self, placement: int, is_prompt: bool, depth: int | None
+    ) -> tuple[tuple[RegexScript, ...], dict[str, str] | None] | None:
+        """The scripts that apply (memoised per depth class) and, if all are static, their result cache.
+
+        Static scripts give a result that depends only on the text, the scripts and the two names,
+        so results are kept in the session state across generations.
+        """
+        depth_class = -1 if depth is None or depth < 0 else bisect.bisect_right(self._depth_thresholds, depth)
+        key = (placement, is_prompt, depth_class)
+        if key not in self._groups:
+            scripts = applicable(self.regex.scripts(), placement, is_prompt=is_prompt, depth=depth)
+            if not scripts:
+                self._groups[key] = None
+            elif all(is_static(sc) for sc in scripts):
+                ids = self.s.script_ids
+                signature = (placement, self.name1, self.name2, *(ids.setdefault(sc, len(ids)) for sc in scripts))
+                self._groups[key] = (scripts, self.s.regex_cache.setdefault(signature, {}))
+            else:
+                self._groups[key] = (scripts, None)
+        return self._groups[key]
+
+    # steps ------------------------------------------------------------------
+    def card_macro_fields(self) -> tuple[dict[str, str], CardMacroFields]:
+        s = self.s
+        pu = s.power_user
+        scenario_src = s.chat_metadata.get("scenario") or s.card_field("scenario") or ""
+        fields = {
+            "persona": self.base_replace(_stripped(pu.get("persona_description"))),
+            "description": self.base_replace(_stripped(s.card_field("description"))),
+            "personality": self.base_replace(_stripped(s.card_field("personality"))),
+            "scenario": self.base_replace(_stripped(scenario_src)),
+            "mesExamples": self.base_replace(_stripped(s.card_field("mes_example"))),
+            "system": self.base_replace(_stripped(s.card_data.get("system_prompt")))
+            if pu.get("prefer_character_prompt", True)
+            else "",
+            "jailbreak": self.base_replace(_stripped(s.card_data.get("post_history_instructions")))
+            if pu.get("prefer_character_jailbreak", True)
+            else "",
+            "version": str(s.card_data.get("character_version") or ""),
+        }
+        macro_fields = CardMacroFields(
+            char_prompt=fields["system"],
+            char_jailbreak=fields["jailbreak"],
+            description=fields["description"],
+            personality=fields["personality"],
+            scenario=fields["scenario"],
+            persona=fields["persona"],
+            mes_examples=fields["mesExamples"],
+            char_version=fields["version"],
+        )
+        return fields, macro_fields

@@ -1,0 +1,129 @@
+"""The world-info step of a generation: pick the books, run the scan, write its results back.
+
+Books come from the global selection, the character's linked world (plus ST's extra books) and the
+chat's book, de-duplicated as ST does; parsed books and the sorted entry list are cached in the
+state.  The scan gets ST's full-string token count, the WORLD_INFO regex hook and the table
+entries marked for scanning; afterwards the Author's Note is wrapped with AN-top/bottom entries
+and @depth entries become ``customDepthWI-<depth>-<role>`` table entries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from peargarden.text.regex_scripts import Placement
+from peargarden.text.tokens import full_text_tokens
+from peargarden.worldinfo import CharacterContext, ScanMessage, WorldInfoSettings, check_world_info
+from peargarden.worldinfo.placement import wrap_authors_note
+from peargarden.worldinfo.sources import book_from_st, sort_entries
+
+from . import defaults as d
+from .context import _MAX_SCAN_DEPTH, GenerationContext, _dict
+
+
+def world_info(
+    g: GenerationContext, core: list[tuple[dict[str, Any], str]], an_active: bool
+) -> tuple[str, str, list[tuple[str, str]]]:
+    s = g.s
+    wis = s.wi_settings
+    selection = _dict(wis.get("world_info"))
+    global_names = [n for n in (selection.get("globalSelect") or []) if isinstance(n, str)]
+    char_names: list[str] = []
+    char_world = s.card_extensions.get("world")
+    if isinstance(char_world, str) and char_world:
+        char_names.append(char_world)
+    file_name = s.avatar.rsplit(".", 1)[0] if "." in s.avatar else s.avatar
+    for lore in selection.get("charLore") or []:
+        if isinstance(lore, dict) and lore.get("name") == file_name:
+            char_names.extend(b for b in lore.get("extraBooks") or [] if isinstance(b, str))
+    chat_name = s.chat_metadata.get("world_info")
+    chat_name = chat_name if isinstance(chat_name, str) and chat_name else None
+
+    def load(name: str) -> Any:
+        data = s.worlds.get(name)
+        if data is None:
+            g.warnings.append(f"找不到世界书 {name!r}，已跳过")
+            return None
+        cached = s.book_cache.get(name)
+        if cached is not None and cached[0] is data:
+            return cached[1]
+        try:
+            book = book_from_st(name, data)
+            s.book_cache[name] = (data, book)
+            return book
+        except Exception as error:  # a damaged book must not stop the assembly
+            g.warnings.append(f"世界书 {name!r} 无法读取：{error}")
+            return None
+
+    chat_book = load(chat_name) if chat_name and chat_name not in global_names else None
+    global_books = [b for b in (load(n) for n in dict.fromkeys(global_names)) if b is not None]
+    character_books = [
+        b
+        for b in (load(n) for n in dict.fromkeys(char_names) if n not in global_names and n != chat_name)
+        if b is not None
+    ]
+    settings = WorldInfoSettings.from_st(wis)
+    sort_key = (
+        tuple(id(b) for b in global_books),
+        tuple(id(b) for b in character_books),
+        id(chat_book),
+        settings.character_strategy,
+    )
+    cached_sort = s.book_cache.get("\0sorted")
+    if cached_sort is not None and cached_sort[0] == sort_key:
+        entries = cached_sort[1]
+    else:
+        entries = sort_entries(
+            global_books=global_books,
+            character_books=character_books,
+            chat_book=chat_book,
+            strategy=settings.character_strategy,
+        )
+        s.book_cache["\0sorted"] = (sort_key, entries)
+    max_context = g.context_size - g.response_length
+
+    def transform(content: str, entry: Any) -> str:
+        raw = entry.raw
+        depth = None
+        if raw.get("position") == 4:
+            dv = raw.get("depth")
+            depth = int(dv) if isinstance(dv, int | float) and not isinstance(dv, bool) else 4
+        return g.regexed(content, Placement.WORLD_INFO, is_prompt=True, depth=depth)
+
+    result = check_world_info(
+        entries,
+        # The scan never looks further back than MAX_SCAN_DEPTH (1000) messages; the real chat
+        # length goes in separately (timed effects count it).
+        [ScanMessage(str(m.get("name", "")), text) for m, text in core[-_MAX_SCAN_DEPTH:]],
+        settings,
+        max_context=max_context,
+        count_tokens=lambda text: full_text_tokens(g.counter, text),
+        random=s.random,
+        macro=lambda text: g.sub(text),
+        transform=transform,
+        inject_scan=[g.sub(v) for v in s.table.scan_values()],
+        timed_world_info=s.chat_metadata.get("timedWorldInfo"),
+        chat_length=len(s.chat),
+        dry_run=g.dry_run,
+        character=CharacterContext(avatar=s.avatar),
+    )
+    g.warnings.extend(result.warnings)
+    if not g.dry_run:
+        s.chat_metadata["timedWorldInfo"] = dict(result.timed_world_info)
+    g.activated = [f"{a.entry.world}#{a.entry.uid}" for a in result.activated]
+    if an_active:
+        note = s.table.get(d.NOTE_KEY)
+        md = s.chat_metadata
+        s.table.set(
+            d.NOTE_KEY,
+            wrap_authors_note(note.value if note else "", result.an_top, result.an_bottom),
+            md.get("note_position"),
+            md.get("note_depth"),
+            s.note_settings.get("allowWIScan"),
+            md.get("note_role"),
+        )
+    s.table.delete_prefix("customDepthWI")
+    for inj in result.depth:
+        s.table.set(inj.table_key, inj.content, d.IN_CHAT, inj.depth, False, inj.role)
+    examples = [(x.position, x.content) for x in result.examples]
+    return result.wi_before, result.wi_after, examples
