@@ -16,14 +16,21 @@ function getCharaFilename() { return characters[this_chid].avatar.replace(/\.[^/
 const getSortableDelay = () => 0, PAGINATION_TEMPLATE = '', navigation_option = {}, waitUntilCondition = noop, isTrueBoolean = () => false;
 const setValueByPath = noop, flashHighlight = noop, select2ModifyOptions = noop, getSelect2OptionId = noop, dynamicSelect2DataViaAjax = noop;
 const highlightRegex = noop, select2ChoiceClickSubscribe = noop, isFalseBoolean = () => false, getSanitizedFilename = (x) => x, checkOverwriteExistingData = noop, parseStringArray = noop, cancelDebounce = noop;
-function escapeRegex(string) { return string.replace(/[/\-\\^$*+?.()|[\]{}]/g, '\\$&'); }
-function getStringHash(str, seed = 0) {
-    if (typeof str !== 'string') return 0;
-    let h1 = 0xdeadbeef ^ seed, h2 = 0x41c6ce57 ^ seed;
-    for (let i = 0, ch; i < str.length; i++) { ch = str.charCodeAt(i); h1 = Math.imul(h1 ^ ch, 2654435761); h2 = Math.imul(h2 ^ ch, 1597334677); }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+// Our own versions of the two helpers the scanner needs from utils.js.
+const REGEX_SPECIALS = new Set('/-\\^$*+?.()|[]{}'.split(''));
+function escapeRegex(text) { return [...text].map(ch => (REGEX_SPECIALS.has(ch) ? '\\' + ch : ch)).join(''); }
+// cyrb53 (53-bit string hash over UTF-16 code units), as the entry hash for timed effects.
+function getStringHash(text, seed = 0) {
+    if (typeof text !== 'string') return 0;
+    let a = 0xdeadbeef ^ seed;
+    let b = 0x41c6ce57 ^ seed;
+    for (const unit of Array.from({ length: text.length }, (_, i) => text.charCodeAt(i))) {
+        a = Math.imul(a ^ unit, 2654435761);
+        b = Math.imul(b ^ unit, 1597334677);
+    }
+    const mixA = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+    const mixB = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(mixA ^ (mixA >>> 13), 3266489909);
+    return (mixB & 0x1fffff) * 4294967296 + (mixA >>> 0);
 }
 const extension_settings = { note: { allowWIScan: false } };
 function getContext() { return { extensionPrompts: extension_prompts, tagMap: {}, setExtensionPrompt: noop }; }
