@@ -17,3 +17,10 @@ def test_error_message_names_the_file() -> None:
     assert str(error) == "卡/青梧.png: 不是 PNG 文件"
     assert isinstance(error, PearError)
     assert error.exit_code == 2
+
+
+def test_usage_errors_exit_2_without_traceback() -> None:
+    for args in (["nonsense"], ["import"], ["card", "expand"]):
+        result = subprocess.run([sys.executable, "-m", "peargarden", *args], capture_output=True, text=True)
+        assert result.returncode == 2, args
+        assert "Traceback" not in result.stderr and "Error" in result.stderr

@@ -6,7 +6,9 @@ Errors from the program (:class:`PearError`) are printed as one line on stderr w
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from typing import Any
 
 import click
 import typer
@@ -33,6 +35,22 @@ def _register_command_groups() -> None:
 _register_command_groups()
 
 
+def _click_modules() -> tuple[Any, ...]:
+    """click's exception module(s): typer >= 0.29 ships its own copy of click as ``typer._click``."""
+    modules: list[Any] = [click.exceptions]
+    with contextlib.suppress(ImportError):
+        import typer._click.exceptions as vendored
+
+        modules.append(vendored)
+    return tuple(modules)
+
+
+_CLICK = _click_modules()
+_ABORT = tuple(m.Abort for m in _CLICK if hasattr(m, "Abort"))
+_CLICK_ERROR = tuple(m.ClickException for m in _CLICK if hasattr(m, "ClickException"))
+_EXIT = tuple(m.Exit for m in _CLICK if hasattr(m, "Exit"))
+
+
 def main(argv: list[str] | None = None) -> None:
     command = typer.main.get_command(app)
     try:
@@ -43,13 +61,13 @@ def main(argv: list[str] | None = None) -> None:
     except PearError as error:
         print(f"pear: {error}", file=sys.stderr)
         sys.exit(error.exit_code)
-    except click.exceptions.Abort:
+    except _ABORT:
         print("pear: aborted", file=sys.stderr)
         sys.exit(130)
-    except click.ClickException as error:
+    except _CLICK_ERROR as error:
         error.show()
         sys.exit(error.exit_code)
-    except click.exceptions.Exit as done:
+    except _EXIT as done:
         sys.exit(done.exit_code)
     except KeyboardInterrupt:
         print("pear: interrupted", file=sys.stderr)
