@@ -63,6 +63,6 @@ def check_command(
         ctx = sandbox_context(
             home, card, chat_id=chat, grant_paths=paths, bash_granted=bash, paths_relative_to_root=True
         )
-        args = {key: call[key] for key in ("path", "command") if key in call}
+        args: dict[str, object] = {key: call[key] for key in ("path", "command") if key in call}
         verdict = judge(call["tool"], args, ctx)
         typer.echo(json.dumps(verdict.to_json(), ensure_ascii=False))
