@@ -25,6 +25,8 @@ async function runStep(c) {
     world_info_use_group_scoring = s.use_group_scoring; world_info_character_strategy = s.character_strategy;
     extension_prompts = {};
     c.injects.forEach((v, i) => { extension_prompts['inj' + i] = { value: v, scan: true }; });
+    extension_prompts[NOTE_MODULE_NAME] = { value: '[作者注]', scan: false };
+    AN_RESULT = null;
     let ri = 0; Math.random = () => c.randoms[ri++ % c.randoms.length];
     SUBST = (x) => typeof x === 'string' ? x.replaceAll('{{char}}', '林月') : x;
     const chatForWI = c.messages.map(m => world_info_include_names ? `${m[0]}: ${m[1]}` : m[1]).reverse();
@@ -36,5 +38,6 @@ async function runStep(c) {
         activated: [...r.allActivatedEntries].map(e => `${e.world}.${e.uid}`),
         timed: chat_metadata.timedWorldInfo,
         rolls: ri,
+        an: AN_RESULT ?? '[作者注]',  // no entries: ST returns before wrapping the note
     };
 }

@@ -35,6 +35,7 @@ from peargarden.worldinfo import (
     check_world_info,
     select_book_names,
     sort_entries,
+    wrap_authors_note,
 )
 
 HERE = Path(__file__).parent
@@ -169,6 +170,7 @@ def run_ours(case: dict[str, Any]) -> list[dict[str, Any]]:
                 "activated": [a.entry.key for a in result.activated],
                 "timed": result.timed_world_info,
                 "rolls": calls[0],
+                "an": wrap_authors_note("[作者注]", result.an_top, result.an_bottom),
             }
         )
     return results

@@ -33,8 +33,9 @@ function getStringHash(text, seed = 0) {
     return (mixB & 0x1fffff) * 4294967296 + (mixA >>> 0);
 }
 const extension_settings = { note: { allowWIScan: false } };
-function getContext() { return { extensionPrompts: extension_prompts, tagMap: {}, setExtensionPrompt: noop }; }
-const NOTE_MODULE_NAME = '2_floating_prompt', metadata_keys = {}; let shouldWIAddPrompt = false;
+let AN_RESULT = null;
+function getContext() { return { extensionPrompts: extension_prompts, tagMap: {}, setExtensionPrompt: (key, value) => { AN_RESULT = value; } }; }
+const NOTE_MODULE_NAME = '2_floating_prompt', metadata_keys = {}; let shouldWIAddPrompt = true;
 const isMobile = () => false, FILTER_TYPES = {}; class FilterHelper { constructor() {} }
 async function getTokenCountAsync(s) { if (typeof s !== 'string' || !s.length) return 0; return [...s].length + 6; }
 const power_user = {}; const getTagKeyForEntity = () => null; const debounce_timeout = { relaxed: 0 };
