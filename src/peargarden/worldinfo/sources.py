@@ -200,7 +200,9 @@ def character_book_to_world(
     for index, item in enumerate(original.get("entries") or []):
         if isinstance(item, dict) and "id" not in item:
             item["id"] = index  # ST writes the index back into the embedded book it keeps
-    return name, {"entries": entries, "originalData": original}
+    # A JS object lists integer-like keys first (ascending): that is the order ST saves.
+    ordered = {key: entries[key] for key in _js.object_keys(entries)}
+    return name, {"entries": ordered, "originalData": original}
 
 
 def select_book_names(

@@ -41,3 +41,7 @@ async function runStep(c) {
         an: AN_RESULT ?? '[作者注]',  // no entries: ST returns before wrapping the note
     };
 }
+export function convertBook(book) {
+    // "Import Card Lore" without the editor: ST's convertCharacterBook on a copy, as saved JSON.
+    return JSON.parse(JSON.stringify(convertCharacterBook(structuredClone(book))));
+}

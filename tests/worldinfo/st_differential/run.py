@@ -32,6 +32,7 @@ from peargarden.worldinfo import (
     Strategy,
     WorldInfoSettings,
     book_from_st,
+    character_book_to_world,
     check_world_info,
     select_book_names,
     sort_entries,
@@ -126,6 +127,40 @@ def make_case(rng: random.Random) -> dict[str, Any]:
     }
 
 
+def make_embedded_book(rng: random.Random) -> dict[str, Any]:
+    entries = []
+    for index in range(rng.randint(1, 5)):
+        item: dict[str, Any] = {"keys": [rng.choice(VOCAB)], "content": f"条目{index}", "enabled": rng.random() < 0.8}
+        for name, values in (
+            ("id", [index + 10, None, "x"]),
+            ("secondary_keys", [[], ["茶"]]),
+            ("comment", ["", "怀瑾"]),
+            ("constant", [True, False]),
+            ("selective", [True, False]),
+            ("insertion_order", [10, 100]),
+            ("position", ["before_char", "after_char", "x"]),
+        ):
+            if rng.random() < 0.7:
+                item[name] = rng.choice(values)
+        if rng.random() < 0.5:
+            item["extensions"] = {
+                k: v
+                for k, v in {
+                    "position": rng.randint(0, 6),
+                    "depth": rng.randint(0, 5),
+                    "role": rng.randint(0, 2),
+                    "group": "甲",
+                    "probability": 50,
+                    "sticky": 2,
+                    "scan_depth": 3,
+                    "case_sensitive": True,
+                }.items()
+                if rng.random() < 0.5
+            }
+        entries.append(item)
+    return {"name": rng.choice(["", "沈墨的书"]), "entries": entries}
+
+
 def run_ours(case: dict[str, Any]) -> list[dict[str, Any]]:
     books = case["books"]
     settings = {**case["settings"], "character_strategy": Strategy(case["settings"]["character_strategy"])}
@@ -176,6 +211,17 @@ def run_ours(case: dict[str, Any]) -> list[dict[str, Any]]:
     return results
 
 
+def _first_difference(ours: Any, theirs: Any, path: str = "") -> str:
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        if list(ours) != list(theirs):
+            return f"{path}: keys {list(ours)} vs {list(theirs)}"
+        for key in ours:
+            if ours[key] != theirs[key] or (isinstance(ours[key], dict) and list(ours[key]) != list(theirs[key])):
+                return _first_difference(ours[key], theirs[key], f"{path}.{key}")
+        return f"{path}: same"
+    return f"{path}: {ours!r} vs {theirs!r}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("world_info_js", type=Path, help="SillyTavern 1.12.6 public/scripts/world-info.js")
@@ -185,7 +231,10 @@ def main() -> int:
 
     rng = random.Random(args.seed)
     cases = [make_case(rng) for _ in range(args.cases)]
-    ours = [run_ours(c) for c in cases]
+    ours: list[Any] = [run_ours(c) for c in cases]
+    books = [{"book": make_embedded_book(rng)} for _ in range(args.cases // 4)]
+    ours += [[character_book_to_world(b["book"], "沈墨", editor_resave=False)[1]] for b in books]
+    cases += books
     source = args.world_info_js.read_text(encoding="utf-8").splitlines(keepends=True)
     body = "".join(line for line in source if not line.startswith("import "))
     with tempfile.TemporaryDirectory() as tmp:
@@ -200,6 +249,17 @@ def main() -> int:
 
     bad = steps = 0
     for index, (mine, st) in enumerate(zip(ours, theirs, strict=True)):
+        if isinstance(st, dict) and "converted" in st:
+            steps += 1
+            converted = st["converted"]
+            same_order = [list(e) for e in converted["entries"].values()] == [
+                list(e) for e in mine[0]["entries"].values()
+            ]
+            if converted != mine[0] or not same_order or list(converted["entries"]) != list(mine[0]["entries"]):
+                bad += 1
+                if bad <= 10:
+                    print(f"book {index}: {_first_difference(mine[0], converted)}")
+            continue
         if isinstance(st, dict):
             print(f"case {index}: SillyTavern raised {st.get('error', '')[:200]}")
             bad += 1
