@@ -30,7 +30,7 @@ async function runStep(c) {
     let ri = 0; Math.random = () => c.randoms[ri++ % c.randoms.length];
     SUBST = (x) => typeof x === 'string' ? x.replaceAll('{{char}}', '林月') : x;
     const chatForWI = c.messages.map(m => world_info_include_names ? `${m[0]}: ${m[1]}` : m[1]).reverse();
-    const r = await checkWorldInfo(chatForWI, c.maxContext, false);
+    const r = await checkWorldInfo(chatForWI, c.maxContext, !!c.dry);
     return {
         before: r.worldInfoBefore, after: r.worldInfoAfter,
         em: r.EMEntries.map(e => [e.position === 0 ? 'before' : 'after', e.content]),

@@ -100,7 +100,8 @@ def make_case(rng: random.Random) -> dict[str, Any]:
     for k in range(rng.randint(1, 3)):
         if k:
             messages = [*messages, message(), message()]
-        steps.append({"messages": messages, "injects": [rng.choice(VOCAB[:7])] if rng.random() < 0.2 else []})
+        injects = [rng.choice(VOCAB[:7])] if rng.random() < 0.2 else []
+        steps.append({"messages": messages, "injects": injects, "dry": rng.random() < 0.15})
     return {
         "books": books,
         "globalSelect": [n for n in names if rng.random() < 0.6],
@@ -194,6 +195,7 @@ def run_ours(case: dict[str, Any]) -> list[dict[str, Any]]:
             inject_scan=step["injects"],
             timed_world_info=timed,
             character=CharacterContext("林月.png"),
+            dry_run=step["dry"],
         )
         timed = result.timed_world_info
         results.append(
