@@ -57,8 +57,10 @@ dry_run=False, character=None) -> WorldInfoResult``
                      scan text after the messages.
     timed_world_info ``chat_metadata.timedWorldInfo`` as stored (``{"sticky": {}, "cooldown": {}}``);
                      never mutated.  The updated value is ``result.timed_world_info``.
-    chat_length      ``len(chat)`` as SillyTavern's timed effects see it; defaults to
-                     ``len(messages)``.
+    chat_length      ``chat.length`` as SillyTavern's timed effects see it: the number of CORE chat
+                     messages (hidden ones and the swiped message excluded), not the length of the
+                     chat file.  Defaults to ``len(messages)``; pass it only if you shortened
+                     ``messages`` (the scan never reads past 1,000 messages).
     dry_run          SillyTavern dry runs skip timed effects entirely (1.12.6).
     character        avatar file name and tag ids, for entries with ``characterFilter``.
 
