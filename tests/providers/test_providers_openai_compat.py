@@ -205,6 +205,45 @@ def test_truncated_tool_json_is_passed_on_raw(fake_server: FakeOpenAIServer, mak
     assert events[-1] == Done("length", "fake-model")
 
 
+def test_plain_json_answer_to_a_stream_request(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
+    completion = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "proxy-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "<think>先查设定</think>稍等。",
+                    "tool_calls": [
+                        {
+                            "id": "t",
+                            "type": "function",
+                            "function": {"name": "lorebook_search", "arguments": '{"query": "听雨楼"}'},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+    }
+    fake_server.script([JsonReply(body=completion)])
+    events = collect(make_provider(), ask())
+    assert thinking_of(events) == "先查设定" and text_of(events) == "稍等。"
+    assert ToolCall("t", "lorebook_search", '{"query": "听雨楼"}') in events
+    assert events[-2:] == [Usage(11, 7), Done("tool_calls", "proxy-model")]
+
+
+def test_error_object_in_a_200_answer(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
+    fake_server.script([JsonReply(body={"error": {"message": "余额不足"}})])
+    with pytest.raises(ProviderError, match="余额不足"):
+        collect(make_provider(), ask())
+    assert len(fake_server.chat_requests) == 1
+
+
 # -- request body
 
 

@@ -139,3 +139,32 @@ class ChunkReader:
         if reason == "stop" and self._had_tool_calls:
             return "tool_calls"
         return reason
+
+
+def completion_as_chunk(body: Any) -> Any:
+    """A whole (non-streamed) ``chat.completion`` body as one equivalent stream chunk.
+
+    Some proxies ignore ``stream: true`` and answer with plain JSON; the reply is still good.
+    """
+    from openai.types.chat import ChatCompletionChunk
+
+    if not isinstance(body, dict):
+        raise ValueError("not a JSON object")
+    choices = []
+    for position, choice in enumerate(body.get("choices") or []):
+        message = dict(choice.get("message") or {})
+        calls = message.get("tool_calls") or []
+        message["tool_calls"] = [{"index": i, **call} for i, call in enumerate(calls)] or None
+        choices.append(
+            {"index": choice.get("index", position), "delta": message, "finish_reason": choice.get("finish_reason")}
+        )
+    return ChatCompletionChunk.model_validate(
+        {
+            "id": body.get("id") or "completion",
+            "object": "chat.completion.chunk",
+            "created": body.get("created") or 0,
+            "model": body.get("model") or "",
+            "choices": choices,
+            "usage": body.get("usage"),
+        }
+    )

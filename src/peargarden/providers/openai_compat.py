@@ -13,6 +13,7 @@ is woken by :class:`._cancel.CancelWatch`.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,7 +26,7 @@ import openai
 from peargarden.errors import ProviderError
 
 from ._cancel import CancelWatch
-from ._chunks import ChunkReader
+from ._chunks import ChunkReader, completion_as_chunk
 from ._failures import Endpoint, Failure, classify
 from ._request_body import build_create_kwargs
 from .base import ChatRequest, Done, StreamEvent
@@ -47,6 +48,26 @@ class RetryPolicy:
         if retry_after is not None:
             return retry_after
         return float(min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+
+
+def _chunks_of(sdk_stream: Any) -> Iterator[Any]:
+    """The stream's chunks, or the one chunk of a server that answered with plain JSON."""
+    response = sdk_stream.response
+    if not response.headers.get("content-type", "").startswith("application/json"):
+        yield from sdk_stream
+        return
+    try:
+        body = json.loads(response.read())
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and body.get("error"):
+        # An error object in a 200 answer: said plainly, not retried.
+        raise openai.APIError("error", response.request, body=body)
+    try:
+        chunk = completion_as_chunk(body)
+    except ValueError:
+        raise openai.APIError(f"unexpected answer: {response.text[:200]}", response.request, body=None) from None
+    yield chunk
 
 
 class _StreamCut(Exception):
@@ -143,7 +164,7 @@ class OpenAICompatProvider:
                 sdk_stream = self.client().chat.completions.create(**kwargs)
                 try:
                     with CancelWatch(cancel, sdk_stream.response):
-                        for chunk in sdk_stream:
+                        for chunk in _chunks_of(sdk_stream):
                             yield from reader.feed(chunk)
                             if cancel is not None and cancel.is_set():
                                 yield Done(stop_reason="aborted", model=reader.model)
