@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from web_harness import CHROMIUM, CHROMIUM_ARGS, LiveServer
+from web_harness import CHROMIUM, CHROMIUM_ARGS, LiveServer, Served, fake_provider_config
 
+from peargarden.testing.fake_openai import FakeOpenAIServer
 from peargarden.workspace.home import Home
 
 
@@ -48,3 +49,20 @@ def page(browser: object) -> Iterator[object]:
     context.close()
 
 
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One fake model server and one web server for a whole test module (the chat modes the server
+    installs are taken back afterwards, so other tests see the app's mode table as it was)."""
+    from peargarden.app.modes import MODES
+    from peargarden.workspace.seed import seed_home
+
+    saved = dict(MODES)
+    home = Home(tmp_path_factory.mktemp("served-home"))
+    seed_home(home)
+    with FakeOpenAIServer() as fake:
+        home.config_file.write_text(fake_provider_config(fake.base_url), encoding="utf-8")
+        with LiveServer(home) as server:
+            yield Served(home, server, fake)
+    MODES.clear()
+    MODES.update(saved)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from peargarden.testing.fake_openai import FakeOpenAIServer
 from peargarden.web.server import WebConfig, create_app
 from peargarden.workspace.home import Home
 
@@ -59,3 +61,66 @@ def screenshot(page: object, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
     return path
+
+
+def fake_provider_config(base_url: str) -> str:
+    """A config.toml whose main model is the fake OpenAI server (thinking off: plain replies)."""
+    return (
+        'user_name = "旅人"\nmode = "stage"\ncreation_mode = "ask"\ngreeting = true\n\n'
+        '[model]\nprovider = "fake"\nmodel = "fake-model"\nthinking = "off"\n\n'
+        f'[providers.fake]\nbase_url = "{base_url}"\napi_key = "sk-test"\n'
+    )
+
+
+def wait_ready(page: object) -> None:
+    """The page's module has drawn its first state (pages set body[data-ready] when done)."""
+    page.wait_for_selector("body[data-ready='1']")  # type: ignore[attr-defined]
+
+
+def tool_call_reply(call_id: str, name: str, arguments: dict[str, object]) -> object:
+    """A streamed model turn that makes one tool call (id and name first, then the arguments)."""
+    import json
+
+    from peargarden.testing.fake_openai import chunk, sse, tool_call_delta, usage_chunk
+
+    return sse(
+        chunk(role="assistant", content=""),
+        chunk(tool_calls=[tool_call_delta(0, id=call_id, name=name, arguments="")]),
+        chunk(tool_calls=[tool_call_delta(0, arguments=json.dumps(arguments, ensure_ascii=False))]),
+        chunk(finish_reason="tool_calls"),
+        usage_chunk(20, 8),
+    )
+
+
+def open_new_chat(page: object, base_url: str, card: str = "青梧") -> str:
+    """Open a fresh chat of *card* in the browser; returns its id."""
+    import json
+    import urllib.parse
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"{base_url}/api/chats/{urllib.parse.quote(card)}", data=b"{}", headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=20) as response:
+        chat_id = str(json.loads(response.read())["chat_id"])
+    page.goto(f"{base_url}/chat/{urllib.parse.quote(card)}/{chat_id}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    return chat_id
+
+
+def beats_done(page: object, count: int) -> None:
+    """Wait until the page has finished *count* beats (chat.js counts them on <body>)."""
+    page.wait_for_selector(f"body[data-beats='{count}']")  # type: ignore[attr-defined]
+
+
+@dataclass
+class Served:
+    """A data folder served by a live web server whose model is the fake OpenAI server."""
+
+    home: Home
+    server: LiveServer
+    fake: FakeOpenAIServer
+
+    @property
+    def url(self) -> str:
+        return self.server.base_url

@@ -1,16 +1,66 @@
-"""Server-rendered pages (one module per page grows here as pages are added)."""
+"""Server-rendered pages: each page is a template plus its own JavaScript module (``static/<page>.js``)
+that talks to the JSON API.  The routes here only pick the template and pass the names it needs."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from peargarden.workspace.cards import open_card
 
 from .api_cards import cards
-from .deps import templates_of
+from .api_chat import hub_of
+from .deps import home_of, templates_of
 
 router = APIRouter()
 
 
+def _page(request: Request, template: str, **context: object) -> HTMLResponse:
+    return templates_of(request).TemplateResponse(request, template, context)
+
+
 @router.get("/", response_class=HTMLResponse)
 def home_page(request: Request) -> HTMLResponse:
-    return templates_of(request).TemplateResponse(request, "home.html", {"cards": cards(request)})
+    return _page(request, "home.html", cards=cards(request))
+
+
+@router.get("/chat/{card}", response_class=HTMLResponse)
+def chat_latest(request: Request, card: str) -> Response:
+    """The card's newest chat, or a new one."""
+    hub = hub_of(request)
+    chats = hub.service(card).list_chats(card)
+    chat_id = chats[-1].chat_id if chats else hub.new_chat(card).session.chat_id
+    return RedirectResponse(f"/chat/{card}/{chat_id}", status_code=303)
+
+
+@router.get("/chat/{card}/{chat_id}", response_class=HTMLResponse)
+def chat_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
+    hub_of(request).chat(card, chat_id)  # an unknown chat is a 404 before the page is drawn
+    return _page(request, "chat.html", card=card, chat_id=chat_id)
+
+
+@router.get("/inspect/{card}/{chat_id}", response_class=HTMLResponse)
+def inspect_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
+    return _page(request, "inspect.html", card=card, chat_id=chat_id)
+
+
+@router.get("/entries/{card}", response_class=HTMLResponse)
+def entries_page(request: Request, card: str) -> HTMLResponse:
+    open_card(home_of(request), card)
+    return _page(request, "entries.html", card=card)
+
+
+@router.get("/studio/{card}", response_class=HTMLResponse)
+def studio_page(request: Request, card: str) -> HTMLResponse:
+    open_card(home_of(request), card)
+    return _page(request, "studio.html", card=card)
+
+
+@router.get("/vault", response_class=HTMLResponse)
+def vault_page(request: Request) -> HTMLResponse:
+    return _page(request, "vault.html")
+
+
+@router.get("/settings", response_class=HTMLResponse)
+def settings_page(request: Request) -> HTMLResponse:
+    return _page(request, "settings.html")

@@ -58,6 +58,12 @@ def create_app(config: WebConfig) -> FastAPI:
     app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url="/docs", redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
+    from peargarden.app.work_mode import install_modes
+
+    from .chat_hub import ChatHub
+
+    install_modes()
+    app.state.hub = ChatHub(config.home)
 
     @app.middleware("http")
     async def require_token(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -88,8 +94,8 @@ def create_app(config: WebConfig) -> FastAPI:
         return {"status": "ok", "version": __version__}
 
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
-    from . import api_cards, pages
+    from . import api_cards, api_chat, api_entries, api_inspect, api_settings, api_studio, api_vault, pages
 
-    app.include_router(api_cards.router)
-    app.include_router(pages.router)
+    for module in (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_settings, pages):
+        app.include_router(module.router)
     return app

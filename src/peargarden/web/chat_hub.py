@@ -1,0 +1,189 @@
+"""Open chats and running beats of the web app (one server process, many browser tabs).
+
+A chat is opened once and kept (``OpenChat``): its :class:`ChatSession`, a lock so that only one
+beat runs on it at a time, and the requests the model was sent (a :class:`RecordingProvider` wraps
+the chat's provider) for the prompt inspector.  A beat runs on a :class:`BeatRunner` worker thread;
+the HTTP response that started it streams its events, and approval prompts wait in
+``ActiveBeat.prompts`` until ``POST /api/beats/{id}/approval`` answers them.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from peargarden.agent.approvals import Approver
+from peargarden.agent.events import AgentEvent
+from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.app.connections import Connection, ResolvedProvider, resolve_provider
+from peargarden.app.runner import ApprovalPrompt, BeatRunner
+from peargarden.app.service import ChatOptions, ChatSession, PearApp
+from peargarden.app.stored_keys import with_stored_key
+from peargarden.errors import ConflictError, NotFound
+from peargarden.providers.base import ChatRequest, StreamEvent
+from peargarden.workspace.config import Settings, load_settings
+from peargarden.workspace.home import Home
+
+KEEP_BEATS = 10
+
+
+class RecordingProvider:
+    """The chat's provider, keeping every request of the last beats (the inspector's "exact request")."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = getattr(inner, "name", "provider")
+        self.beats: list[list[ChatRequest]] = []
+        self._current: list[ChatRequest] | None = None
+
+    def begin_beat(self) -> None:
+        self._current = []
+        self.beats.append(self._current)
+        del self.beats[:-KEEP_BEATS]
+
+    def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
+        if self._current is not None:
+            self._current.append(request)
+        return self.inner.stream(request, cancel)  # type: ignore[no-any-return]
+
+    def list_models(self) -> list[str]:
+        return self.inner.list_models()  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def recording_factory(home: Home) -> Callable[[Settings, Connection | None], ResolvedProvider]:
+    def factory(settings: Settings, connection: Connection | None) -> ResolvedProvider:
+        resolved = resolve_provider(with_stored_key(home, settings), connection)
+        resolved.provider = RecordingProvider(resolved.provider)  # type: ignore[assignment]
+        return resolved
+
+    return factory
+
+
+@dataclass
+class OpenChat:
+    session: ChatSession
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    # Warnings of the last beat (the bundled SYSTEM.md warning and the like), shown on the page.
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def recorder(self) -> RecordingProvider | None:
+        provider = self.session.resolved.provider
+        return provider if isinstance(provider, RecordingProvider) else None
+
+
+@dataclass
+class ActiveBeat:
+    id: str
+    chat: OpenChat
+    runner: BeatRunner
+    prompts: dict[str, ApprovalPrompt] = field(default_factory=dict)
+
+
+BeatStart = Callable[[Approver, threading.Event], "Iterator[AgentEvent] | None"]
+
+
+class ChatHub:
+    def __init__(self, home: Home) -> None:
+        self.home = home
+        self._chats: dict[tuple[str, str], OpenChat] = {}
+        self._beats: dict[str, ActiveBeat] = {}
+        self._guard = threading.Lock()
+
+    def service(self, card: str) -> PearApp:
+        """A chat service for *card*: the sandbox judges tool calls; "always for this card" writes 卡.json."""
+        sandbox = load_settings(self.home.config_file).sandbox
+        return PearApp(
+            self.home,
+            provider_factory=recording_factory(self.home),
+            judge=make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes),
+            record_card_grant=make_card_grant_recorder(self.home, card),
+        )
+
+    def new_chat(self, card: str, mode: str | None = None) -> OpenChat:
+        session = self.service(card).new_chat(card, ChatOptions(mode=mode if mode in ("stage", "tavern") else None))
+        if mode and mode != session.mode:
+            session.set_mode(mode)
+        return self._keep(card, session)
+
+    def chat(self, card: str, chat_id: str) -> OpenChat:
+        with self._guard:
+            found = self._chats.get((card, chat_id))
+        if found is not None:
+            return found
+        return self._keep(card, self.service(card).open_chat(card, chat_id))
+
+    def _keep(self, card: str, session: ChatSession) -> OpenChat:
+        with self._guard:
+            return self._chats.setdefault((card, session.chat_id), OpenChat(session))
+
+    # -- beats -------------------------------------------------------------------------------------
+
+    def start_beat(self, chat: OpenChat, start: BeatStart) -> ActiveBeat:
+        if not chat.lock.acquire(blocking=False):
+            raise ConflictError("这个对话正在生成回复，请等它结束或先停止（a beat is running）")
+        cancel = threading.Event()
+
+        def begin(approver: Approver) -> Iterator[AgentEvent]:
+            events = start(approver, cancel)
+            return events if events is not None else iter(())
+
+        if chat.recorder is not None:
+            chat.recorder.begin_beat()
+        beat = ActiveBeat(secrets.token_hex(6), chat, BeatRunner(begin, cancel))
+        with self._guard:
+            self._beats[beat.id] = beat
+        return beat
+
+    def beat(self, beat_id: str) -> ActiveBeat:
+        with self._guard:
+            found = self._beats.get(beat_id)
+        if found is None:
+            raise NotFound(f"没有正在进行的回复 {beat_id}（no such beat）")
+        return found
+
+    def items(self, beat: ActiveBeat) -> Iterator[dict[str, Any]]:
+        """The beat's events as JSON objects; approval prompts become ``approval_prompt`` items.
+
+        Closing the iterator early (the browser went away) stops the beat; the chat is free again
+        once the worker has finished.
+        """
+        warnings: list[str] = []
+        finished = False
+        try:
+            yield {"type": "beat", "beat_id": beat.id}
+            while (item := beat.runner.next_item()) is not None:
+                if isinstance(item, ApprovalPrompt):
+                    request = item.request
+                    beat.prompts[request.call_id] = item
+                    yield {
+                        "type": "approval_prompt",
+                        "beat_id": beat.id,
+                        "call_id": request.call_id,
+                        "tool": request.tool_name,
+                        "args": request.args,
+                        "access": request.access,
+                        "unit": request.unit,
+                        "reason": request.reason,
+                    }
+                    continue
+                data = item.to_json()
+                if data["type"] == "warning":
+                    warnings.append(str(data["message"]))
+                yield data
+            finished = True
+        finally:
+            if not finished:
+                beat.runner.stop()
+                while beat.runner.next_item() is not None:
+                    pass
+            beat.chat.warnings = warnings
+            with self._guard:
+                self._beats.pop(beat.id, None)
+            beat.chat.lock.release()

@@ -1,0 +1,295 @@
+// The chat page: messages with thinking folded and a timeline of tool calls, a streaming reply,
+// swipes, regenerate / continue / write-for-me, edit / delete / branch, the branch tree, the mode
+// switch and the warnings.  Everything goes through the JSON API; nothing here knows prompts.
+import { api, toast } from "./common.js";
+import { t, translate } from "./i18n.js";
+import { cardText } from "./card_html.js";
+import { streamPost } from "./stream.js";
+import { askApproval } from "./approval.js";
+import { drawTree } from "./tree.js";
+
+const root = document.getElementById("chat");
+const card = root.dataset.card;
+const chatId = root.dataset.chat;
+const base = `/api/chats/${encodeURIComponent(card)}/${encodeURIComponent(chatId)}`;
+const list = document.getElementById("messages");
+const composer = document.getElementById("composer");
+let state = null;
+let running = null;
+let inContext = null;
+
+function post(path, body) {
+  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
+// -- drawing -----------------------------------------------------------------------------------
+
+function thinkingFold(text) {
+  const fold = document.createElement("details");
+  fold.className = "thinking";
+  const summary = document.createElement("summary");
+  summary.textContent = t("思考", "Thinking");
+  const body = document.createElement("div");
+  body.className = "thinking-text";
+  body.textContent = text;
+  fold.append(summary, body);
+  return fold;
+}
+
+function timelineItem(name, args, callId) {
+  const item = document.createElement("li");
+  item.className = "tool-call";
+  item.dataset.call = callId || "";
+  const head = document.createElement("div");
+  head.className = "tool-head";
+  head.textContent = `⚙ ${name} ${args ? JSON.stringify(args) : ""}`;
+  item.append(head);
+  return item;
+}
+
+function toolResult(item, text, isError) {
+  const fold = document.createElement("details");
+  fold.className = isError ? "tool-result error" : "tool-result";
+  const summary = document.createElement("summary");
+  summary.textContent = (isError ? "✗ " : "↳ ") + (text.split("\n")[0] || "").slice(0, 80);
+  const body = document.createElement("pre");
+  body.textContent = text;
+  fold.append(summary, body);
+  item.append(fold);
+}
+
+function parseArgs(raw) {
+  if (raw && typeof raw === "object") return raw;
+  try { return JSON.parse(raw); } catch { return raw; }
+}
+
+function messageActions(message, last) {
+  const bar = document.createElement("div");
+  bar.className = "msg-actions";
+  const add = (label, en, handler, cls) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = `link ${cls}`;
+    button.textContent = t(label, en);
+    button.addEventListener("click", handler);
+    bar.append(button);
+  };
+  if (message.role === "assistant" && last && state.swipe.count > 1) {
+    add("‹", "‹", () => swipe(-1), "swipe-prev");
+    const count = document.createElement("span");
+    count.className = "swipe-count";
+    count.textContent = `${state.swipe.position}/${state.swipe.count}`;
+    bar.append(count);
+    add("›", "›", () => swipe(1), "swipe-next");
+  } else if (message.role === "assistant" && last) {
+    add("›", "›", () => swipe(1), "swipe-next");
+  }
+  add("编辑", "Edit", () => startEdit(message), "edit");
+  add("从这里分支", "Branch here", () => change("branch", { index: message.index }), "branch");
+  add("删除", "Delete", () => change("delete", { index: message.index }), "delete");
+  return bar;
+}
+
+function drawMessages() {
+  list.textContent = "";
+  const calls = new Map();
+  const visible = state.messages;
+  const lastAssistant = [...visible].reverse().find((m) => m.role === "assistant");
+  let markerDrawn = false;
+  for (const message of visible) {
+    if (inContext && !markerDrawn && inContext.has(message.id)) {
+      const marker = document.createElement("li");
+      marker.className = "context-marker";
+      marker.textContent = t("—— 以下在上下文中 ——", "—— in context from here ——");
+      list.append(marker);
+      markerDrawn = true;
+    }
+    if (message.role === "tool") {
+      const item = calls.get(message.tool_call_id);
+      if (item) toolResult(item, message.content, message.is_error);
+      continue;
+    }
+    const li = document.createElement("li");
+    li.className = `msg ${message.role}`;
+    li.dataset.index = message.index;
+    li.dataset.id = message.id;
+    if (inContext && inContext.has(message.id)) li.classList.add("in-context");
+    if (message.tags.includes("greeting")) li.classList.add("greeting");
+    if (message.reasoning) li.append(thinkingFold(message.reasoning));
+    if (message.content) {
+      const body = cardText(message.content, "card-html");
+      body.classList.add("msg-text");
+      li.append(body);
+    }
+    if (message.tool_calls.length) {
+      const timeline = document.createElement("ol");
+      timeline.className = "timeline";
+      for (const call of message.tool_calls) {
+        const item = timelineItem(call.name, parseArgs(call.arguments), call.id);
+        calls.set(call.id, item);
+        timeline.append(item);
+      }
+      li.append(timeline);
+    }
+    li.append(messageActions(message, message === lastAssistant));
+    list.append(li);
+  }
+}
+
+function drawWarnings(extra = []) {
+  const box = document.getElementById("warnings");
+  const all = [...new Set([...(state?.warnings || []), ...extra])];
+  box.textContent = "";
+  for (const warning of all) {
+    const li = document.createElement("li");
+    li.textContent = `⚠ ${warning}`;
+    box.append(li);
+  }
+  box.hidden = all.length === 0;
+}
+
+function draw() {
+  const select = document.getElementById("mode");
+  select.textContent = "";
+  for (const mode of state.modes) {
+    const option = document.createElement("option");
+    option.value = mode;
+    option.textContent = { stage: t("舞台（stage）", "Stage"), tavern: t("酒馆（tavern）", "Tavern"),
+      work: t("工作模式（work）", "Work") }[mode] || mode;
+    select.append(option);
+  }
+  select.value = state.mode;
+  drawMessages();
+  drawWarnings();
+  drawTree(document.getElementById("tree"), state.tree, state.leaf, (id) => change("goto", { entry_id: id }));
+  translate(root);
+  list.scrollTop = list.scrollHeight;
+}
+
+async function refresh() {
+  state = await api(base);
+  try {
+    const seen = await api(`/api/inspect/${encodeURIComponent(card)}/${encodeURIComponent(chatId)}?source=last`);
+    inContext = new Set(seen.in_context);
+  } catch { inContext = null; }  // no beat yet: no marker
+  draw();
+}
+
+async function change(action, body) {
+  try {
+    state = await post(`${base}/${action}`, body);
+    draw();
+  } catch (error) { toast(error.message, true); }
+}
+
+function startEdit(message) {
+  const li = list.querySelector(`li.msg[data-index="${message.index}"]`);
+  const box = document.createElement("textarea");
+  box.className = "edit-box";
+  box.value = message.content;
+  const save = document.createElement("button");
+  save.type = "button";
+  save.className = "button save-edit";
+  save.textContent = t("保存", "Save");
+  save.addEventListener("click", () => change("edit", { index: message.index, text: box.value }));
+  li.textContent = "";
+  li.append(box, save);
+  box.focus();
+}
+
+// -- beats ---------------------------------------------------------------------------------------
+
+function liveMessage() {
+  const li = document.createElement("li");
+  li.className = "msg assistant live";
+  const text = document.createElement("div");
+  text.className = "msg-text plain live-text";
+  li.append(text);
+  list.append(li);
+  return { li, text, thinking: null, timeline: null, calls: new Map() };
+}
+
+function onItem(live, item) {
+  switch (item.type) {
+    case "beat": running = item.beat_id; break;
+    case "text_delta": live.text.textContent += item.text; break;
+    case "thinking_delta":
+      if (!live.thinking) { live.thinking = thinkingFold(""); live.li.prepend(live.thinking); }
+      live.thinking.querySelector(".thinking-text").textContent += item.text;
+      break;
+    case "tool_start": {
+      if (!live.timeline) { live.timeline = document.createElement("ol"); live.timeline.className = "timeline"; live.li.append(live.timeline); }
+      const entry = timelineItem(item.name, item.args, item.call_id);
+      live.calls.set(item.call_id, entry);
+      live.timeline.append(entry);
+      break;
+    }
+    case "tool_end": { const entry = live.calls.get(item.call_id); if (entry) toolResult(entry, item.text, item.is_error); break; }
+    case "approval_prompt": askApproval(item); break;
+    case "warning": drawWarnings([item.message]); break;
+    case "error": toast(item.message, true); break;
+    default: break;
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+async function play(body) {
+  if (running) return;
+  const live = liveMessage();
+  if (body.action === "send") {
+    const mine = document.createElement("li");
+    mine.className = "msg user pending";
+    mine.textContent = body.text;
+    live.li.before(mine);
+  }
+  setBusy(true);
+  let impersonated = "";
+  try {
+    await streamPost(`${base}/beat`, body, (item) => {
+      if (item.type === "text_delta") impersonated += item.text;
+      onItem(live, item);
+    });
+  } catch (error) {
+    toast(error.message, true);
+  } finally {
+    running = null;
+    setBusy(false);
+  }
+  if (body.action === "impersonate") composer.value = impersonated.trim();
+  await refresh();
+  document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
+}
+
+function setBusy(busy) {
+  root.classList.toggle("busy", busy);
+  document.getElementById("stop").hidden = !busy;
+  for (const id of ["send", "regenerate", "continue", "impersonate"]) document.getElementById(id).disabled = busy;
+}
+
+function swipe(step) { play({ action: "swipe", step }); }
+
+document.getElementById("send").addEventListener("click", () => {
+  const text = composer.value.trim();
+  if (!text) return;
+  composer.value = "";
+  play({ action: "send", text });
+});
+composer.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) document.getElementById("send").click();
+});
+document.getElementById("regenerate").addEventListener("click", () => play({ action: "regenerate" }));
+document.getElementById("continue").addEventListener("click", () => play({ action: "continue" }));
+document.getElementById("impersonate").addEventListener("click", () => play({ action: "impersonate" }));
+document.getElementById("stop").addEventListener("click", () => {
+  if (running) post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error.message, true));
+});
+document.getElementById("mode").addEventListener("change", (event) => change("mode", { mode: event.target.value }));
+document.getElementById("new-chat").addEventListener("click", async () => {
+  try {
+    const fresh = await post(`/api/chats/${encodeURIComponent(card)}`, {});
+    location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(fresh.chat_id)}`;
+  } catch (error) { toast(error.message, true); }
+});
+document.addEventListener("pear-lang", draw);
+
+refresh().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));

@@ -1,0 +1,111 @@
+"""The chat page in a real browser against the fake model: streaming, thinking, swipes, edit,
+branches, the mode switch and the warnings."""
+
+from __future__ import annotations
+
+from web_harness import Served, beats_done, open_new_chat, screenshot
+
+from peargarden.testing.fake_openai import Pause, chunk, sse, text_reply, usage_chunk
+
+
+def test_two_beats_stream_with_thinking_folded(served: Served, page: object) -> None:
+    served.fake.script(
+        [
+            sse(
+                chunk(role="assistant", content=""),
+                chunk(reasoning_content="她该怎么回答这位客人？"),
+                chunk(content="青梧放下算盘，"),
+                Pause(1.5),
+                chunk(content="抬眼看了看门外的雨。"),
+                chunk(finish_reason="stop"),
+                usage_chunk(30, 12),
+            ),
+            text_reply("“那把伞，", "是一位故人留下的。”"),
+        ]
+    )
+    open_new_chat(page, served.url)
+    page.fill("#composer", "掌柜的，还有空房吗？")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    live = page.locator(".msg.live .live-text")  # type: ignore[attr-defined]
+    live.filter(has_text="青梧放下算盘").wait_for()
+    # The first half is on the page while the model is still pausing: the reply streams.
+    assert "抬眼" not in live.inner_text()
+    beats_done(page, 1)
+    reply = page.locator(".msg.assistant").last  # type: ignore[attr-defined]
+    assert "抬眼看了看门外的雨" in reply.inner_text()
+    fold = reply.locator("details.thinking")
+    assert fold.count() == 1 and fold.get_attribute("open") is None  # thinking is folded
+    page.fill("#composer", "那把伞是谁的？")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 2)
+    texts = page.locator(".msg").all_inner_texts()  # type: ignore[attr-defined]
+    assert any("是一位故人留下的" in t for t in texts)
+    assert page.locator(".msg.user").count() == 2  # type: ignore[attr-defined]
+    # The second request carried the first beat: the model saw the story so far.
+    sent = served.fake.chat_requests[-1].body["messages"]
+    assert any("掌柜的，还有空房吗？" in str(m.get("content")) for m in sent)
+    # The in-context marker: what the last request carried is marked on the chat.
+    assert page.locator(".msg.in-context").count() >= 3  # type: ignore[attr-defined]
+    screenshot(page, "chat")
+
+
+def test_regenerate_swipe_edit_and_branch_tree(served: Served, page: object) -> None:
+    served.fake.script([text_reply("第一版回答。"), text_reply("第二版回答。"), text_reply("改过之后的回答。")])
+    open_new_chat(page, served.url)
+    page.fill("#composer", "雨什么时候停？")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    page.click("#regenerate")  # type: ignore[attr-defined]
+    beats_done(page, 2)
+    assert page.inner_text(".swipe-count") == "2/2"  # type: ignore[attr-defined]
+    assert "第二版回答" in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
+    page.click(".swipe-prev")  # type: ignore[attr-defined]
+    beats_done(page, 3)
+    assert page.inner_text(".swipe-count") == "1/2"  # type: ignore[attr-defined]
+    assert "第一版回答" in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
+
+    # Edit the user's words: a new branch; the old one stays in the tree.
+    user = page.locator(".msg.user").last  # type: ignore[attr-defined]
+    user.locator("button.edit").click()
+    page.fill(".edit-box", "雨明天会停吗？")  # type: ignore[attr-defined]
+    page.click(".save-edit")  # type: ignore[attr-defined]
+    page.locator(".msg.user", has_text="雨明天会停吗？").wait_for()  # type: ignore[attr-defined]
+    page.click("#regenerate")  # type: ignore[attr-defined]
+    beats_done(page, 4)
+    assert "改过之后的回答" in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
+    nodes = page.locator("#tree .node")  # type: ignore[attr-defined]
+    labels = nodes.all_text_contents()
+    assert any("雨什么时候停" in t for t in labels) and any("雨明天会停吗" in t for t in labels)
+    # Going back to the old branch through the tree picture.
+    page.locator("#tree .node", has_text="第二版回答").click()  # type: ignore[attr-defined]
+    page.locator(".msg.user", has_text="雨什么时候停？").wait_for()  # type: ignore[attr-defined]
+    # Branch from the greeting: the story after it is gone from the active path.
+    page.locator(".msg.assistant").first.locator("button.branch").click()  # type: ignore[attr-defined]
+    page.wait_for_function("document.querySelectorAll('.msg.user').length === 0")  # type: ignore[attr-defined]
+    screenshot(page, "chat-branches")
+
+
+def test_mode_switch_and_the_bundled_system_warning(served: Served, page: object) -> None:
+    system = served.home.system_file
+    saved = system.read_bytes()
+    system.unlink()  # without SYSTEM.md the bundled one is used, with a warning on every beat
+    try:
+        served.fake.script([text_reply("好。"), text_reply("酒馆里也好。")])
+        open_new_chat(page, served.url)
+        page.fill("#composer", "你好")  # type: ignore[attr-defined]
+        page.click("#send")  # type: ignore[attr-defined]
+        beats_done(page, 1)
+        warnings = page.locator("#warnings")  # type: ignore[attr-defined]
+        assert warnings.is_visible() and "SYSTEM.md" in warnings.inner_text()
+        page.select_option("#mode", "tavern")  # type: ignore[attr-defined]
+        page.fill("#composer", "再来一句")  # type: ignore[attr-defined]
+        page.click("#send")  # type: ignore[attr-defined]
+        beats_done(page, 2)
+        assert page.input_value("#mode") == "tavern"  # type: ignore[attr-defined]
+        tavern_system = served.fake.chat_requests[-1].body["messages"][0]["content"]
+        stage_system = served.fake.chat_requests[-2].body["messages"][0]["content"]
+        assert tavern_system != stage_system
+        page.set_viewport_size({"width": 390, "height": 844})  # type: ignore[attr-defined]
+        screenshot(page, "chat-phone")
+    finally:
+        system.write_bytes(saved)

@@ -1,0 +1,95 @@
+"""The entries panel and the prompt inspector: switching an entry off takes it out of the next
+request; the inspector shows slots, roles and tokens, and diffs tavern against stage."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+
+from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
+
+from peargarden.testing.fake_openai import text_reply
+
+ENTRY = "写之前先查"
+
+
+def entry_body(served: Served) -> str:
+    url = f"{served.url}/api/entries/{urllib.parse.quote('青梧')}"
+    with urllib.request.urlopen(url, timeout=20) as response:
+        files = json.loads(response.read())
+    for file in files:
+        for entry in file["entries"]:
+            if entry["name"] == ENTRY:
+                return str(entry["content"])
+    raise AssertionError(f"no entry {ENTRY}")
+
+
+def inspector_text(page: object, served: Served, chat_id: str, source: str) -> str:
+    page.goto(f"{served.url}/inspect/{urllib.parse.quote('青梧')}/{chat_id}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    page.select_option("#source", source)  # type: ignore[attr-defined]
+    page.wait_for_selector(f"body[data-source='{source}'] .ledger")  # type: ignore[attr-defined]
+    return str(page.inner_text("#rounds"))  # type: ignore[attr-defined]
+
+
+def test_switching_an_entry_off_removes_it_from_the_request(served: Served, page: object) -> None:
+    body = entry_body(served)
+    first_line = body.splitlines()[0]
+    served.fake.script([text_reply("好。"), text_reply("又好。")])
+    chat_id = open_new_chat(page, served.url)
+    page.fill("#composer", "你好")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    assert first_line in served.fake.chat_requests[-1].body["messages"][0]["content"]
+    shown = inspector_text(page, served, chat_id, "last")
+    assert first_line in shown
+    # Slots, roles and token counts per message.
+    rows = page.locator(".ledger tr.row")  # type: ignore[attr-defined]
+    assert rows.count() >= 3
+    assert page.locator(".ledger tr.system td.num").first.inner_text().isdigit()  # type: ignore[attr-defined]
+    screenshot(page, "inspector")
+
+    page.goto(f"{served.url}/entries/{urllib.parse.quote('青梧')}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    row = page.locator("[data-file='global'] .entry", has_text=ENTRY)  # type: ignore[attr-defined]
+    switch = row.locator("input.switch")
+    assert switch.is_checked()
+    switch.click()
+    page.locator("[data-file='global'] .entry.off", has_text=ENTRY).wait_for()  # type: ignore[attr-defined]
+    screenshot(page, "entries")
+    text = served.home.append_system_file.read_text(encoding="utf-8")
+    assert f"## {ENTRY}" in text  # the file keeps the entry, wrapped in a comment
+
+    assert first_line not in inspector_text(page, served, chat_id, "dry:stage")
+    page.goto(f"{served.url}/chat/{urllib.parse.quote('青梧')}/{chat_id}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    page.fill("#composer", "再说一句")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    assert first_line not in served.fake.chat_requests[-1].body["messages"][0]["content"]
+    assert first_line not in inspector_text(page, served, chat_id, "last")
+    # And back on: the next request carries it again.
+    page.goto(f"{served.url}/entries/{urllib.parse.quote('青梧')}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    page.locator("[data-file='global'] .entry", has_text=ENTRY).locator("input.switch").click()  # type: ignore[attr-defined]
+    page.locator("[data-file='global'] .entry:not(.off)", has_text=ENTRY).wait_for()  # type: ignore[attr-defined]
+    assert first_line in inspector_text(page, served, chat_id, "dry:stage")
+
+
+def test_editing_an_entry_and_the_tavern_stage_diff(served: Served, page: object) -> None:
+    chat_id = open_new_chat(page, served.url)
+    page.goto(f"{served.url}/entries/{urllib.parse.quote('青梧')}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    row = page.locator("[data-file='global'] .entry", has_text="稿纸")  # type: ignore[attr-defined]
+    row.locator("button.edit").click()
+    row.locator("textarea").fill("稿纸只给你自己看。每拍写完就封存。")
+    row.locator("button.save").click()
+    page.locator("#toast:not(.error)").wait_for()  # type: ignore[attr-defined]
+    assert "稿纸只给你自己看。每拍写完就封存。" in served.home.append_system_file.read_text(encoding="utf-8")
+    assert "稿纸只给你自己看" in inspector_text(page, served, chat_id, "dry:stage")
+    page.click("#diff-run")  # type: ignore[attr-defined]
+    diff = page.locator("#diff")  # type: ignore[attr-defined]
+    diff.locator(".add").first.wait_for()
+    assert diff.locator(".del").count() > 0
+    screenshot(page, "inspector-diff")

@@ -1,0 +1,102 @@
+"""The card studio and card HTML: import a card by upload, see its fields, greetings and lorebook
+entries, edit a slot with the syntax check, apply — and a malicious greeting runs nothing."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from pathlib import Path
+
+from web_harness import Served, screenshot, wait_ready
+
+from peargarden.workspace.cards import open_card
+
+EVIL_GREETING = (
+    "<p>欢迎来到<b>黑店</b>。</p>"
+    "<script>window.pwned = 1; try { parent.pwned = 1; } catch (e) {}</script>"
+    '<img src="x" onerror="window.pwned = 2; try { parent.pwned = 2; } catch (e) {}">'
+)
+
+
+def evil_card() -> dict[str, object]:
+    return {
+        "spec": "chara_card_v2",
+        "spec_version": "2.0",
+        "data": {
+            "name": "黑店老板",
+            "description": "渡口边一家黑店的老板，笑里藏刀。",
+            "personality": "圆滑",
+            "scenario": "夜里，渡口。",
+            "first_mes": EVIL_GREETING,
+            "mes_example": "",
+            "alternate_greetings": ["<div style=\"color:red\" onmouseover=\"parent.pwned=3\">客官里边请。</div>"],
+            "character_book": {
+                "name": "黑店设定",
+                "entries": [
+                    {"keys": ["蒙汗药"], "content": "店里的酒下了蒙汗药。", "comment": "蒙汗药", "insertion_order": 20,
+                     "enabled": True, "constant": False, "id": 1},
+                    {"keys": [], "content": "黑店开在渡口东头。", "comment": "黑店位置", "insertion_order": 10,
+                     "enabled": True, "constant": True, "id": 2},
+                ],
+            },
+            "extensions": {"TavernHelper_scripts": [
+                {"name": "状态栏", "type": "script", "content": "parent.pwned = 4;\nconsole.log('状态栏');"}]},
+        },
+    }  # fmt: skip
+
+
+def test_import_studio_and_a_malicious_greeting(served: Served, page: object, tmp_path: Path) -> None:
+    path = tmp_path / "黑店老板.json"
+    path.write_text(json.dumps(evil_card(), ensure_ascii=False), encoding="utf-8")
+    page.goto(served.url + "/")  # type: ignore[attr-defined]
+    page.set_input_files("#file-input", str(path))  # type: ignore[attr-defined]
+    page.locator(".card-tile", has_text="黑店老板").wait_for()  # type: ignore[attr-defined]
+    folder = served.home.card_dir("黑店老板")
+    assert folder.is_dir()
+
+    page.goto(f"{served.url}/studio/{urllib.parse.quote('黑店老板')}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    assert "笑里藏刀" in page.inner_text("#fields")  # type: ignore[attr-defined]
+    entries = page.locator(".lore-entry")  # type: ignore[attr-defined]
+    assert entries.count() == 2
+    # Blue constant entry first (order 10), then the green keyword entry with its key.
+    assert "constant" in (entries.nth(0).get_attribute("class") or "")
+    assert "keyword" in (entries.nth(1).get_attribute("class") or "") and "蒙汗药" in entries.nth(1).inner_text()
+    frames = page.locator("iframe.greeting-frame")  # type: ignore[attr-defined]
+    assert frames.count() == 2
+    assert all(frames.nth(i).get_attribute("sandbox") == "" for i in range(2))
+
+    # The 创作/ slots: a script with a syntax error is caught; fixed, it goes back into the card.
+    page.click("#expand")  # type: ignore[attr-defined]
+    select = page.locator("#slot-select")  # type: ignore[attr-defined]
+    select.wait_for()
+    script = next(v for v in select.locator("option").evaluate_all("os => os.map(o => o.value)") if v.endswith(".js"))
+    page.select_option("#slot-select", script)  # type: ignore[attr-defined]
+    page.fill("#slot-text", "function (")  # type: ignore[attr-defined]
+    page.click("#slot-save")  # type: ignore[attr-defined]
+    page.locator("#problems", has_text=".js:1").wait_for()  # type: ignore[attr-defined]
+    screenshot(page, "studio")
+    page.fill("#slot-text", "console.log('状态栏，改过');")  # type: ignore[attr-defined]
+    page.click("#slot-save")  # type: ignore[attr-defined]
+    page.wait_for_function("document.querySelector('#problems').textContent === ''")  # type: ignore[attr-defined]
+    page.click("#apply")  # type: ignore[attr-defined]
+    page.locator("#toast:not(.error)", has_text="已写回").wait_for()  # type: ignore[attr-defined]
+    scripts = open_card(served.home, "黑店老板").load_card().data["extensions"]["TavernHelper_scripts"]
+    assert scripts[0]["content"] == "console.log('状态栏，改过');"
+
+    # The chat shows the greeting in a sandboxed frame: nothing in it runs.
+    page.goto(f"{served.url}/chat/{urllib.parse.quote('黑店老板')}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    frame_el = page.locator(".msg.greeting iframe")  # type: ignore[attr-defined]
+    frame_el.first.wait_for()
+    assert frame_el.first.get_attribute("sandbox") == ""
+    frame = frame_el.first.element_handle().content_frame()
+    frame.wait_for_load_state()
+    assert frame.locator("b").inner_text() == "黑店"  # the card's HTML is shown …
+    frame.locator("img").hover()
+    page.locator(".msg.greeting iframe").first.hover()  # type: ignore[attr-defined]
+    # … and neither its script nor its onerror handler ran, here or inside the frame.
+    assert page.evaluate("typeof window.pwned") == "undefined"  # type: ignore[attr-defined]
+    assert frame.evaluate("typeof window.pwned") == "undefined"
+    assert page.evaluate("document.querySelector('[onerror], [onmouseover]') === null")  # type: ignore[attr-defined]
+    screenshot(page, "chat-card-html")
