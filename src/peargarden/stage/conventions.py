@@ -15,7 +15,7 @@ def message_conventions(tool_names: Collection[str]) -> str:
     lore_hint = "；正文要用 `lorebook_search` 取" if "lorebook_search" in tool_names else ""
     memory_hint = "（细节可用 `memory_search` 查）" if "memory_search" in tool_names else ""
     bullets = [
-        "【开场】是这张卡固定的开场白，剧情从它接着往下走。",
+        "【开场】对话里的第一条回复是这张卡固定的开场白，剧情从它接着往下走。",
         "【前情提要】是更早剧情的接力摘要，属于既定事实。",
         "【世界状态】是当前的事实基线；故事记忆与它冲突时以它为准，在剧情里圆回来，不要出戏解释。",
         f"【登场名录】列出本局出现过的人物、地点、物品和剧情线及首次出现的时间{memory_hint}；"
