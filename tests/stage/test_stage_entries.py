@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from peargarden.errors import BadInput, NotFound
@@ -173,12 +173,7 @@ def test_suffixes_name_the_owner() -> None:
 def test_unique_names_and_strip_program_entries() -> None:
     assert unique_entry_name("文风", "（预设）", ["文风（预设）", "文风·2（预设）"]) == "文风·3（预设）"
     assert unique_entry_name("  ", "（预设）", []) == "未命名（预设）"
-    text = (
-        "## 我的规矩\n保留\n\n"
-        + format_entry("文风（预设）", "删")
-        + "\n"
-        + format_entry("x（预设）", "删", False)
-    )
+    text = "## 我的规矩\n保留\n\n" + format_entry("文风（预设）", "删") + "\n" + format_entry("x（预设）", "删", False)
     stripped = strip_entries_where(text, lambda e: e.source == "preset")
     assert [e.name for e in parse_entries(stripped)] == ["我的规矩"]
 
@@ -189,6 +184,7 @@ _line = st.one_of(
 )
 
 
+@settings(max_examples=200, deadline=None)
 @given(st.lists(_line, max_size=14))
 def test_toggle_off_then_on_restores_any_file(lines: list[str]) -> None:
     text = "\n".join(lines)

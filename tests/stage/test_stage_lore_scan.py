@@ -173,7 +173,9 @@ def _reference_scan(entries: list[LoreEntry], window: str, rule: str) -> list[in
     for entry in entries:
         if not entry.green or not any(matches(k) for k in entry.keys):
             continue
-        if entry.selective and entry.secondary_keys and not any(matches(k) for k in entry.secondary_keys):
+        # Blank secondary keys count as none (books never produce them; the scanner ignores them).
+        secondary = [k for k in entry.secondary_keys if k.strip()]
+        if entry.selective and secondary and not any(matches(k) for k in secondary):
             continue
         hits.append(entry)
     hits.sort(key=lambda e: e.order)
