@@ -64,3 +64,9 @@ def vault_page(request: Request) -> HTMLResponse:
 @router.get("/settings", response_class=HTMLResponse)
 def settings_page(request: Request) -> HTMLResponse:
     return _page(request, "settings.html")
+
+
+@router.get("/presets/{card}", response_class=HTMLResponse)
+def presets_page(request: Request, card: str) -> HTMLResponse:
+    open_card(home_of(request), card)
+    return _page(request, "presets.html", card=card)

@@ -94,8 +94,19 @@ def create_app(config: WebConfig) -> FastAPI:
         return {"status": "ok", "version": __version__}
 
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
-    from . import api_cards, api_chat, api_entries, api_inspect, api_settings, api_studio, api_vault, pages
+    from . import (
+        api_cards,
+        api_chat,
+        api_entries,
+        api_inspect,
+        api_presets,
+        api_settings,
+        api_studio,
+        api_vault,
+        pages,
+    )
 
-    for module in (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_settings, pages):
+    routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets, api_settings, pages)
+    for module in routers:
         app.include_router(module.router)
     return app
