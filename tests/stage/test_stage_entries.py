@@ -199,3 +199,20 @@ def test_toggle_off_then_on_restores_any_file(lines: list[str]) -> None:
             continue
         assert find_entry(off, entry.name) is not None
         assert toggle_entry(off, entry.name, True) == text
+
+
+def _view(text: str) -> list[tuple[str, bool, str]]:
+    return [(e.name, e.enabled, e.content) for e in parse_entries(text) if e.name]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_line, max_size=14), st.sampled_from(["新的内容", "两行\n内容", ""]))
+def test_edits_touch_only_their_entry(lines: list[str], new: str) -> None:
+    text = "\n".join(lines)
+    before = _view(text)
+    names = [name for name, _, _ in before]
+    for name in {n for n in names if names.count(n) == 1}:
+        index = names.index(name)
+        edited = _view(set_entry_content(text, name, new))
+        assert edited == [*before[:index], (name, before[index][1], new), *before[index + 1 :]]
+        assert _view(delete_entry(text, name)) == [*before[:index], *before[index + 1 :]]
