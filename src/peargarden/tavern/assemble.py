@@ -8,7 +8,7 @@ fill and the in-context marker.  Nothing here touches files, the clock or random
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from .context import GEN_TYPES, GenerationContext
 from .examples import ExampleMessage, block_to_messages, parse_mes_examples
 from .extension_steps import bias, openai_messages, set_authors_note, set_depth_prompt, set_persona
 from .fill import populate, prepare_prompts
+from .lazy_chat import ChatPair, LazyList
 from .prompts import load_prompt_manager
 from .state import TavernState
 from .world_info_step import world_info
@@ -66,15 +67,17 @@ class Generation(GenerationContext):
         core_src = [m for m in s.chat if not m.get("is_system")]
         if self.type == "swipe" and core_src:
             core_src = core_src[:-1]
-        core: list[tuple[dict[str, Any], str]] = []
         last_index = len(core_src) - 1
-        for index, m in enumerate(core_src):
+
+        def regexed_message(depth: int) -> ChatPair:
+            # Prompt-time regex of the message ``depth`` places from the end (0 = newest).
+            m = core_src[last_index - depth]
             placement = Placement.USER_INPUT if m.get("is_user") else Placement.AI_OUTPUT
             raw = m.get("mes")
-            text = self.regexed(
-                raw if isinstance(raw, str) else str(raw or ""), placement, is_prompt=True, depth=last_index - index
-            )
-            core.append((m, text))
+            text = raw if isinstance(raw, str) else str(raw or "")
+            return m, self.regexed(text, placement, is_prompt=True, depth=depth)
+
+        core = LazyList(len(core_src), regexed_message)  # newest first, built only where read
         examples_raw = parse_mes_examples(fields["mesExamples"])
         an_active = set_authors_note(self)
         set_persona(self, an_active)
@@ -95,7 +98,7 @@ class Generation(GenerationContext):
         example_blocks = [block_to_messages(b, self.name1, self.name2) for b in examples_raw]
         cycle_prompt = ""
         if self.type == "continue" and core:
-            cycle_prompt = core[-1][1]
+            cycle_prompt = core[0][1]
             if not cycle_prompt.endswith(" "):
                 cycle_prompt += str(s.oai.get("continue_postfix", " ") or "")
         return self.prepare_openai_messages(
@@ -109,7 +112,7 @@ class Generation(GenerationContext):
         wi_after: str,
         bias: str,
         cycle_prompt: str,
-        messages: list[dict[str, Any]],
+        messages: Sequence[dict[str, Any]],
         examples: list[list[ExampleMessage]],
     ) -> Assembly:
         oai = self.s.oai

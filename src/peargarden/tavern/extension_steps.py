@@ -6,10 +6,12 @@ placement, the "Start Reply With" bias, and ``setOpenAIMessages`` (roles, names 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from . import defaults as d
 from .context import GenerationContext, _dict, _js_eq_number, _num, _role_by_name, _stripped
+from .lazy_chat import ChatPair, LazyList
 
 
 def set_depth_prompt(g: GenerationContext) -> None:
@@ -124,14 +126,18 @@ def bias(g: GenerationContext) -> str:
     return g.sub(prompt_bias)
 
 
-def openai_messages(g: GenerationContext, core: list[tuple[dict[str, Any], str]]) -> list[dict[str, Any]]:
-    """``setOpenAIMessages``: newest first, with role / name handling (text = after regex)."""
+def openai_messages(g: GenerationContext, core: Sequence[ChatPair]) -> Sequence[dict[str, Any]]:
+    """``setOpenAIMessages``: newest first, with role / name handling (text = after regex).
+
+    Returned lazily: a message is converted when the history fill first reads it.
+    """
     oai = g.s.oai
     behavior = oai.get("names_behavior", d.NAMES_DEFAULT)
     quotes = oai.get("wrap_in_quotes")
     name1 = g.name1
-    out: list[dict[str, Any]] = []
-    for m, content in reversed(core):
+
+    def convert(index: int) -> dict[str, Any]:
+        m, content = core[index]
         role = "user" if m.get("is_user") else "assistant"
         extra = m.get("extra")
         narrator = isinstance(extra, dict) and extra.get("type") == "narrator"
@@ -147,5 +153,6 @@ def openai_messages(g: GenerationContext, core: list[tuple[dict[str, Any], str]]
             content = content.replace("\r", "")
         if quotes and role == "user":
             content = f'"{content}"'
-        out.append({"role": role, "content": content, "name": name})
-    return out
+        return {"role": role, "content": content, "name": name}
+
+    return LazyList(len(core), convert)

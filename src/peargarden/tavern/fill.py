@@ -7,6 +7,7 @@ newest → oldest and example dialogues message by message.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -127,7 +128,7 @@ def populate(
     prompts: PromptCollection,
     bias: str,
     cycle_prompt: str,
-    messages: list[dict[str, Any]],
+    messages: Sequence[dict[str, Any]],
     examples: list[list[ExampleMessage]],
 ) -> None:
     """``populateChatCompletion``: fixed slots, control prompts, relative inserts, then the fills."""
@@ -196,7 +197,11 @@ def populate(
 
 
 def fill_history(
-    g: GenerationContext, cc: ChatCompletion, prompts: PromptCollection, pool: list[dict[str, Any]], cycle_prompt: str
+    g: GenerationContext,
+    cc: ChatCompletion,
+    prompts: PromptCollection,
+    pool: Sequence[dict[str, Any]],
+    cycle_prompt: str,
 ) -> None:
     """``populateChatHistory``; ``pool`` is the history (injections included), newest first."""
     oai = g.s.oai

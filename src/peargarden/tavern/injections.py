@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from .chat_completion import Message
 from .defaults import IN_CHAT, MAX_INJECTION_DEPTH, ROLE_IDS
+from .lazy_chat import HeadTail
 from .prompts import Prompt
 
 T = TypeVar("T")
@@ -106,16 +107,17 @@ def _strict_depth(prompt: Prompt, depth: int) -> bool:
 
 def insert_newest_first(
     in_chat: Sequence[Prompt],
-    history_newest_first: list[T],
+    history_newest_first: Sequence[T],
     table: ExtensionTable,
     substitute: Callable[[str], str],
     make: Callable[[str, str], T],
-) -> list[T]:
+) -> Sequence[T]:
     """``populationInjectionPrompts`` without its final reverse: the history stays newest first.
 
     Depths are visited upwards; a block of one message per role (assistant, user, system from top
     to bottom) goes in at ``depth + messages inserted so far``.  Items are opaque to this function;
-    ``make(role, text)`` builds an injected one.
+    ``make(role, text)`` builds an injected one.  Only the part of the history up to the deepest
+    injection is read; the rest is passed through unread (it may be a lazy sequence).
     """
     depths: set[int] = set()
     for p in in_chat:
@@ -125,9 +127,13 @@ def insert_newest_first(
     for e in table.entries.values():
         if e.position == IN_CHAT and e.value and not math.isnan(e.depth) and e.depth.is_integer():
             depths.add(int(e.depth))
+    used = sorted(d for d in depths if 0 <= d <= MAX_INJECTION_DEPTH)
+    # Every insertion point is at most depth + inserted, so the head up to the deepest depth holds
+    # all of them (a depth beyond the history clamps to its end, which is then inside the head).
+    cut = min(len(history_newest_first), used[-1] if used else 0)
+    head = list(history_newest_first[:cut])
     inserted = 0
-    messages = list(history_newest_first)
-    for depth in sorted(d for d in depths if 0 <= d <= MAX_INJECTION_DEPTH):
+    for depth in used:
         prompts_here = [p for p in in_chat if _strict_depth(p, depth) and p.content]
         block: list[T] = []
         for role in ("system", "user", "assistant"):
@@ -138,9 +144,9 @@ def insert_newest_first(
                 block.append(make(role, joint))
         if block:
             at = depth + inserted
-            messages[at:at] = block
+            head[at:at] = block
             inserted += len(block)
-    return messages
+    return HeadTail(head, history_newest_first, cut)
 
 
 def insert_in_chat(
@@ -157,6 +163,6 @@ def insert_in_chat(
         msg.injected = True
         return msg
 
-    out = insert_newest_first(in_chat, history_newest_first, table, substitute, injected)
+    out = list(insert_newest_first(in_chat, history_newest_first, table, substitute, injected))
     out.reverse()
     return out

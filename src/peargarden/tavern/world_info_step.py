@@ -9,21 +9,44 @@ and @depth entries become ``customDepthWI-<depth>-<role>`` table entries.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import full_text_tokens
-from peargarden.worldinfo import CharacterContext, ScanMessage, WorldInfoSettings, check_world_info
+from peargarden.worldinfo import CharacterContext, ScanMessage, WorldInfoEntry, WorldInfoSettings, check_world_info
 from peargarden.worldinfo.placement import wrap_authors_note
 from peargarden.worldinfo.sources import book_from_st, sort_entries
 
 from . import defaults as d
 from .context import _MAX_SCAN_DEPTH, GenerationContext, _dict
+from .lazy_chat import ChatPair
+
+
+def _depth(value: float) -> int:
+    if value != value or value <= 0:  # NaN or not positive: the scan reads nothing
+        return 0
+    return min(math.ceil(value), _MAX_SCAN_DEPTH)
+
+
+def _scan_window(entries: Sequence[WorldInfoEntry]) -> int:
+    """The deepest per-entry ``scanDepth`` (any odd value means: the whole reachable chat)."""
+    deepest = 0
+    for entry in entries:
+        value = entry.raw.get("scanDepth")
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            return _MAX_SCAN_DEPTH
+        deepest = max(deepest, _depth(float(value)))
+    return deepest
 
 
 def world_info(
-    g: GenerationContext, core: list[tuple[dict[str, Any], str]], an_active: bool
+    g: GenerationContext, core: Sequence[ChatPair], an_active: bool
 ) -> tuple[str, str, list[tuple[str, str]]]:
+    """Run the scan; ``core`` is the chat newest first as (message, text after regex)."""
     s = g.s
     wis = s.wi_settings
     selection = _dict(wis.get("world_info"))
@@ -63,15 +86,17 @@ def world_info(
         if b is not None
     ]
     settings = WorldInfoSettings.from_st(wis)
-    sort_key = (
-        tuple(id(b) for b in global_books),
-        tuple(id(b) for b in character_books),
-        id(chat_book),
-        settings.character_strategy,
-    )
+    # The sorted list is cached with the very book objects it came from (identity, not id():
+    # a replaced book must never match a stale list).
+    books = (*global_books, None, *character_books, None, chat_book)
     cached_sort = s.book_cache.get("\0sorted")
-    if cached_sort is not None and cached_sort[0] == sort_key:
-        entries = cached_sort[1]
+    if (
+        cached_sort is not None
+        and cached_sort[0][0] == settings.character_strategy
+        and len(cached_sort[0][1]) == len(books)
+        and all(a is b for a, b in zip(cached_sort[0][1], books, strict=True))
+    ):
+        entries, window = cached_sort[1]
     else:
         entries = sort_entries(
             global_books=global_books,
@@ -79,7 +104,9 @@ def world_info(
             chat_book=chat_book,
             strategy=settings.character_strategy,
         )
-        s.book_cache["\0sorted"] = (sort_key, entries)
+        window = _scan_window(entries)
+        s.book_cache["\0sorted"] = ((settings.character_strategy, books), (entries, window))
+    needed = _MAX_SCAN_DEPTH if settings.min_activations > 0 else max(window, _depth(settings.depth))
     max_context = g.context_size - g.response_length
 
     def transform(content: str, entry: Any) -> str:
@@ -92,9 +119,9 @@ def world_info(
 
     result = check_world_info(
         entries,
-        # The scan never looks further back than MAX_SCAN_DEPTH (1000) messages; the real chat
-        # length goes in separately (timed effects count it).
-        [ScanMessage(str(m.get("name", "")), text) for m, text in core[-_MAX_SCAN_DEPTH:]],
+        # Only the newest messages the scan can reach are converted (at most MAX_SCAN_DEPTH); the
+        # real chat length goes in separately (timed effects count it).
+        [ScanMessage(str(m.get("name", "")), text) for m, text in reversed(core[: min(needed, len(core))])],
         settings,
         max_context=max_context,
         count_tokens=lambda text: full_text_tokens(g.counter, text),
