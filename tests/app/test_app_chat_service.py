@@ -238,3 +238,22 @@ def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
     assert _texts(reopened) == ["客官里边请。", "掌柜好。", "乙", "再来一壶。", "丙"]
     exported = reopened.export_sillytavern().decode("utf-8").splitlines()
     assert json.loads(exported[0])["create_date"] == "2026-11-30@00h00m00s"
+
+
+def test_tavern_mode_sends_what_pear_tavern_assemble_prints(
+    home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from peargarden.app.service import ChatOptions
+    from peargarden.cli import main
+
+    provider = ScriptedProvider().add(text_turn("客官里边请。"))
+    chat = _app(home, provider).new_chat(None, ChatOptions(mode="tavern"))
+    events = list(chat.send("掌柜，可还记得镇北渡口？"))
+    assert events[-1].to_json()["stop_reason"] == "stop"
+    capsys.readouterr()
+    main(["tavern", "assemble", "--card", "青梧", "--message", "掌柜，可还记得镇北渡口？"])
+    expected = json.loads(capsys.readouterr().out)
+    sent = provider.requests[0]
+    assert sent.messages == expected["messages"]
+    assert sent.tools == []
+    assert sent.sampler["temperature"] == expected["temperature"]

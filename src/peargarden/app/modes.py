@@ -2,9 +2,9 @@
 
 A :data:`ModeSetup` receives the :class:`BeatEnv` of a beat and returns the request builder and the
 tools.  ``stage`` is the stage package's setup (layered system prompt, per-beat injection, lore and
-draft tools: :func:`peargarden.agent.stage_request.stage_setup`); ``tavern`` uses the plain fallback
-(card fields as a system prompt, no tools) until the SillyTavern-exact builder is plugged in with
-:func:`register_mode`.
+draft tools: :func:`peargarden.agent.stage_request.stage_setup`); ``tavern`` is SillyTavern's exact
+request (:mod:`.tavern_mode`, one generation, no tools).  :func:`plain_setup` (card fields as a system
+prompt) stays as a fallback for tests and other fronts; :func:`register_mode` adds or replaces modes.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ class BeatEnv:
     # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
     cache: dict[str, Any] = field(default_factory=dict)
     cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    # The chat's story memory for a beat (summary, scene notes, budget): a callable returning a
+    # ``peargarden.stage.memory.view.StoryView``; set by the service, read by the stage builder.
+    story: Callable[[], Any] | None = None
 
 
 ModeSetup = Callable[[BeatEnv], tuple[RequestBuilder, list[Tool]]]
@@ -58,7 +61,13 @@ def stage_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
     return stage_setup(env)
 
 
-MODES: dict[str, ModeSetup] = {"stage": stage_mode, "tavern": plain_setup}
+def tavern_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
+    from .tavern_mode import tavern_setup
+
+    return tavern_setup(env)
+
+
+MODES: dict[str, ModeSetup] = {"stage": stage_mode, "tavern": tavern_mode}
 
 
 # Tags every message recorded in a mode carries (work-mode messages stay out of the story stream).
