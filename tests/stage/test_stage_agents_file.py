@@ -10,9 +10,7 @@ from peargarden.stage.entries import parse_entries, render_for_model, toggle_ent
 from peargarden.worldinfo.stage_lore import LoreEntry
 
 
-def test_created_dossier_keeps_everything_the_card_said(
-    qingwu: StageCard, town_entries: list[LoreEntry]
-) -> None:
+def test_created_dossier_keeps_everything_the_card_said(qingwu: StageCard, town_entries: list[LoreEntry]) -> None:
     card = replace(
         qingwu,
         system_prompt="不写旁白。",
@@ -74,9 +72,7 @@ def test_overlay_constants_use_the_supplement_label_and_names_stay_unique() -> N
             overlay=True,
             book="补充设定集",
         ),
-        LoreEntry(
-            uid=2, keys=(), comment="规矩", content="另一本书里的同名规矩。", constant=True, book="栖水镇"
-        ),
+        LoreEntry(uid=2, keys=(), comment="规矩", content="另一本书里的同名规矩。", constant=True, book="栖水镇"),
     ]
     names = [e.name for e in parse_entries(sync_lorebook_mirror("", constants))]
     assert names == ["规矩（世界书·栖水镇）", "规矩（世界书·补充设定）", "规矩·2（世界书·栖水镇）"]

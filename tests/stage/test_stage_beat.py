@@ -12,9 +12,7 @@ from peargarden.worldinfo.stage_lore import LoreEntry
 FILES = PromptFiles(system="基座。", bundled_system="", working_directory="cards/青梧")
 
 
-def beat(
-    card: StageCard, entries: list[LoreEntry], thinking: str | None, **kw: object
-) -> list[dict[str, str]]:
+def beat(card: StageCard, entries: list[LoreEntry], thinking: str | None, **kw: object) -> list[dict[str, str]]:
     request = assemble_beat(
         FILES,
         card,
@@ -58,9 +56,7 @@ def test_unknown_thinking_level_counts_as_off() -> None:
     assert not passive_lore("minimal") and not passive_lore("xhigh")
 
 
-def test_post_history_instructions_only_without_dossier(
-    qingwu: StageCard, town_entries: list[LoreEntry]
-) -> None:
+def test_post_history_instructions_only_without_dossier(qingwu: StageCard, town_entries: list[LoreEntry]) -> None:
     card = StageCard(**{**qingwu.__dict__, "post_history_instructions": "{{char}}每拍不超过三百字。"})
     corpus = LoreCorpus(town_entries)
     plain = assemble_beat(FILES, card, StageSettings(), corpus, [], "你好", thinking="off")
@@ -102,9 +98,7 @@ def test_message_list_merges_roles_drops_empties_and_puts_words_last() -> None:
         Turn("user", "乙"),
         Turn("assistant", "丙"),
     ]
-    messages = build_messages(
-        history, "丁", "【语言】以中文写叙事与对白（专有名词可保留原文）。", summary="早先的事。"
-    )
+    messages = build_messages(history, "丁", "【语言】以中文写叙事与对白（专有名词可保留原文）。", summary="早先的事。")
     assert messages == [
         {"role": "user", "content": SUMMARY_PREFIX + "早先的事。"},
         {"role": "assistant", "content": "开场。"},

@@ -35,10 +35,7 @@ def test_body_occurrences_are_capped_at_three() -> None:
 def test_disabled_entries_and_zero_scores_are_left_out(town_entries: list[LoreEntry]) -> None:
     assert search_entries(town_entries, "量子力学") == []
     assert search_entries(town_entries, "") == []
-    off = [
-        LoreEntry(uid=e.uid, keys=e.keys, content=e.content, comment=e.comment, enabled=False)
-        for e in town_entries
-    ]
+    off = [LoreEntry(uid=e.uid, keys=e.keys, content=e.content, comment=e.comment, enabled=False) for e in town_entries]
     assert search_entries(off, "镇北渡口") == []
 
 

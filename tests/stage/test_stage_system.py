@@ -38,12 +38,8 @@ def positions(text: str, *needles: str) -> list[int]:
 
 
 def test_layers_come_in_order(qingwu: StageCard, town_entries: list[LoreEntry]) -> None:
-    card = StageCard(
-        **{**qingwu.__dict__, "mes_example": "<START>\n{{char}}：客官请。", "system_prompt": "不写旁白。"}
-    )
-    text = build_system_prompt(
-        files(), card, user_name="阿远", lore=town_entries, tool_names=["lorebook_search"]
-    ).text
+    card = StageCard(**{**qingwu.__dict__, "mes_example": "<START>\n{{char}}：客官请。", "system_prompt": "不写旁白。"})
+    text = build_system_prompt(files(), card, user_name="阿远", lore=town_entries, tool_names=["lorebook_search"]).text
     order = positions(
         text,
         "You work inside Pear Garden",
