@@ -189,3 +189,9 @@ def test_tools_find_the_card_through_the_context(home: Home, folder: CardFolder)
     result = tool.run({"query": "听雨轩"}, ToolContext(home=home.root, card_dir=folder.path))
     assert result.text.startswith("### 听雨轩")
     assert tool.run({"query": "听雨轩"}, ToolContext()).is_error
+
+
+def test_search_failure_says_to_go_on_with_known_facts(home: Home, folder: CardFolder) -> None:
+    (folder.path / "卡.json").write_text("{不是 JSON", encoding="utf-8")
+    result = call(registry(home, folder), "lorebook_search", {"query": "听雨轩"})
+    assert result.is_error and result.text.startswith("检索失败：") and result.text.endswith("按已知事实继续写。")

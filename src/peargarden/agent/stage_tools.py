@@ -126,7 +126,10 @@ def _entry_json(entry: LoreEntry) -> dict[str, Any]:
 
 def _run_search(args: dict[str, Any], ctx: ToolContext, env: StageToolEnv | None) -> ToolResult:
     query = str(args.get("query") or "").strip()
-    materials = _env(ctx, env).materials()
+    try:
+        materials = _env(ctx, env).materials()
+    except PearError as error:
+        return ToolResult(f"检索失败：{error.message}。按已知事实继续写。", is_error=True)
     hits = search_entries(materials.corpus.entries, query, STAGE_SEARCH_LIMIT)
     return ToolResult(
         format_search_hits(hits),
