@@ -119,3 +119,11 @@ def test_default_thinking_follows_the_main_model(home: Home, capsys: pytest.Capt
     assert data["messages"][-1]["content"].startswith("【相关设定】\n- 【")
     with pytest.raises(SystemExit):
         main(["stage", "assemble", "--card", "青梧", "--message", "你好", "--thinking", "turbo"])
+
+
+def test_a_damaged_mounted_book_is_skipped_with_a_warning(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
+    (home.lorebooks_dir / "栖水镇.json").write_text("{坏了", encoding="utf-8")
+    data = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--json"))
+    assert len(data["warnings"]) == 1 and "栖水镇" in data["warnings"][0]
+    assert "【相关设定】" not in data["messages"][-1]["content"]
+    assert data["messages"][-1]["content"].endswith(QUESTION)
