@@ -61,9 +61,7 @@ def _call_reply(*calls: tuple[str, str, list[str]], reasoning: str | None = None
     return sse(*items)
 
 
-def _run(
-    settings: BeatSettings, history: list[ContextMessage]
-) -> tuple[list[AgentEvent], list[dict[str, Any]]]:
+def _run(settings: BeatSettings, history: list[ContextMessage]) -> tuple[list[AgentEvent], list[dict[str, Any]]]:
     recorded: list[dict[str, Any]] = []
 
     def record(message: dict[str, Any]) -> str:
@@ -82,9 +80,7 @@ def test_tool_loop_of_several_rounds_over_http(fake_server: FakeOpenAIServer) ->
         [
             # CJK split inside the argument fragments, as real servers do.
             _call_reply(("c1", "lore_lookup", ['{"ti', 'tle": "镇北', '渡口"}'])),
-            _call_reply(
-                ("c2", "lore_lookup", ['{"title": "听雨轩"}']), ("c3", "lore_lookup", ['{"title": "无名"}'])
-            ),
+            _call_reply(("c2", "lore_lookup", ['{"title": "听雨轩"}']), ("c3", "lore_lookup", ['{"title": "无名"}'])),
             text_reply("记得，", "怀瑾公子十年前由镇北渡口北上。"),
         ]
     )
@@ -154,9 +150,9 @@ def test_provider_failure_ends_with_an_error_event(fake_server: FakeOpenAIServer
 def test_unauthorised_fails_without_retrying(fake_server: FakeOpenAIServer) -> None:
     fake_server.script([status(401)])
     events, _ = _run(BeatSettings(provider=_provider(fake_server), builder=_builder), USER)
-    assert (events[0].type == "error" and "401" in events[0].to_json()["message"]) or "key" in events[
-        0
-    ].to_json()["message"]
+    assert (events[0].type == "error" and "401" in events[0].to_json()["message"]) or "key" in events[0].to_json()[
+        "message"
+    ]
     assert len(fake_server.chat_requests) == 1
 
 
@@ -202,3 +198,31 @@ def test_cancel_mid_stream_keeps_the_partial_reply(fake_server: FakeOpenAIServer
             cancel.set()
     assert events[-1].to_json()["stop_reason"] == "aborted"
     assert recorded[0]["content"] == "青梧抬眼，" and recorded[0]["stop_reason"] == "aborted"
+
+
+def test_rate_limit_is_retried_then_the_beat_goes_on(fake_server: FakeOpenAIServer) -> None:
+    fake_server.script([status(429, headers={"Retry-After": "0"}), text_reply("来了。")])
+    events, recorded = _run(BeatSettings(provider=_provider(fake_server), builder=_builder), USER)
+    assert events[-1].to_json()["stop_reason"] == "stop"
+    assert recorded[0]["content"] == "来了。" and len(fake_server.chat_requests) == 2
+
+
+def test_disconnect_mid_reply_keeps_the_partial_text_and_ends_with_an_error(fake_server: FakeOpenAIServer) -> None:
+    from peargarden.testing.fake_openai import Disconnect
+
+    fake_server.script([sse(chunk(role="assistant", content=""), chunk(content="青梧推开窗，"), Disconnect())])
+    events, recorded = _run(BeatSettings(provider=_provider(fake_server), builder=_builder), USER)
+    assert [e.type for e in events][-2:] == ["error", "done"]
+    assert recorded[0]["content"] == "青梧推开窗，" and recorded[0]["stop_reason"] == "error"
+
+
+def test_a_server_that_never_answers_times_out(fake_server: FakeOpenAIServer) -> None:
+    from peargarden.providers.openai_compat import RetryPolicy
+
+    fake_server.script([sse(chunk(content="迟"), delay=2.0), sse(chunk(content="迟"), delay=2.0)])
+    provider = OpenAICompatProvider(
+        fake_server.base_url, "fake-model", "k", timeout=0.3, retry=RetryPolicy(attempts=2), sleep=lambda _s: None
+    )
+    events, recorded = _run(BeatSettings(provider=provider, builder=_builder), USER)
+    assert [e.type for e in events] == ["error", "done"] and recorded == []
+    fake_server.requests.clear()
