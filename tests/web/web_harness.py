@@ -64,9 +64,13 @@ def screenshot(page: object, name: str) -> Path:
 
 
 def fake_provider_config(base_url: str) -> str:
-    """A config.toml whose main model is the fake OpenAI server (thinking off: plain replies)."""
+    """A config.toml whose main model is the fake OpenAI server (thinking off: plain replies).
+
+    Scene notes are off: their side-model call after each beat would take the scripted replies.
+    """
     return (
         'user_name = "旅人"\nmode = "stage"\ncreation_mode = "ask"\ngreeting = true\n\n'
+        "[story]\nscene_notes = false\n\n"
         '[model]\nprovider = "fake"\nmodel = "fake-model"\nthinking = "off"\n\n'
         f'[providers.fake]\nbase_url = "{base_url}"\napi_key = "sk-test"\n'
     )
