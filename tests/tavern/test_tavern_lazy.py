@@ -63,3 +63,12 @@ def test_a_long_chat_only_converts_what_is_sent(make_state: object) -> None:
     sent = [m["content"] for m in result.messages if m["role"] in ("user", "assistant")]
     assert sent == [m["mes"] for m in chat[len(chat) - len(sent) :]]
     assert 0 < len(sent) < 400
+
+
+def test_regex_with_side_effects_still_runs_over_the_whole_chat(make_state: object) -> None:
+    from tavern_builders import alternating_chat
+
+    script = {"findRegex": "/雨/", "replaceString": "雪{{incvar::次数}}", "placement": [1, 2], "promptOnly": True}
+    state = make_state(alternating_chat(7), extension_settings={"regex": [script]})  # type: ignore[operator]
+    generate(state)
+    assert state.chat_metadata["variables"]["次数"] == 7  # once per message, as ST's eager pass does

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from peargarden.text.regex_scripts import Placement
+from peargarden.text.regex_scripts import Placement, is_static
 
 from . import defaults as d
 from .chat_completion import ChatCompletion, SlotNotFound, TokenBudgetExceeded, cost_function
@@ -78,6 +78,11 @@ class Generation(GenerationContext):
             return m, self.regexed(text, placement, is_prompt=True, depth=depth)
 
         core = LazyList(len(core_src), regexed_message)  # newest first, built only where read
+        if not all(is_static(sc) for sc in self.regex.scripts()):
+            # A script whose replacement runs macros (variables, random…) has side effects; ST runs
+            # it over every message, oldest first, so do the same instead of lazily.
+            for depth in range(last_index, -1, -1):
+                core[depth]
         examples_raw = parse_mes_examples(fields["mesExamples"])
         an_active = set_authors_note(self)
         set_persona(self, an_active)
