@@ -9,6 +9,8 @@ import urllib.request
 
 from web_harness import Served, screenshot, wait_ready
 
+from peargarden.workspace.config import load_settings
+
 SECRET = "sk-秘密".encode().hex()
 
 
@@ -51,3 +53,39 @@ def test_english_switch_and_phone_width(served: Served, page: object) -> None:
     screenshot(page, "vault-phone-en")
     page.click("#lang-switch")  # type: ignore[attr-defined]
     assert page.locator("h1").inner_text() == "保险库"  # type: ignore[attr-defined]
+
+
+def test_settings_are_saved_into_config_with_its_comments(served: Served, page: object) -> None:
+    config = served.home.config_file
+    before = config.read_text(encoding="utf-8")
+    try:
+        page.goto(served.url + "/settings")  # type: ignore[attr-defined]
+        wait_ready(page)
+        page.fill("#conn-name", "备用")  # type: ignore[attr-defined]
+        page.fill("#conn-url", served.fake.base_url)  # type: ignore[attr-defined]
+        page.click("#save-connection")  # type: ignore[attr-defined]
+        page.locator("tr[data-connection='备用']").wait_for()  # type: ignore[attr-defined]
+        page.fill("#user_name", "沈砚")  # type: ignore[attr-defined]
+        page.fill("#scan_depth", "6")  # type: ignore[attr-defined]
+        page.select_option("#side-provider", "备用")  # type: ignore[attr-defined]
+        page.select_option("#side-thinking", "off")  # type: ignore[attr-defined]
+        page.fill("#no-ask", "ls\ncat\ngit status")  # type: ignore[attr-defined]
+        page.click("#save-settings")  # type: ignore[attr-defined]
+        page.locator("#toast:not(.error)", has_text="设置已保存").wait_for()  # type: ignore[attr-defined]
+        settings = load_settings(config)
+        assert settings.user_name == "沈砚" and settings.scan_depth == 6
+        assert settings.side().provider == "备用" and settings.side().thinking == "off"
+        assert settings.sandbox.no_ask_prefixes == ("ls", "cat", "git status")
+        assert settings.providers["备用"].base_url == served.fake.base_url
+        text = config.read_text(encoding="utf-8")
+        assert all(line in text for line in before.splitlines() if line.startswith("#"))
+        # A bad value is refused with a readable message and the file stays as it was.
+        saved = config.read_bytes()
+        page.fill("#scan_depth", "")  # type: ignore[attr-defined]
+        page.evaluate("document.getElementById('mode').innerHTML += '<option value=歌剧>歌剧</option>'")  # type: ignore[attr-defined]
+        page.select_option("#mode", "歌剧")  # type: ignore[attr-defined]
+        page.click("#save-settings")  # type: ignore[attr-defined]
+        page.locator("#toast.error").wait_for()  # type: ignore[attr-defined]
+        assert config.read_bytes() == saved
+    finally:
+        config.write_text(before, encoding="utf-8")

@@ -88,3 +88,67 @@ def models(request: Request, connection: str | None = None) -> dict[str, Any]:
         return {"connection": "local", "models": ["（内置本地模型）"]}
     resolved = resolve_provider(current)
     return {"connection": connection or current.main().provider, "models": resolved.provider.list_models()}
+
+
+class ModelBody(BaseModel):
+    provider: str | None = None
+    model: str | None = None
+    thinking: str | None = None
+
+
+class ConnectionBody(BaseModel):
+    name: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    profile: str | None = None
+
+
+class SandboxBody(BaseModel):
+    blacklist: list[str] | None = None
+    no_ask_prefixes: list[str] | None = None
+
+
+class SettingsBody(BaseModel):
+    user_name: str | None = None
+    user_persona: str | None = None
+    mode: str | None = None
+    creation_mode: str | None = None
+    scan_depth: int | None = None
+    max_lore_injections: int | None = None
+    model: ModelBody | None = None
+    side_model: ModelBody | None = None
+    connection: ConnectionBody | None = None
+    sandbox: SandboxBody | None = None
+
+
+@router.post("/settings")
+def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
+    """Change values in ``config.toml`` in place (comments kept); invalid values change nothing."""
+    from peargarden.app.config_edit import Value, set_values
+
+    changes: dict[tuple[str, str], Value] = {}
+    for key in ("user_name", "user_persona", "mode", "creation_mode", "scan_depth", "max_lore_injections"):
+        value = getattr(body, key)
+        if value is not None:
+            changes[("", key)] = value
+    for table, model in (("model", body.model), ("side_model", body.side_model)):
+        if model is not None:
+            for key in ("provider", "model", "thinking"):
+                if getattr(model, key) is not None:
+                    changes[(table, key)] = getattr(model, key)
+    if body.connection is not None:
+        name = body.connection.name.strip()
+        if not name or name == "local" or any(ch in name for ch in '."[]'):
+            raise BadInput(f"连接名不合法：{name!r}")
+        for key in ("base_url", "api_key_env", "profile"):
+            if getattr(body.connection, key) is not None:
+                changes[(f"providers.{name}", key)] = getattr(body.connection, key).strip()
+    if body.sandbox is not None:
+        for key in ("blacklist", "no_ask_prefixes"):
+            items = getattr(body.sandbox, key)
+            if items is not None:
+                changes[("sandbox", key)] = [item for item in items if item.strip()]
+    if not changes:
+        raise BadInput("没有要改的设置（nothing to change）")
+    set_values(home_of(request).config_file, changes)
+    return settings(request)

@@ -1,18 +1,7 @@
-// Settings: what config.toml says, the connections with a key field (stored 0600, never echoed)
-// and their model lists, personas, the sandbox lists.
+// Settings: config.toml's values (saved in place, its comments kept), the connections with a key
+// field (stored 0600, never echoed) and their model lists, personas, the sandbox lists.
 import { api, toast } from "./common.js";
 import { t, translate } from "./i18n.js";
-
-function pairs(box, rows) {
-  box.textContent = "";
-  for (const [label, value] of rows) {
-    const dt = document.createElement("div");
-    dt.textContent = label;
-    const dd = document.createElement("div");
-    dd.textContent = value;
-    box.append(dt, dd);
-  }
-}
 
 function keyLabel(key) {
   if (!key) return t("未设置", "not set");
@@ -62,7 +51,12 @@ function connectionRow(conn) {
       const result = await api(`/api/settings/models?connection=${encodeURIComponent(conn.name)}`);
       const box = document.getElementById("model-list");
       box.textContent = "";
-      for (const name of result.models) { const li = document.createElement("li"); li.textContent = name; box.append(li); }
+      const known = document.getElementById("known-models");
+      known.textContent = "";
+      for (const name of result.models) {
+        const li = document.createElement("li"); li.textContent = name; box.append(li);
+        const option = document.createElement("option"); option.value = name; known.append(option);
+      }
     } catch (error) { toast(error.message, true); }
   });
   models.append(list);
@@ -70,13 +64,33 @@ function connectionRow(conn) {
   return tr;
 }
 
+const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
+const value = (id) => document.getElementById(id).value;
+
+function fillSelect(id, options, chosen) {
+  const select = document.getElementById(id);
+  select.textContent = "";
+  for (const option of options) {
+    const el = document.createElement("option");
+    el.value = option;
+    el.textContent = option === "local" ? t("local（内置本地模型）", "local (embedded model)") : option;
+    select.append(el);
+  }
+  select.value = chosen;
+}
+
 async function load() {
   const s = await api("/api/settings");
-  pairs(document.getElementById("play"), [[t("你的名字", "Your name"), s.user_name], [t("对话方式", "Mode"), s.mode],
-    [t("写入门禁", "Creation mode"), s.creation_mode], [t("扫描深度", "Scan depth"), String(s.scan_depth)],
-    [t("每拍设定上限", "Lore per beat"), String(s.max_lore_injections)]]);
-  const model = (m) => `${m.provider} · ${m.model || t("默认", "default")} · ${t("思考", "thinking")} ${m.thinking}`;
-  pairs(document.getElementById("models"), [[t("主模型", "Main model"), model(s.model)], [t("旁路模型", "Side model"), model(s.side_model)]]);
+  for (const key of ["user_name", "user_persona", "mode", "creation_mode", "scan_depth", "max_lore_injections"]) {
+    document.getElementById(key).value = s[key];
+  }
+  const connections = ["local", ...s.connections.map((c) => c.name)];
+  fillSelect("model-provider", connections, s.model.provider);
+  fillSelect("side-provider", connections, s.side_model.provider);
+  fillSelect("model-thinking", LEVELS, s.model.thinking);
+  fillSelect("side-thinking", LEVELS, s.side_model.thinking);
+  document.getElementById("model-model").value = s.model.model;
+  document.getElementById("side-model").value = s.side_model.model;
   const rows = document.getElementById("connections");
   rows.textContent = "";
   for (const conn of s.connections) rows.append(connectionRow(conn));
@@ -85,9 +99,34 @@ async function load() {
   for (const name of s.personas.length ? s.personas : [t("（还没有人设）", "(no personas yet)")]) {
     const li = document.createElement("li"); li.textContent = name; personas.append(li);
   }
-  document.getElementById("blacklist").textContent = s.sandbox.blacklist.join("\n");
-  document.getElementById("no-ask").textContent = s.sandbox.no_ask_prefixes.join("  ");
+  document.getElementById("blacklist").value = s.sandbox.blacklist.join("\n");
+  document.getElementById("no-ask").value = s.sandbox.no_ask_prefixes.join("\n");
   translate();
 }
+
+function lines(id) { return value(id).split("\n").map((l) => l.trim()).filter(Boolean); }
+
+async function save(body, message) {
+  try {
+    await api("/api/settings", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    toast(message);
+    await load();
+  } catch (error) { toast(error.message, true); }
+}
+
+document.getElementById("settings-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  save({
+    user_name: value("user_name"), user_persona: value("user_persona"), mode: value("mode"),
+    creation_mode: value("creation_mode"), scan_depth: Number(value("scan_depth")),
+    max_lore_injections: Number(value("max_lore_injections")),
+    model: { provider: value("model-provider"), model: value("model-model"), thinking: value("model-thinking") },
+    side_model: { provider: value("side-provider"), model: value("side-model"), thinking: value("side-thinking") },
+    sandbox: { blacklist: lines("blacklist"), no_ask_prefixes: lines("no-ask") },
+  }, t("设置已保存", "Settings saved"));
+});
+document.getElementById("save-connection").addEventListener("click", () => {
+  save({ connection: { name: value("conn-name").trim(), base_url: value("conn-url").trim() } }, t("连接已保存", "Connection saved"));
+});
 
 load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
