@@ -244,3 +244,20 @@ def test_junk_values_never_raise(make_state: StateFactory) -> None:
     assert any("openai_max_context" in w for w in result.warnings)
     assert result.messages[0]["role"] == "system"  # a malformed role falls back to system
     assert result.messages[-1]["role"] == "user"
+
+
+def test_more_slash_commands(make_state: StateFactory) -> None:
+    state = make_state(alternating_chat(4))
+    warnings: list[str] = []
+    run_slash(state, "/note [作者注：{{char}}在等雨停] | /depth 0", warnings)
+    run_slash(state, "/setvar key=心情 平静", warnings)
+    run_slash(state, "/incvar 次数", warnings)
+    run_slash(state, "/comment 这条只给人看", warnings)
+    run_slash(state, "/sendas name=掌柜 客官里面请。", warnings)
+    run_slash(state, "/pos chat", warnings)
+    assert state.chat_metadata["variables"] == {"心情": "平静", "次数": 1}
+    assert any("/pos" in w for w in warnings)
+    out = contents(state)
+    assert out[-1] == "[作者注：林月在等雨停]"
+    assert out[-2] == "掌柜: 客官里面请。"  # another speaker gets the name prefix (names behavior default)
+    assert "这条只给人看" not in out

@@ -159,29 +159,85 @@ def _parse_named(args: str) -> tuple[dict[str, str], str]:
     return named, rest.strip()
 
 
+def _insert_at(state: TavernState, named: dict[str, str], message: dict[str, Any]) -> None:
+    """``at=N`` puts the message at index N (negative: from the end), else it is appended."""
+    try:
+        at = int(named["at"]) if "at" in named else None
+    except ValueError:
+        at = None
+    if at is not None and at < 0:
+        at += len(state.chat)
+    if at is not None and 0 <= at <= len(state.chat):
+        state.chat.insert(at, message)
+    else:
+        state.chat.append(message)
+
+
+def _context(state: TavernState) -> Generation:
+    gen = Generation(state, "normal", dry_run=True)
+    _, gen.card_fields = gen.card_macro_fields()
+    return gen
+
+
+_VAR_COMMANDS = {
+    "setvar": ("local", "set"),
+    "addvar": ("local", "add"),
+    "incvar": ("local", "inc"),
+    "decvar": ("local", "dec"),
+    "flushvar": ("local", "flush"),
+    "setglobalvar": ("global", "set"),
+    "addglobalvar": ("global", "add"),
+    "incglobalvar": ("global", "inc"),
+    "decglobalvar": ("global", "dec"),
+    "flushglobalvar": ("global", "flush"),
+}
+
+
 def run_slash(state: TavernState, text: str, warnings: list[str]) -> None:
-    """The slash commands the oracle cases use: ``/sys``, ``/hide``, ``/unhide``, ``/inject``."""
+    """Slash commands as typed into ST's input box; ``|`` chains several (``/sys … | /hide 3``)."""
+    for part in re.split(r"\|\s*(?=/)", text):
+        _run_one_slash(state, part.strip(), warnings)
+
+
+def _run_one_slash(state: TavernState, text: str, warnings: list[str]) -> None:
     m = re.match(r"\s*/(\S+)\s*(.*)", text, re.DOTALL)
     if not m:
         return
     command, args = m.group(1).lower(), m.group(2)
+    named, body = _parse_named(args)
     if command in ("sys", "nar", "narrate"):
-        named, body = _parse_named(args)
         if not body:
             return
-        gen = Generation(state, "normal", dry_run=True)
-        _, gen.card_fields = gen.card_macro_fields()
         name = state.chat_metadata.get("narrator_name") or "System"
-        state.chat.append(
-            {
-                "name": name,
+        message = {
+            "name": name,
+            "is_user": False,
+            "is_system": False,
+            "mes": _context(state).sub(body.strip()),
+            "force_avatar": "img/five.png",
+            "extra": {"type": "narrator", "bias": None, "isSmallSys": False, "api": "manual"},
+        }
+        _insert_at(state, named, message)
+    elif command == "comment":
+        if body:
+            message = {
+                "name": "Note",
                 "is_user": False,
-                "is_system": False,
-                "mes": gen.sub(body.strip()),
-                "force_avatar": "img/five.png",
-                "extra": {"type": "narrator", "bias": None, "isSmallSys": False, "api": "manual"},
+                "is_system": True,  # comments are shown but never sent
+                "mes": _context(state).sub(body.strip()),
+                "extra": {"type": "comment", "isSmallSys": False, "api": "manual"},
             }
-        )
+            _insert_at(state, named, message)
+    elif command == "sendas":
+        if not body:
+            return
+        name = (named.get("name") or "").strip() or state.char_name
+        gen = _context(state)
+        text_out = gen.regexed(body.strip(), Placement.SLASH_COMMAND)
+        message = {"name": name, "is_user": False, "is_system": False, "mes": gen.sub(text_out), "extra": {}}
+        if name != state.char_name:
+            message["force_avatar"] = "img/ai4.png"  # another speaker: ST forces an avatar (name prefix)
+        _insert_at(state, named, message)
     elif command in ("hide", "unhide"):
         rng = args.strip()
         mm = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", rng)
@@ -193,7 +249,6 @@ def run_slash(state: TavernState, text: str, warnings: list[str]) -> None:
         for i in range(start, min(end, len(state.chat) - 1) + 1):
             state.chat[i]["is_system"] = command == "hide"
     elif command == "inject":
-        named, body = _parse_named(args)
         ident = named.get("id")
         if not ident:
             warnings.append("/inject 缺少 id，已忽略")
@@ -209,16 +264,46 @@ def run_slash(state: TavernState, text: str, warnings: list[str]) -> None:
         injects = state.chat_metadata.setdefault("script_injects", {})
         depth_value: int | float = int(depth) if depth.is_integer() else depth
         if body:
-            injects[ident] = {
-                "value": body,
-                "position": position,
-                "depth": depth_value,
-                "scan": scan,
-                "role": role,
-            }
+            injects[ident] = {"value": body, "position": position, "depth": depth_value, "scan": scan, "role": role}
         else:
             injects.pop(ident, None)
         state.table.set(d.SCRIPT_INJECT_PREFIX + ident, body, position, depth_value, scan, role)
+    elif command == "note":
+        state.fill_note_metadata()
+        state.chat_metadata["note_prompt"] = body
+    elif command in ("depth", "freq", "interval"):
+        try:
+            value = abs(float(body))
+        except ValueError:
+            warnings.append(f"/{command} 需要数字：{body!r}")
+            return
+        key = "note_depth" if command == "depth" else "note_interval"
+        state.fill_note_metadata()
+        state.chat_metadata[key] = int(value) if value.is_integer() else value
+    elif command == "pos":
+        # 1.12.6 updates the radio button with an event its handler does not listen to: no effect.
+        warnings.append("/pos 在 SillyTavern 1.12.6 中不生效，已忽略")
+    elif command in _VAR_COMMANDS:
+        scope, action = _VAR_COMMANDS[command]
+        variables = _context(state).variables
+        var_name = (named.get("key") or named.get("name") or "").strip()
+        var_value = body
+        if not var_name and action in ("inc", "dec", "flush"):
+            var_name, var_value = body.strip(), ""
+        if not var_name:
+            warnings.append(f"/{command} 缺少变量名")
+            return
+        store = variables.local if scope == "local" else variables.global_
+        if action == "set":
+            store[var_name] = var_value
+        elif action == "add":
+            variables.add(scope, var_name, var_value)
+        elif action == "inc":
+            variables.add(scope, var_name, 1)
+        elif action == "dec":
+            variables.add(scope, var_name, -1)
+        else:
+            store.pop(var_name, None)
     else:
         warnings.append(f"未实现的斜杠命令 /{command}，已忽略")
 
