@@ -162,6 +162,8 @@ class GenerationContext:
             last_char_message=str(last_char.get("mes", "")) if last_char else "",
             last_swipe_id=str(len(last.get("swipes") or [])) if last and last.get("swipes") else "",
             current_swipe_id=str(int(last.get("swipe_id", 0)) + 1) if last and last.get("swipes") else "",
+            # The in-context marker of the previous generation (ST reads it from the page).
+            first_included_message_id=str(s.chat_metadata.get("lastInContextMessageId", "")),
         )
         oai = s.oai
         return MacroEnv(
