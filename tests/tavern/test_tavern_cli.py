@@ -84,3 +84,28 @@ def test_set_rejects_unknown_keys_and_bad_values(capsys: pytest.CaptureFixture[s
             main(["tavern", "set", *args, "--card", "Lin Yue"])
         assert done.value.code == 2
         assert capsys.readouterr().err.startswith("pear: ")
+
+
+def test_replay_reads_the_card_png_when_there_is_no_card_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import struct
+    import zlib
+
+    from peargarden.formats import card_from_object, card_to_png
+
+    case = CASES / "01-minimal"
+    target = tmp_path / "案例"
+    shutil.copytree(case, target)
+    card = card_from_object(json.loads((target / "card.json").read_text(encoding="utf-8")), "card.json")
+    (target / "card.json").unlink()
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    pixel = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+    pixel += chunk(b"IDAT", zlib.compress(b"\x00\xff\xff\xff")) + chunk(b"IEND", b"")
+    (target / "card.png").write_bytes(card_to_png(card, pixel, "v2"))
+    main(["tavern", "replay", str(target)])
+    assert json.loads(capsys.readouterr().out) == json.loads((case / "expected.json").read_text(encoding="utf-8"))

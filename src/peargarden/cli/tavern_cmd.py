@@ -50,9 +50,15 @@ def load_case(case_dir: Path) -> Any:
         raise NotFound(f"找不到案例文件夹 {case_dir}")
     settings = _read_json(case_dir / "settings.json")
     card_path = case_dir / "card.json"
-    if not card_path.exists():
-        raise NotFound("案例里没有 card.json", path=case_dir)
-    card = _read_json(card_path)
+    if card_path.exists():
+        card = _read_json(card_path)
+    else:
+        pngs = sorted(case_dir.glob("*.png"))
+        if not pngs:
+            raise NotFound("案例里没有 card.json 或 card.png", path=case_dir)
+        from peargarden.formats import card_to_object, read_card
+
+        card = card_to_object(read_card(pngs[0].read_bytes(), str(pngs[0])), "v2")
     preset_path = case_dir / "preset.json"
     preset = _read_json(preset_path) if preset_path.exists() else None
     chat_path = case_dir / "chat.jsonl"
