@@ -8,7 +8,7 @@ fill and the in-context marker.  Nothing here touches files, the clock or random
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,6 +198,3 @@ def generate(state: TavernState, gen_type: str = "normal", *, dry_run: bool = Fa
     except Exception as error:  # one bad card field must not take the program down
         warnings = [*generation.warnings, f"无法组装提示词（{type(error).__name__}: {error}）"]
         return Assembly([], [], warnings, 0, 0, 0, 0, 0, generation.type)
-
-
-SubstituteFn = Callable[[str], str]

@@ -132,7 +132,6 @@ def populate(
     examples: list[list[ExampleMessage]],
 ) -> None:
     """``populateChatCompletion``: fixed slots, control prompts, relative inserts, then the fills."""
-    oai = g.s.oai
 
     def add_slot(source: str) -> None:
         if not prompts.has(source):
@@ -193,7 +192,6 @@ def populate(
     cc.free(control_tokens)
     if control:
         cc.add(Group("controlPrompts", control))
-    del oai
 
 
 def fill_history(
