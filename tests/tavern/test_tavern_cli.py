@@ -109,3 +109,29 @@ def test_replay_reads_the_card_png_when_there_is_no_card_json(
     (target / "card.png").write_bytes(card_to_png(card, pixel, "v2"))
     main(["tavern", "replay", str(target)])
     assert json.loads(capsys.readouterr().out) == json.loads((case / "expected.json").read_text(encoding="utf-8"))
+
+
+def test_assemble_with_a_stored_chat(capsys: pytest.CaptureFixture[str]) -> None:
+    from peargarden.app.chat_store import ChatFile
+    from peargarden.workspace.cards import open_card
+    from peargarden.workspace.home import Home
+
+    _import_card(capsys)
+    folder = open_card(Home.resolve(None), "Lin Yue")
+    chat = ChatFile.create(folder.chats_dir, "c1")
+    chat.append_message({"role": "assistant", "content": "欢迎光临，{{user}}！"})
+    chat.append_message({"role": "user", "content": "来一壶龙井。"})
+    chat.append_message({"role": "assistant", "content": "好的，稍等。"})
+    main(["tavern", "set", "note.prompt", "[作者注：只在这段对话]", "--card", "Lin Yue", "--chat", "c1"])
+    main(["tavern", "set", "note.depth", "1", "--card", "Lin Yue", "--chat", "c1"])
+    capsys.readouterr()
+    main(["tavern", "assemble", "--card", "Lin Yue", "--chat", "c1", "--message", "谢谢"])
+    messages = json.loads(capsys.readouterr().out)["messages"]
+    tail = [(m["role"], m["content"]) for m in messages[-5:]]
+    assert tail == [
+        ("assistant", "欢迎光临，旅人！"),
+        ("user", "来一壶龙井。"),
+        ("assistant", "好的，稍等。"),
+        ("system", "[作者注：只在这段对话]"),
+        ("user", "谢谢"),
+    ]
