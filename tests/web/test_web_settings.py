@@ -7,8 +7,9 @@ import json
 import stat
 import urllib.request
 
-from web_harness import Served, screenshot, wait_ready
+from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
 
+from peargarden.testing.fake_openai import text_reply
 from peargarden.workspace.config import load_settings
 
 SECRET = "sk-秘密".encode().hex()
@@ -89,3 +90,27 @@ def test_settings_are_saved_into_config_with_its_comments(served: Served, page: 
         assert config.read_bytes() == saved
     finally:
         config.write_text(before, encoding="utf-8")
+
+
+def test_personas_added_and_chosen_for_a_new_chat(served: Served, page: object) -> None:
+    page.goto(served.url + "/settings")  # type: ignore[attr-defined]
+    wait_ready(page)
+    page.fill("#persona-new-name", "沈砚")  # type: ignore[attr-defined]
+    page.fill("#persona-new-description", "落第的书生，背着一只旧书箱。")  # type: ignore[attr-defined]
+    page.click("#persona-save")  # type: ignore[attr-defined]
+    page.locator("#personas li[data-persona='沈砚']").wait_for()  # type: ignore[attr-defined]
+    page.fill("#persona-new-name", "阿蘅")  # type: ignore[attr-defined]
+    page.click("#persona-save")  # type: ignore[attr-defined]
+    page.locator("#personas li[data-persona='阿蘅']").wait_for()  # type: ignore[attr-defined]
+    assert (served.home.personas_dir / "沈砚.json").is_file()
+
+    open_new_chat(page, served.url)
+    page.select_option("#new-persona", "沈砚")  # type: ignore[attr-defined]
+    page.click("#new-chat")  # type: ignore[attr-defined]
+    page.wait_for_function("document.getElementById('persona-name').textContent === '沈砚'")  # type: ignore[attr-defined]
+    served.fake.script([text_reply("书生请坐。")])
+    page.fill("#composer", "掌柜，借宿一晚。")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    system = served.fake.chat_requests[-1].body["messages"][0]["content"]
+    assert "沈砚" in system and "旧书箱" in system

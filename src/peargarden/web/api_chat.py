@@ -93,11 +93,13 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "leaf": tree.leaf,
         "warnings": [*session.chat.warnings, *chat.warnings],
         "model": session.resolved.model,
+        "persona": session.env.user_name,
     }
 
 
 class NewChat(BaseModel):
     mode: str | None = None
+    persona: str | None = None
 
 
 @router.get("/chats/{card}")
@@ -111,7 +113,8 @@ def list_chats(request: Request, card: str) -> list[dict[str, Any]]:
 
 @router.post("/chats/{card}")
 def new_chat(request: Request, card: str, body: NewChat | None = None) -> dict[str, Any]:
-    return chat_state(hub_of(request).new_chat(card, body.mode if body else None))
+    body = body or NewChat()
+    return chat_state(hub_of(request).new_chat(card, body.mode, body.persona or None))
 
 
 @router.get("/chats/{card}/{chat_id}")

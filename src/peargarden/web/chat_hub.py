@@ -106,8 +106,9 @@ class ChatHub:
             record_card_grant=make_card_grant_recorder(self.home, card),
         )
 
-    def new_chat(self, card: str, mode: str | None = None) -> OpenChat:
-        session = self.service(card).new_chat(card, ChatOptions(mode=mode if mode in ("stage", "tavern") else None))
+    def new_chat(self, card: str, mode: str | None = None, persona: str | None = None) -> OpenChat:
+        options = ChatOptions(mode=mode if mode in ("stage", "tavern") else None, persona=persona)
+        session = self.service(card).new_chat(card, options)
         if mode and mode != session.mode:
             session.set_mode(mode)
         return self._keep(card, session)

@@ -99,6 +99,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat,
         api_entries,
         api_inspect,
+        api_personas,
         api_presets,
         api_settings,
         api_studio,
@@ -106,7 +107,8 @@ def create_app(config: WebConfig) -> FastAPI:
         pages,
     )
 
-    routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets, api_settings, pages)
+    routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets, api_personas,
+               api_settings, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

@@ -159,6 +159,7 @@ function draw() {
     select.append(option);
   }
   select.value = state.mode;
+  document.getElementById("persona-name").textContent = state.persona;
   drawMessages();
   drawWarnings();
   drawTree(document.getElementById("tree"), state.tree, state.leaf, (id) => change("goto", { entry_id: id }));
@@ -286,10 +287,22 @@ document.getElementById("stop").addEventListener("click", () => {
 document.getElementById("mode").addEventListener("change", (event) => change("mode", { mode: event.target.value }));
 document.getElementById("new-chat").addEventListener("click", async () => {
   try {
-    const fresh = await post(`/api/chats/${encodeURIComponent(card)}`, {});
+    const persona = document.getElementById("new-persona").value;
+    const fresh = await post(`/api/chats/${encodeURIComponent(card)}`, persona ? { persona } : {});
     location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(fresh.chat_id)}`;
   } catch (error) { toast(error.message, true); }
 });
 document.addEventListener("pear-lang", draw);
 
-refresh().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+async function loadPersonas() {
+  const select = document.getElementById("new-persona");
+  for (const persona of await api("/api/personas")) {
+    const option = document.createElement("option");
+    option.value = persona.name;
+    option.textContent = persona.name;
+    select.append(option);
+  }
+}
+
+Promise.all([refresh(), loadPersonas()]).then(() => { document.body.dataset.ready = "1"; })
+  .catch((error) => toast(error.message, true));

@@ -94,11 +94,6 @@ async function load() {
   const rows = document.getElementById("connections");
   rows.textContent = "";
   for (const conn of s.connections) rows.append(connectionRow(conn));
-  const personas = document.getElementById("personas");
-  personas.textContent = "";
-  for (const name of s.personas.length ? s.personas : [t("（还没有人设）", "(no personas yet)")]) {
-    const li = document.createElement("li"); li.textContent = name; personas.append(li);
-  }
   document.getElementById("blacklist").value = s.sandbox.blacklist.join("\n");
   document.getElementById("no-ask").value = s.sandbox.no_ask_prefixes.join("\n");
   translate();
