@@ -188,6 +188,10 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
             yield ErrorEvent(message=str(error))
             yield done("error")
             return
+        except Exception as error:  # a builder bug ends the beat with a readable line, not a traceback
+            yield ErrorEvent(message=f"请求组装失败：{type(error).__name__}: {error}")
+            yield done("error")
+            return
         if isinstance(built, ChatRequest):
             built = BuiltRequest(built)
         for warning in built.warnings:

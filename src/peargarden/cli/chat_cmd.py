@@ -29,6 +29,7 @@ HELP = """命令：
   /delete N         删掉第 N 条消息（旧版本仍在 /tree 里）
   /branch N         回到第 N 条消息，从那里另起分支
   /tree             显示整棵对话树
+  /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
   /mode [stage|tavern]  查看或切换对话方式
   /quit             退出
@@ -339,6 +340,9 @@ def _slash(
         typer.echo(f"已回到第 {index} 条，下一句从这里另起分支。", err=True)
     elif command == "/tree":
         _print_tree(session)
+    elif command == "/goto":
+        session.goto(rest)
+        typer.echo(f"已跳到 {rest}。", err=True)
     elif command == "/show":
         for number, message in enumerate(session.messages()):
             typer.echo(f"[{number}] {_who(message.role)}{_preview(message.content, 200)}")
