@@ -22,13 +22,13 @@ from typing import Any
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
 from peargarden.agent.bookkeeping import no_record
 from peargarden.agent.events import AgentEvent
-from peargarden.agent.loop import BeatKind, BeatSettings, ModeSwitch, run_beat
+from peargarden.agent.loop import BeatInput, BeatKind, BeatSettings, BuiltRequest, ModeSwitch, RequestBuilder, run_beat
 from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
-from peargarden.providers.base import ThinkingLevel
+from peargarden.providers.base import ChatRequest, ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.sillytavern import export_chat, import_chat
@@ -36,6 +36,7 @@ from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
+from .builders import IMPERSONATE_INSTRUCTION
 from .chat_store import ChatFile, list_chats, utc_now
 from .connections import Connection, ResolvedProvider, resolve_provider
 from .modes import MODE_ENTRY_TYPE, MODE_TAGS, BeatEnv, mode_setup
@@ -353,6 +354,10 @@ class ChatSession:
         builder, tool_list = mode_setup(self.mode)(self.env)
         if self.env.embedded:
             tool_list = []  # the embedded model's automatic tool choice runs away
+        if kind == "impersonate":
+            tool_list = []
+            if self.mode == "stage":  # tavern runs SillyTavern's own impersonation; plain adds its own
+                builder = _impersonating(builder, self.env.user_name)
         chat = self.chat
         customs = [{"customType": e.body.get("customType"), "data": e.body.get("data")} for e in chat.tree.customs()]
 
@@ -392,6 +397,19 @@ class ChatSession:
             switch_mode=self._switch if record else None,
         )
         return run_beat(history if history is not None else self.context(), settings)
+
+
+def _impersonating(builder: RequestBuilder, user_name: str) -> RequestBuilder:
+    """The stage request with an instruction to write the user's next line instead of the reply."""
+
+    def build(inp: BeatInput) -> ChatRequest | BuiltRequest:
+        built = builder(inp)
+        request = built.request if isinstance(built, BuiltRequest) else built
+        request.messages.append({"role": "system", "content": IMPERSONATE_INSTRUCTION.format(user=user_name)})
+        request.tools = []
+        return built
+
+    return build
 
 
 def _tool_mode(mode: str) -> Mode:
