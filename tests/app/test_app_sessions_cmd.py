@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from peargarden.agent.approvals import Judgement
 from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.service import PearApp
 from peargarden.cli import main
@@ -24,13 +25,7 @@ def _chat_with_two_replies(home_dir: Path) -> str:
     def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
         return ResolvedProvider(provider, "scripted", False, "off")
 
-    app = PearApp(
-        home,
-        provider_factory=factory,
-        judge=lambda tool, args, ctx: __import__("peargarden.agent.approvals", fromlist=["Judgement"]).Judgement(
-            "allow"
-        ),
-    )
+    app = PearApp(home, provider_factory=factory, judge=lambda tool, args, ctx: Judgement("allow"))
     chat = app.new_chat()
     for _ in chat.send("问一"):
         pass
