@@ -258,3 +258,26 @@ def test_tavern_mode_sends_what_pear_tavern_assemble_prints(
     assert sent.messages == expected["messages"]
     assert sent.tools == []
     assert sent.sampler["temperature"] == expected["temperature"]
+
+
+def test_one_beat_at_a_time_per_chat(home: Home) -> None:
+    from peargarden.errors import ConflictError
+
+    provider = ScriptedProvider().add(text_turn("一"), text_turn("二"))
+    chat = _app(home, provider).new_chat()
+    events = chat.send("第一句")
+    next(events)  # the first beat is under way
+    with pytest.raises(ConflictError):
+        chat.send("第二句")
+    with pytest.raises(ConflictError):
+        chat.edit(0, "改")
+    list(events)
+    assert _texts(chat)[-2:] == ["第一句", "一"]
+    list(chat.send("第二句"))
+    # A beat that is dropped without being read does not keep the chat locked.
+    unread = chat.regenerate()
+    del unread
+    import gc
+
+    gc.collect()
+    chat.branch(0)

@@ -15,6 +15,7 @@ beat from another thread and ``approver`` to answer tool approvals.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ from peargarden.agent.loop import BeatInput, BeatKind, BeatSettings, BuiltReques
 from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
 from peargarden.providers.base import ChatRequest, ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
@@ -190,6 +191,7 @@ class ChatSession:
     env: BeatEnv
     custom_hooks: list[Callable[[ToolContext], None]] = field(default_factory=list)
     _context_cache: dict[str, ContextMessage] = field(default_factory=dict)
+    _busy: threading.Lock = field(default_factory=threading.Lock)
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -250,6 +252,7 @@ class ChatSession:
     ) -> Iterator[AgentEvent]:
         if not text.strip():
             raise BadInput("消息是空的")
+        self._check_idle()
         # Written before the model is called: a failing beat never loses what the user wrote.
         self.chat.append_message({"role": "user", "content": text, "name": self.env.user_name})
         return self._beat("send", text, cancel=cancel, approver=approver)
@@ -257,6 +260,7 @@ class ChatSession:
     def regenerate(
         self, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent]:
+        self._check_idle()
         self.chat.apply(ops.plan_regenerate(self.chat.tree))
         anchor = ops.last_user(self.chat.tree)
         return self._beat(
@@ -270,6 +274,7 @@ class ChatSession:
         self, step: int, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent] | None:
         """Show the previous / next reply; past the last one a new reply is generated (returned events)."""
+        self._check_idle()
         plan = ops.plan_swipe(self.chat.tree, step)
         if plan is None:
             return self.regenerate(cancel=cancel, approver=approver)
@@ -279,6 +284,7 @@ class ChatSession:
     def continue_(
         self, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent]:
+        self._check_idle()
         messages = self.chat.tree.messages()
         if not messages or messages[-1].role != "assistant":
             raise BadInput("最后一条不是回复，没有可以续写的内容")
@@ -309,15 +315,19 @@ class ChatSession:
         return self._beat("impersonate", "", cancel=cancel, approver=None, record=False)
 
     def edit(self, index: int, text: str) -> None:
+        self._check_idle()
         self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
 
     def delete(self, index: int) -> None:
+        self._check_idle()
         self.chat.apply(ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now()))
 
     def branch(self, index: int) -> None:
+        self._check_idle()
         self.chat.apply(ops.plan_branch(self.chat.tree, index))
 
     def goto(self, entry_id: str) -> None:
+        self._check_idle()
         if entry_id not in self.chat.tree:
             raise NotFound(f"会话里没有条目 {entry_id}")
         self.chat.move_leaf(entry_id)
@@ -340,7 +350,37 @@ class ChatSession:
         lists = self.settings.sandbox
         return make_sandbox_judge(lists.blacklist, lists.no_ask_prefixes)
 
-    def _beat(
+    def _check_idle(self) -> None:
+        if self._busy.locked():
+            raise ConflictError("这段对话正在生成回复：等它结束，或先停止它")
+
+    def _beat(self, *args: Any, **kwargs: Any) -> Iterator[AgentEvent]:
+        """One beat at a time per chat: held from here until the events are exhausted or dropped."""
+        if not self._busy.acquire(blocking=False):
+            raise ConflictError("这段对话正在生成回复：等它结束，或先停止它")
+        try:
+            events = self._beat_events(*args, **kwargs)
+        except BaseException:
+            self._busy.release()
+            raise
+        released = threading.Event()
+
+        def release() -> None:
+            if not released.is_set():
+                released.set()
+                self._busy.release()
+
+        def run() -> Iterator[AgentEvent]:
+            try:
+                yield from events
+            finally:
+                release()
+
+        guarded = run()
+        weakref.finalize(guarded, release)  # a caller that never iterates must not lock the chat
+        return guarded
+
+    def _beat_events(
         self,
         kind: BeatKind,
         user_text: str,
