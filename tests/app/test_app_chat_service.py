@@ -281,3 +281,16 @@ def test_one_beat_at_a_time_per_chat(home: Home) -> None:
 
     gc.collect()
     chat.branch(0)
+
+
+def test_latest_chat_is_the_last_one_written(home: Home) -> None:
+    import os
+
+    provider = ScriptedProvider().add(text_turn("旧"), text_turn("新"))
+    app = _app(home, provider)
+    first, second = app.new_chat(), app.new_chat()
+    list(second.send("先说"))
+    list(first.send("后说"))
+    os.utime(second.chat.path, (1, 1))  # the second chat's file is older
+    latest = app.latest_chat()
+    assert latest is not None and latest.chat_id == first.chat_id

@@ -193,3 +193,13 @@ def list_chats(chats_dir: Path) -> list[str]:
         )
     except OSError:
         return []
+
+
+def last_written(chats_dir: Path, chat_id: str) -> float:
+    """When the chat's file was last written (0 when it cannot be read)."""
+    for name in (SESSION_FILE, IMPORTED_CHAT_FILE):
+        try:
+            return (chats_dir / chat_id / name).stat().st_mtime
+        except OSError:
+            continue
+    return 0.0

@@ -38,7 +38,7 @@ from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
 from .builders import IMPERSONATE_INSTRUCTION
-from .chat_store import ChatFile, list_chats, utc_now
+from .chat_store import ChatFile, last_written, list_chats, utc_now
 from .connections import Connection, ResolvedProvider, resolve_provider
 from .modes import MODE_ENTRY_TYPE, MODE_TAGS, BeatEnv, mode_setup
 from .personas import choose_persona
@@ -103,7 +103,11 @@ class PearApp:
     def latest_chat(self, card_name: str | None = None, options: ChatOptions | None = None) -> ChatSession | None:
         card = self.card(card_name)
         ids = list_chats(card.chats_dir)
-        return self.open_chat(card.folder, ids[-1], options) if ids else None
+        if not ids:
+            return None
+        # Imported chats keep their own names, so the most recently written file decides, not the id.
+        latest = max(ids, key=lambda chat_id: (last_written(card.chats_dir, chat_id), chat_id))
+        return self.open_chat(card.folder, latest, options)
 
     def import_chat(self, card_name: str | None, data: bytes, filename: str) -> ChatSession:
         """A SillyTavern chat JSONL as a new chat of the card (swipes become siblings)."""
