@@ -70,3 +70,9 @@ def settings_page(request: Request) -> HTMLResponse:
 def presets_page(request: Request, card: str) -> HTMLResponse:
     open_card(home_of(request), card)
     return _page(request, "presets.html", card=card)
+
+
+@router.get("/tavern/{card}/{chat_id}", response_class=HTMLResponse)
+def tavern_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
+    hub_of(request).chat(card, chat_id)
+    return _page(request, "tavern.html", card=card, chat_id=chat_id)

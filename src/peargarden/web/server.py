@@ -103,12 +103,13 @@ def create_app(config: WebConfig) -> FastAPI:
         api_presets,
         api_settings,
         api_studio,
+        api_tavern,
         api_vault,
         pages,
     )
 
     routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets, api_personas,
-               api_settings, pages)  # fmt: skip
+               api_tavern, api_settings, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app
