@@ -195,3 +195,27 @@ def test_character_filter() -> None:
     ]
     assert uids(scan(entries, CHAT, character=CharacterContext("林月.png"))) == [0]
     assert uids(scan(entries, CHAT, character=CharacterContext("怀瑾.png"))) == [1]
+
+
+def test_inputs_are_never_mutated() -> None:
+    import copy
+
+    entries = [
+        mk(0, key=["怀瑾"], content="{{char}}在听雨轩", sticky=2, group="组"),
+        mk(1, key=["听雨轩"], content="茶", cooldown=1, group="组", groupOverride=True),
+        mk(2, constant=True, content="@@activate\n常量", position=4, depth=1),
+    ]
+    before = copy.deepcopy(entries)
+    timed = {"sticky": {"听雨轩.0": {"hash": 1, "start": 0, "end": 9, "protected": False}}, "cooldown": {}}
+    timed_before = copy.deepcopy(timed)
+    result = scan(
+        entries,
+        [("User", "怀瑾")],
+        settings=WorldInfoSettings(recursive=True),
+        macro=lambda t: t.replace("{{char}}", "林月"),
+        timed_world_info=timed,
+        chat_length=3,
+    )
+    assert entries == before and timed == timed_before
+    assert result.timed_world_info is not timed
+    assert "林月在听雨轩" in {a.content for a in result.activated}
