@@ -12,6 +12,7 @@ from typing import Any
 
 from web_harness import Served, tool_call_reply
 
+from peargarden.app.chat_store import ChatFile
 from peargarden.testing.fake_openai import Pause, chunk, sse, text_reply
 
 CARD = urllib.parse.quote("青梧")
@@ -134,3 +135,34 @@ def test_inspector_before_any_beat_and_a_dry_run(served: Served) -> None:
     assert all(row["tokens"] > 0 for row in rows)
     status, body = call(served, f"/api/inspect/{CARD}/{chat}?source={urllib.parse.quote('昨天')}")
     assert status == 400
+
+
+def test_stop_keeps_what_was_written_and_outside_writes_are_seen(served: Served) -> None:
+    chat = new_chat(served)
+    served.fake.script([sse(chunk(role="assistant", content="话说到一半"), Pause(3.0), chunk(content="……没说完。"),
+                            chunk(finish_reason="stop"))])  # fmt: skip
+    request = urllib.request.Request(
+        f"{served.url}/api/chats/{CARD}/{chat}/beat",
+        data=json.dumps({"action": "send", "text": "讲下去"}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    items: list[dict[str, Any]] = []
+    with urllib.request.urlopen(request, timeout=30) as response:
+        for raw in response:
+            line = raw.decode("utf-8").strip()
+            if not line.startswith("data:"):
+                continue
+            item = json.loads(line[5:])
+            items.append(item)
+            if item["type"] == "text_delta":
+                status, _ = call(served, f"/api/beats/{items[0]['beat_id']}/stop", {})
+                assert status == 200
+    assert items[-1] == {**items[-1], "type": "done", "stop_reason": "aborted"}
+    _, state = call(served, f"/api/chats/{CARD}/{chat}")
+    assert state["messages"][-1]["content"] == "话说到一半"
+
+    # Another program (pear chat) writes to the same chat: the web sees it on the next read.
+    chat_file = ChatFile.open(served.home.card_dir("青梧") / "chats", chat)
+    chat_file.append_message({"role": "user", "content": "（从终端里接着写）"})
+    _, state = call(served, f"/api/chats/{CARD}/{chat}")
+    assert state["messages"][-1]["content"] == "（从终端里接着写）"

@@ -76,6 +76,8 @@ def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
         "tools": [spec.name for spec in request.tools],
         "total_tokens": sum(r["tokens"] for r in rows),
         "model": request.model or model,
+        "thinking": request.thinking,
+        "sampler": dict(request.sampler),
     }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.app.chat_store import ChatFile
 from peargarden.app.connections import Connection, ResolvedProvider, resolve_provider
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
@@ -71,6 +72,22 @@ class OpenChat:
     lock: threading.Lock = field(default_factory=threading.Lock)
     # Warnings of the last beat (the bundled SYSTEM.md warning and the like), shown on the page.
     warnings: list[str] = field(default_factory=list)
+    # (mtime, size) of the session file when last read: another program (pear chat) may write it too.
+    seen: tuple[int, int] | None = None
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            info = self.session.chat.path.stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size
+
+    def refresh(self) -> None:
+        """Re-read the session file when it changed since it was last read (never during a beat)."""
+        now = self._stat()
+        if self.seen is not None and now != self.seen and not self.lock.locked():
+            self.session.chat = ChatFile.open(self.session.card.chats_dir, self.session.chat_id)
+        self.seen = now
 
     @property
     def recorder(self) -> RecordingProvider | None:
@@ -117,6 +134,7 @@ class ChatHub:
         with self._guard:
             found = self._chats.get((card, chat_id))
         if found is not None:
+            found.refresh()
             return found
         return self._keep(card, self.service(card).open_chat(card, chat_id))
 

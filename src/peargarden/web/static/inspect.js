@@ -22,7 +22,9 @@ function drawRound(round, number, count) {
   title.textContent = count > 1 ? t(`第 ${number} 次调用`, `Call ${number}`) : t("请求", "Request");
   const meta = document.createElement("p");
   meta.className = "hint";
-  meta.textContent = `${round.model} · ${round.total_tokens} tokens · ${t("工具", "tools")}: ${round.tools.join(", ") || "—"}`;
+  const sampler = Object.entries(round.sampler || {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ");
+  meta.textContent = `${round.model} · ${round.total_tokens} tokens · ${t("思考", "thinking")} ${round.thinking}`
+    + ` · ${t("工具", "tools")}: ${round.tools.join(", ") || "—"}${sampler ? ` · ${sampler}` : ""}`;
   const table = document.createElement("table");
   table.className = "ledger";
   const head = document.createElement("tr");
