@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -152,28 +154,52 @@ def _run(
     on_event: Callable[[AgentEvent], None],
     interactive: bool,
 ) -> tuple[str, str]:
-    """Drive one beat; returns (stop reason, reply text).  Ctrl-C stops the beat, keeping its text."""
+    """Drive one beat; returns (stop reason, reply text).  Ctrl-C stops the beat, keeping its text.
+
+    While the beat runs, SIGINT only sets the cancel event (no KeyboardInterrupt in the middle of
+    printing); the beat then ends by itself with ``done`` (aborted) and its partial text saved.
+    """
     cancel = threading.Event()
     runner = BeatRunner(lambda approver: start(approver, cancel), cancel)
     text: list[str] = []
     reason = "error"
-    while True:
-        try:
-            item = runner.next_item()
-        except KeyboardInterrupt:
-            runner.stop()
-            continue
-        if item is None:
-            break
-        if isinstance(item, ApprovalPrompt):
-            _ask_approval(item, interactive)
-            continue
-        if item.type == "text_delta":
-            text.append(item.to_json()["text"])
-        if item.type == "done":
-            reason = item.to_json()["stop_reason"]
-        on_event(item)
+    with _ctrl_c_stops(runner):
+        while (item := runner.next_item()) is not None:
+            if isinstance(item, ApprovalPrompt):
+                with _ctrl_c_default():
+                    _ask_approval(item, interactive)
+                continue
+            if item.type == "text_delta":
+                text.append(item.to_json()["text"])
+            if item.type == "done":
+                reason = item.to_json()["stop_reason"]
+            on_event(item)
     return reason, "".join(text)
+
+
+@contextlib.contextmanager
+def _ctrl_c_stops(runner: BeatRunner) -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: runner.stop())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _ctrl_c_default() -> Iterator[None]:
+    """Ctrl-C at a question (an approval) interrupts the question, as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 # -- the command -----------------------------------------------------------------------------------
