@@ -294,3 +294,16 @@ def test_latest_chat_is_the_last_one_written(home: Home) -> None:
     os.utime(second.chat.path, (1, 1))  # the second chat's file is older
     latest = app.latest_chat()
     assert latest is not None and latest.chat_id == first.chat_id
+
+
+def test_message_rows_carry_sibling_positions(home: Home) -> None:
+    provider = ScriptedProvider().add(text_turn("甲"), text_turn("乙"))
+    chat = _app(home, provider).new_chat()
+    list(chat.send("问"))
+    list(chat.regenerate())
+    rows = chat.message_rows()
+    assert [(r["role"], r["content"], r["sibling"], r["siblings"]) for r in rows[1:]] == [
+        ("user", "问", 1, 1),
+        ("assistant", "乙", 2, 2),
+    ]
+    assert rows[2]["stop_reason"] == "stop" and rows[0]["tags"] == ["greeting"]

@@ -211,6 +211,17 @@ class ChatSession:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""
         return [ContextMessage.from_entry(entry) for entry in self.chat.tree.messages()]
 
+    def message_rows(self) -> list[dict[str, Any]]:
+        """The active branch for a front to draw: each message with its entry id, number and its place
+        among its siblings (``sibling``: 1-based position, ``siblings``: count) for swipe arrows."""
+        rows: list[dict[str, Any]] = []
+        for number, entry in enumerate(self.chat.tree.messages()):
+            kin = self.chat.tree.siblings(entry.id)
+            row: dict[str, Any] = {"n": number, "id": entry.id, **entry.message}
+            row["sibling"], row["siblings"] = kin.index(entry) + 1, len(kin)
+            rows.append(row)
+        return rows
+
     def context(self) -> list[ContextMessage]:
         return build_context(self.chat.tree.path(), self._context_cache)
 
