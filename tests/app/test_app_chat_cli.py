@@ -38,7 +38,8 @@ def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path, capsys
         chunk(finish_reason="tool_calls"),
     )
     with FakeOpenAIServer() as server:
-        server.script([search, text_reply("客官，", "听雨轩今日有新到的雨前龙井。")])
+        # The last reply answers the scene-notes side call after the beat: nothing to record.
+        server.script([search, text_reply("客官，", "听雨轩今日有新到的雨前龙井。"), text_reply('{"patch": {}}')])
         done = _pear(
             home_dir,
             "chat",
@@ -61,7 +62,8 @@ def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path, capsys
         assert not events[1]["is_error"] and "镇北渡口" in events[1]["text"]
         assert events[-1]["type"] == "done" and events[-1]["stop_reason"] == "stop" and events[-1]["rounds"] == 2
         assert "".join(e["text"] for e in events if e["type"] == "text_delta") == "客官，听雨轩今日有新到的雨前龙井。"
-        first, second = (r.body for r in server.chat_requests)
+        # A third request, after the beat, is the scene-notes side call (side model = main by default).
+        first, second = (r.body for r in server.chat_requests[:2])
         assert first["model"] == "fake-model" and first["messages"][-1]["content"].endswith("掌柜，今天有什么茶？")
         assert "lorebook_search" in [t["function"]["name"] for t in first["tools"]]
         assert second["messages"][-1]["role"] == "tool" and second["messages"][-1]["tool_call_id"] == "call_1"

@@ -16,10 +16,12 @@ from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage import StageRequest, Turn, assemble_beat
 from peargarden.stage.history import story_turns
+from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 
 from .loop import BeatInput, BuiltRequest, RequestBuilder
 from .stage_materials import StageMaterials, load_stage_materials, sync_agents_mirror
+from .stage_story import StorySource, story_history, story_request
 from .stage_tools import StageToolEnv, stage_tools
 from .tools import Tool
 
@@ -89,19 +91,25 @@ def assemble_for(
     )
 
 
-def stage_builder(materials: StageMaterials, *, prepend_greeting: bool = False) -> RequestBuilder:
+def stage_builder(
+    materials: StageMaterials, *, prepend_greeting: bool = False, story: StorySource | None = None
+) -> RequestBuilder:
     """A builder over *materials* (load them once per beat with ``load_stage_materials``).
 
     ``prepend_greeting``: put the card's greeting before the history (for chats whose session does not
-    store the greeting as its first message).
+    store the greeting as its first message).  ``story``: the chat's story memory (summary, ledger,
+    budget; see :mod:`.stage_story`), read once per beat.
     """
 
     # Where this beat's own messages start in the loop's history (the builder lives for one beat).
     beat_start: list[int] = []
+    views: list[StoryView | None] = []
 
     def build(inp: BeatInput) -> BuiltRequest:
         if not beat_start or inp.round == 0:
             beat_start[:] = [len(inp.history)]
+            views[:] = [story() if story is not None else None]
+        view = views[0] if views else None
         if inp.kind in ("continue", "impersonate"):
             # No pending user message: the rounds are whatever this beat added so far.
             visible = list(inp.history)
@@ -110,12 +118,18 @@ def stage_builder(materials: StageMaterials, *, prepend_greeting: bool = False) 
             words = CONTINUE_NOTE if inp.kind == "continue" else IMPERSONATE_NOTE.format(user=materials.stage.user_name)
         else:
             earlier, words, rounds = split_rounds(inp.history, inp.kind)
-        turns = story_turns([_as_dict(m) for m in earlier])
-        if prepend_greeting:
+        turns = story_turns([_as_dict(m) for m in story_history(earlier, view)])
+        if prepend_greeting and (view is None or view.covers_through is None):
             turns = greeting_turns(materials) + turns
         tools = [] if inp.kind == "impersonate" else list(inp.tools)
         names = [spec.name for spec in tools]
-        staged = assemble_for(materials, turns, words, thinking=inp.thinking, tool_names=names)
+        if view is not None:
+            extra = sum(view.count(m.content) for m in rounds)
+            staged = story_request(
+                materials, turns, words, view, thinking=inp.thinking, tool_names=names, extra_tokens=extra
+            )
+        else:
+            staged = assemble_for(materials, turns, words, thinking=inp.thinking, tool_names=names)
         messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
         messages += staged.messages
         messages += [m.to_openai() for m in rounds]
@@ -151,4 +165,5 @@ def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
         user_name=env.user_name or materials.stage.user_name,
         user_persona=env.user_persona or materials.stage.user_persona,
     )
-    return stage_builder(materials), stage_tools(StageToolEnv(env.card.home, env.card))
+    story: StorySource | None = getattr(env, "story", None)
+    return stage_builder(materials, story=story), stage_tools(StageToolEnv(env.card.home, env.card))

@@ -37,6 +37,7 @@ from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
+from . import bookkeeping
 from .builders import IMPERSONATE_INSTRUCTION
 from .chat_store import ChatFile, last_written, list_chats, utc_now
 from .connections import Connection, ResolvedProvider, resolve_provider
@@ -65,6 +66,10 @@ class PearApp:
     # answers are written to the card's 卡.json.
     judge: Judge | None = None
     record_card_grant: CardGrantRecorder | None = None
+    # Story memory (scene notes, compaction, card memory; see app.bookkeeping).  None = on when the
+    # app resolves models from config.toml or a side_model is configured (an injected test provider
+    # is not spent on side calls unless asked).
+    story_memory: bool | None = None
 
     # -- cards -------------------------------------------------------------------------------------
 
@@ -163,7 +168,10 @@ class PearApp:
             embedded=resolved.embedded,
             chat_id=chat.chat_id,
         )
-        return ChatSession(self, card, chat, settings, resolved, mode, env)
+        session = ChatSession(self, card, chat, settings, resolved, mode, env)
+        if bookkeeping.story_memory_on(self, settings):
+            env.story = lambda: bookkeeping.session_story_view(session)
+        return session
 
 
 def _mode(settings: Settings, header: dict[str, Any], options: ChatOptions, chat: ChatFile | None = None) -> str:
@@ -451,7 +459,9 @@ class ChatSession:
             tags=list(MODE_TAGS.get(self.mode, [])),
             switch_mode=self._switch if record else None,
         )
-        return run_beat(history if history is not None else self.context(), settings)
+        events = run_beat(history if history is not None else self.context(), settings)
+        # Scene notes and compaction run before ``done`` (a one-shot front must not lose them).
+        return bookkeeping.with_bookkeeping(self, kind, events) if record and self.env.story else events
 
 
 def _impersonating(builder: RequestBuilder, user_name: str) -> RequestBuilder:
