@@ -100,3 +100,40 @@ def test_import_studio_and_a_malicious_greeting(served: Served, page: object, tm
     assert frame.evaluate("typeof window.pwned") == "undefined"
     assert page.evaluate("document.querySelector('[onerror], [onmouseover]') === null")  # type: ignore[attr-defined]
     screenshot(page, "chat-card-html")
+
+
+def test_lorebook_entries_edited_and_added_in_the_studio(served: Served, page: object) -> None:
+    book_file = served.home.lorebooks_dir / "栖水镇.json"
+    saved = book_file.read_bytes()
+    supplement = served.home.card_dir("青梧") / "补充设定集.json"
+    try:
+        page.goto(f"{served.url}/studio/{urllib.parse.quote('青梧')}")  # type: ignore[attr-defined]
+        wait_ready(page)
+        book = page.locator(".book[data-book='栖水镇']")  # type: ignore[attr-defined]
+        green = book.locator(".lore-entry.keyword").first
+        title = green.locator("div").first.inner_text().split(" · ")[0]
+        green.locator(".lore-edit").click()
+        green.locator(".lore-constant").check()
+        green.locator(".lore-order").fill("1")
+        green.locator(".lore-save").click()
+        page.locator("#toast:not(.error)", has_text="条目已保存").wait_for()  # type: ignore[attr-defined]
+        blue = page.locator(".book[data-book='栖水镇'] .lore-entry.constant", has_text=title)  # type: ignore[attr-defined]
+        assert blue.count() == 1
+        stored = json.loads(book_file.read_text(encoding="utf-8"))
+        entry = next(e for e in stored["entries"].values() if (e.get("comment") or e.get("name")) == title)
+        assert entry["constant"] is True and entry["order"] == 1
+
+        new = page.locator(".book[data-book='补充设定集'] .lore-new")  # type: ignore[attr-defined]
+        new.locator("summary").click()
+        new.locator(".lore-title").fill("井水")
+        new.locator(".lore-keys-input").fill("老井，井水")
+        new.locator(".lore-content").fill("听雨轩后院的老井，井水冬暖夏凉。")
+        new.locator(".lore-save").click()
+        page.locator(".book[data-book='补充设定集'] .lore-entry.keyword", has_text="井水").wait_for()  # type: ignore[attr-defined]
+        added = json.loads(supplement.read_text(encoding="utf-8"))["entries"]
+        assert [e["key"] for e in added.values()] == [["老井", "井水"]]
+        assert all(int(uid) >= 9000 for uid in added)
+        screenshot(page, "studio-lore")
+    finally:
+        book_file.write_bytes(saved)
+        supplement.unlink(missing_ok=True)

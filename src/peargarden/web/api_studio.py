@@ -17,7 +17,16 @@ from peargarden.workspace import atomic
 from peargarden.workspace.card_project import MANIFEST, CardProject
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.config import load_settings
-from peargarden.workspace.library import read_library_lorebook
+from peargarden.workspace.library import lorebook_path, read_library_lorebook
+from peargarden.worldinfo.stage_book import (
+    SUPPLEMENT_UID_START,
+    add_book_entry,
+    dump_book,
+    find_book_entry,
+    new_supplement_book,
+    update_book_entry,
+)
+from peargarden.worldinfo.stage_lore import fingerprint
 
 from .deps import home_of
 
@@ -53,6 +62,7 @@ def _entries(book: dict[str, Any]) -> list[dict[str, Any]]:
                 "order": entry.get("order", entry.get("insertion_order", 100)),
                 "disabled": bool(entry.get("disable")) or entry.get("enabled") is False,
                 "content": str(entry.get("content") or ""),
+                "fp": fingerprint(str(entry.get("content") or "").replace("\r\n", "\n")),
             }
         )
     rows.sort(key=lambda r: (r["order"] if isinstance(r["order"], int | float) else 100, str(r["uid"])))
@@ -140,3 +150,62 @@ def apply(request: Request, card: str) -> dict[str, Any]:
     folder = open_card(home_of(request), card)
     changes = CardProject(folder).apply()
     return {"applied": [c.label for c in changes], "project": _project(folder)}
+
+
+class LoreBody(BaseModel):
+    book: str
+    supplement: bool = False
+    fp: str | None = None  # the entry to change (its content fingerprint); None adds a new entry
+    comment: str | None = None
+    keys: list[str] | None = None
+    content: str | None = None
+    order: int | None = None
+    constant: bool | None = None
+    disabled: bool | None = None
+
+
+@router.post("/studio/{card}/lore")
+def save_lore(request: Request, card: str, body: LoreBody) -> dict[str, Any]:
+    """Change one lorebook entry (title, keys, content, order, constant/keyword, on/off), or add one to
+    the card's supplement book.  The book file is written atomically; the next beat reads it."""
+    home = home_of(request)
+    folder = open_card(home, card)
+    path = folder.supplement_book_file if body.supplement else lorebook_path(home, body.book)
+    if path.is_file():
+        try:
+            book = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise BadInput(f"世界书读不出来：{error}", path=path) from None
+    elif body.supplement:
+        book = new_supplement_book()
+    else:
+        raise NotFound(f"世界书库里没有「{body.book}」")
+    if body.fp is None:
+        if not body.supplement:
+            raise BadInput("新条目只能加进这张卡的补充设定集")
+        if not (body.content or "").strip():
+            raise BadInput("条目内容是空的")
+        added = add_book_entry(book, title=body.comment or "", keys=body.keys or [], content=body.content or "",
+                               constant=bool(body.constant), uid_start=SUPPLEMENT_UID_START)  # fmt: skip
+        if added is None:
+            raise BadInput("内容与已有条目重复，未写入")
+        book = added[0]
+        fp = fingerprint((body.content or "").strip())
+    else:
+        if body.content is not None and not body.content.strip():
+            raise BadInput("条目内容是空的")
+        updated = update_book_entry(book, body.fp, title=body.comment, keys=body.keys, content=body.content,
+                                    constant=body.constant)  # fmt: skip
+        if updated is None:
+            raise NotFound("没有这个条目（可能已被改过，请刷新）")
+        book = updated
+        fp = fingerprint(body.content.strip()) if body.content is not None else body.fp
+    found = find_book_entry(book, fp)
+    if found is not None:
+        entry = found[1]
+        if body.order is not None:
+            entry["order"] = body.order
+        if body.disabled is not None:
+            entry["disable"] = body.disabled
+    atomic.write_text(path, dump_book(book))
+    return studio(request, card)

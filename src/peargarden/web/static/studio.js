@@ -43,25 +43,75 @@ function drawGreetings(greetings) {
   });
 }
 
+// One form for changing an entry or adding one to the supplement book.
+function loreForm(book, entry) {
+  const form = node("div", "lore-form");
+  const field = (label, en, input) => { form.append(node("label", "", t(label, en)), input); return input; };
+  const input = (value, type = "text") => { const el = node("input", ""); el.type = type; el.value = value ?? ""; return el; };
+  const title = field("标题", "Title", input(entry?.comment));
+  title.className = "lore-title";
+  const keys = field("关键词（逗号分隔）", "Keys (comma separated)", input(entry?.keys.join(", ")));
+  keys.className = "lore-keys-input";
+  const order = field("顺序", "Order", input(entry?.order ?? 100, "number"));
+  order.className = "lore-order";
+  const constant = field("常驻（蓝）", "Constant (blue)", input("", "checkbox"));
+  constant.className = "lore-constant";
+  constant.checked = entry?.kind === "constant";
+  const disabled = field("停用", "Off", input("", "checkbox"));
+  disabled.className = "lore-disabled";
+  disabled.checked = Boolean(entry?.disabled);
+  const content = field("内容", "Content", node("textarea", "lore-content"));
+  content.value = entry?.content ?? "";
+  const save = node("button", "button lore-save", t("保存条目", "Save entry"));
+  save.type = "button";
+  save.addEventListener("click", async () => {
+    try {
+      const data = await post(`/api/studio/${card}/lore`, {
+        book: book.name, supplement: book.supplement, fp: entry ? entry.fp : null, comment: title.value,
+        keys: keys.value.split(/[,，、]/).map((k) => k.trim()).filter(Boolean), order: Number(order.value),
+        constant: constant.checked, disabled: disabled.checked, content: content.value,
+      });
+      drawBooks(data.lorebooks);
+      toast(t("条目已保存", "Entry saved"));
+    } catch (error) { toast(error.message, true); }
+  });
+  form.append(save);
+  return form;
+}
+
 function drawBooks(books) {
   const box = document.getElementById("books");
   box.textContent = "";
   for (const book of books) {
-    const title = node("h3", "", book.supplement ? `${book.name}（${t("补充设定集", "supplement book")}）` : book.name);
-    box.append(title);
-    if (book.error) box.append(node("p", "error", book.error));
-    if (!book.entries.length) box.append(node("p", "hint", t("（没有条目）", "(no entries)")));
+    const section = node("div", "book");
+    section.dataset.book = book.name;
+    const label = book.supplement && book.name !== "补充设定集" ? `${book.name}（${t("补充设定集", "supplement book")}）` : book.name;
+    const title = node("h3", "", book.supplement ? `${label} ${t("", "(supplement book)")}`.trim() : book.name);
+    section.append(title);
+    if (book.error) section.append(node("p", "error", book.error));
+    if (!book.entries.length) section.append(node("p", "hint", t("（没有条目）", "(no entries)")));
     for (const entry of book.entries) {
       const item = node("div", `lore-entry ${entry.kind}${entry.disabled ? " disabled" : ""}`);
       item.dataset.uid = entry.uid;
+      item.dataset.fp = entry.fp;
       const head = node("div", "", `${entry.comment || t("（无标题）", "(untitled)")} · ${t("顺序", "order")} ${entry.order}`);
+      const edit = node("button", "link lore-edit", t("编辑", "Edit"));
+      edit.type = "button";
+      edit.addEventListener("click", () => { if (!item.querySelector(".lore-form")) item.append(loreForm(book, entry)); });
+      head.append(" ", edit);
       const keys = node("div", "lore-keys", entry.kind === "constant" ? t("常驻", "constant")
         : `${t("关键词", "keys")}: ${entry.keys.join("、")}${entry.secondary.length ? ` ＋ ${entry.secondary.join("、")}` : ""}`);
       const fold = node("details", "");
       fold.append(node("summary", "", t("内容", "content")), node("div", "field-text", entry.content));
       item.append(head, keys, fold);
-      box.append(item);
+      section.append(item);
     }
+    if (book.supplement) {
+      const add = node("details", "lore-new");
+      add.append(node("summary", "", t("新条目", "New entry")), loreForm(book, null));
+      section.append(add);
+    }
+    box.append(section);
   }
 }
 
