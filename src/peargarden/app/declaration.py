@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.stage_materials import AGENTS_FILE, CARD_APPEND_FILE, load_stage_materials
 from peargarden.declare import (
     STATIONS,
@@ -39,7 +41,7 @@ from peargarden.declare import (
     strip_preset_entries,
     user_entry_names,
 )
-from peargarden.errors import BadInput, NotFound, ProviderError
+from peargarden.errors import BadInput, NotFound, PearError, ProviderError
 from peargarden.formats import read_preset
 from peargarden.providers.base import ChatRequest, Provider, TextDelta
 from peargarden.stage.agents_file import agents_from_projection
@@ -163,7 +165,8 @@ def declare_preset(
         users = "、".join(compiled.uses_last_user_message)
         result.warnings.append(f"这些块引用了 {{{{lastusermessage}}}}（转译时按空串处理）：{users}")
     _write_cache_if_changed(home, stem, cache)
-    result.changed_files = _apply_routing(home, folder, stem, compiled.pieces, labels, materials)
+    print_ = _fingerprint(home, stem, char, user)
+    result.changed_files = _apply_routing(home, folder, stem, compiled.pieces, labels, materials, print_)
     _write_report(folder, stem, result)
     return result
 
@@ -238,7 +241,13 @@ def _read_text(path: Path) -> str | None:
 
 
 def _apply_routing(
-    home: Home, folder: CardFolder, stem: str, pieces: Sequence[Piece], labels: Labels, materials: Any
+    home: Home,
+    folder: CardFolder,
+    stem: str,
+    pieces: Sequence[Piece],
+    labels: Labels,
+    materials: Any,
+    fingerprint: str = "",
 ) -> list[str]:
     append_path = folder.path / CARD_APPEND_FILE
     agents_path = folder.path / AGENTS_FILE
@@ -254,6 +263,7 @@ def _apply_routing(
             "settings_before": settings_bytes.decode("utf-8") if settings_bytes is not None else None,
         }
     state["preset"] = stem
+    state["fingerprint"] = fingerprint
     taken = user_entry_names(append_text or "") + user_entry_names(agents_text or "")
     routed = route(pieces, labels.stations, taken)
     changed: list[str] = []
@@ -407,3 +417,67 @@ def side_labeller(home: Home) -> Labeller:
         profile=connection.profile,
     )
     return provider_labeller(build_provider(spec), side.model)
+
+
+SAMPLER_KEYS = ("temperature", "top_p", "top_k", "frequency_penalty", "presence_penalty", "repetition_penalty")
+
+
+def _fingerprint(home: Home, stem: str, char: str, user: str) -> str:
+    """What the routing depends on: the preset's bytes (block switches included) and the names."""
+    digest = hashlib.sha256(preset_path(home, stem).read_bytes())
+    digest.update(f"\x00{char}\x00{user}".encode())
+    return digest.hexdigest()
+
+
+def active_preset(folder: CardFolder) -> str:
+    value = folder.settings().get("preset")
+    return value if isinstance(value, str) else ""
+
+
+def preset_sampler(home: Home, folder: CardFolder) -> dict[str, Any]:
+    """The active preset's numeric samplers (applied to stage requests, never put into prompt text)."""
+    stem = active_preset(folder)
+    if not stem or not preset_path(home, stem).is_file():
+        return {}
+    preset = load_preset_file(home, stem)
+    return {
+        key: preset[key]
+        for key in SAMPLER_KEYS
+        if isinstance(preset.get(key), (int, float)) and not isinstance(preset.get(key), bool)
+    }
+
+
+def sync_active_preset(home: Home, folder: CardFolder, labeller: Callable[[], Labeller] | None = None) -> list[str]:
+    """Re-route the card's active preset when it (or a block switch, or the names) changed since the
+    last routing; only pieces the cache does not know reach the side model.  Returns warnings; a
+    failure here never stops a beat."""
+    stem = active_preset(folder)
+    if not stem:
+        return []
+    if not preset_path(home, stem).is_file():
+        return [f"当前预设「{stem}」不在 library/presets/ 里，未应用"]
+    try:
+        char, user, _ = _names(home, folder)
+        state = _read_json(folder.path / STATE_FILE) or {}
+        if state.get("preset") == stem and state.get("fingerprint") == _fingerprint(home, stem, char, user):
+            return []
+        result = declare_preset(home, folder.folder, stem, labeller=labeller() if labeller else side_labeller(home))
+    except PearError as error:
+        return [f"预设声明同步失败：{error}"]
+    return result.warnings
+
+
+def with_preset(builder: RequestBuilder, sampler: dict[str, Any], warnings: Sequence[str] = ()) -> RequestBuilder:
+    """*builder* with the preset's samplers (fields the builder set itself win) and sync warnings."""
+    if not sampler and not warnings:
+        return builder
+
+    def build(inp: BeatInput) -> BuiltRequest:
+        built = builder(inp)
+        out = built if isinstance(built, BuiltRequest) else BuiltRequest(built)
+        out.request.sampler = {**sampler, **out.request.sampler}
+        if inp.round == 0:
+            out.warnings = [*warnings, *out.warnings]
+        return out
+
+    return build

@@ -58,7 +58,12 @@ def plain_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
 def stage_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
     from peargarden.agent.stage_request import stage_setup
 
-    return stage_setup(env)
+    from .declaration import preset_sampler, sync_active_preset, with_preset
+
+    # Like a config refresh: a changed active preset is declared again before the files are read.
+    warnings = sync_active_preset(env.card.home, env.card)
+    builder, tools = stage_setup(env)
+    return with_preset(builder, preset_sampler(env.card.home, env.card), warnings), tools
 
 
 def tavern_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
@@ -90,3 +95,13 @@ def mode_setup(name: str) -> ModeSetup:
         return MODES[name]
     except KeyError:
         raise BadInput(f"未知的对话方式 {name!r}（可用：{'、'.join(MODES)}）") from None
+
+
+def _install_work_mode() -> None:
+    # Work mode (写卡维护) joins the table, and the role-play modes learn to leave its beats out.
+    from .authoring_mode import install_work_mode
+
+    install_work_mode()
+
+
+_install_work_mode()
