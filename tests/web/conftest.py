@@ -25,8 +25,13 @@ def seeded_home(home_dir: Path) -> Home:
 
 @pytest.fixture
 def live_server(seeded_home: Home) -> Iterator[LiveServer]:
+    from peargarden.app.modes import MODES
+
+    saved = dict(MODES)
     with LiveServer(seeded_home) as server:
         yield server
+    MODES.clear()
+    MODES.update(saved)
 
 
 @pytest.fixture(scope="session")
