@@ -49,7 +49,5 @@ def _section(names: dict[str, str]) -> str:
 
 
 def format_roster(ledger: Ledger) -> str:
-    parts = [
-        f"{title}：{_section(ledger.roster.get(key, {}))}" for key, title in _SECTIONS if ledger.roster.get(key)
-    ]
+    parts = [f"{title}：{_section(ledger.roster.get(key, {}))}" for key, title in _SECTIONS if ledger.roster.get(key)]
     return "；".join(parts)

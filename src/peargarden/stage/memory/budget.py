@@ -34,9 +34,7 @@ class BudgetCut:
         return f"上下文预算不够：最早的 {self.dropped} 条剧情没有发给模型（可以用 pear story compact 压缩）"
 
 
-def fit_history(
-    turns: Sequence[Turn], available: int, count: Callable[[str], int]
-) -> BudgetCut:
+def fit_history(turns: Sequence[Turn], available: int, count: Callable[[str], int]) -> BudgetCut:
     """The newest turns whose tokens fit in *available* (contiguous from the end)."""
     used = 0
     start = len(turns)

@@ -66,15 +66,11 @@ class Ledger:
     flags: dict[str, str] = field(default_factory=dict)
     plot_threads: list[str] = field(default_factory=list)
     # section ("characters" / "items" / "events") → name → first-seen in-story time
-    roster: dict[str, dict[str, str]] = field(
-        default_factory=lambda: {"characters": {}, "items": {}, "events": {}}
-    )
+    roster: dict[str, dict[str, str]] = field(default_factory=lambda: {"characters": {}, "items": {}, "events": {}})
 
     @property
     def empty(self) -> bool:
-        return not (
-            self.time or self.location or self.characters or self.inventory or self.flags or self.plot_threads
-        )
+        return not (self.time or self.location or self.characters or self.inventory or self.flags or self.plot_threads)
 
     def to_json(self) -> dict[str, Any]:
         return {

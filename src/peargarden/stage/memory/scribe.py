@@ -33,10 +33,7 @@ SCRIBE_SYSTEM = """你是这场角色扮演的场记，只负责记账，不写�
 def scribe_user_text(ledger: Ledger, lines: Sequence[str]) -> str:
     current = {key: value for key, value in ledger.to_json().items() if key != "roster"}
     return (
-        "【当前账本】\n"
-        + json.dumps(current, ensure_ascii=False, indent=1)
-        + "\n\n【本轮对话】\n"
-        + "\n\n".join(lines)
+        "【当前账本】\n" + json.dumps(current, ensure_ascii=False, indent=1) + "\n\n【本轮对话】\n" + "\n\n".join(lines)
     )
 
 

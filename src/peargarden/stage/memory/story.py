@@ -66,7 +66,5 @@ def dialogue_lines(items: Sequence[StoryItem], user_name: str, char_name: str) -
     """``名：正文`` per turn (final prose only), the way the keeper and the summariser read a story."""
     turns = story_turns([item.message for item in items])
     return [
-        f"{user_name if turn.role == 'user' else char_name}：{turn.text.strip()}"
-        for turn in turns
-        if turn.text.strip()
+        f"{user_name if turn.role == 'user' else char_name}：{turn.text.strip()}" for turn in turns if turn.text.strip()
     ]
