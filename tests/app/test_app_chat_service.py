@@ -101,7 +101,7 @@ def test_impersonate_is_not_saved(home: Home) -> None:
     text = "".join(e.to_json().get("text", "") for e in chat.impersonate() if e.type == "text_delta")
     assert text == "旅人拱手道：“掌柜好。”" and len(chat.chat.tree) == before
     assert provider.requests[0].tools == []
-    assert "旅人" in provider.requests[0].messages[-1]["content"]  # stage: told to write the user's line
+    assert "旅人的部分" in provider.requests[0].messages[-1]["content"]  # stage: told to write the user's line
 
 
 def test_session_grant_follows_the_branch(home: Home) -> None:

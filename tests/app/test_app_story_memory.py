@@ -297,3 +297,22 @@ def test_the_stage_budget_cuts_old_history_with_a_warning(
     assert any(w.startswith("上下文预算不够：最早的 1 条剧情没有发给模型") for w in warnings), warnings
     messages = main.chat_requests[0].body["messages"]
     assert [m["role"] for m in messages] == ["system", "user"]  # the greeting did not fit
+
+
+def test_recall_brings_back_covered_prose_when_switched_on(
+    home: Home, servers: tuple[FakeOpenAIServer, FakeOpenAIServer]
+) -> None:
+    main, side = servers
+    app = _setup(home, servers, story="scene_notes = false\nrecall = true\nkeep_rounds = 1\ncompact_every = 1")
+    session = app.new_chat("青梧")
+    first = "周伯从柜底摸出一枚铜钥匙：「怀瑾公子临走留下的，说开的是卧波桥下的石匣。」" * 60
+    main.script([text_reply(first), text_reply("周伯添了茶。"), text_reply("周伯想了想。")])
+    side.script([text_reply("## 前情提要\n周伯给了铜钥匙。"), text_reply("阿远拿到了铜钥匙。")])
+    _play(session, "问周伯有没有公子的遗物。")
+    _play(session, "喝茶。")  # two rounds: the first is covered now
+    assert bookkeeping.active_summary(session.chat.tree) is not None
+    _play(session, "那把铜钥匙开的是哪里的石匣？")
+    injection = main.chat_requests[2].body["messages"][-1]["content"]
+    recalled = injection.split("【剧情记忆】\n")[1].split("\n\n")[0]
+    assert "\n- 周伯从柜底摸出一枚铜钥匙" in "\n" + recalled
+    assert first not in [m["content"] for m in main.chat_requests[2].body["messages"][1:-1]]

@@ -23,13 +23,13 @@ from typing import Any
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
 from peargarden.agent.bookkeeping import no_record
 from peargarden.agent.events import AgentEvent
-from peargarden.agent.loop import BeatInput, BeatKind, BeatSettings, BuiltRequest, ModeSwitch, RequestBuilder, run_beat
+from peargarden.agent.loop import BeatKind, BeatSettings, ModeSwitch, run_beat
 from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
-from peargarden.providers.base import ChatRequest, ThinkingLevel
+from peargarden.providers.base import ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.sillytavern import export_chat, import_chat
@@ -38,7 +38,6 @@ from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
 from . import bookkeeping
-from .builders import IMPERSONATE_INSTRUCTION
 from .chat_store import ChatFile, last_written, list_chats, utc_now
 from .connections import Connection, ResolvedProvider, resolve_provider
 from .modes import MODE_ENTRY_TYPE, MODE_TAGS, BeatEnv, mode_setup
@@ -418,9 +417,7 @@ class ChatSession:
         if self.env.embedded:
             tool_list = []  # the embedded model's automatic tool choice runs away
         if kind == "impersonate":
-            tool_list = []
-            if self.mode == "stage":  # tavern runs SillyTavern's own impersonation; plain adds its own
-                builder = _impersonating(builder, self.env.user_name)
+            tool_list = []  # each builder words the request itself (stage, tavern, plain)
         chat = self.chat
         customs = [{"customType": e.body.get("customType"), "data": e.body.get("data")} for e in chat.tree.customs()]
 
@@ -462,19 +459,6 @@ class ChatSession:
         events = run_beat(history if history is not None else self.context(), settings)
         # Scene notes and compaction run before ``done`` (a one-shot front must not lose them).
         return bookkeeping.with_bookkeeping(self, kind, events) if record and self.env.story else events
-
-
-def _impersonating(builder: RequestBuilder, user_name: str) -> RequestBuilder:
-    """The stage request with an instruction to write the user's next line instead of the reply."""
-
-    def build(inp: BeatInput) -> ChatRequest | BuiltRequest:
-        built = builder(inp)
-        request = built.request if isinstance(built, BuiltRequest) else built
-        request.messages.append({"role": "system", "content": IMPERSONATE_INSTRUCTION.format(user=user_name)})
-        request.tools = []
-        return built
-
-    return build
 
 
 def _tool_mode(mode: str) -> Mode:
