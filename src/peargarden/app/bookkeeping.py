@@ -18,6 +18,7 @@ warning event; the beat itself is never harmed.
 
 from __future__ import annotations
 
+import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
@@ -27,7 +28,7 @@ from typing import Any
 
 from peargarden.agent.events import AgentEvent, DoneEvent, WarningEvent
 from peargarden.agent.thinking import parse_level
-from peargarden.errors import BadInput, PearError
+from peargarden.errors import BadInput, PearError, ProviderError
 from peargarden.providers.base import THINKING_LEVELS, ChatRequest, Provider, TextDelta, ThinkingLevel
 from peargarden.sessions import SessionTree
 from peargarden.stage.history import beat_result
@@ -232,7 +233,12 @@ def _recall_docs(tree: SessionTree, covers: str | None) -> list[str]:
 # -- side calls ----------------------------------------------------------------------------------
 
 
-def provider_side_call(provider: Provider, model: str = "", thinking: ThinkingLevel = "off") -> SideCall:
+def provider_side_call(
+    provider: Provider, model: str = "", thinking: ThinkingLevel = "off", cancel: threading.Event | None = None
+) -> SideCall:
+    """One side call: system + user in, the reply text out (thinking dropped).  Setting *cancel*
+    (the beat's stop event: Ctrl-C, the web's stop button) ends it with a ``ProviderError``."""
+
     def ask(system: str, user: str, max_tokens: int) -> str:
         request = ChatRequest(
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -240,7 +246,10 @@ def provider_side_call(provider: Provider, model: str = "", thinking: ThinkingLe
             sampler={"max_tokens": max_tokens},
             thinking=thinking,
         )
-        return "".join(event.text for event in provider.stream(request) if isinstance(event, TextDelta))
+        text = "".join(event.text for event in provider.stream(request, cancel) if isinstance(event, TextDelta))
+        if cancel is not None and cancel.is_set():
+            raise ProviderError("已中止")
+        return text
 
     return ask
 
@@ -367,7 +376,7 @@ def session_names(session: Any) -> tuple[str, str]:
     return env.user_name, str(data.get("name") or session.card.folder)
 
 
-def session_side_call(session: Any) -> SideCall:
+def session_side_call(session: Any, cancel: threading.Event | None = None) -> SideCall:
     """The side connection of *session*: ``side_model`` from config.toml, else the chat's own model."""
     settings = session.settings
     side = settings.side()
@@ -377,7 +386,7 @@ def session_side_call(session: Any) -> SideCall:
 
         connection = settings.provider_settings(side.provider)
         if connection is None:
-            return provider_side_call(build_provider(None), "", "off")
+            return provider_side_call(build_provider(None), "", "off", cancel)
         spec = ConnectionSpec(
             name=connection.name,
             base_url=connection.base_url,
@@ -386,21 +395,21 @@ def session_side_call(session: Any) -> SideCall:
             api_key=connection.api_key,
             profile=connection.profile,
         )
-        return provider_side_call(build_provider(spec), side.model, thinking)
-    return provider_side_call(session.resolved.provider, session.resolved.model, thinking)
+        return provider_side_call(build_provider(spec), side.model, thinking, cancel)
+    return provider_side_call(session.resolved.provider, session.resolved.model, thinking, cancel)
 
 
 def session_story_settings(session: Any) -> StorySettings:
     return story_settings(session.app.home.config_file, session.card, session.settings.compact_every_n_turns)
 
 
-def after_beat(session: Any, side: SideCall | None = None) -> list[str]:
+def after_beat(session: Any, side: SideCall | None = None, cancel: threading.Event | None = None) -> list[str]:
     """Scene notes, then the compaction check, for the beat that just ended; the warnings to show."""
     settings = session_story_settings(session)
     user_name, char_name = session_names(session)
     warnings: list[str] = []
     try:
-        side = side or session_side_call(session)
+        side = side or session_side_call(session, cancel)
     except PearError as error:
         return [f"旁路模型不可用，本拍跳过记账：{error}"]
     if settings.scene_notes:
@@ -408,6 +417,8 @@ def after_beat(session: Any, side: SideCall | None = None) -> list[str]:
         warnings += [text for text in (notes.warning,) if text]
         if notes.note.startswith("记账期间分支变了"):
             warnings.append(notes.note)
+    if cancel is not None and cancel.is_set():
+        return warnings
     compaction = compact_story(
         session.chat,
         session.card,
@@ -427,18 +438,24 @@ def _sealed(session: Any) -> bool:
     return bool(messages) and beat_result(messages).sealed
 
 
-def with_bookkeeping(session: Any, kind: str, events: Iterator[AgentEvent]) -> Iterator[AgentEvent]:
+def with_bookkeeping(
+    session: Any, kind: str, events: Iterator[AgentEvent], cancel: threading.Event | None = None
+) -> Iterator[AgentEvent]:
     """*events*, with the story bookkeeping run before the final ``done`` (stage mode, sealed beats).
 
     Holding ``done`` back means a one-shot front (``pear chat --once``) cannot exit before the
-    ledger is written; warnings about skipped bookkeeping arrive as ``warning`` events."""
+    ledger is written; warnings about skipped bookkeeping arrive as ``warning`` events.  Nothing
+    that goes wrong here may cost the user the beat, so every failure becomes a warning."""
     for event in events:
         if isinstance(event, DoneEvent) and _due(session, kind, event):
             try:
-                for warning in after_beat(session):
-                    yield WarningEvent(message=warning)
+                warnings = after_beat(session, cancel=cancel)
             except PearError as error:
-                yield WarningEvent(message=f"本拍跳过记账：{error}")
+                warnings = [f"本拍跳过记账：{error}"]
+            except Exception as error:  # a bug in bookkeeping must not swallow the beat's done
+                warnings = [f"本拍跳过记账：{type(error).__name__}: {error}"]
+            for warning in warnings:
+                yield WarningEvent(message=warning)
         yield event
 
 

@@ -458,7 +458,9 @@ class ChatSession:
         )
         events = run_beat(history if history is not None else self.context(), settings)
         # Scene notes and compaction run before ``done`` (a one-shot front must not lose them).
-        return bookkeeping.with_bookkeeping(self, kind, events) if record and self.env.story else events
+        if not (record and self.env.story):
+            return events
+        return bookkeeping.with_bookkeeping(self, kind, events, cancel=settings.cancel)
 
 
 def _tool_mode(mode: str) -> Mode:

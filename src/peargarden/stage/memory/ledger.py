@@ -224,7 +224,8 @@ def apply_patch(ledger: Ledger, patch: Mapping[str, Any]) -> PatchResult:
         for raw_name, fields in people.items():
             if not isinstance(raw_name, str) or not raw_name.strip():
                 continue
-            name = _canonical(raw_name, out.characters)
+            # Known spellings: people on stage, then anyone the roster has seen.
+            name = _canonical(raw_name, {**out.roster.get("characters", {}), **out.characters})
             if fields is None:
                 out.characters.pop(name, None)
                 continue
