@@ -7,8 +7,9 @@ import json
 import urllib.parse
 from pathlib import Path
 
-from web_harness import Served, screenshot, wait_ready
+from web_harness import Served, beats_done, screenshot, wait_ready
 
+from peargarden.testing.fake_openai import text_reply
 from peargarden.workspace.cards import open_card
 
 EVIL_GREETING = (
@@ -16,6 +17,9 @@ EVIL_GREETING = (
     "<script>window.pwned = 1; try { parent.pwned = 1; } catch (e) {}</script>"
     '<img src="x" onerror="window.pwned = 2; try { parent.pwned = 2; } catch (e) {}">'
 )
+
+
+STATUS_BAR = '<div class="bar" style="color:#a33" onclick="parent.pwned=5">$1</div><script>parent.pwned=6</script>'
 
 
 def evil_card() -> dict[str, object]:
@@ -39,8 +43,13 @@ def evil_card() -> dict[str, object]:
                      "enabled": True, "constant": True, "id": 2},
                 ],
             },
-            "extensions": {"TavernHelper_scripts": [
-                {"name": "状态栏", "type": "script", "content": "parent.pwned = 4;\nconsole.log('状态栏');"}]},
+            "extensions": {
+                "TavernHelper_scripts": [
+                    {"name": "状态栏", "type": "script", "content": "parent.pwned = 4;\nconsole.log('状态栏');"}],
+                "regex_scripts": [
+                    {"scriptName": "状态栏美化", "findRegex": "/<status>(.*?)<\\/status>/g",
+                     "replaceString": STATUS_BAR, "placement": [2], "markdownOnly": True, "disabled": False}],
+            },
         },
     }  # fmt: skip
 
@@ -99,6 +108,24 @@ def test_import_studio_and_a_malicious_greeting(served: Served, page: object, tm
     assert page.evaluate("typeof window.pwned") == "undefined"  # type: ignore[attr-defined]
     assert frame.evaluate("typeof window.pwned") == "undefined"
     assert page.evaluate("document.querySelector('[onerror], [onmouseover]') === null")  # type: ignore[attr-defined]
+
+    # A status bar made by the card's display regex: shown (sandboxed), its script and handler inert.
+    served.fake.script([text_reply("客官慢用。<status>好感 +1</status>")])
+    page.fill("#composer", "来一壶酒。")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    reply = page.locator(".msg.assistant").last.locator("iframe")  # type: ignore[attr-defined]
+    assert reply.get_attribute("sandbox") == ""
+    bar_frame = reply.element_handle().content_frame()
+    bar_frame.wait_for_load_state()
+    bar = bar_frame.locator("div.bar")
+    assert bar.inner_text() == "好感 +1"
+    bar.click()
+    assert page.evaluate("typeof window.pwned") == "undefined"  # type: ignore[attr-defined]
+    # The stored reply is unchanged: the regex only changes what is shown.
+    chat_dir = next((served.home.card_dir("黑店老板") / "chats").iterdir())
+    session_text = (chat_dir / "session.jsonl").read_text(encoding="utf-8")
+    assert "<status>好感 +1</status>" in session_text and 'class=\\"bar\\"' not in session_text
     screenshot(page, "chat-card-html")
 
 

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -24,6 +25,7 @@ from peargarden.app.modes import MODES
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import ChatHub, OpenChat
+from .display import card_display_scripts, display_texts
 
 router = APIRouter(prefix="/api")
 
@@ -33,8 +35,11 @@ def hub_of(request: Request) -> ChatHub:
     return hub
 
 
+_TAGS = re.compile(r"<script[\s\S]*?</script>|<style[\s\S]*?</style>|<[^>]*>", re.IGNORECASE)
+
+
 def _preview(text: str, width: int = 36) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(_TAGS.sub(" ", text).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -42,8 +47,15 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
     """Everything the chat page draws: messages (numbered as edit/delete/branch count), swipes, tree."""
     session = chat.session
     tree = session.chat.tree
+    entries = tree.messages()
+    shown = display_texts(
+        [(str(e.message.get("role", "")), str(e.message.get("content") or "")) for e in entries],
+        card_display_scripts(session.env.card_data),
+        session.env.user_name,
+        _char_name(session.env.card_data) or session.card.folder,
+    )
     messages = []
-    for index, entry in enumerate(tree.messages()):
+    for index, entry in enumerate(entries):
         msg = entry.message
         messages.append(
             {
@@ -52,6 +64,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
                 "role": str(msg.get("role", "")),
                 "name": msg.get("name"),
                 "content": str(msg.get("content") or ""),
+                "display": shown[index],
                 "reasoning": str(msg.get("reasoning") or ""),
                 "tool_calls": msg.get("tool_calls") or [],
                 "tool_call_id": msg.get("tool_call_id"),
@@ -95,6 +108,11 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "model": session.resolved.model,
         "persona": session.env.user_name,
     }
+
+
+def _char_name(card_data: dict[str, Any]) -> str:
+    data = card_data.get("data") if isinstance(card_data.get("data"), dict) else card_data
+    return str(data.get("name") or "") if isinstance(data, dict) else ""
 
 
 class NewChat(BaseModel):

@@ -12,6 +12,12 @@ export function cardFrame(html, className = "card-html") {
   frame.setAttribute("referrerpolicy", "no-referrer");
   frame.setAttribute("loading", "lazy");
   frame.title = "card HTML";
+  // The frame cannot report its height (no scripts, no same-origin): guess from the text, the user
+  // can still drag it taller.
+  const text = html.replace(/<style[\s\S]*?<\/style>|<script[\s\S]*?<\/script>|<[^>]*>/gi, "");
+  const blocks = (html.match(/<(p|div|br|li|tr|h\d|img)\b/gi) || []).length;
+  const lines = text.length / 40 + text.split("\n").length + blocks;
+  frame.style.height = `${Math.min(28, Math.max(3.5, lines * 1.7 + 1.5))}rem`;
   frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
     + `<style>body{font-family:"WenQuanYi Micro Hei",sans-serif;margin:.4rem;white-space:pre-wrap}</style>${html}`;
   return frame;

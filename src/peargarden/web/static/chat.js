@@ -117,7 +117,7 @@ function drawMessages() {
     if (message.tags.includes("greeting")) li.classList.add("greeting");
     if (message.reasoning) li.append(thinkingFold(message.reasoning));
     if (message.content) {
-      const body = cardText(message.content, "card-html");
+      const body = cardText(message.display || message.content, "card-html");
       body.classList.add("msg-text");
       li.append(body);
     }
