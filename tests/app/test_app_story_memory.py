@@ -316,3 +316,21 @@ def test_recall_brings_back_covered_prose_when_switched_on(
     recalled = injection.split("【剧情记忆】\n")[1].split("\n\n")[0]
     assert "\n- 周伯从柜底摸出一枚铜钥匙" in "\n" + recalled
     assert first not in [m["content"] for m in main.chat_requests[2].body["messages"][1:-1]]
+
+
+def test_stopping_the_beat_stops_its_bookkeeping(
+    home: Home, servers: tuple[FakeOpenAIServer, FakeOpenAIServer]
+) -> None:
+    import threading
+
+    main, side = servers
+    _setup(home, servers)
+    quiet = PearApp(home, story_memory=False).new_chat("青梧")
+    main.script([text_reply("周伯迎了出来。")])
+    list(quiet.send("推门进了听雨轩。"))
+    side.script([_patch({"location": "听雨轩"})])
+    stop = threading.Event()
+    stop.set()
+    warnings = bookkeeping.after_beat(quiet, cancel=stop)
+    assert len(warnings) == 1 and "已中止" in warnings[0]
+    assert bookkeeping.current_ledger(quiet.chat.tree).empty
