@@ -3,6 +3,8 @@ branches, the mode switch and the warnings."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from web_harness import Served, beats_done, open_new_chat, screenshot
 
 from peargarden.testing.fake_openai import Pause, chunk, sse, text_reply, usage_chunk
@@ -109,3 +111,21 @@ def test_mode_switch_and_the_bundled_system_warning(served: Served, page: object
         screenshot(page, "chat-phone")
     finally:
         system.write_bytes(saved)
+
+
+def test_switch_between_chats_and_export(served: Served, page: object) -> None:
+    served.fake.script([text_reply("第一局。")])
+    first = open_new_chat(page, served.url)
+    page.fill("#composer", "开始")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    second = open_new_chat(page, served.url)
+    assert page.input_value("#chat-list") == second  # type: ignore[attr-defined]
+    page.select_option("#chat-list", first)  # type: ignore[attr-defined]
+    page.wait_for_url(f"**/{first}")  # type: ignore[attr-defined]
+    page.wait_for_selector("body[data-ready='1']")  # type: ignore[attr-defined]
+    assert "第一局" in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
+    with page.expect_download() as download_info:  # type: ignore[attr-defined]
+        page.click("#export")  # type: ignore[attr-defined]
+    lines = Path(download_info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert any("第一局。" in line for line in lines[1:])

@@ -294,6 +294,20 @@ document.getElementById("new-chat").addEventListener("click", async () => {
 });
 document.addEventListener("pear-lang", draw);
 
+async function loadChats() {
+  const select = document.getElementById("chat-list");
+  for (const chat of (await api(`/api/chats/${encodeURIComponent(card)}`)).reverse()) {
+    const option = document.createElement("option");
+    option.value = chat.chat_id;
+    option.textContent = `${chat.chat_id} · ${chat.messages}`;
+    select.append(option);
+  }
+  select.value = chatId;
+  select.addEventListener("change", () => {
+    location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(select.value)}`;
+  });
+}
+
 async function loadPersonas() {
   const select = document.getElementById("new-persona");
   for (const persona of await api("/api/personas")) {
@@ -304,5 +318,5 @@ async function loadPersonas() {
   }
 }
 
-Promise.all([refresh(), loadPersonas()]).then(() => { document.body.dataset.ready = "1"; })
+Promise.all([refresh(), loadPersonas(), loadChats()]).then(() => { document.body.dataset.ready = "1"; })
   .catch((error) => toast(error.message, true));
