@@ -250,10 +250,16 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
         if settings.cancel.is_set() or stop_now:
             yield done("aborted")
             return
+        switch = ctx.beat_state.pop(MODE_SWITCH_KEY, None)
         if ends_beat:
+            if isinstance(switch, str) and settings.switch_mode is not None and switch != settings.mode:
+                # A switch that also ends the beat (back to role play): the chat still changes mode.
+                try:
+                    settings.switch_mode(switch)
+                except PearError as error:
+                    yield WarningEvent(message=f"无法切换到 {switch}：{error}")
             yield done("ended_by_tool")
             return
-        switch = ctx.beat_state.pop(MODE_SWITCH_KEY, None)
         if isinstance(switch, str) and settings.switch_mode is not None and switch != settings.mode:
             # A tool moved the chat into another mode (e.g. work mode): the next round is built and
             # offered tools by that mode, and what it records carries that mode's tags.

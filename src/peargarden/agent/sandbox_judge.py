@@ -18,6 +18,7 @@ from peargarden.workspace.home import Home
 from peargarden.workspace.sandbox_context import sandbox_context
 
 from .approvals import SESSION_GRANT_TYPE, ApprovalRequest, CardGrantRecorder, Judge, Judgement
+from .bash_tool import isolation_note
 from .tools import Tool, ToolContext
 
 BASH_UNIT = "bash"
@@ -69,7 +70,11 @@ def make_sandbox_judge(
             no_ask=no_ask,
         )
         verdict = judge(tool.name, args, sctx)
-        return Judgement(verdict.kind, verdict.unit, verdict.reason)
+        reason = verdict.reason
+        if verdict.kind == "ask" and tool.name == "bash":
+            # Whoever answers must know what approving bash means on this machine.
+            reason = f"{reason}\n{isolation_note()}" if reason else isolation_note()
+        return Judgement(verdict.kind, verdict.unit, reason)
 
     return sandbox
 

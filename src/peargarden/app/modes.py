@@ -95,3 +95,13 @@ def mode_setup(name: str) -> ModeSetup:
         return MODES[name]
     except KeyError:
         raise BadInput(f"未知的对话方式 {name!r}（可用：{'、'.join(MODES)}）") from None
+
+
+def _install_work_mode() -> None:
+    # Work mode (写卡维护) joins the table, and the role-play modes learn to leave its beats out.
+    from .authoring_mode import install_work_mode
+
+    install_work_mode()
+
+
+_install_work_mode()

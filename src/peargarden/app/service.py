@@ -276,7 +276,10 @@ class ChatSession:
             raise BadInput("消息是空的")
         self._check_idle()
         # Written before the model is called: a failing beat never loses what the user wrote.
-        self.chat.append_message({"role": "user", "content": text, "name": self.env.user_name})
+        message: dict[str, Any] = {"role": "user", "content": text, "name": self.env.user_name}
+        if MODE_TAGS.get(self.mode):  # words sent in work mode stay out of the story
+            message["tags"] = list(MODE_TAGS[self.mode])
+        self.chat.append_message(message)
         return self._beat("send", text, cancel=cancel, approver=approver)
 
     def regenerate(

@@ -33,7 +33,7 @@ HELP = """命令：
   /tree             显示整棵对话树
   /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
-  /mode [stage|tavern]  查看或切换对话方式
+  /mode [stage|tavern|work]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
   /quit             退出
 Ctrl-C 停止正在生成的回复（已写出的部分会保留）。"""
 
@@ -46,8 +46,8 @@ def _options(
     model: str | None,
     api_key_env: str | None,
 ) -> ChatOptions:
-    if mode is not None and mode not in ("stage", "tavern"):
-        raise BadInput(f"--mode 只能是 stage 或 tavern，收到 {mode!r}")
+    if mode is not None and mode not in ("stage", "tavern", "work"):
+        raise BadInput(f"--mode 只能是 stage、tavern 或 work，收到 {mode!r}")
     if thinking is not None:
         parse_level(thinking)
     connection: Connection | None = None
@@ -208,7 +208,7 @@ def _ctrl_c_default() -> Iterator[None]:
 @app.command("chat")
 def chat_command(
     card: str | None = typer.Option(None, "--card", help="卡名（默认：青梧）。"),
-    mode: str | None = typer.Option(None, "--mode", help="stage | tavern（默认来自设置）。"),
+    mode: str | None = typer.Option(None, "--mode", help="stage | tavern | work（默认来自设置；work 是工作模式）。"),
     base_url: str | None = typer.Option(
         None, "--base-url", help="OpenAI 兼容服务的地址，如 https://api.deepseek.com/v1"
     ),
