@@ -163,3 +163,21 @@ def test_continue_prefix_and_builder_warnings_once() -> None:
     settings, recorded, _ = _settings(provider, continue_prefix="青梧放下茶盏，", kind="continue")
     list(run_beat(HISTORY, settings))
     assert recorded[0]["content"] == "青梧放下茶盏，接着说完。"
+
+
+def test_a_broken_builder_ends_the_beat_with_an_error_event() -> None:
+    def builder(inp: BeatInput) -> ChatRequest:
+        raise KeyError("system")
+
+    settings, recorded, _ = _settings(ScriptedProvider())
+    settings.builder = builder
+    events = list(run_beat(HISTORY, settings))
+    assert [e.type for e in events] == ["error", "done"]
+    assert "KeyError" in events[0].to_json()["message"] and recorded == []
+
+
+def test_thinking_level_and_model_reach_the_request() -> None:
+    provider = ScriptedProvider().add(text_turn("好。"))
+    settings, _, _ = _settings(provider, thinking="high", model="deepseek-chat")
+    list(run_beat(HISTORY, settings))
+    assert provider.requests[0].thinking == "high" and provider.requests[0].model == "deepseek-chat"
