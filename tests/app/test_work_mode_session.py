@@ -289,3 +289,22 @@ def test_bash_approval_says_what_approving_bash_means(home: Home, fake: FakeOpen
     assert isolation_note() in asked[0].reason
     result = next(e for e in events if isinstance(e, ToolEndEvent) and e.name == "bash")
     assert result.text.strip() == "42"
+
+
+def test_writes_after_switching_back_in_the_same_batch_are_blocked(home: Home, fake: FakeOpenAIServer) -> None:
+    _app, chat = work_chat(home, fake)
+    late = home.card_dir("青梧") / "创作" / "迟到的.txt"
+    fake.script(
+        [
+            calls(
+                ("m1", "conversation_mode", {"mode": "roleplay"}),
+                ("w1", "write", {"path": "创作/迟到的.txt", "content": "不该写进来"}),
+                text="改完了。",
+            )
+        ]
+    )
+    events = play(chat.send("好了，回去吧。"))
+    ends = {e.call_id: e for e in events if isinstance(e, ToolEndEvent)}
+    assert not ends["m1"].is_error and ends["w1"].is_error and "切回扮演" in ends["w1"].text
+    assert not late.exists() and chat.mode == "stage"
+    assert events[-1].to_json()["stop_reason"] == "ended_by_tool" and len(fake.chat_requests) == 1

@@ -19,6 +19,7 @@ from peargarden.workspace.sandbox_context import sandbox_context
 
 from .approvals import SESSION_GRANT_TYPE, ApprovalRequest, CardGrantRecorder, Judge, Judgement
 from .bash_tool import isolation_note
+from .loop import MODE_SWITCH_KEY
 from .tools import Tool, ToolContext
 
 BASH_UNIT = "bash"
@@ -48,12 +49,23 @@ def _card_grants(folder: CardFolder) -> tuple[list[str], bool]:
     return paths, settings.get("sandboxBash") is True
 
 
+LEFT_WORK_MODE = "已切回扮演模式：这一批里剩下的写操作不再执行。"
+
+
+def _left_work_mode(tool: Tool, ctx: ToolContext) -> bool:
+    """The model switched back to role play earlier in this tool batch: its later writes are blocked."""
+    back = ctx.beat_state.get(MODE_SWITCH_KEY)
+    return ctx.mode == "work" and isinstance(back, str) and back != "work" and tool.access in ("write", "exec")
+
+
 def make_sandbox_judge(
     blacklist: Sequence[str] | None = None, no_ask: Sequence[str] | None = None
 ) -> Judge:
     """A judge that asks the sandbox; tools it does not govern (lore, draft, ask …) are allowed."""
 
     def sandbox(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Judgement:
+        if _left_work_mode(tool, ctx):
+            return Judgement("deny", None, LEFT_WORK_MODE)
         if tool.name not in TOOL_ACCESS or ctx.home is None or ctx.card_dir is None:
             return Judgement("allow")
         home = Home(Path(ctx.home))
