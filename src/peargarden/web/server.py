@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
@@ -44,6 +45,11 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _hostname(host_header: str) -> str:
+    """The name part of a Host header (``127.0.0.1:8420`` → ``127.0.0.1``, ``[::1]:8420`` → ``::1``)."""
+    return urlsplit(f"//{host_header}").hostname or ""
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 
@@ -64,6 +70,18 @@ def create_app(config: WebConfig) -> FastAPI:
 
     install_modes()
     app.state.hub = ChatHub(config.home)
+
+    @app.middleware("http")
+    async def same_origin_only(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        """Other web sites must not drive the app through the user's browser: a request whose Host is
+        not this server's own name (DNS rebinding) or a write whose Origin is another site is refused."""
+        host = request.headers.get("host", "")
+        if is_loopback(config.host) and not is_loopback(_hostname(host)):
+            return JSONResponse({"error": "只接受本机地址的请求（loopback only）"}, status_code=403)
+        origin = request.headers.get("origin")
+        if request.method not in ("GET", "HEAD", "OPTIONS") and origin and urlsplit(origin).netloc != host:
+            return JSONResponse({"error": "拒绝来自其他网站的请求（cross-site request refused）"}, status_code=403)
+        return await call_next(request)
 
     @app.middleware("http")
     async def require_token(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
