@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import typer
 
@@ -76,6 +77,8 @@ class _Printer:
         self.show_thinking = show_thinking
         self.in_thinking = False
         self.line_open = False
+        # The options of the last choice card (the ask tool): a bare number answers with that option.
+        self.choices: list[str] = []
 
     def _end_thinking(self) -> None:
         if self.in_thinking:
@@ -114,12 +117,37 @@ class _Printer:
             first = (data["text"].strip().splitlines() or [""])[0][:80]
             mark = "✗" if data["is_error"] else "↳"
             typer.echo(f"    {mark} {first}", err=True)
+            self._story_tool(data)
         elif kind == "warning":
             typer.echo(f"⚠ {data['message']}", err=True)
         elif kind == "error":
             typer.echo(f"pear: {data['message']}", err=True)
         elif kind == "done" and data["stop_reason"] == "aborted":
             typer.echo("（已停止，已写出的部分保留）", err=True)
+
+
+    def _story_tool(self, data: dict[str, Any]) -> None:
+        """The beat's prose arrives sealed through draft_seal, and a fork as the ask tool's choice card:
+        both are the reply the user reads, so they go to stdout like streamed text."""
+        details = data.get("details") or {}
+        if data["is_error"]:
+            return
+        if data["name"] == "draft_seal" and isinstance(details.get("prose"), str):
+            typer.echo(details["prose"].strip())
+        elif details.get("kind") == "choice":
+            self.choices = [str(o) for o in details.get("options") or []]
+            typer.echo(f"【岔口】{details.get('question', '')}")
+            for number, option in enumerate(self.choices, start=1):
+                typer.echo(f"  {number}. {option}")
+            if details.get("free_text", True):
+                typer.echo("  （输入编号，或直接写你自己的选择）")
+
+    def answer(self, line: str) -> str:
+        """A bare option number after a choice card stands for that option's text."""
+        if self.choices and line.isdigit() and 1 <= int(line) <= len(self.choices):
+            line = self.choices[int(line) - 1]
+        self.choices = []
+        return line
 
 
 def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
@@ -281,7 +309,7 @@ def _interactive(session: ChatSession) -> None:
         if not line:
             continue
         if not line.startswith("/"):
-            play(_sender(session, line))
+            play(_sender(session, printer.answer(line)))
             continue
         command, _, rest = line.partition(" ")
         rest = rest.strip()
