@@ -57,8 +57,8 @@ def page(browser: object) -> Iterator[object]:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """One fake model server and one web server for a whole test module (the chat modes the server
-    installs are taken back afterwards, so other tests see the app's mode table as it was)."""
+    """One fake model server and one web server for a whole test module (the app's mode table is
+    given back as it was, in case anything registered a mode while the module ran)."""
     from peargarden.app.modes import MODES
     from peargarden.workspace.seed import seed_home
 

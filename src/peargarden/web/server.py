@@ -64,11 +64,8 @@ def create_app(config: WebConfig) -> FastAPI:
     app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url="/docs", redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
-    from peargarden.app.work_mode import install_modes
-
     from .chat_hub import ChatHub
 
-    install_modes()
     app.state.hub = ChatHub(config.home)
 
     @app.middleware("http")
