@@ -150,3 +150,12 @@ def test_user_lists_replace_the_defaults(ctx: SandboxContext) -> None:
 def test_broken_user_pattern_does_not_open_the_gate(ctx: SandboxContext) -> None:
     custom = dataclasses.replace(ctx, blacklist=("([", r"\bshred\b"))
     assert judge("bash", {"command": "shred x"}, custom).kind == "deny"
+
+
+def test_stored_keys_are_forbidden(data_root: Path) -> None:
+    (data_root / "keys").mkdir()
+    (data_root / "keys" / "deepseek.key").write_text("sk-secret", encoding="utf-8")
+    ctx = root_ctx(data_root)
+    assert judge("read", {"path": "keys/deepseek.key"}, ctx).kind == "deny"
+    assert judge("ls", {"path": "keys"}, ctx).kind == "deny"
+    assert judge("bash", {"command": "cat ../../keys/deepseek.key"}, ctx).kind == "ask"

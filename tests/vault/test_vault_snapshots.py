@@ -222,3 +222,15 @@ def test_a_data_folder_reached_through_a_symlink_is_snapshotted(home_dir: Path, 
     assert info is not None
     files = vault.manifest(info.id).files
     assert set(files) == set(tree_bytes(home_dir)) - {"library/lorebooks/指向别处.json"}  # links inside: skipped
+
+
+def test_stored_api_keys_are_never_snapshotted(vault: Vault, home_dir: Path) -> None:
+    (home_dir / "keys").mkdir()
+    (home_dir / "keys" / "deepseek.key").write_text("sk-secret", encoding="utf-8")
+    (home_dir / "cards" / "青梧" / "keys").mkdir()
+    (home_dir / "cards" / "青梧" / "keys" / "钥匙.txt").write_text("剧情里的钥匙", encoding="utf-8")
+    info = vault.snapshot()
+    assert info is not None
+    files = vault.manifest(info.id).files
+    assert not any(p.startswith("keys/") for p in files)
+    assert "cards/青梧/keys/钥匙.txt" in files  # only the top-level keys/ is the program's

@@ -106,6 +106,8 @@ def forbidden_reason(path: str, ctx: SandboxContext) -> str | None:
         return "资产库（vault）由程序管理，工具不可访问"
     if path == posixpath.join(root, "config.toml"):
         return "config.toml 存有密钥，工具不可读取"
+    if inside(path, posixpath.join(root, "keys")):
+        return "keys/ 存有 API 密钥，工具不可访问"
     rel = relative_to(path, posixpath.join(root, "cards"))
     if rel and rel != ".":
         parts = rel.split("/")
@@ -210,6 +212,7 @@ def holds_forbidden(folder: str, ctx: SandboxContext) -> bool:
         posixpath.join(ctx.card_dir, "chats"),
         posixpath.join(ctx.data_root, "vault"),
         posixpath.join(ctx.data_root, "config.toml"),
+        posixpath.join(ctx.data_root, "keys"),
         posixpath.join(ctx.data_root, "cards"),
     )
     return any(inside(zone, folder) for zone in zones)

@@ -1,6 +1,7 @@
 """Walking the data folder for the vault: which files count, and their stat signatures.
 
-Only regular files are taken.  Skipped: the vault itself (top-level ``vault/``), cache folders
+Only regular files are taken.  Skipped: the vault itself (top-level ``vault/``), stored API keys
+(top-level ``keys/``: a key the user deletes must not live on in 50 snapshots), cache folders
 (regenerable by definition), temp files left by an interrupted atomic write, and lock files.
 Symbolic links are not followed (a link could point anywhere, or loop); they are skipped.
 """
@@ -16,6 +17,8 @@ from pathlib import Path
 from .atomic import is_temp_name
 
 VAULT_DIR_NAME = "vault"
+KEYS_DIR_NAME = "keys"
+_TOP_LEVEL_SKIPPED = frozenset({VAULT_DIR_NAME, KEYS_DIR_NAME})
 
 
 
@@ -98,7 +101,7 @@ def walk_tree(root: Path) -> ScannedTree:
                 if entry.is_symlink():
                     continue
                 if entry.is_dir():
-                    if (not rel_prefix and name == VAULT_DIR_NAME) or is_cache_dir_name(name):
+                    if (not rel_prefix and name in _TOP_LEVEL_SKIPPED) or is_cache_dir_name(name):
                         continue
                     dirs.add(rel)
                     stack.append((entry.path, rel + "/"))
