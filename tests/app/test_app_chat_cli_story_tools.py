@@ -37,6 +37,11 @@ def test_sealed_draft_is_printed_as_the_reply(home_dir: Path) -> None:
         done = _once(home_dir, server, "掌柜，镇北渡口还有船吗？")
     assert done.returncode == 0, done.stderr
     assert prose in done.stdout
+    # pear chat snapshots the data folder when it starts (the asset vault).
+    env = dict(os.environ, PEARGARDEN_HOME=str(home_dir))
+    listed = subprocess.run([sys.executable, "-m", "peargarden", "vault", "list", "--json"], capture_output=True,
+                            text=True, env=env, timeout=60)  # fmt: skip
+    assert "startup" in [snap["reason"] for snap in json.loads(listed.stdout)]
 
 
 def test_ask_prints_a_numbered_choice_card(home_dir: Path) -> None:

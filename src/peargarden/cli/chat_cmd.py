@@ -22,6 +22,7 @@ from peargarden.errors import BadInput, PearError, ProviderError
 from peargarden.workspace.seed import seed_home
 
 from ._app import app, state
+from ._vault import vault_snapshots
 
 HELP = """命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
@@ -253,10 +254,11 @@ def chat_command(
         raise BadInput("--json 只能和 --once 一起用")
     options = _options(mode, thinking, persona, base_url, model, api_key_env)
     session = _open(card, chat_id, options)
-    if once is not None:
-        _once(session, once, as_json)
-        return
-    _interactive(session)
+    with vault_snapshots(state.home):
+        if once is not None:
+            _once(session, once, as_json)
+            return
+        _interactive(session)
 
 
 def _once(session: ChatSession, text: str, as_json: bool) -> None:

@@ -7,6 +7,7 @@ import typer
 from peargarden.errors import BadInput
 
 from ._app import app, state
+from ._vault import vault_snapshots
 
 
 @app.command("serve")
@@ -27,4 +28,5 @@ def serve_command(
         typer.echo(f"访问令牌（token）：{token}\n打开 http://{host}:{port}/?token={token}")
     else:
         typer.echo(f"梨园网页：http://{host}:{port}/")
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+    with vault_snapshots(state.home):
+        uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
