@@ -134,3 +134,19 @@ def test_bash_in_bubblewrap_can_write_only_the_card(tctx: ToolContext, data_root
     assert (Path(tctx.card_dir or "") / "新.txt").read_text(encoding="utf-8") == "可写\n"
     assert (data_root / "SYSTEM.md").read_text(encoding="utf-8") == "base\n"
     assert not Path("/etc/pear-test").exists()
+
+
+def test_bash_announces_its_writes_to_the_vault(tctx: ToolContext) -> None:
+    from peargarden.workspace import atomic
+
+    seen: list[Path] = []
+
+    def listener(path: Path, kind: str) -> None:
+        seen.append(Path(path))
+
+    atomic.add_write_listener(listener)
+    try:
+        BashTool(isolate=False).run({"command": "echo 新 > 新文件.txt"}, tctx)
+    finally:
+        atomic.remove_write_listener(listener)
+    assert Path(tctx.card_dir or "") in seen

@@ -21,6 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from peargarden.workspace.atomic import announce_write
+
 from ._truncate import MAX_BYTES, format_size, truncate_tail
 from .tools import Tool, ToolContext, ToolResult
 
@@ -129,6 +131,8 @@ class BashTool(Tool):
             time.sleep(0.02)
         process.wait()
         _kill_tree(process)  # stray children that kept the pipe open
+        # A command may have changed files: the vault takes a (debounced) snapshot afterwards.
+        announce_write(cwd)
         reader.join(timeout=5)
         log.close()
         output = log_path.read_bytes().decode("utf-8", "replace")

@@ -46,6 +46,11 @@ def remove_write_listener(listener: WriteListener) -> None:
         _listeners = tuple(remaining)
 
 
+def announce_write(path: Path) -> None:
+    """Tell the listeners (the vault) about a write made some other way, e.g. by a bash command."""
+    _written(Path(path), "replace")
+
+
 def _written(path: Path, kind: WriteKind) -> None:
     for listener in _listeners:
         try:
