@@ -308,3 +308,24 @@ def test_writes_after_switching_back_in_the_same_batch_are_blocked(home: Home, f
     assert not ends["m1"].is_error and ends["w1"].is_error and "切回扮演" in ends["w1"].text
     assert not late.exists() and chat.mode == "stage"
     assert events[-1].to_json()["stop_reason"] == "ended_by_tool" and len(fake.chat_requests) == 1
+
+
+def test_tavern_mode_sees_work_beats_as_maintenance_lines_too(home: Home, fake: FakeOpenAIServer) -> None:
+    from peargarden.app.service import ChatOptions
+
+    fake.script(
+        [
+            calls(("r1", "card_project", {"action": "list"}), text="我先看看。"),
+            text_reply("还没展开，卡一共十一个槽位。"),
+            text_reply("青梧接过伞。"),
+        ]
+    )
+    chat = make_app(home, fake).new_chat(None, ChatOptions(mode="tavern"))
+    chat.set_mode("work")
+    play(chat.send("这张卡有几个槽位？"))
+    chat.set_mode("tavern")
+    play(chat.send(STORY))
+    sent = fake.chat_requests[-1].body
+    shown = all_text(sent)
+    assert USER_PREFIX + "这张卡有几个槽位？" in shown and REPLY_PREFIX + "还没展开，卡一共十一个槽位。" in shown
+    assert "我先看看" not in shown and "card_project" not in shown and sent.get("tools") in (None, [])
