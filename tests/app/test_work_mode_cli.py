@@ -42,3 +42,23 @@ def test_chat_once_in_work_mode(home_dir: Path) -> None:
     lines = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
     said = [e["message"] for e in lines if e.get("type") == "message" and e["message"]["role"] != "assistant"]
     assert all("work" in m.get("tags", []) for m in said if m["content"] != "")
+
+
+def test_interactive_chat_follows_the_models_switch_and_mode_work(home_dir: Path) -> None:
+    switch = sse(
+        chunk(role="assistant", content=""),
+        chunk(tool_calls=[tool_call_delta(0, id="m1", name="conversation_mode", arguments='{"mode": "authoring"}')]),
+        chunk(finish_reason="tool_calls"),
+    )
+    with FakeOpenAIServer() as server:
+        server.script([switch, text_reply("开场白在 创作/ 里，要我展开吗？"), text_reply("好的。")])
+        env = dict(os.environ, PEARGARDEN_HOME=str(home_dir), PYTHONIOENCODING="utf-8")
+        args = ["chat", "--mode", "stage", "--base-url", server.base_url, "--model", "fake-model"]
+        done = subprocess.run(
+            [sys.executable, "-m", "peargarden", *args],
+            input="帮我改改开场白\n先不改了\n/mode\n/quit\n", capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "（对话方式：stage → work）" in done.stderr and "对话方式：work" in done.stderr
+        # The second line was sent in work mode: the authoring system prompt.
+        assert server.chat_requests[-1].body["messages"][0]["content"].startswith("# 工作模式")

@@ -298,8 +298,11 @@ def _interactive(session: ChatSession) -> None:
         typer.echo(("" if last.role == "assistant" else "你：") + last.content)
 
     def play(start: Callable[[Approver, threading.Event], Iterator[AgentEvent]]) -> str:
+        before = session.mode
         _, reply = _run(start, printer.event, interactive=True)
         printer._newline()
+        if session.mode != before:  # the model switched into (or out of) work mode itself
+            typer.echo(f"（对话方式：{before} → {session.mode}）", err=True)
         return reply
 
     while True:
