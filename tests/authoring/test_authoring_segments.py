@@ -112,3 +112,11 @@ def test_a_compaction_summary_does_not_start_a_beat() -> None:
     summary = {"role": "user", "content": "此前……", "tags": ["compaction"]}
     chat = [summary, reply("青梧点头。"), user("再来。", "work"), reply("好。", "work")]
     assert work_mask(chat) == [False, False, True, True]
+
+
+def test_file_names_never_reach_the_story_side() -> None:
+    answer = "已改好 `创作/sources/默认开场-aabbda.txt` 和 描述-0dfa8d.txt，脚本 ui.js 也查过了。比分 1/2.5 不动。"
+    chat = [user("改开场白", "work"), reply(answer, "work")]
+    line = role_play_plan(chat)[1]
+    assert isinstance(line, Peripheral)
+    assert line.text == REPLY_PREFIX + "已改好 （文件） 和 （文件），脚本 （文件） 也查过了。比分 1/2.5 不动。"

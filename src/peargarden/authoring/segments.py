@@ -11,7 +11,7 @@ the switch is claimed for work mode afterwards, like everything before the switc
   messages of the story beats only.
 - :func:`role_play_plan` is what the role-play request sees: story messages as they are, and each
   work beat as at most two peripheral lines — the user's words and the work agent's final answer,
-  prefixed 【写卡维护】 — with no tool process and no file listings.
+  prefixed 【写卡维护】 — with no tool process, and file names replaced by （文件）.
 
 Messages are read through a getter returning the session ``message`` shape (``role``, ``content``,
 ``tags``, ``tool_calls`` with ``{"id", "name", "arguments"}``, ``tool_call_id``, ``is_error``).
@@ -21,11 +21,13 @@ Pure: no I/O.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 __all__ = [
+    "FILE_PLACEHOLDER",
     "MODE_SWITCH_TOOL",
     "PERIPHERAL_TAG",
     "REPLY_PREFIX",
@@ -37,6 +39,7 @@ __all__ = [
     "role_play_plan",
     "story_branch",
     "switch_target",
+    "without_file_names",
     "work_mask",
 ]
 
@@ -67,6 +70,20 @@ class Peripheral:
     role: str
     text: str
     anchor: int
+
+
+# A file name (optionally with folders) as a work agent writes it in its answer, possibly in backticks.
+_FILE_NAME = re.compile(
+    r"`?(?:~?/)?(?:[\w.\-\u3400-\u9fff]+/)*[\w\-\u3400-\u9fff][\w.\-\u3400-\u9fff]*"
+    r"\.(?:txt|js|mjs|cjs|ts|html?|css|json|jsonl|md|png|webp|jpe?g|py|sh|ya?ml|toml|card)\b`?",
+    re.IGNORECASE,
+)
+FILE_PLACEHOLDER = "（文件）"
+
+
+def without_file_names(text: str) -> str:
+    """*text* with file names replaced by （文件）: the story side never sees the workshop's files."""
+    return _FILE_NAME.sub(FILE_PLACEHOLDER, text)
 
 
 def _args(raw: Any) -> dict[str, Any]:
@@ -152,10 +169,11 @@ def role_play_plan(messages: Sequence[T], get: Getter = _identity) -> list[int |
             continue
         first = views[0]
         if first.get("role") == "user" and str(first.get("content") or "").strip():
-            plan.append(Peripheral("user", USER_PREFIX + str(first.get("content")).strip(), group[0]))
+            words = without_file_names(str(first.get("content")).strip())
+            plan.append(Peripheral("user", USER_PREFIX + words, group[0]))
         for index, view in zip(reversed(group), reversed(views), strict=True):
             text = str(view.get("content") or "").strip()
             if view.get("role") == "assistant" and text:
-                plan.append(Peripheral("assistant", REPLY_PREFIX + text, index))
+                plan.append(Peripheral("assistant", REPLY_PREFIX + without_file_names(text), index))
                 break
     return plan
