@@ -16,7 +16,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from peargarden.authoring.segments import PERIPHERAL_TAG, Peripheral, role_play_plan, work_mask
+from peargarden.authoring.segments import (
+    MODE_SWITCH_TOOL,
+    PERIPHERAL_TAG,
+    WORK_TAGS,
+    Peripheral,
+    role_play_plan,
+    work_mask,
+)
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage.history import story_turns
@@ -80,8 +87,16 @@ def work_builder(system: str) -> RequestBuilder:
     return build
 
 
+def _may_be_work(message: ContextMessage) -> bool:
+    if message.tags and not WORK_TAGS.isdisjoint(message.tags):
+        return True
+    return any(call.get("name") == MODE_SWITCH_TOOL for call in message.tool_calls)
+
+
 def role_play_history(history: Sequence[ContextMessage]) -> list[ContextMessage]:
     """*history* with each work beat replaced by its 【写卡维护】 lines (story messages untouched)."""
+    if not any(_may_be_work(m) for m in history):
+        return list(history)  # the common case, checked cheaply on every round of a long chat
     out: list[ContextMessage] = []
     for step in role_play_plan(history, as_message):
         if isinstance(step, Peripheral):
