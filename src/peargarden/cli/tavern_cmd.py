@@ -176,7 +176,8 @@ def assemble_cmd(
     home, folder, ctx = _card_context(card)
     settings = ctx["settings"]
     card_json: dict[str, Any] = ctx["card_json"]
-    tavern = card_json.get("tavern") if isinstance(card_json.get("tavern"), dict) else {}
+    stored = card_json.get("tavern")
+    tavern: dict[str, Any] = stored if isinstance(stored, dict) else {}
     preset_name = preset or settings.preset or None
     preset_data = _read_preset(home, preset_name) if preset_name else None
     loaded = folder.load_card()
@@ -254,9 +255,9 @@ def set_cmd(
             raise BadInput("设置 preset 需要 --card")
         _read_preset(home, value)
         _, folder, ctx = _card_context(card)
-        card_json = ctx["card_json"]
-        card_json["preset"] = value
-        folder.write_settings(card_json)
+        settings_json: dict[str, Any] = ctx["card_json"]
+        settings_json["preset"] = value
+        folder.write_settings(settings_json)
         print(f"卡「{card}」改用预设「{value}」")
         return
     preset_data = None

@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from peargarden.agent.loop import BeatInput, BuiltRequest
+from peargarden.agent.tools import Mode
 from peargarden.app.modes import mode_setup
 from peargarden.errors import BadInput, NotFound
 from peargarden.providers.base import ChatRequest
@@ -97,7 +98,7 @@ def dry_run(chat: OpenChat, mode: str, text: str = DRY_RUN_TEXT) -> tuple[ChatRe
     builder, tools = mode_setup(mode)(session.env)
     history = [*session.context(), ContextMessage("user", text)]
     specs = [tool.spec() for tool in tools]
-    literal = "tavern" if mode == "tavern" else ("work" if mode == "work" else "stage")
+    literal: Mode = "tavern" if mode == "tavern" else ("work" if mode == "work" else "stage")
     built = builder(BeatInput(history, text, session.thinking, specs, 0, literal, "send"))
     if isinstance(built, ChatRequest):
         built = BuiltRequest(built)
@@ -108,7 +109,7 @@ def inspect_source(chat: OpenChat, source: str) -> dict[str, Any]:
     model = chat.session.resolved.model
     if source.startswith("dry:"):
         request, warnings = dry_run(chat, source.removeprefix("dry:"))
-        result = {"source": source, "rounds": [ledger(request, model)], "warnings": warnings}
+        result: dict[str, Any] = {"source": source, "rounds": [ledger(request, model)], "warnings": warnings}
     else:
         back = 0
         if source.startswith("beat:"):

@@ -60,7 +60,7 @@ class RecordingProvider:
 def recording_factory(home: Home) -> Callable[[Settings, Connection | None], ResolvedProvider]:
     def factory(settings: Settings, connection: Connection | None) -> ResolvedProvider:
         resolved = resolve_provider(with_stored_key(home, settings), connection)
-        resolved.provider = RecordingProvider(resolved.provider)  # type: ignore[assignment]
+        resolved.provider = RecordingProvider(resolved.provider)
         return resolved
 
     return factory
