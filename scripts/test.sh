@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up (.venv with the dev tools) and run every check: ruff, mypy --strict on the core, pytest.
+# Set up (.venv with the dev tools) and run every check: ruff, mypy --strict on the whole package, pytest.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "wenquanyi\|wq
 fi
 echo "== ruff"
 .venv/bin/ruff check src tests bench
-echo "== mypy --strict (core packages)"
+echo "== mypy --strict"
 .venv/bin/mypy
 echo "== pytest"
 set +e
