@@ -121,15 +121,25 @@ def test_compaction_cut_keeps_the_last_rounds() -> None:
 
 
 def test_work_mode_messages_are_not_story() -> None:
+    switch = {"id": "s1", "type": "function",
+              "function": {"name": "conversation_mode", "arguments": '{"mode": "authoring"}'}}  # fmt: skip
     items = [
         StoryItem("a", {"role": "user", "content": "走吧"}),
-        StoryItem("b", {"role": "user", "content": "写卡维护：改开场白", "tags": ["work"]}),
-        StoryItem("c", {"role": "assistant", "content": "改好了", "tags": ["写卡维护"]}),
-        StoryItem("d", {"role": "assistant", "content": "两人出了门。"}),
+        StoryItem("b", {"role": "assistant", "content": "两人出了门。"}),
+        # Sent in role play; the model then switched itself into work mode: the whole beat is work.
+        StoryItem("c", {"role": "user", "content": "帮我把开场白改短一点"}),
+        StoryItem("d", {"role": "assistant", "content": "", "tool_calls": [switch]}),
+        StoryItem("e", {"role": "tool", "content": "已切换", "tool_call_id": "s1"}),
+        StoryItem("f", {"role": "assistant", "content": "改好了", "tags": ["work"]}),
+        StoryItem("g", {"role": "user", "content": "写卡维护：再看看", "tags": ["work"]}),
+        StoryItem("h", {"role": "assistant", "content": "没问题", "tags": ["写卡维护"]}),
+        StoryItem("i", {"role": "user", "content": "到渡口了吗"}),
+        StoryItem("j", {"role": "assistant", "content": "柳树就在前面。"}),
     ]
     kept = story_items(items)
-    assert [item.entry_id for item in kept] == ["a", "d"]
-    assert dialogue_lines(kept, "阿远", "周伯") == ["阿远：走吧", "周伯：两人出了门。"]
+    assert [item.entry_id for item in kept] == ["a", "b", "i", "j"]
+    lines = dialogue_lines(kept, "阿远", "周伯")
+    assert lines == ["阿远：走吧", "周伯：两人出了门。", "阿远：到渡口了吗", "周伯：柳树就在前面。"]
 
 
 def test_budget_keeps_the_newest_contiguous_turns() -> None:

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from peargarden.authoring.segments import story_branch
+
 from ..history import story_turns
 
 __all__ = [
@@ -45,7 +47,10 @@ def is_story(message: Mapping[str, Any]) -> bool:
 
 
 def story_items(items: Sequence[StoryItem]) -> list[StoryItem]:
-    return [item for item in items if is_story(item.message)]
+    # Whole work beats go, not only their tagged messages: the user message that made the model
+    # switch into work mode is part of the work beat although it was sent in role play.
+    story = story_branch(items, lambda item: item.message)
+    return [item for item in story if is_story(item.message)]
 
 
 def after(items: Sequence[StoryItem], entry_id: str | None) -> list[StoryItem]:
