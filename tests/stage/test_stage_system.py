@@ -134,3 +134,10 @@ def test_system_is_byte_stable_across_beats(qingwu: StageCard, town_entries: lis
     )
     assert first.system.encode() == second.system.encode()
     assert [h.title for h in second.hits] == ["听雨轩", "怀瑾", "镇北渡口"]
+
+
+def test_work_mode_lines_are_explained_only_when_the_switch_exists() -> None:
+    from peargarden.stage.conventions import message_conventions
+
+    assert "【写卡维护】" in message_conventions(["lorebook_search", "conversation_mode"])
+    assert "【写卡维护】" not in message_conventions(["lorebook_search"])

@@ -26,6 +26,11 @@ def message_conventions(tool_names: Collection[str]) -> str:
         "若【相关设定】直接附了正文，那就是条目的全文。",
         "【剧情记忆】是检索到的早先正文片段，按需取用，不要整段照抄。",
     ]
+    if "conversation_mode" in tool_names:
+        bullets.append(
+            "【写卡维护】开头的消息是用户与写卡 agent 关于这张卡本身的对话（工作模式），不是剧情，"
+            "不要把其中的内容当作故事里发生的事。"
+        )
     if "ask" in tool_names:
         bullets.append("【岔口】是你此前用 `ask` 交给用户的选择；紧接着的那条用户消息就是用户的回答。")
     return "# 消息流约定\n" + "\n".join(f"- {bullet}" for bullet in bullets)
