@@ -16,6 +16,7 @@ from typing import Any
 
 from peargarden.errors import BadInput
 from peargarden.text.tokens import TextCounter
+from peargarden.worldinfo.sources import LorebookCache
 
 from .defaults import DEFAULT_ORDER, DEFAULT_PROMPTS, GLOBAL_ORDER_ID
 from .state import TavernState, apply_preset, effective_settings
@@ -187,8 +188,13 @@ def user_state(
     character_books: list[str],
     user_name: str,
     counter: TextCounter | None,
+    lorebooks: LorebookCache | None = None,
 ) -> TavernState:
-    """A :class:`TavernState` for the user's own card / preset / chat / lorebooks."""
+    """A :class:`TavernState` for the user's own card / preset / chat / lorebooks.
+
+    ``lorebooks``: a cache the caller keeps for the whole session (the same ``worlds`` dicts each
+    time), so a state rebuilt for every generation does not re-parse the books.
+    """
     note = _dict(tavern.get("note"))
     power_user = _dict(tavern.get("power_user"))
     st = effective_settings({"power_user": power_user, "extension_settings": {"note": note}})
@@ -226,4 +232,6 @@ def user_state(
         worlds=worlds,
         counter=counter,
     )
+    if lorebooks is not None:
+        state.lorebooks = lorebooks
     return state

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from peargarden.text.tokens import TextCounter
+from peargarden.worldinfo.sources import LorebookCache
 
 from .defaults import (
     DEFAULT_NOTE_SETTINGS,
@@ -183,8 +184,11 @@ class TavernState:
     random: Callable[[], float] = lambda: 0.0
     chat_id_hash: int = 0
     user_avatar: str = "user-default.png"
-    # Caches that live as long as the session: parsed books (by identity of their JSON) and
-    # prompt-time regex results of static scripts.  Replace a book's dict to invalidate it.
+    # Caches that live as long as the session: parsed books (by identity of their JSON; pass one
+    # ``LorebookCache`` to every state of a session to keep them across rebuilt states), the
+    # sorted entry list, and prompt-time regex results of static scripts.  Replace a book's dict
+    # to invalidate it.
+    lorebooks: LorebookCache = field(default_factory=LorebookCache, repr=False)
     book_cache: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
     regex_cache: dict[Any, dict[str, str]] = field(default_factory=dict, repr=False)
     script_ids: dict[Any, int] = field(default_factory=dict, repr=False)

@@ -1,10 +1,12 @@
 """The world-info step of a generation: pick the books, run the scan, write its results back.
 
 Books come from the global selection, the character's linked world (plus ST's extra books) and the
-chat's book, de-duplicated as ST does; parsed books and the sorted entry list are cached in the
-state.  The scan gets ST's full-string token count, the WORLD_INFO regex hook and the table
-entries marked for scanning; afterwards the Author's Note is wrapped with AN-top/bottom entries
-and @depth entries become ``customDepthWI-<depth>-<role>`` table entries.
+chat's book, de-duplicated as ST does; parsed books live in the state's ``LorebookCache`` (the
+engine keeps its per-entry plans on them, so a caller that keeps the cache between generations
+scans ~3x cheaper) and the sorted entry list is cached in the state.  The scan gets ST's
+full-string token count, the WORLD_INFO regex hook, the table entries marked for scanning and
+the length of the core chat (for timed effects); afterwards the Author's Note is wrapped with
+AN-top/bottom entries and @depth entries become ``customDepthWI-<depth>-<role>`` table entries.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import full_text_tokens
 from peargarden.worldinfo import CharacterContext, ScanMessage, WorldInfoEntry, WorldInfoSettings, check_world_info
 from peargarden.worldinfo.placement import wrap_authors_note
-from peargarden.worldinfo.sources import book_from_st, sort_entries
+from peargarden.worldinfo.sources import sort_entries
 
 from . import defaults as d
 from .context import _MAX_SCAN_DEPTH, GenerationContext, _dict
@@ -67,13 +69,8 @@ def world_info(
         if data is None:
             g.warnings.append(f"找不到世界书 {name!r}，已跳过")
             return None
-        cached = s.book_cache.get(name)
-        if cached is not None and cached[0] is data:
-            return cached[1]
         try:
-            book = book_from_st(name, data)
-            s.book_cache[name] = (data, book)
-            return book
+            return s.lorebooks.get(name, data)
         except Exception as error:  # a damaged book must not stop the assembly
             g.warnings.append(f"世界书 {name!r} 无法读取：{error}")
             return None
@@ -120,7 +117,8 @@ def world_info(
     result = check_world_info(
         entries,
         # Only the newest messages the scan can reach are converted (at most MAX_SCAN_DEPTH); the
-        # real chat length goes in separately (timed effects count it).
+        # length of the whole core chat goes in separately: timed effects count ST's ``chat``
+        # handed to the scan (hidden messages and the swiped one left out), not the chat file.
         [ScanMessage(str(m.get("name", "")), text) for m, text in reversed(core[: min(needed, len(core))])],
         settings,
         max_context=max_context,
@@ -130,7 +128,7 @@ def world_info(
         transform=transform,
         inject_scan=[g.sub(v) for v in s.table.scan_values()],
         timed_world_info=s.chat_metadata.get("timedWorldInfo"),
-        chat_length=len(s.chat),
+        chat_length=len(core),
         dry_run=g.dry_run,
         character=CharacterContext(avatar=s.avatar),
     )
