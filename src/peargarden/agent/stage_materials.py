@@ -6,7 +6,10 @@
 supplement book ``补充设定集.json``, de-duplicated by content, ``disabledLore`` applied).
 
 The corpus (with its keyword automaton) is cached by the files' size and mtime, so a beat on an
-unchanged library does not rebuild it.  :func:`sync_agents_mirror` writes the constant-lore mirror
+unchanged library does not rebuild it; likewise the parsed card (by its file's stamp: inode, size,
+mtime, ctime — every write of ours replaces the file, so it gets a new inode) and the parsed
+``config.toml`` (by its bytes, which are cheap to read and exact to compare).  The small prompt files
+and ``卡.json`` are read every beat.  :func:`sync_agents_mirror` writes the constant-lore mirror
 into ``AGENTS.md`` when books changed (nothing happens without an ``AGENTS.md``).
 """
 
@@ -23,7 +26,7 @@ from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, 
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
-from peargarden.workspace.config import Settings, load_settings
+from peargarden.workspace.config import Settings, load_settings, parse_settings
 from peargarden.workspace.home import SUPPLEMENT_BOOK_FILE, Home
 from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
 from peargarden.worldinfo.stage_lore import LoreEntry, entries_from_book, merge_books
@@ -166,9 +169,62 @@ def load_corpus(home: Home, books: Sequence[BookSource], disabled: Sequence[str]
 
 
 def forget_corpus() -> None:
-    """Drop cached corpora (after a write, so the next read cannot see a stale file of equal size
-    and mtime)."""
+    """Drop cached corpora and parsed files (after a write, so the next read cannot see a stale file
+    of equal size and mtime)."""
     _CORPUS_CACHE.clear()
+    _PARSED.clear()
+
+
+# Parsed files, by path: (what proves the file unchanged, the parsed value); a few cards and configs.
+_PARSED_SIZE = 16
+_PARSED: dict[str, tuple[Any, Any]] = {}
+
+
+def _remember(key: str, proof: Any, value: Any) -> None:
+    _PARSED.pop(key, None)
+    while len(_PARSED) >= _PARSED_SIZE:
+        _PARSED.pop(next(iter(_PARSED)))  # the least recently parsed
+    _PARSED[key] = (proof, value)
+
+
+def _file_stamp(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def _global_settings(home: Home) -> Settings:
+    """``load_settings(home.config_file)``, parsed again only when the file's bytes changed."""
+    path = home.config_file
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return load_settings(path)  # the default settings, or its one-line error
+    key = "config\0" + str(path)
+    known = _PARSED.get(key)
+    if known is not None and known[0] == raw:
+        settings: Settings = known[1]
+        return settings
+    settings = parse_settings(raw, where=path)
+    _remember(key, raw, settings)
+    return settings
+
+
+def _stage_card(folder: CardFolder) -> StageCard:
+    """``card_from_data(folder.load_card().data)``, parsed again only when the card file's stamp changed."""
+    path = folder.card_file()
+    stamp = _file_stamp(path) if path is not None else None  # taken before reading: a racing write re-reads
+    key = "card\0" + str(path)
+    known = _PARSED.get(key)
+    if stamp is not None and known is not None and known[0] == stamp:
+        cached: StageCard = known[1]
+        return cached
+    card = card_from_data(folder.load_card().data)
+    if stamp is not None:
+        _remember(key, stamp, card)
+    return card
 
 
 def _disabled_lore(folder: CardFolder) -> tuple[str, ...]:
@@ -179,8 +235,8 @@ def _disabled_lore(folder: CardFolder) -> tuple[str, ...]:
 def load_stage_materials(home: Home, card_name: str | CardFolder) -> StageMaterials:
     """Everything a stage beat of *card_name* needs from disk."""
     folder = card_name if isinstance(card_name, CardFolder) else open_card(home, card_name)
-    card = card_from_data(folder.load_card().data)
-    settings = folder.effective_settings(load_settings(home.config_file))
+    card = _stage_card(folder)
+    settings = folder.effective_settings(_global_settings(home))
     files = PromptFiles(
         system=_read_text(home.system_file),
         bundled_system=_bundled_system(),

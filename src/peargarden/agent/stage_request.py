@@ -9,6 +9,7 @@ must see to go on.  The system prompt and the injection are the same in every ro
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -21,6 +22,7 @@ from peargarden.workspace.cards import CardFolder
 
 from .loop import BeatInput, BuiltRequest, RequestBuilder
 from .stage_materials import StageMaterials, load_stage_materials, sync_agents_mirror
+from .stage_prose import StoryProse
 from .stage_story import StorySource, story_history, story_request
 from .stage_tools import StageToolEnv, stage_tools
 from .tools import Tool
@@ -35,6 +37,9 @@ __all__ = [
     "stage_builder",
     "stage_setup",
 ]
+
+# Where stage_setup keeps the chat's StoryProse in ``BeatEnv.cache``.
+PROSE_CACHE_KEY = "stage.prose"
 
 CONTINUE_NOTE = "（接着上一条回复继续写，不要重复已经写过的内容。）"
 IMPERSONATE_NOTE = "（请以{user}的身份、用{user}的口吻写出{user}接下来的一句话或一段行动，只写{user}的部分。）"
@@ -92,13 +97,18 @@ def assemble_for(
 
 
 def stage_builder(
-    materials: StageMaterials, *, prepend_greeting: bool = False, story: StorySource | None = None
+    materials: StageMaterials,
+    *,
+    prepend_greeting: bool = False,
+    story: StorySource | None = None,
+    prose: StoryProse | None = None,
 ) -> RequestBuilder:
     """A builder over *materials* (load them once per beat with ``load_stage_materials``).
 
     ``prepend_greeting``: put the card's greeting before the history (for chats whose session does not
     store the greeting as its first message).  ``story``: the chat's story memory (summary, ledger,
-    budget; see :mod:`.stage_story`), read once per beat.
+    budget; see :mod:`.stage_story`), read once per beat.  ``prose``: the chat's memo of beat prose
+    (kept between beats, see :mod:`.stage_prose`); without it the story is derived afresh.
     """
 
     # Where this beat's own messages start in the loop's history (the builder lives for one beat).
@@ -118,7 +128,8 @@ def stage_builder(
             words = CONTINUE_NOTE if inp.kind == "continue" else IMPERSONATE_NOTE.format(user=materials.stage.user_name)
         else:
             earlier, words, rounds = split_rounds(inp.history, inp.kind)
-        turns = story_turns([_as_dict(m) for m in story_history(earlier, view)])
+        source = story_history(earlier, view)
+        turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
         if prepend_greeting and (view is None or view.covers_through is None):
             turns = greeting_turns(materials) + turns
         tools = [] if inp.kind == "impersonate" else list(inp.tools)
@@ -166,4 +177,17 @@ def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
         user_persona=env.user_persona or materials.stage.user_persona,
     )
     story: StorySource | None = getattr(env, "story", None)
-    return stage_builder(materials, story=story), stage_tools(StageToolEnv(env.card.home, env.card))
+    builder = stage_builder(materials, story=story, prose=_chat_prose(env))
+    return builder, stage_tools(StageToolEnv(env.card.home, env.card))
+
+
+def _chat_prose(env: StageEnv) -> StoryProse | None:
+    """The chat's beat-prose memo, kept in the app's per-chat cache (``BeatEnv.cache``) when there is one."""
+    cache: dict[str, Any] | None = getattr(env, "cache", None)
+    if cache is None:
+        return None
+    with getattr(env, "cache_lock", None) or nullcontext():
+        prose = cache.get(PROSE_CACHE_KEY)
+        if not isinstance(prose, StoryProse):
+            prose = cache[PROSE_CACHE_KEY] = StoryProse()
+        return prose

@@ -22,7 +22,7 @@ from .ask import parse_ask
 from .draft import BeatProse, DraftSheet, finish_beat
 from .messages import Turn
 
-__all__ = ["DRAFT_TOOLS", "beat_prose", "beat_result", "fork_line", "replay_draft", "story_turns"]
+__all__ = ["DRAFT_TOOLS", "beat_prose", "beat_result", "beat_turn", "fork_line", "replay_draft", "story_turns"]
 
 DRAFT_TOOLS = frozenset({"draft_write", "draft_append", "draft_edit", "draft_seal"})
 
@@ -111,6 +111,13 @@ def fork_line(messages: Sequence[Mapping[str, Any]]) -> str:
     return line
 
 
+def beat_turn(beat: Sequence[Mapping[str, Any]]) -> Turn | None:
+    """One beat's assistant turn in the story: its prose and its fork line (``None`` when both are
+    empty).  A function of the beat's messages alone, so a caller may keep it per beat."""
+    prose = "\n\n".join(part for part in (beat_prose(beat), fork_line(beat)) if part)
+    return Turn("assistant", prose) if prose else None
+
+
 def story_turns(messages: Sequence[Mapping[str, Any]]) -> list[Turn]:
     """User words and beat prose, in order (roles other than user/assistant/tool are ignored)."""
     turns: list[Turn] = []
@@ -118,9 +125,9 @@ def story_turns(messages: Sequence[Mapping[str, Any]]) -> list[Turn]:
 
     def flush() -> None:
         if beat:
-            prose = "\n\n".join(part for part in (beat_prose(beat), fork_line(beat)) if part)
-            if prose:
-                turns.append(Turn("assistant", prose))
+            turn = beat_turn(beat)
+            if turn is not None:
+                turns.append(turn)
             beat.clear()
 
     for message in messages:

@@ -35,7 +35,8 @@ def merge_turns(turns: Sequence[Turn]) -> list[Turn]:
         if merged and merged[-1].role == turn.role:
             merged[-1] = Turn(turn.role, merged[-1].text + "\n\n" + text)
         else:
-            merged.append(Turn(turn.role, text))
+            # The turn itself when stripping left it whole (most turns): no new object per turn.
+            merged.append(turn if len(text) == len(turn.text) else Turn(turn.role, text))
     return merged
 
 

@@ -1,0 +1,92 @@
+"""The story replay of a stage chat, remembered between beats.
+
+Every stage request replays the whole story as prose (:func:`peargarden.stage.history.story_turns`):
+each beat's draft calls are run again to get the text the user saw sealed.  A finished beat never
+changes (session entries are append-only and never edited in place), so :class:`StoryProse` keeps each
+beat's turn per chat, keyed by the beat's messages (entry id and text): a new message, a swipe or a
+branch gives a new key and only that beat is derived again.  Messages without an entry id are never
+cached.  The result is the same list :func:`story_turns` returns (``tests/agent`` pins that).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from peargarden.sessions.context import ContextMessage
+from peargarden.stage import Turn
+from peargarden.stage.history import beat_turn
+
+__all__ = ["StoryProse", "message_view"]
+
+# Beat key → its turn (``None``: the beat left no prose).
+_Key = tuple[tuple[str, str], ...]
+
+
+def message_view(message: ContextMessage) -> dict[str, Any]:
+    """A context message in the session ``message`` shape :mod:`peargarden.stage.history` reads."""
+    return {
+        "role": message.role,
+        "content": message.content,
+        "tool_calls": message.tool_calls,
+        "tool_call_id": message.tool_call_id,
+        "is_error": message.is_error,
+    }
+
+
+def _beat_key(beat: Sequence[ContextMessage]) -> _Key | None:
+    key: list[tuple[str, str]] = []
+    for message in beat:
+        if message.entry_id is None:
+            return None
+        key.append((message.entry_id, message.content))
+    return tuple(key)
+
+
+class StoryProse:
+    """Per-chat memo of beat turns; :meth:`story_turns` equals ``story_turns`` over the same messages."""
+
+    def __init__(self) -> None:
+        self._turns: dict[_Key, Turn | None] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._turns)
+
+    def story_turns(self, messages: Sequence[ContextMessage]) -> list[Turn]:
+        """User words and beat prose, in order (roles other than user/assistant/tool are ignored)."""
+        with self._lock:
+            known = self._turns
+            used: dict[_Key, Turn | None] = {}
+            turns: list[Turn] = []
+            beat: list[ContextMessage] = []
+
+            def flush() -> None:
+                if not beat:
+                    return
+                key = _beat_key(beat)
+                if key is None:
+                    turn = beat_turn([message_view(m) for m in beat])
+                elif key in known:
+                    turn = used[key] = known[key]
+                else:
+                    turn = used[key] = beat_turn([message_view(m) for m in beat])
+                if turn is not None:
+                    turns.append(turn)
+                beat.clear()
+
+            for message in messages:
+                role = message.role
+                if role == "user":
+                    flush()
+                    turns.append(Turn("user", message.content))
+                elif role in ("assistant", "tool"):
+                    beat.append(message)
+            flush()
+            # Keep what this branch uses (plus what other branches left, until it outgrows it).
+            if len(known) > 2 * len(used) + 64:
+                self._turns = used
+            else:
+                known.update(used)
+            return turns
