@@ -40,7 +40,7 @@ from peargarden.workspace.home import Home
 from . import bookkeeping
 from .chat_store import ChatFile, last_written, list_chats, utc_now
 from .connections import Connection, ResolvedProvider, resolve_provider
-from .modes import MODE_ENTRY_TYPE, MODE_TAGS, BeatEnv, mode_setup
+from .modes import MODE_ENTRY_TYPE, MODE_TAGS, MODES, BeatEnv, mode_setup
 from .personas import choose_persona
 
 DEFAULT_CARD = "青梧"
@@ -168,20 +168,28 @@ class PearApp:
             chat_id=chat.chat_id,
         )
         session = ChatSession(self, card, chat, settings, resolved, mode, env)
+        session.start_mode = options.mode or _start_mode(settings, header)
         if bookkeeping.story_memory_on(self, settings):
             env.story = lambda: bookkeeping.session_story_view(session)
         return session
 
 
 def _mode(settings: Settings, header: dict[str, Any], options: ChatOptions, chat: ChatFile | None = None) -> str:
-    recorded = ""
-    if chat is not None:
-        changes = chat.tree.customs(MODE_ENTRY_TYPE)
-        data = changes[-1].body.get("data") if changes else None
-        recorded = str(data.get("mode") or "") if isinstance(data, dict) else ""
-    mode = options.mode or recorded or str(header.get("mode") or settings.mode or "stage")
+    recorded = _recorded_mode(chat) if chat is not None else ""
+    mode = options.mode or recorded or _start_mode(settings, header)
     mode_setup(mode)  # unknown modes fail here, with the list of known ones
     return mode
+
+
+def _start_mode(settings: Settings, header: dict[str, Any]) -> str:
+    return str(header.get("mode") or settings.mode or "stage")
+
+
+def _recorded_mode(chat: ChatFile) -> str:
+    """The latest mode change recorded on the active branch ("" when there is none)."""
+    changes = chat.tree.customs(MODE_ENTRY_TYPE)
+    data = changes[-1].body.get("data") if changes else None
+    return str(data.get("mode") or "") if isinstance(data, dict) else ""
 
 
 def _card_object(card: Any) -> dict[str, Any]:
@@ -200,6 +208,9 @@ class ChatSession:
     resolved: ResolvedProvider
     mode: str
     env: BeatEnv
+    # The mode of a branch with no recorded mode change (``--mode`` of the front, else the chat
+    # header's, else config.toml's); see :meth:`follow_branch`.
+    start_mode: str = "stage"
     custom_hooks: list[Callable[[ToolContext], None]] = field(default_factory=list)
     _context_cache: dict[str, ContextMessage] = field(default_factory=dict)
     _busy: threading.Lock = field(default_factory=threading.Lock)
@@ -237,6 +248,13 @@ class ChatSession:
 
     def swipe_position(self) -> tuple[int, int]:
         return ops.swipe_position(self.chat.tree)
+
+    def follow_branch(self) -> None:
+        """After the leaf moved (rewind, branch, goto, swipe, edit, a re-read file): the live mode is
+        the one recorded on the new branch, as reopening the chat would give."""
+        mode = _recorded_mode(self.chat) or self.start_mode
+        if mode in MODES:  # a mode recorded by a front that registered its own and is gone now
+            self.mode = mode
 
     def set_mode(self, mode: str) -> None:
         """Switch the chat's mode; recorded on the branch, so reopening (or rewinding) follows it."""
@@ -287,6 +305,7 @@ class ChatSession:
     ) -> Iterator[AgentEvent]:
         self._check_idle()
         self.chat.apply(ops.plan_regenerate(self.chat.tree))
+        self.follow_branch()
         anchor = ops.last_user(self.chat.tree)
         return self._beat(
             "regenerate",
@@ -304,6 +323,7 @@ class ChatSession:
         if plan is None:
             return self.regenerate(cancel=cancel, approver=approver)
         self.chat.apply(plan)
+        self.follow_branch()
         return None
 
     def continue_(
@@ -342,20 +362,24 @@ class ChatSession:
     def edit(self, index: int, text: str) -> None:
         self._check_idle()
         self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
+        self.follow_branch()
 
     def delete(self, index: int) -> None:
         self._check_idle()
         self.chat.apply(ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now()))
+        self.follow_branch()
 
     def branch(self, index: int) -> None:
         self._check_idle()
         self.chat.apply(ops.plan_branch(self.chat.tree, index))
+        self.follow_branch()
 
     def goto(self, entry_id: str) -> None:
         self._check_idle()
         if entry_id not in self.chat.tree:
             raise NotFound(f"会话里没有条目 {entry_id}")
         self.chat.move_leaf(entry_id)
+        self.follow_branch()
 
     def export_sillytavern(self) -> bytes:
         header = self.chat.header.get("st_header") if isinstance(self.chat.header.get("st_header"), dict) else {}

@@ -87,6 +87,7 @@ class OpenChat:
         now = self._stat()
         if self.seen is not None and now != self.seen and not self.lock.locked():
             self.session.chat = ChatFile.open(self.session.card.chats_dir, self.session.chat_id)
+            self.session.follow_branch()
         self.seen = now
 
     @property
