@@ -21,13 +21,13 @@ from peargarden.workspace.library import lorebook_path, read_library_lorebook
 from peargarden.worldinfo.stage_book import (
     SUPPLEMENT_UID_START,
     add_book_entry,
-    dump_book,
     find_book_entry,
     new_supplement_book,
     update_book_entry,
 )
 from peargarden.worldinfo.stage_lore import fingerprint
 
+from ._json_style import JsonStyle, detect_style
 from .deps import home_of
 
 router = APIRouter(prefix="/api")
@@ -171,9 +171,12 @@ def save_lore(request: Request, card: str, body: LoreBody) -> dict[str, Any]:
     home = home_of(request)
     folder = open_card(home, card)
     path = folder.supplement_book_file if body.supplement else lorebook_path(home, body.book)
+    style = JsonStyle()  # a new supplement book: tab-indented, like the books the stage writes
     if path.is_file():
         try:
-            book = json.loads(path.read_text(encoding="utf-8"))
+            original = path.read_text(encoding="utf-8")
+            book = json.loads(original)
+            style = detect_style(original, style)  # a small edit stays a small diff
         except (OSError, ValueError) as error:
             raise BadInput(f"世界书读不出来：{error}", path=path) from None
     elif body.supplement:
@@ -207,5 +210,5 @@ def save_lore(request: Request, card: str, body: LoreBody) -> dict[str, Any]:
             entry["order"] = body.order
         if body.disabled is not None:
             entry["disable"] = body.disabled
-    atomic.write_text(path, dump_book(book))
+    atomic.write_text(path, style.dumps(book))
     return studio(request, card)

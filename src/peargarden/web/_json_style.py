@@ -1,0 +1,40 @@
+"""Write a JSON file back in the style it was read in (indentation, final newline), so a small edit
+from the page is a small diff in the user's file (SillyTavern writes 4 spaces, other tools 2 or tabs)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class JsonStyle:
+    indent: str | None = "\t"  # None: everything on one line
+    final_newline: bool = True
+
+    def dumps(self, value: Any) -> str:
+        if self.indent is None:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        else:
+            text = json.dumps(value, ensure_ascii=False, indent=self.indent)
+        return text + ("\n" if self.final_newline else "")
+
+
+def detect_style(text: str, default: JsonStyle | None = None) -> JsonStyle:
+    """The indentation of the first indented line (tabs, or that many spaces) and whether the text
+    ends with a newline; *default* when the text says nothing (empty)."""
+    fallback = default or JsonStyle()
+    body = text.rstrip("\r\n")
+    if not body.strip():
+        return fallback
+    final_newline = text != body
+    lines = body.splitlines()
+    if len(lines) == 1:
+        return JsonStyle(None, final_newline)
+    for line in lines[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and stripped != line:
+            lead = line[: len(line) - len(stripped)]
+            return JsonStyle("\t" if lead.startswith("\t") else " " * len(lead), final_newline)
+    return JsonStyle(fallback.indent, final_newline)
