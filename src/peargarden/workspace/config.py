@@ -23,7 +23,7 @@ from peargarden.sandbox.defaults import DEFAULT_BLACKLIST, DEFAULT_NO_ASK
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 CREATION_MODES = ("silent", "ask")
-CHAT_MODES = ("stage", "tavern")
+CHAT_MODES = ("stage", "tavern", "work")
 
 #: The name of the built-in embedded model connection (needs no ``[providers.*]`` table).
 LOCAL_PROVIDER = "local"
@@ -267,6 +267,6 @@ def _validated(settings: Settings, where: str | Path) -> Settings:
     if settings.creation_mode not in CREATION_MODES:
         raise BadInput(f"creation_mode 只能是 silent 或 ask，实际是 {settings.creation_mode!r}", path=where)
     if settings.mode not in CHAT_MODES:
-        raise BadInput(f"mode 只能是 stage 或 tavern，实际是 {settings.mode!r}", path=where)
+        raise BadInput(f"mode 只能是 stage、tavern 或 work，实际是 {settings.mode!r}", path=where)
     clamped = {name: min(max(getattr(settings, name), low), high) for name, (low, high) in _RANGES.items()}
     return dataclasses.replace(settings, **clamped)

@@ -148,6 +148,15 @@ function drawWarnings(extra = []) {
   box.hidden = all.length === 0;
 }
 
+function showMode(mode) {
+  if (!state) return;
+  state.mode = mode;
+  const select = document.getElementById("mode");
+  if (![...select.options].some((option) => option.value === mode)) { draw(); return; }
+  select.value = mode;
+  root.dataset.mode = mode;
+}
+
 function draw() {
   const select = document.getElementById("mode");
   select.textContent = "";
@@ -155,10 +164,11 @@ function draw() {
     const option = document.createElement("option");
     option.value = mode;
     option.textContent = { stage: t("舞台（stage）", "Stage"), tavern: t("酒馆（tavern）", "Tavern"),
-      work: t("工作模式（work）", "Work") }[mode] || mode;
+      work: t("工作（work）", "Work") }[mode] || mode;
     select.append(option);
   }
   select.value = state.mode;
+  root.dataset.mode = state.mode;
   document.getElementById("persona-name").textContent = state.persona;
   drawMessages();
   drawWarnings();
@@ -225,7 +235,13 @@ function onItem(live, item) {
       live.timeline.append(entry);
       break;
     }
-    case "tool_end": { const entry = live.calls.get(item.call_id); if (entry) toolResult(entry, item.text, item.is_error); break; }
+    case "tool_end": {
+      const entry = live.calls.get(item.call_id);
+      if (entry) toolResult(entry, item.text, item.is_error);
+      // The model switched the chat's mode itself (conversation_mode): show it at once.
+      if (item.details && typeof item.details.mode === "string") showMode(item.details.mode);
+      break;
+    }
     case "approval_prompt": askApproval(item); break;
     case "warning": drawWarnings([item.message]); break;
     case "error": toast(item.message, true); break;
