@@ -4,12 +4,17 @@ One generation, no tools.  Each model call rebuilds a :class:`peargarden.tavern.
 the card folder (as ``pear tavern assemble`` does) with the chat so far as SillyTavern lines, runs the
 SillyTavern assembly and posts its messages with the preset's sampler fields.  The user's pending
 message goes through SillyTavern's input processing (regex scripts, macros) the way ST stores it.
+Lorebooks are parsed once per chat: the per-chat cache (``BeatEnv.cache``) keeps each book's JSON
+while its file is unchanged and a ``LorebookCache`` over them, so the world-info engine reuses its
+per-entry plans from beat to beat.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
@@ -57,18 +62,57 @@ def _st_lines(history: Sequence[ContextMessage], user_name: str, char_name: str)
     return lines
 
 
+_WORLDS_KEY = "tavern.worlds"
+_LOREBOOKS_KEY = "tavern.lorebooks"
+
+
+def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) -> Any:
+    """``read()``, or the very object read last beat when ``path`` has not changed since.
+
+    The lorebook cache keys on object identity, so an unchanged file must give the same dict.
+    """
+    try:
+        stat = path.stat() if path is not None else None
+    except OSError:
+        stat = None
+    if stat is None:
+        return read()
+    stamp = (str(path), stat.st_mtime_ns, stat.st_size)
+    with env.cache_lock:
+        memo = env.cache.setdefault(_WORLDS_KEY, {})
+        hit = memo.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+    value = read()
+    with env.cache_lock:
+        memo[key] = (stamp, value)
+    return value
+
+
+def _lorebooks(env: BeatEnv) -> Any:
+    from peargarden.worldinfo.sources import LorebookCache
+
+    with env.cache_lock:
+        books = env.cache.get(_LOREBOOKS_KEY)
+        if not isinstance(books, LorebookCache):
+            books = env.cache[_LOREBOOKS_KEY] = LorebookCache()
+        return books
+
+
 def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    from peargarden.workspace.library import read_library_lorebook
+    from peargarden.workspace.library import lorebook_path, read_library_lorebook
 
     home = env.card.home
     worlds: dict[str, dict[str, Any]] = {}
     books: list[str] = []
     for name in env.settings.lorebooks:
-        worlds[name] = read_library_lorebook(home, name)
+        worlds[name] = _kept(
+            env, f"library:{name}", lorebook_path(home, name), partial(read_library_lorebook, home, name)
+        )
         books.append(name)
     supplement = env.card.supplement_book_file
     if supplement.is_file():
-        value = json.loads(supplement.read_text(encoding="utf-8"))
+        value = _kept(env, "supplement", supplement, lambda: json.loads(supplement.read_text(encoding="utf-8")))
         if isinstance(value, dict):
             worlds["补充设定集"] = value
             books.append("补充设定集")
@@ -76,7 +120,12 @@ def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[
     if isinstance(embedded, dict) and embedded.get("entries"):
         from peargarden.worldinfo.sources import character_book_to_world
 
-        name, world = character_book_to_world(embedded, loaded.name, editor_resave=False)
+        name, world = _kept(
+            env,
+            "embedded",
+            env.card.card_file(),
+            lambda: character_book_to_world(embedded, loaded.name, editor_resave=False),
+        )
         worlds.setdefault(name, world)
         books.insert(0, name)
     return worlds, books
@@ -111,6 +160,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
     assert isinstance(tavern, dict)
     preset = _preset(env)
     worlds, books = _worlds(env, loaded)
+    lorebooks = _lorebooks(env)
     model = str((preset or {}).get("custom_model") or env.settings.model.model or "")
     counter = counter_for_model(model, default=None) if model else counter_for_model("gpt-3.5-turbo")
     power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
@@ -133,6 +183,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             character_books=books,
             user_name=env.user_name,
             counter=counter,
+            lorebooks=lorebooks,
         )
         if not state.chat:
             start_new_chat(state)
