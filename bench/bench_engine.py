@@ -6,7 +6,9 @@ spent inside its stream (HTTP, SSE parsing, the server) is measured; the engine 
 its wall time minus that: appending the user message (fsync), rebuilding the context from the leaf,
 building the request, recording the reply (fsync), emitting events.  The fsynced appends are also
 timed on their own ("fsync"), so "cpu" is the engine's own work; "provider" is the time inside the
-provider's stream (the openai SDK's request preparation, HTTP, the fake server).
+provider's stream (the openai SDK's request preparation, HTTP, the fake server).  "cpu-time" is the
+CPU time the beat's thread spent outside the provider's stream (``time.thread_time``: the fake
+server's thread and other processes are not counted, so it moves little with the machine's load).
 
     .venv/bin/python bench/bench_engine.py [--beats 60] [--sizes 100,1000,10000] [--gc-freeze]
 """
@@ -36,25 +38,29 @@ from peargarden.workspace.seed import seed_home
 
 
 class TimedProvider:
-    """Counts the seconds spent inside the wrapped provider's stream."""
+    """Counts the seconds spent inside the wrapped provider's stream (wall, and this thread's CPU)."""
 
     def __init__(self, inner: OpenAICompatProvider) -> None:
         self.inner = inner
         self.name = inner.name
         self.model_seconds = 0.0
+        self.model_cpu = 0.0
 
     def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         iterator = self.inner.stream(request, cancel)
         self.model_seconds += time.perf_counter() - start
+        self.model_cpu += time.thread_time() - cpu
         while True:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             try:
                 event = next(iterator)
             except StopIteration:
                 self.model_seconds += time.perf_counter() - start
+                self.model_cpu += time.thread_time() - cpu
                 return
             self.model_seconds += time.perf_counter() - start
+            self.model_cpu += time.thread_time() - cpu
             yield event
 
     def list_models(self) -> list[str]:
@@ -110,7 +116,7 @@ def run(sizes: list[int], beats: int, freeze: bool = False) -> None:
         appends = TimedAppend()
         print(
             f"{'entries':>8} {'open ms':>8} {'engine p50':>11} {'p90':>7} {'cpu p50':>8} {'p90':>7}"
-            f" {'fsync p50':>10} {'provider p50':>13}"
+            f" {'fsync p50':>10} {'provider p50':>13} {'cpu-time p50':>13} {'p90':>7}"
         )
         for size in sizes:
             chat_id = _write_chat(home, "青梧", size)
@@ -124,15 +130,18 @@ def run(sizes: list[int], beats: int, freeze: bool = False) -> None:
             cpu: list[float] = []
             fsync: list[float] = []
             model: list[float] = []
+            thread_cpu: list[float] = []
             for beat in range(beats + 5):
-                timed.model_seconds = 0.0
+                timed.model_seconds = timed.model_cpu = 0.0
                 appends.seconds = 0.0
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.thread_time()
                 for _event in chat.send("掌柜，今天有什么茶？"):
                     pass
                 total = time.perf_counter() - start
+                total_cpu = time.thread_time() - start_cpu
                 if beat >= 5:  # warm-up beats (connection setup, first imports) are not counted
                     overheads.append((total - timed.model_seconds) * 1000)
+                    thread_cpu.append((total_cpu - timed.model_cpu) * 1000)
                     cpu.append((total - timed.model_seconds - appends.seconds) * 1000)
                     fsync.append(appends.seconds * 1000)
                     model.append(timed.model_seconds * 1000)
@@ -140,7 +149,8 @@ def run(sizes: list[int], beats: int, freeze: bool = False) -> None:
             print(
                 f"{size:>8} {opened:>8.1f} {statistics.median(overheads):>11.2f} {_percentile(overheads, 0.9):>7.2f}"
                 f" {statistics.median(cpu):>8.2f} {_percentile(cpu, 0.9):>7.2f} {statistics.median(fsync):>10.2f}"
-                f" {statistics.median(model):>13.2f}"
+                f" {statistics.median(model):>13.2f} {statistics.median(thread_cpu):>13.2f}"
+                f" {_percentile(thread_cpu, 0.9):>7.2f}"
             )
 
 
