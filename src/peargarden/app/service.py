@@ -249,6 +249,10 @@ class ChatSession:
     def swipe_position(self) -> tuple[int, int]:
         return ops.swipe_position(self.chat.tree)
 
+    def reload_card(self) -> None:
+        """The card file was rewritten (a regex script switched, an apply): read it again."""
+        self.env.card_data = _card_object(self.card.load_card())
+
     def follow_branch(self) -> None:
         """After the leaf moved (rewind, branch, goto, swipe, edit, a re-read file): the live mode is
         the one recorded on the new branch, as reopening the chat would give."""

@@ -14,13 +14,15 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.errors import BadInput
+from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.tavern.controls import apply_control
 from peargarden.tavern.defaults import DEFAULT_ORDER, DEFAULT_PROMPTS, GLOBAL_ORDER_ID
 from peargarden.tavern.state import apply_preset, effective_settings
+from peargarden.workspace.card_project import write_card
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import load_settings
 
+from .api_chat import hub_of
 from .deps import home_of
 
 router = APIRouter(prefix="/api")
@@ -105,12 +107,38 @@ def controls(request: Request, card: str, chat: str | None = None) -> dict[str, 
             "scope": "chat" if chat else "card",
         },
         "regex_scripts": [
-            {"name": str(s.get("scriptName") or ""), "find": str(s.get("findRegex") or ""),
+            {"index": index, "name": str(s.get("scriptName") or ""), "find": str(s.get("findRegex") or ""),
              "disabled": bool(s.get("disabled")), "placement": s.get("placement") or []}
-            for s in scripts
+            for index, s in enumerate(scripts)
             if isinstance(s, dict)
         ],
     }
+
+
+class RegexBody(BaseModel):
+    index: int  # the script's place in the card's extensions.regex_scripts
+    enabled: bool
+    name: str | None = None  # when given, must still be the script's name (the card may have changed)
+    chat: str | None = None
+
+
+@router.post("/tavern/{card}/regex")
+def switch_regex(request: Request, card: str, body: RegexBody) -> dict[str, Any]:
+    """Switch one of the card's regex scripts on or off: ``disabled`` of that script in the card file,
+    as SillyTavern stores it (a PNG card keeps its image bytes).  Open chats of the card follow."""
+    folder = open_card(home_of(request), card)
+    loaded = folder.load_card()
+    extensions = loaded.data.get("extensions")
+    scripts = extensions.get("regex_scripts") if isinstance(extensions, dict) else None
+    if not isinstance(scripts, list) or not 0 <= body.index < len(scripts) or not isinstance(scripts[body.index], dict):
+        raise NotFound(f"卡里没有第 {body.index + 1} 个正则脚本（no such regex script）")
+    script = scripts[body.index]
+    if body.name is not None and str(script.get("scriptName") or "") != body.name:
+        raise ConflictError("卡里的正则脚本已经变了，请刷新页面（the card changed）")
+    script["disabled"] = not body.enabled
+    write_card(folder, loaded)
+    hub_of(request).card_changed(card)
+    return controls(request, card, body.chat)
 
 
 class ControlBody(BaseModel):

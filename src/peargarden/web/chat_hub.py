@@ -139,6 +139,13 @@ class ChatHub:
             return found
         return self._keep(card, self.service(card).open_chat(card, chat_id))
 
+    def card_changed(self, card: str) -> None:
+        """*card*'s file was rewritten: its open chats show and use the new card from now on."""
+        with self._guard:
+            opened = [chat for (name, _), chat in self._chats.items() if name == card]
+        for chat in opened:
+            chat.session.reload_card()
+
     def _keep(self, card: str, session: ChatSession) -> OpenChat:
         with self._guard:
             return self._chats.setdefault((card, session.chat_id), OpenChat(session))

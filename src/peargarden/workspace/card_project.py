@@ -240,6 +240,16 @@ class CardProject:
         self.expand(force=True)
 
 
+def write_card(folder: CardFolder, card: Card) -> Path:
+    """Write *card* over the folder's card file, atomically and in that file's own format: a PNG keeps
+    every image byte (only the card chunks change), a CHARX its assets, a JSON card its spec."""
+    path = folder.card_file()
+    if path is None:
+        raise NotFound(f"卡「{folder.folder}」的文件夹里没有角色卡文件（no card file）", path=folder.path)
+    atomic.write_bytes(path, _serialize(card, read_input(path), path))
+    return path
+
+
 def _serialize(card: Card, original: bytes, path: Path) -> bytes:
     if original.startswith(b"\x89PNG\r\n\x1a\n"):
         return card_to_png(card, original, image_name=str(path))

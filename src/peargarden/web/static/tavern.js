@@ -19,6 +19,18 @@ async function set(key, value, quiet = false) {
   } catch (error) { toast(error.message, true); await load(); }
 }
 
+// On/off of one of the card's regex scripts: written into the card file (extensions.regex_scripts[i].disabled).
+async function switchRegex(script, enabled) {
+  try {
+    current = await api(`/api/tavern/${card}/regex`, { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ index: script.index, enabled, name: script.name, chat }) });
+    draw();
+    await dryRun();
+    toast(enabled ? t("正则脚本已启用（写入角色卡）", "Regex script on (saved in the card)")
+      : t("正则脚本已停用（写入角色卡）", "Regex script off (saved in the card)"));
+  } catch (error) { toast(error.message, true); await load(); }
+}
+
 function move(index, step) {
   const ids = current.order.map((e) => e.identifier);
   const [item] = ids.splice(index, 1);
@@ -64,7 +76,18 @@ function draw() {
   regex.textContent = "";
   for (const script of current.regex_scripts) {
     const li = document.createElement("li");
-    li.textContent = `${script.disabled ? t("（停用）", "(off) ") : ""}${script.name || t("（无名）", "(unnamed)")} — ${script.find}`;
+    li.dataset.index = script.index;
+    li.classList.toggle("off", script.disabled);
+    const toggle = document.createElement("input");
+    toggle.type = "checkbox";
+    toggle.className = "switch";
+    toggle.checked = !script.disabled;
+    toggle.setAttribute("aria-label", script.name || `regex ${script.index + 1}`);
+    toggle.addEventListener("change", () => switchRegex(script, toggle.checked));
+    const name = document.createElement("span");
+    name.className = "entry-name";
+    name.textContent = `${script.name || t("（无名）", "(unnamed)")} — ${script.find}`;
+    li.append(toggle, " ", name);
     regex.append(li);
   }
   if (!current.regex_scripts.length) regex.textContent = t("（这张卡没有正则脚本）", "(no regex scripts in this card)");
