@@ -12,6 +12,11 @@ an Author's Note at depth 4, a character's note, two regex scripts).  Token coun
 cl100k (offline), cached per text across runs as a long-lived session would.  Each configuration
 first runs once to warm the caches, then ``--runs`` times; p50 / p90 wall time and p50 CPU time
 (``time.thread_time``) are printed as a Markdown table.
+
+A second table rebuilds the ``TavernState`` for every generation, as tavern mode in ``pear chat``
+does for each beat (1k messages): once with one ``LorebookCache`` shared by all the states (what
+tavern mode keeps per chat) and once with a fresh cache each time (every book parsed again and the
+engine's per-entry plans rebuilt, as before the cache was shared).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from peargarden.tavern.assemble import generate
 from peargarden.tavern.defaults import DEFAULT_OAI
 from peargarden.tavern.state import TavernState, effective_settings
 from peargarden.text.tokens import counter_for_model
+from peargarden.worldinfo.sources import LorebookCache
 
 CARD: dict[str, Any] = {
     "name": "林月",
@@ -60,7 +66,7 @@ REGEX = [
 
 def make_chat(length: int, book_size: int, seed: int) -> list[dict[str, Any]]:
     rng = stdlib_random.Random(seed)
-    chat = []
+    chat: list[dict[str, Any]] = []
     for i in range(length):
         user = i % 2 == 1
         mention = f"{rng.choice(PLACES)}{rng.randrange(book_size)}"
@@ -69,7 +75,9 @@ def make_chat(length: int, book_size: int, seed: int) -> list[dict[str, Any]]:
     return chat
 
 
-def make_state(chat: list[dict[str, Any]], book: dict[str, Any], counter: Any) -> TavernState:
+def make_state(
+    chat: list[dict[str, Any]], book: dict[str, Any], counter: Any, lorebooks: LorebookCache | None = None
+) -> TavernState:
     st = effective_settings(
         {
             "world_info_settings": {"world_info": {"globalSelect": ["基准世界书"]}},
@@ -78,7 +86,7 @@ def make_state(chat: list[dict[str, Any]], book: dict[str, Any], counter: Any) -
     )
     oai = copy.deepcopy(DEFAULT_OAI)
     oai.update({"chat_completion_source": "custom", "custom_model": "gpt-3.5-turbo"})
-    return TavernState(
+    state = TavernState(
         oai=oai,
         power_user=st["power_user"],
         extension_settings=st["extension_settings"],
@@ -92,6 +100,27 @@ def make_state(chat: list[dict[str, Any]], book: dict[str, Any], counter: Any) -
         counter=counter,
         random=stdlib_random.Random(1).random,
     )
+    if lorebooks is not None:
+        state.lorebooks = lorebooks
+    return state
+
+
+def rebuilt_state_runs(chat_size: int, book_size: int, runs: int, counter: Any) -> tuple[float, float]:
+    """p50 CPU ms of a generation on a freshly built state: (shared LorebookCache, fresh cache)."""
+    chat = make_chat(chat_size, book_size, seed=7)
+    book = make_book(book_size, seed=book_size)
+    shared = LorebookCache()
+    generate(make_state(chat, book, counter, shared))  # warm: token counts and the shared books
+    results = []
+    for lorebooks in (shared, None):
+        cpu = []
+        for _ in range(runs):
+            state = make_state(chat, book, counter, lorebooks if lorebooks is not None else LorebookCache())
+            cpu_start = time.thread_time()
+            generate(state)
+            cpu.append(time.thread_time() - cpu_start)
+        results.append(statistics.median(cpu) * 1000)
+    return results[0], results[1]
 
 
 def main() -> None:
@@ -128,6 +157,13 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|")
     for chat_size, book_size, p50, p90, cpu_ms, messages in rows:
         print(f"| {chat_size:,} | {book_size:,} | {p50:.2f} | {p90:.2f} | {cpu_ms:.2f} | {messages} |")
+    print()
+    print("state rebuilt for every generation (tavern mode), 1,000 messages:")
+    print("| lorebook entries | p50 CPU, shared LorebookCache (ms) | p50 CPU, books parsed again (ms) |")
+    print("|---:|---:|---:|")
+    for book_size in (100, 1_000, 10_000):
+        shared_ms, fresh_ms = rebuilt_state_runs(1_000, book_size, args.runs, counter)
+        print(f"| {book_size:,} | {shared_ms:.2f} | {fresh_ms:.2f} |")
 
 
 if __name__ == "__main__":
