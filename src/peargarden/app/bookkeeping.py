@@ -378,15 +378,20 @@ def session_names(session: Any) -> tuple[str, str]:
 
 def session_side_call(session: Any, cancel: threading.Event | None = None) -> SideCall:
     """The side connection of *session*: ``side_model`` from config.toml, else the chat's own model."""
-    settings = session.settings
+    from .stored_keys import with_stored_key
+
+    # A key typed into the web's settings page serves the side connection too.
+    settings = with_stored_key(session.app.home, session.settings)
     side = settings.side()
     thinking: ThinkingLevel = parse_level(side.thinking) if side.thinking in THINKING_LEVELS else "off"
+    # A front may watch the side connection's requests (the web's prompt inspector records them).
+    wrap: Callable[[Provider], Provider] = getattr(session, "wrap_side_provider", None) or (lambda p: p)
     if settings.side_model.provider:
         from peargarden.providers.registry import ConnectionSpec, build_provider
 
         connection = settings.provider_settings(side.provider)
         if connection is None:
-            return provider_side_call(build_provider(None), "", "off", cancel)
+            return provider_side_call(wrap(build_provider(None)), "", "off", cancel)
         spec = ConnectionSpec(
             name=connection.name,
             base_url=connection.base_url,
@@ -395,7 +400,7 @@ def session_side_call(session: Any, cancel: threading.Event | None = None) -> Si
             api_key=connection.api_key,
             profile=connection.profile,
         )
-        return provider_side_call(build_provider(spec), side.model, thinking, cancel)
+        return provider_side_call(wrap(build_provider(spec)), side.model, thinking, cancel)
     return provider_side_call(session.resolved.provider, session.resolved.model, thinking, cancel)
 
 

@@ -212,6 +212,9 @@ class ChatSession:
     # header's, else config.toml's); see :meth:`follow_branch`.
     start_mode: str = "stage"
     custom_hooks: list[Callable[[ToolContext], None]] = field(default_factory=list)
+    # Wraps the side connection built for story memory when ``[side_model]`` names one (the web
+    # records its requests for the inspector); without a side model the chat's own provider is used.
+    wrap_side_provider: Callable[[Any], Any] | None = None
     _context_cache: dict[str, ContextMessage] = field(default_factory=dict)
     _busy: threading.Lock = field(default_factory=threading.Lock)
 

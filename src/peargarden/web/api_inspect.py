@@ -52,6 +52,17 @@ def _slot(index: int, total: int, message: dict[str, Any], last_user: int) -> st
     return "history"
 
 
+def _purpose(messages: list[dict[str, Any]]) -> str:
+    """``beat`` for the model's own calls; story memory's side calls by their system prompt."""
+    from peargarden.app.bookkeeping import RESIDENT_SYSTEM
+    from peargarden.stage.memory.compaction import SUMMARY_SYSTEM
+    from peargarden.stage.memory.scribe import SCRIBE_SYSTEM
+
+    system = _content(messages[0]) if messages and messages[0].get("role") == "system" else ""
+    known = {SCRIBE_SYSTEM: "scene_notes", SUMMARY_SYSTEM: "compaction", RESIDENT_SYSTEM: "resident_memory"}
+    return known.get(system, "beat")
+
+
 def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
     count = counter_for_model(model)
     messages = [m if isinstance(m, dict) else {} for m in request.messages]
@@ -73,6 +84,7 @@ def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
             }
         )
     return {
+        "purpose": _purpose(messages),
         "messages": rows,
         "tools": [spec.name for spec in request.tools],
         "total_tokens": sum(r["tokens"] for r in rows),
@@ -125,7 +137,8 @@ def inspect_source(chat: OpenChat, source: str) -> dict[str, Any]:
             raise NotFound("还没有这一拍的请求记录（先对话一拍，或用试运行）")
         requests = beats[-1 - back]
         result = {"source": source, "rounds": [ledger(r, model) for r in requests], "warnings": chat.warnings}
-    rows = [row for rnd in result["rounds"] for row in rnd["messages"]]
+    # The marker follows what the model itself was sent, not story memory's side calls.
+    rows = [row for rnd in result["rounds"] if rnd["purpose"] == "beat" for row in rnd["messages"]]
     result["in_context"] = _in_context(chat, rows)
     return result
 

@@ -53,6 +53,27 @@ class RecordingProvider:
     def list_models(self) -> list[str]:
         return self.inner.list_models()  # type: ignore[no-any-return]
 
+    def tee(self, other: Any) -> SideRecorder:
+        """*other* (the side connection of story memory), its requests kept with this chat's beats."""
+        return SideRecorder(self, other)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class SideRecorder:
+    """A side connection whose requests go into the chat's :class:`RecordingProvider` beat list."""
+
+    def __init__(self, owner: RecordingProvider, inner: Any) -> None:
+        self.owner = owner
+        self.inner = inner
+        self.name = getattr(inner, "name", "provider")
+
+    def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
+        if self.owner._current is not None:
+            self.owner._current.append(request)
+        return self.inner.stream(request, cancel)  # type: ignore[no-any-return]
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
@@ -122,6 +143,9 @@ class ChatHub:
             provider_factory=recording_factory(self.home),
             judge=make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes),
             record_card_grant=make_card_grant_recorder(self.home, card),
+            # Story memory (scene notes, compaction) as `pear chat` has it: the hub resolves models
+            # the default way (config.toml, plus keys stored from the settings page), only recorded.
+            story_memory=True,
         )
 
     def new_chat(self, card: str, mode: str | None = None, persona: str | None = None) -> OpenChat:
@@ -147,6 +171,9 @@ class ChatHub:
             chat.session.reload_card()
 
     def _keep(self, card: str, session: ChatSession) -> OpenChat:
+        provider = session.resolved.provider
+        if isinstance(provider, RecordingProvider):  # the inspector sees the story requests too
+            session.wrap_side_provider = provider.tee
         with self._guard:
             return self._chats.setdefault((card, session.chat_id), OpenChat(session))
 

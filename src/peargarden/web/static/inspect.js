@@ -20,6 +20,10 @@ function drawRound(round, number, count) {
   panel.className = "panel round";
   const title = document.createElement("h2");
   title.textContent = count > 1 ? t(`第 ${number} 次调用`, `Call ${number}`) : t("请求", "Request");
+  // Story memory's side calls (scene notes, compaction) are recorded with the beat; say which they are.
+  const purpose = { scene_notes: ["场记", "scene notes"], compaction: ["压缩摘要", "compaction"],
+    resident_memory: ["常驻记忆", "resident memory"] }[round.purpose];
+  if (purpose) { title.textContent += ` · ${t(...purpose)}`; panel.dataset.purpose = round.purpose; }
   const meta = document.createElement("p");
   meta.className = "hint";
   const sampler = Object.entries(round.sampler || {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ");
