@@ -12,4 +12,8 @@ Public entry points::
 returns the messages, the ledger (slot, role, tokens, first characters per message), warnings, the
 budget numbers and the in-context marker; it mutates ``state.chat_metadata`` as ST does
 (variables, timed world info, ``lastInContextMessageId``) and never raises for bad content.
+Timed world info counts the chat the scan gets (non-hidden messages, minus the swiped one), as ST
+does.  A caller that builds a new state for every generation should keep one
+``peargarden.worldinfo.LorebookCache`` per chat and pass it in (``user_state(..., lorebooks=)`` or
+``state.lorebooks``) with the same book dicts each time, so books are not parsed again.
 """
