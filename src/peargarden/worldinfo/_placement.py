@@ -16,7 +16,7 @@ def _position(value: Any) -> int | None:
     # ``switch (entry.position)`` compares with ===: only real numbers select a position.
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    if isinstance(value, float) and (math.isnan(value) or value != int(value)):
+    if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
         return None
     return int(value)
 

@@ -16,7 +16,7 @@ def strict_int(value: Any) -> int | None:
     """The integer a JS number holds (for ``===`` comparisons with small constants), else None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    if isinstance(value, float) and (math.isnan(value) or value != int(value)):
+    if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
         return None
     return int(value)
 

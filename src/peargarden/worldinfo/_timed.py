@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -47,7 +48,8 @@ class TimedEffects:
         return {
             "hash": entry.hash,
             "start": self.chat_length,
-            "end": int(end) if end == end and end == int(end) else end,
+            # JSON can carry Infinity (Python's json reads it): keep it as a float, never int() it.
+            "end": int(end) if math.isfinite(end) and end == int(end) else end,
             "protected": protected,
         }
 
