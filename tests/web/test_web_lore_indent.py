@@ -16,21 +16,27 @@ from peargarden.web._json_style import JsonStyle, detect_style
 
 
 @pytest.mark.parametrize(
-    ("indent", "final_newline"), [(2, True), (4, False), ("\t", True)], ids=["two-spaces", "four-spaces", "tabs"]
+    ("indent", "final_newline", "newline"),
+    [(2, True, "\n"), (4, False, "\n"), ("\t", True, "\n"), (4, True, "\r\n")],
+    ids=["two-spaces", "four-spaces", "tabs", "crlf"],
 )
-def test_an_entry_edit_keeps_the_books_indentation(served: Served, indent: int | str, final_newline: bool) -> None:
+def test_an_entry_edit_keeps_the_books_indentation(
+    served: Served, indent: int | str, final_newline: bool, newline: str
+) -> None:
     book_file = served.home.lorebooks_dir / "栖水镇.json"
     saved = book_file.read_bytes()
     try:
         book = json.loads(saved.decode("utf-8"))
         original = json.dumps(book, ensure_ascii=False, indent=indent) + ("\n" if final_newline else "")
-        book_file.write_text(original, encoding="utf-8")
+        original = original.replace("\n", newline)
+        book_file.write_bytes(original.encode("utf-8"))
         entry = next(e for e in book["entries"].values() if not e.get("constant"))
         lore = _studio_entry(served, str(entry.get("comment") or ""))
         longer = entry["content"] + "雨夜里灯笼不灭。"
         _post(served, {"book": "栖水镇", "fp": lore["fp"], "order": 7, "content": longer})
 
-        edited = book_file.read_text(encoding="utf-8")
+        edited = book_file.read_bytes().decode("utf-8")
+        assert edited.count("\r\n") == (edited.count("\n") if newline == "\r\n" else 0)
         before, after = original.splitlines(), edited.splitlines()
         # autojunk off: a book repeats lines like `"addMemo": true,` often enough to be called junk.
         opcodes = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
@@ -45,7 +51,7 @@ def test_an_entry_edit_keeps_the_books_indentation(served: Served, indent: int |
         touched = {json.loads("{" + line[1:].strip().rstrip(",") + "}").popitem()[0] for line in changed}
         assert touched <= {"content", "order", "selective"} and "content" in touched, changed
         assert len(changed) <= 6 and any("雨夜里灯笼不灭" in line for line in changed)
-        assert edited.endswith("\n") == final_newline
+        assert edited.endswith(newline) == final_newline
         assert detect_style(edited) == detect_style(original)
     finally:
         book_file.write_bytes(saved)
@@ -58,6 +64,10 @@ def test_style_detection() -> None:
     assert detect_style('{"名":"青梧"}') == JsonStyle(None, False)
     assert JsonStyle(None, False).dumps({"名": "青梧", "键": [1]}) == '{"名":"青梧","键":[1]}'
     assert detect_style("", JsonStyle("  ")) == JsonStyle("  ")
+    crlf = detect_style('{\r\n    "名": "青梧\\n梧桐"\r\n}\r\n')
+    assert crlf == JsonStyle("    ", True, "\r\n")
+    assert crlf.dumps({"名": "青梧\n梧桐"}) == '{\r\n    "名": "青梧\\n梧桐"\r\n}\r\n'
+    assert JsonStyle("  ").dumps({"名": "青梧"}) == '{\n  "名": "青梧"\n}\n'
 
 
 def _studio_entry(served: Served, title: str) -> dict[str, Any]:

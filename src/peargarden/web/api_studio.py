@@ -174,7 +174,7 @@ def save_lore(request: Request, card: str, body: LoreBody) -> dict[str, Any]:
     style = JsonStyle()  # a new supplement book: tab-indented, like the books the stage writes
     if path.is_file():
         try:
-            original = path.read_text(encoding="utf-8")
+            original = path.read_bytes().decode("utf-8")  # not read_text: CRLF must stay visible
             book = json.loads(original)
             style = detect_style(original, style)  # a small edit stays a small diff
         except (OSError, ValueError) as error:
