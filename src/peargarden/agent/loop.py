@@ -18,9 +18,9 @@ new mode's builder, tools and tags and goes on with them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from peargarden.errors import PearError
 from peargarden.providers.base import (
@@ -58,12 +58,18 @@ class BeatInput:
     round: int
     mode: Mode
     kind: BeatKind
+    # Custom entries on the active branch (``{"customType", "data"}``), oldest first: state a builder
+    # keeps with the chat, e.g. SillyTavern's chat metadata in tavern mode.
+    custom_entries: Sequence[Mapping[str, Any]] = ()
 
 
 @dataclass
 class BuiltRequest:
     request: ChatRequest
     warnings: list[str] = field(default_factory=list)
+    # Custom entries to record on the branch once this request is sent in a recorded beat
+    # (a dry run that calls the builder directly records nothing).
+    customs: list[tuple[str, Any]] = field(default_factory=list)
 
 
 RequestBuilder = Callable[[BeatInput], "ChatRequest | BuiltRequest"]
@@ -181,6 +187,7 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
             round=rounds,
             mode=settings.mode,
             kind=settings.kind,
+            custom_entries=list(ctx.custom_entries),
         )
         try:
             built = settings.builder(beat_input)
@@ -194,6 +201,8 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
             return
         if isinstance(built, ChatRequest):
             built = BuiltRequest(built)
+        for custom_type, data in built.customs:
+            ctx.append_custom(custom_type, data)
         for warning in built.warnings:
             if warning not in seen_warnings:
                 seen_warnings.add(warning)

@@ -11,6 +11,7 @@ per-entry plans from beat to beat.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -40,6 +41,9 @@ _SAMPLER_KEYS = (
     "seed",
     "n",
 )
+
+# SillyTavern's chat metadata (timed world info, variables, the in-context marker) kept on the branch.
+METADATA_TYPE = "tavern-metadata"
 
 _GEN_TYPES = {"send": "normal", "regenerate": "regenerate", "continue": "continue", "impersonate": "impersonate"}
 
@@ -168,6 +172,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         power_user["persona_description"] = env.user_persona
 
     def build(inp: BeatInput) -> BuiltRequest:
+        metadata = _branch_metadata(inp)
         history = list(inp.history)
         pending = ""
         if inp.kind in ("send", "regenerate") and history and history[-1].role == "user":
@@ -177,7 +182,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             card_obj,
             tavern={**tavern, "power_user": power_user},
             preset=preset,
-            chat_lines=[{"chat_metadata": {}}, *lines],
+            chat_lines=[{"chat_metadata": copy.deepcopy(metadata)}, *lines],
             chat_id=env.chat_id,
             worlds=worlds,
             character_books=books,
@@ -190,15 +195,28 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         if pending:
             state.chat.append(_user_message(state, pending))
         gen_type = _GEN_TYPES.get(inp.kind, "normal")
-        result = generate(state, gen_type, dry_run=True)
+        # A real generation, not ST's dry run: timed world info runs and is recorded, and
+        # squash_system_messages applies, exactly as SillyTavern sends the request.
+        result = generate(state, gen_type)
         body = request_body(state.oai, result.messages, gen_type)
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
         request = ChatRequest(messages=list(result.messages), sampler=sampler)
-        return BuiltRequest(request, list(dict.fromkeys(result.warnings)))
+        customs: list[tuple[str, Any]] = []
+        if state.chat_metadata != metadata:
+            customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))
+        return BuiltRequest(request, list(dict.fromkeys(result.warnings)), customs)
 
     return build
+
+
+def _branch_metadata(inp: BeatInput) -> dict[str, Any]:
+    """The chat metadata last recorded on this branch (rewinding before it forgets it, as it should)."""
+    for entry in reversed(list(inp.custom_entries)):
+        if entry.get("customType") == METADATA_TYPE and isinstance(entry.get("data"), dict):
+            return dict(entry["data"])
+    return {}
 
 
 def tavern_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
