@@ -3,6 +3,10 @@ the model makes itself (`conversation_mode`) shows on the chat page while the be
 
 from __future__ import annotations
 
+import json
+import urllib.parse
+import urllib.request
+
 from web_harness import Served, beats_done, open_new_chat, screenshot, tool_call_reply, wait_ready
 
 from peargarden.app.chat_store import ChatFile
@@ -40,6 +44,9 @@ def test_the_models_switch_into_work_mode_shows_during_the_beat(served: Served, 
     chat = ChatFile.open(served.home.card_dir("青梧") / "chats", chat_id)
     modes = [entry.body.get("data") for entry in chat.tree.customs("mode")]
     assert modes == [{"mode": "work"}]
+    with urllib.request.urlopen(f"{served.url}/api/chats/{urllib.parse.quote('青梧')}", timeout=20) as response:
+        listed = {chat["chat_id"]: chat["mode"] for chat in json.loads(response.read())}
+    assert listed[chat_id] == "work"  # the chat list says the mode of the active branch, not the header's
     screenshot(page, "chat-work-mode")
 
     # The user switches back by hand: the selector writes the change onto the branch.

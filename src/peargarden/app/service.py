@@ -185,6 +185,11 @@ def _start_mode(settings: Settings, header: dict[str, Any]) -> str:
     return str(header.get("mode") or settings.mode or "stage")
 
 
+def chat_mode(chat: ChatFile) -> str:
+    """The mode a chat is in on its active branch: its latest recorded change, else its header's."""
+    return _recorded_mode(chat) or str(chat.header.get("mode") or "")
+
+
 def _recorded_mode(chat: ChatFile) -> str:
     """The latest mode change recorded on the active branch ("" when there is none)."""
     changes = chat.tree.customs(MODE_ENTRY_TYPE)

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.app.modes import MODES
+from peargarden.app.service import chat_mode
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import ChatHub, OpenChat
@@ -124,7 +125,7 @@ class NewChat(BaseModel):
 def list_chats(request: Request, card: str) -> list[dict[str, Any]]:
     service = hub_of(request).service(card)
     return [
-        {"chat_id": chat.chat_id, "mode": chat.header.get("mode"), "messages": len(chat.tree.messages())}
+        {"chat_id": chat.chat_id, "mode": chat_mode(chat), "messages": len(chat.tree.messages())}
         for chat in service.list_chats(card)
     ]
 
