@@ -49,11 +49,19 @@ def test_the_models_switch_into_work_mode_shows_during_the_beat(served: Served, 
     assert listed[chat_id] == "work"  # the chat list says the mode of the active branch, not the header's
     screenshot(page, "chat-work-mode")
 
-    # The user switches back by hand: the selector writes the change onto the branch.
-    page.select_option("#mode", "stage")  # type: ignore[attr-defined]
-    page.wait_for_function("document.getElementById('chat').dataset.mode === 'stage'")  # type: ignore[attr-defined]
+    # The model switches back to role-play itself: the selector follows (the beat ends there).
+    served.fake.script([tool_call_reply("c2", "conversation_mode", {"mode": "roleplay"})])
+    page.fill("#composer", "先不改了，接着讲故事吧。")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 2)
+    assert page.input_value("#mode") == "stage"  # type: ignore[attr-defined]
+
+    # The user switches by hand: the selector writes the change onto the branch.
+    page.select_option("#mode", "tavern")  # type: ignore[attr-defined]
+    page.wait_for_function("document.getElementById('chat').dataset.mode === 'tavern'")  # type: ignore[attr-defined]
     chat = ChatFile.open(served.home.card_dir("青梧") / "chats", chat_id)
-    assert [entry.body.get("data") for entry in chat.tree.customs("mode")][-1] == {"mode": "stage"}
+    changes = [entry.body.get("data") for entry in chat.tree.customs("mode")]
+    assert changes == [{"mode": "work"}, {"mode": "stage"}, {"mode": "tavern"}]
 
 
 def test_settings_offer_work_as_the_default_mode(served: Served, page: object) -> None:
