@@ -99,3 +99,38 @@ def test_regex_scripts_switch_on_and_off_in_the_card_file(served: Served, page: 
     frame.wait_for_load_state()
     shown = frame.locator("body").inner_text()
     assert "雨（沙沙）" in shown and "〔好感 +1〕" not in shown
+
+
+def test_a_json_card_keeps_its_spec_and_a_stale_switch_is_refused(served: Served) -> None:
+    import urllib.error
+    import urllib.request
+
+    folder = served.home.card_dir("茶馆账房")
+    folder.mkdir(parents=True)
+    data = tea_house_card()
+    data["data"]["name"] = "茶馆账房"  # type: ignore[index]
+    card_file = folder / "茶馆账房.json"
+    card_file.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    url = f"{served.url}/api/tavern/{urllib.parse.quote('茶馆账房')}/regex"
+
+    def post(body: dict[str, object]) -> tuple[int, dict[str, object]]:
+        request = urllib.request.Request(url, data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+                                         headers={"Content-Type": "application/json"})  # fmt: skip
+        try:
+            with urllib.request.urlopen(request, timeout=20) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    status, controls = post({"index": 1, "enabled": True, "name": "雨声"})
+    assert status == 200
+    assert [s["disabled"] for s in controls["regex_scripts"]] == [False, False]  # type: ignore[index]
+    stored = json.loads(card_file.read_text(encoding="utf-8"))
+    assert stored["spec"] == "chara_card_v2" and stored["data"]["description"] == data["data"]["description"]  # type: ignore[index]
+    assert stored["data"]["extensions"]["regex_scripts"][1]["disabled"] is False
+    # The page was drawn from an older card: the name no longer matches, nothing is written.
+    before = card_file.read_bytes()
+    status, error = post({"index": 0, "enabled": False, "name": "雨声"})
+    assert status == 409 and "刷新" in str(error["error"])
+    status, error = post({"index": 5, "enabled": False})
+    assert status == 404 and card_file.read_bytes() == before
