@@ -481,4 +481,10 @@ def story_memory_on(app: Any, settings: Any) -> bool:
 
     if app.story_memory is not None:
         return bool(app.story_memory)
+    from peargarden.workspace.config import LOCAL_PROVIDER
+
+    if settings.side().provider == LOCAL_PROVIDER:
+        # The embedded 135M demo model cannot write the JSON patches and summaries; asking it would
+        # only add a second slow generation to every beat.
+        return False
     return bool(settings.side_model.provider) or app.provider_factory is resolve_provider
