@@ -90,3 +90,16 @@ def test_malformed_script_fields_fall_back_safely() -> None:
     s = RegexScript.from_json({"findRegex": None, "placement": "1", "minDepth": "x", "trimStrings": "no"})
     assert s.find_regex == "" and s.placement == () and s.min_depth is None and s.trim_strings == ()
     assert apply_scripts([s], "文本", Placement.USER_INPUT) == "文本"
+
+
+def test_regex_scripts_share_the_world_info_translator() -> None:
+    # Variable-length lookbehind is legal JS; Python's re refuses it, the shared translator does not.
+    script = regex_from_string("/(?<=怀瑾|怀瑾公子)说/g")
+    assert script is not None
+    assert script.replace("怀瑾公子说，怀瑾说", lambda m: "道") == "怀瑾公子道，怀瑾道"
+    # JS \w is ASCII-only: a CJK character is a non-word character.
+    word = regex_from_string(r"/\w+/g")
+    assert word is not None and word.replace("青梧abc雨", lambda m: "_") == "青梧_雨"
+    # JS "." stops at \r as well as \n.
+    dot = regex_from_string("/a.b/")
+    assert dot is not None and dot.search("a\rb") is None and dot.search("a雨b") is not None
