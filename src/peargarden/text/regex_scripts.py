@@ -186,16 +186,8 @@ def apply_scripts(
     """ST's ``getRegexedString``: run every applicable script over ``text`` in order."""
     if not text:
         return text
-    for script in scripts:
-        if not _applies(script, is_markdown, is_prompt):
-            continue
-        if depth is not None and depth >= 0:
-            if script.min_depth is not None and script.min_depth >= 0 and depth < script.min_depth:
-                continue
-            if script.max_depth is not None and script.max_depth >= 0 and depth > script.max_depth:
-                continue
-        if placement in script.placement:
-            text = run_script(script, text, substitute=substitute)
+    for script in applicable(scripts, placement, is_markdown=is_markdown, is_prompt=is_prompt, depth=depth):
+        text = run_script(script, text, substitute=substitute)
     return text
 
 
