@@ -9,10 +9,15 @@ import typer
 
 from peargarden.workspace.home import Home
 
+from ._commands import LazyCommands
+
 app = typer.Typer(
     name="pear",
     help="梨园 Pear Garden — agentic role-play, compatible with SillyTavern content.",
+    cls=LazyCommands,
     no_args_is_help=True,
+    # Plain click help: rich's would import rich (and every command, to read its help) for `pear --help`.
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
