@@ -21,7 +21,7 @@ def search_command(
 ) -> None:
     """Score every enabled entry (+5 key, +3 title, +1 per body occurrence up to 3, per term)."""
     from peargarden.agent.stage_materials import load_stage_materials
-    from peargarden.worldinfo.stage_search import search_entries
+    from peargarden.stage.lore.search import search_entries
 
     materials = load_stage_materials(state.home, card)
     for warning in materials.warnings:
