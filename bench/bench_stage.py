@@ -74,8 +74,8 @@ def as_st_book(entries: list[LoreEntry]) -> dict[str, object]:
 
 def disk_beat(raw: dict[str, object], words: str, history: list[Turn], runs: int) -> list[float]:
     """Wall times of load-materials + assemble on a temporary data folder with *raw* mounted."""
-    from peargarden.agent.stage_materials import load_stage_materials
-    from peargarden.agent.stage_request import assemble_for
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import assemble_for
     from peargarden.workspace import atomic
     from peargarden.workspace.home import Home
     from peargarden.workspace.seed import seed_home

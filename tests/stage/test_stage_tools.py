@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from peargarden.agent.stage_materials import AGENTS_FILE, load_stage_materials
-from peargarden.agent.stage_tools import StageToolEnv, stage_tools
 from peargarden.agent.tools import ToolContext, ToolRegistry, ToolResult
+from peargarden.modes.stage.materials import AGENTS_FILE, load_stage_materials
+from peargarden.modes.stage.tools import StageToolEnv, stage_tools
 from peargarden.stage.entries import parse_entries
 from peargarden.stage.lore.entries import fingerprint
 from peargarden.workspace.cards import CardFolder

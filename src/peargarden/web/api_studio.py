@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from peargarden.errors import BadInput, NotFound
+from peargarden.modes.work.project import MANIFEST, CardProject
 from peargarden.stage.lore.book import (
     SUPPLEMENT_UID_START,
     add_book_entry,
@@ -22,7 +23,6 @@ from peargarden.stage.lore.book import (
 )
 from peargarden.stage.lore.entries import fingerprint
 from peargarden.workspace import atomic
-from peargarden.workspace.card_project import MANIFEST, CardProject
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.library import lorebook_path, read_library_lorebook

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from peargarden.agent.tools import AccessClass, Tool, ToolContext, ToolResult
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.stage.ask import HANDED_OVER, parse_ask
 from peargarden.stage.draft import DraftSheet
@@ -41,8 +42,7 @@ from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.home import Home
 
-from . import stage_materials as sm
-from .tools import AccessClass, Tool, ToolContext, ToolResult
+from . import materials as sm
 
 __all__ = [
     "LORE_TOOL_NAMES",
