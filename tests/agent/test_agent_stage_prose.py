@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from peargarden.agent import stage_prose
+from peargarden.modes.stage import prose as stage_prose
 from peargarden.modes.stage.prose import StoryProse, message_view
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage.history import story_turns
