@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,11 +25,13 @@ from peargarden.agent.events import AgentEvent
 from peargarden.agent.loop import BeatKind, BeatSettings, ModeSwitch, run_beat
 from peargarden.agent.record import no_record
 from peargarden.agent.thinking import parse_level
-from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
+from peargarden.agent.tools import ToolContext, ToolRegistry
 from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
+from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, PlayMode
 from peargarden.modes.stage import memory as bookkeeping
+from peargarden.modes.table import MODES
 from peargarden.providers.base import ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
 from peargarden.sessions.context import ContextMessage
@@ -40,7 +42,6 @@ from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
 from .connections import Connection, ResolvedProvider, resolve_provider
-from .modes import MODE_ENTRY_TYPE, MODE_TAGS, MODES, BeatEnv, mode_setup
 from .personas import choose_persona
 
 DEFAULT_CARD = "青梧"
@@ -69,6 +70,15 @@ class PearApp:
     # app resolves models from config.toml or a side_model is configured (an injected test provider
     # is not spent on side calls unless asked).
     story_memory: bool | None = None
+    # The ways to play, by name (the fronts use the standard table; tests pass their own).
+    modes: Mapping[str, PlayMode] = field(default_factory=lambda: MODES)
+
+    def mode(self, name: str) -> PlayMode:
+        """The mode called *name*; unknown names fail with the list of known ones."""
+        try:
+            return self.modes[name]
+        except KeyError:
+            raise BadInput(f"未知的对话方式 {name!r}（可用：{'、'.join(self.modes)}）") from None
 
     # -- cards -------------------------------------------------------------------------------------
 
@@ -89,7 +99,7 @@ class PearApp:
         card = self.card(card_name)
         settings = self.settings(card)
         card.load_card()  # a damaged card fails here, before a chat folder is made
-        header: dict[str, Any] = {"card": card.folder, "mode": _mode(settings, {}, options)}
+        header: dict[str, Any] = {"card": card.folder, "mode": self._mode(settings, {}, options)}
         if options.persona:
             header["persona"] = options.persona
         # The model is resolved before the chat folder is made: a failing start writes nothing.
@@ -128,7 +138,7 @@ class PearApp:
             imported.entries,
             imported.leaf,
             card=card.folder,
-            mode=_mode(settings, {}, ChatOptions()),
+            mode=self._mode(settings, {}, ChatOptions()),
             imported=filename,
             st_header=imported.header,
         )
@@ -140,7 +150,7 @@ class PearApp:
     ) -> ChatSession:
         settings = self.settings(card)
         header = chat.header
-        mode = _mode(settings, header, options, chat)
+        mode = self._mode(settings, header, options, chat)
         resolved = resolved or self.provider_factory(settings, options.connection)
         if resolved.embedded:
             thinking: ThinkingLevel = "off"
@@ -173,12 +183,13 @@ class PearApp:
             env.story = lambda: bookkeeping.session_story_view(session)
         return session
 
-
-def _mode(settings: Settings, header: dict[str, Any], options: ChatOptions, chat: ChatFile | None = None) -> str:
-    recorded = _recorded_mode(chat) if chat is not None else ""
-    mode = options.mode or recorded or _start_mode(settings, header)
-    mode_setup(mode)  # unknown modes fail here, with the list of known ones
-    return mode
+    def _mode(
+        self, settings: Settings, header: dict[str, Any], options: ChatOptions, chat: ChatFile | None = None
+    ) -> str:
+        recorded = _recorded_mode(chat) if chat is not None else ""
+        mode = options.mode or recorded or _start_mode(settings, header)
+        self.mode(mode)  # unknown modes fail here, with the list of known ones
+        return mode
 
 
 def _start_mode(settings: Settings, header: dict[str, Any]) -> str:
@@ -265,12 +276,12 @@ class ChatSession:
         """After the leaf moved (rewind, branch, goto, swipe, edit, a re-read file): the live mode is
         the one recorded on the new branch, as reopening the chat would give."""
         mode = _recorded_mode(self.chat) or self.start_mode
-        if mode in MODES:  # a mode recorded by a front that registered its own and is gone now
+        if mode in self.app.modes:  # a mode recorded under a table that had it and this one has not
             self.mode = mode
 
     def set_mode(self, mode: str) -> None:
         """Switch the chat's mode; recorded on the branch, so reopening (or rewinding) follows it."""
-        mode_setup(mode)
+        self.app.mode(mode)
         if mode != self.mode:
             self.chat.append_custom(MODE_ENTRY_TYPE, {"mode": mode})
         self.mode = mode
@@ -307,8 +318,9 @@ class ChatSession:
         self._check_idle()
         # Written before the model is called: a failing beat never loses what the user wrote.
         message: dict[str, Any] = {"role": "user", "content": text, "name": self.env.user_name}
-        if MODE_TAGS.get(self.mode):  # words sent in work mode stay out of the story
-            message["tags"] = list(MODE_TAGS[self.mode])
+        tags = self.app.mode(self.mode).tags
+        if tags:  # words sent in work mode stay out of the story
+            message["tags"] = list(tags)
         self.chat.append_message(message)
         return self._beat("send", text, cancel=cancel, approver=approver)
 
@@ -401,11 +413,12 @@ class ChatSession:
     # -- the beat ----------------------------------------------------------------------------------
 
     def _switch(self, mode: str) -> ModeSwitch:
-        builder, tools = mode_setup(mode)(self.env)
+        play = self.app.mode(mode)
+        builder, tools = play.setup(self.env)
         self.set_mode(mode)
         if self.env.embedded:
             tools = []
-        return ModeSwitch(_tool_mode(mode), builder, ToolRegistry(tools), list(MODE_TAGS.get(mode, [])))
+        return ModeSwitch(play.tool_mode, builder, ToolRegistry(tools), list(play.tags))
 
     def _sandbox_judge(self) -> Judge:
         lists = self.settings.sandbox
@@ -452,7 +465,8 @@ class ChatSession:
         history: list[ContextMessage] | None = None,
         prefix: str = "",
     ) -> Iterator[AgentEvent]:
-        builder, tool_list = mode_setup(self.mode)(self.env)
+        play = self.app.mode(self.mode)
+        builder, tool_list = play.setup(self.env)
         if self.env.embedded:
             tool_list = []  # the embedded model's automatic tool choice runs away
         if kind == "impersonate":
@@ -464,7 +478,7 @@ class ChatSession:
             chat.append_custom(custom_type, data)
             customs.append({"customType": custom_type, "data": data})
 
-        mode = _tool_mode(self.mode)
+        mode = play.tool_mode
         ctx = ToolContext(
             home=self.app.home.root,
             card_dir=self.card.path,
@@ -492,7 +506,7 @@ class ChatSession:
             cancel=cancel or threading.Event(),
             context=ctx,
             continue_prefix=prefix,
-            tags=list(MODE_TAGS.get(self.mode, [])),
+            tags=list(play.tags),
             switch_mode=self._switch if record else None,
         )
         events = run_beat(history if history is not None else self.context(), settings)
@@ -500,10 +514,6 @@ class ChatSession:
         if not (record and self.env.story):
             return events
         return bookkeeping.with_bookkeeping(self, kind, events, cancel=settings.cancel)
-
-
-def _tool_mode(mode: str) -> Mode:
-    return "tavern" if mode == "tavern" else ("work" if mode == "work" else "stage")
 
 
 def _card_name(session: ChatSession) -> str:

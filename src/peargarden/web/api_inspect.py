@@ -15,8 +15,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from peargarden.agent.loop import BeatInput, BuiltRequest
-from peargarden.agent.tools import Mode
-from peargarden.app.modes import mode_setup
 from peargarden.errors import BadInput, NotFound
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
@@ -107,11 +105,11 @@ def _in_context(chat: OpenChat, rows: list[dict[str, Any]]) -> list[str]:
 def dry_run(chat: OpenChat, mode: str, text: str = DRY_RUN_TEXT) -> tuple[ChatRequest, list[str]]:
     """The first request the next beat would send in *mode* (nothing is written to the chat)."""
     session = chat.session
-    builder, tools = mode_setup(mode)(session.env)
+    play = session.app.mode(mode)
+    builder, tools = play.setup(session.env)
     history = [*session.context(), ContextMessage("user", text)]
     specs = [tool.spec() for tool in tools]
-    literal: Mode = "tavern" if mode == "tavern" else ("work" if mode == "work" else "stage")
-    built = builder(BeatInput(history, text, session.thinking, specs, 0, literal, "send"))
+    built = builder(BeatInput(history, text, session.thinking, specs, 0, play.tool_mode, "send"))
     if isinstance(built, ChatRequest):
         built = BuiltRequest(built)
     return built.request, list(built.warnings)

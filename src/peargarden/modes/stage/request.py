@@ -164,7 +164,7 @@ class StageEnv(Protocol):
 
 
 def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
-    """The stage mode for the app's mode table (``MODES["stage"] = stage_setup``): the stage request
+    """The stage request (the mode table's ``stage`` wraps it in :mod:`.setup`): the stage request
     builder over the card's materials (read fresh each beat; the lore corpus is cached) and the stage
     tools.  An existing ``AGENTS.md`` gets its lorebook mirror synced first.  A chosen persona name
     (``env.user_name``) wins over the settings' user name."""
