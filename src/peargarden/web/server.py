@@ -99,10 +99,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     @app.exception_handler(PearError)
     async def pear_error(_request: Request, error: PearError) -> JSONResponse:
-        status = 404 if error.exit_code == 2 and type(error).__name__ == "NotFound" else 400
-        if type(error).__name__ == "ConflictError":
-            status = 409
-        return JSONResponse({"error": str(error)}, status_code=status)
+        return JSONResponse({"error": str(error)}, status_code=error.http_status)
 
     @app.get("/api/health")
     def health() -> dict[str, str]:
