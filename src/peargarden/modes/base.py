@@ -9,13 +9,13 @@ the tool mode the loop and the sandbox see.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from peargarden.agent.loop import RequestBuilder
 from peargarden.agent.tools import Mode, Tool
-from peargarden.providers.base import ThinkingLevel
+from peargarden.providers.base import Provider, ThinkingLevel
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings
 
@@ -42,6 +42,13 @@ class BeatEnv:
 
 ModeSetup = Callable[[BeatEnv], tuple[RequestBuilder, list[Tool]]]
 
+# The chat's side model (provider, model name), built only when a step needs it.
+SideModel = Callable[[], tuple[Provider, str]]
+
+# What a mode writes before a recorded beat (setup itself only reads, so a preview writes nothing):
+# it yields one line per thing it does, which the service passes on as events.
+ModePrepare = Callable[[BeatEnv, SideModel], Iterator[str]]
+
 
 @dataclass(frozen=True)
 class PlayMode:
@@ -53,6 +60,7 @@ class PlayMode:
     tool_mode: Mode = "stage"
     # Tags every message recorded in this mode carries (work-mode messages stay out of the story).
     tags: tuple[str, ...] = ()
+    prepare: ModePrepare | None = None
 
 
 # The custom entry that records a mode change on the branch (the latest on the branch wins).

@@ -13,13 +13,13 @@ from types import MappingProxyType
 from peargarden.authoring.segments import WORK_TAG
 
 from .base import PlayMode
-from .stage.setup import stage_mode
+from .stage.setup import stage_mode, stage_prepare
 from .tavern.setup import tavern_setup
 from .work.setup import role_play_setup, work_setup
 
 MODES: Mapping[str, PlayMode] = MappingProxyType(
     {
-        "stage": PlayMode(role_play_setup(stage_mode, switch=True), tool_mode="stage"),
+        "stage": PlayMode(role_play_setup(stage_mode, switch=True), tool_mode="stage", prepare=stage_prepare),
         "tavern": PlayMode(role_play_setup(tavern_setup, switch=False), tool_mode="tavern"),
         "work": PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,)),
     }
