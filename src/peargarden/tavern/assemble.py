@@ -68,6 +68,8 @@ class Generation(GenerationContext):
         if self.type == "swipe" and core_src:
             core_src = core_src[:-1]
         last_index = len(core_src) - 1
+        # 1.18 counts regex depth from the message being continued (it is at depth -1).
+        depth_shift = 1 if self.type == "continue" and self.compat.regex_min_depth_minus_one else 0
 
         def regexed_message(depth: int) -> ChatPair:
             # Prompt-time regex of the message ``depth`` places from the end (0 = newest).
@@ -75,7 +77,7 @@ class Generation(GenerationContext):
             placement = Placement.USER_INPUT if m.get("is_user") else Placement.AI_OUTPUT
             raw = m.get("mes")
             text = raw if isinstance(raw, str) else str(raw or "")
-            return m, self.regexed(text, placement, is_prompt=True, depth=depth)
+            return m, self.regexed(text, placement, is_prompt=True, depth=depth - depth_shift)
 
         core = LazyList(len(core_src), regexed_message)  # newest first, built only where read
         if not all(is_static(sc) for sc in self.regex.scripts()):
@@ -153,7 +155,7 @@ class Generation(GenerationContext):
             for m in slot.messages:
                 if not m.content:
                     continue
-                out.append(m.as_dict(name_last=cc.squashed))
+                out.append(m.as_dict(name_last=cc.squashed or self.s.compat.name_after_content))
                 label = m.identifier
                 if m.injected:
                     label = f"{m.identifier}(注入)"

@@ -93,14 +93,16 @@ class GenerationContext:
             var_settings = state.extension_settings["variables"] = {}
         global_vars = var_settings.setdefault("global", {})
         self.variables = Variables(local=vars_local, global_=global_vars)
+        self.compat = state.compat
         self.name1 = state.user_name
         self.name2 = state.char_name
         self._card_fields = CardMacroFields()
         self._envs: dict[bool, MacroEnv] = {}
         self.regex = self._regex_set()
         thresholds = set()
+        floor = self.regex.min_depth_floor
         for sc in self.regex.scripts():
-            if sc.min_depth is not None and sc.min_depth >= 0:
+            if sc.min_depth is not None and sc.min_depth >= floor:
                 thresholds.add(sc.min_depth)
             if sc.max_depth is not None and sc.max_depth >= 0:
                 thresholds.add(sc.max_depth + 1)
@@ -208,11 +210,24 @@ class GenerationContext:
         disabled = ext.get("disabledExtensions") or []
         allowed = ext.get("character_allowed_regex") or []
         scoped_raw = self.s.card_extensions.get("regex_scripts")
+        compat = self.s.compat
+        preset_scripts: list[RegexScript] = []
+        preset_allowed = False
+        if compat.preset_regex_scripts:
+            preset_ext = _dict(self.s.oai.get("extensions"))
+            preset_scripts = load_scripts(preset_ext.get("regex_scripts"))
+            allowed_presets = _dict(ext.get("preset_allowed_regex")).get("openai")
+            name = self.s.oai.get("preset_settings_openai")
+            preset_allowed = isinstance(allowed_presets, list) and name in allowed_presets
         return RegexSet(
             global_scripts=load_scripts(ext.get("regex")),
             scoped_scripts=load_scripts(scoped_raw),
             scoped_allowed=isinstance(allowed, list) and self.s.avatar in allowed,
             enabled="regex" not in disabled,
+            preset_scripts=preset_scripts,
+            preset_allowed=preset_allowed,
+            plain_at_prompt=compat.plain_regex_at_prompt,
+            min_depth_floor=-1 if compat.regex_min_depth_minus_one else 0,
         )
 
     def regexed(self, text: str, placement: int, *, is_prompt: bool = False, depth: int | None = None) -> str:
@@ -240,10 +255,22 @@ class GenerationContext:
         Static scripts give a result that depends only on the text, the scripts and the two names,
         so results are kept in the session state across generations.
         """
-        depth_class = -1 if depth is None or depth < 0 else bisect.bisect_right(self._depth_thresholds, depth)
+        if depth is None:
+            depth_class = -1
+        elif depth < 0 and self.regex.min_depth_floor >= 0:
+            depth_class = -1  # 1.12 ignores negative depths
+        else:
+            depth_class = bisect.bisect_right(self._depth_thresholds, depth)
         key = (placement, is_prompt, depth_class)
         if key not in self._groups:
-            scripts = applicable(self.regex.scripts(), placement, is_prompt=is_prompt, depth=depth)
+            scripts = applicable(
+                self.regex.scripts(),
+                placement,
+                is_prompt=is_prompt,
+                depth=depth,
+                plain_at_prompt=self.regex.plain_at_prompt,
+                min_depth_floor=self.regex.min_depth_floor,
+            )
             if not scripts:
                 self._groups[key] = None
             elif all(is_static(sc) for sc in scripts):
