@@ -87,10 +87,14 @@ class Generation(GenerationContext):
                 core[depth]
         examples_raw = parse_mes_examples(fields["mesExamples"])
         an_active = set_authors_note(self)
-        set_persona(self, an_active)
+        if not self.compat.persona_after_world_info:
+            set_persona(self, an_active)
         s.table.set(d.QUIET_KEY, "", d.IN_PROMPT, 0, True)
         wi_before, wi_after, wi_examples = world_info(self, core, an_active)
         s.table.set(d.QUIET_KEY, "", d.IN_PROMPT, 0, True)
+        if self.compat.persona_after_world_info:
+            # 1.18: the scan saw the persona entry left by the previous generation.
+            set_persona(self, an_active)
         for position, content in wi_examples:
             if not content:
                 continue
