@@ -13,7 +13,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables, substitute
+from peargarden.text.macro_dispatch import Engine, expand
+from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables
 from peargarden.text.regex_scripts import RegexScript, RegexSet, applicable, apply_scripts, is_static, load_scripts
 from peargarden.text.tokens import TextCounter, counter_for_model
 
@@ -94,6 +95,7 @@ class GenerationContext:
         global_vars = var_settings.setdefault("global", {})
         self.variables = Variables(local=vars_local, global_=global_vars)
         self.compat = state.compat
+        self.engine: Engine = "new" if state.compat.new_macro_engine else "legacy"
         self.name1 = state.user_name
         self.name2 = state.char_name
         self._card_fields = CardMacroFields()
@@ -184,22 +186,41 @@ class GenerationContext:
             chat_id_hash=int(s.chat_metadata.get("chat_id_hash") or s.chat_id_hash or 0),
             clock=s.clock,
             random=s.random,
+            max_context=self.context_size,
+            max_response=self.response_length,
+            greetings=self._greetings(),
+            depth_prompt=self.base_replace(_stripped(_dict(s.card_extensions.get("depth_prompt")).get("prompt")))
+            if card
+            else "",
+            creator_notes=self.base_replace(_stripped(s.card_data.get("creator_notes"))) if card else "",
+            generation_type=self.type,
+            outlet=self._outlet,
         )
+
+    def _greetings(self) -> tuple[str, ...]:
+        first = self.s.card_field("first_mes")
+        alternates = self.s.card_data.get("alternate_greetings")
+        extra = [str(g) for g in alternates] if isinstance(alternates, list) else []
+        return (str(first) if isinstance(first, str) else "", *extra)
+
+    def _outlet(self, name: str) -> str:
+        entry = self.s.table.get("customWIOutlet_" + name)
+        return entry.value if entry and entry.value else ""
 
     def sub(self, text: str | None, original: str | None = None) -> str:
         """ST ``substituteParams`` (card-field macros on)."""
         if not text:
             return ""
-        return substitute(text, self.env(), original=original)
+        return expand(text, self.env(), original=original, engine=self.engine)
 
     def sub_extra(self, text: str, extra: dict[str, str]) -> str:
-        return substitute(text, self.env(extra=extra)) if text else ""
+        return expand(text, self.env(extra=extra), engine=self.engine) if text else ""
 
     def base_replace(self, value: Any) -> str:
         """ST ``baseChatReplace``: macros without card-field macros, ``\\r`` removed."""
         if not isinstance(value, str) or not value:
             return ""
-        out = substitute(value, self.env(card=False))
+        out = expand(value, self.env(card=False), engine=self.engine)
         if self.s.power_user.get("collapse_newlines"):
             out = re.sub(r"\n+", "\n", out)
         return out.replace("\r", "")
