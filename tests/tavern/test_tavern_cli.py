@@ -187,3 +187,26 @@ def test_assemble_uses_the_version_of_config_card_and_flag(capsys: pytest.Captur
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert "卡.json" in err and "st_version" in err
+
+
+def test_a_118_preset_imports_verbatim_and_its_triggers_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from peargarden.workspace.home import Home
+
+    _import_card(capsys)
+    source = tmp_path / "触发预设.json"
+    raw = (CASES_118 / "56-pm-injection-trigger-send-then-swipe" / "preset.json").read_bytes()
+    source.write_bytes(raw)
+    main(["import", str(source)])
+    capsys.readouterr()
+    assert (Home.resolve(None).presets_dir / "触发预设.json").read_bytes() == raw  # kept byte for byte
+    main(["tavern", "assemble", "--card", "Lin Yue", "--preset", "触发预设", "--message", "你好"])
+    contents = [m["content"] for m in json.loads(capsys.readouterr().out)["messages"]]
+    assert "[Tnormal: only for normal]" in contents
+    assert "[Tswipe: only for swipe]" not in contents  # injection_trigger: not for a normal send
+    main(
+        ["tavern", "assemble", "--card", "Lin Yue", "--preset", "触发预设", "--message", "你好", "--st-version", "1.12"]
+    )
+    contents = [m["content"] for m in json.loads(capsys.readouterr().out)["messages"]]
+    assert "[Tswipe: only for swipe]" in contents  # 1.12 knows no triggers
