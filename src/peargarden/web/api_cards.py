@@ -62,6 +62,21 @@ def avatar(request: Request, name: str) -> Response:
     return Response(_PLACEHOLDER_AVATAR, media_type="image/svg+xml")
 
 
+UPLOAD_CHUNK = 1024 * 1024
+
+
+async def save_upload(upload: UploadFile, target: Path, limit: int = MAX_INPUT_BYTES) -> None:
+    """Copy an uploaded file to *target* a chunk at a time, refusing it once it passes *limit*
+    (the whole file is never held in memory)."""
+    size = 0
+    with target.open("wb") as out:
+        while chunk := await upload.read(UPLOAD_CHUNK):
+            size += len(chunk)
+            if size > limit:
+                raise BadInput(f"文件过大（file over {limit // (1024 * 1024)} MiB）", path=upload.filename)
+            out.write(chunk)
+
+
 @router.post("/import")
 async def import_files(
     request: Request, files: list[UploadFile], book: str = Form("mount"), card: str | None = Form(None)
@@ -74,11 +89,8 @@ async def import_files(
         paths: list[Path] = []
         for upload in files:
             name = sanitize_name(Path(upload.filename or "").name) or "upload"
-            data = await upload.read(MAX_INPUT_BYTES + 1)
-            if len(data) > MAX_INPUT_BYTES:
-                raise BadInput("文件过大（file too large）", path=upload.filename)
             target = Path(scratch) / name
-            target.write_bytes(data)
+            await save_upload(upload, target)
             paths.append(target)
         plan = plan_import(home, paths, book=book_mode(book), card=card or None)
         written = apply_plan(plan)
