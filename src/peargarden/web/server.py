@@ -116,6 +116,7 @@ def create_app(config: WebConfig) -> FastAPI:
     from . import (
         api_cards,
         api_chat,
+        api_chat_files,
         api_entries,
         api_inspect,
         api_personas,
@@ -127,7 +128,7 @@ def create_app(config: WebConfig) -> FastAPI:
         pages,
     )
 
-    routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets,
+    routers = (api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio, api_presets,
                api_personas, api_tavern, api_settings, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
