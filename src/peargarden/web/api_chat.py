@@ -21,9 +21,9 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
-from peargarden.app.bookkeeping import story_settings
 from peargarden.app.modes import MODES
 from peargarden.errors import BadInput, NotFound
+from peargarden.modes.stage.memory import story_settings
 
 from .chat_hub import ChatHub, OpenChat
 from .chat_view import context_fill, message_chrome, message_html

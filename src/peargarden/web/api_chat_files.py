@@ -14,11 +14,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from peargarden.app.chat_store import valid_chat_id
 from peargarden.app.service import chat_mode
 from peargarden.errors import BadInput, NotFound
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import open_card
+from peargarden.workspace.chats import valid_chat_id
 from peargarden.workspace.vault import Vault
 
 from .api_chat import hub_of
