@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import Response
@@ -36,7 +37,7 @@ def _card_summary(folder: Any) -> dict[str, Any]:
         "name": name,
         "lorebooks": folder.lorebooks() if problem is None else [],
         "chats": len(folder.chat_ids()),
-        "avatar": f"/api/cards/{folder.folder}/avatar",
+        "avatar": f"/api/cards/{quote(folder.folder, safe='')}/avatar",
         "error": problem,
     }
 
