@@ -195,3 +195,49 @@ def test_inspector_keeps_the_last_beat_across_a_restart(served: Served, page: ob
         wait_ready(page)
         page.locator("text=灯笼是红的").first.wait_for()  # type: ignore[attr-defined]
         screenshot(page, "inspect-after-restart")
+
+
+def st_chat_lines(*messages: tuple[bool, str]) -> str:
+    """A SillyTavern chat JSONL (1.12 shape): the header, then one line per message."""
+    head = {"user_name": "旅人", "character_name": "青梧", "create_date": "2026-11-30@21h05m03s", "chat_metadata": {}}
+    lines = [json.dumps(head, ensure_ascii=False)]
+    for is_user, text in messages:
+        lines.append(json.dumps({"name": "旅人" if is_user else "青梧", "is_user": is_user, "is_system": False,
+                                 "send_date": "2026-11-30@21h05m09s", "mes": text, "extra": {}},
+                                ensure_ascii=False))  # fmt: skip
+    return "\r\n".join(lines) + "\r\n"
+
+
+def test_chat_import_from_the_page_with_a_card_picker(served: Served, page: object, tmp_path: object) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    chat_file = folder / "雨夜 旧档.jsonl"
+    chat_file.write_text(st_chat_lines((False, "*青梧抬眼*，“客官请进。”"), (True, "掌柜，住店。")), encoding="utf-8")
+    page.goto(served.url + "/")  # type: ignore[attr-defined]
+    page.set_input_files("#file-input", str(chat_file))  # type: ignore[attr-defined]
+    # No card picked yet: the page asks for one and sends nothing (no CLI flag, no server path).
+    toast = page.locator("#toast.error")  # type: ignore[attr-defined]
+    toast.wait_for()
+    assert "选一张" in toast.inner_text() and "--card" not in toast.inner_text()
+    assert not list((served.home.card_dir("青梧") / "chats").glob("雨夜*"))
+    page.select_option("#import-card", "青梧")  # type: ignore[attr-defined]
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})  # type: ignore[attr-defined]
+        screenshot(page, f"import-picker-{width}")
+    page.set_input_files("#file-input", [])  # type: ignore[attr-defined]
+    with page.expect_navigation(url="**/chat/**"):  # type: ignore[attr-defined]
+        page.set_input_files("#file-input", str(chat_file))  # type: ignore[attr-defined]
+    wait_ready(page)
+    assert page.locator(".msg.user", has_text="掌柜，住店。").count() == 1  # type: ignore[attr-defined]
+    assert page.locator(".msg.assistant .md em", has_text="青梧抬眼").count() == 1  # type: ignore[attr-defined]
+    screenshot(page, "import-chat-opened")
+    # A damaged chat: the error names the uploaded file, never the server's scratch folder.
+    bad = folder / "坏的.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    page.goto(served.url + "/")  # type: ignore[attr-defined]
+    page.select_option("#import-card", "青梧")  # type: ignore[attr-defined]
+    page.set_input_files("#file-input", str(bad))  # type: ignore[attr-defined]
+    toast = page.locator("#toast.error")  # type: ignore[attr-defined]
+    toast.wait_for()
+    assert "坏的.jsonl" in toast.inner_text() and "pear-upload" not in toast.inner_text()

@@ -10,7 +10,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import Response
 
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import MAX_INPUT_BYTES
 from peargarden.workspace.cards import list_cards, open_card
 from peargarden.workspace.home import sanitize_name
@@ -86,6 +86,8 @@ async def import_files(
     home = home_of(request)
     if not files:
         raise BadInput("没有收到文件（no files）")
+    if not card and any((upload.filename or "").lower().endswith(".jsonl") for upload in files):
+        raise BadInput("聊天记录属于哪张卡？请先在「聊天记录导入到」里选一张（pick the card this chat belongs to）")
     with tempfile.TemporaryDirectory(prefix="pear-upload-") as scratch:
         paths: list[Path] = []
         for upload in files:
@@ -93,8 +95,13 @@ async def import_files(
             target = Path(scratch) / name
             await save_upload(upload, target)
             paths.append(target)
-        plan = plan_import(home, paths, book=book_mode(book), card=card or None)
-        written = apply_plan(plan)
+        try:
+            plan = plan_import(home, paths, book=book_mode(book), card=card or None)
+            written = apply_plan(plan)
+        except PearError as error:  # name the uploaded file, never the server's scratch folder
+            if error.path and Path(error.path).is_relative_to(scratch):
+                raise type(error)(error.message, path=Path(error.path).name) from None
+            raise
     return {"written": [str(p.relative_to(home.root)) for p in written if p.is_relative_to(home.root)]}
 
 
