@@ -120,12 +120,12 @@ def inspect_source(chat: OpenChat, source: str) -> dict[str, Any]:
                 raise BadInput(f"不认识的来源 {source!r}") from None
         elif source != "last":
             raise BadInput(f"不认识的来源 {source!r}（last、beat:N、dry:stage、dry:tavern）")
-        recorder = chat.recorder
-        beats = [b for b in (recorder.beats if recorder else []) if b]
+        # The beat log (kept on disk beside the chat): still there after the server restarts.
+        beats = [b for b in chat.beats if b.rounds]
         if back >= len(beats):
             raise NotFound("还没有这一拍的请求记录（先对话一拍，或用试运行）")
-        requests = beats[-1 - back]
-        result = {"source": source, "rounds": [ledger(r, model) for r in requests], "warnings": chat.warnings}
+        found = beats[-1 - back]
+        result = {"source": source, "rounds": found.rounds, "warnings": found.warnings}
     # The marker follows what the model itself was sent, not story memory's side calls.
     rows = [row for rnd in result["rounds"] if rnd["purpose"] == "beat" for row in rnd["messages"]]
     result["in_context"] = _in_context(chat, rows)
