@@ -17,10 +17,10 @@ from pydantic import BaseModel
 
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats.lorebook_edit import add_entry, delete_entry, entry_fingerprint, update_entry
+from peargarden.stage.lore.book import SUPPLEMENT_UID_START
 from peargarden.workspace.cards import list_cards, lorebook_mounts, mount_lorebook, open_card, unmount_lorebook
 from peargarden.workspace.library import list_lorebook_names, lorebook_name, lorebook_path
 from peargarden.workspace.vault import Vault
-from peargarden.worldinfo.stage_book import SUPPLEMENT_UID_START
 
 from ._json_style import JsonStyle, read_json_file, write_json_file
 from .deps import home_of
