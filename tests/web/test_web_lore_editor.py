@@ -32,6 +32,12 @@ def _st_entry() -> dict[str, Any]:
     }  # fmt: skip
 
 
+def said(page: Any, text: str, error: bool = False) -> None:
+    """Wait for the toast saying *text*, then clear it (so the next wait cannot match a stale one)."""
+    page.locator("#toast.error" if error else "#toast:not(.error)", has_text=text).wait_for()
+    page.evaluate("() => { const box = document.getElementById('toast'); box.hidden = true; box.textContent = ''; }")
+
+
 def _fill(page: Any, form: Any, field: str, value: str) -> None:
     form.locator(f"[data-field='{field}']").first.fill(value)
 
@@ -76,7 +82,7 @@ def test_an_entry_edited_in_the_browser_is_stored_as_sillytavern_stores_it(serve
     _fill(page, form, "content", "渡口边的茶馆，雨夜只剩一盏灯。")
     screenshot(page, "lore-editor-1280")
     form.locator(".wi-save").click()
-    page.locator("#toast:not(.error)", has_text="条目已保存").wait_for()
+    said(page, "条目已保存")
 
     expected = copy.deepcopy(book)
     expected["entries"]["0"].update({  # type: ignore[index]
@@ -91,7 +97,7 @@ def test_an_entry_edited_in_the_browser_is_stored_as_sillytavern_stores_it(serve
 
     # The switch in the row writes `disable`, and nothing else.
     page.locator(".wi-entry[data-uid='1'] .entry-switch").click()
-    page.locator("#toast:not(.error)", has_text="已保存开关").wait_for()
+    said(page, "已保存开关")
     expected["entries"]["1"]["disable"] = True  # type: ignore[index]
     assert json.loads(path.read_text(encoding="utf-8")) == expected
 
@@ -101,7 +107,7 @@ def test_an_entry_edited_in_the_browser_is_stored_as_sillytavern_stores_it(serve
     form = page.locator(".wi-entry[data-uid='0'] form.wi-form")
     _fill(page, form, "order", "")
     form.locator(".wi-save").click()
-    page.locator("#toast.error", has_text="order").wait_for()
+    said(page, "order", error=True)
     assert path.read_bytes() == before
 
     page.set_viewport_size({"width": 390, "height": 844})
@@ -121,24 +127,24 @@ def test_books_are_created_mounted_filled_and_deleted_into_the_vault(served: Ser
     wait_ready(page)
     page.fill("#new-book-name", "补充：江湖门派")
     page.click("#new-book")
-    page.locator("#toast:not(.error)", has_text="已新建世界书").wait_for()
+    said(page, "已新建世界书")
     name = "补充：江湖门派"
     path = served.home.lorebooks_dir / f"{name}.json"
     assert path.read_text(encoding="utf-8") == '{\n    "entries": {}\n}'
 
     page.locator("#mounts input[data-card='青梧']").check()
-    page.locator("#toast:not(.error)", has_text="已挂到").wait_for()
+    said(page, "已挂到")
     assert name in open_card(served.home, "青梧").lorebooks()
 
     page.click("#new-entry")
-    page.locator("#toast:not(.error)", has_text="已新建条目").wait_for()
+    said(page, "已新建条目")
     form = page.locator(".wi-entry[data-uid='0'] form.wi-form")
     form.locator("[data-field='comment']").fill("青城派")
     form.locator("[data-field='key']").fill("青城, 剑阵")
     form.locator("[data-field='strategy']").select_option("constant")
     form.locator("[data-field='content']").fill("青城派剑阵以七人为一组。")
     form.locator(".wi-save").click()
-    page.locator("#toast:not(.error)", has_text="条目已保存").wait_for()
+    said(page, "条目已保存")
     entry = json.loads(path.read_text(encoding="utf-8"))["entries"]["0"]
     assert entry["comment"] == "青城派" and entry["key"] == ["青城", "剑阵"] and entry["constant"] is True
     assert entry["uid"] == 0 and entry["order"] == 100 and entry["selective"] is True  # the editor's template
@@ -146,13 +152,13 @@ def test_books_are_created_mounted_filled_and_deleted_into_the_vault(served: Ser
     screenshot(page, "lore-new-book-1280")
 
     page.click("#new-entry")
-    page.locator("#toast:not(.error)", has_text="已新建条目").wait_for()
+    said(page, "已新建条目")
     page.locator(".wi-entry[data-uid='1'] .wi-delete").click()
-    page.locator("#toast:not(.error)", has_text="已删除条目").wait_for()
+    said(page, "已删除条目")
     assert list(json.loads(path.read_text(encoding="utf-8"))["entries"]) == ["0"]
 
     page.click("#delete-book")
-    page.locator("#toast:not(.error)", has_text="已删除「").wait_for()
+    said(page, "已删除「")
     assert not path.exists()
     assert name not in open_card(served.home, "青梧").lorebooks()
     vault = Vault(served.home)
