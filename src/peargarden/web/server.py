@@ -117,6 +117,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_lore,
         api_personas,
         api_presets,
+        api_regex,
         api_settings,
         api_studio,
         api_tavern,
@@ -125,7 +126,7 @@ def create_app(config: WebConfig) -> FastAPI:
     )
 
     routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets, api_personas,
-               api_tavern, api_settings, api_lore, pages)  # fmt: skip
+               api_tavern, api_settings, api_lore, api_regex, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app
