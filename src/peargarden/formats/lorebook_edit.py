@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from peargarden.errors import BadInput, ConflictError, NotFound
+from peargarden.formats._values import flag_value, text_value
 
 from ._common import JsonObject
 from .lorebooks import new_entry, next_uid
@@ -130,18 +131,6 @@ def _integer(field: str, value: Any, low: int | None = None, high: int | None = 
     return int(number)
 
 
-def _flag(field: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise BadInput(f"{field} 只能是 true 或 false，收到 {value!r}")
-    return value
-
-
-def _text(field: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise BadInput(f"{field} 需要文字，收到 {value!r}")
-    return value
-
-
 def _keys(field: str, value: Any) -> list[str]:
     if isinstance(value, str):
         return split_keys(value)
@@ -203,43 +192,43 @@ def _triggers(field: str, value: Any) -> list[str]:
 _RULES: dict[str, Callable[[str, Any], Any]] = {
     "key": _keys,
     "keysecondary": _keys,
-    "comment": _text,
-    "content": _text,
-    "constant": _flag,
-    "vectorized": _flag,
-    "selective": _flag,
+    "comment": text_value,
+    "content": text_value,
+    "constant": flag_value,
+    "vectorized": flag_value,
+    "selective": flag_value,
     "selectiveLogic": _choice(LOGICS),
-    "disable": _flag,
+    "disable": flag_value,
     "order": _number,
     "position": _choice(POSITIONS),
     "depth": lambda f, v: _integer(f, v, 0),
     "role": _choice(ROLES),
-    "outletName": _text,
+    "outletName": text_value,
     "probability": _probability,
-    "useProbability": _flag,
-    "group": lambda f, v: _text(f, v).strip(),
-    "groupOverride": _flag,
+    "useProbability": flag_value,
+    "group": lambda f, v: text_value(f, v).strip(),
+    "groupOverride": flag_value,
     "groupWeight": _group_weight,
     "useGroupScoring": _tristate,
     "scanDepth": _scan_depth,
     "caseSensitive": _tristate,
     "matchWholeWords": _tristate,
-    "excludeRecursion": _flag,
-    "preventRecursion": _flag,
+    "excludeRecursion": flag_value,
+    "preventRecursion": flag_value,
     "delayUntilRecursion": _delay_until_recursion,
     "sticky": _optional_count,
     "cooldown": _optional_count,
     "delay": _optional_count,
-    "automationId": _text,
-    "ignoreBudget": _flag,
+    "automationId": text_value,
+    "ignoreBudget": flag_value,
     "triggers": _triggers,
-    "matchPersonaDescription": _flag,
-    "matchCharacterDescription": _flag,
-    "matchCharacterPersonality": _flag,
-    "matchCharacterDepthPrompt": _flag,
-    "matchScenario": _flag,
-    "matchCreatorNotes": _flag,
-    "addMemo": _flag,
+    "matchPersonaDescription": flag_value,
+    "matchCharacterDescription": flag_value,
+    "matchCharacterPersonality": flag_value,
+    "matchCharacterDepthPrompt": flag_value,
+    "matchScenario": flag_value,
+    "matchCreatorNotes": flag_value,
+    "addMemo": flag_value,
 }
 EDITABLE_FIELDS = frozenset(_RULES) | {"strategy"}
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from peargarden.errors import BadInput, ConflictError, NotFound
+from peargarden.formats._values import flag_value, text_value
 from peargarden.text.jsregex import regex_from_string
 
 # Where a script runs: 1 user input, 2 AI output, 3 slash commands, 5 world info, 6 reasoning
@@ -42,20 +43,8 @@ def new_script(script_id: str | None = None) -> dict[str, Any]:
     }
 
 
-def _text(field: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise BadInput(f"{field} 需要文字，收到 {value!r}")
-    return value
-
-
-def _flag(field: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise BadInput(f"{field} 只能是 true 或 false，收到 {value!r}")
-    return value
-
-
 def _find(field: str, value: Any) -> str:
-    pattern = _text(field, value)
+    pattern = text_value(field, value)
     if pattern and regex_from_string(pattern) is None:
         raise BadInput(f"{field} 无法编译：{pattern[:60]!r}（invalid regex）")
     return pattern
@@ -92,15 +81,15 @@ def _substitute(field: str, value: Any) -> int | bool:
 
 
 _RULES: dict[str, Callable[[str, Any], Any]] = {
-    "scriptName": _text,
+    "scriptName": text_value,
     "findRegex": _find,
-    "replaceString": _text,
+    "replaceString": text_value,
     "trimStrings": _trims,
     "placement": _placement,
-    "disabled": _flag,
-    "markdownOnly": _flag,
-    "promptOnly": _flag,
-    "runOnEdit": _flag,
+    "disabled": flag_value,
+    "markdownOnly": flag_value,
+    "promptOnly": flag_value,
+    "runOnEdit": flag_value,
     "substituteRegex": _substitute,
     "minDepth": _depth,
     "maxDepth": _depth,

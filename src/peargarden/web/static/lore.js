@@ -2,6 +2,7 @@
 // mount them on cards, add, edit and delete entries with every field of SillyTavern's world-info editor.
 // Only the fields the user touched are sent, so everything else in the file stays as it was.
 import { api, toast } from "./common.js";
+import { el, postJson as post } from "./dom.js";
 import { t, translate } from "./i18n.js";
 
 const root = document.getElementById("lore");
@@ -22,21 +23,6 @@ const TRIGGERS = [["normal", "普通", "Normal"], ["continue", "继续", "Contin
 const MATCHES = [["matchPersonaDescription", "人设描述", "Persona Description"], ["matchCharacterDescription", "角色描述", "Character Description"],
   ["matchCharacterPersonality", "角色性格", "Character Personality"], ["matchCharacterDepthPrompt", "角色注释", "Character's Note"],
   ["matchScenario", "场景", "Scenario"], ["matchCreatorNotes", "作者备注", "Creator's Notes"]];
-
-function post(path, body) {
-  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (value !== undefined && value !== null) node.setAttribute(key, value);
-  }
-  node.append(...children.filter((c) => c !== null && c !== undefined));
-  return node;
-}
 
 function bookUrl(book) { return `/api/lore/${book.kind}/${encodeURIComponent(book.name)}`; }
 

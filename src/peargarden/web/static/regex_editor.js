@@ -2,26 +2,12 @@
 // placement, depth range, prompt-only / display-only, run on edit, macros in the pattern.  Only the
 // fields the user touched are sent; the card file keeps everything else.
 import { api, toast } from "./common.js";
+import { el, postJson as post } from "./dom.js";
 import { t } from "./i18n.js";
 
 const PLACEMENTS = [[1, "用户输入", "User input"], [2, "AI 输出", "AI output"], [3, "斜杠命令", "Slash commands"],
   [5, "世界书", "World info"], [6, "推理", "Reasoning"]];
 const SUBSTITUTE = [[0, "不替换", "Don't substitute"], [1, "原样替换", "Raw"], [2, "转义后替换", "Escaped"]];
-
-function post(path, body) {
-  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else node.setAttribute(key, value);
-  }
-  node.append(...children);
-  return node;
-}
 
 function mark(form, input) {
   const dirty = () => { input.dataset.dirty = "1"; };
