@@ -116,8 +116,10 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat_files,
         api_entries,
         api_inspect,
+        api_lore,
         api_personas,
         api_presets,
+        api_regex,
         api_settings,
         api_studio,
         api_tavern,
@@ -126,7 +128,7 @@ def create_app(config: WebConfig) -> FastAPI:
     )
 
     routers = (api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio, api_presets,
-               api_personas, api_tavern, api_settings, pages)  # fmt: skip
+               api_personas, api_tavern, api_settings, api_lore, api_regex, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app
