@@ -9,13 +9,13 @@ import pytest
 from peargarden.agent.approvals import ApprovalAnswer, default_judge
 from peargarden.agent.tools import FunctionTool
 from peargarden.app.builders import plain_builder
-from peargarden.app.chat_store import SESSION_FILE, ChatFile
 from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.modes import MODES, BeatEnv, register_mode
 from peargarden.app.service import PearApp
 from peargarden.errors import ProviderError
 from peargarden.providers.base import ToolCall
 from peargarden.providers.scripted import ScriptedProvider, ScriptedTurn, text_turn, tool_turn
+from peargarden.workspace.chats import SESSION_FILE, ChatFile
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home

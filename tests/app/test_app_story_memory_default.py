@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from peargarden.app.bookkeeping import story_memory_on
 from peargarden.app.service import PearApp
+from peargarden.modes.stage.memory import story_memory_on
 from peargarden.workspace.config import parse_settings
 from peargarden.workspace.home import Home
 

@@ -11,7 +11,7 @@ import pytest
 
 from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
-from peargarden.app.tavern_mode import METADATA_TYPE
+from peargarden.modes.tavern.setup import METADATA_TYPE
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.declaration import declare_preset, remove_declaration, side_labeller
 from peargarden.declare import compile_preset
+from peargarden.modes.stage.preset import declare_preset, remove_declaration, side_labeller
 from peargarden.stage.entries import parse_entries
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from stage_fixtures import QUESTION
 
-from peargarden.agent.stage_request import stage_setup
 from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.modes import MODES, register_mode
 from peargarden.app.service import PearApp
+from peargarden.modes.stage.request import stage_setup
 from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCall
 from peargarden.providers.scripted import ScriptedProvider, text_turn, tool_turn
 from peargarden.workspace.config import Settings

@@ -112,8 +112,8 @@ def test_replay_reads_the_card_png_when_there_is_no_card_json(
 
 
 def test_assemble_with_a_stored_chat(capsys: pytest.CaptureFixture[str]) -> None:
-    from peargarden.app.chat_store import ChatFile
     from peargarden.workspace.cards import open_card
+    from peargarden.workspace.chats import ChatFile
     from peargarden.workspace.home import Home
 
     _import_card(capsys)

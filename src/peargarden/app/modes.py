@@ -2,8 +2,8 @@
 
 A :data:`ModeSetup` receives the :class:`BeatEnv` of a beat and returns the request builder and the
 tools.  ``stage`` is the stage package's setup (layered system prompt, per-beat injection, lore and
-draft tools: :func:`peargarden.agent.stage_request.stage_setup`); ``tavern`` is SillyTavern's exact
-request (:mod:`.tavern_mode`, one generation, no tools).  :func:`plain_setup` (card fields as a system
+draft tools: :func:`peargarden.modes.stage.request.stage_setup`); ``tavern`` is SillyTavern's exact
+request (:mod:`peargarden.modes.tavern.setup`, one generation, no tools).  :func:`plain_setup` (card fields as a system
 prompt) stays as a fallback for tests and other fronts; :func:`register_mode` adds or replaces modes.
 """
 
@@ -56,9 +56,8 @@ def plain_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
 
 
 def stage_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
-    from peargarden.agent.stage_request import stage_setup
-
-    from .declaration import preset_sampler, sync_active_preset, with_preset
+    from peargarden.modes.stage.preset import preset_sampler, sync_active_preset, with_preset
+    from peargarden.modes.stage.request import stage_setup
 
     # Like a config refresh: a changed active preset is declared again before the files are read.
     warnings = sync_active_preset(env.card.home, env.card)
@@ -67,7 +66,7 @@ def stage_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
 
 
 def tavern_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
-    from .tavern_mode import tavern_setup
+    from peargarden.modes.tavern.setup import tavern_setup
 
     return tavern_setup(env)
 
@@ -99,7 +98,7 @@ def mode_setup(name: str) -> ModeSetup:
 
 def _install_work_mode() -> None:
     # Work mode (写卡维护) joins the table, and the role-play modes learn to leave its beats out.
-    from .authoring_mode import install_work_mode
+    from peargarden.modes.work.setup import install_work_mode
 
     install_work_mode()
 

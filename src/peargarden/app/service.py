@@ -21,24 +21,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
-from peargarden.agent.bookkeeping import no_record
 from peargarden.agent.events import AgentEvent
 from peargarden.agent.loop import BeatKind, BeatSettings, ModeSwitch, run_beat
-from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.agent.record import no_record
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
+from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
+from peargarden.modes.stage import memory as bookkeeping
 from peargarden.providers.base import ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
+from peargarden.workspace.chats import ChatFile, last_written, list_chats, utc_now
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
-from . import bookkeeping
-from .chat_store import ChatFile, last_written, list_chats, utc_now
 from .connections import Connection, ResolvedProvider, resolve_provider
 from .modes import MODE_ENTRY_TYPE, MODE_TAGS, MODES, BeatEnv, mode_setup
 from .personas import choose_persona
@@ -65,7 +65,7 @@ class PearApp:
     # answers are written to the card's 卡.json.
     judge: Judge | None = None
     record_card_grant: CardGrantRecorder | None = None
-    # Story memory (scene notes, compaction, card memory; see app.bookkeeping).  None = on when the
+    # Story memory (scene notes, compaction, card memory; see modes.stage.memory).  None = on when the
     # app resolves models from config.toml or a side_model is configured (an injected test provider
     # is not spent on side calls unless asked).
     story_memory: bool | None = None

@@ -8,15 +8,15 @@ from typing import Any
 
 import typer
 
-from peargarden.app.declaration import (
+from peargarden.declare import STATIONS, STATUS_TEXT
+from peargarden.errors import BadInput
+from peargarden.modes.stage.preset import (
     declare_preset,
     preset_labels,
     relabel,
     remove_declaration,
     side_labeller,
 )
-from peargarden.declare import STATIONS, STATUS_TEXT
-from peargarden.errors import BadInput
 
 from ._app import app, state
 

@@ -35,9 +35,9 @@ def assemble_command(
 
     Without --chat the card's greeting is the first assistant message.  Nothing is written.
     """
-    from peargarden.agent.stage_materials import load_stage_materials
-    from peargarden.agent.stage_request import assemble_for, greeting_turns
-    from peargarden.agent.stage_tools import StageToolEnv, stage_tools
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import assemble_for, greeting_turns
+    from peargarden.modes.stage.tools import StageToolEnv, stage_tools
 
     home = state.home
     materials = load_stage_materials(home, card)
@@ -78,9 +78,9 @@ def _default_thinking(settings: Any) -> str:
 
 
 def _chat_history(chats_dir: Path, chat_id: str) -> list[Turn]:
-    from peargarden.app.chat_store import ChatFile
     from peargarden.sessions.context import build_context
     from peargarden.stage.history import story_turns
+    from peargarden.workspace.chats import ChatFile
 
     chat = ChatFile.open(chats_dir, chat_id)
     context = [m for m in build_context(chat.tree.path()) if "hidden" not in m.tags]

@@ -199,8 +199,8 @@ def assemble_cmd(
         books.insert(0, name)
     chat_lines = None
     if chat:
-        from peargarden.app.chat_store import ChatFile
         from peargarden.sessions.sillytavern import export_chat
+        from peargarden.workspace.chats import ChatFile
 
         chat_file = ChatFile.open(folder.chats_dir, chat)
         chat_lines = export_chat(chat_file.tree, chat_file.header, settings.user_name, loaded.name)

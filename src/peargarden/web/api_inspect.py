@@ -54,7 +54,7 @@ def _slot(index: int, total: int, message: dict[str, Any], last_user: int) -> st
 
 def _purpose(messages: list[dict[str, Any]]) -> str:
     """``beat`` for the model's own calls; story memory's side calls by their system prompt."""
-    from peargarden.app.bookkeeping import RESIDENT_SYSTEM
+    from peargarden.modes.stage.memory import RESIDENT_SYSTEM
     from peargarden.stage.memory.compaction import SUMMARY_SYSTEM
     from peargarden.stage.memory.scribe import SCRIBE_SYSTEM
 

@@ -1,7 +1,7 @@
 """``/api/presets/{card}``: the preset panel — declare a library preset for a card (the side model
 labels each block), see the label of every block, change one (re-routes the card), take it off.
 
-A thin front over :mod:`peargarden.app.declaration`; the preset JSON itself is never changed.
+A thin front over :mod:`peargarden.modes.stage.preset`; the preset JSON itself is never changed.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.declaration import declare_preset, relabel, remove_declaration, side_labeller
 from peargarden.declare import STATIONS
+from peargarden.modes.stage.preset import declare_preset, relabel, remove_declaration, side_labeller
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.library import list_preset_names
 

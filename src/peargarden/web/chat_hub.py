@@ -17,14 +17,14 @@ from typing import Any
 
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent
-from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
-from peargarden.app.chat_store import ChatFile
 from peargarden.app.connections import Connection, ResolvedProvider, resolve_provider
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
+from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
 from peargarden.app.stored_keys import with_stored_key
 from peargarden.errors import ConflictError, NotFound
 from peargarden.providers.base import ChatRequest, StreamEvent
+from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .atomic import is_temp_name
+from ..atomic import is_temp_name
 
 VAULT_DIR_NAME = "vault"
 KEYS_DIR_NAME = "keys"

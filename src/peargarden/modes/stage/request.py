@@ -13,6 +13,8 @@ from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any, Protocol
 
+from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
+from peargarden.agent.tools import Tool
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage import StageRequest, Turn, assemble_beat
@@ -20,12 +22,10 @@ from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 
-from .loop import BeatInput, BuiltRequest, RequestBuilder
-from .stage_materials import StageMaterials, load_stage_materials, sync_agents_mirror
-from .stage_prose import StoryProse
-from .stage_story import StorySource, story_history, story_request
-from .stage_tools import StageToolEnv, stage_tools
-from .tools import Tool
+from .materials import StageMaterials, load_stage_materials, sync_agents_mirror
+from .prose import StoryProse
+from .story import StorySource, story_history, story_request
+from .tools import StageToolEnv, stage_tools
 
 __all__ = [
     "CONTINUE_NOTE",
@@ -107,8 +107,8 @@ def stage_builder(
 
     ``prepend_greeting``: put the card's greeting before the history (for chats whose session does not
     store the greeting as its first message).  ``story``: the chat's story memory (summary, ledger,
-    budget; see :mod:`.stage_story`), read once per beat.  ``prose``: the chat's memo of beat prose
-    (kept between beats, see :mod:`.stage_prose`); without it the story is derived afresh.
+    budget; see :mod:`.story`), read once per beat.  ``prose``: the chat's memo of beat prose
+    (kept between beats, see :mod:`.prose`); without it the story is derived afresh.
     """
 
     # Where this beat's own messages start in the loop's history (the builder lives for one beat).

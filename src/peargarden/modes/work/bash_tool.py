@@ -21,10 +21,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from peargarden.agent.tools import Tool, ToolContext, ToolResult
 from peargarden.workspace.atomic import announce_write
 
 from ._truncate import MAX_BYTES, format_size, truncate_tail
-from .tools import Tool, ToolContext, ToolResult
 
 DEFAULT_TIMEOUT = 120.0
 

@@ -12,15 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from peargarden.agent.approvals import SESSION_GRANT_TYPE, ApprovalRequest, CardGrantRecorder, Judge, Judgement
+from peargarden.agent.loop import MODE_SWITCH_KEY
+from peargarden.agent.tools import Tool, ToolContext
+from peargarden.modes.work.bash_tool import isolation_note
 from peargarden.sandbox import TOOL_ACCESS, judge
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.home import Home
 from peargarden.workspace.sandbox_context import sandbox_context
-
-from .approvals import SESSION_GRANT_TYPE, ApprovalRequest, CardGrantRecorder, Judge, Judgement
-from .bash_tool import isolation_note
-from .loop import MODE_SWITCH_KEY
-from .tools import Tool, ToolContext
 
 BASH_UNIT = "bash"
 

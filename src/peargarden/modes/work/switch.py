@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from peargarden.agent.loop import MODE_SWITCH_KEY
+from peargarden.agent.tools import Tool, ToolContext, ToolResult
 from peargarden.authoring.segments import MODE_SWITCH_TOOL
-
-from .loop import MODE_SWITCH_KEY
-from .tools import Tool, ToolContext, ToolResult
 
 WORK_MODE = "work"
 

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
-from peargarden.agent.stage_materials import AGENTS_FILE, CARD_APPEND_FILE, load_stage_materials
 from peargarden.declare import (
     STATIONS,
     STATUS_TEXT,
@@ -43,6 +42,7 @@ from peargarden.declare import (
 )
 from peargarden.errors import BadInput, NotFound, PearError, ProviderError
 from peargarden.formats import read_preset
+from peargarden.modes.stage.materials import AGENTS_FILE, CARD_APPEND_FILE, load_stage_materials
 from peargarden.providers.base import ChatRequest, Provider, TextDelta
 from peargarden.stage.agents_file import agents_from_projection
 from peargarden.stage.entries import parse_entries

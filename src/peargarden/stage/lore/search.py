@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .stage_lore import LoreEntry
+from .entries import LoreEntry
 
 __all__ = [
     "NO_HIT_TEXT",

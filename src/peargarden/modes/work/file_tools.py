@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from peargarden.agent.tools import Tool, ToolContext, ToolResult
 from peargarden.sandbox import SandboxContext, forbidden_reason, judge_path
 from peargarden.sandbox._paths import absolute
 from peargarden.workspace import atomic
@@ -25,7 +26,6 @@ from peargarden.workspace.sandbox_context import sandbox_context
 
 from ._fuzzy import fuzzy_spans
 from ._truncate import MAX_BYTES, format_size, truncate_head
-from .tools import Tool, ToolContext, ToolResult
 
 GREP_LINE_LIMIT = 500
 _IMAGE_MAGIC = {b"\x89PNG\r\n\x1a\n": "png", b"\xff\xd8\xff": "jpeg", b"GIF8": "gif"}

@@ -22,7 +22,7 @@ from typing import Any
 
 from peargarden.errors import FormatError
 
-from . import atomic
+from .. import atomic
 
 log = logging.getLogger("peargarden.vault")
 

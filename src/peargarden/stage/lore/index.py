@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .stage_lore import LoreEntry
+from .entries import LoreEntry
 
 __all__ = ["LORE_INDEX_MAX_CHARS", "index_titles", "title_index_block"]
 

@@ -16,18 +16,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peargarden.agent.bash_tool import BashTool
-from peargarden.agent.card_project_tool import CardProjectTool
-from peargarden.agent.file_tools import file_tools
 from peargarden.agent.loop import RequestBuilder
-from peargarden.agent.mode_switch import WORK_MODE, ConversationModeTool
 from peargarden.agent.tools import Tool
-from peargarden.agent.work_request import authoring_system, with_role_play_view, work_builder
 from peargarden.authoring.segments import WORK_TAG
+from peargarden.modes.work.bash_tool import BashTool
+from peargarden.modes.work.card_tool import CardProjectTool
+from peargarden.modes.work.file_tools import file_tools
+from peargarden.modes.work.request import authoring_system, with_role_play_view, work_builder
+from peargarden.modes.work.switch import WORK_MODE, ConversationModeTool
 from peargarden.workspace.seed import bundled
 
 if TYPE_CHECKING:
-    from .modes import BeatEnv, ModeSetup
+    from peargarden.app.modes import BeatEnv, ModeSetup
 
 __all__ = ["WORK_MODE", "authoring_prompt", "install_work_mode", "role_play_setup", "work_setup"]
 
@@ -43,7 +43,7 @@ def authoring_prompt(env: BeatEnv) -> str:
 
 
 def _mode_entry_type() -> str:
-    from .modes import MODE_ENTRY_TYPE
+    from peargarden.app.modes import MODE_ENTRY_TYPE
 
     return MODE_ENTRY_TYPE
 
@@ -69,7 +69,7 @@ def role_play_setup(inner: ModeSetup, *, switch: bool) -> ModeSetup:
 
 def install_work_mode() -> None:
     """Register ``work`` and wrap the role-play modes (idempotent)."""
-    from .modes import MODE_TAGS, MODES
+    from peargarden.app.modes import MODE_TAGS, MODES
 
     for name in ROLE_PLAY_MODES:
         inner = MODES.get(name)

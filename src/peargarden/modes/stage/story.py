@@ -15,7 +15,7 @@ from peargarden.sessions.context import ContextMessage
 from peargarden.stage import StageRequest, Turn, assemble_beat
 from peargarden.stage.memory.view import StoryView, budget_messages, drop_covered
 
-from .stage_materials import StageMaterials
+from .materials import StageMaterials
 
 __all__ = ["StorySource", "story_history", "story_request"]
 

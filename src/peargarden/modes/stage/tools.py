@@ -22,13 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from peargarden.agent.tools import AccessClass, Tool, ToolContext, ToolResult
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.stage.ask import HANDED_OVER, parse_ask
 from peargarden.stage.draft import DraftSheet
-from peargarden.workspace import atomic
-from peargarden.workspace.cards import CardFolder
-from peargarden.workspace.home import Home
-from peargarden.worldinfo.stage_book import (
+from peargarden.stage.lore.book import (
     SUPPLEMENT_UID_START,
     add_book_entry,
     delete_book_entry,
@@ -37,12 +35,14 @@ from peargarden.worldinfo.stage_book import (
     new_supplement_book,
     update_book_entry,
 )
-from peargarden.worldinfo.stage_gate import check_write_gate
-from peargarden.worldinfo.stage_lore import LoreEntry, fingerprint
-from peargarden.worldinfo.stage_search import STAGE_SEARCH_LIMIT, format_search_hits, search_entries
+from peargarden.stage.lore.entries import LoreEntry, fingerprint
+from peargarden.stage.lore.gate import check_write_gate
+from peargarden.stage.lore.search import STAGE_SEARCH_LIMIT, format_search_hits, search_entries
+from peargarden.workspace import atomic
+from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.home import Home
 
-from . import stage_materials as sm
-from .tools import AccessClass, Tool, ToolContext, ToolResult
+from . import materials as sm
 
 __all__ = [
     "LORE_TOOL_NAMES",

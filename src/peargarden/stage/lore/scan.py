@@ -24,7 +24,7 @@ from typing import Literal
 
 import ahocorasick
 
-from .stage_lore import LoreEntry
+from .entries import LoreEntry
 
 __all__ = ["DEFAULT_MAX_HITS", "DEFAULT_SCAN_DEPTH", "KeywordScanner", "ShortKeyRule", "scan_window"]
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from peargarden.agent.tools import Tool, ToolContext, ToolResult
 from peargarden.errors import NotFound
-from peargarden.workspace.card_project import MANIFEST, CardProject
+from peargarden.modes.work.project import MANIFEST, CardProject
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.home import AUTHORING_DIR, Home
-
-from .tools import Tool, ToolContext, ToolResult
 
 ACTIONS = ("list", "expand", "check", "apply", "undo")
 

@@ -11,8 +11,8 @@ import json
 import time
 from pathlib import Path
 
-from . import atomic
-from ._vault_scan import FileSignature
+from .. import atomic
+from ._scan import FileSignature
 
 _VERSION = 1
 RACY_WINDOW_NS = 2_000_000_000

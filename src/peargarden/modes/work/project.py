@@ -24,11 +24,10 @@ from typing import Any
 from peargarden.authoring import Problem, Slot, card_slots, check_regex, check_script, get_at, set_at
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats import Card, card_to_charx, card_to_json, card_to_png, read_card
-
-from . import atomic
-from .cards import CardFolder
-from .home import AUTHORING_DIR
-from .inputs import read_input
+from peargarden.workspace import atomic
+from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.home import AUTHORING_DIR
+from peargarden.workspace.inputs import read_input
 
 MANIFEST = "manifest.json"
 

@@ -48,8 +48,7 @@ from peargarden.stage.memory.view import StoryView
 from peargarden.text.tokens import EstimateCounter, TextCounter, counter_for_model
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
-
-from .chat_store import ChatFile
+from peargarden.workspace.chats import ChatFile
 
 __all__ = [
     "MEMORY_DIR",
@@ -378,7 +377,7 @@ def session_names(session: Any) -> tuple[str, str]:
 
 def session_side_call(session: Any, cancel: threading.Event | None = None) -> SideCall:
     """The side connection of *session*: ``side_model`` from config.toml, else the chat's own model."""
-    from .stored_keys import with_stored_key
+    from peargarden.app.stored_keys import with_stored_key
 
     # A key typed into the web's settings page serves the side connection too.
     settings = with_stored_key(session.app.home, session.settings)
@@ -477,7 +476,7 @@ def session_story_view(session: Any) -> StoryView:
 
 def story_memory_on(app: Any, settings: Any) -> bool:
     """Whether chats of *app* keep story memory (see ``PearApp.story_memory``)."""
-    from .connections import resolve_provider
+    from peargarden.app.connections import resolve_provider
 
     if app.story_memory is not None:
         return bool(app.story_memory)

@@ -28,16 +28,17 @@ from typing import Any
 
 from peargarden.errors import BadInput, ConflictError, FormatError, NotFound
 
-from . import atomic, locking
-from ._vault_background import (
+from .. import atomic, locking
+from ..home import Home
+from ._background import (
     BackgroundSnapshots,
     PeriodicSnapshots,
     SnapshotDebouncer,
     start_background_snapshots,
 )
-from ._vault_scan import FileSignature, leaf_dirs, parent_dirs, walk_tree
-from ._vault_statcache import StatCache
-from ._vault_store import (
+from ._scan import FileSignature, leaf_dirs, parent_dirs, walk_tree
+from ._statcache import StatCache
+from ._store import (
     FileEntry,
     Manifest,
     ManifestStore,
@@ -45,7 +46,6 @@ from ._vault_store import (
     snapshot_id_from_key,
     snapshot_sort_key,
 )
-from .home import Home
 
 Clock = Callable[[], datetime]
 

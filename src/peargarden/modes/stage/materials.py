@@ -24,12 +24,12 @@ from typing import Any
 from peargarden.errors import BadInput, NotFound
 from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, card_from_data
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
+from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import Settings, load_settings, parse_settings
 from peargarden.workspace.home import SUPPLEMENT_BOOK_FILE, Home
 from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
-from peargarden.worldinfo.stage_lore import LoreEntry, entries_from_book, merge_books
 
 __all__ = [
     "AGENTS_FILE",

@@ -20,10 +20,9 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
+from peargarden.app.modes import BeatEnv
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
-
-from .modes import BeatEnv
 
 # Body fields of SillyTavern's request that are sampler settings (sent as given when not None).
 _SAMPLER_KEYS = (

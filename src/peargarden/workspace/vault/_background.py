@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 from peargarden.errors import PearError
 
-from . import atomic
-from .home import Home
+from .. import atomic
+from ..home import Home
 
 if TYPE_CHECKING:  # vault.py re-exports this module, so the import goes one way at run time
-    from .vault import Clock, SnapshotInfo, Vault
+    from . import Clock, SnapshotInfo, Vault
 
 log = logging.getLogger("peargarden.vault")
 
@@ -268,7 +268,7 @@ def start_background_snapshots(
     Keep the returned object and call ``stop()`` on shutdown.  Writes through ``workspace.atomic``
     are noticed by themselves; call ``notify_write()`` after writes made any other way (bash tool).
     """
-    from .vault import Vault, local_now
+    from . import Vault, local_now
 
     vault = Vault(home, clock=clock or local_now)
     background = BackgroundSnapshots(

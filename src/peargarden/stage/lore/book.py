@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .stage_lore import fingerprint
+from .entries import fingerprint
 
 __all__ = [
     "SUPPLEMENT_UID_START",

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.authoring.segments import (
     MODE_SWITCH_TOOL,
     PERIPHERAL_TAG,
@@ -27,8 +28,6 @@ from peargarden.authoring.segments import (
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage.history import story_turns
-
-from .loop import BeatInput, BuiltRequest, RequestBuilder
 
 __all__ = [
     "as_message",
