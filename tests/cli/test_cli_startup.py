@@ -17,7 +17,8 @@ import pytest
 
 import peargarden.cli
 from peargarden.cli import main
-from peargarden.cli._commands import COMMANDS, load_command
+from peargarden.cli._app import load_command
+from peargarden.cli._commands import COMMANDS
 
 # Our dependencies that a listing or the help text never needs (the import names).
 HEAVY = (

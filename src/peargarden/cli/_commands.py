@@ -1,10 +1,10 @@
-"""The table of ``pear`` commands, and the root group that imports a command's module only when it runs.
+"""The table of ``pear`` commands: which module defines each one, and the line ``pear --help`` shows.
 
 Importing every command module up front made each ``pear`` invocation pay for the whole program (the
 chat loop, the web server, tree-sitter, jsonschema, tiktoken, Pillow…): about 600 modules before
-``pear --help`` printed a line.  So the root lists its commands from :data:`COMMANDS` and imports
-``cli/<module>.py`` the first time that command is resolved; ``pear --help`` prints the summaries
-written here and imports no command module at all.
+``pear --help`` printed a line.  So the root group (:class:`._app.LazyCommands`) lists its commands
+from :data:`COMMANDS` and imports ``cli/<module>.py`` the first time that command is resolved;
+``pear --help`` prints the summaries written here and imports no command module at all.
 
 Each command module still defines its command on the root ``app`` of :mod:`._app` (``@app.command``
 or ``app.add_typer``); the table only says where to find it.  ``tests/cli/test_cli_startup.py``
@@ -14,12 +14,7 @@ and that each summary is the command's own short help, so the table cannot drift
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import Any
-
-import typer
-from typer.core import TyperGroup
 
 
 @dataclass(frozen=True)
@@ -58,37 +53,3 @@ COMMANDS: dict[str, CommandEntry] = {
         "vault_cmd", "资产保险库：整个数据文件夹的快照（世界书、预设、人设、技能、每张卡和对话）。"
     ),
 }
-
-
-def load_command(name: str) -> Any:
-    """Import the module of ``name`` and return its click command (a group for a sub-app).
-
-    The module registers the command on the root ``app`` as it is imported; converting the root again
-    (typer's public :func:`typer.main.get_command`) yields it as click sees it, with the shared options.
-    """
-    from ._app import app
-
-    importlib.import_module(f"{__package__}.{COMMANDS[name].module}")
-    root = typer.main.get_command(app)
-    assert isinstance(root, TyperGroup)
-    command = root.commands.get(name)
-    if command is None:
-        raise LookupError(f"peargarden.cli.{COMMANDS[name].module} does not define the command {name!r}")
-    return command
-
-
-class LazyCommands(TyperGroup):
-    """The root group: commands come from :data:`COMMANDS`, each imported on first use."""
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
-            self.commands[cmd_name] = load_command(cmd_name)
-        return self.commands.get(cmd_name)
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        # click's own listing would resolve (import) every command to read its help.
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, entry.summary) for name, entry in COMMANDS.items()])

@@ -8,13 +8,13 @@ from typing import Any
 
 import typer
 
-from peargarden.app.chat_store import ChatFile, list_chats
 from peargarden.errors import NotFound
 from peargarden.formats import TavernChat, TavernMessage, write_chat_jsonl
 from peargarden.sessions import ops
 from peargarden.sessions.sillytavern import export_chat
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, open_card
+from peargarden.workspace.chats import ChatFile, list_chats
 
 from ._app import app, state
 
