@@ -142,15 +142,9 @@ def _card_context(card_name: str) -> tuple[Any, Any, dict[str, Any]]:
 
 
 def _read_preset(home: Any, name: str) -> dict[str, Any]:
-    from peargarden.formats.presets import read_preset
-    from peargarden.workspace.inputs import read_input
-    from peargarden.workspace.library import lorebook_name
+    from peargarden.modes.tavern.sources import read_named_preset
 
-    path = home.presets_dir / f"{lorebook_name(name)}.json"
-    if not path.is_file():
-        raise NotFound(f"预设库里没有「{name}」（no such preset）")
-    preset = read_preset(read_input(path), str(path))
-    return dict(preset)
+    return read_named_preset(home, name)
 
 
 @tavern_app.command("assemble")
@@ -164,12 +158,12 @@ def assemble_cmd(
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
     from peargarden.formats import card_to_object
+    from peargarden.modes.tavern.sources import card_worlds
     from peargarden.tavern.assemble import generate
     from peargarden.tavern.controls import user_state
     from peargarden.tavern.replay import _user_message
     from peargarden.tavern.request import request_body
     from peargarden.text.tokens import counter_for_model
-    from peargarden.workspace.library import read_library_lorebook
 
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
@@ -182,21 +176,7 @@ def assemble_cmd(
     preset_data = _read_preset(home, preset_name) if preset_name else None
     loaded = folder.load_card()
     card_obj = card_to_object(loaded, "v2")
-    worlds: dict[str, dict[str, Any]] = {}
-    books: list[str] = []
-    for name in settings.lorebooks:
-        worlds[name] = read_library_lorebook(home, name)
-        books.append(name)
-    if folder.supplement_book_file.is_file():
-        worlds["补充设定集"] = _read_json(folder.supplement_book_file)
-        books.append("补充设定集")
-    embedded = loaded.data.get("character_book")
-    if isinstance(embedded, dict) and embedded.get("entries"):
-        from peargarden.worldinfo.sources import character_book_to_world
-
-        name, world = character_book_to_world(embedded, loaded.name, editor_resave=False)
-        worlds.setdefault(name, world)
-        books.insert(0, name)
+    worlds, books = card_worlds(home, folder, settings, loaded)
     chat_lines = None
     if chat:
         from peargarden.sessions.sillytavern import export_chat
@@ -263,10 +243,10 @@ def set_cmd(
     preset_data = None
     preset_path = None
     if preset is not None and (key in ("context", "response", "order") or key.startswith("prompt.")):
-        from peargarden.workspace.library import lorebook_name
+        from peargarden.modes.tavern.sources import preset_file
 
         preset_data = _read_preset(home, preset)
-        preset_path = home.presets_dir / f"{lorebook_name(preset)}.json"
+        preset_path = preset_file(home, preset)
     if card is None and preset_data is None:
         raise BadInput(f"需要 --card（或对预设设置用 --preset）；可用的设置：{KEYS_HELP}")
     folder = None
