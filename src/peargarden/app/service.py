@@ -262,6 +262,8 @@ class Preview:
     request: ChatRequest
     tools: list[Tool]
     warnings: list[str]
+    # What the mode's builder shows besides the request (tavern: SillyTavern's "body" and "assembly").
+    inspect: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -312,7 +314,7 @@ class ChatSession:
         request = built.request
         request.thinking = self.env.thinking  # as the loop sets them on every request it sends
         request.model = request.model or self.resolved.model
-        return Preview(name, request, tools, list(built.warnings))
+        return Preview(name, request, tools, list(built.warnings), dict(built.inspect))
 
     def _customs(self) -> list[dict[str, Any]]:
         """The branch's custom entries as a builder sees them (``BeatInput.custom_entries``)."""

@@ -167,6 +167,11 @@ def assemble_cmd(
 
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
+    if chat:
+        if preset is not None:
+            raise BadInput("--chat 显示这段对话下一拍真正发送的请求（用卡的预设），不能再加 --preset")
+        _print_assembly(*_chat_preview(card, chat, message or ""), ledger=ledger)
+        return
     home, folder, ctx = _card_context(card)
     settings = ctx["settings"]
     card_json: dict[str, Any] = ctx["card_json"]
@@ -177,13 +182,6 @@ def assemble_cmd(
     loaded = folder.load_card()
     card_obj = card_to_object(loaded, "v2")
     worlds, books = card_worlds(home, folder, settings, loaded)
-    chat_lines = None
-    if chat:
-        from peargarden.sessions.sillytavern import export_chat
-        from peargarden.workspace.chats import ChatFile
-
-        chat_file = ChatFile.open(folder.chats_dir, chat)
-        chat_lines = export_chat(chat_file.tree, chat_file.header, settings.user_name, loaded.name)
     model = str((preset_data or {}).get("custom_model") or settings.model.model or "")
     counter = counter_for_model(model, default=None) if model else counter_for_model("gpt-3.5-turbo")
     power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
@@ -193,8 +191,8 @@ def assemble_cmd(
         card_obj,
         tavern={**tavern, "power_user": power_user},
         preset=preset_data,
-        chat_lines=chat_lines,
-        chat_id=chat,
+        chat_lines=None,
+        chat_id=None,
         worlds=worlds,
         character_books=books,
         user_name=settings.user_name,
@@ -207,12 +205,27 @@ def assemble_cmd(
     if message:
         state_.chat.append(_user_message(state_, message))
     result = generate(state_, "normal", dry_run=True)
-    for warning in dict.fromkeys(result.warnings):
+    body = request_body(state_.oai, result.messages, "normal")
+    _print_assembly(body, result, list(dict.fromkeys(result.warnings)), ledger=ledger)
+
+
+def _chat_preview(card: str, chat: str, message: str) -> tuple[dict[str, Any], Any, list[str]]:
+    """The next tavern beat of *chat* exactly as ``pear chat`` would send it (the service's preview)."""
+    from peargarden.app.service import ChatOptions, PearApp
+
+    from ._app import state
+
+    preview = PearApp(state.home).open_chat(card, chat, ChatOptions(mode="tavern")).preview("tavern", message)
+    return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
+
+
+def _print_assembly(body: dict[str, Any], assembly: Any, warnings: list[str], *, ledger: bool) -> None:
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if ledger:
-        print(format_ledger(result))
+        print(format_ledger(assembly))
     else:
-        print(json.dumps(request_body(state_.oai, result.messages, "normal"), ensure_ascii=False, indent=2))
+        print(json.dumps(body, ensure_ascii=False, indent=2))
 
 
 @tavern_app.command("set")

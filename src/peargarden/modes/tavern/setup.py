@@ -168,7 +168,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         customs: list[tuple[str, Any]] = []
         if state.chat_metadata != metadata:
             customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))
-        return BuiltRequest(request, list(dict.fromkeys(result.warnings)), customs)
+        return BuiltRequest(request, list(dict.fromkeys(result.warnings)), customs, {"body": body, "assembly": result})
 
     return build
 
