@@ -111,11 +111,16 @@ def format_ledger(assembly: Any) -> str:
 def replay_cmd(
     case_dir: Path = typer.Argument(..., help="Oracle case folder (settings.json, card.json, preset.json, …)."),
     ledger: bool = typer.Option(False, "--ledger", help="Print the ledger table instead of the request body."),
+    st_version: str | None = typer.Option(
+        None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: the case's settings.json)."
+    ),
 ) -> None:
     """Replay an oracle case's steps and print the request body of the last generation."""
     from peargarden.tavern.replay import replay
+    from peargarden.tavern.version import normalize_version
 
-    result = replay(load_case(case_dir))
+    version = normalize_version(st_version, source="--st-version") if st_version else None
+    result = replay(load_case(case_dir), version=version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if result.body is None or result.assembly is None:
@@ -155,6 +160,9 @@ def assemble_cmd(
     message: str | None = typer.Option(None, "--message", help="A new user message to send first."),
     as_json: bool = typer.Option(False, "--json", help="Print the request body as JSON (the default)."),
     ledger: bool = typer.Option(False, "--ledger", help="Print the ledger table instead."),
+    st_version: str | None = typer.Option(
+        None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: st_version of the settings)."
+    ),
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
     from peargarden.formats import card_to_object
@@ -163,17 +171,21 @@ def assemble_cmd(
     from peargarden.tavern.controls import user_state
     from peargarden.tavern.replay import _user_message
     from peargarden.tavern.request import request_body
+    from peargarden.tavern.version import normalize_version
     from peargarden.text.tokens import counter_for_model
 
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
     if chat:
-        if preset is not None:
-            raise BadInput("--chat 显示这段对话下一拍真正发送的请求（用卡的预设），不能再加 --preset")
+        if preset is not None or st_version is not None:
+            raise BadInput(
+                "--chat 显示这段对话下一拍真正发送的请求（用卡的预设和版本），不能再加 --preset 或 --st-version"
+            )
         _print_assembly(*_chat_preview(card, chat, message or ""), ledger=ledger)
         return
     home, folder, ctx = _card_context(card)
     settings = ctx["settings"]
+    version = normalize_version(st_version or settings.st_version, source="--st-version")
     card_json: dict[str, Any] = ctx["card_json"]
     stored = card_json.get("tavern")
     tavern: dict[str, Any] = stored if isinstance(stored, dict) else {}
@@ -197,6 +209,7 @@ def assemble_cmd(
         character_books=books,
         user_name=settings.user_name,
         counter=counter,
+        version=version,
     )
     if not state_.chat:
         from peargarden.tavern.replay import start_new_chat
@@ -205,7 +218,7 @@ def assemble_cmd(
     if message:
         state_.chat.append(_user_message(state_, message))
     result = generate(state_, "normal", dry_run=True)
-    body = request_body(state_.oai, result.messages, "normal")
+    body = request_body(state_.oai, result.messages, "normal", omit_empty_bias=state_.compat.omit_empty_logit_bias)
     _print_assembly(body, result, list(dict.fromkeys(result.warnings)), ledger=ledger)
 
 

@@ -21,18 +21,15 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
-from peargarden.app.service import chat_mode
 from peargarden.errors import BadInput, NotFound
+from peargarden.modes.stage.memory import story_settings
 
-from .chat_hub import ChatHub, OpenChat
+from .chat_hub import OpenChat
+from .chat_view import context_fill, message_chrome, message_html
+from .deps import hub_of
 from .display import card_display_scripts, display_texts
 
 router = APIRouter(prefix="/api")
-
-
-def hub_of(request: Request) -> ChatHub:
-    hub: ChatHub = request.app.state.hub
-    return hub
 
 
 _TAGS = re.compile(r"<script[\s\S]*?</script>|<style[\s\S]*?</style>|<[^>]*>", re.IGNORECASE)
@@ -53,11 +50,17 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         view.persona,
         view.char_name,
     )
+    user, char = view.persona, view.char_name
+    chrome = message_chrome(chat, user, char)
+    budget = story_settings(chat.session.app.home.config_file, chat.session.card).context_tokens
     messages = []
     for index, entry in enumerate(entries):
         msg = entry.message
+        text = shown[index] or str(msg.get("content") or "")
         messages.append(
             {
+                **chrome[index],
+                "html": message_html(text) if text else "",
                 "index": index,
                 "id": entry.id,
                 "role": str(msg.get("role", "")),
@@ -106,21 +109,14 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "warnings": [*view.warnings, *chat.warnings],
         "model": view.model,
         "persona": view.persona,
+        "char": char,
+        "context": context_fill(chat, budget),
     }
 
 
 class NewChat(BaseModel):
     mode: str | None = None
     persona: str | None = None
-
-
-@router.get("/chats/{card}")
-def list_chats(request: Request, card: str) -> list[dict[str, Any]]:
-    service = hub_of(request).service(card)
-    return [
-        {"chat_id": chat.chat_id, "mode": chat_mode(chat), "messages": len(chat.tree.messages())}
-        for chat in service.list_chats(card)
-    ]
 
 
 @router.post("/chats/{card}")

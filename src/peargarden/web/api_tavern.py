@@ -22,8 +22,7 @@ from peargarden.tavern.state import apply_preset, effective_settings
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import load_settings
 
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 

@@ -9,10 +9,13 @@ the HTTP response that started it streams its events, and approval prompts wait 
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from peargarden.agent.approvals import Approver
@@ -25,6 +28,9 @@ from peargarden.providers.base import ChatRequest, StreamEvent
 from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
+
+from . import beat_log
+from .beat_log import BeatRecord
 
 KEEP_BEATS = 10
 
@@ -84,6 +90,8 @@ class OpenChat:
     warnings: list[str] = field(default_factory=list)
     # (mtime, size) of the session file when last read: another program (pear chat) may write it too.
     seen: tuple[int, int] | None = None
+    # The last beats as recorded on disk (beat_log.py): the inspector's requests, generation times.
+    beats: list[BeatRecord] = field(default_factory=list)
 
     def _stat(self) -> tuple[int, int] | None:
         try:
@@ -112,6 +120,8 @@ class ActiveBeat:
     chat: OpenChat
     runner: BeatRunner
     prompts: dict[str, ApprovalPrompt] = field(default_factory=dict)
+    before: set[str] = field(default_factory=set)  # entry ids that existed when the beat began
+    started: float = field(default_factory=time.time)
 
 
 BeatStart = Callable[[Approver, threading.Event], "Iterator[AgentEvent] | None"]
@@ -151,6 +161,11 @@ class ChatHub:
             return found
         return self._keep(card, self.service(card).open_chat(card, chat_id))
 
+    def forget(self, card: str, chat_id: str) -> None:
+        """Drop an open chat (its folder was deleted)."""
+        with self._guard:
+            self._chats.pop((card, chat_id), None)
+
     def card_changed(self, card: str) -> None:
         """*card*'s file was rewritten: its open chats show and use the new card from now on."""
         with self._guard:
@@ -163,7 +178,10 @@ class ChatHub:
         if isinstance(provider, RecordingProvider):  # the inspector sees the story requests too
             session.wrap_side_provider = provider.tee
         with self._guard:
-            return self._chats.setdefault((card, session.chat_id), OpenChat(session))
+            found = self._chats.get((card, session.chat_id))
+            if found is None:
+                found = self._chats[(card, session.chat_id)] = OpenChat(session, beats=beat_log.load(session.chat.path))
+            return found
 
     # -- beats -------------------------------------------------------------------------------------
 
@@ -178,7 +196,8 @@ class ChatHub:
 
         if chat.recorder is not None:
             chat.recorder.begin_beat()
-        beat = ActiveBeat(secrets.token_hex(6), chat, BeatRunner(begin, cancel))
+        before = {entry.id for entry in chat.session.chat.tree}
+        beat = ActiveBeat(secrets.token_hex(6), chat, BeatRunner(begin, cancel), before=before)
         with self._guard:
             self._beats[beat.id] = beat
         return beat
@@ -226,6 +245,23 @@ class ChatHub:
                 while beat.runner.next_item() is not None:
                     pass
             beat.chat.warnings = warnings
+            with contextlib.suppress(OSError):  # a convenience: a full disk must not break the chat
+                self._record(beat, warnings)
             with self._guard:
                 self._beats.pop(beat.id, None)
             beat.chat.lock.release()
+
+    def _record(self, beat: ActiveBeat, warnings: list[str]) -> None:
+        """Keep the finished beat in the chat's beat log (memory and ``web-beats.json``)."""
+        from .request_ledger import ledger
+
+        chat = beat.chat
+        recorder = chat.recorder
+        requests = recorder.beats[-1] if recorder is not None and recorder.beats else []
+        model = chat.session.resolved.model
+        written = [e.id for e in chat.session.chat.tree if e.id not in beat.before]
+        started = datetime.fromtimestamp(beat.started, UTC).isoformat(timespec="milliseconds")
+        record = BeatRecord(started, round(time.time() - beat.started, 2), written,
+                            [ledger(r, model) for r in requests], warnings)  # fmt: skip
+        chat.beats = [*chat.beats, record][-beat_log.KEEP :]
+        beat_log.save(chat.session.chat.path, chat.beats)

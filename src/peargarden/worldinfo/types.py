@@ -27,6 +27,7 @@ class Position(IntEnum):
     AT_DEPTH = 4  # in the chat at ``depth`` with ``role``
     EM_TOP = 5  # before the example messages
     EM_BOTTOM = 6  # after the example messages
+    OUTLET = 7  # 1.18: kept under ``outletName``, read by the ``{{outlet::name}}`` macro
 
 
 class SelectiveLogic(IntEnum):
@@ -203,6 +204,7 @@ class WorldInfoResult:
     an_bottom: tuple[str, ...] = ()
     examples: tuple[ExampleInjection, ...] = ()
     depth: tuple[DepthInjection, ...] = ()
+    outlets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # 1.18 outlet name → texts
     activated: tuple[ActivatedEntry, ...] = ()
     timed_world_info: Mapping[str, JSONValue] = field(default_factory=dict)
     budget: int = 0

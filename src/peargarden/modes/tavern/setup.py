@@ -151,6 +151,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             user_name=env.user_name,
             counter=counter,
             lorebooks=lorebooks,
+            version=env.settings.st_version,
         )
         if not state.chat:
             start_new_chat(state)
@@ -160,7 +161,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         # A real generation, not ST's dry run: timed world info runs and is recorded, and
         # squash_system_messages applies, exactly as SillyTavern sends the request.
         result = generate(state, gen_type)
-        body = request_body(state.oai, result.messages, gen_type)
+        body = request_body(state.oai, result.messages, gen_type, omit_empty_bias=state.compat.omit_empty_logit_bias)
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
