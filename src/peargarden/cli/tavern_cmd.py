@@ -18,12 +18,9 @@ app.add_typer(tavern_app, name="tavern")
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=path) from None
-    except OSError as error:
-        raise BadInput(f"无法读取：{error.strerror}", path=path) from None
+    from peargarden.workspace.inputs import read_json
+
+    return read_json(path)
 
 
 def _read_jsonl(path: Path) -> list[Any]:

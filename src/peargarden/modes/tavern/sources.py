@@ -8,19 +8,18 @@ card's supplement book ``补充设定集.json``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, FormatError, NotFound
+from peargarden.errors import NotFound
 from peargarden.formats import Card
 from peargarden.formats.presets import read_preset
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
-from peargarden.workspace.inputs import read_input
+from peargarden.workspace.inputs import read_input, read_json
 from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
 
 SUPPLEMENT_WORLD = "补充设定集"
@@ -31,15 +30,6 @@ Keeper = Callable[[str, Path | None, Callable[[], Any]], Any]
 
 def _fresh(_key: str, _path: Path | None, read: Callable[[], Any]) -> Any:
     return read()
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=path) from None
-    except OSError as error:
-        raise BadInput(f"无法读取：{error.strerror}", path=path) from None
 
 
 def card_worlds(
@@ -53,7 +43,7 @@ def card_worlds(
         books.append(name)
     supplement = folder.supplement_book_file
     if supplement.is_file():
-        value = kept("supplement", supplement, partial(_read_json, supplement))
+        value = kept("supplement", supplement, partial(read_json, supplement))
         if isinstance(value, dict):
             worlds[SUPPLEMENT_WORLD] = value
             books.append(SUPPLEMENT_WORLD)
