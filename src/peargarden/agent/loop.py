@@ -97,7 +97,7 @@ class BeatSettings:
     builder: RequestBuilder
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     thinking: ThinkingLevel = "off"
-    mode: Mode = "stage"
+    mode: Mode = ""
     kind: BeatKind = "send"
     model: str = ""
     max_rounds: int = MAX_ROUNDS
