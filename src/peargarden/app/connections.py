@@ -20,6 +20,8 @@ class Connection:
     base_url: str = ""
     model: str = ""
     api_key_env: str = ""
+    # ``--local-model``: a GGUF path or an embedded model's name, run in-process.
+    local_model: str = ""
 
 
 @dataclass
@@ -38,12 +40,19 @@ def _openai(base_url: str, model: str, api_key_env: str, api_key: str = "", name
     return build_provider(spec)
 
 
-def _embedded() -> Provider:
-    """The embedded llama.cpp model (one per process, shared by every chat)."""
+def _embedded(local_model: str = "") -> Provider:
+    """The embedded llama.cpp model (one per process and GGUF, shared by every chat).
+
+    *local_model* (``--local-model`` or ``[model] local_path``) is a GGUF path or an embedded
+    model's name; its header is checked here, so a wrong file is one line before any chat starts.
+    """
     try:
         from peargarden.providers.registry import embedded_provider
 
-        return embedded_provider()
+        provider = embedded_provider(local_model)
+        if local_model:
+            provider.traits()
+        return provider
     except ImportError:
         raise ProviderError(
             "内置本地模型不可用：请安装可选组件（pip install -e '.[local]'），或用 --base-url/--model 指定一个模型服务"
@@ -52,11 +61,13 @@ def _embedded() -> Provider:
 
 def resolve_provider(settings: Settings, override: Connection | None = None) -> ResolvedProvider:
     main = settings.main()
+    if override is not None and override.local_model:
+        return ResolvedProvider(_embedded(override.local_model), "", True, "off")
     if override is not None and override.base_url:
         model = override.model or (main.model if main.provider != LOCAL else "")
         return ResolvedProvider(_openai(override.base_url, model, override.api_key_env), model, False, main.thinking)
     if main.provider == LOCAL:
-        return ResolvedProvider(_embedded(), "", True, "off")
+        return ResolvedProvider(_embedded(main.local_path), "", True, "off")
     conn = settings.provider_settings(main.provider)
     assert conn is not None
     model = (override.model if override and override.model else "") or main.model
