@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from peargarden.errors import ProviderError
+from peargarden.errors import PearError, ProviderError
 from peargarden.providers.base import Provider
 from peargarden.workspace.config import Settings
 
@@ -31,6 +31,8 @@ class ResolvedProvider:
     embedded: bool
     # The thinking level config.toml asks for (before the embedded model forces "off").
     thinking: str = "medium"
+    # A local model under a few billion parameters (read from its GGUF header).
+    small_model: bool = False
 
 
 def _openai(base_url: str, model: str, api_key_env: str, api_key: str = "", name: str = "") -> Provider:
@@ -59,15 +61,26 @@ def _embedded(local_model: str = "") -> Provider:
         ) from None
 
 
+def _local(local_model: str) -> ResolvedProvider:
+    provider = _embedded(local_model)
+    traits = getattr(provider, "traits", None)
+    try:
+        small = bool(traits().small) if traits is not None else True
+    except PearError:
+        # No model fetched yet: the beat reports that itself; every model we ship is small.
+        small = True
+    return ResolvedProvider(provider, "", True, "off", small)
+
+
 def resolve_provider(settings: Settings, override: Connection | None = None) -> ResolvedProvider:
     main = settings.main()
     if override is not None and override.local_model:
-        return ResolvedProvider(_embedded(override.local_model), "", True, "off")
+        return _local(override.local_model)
     if override is not None and override.base_url:
         model = override.model or (main.model if main.provider != LOCAL else "")
         return ResolvedProvider(_openai(override.base_url, model, override.api_key_env), model, False, main.thinking)
     if main.provider == LOCAL:
-        return ResolvedProvider(_embedded(main.local_path), "", True, "off")
+        return _local(main.local_path)
     conn = settings.provider_settings(main.provider)
     assert conn is not None
     model = (override.model if override and override.model else "") or main.model

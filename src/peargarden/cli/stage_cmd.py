@@ -30,6 +30,9 @@ def assemble_command(
         None, "--thinking", help="off|minimal|low|medium|high|xhigh (default: what a chat would use)."
     ),
     as_json: bool = typer.Option(False, "--json", help="JSON output (non-ASCII kept readable)."),
+    small: bool = typer.Option(
+        False, "--small", help="The small-model profile (what a chat on a small local model sends): no tools."
+    ),
 ) -> None:
     """Print the system prompt, the messages and the tools of one stage beat.
 
@@ -45,8 +48,14 @@ def assemble_command(
     if level not in _LEVELS:
         raise BadInput(f"--thinking 只能是 {'|'.join(_LEVELS)}，收到 {thinking!r}")
     history: list[Turn] = _chat_history(materials.folder.chats_dir, chat) if chat else greeting_turns(materials)
-    tools = stage_tools(StageToolEnv(home, materials.folder))
-    staged = assemble_for(materials, history, message, thinking=level, tool_names=[t.name for t in tools])
+    if small:
+        from peargarden.stage.compact import compact_beat
+
+        tools = []
+        staged = compact_beat(materials.card, materials.stage, materials.corpus, history, message)
+    else:
+        tools = stage_tools(StageToolEnv(home, materials.folder))
+        staged = assemble_for(materials, history, message, thinking=level, tool_names=[t.name for t in tools])
     warnings = [*staged.warnings, *materials.warnings]
     tool_specs = [t.spec().to_openai() for t in tools]
     if as_json:
