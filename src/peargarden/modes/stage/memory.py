@@ -483,7 +483,7 @@ def story_memory_on(app: Any, settings: Any) -> bool:
     from peargarden.workspace.config import LOCAL_PROVIDER
 
     if settings.side().provider == LOCAL_PROVIDER:
-        # The embedded 135M demo model cannot write the JSON patches and summaries; asking it would
+        # The small embedded models cannot write the JSON patches and summaries; asking them would
         # only add a second slow generation to every beat.
         return False
     return bool(settings.side_model.provider) or app.provider_factory is resolve_provider
