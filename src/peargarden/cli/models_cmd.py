@@ -8,9 +8,7 @@ import os
 
 import typer
 
-from peargarden.errors import BadInput
-from peargarden.providers.model_catalog import CATALOG, DEFAULT
-from peargarden.providers.model_fetch import fetch, installed_path
+from peargarden.app.local_models import embedded_models, fetch_embedded
 from peargarden.providers.registry import LOCAL, ConnectionSpec
 from peargarden.workspace.config import load_settings
 
@@ -87,25 +85,13 @@ def models_command(
 
 
 def _fetch(name: str) -> None:
-    model = CATALOG.get(name)
-    if model is None:
-        raise BadInput(f"没有名为 {name!r} 的内置模型（known: {', '.join(CATALOG)}）")
-    path = fetch(model, progress=lambda message: typer.echo(f"models: {message}", err=True))
+    path = fetch_embedded(name, progress=lambda message: typer.echo(f"models: {message}", err=True))
     typer.echo(str(path))
 
 
 def _list_embedded(as_json: bool) -> None:
     """The embedded models: key, what it is, whether it is fetched (the default marked)."""
-    rows = [
-        {
-            "name": model.key,
-            "model": model.display,
-            "default": model is DEFAULT,
-            "fetched": installed_path(model) is not None,
-            "license": model.license,
-        }
-        for model in CATALOG.values()
-    ]
+    rows = embedded_models()
     if as_json:
         payload = {"connection": "local", "base_url": "embedded", "models": [r["name"] for r in rows], "embedded": rows}
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
