@@ -196,6 +196,7 @@ class PearApp:
             thinking=thinking,
             embedded=resolved.embedded,
             chat_id=chat.chat_id,
+            small_model=resolved.small_model,
         )
         session = ChatSession(self, card, chat, settings, resolved, mode, env)
         session.start_mode = options.mode or _start_mode(settings, header)
