@@ -178,6 +178,17 @@ class ChatHub:
         with self._guard:
             self._chats.pop((card, chat_id), None)
 
+    def forget_card(self, card: str) -> None:
+        """Drop every open chat of *card* (its folder was deleted)."""
+        with self._guard:
+            for key in [key for key in self._chats if key[0] == card]:
+                del self._chats[key]
+
+    def busy(self, card: str) -> bool:
+        """Whether a beat is running on one of *card*'s chats."""
+        with self._guard:
+            return any(chat.lock.locked() for (name, _), chat in self._chats.items() if name == card)
+
     def card_changed(self, card: str) -> None:
         """*card*'s file was rewritten: its open chats show and use the new card from now on."""
         with self._guard:

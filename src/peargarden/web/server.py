@@ -114,6 +114,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     from . import (
+        api_card_files,
         api_cards,
         api_chat,
         api_chat_files,
@@ -128,8 +129,8 @@ def create_app(config: WebConfig) -> FastAPI:
         pages,
     )
 
-    routers = (api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio, api_presets,
-               api_personas, api_tavern, api_settings, pages)  # fmt: skip
+    routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
+               api_presets, api_personas, api_tavern, api_settings, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app
