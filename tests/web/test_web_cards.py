@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 from PIL import Image
-from web_harness import LiveServer, screenshot, wait_ready
+from web_harness import LiveServer, screenshot, screenshots, wait_ready
 
 from peargarden.formats import read_card
 from peargarden.workspace.home import Home
@@ -105,7 +105,7 @@ def test_duplicate_delete_and_undo(live_server: LiveServer, seeded_home: Home, p
     assert not seeded_home.card_dir("青梧").exists()
     with urllib.request.urlopen(f"{live_server.base_url}/api/cards", timeout=20) as response:
         assert "青梧" not in [c["folder"] for c in json.loads(response.read())]
-    screenshot(page, "cards-deleted")
+    screenshots(page, "cards-deleted")
     with page.expect_navigation():  # type: ignore[attr-defined]
         page.click("#card-undo")  # type: ignore[attr-defined]
     wait_ready(page)
