@@ -21,7 +21,6 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
-from peargarden.app.modes import MODES
 from peargarden.errors import BadInput, NotFound
 from peargarden.modes.stage.memory import story_settings
 
@@ -106,7 +105,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "card": session.card.folder,
         "chat_id": session.chat_id,
         "mode": session.mode,
-        "modes": list(MODES),
+        "modes": list(session.app.modes),
         "messages": messages,
         "swipe": {"position": position, "count": count},
         "tree": rows,

@@ -20,15 +20,13 @@ from typing import Any
 
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent
-from peargarden.app.connections import Connection, ResolvedProvider, resolve_provider
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
-from peargarden.app.stored_keys import with_stored_key
 from peargarden.errors import ConflictError, NotFound
 from peargarden.providers.base import ChatRequest, StreamEvent
 from peargarden.workspace.chats import ChatFile
-from peargarden.workspace.config import Settings, load_settings
+from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 
 from . import beat_log
@@ -82,15 +80,6 @@ class SideRecorder:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
-
-
-def recording_factory(home: Home) -> Callable[[Settings, Connection | None], ResolvedProvider]:
-    def factory(settings: Settings, connection: Connection | None) -> ResolvedProvider:
-        resolved = resolve_provider(with_stored_key(home, settings), connection)
-        resolved.provider = RecordingProvider(resolved.provider)
-        return resolved
-
-    return factory
 
 
 @dataclass
@@ -150,12 +139,11 @@ class ChatHub:
         sandbox = load_settings(self.home.config_file).sandbox
         return PearApp(
             self.home,
-            provider_factory=recording_factory(self.home),
+            wrap_provider=RecordingProvider,
             judge=make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes),
             record_card_grant=make_card_grant_recorder(self.home, card),
             # Story memory (scene notes, compaction) as `pear chat` has it: the hub resolves models
-            # the default way (config.toml, plus keys stored from the settings page), only recorded.
-            story_memory=True,
+            # the standard way (config.toml, plus keys stored from the settings page), only recorded.
         )
 
     def new_chat(self, card: str, mode: str | None = None, persona: str | None = None) -> OpenChat:

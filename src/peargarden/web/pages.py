@@ -79,3 +79,9 @@ def presets_page(request: Request, card: str) -> HTMLResponse:
 def tavern_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
     hub_of(request).chat(card, chat_id)
     return _page(request, "tavern.html", card=card, chat_id=chat_id)
+
+
+@router.get("/lore", response_class=HTMLResponse)
+def lore_page(request: Request) -> HTMLResponse:
+    """The lorebook editor (``?book=<name>`` or ``?supplement=<card>`` opens one book)."""
+    return _page(request, "lore.html")

@@ -103,10 +103,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     @app.exception_handler(PearError)
     async def pear_error(_request: Request, error: PearError) -> JSONResponse:
-        status = 404 if error.exit_code == 2 and type(error).__name__ == "NotFound" else 400
-        if type(error).__name__ == "ConflictError":
-            status = 409
-        return JSONResponse({"error": str(error)}, status_code=status)
+        return JSONResponse({"error": str(error)}, status_code=error.http_status)
 
     @app.get("/api/health")
     def health() -> dict[str, str]:
@@ -120,8 +117,10 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat_files,
         api_entries,
         api_inspect,
+        api_lore,
         api_personas,
         api_presets,
+        api_regex,
         api_settings,
         api_studio,
         api_tavern,
@@ -130,7 +129,7 @@ def create_app(config: WebConfig) -> FastAPI:
     )
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
-               api_presets, api_personas, api_tavern, api_settings, pages)  # fmt: skip
+               api_presets, api_personas, api_tavern, api_settings, api_lore, api_regex, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

@@ -141,6 +141,19 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
+def lorebook_mounts(home: Home) -> dict[str, list[str]]:
+    """Library book name → the cards that mount it (cards whose settings cannot be read are skipped)."""
+    found: dict[str, list[str]] = {}
+    for folder in list_cards(home):
+        try:
+            books = folder.lorebooks()
+        except PearError:
+            continue
+        for book in books:
+            found.setdefault(book, []).append(folder.folder)
+    return found
+
+
 def open_card(home: Home, name: str) -> CardFolder:
     """The card called *name*: its folder name, or the folder the name would be sanitised to."""
     wanted = name.strip()
