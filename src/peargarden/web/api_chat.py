@@ -21,8 +21,8 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
+from peargarden.app.chat_files import context_tokens
 from peargarden.errors import BadInput, NotFound
-from peargarden.modes.stage.memory import story_settings
 
 from .chat_hub import ChatHub, OpenChat
 from .chat_view import context_fill, message_chrome, message_html
@@ -114,7 +114,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "model": session.resolved.model,
         "persona": session.env.user_name,
         "char": char,
-        "context": context_fill(chat, story_settings(session.app.home.config_file, session.card).context_tokens),
+        "context": context_fill(chat, context_tokens(session.app.home, session.card)),
     }
 
 
