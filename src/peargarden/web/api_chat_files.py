@@ -13,8 +13,7 @@ from peargarden.app import chat_files
 from peargarden.app.service import chat_mode
 from peargarden.errors import ConflictError
 
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 

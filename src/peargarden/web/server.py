@@ -65,7 +65,7 @@ def create_app(config: WebConfig) -> FastAPI:
     app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
-    from .api_inspect import ledger
+    from .request_ledger import ledger
     from .chat_hub import ChatHub
 
     app.state.hub = ChatHub(config.home, ledger)
