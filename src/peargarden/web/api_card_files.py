@@ -16,8 +16,7 @@ from peargarden.app import card_files
 from peargarden.errors import BadInput, ConflictError
 
 from .api_cards import save_upload
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 
