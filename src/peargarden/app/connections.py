@@ -61,4 +61,9 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
     assert conn is not None
     model = (override.model if override and override.model else "") or main.model
     provider = _openai(conn.base_url, model, conn.api_key_env, conn.api_key, main.provider)
+    from peargarden.providers.sampled import SampledProvider
+
+    # Always wrapped (even with no values yet), so a change of the connection's samplers can reach
+    # chats that are already open.
+    provider = SampledProvider(provider, conn.sampler, main.provider)
     return ResolvedProvider(provider, model, False, main.thinking)

@@ -163,6 +163,10 @@ class ChatHub:
             return found
         return self._keep(card, self.service(card).open_chat(card, chat_id))
 
+    def open_sessions(self) -> list[ChatSession]:
+        with self._guard:
+            return [chat.session for chat in self._chats.values()]
+
     def card_changed(self, card: str) -> None:
         """*card*'s file was rewritten: its open chats show and use the new card from now on."""
         with self._guard:

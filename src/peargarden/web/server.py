@@ -116,6 +116,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_inspect,
         api_lore,
         api_personas,
+        api_preset_edit,
         api_presets,
         api_regex,
         api_settings,
@@ -126,7 +127,7 @@ def create_app(config: WebConfig) -> FastAPI:
     )
 
     routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets, api_personas,
-               api_tavern, api_settings, api_lore, api_regex, pages)  # fmt: skip
+               api_tavern, api_settings, api_lore, api_regex, api_preset_edit, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app
