@@ -8,6 +8,7 @@ next beat reads them again (tavern mode as SillyTavern would, stage mode through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,13 @@ def _write(path: Path, value: dict[str, Any], style: JsonStyle) -> None:
     write_json_file(path, value, style)
 
 
+def _change(request: Request, name: str, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    path = _path(request, name)
+    value, style = _read(path)
+    _write(path, edit(value), style)
+    return preset(request, name)
+
+
 @router.get("/preset/{name}")
 def preset(request: Request, name: str) -> dict[str, Any]:
     path = _path(request, name)
@@ -85,10 +93,7 @@ class PromptBody(BaseModel):
 @router.post("/preset/{name}/prompt")
 def edit_prompt(request: Request, name: str, body: PromptBody) -> dict[str, Any]:
     """One prompt's text (``content``), ``name`` or ``role``."""
-    path = _path(request, name)
-    value, style = _read(path)
-    _write(path, set_prompt(value, body.identifier, body.changes), style)
-    return preset(request, name)
+    return _change(request, name, lambda value: set_prompt(value, body.identifier, body.changes))
 
 
 class OrderBody(BaseModel):
@@ -98,10 +103,7 @@ class OrderBody(BaseModel):
 @router.post("/preset/{name}/order")
 def edit_order(request: Request, name: str, body: OrderBody) -> dict[str, Any]:
     """The prompt order and switches (the global Chat Completion order)."""
-    path = _path(request, name)
-    value, style = _read(path)
-    _write(path, set_order(value, body.order), style)
-    return preset(request, name)
+    return _change(request, name, lambda value: set_order(value, body.order))
 
 
 class SamplerBody(BaseModel):
@@ -110,10 +112,7 @@ class SamplerBody(BaseModel):
 
 @router.post("/preset/{name}/samplers")
 def edit_samplers(request: Request, name: str, body: SamplerBody) -> dict[str, Any]:
-    path = _path(request, name)
-    value, style = _read(path)
-    _write(path, set_samplers(value, body.values), style)
-    return preset(request, name)
+    return _change(request, name, lambda value: set_samplers(value, body.values))
 
 
 class UseBody(BaseModel):
