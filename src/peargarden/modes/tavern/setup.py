@@ -20,7 +20,7 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.app.modes import BeatEnv
+from peargarden.modes.base import BeatEnv
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 
@@ -188,6 +188,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             user_name=env.user_name,
             counter=counter,
             lorebooks=lorebooks,
+            version=env.settings.st_version,
         )
         if not state.chat:
             start_new_chat(state)
@@ -197,7 +198,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         # A real generation, not ST's dry run: timed world info runs and is recorded, and
         # squash_system_messages applies, exactly as SillyTavern sends the request.
         result = generate(state, gen_type)
-        body = request_body(state.oai, result.messages, gen_type)
+        body = request_body(state.oai, result.messages, gen_type, omit_empty_bias=state.compat.omit_empty_logit_bias)
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
