@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from peargarden.workspace.home import sanitize_name
+from peargarden.workspace.home import Home, sanitize_name
 
 # The custom entry a persona switch inside a chat records on the branch.
 PERSONA_ENTRY_TYPE = "persona"
@@ -71,3 +71,39 @@ def persona_files(personas_dir: Path, name: str) -> list[Path]:
 
 def persona_avatar(personas_dir: Path, name: str) -> Path | None:
     return next((p for p in persona_files(personas_dir, name) if p.suffix in AVATAR_SUFFIXES), None)
+
+
+def persona_names(personas_dir: Path) -> list[str]:
+    """The stems of the library's personas (a text file each; pictures alone do not count)."""
+    if not personas_dir.is_dir():
+        return []
+    return sorted({p.stem for p in personas_dir.iterdir() if p.suffix in (".json", ".md", ".txt") and p.is_file()})
+
+
+def save_persona(personas_dir: Path, name: str, description: str) -> None:
+    """``<name>.json`` (``{"name", "description"}``), written atomically."""
+    from peargarden.workspace import atomic
+
+    atomic.write_json(personas_dir / f"{sanitize_name(name)}.json", {"name": name, "description": description})
+
+
+def delete_persona(home: Home, name: str) -> dict[str, Any]:
+    """Remove a persona's files (text and picture); the vault keeps a snapshot first."""
+    from peargarden.workspace.vault import Vault
+
+    snapshot = Vault(home).snapshot(f"删除人设「{name}」之前") or Vault(home).latest()
+    removed = persona_files(home.personas_dir, name)
+    for path in removed:
+        path.unlink()
+    return {"deleted": name, "files": [p.name for p in removed], "snapshot": snapshot.id if snapshot else None}
+
+
+def save_avatar(personas_dir: Path, name: str, data: bytes, suffix: str) -> None:
+    """The persona's picture as ``<name><suffix>``, replacing one of another type."""
+    from peargarden.workspace import atomic
+
+    stem = sanitize_name(name)
+    atomic.write_bytes(personas_dir / f"{stem}{suffix}", data)
+    for other in AVATAR_SUFFIXES:
+        if other != suffix and (personas_dir / f"{stem}{other}").is_file():
+            (personas_dir / f"{stem}{other}").unlink()

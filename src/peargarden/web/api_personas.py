@@ -10,11 +10,20 @@ from fastapi import APIRouter, Request, UploadFile
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel
 
-from peargarden.app.personas import AVATAR_SUFFIXES, load_persona, persona_avatar, persona_files
+from peargarden.app.personas import (
+    delete_persona as delete_files,
+)
+from peargarden.app.personas import (
+    load_persona,
+    persona_avatar,
+    persona_names,
+    save_avatar,
+)
+from peargarden.app.personas import (
+    save_persona as save_text,
+)
 from peargarden.errors import BadInput, NotFound
-from peargarden.workspace import atomic
 from peargarden.workspace.home import sanitize_name
-from peargarden.workspace.vault import Vault
 
 from .api_chat import _idle, chat_state, hub_of
 from .deps import home_of
@@ -27,10 +36,7 @@ _MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".webp": "image/webp", ".gi
 
 
 def _names(request: Request) -> list[str]:
-    folder = home_of(request).personas_dir
-    if not folder.is_dir():
-        return []
-    return sorted({p.stem for p in folder.iterdir() if p.suffix in (".json", ".md", ".txt") and p.is_file()})
+    return persona_names(home_of(request).personas_dir)
 
 
 @router.get("/personas")
@@ -61,8 +67,8 @@ def _stem(name: str) -> str:
 def save_persona(request: Request, body: PersonaBody) -> dict[str, Any]:
     """Add a persona, or change the description of one (``library/personas/<name>.json``)."""
     name = body.name.strip()
-    path = home_of(request).personas_dir / f"{_stem(name)}.json"
-    atomic.write_json(path, {"name": name, "description": body.description.strip()})
+    _stem(name)  # a name with nothing usable in it is refused
+    save_text(home_of(request).personas_dir, name, body.description.strip())
     return {"name": name, "description": body.description.strip()}
 
 
@@ -77,13 +83,8 @@ def _existing(request: Request, name: str) -> str:
 def delete_persona(request: Request, name: str) -> dict[str, Any]:
     """Delete a persona and its picture; the vault keeps a snapshot first (restore it from /vault).
     Chats that played it keep its name."""
-    home = home_of(request)
-    stem = _existing(request, name)
-    snapshot = Vault(home).snapshot(f"删除人设「{name}」之前") or Vault(home).latest()
-    removed = persona_files(home.personas_dir, stem)
-    for path in removed:
-        path.unlink()
-    return {"deleted": name, "files": [p.name for p in removed], "snapshot": snapshot.id if snapshot else None}
+    _existing(request, name)
+    return delete_files(home_of(request), name)
 
 
 @router.get("/personas/{name}/avatar")
@@ -113,10 +114,7 @@ async def set_avatar(request: Request, name: str, file: UploadFile) -> dict[str,
     suffix = _image_suffix(bytes(data[:16]))
     if suffix is None:
         raise BadInput(f"不是 PNG / JPEG / WebP / GIF 图片：{file.filename}")
-    atomic.write_bytes(folder / f"{stem}{suffix}", bytes(data))
-    for other in AVATAR_SUFFIXES:
-        if other != suffix and (folder / f"{stem}{other}").is_file():
-            (folder / f"{stem}{other}").unlink()
+    save_avatar(folder, stem, bytes(data), suffix)
     return {"name": name, "avatar": f"/api/personas/{stem}/avatar"}
 
 
