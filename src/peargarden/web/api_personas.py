@@ -25,8 +25,8 @@ from peargarden.app.personas import (
 from peargarden.errors import BadInput, NotFound
 from peargarden.workspace.home import sanitize_name
 
-from .api_chat import _idle, chat_state, hub_of
-from .deps import home_of
+from .api_chat import _idle, chat_state
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 

@@ -12,8 +12,7 @@ from pydantic import BaseModel
 
 from peargarden.app import preset_files
 
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 

@@ -14,8 +14,7 @@ from pydantic import BaseModel
 from peargarden.app.card_regex import card_scripts, change_scripts
 from peargarden.formats.regex_edit import add_script, delete_script, update_script
 
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 
