@@ -163,6 +163,10 @@ class ChatHub:
             return found
         return self._keep(card, self.service(card).open_chat(card, chat_id))
 
+    def open_sessions(self) -> list[ChatSession]:
+        with self._guard:
+            return [chat.session for chat in self._chats.values()]
+
     def forget(self, card: str, chat_id: str) -> None:
         """Drop an open chat (its folder was deleted)."""
         with self._guard:

@@ -120,6 +120,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_inspect,
         api_lore,
         api_personas,
+        api_preset_edit,
         api_presets,
         api_regex,
         api_settings,
@@ -130,7 +131,8 @@ def create_app(config: WebConfig) -> FastAPI:
     )
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
-               api_presets, api_personas, api_tavern, api_settings, api_lore, api_regex, pages)  # fmt: skip
+               api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
+               pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app
