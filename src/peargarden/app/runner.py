@@ -43,6 +43,8 @@ class BeatRunner:
         self._start = start
         self._queue: queue.Queue[object] = queue.Queue()
         self._thread: threading.Thread | None = None
+        # The error that ended the beat, when it was one of ours (its exit code is the CLI's).
+        self.failure: PearError | None = None
 
     def stop(self) -> None:
         self.cancel.set()
@@ -60,6 +62,7 @@ class BeatRunner:
             for event in self._start(self._approver):
                 self._queue.put(event)
         except PearError as error:
+            self.failure = error
             self._queue.put(ErrorEvent(message=str(error)))
             self._queue.put(DoneEvent(stop_reason="error"))
         except Exception as error:  # never let a worker die silently

@@ -182,8 +182,9 @@ def _run(
     start: Callable[[Approver, threading.Event], Iterator[AgentEvent]],
     on_event: Callable[[AgentEvent], None],
     interactive: bool,
-) -> tuple[str, str]:
-    """Drive one beat; returns (stop reason, reply text).  Ctrl-C stops the beat, keeping its text.
+) -> tuple[str, str, int]:
+    """Drive one beat; returns (stop reason, reply text, exit code for an error).  Ctrl-C stops the
+    beat, keeping its text.
 
     While the beat runs, SIGINT only sets the cancel event (no KeyboardInterrupt in the middle of
     printing); the beat then ends by itself with ``done`` (aborted) and its partial text saved.
@@ -203,7 +204,8 @@ def _run(
             if item.type == "done":
                 reason = item.to_json()["stop_reason"]
             on_event(item)
-    return reason, "".join(text)
+    code = runner.failure.exit_code if runner.failure is not None else ProviderError.exit_code
+    return reason, "".join(text), code
 
 
 @contextlib.contextmanager
@@ -271,16 +273,16 @@ def _once(session: ChatSession, text: str, as_json: bool) -> None:
             sys.stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
             sys.stdout.flush()
 
-        reason, _ = _run(start, emit, interactive=False)
+        reason, _, code = _run(start, emit, interactive=False)
     else:
         printer = _Printer(show_thinking=False)
-        reason, reply = _run(start, printer.event, interactive=False)
+        reason, reply, code = _run(start, printer.event, interactive=False)
         if reply and not reply.endswith("\n"):
             sys.stdout.write("\n")
     # sys.exit rather than typer.Exit: the root runs click with standalone_mode=False, which turns
     # an Exit into a return value that would be lost.
     if reason == "error":
-        sys.exit(ProviderError.exit_code)
+        sys.exit(code)
     if reason == "aborted":
         sys.exit(130)
 
@@ -299,7 +301,7 @@ def _interactive(session: ChatSession) -> None:
 
     def play(start: Callable[[Approver, threading.Event], Iterator[AgentEvent]]) -> str:
         before = session.mode
-        _, reply = _run(start, printer.event, interactive=True)
+        _, reply, _code = _run(start, printer.event, interactive=True)
         printer._newline()
         if session.mode != before:  # the model switched into (or out of) work mode itself
             typer.echo(f"（对话方式：{before} → {session.mode}）", err=True)

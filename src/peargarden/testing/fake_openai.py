@@ -14,9 +14,9 @@ real endpoint.  Replies are scripted per request::
 
 A :class:`StreamReply` is a list of *items*: a dict is sent as one ``data:`` event, a ``str`` or
 ``bytes`` is written raw (for framing tests), :class:`Pause` sleeps, :class:`Disconnect` drops the
-connection without finishing the chunked body.  ``split_bytes`` cuts every write into pieces of
-that many bytes, each flushed as its own HTTP chunk — so a UTF-8 character can be split across
-network reads.
+connection without finishing the chunked body, :class:`Gate` waits for a ``threading.Event``.
+``split_bytes`` cuts every write into pieces of that many bytes, each flushed as its own HTTP
+chunk — so a UTF-8 character can be split across network reads.
 """
 
 from __future__ import annotations
@@ -42,11 +42,20 @@ class Pause:
 
 
 @dataclass(frozen=True)
+class Gate:
+    """Wait until the test sets *event* (at most *timeout* seconds) before the next item: a reply held
+    open for exactly as long as the test needs, however slow the machine is."""
+
+    event: threading.Event
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
 class Disconnect:
     """Close the connection abruptly, leaving the chunked body unfinished."""
 
 
-StreamItem = JsonDict | str | bytes | Pause | Disconnect
+StreamItem = JsonDict | str | bytes | Pause | Gate | Disconnect
 
 
 @dataclass
@@ -266,6 +275,12 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.append(request)
 
+    def _gate(self, gate: Gate) -> None:
+        deadline = time.monotonic() + gate.timeout
+        while not gate.event.wait(0.05):
+            if self._stopping.is_set() or time.monotonic() > deadline:
+                return
+
     def _sleep(self, seconds: float) -> None:
         # Wakes early when the server stops, so a slow reply never outlives its test.
         self._stopping.wait(seconds)
@@ -351,6 +366,8 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             for payload in _payloads(reply):
                 if isinstance(payload, Pause):
                     server._sleep(payload.seconds)
+                elif isinstance(payload, Gate):
+                    server._gate(payload)
                 elif isinstance(payload, Disconnect):
                     self._drop()
                     return
@@ -378,9 +395,9 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _payloads(reply: StreamReply) -> Iterator[bytes | Pause | Disconnect]:
+def _payloads(reply: StreamReply) -> Iterator[bytes | Pause | Gate | Disconnect]:
     for item in reply.items:
-        if isinstance(item, (Pause | Disconnect, bytes)):
+        if isinstance(item, (Pause | Gate | Disconnect, bytes)):
             yield item
         elif isinstance(item, str):
             yield item.encode("utf-8")
@@ -393,6 +410,7 @@ def _payloads(reply: StreamReply) -> Iterator[bytes | Pause | Disconnect]:
 __all__ = [
     "Disconnect",
     "FakeOpenAIServer",
+    "Gate",
     "JsonReply",
     "Pause",
     "RecordedRequest",

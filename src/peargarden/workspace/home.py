@@ -13,8 +13,13 @@ CARD_SETTINGS_FILE = "卡.json"
 SUPPLEMENT_BOOK_FILE = "补充设定集.json"
 AUTHORING_DIR = "创作"
 
-# Characters that may not appear in a folder or file name on some system SillyTavern users run.
-_UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
+# Characters that may not appear in a folder or file name on some system SillyTavern users run, and
+# lone surrogates (a card's JSON may hold "\ud800"; no file system can encode one).
+_UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\x00-\x1f\ud800-\udfff]')
+
+# File names are limited to 255 bytes; a name keeps at most this many UTF-8 bytes so that a "-12"
+# suffix, an extension (".charx") and the temp-file decoration of atomic writes still fit.
+MAX_NAME_BYTES = 180
 
 
 def default_home() -> Path:
@@ -29,7 +34,11 @@ def sanitize_name(name: str) -> str:
 
     Returns an empty string when nothing usable is left; callers turn that into an error.
     """
-    cleaned = _UNSAFE_NAME.sub("_", name).strip().rstrip(". ").strip()
+    cleaned = _UNSAFE_NAME.sub("_", name).strip()
+    encoded = cleaned.encode("utf-8")
+    if len(encoded) > MAX_NAME_BYTES:  # cut on a character boundary
+        cleaned = encoded[:MAX_NAME_BYTES].decode("utf-8", "ignore")
+    cleaned = cleaned.rstrip(". ").strip()
     if not cleaned or not any(ch.isalnum() for ch in cleaned):
         return ""
     return cleaned
