@@ -175,8 +175,12 @@ class PearApp:
         )
         session = ChatSession(self, card, chat, settings, resolved, mode, env)
         session.start_mode = options.mode or _start_mode(settings, header)
-        if bookkeeping.story_memory_on(self, settings):
+        session.story_memory = bookkeeping.story_memory_on(self, settings)
+        if session.story_memory:
             env.story = lambda: bookkeeping.session_story_view(session)
+        else:
+            # No summaries or scene notes, but the stage's token budget still cuts the history.
+            env.story = lambda: bookkeeping.budget_view(session)
         return session
 
 
@@ -222,6 +226,8 @@ class ChatSession:
     # The mode of a branch with no recorded mode change (``--mode`` of the front, else the chat
     # header's, else config.toml's); see :meth:`follow_branch`.
     start_mode: str = "stage"
+    # Scene notes and compaction after each beat (see app.bookkeeping.story_memory_on).
+    story_memory: bool = False
     custom_hooks: list[Callable[[ToolContext], None]] = field(default_factory=list)
     # Wraps the side connection built for story memory when ``[side_model]`` names one (the web
     # records its requests for the inspector); without a side model the chat's own provider is used.
@@ -576,7 +582,7 @@ class ChatSession:
         )
         events = run_beat(history if history is not None else self.context(), settings)
         # Scene notes and compaction run before ``done`` (a one-shot front must not lose them).
-        if not (record and self.env.story):
+        if not (record and self.story_memory):
             return events
         return bookkeeping.with_bookkeeping(self, kind, events, cancel=settings.cancel)
 
