@@ -21,8 +21,8 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
+from peargarden.app.chat_summaries import chat_summaries
 from peargarden.app.modes import MODES
-from peargarden.app.service import chat_mode
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import ChatHub, OpenChat
@@ -123,11 +123,9 @@ class NewChat(BaseModel):
 
 @router.get("/chats/{card}")
 def list_chats(request: Request, card: str) -> list[dict[str, Any]]:
-    service = hub_of(request).service(card)
-    return [
-        {"chat_id": chat.chat_id, "mode": chat_mode(chat), "messages": len(chat.tree.messages())}
-        for chat in service.list_chats(card)
-    ]
+    folder = hub_of(request).service(card).card(card)
+    rows = chat_summaries(folder)
+    return [{"chat_id": row["id"], "mode": row["branch_mode"], "messages": row["messages"]} for row in rows]
 
 
 @router.post("/chats/{card}")
