@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from peargarden.errors import ProviderError
-from peargarden.providers.base import Provider
+from peargarden.providers.base import Provider, Timeouts
 from peargarden.workspace.config import Settings
 
 LOCAL = "local"
@@ -20,6 +20,9 @@ class Connection:
     base_url: str = ""
     model: str = ""
     api_key_env: str = ""
+    # Timeout limits given by flag (``connect``, ``first_byte``, ``idle``, ``total`` → seconds);
+    # they win over the connection's own in config.toml.
+    timeouts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -31,11 +34,20 @@ class ResolvedProvider:
     thinking: str = "medium"
 
 
-def _openai(base_url: str, model: str, api_key_env: str, api_key: str = "", name: str = "") -> Provider:
+def _openai(
+    base_url: str, model: str, api_key_env: str, api_key: str = "", name: str = "", timeouts: Timeouts | None = None
+) -> Provider:
     from peargarden.providers.registry import ConnectionSpec, build_provider
 
-    spec = ConnectionSpec(name=name or "cli", base_url=base_url, model=model, api_key_env=api_key_env, api_key=api_key)
+    spec = ConnectionSpec(
+        name=name or "cli", base_url=base_url, model=model, api_key_env=api_key_env, api_key=api_key, timeouts=timeouts
+    )
     return build_provider(spec)
+
+
+def _timeouts(configured: dict[str, float], override: Connection | None) -> Timeouts:
+    flags = override.timeouts if override is not None else {}
+    return replace(Timeouts(), **{**configured, **flags})
 
 
 def _embedded() -> Provider:
@@ -54,11 +66,13 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
     main = settings.main()
     if override is not None and override.base_url:
         model = override.model or (main.model if main.provider != LOCAL else "")
-        return ResolvedProvider(_openai(override.base_url, model, override.api_key_env), model, False, main.thinking)
+        provider = _openai(override.base_url, model, override.api_key_env, timeouts=_timeouts({}, override))
+        return ResolvedProvider(provider, model, False, main.thinking)
     if main.provider == LOCAL:
         return ResolvedProvider(_embedded(), "", True, "off")
     conn = settings.provider_settings(main.provider)
     assert conn is not None
     model = (override.model if override and override.model else "") or main.model
-    provider = _openai(conn.base_url, model, conn.api_key_env, conn.api_key, main.provider)
+    limits = _timeouts(conn.timeouts, override)
+    provider = _openai(conn.base_url, model, conn.api_key_env, conn.api_key, main.provider, limits)
     return ResolvedProvider(provider, model, False, main.thinking)

@@ -76,17 +76,20 @@ class BeatRunner:
             self._thread = threading.Thread(target=self._work, name="pear-beat", daemon=True)
             self._thread.start()
 
-    def next_item(self) -> AgentEvent | ApprovalPrompt | None:
+    def next_item(self, on_wait: Callable[[], None] | None = None) -> AgentEvent | ApprovalPrompt | None:
         """The next event or approval prompt; ``None`` once the beat is over.
 
         Waits in short steps so a KeyboardInterrupt reaches the caller, who may call :meth:`stop`
-        and then keep calling this to collect the rest of the beat (it ends with ``done``).
+        and then keep calling this to collect the rest of the beat (it ends with ``done``);
+        *on_wait* is called at each step that brought nothing (a front's "still waiting" line).
         """
         self.start()
         while True:
             try:
                 item = self._queue.get(timeout=0.1)
             except queue.Empty:
+                if on_wait is not None:
+                    on_wait()
                 continue
             if item is _END:
                 if self._thread is not None:

@@ -77,7 +77,18 @@ class JsonReply:
     delay: float = 0.0
 
 
-Reply = StreamReply | JsonReply
+@dataclass
+class RawReply:
+    """Any bytes with any status and content type (an HTML error page served with 200, a proxy's
+    plain-text banner): what a misconfigured endpoint sends instead of a reply."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "text/html; charset=utf-8"
+    delay: float = 0.0
+
+
+Reply = StreamReply | JsonReply | RawReply
 
 
 @dataclass
@@ -336,6 +347,8 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             try:
                 if isinstance(reply, JsonReply):
                     self._send_json(reply)
+                elif isinstance(reply, RawReply):
+                    self._send_raw(reply)
                 else:
                     self._send_stream(reply)
             except (BrokenPipeError, ConnectionResetError):
@@ -352,6 +365,15 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(key, value)
             self.end_headers()
             self.wfile.write(data)
+
+        def _send_raw(self, reply: RawReply) -> None:
+            if reply.delay:
+                server._sleep(reply.delay)
+            self.send_response(reply.status)
+            self.send_header("Content-Type", reply.content_type)
+            self.send_header("Content-Length", str(len(reply.body)))
+            self.end_headers()
+            self.wfile.write(reply.body)
 
         def _send_stream(self, reply: StreamReply) -> None:
             if reply.delay:
@@ -413,6 +435,7 @@ __all__ = [
     "Gate",
     "JsonReply",
     "Pause",
+    "RawReply",
     "RecordedRequest",
     "StreamReply",
     "chunk",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput
+from peargarden.providers.base import TIMEOUT_KEYS
 from peargarden.sandbox.defaults import DEFAULT_BLACKLIST, DEFAULT_NO_ASK
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -53,6 +54,9 @@ class ProviderSettings:
     # Which server family (openai, deepseek, openrouter, ollama, vllm, llamacpp, generic); empty =
     # guessed from the base URL by the providers package.
     profile: str = ""
+    # ``connect_timeout`` / ``first_byte_timeout`` / ``idle_timeout`` / ``total_timeout`` in seconds,
+    # by limit name (``connect`` …); the ones not given keep the providers' defaults.
+    timeouts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -250,8 +254,20 @@ def _providers(value: Any, where: str | Path) -> dict[str, ProviderSettings]:
             for item in ("base_url", "api_key_env", "api_key", "profile")
             if item in table
         }
-        result[name] = ProviderSettings(name=name, **fields)
+        timeouts: dict[str, float] = {}
+        for limit in TIMEOUT_KEYS:
+            key = f"{limit}_timeout"
+            if key in table:
+                timeouts[limit] = timeout_seconds(f"providers.{name}.{key}", table[key], where)
+        result[name] = ProviderSettings(name=name, timeouts=timeouts, **fields)
     return result
+
+
+def timeout_seconds(key: str, value: Any, where: str | Path | None = None) -> float:
+    """A timeout limit: a positive number of seconds."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e7:
+        raise BadInput(f"{key} 应为正数（秒），实际是 {value!r}", path=where)
+    return float(value)
 
 
 def _sandbox(value: Any, where: str | Path) -> SandboxSettings:
