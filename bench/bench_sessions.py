@@ -38,13 +38,13 @@ from pathlib import Path
 
 from bench_engine import TimedProvider  # type: ignore[import-not-found]
 
-from peargarden.app.chat_store import SESSION_FILE, ChatFile
 from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.service import ChatOptions, PearApp
 from peargarden.cli import main as pear
 from peargarden.providers.openai_compat import OpenAICompatProvider
 from peargarden.sessions import entry_line, header_line, leaf_line, message_entry
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+from peargarden.workspace.chats import SESSION_FILE, ChatFile
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.chat_store import ChatFile
 from peargarden.app.connections import Connection
 from peargarden.app.service import ChatOptions, PearApp
 from peargarden.errors import ConflictError
 from peargarden.testing.fake_openai import FakeOpenAIServer, Gate, chunk, sse, text_reply, usage_chunk
 from peargarden.workspace.chat_lock import ChatLock, chat_lock_file
+from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.home import Home
 
 CHATS = Path("cards") / "青梧" / "chats"
@@ -181,3 +181,37 @@ def test_a_killed_holder_leaves_a_stale_lock_that_the_next_beat_takes(home_dir: 
         users = [text for role, text in _branch(home_dir, chat_id) if role == "user"]
         assert users[-2:] == ["这句话发出去了。", "我又来了。"]
         assert lock_file.read_text(encoding="ascii") == ""  # released
+
+
+def test_a_reply_killed_mid_stream_is_kept_as_incomplete(home_dir: Path, tmp_path: Path) -> None:
+    """Point 7: what the user already saw stream in survives a kill -9, marked incomplete."""
+    from peargarden.app.checkpoints import checkpoint_file
+
+    chat_id = _import_chat(home_dir, tmp_path)
+    home = Home.resolve(home_dir)
+    words = "雨还没停，" * 150  # 750 characters: past the 500-character checkpoint step
+    with FakeOpenAIServer() as server:
+        server.script([sse(chunk(role="assistant", content=words), Gate(threading.Event()))])
+        server.default_reply = text_reply('{"patch": {}}')
+        victim = subprocess.Popen(
+            _pear_args(server, chat_id, "说个长故事吧。"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(home_dir),
+        )  # fmt: skip
+        checkpoint = checkpoint_file(home, "青梧", chat_id)
+        deadline = time.monotonic() + 60
+        while not checkpoint.is_file():
+            assert victim.poll() is None, victim.communicate()
+            assert time.monotonic() < deadline, "no checkpoint was written"
+            time.sleep(0.05)
+        victim.send_signal(signal.SIGKILL)
+        out, _ = victim.communicate(timeout=30)
+        assert words[:100] in out  # the user saw it
+        assert "说个长故事吧。" in (home_dir / CHATS / chat_id / "session.jsonl").read_text(encoding="utf-8")
+        session = PearApp(home, story_memory=False).open_chat("青梧", chat_id, ChatOptions(mode="stage"))
+        last = session.chat.tree.messages()[-1]
+        assert last.message["content"] == words and last.message["stop_reason"] == "incomplete"
+        assert "incomplete" in last.message["tags"] and not checkpoint.exists()
+        assert session.chat.tree.get(str(last.parent_id)).message["content"] == "说个长故事吧。"
+        # Reopened again: recovered once, not twice.
+        again = PearApp(home, story_memory=False).open_chat("青梧", chat_id, ChatOptions(mode="stage"))
+        assert len(again.chat.tree) == len(session.chat.tree)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.chat_store import SESSION_FILE, ChatFile
 from peargarden.errors import ConflictError
+from peargarden.workspace.chats import SESSION_FILE, ChatFile
 from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from peargarden.app import chat_summaries as summaries
-from peargarden.app.chat_store import ChatFile
 from peargarden.workspace.cards import open_card
+from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 

@@ -19,12 +19,12 @@ from typing import Any
 from peargarden.sessions import ops
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.chats import SESSION_FILE, ChatFile, list_chats
 from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
-from .chat_store import SESSION_FILE, ChatFile, list_chats
 from .service import chat_mode
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 def summarize(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
@@ -40,6 +40,8 @@ def summarize(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
         "created": chat.header.get("timestamp"),
         "updated": max((e.timestamp for e in chat.tree), default=chat.header.get("timestamp")),
         "messages": len(messages),
+        # What a chat page shows: the messages the user and the character said.
+        "visible": sum(1 for e in messages if e.message.get("role") in ("user", "assistant")),
         "entries": len(chat.tree),
         "last": str(last.message.get("content") or "") if last else "",
         "swipe": [position, count],

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from peargarden.workspace.card_project import CardProject
+from peargarden.modes.work.project import CardProject
 from peargarden.workspace.cards import open_card
 
 from ._app import app, state

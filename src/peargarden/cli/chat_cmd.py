@@ -16,11 +16,10 @@ import typer
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.agent.thinking import parse_level
-from peargarden.app.connections import Connection
+from peargarden.app.connections import Connection, flag_timeouts
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import BadInput, PearError, ProviderError
-from peargarden.workspace.config import timeout_seconds
 from peargarden.workspace.seed import seed_home
 
 from ._app import app, state
@@ -55,11 +54,7 @@ def _options(
         raise BadInput(f"--mode 只能是 stage、tavern 或 work，收到 {mode!r}")
     if thinking is not None:
         parse_level(thinking)
-    limits = {
-        name: timeout_seconds(f"--{name.replace('_', '-')}-timeout", value)
-        for name, value in (timeouts or {}).items()
-        if value is not None
-    }
+    limits = flag_timeouts(timeouts or {})
     connection: Connection | None = None
     if base_url or model or api_key_env or limits:
         connection = Connection(base_url or "", model or "", api_key_env or "", limits)

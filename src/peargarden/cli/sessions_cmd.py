@@ -8,18 +8,22 @@ from typing import Any
 
 import typer
 
-from peargarden.app.chat_store import ChatFile, list_chats
 from peargarden.app.chat_summaries import chat_summaries, summarize
 from peargarden.errors import NotFound
 from peargarden.formats import TavernChat, TavernMessage, write_chat_jsonl
 from peargarden.sessions.sillytavern import export_chat
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, open_card
+from peargarden.workspace.chats import ChatFile, list_chats
 
 from ._app import app, state
 
 sessions_app = typer.Typer(help="对话（会话树）：列出、查看、导出。", no_args_is_help=True)
 app.add_typer(sessions_app, name="sessions")
+
+
+# Summary keys the web's list uses that `pear sessions list --json` does not print.
+_INTERNAL = ("branch_mode", "visible")
 
 
 def _cards(card: str | None) -> list[CardFolder]:
@@ -67,7 +71,7 @@ def list_command(
     for folder in _cards(card):
         # Kept per chat and re-read only for chats that changed (a long chat is not read every time).
         for summary in chat_summaries(folder):
-            rows.append({key: value for key, value in summary.items() if key != "branch_mode"})
+            rows.append({key: value for key, value in summary.items() if key not in _INTERNAL})
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
@@ -91,8 +95,7 @@ def show_command(
     folder, chat = _find(chat_id, card)
     messages = chat.tree.messages()
     if as_json:
-        out: dict[str, Any] = summarize(folder, chat)
-        out.pop("branch_mode")
+        out: dict[str, Any] = {k: v for k, v in summarize(folder, chat).items() if k not in _INTERNAL}
         out["leaf"] = chat.tree.leaf
         out["branch"] = [_message_row(n, e) for n, e in enumerate(messages)]
         if tree:

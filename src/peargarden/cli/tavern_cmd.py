@@ -111,11 +111,16 @@ def format_ledger(assembly: Any) -> str:
 def replay_cmd(
     case_dir: Path = typer.Argument(..., help="Oracle case folder (settings.json, card.json, preset.json, …)."),
     ledger: bool = typer.Option(False, "--ledger", help="Print the ledger table instead of the request body."),
+    st_version: str | None = typer.Option(
+        None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: the case's settings.json)."
+    ),
 ) -> None:
     """Replay an oracle case's steps and print the request body of the last generation."""
     from peargarden.tavern.replay import replay
+    from peargarden.tavern.version import normalize_version
 
-    result = replay(load_case(case_dir))
+    version = normalize_version(st_version, source="--st-version") if st_version else None
+    result = replay(load_case(case_dir), version=version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if result.body is None or result.assembly is None:
@@ -161,6 +166,9 @@ def assemble_cmd(
     message: str | None = typer.Option(None, "--message", help="A new user message to send first."),
     as_json: bool = typer.Option(False, "--json", help="Print the request body as JSON (the default)."),
     ledger: bool = typer.Option(False, "--ledger", help="Print the ledger table instead."),
+    st_version: str | None = typer.Option(
+        None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: st_version of the settings)."
+    ),
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
     from peargarden.formats import card_to_object
@@ -168,6 +176,7 @@ def assemble_cmd(
     from peargarden.tavern.controls import user_state
     from peargarden.tavern.replay import _user_message
     from peargarden.tavern.request import request_body
+    from peargarden.tavern.version import normalize_version
     from peargarden.text.tokens import counter_for_model
     from peargarden.workspace.library import read_library_lorebook
 
@@ -175,6 +184,7 @@ def assemble_cmd(
         raise BadInput("--json 与 --ledger 只能选一个")
     home, folder, ctx = _card_context(card)
     settings = ctx["settings"]
+    version = normalize_version(st_version or settings.st_version, source="--st-version")
     card_json: dict[str, Any] = ctx["card_json"]
     stored = card_json.get("tavern")
     tavern: dict[str, Any] = stored if isinstance(stored, dict) else {}
@@ -199,8 +209,8 @@ def assemble_cmd(
         books.insert(0, name)
     chat_lines = None
     if chat:
-        from peargarden.app.chat_store import ChatFile
         from peargarden.sessions.sillytavern import export_chat
+        from peargarden.workspace.chats import ChatFile
 
         chat_file = ChatFile.open(folder.chats_dir, chat)
         chat_lines = export_chat(chat_file.tree, chat_file.header, settings.user_name, loaded.name)
@@ -219,6 +229,7 @@ def assemble_cmd(
         character_books=books,
         user_name=settings.user_name,
         counter=counter,
+        version=version,
     )
     if not state_.chat:
         from peargarden.tavern.replay import start_new_chat
@@ -232,7 +243,10 @@ def assemble_cmd(
     if ledger:
         print(format_ledger(result))
     else:
-        print(json.dumps(request_body(state_.oai, result.messages, "normal"), ensure_ascii=False, indent=2))
+        body = request_body(
+            state_.oai, result.messages, "normal", omit_empty_bias=state_.compat.omit_empty_logit_bias
+        )
+        print(json.dumps(body, ensure_ascii=False, indent=2))
 
 
 @tavern_app.command("set")

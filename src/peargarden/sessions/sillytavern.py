@@ -31,7 +31,7 @@ def _reasoning(extra: Any) -> str | None:
     return None
 
 
-def _message_from_st(line: dict[str, Any], text: str, swipe_extra: Any) -> dict[str, Any]:
+def _message_from_st(line: dict[str, Any], text: str, swipe_extra: Any, swipe_info: Any = None) -> dict[str, Any]:
     role = "user" if line.get("is_user") else "assistant"
     message: dict[str, Any] = {"role": role, "content": text}
     if isinstance(line.get("name"), str):
@@ -45,6 +45,9 @@ def _message_from_st(line: dict[str, Any], text: str, swipe_extra: Any) -> dict[
     if line.get("is_system"):
         message["tags"] = ["hidden"]
     message["st"] = {key: value for key, value in line.items() if key not in _DROP_ON_IMPORT}
+    if isinstance(swipe_info, dict):
+        # This swipe's own record (send date, generation times, extra): written back on export.
+        message["st_swipe_info"] = swipe_info
     return message
 
 
@@ -74,7 +77,8 @@ def import_chat(lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str) 
             for index, swipe in enumerate(swipes):
                 info = infos[index] if isinstance(infos, list) and index < len(infos) else None
                 swipe_extra = info.get("extra") if isinstance(info, dict) else {}
-                entry = message_entry(new_id(), parent, timestamp, _message_from_st(line, str(swipe), swipe_extra))
+                message = _message_from_st(line, str(swipe), swipe_extra, info)
+                entry = message_entry(new_id(), parent, timestamp, message)
                 entries.append(entry)
                 if index == chosen_index:
                     chosen_id = entry.id
@@ -119,9 +123,12 @@ def _st_line(message: dict[str, Any], text: str, fallback_name: str, timestamp: 
 def export_chat(tree: SessionTree, header: dict[str, Any], user_name: str, character_name: str) -> list[dict[str, Any]]:
     """The active branch as ST chat lines (header first)."""
     head_line = dict(header) if header else {}
-    head_line.setdefault("user_name", user_name)
-    head_line.setdefault("character_name", character_name)
-    head_line.setdefault("create_date", "")
+    if not header or "create_date" in header or "user_name" not in header:
+        # A new chat, or one in the 1.12 header style; a 1.13+ header (chat_metadata first,
+        # names "unused", no create_date) is written back as it came.
+        head_line.setdefault("user_name", user_name)
+        head_line.setdefault("character_name", character_name)
+        head_line.setdefault("create_date", "")
     head_line.setdefault("chat_metadata", {})
     out: list[dict[str, Any]] = [head_line]
     path = tree.path()
@@ -136,23 +143,33 @@ def export_chat(tree: SessionTree, header: dict[str, Any], user_name: str, chara
             out.append(_st_line(entry.message, str(entry.message.get("content") or ""), fallback, entry.timestamp))
             continue
         # An assistant reply: collapse its tool rounds, and offer its siblings as swipes.
+        head_at = index - 1
         while index < len(path) and not (path[index].type == "message" and path[index].role == "user"):
             index += 1
         kin = tree.siblings(entry.id)
         replies = [_beat_reply(tree, sibling) for sibling in kin]
         chosen = kin.index(entry)
-        text, reasoning = _beat_reply_on_path(path, index - 1)
+        text, reasoning = _beat_reply_on_path(path, head_at)
         replies[chosen] = (text, reasoning)
         line = _st_line({**entry.message, "reasoning": reasoning}, text, fallback, entry.timestamp)
         if len(kin) > 1:
             line["swipes"] = [reply for reply, _ in replies]
             line["swipe_id"] = chosen
-            line["swipe_info"] = [
-                {"send_date": sibling.timestamp, "extra": {"reasoning": r} if r else {}}
-                for sibling, (_, r) in zip(kin, replies, strict=True)
-            ]
+            line["swipe_info"] = [_swipe_info(sibling, r) for sibling, (_, r) in zip(kin, replies, strict=True)]
         out.append(line)
     return out
+
+
+def _swipe_info(entry: Entry, reasoning: str | None) -> dict[str, Any]:
+    kept = entry.message.get("st_swipe_info")
+    if isinstance(kept, dict):
+        info = dict(kept)
+        extra = dict(info.get("extra") or {}) if isinstance(info.get("extra"), dict) else {}
+        if reasoning:
+            extra["reasoning"] = reasoning
+        info["extra"] = extra
+        return info
+    return {"send_date": entry.timestamp, "extra": {"reasoning": reasoning} if reasoning else {}}
 
 
 def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None]:

@@ -194,7 +194,7 @@ def append_line(path: Path, line: str) -> None:
     The line goes out in one ``write`` on an ``O_APPEND`` descriptor, so two processes appending at
     the same time do not interleave inside a line.  A crash can still leave a torn last line (a
     partial write); the next append starts on a fresh line so that the torn one never swallows a
-    good entry, and readers skip lines that do not parse (see :mod:`peargarden.workspace.jsonl`).
+    good entry, and readers skip lines that do not parse (see :func:`peargarden.sessions.codec.decode`).
     """
     path = Path(path)
     ensure_dir(path.parent)
@@ -236,7 +236,13 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temp_files(root: Path, *, older_than: float = 3600.0, now: float | None = None) -> list[Path]:
+def remove_stale_temp_files(
+    root: Path,
+    *,
+    older_than: float = 3600.0,
+    now: float | None = None,
+    before_removing: Callable[[Path], None] | None = None,
+) -> list[Path]:
     """Delete temp files that crashed writes left under *root*; returns what was deleted.
 
     A temp file whose writer's pid (in its name) is no longer running goes at once; one of a running
@@ -255,6 +261,8 @@ def remove_stale_temp_files(root: Path, *, older_than: float = 3600.0, now: floa
             try:
                 crashed = writer is not None and not _pid_alive(int(writer))
                 if crashed or now - path.lstat().st_mtime >= older_than:
+                    if before_removing is not None:
+                        before_removing(path)
                     path.unlink()
                     removed.append(path)
             except (FileNotFoundError, ValueError):

@@ -17,10 +17,6 @@ AUTHORING_DIR = "创作"
 # lone surrogates (a card's JSON may hold "\ud800"; no file system can encode one).
 _UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\x00-\x1f\ud800-\udfff]')
 
-# File names are limited to 255 bytes; a name keeps at most this many UTF-8 bytes so that a "-12"
-# suffix, an extension (".charx") and the temp-file decoration of atomic writes still fit.
-MAX_NAME_BYTES = 180
-
 
 def default_home() -> Path:
     env = os.environ.get(ENV_HOME)
@@ -29,16 +25,19 @@ def default_home() -> Path:
     return Path.home() / ".peargarden"
 
 
+# A file name may hold 255 bytes; room is left for "-2", ".png", ".declare.json" and the like.
+MAX_NAME_BYTES = 150
+
+
 def sanitize_name(name: str) -> str:
-    """Card/book name → folder or file stem: unsafe characters to ``_``, trailing spaces and dots cut.
+    """Card/book name → folder or file stem: unsafe characters to ``_``, leading dots (a hidden
+    folder no listing shows) and trailing spaces and dots cut, at most :data:`MAX_NAME_BYTES` of UTF-8.
 
     Returns an empty string when nothing usable is left; callers turn that into an error.
     """
-    cleaned = _UNSAFE_NAME.sub("_", name).strip()
-    encoded = cleaned.encode("utf-8")
-    if len(encoded) > MAX_NAME_BYTES:  # cut on a character boundary
-        cleaned = encoded[:MAX_NAME_BYTES].decode("utf-8", "ignore")
-    cleaned = cleaned.rstrip(". ").strip()
+    cleaned = _UNSAFE_NAME.sub("_", name).strip().lstrip(".").rstrip(". ").strip()
+    if len(cleaned.encode("utf-8")) > MAX_NAME_BYTES:
+        cleaned = cleaned.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", errors="ignore").rstrip(". ").strip()
     if not cleaned or not any(ch.isalnum() for ch in cleaned):
         return ""
     return cleaned
