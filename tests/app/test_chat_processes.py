@@ -215,3 +215,38 @@ def test_a_reply_killed_mid_stream_is_kept_as_incomplete(home_dir: Path, tmp_pat
         # Reopened again: recovered once, not twice.
         again = PearApp(home, story_memory=False).open_chat("青梧", chat_id, ChatOptions(mode="stage"))
         assert len(again.chat.tree) == len(session.chat.tree)
+
+
+def test_a_silent_endpoint_says_still_waiting_and_ctrl_c_ends_the_wait(home_dir: Path, tmp_path: Path) -> None:
+    """Point 5 through the CLI: the wait is announced with its elapsed time, Ctrl-C ends it at once
+    (exit 130) and the user's message stays."""
+    chat_id = _import_chat(home_dir, tmp_path)
+    with FakeOpenAIServer() as server:
+        server.script([sse(Gate(threading.Event()), delay=120.0)])  # not even a status line
+        base_url = server.base_url
+        args = [*_pear_args(server, chat_id, "有人吗？"), "--still-waiting", "1"]
+        waiting = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(home_dir)
+        )  # fmt: skip
+        _wait_for_requests(server, 1, waiting)
+        time.sleep(3)
+        waiting.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        _out, err = waiting.communicate(timeout=60)
+        assert time.monotonic() - started < 15
+    assert waiting.returncode == 130, err
+    notices = [line for line in err.splitlines() if line.startswith("（仍在等待")]
+    assert notices and base_url in notices[0] and "秒" in notices[0]
+    assert [text for role, text in _branch(home_dir, chat_id) if role == "user"][-1] == "有人吗？"
+
+
+def test_an_empty_reply_is_an_error_with_its_own_line(home_dir: Path, tmp_path: Path) -> None:
+    """Point 6 through the CLI: an empty reply exits non-zero with one line naming the endpoint."""
+    chat_id = _import_chat(home_dir, tmp_path)
+    with FakeOpenAIServer() as server:
+        server.script([sse(chunk(role="assistant", content=""), chunk(finish_reason="stop"))])
+        done = _run(home_dir, _pear_args(server, chat_id, "掌柜？"))
+        base_url = server.base_url
+    assert done.returncode == 4
+    errors = [line for line in done.stderr.splitlines() if line.startswith("pear:")]
+    assert len(errors) == 1 and base_url in errors[0] and "empty reply" in errors[0]
