@@ -48,16 +48,19 @@ def _options(
     base_url: str | None,
     model: str | None,
     api_key_env: str | None,
+    local_model: str | None = None,
     timeouts: dict[str, float | None] | None = None,
 ) -> ChatOptions:
     if mode is not None and mode not in ("stage", "tavern", "work"):
         raise BadInput(f"--mode 只能是 stage、tavern 或 work，收到 {mode!r}")
     if thinking is not None:
         parse_level(thinking)
+    if local_model and base_url:
+        raise BadInput("--local-model 和 --base-url 只能选一个（a local GGUF or an endpoint）")
     limits = flag_timeouts(timeouts or {})
     connection: Connection | None = None
-    if base_url or model or api_key_env or limits:
-        connection = Connection(base_url or "", model or "", api_key_env or "", limits)
+    if base_url or model or api_key_env or local_model or limits:
+        connection = Connection(base_url or "", model or "", api_key_env or "", local_model or "", limits)
     return ChatOptions(mode=mode, thinking=thinking, persona=persona, connection=connection)
 
 
@@ -277,6 +280,11 @@ def chat_command(
     ),
     model: str | None = typer.Option(None, "--model", help="模型名。"),
     api_key_env: str | None = typer.Option(None, "--api-key-env", help="存放 API 密钥的环境变量名。"),
+    local_model: str | None = typer.Option(
+        None,
+        "--local-model",
+        help="在本机运行的 GGUF 模型文件（或内置模型名 qwen-0.5b / qwen-1.5b / smollm2），代替默认的内置模型。",
+    ),
     thinking: str | None = typer.Option(None, "--thinking", help="off | minimal | low | medium | high | xhigh"),
     persona: str | None = typer.Option(None, "--persona", help="你在故事里的名字（默认来自设置）。"),
     chat_id: str | None = typer.Option(None, "--chat", help="接着已有的对话（对话 id，见 pear sessions list）。"),
@@ -299,7 +307,7 @@ def chat_command(
         raise BadInput("--json 只能和 --once 一起用")
     limits = {"connect": connect_timeout, "first_byte": first_byte_timeout, "idle": idle_timeout}
     limits["total"] = total_timeout
-    options = _options(mode, thinking, persona, base_url, model, api_key_env, limits)
+    options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model, limits)
     session = _open(card, chat_id, options)
     waiting = _StillWaiting(_endpoint(session), still_waiting)
     with vault_snapshots(state.home):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
-from peargarden.errors import BadInput
+from peargarden.errors import BadInput, FormatError
 
 #: The largest file ``pear import`` reads.  Cards with big embedded asset packs stay well below it;
 #: anything larger is refused before it is read into memory.
@@ -53,6 +55,16 @@ def _kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "device"
     return "special file"
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in *path* (size-checked); ``FormatError`` naming the file and the line when it is not JSON."""
+    try:
+        return json.loads(read_input(path).decode("utf-8"))
+    except UnicodeDecodeError:
+        raise FormatError("不是 UTF-8 文本（not UTF-8）", path=path) from None
+    except json.JSONDecodeError as error:
+        raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=path) from None
 
 
 def file_size(path: Path) -> int:
