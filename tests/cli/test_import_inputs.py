@@ -10,7 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from cli_testkit import kit, pear, pear_here
+from kit import workspace as kit
+from kit.cli import pear_in_process as pear_here
+from kit.cli import pear_process as pear
 
 
 def _one_line(stderr: str) -> str:
