@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from peargarden.app import chat_files
-from peargarden.app.service import chat_mode
+from peargarden.app.chat_summaries import chat_summaries
 from peargarden.errors import ConflictError
 
 from .deps import home_of, hub_of
@@ -21,10 +21,10 @@ router = APIRouter(prefix="/api")
 @router.get("/chats/{card}")
 def list_chats(request: Request, card: str) -> list[dict[str, Any]]:
     """The card's chats, oldest first: id, title, mode and the count of messages on the active branch."""
-    service = hub_of(request).service(card)
-    folder = service.card(card)
-    return [{"chat_id": chat.chat_id, "title": chat_files.chat_title(folder, chat.chat_id), "mode": chat_mode(chat),
-             "messages": chat_files.visible_count(chat)} for chat in service.list_chats(folder.folder)]  # fmt: skip
+    folder = hub_of(request).service(card).card(card)
+    # From the kept per-chat summaries: a long chat is read again only when its file changed.
+    return [{"chat_id": row["id"], "title": chat_files.chat_title(folder, row["id"]), "mode": row["branch_mode"],
+             "messages": row["visible"]} for row in chat_summaries(folder)]  # fmt: skip
 
 
 class RenameBody(BaseModel):

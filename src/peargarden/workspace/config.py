@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput
+from peargarden.providers.base import TIMEOUT_KEYS
 from peargarden.sandbox.defaults import DEFAULT_BLACKLIST, DEFAULT_NO_ASK
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -63,6 +64,9 @@ class ProviderSettings:
     # ``[providers.<name>.sampler]``: body fields every request to this connection carries
     # (temperature, top_p, max_tokens, penalties…); they win over a preset's.
     sampler: Mapping[str, float] = field(default_factory=dict)
+    # ``connect_timeout`` / ``first_byte_timeout`` / ``idle_timeout`` / ``total_timeout`` in seconds,
+    # by limit name (``connect`` …); the ones not given keep the providers' defaults.
+    timeouts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -268,7 +272,12 @@ def _providers(value: Any, where: str | Path) -> dict[str, ProviderSettings]:
             if item in table
         }
         sampler = _connection_sampler(f"providers.{name}.sampler", table.get("sampler", {}), where)
-        result[name] = ProviderSettings(name=name, **fields, sampler=sampler)
+        timeouts: dict[str, float] = {}
+        for limit in TIMEOUT_KEYS:
+            key = f"{limit}_timeout"
+            if key in table:
+                timeouts[limit] = timeout_seconds(f"providers.{name}.{key}", table[key], where)
+        result[name] = ProviderSettings(name=name, **fields, sampler=sampler, timeouts=timeouts)
     return result
 
 
@@ -287,6 +296,13 @@ def _connection_sampler(key: str, value: Any, where: str | Path) -> dict[str, fl
             raise BadInput(f"{key}.{name} 应为数字，实际是 {number!r}", path=where)
         out[name] = number
     return out
+
+
+def timeout_seconds(key: str, value: Any, where: str | Path | None = None) -> float:
+    """A timeout limit: a positive number of seconds."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e7:
+        raise BadInput(f"{key} 应为正数（秒），实际是 {value!r}", path=where)
+    return float(value)
 
 
 def _sandbox(value: Any, where: str | Path) -> SandboxSettings:
