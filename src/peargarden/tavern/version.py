@@ -54,6 +54,8 @@ class StCompat:
     wi_match_sources: bool = False
     wi_ignore_budget: bool = False  # an over-budget entry is skipped, ignoreBudget ones go on
     wi_outlets: bool = False
+    wi_persona_lorebook: bool = False  # ``power_user.persona_description_lorebook`` is scanned
+    chat_overrides_examples_and_system: bool = False  # chat_metadata.mes_example / system_prompt
     wi_depth_key_underscore: bool = False  # ``customDepthWI_<d>_<r>`` instead of ``-``
     embedded_book_editor_resave: bool = True  # 1.12 "Import Card Lore" forced selective on
 
@@ -81,6 +83,8 @@ _V118 = StCompat(
     wi_match_sources=True,
     wi_ignore_budget=True,
     wi_outlets=True,
+    wi_persona_lorebook=True,
+    chat_overrides_examples_and_system=True,
     wi_depth_key_underscore=True,
     embedded_book_editor_resave=False,
 )

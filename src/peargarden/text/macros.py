@@ -358,6 +358,9 @@ def substitute(text: str, env: MacroEnv, *, original: str | None = None) -> str:
         return format_moment(shifted, "LT")
 
     text = _sub(r"\{\{time_UTC([-+]\d+)\}\}", utc_offset, text)
+    if env.outlet is not None:  # 1.18 world-info outlets (the macro does not exist in 1.12)
+        outlet = env.outlet
+        text = _sub(r"\{\{outlet::(.+?)\}\}", lambda m: outlet(m.group(1).strip()), text)
 
     def banned(m: re.Match[str]) -> str:
         env.banned_words.append(m.group(1))
