@@ -130,3 +130,15 @@ def test_a_switch_can_be_flipped_alone(make_state: StateFactory) -> None:
     state = _as(make_state(oai={"scenario_format": ""}), "1.12")
     state.compat = replace(state.compat, empty_format_keeps_text=True)
     assert "小明在一个下雨的午后走进了林月的茶馆。" in _contents(state)
+
+
+def test_relative_prompts_follow_an_in_chat_main_in_118(make_state: StateFactory) -> None:
+    prompts = [{"identifier": "main", "role": "system", "content": "主提示在聊天里", "injection_position": 1,
+                "injection_depth": 1}]  # fmt: skip
+    metadata = {"note_prompt": "【作者注】雨停了", "note_position": 0, "note_interval": 1}
+    new = _contents(_as(make_state(oai={"prompts": prompts}, metadata=metadata), "1.18"))
+    # One in-chat message: main, then the note placed "after main" (same role, depth and order).
+    assert "主提示在聊天里\n【作者注】雨停了" in new
+    old_state = _as(make_state(oai={"prompts": prompts}, metadata=metadata), "1.12")
+    result = generate(old_state, "normal", dry_run=True)
+    assert any("main" in w for w in result.warnings)  # 1.12 has no main slot to put the note in
