@@ -26,7 +26,6 @@ from pathlib import Path
 from peargarden.agent.loop import BeatInput
 from peargarden.agent.tools import tool_spec
 from peargarden.app.connections import ResolvedProvider
-from peargarden.app.modes import mode_setup
 from peargarden.app.service import PearApp
 from peargarden.modes.stage import memory as bookkeeping
 from peargarden.providers.scripted import ScriptedProvider
@@ -104,7 +103,7 @@ def bench_assembly(home: Home, messages: int, repeats: int = 20, *, compacted: b
     session = _app(home).open_chat("青梧", chat_id)
     opened = time.perf_counter() - start
     session.chat.append_message({"role": "user", "content": "周伯，怀瑾公子可有消息？"})
-    builder, tools = mode_setup("stage")(session.env)
+    builder, tools = session.app.mode("stage").setup(session.env)
     specs = [tool_spec(tool) for tool in tools]
     times: list[float] = []
     size = 0

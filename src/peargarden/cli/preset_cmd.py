@@ -15,7 +15,6 @@ from peargarden.modes.stage.preset import (
     preset_labels,
     relabel,
     remove_declaration,
-    side_labeller,
 )
 
 from ._app import app, state
@@ -54,7 +53,9 @@ def declare_command(
     if not preset:
         raise BadInput("需要预设名（PRESET），或用 --remove")
     given = _given_labels(labels) if labels is not None else None
-    labeller = None if given is not None else side_labeller(home)
+    from peargarden.app.service import PearApp
+
+    labeller = None if given is not None else PearApp(home).side_labeller()
     result = declare_preset(home, card, preset, labeller=labeller, given=given)
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False))

@@ -11,8 +11,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
+from peargarden.app.service import PearApp
 from peargarden.declare import STATIONS
-from peargarden.modes.stage.preset import declare_preset, relabel, remove_declaration, side_labeller
+from peargarden.modes.stage.preset import declare_preset, relabel, remove_declaration
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.library import list_preset_names
 
@@ -41,7 +42,7 @@ def presets(request: Request, card: str) -> dict[str, Any]:
 def declare(request: Request, card: str, stem: str) -> dict[str, Any]:
     """Label the preset's blocks (cached labels first; the side model only for new blocks) and route them."""
     home = home_of(request)
-    return declare_preset(home, card, stem, labeller=side_labeller(home)).to_json()
+    return declare_preset(home, card, stem, labeller=PearApp(home).side_labeller()).to_json()
 
 
 class RelabelBody(BaseModel):

@@ -101,9 +101,10 @@ class Settings:
             return ModelSettings(
                 main.provider, self.side_model.model or main.model, self.side_model.thinking or main.thinking
             )
-        return ModelSettings(
-            self.side_model.provider, self.side_model.model, self.side_model.thinking or main.thinking
-        )
+        # The main model's own connection with the model left blank means the main model, not none.
+        same = self.side_model.provider == main.provider
+        model = self.side_model.model or (main.model if same else "")
+        return ModelSettings(self.side_model.provider, model, self.side_model.thinking or main.thinking)
 
     def provider_settings(self, name: str) -> ProviderSettings | None:
         """The named connection; ``None`` for the embedded model."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ __all__ = [
     "load_corpus",
     "load_stage_materials",
     "sync_agents_mirror",
+    "with_synced_mirror",
 ]
 
 AGENTS_FILE = "AGENTS.md"
@@ -267,6 +268,18 @@ def create_agents_file(materials: StageMaterials) -> bool:
         return False
     atomic.write_text(path, agents_from_projection(materials.card, materials.corpus.constants))
     return True
+
+
+def with_synced_mirror(materials: StageMaterials) -> StageMaterials:
+    """*materials* as :func:`sync_agents_mirror` would leave them, without writing: a preview and the
+    beat after it read the same ``AGENTS.md`` text."""
+    current = materials.files.agents
+    if current is None or not current.strip():
+        return materials
+    synced = sync_lorebook_mirror(current, materials.corpus.constants)
+    if synced == current:
+        return materials
+    return replace(materials, files=replace(materials.files, agents=synced))
 
 
 def sync_agents_mirror(materials: StageMaterials) -> bool:

@@ -376,31 +376,11 @@ def session_names(session: Any) -> tuple[str, str]:
 
 
 def session_side_call(session: Any, cancel: threading.Event | None = None) -> SideCall:
-    """The side connection of *session*: ``side_model`` from config.toml, else the chat's own model."""
-    from peargarden.app.stored_keys import with_stored_key
-
-    # A key typed into the web's settings page serves the side connection too.
-    settings = with_stored_key(session.app.home, session.settings)
-    side = settings.side()
+    """The side connection of *session* (``side_model`` from config.toml, else the chat's own model;
+    built by the service, see ``ChatSession.side_connection``)."""
+    side = session.side_connection()
     thinking: ThinkingLevel = parse_level(side.thinking) if side.thinking in THINKING_LEVELS else "off"
-    # A front may watch the side connection's requests (the web's prompt inspector records them).
-    wrap: Callable[[Provider], Provider] = getattr(session, "wrap_side_provider", None) or (lambda p: p)
-    if settings.side_model.provider:
-        from peargarden.providers.registry import ConnectionSpec, build_provider
-
-        connection = settings.provider_settings(side.provider)
-        if connection is None:
-            return provider_side_call(wrap(build_provider(None)), "", "off", cancel)
-        spec = ConnectionSpec(
-            name=connection.name,
-            base_url=connection.base_url,
-            model=side.model,
-            api_key_env=connection.api_key_env,
-            api_key=connection.api_key,
-            profile=connection.profile,
-        )
-        return provider_side_call(wrap(build_provider(spec)), side.model, thinking, cancel)
-    return provider_side_call(session.resolved.provider, session.resolved.model, thinking, cancel)
+    return provider_side_call(side.provider, side.model, thinking, cancel)
 
 
 def session_story_settings(session: Any) -> StorySettings:
@@ -474,16 +454,15 @@ def session_story_view(session: Any) -> StoryView:
     return story_view(session.chat, session.card, session_story_settings(session), session.resolved.model)
 
 
-def story_memory_on(app: Any, settings: Any) -> bool:
-    """Whether chats of *app* keep story memory (see ``PearApp.story_memory``)."""
-    from peargarden.app.connections import resolve_provider
-
+def story_memory_on(app: Any, settings: Any, main: Any) -> bool:
+    """Whether a chat of *app* keeps story memory (see ``PearApp.story_memory``); *main* is the chat's
+    resolved main model, which the side model follows when ``[side_model]`` names none."""
     if app.story_memory is not None:
         return bool(app.story_memory)
     from peargarden.workspace.config import LOCAL_PROVIDER
 
-    if settings.side().provider == LOCAL_PROVIDER:
-        # The embedded 135M demo model cannot write the JSON patches and summaries; asking it would
-        # only add a second slow generation to every beat.
-        return False
-    return bool(settings.side_model.provider) or app.provider_factory is resolve_provider
+    # The embedded 135M demo model cannot write the JSON patches and summaries; asking it would
+    # only add a second slow generation to every beat.
+    if settings.side_model.provider:
+        return bool(settings.side().provider != LOCAL_PROVIDER)
+    return not main.embedded and app.provider_factory is None

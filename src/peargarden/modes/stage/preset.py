@@ -398,27 +398,6 @@ def preset_labels(home: Home, stem: str) -> list[dict[str, Any]]:
     return [dict(value, key=key) for key, value in cache["labels"].items()]
 
 
-def side_labeller(home: Home) -> Labeller:
-    """The configured side connection (default: the main one; the embedded model when none)."""
-    from peargarden.providers.registry import ConnectionSpec, build_provider
-    from peargarden.workspace.config import load_settings
-
-    settings = load_settings(home.config_file)
-    side = settings.side()
-    connection = settings.provider_settings(side.provider)
-    if connection is None:
-        return provider_labeller(build_provider(None))
-    spec = ConnectionSpec(
-        name=connection.name,
-        base_url=connection.base_url,
-        model=side.model,
-        api_key_env=connection.api_key_env,
-        api_key=connection.api_key,
-        profile=connection.profile,
-    )
-    return provider_labeller(build_provider(spec), side.model)
-
-
 SAMPLER_KEYS = ("temperature", "top_p", "top_k", "frequency_penalty", "presence_penalty", "repetition_penalty")
 
 
@@ -447,21 +426,39 @@ def preset_sampler(home: Home, folder: CardFolder) -> dict[str, Any]:
     }
 
 
-def sync_active_preset(home: Home, folder: CardFolder, labeller: Callable[[], Labeller] | None = None) -> list[str]:
-    """Re-route the card's active preset when it (or a block switch, or the names) changed since the
-    last routing; only pieces the cache does not know reach the side model.  Returns warnings; a
-    failure here never stops a beat."""
+def preset_warnings(home: Home, folder: CardFolder) -> list[str]:
+    """What a beat should say about the card's active preset without touching anything."""
     stem = active_preset(folder)
-    if not stem:
-        return []
-    if not preset_path(home, stem).is_file():
+    if stem and not preset_path(home, stem).is_file():
         return [f"当前预设「{stem}」不在 library/presets/ 里，未应用"]
+    return []
+
+
+def stale_preset(home: Home, folder: CardFolder) -> str:
+    """The active preset's name when it (or a block switch, or the names) changed since the last
+    routing, so it must be declared again; "" when it is current, absent or unreadable (reads only)."""
+    stem = active_preset(folder)
+    if not stem or not preset_path(home, stem).is_file():
+        return ""
     try:
         char, user, _ = _names(home, folder)
         state = _read_json(folder.path / STATE_FILE) or {}
         if state.get("preset") == stem and state.get("fingerprint") == _fingerprint(home, stem, char, user):
-            return []
-        result = declare_preset(home, folder.folder, stem, labeller=labeller() if labeller else side_labeller(home))
+            return ""
+    except (PearError, OSError):
+        return ""
+    return stem
+
+
+def sync_active_preset(home: Home, folder: CardFolder, labeller: Callable[[], Labeller]) -> list[str]:
+    """Re-route the card's active preset when it changed since the last routing (see
+    :func:`stale_preset`); only pieces the cache does not know reach the side model.  Returns
+    warnings; a failure here never stops a beat."""
+    stem = stale_preset(home, folder)
+    if not stem:
+        return []
+    try:
+        result = declare_preset(home, folder.folder, stem, labeller=labeller())
     except PearError as error:
         return [f"预设声明同步失败：{error}"]
     return result.warnings

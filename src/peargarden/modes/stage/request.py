@@ -22,7 +22,7 @@ from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 
-from .materials import StageMaterials, load_stage_materials, sync_agents_mirror
+from .materials import StageMaterials, load_stage_materials, with_synced_mirror
 from .prose import StoryProse
 from .story import StorySource, story_history, story_request
 from .tools import StageToolEnv, stage_tools
@@ -164,13 +164,13 @@ class StageEnv(Protocol):
 
 
 def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
-    """The stage mode for the app's mode table (``MODES["stage"] = stage_setup``): the stage request
+    """The stage request (the mode table's ``stage`` wraps it in :mod:`.setup`): the stage request
     builder over the card's materials (read fresh each beat; the lore corpus is cached) and the stage
-    tools.  An existing ``AGENTS.md`` gets its lorebook mirror synced first.  A chosen persona name
-    (``env.user_name``) wins over the settings' user name."""
-    materials = load_stage_materials(env.card.home, env.card)
-    # Like a config refresh upstream: an existing AGENTS.md follows the mounted books' constants.
-    sync_agents_mirror(materials)
+    tools.  An existing ``AGENTS.md`` is read with its lorebook mirror synced; nothing is written.
+    A chosen persona name (``env.user_name``) wins over the settings' user name."""
+    # Like a config refresh upstream: an existing AGENTS.md follows the mounted books' constants (read
+    # here as it will be; the file itself is rewritten by the mode's prepare step before a beat).
+    materials = with_synced_mirror(load_stage_materials(env.card.home, env.card))
     materials.stage = replace(
         materials.stage,
         user_name=env.user_name or materials.stage.user_name,

@@ -20,7 +20,7 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.app.modes import BeatEnv
+from peargarden.modes.base import BeatEnv
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 

@@ -1,10 +1,8 @@
-"""Work mode (写卡维护) in the app's mode table, and the role-play modes around it.
+"""Work mode (写卡维护), and the role-play modes around it.
 
-:func:`install_work_mode` (run once when :mod:`.modes` is imported) registers ``work`` with the ``work``
-tag and wraps the role-play modes already in the table: ``stage`` gets the ``conversation_mode`` switch
-tool, and both ``stage`` and ``tavern`` build their requests from the role-play view of the chat
-(work beats reduced to their 【写卡维护】 lines).  A mode registered later with
-:func:`.modes.register_mode` replaces the wrapped one as it is (tests rely on that).
+:func:`role_play_setup` wraps a role-play mode of the table (:mod:`peargarden.modes.table`): it builds
+its requests from the role-play view of the chat (work beats reduced to their 【写卡维护】 lines) and,
+with ``switch``, offers the ``conversation_mode`` tool into work mode.
 
 Work mode itself (:func:`work_setup`): the data folder's ``AUTHORING.md`` (the bundled one when the
 folder has none) + working directory and card file as the system prompt; the file tools, ``bash``,
@@ -14,11 +12,8 @@ call.  No draft, lore-writing or memory tools.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from peargarden.agent.loop import RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.authoring.segments import WORK_TAG
 from peargarden.modes.work.bash_tool import BashTool
 from peargarden.modes.work.card_tool import CardProjectTool
 from peargarden.modes.work.file_tools import file_tools
@@ -26,12 +21,9 @@ from peargarden.modes.work.request import authoring_system, with_role_play_view,
 from peargarden.modes.work.switch import WORK_MODE, ConversationModeTool
 from peargarden.workspace.seed import bundled
 
-if TYPE_CHECKING:
-    from peargarden.app.modes import BeatEnv, ModeSetup
+from ..base import MODE_ENTRY_TYPE, BeatEnv, ModeSetup
 
-__all__ = ["WORK_MODE", "authoring_prompt", "install_work_mode", "role_play_setup", "work_setup"]
-
-ROLE_PLAY_MODES = ("stage", "tavern")
+__all__ = ["WORK_MODE", "authoring_prompt", "role_play_setup", "work_setup"]
 
 
 def authoring_prompt(env: BeatEnv) -> str:
@@ -42,15 +34,9 @@ def authoring_prompt(env: BeatEnv) -> str:
         return bundled("AUTHORING.md").decode("utf-8")
 
 
-def _mode_entry_type() -> str:
-    from peargarden.app.modes import MODE_ENTRY_TYPE
-
-    return MODE_ENTRY_TYPE
-
-
 def work_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
     system = authoring_system(authoring_prompt(env), env.card.path, env.card.card_file())
-    tools: list[Tool] = [*file_tools(), BashTool(), CardProjectTool(), ConversationModeTool(_mode_entry_type())]
+    tools: list[Tool] = [*file_tools(), BashTool(), CardProjectTool(), ConversationModeTool(MODE_ENTRY_TYPE)]
     return work_builder(system), tools
 
 
@@ -60,20 +46,7 @@ def role_play_setup(inner: ModeSetup, *, switch: bool) -> ModeSetup:
     def setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
         builder, tools = inner(env)
         if switch and all(tool.name != ConversationModeTool.name for tool in tools):
-            tools = [*tools, ConversationModeTool(_mode_entry_type())]
+            tools = [*tools, ConversationModeTool(MODE_ENTRY_TYPE)]
         return with_role_play_view(builder), tools
 
-    setup.work_mode_wrapped = True  # type: ignore[attr-defined]
     return setup
-
-
-def install_work_mode() -> None:
-    """Register ``work`` and wrap the role-play modes (idempotent)."""
-    from peargarden.app.modes import MODE_TAGS, MODES
-
-    for name in ROLE_PLAY_MODES:
-        inner = MODES.get(name)
-        if inner is not None and not getattr(inner, "work_mode_wrapped", False):
-            MODES[name] = role_play_setup(inner, switch=name == "stage")
-    MODES[WORK_MODE] = work_setup
-    MODE_TAGS[WORK_MODE] = [WORK_TAG]

@@ -5,8 +5,8 @@ is the whole active branch; :func:`split_beat` cuts it into earlier beats (prose
 finished beats are not replayed) and the rounds of the beat in progress (assistant tool calls and tool
 results, which the model must see to go on).
 
-:func:`plain_builder` is the fallback used until the stage and tavern builders are plugged in (and for
-the embedded model when nothing else fits): a system prompt from the card's fields, then the chat.
+:func:`plain_builder` (and :func:`plain_setup`, the mode around it) is the simplest request: a system
+prompt from the card's fields, then the chat; tests and other fronts put it in their mode tables.
 """
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from peargarden.agent.loop import BeatInput, RequestBuilder
+from peargarden.agent.tools import Tool
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
+
+from .base import BeatEnv, card_fields
 
 IMPERSONATE_INSTRUCTION = "[接下来请以{user}的身份、用{user}的口吻写出{user}的下一句话或下一段行动。只写{user}的部分。]"
 CONTINUE_INSTRUCTION = "[接着上一条回复继续写，不要重复已经写过的内容。]"
@@ -89,3 +92,8 @@ def plain_builder(card: dict[str, Any], user_name: str) -> RequestBuilder:
         return ChatRequest(messages=messages, tools=list(inp.tools) if inp.kind != "impersonate" else [])
 
     return build
+
+
+def plain_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
+    """A mode with the card's fields as its system prompt and no tools (for tests and other fronts)."""
+    return plain_builder(card_fields(env), env.user_name), []
