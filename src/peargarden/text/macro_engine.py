@@ -316,7 +316,6 @@ class _Evaluator:
             raw_inner.append(text[cursor : span.start])
             raw_inner.append(value)
             cursor = span.end
-        raw_inner.append(text[cursor : node.inner_end] if node.inner_end >= cursor else "")
         if node.scoped is not None:
             raw = text[node.scoped.start : node.scoped.end]
             if delay:
@@ -326,6 +325,12 @@ class _Evaluator:
                 if "#" not in node.flags:
                     value = dedent_trim(value)
             args.append(value)
+            # As in SillyTavern, the verbatim form of a scoped call runs on into its content:
+            # an unknown ``{{x}}body{{/x}}`` comes back as ``{{x}}body}}``.
+            raw_inner.append(text[cursor : node.scoped.start])
+            raw_inner.append(value)
+        else:
+            raw_inner.append(text[cursor : node.inner_end] if node.inner_end >= cursor else "")
         raw_macro = "{{" + "".join(raw_inner) + "}}"
         if dynamic is not None:
             if args:
