@@ -142,3 +142,13 @@ def test_relative_prompts_follow_an_in_chat_main_in_118(make_state: StateFactory
     old_state = _as(make_state(oai={"prompts": prompts}, metadata=metadata), "1.12")
     result = generate(old_state, "normal", dry_run=True)
     assert any("main" in w for w in result.warnings)  # 1.12 has no main slot to put the note in
+
+
+def test_118_with_the_new_engine_off_runs_its_own_legacy_variant(make_state: StateFactory) -> None:
+    prompts = [{"identifier": "main", "role": "system", "content": "心情：{{setvar::心情::平静}}{{getvar::心情}}"}]
+    off = {"experimental_macro_engine": False}
+    state = _as(make_state(oai={"prompts": prompts}, power_user=off), "1.18")
+    assert not state.compat.new_macro_engine
+    assert "心情：平静" in _contents(state)  # 1.18's legacy pipeline sets before it gets
+    old = _as(make_state(oai={"prompts": prompts}, power_user=off), "1.12")
+    assert "心情：" in _contents(old)  # 1.12 reads the line before the set on it

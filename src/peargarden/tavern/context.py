@@ -195,6 +195,7 @@ class GenerationContext:
             creator_notes=self.base_replace(_stripped(s.card_data.get("creator_notes"))) if card else "",
             generation_type=self.type,
             outlet=self._outlet if self.compat.wi_outlets else None,
+            legacy_118=self.compat.legacy_macros_118,
         )
 
     def _greetings(self) -> tuple[str, ...]:

@@ -31,6 +31,7 @@ class StCompat:
     version: str = V112
     # Macros: the 1.17+ parser-based engine instead of the fixed regex pipeline.
     new_macro_engine: bool = False
+    legacy_macros_118: bool = False  # when the legacy pipeline runs: 1.18's variant of it
     # Request body: ``logit_bias: {}`` left out when empty; ``name`` after ``content``.
     omit_empty_logit_bias: bool = False
     name_after_content: bool = False
@@ -64,6 +65,7 @@ _V112 = StCompat()
 _V118 = StCompat(
     version=V118,
     new_macro_engine=True,
+    legacy_macros_118=True,
     omit_empty_logit_bias=True,
     name_after_content=True,
     injection_order=True,
