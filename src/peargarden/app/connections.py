@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from peargarden.errors import ProviderError
+from peargarden.errors import PearError, ProviderError
 from peargarden.providers.base import Provider
 from peargarden.workspace.config import ModelSettings, Settings
 
@@ -30,6 +30,8 @@ class Connection:
     base_url: str = ""
     model: str = ""
     api_key_env: str = ""
+    # ``--local-model``: a GGUF path or an embedded model's name, run in-process.
+    local_model: str = ""
 
 
 @dataclass
@@ -39,6 +41,8 @@ class ResolvedProvider:
     embedded: bool
     # The thinking level config.toml asks for (before the embedded model forces "off").
     thinking: str = "medium"
+    # A local model under a few billion parameters (read from its GGUF header).
+    small_model: bool = False
 
 
 def connection_spec(settings: Settings, model: ModelSettings) -> ConnectionSpec | None:
@@ -67,16 +71,34 @@ def _build(spec: ConnectionSpec | None) -> Provider:
     return build_provider(spec)
 
 
-def _embedded() -> Provider:
-    """The embedded llama.cpp model (one per process, shared by every chat)."""
+def _embedded(local_model: str = "") -> Provider:
+    """The embedded llama.cpp model (one per process and GGUF, shared by every chat).
+
+    *local_model* (``--local-model`` or ``[model] local_path``) is a GGUF path or an embedded
+    model's name; its header is checked here, so a wrong file is one line before any chat starts.
+    """
     try:
         from peargarden.providers.registry import embedded_provider
 
-        return embedded_provider()
+        provider = embedded_provider(local_model)
+        if local_model:
+            provider.traits()
+        return provider
     except ImportError:
         raise ProviderError(
             "内置本地模型不可用：请安装可选组件（pip install -e '.[local]'），或用 --base-url/--model 指定一个模型服务"
         ) from None
+
+
+def _local(local_model: str) -> ResolvedProvider:
+    provider = _embedded(local_model)
+    traits = getattr(provider, "traits", None)
+    try:
+        small = bool(traits().small) if traits is not None else True
+    except PearError:
+        # No model fetched yet: the beat reports that itself; every model we ship is small.
+        small = True
+    return ResolvedProvider(provider, "", True, "off", small)
 
 
 def resolve_provider(settings: Settings, override: Connection | None = None) -> ResolvedProvider:
@@ -84,15 +106,17 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
     from peargarden.providers.registry import ConnectionSpec
 
     main = settings.main()
+    if override is not None and override.local_model:
+        return _local(override.local_model)
     if override is not None and override.base_url:
         model = override.model or (main.model if main.provider != LOCAL else "")
         given = ConnectionSpec(name="cli", base_url=override.base_url, model=model, api_key_env=override.api_key_env)
         return ResolvedProvider(_build(given), model, False, main.thinking)
     if override is not None and override.model:
-        main = ModelSettings(main.provider, override.model, main.thinking)
+        main = ModelSettings(main.provider, override.model, main.thinking, main.local_path)
     spec = connection_spec(settings, main)
     if spec is None:
-        return ResolvedProvider(_embedded(), "", True, "off")
+        return _local(main.local_path)
     return ResolvedProvider(_build(spec), main.model, False, main.thinking)
 
 
@@ -103,8 +127,8 @@ def resolve_side(settings: Settings, main: ResolvedProvider | None) -> ResolvedP
     side = settings.side()
     if settings.side_model.provider:
         spec = connection_spec(settings, side)
-        if spec is None:
-            return ResolvedProvider(_embedded(), "", True, "off")
+        if spec is None:  # the local model: the main one's GGUF, so it is loaded once
+            return _local(settings.main().local_path)
         return ResolvedProvider(_build(spec), side.model, False, side.thinking)
     main = main or resolve_provider(settings)
     return ResolvedProvider(main.provider, settings.side_model.model or main.model, main.embedded, side.thinking)

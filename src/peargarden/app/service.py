@@ -36,6 +36,7 @@ from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
 from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.chats import ChatFile, last_written, list_chats, utc_now
@@ -195,6 +196,7 @@ class PearApp:
             thinking=thinking,
             embedded=resolved.embedded,
             chat_id=chat.chat_id,
+            small_model=resolved.small_model,
         )
         session = ChatSession(self, card, chat, settings, resolved, mode, env)
         session.start_mode = options.mode or _start_mode(settings, header)
@@ -234,6 +236,25 @@ def _card_object(card: Any) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
+@dataclass(frozen=True)
+class ChatView:
+    """What a front draws of a chat: read from the session, nothing else to reach into."""
+
+    card: str  # the card's folder name
+    char_name: str  # the card's character name (the folder name when the card has none)
+    card_data: dict[str, Any]  # the card object (V2/V3), for display-only regex scripts and the like
+    chat_id: str
+    mode: str
+    modes: list[str]  # the app's mode table, in order
+    entries: list[Entry]  # the active branch's messages, numbered from 0 as edit/delete/branch count
+    tree: list[TreeRow]
+    leaf: str | None
+    swipe: tuple[int, int]  # (position, count) of the last reply among its siblings
+    warnings: list[str]  # what reading the session file found
+    model: str
+    persona: str  # the user's name in this chat
+
+
 @dataclass
 class Preview:
     """What the next beat would send: the first request, its tools and the warnings it would show."""
@@ -242,6 +263,8 @@ class Preview:
     request: ChatRequest
     tools: list[Tool]
     warnings: list[str]
+    # What the mode's builder shows besides the request (tavern: SillyTavern's "body" and "assembly").
+    inspect: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -292,7 +315,7 @@ class ChatSession:
         request = built.request
         request.thinking = self.env.thinking  # as the loop sets them on every request it sends
         request.model = request.model or self.resolved.model
-        return Preview(name, request, tools, list(built.warnings))
+        return Preview(name, request, tools, list(built.warnings), dict(built.inspect))
 
     def _customs(self) -> list[dict[str, Any]]:
         """The branch's custom entries as a builder sees them (``BeatInput.custom_entries``)."""
@@ -321,6 +344,25 @@ class ChatSession:
         if side.provider is not self.resolved.provider and self.wrap_side_provider is not None:
             side.provider = self.wrap_side_provider(side.provider)
         return side
+
+    def view(self) -> ChatView:
+        """Everything a front shows of the chat (the web's chat page is drawn from it)."""
+        tree = self.chat.tree
+        return ChatView(
+            card=self.card.folder,
+            char_name=_card_name(self),
+            card_data=self.env.card_data,
+            chat_id=self.chat_id,
+            mode=self.mode,
+            modes=list(self.app.modes),
+            entries=list(tree.messages()),
+            tree=self.tree_rows(),
+            leaf=tree.leaf,
+            swipe=self.swipe_position(),
+            warnings=list(self.chat.warnings),
+            model=self.resolved.model,
+            persona=self.env.user_name,
+        )
 
     def messages(self) -> list[ContextMessage]:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""

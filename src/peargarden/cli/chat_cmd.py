@@ -47,14 +47,17 @@ def _options(
     base_url: str | None,
     model: str | None,
     api_key_env: str | None,
+    local_model: str | None = None,
 ) -> ChatOptions:
     if mode is not None and mode not in ("stage", "tavern", "work"):
         raise BadInput(f"--mode 只能是 stage、tavern 或 work，收到 {mode!r}")
     if thinking is not None:
         parse_level(thinking)
+    if local_model and base_url:
+        raise BadInput("--local-model 和 --base-url 只能选一个（a local GGUF or an endpoint）")
     connection: Connection | None = None
-    if base_url or model or api_key_env:
-        connection = Connection(base_url or "", model or "", api_key_env or "")
+    if base_url or model or api_key_env or local_model:
+        connection = Connection(base_url or "", model or "", api_key_env or "", local_model or "")
     return ChatOptions(mode=mode, thinking=thinking, persona=persona, connection=connection)
 
 
@@ -243,6 +246,11 @@ def chat_command(
     ),
     model: str | None = typer.Option(None, "--model", help="模型名。"),
     api_key_env: str | None = typer.Option(None, "--api-key-env", help="存放 API 密钥的环境变量名。"),
+    local_model: str | None = typer.Option(
+        None,
+        "--local-model",
+        help="在本机运行的 GGUF 模型文件（或内置模型名 qwen-0.5b / qwen-1.5b / smollm2），代替默认的内置模型。",
+    ),
     thinking: str | None = typer.Option(None, "--thinking", help="off | minimal | low | medium | high | xhigh"),
     persona: str | None = typer.Option(None, "--persona", help="你在故事里的名字（默认来自设置）。"),
     chat_id: str | None = typer.Option(None, "--chat", help="接着已有的对话（对话 id，见 pear sessions list）。"),
@@ -252,7 +260,7 @@ def chat_command(
     """和一张卡对话（交互式、流式输出）；--once 只走一拍。"""
     if as_json and once is None:
         raise BadInput("--json 只能和 --once 一起用")
-    options = _options(mode, thinking, persona, base_url, model, api_key_env)
+    options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model)
     session = _open(card, chat_id, options)
     with vault_snapshots(state.home):
         if once is not None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .base import Provider
-from .embedded import EmbeddedProvider, shared_embedded_provider
+from .embedded import EmbeddedProvider, resolve_local_model, shared_embedded_provider
 
 LOCAL = "local"
 
@@ -38,9 +38,10 @@ class ConnectionSpec:
         return self.name == LOCAL and not self.base_url
 
 
-def embedded_provider() -> EmbeddedProvider:
-    """The process-wide embedded model provider (one loaded model, one KV cache)."""
-    return shared_embedded_provider()
+def embedded_provider(local_model: str = "") -> EmbeddedProvider:
+    """The process-wide embedded model provider for *local_model* (a GGUF path or an embedded
+    model's name; "" = the default): one loaded model, one KV cache."""
+    return shared_embedded_provider(resolve_local_model(local_model) if local_model else None)
 
 
 def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | None = None) -> Provider:

@@ -21,8 +21,7 @@ from peargarden.workspace.cards import open_card
 from peargarden.workspace.chats import valid_chat_id
 from peargarden.workspace.vault import Vault
 
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 

@@ -14,8 +14,7 @@ from peargarden.formats.regex_edit import add_script, delete_script, update_scri
 from peargarden.modes.work.project import write_card
 from peargarden.workspace.cards import open_card
 
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 

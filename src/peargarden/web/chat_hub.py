@@ -253,7 +253,7 @@ class ChatHub:
 
     def _record(self, beat: ActiveBeat, warnings: list[str]) -> None:
         """Keep the finished beat in the chat's beat log (memory and ``web-beats.json``)."""
-        from .api_inspect import ledger
+        from .request_ledger import ledger
 
         chat = beat.chat
         recorder = chat.recorder

@@ -44,6 +44,9 @@ class ModelSettings:
     provider: str = LOCAL_PROVIDER
     model: str = ""
     thinking: str = "medium"
+    # For the local provider: a GGUF file (or an embedded model's name, e.g. "qwen-1.5b") to run
+    # instead of the default embedded model; "" = the default.
+    local_path: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,9 @@ class Settings:
 
     def main(self) -> ModelSettings:
         """The main model with an empty provider resolved to the embedded one."""
-        return ModelSettings(self.model.provider or LOCAL_PROVIDER, self.model.model, self.model.thinking)
+        return ModelSettings(
+            self.model.provider or LOCAL_PROVIDER, self.model.model, self.model.thinking, self.model.local_path
+        )
 
     def side(self) -> ModelSettings:
         """The side model (declaration, scene notes, compaction): empty fields inherit the main model."""
@@ -239,7 +244,7 @@ def _model(value: Any, key: str, base: ModelSettings, where: str | Path) -> Mode
     table = _table(key, value, where)
     fields = {
         name: _checked(f"{key}.{name}", table[name], str, where)
-        for name in ("provider", "model", "thinking")
+        for name in ("provider", "model", "thinking", "local_path")
         if name in table
     }
     model = dataclasses.replace(base, **fields)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
-from peargarden.errors import BadInput
+from peargarden.errors import BadInput, FormatError
 
 #: The largest file ``pear import`` reads.  Cards with big embedded asset packs stay well below it;
 #: anything larger is refused before it is read into memory.
@@ -34,6 +36,16 @@ def read_input(path: Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
     if len(data) > limit:
         raise BadInput(f"文件过大，上限 {limit // 1024 // 1024} MiB（file too large）", path=path)
     return data
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in *path* (size-checked); ``FormatError`` naming the file and the line when it is not JSON."""
+    try:
+        return json.loads(read_input(path).decode("utf-8"))
+    except UnicodeDecodeError:
+        raise FormatError("不是 UTF-8 文本（not UTF-8）", path=path) from None
+    except json.JSONDecodeError as error:
+        raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=path) from None
 
 
 def file_size(path: Path) -> int:

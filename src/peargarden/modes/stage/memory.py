@@ -461,7 +461,7 @@ def story_memory_on(app: Any, settings: Any, main: Any) -> bool:
         return bool(app.story_memory)
     from peargarden.workspace.config import LOCAL_PROVIDER
 
-    # The embedded 135M demo model cannot write the JSON patches and summaries; asking it would
+    # The small embedded models cannot write the JSON patches and summaries; asking them would
     # only add a second slow generation to every beat.
     if settings.side_model.provider:
         return bool(settings.side().provider != LOCAL_PROVIDER)
