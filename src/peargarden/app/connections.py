@@ -10,11 +10,11 @@ field of a configured connection (its ``profile`` included) into the provider.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from peargarden.errors import PearError, ProviderError
-from peargarden.providers.base import Provider
+from peargarden.providers.base import Provider, Timeouts
 from peargarden.workspace.config import ModelSettings, Settings
 
 if TYPE_CHECKING:  # the registry is imported on use (the openai SDK behind it is slow to import)
@@ -32,6 +32,9 @@ class Connection:
     api_key_env: str = ""
     # ``--local-model``: a GGUF path or an embedded model's name, run in-process.
     local_model: str = ""
+    # Timeout limits given by flag, as (limit, seconds) pairs (``connect``, ``first_byte``, ``idle``,
+    # ``total``); they win over the connection's own in config.toml.
+    timeouts: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass
@@ -60,7 +63,27 @@ def connection_spec(settings: Settings, model: ModelSettings) -> ConnectionSpec 
         api_key_env=conn.api_key_env,
         api_key=conn.api_key,
         profile=conn.profile,
+        timeouts=replace(Timeouts(), **conn.timeouts),
     )
+
+
+def flag_timeouts(flags: dict[str, float | None]) -> tuple[tuple[str, float], ...]:
+    """Timeout limits given by flag (``connect``, ``first_byte``, ``idle``, ``total``; None = not
+    given), checked, as :attr:`Connection.timeouts` takes them."""
+    from peargarden.workspace.config import timeout_seconds
+
+    return tuple(
+        (name, timeout_seconds(f"--{name.replace('_', '-')}-timeout", value))
+        for name, value in flags.items()
+        if value is not None
+    )
+
+
+def _timeouts(spec: ConnectionSpec, override: Connection | None) -> ConnectionSpec:
+    """*spec* with the limits given by flag (``--first-byte-timeout`` …) over its configured ones."""
+    if override is None or not override.timeouts:
+        return spec
+    return replace(spec, timeouts=replace(spec.timeouts or Timeouts(), **dict(override.timeouts)))
 
 
 def _build(spec: ConnectionSpec | None) -> Provider:
@@ -111,13 +134,21 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
     if override is not None and override.base_url:
         model = override.model or (main.model if main.provider != LOCAL else "")
         given = ConnectionSpec(name="cli", base_url=override.base_url, model=model, api_key_env=override.api_key_env)
-        return ResolvedProvider(_build(given), model, False, main.thinking)
+        return ResolvedProvider(_build(_timeouts(given, override)), model, False, main.thinking)
     if override is not None and override.model:
         main = ModelSettings(main.provider, override.model, main.thinking, main.local_path)
     spec = connection_spec(settings, main)
     if spec is None:
         return _local(main.local_path)
-    return ResolvedProvider(_build(spec), main.model, False, main.thinking)
+    from peargarden.providers.sampled import SampledProvider
+
+    # The connection's pinned samplers (``[providers.<name>.sampler]``); always wrapped, even with
+    # no values yet, so a change made while chats are open reaches them.  Side calls are not wrapped:
+    # they set their own limits (a long declaration must not get a short max_tokens).
+    conn = settings.provider_settings(main.provider)
+    sampler = conn.sampler if conn is not None else {}
+    provider = SampledProvider(_build(_timeouts(spec, override)), sampler, main.provider)
+    return ResolvedProvider(provider, main.model, False, main.thinking)
 
 
 def resolve_side(settings: Settings, main: ResolvedProvider | None) -> ResolvedProvider:

@@ -13,6 +13,7 @@ from peargarden.workspace.importer import BookMode, ImportPlan, apply_plan, book
 from peargarden.workspace.inputs import file_size
 
 from ._app import app, state
+from ._vault import tidy
 
 # Show a progress bar from this many files on, or when the files add up to this many bytes.
 PROGRESS_MIN_FILES = 5
@@ -32,6 +33,7 @@ def import_command(
     """Import SillyTavern files. Everything is checked first; if one file is bad, nothing is written."""
     mode = book_mode(book)
     home = state.home
+    tidy(home)  # a kill mid-import left temp files: they go now
     total = sum(file_size(path) for path in files)
     if len(files) >= PROGRESS_MIN_FILES or total >= PROGRESS_MIN_BYTES:
         plan = _plan_with_progress(files, total, mode, card)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .base import Provider
+from .base import Provider, Timeouts
 from .embedded import EmbeddedProvider, resolve_local_model, shared_embedded_provider
 
 LOCAL = "local"
@@ -32,6 +32,8 @@ class ConnectionSpec:
     # Force a profile (openai, deepseek, openrouter, ollama, vllm, llamacpp, generic) instead of
     # guessing it from the base URL.
     profile: str = ""
+    # Connect / first-byte / idle / total limits (None: the defaults of ``Timeouts``).
+    timeouts: Timeouts | None = None
 
     @property
     def is_local(self) -> bool:
@@ -60,6 +62,7 @@ def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | Non
         api_key_env=spec.api_key_env or None,
         profile=spec.profile or None,
         name=spec.name if spec.name != LOCAL else None,
+        timeouts=spec.timeouts,
     )
 
 

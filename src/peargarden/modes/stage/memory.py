@@ -454,6 +454,17 @@ def session_story_view(session: Any) -> StoryView:
     return story_view(session.chat, session.card, session_story_settings(session), session.resolved.model)
 
 
+def budget_view(session: Any) -> StoryView:
+    """Story memory off: no summary, ledger or recall, but the same token budget (``[story]``
+    ``context_tokens`` − ``reserve_tokens``) cuts the history newest → oldest, with its warning."""
+    settings = session_story_settings(session)
+    return StoryView(
+        context_tokens=settings.context_tokens,
+        reserve_tokens=settings.reserve_tokens,
+        count=story_counter(session.resolved.model),
+    )
+
+
 def story_memory_on(app: Any, settings: Any, main: Any) -> bool:
     """Whether a chat of *app* keeps story memory (see ``PearApp.story_memory``); *main* is the chat's
     resolved main model, which the side model follows when ``[side_model]`` names none."""
