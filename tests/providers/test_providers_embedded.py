@@ -235,6 +235,16 @@ def test_echo_of_the_user_line_is_dropped_and_generated_once_more(tmp_path: Path
     assert [type(e).__name__ for e in events].count("Done") == 1
 
 
+def test_a_second_echo_is_cut_off_the_reply(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    user = "这雨什么时候能停？"
+    provider.llama()
+    made[0].replies = [user + "快了。", "这雨什么时候能停，要看天意。青梧望了望窗外。"]
+    events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": user}])))
+    assert _text(events) == "要看天意。青梧望了望窗外。"
+    assert len(made[0].calls) == 2
+
+
 def test_echo_detection() -> None:
     assert echoes("你好，掌柜。还有空房吗？", "你好掌柜，还有空房吗")
     assert echoes("十年前从镇北渡口走的那位怀瑾公子", "十年前从镇北渡口走的那位，")

@@ -140,7 +140,15 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
     spec = connection_spec(settings, main)
     if spec is None:
         return _local(main.local_path)
-    return ResolvedProvider(_build(_timeouts(spec, override)), main.model, False, main.thinking)
+    from peargarden.providers.sampled import SampledProvider
+
+    # The connection's pinned samplers (``[providers.<name>.sampler]``); always wrapped, even with
+    # no values yet, so a change made while chats are open reaches them.  Side calls are not wrapped:
+    # they set their own limits (a long declaration must not get a short max_tokens).
+    conn = settings.provider_settings(main.provider)
+    sampler = conn.sampler if conn is not None else {}
+    provider = SampledProvider(_build(_timeouts(spec, override)), sampler, main.provider)
+    return ResolvedProvider(provider, main.model, False, main.thinking)
 
 
 def resolve_side(settings: Settings, main: ResolvedProvider | None) -> ResolvedProvider:

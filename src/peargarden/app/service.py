@@ -52,7 +52,7 @@ from peargarden.workspace.home import Home
 
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
 from .connections import Connection, ResolvedProvider, resolve_provider, resolve_side
-from .personas import choose_persona
+from .personas import PERSONA_ENTRY_TYPE, choose_persona, load_persona, recorded_persona
 from .stored_keys import with_stored_key
 
 DEFAULT_CARD = "青梧"
@@ -192,9 +192,10 @@ class PearApp:
         if resolved.embedded and options.thinking and options.thinking != "off":
             thinking = "off"  # the embedded model cannot think; the stage then sends lore as bodies
         card_persona = card.settings().get("persona")
+        switched = recorded_persona(chat.tree.customs(PERSONA_ENTRY_TYPE))  # a switch made inside the chat
         persona = choose_persona(
             self.home.personas_dir,
-            options.persona or str(header.get("persona") or ""),
+            options.persona or switched or str(header.get("persona") or ""),
             card_persona if isinstance(card_persona, str) else "",
             settings.user_name,
             settings.user_persona,
@@ -410,6 +411,14 @@ class ChatSession:
         mode = _recorded_mode(self.chat) or self.start_mode
         if mode in self.app.modes:  # a mode recorded under a table that had it and this one has not
             self.mode = mode
+
+    def set_persona(self, name: str) -> None:
+        """Play another persona from the next beat on; recorded on the branch (earlier messages keep
+        the names they were written under, as in SillyTavern)."""
+        persona = load_persona(self.app.home.personas_dir, name)
+        self.chat.append_custom(PERSONA_ENTRY_TYPE, {"name": persona.name})
+        self.env.user_name = persona.name
+        self.env.user_persona = persona.description
 
     def set_mode(self, mode: str) -> None:
         """Switch the chat's mode; recorded on the branch, so reopening (or rewinding) follows it."""

@@ -104,6 +104,14 @@ def format_ledger(assembly: Any) -> str:
     return "\n".join(lines)
 
 
+def _st_version(value: str) -> str:
+    from peargarden.workspace.config import ST_VERSIONS
+
+    if value not in ST_VERSIONS:
+        raise BadInput(f"--st-version 只能是 {' 或 '.join(ST_VERSIONS)}，实际是 {value!r}")
+    return value
+
+
 @tavern_app.command("replay")
 def replay_cmd(
     case_dir: Path = typer.Argument(..., help="Oracle case folder (settings.json, card.json, preset.json, …)."),
@@ -114,9 +122,7 @@ def replay_cmd(
 ) -> None:
     """Replay an oracle case's steps and print the request body of the last generation."""
     from peargarden.tavern.replay import replay
-    from peargarden.tavern.version import normalize_version
-
-    version = normalize_version(st_version, source="--st-version") if st_version else None
+    version = _st_version(st_version) if st_version else None
     result = replay(load_case(case_dir), version=version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
@@ -168,7 +174,6 @@ def assemble_cmd(
     from peargarden.tavern.controls import user_state
     from peargarden.tavern.replay import _user_message
     from peargarden.tavern.request import request_body
-    from peargarden.tavern.version import normalize_version
     from peargarden.text.tokens import counter_for_model
 
     if as_json and ledger:
@@ -182,7 +187,7 @@ def assemble_cmd(
         return
     home, folder, ctx = _card_context(card)
     settings = ctx["settings"]
-    version = normalize_version(st_version or settings.st_version, source="--st-version")
+    version = _st_version(st_version) if st_version else settings.st_version
     card_json: dict[str, Any] = ctx["card_json"]
     stored = card_json.get("tavern")
     tavern: dict[str, Any] = stored if isinstance(stored, dict) else {}

@@ -197,6 +197,25 @@ def default_threads() -> tuple[int, int]:
     return max(1, cores // 2), max(1, cores)
 
 
+_CLAUSE_END = "，。？！；、,.?!;…\n"
+
+
+def strip_echo(user_text: str, reply: str) -> str:
+    """*reply* without an opening that repeats *user_text* (cut after the clause that ends it)."""
+    user = _squash(user_text)
+    for index, char in enumerate(reply):
+        if char not in _CLAUSE_END:
+            continue
+        head = _squash(reply[: index + 1])
+        if len(head) >= min(len(user), 8) and (
+            user.startswith(head[:8]) and difflib.SequenceMatcher(None, user, head).ratio() >= 0.6
+        ):
+            rest = reply[index + 1 :].lstrip("，。？！；、,.?!; \n")
+            if len(head) >= len(user) * 0.6:
+                return rest
+    return reply
+
+
 def _squash(text: str) -> str:
     return "".join(ch for ch in text if ch.isalnum())
 
@@ -316,7 +335,8 @@ class EmbeddedProvider:
                 self._retry_seed += 1
                 retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
                 retry["repeat_penalty"] = max(float(retry.get("repeat_penalty") or 1.0), 1.2)
-                yield from self._generate(llm, messages, retry, cancel, "")
+                # Once more; an echo then is cut off the reply rather than generated a third time.
+                yield from self._generate(llm, messages, retry, cancel, guard, strip=True)
 
     def _generate(
         self,
@@ -325,6 +345,7 @@ class EmbeddedProvider:
         options: dict[str, Any],
         cancel: threading.Event | None,
         guard: str,
+        strip: bool = False,
     ) -> Generator[StreamEvent, None, str]:
         """One generation's events; returns ``"echo"`` (nothing yielded) when the guard caught one."""
         name = self.model_name
@@ -348,9 +369,14 @@ class EmbeddedProvider:
                         opening = "".join(held)
                         if len(opening) >= window:
                             if echoes(guard, opening):
-                                return "echo"
+                                if not strip:
+                                    return "echo"
+                                opening = strip_echo(guard, opening)
+                                if not opening and len("".join(held)) < 4 * _ECHO_WINDOW:
+                                    continue  # the echo is not over yet: hold on
                             window = 0
-                            yield TextDelta(opening)
+                            if opening:
+                                yield TextDelta(opening)
                     elif content:
                         yield TextDelta(content)
                     if choice.get("finish_reason"):
@@ -367,8 +393,11 @@ class EmbeddedProvider:
         if held and window:  # a reply shorter than the window
             opening = "".join(held)
             if echoes(guard, opening):
-                return "echo"
-            yield TextDelta(opening)
+                if not strip:
+                    return "echo"
+                opening = strip_echo(guard, opening)
+            if opening:
+                yield TextDelta(opening)
         prompt = prompt_tokens or 0
         counted = int(llm.n_tokens) - prompt + (1 if finish == "length" else 0)
         completion = max(0, min(counted, options["max_tokens"]))

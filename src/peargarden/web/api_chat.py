@@ -21,8 +21,8 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
+from peargarden.app.chat_files import context_tokens
 from peargarden.errors import BadInput, NotFound
-from peargarden.modes.stage.memory import story_settings
 
 from .chat_hub import OpenChat
 from .chat_view import context_fill, message_chrome, message_html
@@ -52,7 +52,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
     )
     user, char = view.persona, view.char_name
     chrome = message_chrome(chat, user, char)
-    budget = story_settings(chat.session.app.home.config_file, chat.session.card).context_tokens
+    budget = context_tokens(chat.session.app.home, chat.session.card)
     messages = []
     for index, entry in enumerate(entries):
         msg = entry.message

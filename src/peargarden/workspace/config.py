@@ -61,6 +61,9 @@ class ProviderSettings:
     # Which server family (openai, deepseek, openrouter, ollama, vllm, llamacpp, generic); empty =
     # guessed from the base URL by the providers package.
     profile: str = ""
+    # ``[providers.<name>.sampler]``: body fields every request to this connection carries
+    # (temperature, top_p, max_tokens, penalties…); they win over a preset's.
+    sampler: Mapping[str, float] = field(default_factory=dict)
     # ``connect_timeout`` / ``first_byte_timeout`` / ``idle_timeout`` / ``total_timeout`` in seconds,
     # by limit name (``connect`` …); the ones not given keep the providers' defaults.
     timeouts: dict[str, float] = field(default_factory=dict)
@@ -268,13 +271,31 @@ def _providers(value: Any, where: str | Path) -> dict[str, ProviderSettings]:
             for item in ("base_url", "api_key_env", "api_key", "profile")
             if item in table
         }
+        sampler = _connection_sampler(f"providers.{name}.sampler", table.get("sampler", {}), where)
         timeouts: dict[str, float] = {}
         for limit in TIMEOUT_KEYS:
             key = f"{limit}_timeout"
             if key in table:
                 timeouts[limit] = timeout_seconds(f"providers.{name}.{key}", table[key], where)
-        result[name] = ProviderSettings(name=name, timeouts=timeouts, **fields)
+        result[name] = ProviderSettings(name=name, **fields, sampler=sampler, timeouts=timeouts)
     return result
+
+
+# Body fields a connection may pin (the OpenAI names; servers that do not know one ignore it).
+CONNECTION_SAMPLERS = ("temperature", "top_p", "top_k", "min_p", "frequency_penalty", "presence_penalty",
+                       "repetition_penalty", "max_tokens", "seed")  # fmt: skip
+
+
+def _connection_sampler(key: str, value: Any, where: str | Path) -> dict[str, float]:
+    table = _table(key, value, where)
+    out: dict[str, float] = {}
+    for name, number in table.items():
+        if name not in CONNECTION_SAMPLERS:
+            raise BadInput(f"[{key}] 不认识 {name}（可用：{', '.join(CONNECTION_SAMPLERS)}）", path=where)
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            raise BadInput(f"{key}.{name} 应为数字，实际是 {number!r}", path=where)
+        out[name] = number
+    return out
 
 
 def timeout_seconds(key: str, value: Any, where: str | Path | None = None) -> float:
