@@ -19,7 +19,7 @@ from typing import Any
 from peargarden.sessions import ops
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
-from peargarden.workspace.chats import SESSION_FILE, ChatFile, list_chats
+from peargarden.workspace.chats import SESSION_FILE, ChatFile, branch_mode, list_chats
 from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 CACHE_VERSION = 3
@@ -37,7 +37,7 @@ def summarize(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
         "id": chat.chat_id,
         "card": folder.folder,
         "mode": chat.header.get("mode", "stage"),
-        "branch_mode": chat_mode(chat),
+        "branch_mode": branch_mode(chat),
         "created": chat.header.get("timestamp"),
         "updated": max((e.timestamp for e in chat.tree), default=chat.header.get("timestamp")),
         "messages": len(messages),

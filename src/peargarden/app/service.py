@@ -46,7 +46,7 @@ from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, chat_lock_file
-from peargarden.workspace.chats import ChatFile, last_written, list_chats, utc_now
+from peargarden.workspace.chats import ChatFile, branch_mode, last_written, list_chats, recorded_mode, utc_now
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
@@ -235,16 +235,8 @@ def _start_mode(settings: Settings, header: dict[str, Any]) -> str:
     return str(header.get("mode") or settings.mode or "stage")
 
 
-def chat_mode(chat: ChatFile) -> str:
-    """The mode a chat is in on its active branch: its latest recorded change, else its header's."""
-    return _recorded_mode(chat) or str(chat.header.get("mode") or "")
-
-
-def _recorded_mode(chat: ChatFile) -> str:
-    """The latest mode change recorded on the active branch ("" when there is none)."""
-    changes = chat.tree.customs(MODE_ENTRY_TYPE)
-    data = changes[-1].body.get("data") if changes else None
-    return str(data.get("mode") or "") if isinstance(data, dict) else ""
+chat_mode = branch_mode  # the mode a chat is in on its active branch (see workspace.chats)
+_recorded_mode = recorded_mode
 
 
 def _card_object(card: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from peargarden.agent.loop import RequestBuilder
 from peargarden.agent.tools import Mode, Tool
 from peargarden.providers.base import Provider, ThinkingLevel
 from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.chats import MODE_ENTRY_TYPE as CHAT_MODE_ENTRY
 from peargarden.workspace.config import Settings
 
 
@@ -67,7 +68,7 @@ class PlayMode:
 
 
 # The custom entry that records a mode change on the branch (the latest on the branch wins).
-MODE_ENTRY_TYPE = "mode"
+MODE_ENTRY_TYPE = CHAT_MODE_ENTRY  # kept by the session store (workspace.chats), read by chat lists
 
 
 def card_fields(env: BeatEnv) -> dict[str, Any]:

@@ -87,10 +87,12 @@ class CancelWatch:
 
     def _watch(self) -> None:
         while not self._finished.wait(_POLL_SECONDS):
-            reason = self._reason()
+            reason = self.fired or self._reason()
             if reason is None:
                 continue
             self.fired = reason
+            # Repeated until the reader is out: a connection still being set up when the limit hit
+            # has no socket to shut yet, so the first interrupt may find nothing to wake.
             if self._interrupt is not None:
                 with contextlib.suppress(Exception):
                     self._interrupt()
@@ -99,7 +101,6 @@ class CancelWatch:
                 if sock is not None:
                     with contextlib.suppress(OSError):
                         sock.shutdown(socket.SHUT_RDWR)
-            return
 
 
 def _socket_of(response: Any) -> socket.socket | None:

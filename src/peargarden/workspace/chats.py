@@ -41,6 +41,9 @@ from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 SESSION_FILE = "session.jsonl"
 
+#: The custom entry a mode change is recorded as (``{"mode": name}``), on the branch it applies to.
+MODE_ENTRY_TYPE = "mode"
+
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -267,3 +270,15 @@ def last_written(chats_dir: Path, chat_id: str) -> float:
         except OSError:
             continue
     return 0.0
+
+
+def recorded_mode(chat: ChatFile) -> str:
+    """The latest mode change recorded on the active branch ("" when there is none)."""
+    changes = chat.tree.customs(MODE_ENTRY_TYPE)
+    data = changes[-1].body.get("data") if changes else None
+    return str(data.get("mode") or "") if isinstance(data, dict) else ""
+
+
+def branch_mode(chat: ChatFile) -> str:
+    """The mode a chat is in on its active branch: its latest recorded change, else its header's."""
+    return recorded_mode(chat) or str(chat.header.get("mode") or "")
