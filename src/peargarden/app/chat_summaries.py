@@ -27,9 +27,6 @@ CACHE_VERSION = 3
 
 def summarize(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
     """The facts a chat list shows (``pear sessions list --json`` prints these keys)."""
-    # Imported here: the service loads the whole program, and `pear sessions list` must start light.
-    from .service import chat_mode
-
     messages = chat.tree.messages()
     last = messages[-1] if messages else None
     position, count = ops.swipe_position(chat.tree)
