@@ -21,6 +21,7 @@ Its profile, decided by what the header says (size, context), not by the model's
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import importlib
 import importlib.metadata
@@ -494,6 +495,19 @@ def trim_history(messages: list[Message], budget: int, size: Callable[[Message],
 
 _shared: dict[str, EmbeddedProvider] = {}
 _shared_lock = threading.Lock()
+
+
+def _close_shared() -> None:
+    """Free the loaded models before the interpreter tears modules down: llama_cpp's own finaliser
+    then finds its library already gone and prints a traceback after every chat."""
+    for provider in list(_shared.values()):
+        close = getattr(provider._llama, "close", None)
+        if callable(close):
+            close()
+        provider._llama = None
+
+
+atexit.register(_close_shared)
 
 
 def shared_embedded_provider(model_path: Path | None = None) -> EmbeddedProvider:
