@@ -13,8 +13,9 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from peargarden.errors import BadInput, NotFound
+from peargarden.formats import replace_lone_surrogates
 from peargarden.workspace import atomic
-from peargarden.workspace.card_project import MANIFEST, CardProject
+from peargarden.workspace.card_project import MANIFEST, CardProject, read_slot_text
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.library import lorebook_path, read_library_lorebook
@@ -78,7 +79,8 @@ def _project(folder: Any) -> dict[str, Any]:
     slots = []
     for slot_id, info in manifest["slots"].items():
         path = project.root / info["file"]
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        # A lone surrogate cannot travel in a JSON response: shown (and saved back, if edited) as U+FFFD.
+        text = replace_lone_surrogates(read_slot_text(path)) if path.is_file() else ""
         slots.append({"id": slot_id, "kind": info["kind"], "label": info["label"], "file": info["file"], "text": text})
     return {"expanded": True, "slots": slots, "check": project.check().to_json()}
 
