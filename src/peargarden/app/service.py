@@ -18,6 +18,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
@@ -28,7 +29,7 @@ from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbo
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
 from peargarden.errors import BadInput, ConflictError, NotFound
-from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
+from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
 from peargarden.providers.base import ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
 from peargarden.sessions.context import ContextMessage
@@ -395,7 +396,8 @@ class ChatSession:
 
     def export_sillytavern(self) -> bytes:
         header = self.chat.header.get("st_header") if isinstance(self.chat.header.get("st_header"), dict) else {}
-        lines = export_chat(self.chat.tree, dict(header or {}), self.env.user_name, str(_card_name(self)))
+        created = st_create_date(self.chat.header)
+        lines = export_chat(self.chat.tree, dict(header or {}), self.env.user_name, str(_card_name(self)), created)
         return write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
 
     # -- the beat ----------------------------------------------------------------------------------
@@ -510,3 +512,12 @@ def _card_name(session: ChatSession) -> str:
     data = session.env.card_data.get("data")
     source = data if isinstance(data, dict) else session.env.card_data
     return str(source.get("name") or session.card.folder)
+
+
+def st_create_date(header: dict[str, Any]) -> str:
+    """ST's ``create_date`` for a chat started here: its session header's timestamp, ST-formatted."""
+    try:
+        created = datetime.fromisoformat(str(header.get("timestamp") or "").replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    return format_create_date(created.astimezone())
