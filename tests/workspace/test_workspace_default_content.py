@@ -122,7 +122,7 @@ def test_config_template_is_the_code_defaults_except_creation_mode() -> None:
     code = Settings()
     assert code.creation_mode == "silent"
     assert template.creation_mode == "ask"
-    assert template.user_name == "旅人" and template.language == "中文"
+    assert template.user_name == "旅人" and template.language == ""
     assert template.scan_depth == 4 and template.max_lore_injections == 3
     assert dataclasses.replace(template, creation_mode="silent") == code
     # Every setting is written out (commented), none left to guess.

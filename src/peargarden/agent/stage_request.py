@@ -71,7 +71,10 @@ def greeting_turns(materials: StageMaterials) -> list[Turn]:
     if materials.settings.greeting and materials.card.first_mes.strip():
         from peargarden.stage import apply_macros
 
-        text = apply_macros(materials.card.first_mes, materials.card.name, materials.stage.user_name)
+        macros = materials.stage.macros
+        first = materials.card.first_mes
+        user = materials.stage.user_name
+        text = macros(first) if macros is not None else apply_macros(first, materials.card.name, user)
         return [Turn("assistant", text)]
     return []
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import sys
 import threading
@@ -19,6 +18,9 @@ from peargarden.app.connections import Connection
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import BadInput, PearError, ProviderError
+from peargarden.formats import dumps_json
+from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.regex_scripts import needs_regex_question, regex_question, set_regex_allowance
 from peargarden.workspace.seed import seed_home
 
 from ._app import app, state
@@ -63,6 +65,7 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSe
     if not home.exists():
         seed_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
     service = PearApp(home)
+    _ask_card_regex(service.card(card))  # before the session builds its request builders
     if chat_id:
         return service.open_chat(card, chat_id, options)
     return service.new_chat(card, options)
@@ -112,7 +115,7 @@ class _Printer:
             return
         self._newline()
         if kind == "tool_start":
-            args = json.dumps(data["args"], ensure_ascii=False) if data["args"] is not None else "（参数无法解析）"
+            args = dumps_json(data["args"]) if data["args"] is not None else "（参数无法解析）"
             typer.echo(f"  ⚙ {data['name']} {args}", err=True)
         elif kind == "tool_end":
             first = (data["text"].strip().splitlines() or [""])[0][:80]
@@ -156,7 +159,7 @@ def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
     if not interactive:
         prompt.answer(ApprovalAnswer("deny", "非交互模式，无法询问"))
         return
-    args = json.dumps(request.args, ensure_ascii=False)
+    args = dumps_json(request.args)
     typer.echo(f"\n需要你的同意：{request.tool_name} {args}", err=True)
     if request.reason:
         typer.echo(f"  原因：{request.reason}", err=True)
@@ -261,6 +264,22 @@ def chat_command(
         _interactive(session)
 
 
+def _ask_card_regex(folder: CardFolder) -> None:
+    """First play of a card with regex scripts of its own: ask once (on a terminal) and remember."""
+    loaded = folder.load_card()
+    if not needs_regex_question(folder, loaded):
+        return
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        typer.echo(
+            f"提示：卡「{folder.folder}」自带的正则脚本尚未允许，暂不运行；"
+            f"允许用 pear tavern set regex on --card {folder.folder}",
+            err=True,
+        )
+        return
+    set_regex_allowance(folder, typer.confirm(regex_question(loaded), default=False))
+    typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder.folder} 更改）", err=True)
+
+
 def _once(session: ChatSession, text: str, as_json: bool) -> None:
     def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent]:
         return session.send(text, cancel=cancel, approver=approver)
@@ -268,7 +287,7 @@ def _once(session: ChatSession, text: str, as_json: bool) -> None:
     if as_json:
 
         def emit(event: AgentEvent) -> None:
-            sys.stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+            sys.stdout.write(dumps_json(event.to_json()) + "\n")
             sys.stdout.flush()
 
         reason, _ = _run(start, emit, interactive=False)

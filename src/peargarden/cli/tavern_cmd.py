@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from peargarden.errors import BadInput, FormatError, NotFound
+from peargarden.formats import dumps_json
 
 from ._app import app
 
@@ -32,7 +33,8 @@ def _read_jsonl(path: Path) -> list[Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise BadInput(f"无法读取：{error.strerror}", path=path) from None
-    for number, line in enumerate(text.splitlines(), 1):
+    # split("\n"), not splitlines(): U+2028 and U+0085 may stand inside a JSON string.
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -123,7 +125,7 @@ def replay_cmd(
     if ledger:
         print(format_ledger(result.assembly))
     else:
-        print(json.dumps(result.body, ensure_ascii=False, indent=2))
+        print(dumps_json(result.body, indent=2))
 
 
 # -- the user's own data folder ------------------------------------------------------------------
@@ -161,6 +163,7 @@ def assemble_cmd(
     message: str | None = typer.Option(None, "--message", help="A new user message to send first."),
     as_json: bool = typer.Option(False, "--json", help="Print the request body as JSON (the default)."),
     ledger: bool = typer.Option(False, "--ledger", help="Print the ledger table instead."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed the random rolls (world-info probability, {{random}})."),
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
     from peargarden.formats import card_to_object
@@ -170,6 +173,7 @@ def assemble_cmd(
     from peargarden.tavern.request import request_body
     from peargarden.text.tokens import counter_for_model
     from peargarden.workspace.library import read_library_lorebook
+    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
 
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
@@ -209,6 +213,9 @@ def assemble_cmd(
     power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
     if settings.user_persona and "persona_description" not in power_user:
         power_user["persona_description"] = settings.user_persona
+    global_regex, regex_warnings = global_regex_scripts(home)
+    for warning in regex_warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     state_ = user_state(
         card_obj,
         tavern={**tavern, "power_user": power_user},
@@ -219,7 +226,13 @@ def assemble_cmd(
         character_books=books,
         user_name=settings.user_name,
         counter=counter,
+        global_regex=global_regex,
+        regex_allowed=regex_allowance(folder) is True,
     )
+    if seed is not None:
+        from peargarden.text.rolls import live_random
+
+        state_.random = live_random(seed)
     if not state_.chat:
         from peargarden.tavern.replay import start_new_chat
 
@@ -232,7 +245,7 @@ def assemble_cmd(
     if ledger:
         print(format_ledger(result))
     else:
-        print(json.dumps(request_body(state_.oai, result.messages, "normal"), ensure_ascii=False, indent=2))
+        print(dumps_json(request_body(state_.oai, result.messages, "normal"), indent=2))
 
 
 @tavern_app.command("set")
@@ -250,6 +263,17 @@ def set_cmd(
     from ._app import state
 
     home = state.home
+    if key == "regex":
+        if card is None:
+            raise BadInput("设置 regex 需要 --card")
+        from peargarden.tavern.controls import parse_on_off
+        from peargarden.workspace.regex_scripts import set_regex_allowance
+
+        allowed = parse_on_off(key, value)
+        _, folder, _ctx = _card_context(card)
+        set_regex_allowance(folder, allowed)
+        print(f"卡「{card}」自带的正则脚本：{'允许运行' if allowed else '不运行'}（保存在卡.json 的 regex_allowed）")
+        return
     if key == "preset":
         if card is None:
             raise BadInput("设置 preset 需要 --card")

@@ -48,7 +48,7 @@ KEYS_HELP = (
     "context, response, prompt.<identifier> (on/off), order (identifiers, comma separated), "
     "pin_examples, strip_examples, persona, persona_position (prompt/top_an/bottom_an/depth/none), "
     "persona_depth, persona_role, note.prompt, note.interval, note.depth, note.position "
-    "(after/chat/before), note.role (system/user/assistant)"
+    "(after/chat/before), note.role (system/user/assistant), regex (on/off: the card's own regex scripts)"
 )
 
 
@@ -73,6 +73,11 @@ def _bool(key: str, value: str) -> bool:
     if lowered in _OFF:
         return False
     raise BadInput(f"{key} 只接受 on / off，收到 {value!r}")
+
+
+def parse_on_off(key: str, value: str) -> bool:
+    """``on``/``off`` (and their synonyms, Chinese too) for a switch named *key*."""
+    return _bool(key, value)
 
 
 def _enum(key: str, value: str, names: Mapping[str, int]) -> int:
@@ -189,8 +194,13 @@ def user_state(
     user_name: str,
     counter: TextCounter | None,
     lorebooks: LorebookCache | None = None,
+    global_regex: list[dict[str, Any]] | None = None,
+    regex_allowed: bool = False,
 ) -> TavernState:
     """A :class:`TavernState` for the user's own card / preset / chat / lorebooks.
+
+    ``global_regex``: the library's regex scripts (ST's global scripts); ``regex_allowed``: the user
+    allowed the card's own scripts (ST's ``character_allowed_regex``).
 
     ``lorebooks``: a cache the caller keeps for the whole session (the same ``worlds`` dicts each
     time), so a state rebuilt for every generation does not re-parse the books.
@@ -232,6 +242,10 @@ def user_state(
         worlds=worlds,
         counter=counter,
     )
+    if global_regex:
+        state.extension_settings["regex"] = copy.deepcopy(global_regex)
+    if regex_allowed:
+        state.extension_settings["character_allowed_regex"] = [state.avatar]
     if lorebooks is not None:
         state.lorebooks = lorebooks
     return state

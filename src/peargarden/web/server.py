@@ -116,6 +116,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_inspect,
         api_personas,
         api_presets,
+        api_regex_allow,
         api_settings,
         api_studio,
         api_tavern,
@@ -124,7 +125,7 @@ def create_app(config: WebConfig) -> FastAPI:
     )
 
     routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets, api_personas,
-               api_tavern, api_settings, pages)  # fmt: skip
+               api_tavern, api_settings, api_regex_allow, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app
