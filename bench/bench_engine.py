@@ -24,7 +24,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from peargarden.app.chat_store import SESSION_FILE, ChatFile
 from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.service import PearApp
 from peargarden.providers.base import ChatRequest, StreamEvent
@@ -32,6 +31,7 @@ from peargarden.providers.openai_compat import OpenAICompatProvider
 from peargarden.sessions import entry_line, header_line, message_entry
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace import atomic
+from peargarden.workspace.chats import SESSION_FILE, ChatFile
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home

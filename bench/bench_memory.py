@@ -3,7 +3,7 @@ request takes to assemble for a 10,000-message story after compaction.
 
 1. Bookkeeping per beat: a chat with N beats (greeting + user/assistant pairs, Chinese prose) is
    written to a temporary data folder; then beats are "played" by appending a user message and a
-   reply, and :func:`peargarden.app.bookkeeping.after_beat` runs with an in-process side model that
+   reply, and :func:`peargarden.modes.stage.memory.after_beat` runs with an in-process side model that
    answers instantly with a canned patch (so only our work is timed: reading the branch, the keeper's
    prompt, parsing, the patch, the fsynced ledger entry, the compaction check with its token count).
 2. Assembly after compaction: a 10,000-message story whose branch ends with a relay summary covering
@@ -25,14 +25,13 @@ from pathlib import Path
 
 from peargarden.agent.loop import BeatInput
 from peargarden.agent.tools import tool_spec
-from peargarden.app import bookkeeping
-from peargarden.app.chat_store import SESSION_FILE
 from peargarden.app.connections import ResolvedProvider
-from peargarden.app.modes import mode_setup
 from peargarden.app.service import PearApp
+from peargarden.modes.stage import memory as bookkeeping
 from peargarden.providers.scripted import ScriptedProvider
 from peargarden.sessions import custom_entry, entry_line, header_line, message_entry
 from peargarden.workspace import atomic
+from peargarden.workspace.chats import SESSION_FILE
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
@@ -104,7 +103,7 @@ def bench_assembly(home: Home, messages: int, repeats: int = 20, *, compacted: b
     session = _app(home).open_chat("青梧", chat_id)
     opened = time.perf_counter() - start
     session.chat.append_message({"role": "user", "content": "周伯，怀瑾公子可有消息？"})
-    builder, tools = mode_setup("stage")(session.env)
+    builder, tools = session.app.mode("stage").setup(session.env)
     specs = [tool_spec(tool) for tool in tools]
     times: list[float] = []
     size = 0

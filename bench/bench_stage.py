@@ -29,8 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, Turn, assemble_beat
-from peargarden.worldinfo.stage_lore import LoreEntry, entries_from_book, merge_books
-from peargarden.worldinfo.stage_search import search_entries
+from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
+from peargarden.stage.lore.search import search_entries
 
 HAN = "山水风雨云雪花月江河湖海松竹梅兰楼台亭阁桥渡口镇村街巷茶酒灯伞舟船书画琴棋剑刀门院井柳桃杏梨"
 
@@ -74,8 +74,8 @@ def as_st_book(entries: list[LoreEntry]) -> dict[str, object]:
 
 def disk_beat(raw: dict[str, object], words: str, history: list[Turn], runs: int) -> list[float]:
     """Wall times of load-materials + assemble on a temporary data folder with *raw* mounted."""
-    from peargarden.agent.stage_materials import load_stage_materials
-    from peargarden.agent.stage_request import assemble_for
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import assemble_for
     from peargarden.workspace import atomic
     from peargarden.workspace.home import Home
     from peargarden.workspace.seed import seed_home

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up (.venv with the dev tools) and run every check: ruff, mypy --strict on the whole package, pytest.
+# Set up (.venv with the dev tools) and run every check: ruff, mypy --strict on the whole package,
+# the import-linter contracts, pytest.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,8 @@ echo "== ruff"
 .venv/bin/ruff check src tests bench
 echo "== mypy --strict"
 .venv/bin/mypy
+echo "== import-linter (layers, the fronts' imports, no cycles: .importlinter)"
+.venv/bin/lint-imports --no-cache
 echo "== pytest"
 set +e
 .venv/bin/python -m pytest "$@"

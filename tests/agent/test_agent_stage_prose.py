@@ -1,4 +1,4 @@
-"""The per-chat memo of beat prose (agent.stage_prose) gives exactly what story_turns gives."""
+"""The per-chat memo of beat prose (modes.stage.prose) gives exactly what story_turns gives."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from peargarden.agent import stage_prose
-from peargarden.agent.stage_prose import StoryProse, message_view
+from peargarden.modes.stage import prose as stage_prose
+from peargarden.modes.stage.prose import StoryProse, message_view
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage.history import story_turns
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -8,14 +9,15 @@ import pytest
 
 from peargarden.agent.approvals import ApprovalAnswer, default_judge
 from peargarden.agent.tools import FunctionTool
-from peargarden.app.builders import plain_builder
-from peargarden.app.chat_store import SESSION_FILE, ChatFile
 from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.modes import MODES, BeatEnv, register_mode
-from peargarden.app.service import PearApp
-from peargarden.errors import ProviderError
+from peargarden.app.service import ChatOptions, PearApp
+from peargarden.errors import BadInput, ProviderError
+from peargarden.modes.base import BeatEnv, PlayMode
+from peargarden.modes.plain import plain_builder, plain_setup
+from peargarden.modes.table import MODES
 from peargarden.providers.base import ToolCall
 from peargarden.providers.scripted import ScriptedProvider, ScriptedTurn, text_turn, tool_turn
+from peargarden.workspace.chats import SESSION_FILE, ChatFile
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
@@ -28,11 +30,11 @@ def home(home_dir: Path) -> Home:
     return h
 
 
-def _app(home: Home, provider: ScriptedProvider) -> PearApp:
+def _app(home: Home, provider: ScriptedProvider, modes: Mapping[str, PlayMode] = MODES) -> PearApp:
     def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
         return ResolvedProvider(provider, "scripted", False, "medium")
 
-    return PearApp(home, provider_factory=factory)
+    return PearApp(home, provider_factory=factory, modes=modes)
 
 
 def _texts(chat: Any) -> list[str]:
@@ -110,20 +112,14 @@ def test_session_grant_follows_the_branch(home: Home) -> None:
     def setup(env: BeatEnv) -> Any:
         return plain_builder({"name": "青梧"}, env.user_name), [bash]
 
-    saved = dict(MODES)
-    register_mode("stage", setup)
-    try:
-        provider = ScriptedProvider().add(tool_turn(ToolCall("c1", "bash", "{}")), text_turn("好了"), text_turn("重答"))
-        app = _app(home, provider)
-        app.judge = default_judge  # exec asks; the sandbox's own verdicts are tested in its package
-        chat = app.new_chat()
-        list(chat.send("列个目录", approver=lambda _r: ApprovalAnswer("session")))
-        assert len(chat.chat.tree.customs("sandbox_grant")) == 1
-        list(chat.regenerate())  # back to the user message: the grant was made after it
-        assert chat.chat.tree.customs("sandbox_grant") == []
-    finally:
-        MODES.clear()
-        MODES.update(saved)
+    provider = ScriptedProvider().add(tool_turn(ToolCall("c1", "bash", "{}")), text_turn("好了"), text_turn("重答"))
+    app = _app(home, provider, {"stage": PlayMode(setup)})
+    app.judge = default_judge  # exec asks; the sandbox's own verdicts are tested in its package
+    chat = app.new_chat()
+    list(chat.send("列个目录", approver=lambda _r: ApprovalAnswer("session")))
+    assert len(chat.chat.tree.customs("sandbox_grant")) == 1
+    list(chat.regenerate())  # back to the user message: the grant was made after it
+    assert chat.chat.tree.customs("sandbox_grant") == []
 
 
 def test_a_crash_in_the_middle_of_an_append_leaves_a_readable_chat(home: Home) -> None:
@@ -193,24 +189,21 @@ def test_a_tool_switches_into_work_mode_mid_beat(home: Home) -> None:
     to_work = FunctionTool("enter_work_mode", "进入写卡维护", {"type": "object"}, switch)
     edit = FunctionTool("edit_slot", "改卡", {"type": "object"}, lambda a, c: "改好了")
 
-    saved = dict(MODES)
-    register_mode("stage", lambda env: (plain_builder({"name": "青梧"}, env.user_name), [to_work]))
-    register_mode("work", lambda env: (plain_builder({"name": "写卡"}, env.user_name), [edit]))
-    try:
-        provider = ScriptedProvider().add(
-            tool_turn(ToolCall("c1", "enter_work_mode", "{}")), text_turn("卡面已按你的意思改好。")
-        )
-        app = _app(home, provider)
-        chat = app.new_chat()
-        list(chat.send("把开场白改短一点"))
-        assert [t.name for t in provider.requests[0].tools] == ["enter_work_mode"]
-        assert [t.name for t in provider.requests[1].tools] == ["edit_slot"]
-        last = chat.messages()[-1]
-        assert last.content == "卡面已按你的意思改好。" and last.tags == ["work"]
-        assert chat.mode == "work" and app.open_chat(None, chat.chat_id).mode == "work"
-    finally:
-        MODES.clear()
-        MODES.update(saved)
+    modes = {
+        "stage": PlayMode(lambda env: (plain_builder({"name": "青梧"}, env.user_name), [to_work])),
+        "work": PlayMode(lambda env: (plain_builder({"name": "写卡"}, env.user_name), [edit]), "work", ("work",)),
+    }
+    provider = ScriptedProvider().add(
+        tool_turn(ToolCall("c1", "enter_work_mode", "{}")), text_turn("卡面已按你的意思改好。")
+    )
+    app = _app(home, provider, modes)
+    chat = app.new_chat()
+    list(chat.send("把开场白改短一点"))
+    assert [t.name for t in provider.requests[0].tools] == ["enter_work_mode"]
+    assert [t.name for t in provider.requests[1].tools] == ["edit_slot"]
+    last = chat.messages()[-1]
+    assert last.content == "卡面已按你的意思改好。" and last.tags == ["work"]
+    assert chat.mode == "work" and app.open_chat(None, chat.chat_id).mode == "work"
 
 
 def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
@@ -307,3 +300,13 @@ def test_message_rows_carry_sibling_positions(home: Home) -> None:
         ("assistant", "乙", 2, 2),
     ]
     assert rows[2]["stop_reason"] == "stop" and rows[0]["tags"] == ["greeting"]
+
+
+def test_the_mode_table_is_the_one_the_app_was_given(home: Home) -> None:
+    app = _app(home, ScriptedProvider(), {"stage": PlayMode(plain_setup)})
+    with pytest.raises(BadInput, match="work") as refused:
+        app.new_chat(options=ChatOptions(mode="work"))
+    assert "可用：stage）" in str(refused.value)
+    assert list(_app(home, ScriptedProvider()).modes) == ["stage", "tavern", "work"]
+    with pytest.raises(TypeError):
+        MODES["mine"] = PlayMode(plain_setup)  # type: ignore[index]  # the standard table is read-only

@@ -7,16 +7,18 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from peargarden.agent.approvals import ApprovalAnswer, Judgement
 from peargarden.agent.tools import FunctionTool
-from peargarden.app.builders import plain_builder
 from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.modes import MODES, register_mode
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.service import PearApp
+from peargarden.modes.base import PlayMode
+from peargarden.modes.plain import plain_builder
+from peargarden.modes.table import MODES
 from peargarden.providers.base import ToolCall
 from peargarden.providers.scripted import ScriptedProvider, text_turn, tool_turn
 from peargarden.testing.fake_openai import FakeOpenAIServer, Pause, chunk, sse
@@ -25,14 +27,15 @@ from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
 
-def _app(home_dir: Path, provider: ScriptedProvider) -> PearApp:
+def _app(home_dir: Path, provider: ScriptedProvider, modes: Mapping[str, PlayMode] = MODES) -> PearApp:
     home = Home(home_dir)
     seed_home(home)
 
     def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
         return ResolvedProvider(provider, "scripted", False, "off")
 
-    return PearApp(home, provider_factory=factory, judge=lambda tool, args, ctx: Judgement("ask", "bash", "运行程序"))
+    judge = lambda tool, args, ctx: Judgement("ask", "bash", "运行程序")  # noqa: E731
+    return PearApp(home, provider_factory=factory, judge=judge, modes=modes)
 
 
 def test_stop_keeps_the_partial_reply(home_dir: Path) -> None:
@@ -55,22 +58,17 @@ def test_stop_keeps_the_partial_reply(home_dir: Path) -> None:
 def test_approval_is_answered_from_the_consuming_thread(home_dir: Path) -> None:
     ran: list[str] = []
     bash = FunctionTool("bash", "运行", {"type": "object"}, lambda a, c: ran.append("ls") or "ok", access="exec")
-    saved = dict(MODES)
-    register_mode("stage", lambda env: (plain_builder({"name": "青梧"}, env.user_name), [bash]))
-    try:
-        provider = ScriptedProvider().add(tool_turn(ToolCall("c1", "bash", "{}")), text_turn("好了。"))
-        chat = _app(home_dir, provider).new_chat()
-        runner = BeatRunner(lambda approver: chat.send("列目录", cancel=runner.cancel, approver=approver))
-        prompts: list[ApprovalPrompt] = []
-        for item in runner:
-            if isinstance(item, ApprovalPrompt):
-                prompts.append(item)
-                item.answer(ApprovalAnswer("once"))
-        assert len(prompts) == 1 and prompts[0].request.tool_name == "bash"
-        assert ran == ["ls"] and chat.messages()[-1].content == "好了。"
-    finally:
-        MODES.clear()
-        MODES.update(saved)
+    modes = {"stage": PlayMode(lambda env: (plain_builder({"name": "青梧"}, env.user_name), [bash]))}
+    provider = ScriptedProvider().add(tool_turn(ToolCall("c1", "bash", "{}")), text_turn("好了。"))
+    chat = _app(home_dir, provider, modes).new_chat()
+    runner = BeatRunner(lambda approver: chat.send("列目录", cancel=runner.cancel, approver=approver))
+    prompts: list[ApprovalPrompt] = []
+    for item in runner:
+        if isinstance(item, ApprovalPrompt):
+            prompts.append(item)
+            item.answer(ApprovalAnswer("once"))
+    assert len(prompts) == 1 and prompts[0].request.tool_name == "bash"
+    assert ran == ["ls"] and chat.messages()[-1].content == "好了。"
 
 
 def test_ctrl_c_stops_pear_chat_once_and_keeps_the_partial_reply(home_dir: Path) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from peargarden.app import bookkeeping
 from peargarden.app.service import ChatSession, PearApp
+from peargarden.modes.stage import memory as bookkeeping
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home

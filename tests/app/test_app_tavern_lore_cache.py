@@ -9,7 +9,7 @@ import pytest
 
 from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
-from peargarden.app.tavern_mode import _LOREBOOKS_KEY, _WORLDS_KEY
+from peargarden.modes.tavern.setup import _LOREBOOKS_KEY, _WORLDS_KEY
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.workspace import atomic
 from peargarden.workspace.config import Settings

@@ -17,6 +17,7 @@ from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.service import ChatSession, PearApp
 from peargarden.authoring.segments import REPLY_PREFIX, USER_PREFIX, story_branch
 from peargarden.formats import read_card
+from peargarden.modes.work.project import slots_of
 from peargarden.providers.openai_compat import OpenAICompatProvider
 from peargarden.testing.fake_openai import (
     FakeOpenAIServer,
@@ -27,7 +28,6 @@ from peargarden.testing.fake_openai import (
     tool_call_delta,
     usage_chunk,
 )
-from peargarden.workspace.card_project import slots_of
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
@@ -280,7 +280,7 @@ def test_deny_and_free_text_reach_the_model(home: Home, fake: FakeOpenAIServer, 
 
 
 def test_bash_approval_says_what_approving_bash_means(home: Home, fake: FakeOpenAIServer) -> None:
-    from peargarden.agent.bash_tool import isolation_note
+    from peargarden.modes.work.bash_tool import isolation_note
 
     _app, chat = work_chat(home, fake)
     asked, approver = answering(ApprovalAnswer("once"))

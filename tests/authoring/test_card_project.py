@@ -13,7 +13,7 @@ from PIL import Image
 
 from peargarden.errors import BadInput, ConflictError
 from peargarden.formats import Card, card_to_png, read_card
-from peargarden.workspace.card_project import CardProject
+from peargarden.modes.work.project import CardProject
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.home import Home
 

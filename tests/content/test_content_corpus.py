@@ -153,16 +153,16 @@ def test_the_model_gets_valid_utf8_json_with_replacement_characters(tmp_path: Pa
         for mode in ("tavern", "stage"):
             ok(home, "chat", "--card", "碎簪", "--mode", mode, "--once", "梅花簪呢？", "--thinking", "off",
                "--base-url", server.base_url, "--model", "fake-model", "--api-key-env", "PEAR_NO_KEY")  # fmt: skip
-        assert len(server.chat_requests) == 2
-        for request in server.chat_requests:
-            text = json.dumps(request.body["messages"], ensure_ascii=False)
+        # Every request (the beats and any story-memory side call after them) is valid UTF-8 JSON.
+        texts = [json.dumps(request.body["messages"], ensure_ascii=False) for request in server.chat_requests]
+        for text in texts:
             text.encode("utf-8")  # no lone surrogate reached the server
-            assert "断了一截\ufffd" in text
+        assert sum("断了一截\ufffd" in text for text in texts) >= 2  # the tavern beat and the stage beat
 
 
 def test_a_failed_expand_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from peargarden.modes.work.project import CardProject
     from peargarden.workspace import atomic
-    from peargarden.workspace.card_project import CardProject
 
     home = tmp_path / "home"
     ok(home, "import", put(tmp_path, "碎簪.png", card_png(lone_surrogate_card())))

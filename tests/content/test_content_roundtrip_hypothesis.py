@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from peargarden.formats import card_to_charx, card_to_json, card_to_png, read_card, read_chat_jsonl, write_chat_jsonl
-from peargarden.workspace.card_project import same_text, slot_bytes, slot_text, with_line_endings
+from peargarden.modes.work.project import same_text, slot_bytes, slot_text, with_line_endings
 
 PIECES = st.sampled_from(
     [

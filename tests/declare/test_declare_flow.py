@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.declaration import declare_preset, remove_declaration, side_labeller
+from peargarden.app.service import PearApp
 from peargarden.declare import compile_preset
+from peargarden.modes.stage.preset import Labeller, declare_preset, remove_declaration
 from peargarden.stage.entries import parse_entries
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
@@ -101,7 +102,7 @@ def test_community_preset_declares_caches_and_removes(home: Home) -> None:
     with FakeOpenAIServer() as server:
         configure_side(home, server)
         server.script([text_reply(labels_reply(preset))])
-        first = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home))
+        first = declare_preset(home, "青梧", "社区大预设", labeller=PearApp(home).side_labeller())
         assert first.model_called and len(server.chat_requests) == 1
         assert server.chat_requests[0].body["model"] == "side"
         agents = (card_dir / "AGENTS.md").read_text(encoding="utf-8")
@@ -115,13 +116,13 @@ def test_community_preset_declares_caches_and_removes(home: Home) -> None:
         assert json.loads((card_dir / "卡.json").read_text(encoding="utf-8"))["preset"] == "社区大预设"
         assert (card_dir / "预设转译报告.md").exists()
 
-        second = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home))
+        second = declare_preset(home, "青梧", "社区大预设", labeller=PearApp(home).side_labeller())
         assert not second.model_called and len(server.chat_requests) == 1
 
         preset["prompts"][8]["content"] = "第2条：改过了。"  # style2
         put_preset(home, "社区大预设", preset)
         server.script([text_reply(labels_reply(preset, {"style2"}))])
-        third = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home))
+        third = declare_preset(home, "青梧", "社区大预设", labeller=PearApp(home).side_labeller())
         assert third.asked == ["style2"]
         assert "⟦片段1｜style2｜" in server.chat_requests[-1].body["messages"][1]["content"]
         assert "style3" not in server.chat_requests[-1].body["messages"][1]["content"]
@@ -138,22 +139,22 @@ def test_failed_side_call_falls_back_without_saving(home: Home) -> None:
     with FakeOpenAIServer() as server:
         configure_side(home, server)
         server.script([text_reply("我不会回答 JSON。")])
-        result = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home), now=lambda: clock[0])
+        result = declare_preset(home, "青梧", "社区大预设", labeller=side(home), now=lambda: clock[0])
         assert set(result.labels.stations.values()) == {"writing"}
         assert json.loads((home.presets_dir / "社区大预设.declare.json").read_text(encoding="utf-8"))["labels"] == {}
 
         from peargarden.testing.fake_openai import status
 
         server.script([status(500)] * 5)
-        failed = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home), now=lambda: clock[0])
+        failed = declare_preset(home, "青梧", "社区大预设", labeller=side(home), now=lambda: clock[0])
         assert failed.model_called and any("失败" in w for w in failed.warnings)
         calls = len(server.chat_requests)
         clock[0] += 30
-        waiting = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home), now=lambda: clock[0])
+        waiting = declare_preset(home, "青梧", "社区大预设", labeller=side(home), now=lambda: clock[0])
         assert not waiting.model_called and len(server.chat_requests) == calls
         clock[0] += 31
         server.script([text_reply(labels_reply(preset))])
-        again = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home), now=lambda: clock[0])
+        again = declare_preset(home, "青梧", "社区大预设", labeller=side(home), now=lambda: clock[0])
         assert again.model_called and "thinking" in again.labels.stations.values()
 
 
@@ -166,7 +167,7 @@ def test_sillytavern_default_preset(home: Home) -> None:
     with FakeOpenAIServer() as server:
         configure_side(home, server)
         server.script([text_reply(labels_reply(preset))])
-        result = declare_preset(home, "青梧", "Default", labeller=side_labeller(home))
+        result = declare_preset(home, "青梧", "Default", labeller=PearApp(home).side_labeller())
     assert result.model_called
     assert {b.id: b.status for b in result.compiled.blocks}["chatHistory"] == "marker"
     assert (home.presets_dir / "Default.json").read_bytes() == data  # the preset is never modified
@@ -199,3 +200,7 @@ def test_cli_labels_relabel_and_remove(home: Home, tmp_path: Path) -> None:
     removed = pear("declare", "--remove", "--card", "青梧")
     assert removed.returncode == 0, removed.stderr
     assert snapshot(card_dir) == before
+
+
+def side(home: Home) -> Labeller:
+    return PearApp(home).side_labeller()

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.agent.approvals import SESSION_GRANT_TYPE, ApprovalAnswer, ApprovalRequest
-from peargarden.agent.bash_tool import BashTool
 from peargarden.agent.execute import Approvals, execute_call
-from peargarden.agent.file_tools import ReadTool
-from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.agent.tools import ToolContext, ToolRegistry
+from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.modes.work.bash_tool import BashTool
+from peargarden.modes.work.file_tools import ReadTool
 from peargarden.providers.base import ToolCall
 from peargarden.workspace.home import Home
 

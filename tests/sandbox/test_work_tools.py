@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.agent.bash_tool import BashTool, bubblewrap_works
-from peargarden.agent.file_tools import EditTool, FindTool, GrepTool, LsTool, ReadTool, WriteTool
 from peargarden.agent.tools import ToolContext
+from peargarden.modes.work.bash_tool import BashTool, bubblewrap_works
+from peargarden.modes.work.file_tools import EditTool, FindTool, GrepTool, LsTool, ReadTool, WriteTool
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from stage_fixtures import qingwu_card, town_book
 
 from peargarden.stage import StageCard
-from peargarden.worldinfo.stage_lore import LoreEntry, entries_from_book
+from peargarden.stage.lore.entries import LoreEntry, entries_from_book
 
 
 @pytest.fixture

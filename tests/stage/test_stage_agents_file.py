@@ -7,7 +7,7 @@ from dataclasses import replace
 from peargarden.stage import StageCard
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.stage.entries import parse_entries, render_for_model, toggle_entry
-from peargarden.worldinfo.stage_lore import LoreEntry
+from peargarden.stage.lore.entries import LoreEntry
 
 
 def test_created_dossier_keeps_everything_the_card_said(qingwu: StageCard, town_entries: list[LoreEntry]) -> None:

@@ -1,19 +1,20 @@
-"""The stage mode plugged into the app's chat service (``MODES["stage"] = stage_setup``)."""
+"""The stage mode plugged into the app's chat service (a mode table whose ``stage`` is ``stage_setup``)."""
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 from stage_fixtures import QUESTION
 
-from peargarden.agent.stage_request import stage_setup
 from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.modes import MODES, register_mode
 from peargarden.app.service import PearApp
+from peargarden.modes.base import PlayMode
+from peargarden.modes.stage.request import stage_setup
+from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCall
 from peargarden.providers.scripted import ScriptedProvider, text_turn, tool_turn
 from peargarden.workspace.config import Settings
@@ -28,15 +29,8 @@ def home(home_dir: Path) -> Home:
     return seeded
 
 
-@pytest.fixture
-def stage_mode() -> Iterator[None]:
-    saved = dict(MODES)
-    register_mode("stage", stage_setup)
-    try:
-        yield
-    finally:
-        MODES.clear()
-        MODES.update(saved)
+# The bare stage request (no declared preset, no work-mode view) in place of the standard stage.
+STAGE_ONLY = {**MODES, "stage": PlayMode(stage_setup)}
 
 
 class StageOnly:
@@ -62,27 +56,27 @@ class StageOnly:
         return ["scripted"]
 
 
-def app(home: Home, provider: ScriptedProvider) -> PearApp:
+def app(home: Home, provider: ScriptedProvider, modes: Mapping[str, PlayMode] = MODES) -> PearApp:
     routed = StageOnly(provider)
 
     def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
         return ResolvedProvider(routed, "scripted", False, "medium")
 
-    return PearApp(home, provider_factory=factory)
+    return PearApp(home, provider_factory=factory, modes=modes)
 
 
 def args(value: dict[str, object]) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def test_two_beats_through_the_chat_service(home: Home, stage_mode: None) -> None:
+def test_two_beats_through_the_chat_service(home: Home) -> None:
     prose = "青梧的手在算盘上停了一停：“那年秋天，他是从镇北渡口走的。”"
     provider = ScriptedProvider().add(
         tool_turn(ToolCall("c1", "lorebook_search", args({"query": "怀瑾"}))),
         tool_turn(ToolCall("c2", "draft_write", args({"content": prose})), ToolCall("c3", "draft_seal", "{}")),
         text_turn("青梧摇摇头。"),
     )
-    chat = app(home, provider).new_chat("青梧")
+    chat = app(home, provider, STAGE_ONLY).new_chat("青梧")
     events = list(chat.send(QUESTION))
     assert events[-1].to_json()["stop_reason"] == "ended_by_tool"
     first = provider.requests[0]
@@ -98,14 +92,14 @@ def test_two_beats_through_the_chat_service(home: Home, stage_mode: None) -> Non
     assert second_beat[-1]["content"].endswith("那把伞呢？")
 
 
-def test_continue_keeps_its_own_tool_rounds_and_impersonate_offers_no_tools(home: Home, stage_mode: None) -> None:
+def test_continue_keeps_its_own_tool_rounds_and_impersonate_offers_no_tools(home: Home) -> None:
     provider = ScriptedProvider().add(
         text_turn("青梧放下茶壶。"),
         tool_turn(ToolCall("c1", "lorebook_search", args({"query": "旧油纸伞"}))),
         text_turn("她望向柜台后那把旧伞。"),
         text_turn("旅人拱手道：“掌柜好。”"),
     )
-    chat = app(home, provider).new_chat("青梧")
+    chat = app(home, provider, STAGE_ONLY).new_chat("青梧")
     list(chat.send("掌柜好。"))
     list(chat.continue_())
     round_one, round_two = provider.requests[1].messages, provider.requests[2].messages

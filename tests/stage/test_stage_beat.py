@@ -6,8 +6,8 @@ from stage_fixtures import GREETING, QUESTION
 
 from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, Turn, assemble_beat
 from peargarden.stage.injection import build_injection, passive_lore
+from peargarden.stage.lore.entries import LoreEntry
 from peargarden.stage.messages import SUMMARY_PREFIX, build_messages
-from peargarden.worldinfo.stage_lore import LoreEntry
 
 FILES = PromptFiles(system="基座。", bundled_system="", working_directory="cards/青梧")
 

@@ -6,7 +6,7 @@ import json
 
 from stage_fixtures import town_book
 
-from peargarden.worldinfo.stage_book import (
+from peargarden.stage.lore.book import (
     SUPPLEMENT_UID_START,
     add_book_entry,
     delete_book_entry,
@@ -14,7 +14,7 @@ from peargarden.worldinfo.stage_book import (
     new_supplement_book,
     update_book_entry,
 )
-from peargarden.worldinfo.stage_lore import entries_from_book, fingerprint
+from peargarden.stage.lore.entries import entries_from_book, fingerprint
 
 
 def test_supplement_uids_start_at_9000_and_both_field_families_are_written() -> None:

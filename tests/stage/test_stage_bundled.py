@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from stage_fixtures import QUESTION
 
-from peargarden.agent.stage_materials import load_stage_materials
-from peargarden.agent.stage_request import assemble_for, greeting_turns
 from peargarden.cli import main
+from peargarden.modes.stage.materials import load_stage_materials
+from peargarden.modes.stage.request import assemble_for, greeting_turns
+from peargarden.stage.lore.search import search_entries
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
-from peargarden.worldinfo.stage_search import search_entries
 
 SCENARIO_TITLES = {"听雨轩", "怀瑾", "镇北渡口"}
 

@@ -12,10 +12,10 @@ from stage_fixtures import QUESTION
 
 from peargarden.agent.events import AgentEvent, DoneEvent, ToolEndEvent
 from peargarden.agent.loop import BeatSettings, run_beat
-from peargarden.agent.stage_materials import load_stage_materials
-from peargarden.agent.stage_request import stage_builder
-from peargarden.agent.stage_tools import StageToolEnv, stage_tools
 from peargarden.agent.tools import ToolContext, ToolRegistry
+from peargarden.modes.stage.materials import load_stage_materials
+from peargarden.modes.stage.request import stage_builder
+from peargarden.modes.stage.tools import StageToolEnv, stage_tools
 from peargarden.providers.openai_compat import OpenAICompatProvider
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage.history import story_turns

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from peargarden.agent.stage_materials import AGENTS_FILE, create_agents_file, load_stage_materials
-from peargarden.app.chat_store import ChatFile
 from peargarden.cli import main
+from peargarden.modes.stage.materials import AGENTS_FILE, create_agents_file, load_stage_materials
 from peargarden.stage.entries import parse_entries
 from peargarden.stage.history import beat_prose, beat_result, story_turns
+from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from peargarden.worldinfo.stage_gate import (
+from peargarden.stage.lore.entries import LoreEntry
+from peargarden.stage.lore.gate import (
     DELETE_WORDS,
     WRITE_WORDS,
     check_write_gate,
 )
-from peargarden.worldinfo.stage_index import LORE_INDEX_MAX_CHARS, index_titles, title_index_block
-from peargarden.worldinfo.stage_lore import LoreEntry
+from peargarden.stage.lore.index import LORE_INDEX_MAX_CHARS, index_titles, title_index_block
 
 
 def test_index_lists_enabled_keyword_titles_in_order(town_entries: list[LoreEntry]) -> None:

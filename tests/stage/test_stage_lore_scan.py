@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stage_fixtures import GREETING, QUESTION
 
-from peargarden.worldinfo.stage_lore import LoreEntry, entries_from_book, fingerprint, merge_books
-from peargarden.worldinfo.stage_scan import KeywordScanner, scan_window
+from peargarden.stage.lore.entries import LoreEntry, entries_from_book, fingerprint, merge_books
+from peargarden.stage.lore.scan import KeywordScanner, scan_window
 
 
 def titles(entries: list[LoreEntry]) -> list[str]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from peargarden.worldinfo.stage_lore import LoreEntry
-from peargarden.worldinfo.stage_search import NO_HIT_TEXT, format_search_hits, search_entries, split_terms
+from peargarden.stage.lore.entries import LoreEntry
+from peargarden.stage.lore.search import NO_HIT_TEXT, format_search_hits, search_entries, split_terms
 
 
 def test_terms_split_on_non_letters_and_drop_single_characters() -> None:

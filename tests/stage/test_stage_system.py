@@ -6,8 +6,8 @@ from stage_fixtures import GREETING, QUESTION
 
 from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, Turn, assemble_beat
 from peargarden.stage.entries import format_entry
+from peargarden.stage.lore.entries import LoreEntry
 from peargarden.stage.system import SYSTEM_FALLBACK_WARNING, build_system_prompt
-from peargarden.worldinfo.stage_lore import LoreEntry
 
 GLOBAL_APPEND = "# 角色扮演\n你是扮演 agent，不是编程助手。\n\n<!--\n## 关掉的规矩\n这一条不该出现。\n-->\n"
 CARD_APPEND = "## 身份\n{{char}}只用古雅的口吻说话。\n"

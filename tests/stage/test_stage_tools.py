@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from peargarden.agent.stage_materials import AGENTS_FILE, load_stage_materials
-from peargarden.agent.stage_tools import StageToolEnv, stage_tools
 from peargarden.agent.tools import ToolContext, ToolRegistry, ToolResult
+from peargarden.modes.stage.materials import AGENTS_FILE, load_stage_materials
+from peargarden.modes.stage.tools import StageToolEnv, stage_tools
 from peargarden.stage.entries import parse_entries
+from peargarden.stage.lore.entries import fingerprint
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.home import SUPPLEMENT_BOOK_FILE, Home
 from peargarden.workspace.seed import seed_home
-from peargarden.worldinfo.stage_lore import fingerprint
 
 ASKED = "把周伯的外甥阿满这个人记下来：他在渡口帮工，十五岁。"
 NOT_ASKED = "她后来去了哪？"

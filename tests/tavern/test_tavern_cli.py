@@ -112,8 +112,8 @@ def test_replay_reads_the_card_png_when_there_is_no_card_json(
 
 
 def test_assemble_with_a_stored_chat(capsys: pytest.CaptureFixture[str]) -> None:
-    from peargarden.app.chat_store import ChatFile
     from peargarden.workspace.cards import open_card
+    from peargarden.workspace.chats import ChatFile
     from peargarden.workspace.home import Home
 
     _import_card(capsys)
@@ -135,3 +135,78 @@ def test_assemble_with_a_stored_chat(capsys: pytest.CaptureFixture[str]) -> None
         ("system", "[作者注：只在这段对话]"),
         ("user", "谢谢"),
     ]
+
+
+CASES_118 = Path(__file__).parent / "oracle_cases_118"
+
+
+def test_replay_follows_the_case_version_unless_told(capsys: pytest.CaptureFixture[str]) -> None:
+    case = CASES_118 / "18-wi-character-book-embedded"
+    main(["tavern", "replay", str(case)])
+    assert json.loads(capsys.readouterr().out) == json.loads((case / "expected.json").read_text(encoding="utf-8"))
+    main(["tavern", "replay", "--st-version", "1.12", str(case)])
+    old = CASES / "18-wi-character-book-embedded" / "expected.json"
+    assert json.loads(capsys.readouterr().out) == json.loads(old.read_text(encoding="utf-8"))
+
+
+def test_replay_rejects_an_unknown_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["tavern", "replay", "--st-version", "1.9", str(CASES / "01-minimal")])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pear: ") and "1.9" in err and len(err.strip().splitlines()) == 1
+
+
+def test_assemble_uses_the_version_of_config_card_and_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from peargarden.workspace.cards import open_card
+    from peargarden.workspace.home import Home
+
+    _import_card(capsys)
+    folder = open_card(Home.resolve(None), "Lin Yue")
+    raw = str(folder.load_card().data.get("scenario"))
+    scenario = raw.replace("{{user}}", "旅人").replace("{{char}}", "Lin Yue")
+    wrapped = f"[Circumstances and context of the dialogue: {scenario}]"
+    # A new data folder's config.toml says 1.18: the scenario goes out bare ("{{scenario}}" format).
+    main(["tavern", "assemble", "--card", "Lin Yue", "--message", "你好"])
+    body = json.loads(capsys.readouterr().out)
+    contents = [m["content"] for m in body["messages"]]
+    assert scenario in contents and wrapped not in contents
+    assert "logit_bias" not in body
+    # --st-version overrides it for one call.
+    main(["tavern", "assemble", "--card", "Lin Yue", "--message", "你好", "--st-version", "1.12"])
+    body = json.loads(capsys.readouterr().out)
+    assert wrapped in [m["content"] for m in body["messages"]] and body["logit_bias"] == {}
+    # 卡.json's st_version wins over config.toml.
+    settings = folder.settings()
+    folder.write_settings({**settings, "st_version": "1.12"})
+    main(["tavern", "assemble", "--card", "Lin Yue", "--message", "你好"])
+    assert wrapped in [m["content"] for m in json.loads(capsys.readouterr().out)["messages"]]
+    folder.write_settings({**settings, "st_version": "2.0"})
+    with pytest.raises(SystemExit) as done:
+        main(["tavern", "assemble", "--card", "Lin Yue", "--message", "你好"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "卡.json" in err and "st_version" in err
+
+
+def test_a_118_preset_imports_verbatim_and_its_triggers_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from peargarden.workspace.home import Home
+
+    _import_card(capsys)
+    source = tmp_path / "触发预设.json"
+    raw = (CASES_118 / "56-pm-injection-trigger-send-then-swipe" / "preset.json").read_bytes()
+    source.write_bytes(raw)
+    main(["import", str(source)])
+    capsys.readouterr()
+    assert (Home.resolve(None).presets_dir / "触发预设.json").read_bytes() == raw  # kept byte for byte
+    main(["tavern", "assemble", "--card", "Lin Yue", "--preset", "触发预设", "--message", "你好"])
+    contents = [m["content"] for m in json.loads(capsys.readouterr().out)["messages"]]
+    assert "[Tnormal: only for normal]" in contents
+    assert "[Tswipe: only for swipe]" not in contents  # injection_trigger: not for a normal send
+    main(
+        ["tavern", "assemble", "--card", "Lin Yue", "--preset", "触发预设", "--message", "你好", "--st-version", "1.12"]
+    )
+    contents = [m["content"] for m in json.loads(capsys.readouterr().out)["messages"]]
+    assert "[Tswipe: only for swipe]" in contents  # 1.12 knows no triggers

@@ -19,10 +19,24 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from peargarden.workspace.jsonl import read_jsonl_lines
+
+def read_jsonl_lines(path: Path) -> tuple[list[Any], bool]:
+    """The test's own reader of an appended log: the records that parse, and whether a line did not."""
+    records: list[Any] = []
+    torn = False
+    for raw in path.read_bytes().split(b"\n"):
+        if raw.strip():
+            try:
+                records.append(json.loads(raw.decode("utf-8")))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                torn = True
+    return records, torn
+
+
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 
@@ -32,6 +46,7 @@ RUNS = 5
 CHILD = r"""
 import json, random, sys
 from pathlib import Path
+from typing import Any
 from peargarden.workspace import atomic
 
 home, start, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from peargarden.workspace import atomic
-from peargarden.workspace.jsonl import parse_jsonl, read_jsonl_lines
 
 
 def test_write_json_keeps_chinese_readable_and_ends_with_newline(tmp_path: Path) -> None:
@@ -53,21 +52,6 @@ def test_append_line_creates_folders_and_appends_whole_lines(tmp_path: Path) -> 
     atomic.append_line(session, json.dumps({"seq": 1}))
     atomic.append_line(session, json.dumps({"seq": 2}) + "\n")  # a trailing newline is not doubled
     assert session.read_text(encoding="utf-8") == '{"seq": 1}\n{"seq": 2}\n'
-
-
-def test_parse_jsonl_skips_blank_and_torn_lines() -> None:
-    data = '{"seq": 1}\n\n{"seq": 2, "text": "半'.encode()
-    assert parse_jsonl(data) == ([{"seq": 1}], True)
-    # A last line without newline that is complete is kept (other programs write files that way).
-    assert parse_jsonl(b'{"seq": 1}\n{"seq": 2}') == ([{"seq": 1}, {"seq": 2}], False)
-    # A multi-byte character cut in half is torn too.
-    cut = '{"text": "青梧"}'.encode()[:-4]
-    assert parse_jsonl(b'{"seq": 1}\n' + cut) == ([{"seq": 1}], True)
-    assert parse_jsonl(b"") == ([], False)
-
-
-def test_read_jsonl_lines_of_a_missing_file_is_empty(tmp_path: Path) -> None:
-    assert read_jsonl_lines(tmp_path / "没有.jsonl") == ([], False)
 
 
 def test_stale_temp_files_of_crashed_writes_are_removed_fresh_ones_kept(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from vault_test_library import make_library, tree_bytes
 
-from peargarden.workspace._vault_store import ObjectStore, snapshot_sort_key
 from peargarden.workspace.home import Home
 from peargarden.workspace.vault import Vault
+from peargarden.workspace.vault._store import ObjectStore, snapshot_sort_key
 
 ROUNDS = 8
 

@@ -12,9 +12,9 @@ import pytest
 from vault_test_library import make_library, tree_bytes
 
 from peargarden.workspace import atomic
-from peargarden.workspace._vault_store import ObjectStore
 from peargarden.workspace.home import Home
 from peargarden.workspace.vault import Vault
+from peargarden.workspace.vault._store import ObjectStore
 
 
 def stepping_clock(start: datetime, step: timedelta = timedelta(minutes=1)) -> Callable[[], datetime]:
@@ -169,7 +169,7 @@ def test_snapshot_of_a_missing_data_folder_creates_nothing(tmp_path: Path) -> No
 def test_big_files_are_streamed_into_the_store_and_restored_intact(
     vault: Vault, home_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from peargarden.workspace import _vault_store
+    from peargarden.workspace.vault import _store as _vault_store
 
     monkeypatch.setattr(_vault_store, "_WHOLE_READ_LIMIT", 1024)  # everything bigger is streamed
     monkeypatch.setattr(_vault_store, "_CHUNK", 4096)

@@ -25,13 +25,8 @@ def seeded_home(home_dir: Path) -> Home:
 
 @pytest.fixture
 def live_server(seeded_home: Home) -> Iterator[LiveServer]:
-    from peargarden.app.modes import MODES
-
-    saved = dict(MODES)
     with LiveServer(seeded_home) as server:
         yield server
-    MODES.clear()
-    MODES.update(saved)
 
 
 @pytest.fixture(scope="session")
@@ -57,17 +52,12 @@ def page(browser: object) -> Iterator[object]:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """One fake model server and one web server for a whole test module (the app's mode table is
-    given back as it was, in case anything registered a mode while the module ran)."""
-    from peargarden.app.modes import MODES
+    """One fake model server and one web server for a whole test module."""
     from peargarden.workspace.seed import seed_home
 
-    saved = dict(MODES)
     home = Home(tmp_path_factory.mktemp("served-home"))
     seed_home(home)
     with FakeOpenAIServer() as fake:
         home.config_file.write_text(fake_provider_config(fake.base_url), encoding="utf-8")
         with LiveServer(home) as server:
             yield Served(home, server, fake)
-    MODES.clear()
-    MODES.update(saved)

@@ -12,8 +12,8 @@ from typing import Any
 
 from web_harness import Served, tool_call_reply
 
-from peargarden.app.chat_store import ChatFile
 from peargarden.testing.fake_openai import Pause, chunk, sse, text_reply
+from peargarden.workspace.chats import ChatFile
 
 CARD = urllib.parse.quote("青梧")
 

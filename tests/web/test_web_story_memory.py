@@ -9,9 +9,9 @@ import urllib.parse
 
 from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
 
-from peargarden.app.bookkeeping import NOTES_TYPE
-from peargarden.app.chat_store import ChatFile
+from peargarden.modes.stage.memory import NOTES_TYPE
 from peargarden.testing.fake_openai import text_reply
+from peargarden.workspace.chats import ChatFile
 
 PATCH = {
     "patch": {

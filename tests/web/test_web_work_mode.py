@@ -9,8 +9,8 @@ import urllib.request
 
 from web_harness import Served, beats_done, open_new_chat, screenshot, tool_call_reply, wait_ready
 
-from peargarden.app.chat_store import ChatFile
 from peargarden.testing.fake_openai import Pause, chunk, sse, text_reply, usage_chunk
+from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.config import load_settings
 
 

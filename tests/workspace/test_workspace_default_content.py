@@ -116,21 +116,25 @@ def test_prompt_files() -> None:
     assert "创作/" in authoring and re.findall(r"^## ", authoring, flags=re.M)
 
 
-def test_config_template_is_the_code_defaults_except_creation_mode() -> None:
+def test_config_template_is_the_code_defaults_except_creation_mode_and_st_version() -> None:
     text = bundled("config.toml").decode("utf-8")
     template = parse_settings(text)
     code = Settings()
     assert code.creation_mode == "silent"
     assert template.creation_mode == "ask"
+    # New data folders match SillyTavern 1.18; folders made before the setting keep 1.12.
+    assert code.st_version == "1.12"
+    assert template.st_version == "1.18"
     assert template.user_name == "旅人" and template.language == ""
     assert template.scan_depth == 4 and template.max_lore_injections == 3
-    assert dataclasses.replace(template, creation_mode="silent") == code
+    assert dataclasses.replace(template, creation_mode="silent", st_version="1.12") == code
     # Every setting is written out (commented), none left to guess.
     for key in (
         "user_name",
         "language",
         "scan_depth",
         "max_lore_injections",
+        "st_version",
         "[model]",
         "[side_model]",
         "thinking",

@@ -37,9 +37,9 @@ from peargarden.providers.base import (
 from peargarden.sessions.context import ContextMessage
 
 from .approvals import Approver, CardGrantRecorder, Judge, default_judge
-from .bookkeeping import Recorder, UsageTotal, assistant_message, context_message, no_record, tool_message
 from .events import AgentEvent, DoneEvent, ErrorEvent, TextDeltaEvent, ThinkingDeltaEvent, WarningEvent
 from .execute import LENGTH_MESSAGE, SKIPPED_MESSAGE, Approvals, execute_call, skipped
+from .record import Recorder, UsageTotal, assistant_message, context_message, no_record, tool_message
 from .tools import Mode, ToolContext, ToolRegistry, ToolResult
 
 MAX_ROUNDS = 20

@@ -31,7 +31,17 @@ def toml_value(value: Value) -> str:
         return str(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
-    return "[" + ", ".join(json.dumps(str(item), ensure_ascii=False) for item in value) + "]"
+    if not value:
+        return "[]"
+    # One item a line, as `pear init` writes the sandbox lists: a saved list stays readable.
+    return "[\n" + "".join(f"  {_toml_string(str(item))},\n" for item in value) + "]"
+
+
+def _toml_string(text: str) -> str:
+    """A literal string ('…', no escapes: regexes stay as typed) when TOML allows one, else a basic one."""
+    if "'" not in text and not any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
+        return f"'{text}'"
+    return json.dumps(text, ensure_ascii=False)
 
 
 def toml_key(key: str) -> str:

@@ -16,33 +16,36 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
-from peargarden.agent.bookkeeping import no_record
-from peargarden.agent.events import AgentEvent
-from peargarden.agent.loop import BeatKind, BeatSettings, ModeSwitch, run_beat
-from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.agent.events import AgentEvent, WarningEvent
+from peargarden.agent.loop import BeatInput, BeatKind, BeatSettings, BuiltRequest, ModeSwitch, run_beat
+from peargarden.agent.record import no_record
 from peargarden.agent.thinking import parse_level
-from peargarden.agent.tools import Mode, ToolContext, ToolRegistry
+from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
+from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
-from peargarden.providers.base import ThinkingLevel
+from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, PlayMode
+from peargarden.modes.stage import memory as bookkeeping
+from peargarden.modes.stage.preset import Labeller, provider_labeller
+from peargarden.modes.table import MODES
+from peargarden.providers.base import ChatRequest, Provider, ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
+from peargarden.workspace.chats import ChatFile, last_written, list_chats, utc_now
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
-from . import bookkeeping
-from .chat_store import ChatFile, last_written, list_chats, utc_now
-from .connections import Connection, ResolvedProvider, resolve_provider
-from .modes import MODE_ENTRY_TYPE, MODE_TAGS, MODES, BeatEnv, mode_setup
+from .connections import Connection, ResolvedProvider, resolve_provider, resolve_side
 from .personas import choose_persona
+from .stored_keys import with_stored_key
 
 DEFAULT_CARD = "青梧"
 
@@ -60,18 +63,44 @@ class ChatOptions:
 @dataclass
 class PearApp:
     home: Home
-    # Tests and the bench inject a provider; otherwise it is resolved from config.toml / options.
-    provider_factory: Callable[[Settings, Connection | None], ResolvedProvider] = resolve_provider
+    # Tests and the bench inject a provider; None: resolved from config.toml (plus keys stored from
+    # the web's settings page) and the front's connection (see app.connections).
+    provider_factory: Callable[[Settings, Connection | None], ResolvedProvider] | None = None
+    # Wraps every provider the app builds the standard way (the web records requests for its inspector).
+    wrap_provider: Callable[[Provider], Provider] | None = None
     # None: the sandbox judges every tool call (lists from config.toml) and "allow for this card"
     # answers are written to the card's 卡.json.
     judge: Judge | None = None
     record_card_grant: CardGrantRecorder | None = None
-    # Story memory (scene notes, compaction, card memory; see app.bookkeeping).  None = on when the
-    # app resolves models from config.toml or a side_model is configured (an injected test provider
-    # is not spent on side calls unless asked).
+    # Story memory (scene notes, compaction, card memory; see modes.stage.memory).  None = on when the
+    # side model is not the embedded demo model and the app resolves models itself or a side_model is
+    # configured (an injected test provider is not spent on side calls unless asked).
     story_memory: bool | None = None
+    # The ways to play, by name (the fronts use the standard table; tests pass their own).
+    modes: Mapping[str, PlayMode] = field(default_factory=lambda: MODES)
+
+    def mode(self, name: str) -> PlayMode:
+        """The mode called *name*; unknown names fail with the list of known ones."""
+        try:
+            return self.modes[name]
+        except KeyError:
+            raise BadInput(f"未知的对话方式 {name!r}（可用：{'、'.join(self.modes)}）") from None
 
     # -- cards -------------------------------------------------------------------------------------
+
+    def resolve(self, settings: Settings, connection: Connection | None = None) -> ResolvedProvider:
+        """The main model for *settings* (the injected factory, else the standard resolution)."""
+        if self.provider_factory is not None:
+            return self.provider_factory(settings, connection)
+        resolved = resolve_provider(with_stored_key(self.home, settings), connection)
+        if self.wrap_provider is not None:
+            resolved.provider = self.wrap_provider(resolved.provider)
+        return resolved
+
+    def side_labeller(self) -> Labeller:
+        """The side model (``[side_model]``, else the main one) as the preset declaration's labeller."""
+        side = resolve_side(with_stored_key(self.home, load_settings(self.home.config_file)), None)
+        return provider_labeller(side.provider, side.model)
 
     def card(self, name: str | None = None) -> CardFolder:
         return open_card(self.home, name or DEFAULT_CARD)
@@ -90,11 +119,11 @@ class PearApp:
         card = self.card(card_name)
         settings = self.settings(card)
         card.load_card()  # a damaged card fails here, before a chat folder is made
-        header: dict[str, Any] = {"card": card.folder, "mode": _mode(settings, {}, options)}
+        header: dict[str, Any] = {"card": card.folder, "mode": self._mode(settings, {}, options)}
         if options.persona:
             header["persona"] = options.persona
         # The model is resolved before the chat folder is made: a failing start writes nothing.
-        resolved = self.provider_factory(settings, options.connection)
+        resolved = self.resolve(settings, options.connection)
         session = self._session(card, ChatFile.create(card.chats_dir, **header), options, resolved)
         if settings.greeting:
             session.add_greetings()
@@ -120,7 +149,7 @@ class PearApp:
         tavern = read_chat_jsonl(data, filename)
         lines = ([tavern.header] if tavern.header else []) + [m.raw for m in tavern.messages]
         settings = self.settings(card)
-        resolved = self.provider_factory(settings, None)
+        resolved = self.resolve(settings, None)
         # Ids are drawn from a counter: the chat is new, so they cannot collide.
         counter = iter(range(1, 1 << 31))
         imported = import_chat(lines, lambda: f"{next(counter):08x}", utc_now())
@@ -129,7 +158,7 @@ class PearApp:
             imported.entries,
             imported.leaf,
             card=card.folder,
-            mode=_mode(settings, {}, ChatOptions()),
+            mode=self._mode(settings, {}, ChatOptions()),
             imported=filename,
             st_header=imported.header,
         )
@@ -141,8 +170,8 @@ class PearApp:
     ) -> ChatSession:
         settings = self.settings(card)
         header = chat.header
-        mode = _mode(settings, header, options, chat)
-        resolved = resolved or self.provider_factory(settings, options.connection)
+        mode = self._mode(settings, header, options, chat)
+        resolved = resolved or self.resolve(settings, options.connection)
         if resolved.embedded:
             thinking: ThinkingLevel = "off"
         else:
@@ -170,16 +199,17 @@ class PearApp:
         )
         session = ChatSession(self, card, chat, settings, resolved, mode, env)
         session.start_mode = options.mode or _start_mode(settings, header)
-        if bookkeeping.story_memory_on(self, settings):
+        if bookkeeping.story_memory_on(self, settings, resolved):
             env.story = lambda: bookkeeping.session_story_view(session)
         return session
 
-
-def _mode(settings: Settings, header: dict[str, Any], options: ChatOptions, chat: ChatFile | None = None) -> str:
-    recorded = _recorded_mode(chat) if chat is not None else ""
-    mode = options.mode or recorded or _start_mode(settings, header)
-    mode_setup(mode)  # unknown modes fail here, with the list of known ones
-    return mode
+    def _mode(
+        self, settings: Settings, header: dict[str, Any], options: ChatOptions, chat: ChatFile | None = None
+    ) -> str:
+        recorded = _recorded_mode(chat) if chat is not None else ""
+        mode = options.mode or recorded or _start_mode(settings, header)
+        self.mode(mode)  # unknown modes fail here, with the list of known ones
+        return mode
 
 
 def _start_mode(settings: Settings, header: dict[str, Any]) -> str:
@@ -203,6 +233,16 @@ def _card_object(card: Any) -> dict[str, Any]:
 
     obj = card_to_object(card, "v3")
     return obj if isinstance(obj, dict) else {}
+
+
+@dataclass
+class Preview:
+    """What the next beat would send: the first request, its tools and the warnings it would show."""
+
+    mode: str
+    request: ChatRequest
+    tools: list[Tool]
+    warnings: list[str]
 
 
 @dataclass
@@ -233,6 +273,55 @@ class ChatSession:
     @property
     def thinking(self) -> ThinkingLevel:
         return self.env.thinking
+
+    def preview(self, mode: str | None = None, text: str = "") -> Preview:
+        """The first request the next beat would send in *mode* (default: the chat's) after the user
+        says *text* — built by the same setup and builder as the beat, and nothing is written.  A mode
+        whose prepare step has work to do (a changed preset) says so in the warnings."""
+        name = mode or self.mode
+        play = self.app.mode(name)
+        builder, tools = play.setup(self.env)
+        tools = self._offered(tools, "send")
+        history = self.context()
+        if text:
+            message = self._user_message(text, play)
+            history.append(ContextMessage("user", text, name=message.get("name"), tags=list(message.get("tags", []))))
+        specs = ToolRegistry(tools).specs()
+        built = builder(BeatInput(history, text, self.env.thinking, specs, 0, play.tool_mode, "send", self._customs()))
+        if isinstance(built, ChatRequest):
+            built = BuiltRequest(built)
+        request = built.request
+        request.thinking = self.env.thinking  # as the loop sets them on every request it sends
+        request.model = request.model or self.resolved.model
+        return Preview(name, request, tools, list(built.warnings))
+
+    def _customs(self) -> list[dict[str, Any]]:
+        """The branch's custom entries as a builder sees them (``BeatInput.custom_entries``)."""
+        return [{"customType": e.body.get("customType"), "data": e.body.get("data")} for e in self.chat.tree.customs()]
+
+    def _offered(self, tools: list[Tool], kind: str) -> list[Tool]:
+        if self.env.embedded:
+            return []  # the embedded model's automatic tool choice runs away
+        if kind == "impersonate":
+            return []  # each builder words the request itself (stage, tavern, plain)
+        return tools
+
+    def _user_message(self, text: str, play: PlayMode) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "user", "content": text, "name": self.env.user_name}
+        if play.tags:  # words sent in work mode stay out of the story
+            message["tags"] = list(play.tags)
+        return message
+
+    def _side_model(self) -> tuple[Provider, str]:
+        side = self.side_connection()
+        return side.provider, side.model
+
+    def side_connection(self) -> ResolvedProvider:
+        """The chat's side model: ``[side_model]`` when configured, else the chat's own model."""
+        side = resolve_side(with_stored_key(self.app.home, self.settings), self.resolved)
+        if side.provider is not self.resolved.provider and self.wrap_side_provider is not None:
+            side.provider = self.wrap_side_provider(side.provider)
+        return side
 
     def messages(self) -> list[ContextMessage]:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""
@@ -266,12 +355,12 @@ class ChatSession:
         """After the leaf moved (rewind, branch, goto, swipe, edit, a re-read file): the live mode is
         the one recorded on the new branch, as reopening the chat would give."""
         mode = _recorded_mode(self.chat) or self.start_mode
-        if mode in MODES:  # a mode recorded by a front that registered its own and is gone now
+        if mode in self.app.modes:  # a mode recorded under a table that had it and this one has not
             self.mode = mode
 
     def set_mode(self, mode: str) -> None:
         """Switch the chat's mode; recorded on the branch, so reopening (or rewinding) follows it."""
-        mode_setup(mode)
+        self.app.mode(mode)
         if mode != self.mode:
             self.chat.append_custom(MODE_ENTRY_TYPE, {"mode": mode})
         self.mode = mode
@@ -307,10 +396,7 @@ class ChatSession:
             raise BadInput("消息是空的")
         self._check_idle()
         # Written before the model is called: a failing beat never loses what the user wrote.
-        message: dict[str, Any] = {"role": "user", "content": text, "name": self.env.user_name}
-        if MODE_TAGS.get(self.mode):  # words sent in work mode stay out of the story
-            message["tags"] = list(MODE_TAGS[self.mode])
-        self.chat.append_message(message)
+        self.chat.append_message(self._user_message(text, self.app.mode(self.mode)))
         return self._beat("send", text, cancel=cancel, approver=approver)
 
     def regenerate(
@@ -403,11 +489,12 @@ class ChatSession:
     # -- the beat ----------------------------------------------------------------------------------
 
     def _switch(self, mode: str) -> ModeSwitch:
-        builder, tools = mode_setup(mode)(self.env)
+        play = self.app.mode(mode)
+        builder, tools = play.setup(self.env)
         self.set_mode(mode)
         if self.env.embedded:
             tools = []
-        return ModeSwitch(_tool_mode(mode), builder, ToolRegistry(tools), list(MODE_TAGS.get(mode, [])))
+        return ModeSwitch(play.tool_mode, builder, ToolRegistry(tools), list(play.tags))
 
     def _sandbox_judge(self) -> Judge:
         lists = self.settings.sandbox
@@ -454,19 +541,40 @@ class ChatSession:
         history: list[ContextMessage] | None = None,
         prefix: str = "",
     ) -> Iterator[AgentEvent]:
-        builder, tool_list = mode_setup(self.mode)(self.env)
-        if self.env.embedded:
-            tool_list = []  # the embedded model's automatic tool choice runs away
-        if kind == "impersonate":
-            tool_list = []  # each builder words the request itself (stage, tavern, plain)
+        play = self.app.mode(self.mode)
+        start = (kind, user_text, cancel, approver, record, history, prefix)
+        if record and play.prepare is not None:
+            return self._prepared(play, start)
+        return self._start_beat(*start)
+
+    def _prepared(self, play: PlayMode, start: tuple[Any, ...]) -> Iterator[AgentEvent]:
+        """The mode's prepare step (its writes, each said as an event), then the beat."""
+        assert play.prepare is not None
+        for line in play.prepare(self.env, self._side_model):
+            yield WarningEvent(message=line)
+        yield from self._start_beat(*start)
+
+    def _start_beat(
+        self,
+        kind: BeatKind,
+        user_text: str,
+        cancel: threading.Event | None,
+        approver: Approver | None,
+        record: bool,
+        history: list[ContextMessage] | None,
+        prefix: str,
+    ) -> Iterator[AgentEvent]:
+        play = self.app.mode(self.mode)
+        builder, tool_list = play.setup(self.env)
+        tool_list = self._offered(tool_list, kind)
         chat = self.chat
-        customs = [{"customType": e.body.get("customType"), "data": e.body.get("data")} for e in chat.tree.customs()]
+        customs = self._customs()
 
         def append_custom(custom_type: str, data: Any) -> None:
             chat.append_custom(custom_type, data)
             customs.append({"customType": custom_type, "data": data})
 
-        mode = _tool_mode(self.mode)
+        mode = play.tool_mode
         ctx = ToolContext(
             home=self.app.home.root,
             card_dir=self.card.path,
@@ -494,7 +602,7 @@ class ChatSession:
             cancel=cancel or threading.Event(),
             context=ctx,
             continue_prefix=prefix,
-            tags=list(MODE_TAGS.get(self.mode, [])),
+            tags=list(play.tags),
             switch_mode=self._switch if record else None,
         )
         events = run_beat(history if history is not None else self.context(), settings)
@@ -502,10 +610,6 @@ class ChatSession:
         if not (record and self.env.story):
             return events
         return bookkeeping.with_bookkeeping(self, kind, events, cancel=settings.cancel)
-
-
-def _tool_mode(mode: str) -> Mode:
-    return "tavern" if mode == "tavern" else ("work" if mode == "work" else "stage")
 
 
 def _card_name(session: ChatSession) -> str:

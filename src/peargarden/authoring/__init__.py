@@ -2,7 +2,7 @@
 
 Pure: :func:`card_slots` lists the slots of a card's ``data``; :func:`get_at`/:func:`set_at` address
 them; :func:`check_script` and :func:`check_regex` find problems without running anything.  The card
-project on disk (``创作/``) is :mod:`peargarden.workspace.card_project`.
+project on disk (``创作/``) is :mod:`peargarden.modes.work.project`.
 """
 
 from .slots import FIELD_LABELS, Slot, card_slots, get_at, set_at, slot_id

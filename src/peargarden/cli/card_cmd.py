@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from peargarden.formats import dumps_json
-from peargarden.workspace.card_project import CardProject
+from peargarden.modes.work.project import CardProject
 from peargarden.workspace.cards import open_card
 
 from ._app import app, state

@@ -14,13 +14,13 @@ import typer
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.agent.thinking import parse_level
+from peargarden.app.card_regex import pending_question, set_allowance
 from peargarden.app.connections import Connection
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import BadInput, PearError, ProviderError
 from peargarden.formats import dumps_json
-from peargarden.workspace.cards import CardFolder
-from peargarden.workspace.regex_scripts import needs_regex_question, regex_question, set_regex_allowance
+from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
 from ._app import app, state
@@ -65,7 +65,7 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSe
     if not home.exists():
         seed_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
     service = PearApp(home)
-    _ask_card_regex(service.card(card))  # before the session builds its request builders
+    _ask_card_regex(home, service.card(card).folder)  # before the session builds its request builders
     if chat_id:
         return service.open_chat(card, chat_id, options)
     return service.new_chat(card, options)
@@ -264,20 +264,20 @@ def chat_command(
         _interactive(session)
 
 
-def _ask_card_regex(folder: CardFolder) -> None:
+def _ask_card_regex(home: Home, card: str) -> None:
     """First play of a card with regex scripts of its own: ask once (on a terminal) and remember."""
-    loaded = folder.load_card()
-    if not needs_regex_question(folder, loaded):
+    pending = pending_question(home, card)
+    if pending is None:
         return
+    folder, question = pending
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         typer.echo(
-            f"提示：卡「{folder.folder}」自带的正则脚本尚未允许，暂不运行；"
-            f"允许用 pear tavern set regex on --card {folder.folder}",
+            f"提示：卡「{folder}」自带的正则脚本尚未允许，暂不运行；允许用 pear tavern set regex on --card {folder}",
             err=True,
         )
         return
-    set_regex_allowance(folder, typer.confirm(regex_question(loaded), default=False))
-    typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder.folder} 更改）", err=True)
+    set_allowance(home, folder, typer.confirm(question, default=False))
+    typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder} 更改）", err=True)
 
 
 def _once(session: ChatSession, text: str, as_json: bool) -> None:

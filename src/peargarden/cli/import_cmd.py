@@ -9,11 +9,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
+from peargarden.app.card_regex import regex_question
 from peargarden.errors import BadInput
 from peargarden.formats import Card
 from peargarden.workspace.importer import BookMode, ImportPlan, RegexAnswerFn, apply_plan, book_mode, plan_import
 from peargarden.workspace.inputs import file_size
-from peargarden.workspace.regex_scripts import regex_question
 
 from ._app import app, state
 

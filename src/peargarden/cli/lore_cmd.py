@@ -20,8 +20,8 @@ def search_command(
     as_json: bool = typer.Option(False, "--json", help="JSON array sorted by score (non-ASCII readable)."),
 ) -> None:
     """Score every enabled entry (+5 key, +3 title, +1 per body occurrence up to 3, per term)."""
-    from peargarden.agent.stage_materials import load_stage_materials
-    from peargarden.worldinfo.stage_search import search_entries
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.stage.lore.search import search_entries
 
     materials = load_stage_materials(state.home, card)
     for warning in materials.warnings:

@@ -6,9 +6,8 @@ from typing import Any
 
 import typer
 
-from peargarden.errors import PearError
 from peargarden.formats import dumps_json
-from peargarden.workspace.cards import list_cards, mount_lorebook, unmount_lorebook
+from peargarden.workspace.cards import lorebook_mounts, mount_lorebook, unmount_lorebook
 from peargarden.workspace.library import list_lorebook_names, lorebook_info
 
 from ._app import app, state
@@ -49,14 +48,7 @@ def list_command(
 ) -> None:
     """List the library lorebooks with their entry counts and the cards that mount them."""
     home = state.home
-    mounted_by: dict[str, list[str]] = {}
-    for folder in list_cards(home):
-        try:
-            books = folder.lorebooks()
-        except PearError:
-            continue
-        for book in books:
-            mounted_by.setdefault(book, []).append(folder.folder)
+    mounted_by = lorebook_mounts(home)
     rows: list[dict[str, Any]] = []
     for name in list_lorebook_names(home):
         info = lorebook_info(home, name)

@@ -8,15 +8,14 @@ from typing import Any
 
 import typer
 
-from peargarden.app.declaration import (
+from peargarden.declare import STATIONS, STATUS_TEXT
+from peargarden.errors import BadInput
+from peargarden.modes.stage.preset import (
     declare_preset,
     preset_labels,
     relabel,
     remove_declaration,
-    side_labeller,
 )
-from peargarden.declare import STATIONS, STATUS_TEXT
-from peargarden.errors import BadInput
 
 from ._app import app, state
 
@@ -54,7 +53,9 @@ def declare_command(
     if not preset:
         raise BadInput("需要预设名（PRESET），或用 --remove")
     given = _given_labels(labels) if labels is not None else None
-    labeller = None if given is not None else side_labeller(home)
+    from peargarden.app.service import PearApp
+
+    labeller = None if given is not None else PearApp(home).side_labeller()
     result = declare_preset(home, card, preset, labeller=labeller, given=given)
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False))

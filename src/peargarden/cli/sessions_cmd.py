@@ -7,7 +7,6 @@ from typing import Any
 
 import typer
 
-from peargarden.app.chat_store import ChatFile, list_chats
 from peargarden.app.service import st_create_date
 from peargarden.errors import NotFound
 from peargarden.formats import TavernChat, TavernMessage, dumps_json, write_chat_jsonl
@@ -15,6 +14,7 @@ from peargarden.sessions import ops
 from peargarden.sessions.sillytavern import export_chat
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, open_card
+from peargarden.workspace.chats import ChatFile, list_chats
 
 from ._app import app, state
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -33,34 +32,29 @@ def assemble_command(
 ) -> None:
     """Print the system prompt, the messages and the tools of one stage beat.
 
-    Without --chat the card's greeting is the first assistant message.  Nothing is written.
+    With --chat it is the chat's next beat exactly as ``pear chat`` would send it (the service's
+    preview); without, a new chat whose first assistant message is the card's greeting.  Nothing is
+    written.
     """
-    from peargarden.agent.stage_materials import load_stage_materials
-    from peargarden.agent.stage_request import assemble_for, greeting_turns
-    from peargarden.agent.stage_tools import StageToolEnv, stage_tools
-
-    home = state.home
-    materials = load_stage_materials(home, card)
-    level = (thinking or _default_thinking(materials.settings)).strip().lower()
-    if level not in _LEVELS:
+    if thinking is not None and thinking.strip().lower() not in _LEVELS:
         raise BadInput(f"--thinking 只能是 {'|'.join(_LEVELS)}，收到 {thinking!r}")
-    history: list[Turn] = _chat_history(materials.folder.chats_dir, chat) if chat else greeting_turns(materials)
-    tools = stage_tools(StageToolEnv(home, materials.folder))
-    staged = assemble_for(materials, history, message, thinking=level, tool_names=[t.name for t in tools])
-    warnings = [*staged.warnings, *materials.warnings]
+    if chat:
+        system, messages, tools, warnings = _chat_preview(card, chat, message, thinking)
+    else:
+        system, messages, tools, warnings = _new_chat_beat(card, message, thinking)
     tool_specs = [t.spec().to_openai() for t in tools]
     if as_json:
         payload: dict[str, Any] = {
-            "system": staged.system,
-            "messages": staged.messages,
+            "system": system,
+            "messages": messages,
             "tools": tool_specs,
             "warnings": warnings,
         }
         typer.echo(dumps_json(payload, indent=2))
         return
     typer.echo("===== system =====")
-    typer.echo(staged.system)
-    for item in staged.messages:
+    typer.echo(system)
+    for item in messages:
         typer.echo(f"===== {item['role']} =====")
         typer.echo(item["content"])
     typer.echo("===== tools =====")
@@ -69,30 +63,38 @@ def assemble_command(
         typer.echo(f"警告：{warning}", err=True)
 
 
+# system prompt, messages, tools, warnings
+_Beat = tuple[str, list[Any], list[Any], list[str]]
+
+
+def _chat_preview(card: str, chat: str, message: str, thinking: str | None) -> _Beat:
+    from peargarden.app.service import ChatOptions, PearApp
+
+    options = ChatOptions(mode="stage", thinking=thinking.strip().lower() if thinking else None)
+    preview = PearApp(state.home).open_chat(card, chat, options).preview("stage", message)
+    messages = list(preview.request.messages)
+    system = ""
+    if messages and messages[0].get("role") == "system":
+        system = str(messages.pop(0).get("content") or "")
+    return system, messages, preview.tools, preview.warnings
+
+
+def _new_chat_beat(card: str, message: str, thinking: str | None) -> _Beat:
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import assemble_for, greeting_turns
+    from peargarden.modes.stage.tools import StageToolEnv, stage_tools
+
+    materials = load_stage_materials(state.home, card)
+    level = (thinking or _default_thinking(materials.settings)).strip().lower()
+    history: list[Turn] = greeting_turns(materials)
+    tools = stage_tools(StageToolEnv(state.home, materials.folder))
+    staged = assemble_for(materials, history, message, thinking=level, tool_names=[t.name for t in tools])
+    return staged.system, staged.messages, tools, [*staged.warnings, *materials.warnings]
+
+
 def _default_thinking(settings: Any) -> str:
     """What a chat would use: the embedded model never thinks (so lore arrives as bodies)."""
     from peargarden.workspace.config import LOCAL_PROVIDER
 
     main = settings.main()
     return "off" if main.provider == LOCAL_PROVIDER else str(main.thinking or "medium")
-
-
-def _chat_history(chats_dir: Path, chat_id: str) -> list[Turn]:
-    from peargarden.app.chat_store import ChatFile
-    from peargarden.sessions.context import build_context
-    from peargarden.stage.history import story_turns
-
-    chat = ChatFile.open(chats_dir, chat_id)
-    context = [m for m in build_context(chat.tree.path()) if "hidden" not in m.tags]
-    return story_turns(
-        [
-            {
-                "role": m.role,
-                "content": m.content,
-                "tool_calls": m.tool_calls,
-                "tool_call_id": m.tool_call_id,
-                "is_error": m.is_error,
-            }
-            for m in context
-        ]
-    )

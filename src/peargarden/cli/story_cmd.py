@@ -9,9 +9,9 @@ from typing import Any
 import click
 import typer
 
-from peargarden.app import bookkeeping
 from peargarden.app.service import ChatSession, PearApp
 from peargarden.errors import BadInput, NotFound
+from peargarden.modes.stage import memory as bookkeeping
 from peargarden.stage.memory import format_roster, format_state
 from peargarden.workspace import atomic
 

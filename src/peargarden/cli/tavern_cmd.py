@@ -113,11 +113,16 @@ def format_ledger(assembly: Any) -> str:
 def replay_cmd(
     case_dir: Path = typer.Argument(..., help="Oracle case folder (settings.json, card.json, preset.json, …)."),
     ledger: bool = typer.Option(False, "--ledger", help="Print the ledger table instead of the request body."),
+    st_version: str | None = typer.Option(
+        None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: the case's settings.json)."
+    ),
 ) -> None:
     """Replay an oracle case's steps and print the request body of the last generation."""
     from peargarden.tavern.replay import replay
+    from peargarden.tavern.version import normalize_version
 
-    result = replay(load_case(case_dir))
+    version = normalize_version(st_version, source="--st-version") if st_version else None
+    result = replay(load_case(case_dir), version=version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if result.body is None or result.assembly is None:
@@ -163,6 +168,9 @@ def assemble_cmd(
     message: str | None = typer.Option(None, "--message", help="A new user message to send first."),
     as_json: bool = typer.Option(False, "--json", help="Print the request body as JSON (the default)."),
     ledger: bool = typer.Option(False, "--ledger", help="Print the ledger table instead."),
+    st_version: str | None = typer.Option(
+        None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: st_version of the settings)."
+    ),
     seed: int | None = typer.Option(None, "--seed", help="Seed the random rolls (world-info probability, {{random}})."),
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
@@ -171,6 +179,7 @@ def assemble_cmd(
     from peargarden.tavern.controls import user_state
     from peargarden.tavern.replay import _user_message
     from peargarden.tavern.request import request_body
+    from peargarden.tavern.version import normalize_version
     from peargarden.text.tokens import counter_for_model
     from peargarden.workspace.library import read_library_lorebook
     from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
@@ -179,6 +188,7 @@ def assemble_cmd(
         raise BadInput("--json 与 --ledger 只能选一个")
     home, folder, ctx = _card_context(card)
     settings = ctx["settings"]
+    version = normalize_version(st_version or settings.st_version, source="--st-version")
     card_json: dict[str, Any] = ctx["card_json"]
     stored = card_json.get("tavern")
     tavern: dict[str, Any] = stored if isinstance(stored, dict) else {}
@@ -203,8 +213,8 @@ def assemble_cmd(
         books.insert(0, name)
     chat_lines = None
     if chat:
-        from peargarden.app.chat_store import ChatFile
         from peargarden.sessions.sillytavern import export_chat
+        from peargarden.workspace.chats import ChatFile
 
         chat_file = ChatFile.open(folder.chats_dir, chat)
         chat_lines = export_chat(chat_file.tree, chat_file.header, settings.user_name, loaded.name)
@@ -226,13 +236,11 @@ def assemble_cmd(
         character_books=books,
         user_name=settings.user_name,
         counter=counter,
+        version=version,
         global_regex=global_regex,
         regex_allowed=regex_allowance(folder) is True,
+        seed=seed,
     )
-    if seed is not None:
-        from peargarden.text.rolls import live_random
-
-        state_.random = live_random(seed)
     if not state_.chat:
         from peargarden.tavern.replay import start_new_chat
 
@@ -245,7 +253,10 @@ def assemble_cmd(
     if ledger:
         print(format_ledger(result))
     else:
-        print(dumps_json(request_body(state_.oai, result.messages, "normal"), indent=2))
+        body = request_body(
+            state_.oai, result.messages, "normal", omit_empty_bias=state_.compat.omit_empty_logit_bias
+        )
+        print(dumps_json(body, indent=2))
 
 
 @tavern_app.command("set")
@@ -266,12 +277,11 @@ def set_cmd(
     if key == "regex":
         if card is None:
             raise BadInput("设置 regex 需要 --card")
+        from peargarden.app.card_regex import set_allowance
         from peargarden.tavern.controls import parse_on_off
-        from peargarden.workspace.regex_scripts import set_regex_allowance
 
         allowed = parse_on_off(key, value)
-        _, folder, _ctx = _card_context(card)
-        set_regex_allowance(folder, allowed)
+        set_allowance(home, card, allowed)
         print(f"卡「{card}」自带的正则脚本：{'允许运行' if allowed else '不运行'}（保存在卡.json 的 regex_allowed）")
         return
     if key == "preset":

@@ -3,7 +3,7 @@
 Pure: :func:`compile_preset` (SillyTavern order → pieces + a report per block), :func:`label_prompt`
 and :func:`parse_labels` (the side model's call, read leniently), :func:`route` / :func:`merge_section`
 (pieces → ``（预设）`` entries).  The files, the cache and the side-model call are
-:mod:`peargarden.workspace.declaration`.
+:mod:`peargarden.modes.stage.preset`.
 """
 
 from .compile import STATUS_TEXT, BlockReport, Compiled, Piece, compile_preset

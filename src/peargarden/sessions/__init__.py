@@ -1,5 +1,5 @@
 """The session tree (pure): entries, the tree with its active leaf, context rebuild, chat operations,
-the JSONL line format and SillyTavern chat import/export.  File I/O lives in ``peargarden.app.chat_store``.
+the JSONL line format and SillyTavern chat import/export.  File I/O lives in ``peargarden.workspace.chats``.
 """
 
 from .codec import LoadedSession, decode, entry_line, header_line, leaf_line

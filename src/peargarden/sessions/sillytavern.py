@@ -144,6 +144,9 @@ def _swipe_info(sibling: Entry, reasoning: str | None) -> Any:
         return infos[index]
     if isinstance(original, dict) and index is None and isinstance(infos, list) and len(infos) == 1:
         return infos[0]
+    kept = sibling.message.get("st_swipe_info")  # sessions imported before whole lines were kept
+    if isinstance(kept, dict):
+        return kept
     return {"send_date": sibling.timestamp, "extra": {"reasoning": reasoning} if reasoning else {}}
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from peargarden.stage.lore.entries import LoreEntry
+from peargarden.stage.lore.index import title_index_block
+from peargarden.stage.lore.scan import DEFAULT_MAX_HITS, DEFAULT_SCAN_DEPTH, KeywordScanner, ShortKeyRule
 from peargarden.text.regex_scripts import RegexSet
-from peargarden.worldinfo.stage_index import title_index_block
-from peargarden.worldinfo.stage_lore import LoreEntry
-from peargarden.worldinfo.stage_scan import DEFAULT_MAX_HITS, DEFAULT_SCAN_DEPTH, KeywordScanner, ShortKeyRule
 
 from .card import StageCard
 from .injection import build_injection

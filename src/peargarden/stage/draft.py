@@ -1,6 +1,6 @@
 """The draft sheet: the beat's prose is an artefact the model writes, edits and seals (spec §9.3).
 
-Tools (see ``agent/stage_tools.py``): ``draft_write`` creates or replaces the draft, ``draft_append``
+Tools (see ``modes/stage/tools.py``): ``draft_write`` creates or replaces the draft, ``draft_append``
 adds to it, ``draft_edit`` replaces one exact passage, ``draft_seal`` finishes the beat.  Every change
 bumps ``version``; a tool call that names an older version is refused (re-read first), which keeps a
 model from editing text it has not seen.

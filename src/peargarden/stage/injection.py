@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from peargarden.worldinfo.stage_lore import LoreEntry
+from peargarden.stage.lore.entries import LoreEntry
 
 from .card import apply_macros
 from .macros import Macros

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from peargarden.worldinfo.stage_lore import LoreEntry
+from peargarden.stage.lore.entries import LoreEntry
 
 from .agents_file import EXAMPLE_HEADING, sync_lorebook_mirror
 from .card import StageCard, apply_macros

@@ -68,6 +68,8 @@ class Generation(GenerationContext):
         if self.type == "swipe" and core_src:
             core_src = core_src[:-1]
         last_index = len(core_src) - 1
+        # 1.18 counts regex depth from the message being continued (it is at depth -1).
+        depth_shift = 1 if self.type == "continue" and self.compat.regex_min_depth_minus_one else 0
 
         def regexed_message(depth: int) -> ChatPair:
             # Prompt-time regex of the message ``depth`` places from the end (0 = newest).
@@ -75,7 +77,7 @@ class Generation(GenerationContext):
             placement = Placement.USER_INPUT if m.get("is_user") else Placement.AI_OUTPUT
             raw = m.get("mes")
             text = raw if isinstance(raw, str) else str(raw or "")
-            return m, self.regexed(text, placement, is_prompt=True, depth=depth)
+            return m, self.regexed(text, placement, is_prompt=True, depth=depth - depth_shift)
 
         core = LazyList(len(core_src), regexed_message)  # newest first, built only where read
         if not all(is_static(sc) for sc in self.regex.scripts()):
@@ -85,10 +87,14 @@ class Generation(GenerationContext):
                 core[depth]
         examples_raw = parse_mes_examples(fields["mesExamples"])
         an_active = set_authors_note(self)
-        set_persona(self, an_active)
+        if not self.compat.persona_after_world_info:
+            set_persona(self, an_active)
         s.table.set(d.QUIET_KEY, "", d.IN_PROMPT, 0, True)
         wi_before, wi_after, wi_examples = world_info(self, core, an_active)
         s.table.set(d.QUIET_KEY, "", d.IN_PROMPT, 0, True)
+        if self.compat.persona_after_world_info:
+            # 1.18: the scan saw the persona entry left by the previous generation.
+            set_persona(self, an_active)
         for position, content in wi_examples:
             if not content:
                 continue
@@ -153,7 +159,7 @@ class Generation(GenerationContext):
             for m in slot.messages:
                 if not m.content:
                     continue
-                out.append(m.as_dict(name_last=cc.squashed))
+                out.append(m.as_dict(name_last=cc.squashed or self.s.compat.name_after_content))
                 label = m.identifier
                 if m.injected:
                     label = f"{m.identifier}(注入)"

@@ -13,7 +13,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables, substitute
+from peargarden.text.macro_dispatch import Engine, expand
+from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables
 from peargarden.text.regex_scripts import RegexScript, RegexSet, applicable, apply_scripts, is_static, load_scripts
 from peargarden.text.tokens import TextCounter, counter_for_model
 
@@ -93,14 +94,17 @@ class GenerationContext:
             var_settings = state.extension_settings["variables"] = {}
         global_vars = var_settings.setdefault("global", {})
         self.variables = Variables(local=vars_local, global_=global_vars)
+        self.compat = state.compat
+        self.engine: Engine = "new" if state.compat.new_macro_engine else "legacy"
         self.name1 = state.user_name
         self.name2 = state.char_name
         self._card_fields = CardMacroFields()
         self._envs: dict[bool, MacroEnv] = {}
         self.regex = self._regex_set()
         thresholds = set()
+        floor = self.regex.min_depth_floor
         for sc in self.regex.scripts():
-            if sc.min_depth is not None and sc.min_depth >= 0:
+            if sc.min_depth is not None and sc.min_depth >= floor:
                 thresholds.add(sc.min_depth)
             if sc.max_depth is not None and sc.max_depth >= 0:
                 thresholds.add(sc.max_depth + 1)
@@ -182,22 +186,41 @@ class GenerationContext:
             chat_id_hash=int(s.chat_metadata.get("chat_id_hash") or s.chat_id_hash or 0),
             clock=s.clock,
             random=s.random,
+            max_context=self.context_size,
+            max_response=self.response_length,
+            greetings=self._greetings(),
+            depth_prompt=self.base_replace(_stripped(_dict(s.card_extensions.get("depth_prompt")).get("prompt")))
+            if card
+            else "",
+            creator_notes=self.base_replace(_stripped(s.card_data.get("creator_notes"))) if card else "",
+            generation_type=self.type,
+            outlet=self._outlet,
         )
+
+    def _greetings(self) -> tuple[str, ...]:
+        first = self.s.card_field("first_mes")
+        alternates = self.s.card_data.get("alternate_greetings")
+        extra = [str(g) for g in alternates] if isinstance(alternates, list) else []
+        return (str(first) if isinstance(first, str) else "", *extra)
+
+    def _outlet(self, name: str) -> str:
+        entry = self.s.table.get("customWIOutlet_" + name)
+        return entry.value if entry and entry.value else ""
 
     def sub(self, text: str | None, original: str | None = None) -> str:
         """ST ``substituteParams`` (card-field macros on)."""
         if not text:
             return ""
-        return substitute(text, self.env(), original=original)
+        return expand(text, self.env(), original=original, engine=self.engine)
 
     def sub_extra(self, text: str, extra: dict[str, str]) -> str:
-        return substitute(text, self.env(extra=extra)) if text else ""
+        return expand(text, self.env(extra=extra), engine=self.engine) if text else ""
 
     def base_replace(self, value: Any) -> str:
         """ST ``baseChatReplace``: macros without card-field macros, ``\\r`` removed."""
         if not isinstance(value, str) or not value:
             return ""
-        out = substitute(value, self.env(card=False))
+        out = expand(value, self.env(card=False), engine=self.engine)
         if self.s.power_user.get("collapse_newlines"):
             out = re.sub(r"\n+", "\n", out)
         return out.replace("\r", "")
@@ -208,11 +231,24 @@ class GenerationContext:
         disabled = ext.get("disabledExtensions") or []
         allowed = ext.get("character_allowed_regex") or []
         scoped_raw = self.s.card_extensions.get("regex_scripts")
+        compat = self.s.compat
+        preset_scripts: list[RegexScript] = []
+        preset_allowed = False
+        if compat.preset_regex_scripts:
+            preset_ext = _dict(self.s.oai.get("extensions"))
+            preset_scripts = load_scripts(preset_ext.get("regex_scripts"))
+            allowed_presets = _dict(ext.get("preset_allowed_regex")).get("openai")
+            name = self.s.oai.get("preset_settings_openai")
+            preset_allowed = isinstance(allowed_presets, list) and name in allowed_presets
         return RegexSet(
             global_scripts=load_scripts(ext.get("regex")),
             scoped_scripts=load_scripts(scoped_raw),
             scoped_allowed=isinstance(allowed, list) and self.s.avatar in allowed,
             enabled="regex" not in disabled,
+            preset_scripts=preset_scripts,
+            preset_allowed=preset_allowed,
+            plain_at_prompt=compat.plain_regex_at_prompt,
+            min_depth_floor=-1 if compat.regex_min_depth_minus_one else 0,
         )
 
     def regexed(self, text: str, placement: int, *, is_prompt: bool = False, depth: int | None = None) -> str:
@@ -240,10 +276,22 @@ class GenerationContext:
         Static scripts give a result that depends only on the text, the scripts and the two names,
         so results are kept in the session state across generations.
         """
-        depth_class = -1 if depth is None or depth < 0 else bisect.bisect_right(self._depth_thresholds, depth)
+        if depth is None:
+            depth_class = -1
+        elif depth < 0 and self.regex.min_depth_floor >= 0:
+            depth_class = -1  # 1.12 ignores negative depths
+        else:
+            depth_class = bisect.bisect_right(self._depth_thresholds, depth)
         key = (placement, is_prompt, depth_class)
         if key not in self._groups:
-            scripts = applicable(self.regex.scripts(), placement, is_prompt=is_prompt, depth=depth)
+            scripts = applicable(
+                self.regex.scripts(),
+                placement,
+                is_prompt=is_prompt,
+                depth=depth,
+                plain_at_prompt=self.regex.plain_at_prompt,
+                min_depth_floor=self.regex.min_depth_floor,
+            )
             if not scripts:
                 self._groups[key] = None
             elif all(is_static(sc) for sc in scripts):

@@ -15,11 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from peargarden.errors import BadInput
+from peargarden.text.rolls import live_random
 from peargarden.text.tokens import TextCounter
 from peargarden.worldinfo.sources import LorebookCache
 
 from .defaults import DEFAULT_ORDER, DEFAULT_PROMPTS, GLOBAL_ORDER_ID
 from .state import TavernState, apply_preset, effective_settings
+from .version import V112, for_version
 
 _ON = {"on", "true", "1", "yes", "开", "是"}
 _OFF = {"off", "false", "0", "no", "关", "否"}
@@ -194,27 +196,31 @@ def user_state(
     user_name: str,
     counter: TextCounter | None,
     lorebooks: LorebookCache | None = None,
+    version: str = V112,
     global_regex: list[dict[str, Any]] | None = None,
     regex_allowed: bool = False,
+    seed: int | None = None,
 ) -> TavernState:
     """A :class:`TavernState` for the user's own card / preset / chat / lorebooks.
 
+    ``version``: the SillyTavern release to match (``st_version`` of the settings).
     ``global_regex``: the library's regex scripts (ST's global scripts); ``regex_allowed``: the user
-    allowed the card's own scripts (ST's ``character_allowed_regex``).
+    allowed the card's own scripts (ST's ``character_allowed_regex``).  ``seed``: repeatable live
+    rolls (world-info probability, ``{{random}}``); without it they are unseeded.
 
     ``lorebooks``: a cache the caller keeps for the whole session (the same ``worlds`` dicts each
     time), so a state rebuilt for every generation does not re-parse the books.
     """
     note = _dict(tavern.get("note"))
     power_user = _dict(tavern.get("power_user"))
-    st = effective_settings({"power_user": power_user, "extension_settings": {"note": note}})
+    st = effective_settings({"power_user": power_user, "extension_settings": {"note": note}}, version)
     oai = st["oai_settings"]
     oai.update({"chat_completion_source": "custom"})
     if preset is not None:
-        oai = apply_preset(oai, preset)
+        oai = apply_preset(oai, preset, version=version)
     extra = tavern.get("oai")
     if isinstance(extra, dict):
-        oai = apply_preset(oai, extra)
+        oai = apply_preset(oai, extra, version=version)
     header = chat_lines[0] if chat_lines else {}
     metadata = copy.deepcopy(header.get("chat_metadata") or {}) if isinstance(header, dict) else {}
     chats = _dict(tavern.get("chats"))
@@ -241,6 +247,8 @@ def user_state(
         chat_metadata=metadata,
         worlds=worlds,
         counter=counter,
+        compat=for_version(version, st["power_user"]),
+        random=live_random(seed),
     )
     if global_regex:
         state.extension_settings["regex"] = copy.deepcopy(global_regex)

@@ -133,7 +133,7 @@ def openai_messages(g: GenerationContext, core: Sequence[ChatPair]) -> Sequence[
     """
     oai = g.s.oai
     behavior = oai.get("names_behavior", d.NAMES_DEFAULT)
-    quotes = oai.get("wrap_in_quotes")
+    quotes = oai.get("wrap_in_quotes") and g.compat.wrap_in_quotes
     name1 = g.name1
 
     def convert(index: int) -> dict[str, Any]:

@@ -36,10 +36,14 @@ def prepare_prompts(
             return value
         return fmt.replace("{0}", value)
 
+    compat = g.compat
     scenario_fmt = oai.get("scenario_format")
     personality_fmt = oai.get("personality_format")
-    scenario_text = g.sub(str(scenario_fmt)) if fields["scenario"] and scenario_fmt else ""
-    personality_text = g.sub(str(personality_fmt)) if fields["personality"] and personality_fmt else ""
+    # An empty format drops the field in 1.12; 1.18 sends the raw field instead.
+    raw_scenario = fields["scenario"] if compat.empty_format_keeps_text else ""
+    raw_personality = fields["personality"] if compat.empty_format_keeps_text else ""
+    scenario_text = g.sub(str(scenario_fmt)) if fields["scenario"] and scenario_fmt else raw_scenario
+    personality_text = g.sub(str(personality_fmt)) if fields["personality"] and personality_fmt else raw_personality
     impersonation = g.sub(str(oai.get("impersonation_prompt"))) if oai.get("impersonation_prompt") else ""
     runtime: list[Prompt] = [
         Prompt("worldInfoBefore", "system", wi_format(wi_before)),
@@ -49,9 +53,12 @@ def prepare_prompts(
         Prompt("scenario", "system", scenario_text),
         Prompt("impersonate", "system", impersonation),
         Prompt("quietPrompt", "system", ""),
-        Prompt("bias", "system", bias),
-        Prompt("groupNudge", "system", g.sub(str(oai.get("group_nudge_prompt") or ""))),
     ]
+    group_nudge = Prompt("groupNudge", "system", g.sub(str(oai.get("group_nudge_prompt") or "")))
+    if compat.bias_role_assistant:  # 1.18: the nudge first, the bias as an assistant message
+        runtime += [group_nudge, Prompt("bias", "assistant", bias)]
+    else:
+        runtime += [Prompt("bias", "system", bias), group_nudge]
     for key, ident, fixed_role in (
         ("1_memory", "summary", None),
         (d.NOTE_KEY, "authorsNote", None),
@@ -92,7 +99,7 @@ def prepare_prompts(
     def prepare(prompt: Prompt, original: str | None = None) -> Prompt:
         return replace(prompt, content=g.sub(prompt.text, original))
 
-    collection = build_collection(pm, prepare)
+    collection = build_collection(pm, prepare, g.type if compat.injection_trigger else None)
     for item in runtime:
         existing = collection.get(item.identifier)
         if existing is not None:
@@ -100,6 +107,8 @@ def prepare_prompts(
                 item.injection_position = existing.injection_position
             if existing.injection_depth is not None:
                 item.injection_depth = existing.injection_depth
+            if compat.injection_order and existing.injection_order is not None:
+                item.injection_order = existing.injection_order
             if existing.role is not None:
                 item.role = existing.role
         new = prepare(item)
@@ -109,12 +118,15 @@ def prepare_prompts(
         else:
             collection.add(new)
     main = collection.get("main")
-    if fields["system"] and main is not None and main.forbid_overrides is not True:
+    # 1.18 leaves a switched-off slot alone; 1.12 overrode the blank ``main`` anyway.
+    main_on = not (compat.card_override_needs_enabled and pm.is_disabled("main"))
+    jb_on = not (compat.card_override_needs_enabled and pm.is_disabled("jailbreak"))
+    if fields["system"] and main is not None and main.forbid_overrides is not True and main_on:
         original = main.text
         main.content = fields["system"]
         collection.override(prepare(main, original), collection.index("main"))
     jb = collection.get("jailbreak")
-    if fields["jailbreak"] and jb is not None and jb.forbid_overrides is not True:
+    if fields["jailbreak"] and jb is not None and jb.forbid_overrides is not True and jb_on:
         original = jb.text
         jb.content = fields["jailbreak"]
         collection.override(prepare(jb, original), collection.index("jailbreak"))
@@ -182,7 +194,25 @@ def populate(
     def make_injected(role: str, content: str) -> dict[str, Any]:
         return {"role": role, "content": content, "name": None, "injected": True}
 
-    pool = insert_newest_first(absolute, messages, g.s.table, g.sub, make_injected)
+    compat = g.compat
+    if compat.continue_nudge_after_slots and g.type == "continue" and g.s.oai.get("continue_prefill") and messages:
+        # 1.18 moves the continued message to the control prompts before the injections.
+        first, messages = messages[0], messages[1:]
+        prefill = cc.message(first["role"], str(first["content"] or ""), "continuePrefill")
+        if first.get("name") and g.s.oai.get("names_behavior") == d.NAMES_COMPLETION:
+            cc.set_name(prefill, _sanitize_name(str(first["name"])))
+        control.append(prefill)
+        cc.reserve(prefill.tokens)
+        control_tokens += prefill.tokens
+    pool = insert_newest_first(
+        absolute,
+        messages,
+        g.s.table,
+        g.sub,
+        make_injected,
+        max_depth=compat.max_injection_depth,
+        by_order=compat.injection_order,
+    )
     if g.s.power_user.get("pin_examples"):
         fill_examples(g, cc, prompts, examples)
         fill_history(g, cc, prompts, pool, cycle_prompt)
@@ -209,10 +239,25 @@ def fill_history(
     new_chat = cc.message("system", g.sub(str(oai.get("new_chat_prompt") or "")), "newMainChat")
     cc.reserve(new_chat.tokens)
     continue_msg = None
+    continue_group: list[Message] = []
     if g.type == "continue" and cycle_prompt and not oai.get("continue_prefill"):
         text = g.sub_extra(str(oai.get("continue_nudge_prompt") or ""), {"lastChatMessage": cycle_prompt.strip()})
         continue_msg = cc.message("system", g.sub(text), "continueNudge")
-        cc.reserve(continue_msg.tokens)
+        if g.compat.continue_nudge_after_slots:
+            # 1.18: the newest real message leaves the history and goes, with the nudge, after every slot.
+            index = next((i for i, m in enumerate(pool) if not m.get("injected")), None)
+            if index is not None:
+                item = pool[index]
+                pool = [*pool[:index], *pool[index + 1 :]]
+                continued = cc.message(item["role"], g.sub(item["content"]), f"chatHistory-{len(pool) + 1}")
+                if item.get("name") and oai.get("names_behavior") == d.NAMES_COMPLETION:
+                    cc.set_name(continued, _sanitize_name(str(item["name"])))
+                continue_group.append(continued)
+            continue_group.append(continue_msg)
+            continue_msg = None
+            cc.reserve(sum(m.tokens for m in continue_group))
+        else:
+            cc.reserve(continue_msg.tokens)
     send_if_empty = str(oai.get("send_if_empty") or "")
     if pool and pool[0]["role"] == "assistant" and send_if_empty:
         filler = cc.message("user", send_if_empty, "emptyUserMessageReplacement")
@@ -238,6 +283,9 @@ def fill_history(
     if continue_msg is not None:
         cc.free(continue_msg.tokens)
         cc.insert(continue_msg, "chatHistory", "end")
+    if continue_group:
+        cc.free(sum(m.tokens for m in continue_group))
+        cc.add(Group("continueNudge", continue_group), -1)
 
 
 def fill_examples(
@@ -250,6 +298,20 @@ def fill_examples(
     if not examples:
         return
     header = cc.message("system", g.sub(str(g.s.oai.get("new_example_chat_prompt") or "")), "newChat")
+    if g.compat.examples_whole_blocks:
+        # 1.18: a block goes in whole (with its header) or not at all, and the first miss ends it.
+        for di, dialogue in enumerate(examples):
+            block = []
+            for pi, ex in enumerate(dialogue):
+                msg = cc.message("system", ex.content or "", f"dialogueExamples {di}-{pi}")
+                cc.set_name(msg, ex.name)
+                block.append(msg)
+            if not cc.can_afford(header.tokens + sum(m.tokens for m in block)):
+                break
+            cc.insert(header, "dialogueExamples")
+            for msg in block:
+                cc.insert(msg, "dialogueExamples")
+        return
     for di, dialogue in enumerate(examples):
         added = 0
         if cc.can_afford(header.tokens):

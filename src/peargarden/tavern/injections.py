@@ -105,12 +105,23 @@ def _strict_depth(prompt: Prompt, depth: int) -> bool:
     return isinstance(d, int | float) and not isinstance(d, bool) and d == depth
 
 
+def _order(prompt: Prompt) -> float:
+    """``injection_order ?? 100`` (a non-number counts as 100)."""
+    value = prompt.injection_order
+    if isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value):
+        return float(value)
+    return 100.0
+
+
 def insert_newest_first(
     in_chat: Sequence[Prompt],
     history_newest_first: Sequence[T],
     table: ExtensionTable,
     substitute: Callable[[str], str],
     make: Callable[[str, str], T],
+    *,
+    max_depth: int = MAX_INJECTION_DEPTH,
+    by_order: bool = False,
 ) -> Sequence[T]:
     """``populationInjectionPrompts`` without its final reverse: the history stays newest first.
 
@@ -118,6 +129,9 @@ def insert_newest_first(
     to bottom) goes in at ``depth + messages inserted so far``.  Items are opaque to this function;
     ``make(role, text)`` builds an injected one.  Only the part of the history up to the deepest
     injection is read; the rest is passed through unread (it may be a lazy sequence).
+
+    ``by_order`` (1.18): prompts at one depth are grouped by ``injection_order``, the lowest order
+    on top; extension-table text joins the order-100 group.  ``max_depth``: 1000 in 1.12, 10000 later.
     """
     depths: set[int] = set()
     for p in in_chat:
@@ -127,7 +141,7 @@ def insert_newest_first(
     for e in table.entries.values():
         if e.position == IN_CHAT and e.value and not math.isnan(e.depth) and e.depth.is_integer():
             depths.add(int(e.depth))
-    used = sorted(d for d in depths if 0 <= d <= MAX_INJECTION_DEPTH)
+    used = sorted(d for d in depths if 0 <= d <= max_depth)
     # Every insertion point is at most depth + inserted, so the head up to the deepest depth holds
     # all of them (a depth beyond the history clamps to its end, which is then inside the head).
     cut = min(len(history_newest_first), used[-1] if used else 0)
@@ -136,12 +150,16 @@ def insert_newest_first(
     for depth in used:
         prompts_here = [p for p in in_chat if _strict_depth(p, depth) and p.content]
         block: list[T] = []
-        for role in ("system", "user", "assistant"):
-            own = "\n".join(p.text for p in prompts_here if p.role == role)
-            ext = table.join(IN_CHAT, depth, ROLE_IDS[role], "\n", False, substitute)
-            joint = "\n".join(x.strip() for x in (own, ext) if x)
-            if joint:
-                block.append(make(role, joint))
+        orders = sorted({100.0, *(_order(p) for p in prompts_here)}, reverse=True) if by_order else [100.0]
+        for order in orders:
+            for role in ("system", "user", "assistant"):
+                own = "\n".join(
+                    p.text for p in prompts_here if p.role == role and (not by_order or _order(p) == order)
+                )
+                ext = table.join(IN_CHAT, depth, ROLE_IDS[role], "\n", False, substitute) if order == 100.0 else ""
+                joint = "\n".join(x.strip() for x in (own, ext) if x)
+                if joint:
+                    block.append(make(role, joint))
         if block:
             at = depth + inserted
             head[at:at] = block

@@ -30,6 +30,8 @@ class Prompt:
     injection_depth: Any = None
     forbid_overrides: Any = None
     extension: bool = False
+    injection_order: Any = None  # 1.18: priority among in-chat prompts at one depth (default 100)
+    injection_trigger: Any = None  # 1.18: generation types the prompt is limited to
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Prompt:
@@ -44,7 +46,16 @@ class Prompt:
             injection_depth=raw.get("injection_depth"),
             forbid_overrides=raw.get("forbid_overrides"),
             extension=bool(raw.get("extension", False)),
+            injection_order=raw.get("injection_order"),
+            injection_trigger=raw.get("injection_trigger"),
         )
+
+    def triggers_on(self, gen_type: str) -> bool:
+        """1.18 ``shouldTrigger``: no list or an empty one means every generation type."""
+        trigger = self.injection_trigger
+        if not isinstance(trigger, list) or not trigger:
+            return True
+        return gen_type in trigger
 
     @property
     def text(self) -> str:
@@ -181,14 +192,18 @@ def make_prepare(substitute: Callable[[str, str | None], str]) -> Prepare:
     return prepare
 
 
-def build_collection(data: PromptManagerData, prepare: Prepare) -> PromptCollection:
+def build_collection(data: PromptManagerData, prepare: Prepare, gen_type: str | None = None) -> PromptCollection:
+    """``getPromptCollection``; with ``gen_type`` (1.18) a prompt's ``injection_trigger`` is honoured."""
     collection = PromptCollection()
     for entry in data.order:
         identifier = entry.get("identifier")
         raw = data.find(str(identifier))
         if raw is None:
             continue
-        if entry.get("enabled") is True:
+        allowed = entry.get("enabled") is True
+        if allowed and gen_type is not None:
+            allowed = Prompt.from_json(raw).triggers_on(gen_type)
+        if allowed:
             collection.add(prepare(Prompt.from_json(raw), None))
         elif not entry.get("enabled") and identifier == "main":
             blank = Prompt.from_json(raw)

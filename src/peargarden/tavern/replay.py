@@ -21,7 +21,8 @@ from peargarden.text.tokens import TextCounter
 from . import defaults as d
 from .assemble import Assembly, Generation, generate
 from .request import request_body
-from .state import TavernState, apply_preset, effective_settings
+from .state import TavernState, apply_preset, deep_merge, effective_settings
+from .version import case_version, for_version, normalize_version
 
 
 @dataclass
@@ -43,12 +44,23 @@ class ReplayResult:
     generations: list[dict[str, Any]] = field(default_factory=list)
 
 
-def build_state(case: CaseData, counter: TextCounter | None = None) -> TavernState:
+def build_state(case: CaseData, counter: TextCounter | None = None, *, version: str | None = None) -> TavernState:
+    """The state SillyTavern had when the case's steps began.
+
+    ``version`` overrides the one the case's ``settings.json`` names (``sillytavern.version``);
+    1.18 cases may add ``st118_extra_overrides`` on top of ``st_settings_overrides``.
+    """
+    st_version = normalize_version(version) if version else case_version(case.settings)
     overrides = case.settings.get("st_settings_overrides") or {}
-    st = effective_settings(overrides if isinstance(overrides, dict) else {})
+    overrides = overrides if isinstance(overrides, dict) else {}
+    extra = case.settings.get("st118_extra_overrides")
+    if isinstance(extra, dict):
+        overrides = deep_merge(overrides, extra)
+    st = effective_settings(overrides, st_version)
     oai = st["oai_settings"]
     if case.preset is not None:
-        oai = apply_preset(oai, case.preset)
+        name = str(case.settings.get("preset_name") or "Oracle")
+        oai = apply_preset(oai, case.preset, version=st_version, name=name)
     power_user = st["power_user"]
     user_avatar = str(st.get("user_avatar") or "user-default.png")
     personas = power_user.get("personas") if isinstance(power_user.get("personas"), dict) else {}
@@ -72,6 +84,7 @@ def build_state(case: CaseData, counter: TextCounter | None = None) -> TavernSta
         worlds=copy.deepcopy(case.worlds),
         counter=counter,
         user_avatar=user_avatar,
+        compat=for_version(st_version, power_user),
         random=case_rolls(case.settings),
     )
     if case.chat is None:
@@ -329,7 +342,9 @@ def run_ui(state: TavernState, text: str, warnings: list[str]) -> None:
             return
         from peargarden.worldinfo.sources import character_book_to_world
 
-        name, world = character_book_to_world(book, state.char_name)
+        name, world = character_book_to_world(
+            book, state.char_name, editor_resave=state.compat.embedded_book_editor_resave
+        )
         state.worlds[name] = world
         data = state.card.setdefault("data", {})
         data.setdefault("extensions", {})["world"] = name
@@ -370,8 +385,9 @@ def replay(
     *,
     counter: TextCounter | None = None,
     reply: Callable[[int], str] = _reply,
+    version: str | None = None,
 ) -> ReplayResult:
-    state = build_state(case, counter)
+    state = build_state(case, counter, version=version)
     warnings: list[str] = []
     steps = case.settings.get("steps") or []
     last: Assembly | None = None
@@ -383,7 +399,7 @@ def replay(
         nonlocal last, body, count
         last = generate(state, gen_type)
         warnings.extend(last.warnings)
-        body = request_body(state.oai, last.messages, gen_type)
+        body = request_body(state.oai, last.messages, gen_type, omit_empty_bias=state.compat.omit_empty_logit_bias)
         generations.append(body)
         count += 1
 

@@ -113,9 +113,17 @@ def logit_bias(oai: Mapping[str, Any], model: str) -> dict[str, int | float]:
 
 
 def request_body(
-    oai: Mapping[str, Any], messages: Sequence[Mapping[str, str]], gen_type: str, *, stop: Sequence[str] = ()
+    oai: Mapping[str, Any],
+    messages: Sequence[Mapping[str, str]],
+    gen_type: str,
+    *,
+    stop: Sequence[str] = (),
+    omit_empty_bias: bool = False,
 ) -> dict[str, Any]:
-    """The body ST's server posts to ``<url>/chat/completions`` for the custom/OpenAI sources."""
+    """The body ST's server posts to ``<url>/chat/completions`` for the custom/OpenAI sources.
+
+    ``omit_empty_bias``: SillyTavern 1.18 leaves ``logit_bias`` out when it is empty.
+    """
     source = str(oai.get("chat_completion_source") or "openai")
     model = chat_completion_model(oai)
     stream = bool(oai.get("stream_openai")) and gen_type != "quiet"
@@ -135,7 +143,9 @@ def request_body(
     body["top_p"] = _number(oai.get("top_p_openai"))
     if stop:
         body["stop"] = list(stop)
-    body["logit_bias"] = logit_bias(oai, model)
+    bias = logit_bias(oai, model)
+    if bias or not omit_empty_bias:
+        body["logit_bias"] = bias
     seed = _number(oai.get("seed"))
     if isinstance(seed, int | float) and seed >= 0:
         body["seed"] = seed

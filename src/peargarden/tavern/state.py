@@ -28,6 +28,7 @@ from .defaults import (
     PRESET_RENAMES,
 )
 from .injections import ExtensionTable
+from .version import V112, V118, StCompat, normalize_version
 
 
 def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -124,12 +125,29 @@ PRESET_KEYS = frozenset(
 )
 
 
-def apply_preset(oai: Mapping[str, Any], preset: Mapping[str, Any]) -> dict[str, Any]:
+# Keys 1.18 also applies from a preset (``wrap_in_quotes`` is gone there).
+PRESET_KEYS_118 = (PRESET_KEYS - {"wrap_in_quotes", "image_inlining"}) | {
+    "extensions",
+    "use_sysprompt",
+    "media_inlining",
+    "show_thoughts",
+    "reasoning_effort",
+    "verbosity",
+    "enable_web_search",
+    "request_images",
+}
+
+
+def apply_preset(
+    oai: Mapping[str, Any], preset: Mapping[str, Any], *, version: str = V112, name: str | None = None
+) -> dict[str, Any]:
     """Selecting a preset: each known key the preset has replaces the current value; others stay.
 
     Includes ST's two load-time migrations (``names_in_completion`` → names behavior "completion",
-    and the impersonation prefill inheriting the assistant prefill).
+    and the impersonation prefill inheriting the assistant prefill).  ``name`` is remembered as
+    ``preset_settings_openai`` (1.18 allows a preset's own regex scripts by that name).
     """
+    keys = PRESET_KEYS_118 if normalize_version(version) == V118 else PRESET_KEYS
     preset = dict(preset)
     if preset.get("names_in_completion") is True and "names_behavior" not in preset:
         preset["names_behavior"] = 1
@@ -137,18 +155,43 @@ def apply_preset(oai: Mapping[str, Any], preset: Mapping[str, Any]) -> dict[str,
         preset["assistant_impersonation"] = preset["assistant_prefill"]
     out = copy.deepcopy(dict(oai))
     for key, value in preset.items():
-        if key in PRESET_KEYS and value is not None:
+        if key in keys and value is not None:
             out[PRESET_RENAMES.get(key, key)] = copy.deepcopy(value)
+    if name is not None:
+        out["preset_settings_openai"] = name
     return out
 
 
-def effective_settings(st_settings: Mapping[str, Any]) -> dict[str, Any]:
-    """ST's settings.json with 1.12.6 defaults filled in for what matters to assembly."""
+# What a fresh 1.18.0 install changes in the settings assembly reads (its settings.json and the
+# code defaults of openai.js for keys that file lacks).
+_OAI_118: dict[str, Any] = {
+    "scenario_format": "{{scenario}}",
+    "personality_format": "{{personality}}",
+    "continue_nudge_prompt": "[Continue your last message without repeating its original content.]",
+    "impersonation_prompt": (
+        "[Write your next reply from the point of view of {{user}}, using the chat history so far as a "
+        "guideline for the writing style of {{user}}. Write 1 reply only in internet RP style. Don't write "
+        "as {{char}} or system. Don't describe actions of {{char}}.]"
+    ),
+    "stream_openai": True,
+}
+_POWER_USER_118: dict[str, Any] = {"experimental_macro_engine": True}
+
+
+def effective_settings(st_settings: Mapping[str, Any], version: str = V112) -> dict[str, Any]:
+    """ST's settings.json with the fresh-install defaults of ``version`` filled in for assembly."""
+    new = normalize_version(version) == V118
+    oai = copy.deepcopy(DEFAULT_OAI)
+    power_user = copy.deepcopy(DEFAULT_POWER_USER)
+    if new:
+        oai.pop("wrap_in_quotes", None)
+        oai.update(copy.deepcopy(_OAI_118))
+        power_user.update(_POWER_USER_118)
     base: dict[str, Any] = {
         "username": "User",
         "user_avatar": "user-default.png",
-        "oai_settings": copy.deepcopy(DEFAULT_OAI),
-        "power_user": copy.deepcopy(DEFAULT_POWER_USER),
+        "oai_settings": oai,
+        "power_user": power_user,
         "world_info_settings": copy.deepcopy(DEFAULT_WORLD_INFO_SETTINGS),
         "extension_settings": {
             "note": copy.deepcopy(DEFAULT_NOTE_SETTINGS),
@@ -156,6 +199,7 @@ def effective_settings(st_settings: Mapping[str, Any]) -> dict[str, Any]:
             "character_allowed_regex": [],
             "variables": {"global": {}},
             "disabledExtensions": [],
+            **({"preset_allowed_regex": {}} if new else {}),
         },
     }
     merged = deep_merge(base, st_settings)
@@ -186,6 +230,7 @@ class TavernState:
     random: Callable[[], float] = field(default_factory=live_random)
     chat_id_hash: int = 0
     user_avatar: str = "user-default.png"
+    compat: StCompat = field(default_factory=StCompat)  # which SillyTavern release to match
     # Caches that live as long as the session: parsed books (by identity of their JSON; pass one
     # ``LorebookCache`` to every state of a session to keep them across rebuilt states), the
     # sorted entry list, and prompt-time regex results of static scripts.  Replace a book's dict

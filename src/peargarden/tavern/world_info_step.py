@@ -45,6 +45,32 @@ def _scan_window(entries: Sequence[WorldInfoEntry]) -> int:
     return deepest
 
 
+OUTLET_PREFIX = "customWIOutlet_"
+
+
+def _new_scan_options(g: GenerationContext) -> dict[str, Any]:
+    """The 1.18 scan inputs: generation-type triggers, match sources, ``ignoreBudget``."""
+    compat = g.compat
+    options: dict[str, Any] = {}
+    if compat.wi_entry_triggers:
+        options["trigger"] = g.type
+    if compat.wi_ignore_budget:
+        options["ignore_budget"] = True
+    if compat.wi_match_sources:
+        s = g.s
+        fields = g.card_fields
+        depth_prompt = _dict(s.card_extensions.get("depth_prompt")).get("prompt")
+        options["match_texts"] = {
+            "matchPersonaDescription": fields.persona,
+            "matchCharacterDescription": fields.description,
+            "matchCharacterPersonality": fields.personality,
+            "matchCharacterDepthPrompt": g.base_replace(depth_prompt.strip() if isinstance(depth_prompt, str) else ""),
+            "matchScenario": fields.scenario,
+            "matchCreatorNotes": g.base_replace(s.card_data.get("creator_notes")),
+        }
+    return options
+
+
 def world_info(
     g: GenerationContext, core: Sequence[ChatPair], an_active: bool
 ) -> tuple[str, str, list[tuple[str, str]]]:
@@ -131,6 +157,7 @@ def world_info(
         chat_length=len(core),
         dry_run=g.dry_run,
         character=CharacterContext(avatar=s.avatar),
+        **_new_scan_options(g),
     )
     g.warnings.extend(result.warnings)
     if not g.dry_run:
@@ -148,7 +175,14 @@ def world_info(
             md.get("note_role"),
         )
     s.table.delete_prefix("customDepthWI")
+    s.table.delete_prefix(OUTLET_PREFIX)
     for inj in result.depth:
-        s.table.set(inj.table_key, inj.content, d.IN_CHAT, inj.depth, False, inj.role)
+        key = inj.table_key
+        if g.compat.wi_depth_key_underscore:
+            key = key.replace("customDepthWI-", "customDepthWI_").replace("-", "_")
+        s.table.set(key, inj.content, d.IN_CHAT, inj.depth, False, inj.role)
+    if g.compat.wi_outlets:
+        for name, texts in result.outlets.items():
+            s.table.set(OUTLET_PREFIX + name, "\n".join(texts), d.NONE, 0)
     examples = [(x.position, x.content) for x in result.examples]
     return result.wi_before, result.wi_after, examples

@@ -131,6 +131,14 @@ class MacroEnv:
     clock: Callable[[], datetime] = _default_clock
     random: Callable[[], float] = _default_random
     banned_words: list[str] = field(default_factory=list)
+    # Read by the new engine's macros only (1.17+).
+    max_context: int = 0
+    max_response: int = 0
+    greetings: tuple[str, ...] = ()
+    depth_prompt: str = ""
+    creator_notes: str = ""
+    generation_type: str = "normal"
+    outlet: Callable[[str], str] | None = None
 
 
 _I = re.IGNORECASE
@@ -219,25 +227,31 @@ def _variables(text: str, v: Variables) -> str:
 _DICE = re.compile(r"^(\d*)d(\d+)([+-]\d+)?$", re.IGNORECASE)
 
 
+def roll_formula(formula: str, env: MacroEnv) -> str:
+    """A dice formula (``2d6+1``; digits only mean ``1dN``) rolled with the injected random; '' if invalid."""
+    formula = formula.strip()
+    if formula.isdigit():
+        formula = f"1d{formula}"
+    d = _DICE.match(formula)
+    if not d or int(d.group(2)) == 0:
+        return ""
+    count = int(d.group(1) or "1")
+    sides = int(d.group(2))
+    total = sum(int(env.random() * sides) + 1 for _ in range(count))
+    return str(total + int(d.group(3) or "0"))
+
+
 def _roll(text: str, env: MacroEnv) -> str:
-    def run(m: re.Match[str]) -> str:
-        formula = m.group(1).strip()
-        if formula.isdigit():
-            formula = f"1d{formula}"
-        d = _DICE.match(formula)
-        if not d or int(d.group(2)) == 0:
-            return ""
-        count = int(d.group(1) or "1")
-        sides = int(d.group(2))
-        total = sum(int(env.random() * sides) + 1 for _ in range(count))
-        return str(total + int(d.group(3) or "0"))
-
-    return _sub(r"\{\{roll[ :]([^}]+)\}\}", run, text)
+    return _sub(r"\{\{roll[ :]([^}]+)\}\}", lambda m: roll_formula(m.group(1), env), text)
 
 
-def _split_list(body: str) -> list[str]:
+def split_random_list(body: str, *, trim_colon_items: bool = False) -> list[str]:
+    """``{{random}}`` / ``{{pick}}`` items: split on ``::`` if present, else on unescaped commas.
+
+    The legacy pipeline keeps spaces around ``::`` items; the new engine trims them.
+    """
     if "::" in body:
-        return body.split("::")
+        return [item.strip() for item in body.split("::")] if trim_colon_items else body.split("::")
     marker = "##\ufffdCOMMA\ufffd##"
     return [item.strip().replace(marker, ",") for item in body.replace("\\,", marker).split(",")]
 
@@ -352,7 +366,7 @@ def substitute(text: str, env: MacroEnv, *, original: str | None = None) -> str:
     text = _sub(r'\{\{banned "(.*)"\}\}', banned, text)
 
     def random_pick(m: re.Match[str]) -> str:
-        items = _split_list(m.group(1))
+        items = split_random_list(m.group(1))
         return items[int(env.random() * len(items))] if items else ""
 
     text = _sub(r"\{\{random\s?::?([^}]+)\}\}", random_pick, text)
@@ -362,7 +376,7 @@ def substitute(text: str, env: MacroEnv, *, original: str | None = None) -> str:
     raw_hash = cyrb53(raw)
 
     def pick(m: re.Match[str]) -> str:
-        items = _split_list(m.group(1))
+        items = split_random_list(m.group(1))
         if not items:
             return ""
         seed = cyrb53(f"{env.chat_id_hash}-{raw_hash}-{m.start()}")

@@ -4,8 +4,11 @@ A script rewrites text at a *placement* (user input, AI output, slash command, w
 ``promptOnly`` scripts run only on the outgoing prompt, ``markdownOnly`` only on display; "plain"
 scripts run when text is stored and — in 1.12.6 — **again at prompt time** (the prompt-time pass
 calls the engine with ``is_prompt`` but plain scripts are not excluded by it).  Depth limits count
-from the end of the chat (0 = newest).  Global scripts run first, then the card's own scripts if
-the card is on the allow-list.
+from the end of the chat (0 = newest).  Global scripts run first, then (1.18) the selected preset's
+scripts if that preset is allowed, then the card's own scripts if the card is on the allow-list.
+
+SillyTavern 1.18 differs in two switches of :class:`RegexSet`: plain scripts no longer run at
+prompt time (``plain_at_prompt``), and ``minDepth`` may be −1 (the message being continued).
 """
 
 from __future__ import annotations
@@ -92,17 +95,22 @@ def load_scripts(raw: object) -> list[RegexScript]:
 
 @dataclass(frozen=True)
 class RegexSet:
-    """The scripts in the order ST runs them: global, then (if allowed) the card's scoped ones."""
+    """The scripts in the order ST runs them: global, preset (if allowed), the card's (if allowed)."""
 
     global_scripts: Sequence[RegexScript] = ()
     scoped_scripts: Sequence[RegexScript] = ()
     scoped_allowed: bool = False
     enabled: bool = True
+    preset_scripts: Sequence[RegexScript] = ()
+    preset_allowed: bool = False
+    plain_at_prompt: bool = True  # 1.12: plain scripts also run on the outgoing prompt
+    min_depth_floor: int = 0  # 1.18: -1
     _all: tuple[RegexScript, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         scoped = tuple(self.scoped_scripts) if self.scoped_allowed else ()
-        object.__setattr__(self, "_all", tuple(self.global_scripts) + scoped)
+        preset = tuple(self.preset_scripts) if self.preset_allowed else ()
+        object.__setattr__(self, "_all", tuple(self.global_scripts) + preset + scoped)
 
     def scripts(self) -> Iterable[RegexScript]:
         return self._all if self.enabled else ()
@@ -125,14 +133,17 @@ class RegexSet:
             is_prompt=is_prompt,
             depth=depth,
             substitute=substitute,
+            plain_at_prompt=self.plain_at_prompt,
+            min_depth_floor=self.min_depth_floor,
         )
 
 
-def _applies(script: RegexScript, is_markdown: bool, is_prompt: bool) -> bool:
+def _applies(script: RegexScript, is_markdown: bool, is_prompt: bool, plain_at_prompt: bool = True) -> bool:
+    plain = not script.markdown_only and not script.prompt_only and not is_markdown
     return (
         (script.markdown_only and is_markdown)
         or (script.prompt_only and is_prompt)
-        or (not script.markdown_only and not script.prompt_only and not is_markdown)
+        or (plain and (plain_at_prompt or not is_prompt))
     )
 
 
@@ -157,14 +168,20 @@ def applicable(
     is_markdown: bool = False,
     is_prompt: bool = False,
     depth: int | None = None,
+    plain_at_prompt: bool = True,
+    min_depth_floor: int = 0,
 ) -> tuple[RegexScript, ...]:
-    """The scripts that would run for this placement / mode / depth, in order."""
+    """The scripts that would run for this placement / mode / depth, in order.
+
+    ``min_depth_floor`` is the smallest ``minDepth`` that counts (0 in 1.12, −1 in 1.18, where a
+    negative depth is also checked).
+    """
     out = []
     for script in scripts:
-        if not _applies(script, is_markdown, is_prompt):
+        if not _applies(script, is_markdown, is_prompt, plain_at_prompt):
             continue
-        if depth is not None and depth >= 0:
-            if script.min_depth is not None and script.min_depth >= 0 and depth < script.min_depth:
+        if depth is not None and (depth >= 0 or min_depth_floor < 0):
+            if script.min_depth is not None and script.min_depth >= min_depth_floor and depth < script.min_depth:
                 continue
             if script.max_depth is not None and script.max_depth >= 0 and depth > script.max_depth:
                 continue
@@ -182,11 +199,21 @@ def apply_scripts(
     is_prompt: bool = False,
     depth: int | None = None,
     substitute: Substitute = _identity,
+    plain_at_prompt: bool = True,
+    min_depth_floor: int = 0,
 ) -> str:
     """ST's ``getRegexedString``: run every applicable script over ``text`` in order."""
     if not text:
         return text
-    for script in applicable(scripts, placement, is_markdown=is_markdown, is_prompt=is_prompt, depth=depth):
+    for script in applicable(
+        scripts,
+        placement,
+        is_markdown=is_markdown,
+        is_prompt=is_prompt,
+        depth=depth,
+        plain_at_prompt=plain_at_prompt,
+        min_depth_floor=min_depth_floor,
+    ):
         text = run_script(script, text, substitute=substitute)
     return text
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import Response
 
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import MAX_INPUT_BYTES
 from peargarden.workspace.cards import list_cards, open_card
 from peargarden.workspace.home import sanitize_name
@@ -36,7 +37,7 @@ def _card_summary(folder: Any) -> dict[str, Any]:
         "name": name,
         "lorebooks": folder.lorebooks() if problem is None else [],
         "chats": len(folder.chat_ids()),
-        "avatar": f"/api/cards/{folder.folder}/avatar",
+        "avatar": f"/api/cards/{quote(folder.folder, safe='')}/avatar",
         "error": problem,
     }
 
@@ -62,6 +63,21 @@ def avatar(request: Request, name: str) -> Response:
     return Response(_PLACEHOLDER_AVATAR, media_type="image/svg+xml")
 
 
+UPLOAD_CHUNK = 1024 * 1024
+
+
+async def save_upload(upload: UploadFile, target: Path, limit: int = MAX_INPUT_BYTES) -> None:
+    """Copy an uploaded file to *target* a chunk at a time, refusing it once it passes *limit*
+    (the whole file is never held in memory)."""
+    size = 0
+    with target.open("wb") as out:
+        while chunk := await upload.read(UPLOAD_CHUNK):
+            size += len(chunk)
+            if size > limit:
+                raise BadInput(f"文件过大（file over {limit // (1024 * 1024)} MiB）", path=upload.filename)
+            out.write(chunk)
+
+
 @router.post("/import")
 async def import_files(
     request: Request, files: list[UploadFile], book: str = Form("mount"), card: str | None = Form(None)
@@ -70,18 +86,22 @@ async def import_files(
     home = home_of(request)
     if not files:
         raise BadInput("没有收到文件（no files）")
+    if not card and any((upload.filename or "").lower().endswith(".jsonl") for upload in files):
+        raise BadInput("聊天记录属于哪张卡？请先在「聊天记录导入到」里选一张（pick the card this chat belongs to）")
     with tempfile.TemporaryDirectory(prefix="pear-upload-") as scratch:
         paths: list[Path] = []
         for upload in files:
             name = sanitize_name(Path(upload.filename or "").name) or "upload"
-            data = await upload.read(MAX_INPUT_BYTES + 1)
-            if len(data) > MAX_INPUT_BYTES:
-                raise BadInput("文件过大（file too large）", path=upload.filename)
             target = Path(scratch) / name
-            target.write_bytes(data)
+            await save_upload(upload, target)
             paths.append(target)
-        plan = plan_import(home, paths, book=book_mode(book), card=card or None)
-        written = apply_plan(plan)
+        try:
+            plan = plan_import(home, paths, book=book_mode(book), card=card or None)
+            written = apply_plan(plan)
+        except PearError as error:  # name the uploaded file, never the server's scratch folder
+            if error.path and Path(error.path).is_relative_to(scratch):
+                raise type(error)(error.message, path=Path(error.path).name) from None
+            raise
     return {"written": [str(p.relative_to(home.root)) for p in written if p.is_relative_to(home.root)]}
 
 

@@ -21,11 +21,11 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
-from peargarden.app.modes import MODES
-from peargarden.app.service import chat_mode
 from peargarden.errors import BadInput, NotFound
+from peargarden.modes.stage.memory import story_settings
 
 from .chat_hub import ChatHub, OpenChat
+from .chat_view import context_fill, message_chrome, message_html
 from .display import card_display_scripts, display_texts
 
 router = APIRouter(prefix="/api")
@@ -55,11 +55,16 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         session.env.user_name,
         _char_name(session.env.card_data) or session.card.folder,
     )
+    user, char = session.env.user_name, _char_name(session.env.card_data) or session.card.folder
+    chrome = message_chrome(chat, user, char)
     messages = []
     for index, entry in enumerate(entries):
         msg = entry.message
+        text = shown[index] or str(msg.get("content") or "")
         messages.append(
             {
+                **chrome[index],
+                "html": message_html(text) if text else "",
                 "index": index,
                 "id": entry.id,
                 "role": str(msg.get("role", "")),
@@ -100,7 +105,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "card": session.card.folder,
         "chat_id": session.chat_id,
         "mode": session.mode,
-        "modes": list(MODES),
+        "modes": list(session.app.modes),
         "messages": messages,
         "swipe": {"position": position, "count": count},
         "tree": rows,
@@ -108,6 +113,8 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "warnings": [*session.chat.warnings, *chat.warnings],
         "model": session.resolved.model,
         "persona": session.env.user_name,
+        "char": char,
+        "context": context_fill(chat, story_settings(session.app.home.config_file, session.card).context_tokens),
     }
 
 
@@ -119,15 +126,6 @@ def _char_name(card_data: dict[str, Any]) -> str:
 class NewChat(BaseModel):
     mode: str | None = None
     persona: str | None = None
-
-
-@router.get("/chats/{card}")
-def list_chats(request: Request, card: str) -> list[dict[str, Any]]:
-    service = hub_of(request).service(card)
-    return [
-        {"chat_id": chat.chat_id, "mode": chat_mode(chat), "messages": len(chat.tree.messages())}
-        for chat in service.list_chats(card)
-    ]
 
 
 @router.post("/chats/{card}")

@@ -14,12 +14,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from peargarden.agent.loop import BeatInput, BuiltRequest
-from peargarden.agent.tools import Mode
-from peargarden.app.modes import mode_setup
 from peargarden.errors import BadInput, NotFound
 from peargarden.providers.base import ChatRequest
-from peargarden.sessions.context import ContextMessage
 from peargarden.text.tokens import counter_for_model, message_tokens
 
 from .api_chat import hub_of
@@ -54,7 +50,7 @@ def _slot(index: int, total: int, message: dict[str, Any], last_user: int) -> st
 
 def _purpose(messages: list[dict[str, Any]]) -> str:
     """``beat`` for the model's own calls; story memory's side calls by their system prompt."""
-    from peargarden.app.bookkeeping import RESIDENT_SYSTEM
+    from peargarden.modes.stage.memory import RESIDENT_SYSTEM
     from peargarden.stage.memory.compaction import SUMMARY_SYSTEM
     from peargarden.stage.memory.scribe import SCRIBE_SYSTEM
 
@@ -105,16 +101,9 @@ def _in_context(chat: OpenChat, rows: list[dict[str, Any]]) -> list[str]:
 
 
 def dry_run(chat: OpenChat, mode: str, text: str = DRY_RUN_TEXT) -> tuple[ChatRequest, list[str]]:
-    """The first request the next beat would send in *mode* (nothing is written to the chat)."""
-    session = chat.session
-    builder, tools = mode_setup(mode)(session.env)
-    history = [*session.context(), ContextMessage("user", text)]
-    specs = [tool.spec() for tool in tools]
-    literal: Mode = "tavern" if mode == "tavern" else ("work" if mode == "work" else "stage")
-    built = builder(BeatInput(history, text, session.thinking, specs, 0, literal, "send"))
-    if isinstance(built, ChatRequest):
-        built = BuiltRequest(built)
-    return built.request, list(built.warnings)
+    """The first request the next beat would send in *mode* (nothing is written: the service's preview)."""
+    preview = chat.session.preview(mode, text)
+    return preview.request, preview.warnings
 
 
 def inspect_source(chat: OpenChat, source: str) -> dict[str, Any]:
@@ -131,12 +120,12 @@ def inspect_source(chat: OpenChat, source: str) -> dict[str, Any]:
                 raise BadInput(f"不认识的来源 {source!r}") from None
         elif source != "last":
             raise BadInput(f"不认识的来源 {source!r}（last、beat:N、dry:stage、dry:tavern）")
-        recorder = chat.recorder
-        beats = [b for b in (recorder.beats if recorder else []) if b]
+        # The beat log (kept on disk beside the chat): still there after the server restarts.
+        beats = [b for b in chat.beats if b.rounds]
         if back >= len(beats):
             raise NotFound("还没有这一拍的请求记录（先对话一拍，或用试运行）")
-        requests = beats[-1 - back]
-        result = {"source": source, "rounds": [ledger(r, model) for r in requests], "warnings": chat.warnings}
+        found = beats[-1 - back]
+        result = {"source": source, "rounds": found.rounds, "warnings": found.warnings}
     # The marker follows what the model itself was sent, not story memory's side calls.
     rows = [row for rnd in result["rounds"] if rnd["purpose"] == "beat" for row in rnd["messages"]]
     result["in_context"] = _in_context(chat, rows)

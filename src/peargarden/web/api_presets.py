@@ -1,7 +1,7 @@
 """``/api/presets/{card}``: the preset panel — declare a library preset for a card (the side model
 labels each block), see the label of every block, change one (re-routes the card), take it off.
 
-A thin front over :mod:`peargarden.app.declaration`; the preset JSON itself is never changed.
+A thin front over :mod:`peargarden.modes.stage.preset`; the preset JSON itself is never changed.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.declaration import declare_preset, relabel, remove_declaration, side_labeller
+from peargarden.app.service import PearApp
 from peargarden.declare import STATIONS
+from peargarden.modes.stage.preset import declare_preset, relabel, remove_declaration
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.library import list_preset_names
 
@@ -41,7 +42,7 @@ def presets(request: Request, card: str) -> dict[str, Any]:
 def declare(request: Request, card: str, stem: str) -> dict[str, Any]:
     """Label the preset's blocks (cached labels first; the side model only for new blocks) and route them."""
     home = home_of(request)
-    return declare_preset(home, card, stem, labeller=side_labeller(home)).to_json()
+    return declare_preset(home, card, stem, labeller=PearApp(home).side_labeller()).to_json()
 
 
 class RelabelBody(BaseModel):

@@ -49,7 +49,9 @@ def settings(request: Request) -> dict[str, Any]:
         "scan_depth": current.scan_depth,
         "max_lore_injections": current.max_lore_injections,
         "model": _model(current.main()),
-        "side_model": _model(current.side()),
+        # As written: an empty field follows the main model ("follow the main model" on the page).
+        "side_model": _model(current.side_model),
+        "side_model_effective": _model(current.side()),
         "connections": connections,
         "personas": personas,
         "sandbox": {"blacklist": list(current.sandbox.blacklist),

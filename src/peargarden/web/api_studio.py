@@ -14,19 +14,19 @@ from pydantic import BaseModel
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import replace_lone_surrogates
-from peargarden.workspace import atomic
-from peargarden.workspace.card_project import MANIFEST, CardProject, read_slot_text
-from peargarden.workspace.cards import open_card
-from peargarden.workspace.config import load_settings
-from peargarden.workspace.library import lorebook_path, read_library_lorebook
-from peargarden.worldinfo.stage_book import (
+from peargarden.modes.work.project import MANIFEST, CardProject, read_slot_text
+from peargarden.stage.lore.book import (
     SUPPLEMENT_UID_START,
     add_book_entry,
     find_book_entry,
     new_supplement_book,
     update_book_entry,
 )
-from peargarden.worldinfo.stage_lore import fingerprint
+from peargarden.stage.lore.entries import fingerprint
+from peargarden.workspace import atomic
+from peargarden.workspace.cards import open_card
+from peargarden.workspace.config import load_settings
+from peargarden.workspace.library import lorebook_path, read_library_lorebook
 
 from ._json_style import JsonStyle, detect_style
 from .deps import home_of

@@ -15,10 +15,10 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from peargarden.errors import BadInput, ConflictError, NotFound
+from peargarden.modes.work.project import write_card
 from peargarden.tavern.controls import apply_control
 from peargarden.tavern.defaults import DEFAULT_ORDER, DEFAULT_PROMPTS, GLOBAL_ORDER_ID
 from peargarden.tavern.state import apply_preset, effective_settings
-from peargarden.workspace.card_project import write_card
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import load_settings
 

@@ -9,24 +9,28 @@ the HTTP response that started it streams its events, and approval prompts wait 
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent
-from peargarden.agent.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
-from peargarden.app.chat_store import ChatFile
-from peargarden.app.connections import Connection, ResolvedProvider, resolve_provider
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
+from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
-from peargarden.app.stored_keys import with_stored_key
 from peargarden.errors import ConflictError, NotFound
 from peargarden.providers.base import ChatRequest, StreamEvent
-from peargarden.workspace.config import Settings, load_settings
+from peargarden.workspace.chats import ChatFile
+from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
+
+from . import beat_log
+from .beat_log import BeatRecord
 
 KEEP_BEATS = 10
 
@@ -78,15 +82,6 @@ class SideRecorder:
         return getattr(self.inner, name)
 
 
-def recording_factory(home: Home) -> Callable[[Settings, Connection | None], ResolvedProvider]:
-    def factory(settings: Settings, connection: Connection | None) -> ResolvedProvider:
-        resolved = resolve_provider(with_stored_key(home, settings), connection)
-        resolved.provider = RecordingProvider(resolved.provider)
-        return resolved
-
-    return factory
-
-
 @dataclass
 class OpenChat:
     session: ChatSession
@@ -95,6 +90,8 @@ class OpenChat:
     warnings: list[str] = field(default_factory=list)
     # (mtime, size) of the session file when last read: another program (pear chat) may write it too.
     seen: tuple[int, int] | None = None
+    # The last beats as recorded on disk (beat_log.py): the inspector's requests, generation times.
+    beats: list[BeatRecord] = field(default_factory=list)
 
     def _stat(self) -> tuple[int, int] | None:
         try:
@@ -123,6 +120,8 @@ class ActiveBeat:
     chat: OpenChat
     runner: BeatRunner
     prompts: dict[str, ApprovalPrompt] = field(default_factory=dict)
+    before: set[str] = field(default_factory=set)  # entry ids that existed when the beat began
+    started: float = field(default_factory=time.time)
 
 
 BeatStart = Callable[[Approver, threading.Event], "Iterator[AgentEvent] | None"]
@@ -140,12 +139,11 @@ class ChatHub:
         sandbox = load_settings(self.home.config_file).sandbox
         return PearApp(
             self.home,
-            provider_factory=recording_factory(self.home),
+            wrap_provider=RecordingProvider,
             judge=make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes),
             record_card_grant=make_card_grant_recorder(self.home, card),
             # Story memory (scene notes, compaction) as `pear chat` has it: the hub resolves models
-            # the default way (config.toml, plus keys stored from the settings page), only recorded.
-            story_memory=True,
+            # the standard way (config.toml, plus keys stored from the settings page), only recorded.
         )
 
     def new_chat(self, card: str, mode: str | None = None, persona: str | None = None) -> OpenChat:
@@ -163,6 +161,11 @@ class ChatHub:
             return found
         return self._keep(card, self.service(card).open_chat(card, chat_id))
 
+    def forget(self, card: str, chat_id: str) -> None:
+        """Drop an open chat (its folder was deleted)."""
+        with self._guard:
+            self._chats.pop((card, chat_id), None)
+
     def card_changed(self, card: str) -> None:
         """*card*'s file was rewritten: its open chats show and use the new card from now on."""
         with self._guard:
@@ -175,7 +178,10 @@ class ChatHub:
         if isinstance(provider, RecordingProvider):  # the inspector sees the story requests too
             session.wrap_side_provider = provider.tee
         with self._guard:
-            return self._chats.setdefault((card, session.chat_id), OpenChat(session))
+            found = self._chats.get((card, session.chat_id))
+            if found is None:
+                found = self._chats[(card, session.chat_id)] = OpenChat(session, beats=beat_log.load(session.chat.path))
+            return found
 
     # -- beats -------------------------------------------------------------------------------------
 
@@ -190,7 +196,8 @@ class ChatHub:
 
         if chat.recorder is not None:
             chat.recorder.begin_beat()
-        beat = ActiveBeat(secrets.token_hex(6), chat, BeatRunner(begin, cancel))
+        before = {entry.id for entry in chat.session.chat.tree}
+        beat = ActiveBeat(secrets.token_hex(6), chat, BeatRunner(begin, cancel), before=before)
         with self._guard:
             self._beats[beat.id] = beat
         return beat
@@ -238,6 +245,23 @@ class ChatHub:
                 while beat.runner.next_item() is not None:
                     pass
             beat.chat.warnings = warnings
+            with contextlib.suppress(OSError):  # a convenience: a full disk must not break the chat
+                self._record(beat, warnings)
             with self._guard:
                 self._beats.pop(beat.id, None)
             beat.chat.lock.release()
+
+    def _record(self, beat: ActiveBeat, warnings: list[str]) -> None:
+        """Keep the finished beat in the chat's beat log (memory and ``web-beats.json``)."""
+        from .api_inspect import ledger
+
+        chat = beat.chat
+        recorder = chat.recorder
+        requests = recorder.beats[-1] if recorder is not None and recorder.beats else []
+        model = chat.session.resolved.model
+        written = [e.id for e in chat.session.chat.tree if e.id not in beat.before]
+        started = datetime.fromtimestamp(beat.started, UTC).isoformat(timespec="milliseconds")
+        record = BeatRecord(started, round(time.time() - beat.started, 2), written,
+                            [ledger(r, model) for r in requests], warnings)  # fmt: skip
+        chat.beats = [*chat.beats, record][-beat_log.KEEP :]
+        beat_log.save(chat.session.chat.path, chat.beats)

@@ -3,6 +3,8 @@ that talks to the JSON API.  The routes here only pick the template and pass the
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
@@ -26,11 +28,12 @@ def home_page(request: Request) -> HTMLResponse:
 
 @router.get("/chat/{card}", response_class=HTMLResponse)
 def chat_latest(request: Request, card: str) -> Response:
-    """The card's newest chat, or a new one."""
-    hub = hub_of(request)
-    chats = hub.service(card).list_chats(card)
-    chat_id = chats[-1].chat_id if chats else hub.new_chat(card).session.chat_id
-    return RedirectResponse(f"/chat/{card}/{chat_id}", status_code=303)
+    """The card's newest chat; without one, a page whose button starts one (a GET changes nothing:
+    an ``<img src>`` on another site must not create chats)."""
+    chats = hub_of(request).service(card).list_chats(card)
+    if not chats:
+        return _page(request, "chat_start.html", card=open_card(home_of(request), card).folder)
+    return RedirectResponse(f"/chat/{quote(card, safe='')}/{quote(chats[-1].chat_id, safe='')}", status_code=303)
 
 
 @router.get("/chat/{card}/{chat_id}", response_class=HTMLResponse)
@@ -76,3 +79,9 @@ def presets_page(request: Request, card: str) -> HTMLResponse:
 def tavern_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
     hub_of(request).chat(card, chat_id)
     return _page(request, "tavern.html", card=card, chat_id=chat_id)
+
+
+@router.get("/lore", response_class=HTMLResponse)
+def lore_page(request: Request) -> HTMLResponse:
+    """The lorebook editor (``?book=<name>`` or ``?supplement=<card>`` opens one book)."""
+    return _page(request, "lore.html")

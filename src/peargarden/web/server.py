@@ -3,7 +3,8 @@
 Bound to loopback by default.  Any other host needs a token: it is printed at start, and every
 request must carry it (``Authorization: Bearer <token>``, the ``pear_token`` cookie, or ``?token=``
 once, which sets the cookie).  Pages are server-rendered (Jinja2) with small JavaScript modules of
-our own; the JSON API under ``/api`` is documented at ``/docs`` (OpenAPI).
+our own; the JSON API under ``/api`` is described by ``/openapi.json`` (no Swagger page: it would load
+its scripts from a CDN, and the app works offline).
 """
 
 from __future__ import annotations
@@ -61,12 +62,15 @@ def templates() -> Jinja2Templates:
 def create_app(config: WebConfig) -> FastAPI:
     if not is_loopback(config.host) and not config.token:
         raise ValueError("a token is required when serving on a non-loopback host")
-    app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url="/docs", redoc_url=None)
+    app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
     from .chat_hub import ChatHub
 
     app.state.hub = ChatHub(config.home)
+    from . import safety
+
+    safety.install(app)
 
     @app.middleware("http")
     async def same_origin_only(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -99,10 +103,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     @app.exception_handler(PearError)
     async def pear_error(_request: Request, error: PearError) -> JSONResponse:
-        status = 404 if error.exit_code == 2 and type(error).__name__ == "NotFound" else 400
-        if type(error).__name__ == "ConflictError":
-            status = 409
-        return JSONResponse({"error": str(error)}, status_code=status)
+        return JSONResponse({"error": str(error)}, status_code=error.http_status)
 
     @app.get("/api/health")
     def health() -> dict[str, str]:
@@ -112,10 +113,13 @@ def create_app(config: WebConfig) -> FastAPI:
     from . import (
         api_cards,
         api_chat,
+        api_chat_files,
         api_entries,
         api_inspect,
+        api_lore,
         api_personas,
         api_presets,
+        api_regex,
         api_regex_allow,
         api_settings,
         api_studio,
@@ -124,8 +128,8 @@ def create_app(config: WebConfig) -> FastAPI:
         pages,
     )
 
-    routers = (api_cards, api_chat, api_entries, api_inspect, api_vault, api_studio, api_presets, api_personas,
-               api_tavern, api_settings, api_regex_allow, pages)  # fmt: skip
+    routers = (api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio, api_presets,
+               api_personas, api_tavern, api_settings, api_lore, api_regex, api_regex_allow, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

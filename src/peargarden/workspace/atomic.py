@@ -148,7 +148,7 @@ def append_line(path: Path, line: str) -> None:
     The line goes out in one ``write`` on an ``O_APPEND`` descriptor, so two processes appending at
     the same time do not interleave inside a line.  A crash can still leave a torn last line (a
     partial write); the next append starts on a fresh line so that the torn one never swallows a
-    good entry, and readers skip lines that do not parse (see :mod:`peargarden.workspace.jsonl`).
+    good entry, and readers skip lines that do not parse (see :func:`peargarden.sessions.codec.decode`).
     """
     path = Path(path)
     ensure_dir(path.parent)

@@ -133,11 +133,32 @@ def list_cards(home: Home) -> list[CardFolder]:
     return [CardFolder(home, name) for name in sorted(folders)]
 
 
+def _is_dir(path: Path) -> bool:
+    """``is_dir`` that answers False for a name the system cannot hold (ENAMETOOLONG), not raise."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def lorebook_mounts(home: Home) -> dict[str, list[str]]:
+    """Library book name → the cards that mount it (cards whose settings cannot be read are skipped)."""
+    found: dict[str, list[str]] = {}
+    for folder in list_cards(home):
+        try:
+            books = folder.lorebooks()
+        except PearError:
+            continue
+        for book in books:
+            found.setdefault(book, []).append(folder.folder)
+    return found
+
+
 def open_card(home: Home, name: str) -> CardFolder:
     """The card called *name*: its folder name, or the folder the name would be sanitised to."""
     wanted = name.strip()
     for candidate in (wanted, sanitize_name(wanted)):
-        if candidate and "/" not in candidate and candidate not in (".", "..") and home.card_dir(candidate).is_dir():
+        if candidate and "/" not in candidate and candidate not in (".", "..") and _is_dir(home.card_dir(candidate)):
             return CardFolder(home, candidate)
     if not sanitize_name(wanted):
         raise BadInput(f"卡名「{name}」里没有可用的字符（name has no letters or digits）")

@@ -5,8 +5,11 @@ what it leaves out keeps the code default.  A card's ``卡.json`` then overrides
 card value wins per field; an absent field inherits).  ``卡.json`` keys may be written in
 Liyuan's camelCase (``userName``) or in our snake_case (``user_name``).
 
-Note the one deliberate difference between the template and the code: the code's
-``creation_mode`` is ``"silent"`` (no write gate), while the seeded ``config.toml`` says ``"ask"``.
+Two deliberate differences between the template and the code: the code's ``creation_mode`` is
+``"silent"`` (no write gate), while the seeded ``config.toml`` says ``"ask"``; and the code's
+``st_version`` (which SillyTavern release tavern mode matches) is ``"1.12"``, so a data folder made
+before the setting existed keeps the requests it had, while a new folder's ``config.toml`` says
+``"1.18"``, the release users run now.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from peargarden.sandbox.defaults import DEFAULT_BLACKLIST, DEFAULT_NO_ASK
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 CREATION_MODES = ("silent", "ask")
 CHAT_MODES = ("stage", "tavern", "work")
+ST_VERSIONS = ("1.12", "1.18")  # SillyTavern releases tavern mode can match (peargarden.tavern.version)
 
 #: The name of the built-in embedded model connection (needs no ``[providers.*]`` table).
 LOCAL_PROVIDER = "local"
@@ -79,6 +83,7 @@ class Settings:
     compact_every_n_turns: int = 30
     mode: str = "stage"
     preset: str = ""
+    st_version: str = "1.12"
     lorebooks: tuple[str, ...] = ()
     model: ModelSettings = field(default_factory=ModelSettings)
     side_model: ModelSettings = field(default_factory=lambda: ModelSettings(provider="", thinking="low"))
@@ -96,9 +101,10 @@ class Settings:
             return ModelSettings(
                 main.provider, self.side_model.model or main.model, self.side_model.thinking or main.thinking
             )
-        return ModelSettings(
-            self.side_model.provider, self.side_model.model, self.side_model.thinking or main.thinking
-        )
+        # The main model's own connection with the model left blank means the main model, not none.
+        same = self.side_model.provider == main.provider
+        model = self.side_model.model or (main.model if same else "")
+        return ModelSettings(self.side_model.provider, model, self.side_model.thinking or main.thinking)
 
     def provider_settings(self, name: str) -> ProviderSettings | None:
         """The named connection; ``None`` for the embedded model."""
@@ -130,6 +136,8 @@ CARD_KEYS: dict[str, str] = {
     "mode": "mode",
     "preset": "preset",
     "lorebooks": "lorebooks",
+    "stVersion": "st_version",
+    "st_version": "st_version",
 }
 
 _SIMPLE_FIELDS = {
@@ -143,6 +151,7 @@ _SIMPLE_FIELDS = {
     "compact_every_n_turns": int,
     "mode": str,
     "preset": str,
+    "st_version": str,
 }
 
 
@@ -268,5 +277,7 @@ def _validated(settings: Settings, where: str | Path) -> Settings:
         raise BadInput(f"creation_mode 只能是 silent 或 ask，实际是 {settings.creation_mode!r}", path=where)
     if settings.mode not in CHAT_MODES:
         raise BadInput(f"mode 只能是 stage、tavern 或 work，实际是 {settings.mode!r}", path=where)
+    if settings.st_version not in ST_VERSIONS:
+        raise BadInput(f"st_version 只能是 1.12 或 1.18，实际是 {settings.st_version!r}", path=where)
     clamped = {name: min(max(getattr(settings, name), low), high) for name, (low, high) in _RANGES.items()}
     return dataclasses.replace(settings, **clamped)

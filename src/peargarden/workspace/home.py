@@ -24,12 +24,19 @@ def default_home() -> Path:
     return Path.home() / ".peargarden"
 
 
+# A file name may hold 255 bytes; room is left for "-2", ".png", ".declare.json" and the like.
+MAX_NAME_BYTES = 150
+
+
 def sanitize_name(name: str) -> str:
-    """Card/book name → folder or file stem: unsafe characters to ``_``, trailing spaces and dots cut.
+    """Card/book name → folder or file stem: unsafe characters to ``_``, leading dots (a hidden
+    folder no listing shows) and trailing spaces and dots cut, at most :data:`MAX_NAME_BYTES` of UTF-8.
 
     Returns an empty string when nothing usable is left; callers turn that into an error.
     """
-    cleaned = _UNSAFE_NAME.sub("_", name).strip().rstrip(". ").strip()
+    cleaned = _UNSAFE_NAME.sub("_", name).strip().lstrip(".").rstrip(". ").strip()
+    if len(cleaned.encode("utf-8")) > MAX_NAME_BYTES:
+        cleaned = cleaned.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", errors="ignore").rstrip(". ").strip()
     if not cleaned or not any(ch.isalnum() for ch in cleaned):
         return ""
     return cleaned

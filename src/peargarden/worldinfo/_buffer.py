@@ -69,8 +69,14 @@ class ScanBuffer:
         self.skew += 1
         self.invalidate()
 
-    def text(self, scan_depth: Any, min_activations: bool) -> str:
-        """``buffer.get(entry, scanState)`` for an entry whose ``scanDepth`` is ``scan_depth``."""
+    def text(self, scan_depth: Any, min_activations: bool, extras: tuple[str, ...] = ()) -> str:
+        """``buffer.get(entry, scanState)`` for an entry whose ``scanDepth`` is ``scan_depth``.
+
+        ``extras`` (1.18 match sources: persona, description, …) follow the messages.
+        """
+        if extras:
+            depth_raw = self.depth() if scan_depth is None or scan_depth is _js.UNDEFINED else scan_depth
+            return self._text(depth_raw, min_activations, extras)
         if scan_depth is None or scan_depth is _js.UNDEFINED:
             cached = self._text_cache.get((-1, min_activations))
             if cached is not None:
@@ -80,7 +86,7 @@ class ScanBuffer:
             return result
         return self._text(scan_depth, min_activations)
 
-    def _text(self, raw: Any, min_activations: bool) -> str:
+    def _text(self, raw: Any, min_activations: bool, extras: tuple[str, ...] = ()) -> str:
         depth_number = _js.to_number(raw)
         if not depth_number > 0:  # also NaN: ``NaN <= 0`` is false in JS, but slice(0, NaN) is empty
             if depth_number != depth_number:  # NaN
@@ -91,15 +97,18 @@ class ScanBuffer:
             depth = int(min(depth_number, MAX_SCAN_DEPTH))
         with_recurse = bool(self.recurse) and not min_activations
         cache_key = (depth, not with_recurse)
-        cached = self._text_cache.get(cache_key)
+        cached = None if extras else self._text_cache.get(cache_key)
         if cached is not None:
             return cached
         result = MATCHER + JOINER.join(self._depth_buffer[:depth])
+        for extra in extras:
+            result += JOINER + extra
         if self.inject:
             result += JOINER + JOINER.join(self.inject)
         if with_recurse:
             result += JOINER + JOINER.join(self.recurse)
-        self._text_cache[cache_key] = result
+        if not extras:
+            self._text_cache[cache_key] = result
         return result
 
     def lower(self, text: str) -> str:

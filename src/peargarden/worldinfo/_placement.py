@@ -55,6 +55,7 @@ def build_result(
     examples: list[ExampleInjection] = []
     # Each group: [raw depth, raw role, entries]; ST compares with === against ``depth ?? 4``.
     depth_groups: list[tuple[Any, Any, list[str]]] = []
+    outlets: dict[str, list[str]] = {}
 
     placed: dict[int, str] = {}
     by_entry = {id(p.entry): p for p in activated}
@@ -88,6 +89,10 @@ def build_result(
                     break
             else:
                 depth_groups.append((raw_depth, role, [content]))
+        elif position == Position.OUTLET:
+            name = prepared.get("outletName")
+            if isinstance(name, str) and name:
+                outlets.setdefault(name, []).append(content)  # ST pushes here (highest order first)
 
     depth = tuple(
         DepthInjection(depth=_depth_value(d), role=_depth_value(r) or 0, entries=tuple(items))
@@ -100,6 +105,7 @@ def build_result(
         an_bottom=tuple(an_bottom),
         examples=tuple(examples),
         depth=depth,
+        outlets={name: tuple(texts) for name, texts in outlets.items()},
         activated=tuple(
             ActivatedEntry(
                 entry=p.entry,

@@ -31,6 +31,16 @@ NONE, INITIAL, RECURSION, MIN_ACTIVATIONS = 0, 1, 2, 3
 
 AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
 
+# 1.18 entry flags that add a text outside the chat to the entry's scan text, in ST's order.
+MATCH_SOURCES = (
+    "matchPersonaDescription",
+    "matchCharacterDescription",
+    "matchCharacterPersonality",
+    "matchCharacterDepthPrompt",
+    "matchScenario",
+    "matchCreatorNotes",
+)
+
 
 _AVATAR_EXTENSION = re.compile(r"\.[^/.]+\Z")
 
@@ -188,8 +198,17 @@ def check_world_info(
     chat_length: int | None = None,
     dry_run: bool = False,
     character: CharacterContext | None = None,
+    trigger: str | None = None,
+    match_texts: Mapping[str, str] | None = None,
+    ignore_budget: bool = False,
 ) -> WorldInfoResult:
-    """Run one world-info scan.  See the package docstring for every argument."""
+    """Run one world-info scan.  See the package docstring for every argument.
+
+    SillyTavern 1.18 additions (off unless given): ``trigger`` — the generation type, checked
+    against an entry's ``triggers``; ``match_texts`` — the texts of the ``match*`` flags (keys of
+    :data:`MATCH_SOURCES`); ``ignore_budget`` — an entry that crosses the budget is skipped and
+    only ``ignoreBudget`` entries follow (1.12 stops at the first crossing entry).
+    """
     scan = _Scan(entries, messages, settings, count_tokens, macro, inject_scan, character)
     budget = budget_for(settings, max_context)
     metadata = ensure_metadata(timed_world_info)
@@ -232,6 +251,10 @@ def check_world_info(
             plan = entry.plan
             if plan.disabled:
                 continue
+            if trigger is not None:
+                triggers = entry.get("triggers")
+                if isinstance(triggers, list) and triggers and trigger not in triggers:
+                    continue
             if plan.character_filter is not None and scan._filtered_by_character(plan.character_filter):
                 continue
             sticky = False
@@ -258,10 +281,11 @@ def check_world_info(
             keys = plan.keys
             if keys is None:
                 continue
-            if plan.scan_depth is None:
+            extras = _match_extras(entry, match_texts) if match_texts else ()
+            if plan.scan_depth is None and not extras:
                 text, lower = default_text, default_lower
             else:
-                text = buffer.text(plan.scan_depth, min_act)
+                text = buffer.text(plan.scan_depth, min_act, extras)
                 lower = buffer.lower(text)
             flags = plan.flags(*global_flags)
             for (key, needs_macro), test in zip(keys, plan.primary_tests(flags), strict=True):
@@ -293,18 +317,29 @@ def check_world_info(
         )
 
         content = ""
+        ignoring_left = sum(1 for e in new_entries if _ignores_budget(e)) if ignore_budget else 0
         for entry in new_entries:
+            free = ignore_budget and _ignores_budget(entry)
+            if ignore_budget:
+                ignoring_left -= 1 if free else 0
+                if overflowed and not free:
+                    if ignoring_left > 0:
+                        continue
+                    break
             if not _probability_ok(entry, timed, random):
                 failed.add(id(entry))
                 continue
             entry.content = macro(entry.content)
             content += entry.content + "\n"
-            if used + scan.tokens(content) >= budget:
+            if not free and used + scan.tokens(content) >= budget:
+                if not overflowed:
+                    scan.warnings.append(
+                        f"世界书预算 {budget} tokens 已用尽，已激活 {len(activated)} 条"
+                        f" (world info budget reached after {len(activated)} entries)"
+                    )
                 overflowed = True
-                scan.warnings.append(
-                    f"世界书预算 {budget} tokens 已用尽，已激活 {len(activated)} 条"
-                    f" (world info budget reached after {len(activated)} entries)"
-                )
+                if ignore_budget:
+                    continue
                 break
             activated[id(entry)] = entry
             activated_loop[id(entry)] = loops
@@ -349,6 +384,16 @@ def check_world_info(
         budget=budget,
         overflowed=overflowed,
         warnings=scan.warnings,
+    )
+
+
+def _ignores_budget(entry: Prepared) -> bool:
+    return _js.truthy(entry.get("ignoreBudget"))
+
+
+def _match_extras(entry: Prepared, match_texts: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(
+        match_texts[flag] for flag in MATCH_SOURCES if match_texts.get(flag) and _js.truthy(entry.get(flag))
     )
 
 

@@ -27,6 +27,7 @@ class Position(IntEnum):
     AT_DEPTH = 4  # in the chat at ``depth`` with ``role``
     EM_TOP = 5  # before the example messages
     EM_BOTTOM = 6  # after the example messages
+    OUTLET = 7  # 1.18: kept under ``outletName``, read by the ``{{outlet::name}}`` macro
 
 
 class SelectiveLogic(IntEnum):
@@ -112,10 +113,34 @@ class WorldInfoSettings:
 
     @classmethod
     def from_st(cls, data: Mapping[str, JSONValue]) -> WorldInfoSettings:
-        """Read the ``world_info_*`` keys of a SillyTavern settings object (missing ⇒ code default)."""
-        from ._settings import settings_from_st
+        """Read the ``world_info_*`` keys of a SillyTavern settings object, or of its
+        ``world_info_settings`` (missing ⇒ code default).  Values SillyTavern would reject on load
+        are reset the same way it does (budget > 100 ⇒ 25)."""
+        from ._settings import flag, number
 
-        return settings_from_st(data)
+        found = data.get("world_info_settings", data)
+        source: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        budget = number(source, "world_info_budget", 25)
+        if budget > 100:
+            budget = 25
+        strategy = int(number(source, "world_info_character_strategy", 1))
+        if strategy not in (0, 1, 2):
+            strategy = 0  # SillyTavern falls back to "evenly" for unknown strategies
+        return cls(
+            depth=int(number(source, "world_info_depth", 2)),
+            budget_percent=budget,
+            budget_cap=int(number(source, "world_info_budget_cap", 0)),
+            include_names=flag(source, "world_info_include_names", True),
+            recursive=flag(source, "world_info_recursive", False),
+            case_sensitive=flag(source, "world_info_case_sensitive", False),
+            match_whole_words=flag(source, "world_info_match_whole_words", False),
+            min_activations=int(number(source, "world_info_min_activations", 0)),
+            min_activations_depth_max=int(number(source, "world_info_min_activations_depth_max", 0)),
+            max_recursion_steps=int(number(source, "world_info_max_recursion_steps", 0)),
+            use_group_scoring=flag(source, "world_info_use_group_scoring", False),
+            overflow_alert=flag(source, "world_info_overflow_alert", False),
+            character_strategy=Strategy(strategy),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +204,7 @@ class WorldInfoResult:
     an_bottom: tuple[str, ...] = ()
     examples: tuple[ExampleInjection, ...] = ()
     depth: tuple[DepthInjection, ...] = ()
+    outlets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # 1.18 outlet name → texts
     activated: tuple[ActivatedEntry, ...] = ()
     timed_world_info: Mapping[str, JSONValue] = field(default_factory=dict)
     budget: int = 0

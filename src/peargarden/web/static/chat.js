@@ -74,20 +74,86 @@ function messageActions(message, last) {
     button.addEventListener("click", handler);
     bar.append(button);
   };
-  if (message.role === "assistant" && last && state.swipe.count > 1) {
-    add("‹", "‹", () => swipe(-1), "swipe-prev");
-    const count = document.createElement("span");
-    count.className = "swipe-count";
-    count.textContent = `${state.swipe.position}/${state.swipe.count}`;
-    bar.append(count);
-    add("›", "›", () => swipe(1), "swipe-next");
-  } else if (message.role === "assistant" && last) {
-    add("›", "›", () => swipe(1), "swipe-next");
+  if (message.role === "assistant" && last) {
+    // SillyTavern's arrows: ‹ only where an earlier swipe exists; › to a later one, or a new reply
+    // (never on a lone greeting: there is nothing to swipe to).
+    const { position, count } = state.swipe;
+    const greeting = message.tags.includes("greeting");
+    const swipes = document.createElement("span");
+    swipes.className = "swipes";
+    bar.append(swipes);
+    const arrow = (text, step, cls, label) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = `swipe ${cls}`;
+      button.textContent = text;
+      button.setAttribute("aria-label", label);
+      button.addEventListener("click", () => swipe(step));
+      swipes.append(button);
+    };
+    if (position > 1) arrow("‹", -1, "swipe-prev", t("上一条", "previous swipe"));
+    if (count > 1) {
+      const shown = document.createElement("span");
+      shown.className = "swipe-count";
+      shown.textContent = `${position}/${count}`;
+      swipes.append(shown);
+    }
+    if (position < count || !greeting) arrow("›", 1, "swipe-next", t("下一条", "next swipe"));
   }
   add("编辑", "Edit", () => startEdit(message), "edit");
   add("从这里分支", "Branch here", () => change("branch", { index: message.index }), "branch");
   add("删除", "Delete", () => change("delete", { index: message.index }), "delete");
   return bar;
+}
+
+// Name, avatar, time and index; token count and generation time in a line shown on hover or by
+// the "details" switch (as SillyTavern shows them).
+function messageHead(message) {
+  const head = document.createElement("div");
+  head.className = "msg-head";
+  if (message.avatar) {
+    const img = document.createElement("img");
+    img.className = "avatar";
+    img.src = message.avatar;
+    img.alt = "";
+    head.append(img);
+  } else {
+    const initial = document.createElement("span");
+    initial.className = "avatar initial";
+    initial.textContent = [...(message.speaker || "?")][0];
+    head.append(initial);
+  }
+  const name = document.createElement("strong");
+  name.className = "speaker";
+  name.textContent = message.speaker;
+  const time = document.createElement("time");
+  time.className = "msg-time";
+  time.dateTime = message.time;
+  const when = new Date(message.time);
+  time.textContent = Number.isNaN(when.getTime()) ? "" : when.toLocaleString(t("zh-CN", "en-GB"),
+    { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  const index = document.createElement("span");
+  index.className = "msg-index";
+  index.textContent = `#${message.index}`;
+  const meta = document.createElement("span");
+  meta.className = "msg-meta";
+  const parts = [t(`${message.tokens} 词元`, `${message.tokens} tokens`)];
+  if (message.gen_seconds != null) parts.push(t(`用时 ${message.gen_seconds.toFixed(1)} 秒`, `${message.gen_seconds.toFixed(1)} s`));
+  meta.textContent = parts.join(" · ");
+  head.append(name, time, index, meta);
+  return head;
+}
+
+function drawContext() {
+  const bar = document.getElementById("context-bar");
+  const { tokens, limit } = state.context;
+  const share = limit ? Math.min(1, tokens / limit) : 0;
+  bar.querySelector(".fill").style.width = `${(share * 100).toFixed(1)}%`;
+  bar.classList.toggle("full", share > 0.9);
+  bar.querySelector(".label").textContent = tokens
+    ? t(`上下文 ${tokens} / ${limit} 词元（${Math.round(share * 100)}%）`, `context ${tokens} / ${limit} tokens (${Math.round(share * 100)}%)`)
+    : t(`上下文 — / ${limit} 词元（还没有请求）`, `context — / ${limit} tokens (no request yet)`);
+  bar.title = bar.querySelector(".label").textContent;
 }
 
 function drawMessages() {
@@ -115,9 +181,17 @@ function drawMessages() {
     li.dataset.id = message.id;
     if (inContext && inContext.has(message.id)) li.classList.add("in-context");
     if (message.tags.includes("greeting")) li.classList.add("greeting");
+    li.append(messageHead(message));
     if (message.reasoning) li.append(thinkingFold(message.reasoning));
     if (message.content) {
-      const body = cardText(message.display || message.content, "card-html");
+      let body;
+      if (message.html) {  // Markdown rendered and sanitised by the server (web/markdown.py)
+        body = document.createElement("div");
+        body.className = "md";
+        body.innerHTML = message.html;
+      } else {
+        body = cardText(message.display || message.content, "card-html");
+      }
       body.classList.add("msg-text");
       li.append(body);
     }
@@ -171,10 +245,13 @@ function draw() {
   root.dataset.mode = state.mode;
   document.getElementById("persona-name").textContent = state.persona;
   drawMessages();
+  drawContext();
   drawWarnings();
   drawTree(document.getElementById("tree"), state.tree, state.leaf, (id) => change("goto", { entry_id: id }));
   translate(root);
   list.scrollTop = list.scrollHeight;
+  // At phone width the page itself scrolls (the composer stays at the bottom): show the newest message.
+  if (getComputedStyle(list).overflowY === "visible") window.scrollTo(0, document.body.scrollHeight);
 }
 
 async function refresh() {
@@ -291,8 +368,21 @@ document.getElementById("send").addEventListener("click", () => {
   composer.value = "";
   play({ action: "send", text });
 });
+// Enter sends and Shift+Enter breaks the line (SillyTavern's default); the switch beside the
+// composer makes Enter break the line and Ctrl+Enter send.  Enter that ends an IME composition
+// (pinyin) never sends.
+const enterSends = document.getElementById("enter-sends");
+enterSends.checked = localStorage.getItem("pear-enter") !== "newline";
+enterSends.addEventListener("change", () => localStorage.setItem("pear-enter", enterSends.checked ? "send" : "newline"));
 composer.addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) document.getElementById("send").click();
+  if (event.key !== "Enter" || event.isComposing || event.keyCode === 229) return;
+  const send = (event.ctrlKey || event.metaKey) || (enterSends.checked && !event.shiftKey);
+  if (!send) return;
+  event.preventDefault();
+  document.getElementById("send").click();
+});
+document.getElementById("show-meta").addEventListener("change", (event) => {
+  root.classList.toggle("show-meta", event.target.checked);
 });
 document.getElementById("regenerate").addEventListener("click", () => play({ action: "regenerate" }));
 document.getElementById("continue").addEventListener("click", () => play({ action: "continue" }));
@@ -312,17 +402,46 @@ document.addEventListener("pear-lang", draw);
 
 async function loadChats() {
   const select = document.getElementById("chat-list");
+  select.textContent = "";
   for (const chat of (await api(`/api/chats/${encodeURIComponent(card)}`)).reverse()) {
     const option = document.createElement("option");
     option.value = chat.chat_id;
-    option.textContent = `${chat.chat_id} · ${chat.messages}`;
+    option.textContent = `${chat.title || chat.chat_id} · ${chat.messages}`;
     select.append(option);
   }
   select.value = chatId;
-  select.addEventListener("change", () => {
-    location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(select.value)}`;
-  });
 }
+document.getElementById("chat-list").addEventListener("change", (event) => {
+  location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(event.target.value)}`;
+});
+
+// Rename gives the chat a title; delete goes into the vault and can be undone from the banner.
+document.getElementById("rename-chat").addEventListener("click", async () => {
+  const current = document.getElementById("chat-list").selectedOptions[0]?.textContent.split(" · ")[0] || chatId;
+  const title = prompt(t("对话的名字", "Chat title"), current === chatId ? "" : current);
+  if (title === null) return;
+  try {
+    await post(`${base}/rename`, { title });
+    await loadChats();
+    toast(t("已重命名", "Renamed"));
+  } catch (error) { toast(error.message, true); }
+});
+let undo = null;
+document.getElementById("remove-chat").addEventListener("click", async () => {
+  if (!confirm(t("删除这个对话？保险库会先留一份快照，可以撤销。", "Delete this chat? The vault keeps a snapshot; you can undo."))) return;
+  try {
+    undo = (await post(`${base}/remove`, {})).undo;
+    root.classList.add("removed-chat");
+    document.getElementById("removed").hidden = false;
+    for (const id of ["send", "regenerate", "continue", "impersonate", "composer"]) document.getElementById(id).disabled = true;
+  } catch (error) { toast(error.message, true); }
+});
+document.getElementById("undo-remove").addEventListener("click", async () => {
+  try {
+    await post("/api/vault/restore", undo);
+    location.reload();
+  } catch (error) { toast(error.message, true); }
+});
 
 async function loadPersonas() {
   const select = document.getElementById("new-persona");

@@ -5,10 +5,21 @@ const zone = document.getElementById("dropzone");
 const input = document.getElementById("file-input");
 const bar = document.getElementById("import-progress");
 
+const picker = document.getElementById("import-card");
+
 function upload(files) {
   if (!files.length) return;
+  // A SillyTavern chat belongs to a card: the picker says which (lorebooks and cards ignore it).
+  const chats = files.some((file) => file.name.toLowerCase().endsWith(".jsonl"));
+  if (chats && !picker.value) {
+    picker.classList.add("needed");
+    picker.focus();
+    toast("聊天记录属于哪张卡？请先在「聊天记录导入到」里选一张", true);
+    return;
+  }
   const form = new FormData();
   for (const file of files) form.append("files", file, file.name);
+  if (chats) form.append("card", picker.value);
   const request = new XMLHttpRequest();
   request.open("POST", "/api/import");
   bar.hidden = false;
@@ -20,7 +31,12 @@ function upload(files) {
     try { body = JSON.parse(request.responseText); } catch { body = { error: request.responseText }; }
     if (request.status >= 400) { toast(`导入失败：${body.error || request.status}`, true); return; }
     toast(`已导入 ${body.written.length} 个文件`);
-    setTimeout(() => location.reload(), 600);
+    // An imported chat opens at once; anything else shows up in the grid.
+    const chat = body.written.map((path) => path.split("/")).find((parts) => parts[0] === "cards" && parts[2] === "chats");
+    setTimeout(() => {
+      if (chat) location.href = `/chat/${encodeURIComponent(chat[1])}/${encodeURIComponent(chat[3])}`;
+      else location.reload();
+    }, 600);
   };
   request.onerror = () => { bar.hidden = true; toast("导入失败：网络错误", true); };
   request.send(form);

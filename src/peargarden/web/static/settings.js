@@ -67,13 +67,16 @@ function connectionRow(conn) {
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
 const value = (id) => document.getElementById(id).value;
 
+const FOLLOW = () => t("跟随主模型", "follow the main model");
+
 function fillSelect(id, options, chosen) {
   const select = document.getElementById(id);
   select.textContent = "";
   for (const option of options) {
     const el = document.createElement("option");
     el.value = option;
-    el.textContent = option === "local" ? t("local（内置本地模型）", "local (embedded model)") : option;
+    el.textContent = option === "local" ? t("local（内置本地模型）", "local (embedded model)")
+      : option === "" ? FOLLOW() : option;
     select.append(el);
   }
   select.value = chosen;
@@ -86,11 +89,14 @@ async function load() {
   }
   const connections = ["local", ...s.connections.map((c) => c.name)];
   fillSelect("model-provider", connections, s.model.provider);
-  fillSelect("side-provider", connections, s.side_model.provider);
+  // The side model: "" (the default) follows the main model; a blank model name follows it too.
+  fillSelect("side-provider", ["", ...connections], s.side_model.provider);
   fillSelect("model-thinking", LEVELS, s.model.thinking);
-  fillSelect("side-thinking", LEVELS, s.side_model.thinking);
+  fillSelect("side-thinking", ["", ...LEVELS], s.side_model.thinking);
   document.getElementById("model-model").value = s.model.model;
-  document.getElementById("side-model").value = s.side_model.model;
+  const sideModel = document.getElementById("side-model");
+  sideModel.value = s.side_model.model;
+  sideModel.placeholder = `${FOLLOW()}（${s.side_model_effective.model || s.side_model_effective.provider}）`;
   const rows = document.getElementById("connections");
   rows.textContent = "";
   for (const conn of s.connections) rows.append(connectionRow(conn));

@@ -2,6 +2,7 @@
 // this chat's Author's Note, the card's regex scripts, and the dry run's warnings (history space).
 import { api, toast } from "./common.js";
 import { t, translate } from "./i18n.js";
+import { loadScripts, scriptForm } from "./regex_editor.js";
 
 const root = document.getElementById("tavern");
 const card = encodeURIComponent(root.dataset.card);
@@ -87,12 +88,37 @@ function draw() {
     const name = document.createElement("span");
     name.className = "entry-name";
     name.textContent = `${script.name || t("（无名）", "(unnamed)")} — ${script.find}`;
-    li.append(toggle, " ", name);
+    const edit = document.createElement("button");
+    edit.type = "button"; edit.className = "link regex-edit"; edit.textContent = t("编辑", "Edit");
+    edit.addEventListener("click", () => openScript(li, script.index));
+    li.append(toggle, " ", name, edit);
     regex.append(li);
   }
   if (!current.regex_scripts.length) regex.textContent = t("（这张卡没有正则脚本）", "(no regex scripts in this card)");
   translate(root);
 }
+
+// The regex editor: one form under the script's row (or under the list for a new script).
+async function regexSaved() { await load(); await dryRun(); }
+
+async function openScript(li, index) {
+  const open = li.nextElementSibling;
+  if (open && open.classList.contains("regex-editing")) { open.remove(); return; }
+  try {
+    const item = (await loadScripts(card)).find((s) => s.index === index);
+    if (!item) { toast(t("卡里的正则脚本已经变了，请刷新页面", "The card changed: reload the page"), true); return; }
+    const holder = document.createElement("li");
+    holder.className = "regex-editing";
+    holder.append(scriptForm(card, item, regexSaved));
+    li.after(holder);
+  } catch (error) { toast(error.message, true); }
+}
+
+document.getElementById("regex-new").addEventListener("click", () => {
+  const holder = document.getElementById("regex-new-form");
+  holder.textContent = "";
+  holder.append(scriptForm(card, null, async () => { holder.textContent = ""; await regexSaved(); }));
+});
 
 async function dryRun() {
   const box = document.getElementById("tavern-warnings");

@@ -1,0 +1,73 @@
+"""What every mode shares: the beat's environment, the setup signature and a mode's row in the table.
+
+A :data:`ModeSetup` receives the :class:`BeatEnv` of a beat and returns the request builder and the
+tools.  A :class:`PlayMode` is one row of the mode table the service is given
+(:data:`peargarden.modes.table.MODES`, or a test's own): its setup, the tags its messages carry and
+the tool mode the loop and the sandbox see.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from peargarden.agent.loop import RequestBuilder
+from peargarden.agent.tools import Mode, Tool
+from peargarden.providers.base import Provider, ThinkingLevel
+from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.config import Settings
+
+
+@dataclass
+class BeatEnv:
+    """Everything a mode may need to set up a beat."""
+
+    card: CardFolder
+    card_data: dict[str, Any]  # the card JSON (V2/V3 object)
+    settings: Settings  # global settings with the card's 卡.json on top
+    user_name: str
+    user_persona: str
+    thinking: ThinkingLevel
+    embedded: bool
+    chat_id: str
+    # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
+    cache: dict[str, Any] = field(default_factory=dict)
+    cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    # The chat's story memory for a beat (summary, scene notes, budget): a callable returning a
+    # ``peargarden.stage.memory.view.StoryView``; set by the service, read by the stage builder.
+    story: Callable[[], Any] | None = None
+
+
+ModeSetup = Callable[[BeatEnv], tuple[RequestBuilder, list[Tool]]]
+
+# The chat's side model (provider, model name), built only when a step needs it.
+SideModel = Callable[[], tuple[Provider, str]]
+
+# What a mode writes before a recorded beat (setup itself only reads, so a preview writes nothing):
+# it yields one line per thing it does, which the service passes on as events.
+ModePrepare = Callable[[BeatEnv, SideModel], Iterator[str]]
+
+
+@dataclass(frozen=True)
+class PlayMode:
+    """One way to play, as a row of the mode table."""
+
+    setup: ModeSetup
+    # The sandbox and the loop know three kinds of beat: a story beat on stage, SillyTavern's one
+    # generation, and work on the card.
+    tool_mode: Mode = "stage"
+    # Tags every message recorded in this mode carries (work-mode messages stay out of the story).
+    tags: tuple[str, ...] = ()
+    prepare: ModePrepare | None = None
+
+
+# The custom entry that records a mode change on the branch (the latest on the branch wins).
+MODE_ENTRY_TYPE = "mode"
+
+
+def card_fields(env: BeatEnv) -> dict[str, Any]:
+    """The card's ``data`` object (V2/V3), or the whole object for a V1 card."""
+    data = env.card_data.get("data")
+    return data if isinstance(data, dict) else env.card_data

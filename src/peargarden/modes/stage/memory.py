@@ -1,0 +1,468 @@
+"""Story memory at the I/O edge: scene notes after a beat, compaction, the card's resident memory.
+
+What lives where:
+
+- The ledger (场记) is a ``story-notes`` custom entry on the branch (``{"ledger", "beat"}``): the
+  latest one on the active path is the current ledger, so it follows swipes, rewinds and branches.
+- A relay summary is a ``story-summary`` custom entry (``{"summary", "coversThroughId", "turns",
+  "chars"}``); the latest on the path is active.  The covered messages stay in the session file; the
+  stage leaves them out of the history and shows the summary as 【前情提要】.
+- The card's resident memory is ``<card>/记忆/常驻摘要.md`` (≤ 1,200 characters, the user may edit
+  it); every chat of the card gets it in 【前情提要】.  A compaction merges its new summary into it.
+- Settings: ``[story]`` in ``config.toml``, then ``"story"`` in ``卡.json`` (see :class:`StorySettings`).
+
+Side calls are guarded by the leaf: when the branch moved during the call (a swipe, a rewind, a
+new message) the result is discarded.  Any failure only skips the bookkeeping and says so as a
+warning event; the beat itself is never harmed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from peargarden.agent.events import AgentEvent, DoneEvent, WarningEvent
+from peargarden.agent.thinking import parse_level
+from peargarden.errors import BadInput, PearError, ProviderError
+from peargarden.providers.base import THINKING_LEVELS, ChatRequest, Provider, TextDelta, ThinkingLevel
+from peargarden.sessions import SessionTree
+from peargarden.stage.history import beat_result
+from peargarden.stage.memory import Ledger, apply_patch, format_roster, format_state, parse_patch, plan_compaction
+from peargarden.stage.memory.compaction import (
+    AUTO_MIN_CHARS,
+    MANUAL_MIN_CHARS,
+    SUMMARY_MAX_TOKENS,
+    SUMMARY_SYSTEM,
+    summary_user_text,
+)
+from peargarden.stage.memory.recall import recall_block
+from peargarden.stage.memory.resident import RESIDENT_MAX, resident_block, resident_budget
+from peargarden.stage.memory.scribe import SCRIBE_MAX_TOKENS, SCRIBE_SYSTEM, scribe_user_text
+from peargarden.stage.memory.story import StoryItem, after, dialogue_lines, story_items, user_indices
+from peargarden.stage.memory.view import StoryView
+from peargarden.text.tokens import EstimateCounter, TextCounter, counter_for_model
+from peargarden.workspace import atomic
+from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.chats import ChatFile
+
+__all__ = [
+    "MEMORY_DIR",
+    "NOTES_TYPE",
+    "RESIDENT_FILE",
+    "SUMMARY_TYPE",
+    "SideCall",
+    "StorySettings",
+    "after_beat",
+    "compact_story",
+    "current_ledger",
+    "keep_scene_notes",
+    "provider_side_call",
+    "read_resident",
+    "resident_path",
+    "story_settings",
+    "story_view",
+    "with_bookkeeping",
+]
+
+NOTES_TYPE = "story-notes"
+SUMMARY_TYPE = "story-summary"
+MEMORY_DIR = "记忆"
+RESIDENT_FILE = "常驻摘要.md"
+RECALL_SECONDS = 5.0
+
+# system, user text, max tokens → the reply text (raises PearError on failure)
+SideCall = Callable[[str, str, int], str]
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StorySettings:
+    """``[story]`` in config.toml (keys as below), overridden by ``"story": {...}`` in 卡.json.
+
+    ``compact_every`` defaults to the global ``compact_every_n_turns`` (0 = only by budget);
+    ``compact_tokens`` 0 means half of ``context_tokens − reserve_tokens``.
+    """
+
+    scene_notes: bool = True
+    keep_rounds: int = 6
+    compact_every: int = 30
+    compact_tokens: int = 0
+    context_tokens: int = 32768
+    reserve_tokens: int = 4096
+    recall: bool = False
+
+    @property
+    def compact_threshold(self) -> int:
+        return self.compact_tokens or max(1, (self.context_tokens - self.reserve_tokens) // 2)
+
+
+_INT_KEYS = {
+    "keep_rounds": (0, 100),
+    "compact_every": (0, 500),
+    "compact_tokens": (0, 10_000_000),
+    "context_tokens": (256, 10_000_000),
+    "reserve_tokens": (0, 1_000_000),
+}
+_BOOL_KEYS = ("scene_notes", "recall")
+
+
+def _story_table(doc: Any, base: StorySettings, where: Path) -> StorySettings:
+    if doc is None:
+        return base
+    if not isinstance(doc, Mapping):
+        raise BadInput("story 设置应是一个表 / 对象", path=where)
+    changes: dict[str, Any] = {}
+    for key, (low, high) in _INT_KEYS.items():
+        if key in doc:
+            value = doc[key]
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BadInput(f"story.{key} 应是整数", path=where)
+            changes[key] = max(low, min(high, value))
+    for key in _BOOL_KEYS:
+        if key in doc:
+            if not isinstance(doc[key], bool):
+                raise BadInput(f"story.{key} 应是 true 或 false", path=where)
+            changes[key] = doc[key]
+    return replace(base, **changes)
+
+
+def story_settings(config_file: Path, card: CardFolder, compact_every_n_turns: int = 30) -> StorySettings:
+    base = StorySettings(compact_every=compact_every_n_turns)
+    try:
+        doc = tomllib.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        doc = {}  # load_settings already reports a broken config.toml
+    base = _story_table(doc.get("story"), base, config_file)
+    return _story_table(card.settings().get("story"), base, card.path)
+
+
+# -- reading the branch --------------------------------------------------------------------------
+
+
+def tree_items(tree: SessionTree) -> list[StoryItem]:
+    return story_items([StoryItem(entry.id, entry.message) for entry in tree.messages()])
+
+
+def _latest_data(tree: SessionTree, custom_type: str) -> dict[str, Any] | None:
+    entries = tree.customs(custom_type)
+    data = entries[-1].body.get("data") if entries else None
+    return data if isinstance(data, dict) else None
+
+
+def current_ledger(tree: SessionTree) -> Ledger:
+    data = _latest_data(tree, NOTES_TYPE)
+    return Ledger.from_json(data.get("ledger")) if data else Ledger()
+
+
+def active_summary(tree: SessionTree) -> dict[str, Any] | None:
+    data = _latest_data(tree, SUMMARY_TYPE)
+    return data if data and isinstance(data.get("summary"), str) else None
+
+
+def resident_path(card: CardFolder) -> Path:
+    return card.path / MEMORY_DIR / RESIDENT_FILE
+
+
+def read_resident(card: CardFolder) -> str:
+    try:
+        return resident_path(card).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def story_counter(model: str) -> TextCounter:
+    try:
+        return counter_for_model(model, default=None)
+    except PearError:
+        return EstimateCounter()
+
+
+def story_view(chat: ChatFile, card: CardFolder, settings: StorySettings, model: str = "") -> StoryView:
+    """The branch's story memory for the stage builder (read once per beat)."""
+    tree = chat.tree
+    ledger = current_ledger(tree)
+    summary = active_summary(tree)
+    text = str(summary["summary"]) if summary else ""
+    covers = summary.get("coversThroughId") if summary else None
+    state = format_state(ledger)
+    roster = format_roster(ledger)
+    resident = resident_block(read_resident(card), resident_budget(text, state, roster))
+    recall: Callable[[str], str] | None = None
+    if settings.recall:
+        docs = _recall_docs(tree, covers if isinstance(covers, str) else None)
+
+        def recall(query: str) -> str:
+            deadline = time.monotonic() + RECALL_SECONDS
+            return recall_block(docs, query, expired=lambda: time.monotonic() > deadline)
+
+    return StoryView(
+        summary=text,
+        covers_through=covers if isinstance(covers, str) else None,
+        world_state=state,
+        roster=roster,
+        resident=resident,
+        context_tokens=settings.context_tokens,
+        reserve_tokens=settings.reserve_tokens,
+        count=story_counter(model),
+        recall=recall,
+    )
+
+
+def _recall_docs(tree: SessionTree, covers: str | None) -> list[str]:
+    """Earlier prose the context no longer holds: the beats a summary covers, one text per turn."""
+    if covers is None:
+        return []
+    items = tree_items(tree)
+    ids = [item.entry_id for item in items]
+    if covers not in ids:
+        return []
+    from peargarden.stage.history import story_turns
+
+    covered = items[: ids.index(covers) + 1]
+    return [turn.text for turn in story_turns([item.message for item in covered]) if turn.text.strip()]
+
+
+# -- side calls ----------------------------------------------------------------------------------
+
+
+def provider_side_call(
+    provider: Provider, model: str = "", thinking: ThinkingLevel = "off", cancel: threading.Event | None = None
+) -> SideCall:
+    """One side call: system + user in, the reply text out (thinking dropped).  Setting *cancel*
+    (the beat's stop event: Ctrl-C, the web's stop button) ends it with a ``ProviderError``."""
+
+    def ask(system: str, user: str, max_tokens: int) -> str:
+        request = ChatRequest(
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            model=model,
+            sampler={"max_tokens": max_tokens},
+            thinking=thinking,
+        )
+        text = "".join(event.text for event in provider.stream(request, cancel) if isinstance(event, TextDelta))
+        if cancel is not None and cancel.is_set():
+            raise ProviderError("已中止")
+        return text
+
+    return ask
+
+
+@dataclass
+class Outcome:
+    """What one bookkeeping step did: ``written`` (an entry was appended), or why not."""
+
+    written: bool = False
+    warning: str = ""
+    note: str = ""
+
+
+def _last_beat(items: list[StoryItem]) -> list[StoryItem]:
+    users = user_indices(items)
+    return items[users[-1] :] if users else items
+
+
+def keep_scene_notes(chat: ChatFile, side: SideCall, user_name: str, char_name: str) -> Outcome:
+    """One side call that turns the latest beat into a ledger patch, appended at the leaf."""
+    leaf = chat.tree.leaf
+    beat = _last_beat(tree_items(chat.tree))
+    if not any(item.role == "assistant" for item in beat):
+        return Outcome(note="没有可记的正文")
+    lines = dialogue_lines(beat, user_name, char_name)
+    ledger = current_ledger(chat.tree)
+    try:
+        reply = side(SCRIBE_SYSTEM, scribe_user_text(ledger, lines), SCRIBE_MAX_TOKENS)
+    except PearError as error:
+        return Outcome(warning=f"场记没记上（旁路模型出错：{error}），本拍跳过记账")
+    if chat.tree.leaf != leaf:
+        return Outcome(note="记账期间分支变了，这次的场记作废")
+    patch = parse_patch(reply)
+    if patch is None:
+        return Outcome(warning="场记没记上（旁路模型的回复里没有 JSON），本拍跳过记账")
+    result = apply_patch(ledger, patch)
+    if not result.changed:
+        return Outcome(note="本拍没有需要记的变化")
+    chat.append_custom(NOTES_TYPE, {"ledger": result.ledger.to_json(), "beat": leaf})
+    return Outcome(written=True, note="；".join(result.warnings))
+
+
+def _live(tree: SessionTree) -> tuple[list[StoryItem], dict[str, Any] | None]:
+    summary = active_summary(tree)
+    covers = summary.get("coversThroughId") if summary else None
+    return after(tree_items(tree), covers if isinstance(covers, str) else None), summary
+
+
+def live_tokens(items: list[StoryItem], count: TextCounter) -> int:
+    from peargarden.stage.history import story_turns
+
+    return sum(3 + count(turn.text) for turn in story_turns([item.message for item in items]))
+
+
+RESIDENT_SYSTEM = f"""你在维护一张角色卡的常驻记忆：以后每一局新对话开场都会读到它。
+把【现有常驻记忆】和【新的接力摘要】合并成一份新的常驻记忆：人物与关系、既定事实、未了之事、用户的玩法偏好。
+不超过 {RESIDENT_MAX} 字，只写确实发生过的事。只输出常驻记忆正文。"""
+
+
+def _update_resident(card: CardFolder, side: SideCall, summary: str) -> str:
+    """Merge *summary* into the card's resident memory; returns a warning ("" when fine)."""
+    current = read_resident(card)
+    user = "【现有常驻记忆】\n" + (current or "（空）") + "\n\n【新的接力摘要】\n" + summary
+    try:
+        reply = side(RESIDENT_SYSTEM, user, 2048).strip()
+    except PearError as error:
+        return f"卡的常驻记忆没更新（旁路模型出错：{error}）"
+    if not reply:
+        return "卡的常驻记忆没更新（旁路模型没有回复）"
+    atomic.write_text(resident_path(card), resident_block(reply, RESIDENT_MAX) + "\n")
+    return ""
+
+
+def compact_story(
+    chat: ChatFile,
+    card: CardFolder,
+    side: SideCall,
+    settings: StorySettings,
+    user_name: str,
+    char_name: str,
+    *,
+    manual: bool = False,
+    count: TextCounter | None = None,
+) -> Outcome:
+    """Summarise the older part of the branch when it is due (always try when *manual*)."""
+    leaf = chat.tree.leaf
+    live, summary = _live(chat.tree)
+    over = live_tokens(live, count or EstimateCounter()) > settings.compact_threshold
+    # By count the covered text must be worth a summary; over budget anything older must go.
+    plan = plan_compaction(
+        live,
+        keep_rounds=settings.keep_rounds,
+        every=1 if manual else settings.compact_every,
+        over_budget=over,
+        min_chars=MANUAL_MIN_CHARS if manual else (1 if over else AUTO_MIN_CHARS),
+    )
+    if plan is None:
+        if manual:
+            raise BadInput(f"没有可以压缩的剧情（最近 {settings.keep_rounds} 轮之前的内容太少）")
+        return Outcome()
+    previous = str(summary["summary"]) if summary else ""
+    user = summary_user_text(previous, current_ledger(chat.tree), plan, user_name, char_name)
+    try:
+        text = side(SUMMARY_SYSTEM, user, SUMMARY_MAX_TOKENS).strip()
+    except PearError as error:
+        return Outcome(warning=f"没能压缩剧情（旁路模型出错：{error}），下一拍再试")
+    if chat.tree.leaf != leaf:
+        return Outcome(note="压缩期间分支变了，这次的摘要作废")
+    if not text:
+        return Outcome(warning="没能压缩剧情（旁路模型没有回复），下一拍再试")
+    chat.append_custom(
+        SUMMARY_TYPE,
+        {"summary": text, "coversThroughId": plan.covers_through_id, "turns": plan.turns, "chars": plan.chars},
+    )
+    return Outcome(written=True, warning=_update_resident(card, side, text))
+
+
+# -- after a beat --------------------------------------------------------------------------------
+
+
+def session_names(session: Any) -> tuple[str, str]:
+    env = session.env
+    data = env.card_data.get("data") if isinstance(env.card_data.get("data"), dict) else env.card_data
+    return env.user_name, str(data.get("name") or session.card.folder)
+
+
+def session_side_call(session: Any, cancel: threading.Event | None = None) -> SideCall:
+    """The side connection of *session* (``side_model`` from config.toml, else the chat's own model;
+    built by the service, see ``ChatSession.side_connection``)."""
+    side = session.side_connection()
+    thinking: ThinkingLevel = parse_level(side.thinking) if side.thinking in THINKING_LEVELS else "off"
+    return provider_side_call(side.provider, side.model, thinking, cancel)
+
+
+def session_story_settings(session: Any) -> StorySettings:
+    return story_settings(session.app.home.config_file, session.card, session.settings.compact_every_n_turns)
+
+
+def after_beat(session: Any, side: SideCall | None = None, cancel: threading.Event | None = None) -> list[str]:
+    """Scene notes, then the compaction check, for the beat that just ended; the warnings to show."""
+    settings = session_story_settings(session)
+    user_name, char_name = session_names(session)
+    warnings: list[str] = []
+    try:
+        side = side or session_side_call(session, cancel)
+    except PearError as error:
+        return [f"旁路模型不可用，本拍跳过记账：{error}"]
+    if settings.scene_notes:
+        notes = keep_scene_notes(session.chat, side, user_name, char_name)
+        warnings += [text for text in (notes.warning,) if text]
+        if notes.note.startswith("记账期间分支变了"):
+            warnings.append(notes.note)
+    if cancel is not None and cancel.is_set():
+        return warnings
+    compaction = compact_story(
+        session.chat,
+        session.card,
+        side,
+        settings,
+        user_name,
+        char_name,
+        count=story_counter(session.resolved.model),
+    )
+    warnings += [text for text in (compaction.warning,) if text]
+    return warnings
+
+
+def _sealed(session: Any) -> bool:
+    beat = _last_beat(tree_items(session.chat.tree))
+    messages = [item.message for item in beat if item.role != "user"]
+    return bool(messages) and beat_result(messages).sealed
+
+
+def with_bookkeeping(
+    session: Any, kind: str, events: Iterator[AgentEvent], cancel: threading.Event | None = None
+) -> Iterator[AgentEvent]:
+    """*events*, with the story bookkeeping run before the final ``done`` (stage mode, sealed beats).
+
+    Holding ``done`` back means a one-shot front (``pear chat --once``) cannot exit before the
+    ledger is written; warnings about skipped bookkeeping arrive as ``warning`` events.  Nothing
+    that goes wrong here may cost the user the beat, so every failure becomes a warning."""
+    for event in events:
+        if isinstance(event, DoneEvent) and _due(session, kind, event):
+            try:
+                warnings = after_beat(session, cancel=cancel)
+            except PearError as error:
+                warnings = [f"本拍跳过记账：{error}"]
+            except Exception as error:  # a bug in bookkeeping must not swallow the beat's done
+                warnings = [f"本拍跳过记账：{type(error).__name__}: {error}"]
+            for warning in warnings:
+                yield WarningEvent(message=warning)
+        yield event
+
+
+def _due(session: Any, kind: str, done: DoneEvent) -> bool:
+    if kind == "impersonate" or session.mode != "stage" or done.stop_reason in ("error", "aborted"):
+        return False
+    return _sealed(session)
+
+
+def session_story_view(session: Any) -> StoryView:
+    """The stage's story view for *session*'s current branch (the service's ``BeatEnv.story``)."""
+    return story_view(session.chat, session.card, session_story_settings(session), session.resolved.model)
+
+
+def story_memory_on(app: Any, settings: Any, main: Any) -> bool:
+    """Whether a chat of *app* keeps story memory (see ``PearApp.story_memory``); *main* is the chat's
+    resolved main model, which the side model follows when ``[side_model]`` names none."""
+    if app.story_memory is not None:
+        return bool(app.story_memory)
+    from peargarden.workspace.config import LOCAL_PROVIDER
+
+    # The embedded 135M demo model cannot write the JSON patches and summaries; asking it would
+    # only add a second slow generation to every beat.
+    if settings.side_model.provider:
+        return bool(settings.side().provider != LOCAL_PROVIDER)
+    return not main.embedded and app.provider_factory is None

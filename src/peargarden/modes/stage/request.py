@@ -1,0 +1,196 @@
+"""The stage-mode request builder: what the agent loop sends for each model call of a stage beat.
+
+For every round it rebuilds the story (prose only, see :mod:`peargarden.stage.history`), assembles
+the stage system prompt and the per-beat injection with :func:`peargarden.stage.assemble_beat`, and
+then appends this beat's rounds so far (assistant tool calls and tool results), which the model
+must see to go on.  The system prompt and the injection are the same in every round of a beat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import nullcontext
+from dataclasses import replace
+from typing import Any, Protocol
+
+from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
+from peargarden.agent.tools import Tool
+from peargarden.providers.base import ChatRequest
+from peargarden.sessions.context import ContextMessage
+from peargarden.stage import StageRequest, Turn, assemble_beat
+from peargarden.stage.history import story_turns
+from peargarden.stage.memory.view import StoryView
+from peargarden.workspace.cards import CardFolder
+
+from .materials import StageMaterials, load_stage_materials, with_synced_mirror
+from .prose import StoryProse
+from .story import StorySource, story_history, story_request
+from .tools import StageToolEnv, stage_tools
+
+__all__ = [
+    "CONTINUE_NOTE",
+    "IMPERSONATE_NOTE",
+    "StageEnv",
+    "assemble_for",
+    "greeting_turns",
+    "split_rounds",
+    "stage_builder",
+    "stage_setup",
+]
+
+# Where stage_setup keeps the chat's StoryProse in ``BeatEnv.cache``.
+PROSE_CACHE_KEY = "stage.prose"
+
+CONTINUE_NOTE = "（接着上一条回复继续写，不要重复已经写过的内容。）"
+IMPERSONATE_NOTE = "（请以{user}的身份、用{user}的口吻写出{user}接下来的一句话或一段行动，只写{user}的部分。）"
+
+
+def _as_dict(message: ContextMessage) -> dict[str, Any]:
+    return {
+        "role": message.role,
+        "content": message.content,
+        "tool_calls": message.tool_calls,
+        "tool_call_id": message.tool_call_id,
+        "is_error": message.is_error,
+    }
+
+
+def split_rounds(
+    history: Sequence[ContextMessage], kind: str = "send"
+) -> tuple[list[ContextMessage], str, list[ContextMessage]]:
+    """(earlier messages, this beat's user words, this beat's rounds so far)."""
+    visible = [m for m in history if "hidden" not in m.tags]
+    last_user = max((i for i, m in enumerate(visible) if m.role == "user"), default=-1)
+    if kind in ("continue", "impersonate") or last_user < 0:
+        return visible, "", []
+    return visible[:last_user], visible[last_user].content, visible[last_user + 1 :]
+
+
+def greeting_turns(materials: StageMaterials) -> list[Turn]:
+    """The card's greeting as the first assistant message (when greetings are on and there is one)."""
+    if materials.settings.greeting and materials.card.first_mes.strip():
+        from peargarden.stage import apply_macros
+
+        macros = materials.stage.macros
+        first = materials.card.first_mes
+        user = materials.stage.user_name
+        text = macros(first) if macros is not None else apply_macros(first, materials.card.name, user)
+        return [Turn("assistant", text)]
+    return []
+
+
+def assemble_for(
+    materials: StageMaterials,
+    history: Sequence[Turn],
+    user_text: str,
+    *,
+    thinking: str | None,
+    tool_names: Sequence[str],
+) -> StageRequest:
+    return assemble_beat(
+        materials.files,
+        materials.card,
+        materials.stage,
+        materials.corpus,
+        history,
+        user_text,
+        thinking=thinking,
+        tool_names=tool_names,
+    )
+
+
+def stage_builder(
+    materials: StageMaterials,
+    *,
+    prepend_greeting: bool = False,
+    story: StorySource | None = None,
+    prose: StoryProse | None = None,
+) -> RequestBuilder:
+    """A builder over *materials* (load them once per beat with ``load_stage_materials``).
+
+    ``prepend_greeting``: put the card's greeting before the history (for chats whose session does not
+    store the greeting as its first message).  ``story``: the chat's story memory (summary, ledger,
+    budget; see :mod:`.story`), read once per beat.  ``prose``: the chat's memo of beat prose
+    (kept between beats, see :mod:`.prose`); without it the story is derived afresh.
+    """
+
+    # Where this beat's own messages start in the loop's history (the builder lives for one beat).
+    beat_start: list[int] = []
+    views: list[StoryView | None] = []
+
+    def build(inp: BeatInput) -> BuiltRequest:
+        if not beat_start or inp.round == 0:
+            beat_start[:] = [len(inp.history)]
+            views[:] = [story() if story is not None else None]
+        view = views[0] if views else None
+        if inp.kind in ("continue", "impersonate"):
+            # No pending user message: the rounds are whatever this beat added so far.
+            visible = list(inp.history)
+            earlier = [m for m in visible[: beat_start[0]] if "hidden" not in m.tags]
+            rounds = visible[beat_start[0] :]
+            words = CONTINUE_NOTE if inp.kind == "continue" else IMPERSONATE_NOTE.format(user=materials.stage.user_name)
+        else:
+            earlier, words, rounds = split_rounds(inp.history, inp.kind)
+        source = story_history(earlier, view)
+        turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
+        if prepend_greeting and (view is None or view.covers_through is None):
+            turns = greeting_turns(materials) + turns
+        tools = [] if inp.kind == "impersonate" else list(inp.tools)
+        names = [spec.name for spec in tools]
+        if view is not None:
+            extra = sum(view.count(m.content) for m in rounds)
+            staged = story_request(
+                materials, turns, words, view, thinking=inp.thinking, tool_names=names, extra_tokens=extra
+            )
+        else:
+            staged = assemble_for(materials, turns, words, thinking=inp.thinking, tool_names=names)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
+        messages += staged.messages
+        messages += [m.to_openai() for m in rounds]
+        request = ChatRequest(messages=messages, tools=tools)
+        return BuiltRequest(request, [*staged.warnings, *materials.warnings])
+
+    return build
+
+
+class StageEnv(Protocol):
+    """What :func:`stage_setup` needs of the app's ``BeatEnv`` (duck-typed: agent does not import app)."""
+
+    @property
+    def card(self) -> CardFolder: ...
+
+    @property
+    def user_name(self) -> str: ...
+
+    @property
+    def user_persona(self) -> str: ...
+
+
+def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
+    """The stage request (the mode table's ``stage`` wraps it in :mod:`.setup`): the stage request
+    builder over the card's materials (read fresh each beat; the lore corpus is cached) and the stage
+    tools.  An existing ``AGENTS.md`` is read with its lorebook mirror synced; nothing is written.
+    A chosen persona name (``env.user_name``) wins over the settings' user name."""
+    # Like a config refresh upstream: an existing AGENTS.md follows the mounted books' constants (read
+    # here as it will be; the file itself is rewritten by the mode's prepare step before a beat).
+    materials = with_synced_mirror(load_stage_materials(env.card.home, env.card))
+    materials.stage = replace(
+        materials.stage,
+        user_name=env.user_name or materials.stage.user_name,
+        user_persona=env.user_persona or materials.stage.user_persona,
+    )
+    story: StorySource | None = getattr(env, "story", None)
+    builder = stage_builder(materials, story=story, prose=_chat_prose(env))
+    return builder, stage_tools(StageToolEnv(env.card.home, env.card))
+
+
+def _chat_prose(env: StageEnv) -> StoryProse | None:
+    """The chat's beat-prose memo, kept in the app's per-chat cache (``BeatEnv.cache``) when there is one."""
+    cache: dict[str, Any] | None = getattr(env, "cache", None)
+    if cache is None:
+        return None
+    with getattr(env, "cache_lock", None) or nullcontext():
+        prose = cache.get(PROSE_CACHE_KEY)
+        if not isinstance(prose, StoryProse):
+            prose = cache[PROSE_CACHE_KEY] = StoryProse()
+        return prose

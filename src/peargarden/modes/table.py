@@ -1,0 +1,26 @@
+"""The mode table: every way to play, written out (nothing registers itself on import).
+
+The fronts get it through :class:`peargarden.app.service.PearApp` (its default ``modes``); tests and
+other fronts pass their own table.  The role-play modes see work-mode beats only as their
+【写卡维护】 lines; the stage also offers the ``conversation_mode`` switch into work mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from peargarden.authoring.segments import WORK_TAG
+
+from .base import PlayMode
+from .stage.setup import stage_mode, stage_prepare
+from .tavern.setup import tavern_setup
+from .work.setup import role_play_setup, work_setup
+
+MODES: Mapping[str, PlayMode] = MappingProxyType(
+    {
+        "stage": PlayMode(role_play_setup(stage_mode, switch=True), tool_mode="stage", prepare=stage_prepare),
+        "tavern": PlayMode(role_play_setup(tavern_setup, switch=False), tool_mode="tavern"),
+        "work": PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,)),
+    }
+)

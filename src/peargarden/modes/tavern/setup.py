@@ -1,0 +1,228 @@
+"""Tavern mode: the request SillyTavern would send for this card, preset, lorebooks and chat.
+
+One generation, no tools.  Each model call rebuilds a :class:`peargarden.tavern.state.TavernState` from
+the card folder (as ``pear tavern assemble`` does) with the chat so far as SillyTavern lines, runs the
+SillyTavern assembly and posts its messages with the preset's sampler fields.  The user's pending
+message goes through SillyTavern's input processing (regex scripts, macros) the way ST stores it.
+Lorebooks are parsed once per chat: the per-chat cache (``BeatEnv.cache``) keeps each book's JSON
+while its file is unchanged and a ``LorebookCache`` over them, so the world-info engine reuses its
+per-entry plans from beat to beat.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
+from peargarden.agent.tools import Tool
+from peargarden.modes.base import BeatEnv
+from peargarden.providers.base import ChatRequest
+from peargarden.sessions.context import ContextMessage
+
+# Body fields of SillyTavern's request that are sampler settings (sent as given when not None).
+_SAMPLER_KEYS = (
+    "temperature",
+    "max_tokens",
+    "presence_penalty",
+    "frequency_penalty",
+    "top_p",
+    "top_k",
+    "top_a",
+    "min_p",
+    "repetition_penalty",
+    "stop",
+    "logit_bias",
+    "seed",
+    "n",
+)
+
+# SillyTavern's chat metadata (timed world info, variables, the in-context marker) kept on the branch.
+METADATA_TYPE = "tavern-metadata"
+
+_GEN_TYPES = {"send": "normal", "regenerate": "regenerate", "continue": "continue", "impersonate": "impersonate"}
+
+
+def _st_lines(history: Sequence[ContextMessage], user_name: str, char_name: str) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    for message in history:
+        if message.role not in ("user", "assistant") or not message.content.strip():
+            continue
+        lines.append(
+            {
+                "name": message.name or (user_name if message.role == "user" else char_name),
+                "is_user": message.role == "user",
+                "is_system": "hidden" in message.tags,
+                "send_date": "",
+                "mes": message.content,
+                "extra": {},
+            }
+        )
+    return lines
+
+
+_WORLDS_KEY = "tavern.worlds"
+_LOREBOOKS_KEY = "tavern.lorebooks"
+
+
+def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) -> Any:
+    """``read()``, or the very object read last beat when ``path`` has not changed since.
+
+    The lorebook cache keys on object identity, so an unchanged file must give the same dict.
+    """
+    try:
+        stat = path.stat() if path is not None else None
+    except OSError:
+        stat = None
+    if stat is None:
+        return read()
+    stamp = (str(path), stat.st_mtime_ns, stat.st_size)
+    with env.cache_lock:
+        memo = env.cache.setdefault(_WORLDS_KEY, {})
+        hit = memo.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+    value = read()
+    with env.cache_lock:
+        memo[key] = (stamp, value)
+    return value
+
+
+def _lorebooks(env: BeatEnv) -> Any:
+    from peargarden.worldinfo.sources import LorebookCache
+
+    with env.cache_lock:
+        books = env.cache.get(_LOREBOOKS_KEY)
+        if not isinstance(books, LorebookCache):
+            books = env.cache[_LOREBOOKS_KEY] = LorebookCache()
+        return books
+
+
+def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    from peargarden.workspace.library import lorebook_path, read_library_lorebook
+
+    home = env.card.home
+    worlds: dict[str, dict[str, Any]] = {}
+    books: list[str] = []
+    for name in env.settings.lorebooks:
+        worlds[name] = _kept(
+            env, f"library:{name}", lorebook_path(home, name), partial(read_library_lorebook, home, name)
+        )
+        books.append(name)
+    supplement = env.card.supplement_book_file
+    if supplement.is_file():
+        value = _kept(env, "supplement", supplement, lambda: json.loads(supplement.read_text(encoding="utf-8")))
+        if isinstance(value, dict):
+            worlds["补充设定集"] = value
+            books.append("补充设定集")
+    embedded = loaded.data.get("character_book")
+    if isinstance(embedded, dict) and embedded.get("entries"):
+        from peargarden.worldinfo.sources import character_book_to_world
+
+        name, world = _kept(
+            env,
+            "embedded",
+            env.card.card_file(),
+            lambda: character_book_to_world(embedded, loaded.name, editor_resave=False),
+        )
+        worlds.setdefault(name, world)
+        books.insert(0, name)
+    return worlds, books
+
+
+def _preset(env: BeatEnv) -> dict[str, Any] | None:
+    if not env.settings.preset:
+        return None
+    from peargarden.errors import NotFound
+    from peargarden.formats.presets import read_preset
+    from peargarden.workspace.inputs import read_input
+    from peargarden.workspace.library import lorebook_name
+
+    path = env.card.home.presets_dir / f"{lorebook_name(env.settings.preset)}.json"
+    if not path.is_file():
+        raise NotFound(f"预设库里没有「{env.settings.preset}」（no such preset）")
+    return dict(read_preset(read_input(path), str(path)))
+
+
+def tavern_builder(env: BeatEnv) -> RequestBuilder:
+    from peargarden.formats import card_to_object
+    from peargarden.tavern.assemble import generate
+    from peargarden.tavern.controls import user_state
+    from peargarden.tavern.replay import _user_message, start_new_chat
+    from peargarden.tavern.request import request_body
+    from peargarden.text.tokens import counter_for_model
+    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
+
+    loaded = env.card.load_card()
+    card_obj = card_to_object(loaded, "v2")
+    card_json = env.card.settings()
+    tavern = card_json.get("tavern") if isinstance(card_json.get("tavern"), dict) else {}
+    assert isinstance(tavern, dict)
+    preset = _preset(env)
+    worlds, books = _worlds(env, loaded)
+    lorebooks = _lorebooks(env)
+    model = str((preset or {}).get("custom_model") or env.settings.model.model or "")
+    counter = counter_for_model(model, default=None) if model else counter_for_model("gpt-3.5-turbo")
+    power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
+    if env.user_persona and "persona_description" not in power_user:
+        power_user["persona_description"] = env.user_persona
+    def build(inp: BeatInput) -> BuiltRequest:
+        # Read each round: an answer given in another window applies to the next request.
+        global_regex, regex_warnings = global_regex_scripts(env.card.home)
+        regex_allowed = regex_allowance(env.card) is True
+        metadata = _branch_metadata(inp)
+        history = list(inp.history)
+        pending = ""
+        if inp.kind in ("send", "regenerate") and history and history[-1].role == "user":
+            pending = history.pop().content
+        lines = _st_lines(history, env.user_name, loaded.name)
+        state = user_state(
+            card_obj,
+            tavern={**tavern, "power_user": power_user},
+            preset=preset,
+            chat_lines=[{"chat_metadata": copy.deepcopy(metadata)}, *lines],
+            chat_id=env.chat_id,
+            worlds=worlds,
+            character_books=books,
+            user_name=env.user_name,
+            counter=counter,
+            lorebooks=lorebooks,
+            version=env.settings.st_version,
+            global_regex=global_regex,
+            regex_allowed=regex_allowed,
+        )
+        if not state.chat:
+            start_new_chat(state)
+        if pending:
+            state.chat.append(_user_message(state, pending))
+        gen_type = _GEN_TYPES.get(inp.kind, "normal")
+        # A real generation, not ST's dry run: timed world info runs and is recorded, and
+        # squash_system_messages applies, exactly as SillyTavern sends the request.
+        result = generate(state, gen_type)
+        body = request_body(state.oai, result.messages, gen_type, omit_empty_bias=state.compat.omit_empty_logit_bias)
+        sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
+        if not sampler.get("logit_bias"):
+            sampler.pop("logit_bias", None)
+        request = ChatRequest(messages=list(result.messages), sampler=sampler)
+        customs: list[tuple[str, Any]] = []
+        if state.chat_metadata != metadata:
+            customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))
+        return BuiltRequest(request, list(dict.fromkeys([*regex_warnings, *result.warnings])), customs)
+
+    return build
+
+
+def _branch_metadata(inp: BeatInput) -> dict[str, Any]:
+    """The chat metadata last recorded on this branch (rewinding before it forgets it, as it should)."""
+    for entry in reversed(list(inp.custom_entries)):
+        if entry.get("customType") == METADATA_TYPE and isinstance(entry.get("data"), dict):
+            return dict(entry["data"])
+    return {}
+
+
+def tavern_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
+    return tavern_builder(env), []

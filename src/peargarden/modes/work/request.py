@@ -1,0 +1,113 @@
+"""Requests around work mode: the work-mode builder, and the role-play view of a chat with work beats.
+
+Work mode (:func:`work_builder`): the system prompt is the data folder's ``AUTHORING.md`` plus the
+working directory and the card file (:func:`authoring_system`); the history replays work beats as
+they happened (assistant tool calls, tool results — the model needs its own operations) and story
+beats as prose, since for the card author the story is material, not a task.
+
+Role play (:func:`with_role_play_view`): wraps a stage or tavern builder so it never sees a work
+beat — only its 【写卡维护】 lines (:func:`peargarden.authoring.segments.role_play_plan`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
+from peargarden.authoring.segments import (
+    MODE_SWITCH_TOOL,
+    PERIPHERAL_TAG,
+    WORK_TAGS,
+    Peripheral,
+    role_play_plan,
+    work_mask,
+)
+from peargarden.providers.base import ChatRequest
+from peargarden.sessions.context import ContextMessage
+from peargarden.stage.history import story_turns
+
+__all__ = [
+    "as_message",
+    "authoring_system",
+    "role_play_history",
+    "with_role_play_view",
+    "work_builder",
+    "work_messages",
+]
+
+
+def as_message(message: ContextMessage) -> dict[str, Any]:
+    """A context message in the session ``message`` shape (what the segment functions read)."""
+    return {
+        "role": message.role,
+        "content": message.content,
+        "tags": message.tags,
+        "tool_calls": message.tool_calls,
+        "tool_call_id": message.tool_call_id,
+        "is_error": message.is_error,
+    }
+
+
+def authoring_system(prompt: str, cwd: Path, card_file: Path | None) -> str:
+    card = str(card_file) if card_file is not None else "（这张卡还没有卡文件）"
+    return f"{prompt.strip()}\n\n工作目录：{cwd}\n当前角色卡：{card}"
+
+
+def work_messages(history: Sequence[ContextMessage]) -> list[dict[str, Any]]:
+    """The branch for the work-mode model: story runs as prose turns, work beats message by message."""
+    visible = [m for m in history if "hidden" not in m.tags]
+    views = [as_message(m) for m in visible]
+    out: list[dict[str, Any]] = []
+    story: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        out.extend({"role": turn.role, "content": turn.text} for turn in story_turns(story) if turn.text.strip())
+        story.clear()
+
+    for message, view, work in zip(visible, views, work_mask(views), strict=True):
+        if work:
+            flush()
+            out.append(message.to_openai())
+        else:
+            story.append(view)
+    flush()
+    return out
+
+
+def work_builder(system: str) -> RequestBuilder:
+    def build(inp: BeatInput) -> BuiltRequest:
+        messages = [{"role": "system", "content": system}, *work_messages(inp.history)]
+        tools = [] if inp.kind == "impersonate" else list(inp.tools)
+        return BuiltRequest(ChatRequest(messages=messages, tools=tools))
+
+    return build
+
+
+def _may_be_work(message: ContextMessage) -> bool:
+    if message.tags and not WORK_TAGS.isdisjoint(message.tags):
+        return True
+    return any(call.get("name") == MODE_SWITCH_TOOL for call in message.tool_calls)
+
+
+def role_play_history(history: Sequence[ContextMessage]) -> list[ContextMessage]:
+    """*history* with each work beat replaced by its 【写卡维护】 lines (story messages untouched)."""
+    if not any(_may_be_work(m) for m in history):
+        return list(history)  # the common case, checked cheaply on every round of a long chat
+    out: list[ContextMessage] = []
+    for step in role_play_plan(history, as_message):
+        if isinstance(step, Peripheral):
+            anchor = history[step.anchor]
+            out.append(ContextMessage(step.role, step.text, anchor.entry_id, tags=[PERIPHERAL_TAG]))
+        else:
+            out.append(history[step])
+    return out
+
+
+def with_role_play_view(builder: RequestBuilder) -> RequestBuilder:
+    def build(inp: BeatInput) -> ChatRequest | BuiltRequest:
+        return builder(replace(inp, history=role_play_history(inp.history)))
+
+    return build

@@ -1,0 +1,57 @@
+"""What the chat page draws around each message (SillyTavern's message chrome) and the context bar.
+
+Per message: who speaks (the persona or the card's character) and the avatar to show, when the entry
+was written, its token count (the chat model's tokenizer; SillyTavern counts the same way), the
+generation time of the beat that wrote it (from the beat log, when known), and the text as
+sanitised HTML (``markdown.py``) unless it is card HTML, which the page frames.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from peargarden.text.tokens import counter_for_model
+
+from . import beat_log
+from .chat_hub import OpenChat
+from .markdown import looks_like_html, render
+
+
+def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]:
+    """One dict per message of the active path (same order as ``tree.messages()``)."""
+    session = chat.session
+    count = counter_for_model(session.resolved.model)
+    seconds = beat_log.generation_seconds(chat.beats)
+    avatar = f"/api/cards/{quote(session.card.folder, safe='')}/avatar"
+    out = []
+    for entry in session.chat.tree.messages():
+        message = entry.message
+        role = str(message.get("role", ""))
+        content = str(message.get("content") or "")
+        out.append(
+            {
+                "speaker": str(message.get("name") or (user if role == "user" else char)),
+                "avatar": avatar if role == "assistant" else None,
+                "time": entry.timestamp,
+                "tokens": count(content) if content else 0,
+                "gen_seconds": seconds.get(entry.id) if role == "assistant" else None,
+            }
+        )
+    return out
+
+
+def message_html(text: str) -> str | None:
+    """Sanitised HTML of a message's Markdown; ``None`` for card HTML (shown in the sandboxed frame)."""
+    return None if looks_like_html(text) else render(text)
+
+
+def context_fill(chat: OpenChat, limit: int) -> dict[str, Any]:
+    """How full the last request was: its tokens against the context size (``[story] context_tokens``)."""
+    used = 0
+    for beat in reversed(chat.beats):
+        rounds = [r for r in beat.rounds if r.get("purpose") == "beat"]
+        if rounds:
+            used = int(rounds[-1].get("total_tokens", 0))
+            break
+    return {"tokens": used, "limit": limit}

@@ -1,0 +1,122 @@
+"""``ChatSession.preview``: what the next beat sends, from the same code as the beat, writing nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from peargarden.agent.events import WarningEvent
+from peargarden.app.connections import Connection, ResolvedProvider
+from peargarden.app.service import ChatSession, PearApp
+from peargarden.modes.stage.preset import declare_preset
+from peargarden.providers.base import ChatRequest
+from peargarden.providers.scripted import ScriptedProvider, text_turn
+from peargarden.stage.entries import parse_entries
+from peargarden.workspace.config import Settings
+from peargarden.workspace.home import Home
+from peargarden.workspace.seed import seed_home
+
+
+@pytest.fixture
+def home(home_dir: Path) -> Home:
+    seeded = Home(home_dir)
+    seed_home(seeded)
+    return seeded
+
+
+def _app(home: Home, provider: ScriptedProvider) -> PearApp:
+    def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
+        return ResolvedProvider(provider, "scripted", False, "medium")
+
+    return PearApp(home, provider_factory=factory, story_memory=False)
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _same_request(sent: ChatRequest, previewed: ChatRequest) -> None:
+    assert sent.messages == previewed.messages
+    assert [t.name for t in sent.tools] == [t.name for t in previewed.tools]
+    assert sent.sampler == previewed.sampler and sent.thinking == previewed.thinking and sent.model == previewed.model
+
+
+def _chat_with_a_work_beat(home: Home, provider: ScriptedProvider) -> ChatSession:
+    chat = _app(home, provider).new_chat("青梧")
+    list(chat.send("掌柜，雨下了多久？"))
+    chat.set_mode("work")
+    list(chat.send("把开场白改短一点"))
+    chat.set_mode("stage")
+    return chat
+
+
+@pytest.mark.parametrize("mode", ["stage", "tavern"])
+def test_preview_is_the_request_of_the_beat_that_follows(home: Home, mode: str) -> None:
+    provider = ScriptedProvider().add(text_turn("快一个时辰了。"), text_turn("改好了。"), text_turn("青梧斟茶。"))
+    chat = _chat_with_a_work_beat(home, provider)
+    chat.set_mode(mode)
+    before = _files(home.root)
+    preview = chat.preview(mode, "那就再坐一会儿。")
+    assert _files(home.root) == before  # a preview writes nothing
+    list(chat.send("那就再坐一会儿。"))
+    _same_request(provider.requests[-1], preview.request)
+    # The work beat reaches role play only as its 【写卡维护】 lines, never as story turns.
+    contents = [str(m.get("content")) for m in preview.request.messages]
+    assert "把开场白改短一点" not in contents and "改好了。" not in contents
+    assert any("写卡" in text and "把开场白改短一点" in text for text in contents)
+
+
+def test_pear_stage_assemble_with_a_chat_shows_the_beat_pear_chat_sends(
+    home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from peargarden.cli import main
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+
+    with FakeOpenAIServer() as fake:
+        home.config_file.write_text(
+            f'[model]\nprovider = "fake"\nmodel = "fake-model"\nthinking = "off"\n[story]\nscene_notes = false\n'
+            f'[providers.fake]\nbase_url = "{fake.base_url}"\napi_key = "sk-test"\n',
+            encoding="utf-8",
+        )
+        fake.script([text_reply("快一个时辰了。"), text_reply("改好了。"), text_reply("青梧斟茶。")])
+        chat = PearApp(home).new_chat("青梧")
+        list(chat.send("掌柜，雨下了多久？"))
+        chat.set_mode("work")
+        list(chat.send("把开场白改短一点"))
+        chat.set_mode("stage")
+        capsys.readouterr()
+        main(["--home", str(home.root), "stage", "assemble", "--card", "青梧", "--chat", chat.chat_id,
+              "--message", "那就再坐一会儿。", "--json"])  # fmt: skip
+        shown = json.loads(capsys.readouterr().out)
+        list(PearApp(home).open_chat("青梧", chat.chat_id).send("那就再坐一会儿。"))
+        sent = fake.chat_requests[-1].body
+    assert [{"role": "system", "content": shown["system"]}, *shown["messages"]] == sent["messages"]
+    assert [t["function"]["name"] for t in shown["tools"]] == [t["function"]["name"] for t in sent.get("tools", [])]
+
+
+def test_a_changed_preset_is_declared_again_as_its_own_step_and_never_by_a_preview(home: Home) -> None:
+    def preset(style_enabled: bool) -> str:
+        prompts = [{"identifier": "main", "name": "身份", "role": "system", "content": "你是资深写手。"},
+                   {"identifier": "style", "name": "文风", "role": "system", "content": "白描为主。"},
+                   {"identifier": "chatHistory", "name": "Chat History", "marker": True}]  # fmt: skip
+        order = [{"identifier": "main", "enabled": True}, {"identifier": "style", "enabled": style_enabled},
+                 {"identifier": "chatHistory", "enabled": True}]  # fmt: skip
+        return json.dumps({"prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}]})
+
+    (home.presets_dir / "雨夜.json").write_text(preset(True), encoding="utf-8")
+    declare_preset(home, "青梧", "雨夜", given=[{"id": "main", "station": "identity"},
+                                                {"id": "style", "station": "writing"}])  # fmt: skip
+    (home.presets_dir / "雨夜.json").write_text(preset(False), encoding="utf-8")  # a block switched off
+    agents = home.card_dir("青梧") / "AGENTS.md"
+    provider = ScriptedProvider().add(text_turn("青梧抬眼。"))
+    chat = _app(home, provider).new_chat("青梧")
+    before = _files(home.root)
+    chat.preview("stage", "掌柜好。")
+    assert _files(home.root) == before  # the dry run of the web inspector and `pear stage assemble`
+    events = list(chat.send("掌柜好。"))
+    first = events[0]
+    assert isinstance(first, WarningEvent) and "重新声明" in first.message  # said before the model is called
+    assert "文风（预设）" not in {e.name for e in parse_entries(agents.read_text(encoding="utf-8"))}
+    assert len(provider.requests) == 1  # every label was cached: no side-model call

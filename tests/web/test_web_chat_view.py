@@ -1,0 +1,243 @@
+"""The chat as a SillyTavern user expects it, in Chromium against the fake model: Markdown (sanitised),
+message chrome (name, avatar, time, index, tokens, generation time), the context bar, Enter to send,
+swipe arrows, chat rename and delete with undo, chat counts, phone width, and the inspector's last
+beat after a server restart."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+
+from web_harness import LiveServer, Served, beats_done, open_new_chat, screenshot, wait_ready
+
+from peargarden.testing.fake_openai import text_reply
+from peargarden.web.markdown import render
+
+CARD = urllib.parse.quote("青梧")
+
+
+def get(url: str) -> object:
+    with urllib.request.urlopen(url, timeout=20) as response:
+        return json.loads(response.read())
+
+
+def test_markdown_is_rendered_quotes_marked_and_sanitised() -> None:
+    html = render("*她放下算盘*，**笑了**：“客官请坐。”\n下一行 `\"代码\"`")
+    assert "<em>她放下算盘</em>" in html and "<strong>笑了</strong>" in html
+    assert "<q>“客官请坐。”</q>" in html
+    assert "<br>" in html  # a single line break is kept, as in SillyTavern
+    assert '<code>"代码"</code>' in html  # quotes inside code stay code
+    hostile = render('<img src=x onerror="alert(1)"> [点我](javascript:alert(1)) <script>alert(2)</script>')
+    # Raw HTML is shown as text, and a javascript: link is no link.
+    assert "<img" not in hostile and "<script" not in hostile and "<a " not in hostile
+    assert "&lt;script&gt;" in hostile
+    assert '<a href="https://example.org" rel="noopener noreferrer nofollow">' in render("[站](https://example.org)")
+    assert render('"Hello," she said.').count("<q>") == 1
+
+
+def test_messages_show_markdown_and_their_chrome(served: Served, page: object) -> None:
+    served.fake.script([text_reply("*青梧抬眼*，**轻声**道：“雨要停了。”\n\n> 门外传来脚步声。")])
+    chat = open_new_chat(page, served.url)
+    page.fill("#composer", "雨什么时候停？")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    reply = page.locator(".msg.assistant").last  # type: ignore[attr-defined]
+    assert reply.locator(".md em", has_text="青梧抬眼").count() == 1
+    assert reply.locator(".md strong", has_text="轻声").count() == 1
+    assert reply.locator(".md q", has_text="雨要停了").count() == 1
+    assert reply.locator(".md blockquote").count() == 1
+    # The quote is coloured, the italics too (not the body colour).
+    colour = reply.locator(".md q").evaluate("e => getComputedStyle(e).color")
+    assert colour != reply.locator(".md p").first.evaluate("e => getComputedStyle(e).color")
+    # Chrome: the character's name and avatar, the time, the index; tokens and time on demand.
+    head = reply.locator(".msg-head")
+    assert head.locator(".speaker").inner_text() == "青梧"
+    assert head.locator("img.avatar").get_attribute("src") == f"/api/cards/{CARD}/avatar"
+    assert head.locator(".msg-index").inner_text() == "#2"
+    assert head.locator(".msg-time").inner_text().strip()
+    user = page.locator(".msg.user").last  # type: ignore[attr-defined]
+    assert user.locator(".speaker").inner_text() == "旅人"
+    meta = reply.locator(".msg-meta")
+    page.mouse.move(0, 0)  # type: ignore[attr-defined]
+    assert not meta.is_visible()
+    reply.hover()
+    assert meta.is_visible()  # on hover
+    page.mouse.move(0, 0)  # type: ignore[attr-defined]
+    assert not meta.is_visible()
+    page.check("#show-meta")  # type: ignore[attr-defined]
+    assert meta.is_visible() and "词元" in meta.inner_text() and "秒" in meta.inner_text()
+    state = get(f"{served.url}/api/chats/{CARD}/{chat}")
+    last = state["messages"][-1]  # type: ignore[index]
+    assert last["tokens"] > 5 and last["gen_seconds"] is not None and last["gen_seconds"] >= 0
+    # The context bar: the last request's tokens against the context size.
+    assert state["context"]["tokens"] > 0 and state["context"]["limit"] == 32768  # type: ignore[index]
+    assert str(state["context"]["tokens"]) in page.inner_text("#context-bar")  # type: ignore[attr-defined,index]
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})  # type: ignore[attr-defined]
+        screenshot(page, f"chat-markdown-{width}")
+
+
+def test_enter_sends_shift_enter_breaks_and_the_switch(served: Served, page: object) -> None:
+    served.fake.script([text_reply("好。"), text_reply("再好。")])
+    open_new_chat(page, served.url)
+    box = page.locator("#composer")  # type: ignore[attr-defined]
+    box.click()
+    box.type("第一行")
+    box.press("Shift+Enter")
+    box.type("第二行")
+    assert box.input_value() == "第一行\n第二行"
+    box.press("Enter")
+    beats_done(page, 1)
+    assert box.input_value() == ""
+    assert "第一行\n第二行" in page.locator(".msg.user").last.inner_text()  # type: ignore[attr-defined]
+    page.uncheck("#enter-sends")  # type: ignore[attr-defined]
+    box.type("换行")
+    box.press("Enter")
+    assert box.input_value() == "换行\n"
+    page.reload()  # type: ignore[attr-defined]
+    wait_ready(page)
+    assert not page.is_checked("#enter-sends")  # the choice is remembered  # type: ignore[attr-defined]
+    box.type("用 Ctrl+Enter 发")
+    box.press("Control+Enter")
+    beats_done(page, 1)
+    assert page.locator(".msg.user").count() == 2  # type: ignore[attr-defined]
+    page.check("#enter-sends")  # type: ignore[attr-defined]
+
+
+def test_swipe_arrows_only_where_there_is_something_to_swipe(served: Served, page: object) -> None:
+    served.fake.script([text_reply("第一版。"), text_reply("第二版。")])
+    open_new_chat(page, served.url)
+    # A lone greeting (the card has no alternate greetings): no arrows at all.
+    assert page.locator("button.swipe").count() == 0  # type: ignore[attr-defined]
+    page.fill("#composer", "你好")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    # The first reply: no ‹ (nothing before it), › asks for another.
+    assert page.locator(".swipe-prev").count() == 0 and page.locator(".swipe-next").count() == 1  # type: ignore[attr-defined]
+    page.set_viewport_size({"width": 390, "height": 844})  # type: ignore[attr-defined]
+    box = page.locator(".swipe-next").bounding_box()  # type: ignore[attr-defined]
+    assert box["width"] >= 44 and box["height"] >= 44  # a finger can hit it
+    page.click(".swipe-next")  # type: ignore[attr-defined]
+    beats_done(page, 2)
+    assert page.inner_text(".swipe-count") == "2/2" and page.locator(".swipe-prev").count() == 1  # type: ignore[attr-defined]
+    screenshot(page, "chat-swipes-390")
+
+
+def test_phone_width_composer_visible_and_no_sideways_scroll(served: Served, page: object) -> None:
+    served.fake.script([text_reply("长长的回答。" * 60) for _ in range(3)])
+    page.set_viewport_size({"width": 390, "height": 844})  # type: ignore[attr-defined]
+    open_new_chat(page, served.url)
+    for number in range(3):
+        page.fill("#composer", f"第{number + 1}句")  # type: ignore[attr-defined]
+        page.click("#send")  # type: ignore[attr-defined]
+        beats_done(page, number + 1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # type: ignore[attr-defined]
+    box = page.locator("#composer").bounding_box()  # type: ignore[attr-defined]
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 844  # in view, without scrolling to it
+    assert page.locator("#send").bounding_box()["y"] + 10 <= 844  # type: ignore[attr-defined]
+    page.screenshot(path=str(screenshot(page, "chat-phone-long").with_name("chat-phone-long-viewport.png")))  # type: ignore[attr-defined]
+
+
+def test_rename_delete_and_undo_with_correct_counts(served: Served, page: object) -> None:
+    served.fake.script([text_reply("一。"), text_reply("二。")])
+    chat = open_new_chat(page, served.url)
+    for number, text in enumerate(("甲", "乙"), 1):
+        page.fill("#composer", text)  # type: ignore[attr-defined]
+        page.click("#send")  # type: ignore[attr-defined]
+        beats_done(page, number)
+    counts = {c["chat_id"]: c["messages"] for c in get(f"{served.url}/api/chats/{CARD}")}  # type: ignore[attr-defined]
+    assert counts[chat] == 5  # greeting + two rounds
+    # A branch from the greeting: the active branch has one message, and the list says so.
+    page.locator(".msg.assistant").first.locator("button.branch").click()  # type: ignore[attr-defined]
+    page.wait_for_function("document.querySelectorAll('.msg.user').length === 0")  # type: ignore[attr-defined]
+    counts = {c["chat_id"]: c["messages"] for c in get(f"{served.url}/api/chats/{CARD}")}  # type: ignore[attr-defined]
+    assert counts[chat] == 1
+    page.once("dialog", lambda dialog: dialog.accept("雨夜的客栈"))  # type: ignore[attr-defined]
+    page.click("#rename-chat")  # type: ignore[attr-defined]
+    renamed = "document.getElementById('chat-list').selectedOptions[0]?.textContent.startsWith('雨夜的客栈') === true"
+    page.wait_for_function(renamed)  # type: ignore[attr-defined]
+    assert (served.home.card_dir("青梧") / "chats" / chat / "title.txt").read_text(encoding="utf-8") == "雨夜的客栈\n"
+    screenshot(page, "chat-renamed")
+    page.once("dialog", lambda dialog: dialog.accept())  # type: ignore[attr-defined]
+    page.click("#remove-chat")  # type: ignore[attr-defined]
+    page.locator("#removed").wait_for()  # type: ignore[attr-defined]
+    folder = served.home.card_dir("青梧") / "chats" / chat
+    assert not folder.exists()
+    assert chat not in [c["chat_id"] for c in get(f"{served.url}/api/chats/{CARD}")]  # type: ignore[attr-defined]
+    assert page.is_disabled("#send")  # type: ignore[attr-defined]
+    screenshot(page, "chat-removed")
+    with page.expect_navigation():  # type: ignore[attr-defined]
+        page.click("#undo-remove")  # type: ignore[attr-defined]
+    wait_ready(page)
+    assert folder.is_dir()
+    assert page.locator(".msg").count() == 1  # type: ignore[attr-defined]
+    restored = {c["chat_id"]: c for c in get(f"{served.url}/api/chats/{CARD}")}  # type: ignore[attr-defined]
+    assert restored[chat]["title"] == "雨夜的客栈" and restored[chat]["messages"] == 1
+
+
+def test_inspector_keeps_the_last_beat_across_a_restart(served: Served, page: object) -> None:
+    served.fake.script([text_reply("记下了。")])
+    chat = open_new_chat(page, served.url)
+    page.fill("#composer", "请记住：灯笼是红的。")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    before = get(f"{served.url}/api/inspect/{CARD}/{chat}?source=last")
+    with LiveServer(served.home) as restarted:  # a new process would read the same data folder
+        after = get(f"{restarted.base_url}/api/inspect/{CARD}/{chat}?source=last")
+        assert after == before and after["in_context"]  # type: ignore[index]
+        assert any("灯笼是红的" in m["content"] for m in after["rounds"][0]["messages"])  # type: ignore[index]
+        page.goto(f"{restarted.base_url}/chat/{CARD}/{chat}")  # type: ignore[attr-defined]
+        wait_ready(page)
+        assert page.locator(".msg.in-context").count() >= 2  # type: ignore[attr-defined]
+        assert page.locator(".msg.assistant").last.locator(".msg-meta").inner_text().count("秒") == 1  # type: ignore[attr-defined]
+        page.goto(f"{restarted.base_url}/inspect/{CARD}/{chat}")  # type: ignore[attr-defined]
+        wait_ready(page)
+        page.locator("text=灯笼是红的").first.wait_for()  # type: ignore[attr-defined]
+        screenshot(page, "inspect-after-restart")
+
+
+def st_chat_lines(*messages: tuple[bool, str]) -> str:
+    """A SillyTavern chat JSONL (1.12 shape): the header, then one line per message."""
+    head = {"user_name": "旅人", "character_name": "青梧", "create_date": "2026-11-30@21h05m03s", "chat_metadata": {}}
+    lines = [json.dumps(head, ensure_ascii=False)]
+    for is_user, text in messages:
+        lines.append(json.dumps({"name": "旅人" if is_user else "青梧", "is_user": is_user, "is_system": False,
+                                 "send_date": "2026-11-30@21h05m09s", "mes": text, "extra": {}},
+                                ensure_ascii=False))  # fmt: skip
+    return "\r\n".join(lines) + "\r\n"
+
+
+def test_chat_import_from_the_page_with_a_card_picker(served: Served, page: object, tmp_path: object) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    chat_file = folder / "雨夜 旧档.jsonl"
+    chat_file.write_text(st_chat_lines((False, "*青梧抬眼*，“客官请进。”"), (True, "掌柜，住店。")), encoding="utf-8")
+    page.goto(served.url + "/")  # type: ignore[attr-defined]
+    page.set_input_files("#file-input", str(chat_file))  # type: ignore[attr-defined]
+    # No card picked yet: the page asks for one and sends nothing (no CLI flag, no server path).
+    toast = page.locator("#toast.error")  # type: ignore[attr-defined]
+    toast.wait_for()
+    assert "选一张" in toast.inner_text() and "--card" not in toast.inner_text()
+    assert not list((served.home.card_dir("青梧") / "chats").glob("雨夜*"))
+    page.select_option("#import-card", "青梧")  # type: ignore[attr-defined]
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})  # type: ignore[attr-defined]
+        screenshot(page, f"import-picker-{width}")
+    page.set_input_files("#file-input", [])  # type: ignore[attr-defined]
+    with page.expect_navigation(url="**/chat/**"):  # type: ignore[attr-defined]
+        page.set_input_files("#file-input", str(chat_file))  # type: ignore[attr-defined]
+    wait_ready(page)
+    assert page.locator(".msg.user", has_text="掌柜，住店。").count() == 1  # type: ignore[attr-defined]
+    assert page.locator(".msg.assistant .md em", has_text="青梧抬眼").count() == 1  # type: ignore[attr-defined]
+    screenshot(page, "import-chat-opened")
+    # A damaged chat: the error names the uploaded file, never the server's scratch folder.
+    bad = folder / "坏的.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    page.goto(served.url + "/")  # type: ignore[attr-defined]
+    page.select_option("#import-card", "青梧")  # type: ignore[attr-defined]
+    page.set_input_files("#file-input", str(bad))  # type: ignore[attr-defined]
+    toast = page.locator("#toast.error")  # type: ignore[attr-defined]
+    toast.wait_for()
+    assert "坏的.jsonl" in toast.inner_text() and "pear-upload" not in toast.inner_text()
