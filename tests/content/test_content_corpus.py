@@ -389,3 +389,15 @@ def test_newer_preset_fields_are_kept_and_assemble(tmp_path: Path) -> None:
     assert "写石头的下一句。" in text and "白描。" in text
     staged = stage(home, "石头", "山门朝哪边？")
     assert "山门朝东。" in sent_text(staged)
+
+
+def test_a_chosen_persona_name_reaches_the_stage_macros(tmp_path: Path) -> None:
+    from peargarden.modes.stage.materials import load_stage_materials, with_user
+
+    home = tmp_path / "home"
+    ok(home, "import", put(tmp_path, "砚秋.json", js_json(macro_card())))
+    materials = load_stage_materials(Home(home), "砚秋")
+    chosen = with_user(materials, "阿砚", "")
+    assert chosen.user_name == "阿砚" and chosen.macros is not None
+    assert chosen.macros("<user>与{{user}}") == "阿砚与阿砚"
+    assert chosen.regex is materials.stage.regex and chosen.language == "中文"

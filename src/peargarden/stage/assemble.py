@@ -60,6 +60,9 @@ class StageRequest:
     warnings: tuple[str, ...]
     hits: tuple[LoreEntry, ...]
     injection: str
+    # The story as sent: the history and the new words after the prompt-time regex scripts.
+    history: tuple[Turn, ...] = ()
+    words: str = ""
 
 
 def scan_texts(history: Sequence[Turn], user_text: str) -> list[str]:
@@ -117,4 +120,6 @@ def assemble_beat(
         macros=macros,
     )
     messages = build_messages(history, user_text, injection.text, summary=summary)
-    return StageRequest(system.text, messages, system.warnings, injection.hits, injection.text)
+    return StageRequest(
+        system.text, messages, system.warnings, injection.hits, injection.text, tuple(history), user_text
+    )

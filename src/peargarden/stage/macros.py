@@ -4,7 +4,8 @@ SillyTavern cards use far more than ``{{char}}``/``{{user}}``: legacy ``<user>``
 ``{{random::…}}``, ``{{getvar::…}}``/``{{setvar::…}}``, ``{{description}}``, comments, time.  The stage
 runs every card field, lore entry title and body, prompt file and declared preset block through one
 :data:`Macros` function built here, and that function calls the one shared entry point,
-:func:`peargarden.text.macros.substitute` — so a new macro engine replaces it in one place.
+:func:`peargarden.text.macro_dispatch.expand`, with the engine tavern assembly would use (the legacy
+1.12 pipeline, or 1.18's new engine).
 
 Pure: the random source, the clock and the variables are passed in by the caller (the I/O edge).
 """
@@ -14,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from peargarden.text.macros import CardMacroFields, MacroEnv, Variables, substitute
+from peargarden.text.macro_dispatch import Engine, expand
+from peargarden.text.macros import CardMacroFields, MacroEnv, Variables
 
 from .card import StageCard, apply_macros
 
@@ -37,6 +39,7 @@ def stage_macros(
     variables: Variables | None = None,
     random: Callable[[], float] | None = None,
     clock: Callable[[], datetime] | None = None,
+    engine: Engine = "legacy",
 ) -> Macros:
     """The macro function of one beat: ST's pipeline with this card, user, variables, random, clock.
 
@@ -50,7 +53,7 @@ def stage_macros(
         base.clock = clock
 
     def once(text: str) -> str:
-        return substitute(text.strip(), base) if text.strip() else ""
+        return expand(text.strip(), base, engine=engine) if text.strip() else ""
 
     fields = CardMacroFields(
         char_prompt=once(card.system_prompt),
@@ -75,6 +78,6 @@ def stage_macros(
 
     def run(text: str) -> str:
         # ``{{original}}`` means nothing on the stage (no preset prompt to splice in).
-        return substitute(text, env, original="") if text else text
+        return expand(text, env, original="", engine=engine) if text else text
 
     return run

@@ -25,6 +25,7 @@ from typing import Any
 from peargarden.errors import BadInput, NotFound
 from peargarden.stage import (
     LoreCorpus,
+    Macros,
     PromptFiles,
     StageCard,
     StageSettings,
@@ -34,6 +35,7 @@ from peargarden.stage import (
 )
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
+from peargarden.tavern.version import for_version
 from peargarden.text.regex_scripts import RegexScript, RegexSet, load_scripts
 from peargarden.text.rolls import live_random
 from peargarden.workspace import atomic
@@ -293,16 +295,31 @@ def load_stage_materials(home: Home, card_name: str | CardFolder) -> StageMateri
         language=settings.language.strip() or card_language(card),
         scan_depth=settings.scan_depth,
         max_lore_hits=settings.max_lore_injections,
-        macros=stage_macros(
-            card,
-            user_name=settings.user_name,
-            user_persona=settings.user_persona,
-            random=live_random(),
-            clock=lambda: datetime.now().astimezone(),
-        ),
+        macros=_macros(card, settings, settings.user_name, settings.user_persona),
         regex=regex,
     )
     return StageMaterials(home, folder, card, files, settings, stage, corpus, books, disabled, warnings)
+
+
+def _macros(card: StageCard, settings: Settings, user_name: str, user_persona: str) -> Macros:
+    """One beat's macro function: live rolls, the local clock, the engine tavern assembly uses for
+    this folder's SillyTavern release."""
+    return stage_macros(
+        card,
+        user_name=user_name,
+        user_persona=user_persona,
+        random=live_random(),
+        clock=lambda: datetime.now().astimezone(),
+        engine="new" if for_version(settings.st_version).new_macro_engine else "legacy",
+    )
+
+
+def with_user(materials: StageMaterials, user_name: str, user_persona: str) -> StageSettings:
+    """The stage settings for a chosen persona (name and text win over the settings'), macros too."""
+    name = user_name or materials.stage.user_name
+    persona = user_persona or materials.stage.user_persona
+    macros = _macros(materials.card, materials.settings, name, persona)
+    return replace(materials.stage, user_name=name, user_persona=persona, macros=macros)
 
 
 def create_agents_file(materials: StageMaterials) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import nullcontext
-from dataclasses import replace
 from typing import Any, Protocol
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
@@ -22,7 +21,7 @@ from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 
-from .materials import StageMaterials, load_stage_materials, with_synced_mirror
+from .materials import StageMaterials, load_stage_materials, with_synced_mirror, with_user
 from .prose import StoryProse
 from .story import StorySource, story_history, story_request
 from .tools import StageToolEnv, stage_tools
@@ -174,11 +173,7 @@ def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
     # Like a config refresh upstream: an existing AGENTS.md follows the mounted books' constants (read
     # here as it will be; the file itself is rewritten by the mode's prepare step before a beat).
     materials = with_synced_mirror(load_stage_materials(env.card.home, env.card))
-    materials.stage = replace(
-        materials.stage,
-        user_name=env.user_name or materials.stage.user_name,
-        user_persona=env.user_persona or materials.stage.user_persona,
-    )
+    materials.stage = with_user(materials, env.user_name, env.user_persona)
     story: StorySource | None = getattr(env, "story", None)
     builder = stage_builder(materials, story=story, prose=_chat_prose(env))
     return builder, stage_tools(StageToolEnv(env.card.home, env.card))
