@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,9 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_CRS_LF = re.compile(r"\r+\n")
+
+
 def slot_bytes(text: str) -> bytes:
     """A slot's file bytes: UTF-8, lone surrogates as WTF-8 (``surrogatepass``), line endings as is."""
     return text.encode("utf-8", "surrogatepass")
@@ -57,7 +61,8 @@ def read_slot_text(path: Path) -> str:
 
 
 def _lf(text: str) -> str:
-    return text.replace("\r\n", "\n")
+    # \r+\n, not \r\n: one CRLF → LF pass over "\r\r\n" leaves "\r\n", which must still match.
+    return _CRS_LF.sub("\n", text)
 
 
 def same_text(edited: str, original: Any) -> bool:
