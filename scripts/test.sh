@@ -24,7 +24,8 @@ echo "== import-linter (layers, the fronts' imports, no cycles: .importlinter)"
 .venv/bin/lint-imports --no-cache
 echo "== pytest"
 set +e
-.venv/bin/python -m pytest "$@"
+# One worker per core (pytest-xdist); a later -n in the arguments wins (-n 0: one process).
+.venv/bin/python -m pytest -n auto "$@"
 status=$?
 set -e
 if [ "$status" = 5 ]; then

@@ -3,29 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from kit.cli import pear_in_process, pear_process
 from peargarden.testing.fake_openai import FakeOpenAIServer, chunk, sse, status, text_reply, tool_call_delta
 
 
-def _pear(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PEARGARDEN_HOME=str(home), PYTHONIOENCODING="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "peargarden", *args], capture_output=True, text=True, env=env, timeout=120
-    )
-
-
-def _run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    from peargarden.cli import main
-
-    capsys.readouterr()
-    main(list(args))
-    return capsys.readouterr().out
+def _run_cli(home: Path, *args: str) -> str:
+    return pear_in_process(home, *args, check=True).stdout
 
 
 def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -40,7 +27,7 @@ def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path, capsys
     with FakeOpenAIServer() as server:
         # The last reply answers the scene-notes side call after the beat: nothing to record.
         server.script([search, text_reply("客官，", "听雨轩今日有新到的雨前龙井。"), text_reply('{"patch": {}}')])
-        done = _pear(
+        done = pear_in_process(
             home_dir,
             "chat",
             "--once",
@@ -68,19 +55,20 @@ def test_chat_once_json_streams_events_and_saves_the_chat(home_dir: Path, capsys
         assert "lorebook_search" in [t["function"]["name"] for t in first["tools"]]
         assert second["messages"][-1]["role"] == "tool" and second["messages"][-1]["tool_call_id"] == "call_1"
 
-    # The sessions commands read what the subprocess wrote (in-process: a subprocess start is slow).
-    rows = json.loads(_run_cli(capsys, "sessions", "list", "--card", "青梧", "--json"))
+    # The sessions commands read what the beat wrote.
+    rows = json.loads(_run_cli(home_dir, "sessions", "list", "--card", "青梧", "--json"))
     assert len(rows) == 1 and rows[0]["last"] == "客官，听雨轩今日有新到的雨前龙井。"
-    shown = json.loads(_run_cli(capsys, "sessions", "show", rows[0]["id"], "--json"))
+    shown = json.loads(_run_cli(home_dir, "sessions", "show", rows[0]["id"], "--json"))
     assert [m["role"] for m in shown["branch"]][-4:] == ["user", "assistant", "tool", "assistant"]
-    exported = _run_cli(capsys, "sessions", "export", rows[0]["id"])
+    exported = _run_cli(home_dir, "sessions", "export", rows[0]["id"])
     assert json.loads(exported.splitlines()[-1])["mes"] == "客官，听雨轩今日有新到的雨前龙井。"
 
 
 def test_chat_once_fails_non_zero_and_keeps_the_message(home_dir: Path) -> None:
     with FakeOpenAIServer() as server:
         server.script([status(401)])
-        done = _pear(
+        # A real process: the exit code and stderr a shell sees.
+        done = pear_process(
             home_dir,
             "chat",
             "--once",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from kit.cli import pear_in_process
 from peargarden.testing.fake_openai import FakeOpenAIServer, chunk, sse, text_reply, tool_call_delta
 
 
@@ -21,10 +20,8 @@ def _tool_turn(*calls: tuple[str, str, dict[str, object]]) -> object:
 
 
 def _once(home: Path, server: FakeOpenAIServer, text: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PEARGARDEN_HOME=str(home), PYTHONIOENCODING="utf-8")
     args = ["chat", "--once", text, "--mode", "stage", "--base-url", server.base_url, "--model", "m"]
-    return subprocess.run([sys.executable, "-m", "peargarden", *args], capture_output=True, text=True, env=env,
-                          timeout=120)  # fmt: skip
+    return pear_in_process(home, *args)
 
 
 def test_sealed_draft_is_printed_as_the_reply(home_dir: Path) -> None:
@@ -38,9 +35,7 @@ def test_sealed_draft_is_printed_as_the_reply(home_dir: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert prose in done.stdout
     # pear chat snapshots the data folder when it starts (the asset vault).
-    env = dict(os.environ, PEARGARDEN_HOME=str(home_dir))
-    listed = subprocess.run([sys.executable, "-m", "peargarden", "vault", "list", "--json"], capture_output=True,
-                            text=True, env=env, timeout=60)  # fmt: skip
+    listed = pear_in_process(home_dir, "vault", "list", "--json", check=True)
     assert "startup" in [snap["reason"] for snap in json.loads(listed.stdout)]
 
 

@@ -310,3 +310,16 @@ def test_the_mode_table_is_the_one_the_app_was_given(home: Home) -> None:
     assert list(_app(home, ScriptedProvider()).modes) == ["stage", "tavern", "work"]
     with pytest.raises(TypeError):
         MODES["mine"] = PlayMode(plain_setup)  # type: ignore[index]  # the standard table is read-only
+
+
+def test_view_is_what_a_front_draws(home: Home) -> None:
+    provider = ScriptedProvider().add(text_turn("雨小了。"), text_turn("雨停了。"))
+    chat = _app(home, provider).new_chat("青梧")
+    list(chat.send("雨停了吗？"))
+    list(chat.regenerate())
+    view = chat.view()
+    assert (view.card, view.char_name, view.chat_id, view.mode) == ("青梧", "青梧", chat.chat_id, "stage")
+    assert view.modes == ["stage", "tavern", "work"] and view.model == "scripted" and view.persona == "旅人"
+    assert [e.message["content"] for e in view.entries][-2:] == ["雨停了吗？", "雨停了。"]
+    assert view.swipe == (2, 2) and view.leaf == view.entries[-1].id
+    assert {row.entry.id for row in view.tree} >= {e.id for e in view.entries}

@@ -53,12 +53,21 @@ def _chat_with_a_work_beat(home: Home, provider: ScriptedProvider) -> ChatSessio
 
 
 @pytest.mark.parametrize("mode", ["stage", "tavern"])
-def test_preview_is_the_request_of_the_beat_that_follows(home: Home, mode: str) -> None:
+def test_preview_is_the_request_of_the_beat_that_follows(
+    home: Home, mode: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     provider = ScriptedProvider().add(text_turn("快一个时辰了。"), text_turn("改好了。"), text_turn("青梧斟茶。"))
     chat = _chat_with_a_work_beat(home, provider)
     chat.set_mode(mode)
     before = _files(home.root)
     preview = chat.preview(mode, "那就再坐一会儿。")
+    if mode == "tavern":  # `pear tavern assemble --chat` shows the same request
+        from peargarden.cli import main
+
+        capsys.readouterr()
+        main(["--home", str(home.root), "tavern", "assemble", "--card", "青梧", "--chat", chat.chat_id,
+              "--message", "那就再坐一会儿。"])  # fmt: skip
+        assert json.loads(capsys.readouterr().out)["messages"] == preview.request.messages
     assert _files(home.root) == before  # a preview writes nothing
     list(chat.send("那就再坐一会儿。"))
     _same_request(provider.requests[-1], preview.request)

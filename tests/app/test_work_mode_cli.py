@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kit.cli import pear_in_process
 from peargarden.testing.fake_openai import FakeOpenAIServer, chunk, sse, text_reply, tool_call_delta
 
 
@@ -20,12 +21,8 @@ def test_chat_once_in_work_mode(home_dir: Path) -> None:
     )
     with FakeOpenAIServer() as server:
         server.script([bash, text_reply("没有获准删除，旧稿还在。")])
-        env = dict(os.environ, PEARGARDEN_HOME=str(home_dir), PYTHONIOENCODING="utf-8")
         args = ["chat", "--once", "把旧稿删了", "--json", "--mode", "work", "--base-url", server.base_url]
-        done = subprocess.run(
-            [sys.executable, "-m", "peargarden", *args, "--model", "fake-model"],
-            capture_output=True, text=True, env=env, timeout=120,
-        )  # fmt: skip
+        done = pear_in_process(home_dir, *args, "--model", "fake-model")
         assert done.returncode == 0, done.stderr
         events = [json.loads(line) for line in done.stdout.splitlines()]
         asked = next(e for e in events if e["type"] == "approval_needed")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from kit.cli import pear_in_process
 from peargarden.errors import BadInput, ConflictError
 from peargarden.formats import Card, card_to_png, read_card
 from peargarden.modes.work.project import CardProject
@@ -152,11 +152,7 @@ def test_undo_puts_the_previous_bytes_back(folder: CardFolder) -> None:
 
 def test_cli_round_trip(folder: CardFolder) -> None:
     def pear(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "peargarden", "--home", str(folder.home.root), "card", *args],
-            capture_output=True,
-            text=True,
-        )
+        return pear_in_process(folder.home.root, "card", *args)
 
     assert pear("expand", "青梧").returncode == 0
     project = CardProject(folder)

@@ -12,7 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_testkit import kit, pear
+
+from kit import workspace as wkit
+from kit.cli import pear_process as pear
+from kit.thirdparty import thirdparty
 
 V3 = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "沈砚", "description": "书生"}}
 
@@ -33,22 +36,22 @@ def _sparse(path: Path, size: int) -> None:
 
 
 def _seraphina_head(path: Path) -> None:
-    source = kit.thirdparty("sillytavern-1.12.6", "default_Seraphina.png").read_bytes()
+    source = thirdparty("sillytavern-1.12.6", "default_Seraphina.png").read_bytes()
     path.write_bytes(source[: len(source) // 3])
 
 
 BAD_FILES: dict[str, tuple[str, Callable[[Path], None]]] = {
-    "truncated-png": ("截断.png", lambda p: p.write_bytes(kit.card_png(kit.v2_card("沈砚"))[:60])),
+    "truncated-png": ("截断.png", lambda p: p.write_bytes(wkit.card_png(wkit.v2_card("沈砚"))[:60])),
     "truncated-real-card": ("截断的卡.png", _seraphina_head),
     "not-a-png": ("不是图片.png", lambda p: p.write_text("这只是一段文字", encoding="utf-8")),
     "jpeg": ("照片.png", lambda p: p.write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 64)),
-    "png-without-card": ("空白.png", lambda p: p.write_bytes(kit.tiny_png())),
-    "bad-base64": ("坏码.png", lambda p: p.write_bytes(kit.tiny_png(kit.text_chunk("chara", b"%%%not*base64%%%")))),
+    "png-without-card": ("空白.png", lambda p: p.write_bytes(wkit.tiny_png())),
+    "bad-base64": ("坏码.png", lambda p: p.write_bytes(wkit.tiny_png(wkit.text_chunk("chara", b"%%%not*base64%%%")))),
     "base64-of-bad-json": (
         "坏JSON.png",
-        lambda p: p.write_bytes(kit.tiny_png(kit.text_chunk("chara", base64.b64encode("{名字".encode())))),
+        lambda p: p.write_bytes(wkit.tiny_png(wkit.text_chunk("chara", base64.b64encode("{名字".encode())))),
     ),
-    "bad-crc": ("坏校验.png", lambda p: p.write_bytes(_flip_crc(kit.card_png(kit.v2_card("沈砚"))))),
+    "bad-crc": ("坏校验.png", lambda p: p.write_bytes(_flip_crc(wkit.card_png(wkit.v2_card("沈砚"))))),
     "invalid-json": ("坏.json", lambda p: p.write_text('{"spec": "chara_card_v2", "data": {', encoding="utf-8")),
     "json-no-card": ("杂项.json", lambda p: p.write_text('{"颜色": "青", "数量": 3}', encoding="utf-8")),
     "json-array": ("数组.json", lambda p: p.write_text("[1, 2, 3]", encoding="utf-8")),
@@ -62,7 +65,7 @@ BAD_FILES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "100-mb": ("巨大.png", lambda p: _sparse(p, 100_000_000)),
     "punctuation-name": (
         "标点.json",
-        lambda p: p.write_text(json.dumps(kit.v2_card("？！……·"), ensure_ascii=False), encoding="utf-8"),
+        lambda p: p.write_text(json.dumps(wkit.v2_card("？！……·"), ensure_ascii=False), encoding="utf-8"),
     ),
     "charx-zip-bomb": (
         "炸弹.charx",
@@ -112,10 +115,10 @@ def test_bad_file_is_refused_and_nothing_is_written(case: str, tmp_path: Path, s
     name, make = BAD_FILES[case]
     source = tmp_path / name
     make(source)
-    before = kit.tree_digest(seeded_home)
+    before = wkit.tree_digest(seeded_home)
     result = pear(seeded_home, "import", source)
     _assert_refused(result.stderr, result.returncode, name)
-    assert kit.tree_digest(seeded_home) == before
+    assert wkit.tree_digest(seeded_home) == before
     assert result.stdout == ""
 
 
@@ -132,15 +135,15 @@ def test_a_fresh_data_folder_is_not_even_created(case: str, tmp_path: Path) -> N
 
 def test_one_bad_file_in_a_batch_writes_nothing(tmp_path: Path, seeded_home: Path) -> None:
     good = tmp_path / "好卡.png"
-    good.write_bytes(kit.card_png(kit.v2_card("好人", character_book=kit.embedded_book())))
+    good.write_bytes(wkit.card_png(wkit.v2_card("好人", character_book=wkit.embedded_book())))
     book = tmp_path / "好书.json"
     book.write_text('{"entries": {}}', encoding="utf-8")
     bad = tmp_path / "坏卡.png"
-    bad.write_bytes(kit.tiny_png())
-    before = kit.tree_digest(seeded_home)
+    bad.write_bytes(wkit.tiny_png())
+    before = wkit.tree_digest(seeded_home)
     result = pear(seeded_home, "import", good, book, bad)
     _assert_refused(result.stderr, result.returncode, "坏卡.png")
-    assert kit.tree_digest(seeded_home) == before
+    assert wkit.tree_digest(seeded_home) == before
 
 
 @pytest.mark.parametrize(
@@ -159,11 +162,11 @@ def test_one_bad_file_in_a_batch_writes_nothing(tmp_path: Path, seeded_home: Pat
 )
 def test_bad_arguments(args: list[str], needle: str, tmp_path: Path, seeded_home: Path) -> None:
     (tmp_path / "对话.jsonl").write_text(json.dumps({"name": "a", "is_user": True, "mes": "b"}), encoding="utf-8")
-    before = kit.tree_digest(seeded_home)
+    before = wkit.tree_digest(seeded_home)
     filled = [a.replace("{dir}", str(tmp_path)) for a in args]
     result = pear(seeded_home, *filled)
     _assert_refused(result.stderr, result.returncode, needle.replace("{dir}", str(tmp_path)))
-    assert kit.tree_digest(seeded_home) == before
+    assert wkit.tree_digest(seeded_home) == before
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir()), "no temp files left next to -o"
 
 
@@ -171,7 +174,7 @@ def test_unreadable_file(tmp_path: Path, seeded_home: Path) -> None:
     if os.geteuid() == 0:
         pytest.skip("root reads every file")
     source = tmp_path / "锁住.png"
-    source.write_bytes(kit.card_png(kit.v2_card("沈砚")))
+    source.write_bytes(wkit.card_png(wkit.v2_card("沈砚")))
     source.chmod(0)
     result = pear(seeded_home, "import", source)
     _assert_refused(result.stderr, result.returncode, "锁住.png")
@@ -179,18 +182,18 @@ def test_unreadable_file(tmp_path: Path, seeded_home: Path) -> None:
 
 def test_a_failed_write_takes_back_what_was_written(tmp_path: Path, seeded_home: Path) -> None:
     card = tmp_path / "好卡.png"
-    card.write_bytes(kit.card_png(kit.v2_card("好人")))
+    card.write_bytes(wkit.card_png(wkit.v2_card("好人")))
     preset = tmp_path / "挡路.json"
     preset.write_text('{"temperature": 1, "prompts": []}', encoding="utf-8")
     # A folder where the preset file must go: the operating system refuses that write.
     blocker = seeded_home / "library" / "presets" / "挡路.json"
     blocker.mkdir()
     try:
-        before = kit.tree_digest(seeded_home)
+        before = wkit.tree_digest(seeded_home)
         result = pear(seeded_home, "import", card, preset)
         assert result.returncode == 1, result.stderr
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in result.stderr and "挡路.json" in lines[0]
-        assert kit.tree_digest(seeded_home) == before
+        assert wkit.tree_digest(seeded_home) == before
     finally:
         blocker.rmdir()

@@ -12,15 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_testkit import kit, pear, pear_here
 
+from kit import workspace as wkit
+from kit.cli import pear_in_process as pear_here
+from kit.cli import pear_process as pear
+from kit.thirdparty import thirdparty
 from peargarden.formats import card_from_object, read_card
 
 ORACLE_PNGS: list[Path] = []
-if kit.ORACLE_CASES.is_dir():
+if wkit.ORACLE_CASES.is_dir():
     # Many oracle cases share one card; one of each distinct file is enough.
     seen: set[str] = set()
-    for path in sorted(kit.ORACLE_CASES.glob("*/card.png")) + sorted(kit.ORACLE_CASES.glob("*/card.json")):
+    for path in sorted(wkit.ORACLE_CASES.glob("*/card.png")) + sorted(wkit.ORACLE_CASES.glob("*/card.json")):
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         if digest not in seen:
             seen.add(digest)
@@ -78,7 +81,7 @@ def _round_trip(home: Path, source: Path, tmp_path: Path) -> None:
         back = read_card(out.read_bytes(), out.name)
         if fmt == "png":
             # SillyTavern's way: chara holds the V2 view, ccv3 (when written) the V3 view.
-            chunks = kit.png_card_payloads(out.read_bytes())
+            chunks = wkit.png_card_payloads(out.read_bytes())
             assert chunks["chara"]["spec"] == "chara_card_v2"
             _assert_same_data(original.data, card_from_object(chunks["chara"], "chara").data, "v2", fmt)
             if "ccv3" in chunks or effective == "v3":
@@ -95,7 +98,7 @@ def _round_trip(home: Path, source: Path, tmp_path: Path) -> None:
     ids=["st-1.12.6", "st-1.18.0"],
 )
 def test_sillytavern_cards_round_trip(parts: tuple[str, str], tmp_path: Path) -> None:
-    _round_trip(tmp_path / "home", kit.thirdparty(*parts), tmp_path)
+    _round_trip(tmp_path / "home", thirdparty(*parts), tmp_path)
 
 
 @pytest.mark.parametrize("source", ORACLE_PNGS or [None], ids=lambda p: f"{p.parent.name}-{p.name}" if p else "absent")
@@ -107,7 +110,7 @@ def test_oracle_cards_round_trip(source: Path | None, tmp_path: Path) -> None:
 
 def test_own_card_keeps_unknown_fields_in_every_format(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    card = kit.v2_card("说书人", x_未知字段={"保留": True}, character_book=kit.embedded_book())
+    card = wkit.v2_card("说书人", x_未知字段={"保留": True}, character_book=wkit.embedded_book())
     card["顶层未知"] = "也要保留"
     source = tmp_path / "说书人.json"
     source.write_text(json.dumps(card, ensure_ascii=False), encoding="utf-8")
@@ -126,11 +129,11 @@ def test_init_is_idempotent_and_keeps_user_files(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stderr
     assert "SYSTEM.md" in first.stdout and "cards/青梧/青梧.png" in first.stdout
     (home / "SYSTEM.md").write_text("用户改过的底座\n", encoding="utf-8")
-    before = kit.tree_digest(home)
+    before = wkit.tree_digest(home)
     second = pear(home, "init")
     assert second.returncode == 0
     assert "already set up" in second.stdout
-    assert kit.tree_digest(home) == before
+    assert wkit.tree_digest(home) == before
     assert (home / "SYSTEM.md").read_text(encoding="utf-8") == "用户改过的底座\n"
     assert [row["folder"] for row in _cards(home)] == ["青梧"]
 
@@ -139,7 +142,7 @@ def test_init_is_idempotent_and_keeps_user_files(tmp_path: Path) -> None:
 def test_embedded_book_modes(mode: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
     source = tmp_path / "说书人.png"
-    source.write_bytes(kit.card_png(kit.v2_card("说书人", character_book=kit.embedded_book("茶馆旧事"))))
+    source.write_bytes(wkit.card_png(wkit.v2_card("说书人", character_book=wkit.embedded_book("茶馆旧事"))))
     result = pear_here(home, "import", source, "--book", mode)
     assert result.returncode == 0, result.stderr
     book = home / "library" / "lorebooks" / "茶馆旧事.json"
@@ -190,7 +193,7 @@ def test_library_files_and_chats(tmp_path: Path) -> None:
 def test_card_and_its_chat_in_one_run_and_duplicates(tmp_path: Path) -> None:
     home = tmp_path / "home"
     card = tmp_path / "沈砚.png"
-    card.write_bytes(kit.card_png(kit.v2_card("沈砚")))
+    card.write_bytes(wkit.card_png(wkit.v2_card("沈砚")))
     chat = tmp_path / "第一夜.jsonl"
     chat.write_text(
         json.dumps({"name": "沈砚", "is_user": False, "mes": "你来了。"}, ensure_ascii=False), encoding="utf-8"
@@ -209,7 +212,7 @@ def test_many_files_at_once(tmp_path: Path) -> None:
     files = []
     for index in range(7):
         path = tmp_path / f"角色{index}.png"
-        path.write_bytes(kit.card_png(kit.v2_card(f"角色{index}")))
+        path.write_bytes(wkit.card_png(wkit.v2_card(f"角色{index}")))
         files.append(path)
     result = pear_here(home, "import", *files)
     assert result.returncode == 0, result.stderr
@@ -227,7 +230,7 @@ def test_lorebook_commands(tmp_path: Path) -> None:
     assert json.loads(pear_here(home, "lorebook", "list", "--json").stdout)[0]["mounted_by"] == []
     assert pear_here(home, "lorebook", "mount", "栖水镇", "--card", "青梧").returncode == 0
     assert _cards(home)[0]["lorebooks"] == ["栖水镇"]
-    before = kit.tree_digest(home)
+    before = wkit.tree_digest(home)
     for args in (
         ["mount", "没有这本", "--card", "青梧"],
         ["mount", "栖水镇", "--card", "没有这张卡"],
@@ -236,7 +239,7 @@ def test_lorebook_commands(tmp_path: Path) -> None:
         failed = pear_here(home, "lorebook", *args)
         assert failed.returncode == 2
         assert len(failed.stderr.strip().splitlines()) == 1 and "Traceback" not in failed.stderr
-    assert kit.tree_digest(home) == before
+    assert wkit.tree_digest(home) == before
 
 
 def test_export_lorebook_and_to_a_folder(tmp_path: Path) -> None:
@@ -281,7 +284,7 @@ def test_first_import_sets_up_the_data_folder_without_clobbering_it(tmp_path: Pa
     lorebook = tmp_path / "江湖.json"
     lorebook.write_text('{"entries": {"0": {"uid": 0, "key": ["江湖"], "content": "江湖路远。"}}}', encoding="utf-8")
     same_as_bundled = tmp_path / "栖水镇.json"
-    same_as_bundled.write_bytes(kit.bundled_lorebook())
+    same_as_bundled.write_bytes(wkit.bundled_lorebook())
     result = pear_here(home, "import", lorebook, same_as_bundled, "--card", "青梧")
     assert result.returncode == 0, result.stderr
     assert (home / "config.toml").is_file() and (home / "cards" / "青梧" / "青梧.png").is_file()

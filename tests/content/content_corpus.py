@@ -10,27 +10,16 @@ deliberately independent of ``peargarden.formats`` so the tests do not check our
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import zipfile
 from io import BytesIO
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from kit import workspace as wkit
+from kit.cli import pear_in_process as pear_here
+from kit.formats import text_chunk
 
-def _load_cli_testkit() -> ModuleType:
-    # The real ``pear`` in this process and the hand-built PNG helpers of the CLI/workspace tests.
-    path = Path(__file__).resolve().parents[1] / "cli" / "cli_testkit.py"
-    spec = importlib.util.spec_from_file_location("peargarden_cli_testkit_for_content", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-cli = _load_cli_testkit()
-pear_here = cli.pear_here
+__all__ = ["pear_here"]
 
 # A high surrogate alone (an emoji cut in half) and a low one alone.
 LONE_HIGH = "\ud83d"
@@ -46,7 +35,7 @@ def js_json(value: Any, *, indent: int | None = None) -> bytes:
 
 def card_png(card: dict[str, Any]) -> bytes:
     """A card PNG as SillyTavern writes it: ``chara`` = base64 of the V2 JSON (hand-built PNG)."""
-    return bytes(cli.kit.tiny_png(cli.kit.text_chunk("chara", base64.b64encode(js_json(card)))))
+    return wkit.tiny_png(text_chunk("chara", base64.b64encode(js_json(card))))
 
 
 def card_charx(card: dict[str, Any]) -> bytes:

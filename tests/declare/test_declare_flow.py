@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kit.cli import pear_in_process
 from peargarden.app.service import PearApp
 from peargarden.declare import compile_preset
 from peargarden.modes.stage.preset import Labeller, declare_preset, remove_declaration
@@ -159,7 +159,7 @@ def test_failed_side_call_falls_back_without_saving(home: Home) -> None:
 
 
 def test_sillytavern_default_preset(home: Home) -> None:
-    from conftest_shared import thirdparty
+    from kit.thirdparty import thirdparty
 
     data = thirdparty("sillytavern-1.12.6", "Default.json").read_bytes()
     (home.presets_dir / "Default.json").write_bytes(data)
@@ -182,8 +182,7 @@ def test_cli_labels_relabel_and_remove(home: Home, tmp_path: Path) -> None:
                       encoding="utf-8")  # fmt: skip
 
     def pear(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "peargarden", "--home", str(home.root), "preset", *args],
-                              capture_output=True, text=True)  # fmt: skip
+        return pear_in_process(home.root, "preset", *args)
 
     declared = pear("declare", "社区大预设", "--card", "青梧", "--labels", str(labels), "--json")
     assert declared.returncode == 0, declared.stderr

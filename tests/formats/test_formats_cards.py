@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_testkit import payload_of, thirdparty, tiny_png, v2_card
 
+from kit.formats import payload_of, tiny_png, v2_card
+from kit.thirdparty import thirdparty
 from peargarden.errors import FormatError
 from peargarden.formats import (
     Card,

@@ -7,8 +7,8 @@ import json
 import zipfile
 
 import pytest
-from formats_testkit import tiny_png
 
+from kit.formats import tiny_png
 from peargarden.errors import FormatError
 from peargarden.formats import Card, _charx, card_to_charx, detect_kind, read_card
 

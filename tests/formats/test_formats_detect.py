@@ -7,8 +7,8 @@ import json
 import zipfile
 
 import pytest
-from formats_testkit import b64json, text_chunk, tiny_png, v2_card
 
+from kit.formats import b64json, text_chunk, tiny_png, v2_card
 from peargarden.errors import FormatError
 from peargarden.formats import MAX_INPUT_BYTES, Card, card_to_charx, detect_kind
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_testkit import thirdparty
 
+from kit.thirdparty import thirdparty
 from peargarden.errors import FormatError
 from peargarden.formats import (
     WI_ENTRY_DEFAULTS,

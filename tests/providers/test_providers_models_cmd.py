@@ -68,10 +68,24 @@ def test_uses_the_configured_main_connection(
     }
 
 
-def test_nothing_configured_lists_the_embedded_model(capsys: pytest.CaptureFixture[str]) -> None:
+def test_nothing_configured_lists_the_embedded_models(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PEARGARDEN_MODELS", str(tmp_path))
     code, out, _ = run(["models"], capsys)
     assert code == 0
-    assert out.strip() == "SmolLM2-135M-Instruct"
+    lines = [line.split("\t") for line in out.strip().splitlines()]
+    assert [line[0] for line in lines] == ["qwen-0.5b", "qwen-1.5b", "smollm2"]
+    assert lines[0][1].endswith("（默认）") and all(line[2] == "未下载" for line in lines)
+    code, out, _ = run(["models", "--json"], capsys)
+    payload = json.loads(out)
+    assert payload["connection"] == "local" and payload["models"] == ["qwen-0.5b", "qwen-1.5b", "smollm2"]
+    assert [row["fetched"] for row in payload["embedded"]] == [False, False, False]
+
+
+def test_fetch_of_an_unknown_embedded_model_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["models", "--fetch", "qwen-70b"], capsys)
+    assert code == 2 and "qwen-70b" in err and "qwen-0.5b" in err and len(err.strip().splitlines()) == 1
 
 
 def test_non_ascii_key_is_a_clear_error(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from peargarden.workspace import atomic
 
 
 def read_jsonl_lines(path: Path) -> tuple[list[Any], bool]:
@@ -64,8 +65,6 @@ for seq in range(start, start + int(sys.argv[4])):
         atomic.append_line(home / "cards" / "卡0" / "chats" / "c1" / "会话.jsonl", line)
     print(seq, flush=True)
 """
-
-TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 
 
 def target_of(seq: int) -> str:
@@ -136,7 +135,7 @@ def check_folder(home: Path, reported: list[int], cut_short: set[int]) -> None:
         if path.is_dir():
             continue
         rel = path.relative_to(home).as_posix()
-        if TEMP_NAME.match(path.name):
+        if atomic.is_temp_name(path.name):
             continue  # debris of the killed write: never read as data, skipped by the vault
         if rel.endswith(".jsonl"):
             records, _torn = read_jsonl_lines(path)

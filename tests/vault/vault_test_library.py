@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from kit.cli import pear_in_process, pear_process
 
 LOREBOOK_NAMES = ["栖水镇", "青梧山", "白露书院", "雾隐江湖"] + [f"世界书{n:02d}" for n in range(60)]
 
@@ -76,32 +77,9 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 
 def pear_inprocess(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run the ``pear`` entry point in this process (same code path, without a child's start-up cost)."""
-    import contextlib
-    import io
-
-    from peargarden.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(["--home", str(home), *args])
-        except SystemExit as done:
-            code = done.code if isinstance(done.code, int) else 1
-    result = subprocess.CompletedProcess(["pear", *args], code, out.getvalue(), err.getvalue())
-    if check and code != 0:
-        raise AssertionError(f"pear {' '.join(args)} failed ({code}): {result.stderr}")
-    return result
+    return pear_in_process(home, *args, check=check)
 
 
 def pear(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run the real ``pear`` command in a child process."""
-    result = subprocess.run(
-        [sys.executable, "-m", "peargarden", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"pear {' '.join(args)} failed ({result.returncode}): {result.stderr}")
-    return result
+    return pear_process(home, *args, check=check)

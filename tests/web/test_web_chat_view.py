@@ -9,7 +9,7 @@ import json
 import urllib.parse
 import urllib.request
 
-from web_harness import LiveServer, Served, beats_done, open_new_chat, screenshot, wait_ready
+from web_harness import LiveServer, Served, beats_done, open_new_chat, screenshot, screenshots, wait_ready
 
 from peargarden.testing.fake_openai import text_reply
 from peargarden.web.markdown import render
@@ -102,6 +102,7 @@ def test_enter_sends_shift_enter_breaks_and_the_switch(served: Served, page: obj
     box.press("Control+Enter")
     beats_done(page, 1)
     assert page.locator(".msg.user").count() == 2  # type: ignore[attr-defined]
+    screenshots(page, "chat-enter-switch")
     page.check("#enter-sends")  # type: ignore[attr-defined]
 
 
@@ -121,7 +122,7 @@ def test_swipe_arrows_only_where_there_is_something_to_swipe(served: Served, pag
     page.click(".swipe-next")  # type: ignore[attr-defined]
     beats_done(page, 2)
     assert page.inner_text(".swipe-count") == "2/2" and page.locator(".swipe-prev").count() == 1  # type: ignore[attr-defined]
-    screenshot(page, "chat-swipes-390")
+    screenshots(page, "chat-swipes")
 
 
 def test_phone_width_composer_visible_and_no_sideways_scroll(served: Served, page: object) -> None:
@@ -158,7 +159,7 @@ def test_rename_delete_and_undo_with_correct_counts(served: Served, page: object
     renamed = "document.getElementById('chat-list').selectedOptions[0]?.textContent.startsWith('雨夜的客栈') === true"
     page.wait_for_function(renamed)  # type: ignore[attr-defined]
     assert (served.home.card_dir("青梧") / "chats" / chat / "title.txt").read_text(encoding="utf-8") == "雨夜的客栈\n"
-    screenshot(page, "chat-renamed")
+    screenshots(page, "chat-renamed")
     page.once("dialog", lambda dialog: dialog.accept())  # type: ignore[attr-defined]
     page.click("#remove-chat")  # type: ignore[attr-defined]
     page.locator("#removed").wait_for()  # type: ignore[attr-defined]
@@ -166,7 +167,7 @@ def test_rename_delete_and_undo_with_correct_counts(served: Served, page: object
     assert not folder.exists()
     assert chat not in [c["chat_id"] for c in get(f"{served.url}/api/chats/{CARD}")]  # type: ignore[attr-defined]
     assert page.is_disabled("#send")  # type: ignore[attr-defined]
-    screenshot(page, "chat-removed")
+    screenshots(page, "chat-removed")
     with page.expect_navigation():  # type: ignore[attr-defined]
         page.click("#undo-remove")  # type: ignore[attr-defined]
     wait_ready(page)
@@ -194,7 +195,7 @@ def test_inspector_keeps_the_last_beat_across_a_restart(served: Served, page: ob
         page.goto(f"{restarted.base_url}/inspect/{CARD}/{chat}")  # type: ignore[attr-defined]
         wait_ready(page)
         page.locator("text=灯笼是红的").first.wait_for()  # type: ignore[attr-defined]
-        screenshot(page, "inspect-after-restart")
+        screenshots(page, "inspect-after-restart")
 
 
 def st_chat_lines(*messages: tuple[bool, str]) -> str:
@@ -231,7 +232,7 @@ def test_chat_import_from_the_page_with_a_card_picker(served: Served, page: obje
     wait_ready(page)
     assert page.locator(".msg.user", has_text="掌柜，住店。").count() == 1  # type: ignore[attr-defined]
     assert page.locator(".msg.assistant .md em", has_text="青梧抬眼").count() == 1  # type: ignore[attr-defined]
-    screenshot(page, "import-chat-opened")
+    screenshots(page, "import-chat-opened")
     # A damaged chat: the error names the uploaded file, never the server's scratch folder.
     bad = folder / "坏的.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")

@@ -45,3 +45,4 @@ def test_a_failing_model_endpoint_answers_502_with_a_readable_line(home_dir: Pat
         else:
             pytest.fail("the model list of a broken connection succeeded")
     assert status == 502 and "API 密钥" in body["error"]
+

@@ -41,7 +41,7 @@ def test_odd_names_work_everywhere(live_server: LiveServer, seeded_home: Home, p
     assert broken == 0
     for name in NAMES:
         page.goto(live_server.base_url + "/")  # type: ignore[attr-defined]
-        page.locator(".card-tile", has_text=name[:5]).first.locator("a").click()  # type: ignore[attr-defined]
+        page.locator(".card-tile", has_text=name[:5]).first.locator("a").first.click()  # type: ignore[attr-defined]
         wait_ready(page)
         page.click("#start-chat")  # type: ignore[attr-defined]
         page.wait_for_url("**/chat/*/*")  # type: ignore[attr-defined]

@@ -95,6 +95,8 @@ def test_import_studio_and_a_malicious_greeting(served: Served, page: object, tm
 
     # The chat shows the greeting in a sandboxed frame: nothing in it runs.
     page.goto(f"{served.url}/chat/{urllib.parse.quote('黑店老板')}")  # type: ignore[attr-defined]
+    page.click("#start-chat")  # a card without chats: the page starts one on request (no GET creates it)  # type: ignore[attr-defined]
+    page.wait_for_url("**/chat/*/*")  # type: ignore[attr-defined]
     wait_ready(page)
     frame_el = page.locator(".msg.greeting iframe")  # type: ignore[attr-defined]
     frame_el.first.wait_for()

@@ -128,3 +128,10 @@ class Served:
     @property
     def url(self) -> str:
         return self.server.base_url
+
+
+def screenshots(page: object, name: str) -> None:
+    """*name* at the two sizes the web is judged at: 1280×800 and 390×844 (a phone)."""
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})  # type: ignore[attr-defined]
+        screenshot(page, f"{name}-{width}")

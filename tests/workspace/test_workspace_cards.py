@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from workspace_testkit import card_png, v2_card
 
+from kit.workspace import card_png, v2_card
 from peargarden.errors import BadInput, NotFound
 from peargarden.workspace.cards import (
     CardFolder,

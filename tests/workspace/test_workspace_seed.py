@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from workspace_testkit import tree_digest
 
+from kit.workspace import tree_digest
 from peargarden.errors import BadInput
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.home import Home

@@ -70,6 +70,9 @@ class BuiltRequest:
     # Custom entries to record on the branch once this request is sent in a recorded beat
     # (a dry run that calls the builder directly records nothing).
     customs: list[tuple[str, Any]] = field(default_factory=list)
+    # What a preview may show besides the request (e.g. tavern mode's SillyTavern body and ledger);
+    # never sent, never recorded.
+    inspect: dict[str, Any] = field(default_factory=dict)
 
 
 RequestBuilder = Callable[[BeatInput], "ChatRequest | BuiltRequest"]
@@ -94,7 +97,7 @@ class BeatSettings:
     builder: RequestBuilder
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     thinking: ThinkingLevel = "off"
-    mode: Mode = "stage"
+    mode: Mode = ""
     kind: BeatKind = "send"
     model: str = ""
     max_rounds: int = MAX_ROUNDS

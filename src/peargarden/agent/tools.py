@@ -44,7 +44,10 @@ from peargarden.providers.base import ThinkingLevel, ToolSpec
 AccessClass = Literal["none", "read", "write", "exec"]
 ACCESS_CLASSES: tuple[AccessClass, ...] = ("none", "read", "write", "exec")
 
-Mode = Literal["stage", "tavern", "work"]
+# The mode a beat runs in, as its mode table names it (``PlayMode.tool_mode``: "stage", "tavern",
+# "work" in the standard table).  The loop only passes it on and compares it; tools and the judge
+# that care about a particular mode know its name themselves.
+Mode = str
 
 
 @dataclass
@@ -67,7 +70,7 @@ class ToolContext:
     # The user's words of this beat (the write gate reads them); empty on /continue.
     user_text: str = ""
     thinking: ThinkingLevel = "off"
-    mode: Mode = "stage"
+    mode: Mode = ""
     cancel: threading.Event = field(default_factory=threading.Event)
     # Lives for one beat: tools of the same beat share it (draft sheet, counters).
     beat_state: dict[str, Any] = field(default_factory=dict)

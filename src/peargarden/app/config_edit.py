@@ -18,7 +18,7 @@ from peargarden.errors import BadInput
 from peargarden.workspace import atomic
 from peargarden.workspace.config import Settings, parse_settings
 
-Value = str | int | bool | Sequence[str]
+Value = str | int | float | bool | Sequence[str]
 
 _TABLE = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -29,6 +29,8 @@ def toml_value(value: Value) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return repr(value)  # finite floats only (callers check): 0.35, 1e-05
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
     if not value:
@@ -130,3 +132,19 @@ def set_values(config_file: Path, changes: Mapping[tuple[str, str], Value]) -> S
     settings = parse_settings(text, where=config_file)
     atomic.write_text(config_file, text)
     return settings
+
+
+def remove_value(text: str, table: str, key: str) -> str:
+    """*text* without ``table.key`` (unchanged when it is not there); comments and the rest stay."""
+    lines = text.split("\n")
+    headers = _headers(lines)
+    at = next((i for i, (_, name) in enumerate(headers) if name == table), None)
+    if at is None:
+        return text
+    start = headers[at][0] + 1
+    end = headers[at + 1][0] if at + 1 < len(headers) else len(lines)
+    for index in range(start, end):
+        if _key_of(lines[index]) == key:
+            del lines[index : _value_end(lines, index)]
+            return "\n".join(lines)
+    return text

@@ -2,8 +2,10 @@
 
 Personas live in ``library/personas/``: ``<name>.json`` (``{"name", "description"}``) or ``<name>.md`` /
 ``<name>.txt`` (the description as text).  A name without a file is still a persona — just a name.
-Order: the chat's own choice (``--persona``, stored in the chat header), then the card's ``卡.json``
+Order: a switch made inside the chat (a ``persona`` entry on its branch, so rewinding before it goes
+back), the chat's own choice (``--persona``, stored in the chat header), then the card's ``卡.json``
 ``persona`` (locked per card), then ``config.toml``'s ``user_name`` / ``user_persona``.
+A persona's picture is ``<name>.png`` (or ``.jpg`` / ``.webp`` / ``.gif``) beside it.
 """
 
 from __future__ import annotations
@@ -11,8 +13,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from peargarden.workspace.home import sanitize_name
+from peargarden.workspace.home import Home, sanitize_name
+
+# The custom entry a persona switch inside a chat records on the branch.
+PERSONA_ENTRY_TYPE = "persona"
+AVATAR_SUFFIXES = (".png", ".jpg", ".webp", ".gif")
 
 
 @dataclass(frozen=True)
@@ -45,3 +52,58 @@ def choose_persona(
     if name:
         return load_persona(personas_dir, name)
     return Persona(default_name, default_description)
+
+
+def recorded_persona(customs: list[Any]) -> str:
+    """The persona of the latest switch among a branch's ``persona`` entries ("" when none)."""
+    data = customs[-1].body.get("data") if customs else None
+    return str(data.get("name") or "") if isinstance(data, dict) else ""
+
+
+def persona_files(personas_dir: Path, name: str) -> list[Path]:
+    """Every file of the persona *name* (its text and its picture) that exists."""
+    stem = sanitize_name(name)
+    if not stem:
+        return []
+    suffixes = (".json", ".md", ".txt", *AVATAR_SUFFIXES)
+    return [personas_dir / f"{stem}{suffix}" for suffix in suffixes if (personas_dir / f"{stem}{suffix}").is_file()]
+
+
+def persona_avatar(personas_dir: Path, name: str) -> Path | None:
+    return next((p for p in persona_files(personas_dir, name) if p.suffix in AVATAR_SUFFIXES), None)
+
+
+def persona_names(personas_dir: Path) -> list[str]:
+    """The stems of the library's personas (a text file each; pictures alone do not count)."""
+    if not personas_dir.is_dir():
+        return []
+    return sorted({p.stem for p in personas_dir.iterdir() if p.suffix in (".json", ".md", ".txt") and p.is_file()})
+
+
+def save_persona(personas_dir: Path, name: str, description: str) -> None:
+    """``<name>.json`` (``{"name", "description"}``), written atomically."""
+    from peargarden.workspace import atomic
+
+    atomic.write_json(personas_dir / f"{sanitize_name(name)}.json", {"name": name, "description": description})
+
+
+def delete_persona(home: Home, name: str) -> dict[str, Any]:
+    """Remove a persona's files (text and picture); the vault keeps a snapshot first."""
+    from peargarden.workspace.vault import Vault
+
+    snapshot = Vault(home).snapshot(f"删除人设「{name}」之前") or Vault(home).latest()
+    removed = persona_files(home.personas_dir, name)
+    for path in removed:
+        path.unlink()
+    return {"deleted": name, "files": [p.name for p in removed], "snapshot": snapshot.id if snapshot else None}
+
+
+def save_avatar(personas_dir: Path, name: str, data: bytes, suffix: str) -> None:
+    """The persona's picture as ``<name><suffix>``, replacing one of another type."""
+    from peargarden.workspace import atomic
+
+    stem = sanitize_name(name)
+    atomic.write_bytes(personas_dir / f"{stem}{suffix}", data)
+    for other in AVATAR_SUFFIXES:
+        if other != suffix and (personas_dir / f"{stem}{other}").is_file():
+            (personas_dir / f"{stem}{other}").unlink()

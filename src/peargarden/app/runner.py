@@ -43,6 +43,8 @@ class BeatRunner:
         self._start = start
         self._queue: queue.Queue[object] = queue.Queue()
         self._thread: threading.Thread | None = None
+        # The error that ended the beat, when it was one of ours (its exit code is the CLI's).
+        self.failure: PearError | None = None
 
     def stop(self) -> None:
         self.cancel.set()
@@ -60,6 +62,7 @@ class BeatRunner:
             for event in self._start(self._approver):
                 self._queue.put(event)
         except PearError as error:
+            self.failure = error
             self._queue.put(ErrorEvent(message=str(error)))
             self._queue.put(DoneEvent(stop_reason="error"))
         except Exception as error:  # never let a worker die silently
@@ -73,17 +76,20 @@ class BeatRunner:
             self._thread = threading.Thread(target=self._work, name="pear-beat", daemon=True)
             self._thread.start()
 
-    def next_item(self) -> AgentEvent | ApprovalPrompt | None:
+    def next_item(self, on_wait: Callable[[], None] | None = None) -> AgentEvent | ApprovalPrompt | None:
         """The next event or approval prompt; ``None`` once the beat is over.
 
         Waits in short steps so a KeyboardInterrupt reaches the caller, who may call :meth:`stop`
-        and then keep calling this to collect the rest of the beat (it ends with ``done``).
+        and then keep calling this to collect the rest of the beat (it ends with ``done``);
+        *on_wait* is called at each step that brought nothing (a front's "still waiting" line).
         """
         self.start()
         while True:
             try:
                 item = self._queue.get(timeout=0.1)
             except queue.Empty:
+                if on_wait is not None:
+                    on_wait()
                 continue
             if item is _END:
                 if self._thread is not None:

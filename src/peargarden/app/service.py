@@ -10,25 +10,31 @@
 Every play method returns an iterator of agent events ending with ``done``; the user's message is
 written to the session before the model is called.  Pass ``cancel`` (a ``threading.Event``) to stop a
 beat from another thread and ``approver`` to answer tool approvals.
+
+One beat or edit per chat at a time, across processes: each one first takes the chat's lock
+(:mod:`peargarden.workspace.chat_lock`; a second claimant gets ``ChatBusy``, a ``ConflictError``)
+and reads what other processes appended meanwhile, so its entries join the chat where it really ends.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
-from peargarden.agent.events import AgentEvent, WarningEvent
+from peargarden.agent.events import AgentEvent, TextDeltaEvent, ThinkingDeltaEvent, WarningEvent
 from peargarden.agent.loop import BeatInput, BeatKind, BeatSettings, BuiltRequest, ModeSwitch, run_beat
 from peargarden.agent.record import no_record
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
 from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
-from peargarden.errors import BadInput, ConflictError, NotFound
+from peargarden.errors import BadInput, NotFound
 from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, PlayMode
 from peargarden.modes.stage import memory as bookkeeping
@@ -37,14 +43,17 @@ from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, ThinkingLevel
 from peargarden.sessions import TreeRow, build_context, ops
 from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
+from peargarden.workspace.chat_lock import ChatBusy, ChatLock, chat_lock_file
 from peargarden.workspace.chats import ChatFile, last_written, list_chats, utc_now
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
+from .checkpoints import StreamCheckpoint, checkpoint_file, recover
 from .connections import Connection, ResolvedProvider, resolve_provider, resolve_side
-from .personas import choose_persona
+from .personas import PERSONA_ENTRY_TYPE, choose_persona, load_persona, recorded_persona
 from .stored_keys import with_stored_key
 
 DEFAULT_CARD = "青梧"
@@ -132,7 +141,12 @@ class PearApp:
     def open_chat(self, card_name: str | None, chat_id: str, options: ChatOptions | None = None) -> ChatSession:
         card = self.card(card_name)
         chat = ChatFile.open(card.chats_dir, chat_id)
-        return self._session(card, chat, options or ChatOptions())
+        session = self._session(card, chat, options or ChatOptions())
+        # A reply a crash cut off mid-stream comes back as an incomplete message (see
+        # app.checkpoints); a chat another process is playing right now is left to that process.
+        with contextlib.suppress(ChatBusy):
+            session._hold()()  # claimed (recovering what a crash left) and given back at once
+        return session
 
     def latest_chat(self, card_name: str | None = None, options: ChatOptions | None = None) -> ChatSession | None:
         card = self.card(card_name)
@@ -179,9 +193,10 @@ class PearApp:
         if resolved.embedded and options.thinking and options.thinking != "off":
             thinking = "off"  # the embedded model cannot think; the stage then sends lore as bodies
         card_persona = card.settings().get("persona")
+        switched = recorded_persona(chat.tree.customs(PERSONA_ENTRY_TYPE))  # a switch made inside the chat
         persona = choose_persona(
             self.home.personas_dir,
-            options.persona or str(header.get("persona") or ""),
+            options.persona or switched or str(header.get("persona") or ""),
             card_persona if isinstance(card_persona, str) else "",
             settings.user_name,
             settings.user_persona,
@@ -196,11 +211,16 @@ class PearApp:
             thinking=thinking,
             embedded=resolved.embedded,
             chat_id=chat.chat_id,
+            small_model=resolved.small_model,
         )
         session = ChatSession(self, card, chat, settings, resolved, mode, env)
         session.start_mode = options.mode or _start_mode(settings, header)
-        if bookkeeping.story_memory_on(self, settings, resolved):
+        session.story_memory = bookkeeping.story_memory_on(self, settings, resolved)
+        if session.story_memory:
             env.story = lambda: bookkeeping.session_story_view(session)
+        else:
+            # No summaries or scene notes, but the stage's token budget still cuts the history.
+            env.story = lambda: bookkeeping.budget_view(session)
         return session
 
     def _mode(
@@ -235,6 +255,25 @@ def _card_object(card: Any) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
+@dataclass(frozen=True)
+class ChatView:
+    """What a front draws of a chat: read from the session, nothing else to reach into."""
+
+    card: str  # the card's folder name
+    char_name: str  # the card's character name (the folder name when the card has none)
+    card_data: dict[str, Any]  # the card object (V2/V3), for display-only regex scripts and the like
+    chat_id: str
+    mode: str
+    modes: list[str]  # the app's mode table, in order
+    entries: list[Entry]  # the active branch's messages, numbered from 0 as edit/delete/branch count
+    tree: list[TreeRow]
+    leaf: str | None
+    swipe: tuple[int, int]  # (position, count) of the last reply among its siblings
+    warnings: list[str]  # what reading the session file found
+    model: str
+    persona: str  # the user's name in this chat
+
+
 @dataclass
 class Preview:
     """What the next beat would send: the first request, its tools and the warnings it would show."""
@@ -243,6 +282,8 @@ class Preview:
     request: ChatRequest
     tools: list[Tool]
     warnings: list[str]
+    # What the mode's builder shows besides the request (tavern: SillyTavern's "body" and "assembly").
+    inspect: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -257,12 +298,15 @@ class ChatSession:
     # The mode of a branch with no recorded mode change (``--mode`` of the front, else the chat
     # header's, else config.toml's); see :meth:`follow_branch`.
     start_mode: str = "stage"
+    # Scene notes and compaction after each beat (see modes.stage.memory.story_memory_on).
+    story_memory: bool = False
     custom_hooks: list[Callable[[ToolContext], None]] = field(default_factory=list)
     # Wraps the side connection built for story memory when ``[side_model]`` names one (the web
     # records its requests for the inspector); without a side model the chat's own provider is used.
     wrap_side_provider: Callable[[Any], Any] | None = None
     _context_cache: dict[str, ContextMessage] = field(default_factory=dict)
     _busy: threading.Lock = field(default_factory=threading.Lock)
+    _lock: ChatLock | None = None
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -293,7 +337,7 @@ class ChatSession:
         request = built.request
         request.thinking = self.env.thinking  # as the loop sets them on every request it sends
         request.model = request.model or self.resolved.model
-        return Preview(name, request, tools, list(built.warnings))
+        return Preview(name, request, tools, list(built.warnings), dict(built.inspect))
 
     def _customs(self) -> list[dict[str, Any]]:
         """The branch's custom entries as a builder sees them (``BeatInput.custom_entries``)."""
@@ -322,6 +366,25 @@ class ChatSession:
         if side.provider is not self.resolved.provider and self.wrap_side_provider is not None:
             side.provider = self.wrap_side_provider(side.provider)
         return side
+
+    def view(self) -> ChatView:
+        """Everything a front shows of the chat (the web's chat page is drawn from it)."""
+        tree = self.chat.tree
+        return ChatView(
+            card=self.card.folder,
+            char_name=_card_name(self),
+            card_data=self.env.card_data,
+            chat_id=self.chat_id,
+            mode=self.mode,
+            modes=list(self.app.modes),
+            entries=list(tree.messages()),
+            tree=self.tree_rows(),
+            leaf=tree.leaf,
+            swipe=self.swipe_position(),
+            warnings=list(self.chat.warnings),
+            model=self.resolved.model,
+            persona=self.env.user_name,
+        )
 
     def messages(self) -> list[ContextMessage]:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""
@@ -358,11 +421,23 @@ class ChatSession:
         if mode in self.app.modes:  # a mode recorded under a table that had it and this one has not
             self.mode = mode
 
+    def set_persona(self, name: str) -> None:
+        """Play another persona from the next beat on; recorded on the branch (earlier messages keep
+        the names they were written under, as in SillyTavern)."""
+        persona = load_persona(self.app.home.personas_dir, name)
+        self.chat.append_custom(PERSONA_ENTRY_TYPE, {"name": persona.name})
+        self.env.user_name = persona.name
+        self.env.user_persona = persona.description
+
     def set_mode(self, mode: str) -> None:
         """Switch the chat's mode; recorded on the branch, so reopening (or rewinding) follows it."""
         self.app.mode(mode)
         if mode != self.mode:
-            self.chat.append_custom(MODE_ENTRY_TYPE, {"mode": mode})
+            if self._held():  # a switch the model made during its beat
+                self.chat.append_custom(MODE_ENTRY_TYPE, {"mode": mode})
+            else:
+                with self._holding():
+                    self.chat.append_custom(MODE_ENTRY_TYPE, {"mode": mode})
         self.mode = mode
 
     # -- greeting ----------------------------------------------------------------------------------
@@ -394,19 +469,33 @@ class ChatSession:
     ) -> Iterator[AgentEvent]:
         if not text.strip():
             raise BadInput("消息是空的")
-        self._check_idle()
-        # Written before the model is called: a failing beat never loses what the user wrote.
-        self.chat.append_message(self._user_message(text, self.app.mode(self.mode)))
-        return self._beat("send", text, cancel=cancel, approver=approver)
+        release = self._hold()
+        try:
+            # Written before the model is called: a failing beat never loses what the user wrote.
+            self.chat.append_message(self._user_message(text, self.app.mode(self.mode)))
+            return self._beat(release, "send", text, cancel=cancel, approver=approver)
+        except BaseException:
+            release()
+            raise
 
     def regenerate(
         self, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent]:
-        self._check_idle()
+        release = self._hold()
+        try:
+            return self._regenerate(release, cancel, approver)
+        except BaseException:
+            release()
+            raise
+
+    def _regenerate(
+        self, release: Callable[[], None], cancel: threading.Event | None, approver: Approver | None
+    ) -> Iterator[AgentEvent]:
         self.chat.apply(ops.plan_regenerate(self.chat.tree))
         self.follow_branch()
         anchor = ops.last_user(self.chat.tree)
         return self._beat(
+            release,
             "regenerate",
             anchor.message.get("content", "") if anchor else "",
             cancel=cancel,
@@ -417,68 +506,80 @@ class ChatSession:
         self, step: int, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent] | None:
         """Show the previous / next reply; past the last one a new reply is generated (returned events)."""
-        self._check_idle()
-        plan = ops.plan_swipe(self.chat.tree, step)
-        if plan is None:
-            return self.regenerate(cancel=cancel, approver=approver)
-        self.chat.apply(plan)
-        self.follow_branch()
+        release = self._hold()
+        try:
+            plan = ops.plan_swipe(self.chat.tree, step)
+            if plan is None:
+                return self._regenerate(release, cancel, approver)
+            self.chat.apply(plan)
+            self.follow_branch()
+        except BaseException:
+            release()
+            raise
+        release()
         return None
 
     def continue_(
         self, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent]:
-        self._check_idle()
-        messages = self.chat.tree.messages()
-        if not messages or messages[-1].role != "assistant":
-            raise BadInput("最后一条不是回复，没有可以续写的内容")
-        last = messages[-1]
-        history = self.context()
-        original_leaf = self.chat.tree.leaf
-        self.chat.move_leaf(last.parent_id)
-        events = self._beat(
-            "continue",
-            "",
-            cancel=cancel,
-            approver=approver,
-            history=history,
-            prefix=str(last.message.get("content") or ""),
-        )
+        release = self._hold()
+        try:
+            messages = self.chat.tree.messages()
+            if not messages or messages[-1].role != "assistant":
+                raise BadInput("最后一条不是回复，没有可以续写的内容")
+            last = messages[-1]
+            history = self.context()
+            original_leaf = self.chat.tree.leaf
+            self.chat.move_leaf(last.parent_id)
 
-        def guarded() -> Iterator[AgentEvent]:
-            try:
-                yield from events
-            finally:
+            def restore() -> None:
                 if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
                     self.chat.move_leaf(original_leaf)
 
-        return guarded()
+            return self._beat(
+                release,
+                "continue",
+                "",
+                cancel=cancel,
+                approver=approver,
+                history=history,
+                prefix=str(last.message.get("content") or ""),
+                before_release=restore,
+            )
+        except BaseException:
+            release()
+            raise
 
     def impersonate(self, *, cancel: threading.Event | None = None) -> Iterator[AgentEvent]:
         """Write the user's next line (streamed, not saved: the front offers it for sending)."""
-        return self._beat("impersonate", "", cancel=cancel, approver=None, record=False)
+        release = self._hold()
+        try:
+            return self._beat(release, "impersonate", "", cancel=cancel, approver=None, record=False)
+        except BaseException:
+            release()
+            raise
 
     def edit(self, index: int, text: str) -> None:
-        self._check_idle()
-        self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
-        self.follow_branch()
+        with self._holding():
+            self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
+            self.follow_branch()
 
     def delete(self, index: int) -> None:
-        self._check_idle()
-        self.chat.apply(ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now()))
-        self.follow_branch()
+        with self._holding():
+            self.chat.apply(ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now()))
+            self.follow_branch()
 
     def branch(self, index: int) -> None:
-        self._check_idle()
-        self.chat.apply(ops.plan_branch(self.chat.tree, index))
-        self.follow_branch()
+        with self._holding():
+            self.chat.apply(ops.plan_branch(self.chat.tree, index))
+            self.follow_branch()
 
     def goto(self, entry_id: str) -> None:
-        self._check_idle()
-        if entry_id not in self.chat.tree:
-            raise NotFound(f"会话里没有条目 {entry_id}")
-        self.chat.move_leaf(entry_id)
-        self.follow_branch()
+        with self._holding():
+            if entry_id not in self.chat.tree:
+                raise NotFound(f"会话里没有条目 {entry_id}")
+            self.chat.move_leaf(entry_id)
+            self.follow_branch()
 
     def export_sillytavern(self) -> bytes:
         header = self.chat.header.get("st_header") if isinstance(self.chat.header.get("st_header"), dict) else {}
@@ -500,31 +601,78 @@ class ChatSession:
         lists = self.settings.sandbox
         return make_sandbox_judge(lists.blacklist, lists.no_ask_prefixes)
 
-    def _check_idle(self) -> None:
-        if self._busy.locked():
-            raise ConflictError("这段对话正在生成回复：等它结束，或先停止它")
+    def _held(self) -> bool:
+        return self._lock is not None and self._lock.held
 
-    def _beat(self, *args: Any, **kwargs: Any) -> Iterator[AgentEvent]:
-        """One beat at a time per chat: held from here until the events are exhausted or dropped."""
+    def _hold(self) -> Callable[[], None]:
+        """Claim the chat for one beat or edit; returns the (idempotent) release.
+
+        This session's own lock first (a second beat from another thread of this front), then the
+        chat's cross-process lock; then what other processes appended is read in, so new entries
+        join the chat where it really ends rather than forking a side branch off a stale leaf.
+        """
         if not self._busy.acquire(blocking=False):
-            raise ConflictError("这段对话正在生成回复：等它结束，或先停止它")
+            raise ChatBusy("这段对话正在生成回复：等它结束，或先停止它")
+        lock = self._lock or ChatLock(
+            chat_lock_file(self.app.home, self.card.folder, self.chat.chat_id), self.chat.chat_id
+        )
         try:
-            events = self._beat_events(*args, **kwargs)
+            lock.acquire()
         except BaseException:
             self._busy.release()
             raise
+        self._lock = lock
         released = threading.Event()
 
         def release() -> None:
             if not released.is_set():
                 released.set()
+                lock.release()
                 self._busy.release()
+
+        try:
+            changed = self.chat.refresh()
+            changed = recover(self._checkpoint_path(), self.chat, _card_name(self)) or changed
+            if changed:
+                self.follow_branch()
+        except BaseException:
+            release()
+            raise
+        return release
+
+    def _checkpoint_path(self) -> Path:
+        return checkpoint_file(self.app.home, self.card.folder, self.chat.chat_id)
+
+    @contextlib.contextmanager
+    def _holding(self) -> Iterator[None]:
+        release = self._hold()
+        try:
+            yield
+        finally:
+            release()
+
+    def _beat(
+        self,
+        release: Callable[[], None],
+        *args: Any,
+        before_release: Callable[[], None] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AgentEvent]:
+        """The beat's events; the chat stays claimed until they are exhausted or dropped."""
+        events = self._beat_events(*args, **kwargs)
+
+        def finish() -> None:
+            try:
+                if before_release is not None:
+                    before_release()
+            finally:
+                release()
 
         def run() -> Iterator[AgentEvent]:
             try:
                 yield from events
             finally:
-                release()
+                finish()
 
         guarded = run()
         weakref.finalize(guarded, release)  # a caller that never iterates must not lock the chat
@@ -587,6 +735,8 @@ class ChatSession:
         )
         for hook in self.custom_hooks:
             hook(ctx)
+        # The streamed text is checkpointed until the loop records it (a crash keeps it).
+        checkpoint = StreamCheckpoint(self._checkpoint_path(), lambda: chat.tree.leaf)
         settings = BeatSettings(
             provider=self.resolved.provider,
             builder=builder,
@@ -598,7 +748,7 @@ class ChatSession:
             judge=self.app.judge or self._sandbox_judge(),
             approver=approver,
             record_card_grant=self.app.record_card_grant or make_card_grant_recorder(self.app.home, self.card.folder),
-            record=(lambda message: chat.append_message(message).id) if record else no_record,
+            record=_recording(lambda message: chat.append_message(message).id, checkpoint) if record else no_record,
             cancel=cancel or threading.Event(),
             context=ctx,
             continue_prefix=prefix,
@@ -606,10 +756,35 @@ class ChatSession:
             switch_mode=self._switch if record else None,
         )
         events = run_beat(history if history is not None else self.context(), settings)
+        if record:
+            events = _checkpointed(events, checkpoint)
         # Scene notes and compaction run before ``done`` (a one-shot front must not lose them).
-        if not (record and self.env.story):
+        if not (record and self.story_memory):
             return events
         return bookkeeping.with_bookkeeping(self, kind, events, cancel=settings.cancel)
+
+
+def _recording(record: Recorder, checkpoint: StreamCheckpoint) -> Recorder:
+    """*record*, then the checkpoint of the streamed text is dropped (the chat holds the text now)."""
+
+    def recorded(message: dict[str, Any]) -> str:
+        entry_id = record(message)
+        checkpoint.recorded()
+        return entry_id
+
+    return recorded
+
+
+Recorder = Callable[[dict[str, Any]], str]
+
+
+def _checkpointed(events: Iterator[AgentEvent], checkpoint: StreamCheckpoint) -> Iterator[AgentEvent]:
+    for event in events:
+        if isinstance(event, TextDeltaEvent):
+            checkpoint.add(text=event.text)
+        elif isinstance(event, ThinkingDeltaEvent):
+            checkpoint.add(reasoning=event.text)
+        yield event
 
 
 def _card_name(session: ChatSession) -> str:

@@ -1,16 +1,16 @@
 """The ``pear`` command line: a thin front over the app services.
 
-Each command group lives in its own module and registers itself on :data:`app`.
+The commands are listed in :mod:`._commands`; each one's module is imported only when that command
+runs, so a light command (``pear cards``) does not load the chat, the web server or the model libraries.
 Errors from the program (:class:`PearError`) are printed as one line on stderr with a non-zero exit.
 """
 
 from __future__ import annotations
 
-import contextlib
 import sys
+from types import ModuleType
 from typing import Any
 
-import click
 import typer
 
 from peargarden.errors import PearError
@@ -18,37 +18,32 @@ from peargarden.errors import PearError
 from ._app import app
 
 
-def _register_command_groups() -> None:
-    """Import every ``cli/*_cmd.py``: each registers its commands on :data:`app` when imported.
+def _click_exception_modules() -> list[ModuleType]:
+    """The loaded copies of click's exception module.
 
-    Command modules are discovered, not listed, so adding a command group never means editing this
-    file (do not add imports here).
+    typer >= 0.29 ships its own click as ``typer._click``; the real click is only loaded when a command
+    uses it (``click.edit``), and then its exceptions must be caught too.  A copy that is not loaded
+    cannot have raised anything, so nothing is imported here.
     """
-    import importlib
-    import pkgutil
-
-    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if module.name.endswith("_cmd"):
-            importlib.import_module(f"{__name__}.{module.name}")
+    names = ("typer._click.exceptions", "click.exceptions")
+    return [module for module in map(sys.modules.get, names) if module is not None]
 
 
-_register_command_groups()
-
-
-def _click_modules() -> tuple[Any, ...]:
-    """click's exception module(s): typer >= 0.29 ships its own copy of click as ``typer._click``."""
-    modules: list[Any] = [click.exceptions]
-    with contextlib.suppress(ImportError):
-        import typer._click.exceptions as vendored
-
-        modules.append(vendored)
-    return tuple(modules)
-
-
-_CLICK = _click_modules()
-_ABORT = tuple(m.Abort for m in _CLICK if hasattr(m, "Abort"))
-_CLICK_ERROR = tuple(m.ClickException for m in _CLICK if hasattr(m, "ClickException"))
-_EXIT = tuple(m.Exit for m in _CLICK if hasattr(m, "Exit"))
+def _click_exit_code(error: Exception) -> int | None:
+    """The exit code for one of click's control-flow exceptions (after printing it); None for others."""
+    loaded = _click_exception_modules()
+    aborts = (typer.Abort, *(m.Abort for m in loaded if hasattr(m, "Abort")))
+    exits = (typer.Exit, *(m.Exit for m in loaded if hasattr(m, "Exit")))
+    if isinstance(error, aborts):
+        print("pear: aborted", file=sys.stderr)
+        return 130
+    if isinstance(error, tuple(m.ClickException for m in loaded)):
+        shown: Any = error  # the class comes from a module found at run time
+        shown.show()
+        return int(shown.exit_code)
+    if isinstance(error, exits):
+        return int(error.exit_code)
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -61,19 +56,16 @@ def main(argv: list[str] | None = None) -> None:
     except PearError as error:
         print(f"pear: {error}", file=sys.stderr)
         sys.exit(error.exit_code)
-    except _ABORT:
-        print("pear: aborted", file=sys.stderr)
-        sys.exit(130)
-    except _CLICK_ERROR as error:
-        error.show()
-        sys.exit(error.exit_code)
-    except _EXIT as done:
-        sys.exit(done.exit_code)
     except KeyboardInterrupt:
         print("pear: interrupted", file=sys.stderr)
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except Exception as error:
+        exit_code = _click_exit_code(error)
+        if exit_code is None:
+            raise
+        sys.exit(exit_code)
 
 
 __all__ = ["app", "main"]

@@ -1,18 +1,59 @@
-"""The root Typer application and the options every command shares."""
+"""The root Typer application: its group, which imports each command on first use, and the shared options."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from peargarden.workspace.home import Home
+
+from ._commands import COMMANDS
+
+
+def load_command(name: str) -> Any:
+    """Import the module of ``name`` and return its click command (a group for a sub-app).
+
+    The module registers the command on the root :data:`app` as it is imported; converting the root again
+    (typer's public :func:`typer.main.get_command`) yields it as click sees it, with the shared options.
+    """
+    importlib.import_module(f"{__package__}.{COMMANDS[name].module}")
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    command = root.commands.get(name)
+    if command is None:
+        raise LookupError(f"peargarden.cli.{COMMANDS[name].module} does not define the command {name!r}")
+    return command
+
+
+class LazyCommands(TyperGroup):
+    """The root group: commands come from :data:`COMMANDS`, each imported on first use."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            self.commands[cmd_name] = load_command(cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        # click's own listing would resolve (import) every command to read its help.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry.summary) for name, entry in COMMANDS.items()])
+
 
 app = typer.Typer(
     name="pear",
     help="梨园 Pear Garden — agentic role-play, compatible with SillyTavern content.",
+    cls=LazyCommands,
     no_args_is_help=True,
+    # Plain click help: rich's would import rich (and every command, to read its help) for `pear --help`.
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
     add_completion=False,
 )

@@ -6,6 +6,7 @@ import contextlib
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -14,8 +15,8 @@ import typer
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.agent.thinking import parse_level
-from peargarden.app.card_regex import pending_question, set_allowance
-from peargarden.app.connections import Connection
+from peargarden.app.connections import Connection, flag_timeouts
+from peargarden.app.regex_allowance import pending_question, set_allowance
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import BadInput, PearError, ProviderError
@@ -49,14 +50,19 @@ def _options(
     base_url: str | None,
     model: str | None,
     api_key_env: str | None,
+    local_model: str | None = None,
+    timeouts: dict[str, float | None] | None = None,
 ) -> ChatOptions:
     if mode is not None and mode not in ("stage", "tavern", "work"):
         raise BadInput(f"--mode 只能是 stage、tavern 或 work，收到 {mode!r}")
     if thinking is not None:
         parse_level(thinking)
+    if local_model and base_url:
+        raise BadInput("--local-model 和 --base-url 只能选一个（a local GGUF or an endpoint）")
+    limits = flag_timeouts(timeouts or {})
     connection: Connection | None = None
-    if base_url or model or api_key_env:
-        connection = Connection(base_url or "", model or "", api_key_env or "")
+    if base_url or model or api_key_env or local_model or limits:
+        connection = Connection(base_url or "", model or "", api_key_env or "", local_model or "", limits)
     return ChatOptions(mode=mode, thinking=thinking, persona=persona, connection=connection)
 
 
@@ -181,12 +187,36 @@ def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
         prompt.answer(ApprovalAnswer("deny", answer))
 
 
+class _StillWaiting:
+    """Says on stderr, every *every* seconds without news from the beat, how long it has waited."""
+
+    def __init__(self, endpoint: str, every: float) -> None:
+        self.endpoint = endpoint
+        self.every = every
+        self.started = self.last_news = self.last_said = time.monotonic()
+
+    def restart(self) -> None:
+        self.started = self.last_news = self.last_said = time.monotonic()
+
+    def news(self) -> None:
+        self.last_news = self.last_said = time.monotonic()
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        if self.every <= 0 or now - max(self.last_news, self.last_said) < self.every:
+            return
+        self.last_said = now
+        typer.echo(f"（仍在等待 {self.endpoint} 的回复：已等 {now - self.started:.0f} 秒；Ctrl-C 停止）", err=True)
+
+
 def _run(
     start: Callable[[Approver, threading.Event], Iterator[AgentEvent]],
     on_event: Callable[[AgentEvent], None],
     interactive: bool,
-) -> tuple[str, str]:
-    """Drive one beat; returns (stop reason, reply text).  Ctrl-C stops the beat, keeping its text.
+    waiting: _StillWaiting | None = None,
+) -> tuple[str, str, int]:
+    """Drive one beat; returns (stop reason, reply text, exit code for an error).  Ctrl-C stops the
+    beat, keeping its text.
 
     While the beat runs, SIGINT only sets the cancel event (no KeyboardInterrupt in the middle of
     printing); the beat then ends by itself with ``done`` (aborted) and its partial text saved.
@@ -195,8 +225,14 @@ def _run(
     runner = BeatRunner(lambda approver: start(approver, cancel), cancel)
     text: list[str] = []
     reason = "error"
+    tick = None
+    if waiting is not None:
+        waiting.restart()
+        tick = waiting.tick
     with _ctrl_c_stops(runner):
-        while (item := runner.next_item()) is not None:
+        while (item := runner.next_item(tick)) is not None:
+            if waiting is not None:
+                waiting.news()
             if isinstance(item, ApprovalPrompt):
                 with _ctrl_c_default():
                     _ask_approval(item, interactive)
@@ -206,7 +242,8 @@ def _run(
             if item.type == "done":
                 reason = item.to_json()["stop_reason"]
             on_event(item)
-    return reason, "".join(text)
+    code = runner.failure.exit_code if runner.failure is not None else ProviderError.exit_code
+    return reason, "".join(text), code
 
 
 @contextlib.contextmanager
@@ -246,22 +283,41 @@ def chat_command(
     ),
     model: str | None = typer.Option(None, "--model", help="模型名。"),
     api_key_env: str | None = typer.Option(None, "--api-key-env", help="存放 API 密钥的环境变量名。"),
+    local_model: str | None = typer.Option(
+        None,
+        "--local-model",
+        help="在本机运行的 GGUF 模型文件（或内置模型名 qwen-0.5b / qwen-1.5b / smollm2），代替默认的内置模型。",
+    ),
     thinking: str | None = typer.Option(None, "--thinking", help="off | minimal | low | medium | high | xhigh"),
     persona: str | None = typer.Option(None, "--persona", help="你在故事里的名字（默认来自设置）。"),
     chat_id: str | None = typer.Option(None, "--chat", help="接着已有的对话（对话 id，见 pear sessions list）。"),
     once: str | None = typer.Option(None, "--once", help="只走一拍：发送这句话，打印回复后退出。"),
     as_json: bool = typer.Option(False, "--json", help="与 --once 一起：把事件流按 JSON 行打印。"),
+    connect_timeout: float | None = typer.Option(None, "--connect-timeout", help="连接的时限（秒，默认 10）。"),
+    first_byte_timeout: float | None = typer.Option(
+        None, "--first-byte-timeout", help="发出请求后等回应的时限（秒，默认 120）。"
+    ),
+    idle_timeout: float | None = typer.Option(None, "--idle-timeout", help="回复中途停顿的时限（秒，默认 60）。"),
+    total_timeout: float | None = typer.Option(
+        None, "--total-timeout", help="一次请求连同重试的总时限（秒，默认 600）。"
+    ),
+    still_waiting: float = typer.Option(
+        10.0, "--still-waiting", help="没有新内容时，每隔这么多秒提示一次已等多久（0：不提示）。"
+    ),
 ) -> None:
     """和一张卡对话（交互式、流式输出）；--once 只走一拍。"""
     if as_json and once is None:
         raise BadInput("--json 只能和 --once 一起用")
-    options = _options(mode, thinking, persona, base_url, model, api_key_env)
+    limits = {"connect": connect_timeout, "first_byte": first_byte_timeout, "idle": idle_timeout}
+    limits["total"] = total_timeout
+    options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model, limits)
     session = _open(card, chat_id, options)
+    waiting = _StillWaiting(_endpoint(session), still_waiting)
     with vault_snapshots(state.home):
         if once is not None:
-            _once(session, once, as_json)
+            _once(session, once, as_json, waiting)
             return
-        _interactive(session)
+        _interactive(session, waiting)
 
 
 def _ask_card_regex(home: Home, card: str) -> None:
@@ -280,7 +336,13 @@ def _ask_card_regex(home: Home, card: str) -> None:
     typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder} 更改）", err=True)
 
 
-def _once(session: ChatSession, text: str, as_json: bool) -> None:
+def _endpoint(session: ChatSession) -> str:
+    """How the "still waiting" line names the model: its endpoint's address, or the embedded model."""
+    base_url = getattr(session.resolved.provider, "base_url", "")
+    return str(base_url) if base_url else "内置模型"
+
+
+def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting | None = None) -> None:
     def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent]:
         return session.send(text, cancel=cancel, approver=approver)
 
@@ -290,21 +352,21 @@ def _once(session: ChatSession, text: str, as_json: bool) -> None:
             sys.stdout.write(dumps_json(event.to_json()) + "\n")
             sys.stdout.flush()
 
-        reason, _ = _run(start, emit, interactive=False)
+        reason, _, code = _run(start, emit, interactive=False, waiting=waiting)
     else:
         printer = _Printer(show_thinking=False)
-        reason, reply = _run(start, printer.event, interactive=False)
+        reason, reply, code = _run(start, printer.event, interactive=False, waiting=waiting)
         if reply and not reply.endswith("\n"):
             sys.stdout.write("\n")
     # sys.exit rather than typer.Exit: the root runs click with standalone_mode=False, which turns
     # an Exit into a return value that would be lost.
     if reason == "error":
-        sys.exit(ProviderError.exit_code)
+        sys.exit(code)
     if reason == "aborted":
         sys.exit(130)
 
 
-def _interactive(session: ChatSession) -> None:
+def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> None:
     printer = _Printer()
     typer.echo(
         f"梨园 · {session.card.folder} · 对话 {session.chat_id} · {session.mode} · 思考 {session.thinking}",
@@ -318,7 +380,7 @@ def _interactive(session: ChatSession) -> None:
 
     def play(start: Callable[[Approver, threading.Event], Iterator[AgentEvent]]) -> str:
         before = session.mode
-        _, reply = _run(start, printer.event, interactive=True)
+        _, reply, _code = _run(start, printer.event, interactive=True, waiting=waiting)
         printer._newline()
         if session.mode != before:  # the model switched into (or out of) work mode itself
             typer.echo(f"（对话方式：{before} → {session.mode}）", err=True)

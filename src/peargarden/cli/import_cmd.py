@@ -9,13 +9,14 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-from peargarden.app.card_regex import regex_question
+from peargarden.app.regex_allowance import regex_question
 from peargarden.errors import BadInput
 from peargarden.formats import Card
 from peargarden.workspace.importer import BookMode, ImportPlan, RegexAnswerFn, apply_plan, book_mode, plan_import
 from peargarden.workspace.inputs import file_size
 
 from ._app import app, state
+from ._vault import tidy
 
 # Show a progress bar from this many files on, or when the files add up to this many bytes.
 PROGRESS_MIN_FILES = 5
@@ -41,6 +42,7 @@ def import_command(
     mode = book_mode(book)
     answer = regex_answer(regex)
     home = state.home
+    tidy(home)  # a kill mid-import left temp files: they go now
     total = sum(file_size(path) for path in files)
     if len(files) >= PROGRESS_MIN_FILES or total >= PROGRESS_MIN_BYTES:
         plan = _plan_with_progress(files, total, mode, card, answer)

@@ -7,10 +7,10 @@ from typing import Any
 
 import typer
 
+from peargarden.app.chat_summaries import chat_summaries, summarize
 from peargarden.app.service import st_create_date
 from peargarden.errors import NotFound
 from peargarden.formats import TavernChat, TavernMessage, dumps_json, write_chat_jsonl
-from peargarden.sessions import ops
 from peargarden.sessions.sillytavern import export_chat
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, open_card
@@ -22,6 +22,10 @@ sessions_app = typer.Typer(help="对话（会话树）：列出、查看、导�
 app.add_typer(sessions_app, name="sessions")
 
 
+# Summary keys the web's list uses that `pear sessions list --json` does not print.
+_INTERNAL = ("branch_mode", "visible")
+
+
 def _cards(card: str | None) -> list[CardFolder]:
     return [open_card(state.home, card)] if card else list_cards(state.home)
 
@@ -31,24 +35,6 @@ def _find(chat_id: str, card: str | None) -> tuple[CardFolder, ChatFile]:
         if chat_id in list_chats(folder.chats_dir):
             return folder, ChatFile.open(folder.chats_dir, chat_id)
     raise NotFound(f"没有对话 {chat_id}（no such chat）；用 pear sessions list 查看")
-
-
-def _summary(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
-    messages = chat.tree.messages()
-    last = messages[-1] if messages else None
-    position, count = ops.swipe_position(chat.tree)
-    return {
-        "id": chat.chat_id,
-        "card": folder.folder,
-        "mode": chat.header.get("mode", "stage"),
-        "created": chat.header.get("timestamp"),
-        "updated": max((e.timestamp for e in chat.tree), default=chat.header.get("timestamp")),
-        "messages": len(messages),
-        "entries": len(chat.tree),
-        "last": str(last.message.get("content") or "") if last else "",
-        "swipe": [position, count],
-        "warnings": chat.warnings,
-    }
 
 
 def _message_row(number: int, entry: Any) -> dict[str, Any]:
@@ -83,8 +69,9 @@ def list_command(
     """列出对话：id、卡、方式、消息数、最后一条。"""
     rows = []
     for folder in _cards(card):
-        for chat_id in list_chats(folder.chats_dir):
-            rows.append(_summary(folder, ChatFile.open(folder.chats_dir, chat_id)))
+        # Kept per chat and re-read only for chats that changed (a long chat is not read every time).
+        for summary in chat_summaries(folder):
+            rows.append({key: value for key, value in summary.items() if key not in _INTERNAL})
     if as_json:
         typer.echo(dumps_json(rows, indent=2))
         return
@@ -108,7 +95,7 @@ def show_command(
     folder, chat = _find(chat_id, card)
     messages = chat.tree.messages()
     if as_json:
-        out: dict[str, Any] = _summary(folder, chat)
+        out: dict[str, Any] = {k: v for k, v in summarize(folder, chat).items() if k not in _INTERNAL}
         out["leaf"] = chat.tree.leaf
         out["branch"] = [_message_row(n, e) for n, e in enumerate(messages)]
         if tree:

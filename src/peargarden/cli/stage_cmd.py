@@ -29,6 +29,9 @@ def assemble_command(
         None, "--thinking", help="off|minimal|low|medium|high|xhigh (default: what a chat would use)."
     ),
     as_json: bool = typer.Option(False, "--json", help="JSON output (non-ASCII kept readable)."),
+    small: bool = typer.Option(
+        False, "--small", help="The small-model profile (what a chat on a small local model sends): no tools."
+    ),
 ) -> None:
     """Print the system prompt, the messages and the tools of one stage beat.
 
@@ -41,7 +44,7 @@ def assemble_command(
     if chat:
         system, messages, tools, warnings = _chat_preview(card, chat, message, thinking)
     else:
-        system, messages, tools, warnings = _new_chat_beat(card, message, thinking)
+        system, messages, tools, warnings = _new_chat_beat(card, message, thinking, small)
     tool_specs = [t.spec().to_openai() for t in tools]
     if as_json:
         payload: dict[str, Any] = {
@@ -79,7 +82,7 @@ def _chat_preview(card: str, chat: str, message: str, thinking: str | None) -> _
     return system, messages, preview.tools, preview.warnings
 
 
-def _new_chat_beat(card: str, message: str, thinking: str | None) -> _Beat:
+def _new_chat_beat(card: str, message: str, thinking: str | None, small: bool = False) -> _Beat:
     from peargarden.modes.stage.materials import load_stage_materials
     from peargarden.modes.stage.request import assemble_for, greeting_turns
     from peargarden.modes.stage.tools import StageToolEnv, stage_tools
@@ -87,6 +90,11 @@ def _new_chat_beat(card: str, message: str, thinking: str | None) -> _Beat:
     materials = load_stage_materials(state.home, card)
     level = (thinking or _default_thinking(materials.settings)).strip().lower()
     history: list[Turn] = greeting_turns(materials)
+    if small:
+        from peargarden.modes.stage.request import compact_for
+
+        staged = compact_for(materials, history, message)
+        return staged.system, staged.messages, [], list(materials.warnings)
     tools = stage_tools(StageToolEnv(state.home, materials.folder))
     staged = assemble_for(materials, history, message, thinking=level, tool_names=[t.name for t in tools])
     return staged.system, staged.messages, tools, [*staged.warnings, *materials.warnings]

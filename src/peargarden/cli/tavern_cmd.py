@@ -19,12 +19,9 @@ app.add_typer(tavern_app, name="tavern")
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=path) from None
-    except OSError as error:
-        raise BadInput(f"无法读取：{error.strerror}", path=path) from None
+    from peargarden.workspace.inputs import read_json
+
+    return read_json(path)
 
 
 def _read_jsonl(path: Path) -> list[Any]:
@@ -109,6 +106,14 @@ def format_ledger(assembly: Any) -> str:
     return "\n".join(lines)
 
 
+def _st_version(value: str) -> str:
+    from peargarden.workspace.config import ST_VERSIONS
+
+    if value not in ST_VERSIONS:
+        raise BadInput(f"--st-version 只能是 {' 或 '.join(ST_VERSIONS)}，实际是 {value!r}")
+    return value
+
+
 @tavern_app.command("replay")
 def replay_cmd(
     case_dir: Path = typer.Argument(..., help="Oracle case folder (settings.json, card.json, preset.json, …)."),
@@ -119,9 +124,7 @@ def replay_cmd(
 ) -> None:
     """Replay an oracle case's steps and print the request body of the last generation."""
     from peargarden.tavern.replay import replay
-    from peargarden.tavern.version import normalize_version
-
-    version = normalize_version(st_version, source="--st-version") if st_version else None
+    version = _st_version(st_version) if st_version else None
     result = replay(load_case(case_dir), version=version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
@@ -149,15 +152,9 @@ def _card_context(card_name: str) -> tuple[Any, Any, dict[str, Any]]:
 
 
 def _read_preset(home: Any, name: str) -> dict[str, Any]:
-    from peargarden.formats.presets import read_preset
-    from peargarden.workspace.inputs import read_input
-    from peargarden.workspace.library import lorebook_name
+    from peargarden.modes.tavern.sources import read_named_preset
 
-    path = home.presets_dir / f"{lorebook_name(name)}.json"
-    if not path.is_file():
-        raise NotFound(f"预设库里没有「{name}」（no such preset）")
-    preset = read_preset(read_input(path), str(path))
-    return dict(preset)
+    return read_named_preset(home, name)
 
 
 @tavern_app.command("assemble")
@@ -175,20 +172,26 @@ def assemble_cmd(
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
     from peargarden.formats import card_to_object
+    from peargarden.modes.tavern.sources import card_worlds
     from peargarden.tavern.assemble import generate
     from peargarden.tavern.controls import user_state
     from peargarden.tavern.replay import _user_message
     from peargarden.tavern.request import request_body
-    from peargarden.tavern.version import normalize_version
     from peargarden.text.tokens import counter_for_model
-    from peargarden.workspace.library import read_library_lorebook
     from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
 
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
+    if chat:
+        if preset is not None or st_version is not None:
+            raise BadInput(
+                "--chat 显示这段对话下一拍真正发送的请求（用卡的预设和版本），不能再加 --preset 或 --st-version"
+            )
+        _print_assembly(*_chat_preview(card, chat, message or ""), ledger=ledger)
+        return
     home, folder, ctx = _card_context(card)
     settings = ctx["settings"]
-    version = normalize_version(st_version or settings.st_version, source="--st-version")
+    version = _st_version(st_version) if st_version else settings.st_version
     card_json: dict[str, Any] = ctx["card_json"]
     stored = card_json.get("tavern")
     tavern: dict[str, Any] = stored if isinstance(stored, dict) else {}
@@ -196,28 +199,7 @@ def assemble_cmd(
     preset_data = _read_preset(home, preset_name) if preset_name else None
     loaded = folder.load_card()
     card_obj = card_to_object(loaded, "v2")
-    worlds: dict[str, dict[str, Any]] = {}
-    books: list[str] = []
-    for name in settings.lorebooks:
-        worlds[name] = read_library_lorebook(home, name)
-        books.append(name)
-    if folder.supplement_book_file.is_file():
-        worlds["补充设定集"] = _read_json(folder.supplement_book_file)
-        books.append("补充设定集")
-    embedded = loaded.data.get("character_book")
-    if isinstance(embedded, dict) and embedded.get("entries"):
-        from peargarden.worldinfo.sources import character_book_to_world
-
-        name, world = character_book_to_world(embedded, loaded.name, editor_resave=False)
-        worlds.setdefault(name, world)
-        books.insert(0, name)
-    chat_lines = None
-    if chat:
-        from peargarden.sessions.sillytavern import export_chat
-        from peargarden.workspace.chats import ChatFile
-
-        chat_file = ChatFile.open(folder.chats_dir, chat)
-        chat_lines = export_chat(chat_file.tree, chat_file.header, settings.user_name, loaded.name)
+    worlds, books = card_worlds(home, folder, settings, loaded)
     model = str((preset_data or {}).get("custom_model") or settings.model.model or "")
     counter = counter_for_model(model, default=None) if model else counter_for_model("gpt-3.5-turbo")
     power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
@@ -230,8 +212,8 @@ def assemble_cmd(
         card_obj,
         tavern={**tavern, "power_user": power_user},
         preset=preset_data,
-        chat_lines=chat_lines,
-        chat_id=chat,
+        chat_lines=None,
+        chat_id=None,
         worlds=worlds,
         character_books=books,
         user_name=settings.user_name,
@@ -248,14 +230,26 @@ def assemble_cmd(
     if message:
         state_.chat.append(_user_message(state_, message))
     result = generate(state_, "normal", dry_run=True)
-    for warning in dict.fromkeys(result.warnings):
+    body = request_body(state_.oai, result.messages, "normal", omit_empty_bias=state_.compat.omit_empty_logit_bias)
+    _print_assembly(body, result, list(dict.fromkeys(result.warnings)), ledger=ledger)
+
+
+def _chat_preview(card: str, chat: str, message: str) -> tuple[dict[str, Any], Any, list[str]]:
+    """The next tavern beat of *chat* exactly as ``pear chat`` would send it (the service's preview)."""
+    from peargarden.app.service import ChatOptions, PearApp
+
+    from ._app import state
+
+    preview = PearApp(state.home).open_chat(card, chat, ChatOptions(mode="tavern")).preview("tavern", message)
+    return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
+
+
+def _print_assembly(body: dict[str, Any], assembly: Any, warnings: list[str], *, ledger: bool) -> None:
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if ledger:
-        print(format_ledger(result))
+        print(format_ledger(assembly))
     else:
-        body = request_body(
-            state_.oai, result.messages, "normal", omit_empty_bias=state_.compat.omit_empty_logit_bias
-        )
         print(dumps_json(body, indent=2))
 
 
@@ -277,7 +271,7 @@ def set_cmd(
     if key == "regex":
         if card is None:
             raise BadInput("设置 regex 需要 --card")
-        from peargarden.app.card_regex import set_allowance
+        from peargarden.app.regex_allowance import set_allowance
         from peargarden.tavern.controls import parse_on_off
 
         allowed = parse_on_off(key, value)
@@ -297,10 +291,10 @@ def set_cmd(
     preset_data = None
     preset_path = None
     if preset is not None and (key in ("context", "response", "order") or key.startswith("prompt.")):
-        from peargarden.workspace.library import lorebook_name
+        from peargarden.modes.tavern.sources import preset_file
 
         preset_data = _read_preset(home, preset)
-        preset_path = home.presets_dir / f"{lorebook_name(preset)}.json"
+        preset_path = preset_file(home, preset)
     if card is None and preset_data is None:
         raise BadInput(f"需要 --card（或对预设设置用 --preset）；可用的设置：{KEYS_HELP}")
     folder = None

@@ -52,7 +52,7 @@ Personas (SillyTavern ``power_user``)::
 """
 
 from ._common import MAX_INPUT_BYTES, dumps_json, escape_lone_surrogates, has_lone_surrogate, replace_lone_surrogates
-from .card_files import card_to_charx, card_to_json, card_to_png, read_card, read_card_png, read_charx
+from .card_files import card_like, card_to_charx, card_to_json, card_to_png, read_card, read_card_png, read_charx
 from .cards import SPEC_V2, SPEC_V3, Card, card_from_object, card_to_object
 from .chats import (
     TavernChat,
@@ -72,6 +72,7 @@ from .lorebooks import (
     new_entry,
     new_lorebook,
     next_uid,
+    normalized_character_book,
     read_lorebook,
 )
 from .personas import (
@@ -110,6 +111,7 @@ __all__ = [
     "TavernChat",
     "TavernMessage",
     "card_from_object",
+    "card_like",
     "card_to_charx",
     "card_to_json",
     "card_to_object",
@@ -128,6 +130,7 @@ __all__ = [
     "new_entry",
     "new_lorebook",
     "next_uid",
+    "normalized_character_book",
     "persona_from_object",
     "persona_to_json",
     "personas_from_power_user",

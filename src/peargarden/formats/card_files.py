@@ -106,6 +106,16 @@ def card_to_png(card: Card, image: bytes, spec: Literal["v2", "v3"] = "v3", *, i
     return b"".join(out)
 
 
+def card_like(card: Card, original: bytes, filename: str) -> bytes:
+    """*card* in the format of the card file *original*: a PNG keeps every image byte (only the card
+    chunks change), a CHARX its assets, a JSON card its spec."""
+    if original.startswith(b"\x89PNG\r\n\x1a\n"):
+        return card_to_png(card, original, image_name=filename)
+    if original.startswith(b"PK"):
+        return card_to_charx(card, assets=card.assets)
+    return card_to_json(card, "v2" if card.source_spec in ("v1", "v2") else "v3")
+
+
 def _b64(obj: JsonObject) -> str:
     return base64.b64encode(dumps_compact(obj).encode("utf-8")).decode("ascii")
 

@@ -8,6 +8,7 @@ neither do we); ``new_entry`` gives a complete entry with the editor's defaults 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from peargarden.errors import FormatError
@@ -317,3 +318,34 @@ def _keyed_by_uid(entries: list[JsonObject]) -> JsonObject:
                 uid += 1
         keyed[str(uid)] = {**entry, "uid": uid}
     return keyed
+
+
+def normalized_character_book(book: JsonObject) -> JsonObject | None:
+    """An embedded ``character_book`` whose ``entries`` are not the list the spec asks for, made one;
+    ``None`` when it already is.  Raises :class:`FormatError` for what cannot be made one.
+
+    Card tools write ``entries`` the way standalone books keep them (an object keyed by uid) or as
+    JSON text; SillyTavern's World Info reads either shape once it is a book.  So an object whose
+    values are all entries becomes the list of them (in key order, numeric keys by number), JSON text
+    is read and treated the same way, and an empty value means no entries.  Anything else (a number,
+    prose, an object of non-entries) is refused with the reason.
+    """
+    entries = book.get("entries")
+    if isinstance(entries, list):
+        return None
+    if entries is None or (isinstance(entries, str) and not entries.strip()):
+        return {**book, "entries": []}
+    if isinstance(entries, str):
+        try:
+            entries = json.loads(entries)
+        except ValueError:
+            raise FormatError(
+                "内嵌世界书的 entries 是一段文字，不是条目（character_book.entries is text, not entries）"
+            ) from None
+        if isinstance(entries, list) and all(isinstance(e, dict) for e in entries):
+            return {**book, "entries": entries}
+    if isinstance(entries, dict) and all(isinstance(e, dict) for e in entries.values()):
+        keys = sorted(entries, key=lambda k: (0, int(k), "") if str(k).lstrip("-").isdigit() else (1, 0, str(k)))
+        return {**book, "entries": [entries[k] for k in keys]}
+    kind = type(entries).__name__
+    raise FormatError(f"内嵌世界书的 entries 不是条目列表（character_book.entries is a {kind}）")

@@ -32,6 +32,9 @@ class BeatEnv:
     thinking: ThinkingLevel
     embedded: bool
     chat_id: str
+    # The main model is small (a local GGUF under a few billion parameters): the stage sends its
+    # compact profile (peargarden.stage.compact).  Decided from the model's header, not its name.
+    small_model: bool = False
     # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
     cache: dict[str, Any] = field(default_factory=dict)
     cache_lock: threading.Lock = field(default_factory=threading.Lock)

@@ -1,10 +1,13 @@
-"""Make a cancel event interrupt a read that is blocked waiting for the next chunk.
+"""Wake a read that is blocked on a silent server: a cancel (Ctrl-C, the stop button) or a timeout.
 
-Checking the event between chunks is not enough when the server goes quiet (a reasoning model
-thinking without streaming, a stalled proxy): the reading thread sits in ``recv`` until the read
-timeout.  Closing the response from another thread does not wake it; shutting the socket down
-does.  So a small watcher thread shuts the response's socket when the event is set, and the
-reader sees a connection error that the provider turns into ``Done("aborted")``.
+Checking the cancel event between chunks is not enough when the server goes quiet (a reasoning
+model thinking without streaming, a stalled proxy, an endpoint that never answers): the reading
+thread sits in ``recv`` until the socket's read timeout.  Closing the response from another thread
+does not wake it; shutting the socket down does, and before the response exists (waiting for the
+status line) closing the HTTP client does.  So a small watcher thread runs *interrupt* once when
+the event is set, when nothing arrived for *idle* seconds, or at the *deadline*; the reader then
+sees a connection error, and :attr:`CancelWatch.fired` says why ("cancel", "idle", or the
+deadline's reason: "total", "first_byte").
 """
 
 from __future__ import annotations
@@ -12,20 +15,59 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _POLL_SECONDS = 0.05
 
 
+class ByteTap:
+    """Counts what a response body delivers: when the last bytes came, and the first ones (for
+    messages that must say what an endpoint sent instead of a stream)."""
+
+    KEEP = 200
+
+    def __init__(self) -> None:
+        self.head = b""
+        self.total = 0
+        self.last = time.monotonic()
+
+    def wrap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        for data in chunks:
+            self.last = time.monotonic()
+            if len(self.head) < self.KEEP:
+                self.head += data[: self.KEEP - len(self.head)]
+            self.total += len(data)
+            yield data
+
+
 class CancelWatch:
-    def __init__(self, cancel: threading.Event | None, response: Any) -> None:
+    def __init__(
+        self,
+        cancel: threading.Event | None,
+        response: Any = None,
+        *,
+        interrupt: Callable[[], None] | None = None,
+        idle: float | None = None,
+        deadline: float | None = None,
+        deadline_reason: str = "total",
+        tap: ByteTap | None = None,
+    ) -> None:
         self._cancel = cancel
         self._response = response
+        self._interrupt = interrupt
+        self._idle = idle
+        self._deadline = deadline
+        self._deadline_reason = deadline_reason
+        self._tap = tap
         self._finished = threading.Event()
         self._thread: threading.Thread | None = None
+        self.fired: str | None = None
 
     def __enter__(self) -> CancelWatch:
-        if self._cancel is not None and _socket_of(self._response) is not None:
+        watching = self._cancel is not None or self._idle is not None or self._deadline is not None
+        if watching and (self._interrupt is not None or _socket_of(self._response) is not None):
             self._thread = threading.Thread(target=self._watch, name="pear-cancel-watch", daemon=True)
             self._thread.start()
         return self
@@ -33,23 +75,60 @@ class CancelWatch:
     def __exit__(self, *exc: object) -> None:
         self._finished.set()
 
+    def _reason(self) -> str | None:
+        if self._cancel is not None and self._cancel.is_set():
+            return "cancel"
+        now = time.monotonic()
+        if self._deadline is not None and now >= self._deadline:
+            return self._deadline_reason
+        if self._idle is not None and self._tap is not None and now - self._tap.last >= self._idle:
+            return "idle"
+        return None
+
     def _watch(self) -> None:
-        assert self._cancel is not None
-        while not self._finished.is_set():
-            if self._cancel.wait(_POLL_SECONDS):
-                if not self._finished.is_set():
-                    sock = _socket_of(self._response)
-                    if sock is not None:
-                        with contextlib.suppress(OSError):
-                            sock.shutdown(socket.SHUT_RDWR)
-                return
+        while not self._finished.wait(_POLL_SECONDS):
+            reason = self._reason()
+            if reason is None:
+                continue
+            self.fired = reason
+            if self._interrupt is not None:
+                with contextlib.suppress(Exception):
+                    self._interrupt()
+            else:
+                sock = _socket_of(self._response)
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+            return
 
 
 def _socket_of(response: Any) -> socket.socket | None:
     """The TCP socket under an httpx2 response, when the transport exposes it."""
+    if response is None:
+        return None
     try:
         stream = response.extensions.get("network_stream")
         sock = stream.get_extra_info("socket") if stream is not None else None
     except Exception:  # any transport without these hooks (e.g. a mock transport)
         return None
     return sock if isinstance(sock, socket.socket) else None
+
+
+def shut_pool_sockets(http_client: Any) -> None:
+    """Shut down the sockets of an httpx2 client's pooled connections: wakes a request blocked
+    before its status line arrived (there is no response, hence no socket, to shut yet).  Reaches
+    into the transport's pool; a transport without it is left alone (its read timeout still ends
+    the wait)."""
+    try:
+        connections = list(http_client._transport._pool._connections)
+    except AttributeError:
+        return
+    for connection in connections:
+        stream = getattr(getattr(connection, "_connection", None), "_network_stream", None)
+        try:
+            sock = stream.get_extra_info("socket") if stream is not None else None
+        except Exception:
+            continue
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)

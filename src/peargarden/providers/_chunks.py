@@ -71,6 +71,9 @@ class ChunkReader:
         self.finish_reason: str | None = None
         self.saw_usage = False
         self.produced = False
+        # Chunks seen, and choices in them: tells "only [DONE]" and "no choices" from a cut stream.
+        self.chunks = 0
+        self.choices = 0
         self._usage: Usage | None = None
         self._splitter = ThinkTagSplitter()
         self._tools = ToolCallAccumulator()
@@ -83,6 +86,8 @@ class ChunkReader:
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         events: list[StreamEvent] = []
+        self.chunks += 1
+        self.choices += len(getattr(chunk, "choices", None) or [])
         if getattr(chunk, "model", None):
             self.model = chunk.model
         usage = getattr(chunk, "usage", None)

@@ -25,6 +25,22 @@ Message = dict[str, Any]
 
 
 @dataclass(frozen=True)
+class Timeouts:
+    """Seconds.  ``connect``: TCP and TLS; ``first_byte``: from sending a request to the answer's
+    status line; ``idle``: the longest silence inside a streamed reply; ``total``: one call, from the
+    first try to the last byte, retries and their waits included."""
+
+    connect: float = 10.0
+    first_byte: float = 120.0
+    idle: float = 60.0
+    total: float = 600.0
+
+
+#: The names of the limits, as in ``[providers.NAME]`` (``<key>_timeout``) and the CLI flags.
+TIMEOUT_KEYS = ("connect", "first_byte", "idle", "total")
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     """A tool offered to the model (OpenAI ``tools`` entry)."""
 

@@ -8,7 +8,10 @@ retries 429 / 5xx / timeouts / connection failures itself (a few attempts, expon
 A retry happens only while nothing has been yielded yet; once text has streamed out, a failure
 raises :class:`ProviderError` and the caller keeps what it already received.
 Cancellation is checked between chunks and during backoff waits; a read blocked on a silent server
-is woken by :class:`._cancel.CancelWatch`.
+is woken by :class:`._cancel.CancelWatch`, which also enforces the :class:`Timeouts` (connect,
+first byte, idle stream, total).  An answer that is not a reply — an HTML page, a stream of nothing
+but ``[DONE]``, chunks without ``choices``, undecodable events, an empty reply — gets its own
+one-line error naming the endpoint and quoting the first bytes it sent.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import httpx2
@@ -26,11 +30,11 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from peargarden.errors import ProviderError
 
-from ._cancel import CancelWatch
+from ._cancel import ByteTap, CancelWatch, shut_pool_sockets
 from ._chunks import ChunkReader, completion_as_chunk
 from ._failures import Endpoint, Failure, classify
 from ._request_body import build_create_kwargs
-from .base import ChatRequest, Done, StreamEvent
+from .base import ChatRequest, Done, StreamEvent, Timeouts
 from .profiles import ProviderProfile, detect_profile
 
 # Sent when an endpoint needs no key (local servers); the SDK insists on some value.
@@ -51,11 +55,36 @@ class RetryPolicy:
         return float(min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
 
 
-def _chunks_of(sdk_stream: Any) -> Iterator[Any]:
+def preview(data: bytes, limit: int = 120) -> str:
+    """The first bytes an endpoint sent, escaped onto one line (CJK kept readable)."""
+    if not data:
+        return "（没有收到任何数据）"
+    text = data[:limit].decode("utf-8", "backslashreplace")
+    escaped = json.dumps(text, ensure_ascii=False)[1:-1]
+    return f"「{escaped}{'…' if len(data) > limit else ''}」"
+
+
+class _NotAReply(Exception):
+    """The endpoint answered, but not with a reply (said once, never retried)."""
+
+
+def _chunks_of(sdk_stream: Any, where: str, tap: ByteTap) -> Iterator[Any]:
     """The stream's chunks, or the one chunk of a server that answered with plain JSON."""
     response = sdk_stream.response
-    if not response.headers.get("content-type", "").startswith("application/json"):
-        yield from sdk_stream
+    kind = response.headers.get("content-type", "")
+    if not kind.startswith("application/json"):
+        if kind and not kind.startswith("text/event-stream"):
+            head = response.read()[: ByteTap.KEEP]
+            raise _NotAReply(
+                f"{where} 返回的不是 OpenAI 兼容的事件流（{kind.split(';')[0]}，not an event stream）：{preview(head)}"
+            )
+        original = response.iter_bytes
+        setattr(response, "iter_bytes", lambda *a, **k: tap.wrap(original(*a, **k)))  # noqa: B010
+        try:
+            yield from sdk_stream
+        except ValueError as error:  # JSONDecodeError, UnicodeDecodeError from the SDK's SSE decoding
+            name = type(error).__name__
+            raise _NotAReply(f"{where} 发来的事件无法解析（malformed stream: {name}）：{preview(tap.head)}") from None
         return
     try:
         body = json.loads(response.read())
@@ -67,7 +96,7 @@ def _chunks_of(sdk_stream: Any) -> Iterator[Any]:
     try:
         chunk = completion_as_chunk(body)
     except ValueError:
-        raise openai.APIError(f"unexpected answer: {response.text[:200]}", response.request, body=None) from None
+        raise _NotAReply(f"{where} 的回答不是对话回复（unexpected answer）：{preview(response.content)}") from None
     yield chunk
 
 
@@ -85,8 +114,9 @@ class OpenAICompatProvider:
         api_key_env: str | None = None,
         profile: ProviderProfile | str | None = None,
         name: str | None = None,
-        timeout: float = 180.0,
-        connect_timeout: float = 15.0,
+        timeout: float | None = None,
+        connect_timeout: float | None = None,
+        timeouts: Timeouts | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] | None = None,
         http_client: httpx2.Client | None = None,
@@ -101,8 +131,13 @@ class OpenAICompatProvider:
         else:
             self.profile = detect_profile(self.base_url, model, profile)
         self.name = name or self.profile.name
-        self.timeout = timeout
-        self.connect_timeout = connect_timeout
+        limits = timeouts or Timeouts()
+        if timeout is not None:  # one number for both waits (tests, `pear models`)
+            limits = replace(limits, first_byte=timeout, idle=timeout)
+        if connect_timeout is not None:
+            limits = replace(limits, connect=connect_timeout)
+        self.timeouts = limits
+        self.timeout = limits.first_byte
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
         self._http_client = http_client
@@ -135,7 +170,10 @@ class OpenAICompatProvider:
                     api_key=self.api_key or NO_KEY,
                     base_url=self.base_url,
                     max_retries=0,
-                    timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
+                    # Reads wait up to the longer limit; the shorter one is the watcher's (see _stream).
+                    timeout=httpx2.Timeout(
+                        max(self.timeouts.first_byte, self.timeouts.idle), connect=self.timeouts.connect
+                    ),
                     http_client=self._http_client,
                 )
             return self._client
@@ -146,6 +184,14 @@ class OpenAICompatProvider:
                 self._client.close()
                 self._client = None
 
+    def _drop(self, client: openai.OpenAI) -> None:
+        """Wake a request blocked in *client* and retire it; the next request builds a new one."""
+        with self._client_lock:
+            if self._client is client:
+                self._client = None
+        shut_pool_sockets(client._client)
+        client.close()
+
     # -- streaming
 
     def _stream(self, request: ChatRequest, cancel: threading.Event | None) -> Iterator[StreamEvent]:
@@ -154,6 +200,8 @@ class OpenAICompatProvider:
             raise ProviderError(f"没有为 {self._endpoint().host} 选定模型（no model）：`pear models` 可列出可用模型")
         kwargs = build_create_kwargs(request, model, self.profile)
         where = self._endpoint(model)
+        limits = self.timeouts
+        deadline = time.monotonic() + limits.total
         attempt = 0
         while True:
             attempt += 1
@@ -161,11 +209,32 @@ class OpenAICompatProvider:
                 yield Done(stop_reason="aborted", model=model)
                 return
             reader = ChunkReader(model)
+            tap = ByteTap()
+            watch: CancelWatch | None = None
             try:
-                sdk_stream = self._open_stream(kwargs)
+                # Waiting for the status line: the watcher closes the client on a cancel, after
+                # first_byte seconds, or at the deadline (a blocked connect/read cannot be woken otherwise).
+                first_byte = time.monotonic() + limits.first_byte
+                client = self.client()
+                opening = CancelWatch(
+                    cancel,
+                    interrupt=partial(self._drop, client),
+                    deadline=min(deadline, first_byte),
+                    deadline_reason="first_byte" if first_byte < deadline else "total",
+                )
+                watch = opening
+                with opening:
+                    try:
+                        sdk_stream = self._open_stream(client, kwargs)
+                    except RuntimeError:  # the watcher closed the client just before the request went out
+                        if opening.fired is None:
+                            raise
+                        raise _StreamCut() from None
                 try:
-                    with CancelWatch(cancel, sdk_stream.response):
-                        for chunk in _chunks_of(sdk_stream):
+                    tap.last = time.monotonic()
+                    watch = CancelWatch(cancel, sdk_stream.response, idle=limits.idle, deadline=deadline, tap=tap)
+                    with watch:
+                        for chunk in _chunks_of(sdk_stream, where.base_url, tap):
                             yield from reader.feed(chunk)
                             if cancel is not None and cancel.is_set():
                                 yield Done(stop_reason="aborted", model=reader.model)
@@ -174,8 +243,15 @@ class OpenAICompatProvider:
                     sdk_stream.close()
                 if not reader.complete:
                     raise _StreamCut()
+                if not reader.produced:
+                    reason = reader.finish_reason or "none"
+                    raise ProviderError(
+                        f"{where.base_url} 的回复是空的（empty reply, finish_reason={reason}）：{preview(tap.head)}"
+                    )
                 yield from reader.finish()
                 return
+            except _NotAReply as error:
+                raise ProviderError(str(error)) from None
             except (openai.OpenAIError, httpx2.HTTPError, _StreamCut) as error:
                 if cancel is not None and cancel.is_set():
                     # The cancel watcher shut the socket (or the failure raced a cancel): not an error.
@@ -185,19 +261,39 @@ class OpenAICompatProvider:
                     # The reply had finished; only the trailing usage / [DONE] was lost.
                     yield from reader.finish()
                     return
-                if isinstance(error, _StreamCut):
-                    failure = Failure(f"{where.host} 在回复结束前关闭了连接（connection closed early）", retryable=True)
-                else:
-                    failure = classify(error, where, self.timeout)
+                failure = self._failure(error, where, reader, tap, watch.fired if watch else None)
                 if reader.produced:
                     # Retrying would repeat what the caller already showed; it keeps the partial reply.
                     raise ProviderError(f"回复中途断开（reply cut off mid-stream）：{failure.message}") from None
-                self._wait_before_retry(failure, attempt, cancel)
+                self._wait_before_retry(failure, attempt, cancel, deadline)
                 if cancel is not None and cancel.is_set():
                     yield Done(stop_reason="aborted", model=model)
                     return
 
-    def _open_stream(self, kwargs: dict[str, Any]) -> openai.Stream[ChatCompletionChunk]:
+    def _failure(
+        self, error: Exception, where: Endpoint, reader: ChunkReader, tap: ByteTap, fired: str | None
+    ) -> Failure:
+        """What went wrong, in one line: a timeout the watcher enforced, a stream that ended without
+        a reply (and what it held instead), or whatever the HTTP layer reports."""
+        limits = self.timeouts
+        if fired == "total":
+            return Failure(f"{where.host} {limits.total:g} 秒内没有完成回复（total timeout）", retryable=False)
+        if fired == "idle":
+            return Failure(f"{where.host} 的回复停了 {limits.idle:g} 秒没有新内容（idle timeout）", retryable=True)
+        if fired == "first_byte":
+            return Failure(f"{where.host} {limits.first_byte:g} 秒内没有回应（timed out）", retryable=True)
+        if isinstance(error, _StreamCut):
+            if tap.total and not reader.chunks:
+                text = f"{where.base_url} 只发来 [DONE]，没有任何回复（empty stream）：{preview(tap.head)}"
+                return Failure(text, retryable=False)
+            if reader.chunks and not reader.choices:
+                text = f"{where.base_url} 的回复里没有 choices（empty choices）：{preview(tap.head)}"
+                return Failure(text, retryable=False)
+            text = f"{where.host} 在回复结束前关闭了连接（connection closed early）：{preview(tap.head)}"
+            return Failure(text, retryable=True)
+        return classify(error, where, self.timeout)
+
+    def _open_stream(self, client: openai.OpenAI, kwargs: dict[str, Any]) -> openai.Stream[ChatCompletionChunk]:
         """``chat.completions.create(**kwargs)`` without its ``maybe_transform``: the SDK walks every
         message against its type hints (~0.3 s for 1,000 messages) only to return the same JSON we
         already built.  The same POST otherwise: path, bearer auth, ``extra_body`` merged into the
@@ -207,7 +303,7 @@ class OpenAICompatProvider:
         options: openai.RequestOptions = {"security": {"bearer_auth": True}}
         if kwargs.get("extra_body"):
             options["extra_json"] = kwargs["extra_body"]
-        return self.client().post(
+        return client.post(
             "/chat/completions",
             cast_to=ChatCompletion,
             body=body,
@@ -228,7 +324,9 @@ class OpenAICompatProvider:
                 failure = classify(error, self._endpoint(), self.timeout)
                 self._wait_before_retry(failure, attempt, cancel)
 
-    def _wait_before_retry(self, failure: Failure, attempt: int, cancel: threading.Event | None) -> None:
+    def _wait_before_retry(
+        self, failure: Failure, attempt: int, cancel: threading.Event | None, deadline: float | None = None
+    ) -> None:
         """Sleep before the next attempt, or raise the one-line error when there is none."""
         if not failure.retryable or attempt >= self.retry.attempts:
             tries = f"（已尝试 {attempt} 次）" if attempt > 1 else ""
@@ -237,6 +335,9 @@ class OpenAICompatProvider:
             wait = f"{failure.retry_after:.0f}"
             raise ProviderError(f"{failure.message}（服务器要求等待 {wait} 秒，不再重试）")
         delay = self.retry.delay(attempt, failure.retry_after)
+        if deadline is not None and time.monotonic() + delay >= deadline:
+            total = f"{self.timeouts.total:g}"
+            raise ProviderError(f"{failure.message}（已尝试 {attempt} 次，{total} 秒的总时限内不再重试）")
         if self._sleep is not None:
             self._sleep(delay)
         elif cancel is not None:

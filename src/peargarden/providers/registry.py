@@ -12,8 +12,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .base import Provider
-from .embedded import EmbeddedProvider, shared_embedded_provider
+from .base import Provider, Timeouts
+from .embedded import EmbeddedProvider, resolve_local_model, shared_embedded_provider
 
 LOCAL = "local"
 
@@ -32,15 +32,18 @@ class ConnectionSpec:
     # Force a profile (openai, deepseek, openrouter, ollama, vllm, llamacpp, generic) instead of
     # guessing it from the base URL.
     profile: str = ""
+    # Connect / first-byte / idle / total limits (None: the defaults of ``Timeouts``).
+    timeouts: Timeouts | None = None
 
     @property
     def is_local(self) -> bool:
         return self.name == LOCAL and not self.base_url
 
 
-def embedded_provider() -> EmbeddedProvider:
-    """The process-wide embedded model provider (one loaded model, one KV cache)."""
-    return shared_embedded_provider()
+def embedded_provider(local_model: str = "") -> EmbeddedProvider:
+    """The process-wide embedded model provider for *local_model* (a GGUF path or an embedded
+    model's name; "" = the default): one loaded model, one KV cache."""
+    return shared_embedded_provider(resolve_local_model(local_model) if local_model else None)
 
 
 def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | None = None) -> Provider:
@@ -59,6 +62,7 @@ def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | Non
         api_key_env=spec.api_key_env or None,
         profile=spec.profile or None,
         name=spec.name if spec.name != LOCAL else None,
+        timeouts=spec.timeouts,
     )
 
 

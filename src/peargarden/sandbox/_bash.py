@@ -16,11 +16,12 @@ import posixpath
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-
-import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+from typing import TYPE_CHECKING
 
 from .defaults import FIND_UNSAFE_ACTIONS, NON_PATH_ARGUMENT_COMMANDS
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 # (absolute path, whether the command reads the whole subtree) → may it run without asking?
 PathOk = Callable[[str, bool], bool]
@@ -47,6 +48,11 @@ class BashFinding:
 
 @lru_cache(maxsize=1)
 def _parser() -> Parser:
+    # Loaded with the first command judged, not with the package: reading config.toml (which imports
+    # the sandbox's defaults) must not load tree-sitter and its grammar.
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
     return Parser(Language(tree_sitter_bash.language()))
 
 

@@ -17,6 +17,7 @@ when the chat came from ST; a new chat gets ST's header with its ``create_date``
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -189,12 +190,13 @@ def export_chat(
             out.append(_st_line(entry.message, str(entry.message.get("content") or ""), fallback, entry.timestamp))
             continue
         # An assistant reply: collapse its tool rounds, and offer its siblings as swipes.
+        head_at = index - 1
         while index < len(path) and not (path[index].type == "message" and path[index].role == "user"):
             index += 1
         kin = tree.siblings(entry.id)
         replies = [_beat_reply(tree, sibling) for sibling in kin]
         chosen = kin.index(entry)
-        text, reasoning = _beat_reply_on_path(path, entry)
+        text, reasoning = _beat_reply_on_path(path, head_at)
         replies[chosen] = (text, reasoning)
         line = _st_line({**entry.message, "reasoning": reasoning}, text, fallback, entry.timestamp)
         _swiped_line(line, entry, kin, replies)
@@ -202,9 +204,12 @@ def export_chat(
     return out
 
 
-def _beat_reply_on_path(path: list[Entry], head: Entry) -> tuple[str, str | None]:
+def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None]:
+    """The final reply of the beat whose head is ``path[at]`` (an index: a search would make a long
+    chat's export quadratic)."""
+    head = path[at]
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
-    for entry in path[path.index(head) + 1 :]:
+    for entry in itertools.islice(path, at + 1, None):
         if entry.type == "message" and entry.role == "user":
             break
         if entry.type == "message" and entry.role == "assistant" and entry.message.get("content"):

@@ -32,7 +32,8 @@ class SessionTree:
         self._entries: dict[str, Entry] = {}
         self._children: dict[str | None, list[str]] = {}
         self._leaf: str | None = None
-        self._path_cache: list[Entry] = []
+        # None: not known since the last fork or leaf move; computed on the next read.
+        self._path_cache: list[Entry] | None = []
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -67,13 +68,18 @@ class SessionTree:
 
     def path(self) -> list[Entry]:
         """Entries from the root down to the active leaf, inclusive."""
-        return list(self._path_cache)
+        return list(self._active_path())
 
     def path_to(self, leaf: str | None) -> list[Entry]:
         """Entries from the root down to *leaf*, inclusive."""
         if leaf == self._leaf:
-            return list(self._path_cache)
+            return list(self._active_path())
         return self._walk(leaf)
+
+    def _active_path(self) -> list[Entry]:
+        if self._path_cache is None:
+            self._path_cache = self._walk(self._leaf)
+        return self._path_cache
 
     def _walk(self, leaf: str | None) -> list[Entry]:
         out: list[Entry] = []
@@ -93,13 +99,13 @@ class SessionTree:
 
     def messages(self) -> list[Entry]:
         """The ``message`` entries on the active path, root first."""
-        return [entry for entry in self._path_cache if entry.type == "message"]
+        return [entry for entry in self._active_path() if entry.type == "message"]
 
     def customs(self, custom_type: str | None = None) -> list[Entry]:
         """``custom`` entries on the active path (optionally of one type), oldest first."""
         return [
             entry
-            for entry in self._path_cache
+            for entry in self._active_path()
             if entry.type == "custom" and (custom_type is None or entry.body.get("customType") == custom_type)
         ]
 
@@ -121,15 +127,16 @@ class SessionTree:
 
     def rows(self) -> list[TreeRow]:
         """The whole tree depth-first (children in creation order), for ``/tree`` and ``sessions show``."""
-        on_path = {entry.id for entry in self._path_cache}
+        on_path = {entry.id for entry in self._active_path()}
         rows: list[TreeRow] = []
-        stack: list[tuple[str, int]] = [(child, 0) for child in reversed(self._children.get(None, []))]
+        roots = self._children.get(None, [])
+        stack = [(child, 0, i, len(roots)) for i, child in reversed(list(enumerate(roots)))]
         while stack:
-            entry_id, depth = stack.pop()
+            entry_id, depth, position, count = stack.pop()
             entry = self._entries[entry_id]
-            kin = self._children.get(entry.parent_id, [])
-            rows.append(TreeRow(depth, entry, entry_id in on_path, kin.index(entry_id), len(kin)))
-            stack.extend((child, depth + 1) for child in reversed(self._children.get(entry_id, [])))
+            rows.append(TreeRow(depth, entry, entry_id in on_path, position, count))
+            kids = self._children.get(entry_id, [])
+            stack.extend((child, depth + 1, i, len(kids)) for i, child in reversed(list(enumerate(kids))))
         return rows
 
     # -- changing ----------------------------------------------------------------------------------
@@ -143,10 +150,10 @@ class SessionTree:
         self._entries[entry.id] = entry
         self._children.setdefault(entry.parent_id, []).append(entry.id)
         self._children.setdefault(entry.id, [])
-        if entry.parent_id == self._leaf:
+        if entry.parent_id == self._leaf and self._path_cache is not None:
             self._path_cache.append(entry)
         else:
-            self._path_cache = self._walk(entry.id)
+            self._path_cache = None
         self._leaf = entry.id
         return entry
 
@@ -157,7 +164,7 @@ class SessionTree:
         if entry_id == self._leaf:
             return
         self._leaf = entry_id
-        self._path_cache = self._walk(entry_id)
+        self._path_cache = None
 
     def deepest_leaf(self, entry_id: str) -> str:
         """Follow the newest child from *entry_id* down to a leaf (where a swipe's story continues)."""

@@ -1,4 +1,8 @@
-"""SillyTavern 1.12.6-exact Chat Completion prompt assembly (tavern mode).
+"""SillyTavern-exact Chat Completion prompt assembly (tavern mode), for 1.12.6 or 1.18.0.
+
+``state.compat`` (``peargarden.tavern.version.for_version``) holds one named switch per
+difference between the two releases; ``effective_settings(st, version)`` and
+``apply_preset(..., version=)`` give each release's defaults.
 
 Public entry points::
 

@@ -1,4 +1,4 @@
-"""One SillyTavern 1.12.6 Chat Completion generation: from state to the message list.
+"""One SillyTavern Chat Completion generation (1.12.6, or 1.18.0 via `state.compat`): state → message list.
 
 The steps follow ``Generate()`` and ``prepareOpenAIMessages()`` in their order (see the spec
 §2.1): card fields, character's note, greeting refresh, core chat with prompt-time regex,

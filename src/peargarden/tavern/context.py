@@ -194,7 +194,8 @@ class GenerationContext:
             else "",
             creator_notes=self.base_replace(_stripped(s.card_data.get("creator_notes"))) if card else "",
             generation_type=self.type,
-            outlet=self._outlet,
+            outlet=self._outlet if self.compat.wi_outlets else None,
+            legacy_118=self.compat.legacy_macros_118,
         )
 
     def _greetings(self) -> tuple[str, ...]:
@@ -307,13 +308,19 @@ class GenerationContext:
         s = self.s
         pu = s.power_user
         scenario_src = s.chat_metadata.get("scenario") or s.card_field("scenario") or ""
+        examples_src = s.card_field("mes_example")
+        system_src = s.card_data.get("system_prompt")
+        if self.compat.chat_overrides_examples_and_system:
+            # 1.18: a chat may override the card's examples and system prompt.
+            examples_src = s.chat_metadata.get("mes_example") or examples_src
+            system_src = s.chat_metadata.get("system_prompt") or system_src
         fields = {
             "persona": self.base_replace(_stripped(pu.get("persona_description"))),
             "description": self.base_replace(_stripped(s.card_field("description"))),
             "personality": self.base_replace(_stripped(s.card_field("personality"))),
             "scenario": self.base_replace(_stripped(scenario_src)),
-            "mesExamples": self.base_replace(_stripped(s.card_field("mes_example"))),
-            "system": self.base_replace(_stripped(s.card_data.get("system_prompt")))
+            "mesExamples": self.base_replace(_stripped(examples_src)),
+            "system": self.base_replace(_stripped(system_src))
             if pu.get("prefer_character_prompt", True)
             else "",
             "jailbreak": self.base_replace(_stripped(s.card_data.get("post_history_instructions")))

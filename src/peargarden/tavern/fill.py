@@ -184,12 +184,31 @@ def populate(
         add_slot("enhanceDefinitions")
     if bias and bias.strip():
         add_slot("bias")
+    def inject_to_main(p: Prompt, identifier: str, position: str) -> None:
+        if cc.has("main") or not g.compat.injection_order:
+            cc.insert(cc.message(p.role, p.text, identifier), "main", position)
+            return
+        # 1.18: with ``main`` set to in-chat, a relative prompt follows it into the chat, with
+        # main's role, depth and order, just before ('start') or after ('end') it.
+        at = next((i for i, q in enumerate(absolute) if q.identifier == "main"), -1)
+        if at < 0:
+            return
+        main = absolute[at]
+        copy_ = replace(
+            p,
+            role=main.role,
+            injection_position=main.injection_position,
+            injection_depth=main.injection_depth,
+            injection_order=main.injection_order,
+        )
+        absolute.insert(at + 1 if position == "end" else at, copy_)
+
     for ident in ("summary", "authorsNote", "vectorsMemory", "vectorsDataBank", "smartContext"):
         p = prompts.get(ident)
         if p is not None and p.position:
-            cc.insert(cc.message(p.role, p.text, ident), "main", p.position)
+            inject_to_main(p, ident, p.position)
     for p in [p for p in prompts if p.extension and p.position]:
-        cc.insert(cc.message(p.role, p.text, p.identifier), "main", p.position or "end")
+        inject_to_main(p, p.identifier, p.position or "end")
 
     def make_injected(role: str, content: str) -> dict[str, Any]:
         return {"role": role, "content": content, "name": None, "injected": True}

@@ -31,6 +31,7 @@ class StCompat:
     version: str = V112
     # Macros: the 1.17+ parser-based engine instead of the fixed regex pipeline.
     new_macro_engine: bool = False
+    legacy_macros_118: bool = False  # when the legacy pipeline runs: 1.18's variant of it
     # Request body: ``logit_bias: {}`` left out when empty; ``name`` after ``content``.
     omit_empty_logit_bias: bool = False
     name_after_content: bool = False
@@ -54,6 +55,8 @@ class StCompat:
     wi_match_sources: bool = False
     wi_ignore_budget: bool = False  # an over-budget entry is skipped, ignoreBudget ones go on
     wi_outlets: bool = False
+    wi_persona_lorebook: bool = False  # ``power_user.persona_description_lorebook`` is scanned
+    chat_overrides_examples_and_system: bool = False  # chat_metadata.mes_example / system_prompt
     wi_depth_key_underscore: bool = False  # ``customDepthWI_<d>_<r>`` instead of ``-``
     embedded_book_editor_resave: bool = True  # 1.12 "Import Card Lore" forced selective on
 
@@ -62,6 +65,7 @@ _V112 = StCompat()
 _V118 = StCompat(
     version=V118,
     new_macro_engine=True,
+    legacy_macros_118=True,
     omit_empty_logit_bias=True,
     name_after_content=True,
     injection_order=True,
@@ -81,6 +85,8 @@ _V118 = StCompat(
     wi_match_sources=True,
     wi_ignore_budget=True,
     wi_outlets=True,
+    wi_persona_lorebook=True,
+    chat_overrides_examples_and_system=True,
     wi_depth_key_underscore=True,
     embedded_book_editor_resave=False,
 )

@@ -101,17 +101,27 @@ def world_info(
             g.warnings.append(f"世界书 {name!r} 无法读取：{error}")
             return None
 
+    persona_name = s.power_user.get("persona_description_lorebook") if g.compat.wi_persona_lorebook else None
+    if not isinstance(persona_name, str) or not persona_name or persona_name == chat_name:
+        persona_name = None
+    if persona_name in global_names:
+        persona_name = None
     chat_book = load(chat_name) if chat_name and chat_name not in global_names else None
+    persona_book = load(persona_name) if persona_name else None
     global_books = [b for b in (load(n) for n in dict.fromkeys(global_names)) if b is not None]
     character_books = [
         b
-        for b in (load(n) for n in dict.fromkeys(char_names) if n not in global_names and n != chat_name)
+        for b in (
+            load(n)
+            for n in dict.fromkeys(char_names)
+            if n not in global_names and n != chat_name and (persona_name is None or n != persona_name)
+        )
         if b is not None
     ]
     settings = WorldInfoSettings.from_st(wis)
     # The sorted list is cached with the very book objects it came from (identity, not id():
     # a replaced book must never match a stale list).
-    books = (*global_books, None, *character_books, None, chat_book)
+    books = (*global_books, None, *character_books, None, chat_book, None, persona_book)
     cached_sort = s.book_cache.get("\0sorted")
     if (
         cached_sort is not None
@@ -126,6 +136,7 @@ def world_info(
             character_books=character_books,
             chat_book=chat_book,
             strategy=settings.character_strategy,
+            persona_book=persona_book,
         )
         window = _scan_window(entries)
         s.book_cache["\0sorted"] = ((settings.character_strategy, books), (entries, window))

@@ -14,9 +14,9 @@ real endpoint.  Replies are scripted per request::
 
 A :class:`StreamReply` is a list of *items*: a dict is sent as one ``data:`` event, a ``str`` or
 ``bytes`` is written raw (for framing tests), :class:`Pause` sleeps, :class:`Disconnect` drops the
-connection without finishing the chunked body.  ``split_bytes`` cuts every write into pieces of
-that many bytes, each flushed as its own HTTP chunk — so a UTF-8 character can be split across
-network reads.
+connection without finishing the chunked body, :class:`Gate` waits for a ``threading.Event``.
+``split_bytes`` cuts every write into pieces of that many bytes, each flushed as its own HTTP
+chunk — so a UTF-8 character can be split across network reads.
 """
 
 from __future__ import annotations
@@ -42,11 +42,20 @@ class Pause:
 
 
 @dataclass(frozen=True)
+class Gate:
+    """Wait until the test sets *event* (at most *timeout* seconds) before the next item: a reply held
+    open for exactly as long as the test needs, however slow the machine is."""
+
+    event: threading.Event
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
 class Disconnect:
     """Close the connection abruptly, leaving the chunked body unfinished."""
 
 
-StreamItem = JsonDict | str | bytes | Pause | Disconnect
+StreamItem = JsonDict | str | bytes | Pause | Gate | Disconnect
 
 
 @dataclass
@@ -68,7 +77,18 @@ class JsonReply:
     delay: float = 0.0
 
 
-Reply = StreamReply | JsonReply
+@dataclass
+class RawReply:
+    """Any bytes with any status and content type (an HTML error page served with 200, a proxy's
+    plain-text banner): what a misconfigured endpoint sends instead of a reply."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "text/html; charset=utf-8"
+    delay: float = 0.0
+
+
+Reply = StreamReply | JsonReply | RawReply
 
 
 @dataclass
@@ -266,6 +286,12 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.append(request)
 
+    def _gate(self, gate: Gate) -> None:
+        deadline = time.monotonic() + gate.timeout
+        while not gate.event.wait(0.05):
+            if self._stopping.is_set() or time.monotonic() > deadline:
+                return
+
     def _sleep(self, seconds: float) -> None:
         # Wakes early when the server stops, so a slow reply never outlives its test.
         self._stopping.wait(seconds)
@@ -321,6 +347,8 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             try:
                 if isinstance(reply, JsonReply):
                     self._send_json(reply)
+                elif isinstance(reply, RawReply):
+                    self._send_raw(reply)
                 else:
                     self._send_stream(reply)
             except (BrokenPipeError, ConnectionResetError):
@@ -338,6 +366,15 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _send_raw(self, reply: RawReply) -> None:
+            if reply.delay:
+                server._sleep(reply.delay)
+            self.send_response(reply.status)
+            self.send_header("Content-Type", reply.content_type)
+            self.send_header("Content-Length", str(len(reply.body)))
+            self.end_headers()
+            self.wfile.write(reply.body)
+
         def _send_stream(self, reply: StreamReply) -> None:
             if reply.delay:
                 server._sleep(reply.delay)
@@ -351,6 +388,8 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             for payload in _payloads(reply):
                 if isinstance(payload, Pause):
                     server._sleep(payload.seconds)
+                elif isinstance(payload, Gate):
+                    server._gate(payload)
                 elif isinstance(payload, Disconnect):
                     self._drop()
                     return
@@ -378,9 +417,9 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _payloads(reply: StreamReply) -> Iterator[bytes | Pause | Disconnect]:
+def _payloads(reply: StreamReply) -> Iterator[bytes | Pause | Gate | Disconnect]:
     for item in reply.items:
-        if isinstance(item, (Pause | Disconnect, bytes)):
+        if isinstance(item, (Pause | Gate | Disconnect, bytes)):
             yield item
         elif isinstance(item, str):
             yield item.encode("utf-8")
@@ -393,8 +432,10 @@ def _payloads(reply: StreamReply) -> Iterator[bytes | Pause | Disconnect]:
 __all__ = [
     "Disconnect",
     "FakeOpenAIServer",
+    "Gate",
     "JsonReply",
     "Pause",
+    "RawReply",
     "RecordedRequest",
     "StreamReply",
     "chunk",

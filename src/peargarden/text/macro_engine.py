@@ -274,11 +274,19 @@ def lookup(name: str) -> MacroDef | None:
 
 
 class _Evaluator:
-    def __init__(self, env: MacroEnv, original: str | None, content_hash: int) -> None:
+    def __init__(self, env: MacroEnv, original: str | None, content: str) -> None:
         self.env = env
         self.original = original
         self.original_used = False
-        self.content_hash = content_hash
+        self.content = content
+        self._content_hash: int | None = None
+
+    @property
+    def content_hash(self) -> int:
+        """The hash of the whole input (seeds ``{{pick}}``); computed only when a pick needs it."""
+        if self._content_hash is None:
+            self._content_hash = cyrb53(self.content)
+        return self._content_hash
 
     def document(self, text: str, offset: int = 0) -> str:
         nodes = parse_document(text)
@@ -316,7 +324,6 @@ class _Evaluator:
             raw_inner.append(text[cursor : span.start])
             raw_inner.append(value)
             cursor = span.end
-        raw_inner.append(text[cursor : node.inner_end] if node.inner_end >= cursor else "")
         if node.scoped is not None:
             raw = text[node.scoped.start : node.scoped.end]
             if delay:
@@ -326,6 +333,12 @@ class _Evaluator:
                 if "#" not in node.flags:
                     value = dedent_trim(value)
             args.append(value)
+            # As in SillyTavern, the verbatim form of a scoped call runs on into its content:
+            # an unknown ``{{x}}body{{/x}}`` comes back as ``{{x}}body}}``.
+            raw_inner.append(text[cursor : node.scoped.start])
+            raw_inner.append(value)
+        else:
+            raw_inner.append(text[cursor : node.inner_end] if node.inner_end >= cursor else "")
         raw_macro = "{{" + "".join(raw_inner) + "}}"
         if dynamic is not None:
             if args:
@@ -504,7 +517,9 @@ def evaluate(text: str, env: MacroEnv, *, original: str | None = None) -> str:
     """Run the new macro engine over ``text``.  ``original`` fills ``{{original}}`` once."""
     if not text:
         return ""
-    evaluator = _Evaluator(env, original, cyrb53(text))
+    if "{{" not in text and "<" not in text and "\\" not in text:
+        return text  # nothing for the pre-processors, the parser or the post-processors
+    evaluator = _Evaluator(env, original, text)
     return evaluator.resolve(text)
 
 

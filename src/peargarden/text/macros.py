@@ -139,6 +139,9 @@ class MacroEnv:
     creator_notes: str = ""
     generation_type: str = "normal"
     outlet: Callable[[str], str] | None = None
+    # 1.18's legacy pipeline (``experimental_macro_engine`` off): variables over the whole text,
+    # set before get, and a few more names (``{{charInstruction}}``, ``{{maxContext}}`` …).
+    legacy_118: bool = False
 
 
 _I = re.IGNORECASE
@@ -216,6 +219,34 @@ def _variables_line(line: str, v: Variables) -> str:
     return line
 
 
+def _variables_118(text: str, v: Variables) -> str:
+    """1.18's legacy order: each macro over the whole text; set/add/inc/dec before get."""
+
+    def setter(scope: str, adding: bool) -> Callable[[re.Match[str]], str]:
+        def run(m: re.Match[str]) -> str:
+            if adding:
+                v.add(scope, m.group(1).strip(), m.group(2))
+            else:
+                v.set(scope, m.group(1).strip(), m.group(2))
+            return ""
+
+        return run
+
+    def stepper(scope: str, step: int) -> Callable[[re.Match[str]], str]:
+        return lambda m: js_str(v.add(scope, m.group(1).strip(), step))
+
+    def getter(scope: str) -> Callable[[re.Match[str]], str]:
+        return lambda m: js_str(v.get(scope, m.group(1).strip()))
+
+    for scope, suffix in (("local", "var"), ("global", "globalvar")):
+        text = _sub(r"\{\{set" + suffix + r"::([^:]+)::([^}]*)\}\}", setter(scope, False), text)
+        text = _sub(r"\{\{add" + suffix + r"::([^:]+)::([^}]+)\}\}", setter(scope, True), text)
+        text = _sub(r"\{\{inc" + suffix + r"::([^}]+)\}\}", stepper(scope, 1), text)
+        text = _sub(r"\{\{dec" + suffix + r"::([^}]+)\}\}", stepper(scope, -1), text)
+        text = _sub(r"\{\{get" + suffix + r"::([^}]+)\}\}", getter(scope), text)
+    return text
+
+
 def _variables(text: str, v: Variables) -> str:
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -281,6 +312,13 @@ def _env_values(env: MacroEnv, original: str | None) -> list[tuple[str, str | Ca
             ("charVersion", c.char_version),
             ("char_version", c.char_version),
         ]
+    if env.legacy_118 and env.card is not None:
+        values += [
+            ("charInstruction", env.card.char_jailbreak),
+            ("mesExamplesRaw", env.card.mes_examples),
+            ("charDepthPrompt", env.depth_prompt),
+            ("creatorNotes", env.creator_notes),
+        ]
     group = env.group if env.group is not None else env.char
     values += [
         ("user", env.user),
@@ -289,6 +327,8 @@ def _env_values(env: MacroEnv, original: str | None) -> list[tuple[str, str | Ca
         ("charIfNotGroup", group),
         ("model", env.model),
     ]
+    if env.legacy_118:
+        values += [("groupNotMuted", group), ("notChar", env.user)]
     values += list(env.extra.items())
     return values
 
@@ -310,7 +350,7 @@ def substitute(text: str, env: MacroEnv, *, original: str | None = None) -> str:
 
     text = _roll(text, env)
     text = _instruct(text, env)
-    text = _variables(text, env.variables)
+    text = _variables_118(text, env.variables) if env.legacy_118 else _variables(text, env.variables)
     text = _sub(r"\{\{newline\}\}", "\n", text)
     text = _sub(r"(?:\r?\n)*\{\{trim\}\}(?:\r?\n)*", "", text)
     text = _sub(r"\{\{noop\}\}", "", text)
@@ -325,6 +365,10 @@ def substitute(text: str, env: MacroEnv, *, original: str | None = None) -> str:
 
     facts = env.chat
     text = _sub(r"\{\{maxPrompt\}\}", str(env.max_prompt), text)
+    if env.legacy_118:
+        text = _sub(r"\{\{maxPromptTokens\}\}", str(env.max_prompt), text)
+        text = _sub(r"\{\{maxContext(?:Tokens)?\}\}", str(env.max_context), text)
+        text = _sub(r"\{\{maxResponse(?:Tokens)?\}\}", str(env.max_response), text)
     text = _sub(r"\{\{lastMessage\}\}", facts.last_message, text)
     text = _sub(r"\{\{lastMessageId\}\}", facts.last_message_id, text)
     text = _sub(r"\{\{lastUserMessage\}\}", facts.last_user_message, text)
@@ -358,6 +402,9 @@ def substitute(text: str, env: MacroEnv, *, original: str | None = None) -> str:
         return format_moment(shifted, "LT")
 
     text = _sub(r"\{\{time_UTC([-+]\d+)\}\}", utc_offset, text)
+    if env.outlet is not None:  # 1.18 world-info outlets (the macro does not exist in 1.12)
+        outlet = env.outlet
+        text = _sub(r"\{\{outlet::(.+?)\}\}", lambda m: outlet(m.group(1).strip()), text)
 
     def banned(m: re.Match[str]) -> str:
         env.banned_words.append(m.group(1))

@@ -21,19 +21,15 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
+from peargarden.app.chat_files import context_tokens
 from peargarden.errors import BadInput, NotFound
-from peargarden.modes.stage.memory import story_settings
 
-from .chat_hub import ChatHub, OpenChat
+from .chat_hub import OpenChat
 from .chat_view import context_fill, message_chrome, message_html
+from .deps import hub_of
 from .display import card_display_scripts, display_texts
 
 router = APIRouter(prefix="/api")
-
-
-def hub_of(request: Request) -> ChatHub:
-    hub: ChatHub = request.app.state.hub
-    return hub
 
 
 _TAGS = re.compile(r"<script[\s\S]*?</script>|<style[\s\S]*?</style>|<[^>]*>", re.IGNORECASE)
@@ -46,17 +42,17 @@ def _preview(text: str, width: int = 36) -> str:
 
 def chat_state(chat: OpenChat) -> dict[str, Any]:
     """Everything the chat page draws: messages (numbered as edit/delete/branch count), swipes, tree."""
-    session = chat.session
-    tree = session.chat.tree
-    entries = tree.messages()
+    view = chat.session.view()
+    entries = view.entries
     shown = display_texts(
         [(str(e.message.get("role", "")), str(e.message.get("content") or "")) for e in entries],
-        card_display_scripts(session.env.card_data),
-        session.env.user_name,
-        _char_name(session.env.card_data) or session.card.folder,
+        card_display_scripts(view.card_data),
+        view.persona,
+        view.char_name,
     )
-    user, char = session.env.user_name, _char_name(session.env.card_data) or session.card.folder
+    user, char = view.persona, view.char_name
     chrome = message_chrome(chat, user, char)
+    budget = context_tokens(chat.session.app.home, chat.session.card)
     messages = []
     for index, entry in enumerate(entries):
         msg = entry.message
@@ -79,7 +75,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
             }
         )
     rows = []
-    for row in session.tree_rows():
+    for row in view.tree:
         entry = row.entry
         if entry.type == "message":
             msg = entry.message
@@ -100,27 +96,22 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
                 "sibling": [row.sibling_index + 1, row.sibling_count],
             }
         )
-    position, count = session.swipe_position()
+    position, count = view.swipe
     return {
-        "card": session.card.folder,
-        "chat_id": session.chat_id,
-        "mode": session.mode,
-        "modes": list(session.app.modes),
+        "card": view.card,
+        "chat_id": view.chat_id,
+        "mode": view.mode,
+        "modes": view.modes,
         "messages": messages,
         "swipe": {"position": position, "count": count},
         "tree": rows,
-        "leaf": tree.leaf,
-        "warnings": [*session.chat.warnings, *chat.warnings],
-        "model": session.resolved.model,
-        "persona": session.env.user_name,
+        "leaf": view.leaf,
+        "warnings": [*view.warnings, *chat.warnings],
+        "model": view.model,
+        "persona": view.persona,
         "char": char,
-        "context": context_fill(chat, story_settings(session.app.home.config_file, session.card).context_tokens),
+        "context": context_fill(chat, budget),
     }
-
-
-def _char_name(card_data: dict[str, Any]) -> str:
-    data = card_data.get("data") if isinstance(card_data.get("data"), dict) else card_data
-    return str(data.get("name") or "") if isinstance(data, dict) else ""
 
 
 class NewChat(BaseModel):

@@ -16,78 +16,14 @@ from fastapi import APIRouter, Request
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.providers.base import ChatRequest
-from peargarden.text.tokens import counter_for_model, message_tokens
 
-from .api_chat import hub_of
 from .chat_hub import OpenChat
+from .deps import hub_of
+from .request_ledger import ledger
 
 router = APIRouter(prefix="/api")
 
 DRY_RUN_TEXT = "（试运行：下一句话）"
-
-
-def _content(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
-
-
-def _slot(index: int, total: int, message: dict[str, Any], last_user: int) -> str:
-    role = str(message.get("role", ""))
-    if index == 0 and role == "system":
-        return "system"
-    if role == "tool" or message.get("tool_calls"):
-        return "tool_round"
-    if index == last_user:
-        return "beat_input"
-    if role == "system":
-        return "injection"
-    return "history"
-
-
-def _purpose(messages: list[dict[str, Any]]) -> str:
-    """``beat`` for the model's own calls; story memory's side calls by their system prompt."""
-    from peargarden.modes.stage.memory import RESIDENT_SYSTEM
-    from peargarden.stage.memory.compaction import SUMMARY_SYSTEM
-    from peargarden.stage.memory.scribe import SCRIBE_SYSTEM
-
-    system = _content(messages[0]) if messages and messages[0].get("role") == "system" else ""
-    known = {SCRIBE_SYSTEM: "scene_notes", SUMMARY_SYSTEM: "compaction", RESIDENT_SYSTEM: "resident_memory"}
-    return known.get(system, "beat")
-
-
-def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
-    count = counter_for_model(model)
-    messages = [m if isinstance(m, dict) else {} for m in request.messages]
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    rows = []
-    for index, message in enumerate(messages):
-        text = _content(message)
-        calls = message.get("tool_calls") or []
-        if calls and not text:
-            text = "\n".join(f"⚙ {c.get('function', c).get('name')} {c.get('function', c).get('arguments')}"
-                             for c in calls if isinstance(c, dict))  # fmt: skip
-        role = str(message.get("role", ""))
-        rows.append(
-            {
-                "slot": _slot(index, len(messages), message, last_user),
-                "role": role,
-                "tokens": message_tokens(count, role, text),
-                "content": text,
-            }
-        )
-    return {
-        "purpose": _purpose(messages),
-        "messages": rows,
-        "tools": [spec.name for spec in request.tools],
-        "total_tokens": sum(r["tokens"] for r in rows),
-        "model": request.model or model,
-        "thinking": request.thinking,
-        "sampler": dict(request.sampler),
-    }
 
 
 def _in_context(chat: OpenChat, rows: list[dict[str, Any]]) -> list[str]:

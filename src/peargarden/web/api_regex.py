@@ -5,45 +5,29 @@ image bytes); open chats of the card show their messages with the new scripts at
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
+from peargarden.app.card_regex import card_scripts, change_scripts
 from peargarden.formats.regex_edit import add_script, delete_script, update_script
-from peargarden.modes.work.project import write_card
-from peargarden.workspace.cards import open_card
 
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 
 
-def _scripts(data: dict[str, Any]) -> list[Any]:
-    extensions = data.get("extensions")
-    scripts = extensions.get("regex_scripts") if isinstance(extensions, dict) else None
-    return scripts if isinstance(scripts, list) else []
-
-
 @router.get("/regex/{card}")
 def scripts(request: Request, card: str) -> dict[str, Any]:
-    data = open_card(home_of(request), card).load_card().data
-    return {"card": card, "scripts": [{"index": i, "script": s} for i, s in enumerate(_scripts(data))
-                                      if isinstance(s, dict)]}  # fmt: skip
+    return card_scripts(home_of(request), card)
 
 
-def _save(request: Request, card: str, change: Any) -> dict[str, Any]:
-    folder = open_card(home_of(request), card)
-    loaded = folder.load_card()
-    new = change(_scripts(loaded.data))
-    extensions = loaded.data.get("extensions")
-    if not isinstance(extensions, dict):
-        extensions = loaded.data["extensions"] = {}
-    extensions["regex_scripts"] = new
-    write_card(folder, loaded)
+def _save(request: Request, card: str, change: Callable[[list[Any]], list[Any]]) -> dict[str, Any]:
+    result = change_scripts(home_of(request), card, change)
     hub_of(request).card_changed(card)
-    return scripts(request, card)
+    return result
 
 
 class ScriptBody(BaseModel):

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
+from peargarden.app.json_files import JsonStyle, detect_style
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import replace_lone_surrogates
 from peargarden.modes.work.project import MANIFEST, CardProject, read_slot_text
@@ -28,7 +29,6 @@ from peargarden.workspace.cards import open_card
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.library import lorebook_path, read_library_lorebook
 
-from ._json_style import JsonStyle, detect_style
 from .deps import home_of
 
 router = APIRouter(prefix="/api")

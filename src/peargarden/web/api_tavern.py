@@ -22,8 +22,7 @@ from peargarden.tavern.state import apply_preset, effective_settings
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import load_settings
 
-from .api_chat import hub_of
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 
@@ -36,16 +35,15 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _preset(folder: CardFolder, name: str) -> dict[str, Any] | None:
+    """The card's preset, or None when it has none or the library lost it (the panel shows defaults)."""
+    from peargarden.modes.tavern.sources import read_named_preset
+
     if not name:
         return None
-    from peargarden.formats.presets import read_preset
-    from peargarden.workspace.inputs import read_input
-    from peargarden.workspace.library import lorebook_name
-
-    path = folder.home.presets_dir / f"{lorebook_name(name)}.json"
-    if not path.is_file():
+    try:
+        return read_named_preset(folder.home, name)
+    except NotFound:
         return None
-    return dict(read_preset(read_input(path), str(path)))
 
 
 def _state(request: Request, card: str) -> tuple[CardFolder, dict[str, Any], dict[str, Any], dict[str, Any]]:

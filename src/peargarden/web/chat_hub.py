@@ -20,6 +20,8 @@ from typing import Any
 
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent
+from peargarden.app import beat_log
+from peargarden.app.beat_log import BeatRecord
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
@@ -28,9 +30,6 @@ from peargarden.providers.base import ChatRequest, StreamEvent
 from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
-
-from . import beat_log
-from .beat_log import BeatRecord
 
 KEEP_BEATS = 10
 
@@ -124,12 +123,15 @@ class ActiveBeat:
     started: float = field(default_factory=time.time)
 
 
+Ledger = Callable[[ChatRequest, str], dict[str, Any]]
 BeatStart = Callable[[Approver, threading.Event], "Iterator[AgentEvent] | None"]
 
 
 class ChatHub:
-    def __init__(self, home: Home) -> None:
+    def __init__(self, home: Home, ledger: Ledger | None = None) -> None:
         self.home = home
+        # How a recorded request becomes the inspector's ledger (api_inspect's; given by the server).
+        self.ledger: Ledger = ledger or (lambda _request, _model: {})
         self._chats: dict[tuple[str, str], OpenChat] = {}
         self._beats: dict[str, ActiveBeat] = {}
         self._guard = threading.Lock()
@@ -161,10 +163,25 @@ class ChatHub:
             return found
         return self._keep(card, self.service(card).open_chat(card, chat_id))
 
+    def open_sessions(self) -> list[ChatSession]:
+        with self._guard:
+            return [chat.session for chat in self._chats.values()]
+
     def forget(self, card: str, chat_id: str) -> None:
         """Drop an open chat (its folder was deleted)."""
         with self._guard:
             self._chats.pop((card, chat_id), None)
+
+    def forget_card(self, card: str) -> None:
+        """Drop every open chat of *card* (its folder was deleted)."""
+        with self._guard:
+            for key in [key for key in self._chats if key[0] == card]:
+                del self._chats[key]
+
+    def busy(self, card: str) -> bool:
+        """Whether a beat is running on one of *card*'s chats."""
+        with self._guard:
+            return any(chat.lock.locked() for (name, _), chat in self._chats.items() if name == card)
 
     def card_changed(self, card: str) -> None:
         """*card*'s file was rewritten: its open chats show and use the new card from now on."""
@@ -253,8 +270,6 @@ class ChatHub:
 
     def _record(self, beat: ActiveBeat, warnings: list[str]) -> None:
         """Keep the finished beat in the chat's beat log (memory and ``web-beats.json``)."""
-        from .api_inspect import ledger
-
         chat = beat.chat
         recorder = chat.recorder
         requests = recorder.beats[-1] if recorder is not None and recorder.beats else []
@@ -262,6 +277,6 @@ class ChatHub:
         written = [e.id for e in chat.session.chat.tree if e.id not in beat.before]
         started = datetime.fromtimestamp(beat.started, UTC).isoformat(timespec="milliseconds")
         record = BeatRecord(started, round(time.time() - beat.started, 2), written,
-                            [ledger(r, model) for r in requests], warnings)  # fmt: skip
+                            [self.ledger(r, model) for r in requests], warnings)  # fmt: skip
         chat.beats = [*chat.beats, record][-beat_log.KEEP :]
         beat_log.save(chat.session.chat.path, chat.beats)

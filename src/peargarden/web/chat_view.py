@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from peargarden.text.tokens import counter_for_model
+from peargarden.app import beat_log
+from peargarden.app.chat_files import token_counter
 
-from . import beat_log
 from .chat_hub import OpenChat
 from .markdown import looks_like_html, render
 
@@ -21,7 +21,7 @@ from .markdown import looks_like_html, render
 def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]:
     """One dict per message of the active path (same order as ``tree.messages()``)."""
     session = chat.session
-    count = counter_for_model(session.resolved.model)
+    count = token_counter(session.resolved.model)
     seconds = beat_log.generation_seconds(chat.beats)
     avatar = f"/api/cards/{quote(session.card.folder, safe='')}/avatar"
     out = []
@@ -47,7 +47,7 @@ def message_html(text: str) -> str | None:
 
 
 def context_fill(chat: OpenChat, limit: int) -> dict[str, Any]:
-    """How full the last request was: its tokens against the context size (``[story] context_tokens``)."""
+    """How full the last request was: its tokens against the context size (*limit*)."""
     used = 0
     for beat in reversed(chat.beats):
         rounds = [r for r in beat.rounds if r.get("purpose") == "beat"]

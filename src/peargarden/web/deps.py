@@ -1,11 +1,16 @@
-"""Request-scoped access to the configuration (the data folder) for routers."""
+"""Request-scoped access for routers: the data folder, the templates, the chat hub."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from peargarden.workspace.home import Home
+
+if TYPE_CHECKING:  # the hub imports the routers' helpers; deps stays below them
+    from .chat_hub import ChatHub
 
 
 def home_of(request: Request) -> Home:
@@ -16,3 +21,9 @@ def home_of(request: Request) -> Home:
 def templates_of(request: Request) -> Jinja2Templates:
     tpl: Jinja2Templates = request.app.state.templates
     return tpl
+
+
+def hub_of(request: Request) -> ChatHub:
+    """The open chats and running beats of this server."""
+    hub: ChatHub = request.app.state.hub
+    return hub

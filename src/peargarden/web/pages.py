@@ -11,8 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from peargarden.workspace.cards import open_card
 
 from .api_cards import cards
-from .api_chat import hub_of
-from .deps import home_of, templates_of
+from .deps import home_of, hub_of, templates_of
 
 router = APIRouter()
 

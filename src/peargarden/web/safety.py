@@ -26,13 +26,14 @@ from peargarden.formats import MAX_INPUT_BYTES
 UPLOAD_LIMIT = MAX_INPUT_BYTES + 1024 * 1024
 # A setting, a persona, an edited message, a lorebook entry: 2 MiB is far beyond any of them.
 JSON_LIMIT = 2 * 1024 * 1024
-UPLOAD_PATHS = ("/api/import", "/api/chats-import")
+UPLOAD_PATHS = ("/api/import",)
 
 FRAME_HEADERS = ((b"content-security-policy", b"frame-ancestors 'none'"), (b"x-frame-options", b"DENY"))
 
 
 def body_limit(path: str) -> int:
-    return UPLOAD_LIMIT if path in UPLOAD_PATHS else JSON_LIMIT
+    # A card's new picture (POST /api/cards/{card}/avatar) is an upload too.
+    return UPLOAD_LIMIT if path in UPLOAD_PATHS or path.endswith("/avatar") else JSON_LIMIT
 
 
 def _too_large(limit: int) -> JSONResponse:

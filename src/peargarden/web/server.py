@@ -66,8 +66,9 @@ def create_app(config: WebConfig) -> FastAPI:
     app.state.config = config
     app.state.templates = templates()
     from .chat_hub import ChatHub
+    from .request_ledger import ledger
 
-    app.state.hub = ChatHub(config.home)
+    app.state.hub = ChatHub(config.home, ledger)
     from . import safety
 
     safety.install(app)
@@ -111,6 +112,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     from . import (
+        api_card_files,
         api_cards,
         api_chat,
         api_chat_files,
@@ -118,6 +120,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_inspect,
         api_lore,
         api_personas,
+        api_preset_edit,
         api_presets,
         api_regex,
         api_regex_allow,
@@ -128,8 +131,9 @@ def create_app(config: WebConfig) -> FastAPI:
         pages,
     )
 
-    routers = (api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio, api_presets,
-               api_personas, api_tavern, api_settings, api_lore, api_regex, api_regex_allow, pages)  # fmt: skip
+    routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
+               api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
+               api_regex_allow, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

@@ -65,6 +65,19 @@ TEMP_PREFIX = "."
 TEMP_SUFFIX = ".tmp"
 
 
+# The longest piece of the target's name a temp name keeps: with the prefix, the pid and the random
+# part the temp name stays well under the 255-byte limit of file names.
+_TEMP_NAME_BYTES = 160
+
+
+def temp_prefix(name: str) -> str:
+    """``.<name>.<pid>-``: the writer's pid lets the next start tell a crashed write's temp file
+    from one being written now (see :func:`remove_stale_temp_files`)."""
+    raw = name.encode("utf-8", "replace")[:_TEMP_NAME_BYTES]
+    short = raw.decode("utf-8", "ignore") or "file"
+    return f"{TEMP_PREFIX}{short}.{os.getpid()}-"
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename inside *folder* durable (no-op where directories cannot be opened)."""
     try:
@@ -103,6 +116,23 @@ def ensure_dir(folder: Path) -> None:
         raise NotADirectoryError(f"not a folder: {folder}")
 
 
+def _fsynced_temp(path: Path, data: bytes) -> Path:
+    """*data* in a new temp file beside *path* (parent folders created), flushed to disk."""
+    ensure_dir(path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+    return tmp
+
+
 def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Replace *path* with *data* atomically, creating parent folders as needed.
 
@@ -110,14 +140,8 @@ def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     and a brand-new file gets 0644.
     """
     path = Path(path)
-    ensure_dir(path.parent)
-    fd, tmp_name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
-    tmp = Path(tmp_name)
+    tmp = _fsynced_temp(path, data)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         if mode is None:
             try:
                 mode = path.stat().st_mode & 0o7777
@@ -135,6 +159,28 @@ def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
 
 def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
+
+
+def create_text(path: Path, text: str) -> bool:
+    """Create *path* whole with *text*, never replacing a file; False when it already exists.
+
+    Like :func:`write_bytes` (temp file, fsync) but the temp file is *linked* into place, which fails
+    when another process created the file first, where a rename would silently replace it.
+    """
+    path = Path(path)
+    tmp = _fsynced_temp(path, text.encode("utf-8"))
+    try:
+        os.chmod(tmp, 0o644)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    fsync_dir(path.parent)
+    _written(path, "replace")
+    return True
 
 
 def write_json(path: Path, value: Any, *, indent: int | None = 2) -> None:
@@ -171,8 +217,8 @@ def append_line(path: Path, line: str) -> None:
     _written(path, "append")
 
 
-# ".<name>.<8 random chars>.tmp", the shape of the temp files made by write_bytes.
-_TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
+# ".<name>.<pid>-<8 random chars>.tmp" (older versions: no pid), the temp files made above.
+_TEMP_NAME = re.compile(r"^\..+\.(?:(\d+)-)?[a-z0-9_]{8}\.tmp$")
 
 
 def is_temp_name(name: str) -> bool:
@@ -180,23 +226,45 @@ def is_temp_name(name: str) -> bool:
     return bool(_TEMP_NAME.match(name))
 
 
-def remove_stale_temp_files(root: Path, *, older_than: float = 3600.0, now: float | None = None) -> list[Path]:
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, it is someone else's
+        return True
+    return True
+
+
+def remove_stale_temp_files(
+    root: Path,
+    *,
+    older_than: float = 3600.0,
+    now: float | None = None,
+    before_removing: Callable[[Path], None] | None = None,
+) -> list[Path]:
     """Delete temp files that crashed writes left under *root*; returns what was deleted.
 
-    Only files older than *older_than* seconds go, so a write in progress in another process keeps
-    its temp file.  *now* is a Unix time (default: the current time).
+    A temp file whose writer's pid (in its name) is no longer running goes at once; one of a running
+    process, or of an older version without a pid, only when older than *older_than* seconds, so a
+    write in progress keeps its temp file.  *now* is a Unix time (default: the current time).
     """
     now = time.time() if now is None else now
     removed: list[Path] = []
     for folder, _dirs, files in os.walk(root):
         for name in files:
-            if not is_temp_name(name):
+            match = _TEMP_NAME.match(name)
+            if match is None:
                 continue
             path = Path(folder) / name
+            writer = match.group(1)
             try:
-                if now - path.lstat().st_mtime >= older_than:
+                crashed = writer is not None and not _pid_alive(int(writer))
+                if crashed or now - path.lstat().st_mtime >= older_than:
+                    if before_removing is not None:
+                        before_removing(path)
                     path.unlink()
                     removed.append(path)
-            except FileNotFoundError:
+            except (FileNotFoundError, ValueError):
                 continue
     return removed

@@ -3,6 +3,12 @@
 The tree logic is pure (:mod:`peargarden.sessions`); this module reads a file into a tree, appends one
 fsynced line per entry (``workspace.atomic.append_line``) and makes the ids and timestamps the pure
 core must not make itself.  A chat id is ``YYYYMMDD-HHMMSS-<4 hex>`` (local time of creation).
+
+Writes only append.  The one whole-file write is the first one of an imported SillyTavern chat (its
+converted lines), and it only ever *creates* the file: when another process created it first, its
+lines are read instead.  A chat open in one process sees what others appended through
+:meth:`ChatFile.refresh` (the app calls it under the chat's lock, before each beat or edit), which
+reads only the bytes past what it has already read.
 """
 
 from __future__ import annotations
@@ -14,15 +20,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats import read_chat_jsonl
 from peargarden.sessions import (
     Entry,
+    LoadedSession,
     Plan,
     SessionTree,
     custom_entry,
     decode,
     entry_line,
+    feed,
     header_line,
     leaf_line,
     message_entry,
@@ -83,6 +91,9 @@ class ChatFile:
     clock: Callable[[], str] = utc_now
     # Lines of a converted SillyTavern chat not yet written (see _converted_lines).
     pending: list[str] | None = None
+    # Bytes and lines of the file already read into the tree (see refresh).
+    offset: int = 0
+    lines_read: int = 0
 
     @property
     def chat_id(self) -> str:
@@ -98,12 +109,14 @@ class ChatFile:
         path = chats_dir / chat_id / SESSION_FILE
         now = utc_now()
         atomic.append_line(path, header_line(chat_id, now, **header))
-        return cls(
+        chat = cls(
             path,
             {"type": "session", "version": 1, "id": chat_id, "timestamp": now, **header},
             SessionTree(),
             [],
         )
+        chat._mark_read()
+        return chat
 
     @classmethod
     def create_with(cls, chats_dir: Path, entries: list[Entry], leaf: str | None, **header: Any) -> ChatFile:
@@ -121,22 +134,71 @@ class ChatFile:
         if not valid_chat_id(chat_id):
             raise BadInput(f"对话 id 不合法：{chat_id!r}")
         path = chats_dir / chat_id / SESSION_FILE
-        pending: list[str] | None = None
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            data = path.read_bytes()
         except FileNotFoundError:
             st_file = chats_dir / chat_id / IMPORTED_CHAT_FILE
             if not st_file.is_file():
                 raise NotFound(f"没有对话 {chat_id}（no such chat）") from None
             pending = _converted_lines(chat_id, st_file)
-            text = "\n".join(pending)
-        loaded = decode(text.split("\n"))
-        return cls(path, loaded.header, loaded.tree, loaded.warnings, pending=pending)
+            loaded = decode(pending)
+            return cls(path, loaded.header, loaded.tree, loaded.warnings, pending=pending)
+        chat = cls(path, {}, SessionTree(), [])
+        chat._load(data)
+        return chat
+
+    def _load(self, data: bytes) -> None:
+        """Replace what is in memory with the file's *data* (all of it)."""
+        loaded = decode(data.decode("utf-8", errors="replace").split("\n"))
+        self.header, self.tree, self.warnings = loaded.header, loaded.tree, loaded.warnings
+        self.pending = None
+        # A torn last line (a crash mid-append) counts as read: the next append starts a new line.
+        self.offset = len(data)
+        self.lines_read = data.count(b"\n")
+
+    def _mark_read(self) -> None:
+        try:
+            self.offset = self.path.stat().st_size
+        except FileNotFoundError:
+            self.offset = 0
+
+    def refresh(self) -> bool:
+        """Read what other processes appended since this chat was read; True when anything was.
+
+        Call it holding the chat's lock (the app does): then nobody appends while it reads.
+        """
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return False
+        if self.pending is not None or size < self.offset:
+            # Another process played the imported chat first, or the file was replaced (a restore).
+            self._load(self.path.read_bytes())
+            return True
+        if size == self.offset:
+            return False
+        with self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            data = handle.read(size - self.offset)
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            return False
+        data = data[: cut + 1]
+        lines = data.decode("utf-8", errors="replace").split("\n")
+        loaded = LoadedSession(self.header, self.tree, self.warnings)
+        feed(loaded, lines, first_line=self.lines_read + 1)
+        self.offset += len(data)
+        self.lines_read += data.count(b"\n")
+        return True
 
     def _materialize(self) -> None:
-        if self.pending is not None:
-            atomic.write_text(self.path, "\n".join(self.pending) + "\n")
-            self.pending = None
+        """Write the converted lines of an imported chat, creating the file (never replacing it)."""
+        if self.pending is None:
+            return
+        if not atomic.create_text(self.path, "\n".join(self.pending) + "\n"):
+            raise ConflictError(f"对话 {self.chat_id} 已被另一个 pear 进程写入，请重新打开它（chat changed）")
+        self.pending = None
+        self._mark_read()
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -152,6 +214,7 @@ class ChatFile:
             raise NotFound(f"会话里没有父条目 {entry.parent_id}")
         self._materialize()
         atomic.append_line(self.path, entry_line(entry))
+        self._mark_read()
         return self.tree.add(entry)
 
     def append_message(self, message: dict[str, Any]) -> Entry:
@@ -167,6 +230,7 @@ class ChatFile:
             raise NotFound(f"会话里没有条目 {leaf}")
         self._materialize()
         atomic.append_line(self.path, leaf_line(leaf, self.clock()))
+        self._mark_read()
         self.tree.set_leaf(leaf)
 
     def apply(self, plan: Plan) -> None:

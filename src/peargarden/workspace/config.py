@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput
+from peargarden.providers.base import TIMEOUT_KEYS
 from peargarden.sandbox.defaults import DEFAULT_BLACKLIST, DEFAULT_NO_ASK
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -44,6 +45,9 @@ class ModelSettings:
     provider: str = LOCAL_PROVIDER
     model: str = ""
     thinking: str = "medium"
+    # For the local provider: a GGUF file (or an embedded model's name, e.g. "qwen-1.5b") to run
+    # instead of the default embedded model; "" = the default.
+    local_path: str = ""
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,12 @@ class ProviderSettings:
     # Which server family (openai, deepseek, openrouter, ollama, vllm, llamacpp, generic); empty =
     # guessed from the base URL by the providers package.
     profile: str = ""
+    # ``[providers.<name>.sampler]``: body fields every request to this connection carries
+    # (temperature, top_p, max_tokens, penalties…); they win over a preset's.
+    sampler: Mapping[str, float] = field(default_factory=dict)
+    # ``connect_timeout`` / ``first_byte_timeout`` / ``idle_timeout`` / ``total_timeout`` in seconds,
+    # by limit name (``connect`` …); the ones not given keep the providers' defaults.
+    timeouts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,7 +102,9 @@ class Settings:
 
     def main(self) -> ModelSettings:
         """The main model with an empty provider resolved to the embedded one."""
-        return ModelSettings(self.model.provider or LOCAL_PROVIDER, self.model.model, self.model.thinking)
+        return ModelSettings(
+            self.model.provider or LOCAL_PROVIDER, self.model.model, self.model.thinking, self.model.local_path
+        )
 
     def side(self) -> ModelSettings:
         """The side model (declaration, scene notes, compaction): empty fields inherit the main model."""
@@ -239,7 +251,7 @@ def _model(value: Any, key: str, base: ModelSettings, where: str | Path) -> Mode
     table = _table(key, value, where)
     fields = {
         name: _checked(f"{key}.{name}", table[name], str, where)
-        for name in ("provider", "model", "thinking")
+        for name in ("provider", "model", "thinking", "local_path")
         if name in table
     }
     model = dataclasses.replace(base, **fields)
@@ -259,8 +271,38 @@ def _providers(value: Any, where: str | Path) -> dict[str, ProviderSettings]:
             for item in ("base_url", "api_key_env", "api_key", "profile")
             if item in table
         }
-        result[name] = ProviderSettings(name=name, **fields)
+        sampler = _connection_sampler(f"providers.{name}.sampler", table.get("sampler", {}), where)
+        timeouts: dict[str, float] = {}
+        for limit in TIMEOUT_KEYS:
+            key = f"{limit}_timeout"
+            if key in table:
+                timeouts[limit] = timeout_seconds(f"providers.{name}.{key}", table[key], where)
+        result[name] = ProviderSettings(name=name, **fields, sampler=sampler, timeouts=timeouts)
     return result
+
+
+# Body fields a connection may pin (the OpenAI names; servers that do not know one ignore it).
+CONNECTION_SAMPLERS = ("temperature", "top_p", "top_k", "min_p", "frequency_penalty", "presence_penalty",
+                       "repetition_penalty", "max_tokens", "seed")  # fmt: skip
+
+
+def _connection_sampler(key: str, value: Any, where: str | Path) -> dict[str, float]:
+    table = _table(key, value, where)
+    out: dict[str, float] = {}
+    for name, number in table.items():
+        if name not in CONNECTION_SAMPLERS:
+            raise BadInput(f"[{key}] 不认识 {name}（可用：{', '.join(CONNECTION_SAMPLERS)}）", path=where)
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            raise BadInput(f"{key}.{name} 应为数字，实际是 {number!r}", path=where)
+        out[name] = number
+    return out
+
+
+def timeout_seconds(key: str, value: Any, where: str | Path | None = None) -> float:
+    """A timeout limit: a positive number of seconds."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e7:
+        raise BadInput(f"{key} 应为正数（秒），实际是 {value!r}", path=where)
+    return float(value)
 
 
 def _sandbox(value: Any, where: str | Path) -> SandboxSettings:

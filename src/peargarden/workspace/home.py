@@ -13,8 +13,9 @@ CARD_SETTINGS_FILE = "卡.json"
 SUPPLEMENT_BOOK_FILE = "补充设定集.json"
 AUTHORING_DIR = "创作"
 
-# Characters that may not appear in a folder or file name on some system SillyTavern users run.
-_UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
+# Characters that may not appear in a folder or file name on some system SillyTavern users run, and
+# lone surrogates (a card's JSON may hold "\ud800"; no file system can encode one).
+_UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\x00-\x1f\ud800-\udfff]')
 
 
 def default_home() -> Path:

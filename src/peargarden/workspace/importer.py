@@ -35,9 +35,11 @@ from typing import Any, Literal, TypeVar
 from peargarden.errors import BadInput, FormatError, NotFound, PearError
 from peargarden.formats import (
     Card,
+    card_like,
     detect_kind,
     dumps_json,
     lorebook_from_character_book,
+    normalized_character_book,
     read_card,
     read_chat_jsonl,
     read_lorebook,
@@ -276,8 +278,18 @@ def _plan_card(
         regex_note = f"卡内正则脚本{verdict}"
     target_dir = plan.home.card_dir(folder)
     card_file = target_dir / f"{folder}{_CARD_SUFFIX[kind]}"
-    plan.writes.append((card_file, data))
     note = ""
+    try:
+        fixed = normalized_character_book(card.character_book) if card.character_book else None
+    except FormatError as error:
+        raise FormatError(error.message, path=path) from None
+    if fixed is not None:
+        # Stored as the list every reader expects (tavern mode reads the card file itself); only the
+        # card chunks change, never the image.
+        card.character_book = fixed
+        data = _guarded(path, card_like, card, data, str(path))
+        note = "内嵌世界书的 entries 已整理成列表"
+    plan.writes.append((card_file, data))
     book_item: ImportedItem | None = None
     books: list[str] = []
     embedded = card.character_book
@@ -293,17 +305,21 @@ def _plan_card(
         book_item = ImportedItem(path, "世界书（内嵌）", book_path, "" if is_new else "与已有的相同")
         if book == "mount":
             books.append(stem)
-            note = f"已挂载世界书「{stem}」"
+            note = _joined(note, f"已挂载世界书「{stem}」")
         else:
-            note = f"内嵌世界书已存为「{stem}」，未挂载"
+            note = _joined(note, f"内嵌世界书已存为「{stem}」，未挂载")
     elif embedded is not None:
-        note = "内嵌世界书未导入"
+        note = _joined(note, "内嵌世界书未导入")
     # The card's 卡.json is written at the end of the plan, with every book mounted in this run.
     plan.mounts[folder] = books
     note = "，".join(part for part in (note, regex_note) if part)
     plan.items.append(ImportedItem(path, "角色卡", card_file, note))
     if book_item is not None:
         plan.items.append(book_item)
+
+
+def _joined(first: str, second: str) -> str:
+    return f"{first}，{second}" if first else second
 
 
 def _plan_preset(plan: ImportPlan, batch: _Batch, path: Path, data: bytes) -> None:

@@ -73,6 +73,17 @@ def macro_is_stable(key: str) -> bool:
     return not any(m in lowered for m in _RANDOM_MACROS)
 
 
+# 1.18 entry flags that add a text outside the chat to the entry's scan text, in ST's order.
+MATCH_SOURCES = (
+    "matchPersonaDescription",
+    "matchCharacterDescription",
+    "matchCharacterPersonality",
+    "matchCharacterDepthPrompt",
+    "matchScenario",
+    "matchCreatorNotes",
+)
+
+
 class EntryPlan:
     """Fields of one entry as the scan loop reads them."""
 
@@ -87,11 +98,14 @@ class EntryPlan:
         "delay_recursion",
         "disabled",
         "exclude_recursion",
+        "ignore_budget",
         "invalid_keys",
         "keys",
         "logic",
+        "match_sources",
         "scan_depth",
         "secondary",
+        "triggers",
         "whole_raw",
     )
 
@@ -130,6 +144,11 @@ class EntryPlan:
         self.invalid_keys = tuple(
             k for k, m in (self.keys or ()) + (self.secondary or ()) if not m and _invalid_regex(k)
         )
+        # 1.18 options (read only when the scan is asked for them).
+        self.match_sources = tuple(flag for flag in MATCH_SOURCES if _js.truthy(get(flag, undefined)))
+        triggers = get("triggers", undefined)
+        self.triggers: tuple[Any, ...] = tuple(triggers) if isinstance(triggers, list) else ()
+        self.ignore_budget = _js.truthy(get("ignoreBudget", undefined))
         self._flags: dict[tuple[bool, bool], tuple[bool, bool]] = {}
         self._tests: dict[tuple[bool, bool], tuple[KeyTest | None, ...]] = {}
 

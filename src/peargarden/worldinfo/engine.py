@@ -31,16 +31,6 @@ NONE, INITIAL, RECURSION, MIN_ACTIVATIONS = 0, 1, 2, 3
 
 AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
 
-# 1.18 entry flags that add a text outside the chat to the entry's scan text, in ST's order.
-MATCH_SOURCES = (
-    "matchPersonaDescription",
-    "matchCharacterDescription",
-    "matchCharacterPersonality",
-    "matchCharacterDepthPrompt",
-    "matchScenario",
-    "matchCreatorNotes",
-)
-
 
 _AVATAR_EXTENSION = re.compile(r"\.[^/.]+\Z")
 
@@ -206,7 +196,7 @@ def check_world_info(
 
     SillyTavern 1.18 additions (off unless given): ``trigger`` — the generation type, checked
     against an entry's ``triggers``; ``match_texts`` — the texts of the ``match*`` flags (keys of
-    :data:`MATCH_SOURCES`); ``ignore_budget`` — an entry that crosses the budget is skipped and
+    ``_plan.MATCH_SOURCES``); ``ignore_budget`` — an entry that crosses the budget is skipped and
     only ``ignoreBudget`` entries follow (1.12 stops at the first crossing entry).
     """
     scan = _Scan(entries, messages, settings, count_tokens, macro, inject_scan, character)
@@ -251,10 +241,8 @@ def check_world_info(
             plan = entry.plan
             if plan.disabled:
                 continue
-            if trigger is not None:
-                triggers = entry.get("triggers")
-                if isinstance(triggers, list) and triggers and trigger not in triggers:
-                    continue
+            if trigger is not None and plan.triggers and trigger not in plan.triggers:
+                continue
             if plan.character_filter is not None and scan._filtered_by_character(plan.character_filter):
                 continue
             sticky = False
@@ -281,7 +269,7 @@ def check_world_info(
             keys = plan.keys
             if keys is None:
                 continue
-            extras = _match_extras(entry, match_texts) if match_texts else ()
+            extras = _match_extras(plan, match_texts) if match_texts and plan.match_sources else ()
             if plan.scan_depth is None and not extras:
                 text, lower = default_text, default_lower
             else:
@@ -388,13 +376,11 @@ def check_world_info(
 
 
 def _ignores_budget(entry: Prepared) -> bool:
-    return _js.truthy(entry.get("ignoreBudget"))
+    return entry.plan.ignore_budget
 
 
-def _match_extras(entry: Prepared, match_texts: Mapping[str, str]) -> tuple[str, ...]:
-    return tuple(
-        match_texts[flag] for flag in MATCH_SOURCES if match_texts.get(flag) and _js.truthy(entry.get(flag))
-    )
+def _match_extras(plan: EntryPlan, match_texts: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(match_texts[flag] for flag in plan.match_sources if match_texts.get(flag))
 
 
 def _probability_ok(entry: Prepared, timed: TimedEffects, random: Callable[[], float]) -> bool:

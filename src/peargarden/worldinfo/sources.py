@@ -92,8 +92,10 @@ def sort_entries(
     character_books: Sequence[Lorebook] = (),
     chat_book: Lorebook | None = None,
     strategy: Strategy | int = Strategy.CHARACTER_FIRST,
+    persona_book: Lorebook | None = None,
 ) -> list[WorldInfoEntry]:
-    """The scan order: chat book first, then global and character books per ``strategy``.
+    """The scan order: chat book first, then (1.18) the persona's book, then global and character
+    books per ``strategy``.
 
     The caller applies SillyTavern's de-duplication before: a character book that is also a
     global book or the chat book is skipped, and a chat book that is also global is skipped.
@@ -107,7 +109,8 @@ def sort_entries(
         merged = sort_by_order(global_entries) + sort_by_order(character_entries)
     else:  # evenly, and SillyTavern's fallback for unknown strategies
         merged = sort_by_order(global_entries + character_entries)
-    return sort_by_order(chat_entries) + merged
+    persona_entries = list(persona_book.entries) if persona_book is not None else []
+    return sort_by_order(chat_entries) + sort_by_order(persona_entries) + merged
 
 
 def _positive_or_zero(value: Any) -> Any:

@@ -454,6 +454,17 @@ def session_story_view(session: Any) -> StoryView:
     return story_view(session.chat, session.card, session_story_settings(session), session.resolved.model)
 
 
+def budget_view(session: Any) -> StoryView:
+    """Story memory off: no summary, ledger or recall, but the same token budget (``[story]``
+    ``context_tokens`` − ``reserve_tokens``) cuts the history newest → oldest, with its warning."""
+    settings = session_story_settings(session)
+    return StoryView(
+        context_tokens=settings.context_tokens,
+        reserve_tokens=settings.reserve_tokens,
+        count=story_counter(session.resolved.model),
+    )
+
+
 def story_memory_on(app: Any, settings: Any, main: Any) -> bool:
     """Whether a chat of *app* keeps story memory (see ``PearApp.story_memory``); *main* is the chat's
     resolved main model, which the side model follows when ``[side_model]`` names none."""
@@ -461,7 +472,7 @@ def story_memory_on(app: Any, settings: Any, main: Any) -> bool:
         return bool(app.story_memory)
     from peargarden.workspace.config import LOCAL_PROVIDER
 
-    # The embedded 135M demo model cannot write the JSON patches and summaries; asking it would
+    # The small embedded models cannot write the JSON patches and summaries; asking them would
     # only add a second slow generation to every beat.
     if settings.side_model.provider:
         return bool(settings.side().provider != LOCAL_PROVIDER)

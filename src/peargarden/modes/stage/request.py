@@ -17,6 +17,7 @@ from peargarden.agent.tools import Tool
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage import StageRequest, Turn, assemble_beat
+from peargarden.stage.compact import compact_beat, stop_words
 from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
@@ -31,6 +32,7 @@ __all__ = [
     "IMPERSONATE_NOTE",
     "StageEnv",
     "assemble_for",
+    "compact_for",
     "greeting_turns",
     "split_rounds",
     "stage_builder",
@@ -98,14 +100,24 @@ def assemble_for(
     )
 
 
+def compact_for(materials: StageMaterials, history: Sequence[Turn], user_text: str) -> StageRequest:
+    """The small-model profile's request (see :mod:`peargarden.stage.compact`)."""
+    return compact_beat(materials.card, materials.stage, materials.corpus, history, user_text)
+
+
 def stage_builder(
     materials: StageMaterials,
     *,
     prepend_greeting: bool = False,
     story: StorySource | None = None,
     prose: StoryProse | None = None,
+    small_model: bool = False,
 ) -> RequestBuilder:
     """A builder over *materials* (load them once per beat with ``load_stage_materials``).
+
+    ``small_model``: the main model is small (see :mod:`peargarden.stage.compact`): a short system
+    prompt with the example dialogue and lore bodies, no tools, and a stop where the model starts
+    writing the user's part.
 
     ``prepend_greeting``: put the card's greeting before the history (for chats whose session does not
     store the greeting as its first message).  ``story``: the chat's story memory (summary, ledger,
@@ -136,6 +148,11 @@ def stage_builder(
             turns = greeting_turns(materials) + turns
         tools = [] if inp.kind == "impersonate" else list(inp.tools)
         names = [spec.name for spec in tools]
+        if small_model and view is None:
+            staged = compact_for(materials, turns, words)
+            messages_small: list[dict[str, Any]] = [{"role": "system", "content": staged.system}, *staged.messages]
+            sampler: dict[str, Any] = {"stop": stop_words(materials.stage.user_name)}
+            return BuiltRequest(ChatRequest(messages=messages_small, sampler=sampler), list(materials.warnings))
         if view is not None:
             extra = sum(view.count(m.content) for m in rounds)
             staged = story_request(
@@ -175,7 +192,8 @@ def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
     materials = with_synced_mirror(load_stage_materials(env.card.home, env.card))
     materials.stage = with_user(materials, env.user_name, env.user_persona)
     story: StorySource | None = getattr(env, "story", None)
-    builder = stage_builder(materials, story=story, prose=_chat_prose(env))
+    small = bool(getattr(env, "small_model", False))
+    builder = stage_builder(materials, story=story, prose=_chat_prose(env), small_model=small)
     return builder, stage_tools(StageToolEnv(env.card.home, env.card))
 
 

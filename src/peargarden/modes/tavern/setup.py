@@ -12,7 +12,6 @@ per-entry plans from beat to beat.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -23,6 +22,8 @@ from peargarden.agent.tools import Tool
 from peargarden.modes.base import BeatEnv
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
+
+from .sources import card_worlds, read_named_preset
 
 # Body fields of SillyTavern's request that are sampler settings (sent as given when not None).
 _SAMPLER_KEYS = (
@@ -103,49 +104,11 @@ def _lorebooks(env: BeatEnv) -> Any:
 
 
 def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    from peargarden.workspace.library import lorebook_path, read_library_lorebook
-
-    home = env.card.home
-    worlds: dict[str, dict[str, Any]] = {}
-    books: list[str] = []
-    for name in env.settings.lorebooks:
-        worlds[name] = _kept(
-            env, f"library:{name}", lorebook_path(home, name), partial(read_library_lorebook, home, name)
-        )
-        books.append(name)
-    supplement = env.card.supplement_book_file
-    if supplement.is_file():
-        value = _kept(env, "supplement", supplement, lambda: json.loads(supplement.read_text(encoding="utf-8")))
-        if isinstance(value, dict):
-            worlds["补充设定集"] = value
-            books.append("补充设定集")
-    embedded = loaded.data.get("character_book")
-    if isinstance(embedded, dict) and embedded.get("entries"):
-        from peargarden.worldinfo.sources import character_book_to_world
-
-        name, world = _kept(
-            env,
-            "embedded",
-            env.card.card_file(),
-            lambda: character_book_to_world(embedded, loaded.name, editor_resave=False),
-        )
-        worlds.setdefault(name, world)
-        books.insert(0, name)
-    return worlds, books
+    return card_worlds(env.card.home, env.card, env.settings, loaded, kept=partial(_kept, env))
 
 
 def _preset(env: BeatEnv) -> dict[str, Any] | None:
-    if not env.settings.preset:
-        return None
-    from peargarden.errors import NotFound
-    from peargarden.formats.presets import read_preset
-    from peargarden.workspace.inputs import read_input
-    from peargarden.workspace.library import lorebook_name
-
-    path = env.card.home.presets_dir / f"{lorebook_name(env.settings.preset)}.json"
-    if not path.is_file():
-        raise NotFound(f"预设库里没有「{env.settings.preset}」（no such preset）")
-    return dict(read_preset(read_input(path), str(path)))
+    return read_named_preset(env.card.home, env.settings.preset) if env.settings.preset else None
 
 
 def tavern_builder(env: BeatEnv) -> RequestBuilder:
@@ -211,7 +174,8 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         customs: list[tuple[str, Any]] = []
         if state.chat_metadata != metadata:
             customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))
-        return BuiltRequest(request, list(dict.fromkeys([*regex_warnings, *result.warnings])), customs)
+        warnings = list(dict.fromkeys([*regex_warnings, *result.warnings]))
+        return BuiltRequest(request, warnings, customs, {"body": body, "assembly": result})
 
     return build
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from peargarden.authoring import Problem, Slot, card_slots, check_regex, check_script, get_at, set_at
 from peargarden.errors import BadInput, ConflictError, NotFound
-from peargarden.formats import Card, card_to_charx, card_to_json, card_to_png, read_card
+from peargarden.formats import Card, card_like, read_card
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.home import AUTHORING_DIR
@@ -277,7 +277,7 @@ class CardProject:
             path = tuple(manifest["slots"][change.slot]["path"])
             edited = texts[change.slot]
             set_at(card.data, path, None if edited is None else with_line_endings(edited, get_at(card.data, path)))
-        new_bytes = _serialize(card, current_bytes, card_path)
+        new_bytes = card_like(card, current_bytes, str(card_path))
         new_sha = _sha(new_bytes)
         atomic.write_bytes(self.root / "snapshots" / f"{new_sha}.card", new_bytes)
         atomic.write_bytes(card_path, new_bytes)
@@ -309,16 +309,8 @@ def write_card(folder: CardFolder, card: Card) -> Path:
     path = folder.card_file()
     if path is None:
         raise NotFound(f"卡「{folder.folder}」的文件夹里没有角色卡文件（no card file）", path=folder.path)
-    atomic.write_bytes(path, _serialize(card, read_input(path), path))
+    atomic.write_bytes(path, card_like(card, read_input(path), str(path)))
     return path
-
-
-def _serialize(card: Card, original: bytes, path: Path) -> bytes:
-    if original.startswith(b"\x89PNG\r\n\x1a\n"):
-        return card_to_png(card, original, image_name=str(path))
-    if original.startswith(b"PK"):
-        return card_to_charx(card, assets=card.assets)
-    return card_to_json(card, "v2" if card.source_spec in ("v1", "v2") else "v3")
 
 
 def slots_of(folder: CardFolder) -> list[Slot]:

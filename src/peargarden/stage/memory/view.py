@@ -59,14 +59,11 @@ def budget_messages(
 ) -> tuple[list[dict[str, str]], str]:
     """The beat's messages with history cut to fit (system + injection + preface first), and the
     warning when something was cut ("" otherwise)."""
-    messages = build_messages(history, words, injection, summary=view.preface)
     # What always goes out: the system prompt, the injection with the user's words, the preface.
     fixed = 3 + view.count(system) + 3 + view.count(injection) + view.count(words) + extra_tokens
     if view.preface:
         fixed += 3 + view.count(SUMMARY_PREFIX + view.preface)
     available = view.context_tokens - view.reserve_tokens - fixed
-    total = sum(3 + view.count(turn.text) for turn in history)
-    if total <= available:
-        return messages, ""
+    # Counted newest → oldest and only until the budget is full: a long chat costs what is sent.
     cut = fit_history(history, max(0, available), view.count)
     return build_messages(cut.kept, words, injection, summary=view.preface), cut.warning

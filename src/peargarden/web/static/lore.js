@@ -217,7 +217,7 @@ function entryForm(item) {
   const exclude = c("excludeRecursion", checkbox(entry.excludeRecursion));
   const prevent = c("preventRecursion", checkbox(entry.preventRecursion));
   const delayRec = c("delayUntilRecursion", checkbox(entry.delayUntilRecursion));
-  const level = c("delayUntilRecursion", numberInput(typeof entry.delayUntilRecursion === "number" ? entry.delayUntilRecursion : "", { min: "1", class: "level" }));
+  const level = c("delayUntilRecursion", numberInput(typeof entry.delayUntilRecursion === "number" && entry.delayUntilRecursion >= 1 ? entry.delayUntilRecursion : "", { min: "1", class: "level" }));
   level.dataset.role = "level";
 
   const sticky = c("sticky", numberInput(entry.sticky, { min: "0" }));

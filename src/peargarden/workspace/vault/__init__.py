@@ -516,3 +516,32 @@ def _as_text(data: bytes) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+@dataclass(frozen=True)
+class Debris:
+    """What :func:`clear_crash_debris` removed: temp files of writes a crash cut short."""
+
+    files: int
+    size: int
+
+    def describe(self) -> str:
+        megabytes = self.size / 1024 / 1024
+        return f"清理了 {self.files} 个崩溃留下的临时文件，共 {megabytes:.1f} MB（crash leftovers removed）"
+
+
+def clear_crash_debris(home: Home) -> Debris:
+    """Remove the temp files crashed writes left in the data folder (their writer's process is gone,
+    or they are over an hour old); on start of ``pear chat``, ``pear serve`` and ``pear import``."""
+    from peargarden.workspace import atomic
+
+    if not home.root.is_dir():
+        return Debris(0, 0)
+    sizes: list[int] = []
+
+    def measured(path: Path) -> None:
+        with contextlib.suppress(OSError):
+            sizes.append(path.lstat().st_size)
+
+    removed = atomic.remove_stale_temp_files(home.root, before_removing=measured)
+    return Debris(len(removed), sum(sizes))

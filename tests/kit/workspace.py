@@ -1,50 +1,27 @@
-"""Helpers for the workspace and CLI tests: the root conftest's thirdparty(), small card builders."""
+"""Helpers for the workspace and CLI tests: small card builders, lorebooks, folder digests."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import json
 import os
 import struct
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kit.formats import chunk, text_chunk
+
 REPO = Path(__file__).resolve().parents[2]
 ORACLE_CASES = REPO.parent / "shared" / "oracle" / "cases"
-
-
-def _root_thirdparty() -> Callable[..., Path]:
-    # Several test folders have a conftest.py, so `import conftest` is ambiguous: load the root one.
-    spec = importlib.util.spec_from_file_location(
-        "peargarden_root_conftest_for_workspace", REPO / "tests" / "conftest.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    helper: Callable[..., Path] = module.thirdparty
-    return helper
-
-
-thirdparty = _root_thirdparty()
-
-
-def _chunk(ctype: bytes, body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + ctype + body + struct.pack(">I", zlib.crc32(ctype + body) & 0xFFFFFFFF)
 
 
 def tiny_png(*extra: bytes) -> bytes:
     """A valid 1×1 RGB PNG with *extra* chunks before IEND (built by hand, independent of our code)."""
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
     idat = zlib.compress(b"\x00\x80\x60\x40")
-    return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", idat) + b"".join(extra) + _chunk(b"IEND", b"")
-
-
-def text_chunk(keyword: str, text: bytes) -> bytes:
-    return _chunk(b"tEXt", keyword.encode("latin-1") + b"\x00" + text)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + b"".join(extra) + chunk(b"IEND", b"")
 
 
 def card_png(card: dict[str, Any]) -> bytes:

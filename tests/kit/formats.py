@@ -3,28 +3,10 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import struct
 import zlib
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
-
-
-def _root_thirdparty() -> Callable[..., Path]:
-    # Other test folders have their own conftest.py, so `import conftest` is ambiguous; load the
-    # root one by path to share its thirdparty() helper (which skips when ../shared is absent).
-    root = Path(__file__).resolve().parents[1] / "conftest.py"
-    spec = importlib.util.spec_from_file_location("peargarden_root_conftest_for_formats", root)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    helper: Callable[..., Path] = module.thirdparty
-    return helper
-
-
-thirdparty = _root_thirdparty()
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -1,0 +1,99 @@
+"""Benchmark: how long light ``pear`` commands take to start, against a bare Python start.
+
+Run from the repository root::
+
+    .venv/bin/python bench/bench_startup.py [--runs 10]
+
+Each command runs as a real process (``python -m peargarden …``) on a data folder made by ``pear init``
+in a temp folder.  The figure is the child's CPU time (user + system, from ``wait4``), the median over
+the runs; CPU time moves less than wall time when other jobs share the machine.  ``python -c pass``
+is measured in the same run, interleaved with the commands, and every median is also given as a ratio
+to it.  One more run per command under ``-X importtime`` lists the modules it imported: the count, and
+the third-party packages among them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+COMMANDS: list[list[str]] = [["--help"], ["cards"], ["sessions", "list"], ["lorebook", "list"]]
+BARE = ["-c", "pass"]
+
+
+def cpu_seconds(args: list[str], env: dict[str, str]) -> float:
+    """User + system CPU time of one child process running ``python ARGS``."""
+    child = subprocess.Popen(
+        [sys.executable, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"bench_startup: python {' '.join(args)} exited {child.returncode}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def imported_modules(args: list[str], env: dict[str, str]) -> list[str]:
+    """The modules ``python ARGS`` imports, from ``-X importtime`` (one line per module on stderr)."""
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", *args], capture_output=True, text=True, env=env, check=True
+    )
+    names = [line.rsplit("|", 1)[1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")]
+    return [name for name in names if name != "imported package"]  # that one is the header line
+
+
+def third_party(modules: list[str], bare: list[str]) -> list[str]:
+    """Top-level packages outside the standard library and peargarden that a bare start does not load.
+
+    Failed optional imports show in ``-X importtime`` too (``copy`` tries ``org.python``); a name that
+    cannot be found is not counted.
+    """
+    tops = {name.split(".")[0] for name in modules} - {name.split(".")[0] for name in bare}
+    return sorted(
+        top
+        for top in tops
+        if top not in sys.stdlib_module_names
+        and not top.startswith("_")
+        and top != "peargarden"
+        and importlib.util.find_spec(top) is not None
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10)
+    options = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="pear-startup-") as folder:
+        env = {**os.environ, "PEARGARDEN_HOME": str(Path(folder) / "home"), "PYTHONIOENCODING": "utf-8"}
+        subprocess.run([sys.executable, "-m", "peargarden", "init"], env=env, check=True, capture_output=True)
+        cases = [("python -c pass", BARE)] + [
+            ("pear " + " ".join(command), ["-m", "peargarden", *command]) for command in COMMANDS
+        ]
+        for _, args in cases:  # one warm-up each: .pyc files written, disk cache filled
+            cpu_seconds(args, env)
+        times: dict[str, list[float]] = {label: [] for label, _ in cases}
+        for _ in range(options.runs):
+            for label, args in cases:  # interleaved, so a burst of load hits every case alike
+                times[label].append(cpu_seconds(args, env))
+        modules = {label: imported_modules(args, env) for label, args in cases}
+
+    bare = statistics.median(times["python -c pass"])
+    print(f"python {sys.version.split()[0]}, {options.runs} runs, load average {os.getloadavg()[0]:.2f}")
+    print()
+    print("| command | median CPU (ms) | × bare start | modules imported | third-party packages imported |")
+    print("|---|---:|---:|---:|---|")
+    for label, _ in cases:
+        median = statistics.median(times[label])
+        packages = ", ".join(third_party(modules[label], modules["python -c pass"])) or "—"
+        print(f"| `{label}` | {median * 1000:.1f} | {median / bare:.2f} | {len(modules[label])} | {packages} |")
+
+
+if __name__ == "__main__":
+    main()

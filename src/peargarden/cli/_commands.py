@@ -1,0 +1,55 @@
+"""The table of ``pear`` commands: which module defines each one, and the line ``pear --help`` shows.
+
+Importing every command module up front made each ``pear`` invocation pay for the whole program (the
+chat loop, the web server, tree-sitter, jsonschema, tiktoken, Pillow…): about 600 modules before
+``pear --help`` printed a line.  So the root group (:class:`._app.LazyCommands`) lists its commands
+from :data:`COMMANDS` and imports ``cli/<module>.py`` the first time that command is resolved;
+``pear --help`` prints the summaries written here and imports no command module at all.
+
+Each command module still defines its command on the root ``app`` of :mod:`._app` (``@app.command``
+or ``app.add_typer``); the table only says where to find it.  ``tests/cli/test_cli_startup.py``
+checks that the table names every ``*_cmd.py`` module, that each entry really defines its command,
+and that each summary is the command's own short help, so the table cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CommandEntry:
+    module: str  # the module in peargarden.cli that defines the command
+    summary: str  # the one line `pear --help` shows: the command's own short help
+
+
+COMMANDS: dict[str, CommandEntry] = {
+    "card": CommandEntry("card_cmd", "创作/：把卡展开成一槽一文件，检查，写回，撤销（card authoring project）。"),
+    "cards": CommandEntry(
+        "cards_cmd", "List the cards: folder, name, card file, mounted lorebooks, number of chats."
+    ),
+    "chat": CommandEntry("chat_cmd", "和一张卡对话（交互式、流式输出）；--once 只走一拍。"),
+    "entries": CommandEntry("entries_cmd", "Entries of APPEND_SYSTEM.md / AGENTS.md: list them, switch one on or off."),
+    "export": CommandEntry("export_cmd", "Export a card (PNG, JSON, CHARX) or a lorebook (SillyTavern JSON)."),
+    "import": CommandEntry("import_cmd", "Import SillyTavern files."),
+    "init": CommandEntry(
+        "init_cmd", "Create the data folder with its defaults; never overwrites what is already there."
+    ),
+    "lore": CommandEntry("lore_cmd", "A card's lore (mounted books + 补充设定集): search."),
+    "lorebook": CommandEntry(
+        "lorebook_cmd", "Shared lorebooks (library/lorebooks/): list, mount on a card, unmount."
+    ),
+    "models": CommandEntry(
+        "models_cmd", "List the models an endpoint offers (default: the main connection in config.toml)."
+    ),
+    "preset": CommandEntry("preset_cmd", "预设声明：把酒馆预设分块贴标签，分流进卡的提示词文件。"),
+    "sandbox": CommandEntry("sandbox_cmd", "The sandbox that judges every tool call."),
+    "serve": CommandEntry("serve_cmd", "网页界面（web UI）：FastAPI + uvicorn，默认只监听本机。"),
+    "sessions": CommandEntry("sessions_cmd", "对话（会话树）：列出、查看、导出。"),
+    "stage": CommandEntry("stage_cmd", "The stage (agent way to play a card): inspect a beat's request."),
+    "story": CommandEntry("story_cmd", "剧情记忆：场记（世界状态与登场名录）、压缩、卡的常驻记忆。"),
+    "tavern": CommandEntry("tavern_cmd", "SillyTavern 兼容的提示词拼装 (tavern mode)."),
+    "vault": CommandEntry(
+        "vault_cmd", "资产保险库：整个数据文件夹的快照（世界书、预设、人设、技能、每张卡和对话）。"
+    ),
+}

@@ -1,0 +1,55 @@
+"""ChatFile reads what another process appended, and never replaces an imported chat's file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from peargarden.errors import ConflictError
+from peargarden.workspace.chats import SESSION_FILE, ChatFile
+from peargarden.workspace.importer import IMPORTED_CHAT_FILE
+
+
+def _imported(tmp_path: Path) -> Path:
+    chats = tmp_path / "chats"
+    folder = chats / "雨夜"
+    folder.mkdir(parents=True)
+    lines = [
+        {"user_name": "旅人", "character_name": "青梧", "chat_metadata": {}},
+        {"name": "青梧", "is_user": False, "mes": "雨还在下。", "swipes": ["雨还在下。", "雨停了。"], "swipe_id": 1},
+        {"name": "旅人", "is_user": True, "mes": "借把伞。"},
+    ]
+    text = "\n".join(json.dumps(line, ensure_ascii=False) for line in lines)
+    (folder / IMPORTED_CHAT_FILE).write_text(text, encoding="utf-8")
+    return chats
+
+
+def test_two_handles_on_an_imported_chat_see_each_other(tmp_path: Path) -> None:
+    chats = _imported(tmp_path)
+    first, second = ChatFile.open(chats, "雨夜"), ChatFile.open(chats, "雨夜")
+    first.append_message({"role": "assistant", "content": "伞在门后。"})
+    # The second handle still holds the converted lines in memory: writing them now would replace
+    # the file the first one wrote, so it refuses rather than lose the reply.
+    with pytest.raises(ConflictError, match="chat changed"):
+        second.append_message({"role": "user", "content": "谢了。"})
+    assert "伞在门后。" in (chats / "雨夜" / SESSION_FILE).read_text(encoding="utf-8")
+    # After a refresh it reads the file the first one made and continues where it ends.
+    assert second.refresh() is True
+    assert [e.message["content"] for e in second.tree.messages()] == ["雨停了。", "借把伞。", "伞在门后。"]
+    second.append_message({"role": "user", "content": "谢了。"})
+    assert first.refresh() is True and first.refresh() is False
+    assert [e.id for e in first.tree.messages()] == [e.id for e in second.tree.messages()]
+    assert first.warnings == second.warnings == []
+
+
+def test_refresh_reads_only_whole_new_lines(tmp_path: Path) -> None:
+    chat = ChatFile.create(tmp_path, card="青梧")
+    other = ChatFile.open(tmp_path, chat.chat_id)
+    chat.append_message({"role": "user", "content": "一"})
+    with chat.path.open("ab") as handle:
+        handle.write(b'{"id": "torn", "parentId"')  # an append still being written (or torn)
+    assert other.refresh() is True
+    assert [e.message["content"] for e in other.tree.messages()] == ["一"]
+    assert other.refresh() is False

@@ -1,0 +1,43 @@
+"""Chat lists come from a small summary per chat, re-read only for chats whose file changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from peargarden.app import chat_summaries as summaries
+from peargarden.workspace.cards import open_card
+from peargarden.workspace.chats import ChatFile
+from peargarden.workspace.home import Home
+from peargarden.workspace.seed import seed_home
+
+
+def test_summaries_are_kept_and_follow_changes(home_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = Home(home_dir)
+    seed_home(home)
+    card = open_card(home, "青梧")
+    first = ChatFile.create(card.chats_dir, card="青梧", mode="stage")
+    first.append_message({"role": "user", "content": "掌柜在吗？"})
+    second = ChatFile.create(card.chats_dir, card="青梧", mode="tavern")
+    rows = summaries.chat_summaries(card)
+    assert [(r["id"], r["messages"], r["last"], r["mode"]) for r in rows] == sorted(
+        [(first.chat_id, 1, "掌柜在吗？", "stage"), (second.chat_id, 0, "", "tavern")]
+    )
+    assert summaries.cache_file(card).is_file()
+
+    opened: list[str] = []
+    real_open = ChatFile.open
+
+    def counting_open(chats_dir: Path, chat_id: str) -> ChatFile:
+        opened.append(chat_id)
+        return real_open(chats_dir, chat_id)
+
+    monkeypatch.setattr(ChatFile, "open", staticmethod(counting_open))
+    assert summaries.chat_summaries(card) == rows and opened == []  # nothing changed: no file read
+    first.append_message({"role": "assistant", "content": "在，客官请坐。"})
+    again = summaries.chat_summaries(card)
+    assert opened == [first.chat_id]  # only the chat that changed is read again
+    assert {r["id"]: r["last"] for r in again}[first.chat_id] == "在，客官请坐。"
+    summaries.cache_file(card).write_text("{not json", encoding="utf-8")  # a damaged cache is rebuilt
+    assert summaries.chat_summaries(card) == again

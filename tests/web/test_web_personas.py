@@ -1,0 +1,111 @@
+"""Personas in Chromium: a picture for a persona (a non-image refused), deleting one (the vault keeps
+it), and switching the persona of an open chat — the next request plays the new one, and reopening
+the chat keeps it (the switch is recorded on the branch)."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
+
+from peargarden.testing.fake_openai import text_reply
+from peargarden.workspace.vault import Vault
+
+
+def said(page: Any, text: str, error: bool = False) -> None:
+    page.locator("#toast.error" if error else "#toast:not(.error)", has_text=text).wait_for()
+    page.evaluate("() => { const box = document.getElementById('toast'); box.hidden = true; box.textContent = ''; }")
+
+
+def panel_shot(page: Any, width: str) -> None:
+    """The whole page, and the persona panel alone (the part this test is about)."""
+    whole = screenshot(page, f"personas-{width}")
+    page.locator("#persona-panel").screenshot(path=str(whole.with_name(f"personas-panel-{width}.png")))
+
+
+def _persona(served: Served, name: str, description: str) -> None:
+    body = json.dumps({"name": name, "description": description}, ensure_ascii=False).encode("utf-8")
+    request = urllib.request.Request(f"{served.url}/api/personas", data=body,
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    urllib.request.urlopen(request, timeout=20).close()
+
+
+def test_persona_pictures_and_deletion(served: Served, browser: Any, tmp_path: Any) -> None:
+    _persona(served, "沈砚", "落第的书生，背着一只旧书箱。")
+    _persona(served, "阿蘅", "采药的姑娘。")
+    picture = tmp_path / "沈砚头像.png"
+    picture.write_bytes((served.home.card_dir("青梧") / "青梧.png").read_bytes())
+    not_a_picture = tmp_path / "头像.png"
+    not_a_picture.write_text("这不是图片", encoding="utf-8")
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(f"{served.url}/settings")
+    wait_ready(page)
+    page.locator("#personas[data-ready='1']").wait_for()
+    page.locator("#personas li[data-persona='沈砚'] .persona-avatar-file").set_input_files(str(picture))
+    said(page, "已更换")
+    assert (served.home.personas_dir / "沈砚.png").read_bytes() == picture.read_bytes()
+    image = page.locator("#personas li[data-persona='沈砚'] img.persona-avatar")
+    image.wait_for()
+    page.wait_for_function("document.querySelector(\"#personas li[data-persona='沈砚'] img\").naturalWidth > 0")
+    page.locator("#personas li[data-persona='阿蘅'] .persona-avatar-file").set_input_files(str(not_a_picture))
+    said(page, "不是 PNG", error=True)
+    assert not list(served.home.personas_dir.glob("阿蘅.*png"))
+    panel_shot(page, "1280")
+
+    page.locator("#personas li[data-persona='沈砚'] .persona-delete").click()
+    said(page, "已删除人设")
+    assert not list(served.home.personas_dir.glob("沈砚.*"))
+    vault = Vault(served.home)
+    kept = vault.read_file(vault.snapshots()[0].id, "library/personas/沈砚.png")
+    assert kept == picture.read_bytes()
+    assert page.locator("#personas li[data-persona='沈砚']").count() == 0
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    page.locator("#personas[data-ready='1']").wait_for()
+    # The persona panel fits a phone (the settings page's connection table is another matter).
+    widest = ("Math.max(...[...document.querySelectorAll('#persona-panel, #persona-panel *')]"
+              ".map(e => e.getBoundingClientRect().right))")
+    assert page.evaluate(widest) <= 390
+    panel_shot(page, "390")
+    context.close()
+
+
+def test_the_persona_of_an_open_chat_is_switched(served: Served, browser: Any) -> None:
+    _persona(served, "柳七", "走镖的镖师，左手缺一指。")
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
+    page = context.new_page()
+    chat_id = open_new_chat(page, served.url)
+    page.locator("#chat[data-persona-switch='ready']").wait_for()
+    served.fake.script([text_reply("客官请。"), text_reply("镖师辛苦。")])
+    page.fill("#composer", "掌柜，一碗茶。")
+    page.click("#send")
+    beats_done(page, 1)
+    assert "缺一指" not in served.fake.chat_requests[-1].body["messages"][0]["content"]
+
+    page.select_option("#persona-switch", "柳七")
+    said(page, "现在你扮演「柳七」")
+    assert page.locator("#persona-name").inner_text() == "柳七"
+    page.fill("#composer", "再来一碗。")
+    page.click("#send")
+    beats_done(page, 2)
+    system = served.fake.chat_requests[-1].body["messages"][0]["content"]
+    assert "柳七" in system and "缺一指" in system
+    screenshot(page, "persona-switch-1280")
+
+    # Reopened (a fresh page, the hub reads the chat again): still 柳七.
+    served.server.server.config.app.state.hub._chats.clear()
+    page.goto(f"{served.url}/chat/%E9%9D%92%E6%A2%A7/{chat_id}")
+    wait_ready(page)
+    assert page.locator("#persona-name").inner_text() == "柳七"
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    wait_ready(page)
+    page.locator("#chat[data-persona-switch='ready']").wait_for()
+    screenshot(page, "persona-switch-390")
+    context.close()
