@@ -16,12 +16,9 @@ from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.agent.thinking import parse_level
 from peargarden.app.connections import Connection, flag_timeouts
-from peargarden.app.regex_allowance import pending_question, set_allowance
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import BadInput, PearError, ProviderError
-from peargarden.formats import dumps_json
-from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
 from ._app import app, state
@@ -121,7 +118,7 @@ class _Printer:
             return
         self._newline()
         if kind == "tool_start":
-            args = dumps_json(data["args"]) if data["args"] is not None else "（参数无法解析）"
+            args = _json(data["args"]) if data["args"] is not None else "（参数无法解析）"
             typer.echo(f"  ⚙ {data['name']} {args}", err=True)
         elif kind == "tool_end":
             first = (data["text"].strip().splitlines() or [""])[0][:80]
@@ -165,7 +162,7 @@ def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
     if not interactive:
         prompt.answer(ApprovalAnswer("deny", "非交互模式，无法询问"))
         return
-    args = dumps_json(request.args)
+    args = _json(request.args)
     typer.echo(f"\n需要你的同意：{request.tool_name} {args}", err=True)
     if request.reason:
         typer.echo(f"  原因：{request.reason}", err=True)
@@ -320,8 +317,17 @@ def chat_command(
         _interactive(session, waiting)
 
 
-def _ask_card_regex(home: Home, card: str) -> None:
+def _json(value: Any) -> str:
+    """JSON for the terminal (lone surrogates escaped); formats is imported only when needed."""
+    from peargarden.formats import dumps_json
+
+    return dumps_json(value)
+
+
+def _ask_card_regex(home: Any, card: str) -> None:
     """First play of a card with regex scripts of its own: ask once (on a terminal) and remember."""
+    from peargarden.app.regex_allowance import pending_question, set_allowance  # not at import: light --help
+
     pending = pending_question(home, card)
     if pending is None:
         return
@@ -349,7 +355,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
     if as_json:
 
         def emit(event: AgentEvent) -> None:
-            sys.stdout.write(dumps_json(event.to_json()) + "\n")
+            sys.stdout.write(_json(event.to_json()) + "\n")
             sys.stdout.flush()
 
         reason, _, code = _run(start, emit, interactive=False, waiting=waiting)

@@ -36,7 +36,6 @@ from peargarden.stage import (
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
 from peargarden.tavern.version import for_version
-from peargarden.text.regex_scripts import RegexScript, RegexSet, load_scripts
 from peargarden.text.rolls import live_random
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
@@ -242,23 +241,28 @@ def _stage_card(folder: CardFolder) -> StageCard:
     return card
 
 
-def _card_scripts(folder: CardFolder) -> tuple[RegexScript, ...]:
+def _card_scripts(folder: CardFolder) -> tuple[Any, ...]:
     """The card's own regex scripts, parsed again only when the card file's stamp changed."""
     path = folder.card_file()
     stamp = _file_stamp(path) if path is not None else None
     key = "regex\0" + str(path)
     known = _PARSED.get(key)
     if stamp is not None and known is not None and known[0] == stamp:
-        cached: tuple[RegexScript, ...] = known[1]
+        cached: tuple[Any, ...] = known[1]
         return cached
+    from peargarden.text.regex_scripts import load_scripts  # the regex library only when a beat runs
+
     scripts = tuple(load_scripts(card_regex_scripts(folder.load_card())))
     if stamp is not None:
         _remember(key, stamp, scripts)
     return scripts
 
 
-def regex_set(home: Home, folder: CardFolder) -> tuple[RegexSet, list[str]]:
-    """The scripts a stage beat runs: the library's global ones, then the card's own if allowed."""
+def regex_set(home: Home, folder: CardFolder) -> tuple[Any, list[str]]:
+    """The scripts a stage beat runs (a ``RegexSet``): the library's global ones, then the card's own
+    if allowed."""
+    from peargarden.text.regex_scripts import RegexSet, load_scripts
+
     global_raw, warnings = global_regex_scripts(home)
     allowed = regex_allowance(folder) is True
     scoped = _card_scripts(folder) if allowed else ()
