@@ -59,7 +59,7 @@ def test_edited_config_and_card_settings_reach_the_next_beat(home: Home) -> None
     list(chat.send("掌柜在吗？"))
     assert "【语言】以中文" in _sent(provider)[-1]
     config = home.config_file.read_text(encoding="utf-8")
-    atomic.write_text(home.config_file, re.sub(r'(?m)^language = "中文"', 'language = "文言文"', config))
+    atomic.write_text(home.config_file, re.sub(r'(?m)^language = ""', 'language = "文言文"', config))
     list(chat.send("今日何茶？"))
     assert "【语言】以文言文" in _sent(provider)[-1]
     atomic.write_text(chat.card.settings_file, '{"language": "粤语"}')

@@ -152,4 +152,11 @@ def test_sillytavern_swipes_become_siblings_and_export_back() -> None:
     assert out[0]["character_name"] == "青梧"
     assert [line["mes"] for line in out[1:]] == ["客官里边请。", "掌柜好。", "乙"]
     assert out[3]["swipes"] == ["甲", "乙", "丙"] and out[3]["swipe_id"] == 1
-    assert out[3]["extra"]["reasoning"] == "想一想"
+    assert out[1:] == st[1:]  # nothing changed: every line exactly as imported, swipe_info too
+    # Another swipe chosen: the line follows it and keeps each swipe's own swipe_info.
+    leaf = tree.get(imported.leaf)
+    tree.set_leaf(tree.siblings(leaf.id)[2].id)
+    changed = export_chat(tree, imported.header, "旅人", "青梧")[3]
+    assert changed["mes"] == "丙" and changed["swipe_id"] == 2 and changed["swipes"] == ["甲", "乙", "丙"]
+    assert changed["swipe_info"] == st[3]["swipe_info"] and changed["send_date"] == "x"
+    assert changed["extra"] == {}  # 丙's own swipe carries no reasoning

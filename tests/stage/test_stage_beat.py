@@ -16,7 +16,7 @@ def beat(card: StageCard, entries: list[LoreEntry], thinking: str | None, **kw: 
     request = assemble_beat(
         FILES,
         card,
-        StageSettings(),
+        StageSettings(language="中文"),
         LoreCorpus(entries),
         [Turn("assistant", GREETING)],
         QUESTION,
@@ -88,6 +88,10 @@ def test_reserved_blocks_appear_only_when_filled() -> None:
         "【剧情记忆】\n旧事一段",
     ]
     assert full.text.endswith("【语言】以English写叙事与对白（专有名词可保留原文）。")
+    unknown = build_injection(
+        hits=[], thinking="medium", index_block="", language="", char_name="青梧", user_name="旅人", memory="旧事"
+    )
+    assert "【语言】" not in unknown.text and unknown.text == "【剧情记忆】\n旧事"
 
 
 def test_message_list_merges_roles_drops_empties_and_puts_words_last() -> None:

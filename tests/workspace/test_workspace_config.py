@@ -28,7 +28,7 @@ def test_partial_file_keeps_other_defaults() -> None:
     settings = parse_settings('user_name = "阿砚"\n[model]\nthinking = "high"\n')
     assert settings.user_name == "阿砚"
     assert settings.model.thinking == "high"
-    assert settings.language == "中文"
+    assert settings.language == ""  # unset: the stage follows the card
     assert settings.sandbox.no_ask_prefixes == DEFAULT_NO_ASK_PREFIXES
 
 

@@ -125,7 +125,7 @@ def test_config_template_is_the_code_defaults_except_creation_mode_and_st_versio
     # New data folders match SillyTavern 1.18; folders made before the setting keep 1.12.
     assert code.st_version == "1.12"
     assert template.st_version == "1.18"
-    assert template.user_name == "旅人" and template.language == "中文"
+    assert template.user_name == "旅人" and template.language == ""
     assert template.scan_depth == 4 and template.max_lore_injections == 3
     assert dataclasses.replace(template, creation_mode="silent", st_version="1.12") == code
     # Every setting is written out (commented), none left to guess.

@@ -23,6 +23,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
 from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.errors import BadInput, NotFound
-from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
+from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, PlayMode
 from peargarden.modes.stage import memory as bookkeeping
 from peargarden.modes.stage.preset import Labeller, provider_labeller
@@ -574,7 +575,8 @@ class ChatSession:
 
     def export_sillytavern(self) -> bytes:
         header = self.chat.header.get("st_header") if isinstance(self.chat.header.get("st_header"), dict) else {}
-        lines = export_chat(self.chat.tree, dict(header or {}), self.env.user_name, str(_card_name(self)))
+        created = st_create_date(self.chat.header)
+        lines = export_chat(self.chat.tree, dict(header or {}), self.env.user_name, str(_card_name(self)), created)
         return write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
 
     # -- the beat ----------------------------------------------------------------------------------
@@ -781,3 +783,12 @@ def _card_name(session: ChatSession) -> str:
     data = session.env.card_data.get("data")
     source = data if isinstance(data, dict) else session.env.card_data
     return str(source.get("name") or session.card.folder)
+
+
+def st_create_date(header: dict[str, Any]) -> str:
+    """ST's ``create_date`` for a chat started here: its session header's timestamp, ST-formatted."""
+    try:
+        created = datetime.fromisoformat(str(header.get("timestamp") or "").replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    return format_create_date(created.astimezone())

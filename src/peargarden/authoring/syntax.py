@@ -8,6 +8,7 @@ from functools import lru_cache
 import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser
 
+from peargarden.formats import replace_lone_surrogates
 from peargarden.text.jsregex import regex_from_string
 
 
@@ -41,7 +42,8 @@ def _problems(node: Node, lines: list[bytes], found: list[Problem]) -> None:
 
 def check_script(source: str) -> list[Problem]:
     """Syntax problems of a JavaScript script or module (tree-sitter parses both), in source order."""
-    data = source.encode("utf-8")
+    # A lone surrogate (legal in card text) parses as U+FFFD: same byte length, so columns hold.
+    data = replace_lone_surrogates(source).encode("utf-8")
     tree = _parser().parse(data)
     found: list[Problem] = []
     _problems(tree.root_node, data.split(b"\n"), found)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import typer
 
+from peargarden.formats import dumps_json
 from peargarden.modes.work.project import CardProject
 from peargarden.workspace.cards import open_card
 
@@ -37,7 +36,7 @@ def check_command(name: str, as_json: bool = typer.Option(False, "--json")) -> N
     """Show what changed in 创作/ and any syntax problems; exit 1 when apply would refuse."""
     report = _project(name).check()
     if as_json:
-        typer.echo(json.dumps(report.to_json(), ensure_ascii=False))
+        typer.echo(dumps_json(report.to_json()))
     else:
         for change in report.changes:
             typer.echo(f"改动 {change.label}  ({change.file})")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import sys
 import threading
@@ -69,6 +68,7 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSe
     if not home.exists():
         seed_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
     service = PearApp(home)
+    _ask_card_regex(home, service.card(card).folder)  # before the session builds its request builders
     if chat_id:
         return service.open_chat(card, chat_id, options)
     return service.new_chat(card, options)
@@ -118,7 +118,7 @@ class _Printer:
             return
         self._newline()
         if kind == "tool_start":
-            args = json.dumps(data["args"], ensure_ascii=False) if data["args"] is not None else "（参数无法解析）"
+            args = _json(data["args"]) if data["args"] is not None else "（参数无法解析）"
             typer.echo(f"  ⚙ {data['name']} {args}", err=True)
         elif kind == "tool_end":
             first = (data["text"].strip().splitlines() or [""])[0][:80]
@@ -162,7 +162,7 @@ def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
     if not interactive:
         prompt.answer(ApprovalAnswer("deny", "非交互模式，无法询问"))
         return
-    args = json.dumps(request.args, ensure_ascii=False)
+    args = _json(request.args)
     typer.echo(f"\n需要你的同意：{request.tool_name} {args}", err=True)
     if request.reason:
         typer.echo(f"  原因：{request.reason}", err=True)
@@ -317,6 +317,31 @@ def chat_command(
         _interactive(session, waiting)
 
 
+def _json(value: Any) -> str:
+    """JSON for the terminal (lone surrogates escaped); formats is imported only when needed."""
+    from peargarden.formats import dumps_json
+
+    return dumps_json(value)
+
+
+def _ask_card_regex(home: Any, card: str) -> None:
+    """First play of a card with regex scripts of its own: ask once (on a terminal) and remember."""
+    from peargarden.app.regex_allowance import pending_question, set_allowance  # not at import: light --help
+
+    pending = pending_question(home, card)
+    if pending is None:
+        return
+    folder, question = pending
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        typer.echo(
+            f"提示：卡「{folder}」自带的正则脚本尚未允许，暂不运行；允许用 pear tavern set regex on --card {folder}",
+            err=True,
+        )
+        return
+    set_allowance(home, folder, typer.confirm(question, default=False))
+    typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder} 更改）", err=True)
+
+
 def _endpoint(session: ChatSession) -> str:
     """How the "still waiting" line names the model: its endpoint's address, or the embedded model."""
     base_url = getattr(session.resolved.provider, "base_url", "")
@@ -330,7 +355,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
     if as_json:
 
         def emit(event: AgentEvent) -> None:
-            sys.stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+            sys.stdout.write(_json(event.to_json()) + "\n")
             sys.stdout.flush()
 
         reason, _, code = _run(start, emit, interactive=False, waiting=waiting)

@@ -9,7 +9,10 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-from peargarden.workspace.importer import BookMode, ImportPlan, apply_plan, book_mode, plan_import
+from peargarden.app.regex_allowance import regex_question
+from peargarden.errors import BadInput
+from peargarden.formats import Card
+from peargarden.workspace.importer import BookMode, ImportPlan, RegexAnswerFn, apply_plan, book_mode, plan_import
 from peargarden.workspace.inputs import file_size
 
 from ._app import app, state
@@ -29,16 +32,22 @@ def import_command(
     card: str | None = typer.Option(
         None, "--card", help="The card a chat (or lorebook, mounted) belongs to."
     ),
+    regex: str = typer.Option(
+        "ask",
+        "--regex",
+        help="A card's own regex scripts: allow | deny | ask (asked now on a terminal, else at first play).",
+    ),
 ) -> None:
     """Import SillyTavern files. Everything is checked first; if one file is bad, nothing is written."""
     mode = book_mode(book)
+    answer = regex_answer(regex)
     home = state.home
     tidy(home)  # a kill mid-import left temp files: they go now
     total = sum(file_size(path) for path in files)
     if len(files) >= PROGRESS_MIN_FILES or total >= PROGRESS_MIN_BYTES:
-        plan = _plan_with_progress(files, total, mode, card)
+        plan = _plan_with_progress(files, total, mode, card, answer)
     else:
-        plan = plan_import(home, files, book=mode, card=card)
+        plan = plan_import(home, files, book=mode, card=card, regex_answer=answer)
     apply_plan(plan)
     for item in plan.items:
         target = item.target.relative_to(home.root).as_posix()
@@ -46,7 +55,24 @@ def import_command(
         typer.echo(f"{item.kind}\t{item.source.name} → {target}{note}")
 
 
-def _plan_with_progress(files: list[Path], total: int, book: BookMode, card: str | None) -> ImportPlan:
+def regex_answer(choice: str) -> RegexAnswerFn:
+    """``--regex``: a fixed answer, or (``ask``) the question on a terminal and None elsewhere."""
+    if choice in ("allow", "deny"):
+        return lambda _card: choice == "allow"
+    if choice != "ask":
+        raise BadInput(f"--regex 只能是 allow、deny 或 ask，实际是 {choice!r}")
+
+    def ask(card: Card) -> bool | None:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return None  # no one to ask: the first play asks
+        return typer.confirm(regex_question(card), default=False)
+
+    return ask
+
+
+def _plan_with_progress(
+    files: list[Path], total: int, book: BookMode, card: str | None, answer: RegexAnswerFn
+) -> ImportPlan:
     console = Console(file=sys.stderr)
     columns = (TextColumn("导入"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[name]}"))
     with Progress(*columns, console=console, transient=True) as progress:
@@ -55,4 +81,4 @@ def _plan_with_progress(files: list[Path], total: int, book: BookMode, card: str
         def advance(path: Path, size: int) -> None:
             progress.update(task, advance=size, name=path.name)
 
-        return plan_import(state.home, files, book=book, card=card, progress=advance)
+        return plan_import(state.home, files, book=book, card=card, progress=advance, regex_answer=answer)

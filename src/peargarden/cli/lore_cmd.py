@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import typer
+
+from peargarden.formats import dumps_json
 
 from ._app import app, state
 
@@ -38,7 +38,7 @@ def search_command(
             }
             for h in hits
         ]
-        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        typer.echo(dumps_json(rows, indent=2))
         return
     if not hits:
         typer.echo("（没有命中）")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import typer
 
+from peargarden.formats import dumps_json
 from peargarden.workspace.cards import lorebook_mounts, mount_lorebook, unmount_lorebook
 from peargarden.workspace.library import list_lorebook_names, lorebook_info
 
@@ -62,7 +62,7 @@ def list_command(
             row["error"] = info.error
         rows.append(row)
     if as_json:
-        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        typer.echo(dumps_json(rows, indent=2))
         return
     if not rows:
         typer.echo("世界书库是空的。用 pear import 导入世界书。")

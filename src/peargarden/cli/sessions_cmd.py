@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from peargarden.app.chat_summaries import chat_summaries, summarize
+from peargarden.app.service import st_create_date
 from peargarden.errors import NotFound
-from peargarden.formats import TavernChat, TavernMessage, write_chat_jsonl
+from peargarden.formats import TavernChat, TavernMessage, dumps_json, write_chat_jsonl
 from peargarden.sessions.sillytavern import export_chat
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, open_card
@@ -73,7 +73,7 @@ def list_command(
         for summary in chat_summaries(folder):
             rows.append({key: value for key, value in summary.items() if key not in _INTERNAL})
     if as_json:
-        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        typer.echo(dumps_json(rows, indent=2))
         return
     if not rows:
         typer.echo("还没有对话。用 pear chat 开始一段。")
@@ -110,7 +110,7 @@ def show_command(
                 }
                 for r in chat.tree.rows()
             ]
-        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        typer.echo(dumps_json(out, indent=2))
         return
     for warning in chat.warnings:
         typer.echo(f"⚠ {warning}", err=True)
@@ -146,7 +146,8 @@ def export_command(
 
         user_name = folder.effective_settings(load_settings(state.home.config_file)).user_name
     header = chat.header.get("st_header")
-    lines = export_chat(chat.tree, dict(header) if isinstance(header, dict) else {}, user_name, card_data.name)
+    st_header = dict(header) if isinstance(header, dict) else {}
+    lines = export_chat(chat.tree, st_header, user_name, card_data.name, st_create_date(chat.header))
     data = write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
     if output is None:
         typer.echo(data.decode("utf-8"))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from peargarden.errors import BadInput
+from peargarden.formats import dumps_json
 
 from ._app import app, state
 
@@ -53,7 +53,7 @@ def assemble_command(
             "tools": tool_specs,
             "warnings": warnings,
         }
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        typer.echo(dumps_json(payload, indent=2))
         return
     typer.echo("===== system =====")
     typer.echo(system)

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from peargarden.errors import BadInput, FormatError, NotFound
+from peargarden.formats import dumps_json
 
 from ._app import app
 
@@ -29,7 +30,8 @@ def _read_jsonl(path: Path) -> list[Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise BadInput(f"无法读取：{error.strerror}", path=path) from None
-    for number, line in enumerate(text.splitlines(), 1):
+    # split("\n"), not splitlines(): U+2028 and U+0085 may stand inside a JSON string.
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -131,7 +133,7 @@ def replay_cmd(
     if ledger:
         print(format_ledger(result.assembly))
     else:
-        print(json.dumps(result.body, ensure_ascii=False, indent=2))
+        print(dumps_json(result.body, indent=2))
 
 
 # -- the user's own data folder ------------------------------------------------------------------
@@ -166,6 +168,7 @@ def assemble_cmd(
     st_version: str | None = typer.Option(
         None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: st_version of the settings)."
     ),
+    seed: int | None = typer.Option(None, "--seed", help="Seed the random rolls (world-info probability, {{random}})."),
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
     from peargarden.formats import card_to_object
@@ -175,6 +178,7 @@ def assemble_cmd(
     from peargarden.tavern.replay import _user_message
     from peargarden.tavern.request import request_body
     from peargarden.text.tokens import counter_for_model
+    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
 
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
@@ -201,6 +205,9 @@ def assemble_cmd(
     power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
     if settings.user_persona and "persona_description" not in power_user:
         power_user["persona_description"] = settings.user_persona
+    global_regex, regex_warnings = global_regex_scripts(home)
+    for warning in regex_warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     state_ = user_state(
         card_obj,
         tavern={**tavern, "power_user": power_user},
@@ -212,6 +219,9 @@ def assemble_cmd(
         user_name=settings.user_name,
         counter=counter,
         version=version,
+        global_regex=global_regex,
+        regex_allowed=regex_allowance(folder) is True,
+        seed=seed,
     )
     if not state_.chat:
         from peargarden.tavern.replay import start_new_chat
@@ -240,7 +250,7 @@ def _print_assembly(body: dict[str, Any], assembly: Any, warnings: list[str], *,
     if ledger:
         print(format_ledger(assembly))
     else:
-        print(json.dumps(body, ensure_ascii=False, indent=2))
+        print(dumps_json(body, indent=2))
 
 
 @tavern_app.command("set")
@@ -258,6 +268,16 @@ def set_cmd(
     from ._app import state
 
     home = state.home
+    if key == "regex":
+        if card is None:
+            raise BadInput("设置 regex 需要 --card")
+        from peargarden.app.regex_allowance import set_allowance
+        from peargarden.tavern.controls import parse_on_off
+
+        allowed = parse_on_off(key, value)
+        set_allowance(home, card, allowed)
+        print(f"卡「{card}」自带的正则脚本：{'允许运行' if allowed else '不运行'}（保存在卡.json 的 regex_allowed）")
+        return
     if key == "preset":
         if card is None:
             raise BadInput("设置 preset 需要 --card")

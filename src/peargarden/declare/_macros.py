@@ -41,7 +41,7 @@ def _add(old: str, delta: str) -> str:
 
 
 def _pick(options: list[str], seed_text: str) -> str:
-    digest = hashlib.sha256(seed_text.encode("utf-8")).digest()
+    digest = hashlib.sha256(seed_text.encode("utf-8", "surrogatepass")).digest()
     return options[int.from_bytes(digest[:4], "big") % len(options)] if options else ""
 
 

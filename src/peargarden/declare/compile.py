@@ -54,7 +54,7 @@ class Piece:
     @property
     def key(self) -> str:
         """Cache key: the compiled text, so editing a block asks again and toggling does not."""
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -36,13 +36,22 @@ Chats (SillyTavern JSONL, 1.12 and 1.18 headers)::
     write_chat_jsonl(chat) -> bytes ; TavernChat.new(style=...) ; TavernMessage.new(...)
     format_send_date(datetime, style) ; format_create_date(datetime)
 
+JSON text (lone UTF-16 surrogates, legal in SillyTavern's JavaScript strings, written as ``\\udXXX``)::
+
+    dumps_json(value, indent=None, compact=False) ; escape_lone_surrogates(json_text)
+    replace_lone_surrogates(text)   # → U+FFFD, for model requests
+
+Regex-script files (one script object, or an array)::
+
+    read_regex_scripts(data, filename) -> list[dict]
+
 Personas (SillyTavern ``power_user``)::
 
     Persona, PERSONA_* ; personas_from_power_user(pu) ; personas_to_power_user(personas, pu)
     read_personas(data, filename) ; persona_to_json(p) ; personas_to_backup_json(personas)
 """
 
-from ._common import MAX_INPUT_BYTES
+from ._common import MAX_INPUT_BYTES, dumps_json, escape_lone_surrogates, has_lone_surrogate, replace_lone_surrogates
 from .card_files import card_like, card_to_charx, card_to_json, card_to_png, read_card, read_card_png, read_charx
 from .cards import SPEC_V2, SPEC_V3, Card, card_from_object, card_to_object
 from .chats import (
@@ -82,6 +91,7 @@ from .personas import (
     read_personas,
 )
 from .presets import PresetFile, load_preset, read_preset
+from .regex_files import read_regex_scripts
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -108,9 +118,12 @@ __all__ = [
     "card_to_png",
     "character_book_from_lorebook",
     "detect_kind",
+    "dumps_json",
+    "escape_lone_surrogates",
     "fill_entry_defaults",
     "format_create_date",
     "format_send_date",
+    "has_lone_surrogate",
     "load_preset",
     "lorebook_from_character_book",
     "lorebook_from_object",
@@ -130,5 +143,7 @@ __all__ = [
     "read_lorebook",
     "read_personas",
     "read_preset",
+    "read_regex_scripts",
+    "replace_lone_surrogates",
     "write_chat_jsonl",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from peargarden.errors import FormatError
@@ -55,14 +56,47 @@ def parse_json_bytes(data: bytes, filename: str, what: str = "JSON") -> JsonObje
     return loads_object(decode_utf8(data, filename, what), filename, what)
 
 
+# A UTF-16 surrogate code point on its own.  JavaScript strings may hold them, so SillyTavern files
+# carry them as ``\udXXX`` escapes; ``json.loads`` turns an escaped *pair* into one code point, so
+# any surrogate left in a Python string is a lone one.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def escape_lone_surrogates(json_text: str) -> str:
+    """Write lone surrogates in JSON text as ``\\udXXX`` escapes, as ES2019 ``JSON.stringify`` does.
+
+    Only valid on JSON text: a surrogate can only stand inside a JSON string there, where an escape
+    means the same.  The result encodes to UTF-8, and reads back to the very same Python string."""
+    return _LONE_SURROGATE.sub(_escape_surrogate, json_text) if _LONE_SURROGATE.search(json_text) else json_text
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """Lone surrogates → U+FFFD (what a model request carries: it must be well-formed Unicode)."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
+def has_lone_surrogate(text: str) -> bool:
+    return _LONE_SURROGATE.search(text) is not None
+
+
+def dumps_json(value: Any, *, indent: int | str | None = None, compact: bool = False) -> str:
+    """``json.dumps`` with CJK kept readable and lone surrogates escaped (so it always encodes)."""
+    separators = (",", ":") if compact else None
+    return escape_lone_surrogates(json.dumps(value, ensure_ascii=False, indent=indent, separators=separators))
+
+
 def dumps_compact(value: Any) -> str:
     """JSON the way ``JSON.stringify(value)`` writes it: no spaces, non-ASCII kept as is."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return dumps_json(value, compact=True)
 
 
 def dumps_pretty(value: Any) -> str:
     """JSON the way SillyTavern exports files: 4-space indent, non-ASCII kept as is."""
-    return json.dumps(value, ensure_ascii=False, indent=4)
+    return dumps_json(value, indent=4)
 
 
 def looks_like_other_image(data: bytes) -> bool:

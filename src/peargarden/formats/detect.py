@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from peargarden.errors import FormatError
@@ -12,8 +13,9 @@ from .cards import is_card_object
 from .chats import is_chat_text
 from .lorebooks import is_lorebook_object
 from .presets import is_preset_object
+from .regex_files import is_regex_script_value
 
-Kind = Literal["card_png", "card_json", "charx", "lorebook", "preset", "chat_jsonl"]
+Kind = Literal["card_png", "card_json", "charx", "lorebook", "preset", "chat_jsonl", "regex_script"]
 
 
 def detect_kind(data: bytes, filename: str) -> Kind:
@@ -36,6 +38,8 @@ def detect_kind(data: bytes, filename: str) -> Kind:
         raise FormatError("无法识别的文件：不是 PNG、CHARX 或 JSON（unrecognised file）", path=filename)
     if is_chat_text(stripped):
         return "chat_jsonl"
+    if _regex_script_text(stripped):
+        return "regex_script"
     obj = loads_object(stripped, filename)
     if is_lorebook_object(obj):
         return "lorebook"
@@ -44,6 +48,17 @@ def detect_kind(data: bytes, filename: str) -> Kind:
     if is_preset_object(obj):
         return "preset"
     raise FormatError(
-        "无法识别的 JSON：不是角色卡、世界书、预设或聊天记录（JSON is no card, lorebook, preset or chat）",
+        "无法识别的 JSON：不是角色卡、世界书、预设、正则脚本或聊天记录"
+        "（JSON is no card, lorebook, preset, regex script or chat）",
         path=filename,
     )
+
+
+def _regex_script_text(text: str) -> bool:
+    """A regex-script export: one script object or an array of them (cheap test on the key first)."""
+    if '"findRegex"' not in text:
+        return False
+    try:
+        return is_regex_script_value(json.loads(text))
+    except (ValueError, RecursionError):
+        return False

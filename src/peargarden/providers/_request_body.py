@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from peargarden.formats import replace_lone_surrogates
+
 from .base import ChatRequest, Message
 from .profiles import ProviderProfile
 
@@ -20,9 +22,24 @@ REASONING_KEYS = ("reasoning_content", "reasoning")
 _RESERVED = {"model", "messages", "stream", "stream_options", "tools", "tool_choice"}
 
 
+def _well_formed(value: Any) -> Any:
+    """*value* with every lone UTF-16 surrogate in its strings replaced by U+FFFD.
+
+    SillyTavern text may hold lone surrogates (legal in JavaScript strings); a request must be valid
+    UTF-8 JSON, so that is the one place where they are replaced (files keep them, see
+    docs/formats.md)."""
+    if isinstance(value, str):
+        return replace_lone_surrogates(value)
+    if isinstance(value, dict):
+        return {key: _well_formed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_well_formed(item) for item in value]
+    return value
+
+
 def prepare_messages(messages: list[Message], send_reasoning: bool) -> list[Message]:
     out: list[Message] = []
-    for message in messages:
+    for message in _well_formed(messages):
         if message.get("role") != "assistant":
             out.append(message)
             continue

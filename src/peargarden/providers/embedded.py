@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import ProviderError
+from peargarden.formats import replace_lone_surrogates
 
 from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, Usage
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
@@ -451,7 +452,7 @@ def plain_messages(messages: list[Message]) -> list[Message]:
             role = "user"
         if role == "assistant" and not text:
             continue  # a pure tool-call turn has nothing to show this model
-        out.append({"role": role, "content": text})
+        out.append({"role": role, "content": replace_lone_surrogates(text)})  # the tokenizer wants UTF-8
     return out
 
 

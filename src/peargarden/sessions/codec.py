@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from peargarden.formats import dumps_json
+
 from .entries import Entry
 from .tree import SessionTree
 
@@ -28,8 +30,9 @@ LEAF_TYPE = "leaf"
 
 
 def encode(value: dict[str, Any]) -> str:
-    """One line of JSON (CJK readable, no newline inside: JSON escapes control characters)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """One line of JSON (CJK readable, no newline inside: JSON escapes control characters; lone
+    surrogates from SillyTavern text escaped, so the line always encodes to UTF-8)."""
+    return dumps_json(value, compact=True)
 
 
 def header_line(chat_id: str, timestamp: str, **extra: Any) -> str:

@@ -3,12 +3,16 @@
 Import: line 1 is ST's header (``user_name``, ``character_name``, ``create_date``, ``chat_metadata``);
 each further line a message (``name``, ``is_user``, ``is_system``, ``send_date``, ``mes``, ``extra``,
 ``swipes``, ``swipe_id``, ``swipe_info``).  Each message becomes a ``message`` entry; a message with
-several swipes becomes that many sibling entries (in swipe order) and the story continues from the
-chosen one (``swipe_id``).  ST's hidden (``is_system``) messages keep the tag ``"hidden"``.  The original
-line is kept under ``message["st"]`` (without ``mes``/``swipes``) so an export loses nothing.
+several swipes becomes that many sibling entries (in swipe order, each remembering its index as
+``message["st_swipe"]``) and the story continues from the chosen one (``swipe_id``).  ST's hidden
+(``is_system``) messages keep the tag ``"hidden"``.  The whole original line is kept under
+``message["st"]`` so an export loses nothing.
 
 Export: the active branch as ST lines.  A beat's tool rounds collapse into its final reply; the
-siblings of a reply become its swipes, the active one chosen by ``swipe_id``.
+siblings of a reply become its swipes, the active one chosen by ``swipe_id``.  A line nobody changed
+(same text, same swipes, same choice) is written back exactly as it was imported; a changed one keeps
+every field it had and gets fresh ``swipes``/``swipe_id``/``swipe_info``.  The header is ST's own
+when the chat came from ST; a new chat gets ST's header with its ``create_date``.
 """
 
 from __future__ import annotations
@@ -22,8 +26,6 @@ from .entries import Entry, message_entry
 from .ops import NewId
 from .tree import SessionTree
 
-_DROP_ON_IMPORT = ("mes", "swipes", "swipe_id", "swipe_info")
-
 
 def _reasoning(extra: Any) -> str | None:
     if isinstance(extra, dict) and isinstance(extra.get("reasoning"), str) and extra["reasoning"]:
@@ -31,7 +33,7 @@ def _reasoning(extra: Any) -> str | None:
     return None
 
 
-def _message_from_st(line: dict[str, Any], text: str, swipe_extra: Any, swipe_info: Any = None) -> dict[str, Any]:
+def _message_from_st(line: dict[str, Any], text: str, swipe_extra: Any, swipe: int | None = None) -> dict[str, Any]:
     role = "user" if line.get("is_user") else "assistant"
     message: dict[str, Any] = {"role": role, "content": text}
     if isinstance(line.get("name"), str):
@@ -44,10 +46,9 @@ def _message_from_st(line: dict[str, Any], text: str, swipe_extra: Any, swipe_in
         message["model"] = extra["model"]
     if line.get("is_system"):
         message["tags"] = ["hidden"]
-    message["st"] = {key: value for key, value in line.items() if key not in _DROP_ON_IMPORT}
-    if isinstance(swipe_info, dict):
-        # This swipe's own record (send date, generation times, extra): written back on export.
-        message["st_swipe_info"] = swipe_info
+    message["st"] = dict(line)
+    if swipe is not None:
+        message["st_swipe"] = swipe
     return message
 
 
@@ -77,7 +78,7 @@ def import_chat(lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str) 
             for index, swipe in enumerate(swipes):
                 info = infos[index] if isinstance(infos, list) and index < len(infos) else None
                 swipe_extra = info.get("extra") if isinstance(info, dict) else {}
-                message = _message_from_st(line, str(swipe), swipe_extra, info)
+                message = _message_from_st(line, str(swipe), swipe_extra, index)
                 entry = message_entry(new_id(), parent, timestamp, message)
                 entries.append(entry)
                 if index == chosen_index:
@@ -105,7 +106,22 @@ def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None]:
 
 
 def _st_line(message: dict[str, Any], text: str, fallback_name: str, timestamp: str) -> dict[str, Any]:
-    base = dict(message.get("st") or {})
+    original = message.get("st")
+    split = "st_swipe" in message  # one of several swipes: _swiped_line writes them
+    if isinstance(original, dict) and original.get("mes") == text and not split:
+        return dict(original)  # unchanged since the import: the very line
+    base = dict(original or {})
+    if split:
+        for key in ("swipes", "swipe_id", "swipe_info"):
+            base.pop(key, None)
+    elif isinstance(base.get("swipes"), list):
+        # ST keeps the shown swipe and ``mes`` the same text.
+        swipes = list(base["swipes"])
+        shown = base.get("swipe_id")
+        chosen = shown if isinstance(shown, int) else 0
+        if 0 <= chosen < len(swipes):
+            swipes[chosen] = text
+        base["swipes"] = swipes
     base.setdefault("name", message.get("name") or fallback_name)
     base["is_user"] = message.get("role") == "user"
     base.setdefault("is_system", "hidden" in (message.get("tags") or []))
@@ -120,16 +136,47 @@ def _st_line(message: dict[str, Any], text: str, fallback_name: str, timestamp: 
     return base
 
 
-def export_chat(tree: SessionTree, header: dict[str, Any], user_name: str, character_name: str) -> list[dict[str, Any]]:
-    """The active branch as ST chat lines (header first)."""
+def _swipe_info(sibling: Entry, reasoning: str | None) -> Any:
+    """The sibling's own ``swipe_info`` item from its imported line, else one made like ST's."""
+    original = sibling.message.get("st")
+    index = sibling.message.get("st_swipe")
+    infos = original.get("swipe_info") if isinstance(original, dict) else None
+    if isinstance(index, int) and isinstance(infos, list) and 0 <= index < len(infos):
+        return infos[index]
+    if isinstance(original, dict) and index is None and isinstance(infos, list) and len(infos) == 1:
+        return infos[0]
+    kept = sibling.message.get("st_swipe_info")  # sessions imported before whole lines were kept
+    if isinstance(kept, dict):
+        return kept
+    return {"send_date": sibling.timestamp, "extra": {"reasoning": reasoning} if reasoning else {}}
+
+
+def _swiped_line(line: dict[str, Any], entry: Entry, kin: list[Entry], replies: list[tuple[str, str | None]]) -> None:
+    """Give *line* the swipes of *entry*'s siblings (or keep the single swipe ST writes)."""
+    chosen = kin.index(entry)
+    original = entry.message.get("st")
+    texts = [text for text, _ in replies]
+    unchanged = isinstance(original, dict) and original.get("mes") == line["mes"] and original.get("swipes") == texts
+    if unchanged and isinstance(original, dict) and original.get("swipe_id") == chosen:
+        line.clear()
+        line.update(original)  # every swipe and the choice as imported
+        return
+    if len(kin) == 1 and "st_swipe" not in entry.message:
+        return  # _st_line kept (or had none of) the line's own swipes
+    line["swipes"] = texts
+    line["swipe_id"] = chosen
+    line["swipe_info"] = [_swipe_info(sibling, r) for sibling, (_, r) in zip(kin, replies, strict=True)]
+
+
+def export_chat(
+    tree: SessionTree, header: dict[str, Any], user_name: str, character_name: str, create_date: str = ""
+) -> list[dict[str, Any]]:
+    """The active branch as ST chat lines (header first).  *header* is the imported ST header (kept
+    as it was); an empty one is made like ST's, with *create_date*."""
     head_line = dict(header) if header else {}
-    if not header or "create_date" in header or "user_name" not in header:
-        # A new chat, or one in the 1.12 header style; a 1.13+ header (chat_metadata first,
-        # names "unused", no create_date) is written back as it came.
-        head_line.setdefault("user_name", user_name)
-        head_line.setdefault("character_name", character_name)
-        head_line.setdefault("create_date", "")
-    head_line.setdefault("chat_metadata", {})
+    if not head_line:
+        head_line = {"user_name": user_name, "character_name": character_name, "create_date": create_date}
+        head_line["chat_metadata"] = {}
     out: list[dict[str, Any]] = [head_line]
     path = tree.path()
     index = 0
@@ -152,24 +199,9 @@ def export_chat(tree: SessionTree, header: dict[str, Any], user_name: str, chara
         text, reasoning = _beat_reply_on_path(path, head_at)
         replies[chosen] = (text, reasoning)
         line = _st_line({**entry.message, "reasoning": reasoning}, text, fallback, entry.timestamp)
-        if len(kin) > 1:
-            line["swipes"] = [reply for reply, _ in replies]
-            line["swipe_id"] = chosen
-            line["swipe_info"] = [_swipe_info(sibling, r) for sibling, (_, r) in zip(kin, replies, strict=True)]
+        _swiped_line(line, entry, kin, replies)
         out.append(line)
     return out
-
-
-def _swipe_info(entry: Entry, reasoning: str | None) -> dict[str, Any]:
-    kept = entry.message.get("st_swipe_info")
-    if isinstance(kept, dict):
-        info = dict(kept)
-        extra = dict(info.get("extra") or {}) if isinstance(info.get("extra"), dict) else {}
-        if reasoning:
-            extra["reasoning"] = reasoning
-        info["extra"] = extra
-        return info
-    return {"send_date": entry.timestamp, "extra": {"reasoning": reasoning} if reasoning else {}}
 
 
 def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None]:

@@ -8,11 +8,14 @@ prose lives on a draft sheet (:mod:`.draft`); forks go to the user (:mod:`.ask`)
 
 from .assemble import LoreCorpus, StageRequest, StageSettings, assemble_beat, scan_texts
 from .card import StageCard, apply_macros, card_from_data
+from .language import card_language
+from .macros import Macros, stage_macros
 from .messages import Turn
 from .system import PromptFiles, build_system_prompt
 
 __all__ = [
     "LoreCorpus",
+    "Macros",
     "PromptFiles",
     "StageCard",
     "StageRequest",
@@ -22,5 +25,7 @@ __all__ = [
     "assemble_beat",
     "build_system_prompt",
     "card_from_data",
+    "card_language",
     "scan_texts",
+    "stage_macros",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from peargarden.stage.lore.entries import LoreEntry
 from peargarden.stage.lore.index import title_index_block
@@ -16,6 +17,10 @@ from peargarden.stage.lore.scan import DEFAULT_MAX_HITS, DEFAULT_SCAN_DEPTH, Key
 
 from .card import StageCard
 from .injection import build_injection
+from .macros import Macros, plain_macros
+
+if TYPE_CHECKING:  # the regex library is loaded only when scripts run
+    from peargarden.text.regex_scripts import RegexSet
 from .messages import Turn, build_messages, merge_turns
 from .system import PromptFiles, build_system_prompt, has_dossier
 
@@ -26,9 +31,13 @@ __all__ = ["LoreCorpus", "StageRequest", "StageSettings", "assemble_beat", "scan
 class StageSettings:
     user_name: str = "旅人"
     user_persona: str = ""
-    language: str = "中文"
+    language: str = ""  # "" = not known: the prompt states no language
     scan_depth: int = DEFAULT_SCAN_DEPTH
     max_lore_hits: int = DEFAULT_MAX_HITS
+    # SillyTavern's macro pipeline for this beat (see :mod:`.macros`); None = {{char}}/{{user}} only.
+    macros: Macros | None = None
+    # The regex scripts that run (global, plus the card's own when allowed); None = none.
+    regex: RegexSet | None = None
 
 
 class LoreCorpus:
@@ -53,6 +62,9 @@ class StageRequest:
     warnings: tuple[str, ...]
     hits: tuple[LoreEntry, ...]
     injection: str
+    # The story as sent: the history and the new words after the prompt-time regex scripts.
+    history: tuple[Turn, ...] = ()
+    words: str = ""
 
 
 def scan_texts(history: Sequence[Turn], user_text: str) -> list[str]:
@@ -80,6 +92,11 @@ def assemble_beat(
     memory: str | None = None,
 ) -> StageRequest:
     """Everything a stage beat sends to the model, except the tool list."""
+    macros = settings.macros or plain_macros(card.name, settings.user_name)
+    if settings.regex is not None:
+        from .regex import regexed_story
+
+        history, user_text = regexed_story(history, user_text, settings.regex, macros)
     system = build_system_prompt(
         files,
         card,
@@ -87,6 +104,7 @@ def assemble_beat(
         user_persona=settings.user_persona,
         lore=corpus.constants,
         tool_names=tool_names,
+        macros=macros,
     )
     hits = corpus.scan(
         scan_texts(history, user_text), depth=settings.scan_depth, max_hits=settings.max_lore_hits
@@ -103,6 +121,9 @@ def assemble_beat(
         roster=roster,
         panels=panels,
         memory=memory,
+        macros=macros,
     )
     messages = build_messages(history, user_text, injection.text, summary=summary)
-    return StageRequest(system.text, messages, system.warnings, injection.hits, injection.text)
+    return StageRequest(
+        system.text, messages, system.warnings, injection.hits, injection.text, tuple(history), user_text
+    )

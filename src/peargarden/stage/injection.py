@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from peargarden.stage.lore.entries import LoreEntry
 
 from .card import apply_macros
+from .macros import Macros
 
 __all__ = [
     "THINKING_ON_LEVELS",
@@ -35,18 +36,22 @@ def passive_lore(thinking: str | None) -> bool:
     return thinking not in THINKING_ON_LEVELS
 
 
-def lore_hits_block(hits: Sequence[LoreEntry], thinking: str | None, char_name: str, user_name: str) -> str:
+def lore_hits_block(
+    hits: Sequence[LoreEntry], thinking: str | None, char_name: str, user_name: str, macros: Macros | None = None
+) -> str:
+    m = macros if macros is not None else (lambda text: apply_macros(text, char_name, user_name))
     titled = [entry for entry in hits if entry.title]
     if not titled:
         return ""
     if not passive_lore(thinking):
-        return f"【相关设定】本拍命中 {len(titled)} 条：{'、'.join(e.title for e in titled)}"
-    lines = [f"- 【{e.title}】{apply_macros(e.content.strip(), char_name, user_name)}" for e in titled]
+        return f"【相关设定】本拍命中 {len(titled)} 条：{'、'.join(m(e.title) for e in titled)}"
+    lines = [f"- 【{m(e.title)}】{m(e.content.strip())}" for e in titled]
     return "【相关设定】\n" + "\n".join(lines)
 
 
 def language_line(language: str) -> str:
-    return f"【语言】以{language or '中文'}写叙事与对白（专有名词可保留原文）。"
+    """The language line, or ``""`` when the language is unknown (then the model follows the card)."""
+    return f"【语言】以{language}写叙事与对白（专有名词可保留原文）。" if language.strip() else ""
 
 
 @dataclass(frozen=True)
@@ -68,8 +73,11 @@ def build_injection(
     roster: str | None = None,
     panels: str | None = None,
     memory: str | None = None,
+    macros: Macros | None = None,
 ) -> Injection:
-    """The data blocks of one beat, joined by blank lines."""
+    """The data blocks of one beat, joined by blank lines (*macros* over lore titles, bodies, the
+    index and the card's post-history instructions)."""
+    m = macros if macros is not None else (lambda text: apply_macros(text, char_name, user_name))
     blocks: list[str] = []
     if world_state is not None:
         blocks.append("【世界状态】\n" + (world_state.strip() or "（尚无记录）"))
@@ -77,15 +85,16 @@ def build_injection(
         blocks.append("【登场名录】" + (roster.strip() or "（尚无登记）"))
     if panels:
         blocks.append("【活跃面板】\n" + panels.strip())
-    hits_block = lore_hits_block(hits, thinking, char_name, user_name)
+    hits_block = lore_hits_block(hits, thinking, char_name, user_name, m)
     if hits_block:
         blocks.append(hits_block)
     if index_block:
-        blocks.append(index_block)
+        blocks.append(m(index_block))
     if memory:
         blocks.append("【剧情记忆】\n" + memory.strip())
     post = post_history.replace("{{original}}", "").strip()
     if post:
-        blocks.append("【卡作者末端指令】\n" + apply_macros(post, char_name, user_name))
-    blocks.append(language_line(language))
+        blocks.append("【卡作者末端指令】\n" + m(post))
+    if language_line(language):
+        blocks.append(language_line(language))
     return Injection("\n\n".join(blocks), tuple(hits))

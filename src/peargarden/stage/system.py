@@ -11,9 +11,9 @@
 8. the card's ``system_prompt`` (without ``AGENTS.md``).
 
 Prompt files pass through :func:`render_for_model` (disabled entries and notes stripped);
-``{{char}}``/``{{user}}`` are substituted.  Nothing here depends on the beat, so the text is
-byte-stable within a session (prefix caches keep working); everything dynamic goes into the
-per-beat injection.
+SillyTavern's macros are substituted (see :mod:`.macros`).  Nothing else here depends on the beat, so
+the text is byte-stable within a session (prefix caches keep working) unless the card itself asks for
+``{{random}}``-like macros; everything dynamic goes into the per-beat injection.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .agents_file import EXAMPLE_HEADING, sync_lorebook_mirror
 from .card import StageCard, apply_macros
 from .conventions import message_conventions
 from .entries import render_for_model
+from .macros import Macros
 
 __all__ = [
     "SYSTEM_FALLBACK_WARNING",
@@ -68,11 +69,16 @@ def has_dossier(agents: str | None) -> bool:
     return bool(agents and agents.strip())
 
 
-def card_projection(card: StageCard, user_name: str) -> str:
+def _or_plain(macros: Macros | None, char: str, user: str) -> Macros:
+    return macros if macros is not None else (lambda text: apply_macros(text, char, user))
+
+
+def card_projection(card: StageCard, user_name: str, macros: Macros | None = None) -> str:
     """``# 你扮演的角色：<name>`` with description, personality, scenario and example dialogue."""
+    run = _or_plain(macros, card.name, user_name)
 
     def m(text: str) -> str:
-        return apply_macros(text.strip(), card.name, user_name)
+        return run(text.strip())
 
     parts: list[str] = []
     if card.description.strip():
@@ -88,25 +94,29 @@ def card_projection(card: StageCard, user_name: str) -> str:
     return f"# 你扮演的角色：{card.name}\n\n" + "\n\n".join(parts)
 
 
-def persona_block(user_name: str, user_persona: str, char_name: str) -> str:
-    body = apply_macros(user_persona.strip(), char_name, user_name)
+def persona_block(user_name: str, user_persona: str, char_name: str, macros: Macros | None = None) -> str:
+    body = _or_plain(macros, char_name, user_name)(user_persona.strip())
     return f"# 用户扮演：{user_name}\n" + (body or f"（{user_name} 的具体形象由用户在剧情中自行呈现）")
 
 
-def constant_lore_block(constants: Sequence[LoreEntry], char_name: str, user_name: str) -> str:
+def constant_lore_block(
+    constants: Sequence[LoreEntry], char_name: str, user_name: str, macros: Macros | None = None
+) -> str:
     """``# 世界设定（常驻事实）`` with one line per enabled constant entry, by ``order``."""
+    m = _or_plain(macros, char_name, user_name)
     lines: list[str] = []
     for entry in sorted((e for e in constants if e.blue), key=lambda e: e.order):
-        label = f"【{entry.comment.strip()}】" if entry.comment.strip() else ""
-        lines.append(f"- {label}{apply_macros(entry.content.strip(), char_name, user_name)}")
+        title = m(entry.comment.strip())
+        label = f"【{title}】" if title else ""
+        lines.append(f"- {label}{m(entry.content.strip())}")
     return "# 世界设定（常驻事实）\n" + "\n".join(lines) if lines else ""
 
 
-def _card_system_prompt(card: StageCard, user_name: str) -> str:
+def _card_system_prompt(card: StageCard, macros: Macros) -> str:
     text = card.system_prompt.replace("{{original}}", "").strip()
     if not text:
         return ""
-    return "# 卡作者附加指令（优先级最高）\n" + apply_macros(text, card.name, user_name)
+    return "# 卡作者附加指令（优先级最高）\n" + macros(text)
 
 
 def build_system_prompt(
@@ -117,8 +127,10 @@ def build_system_prompt(
     user_persona: str = "",
     lore: Sequence[LoreEntry] = (),
     tool_names: Collection[str] = (),
+    macros: Macros | None = None,
 ) -> SystemPrompt:
-    """The whole system prompt for a stage beat."""
+    """The whole system prompt for a stage beat.  *macros* runs over every piece taken from the card,
+    the lore and the prompt files (default: only ``{{char}}``/``{{user}}``)."""
     warnings: list[str] = []
     base = (files.system or "").strip()
     if not base:
@@ -126,9 +138,7 @@ def build_system_prompt(
         warnings.append(SYSTEM_FALLBACK_WARNING)
     head = "\n\n".join(p for p in (base, f"Current working directory: {files.working_directory}") if p)
 
-    def m(text: str) -> str:
-        return apply_macros(text, card.name, user_name)
-
+    m = _or_plain(macros, card.name, user_name)
     sections: list[str] = [head]
     for layer in (files.global_append, files.card_append):
         rendered = render_for_model(layer or "")
@@ -141,17 +151,17 @@ def build_system_prompt(
         if rendered:
             sections.append(m(rendered))
     else:
-        projection = card_projection(card, user_name)
+        projection = card_projection(card, user_name, m)
         if projection:
             sections.append(projection)
-    sections.append(persona_block(user_name, user_persona, card.name))
+    sections.append(persona_block(user_name, user_persona, card.name, m))
     if not dossier:
-        constants = constant_lore_block(lore, card.name, user_name)
+        constants = constant_lore_block(lore, card.name, user_name, m)
         if constants:
             sections.append(constants)
     sections.append(message_conventions(tool_names))
     if not dossier:
-        extra = _card_system_prompt(card, user_name)
+        extra = _card_system_prompt(card, m)
         if extra:
             sections.append(extra)
     return SystemPrompt("\n\n".join(sections), tuple(warnings))

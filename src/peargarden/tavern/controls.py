@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from peargarden.errors import BadInput
+from peargarden.text.rolls import live_random
 from peargarden.text.tokens import TextCounter
 from peargarden.worldinfo.sources import LorebookCache
 
@@ -49,7 +50,7 @@ KEYS_HELP = (
     "context, response, prompt.<identifier> (on/off), order (identifiers, comma separated), "
     "pin_examples, strip_examples, persona, persona_position (prompt/top_an/bottom_an/depth/none), "
     "persona_depth, persona_role, note.prompt, note.interval, note.depth, note.position "
-    "(after/chat/before), note.role (system/user/assistant)"
+    "(after/chat/before), note.role (system/user/assistant), regex (on/off: the card's own regex scripts)"
 )
 
 
@@ -74,6 +75,11 @@ def _bool(key: str, value: str) -> bool:
     if lowered in _OFF:
         return False
     raise BadInput(f"{key} 只接受 on / off，收到 {value!r}")
+
+
+def parse_on_off(key: str, value: str) -> bool:
+    """``on``/``off`` (and their synonyms, Chinese too) for a switch named *key*."""
+    return _bool(key, value)
 
 
 def _enum(key: str, value: str, names: Mapping[str, int]) -> int:
@@ -191,10 +197,16 @@ def user_state(
     counter: TextCounter | None,
     lorebooks: LorebookCache | None = None,
     version: str = V112,
+    global_regex: list[dict[str, Any]] | None = None,
+    regex_allowed: bool = False,
+    seed: int | None = None,
 ) -> TavernState:
     """A :class:`TavernState` for the user's own card / preset / chat / lorebooks.
 
     ``version``: the SillyTavern release to match (``st_version`` of the settings).
+    ``global_regex``: the library's regex scripts (ST's global scripts); ``regex_allowed``: the user
+    allowed the card's own scripts (ST's ``character_allowed_regex``).  ``seed``: repeatable live
+    rolls (world-info probability, ``{{random}}``); without it they are unseeded.
 
     ``lorebooks``: a cache the caller keeps for the whole session (the same ``worlds`` dicts each
     time), so a state rebuilt for every generation does not re-parse the books.
@@ -236,7 +248,12 @@ def user_state(
         worlds=worlds,
         counter=counter,
         compat=for_version(version, st["power_user"]),
+        random=live_random(seed),
     )
+    if global_regex:
+        state.extension_settings["regex"] = copy.deepcopy(global_regex)
+    if regex_allowed:
+        state.extension_settings["character_allowed_regex"] = [state.avatar]
     if lorebooks is not None:
         state.lorebooks = lorebooks
     return state

@@ -85,11 +85,23 @@ def build_state(case: CaseData, counter: TextCounter | None = None, *, version: 
         counter=counter,
         user_avatar=user_avatar,
         compat=for_version(st_version, power_user),
+        random=case_rolls(case.settings),
     )
     if case.chat is None:
         start_new_chat(state)
     restore_script_injects(state)
     return state
+
+
+def case_rolls(settings: Mapping[str, Any]) -> Callable[[], float]:
+    """The case's ``Math.random()``: its ``"rolls"`` list in order (then again from the start), or
+    0.0 when it has none (the oracle cases set every probability to 100, so no roll decides)."""
+    raw = settings.get("rolls")
+    rolls = [float(r) for r in raw if isinstance(r, int | float) and 0 <= r < 1] if isinstance(raw, list) else []
+    if not rolls:
+        return lambda: 0.0
+    position = iter(range(1 << 62))
+    return lambda: rolls[next(position) % len(rolls)]
 
 
 def start_new_chat(state: TavernState) -> None:
@@ -433,4 +445,4 @@ def replay(
     return ReplayResult(body=body, assembly=last, state=state, warnings=warnings, generations=generations)
 
 
-__all__ = ["CaseData", "ReplayResult", "build_state", "replay", "run_slash", "run_ui", "substitute"]
+__all__ = ["CaseData", "ReplayResult", "build_state", "case_rolls", "replay", "run_slash", "run_ui", "substitute"]

@@ -4,7 +4,8 @@
 ``power_user``, ``extension_settings``, world-info settings), the character (ST's stored shape:
 top-level fields plus ``data``), the chat (ST message dicts) and its ``chat_metadata``, the
 lorebooks by name, and the extension-prompt table that persists between generations.  Clock,
-randomness and the token counter are injected.
+randomness and the token counter are injected; without an injected ``random`` a state rolls live
+(unseeded) numbers, as SillyTavern does.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from peargarden.text.rolls import live_random
 from peargarden.text.tokens import TextCounter
 from peargarden.worldinfo.sources import LorebookCache
 
@@ -225,7 +227,7 @@ class TavernState:
     table: ExtensionTable = field(default_factory=ExtensionTable)
     counter: TextCounter | None = None
     clock: Callable[[], datetime] = _fixed_clock
-    random: Callable[[], float] = lambda: 0.0
+    random: Callable[[], float] = field(default_factory=live_random)
     chat_id_hash: int = 0
     user_avatar: str = "user-default.png"
     compat: StCompat = field(default_factory=StCompat)  # which SillyTavern release to match

@@ -14,7 +14,8 @@ from pydantic import BaseModel
 
 from peargarden.app.json_files import JsonStyle, detect_style
 from peargarden.errors import BadInput, NotFound
-from peargarden.modes.work.project import MANIFEST, CardProject
+from peargarden.formats import replace_lone_surrogates
+from peargarden.modes.work.project import MANIFEST, CardProject, read_slot_text
 from peargarden.stage.lore.book import (
     SUPPLEMENT_UID_START,
     add_book_entry,
@@ -78,7 +79,8 @@ def _project(folder: Any) -> dict[str, Any]:
     slots = []
     for slot_id, info in manifest["slots"].items():
         path = project.root / info["file"]
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        # A lone surrogate cannot travel in a JSON response: shown (and saved back, if edited) as U+FFFD.
+        text = replace_lone_surrogates(read_slot_text(path)) if path.is_file() else ""
         slots.append({"id": slot_id, "kind": info["kind"], "label": info["label"], "file": info["file"], "text": text})
     return {"expanded": True, "slots": slots, "check": project.check().to_json()}
 

@@ -8,7 +8,6 @@ has returned, the write survives a crash of the process (and, as far as the file
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import re
@@ -18,6 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
+
+from peargarden.formats import dumps_json
 
 log = logging.getLogger("peargarden.atomic")
 
@@ -183,9 +184,8 @@ def create_text(path: Path, text: str) -> bool:
 
 
 def write_json(path: Path, value: Any, *, indent: int | None = 2) -> None:
-    """JSON with CJK kept readable (``ensure_ascii=False``) and a final newline."""
-    text = json.dumps(value, ensure_ascii=False, indent=indent)
-    write_text(path, text + "\n")
+    """JSON with CJK kept readable (``ensure_ascii=False``), lone surrogates escaped, a final newline."""
+    write_text(path, dumps_json(value, indent=indent) + "\n")
 
 
 def append_line(path: Path, line: str) -> None:

@@ -85,7 +85,7 @@ class Settings:
 
     user_name: str = "旅人"
     user_persona: str = ""
-    language: str = "中文"
+    language: str = ""  # "" = follow the card (its text's script)
     creation_mode: str = "silent"
     scan_depth: int = 4
     max_lore_injections: int = 3

@@ -82,6 +82,11 @@ class Home:
         return self.root / "library" / "presets"
 
     @property
+    def regex_dir(self) -> Path:
+        """Global regex scripts (SillyTavern regex-script files, stored verbatim)."""
+        return self.root / "library" / "regex"
+
+    @property
     def personas_dir(self) -> Path:
         return self.root / "library" / "personas"
 

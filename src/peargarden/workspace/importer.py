@@ -13,7 +13,12 @@ What goes where:
 - lorebook JSON → ``library/lorebooks/<stem>.json`` (mounted on ``card`` when one is named);
 - preset JSON → ``library/presets/<stem>.json``, byte for byte;
 - chat JSONL (needs ``card``) → ``cards/<card>/chats/<stem>/sillytavern.jsonl``, byte for byte,
-  waiting there for the session store to convert it.
+  waiting there for the session store to convert it;
+- regex-script JSON (one script or an array, as SillyTavern exports them) →
+  ``library/regex/<stem>.json``, byte for byte: a global script from then on.
+
+A card with regex scripts of its own gets the user's answer to "allow them?" in its ``卡.json``
+when the caller passes ``regex_answer`` (asked once, see :mod:`.regex_scripts`).
 
 A name already taken gets ``-2``, ``-3`` …; a library file with exactly the same bytes is reused.
 """
@@ -32,19 +37,22 @@ from peargarden.formats import (
     Card,
     card_like,
     detect_kind,
+    dumps_json,
     lorebook_from_character_book,
     normalized_character_book,
     read_card,
     read_chat_jsonl,
     read_lorebook,
     read_preset,
+    read_regex_scripts,
 )
 
 from . import atomic
 from .cards import CHATS_DIR, CardFolder, list_cards, open_card, unique_name
 from .home import Home, sanitize_name
 from .inputs import read_input
-from .library import JSON_SUFFIX, list_lorebook_names, list_preset_names
+from .library import JSON_SUFFIX, list_lorebook_names, list_preset_names, list_regex_names
+from .regex_scripts import ALLOW_KEY, card_regex_scripts
 from .seed import DEFAULT_CARD, DEFAULT_LOREBOOK, bundled, seed_home
 
 T = TypeVar("T")
@@ -63,6 +71,7 @@ _KIND_LABEL = {
     "lorebook": "世界书",
     "preset": "预设",
     "chat_jsonl": "聊天记录",
+    "regex_script": "正则脚本",
 }
 
 
@@ -92,6 +101,7 @@ class _Batch:
     cards: dict[str, str] = field(default_factory=dict)  # folder → card name
     lorebooks: dict[str, bytes] = field(default_factory=dict)  # stem → bytes
     presets: dict[str, bytes] = field(default_factory=dict)
+    regex: dict[str, bytes] = field(default_factory=dict)
     chats: dict[str, list[str]] = field(default_factory=dict)  # card folder → chat ids
     # Cards that do not exist yet but will: the imported ones ({} settings) and, when this import
     # sets the data folder up, the bundled card with the settings seeding gives it.
@@ -112,6 +122,8 @@ class _Batch:
 
 
 ProgressFn = Callable[[Path, int], None]
+# The user's answer for a card with regex scripts: True / False, or None to ask at the first play.
+RegexAnswerFn = Callable[[Card], bool | None]
 
 
 def book_mode(value: str) -> BookMode:
@@ -129,6 +141,7 @@ def plan_import(
     book: BookMode = "mount",
     card: str | None = None,
     progress: ProgressFn | None = None,
+    regex_answer: RegexAnswerFn | None = None,
 ) -> ImportPlan:
     """Read and check every file; decide every write.  Touches nothing on disk."""
     book = book_mode(book)
@@ -144,10 +157,13 @@ def plan_import(
         kind = _guarded(path, detect_kind, data, str(path))
         if kind in _CARD_SUFFIX:
             parsed = _guarded(path, read_card, data, str(path))
-            _plan_card(plan, batch, path, kind, data, parsed, book)
+            _plan_card(plan, batch, path, kind, data, parsed, book, regex_answer)
         elif kind == "preset":
             _guarded(path, read_preset, data, str(path))
             _plan_preset(plan, batch, path, data)
+        elif kind == "regex_script":
+            scripts = _guarded(path, read_regex_scripts, data, str(path))
+            _plan_regex(plan, batch, path, data, len(scripts))
         elif kind in ("lorebook", "chat_jsonl"):
             deferred.append((path, kind, data))
         else:  # a kind formats learned after this module was written
@@ -235,7 +251,16 @@ def _guarded(path: Path, read: Callable[..., T], *args: Any) -> T:
         raise FormatError(f"无法读取：{detail}", path=path) from None
 
 
-def _plan_card(plan: ImportPlan, batch: _Batch, path: Path, kind: str, data: bytes, card: Card, book: BookMode) -> None:
+def _plan_card(
+    plan: ImportPlan,
+    batch: _Batch,
+    path: Path,
+    kind: str,
+    data: bytes,
+    card: Card,
+    book: BookMode,
+    regex_answer: RegexAnswerFn | None = None,
+) -> None:
     name = card.name
     base = sanitize_name(name)
     if not base:
@@ -244,6 +269,13 @@ def _plan_card(plan: ImportPlan, batch: _Batch, path: Path, kind: str, data: byt
     folder = unique_name(base, [c.folder for c in list_cards(plan.home)] + list(batch.pending_settings))
     batch.cards[folder] = name
     batch.pending_settings[folder] = {}
+    regex_note = ""
+    if card_regex_scripts(card):
+        answer = regex_answer(card) if regex_answer is not None else None
+        if answer is not None:
+            batch.pending_settings[folder][ALLOW_KEY] = answer
+        verdict = "待首次游玩时确认" if answer is None else "已允许" if answer else "未允许"
+        regex_note = f"卡内正则脚本{verdict}"
     target_dir = plan.home.card_dir(folder)
     card_file = target_dir / f"{folder}{_CARD_SUFFIX[kind]}"
     note = ""
@@ -280,6 +312,7 @@ def _plan_card(plan: ImportPlan, batch: _Batch, path: Path, kind: str, data: byt
         note = _joined(note, "内嵌世界书未导入")
     # The card's 卡.json is written at the end of the plan, with every book mounted in this run.
     plan.mounts[folder] = books
+    note = "，".join(part for part in (note, regex_note) if part)
     plan.items.append(ImportedItem(path, "角色卡", card_file, note))
     if book_item is not None:
         plan.items.append(book_item)
@@ -296,6 +329,16 @@ def _plan_preset(plan: ImportPlan, batch: _Batch, path: Path, data: bytes) -> No
     if is_new:
         plan.writes.append((target, data))
     plan.items.append(ImportedItem(path, "预设", target, "" if is_new else "与已有的相同"))
+
+
+def _plan_regex(plan: ImportPlan, batch: _Batch, path: Path, data: bytes, count: int) -> None:
+    stem = _stem(path)
+    stem, is_new = _library_slot(plan.home.regex_dir, list_regex_names(plan.home), batch.regex, stem, data)
+    target = plan.home.regex_dir / f"{stem}{JSON_SUFFIX}"
+    if is_new:
+        plan.writes.append((target, data))
+    note = f"{count} 个全局脚本" + ("" if is_new else "，与已有的相同")
+    plan.items.append(ImportedItem(path, "正则脚本", target, note))
 
 
 def _plan_lorebook(
@@ -397,7 +440,7 @@ def _same_bytes(path: Path, data: bytes) -> bool:
 
 
 def _json_bytes(value: Any, *, indent: int = 2) -> bytes:
-    return (json.dumps(value, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
+    return (dumps_json(value, indent=indent) + "\n").encode("utf-8")
 
 
 def describe_kind(kind: str) -> str:

@@ -48,6 +48,11 @@ def list_preset_names(home: Home) -> list[str]:
     return _names(home.presets_dir)
 
 
+def list_regex_names(home: Home) -> list[str]:
+    """Global regex-script files (``library/regex/<name>.json``)."""
+    return _names(home.regex_dir)
+
+
 def _names(folder: Path) -> list[str]:
     try:
         return sorted(

@@ -392,4 +392,7 @@ def _probability_ok(entry: Prepared, timed: TimedEffects, random: Callable[[], f
     roll = random() * 100
     if probability is _js.UNDEFINED:
         return False  # roll <= undefined is false
-    return roll <= _js.to_number(probability)
+    chance = _js.to_number(probability)
+    # ST: ``Math.random() * 100 <= probability``.  Only an exact 0.0 roll (a 2**-53 event in ST) could
+    # let probability 0 through; an injected 0.0 must not, so "never" holds for every roll.
+    return chance > 0 and roll <= chance

@@ -18,18 +18,31 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput, NotFound
-from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, card_from_data
+from peargarden.stage import (
+    LoreCorpus,
+    Macros,
+    PromptFiles,
+    StageCard,
+    StageSettings,
+    card_from_data,
+    card_language,
+    stage_macros,
+)
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
+from peargarden.tavern.version import for_version
+from peargarden.text.rolls import live_random
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import Settings, load_settings, parse_settings
 from peargarden.workspace.home import SUPPLEMENT_BOOK_FILE, Home
 from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
+from peargarden.workspace.regex_scripts import card_regex_scripts, global_regex_scripts, regex_allowance
 
 __all__ = [
     "AGENTS_FILE",
@@ -228,6 +241,34 @@ def _stage_card(folder: CardFolder) -> StageCard:
     return card
 
 
+def _card_scripts(folder: CardFolder) -> tuple[Any, ...]:
+    """The card's own regex scripts, parsed again only when the card file's stamp changed."""
+    path = folder.card_file()
+    stamp = _file_stamp(path) if path is not None else None
+    key = "regex\0" + str(path)
+    known = _PARSED.get(key)
+    if stamp is not None and known is not None and known[0] == stamp:
+        cached: tuple[Any, ...] = known[1]
+        return cached
+    from peargarden.text.regex_scripts import load_scripts  # the regex library only when a beat runs
+
+    scripts = tuple(load_scripts(card_regex_scripts(folder.load_card())))
+    if stamp is not None:
+        _remember(key, stamp, scripts)
+    return scripts
+
+
+def regex_set(home: Home, folder: CardFolder) -> tuple[Any, list[str]]:
+    """The scripts a stage beat runs (a ``RegexSet``): the library's global ones, then the card's own
+    if allowed."""
+    from peargarden.text.regex_scripts import RegexSet, load_scripts
+
+    global_raw, warnings = global_regex_scripts(home)
+    allowed = regex_allowance(folder) is True
+    scoped = _card_scripts(folder) if allowed else ()
+    return RegexSet(global_scripts=load_scripts(global_raw), scoped_scripts=scoped, scoped_allowed=allowed), warnings
+
+
 def _disabled_lore(folder: CardFolder) -> tuple[str, ...]:
     value = folder.settings().get("disabledLore", [])
     return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
@@ -249,14 +290,40 @@ def load_stage_materials(home: Home, card_name: str | CardFolder) -> StageMateri
     books = book_sources(home, folder, settings)
     disabled = _disabled_lore(folder)
     corpus, warnings = load_corpus(home, books, disabled)
+    regex, regex_warnings = regex_set(home, folder)
+    warnings = [*warnings, *regex_warnings]
     stage = StageSettings(
         user_name=settings.user_name,
         user_persona=settings.user_persona,
-        language=settings.language,
+        # The user's language when set, else the card's own (an English card is played in English).
+        language=settings.language.strip() or card_language(card),
         scan_depth=settings.scan_depth,
         max_lore_hits=settings.max_lore_injections,
+        macros=_macros(card, settings, settings.user_name, settings.user_persona),
+        regex=regex,
     )
     return StageMaterials(home, folder, card, files, settings, stage, corpus, books, disabled, warnings)
+
+
+def _macros(card: StageCard, settings: Settings, user_name: str, user_persona: str) -> Macros:
+    """One beat's macro function: live rolls, the local clock, the engine tavern assembly uses for
+    this folder's SillyTavern release."""
+    return stage_macros(
+        card,
+        user_name=user_name,
+        user_persona=user_persona,
+        random=live_random(),
+        clock=lambda: datetime.now().astimezone(),
+        engine="new" if for_version(settings.st_version).new_macro_engine else "legacy",
+    )
+
+
+def with_user(materials: StageMaterials, user_name: str, user_persona: str) -> StageSettings:
+    """The stage settings for a chosen persona (name and text win over the settings'), macros too."""
+    name = user_name or materials.stage.user_name
+    persona = user_persona or materials.stage.user_persona
+    macros = _macros(materials.card, materials.settings, name, persona)
+    return replace(materials.stage, user_name=name, user_persona=persona, macros=macros)
 
 
 def create_agents_file(materials: StageMaterials) -> bool:

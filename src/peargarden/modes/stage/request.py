@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import nullcontext
-from dataclasses import replace
 from typing import Any, Protocol
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
@@ -23,7 +22,7 @@ from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 
-from .materials import StageMaterials, load_stage_materials, with_synced_mirror
+from .materials import StageMaterials, load_stage_materials, with_synced_mirror, with_user
 from .prose import StoryProse
 from .story import StorySource, story_history, story_request
 from .tools import StageToolEnv, stage_tools
@@ -73,7 +72,10 @@ def greeting_turns(materials: StageMaterials) -> list[Turn]:
     if materials.settings.greeting and materials.card.first_mes.strip():
         from peargarden.stage import apply_macros
 
-        text = apply_macros(materials.card.first_mes, materials.card.name, materials.stage.user_name)
+        macros = materials.stage.macros
+        first = materials.card.first_mes
+        user = materials.stage.user_name
+        text = macros(first) if macros is not None else apply_macros(first, materials.card.name, user)
         return [Turn("assistant", text)]
     return []
 
@@ -188,11 +190,7 @@ def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
     # Like a config refresh upstream: an existing AGENTS.md follows the mounted books' constants (read
     # here as it will be; the file itself is rewritten by the mode's prepare step before a beat).
     materials = with_synced_mirror(load_stage_materials(env.card.home, env.card))
-    materials.stage = replace(
-        materials.stage,
-        user_name=env.user_name or materials.stage.user_name,
-        user_persona=env.user_persona or materials.stage.user_persona,
-    )
+    materials.stage = with_user(materials, env.user_name, env.user_persona)
     story: StorySource | None = getattr(env, "story", None)
     small = bool(getattr(env, "small_model", False))
     builder = stage_builder(materials, story=story, prose=_chat_prose(env), small_model=small)

@@ -54,8 +54,9 @@ def story_request(
         roster=view.roster,
         memory=memory or None,
     )
+    # The history and words as assembled (prompt-time regex applied), cut to the budget.
     messages, warning = budget_messages(
-        view, staged.system, history, user_text, staged.injection, extra_tokens=extra_tokens
+        view, staged.system, staged.history, staged.words, staged.injection, extra_tokens=extra_tokens
     )
     warnings = (*staged.warnings, *view.warnings, *((warning,) if warning else ()))
     return replace(staged, messages=messages, warnings=warnings)

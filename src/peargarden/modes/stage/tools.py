@@ -120,6 +120,12 @@ def _env(ctx: ToolContext, env: StageToolEnv | None) -> StageToolEnv:
 # ---------------------------------------------------------------------------------------------- lore
 
 
+def _macros(materials: sm.StageMaterials, text: str) -> str:
+    """Lore text as the model sees it elsewhere in the beat: SillyTavern's macros substituted."""
+    run = materials.stage.macros
+    return run(text) if run is not None else text
+
+
 def _entry_json(entry: LoreEntry) -> dict[str, Any]:
     return {"title": entry.title, "ref": f"lore:{entry.fp}", "book": entry.book}
 
@@ -132,7 +138,7 @@ def _run_search(args: dict[str, Any], ctx: ToolContext, env: StageToolEnv | None
         return ToolResult(f"检索失败：{error.message}。按已知事实继续写。", is_error=True)
     hits = search_entries(materials.corpus.entries, query, STAGE_SEARCH_LIMIT)
     return ToolResult(
-        format_search_hits(hits),
+        _macros(materials, format_search_hits(hits)),
         details={
             "activity": f"查设定「{query}」· {len(hits)} 条",
             "query": query,
@@ -168,11 +174,11 @@ def _run_read(args: dict[str, Any], ctx: ToolContext, env: StageToolEnv | None) 
     sources = [e.book for e in materials.corpus.entries if e.fp == entry.fp]
     payload = {
         "ref": f"lore:{entry.fp}",
-        "title": entry.title,
+        "title": _macros(materials, entry.title),
         "start": start,
         "end": end,
         "total": total,
-        "content": entry.content[start:end],
+        "content": _macros(materials, entry.content[start:end]),
         "sources": sources,
     }
     return ToolResult(json.dumps(payload, ensure_ascii=False), details=_entry_json(entry))

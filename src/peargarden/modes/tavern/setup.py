@@ -118,6 +118,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
     from peargarden.tavern.replay import _user_message, start_new_chat
     from peargarden.tavern.request import request_body
     from peargarden.text.tokens import counter_for_model
+    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
 
     loaded = env.card.load_card()
     card_obj = card_to_object(loaded, "v2")
@@ -132,8 +133,10 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
     power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
     if env.user_persona and "persona_description" not in power_user:
         power_user["persona_description"] = env.user_persona
-
     def build(inp: BeatInput) -> BuiltRequest:
+        # Read each round: an answer given in another window applies to the next request.
+        global_regex, regex_warnings = global_regex_scripts(env.card.home)
+        regex_allowed = regex_allowance(env.card) is True
         metadata = _branch_metadata(inp)
         history = list(inp.history)
         pending = ""
@@ -152,6 +155,8 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             counter=counter,
             lorebooks=lorebooks,
             version=env.settings.st_version,
+            global_regex=global_regex,
+            regex_allowed=regex_allowed,
         )
         if not state.chat:
             start_new_chat(state)
@@ -169,7 +174,8 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         customs: list[tuple[str, Any]] = []
         if state.chat_metadata != metadata:
             customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))
-        return BuiltRequest(request, list(dict.fromkeys(result.warnings)), customs, {"body": body, "assembly": result})
+        warnings = list(dict.fromkeys([*regex_warnings, *result.warnings]))
+        return BuiltRequest(request, warnings, customs, {"body": body, "assembly": result})
 
     return build
 

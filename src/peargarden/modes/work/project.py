@@ -11,12 +11,19 @@ when the card file changed underneath (and says which slots differ), refuses whi
 has a syntax problem (with line and column), keeps everything it does not understand untouched (the
 card is rebuilt from the parsed card with only those slots replaced) and keeps the previous bytes so
 ``undo`` can put them back.
+
+Slot files keep the field's text exactly: line endings as the card has them (a card written on
+Windows keeps its ``\r\n``) and lone UTF-16 surrogates (legal in SillyTavern's JavaScript strings)
+as WTF-8 bytes, so expand → check reports nothing.  An editor that turns ``\r\n`` into ``\n`` changes
+nothing either; an edited field gets the card's line ending back when it is applied.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +41,40 @@ MANIFEST = "manifest.json"
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+_CRS_LF = re.compile(r"\r+\n")
+
+
+def slot_bytes(text: str) -> bytes:
+    """A slot's file bytes: UTF-8, lone surrogates as WTF-8 (``surrogatepass``), line endings as is."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def slot_text(data: bytes) -> str:
+    """A slot file's text, without newline translation (the inverse of :func:`slot_bytes`)."""
+    return data.decode("utf-8", "surrogatepass")
+
+
+def read_slot_text(path: Path) -> str:
+    return slot_text(path.read_bytes())
+
+
+def _lf(text: str) -> str:
+    # \r+\n, not \r\n: one CRLF → LF pass over "\r\r\n" leaves "\r\n", which must still match.
+    return _CRS_LF.sub("\n", text)
+
+
+def same_text(edited: str, original: Any) -> bool:
+    """The file says what the card says, line endings aside."""
+    return isinstance(original, str) and (edited == original or _lf(edited) == _lf(original))
+
+
+def with_line_endings(edited: str, original: Any) -> str:
+    """*edited* with the original field's ``\r\n`` back when the editor wrote bare ``\n``."""
+    if isinstance(original, str) and "\r\n" in original and "\r" not in edited:
+        return edited.replace("\n", "\r\n")
+    return edited
 
 
 @dataclass
@@ -103,7 +144,7 @@ class CardProject:
         texts: dict[str, str | None] = {}
         for slot_id, info in manifest["slots"].items():
             try:
-                texts[slot_id] = (self.root / info["file"]).read_text(encoding="utf-8")
+                texts[slot_id] = read_slot_text(self.root / info["file"])
             except (OSError, UnicodeDecodeError):
                 texts[slot_id] = None
         return texts
@@ -128,18 +169,39 @@ class CardProject:
                         "（card changed since expansion and edits are pending）",
                         path=card_path,
                     )
-        written: list[str] = []
-        slots = card_slots(card.data)
+        # Everything is prepared before the first write, and a first expansion that fails half-way
+        # removes its folder: a failed expand leaves nothing behind.
+        writes: list[tuple[str, bytes]] = []
         manifest_slots: dict[str, Any] = {}
-        for slot in slots:
+        for slot in card_slots(card.data):
             rel = f"sources/{slot.file_name}"
             value = get_at(card.data, slot.path)
-            target = self.root / rel
-            keep = old is not None and old["base"] == sha and not force and target.exists()
+            keep = old is not None and old["base"] == sha and not force and (self.root / rel).exists()
             if not keep:
-                atomic.write_text(target, value if isinstance(value, str) else "")
-                written.append(rel)
+                writes.append((rel, slot_bytes(value if isinstance(value, str) else "")))
             manifest_slots[slot.id] = {"kind": slot.kind, "label": slot.label, "path": list(slot.path), "file": rel}
+        fresh = not self.root.exists()
+        try:
+            written = self._write_expansion(writes, data, sha, card_path, manifest_slots, old)
+        except BaseException:
+            if fresh:
+                shutil.rmtree(self.root, ignore_errors=True)
+            raise
+        return written
+
+    def _write_expansion(
+        self,
+        writes: list[tuple[str, bytes]],
+        data: bytes,
+        sha: str,
+        card_path: Path,
+        manifest_slots: dict[str, Any],
+        old: dict[str, Any] | None,
+    ) -> list[str]:
+        written: list[str] = []
+        for rel, body in writes:
+            atomic.write_bytes(self.root / rel, body)
+            written.append(rel)
         atomic.write_bytes(self.root / "snapshots" / f"{sha}.card", data)
         manifest = {
             "version": 1,
@@ -171,7 +233,7 @@ class CardProject:
             if text is None:
                 report.problems.append(FileProblem(info["file"], 1, 1, "文件缺失或无法读取（missing file）"))
                 continue
-            if text != get_at(base.data, tuple(info["path"])):
+            if not same_text(text, get_at(base.data, tuple(info["path"]))):
                 report.changes.append(Change(slot_id, info["label"], info["file"]))
             problems: list[Problem] = []
             if info["kind"] == "script":
@@ -212,7 +274,9 @@ class CardProject:
         card = read_card(current_bytes, str(card_path))
         texts = self._texts(manifest)
         for change in report.changes:
-            set_at(card.data, tuple(manifest["slots"][change.slot]["path"]), texts[change.slot])
+            path = tuple(manifest["slots"][change.slot]["path"])
+            edited = texts[change.slot]
+            set_at(card.data, path, None if edited is None else with_line_endings(edited, get_at(card.data, path)))
         new_bytes = card_like(card, current_bytes, str(card_path))
         new_sha = _sha(new_bytes)
         atomic.write_bytes(self.root / "snapshots" / f"{new_sha}.card", new_bytes)

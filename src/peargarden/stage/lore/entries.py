@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from peargarden.formats import replace_lone_surrogates
+
 __all__ = [
     "LoreEntry",
     "entries_from_book",
@@ -26,8 +28,10 @@ __all__ = [
 
 
 def fingerprint(content: str) -> str:
-    """First 12 hex digits of md5 of the trimmed content (Liyuan's ``disabledLore`` identity)."""
-    return hashlib.md5(content.strip().encode("utf-8")).hexdigest()[:12]
+    """First 12 hex digits of md5 of the trimmed content (Liyuan's ``disabledLore`` identity).
+
+    Node encodes a lone surrogate as U+FFFD's bytes when it hashes a string; so do we."""
+    return hashlib.md5(replace_lone_surrogates(content.strip()).encode("utf-8")).hexdigest()[:12]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,52 @@
+"""Which language a card is written in, judged from its text's script (pure).
+
+The stage tells the model which language to write in only when it is known: the user's
+``language`` setting, else the card's own script.  A card with too little text, or a mix where no
+script clearly leads, gives ``""`` and the prompt states no language (the model follows the card).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .card import StageCard
+
+__all__ = ["card_language", "text_language"]
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
+_CYRILLIC_WORD = re.compile(r"[\u0400-\u04ff]{2,}")
+# Markup, macros and code say nothing about the story's language.
+_NOISE = re.compile(r"\{\{.*?\}\}|<[^>\n]*>|https?://\S+", re.S)
+
+# Below this many signals (characters of a CJK script, words of an alphabetic one): unknown.
+_MIN_SIGNAL = 12
+
+
+def text_language(text: str) -> str:
+    """``中文``, ``日语``, ``韩语``, ``英语``, ``俄语`` — or ``""`` when the text does not say."""
+    clean = _NOISE.sub(" ", text)
+    kana = len(_KANA.findall(clean))
+    han = len(_HAN.findall(clean))
+    # A CJK character is about a word: compare characters of CJK scripts with words of alphabets.
+    counts = {
+        "日语": kana + (han if kana * 5 >= han else 0),
+        "中文": han if kana * 5 < han else 0,
+        "韩语": len(_HANGUL.findall(clean)),
+        "英语": len(_LATIN_WORD.findall(clean)),
+        "俄语": len(_CYRILLIC_WORD.findall(clean)),
+    }
+    best = max(counts, key=lambda name: counts[name])
+    if counts[best] < _MIN_SIGNAL:
+        return ""
+    runner_up = max(count for name, count in counts.items() if name != best)
+    return best if counts[best] >= 2 * runner_up else ""
+
+
+def card_language(card: StageCard) -> str:
+    """The language of the card's own text (description, personality, scenario, greeting, examples)."""
+    return text_language(
+        "\n".join((card.description, card.personality, card.scenario, card.first_mes, card.mes_example))
+    )
