@@ -8,7 +8,6 @@ from typing import Any
 import typer
 
 from peargarden.app.chat_summaries import chat_summaries, summarize
-from peargarden.app.service import st_create_date
 from peargarden.errors import NotFound
 from peargarden.formats import TavernChat, TavernMessage, dumps_json, write_chat_jsonl
 from peargarden.sessions.sillytavern import export_chat
@@ -145,6 +144,10 @@ def export_command(
         from peargarden.workspace.config import load_settings
 
         user_name = folder.effective_settings(load_settings(state.home.config_file)).user_name
+    # The service (and the whole engine behind it) is imported only by the command that needs it,
+    # so `pear sessions list` stays light.
+    from peargarden.app.service import st_create_date
+
     header = chat.header.get("st_header")
     st_header = dict(header) if isinstance(header, dict) else {}
     lines = export_chat(chat.tree, st_header, user_name, card_data.name, st_create_date(chat.header))
