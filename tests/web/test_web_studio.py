@@ -11,6 +11,7 @@ from web_harness import Served, beats_done, screenshot, wait_ready
 
 from peargarden.testing.fake_openai import text_reply
 from peargarden.workspace.cards import open_card
+from peargarden.workspace.regex_scripts import set_regex_allowance
 
 EVIL_GREETING = (
     "<p>欢迎来到<b>黑店</b>。</p>"
@@ -92,6 +93,9 @@ def test_import_studio_and_a_malicious_greeting(served: Served, page: object, tm
     page.locator("#toast:not(.error)", has_text="已写回").wait_for()  # type: ignore[attr-defined]
     scripts = open_card(served.home, "黑店老板").load_card().data["extensions"]["TavernHelper_scripts"]
     assert scripts[0]["content"] == "console.log('状态栏，改过');"
+
+    # The user lets the card's own regex scripts run (its status-bar display script below needs that).
+    set_regex_allowance(open_card(served.home, "黑店老板"), True)
 
     # The chat shows the greeting in a sandboxed frame: nothing in it runs.
     page.goto(f"{served.url}/chat/{urllib.parse.quote('黑店老板')}")  # type: ignore[attr-defined]

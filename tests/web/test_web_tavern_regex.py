@@ -12,6 +12,8 @@ from web_harness import Served, beats_done, open_new_chat, screenshot, wait_read
 
 from peargarden.formats import card_to_png, read_card
 from peargarden.testing.fake_openai import text_reply
+from peargarden.workspace.cards import open_card
+from peargarden.workspace.regex_scripts import set_regex_allowance
 
 CARD = "雨夜茶馆"
 
@@ -60,6 +62,7 @@ def test_regex_scripts_switch_on_and_off_in_the_card_file(served: Served, page: 
     card_file = folder / f"{CARD}.png"
     card_file.write_bytes(card_to_png(card, avatar))
     original = card_file.read_bytes()
+    set_regex_allowance(open_card(served.home, CARD), True)  # the user let the card's scripts run
 
     served.fake.script([text_reply("阿沅笑着斟茶。<status>好感 +1</status>窗外雨还在下。")])
     chat_id = open_new_chat(page, served.url, CARD)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peargarden.workspace.cards import open_card
+from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.home import Home
 from peargarden.workspace.regex_scripts import (
     card_regex_scripts,
@@ -20,7 +20,7 @@ from peargarden.workspace.regex_scripts import (
     set_regex_allowance,
 )
 
-__all__ = ["allowance_state", "pending_question", "regex_question", "set_allowance"]
+__all__ = ["allowance_state", "card_scripts_allowed", "pending_question", "regex_question", "set_allowance"]
 
 
 def pending_question(home: Home, card: str) -> tuple[str, str] | None:
@@ -28,6 +28,11 @@ def pending_question(home: Home, card: str) -> tuple[str, str] | None:
     folder = open_card(home, card)
     loaded = folder.load_card()
     return (folder.folder, regex_question(loaded)) if needs_regex_question(folder, loaded) else None
+
+
+def card_scripts_allowed(folder: CardFolder) -> bool:
+    """Whether the card's own scripts may run now: only after a yes (SillyTavern runs none before)."""
+    return regex_allowance(folder) is True
 
 
 def set_allowance(home: Home, card: str, allowed: bool) -> str:

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.app.chat_files import context_tokens
+from peargarden.app.regex_allowance import card_scripts_allowed
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import OpenChat
@@ -46,7 +47,8 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
     entries = view.entries
     shown = display_texts(
         [(str(e.message.get("role", "")), str(e.message.get("content") or "")) for e in entries],
-        card_display_scripts(view.card_data),
+        # A card's own display scripts run only once the user allowed the card's scripts, as in SillyTavern.
+        card_display_scripts(view.card_data) if card_scripts_allowed(chat.session.card) else [],
         view.persona,
         view.char_name,
     )

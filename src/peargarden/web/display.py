@@ -1,7 +1,7 @@
 """What the chat shows for a message: the card's display-only regex scripts applied (SillyTavern's
 ``markdownOnly`` scripts: status bars, styled blocks).  The result may be HTML; the page shows it only
-inside a sandboxed iframe.  The card's own scripts are allowed (the user imported the card), and the
-stored message is never changed.
+inside a sandboxed iframe.  The card's own scripts run only when the user allowed them for that card
+(``app.regex_allowance``; the caller checks), and the stored message is never changed.
 """
 
 from __future__ import annotations
