@@ -35,16 +35,21 @@ def decode_utf8(data: bytes, filename: str, what: str = "文本") -> str:
     return text.removeprefix("\ufeff")
 
 
-def loads_object(text: str, filename: str, what: str = "JSON") -> JsonObject:
-    """Parse *text* as a JSON object, or raise a readable ``FormatError``."""
+def loads_json(text: str, filename: str, what: str = "JSON") -> Any:
+    """Parse *text* as any JSON value, or raise a readable ``FormatError``."""
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(
             f"{what}格式错误：第 {exc.lineno} 行第 {exc.colno} 列，{exc.msg}（invalid JSON）", path=filename
         ) from None
     except RecursionError:
         raise FormatError(f"{what}嵌套过深（JSON nested too deeply）", path=filename) from None
+
+
+def loads_object(text: str, filename: str, what: str = "JSON") -> JsonObject:
+    """Parse *text* as a JSON object, or raise a readable ``FormatError``."""
+    value = loads_json(text, filename, what)
     if not isinstance(value, dict):
         raise FormatError(f"{what}的最外层不是对象（JSON top level is not an object）", path=filename)
     return value

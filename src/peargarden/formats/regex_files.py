@@ -7,12 +7,11 @@ kept exactly as written (unknown fields too), so a script file can be stored byt
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from peargarden.errors import FormatError
 
-from ._common import JsonObject, check_size, decode_utf8
+from ._common import JsonObject, check_size, decode_utf8, loads_json
 
 __all__ = ["is_regex_script_value", "read_regex_scripts"]
 
@@ -31,15 +30,7 @@ def is_regex_script_value(value: Any) -> bool:
 def read_regex_scripts(data: bytes, filename: str) -> list[JsonObject]:
     """The scripts of a regex-script file (a single script becomes a list of one)."""
     check_size(data, filename)
-    text = decode_utf8(data, filename, "正则脚本文件")
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(
-            f"正则脚本文件格式错误：第 {exc.lineno} 行第 {exc.colno} 列，{exc.msg}（invalid JSON）", path=filename
-        ) from None
-    except RecursionError:
-        raise FormatError("正则脚本文件嵌套过深（JSON nested too deeply）", path=filename) from None
+    value = loads_json(decode_utf8(data, filename, "正则脚本文件"), filename, "正则脚本文件")
     if not is_regex_script_value(value):
         raise FormatError(
             "不是 SillyTavern 正则脚本：每个脚本须是带 findRegex 文本的对象（not a regex script file）", path=filename
