@@ -164,5 +164,5 @@ def test_books_are_created_mounted_filled_and_deleted_into_the_vault(served: Ser
     vault = Vault(served.home)
     snapshot = vault.snapshots()[0]
     assert b"\xe9\x9d\x92\xe5\x9f\x8e" in vault.read_file(snapshot.id, f"library/lorebooks/{name}.json")  # 青城
-    assert page.locator(f"#book-list li[data-book='{name}']").count() == 0
+    page.locator(f"#book-list li[data-book='{name}']").wait_for(state="detached")
     context.close()

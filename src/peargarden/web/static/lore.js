@@ -75,8 +75,8 @@ function drawBook(openUid = null) {
       box.addEventListener("change", async () => {
         try {
           current = await post(`${bookUrl(current)}/mount`, { card, mounted: box.checked });
-          toast(box.checked ? t(`已挂到「${card}」`, `Mounted on "${card}"`) : t(`已从「${card}」卸下`, `Unmounted from "${card}"`));
           await loadBooks();
+          toast(box.checked ? t(`已挂到「${card}」`, `Mounted on "${card}"`) : t(`已从「${card}」卸下`, `Unmounted from "${card}"`));
         } catch (error) { box.checked = !box.checked; toast(error.message, true); }
       });
       mounts.append(el("label", { class: "mount" }, box, ` ${card}`));
@@ -109,10 +109,11 @@ async function deleteBook() {
   if (!confirm(t(`删除世界书「${current.name}」？保险库会先存一份快照，可以恢复。`, `Delete lorebook "${current.name}"? The vault keeps a snapshot first.`))) return;
   try {
     const result = await post(`${bookUrl(current)}/delete`);
-    toast(t(`已删除「${result.deleted}」（快照 ${result.snapshot}）`, `Deleted "${result.deleted}" (snapshot ${result.snapshot})`));
     current = null;
     view.textContent = "";
+    // The list is reloaded before the message, so what the toast says is already what the page shows.
     await loadBooks();
+    toast(t(`已删除「${result.deleted}」（快照 ${result.snapshot}）`, `Deleted "${result.deleted}" (snapshot ${result.snapshot})`));
   } catch (error) { toast(error.message, true); }
 }
 
