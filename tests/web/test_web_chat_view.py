@@ -23,7 +23,7 @@ def get(url: str) -> object:
 
 
 def test_markdown_is_rendered_quotes_marked_and_sanitised() -> None:
-    html = render("*她放下算盘*，**笑了**：“客官请坐。”\n下一行 `\"代码\"`")
+    html = render('*她放下算盘*，**笑了**：“客官请坐。”\n下一行 `"代码"`')
     assert "<em>她放下算盘</em>" in html and "<strong>笑了</strong>" in html
     assert "<q>“客官请坐。”</q>" in html
     assert "<br>" in html  # a single line break is kept, as in SillyTavern
@@ -242,3 +242,32 @@ def test_chat_import_from_the_page_with_a_card_picker(served: Served, page: obje
     toast = page.locator("#toast.error")  # type: ignore[attr-defined]
     toast.wait_for()
     assert "坏的.jsonl" in toast.inner_text() and "pear-upload" not in toast.inner_text()
+
+
+def picker(page: object) -> dict[str, str]:
+    """The chat picker's options: chat id → what it shows."""
+    options = page.eval_on_selector_all("#chat-list option", "os => os.map(o => [o.value, o.textContent])")  # type: ignore[attr-defined]
+    return dict(options)
+
+
+def test_chat_picker_follows_beats_branches_and_deletions(served: Served, page: object) -> None:
+    served.fake.script([text_reply("一。")])
+    kept = open_new_chat(page, served.url)
+    gone = open_new_chat(page, served.url)
+    assert picker(page)[gone].endswith(" · 1") and kept in picker(page)
+    page.fill("#composer", "甲")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    options = "[...document.querySelectorAll('#chat-list option')]"
+    page.wait_for_function(f"{options}.some(o => o.textContent.endsWith(' · 3'))")  # type: ignore[attr-defined]
+    assert picker(page)[gone].endswith(" · 3")  # greeting, the user's line, the reply
+    page.locator(".msg.assistant").first.locator("button.branch").click()  # type: ignore[attr-defined]
+    page.wait_for_function("document.querySelectorAll('.msg.user').length === 0")  # type: ignore[attr-defined]
+    page.wait_for_function(f"{options}.every(o => !o.textContent.endsWith(' · 3'))")  # type: ignore[attr-defined]
+    assert picker(page)[gone].endswith(" · 1")
+    page.once("dialog", lambda dialog: dialog.accept())  # type: ignore[attr-defined]
+    page.click("#remove-chat")  # type: ignore[attr-defined]
+    page.locator("#removed").wait_for()  # type: ignore[attr-defined]
+    page.wait_for_function(f"!{options}.some(o => o.value === '{gone}')")  # type: ignore[attr-defined]
+    assert kept in picker(page) and gone not in picker(page)
+    screenshots(page, "chat-picker-after-delete")

@@ -267,6 +267,7 @@ async function change(action, body) {
   try {
     state = await post(`${base}/${action}`, body);
     draw();
+    await loadChats();  // the picker counts the active branch's messages: a branch or delete changes it
   } catch (error) { toast(error.message, true); }
 }
 
@@ -350,7 +351,7 @@ async function play(body) {
     setBusy(false);
   }
   if (body.action === "impersonate") composer.value = impersonated.trim();
-  await refresh();
+  await Promise.all([refresh(), loadChats().catch(() => {})]);
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
 }
 
@@ -400,14 +401,26 @@ document.getElementById("new-chat").addEventListener("click", async () => {
 });
 document.addEventListener("pear-lang", draw);
 
+// The card's chats, newest first, with their message counts; read again after every change (a beat,
+// a branch, a deletion) so the picker never lists a chat that is gone or a stale count.
 async function loadChats() {
   const select = document.getElementById("chat-list");
+  const chats = (await api(`/api/chats/${encodeURIComponent(card)}`)).reverse();
   select.textContent = "";
-  for (const chat of (await api(`/api/chats/${encodeURIComponent(card)}`)).reverse()) {
+  for (const chat of chats) {
     const option = document.createElement("option");
     option.value = chat.chat_id;
     option.textContent = `${chat.title || chat.chat_id} · ${chat.messages}`;
     select.append(option);
+  }
+  if (!chats.some((chat) => chat.chat_id === chatId)) {  // this chat was just deleted
+    const option = document.createElement("option");
+    option.value = "";
+    option.disabled = true;
+    option.textContent = t("（已删除的对话）", "(deleted chat)");
+    select.prepend(option);
+    select.value = "";
+    return;
   }
   select.value = chatId;
 }
@@ -433,6 +446,7 @@ document.getElementById("remove-chat").addEventListener("click", async () => {
     undo = (await post(`${base}/remove`, {})).undo;
     root.classList.add("removed-chat");
     document.getElementById("removed").hidden = false;
+    await loadChats();
     for (const id of ["send", "regenerate", "continue", "impersonate", "composer"]) document.getElementById(id).disabled = true;
   } catch (error) { toast(error.message, true); }
 });
