@@ -74,11 +74,11 @@ function messageActions(message, last) {
     button.addEventListener("click", handler);
     bar.append(button);
   };
-  if (message.role === "assistant" && last) {
+  if (message.role === "assistant" && last && state.swipe.count > 0) {
     // SillyTavern's arrows: ‹ only where an earlier swipe exists; › to a later one, or a new reply
-    // (never on a lone greeting: there is nothing to swipe to).
-    const { position, count } = state.swipe;
-    const greeting = message.tags.includes("greeting");
+    // (the server says when: never on the chat's first message, whose arrows only cycle the
+    // alternate greetings it has).
+    const { position, count, generate } = state.swipe;
     const swipes = document.createElement("span");
     swipes.className = "swipes";
     bar.append(swipes);
@@ -98,7 +98,7 @@ function messageActions(message, last) {
       shown.textContent = `${position}/${count}`;
       swipes.append(shown);
     }
-    if (position < count || !greeting) arrow("›", 1, "swipe-next", t("下一条", "next swipe"));
+    if (position < count || generate) arrow("›", 1, "swipe-next", t("下一条", "next swipe"));
   }
   add("编辑", "Edit", () => startEdit(message), "edit");
   add("从这里分支", "Branch here", () => change("branch", { index: message.index }), "branch");
@@ -128,9 +128,10 @@ function messageHead(message) {
   name.textContent = message.speaker;
   const time = document.createElement("time");
   time.className = "msg-time";
-  time.dateTime = message.time;
-  const when = new Date(message.time);
-  time.textContent = Number.isNaN(when.getTime()) ? "" : when.toLocaleString(t("zh-CN", "en-GB"),
+  // No time (an imported send_date nobody can read) shows nothing rather than a wrong one.
+  const when = message.time ? new Date(message.time) : null;
+  if (when && !Number.isNaN(when.getTime())) time.dateTime = message.time;
+  time.textContent = !when || Number.isNaN(when.getTime()) ? "" : when.toLocaleString(t("zh-CN", "en-GB"),
     { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
   const index = document.createElement("span");
   index.className = "msg-index";
