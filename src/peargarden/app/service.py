@@ -138,6 +138,28 @@ class PearApp:
             session.add_greetings()
         return session
 
+    def draft_chat(
+        self, card_name: str | None = None, options: ChatOptions | None = None, *, small_model: bool | None = None
+    ) -> ChatSession:
+        """A new chat as :meth:`new_chat` would start it (greetings included) that lives only in
+        memory: its :meth:`ChatSession.preview` is the first beat a new chat would send, and nothing
+        is written.  A dry run shows what it is asked for: an explicit ``options.thinking`` or
+        *small_model* (the small-model profile on or off) wins over what the model could do."""
+        options = options or ChatOptions()
+        card = self.card(card_name)
+        settings = self.settings(card)
+        header: dict[str, Any] = {"card": card.folder, "mode": self._mode(settings, {}, options)}
+        if options.persona:
+            header["persona"] = options.persona
+        session = self._session(card, ChatFile.unsaved(card.chats_dir, **header), options)
+        if settings.greeting:
+            session.add_greetings()
+        if options.thinking:
+            session.env.thinking = parse_level(options.thinking)
+        if small_model is not None:
+            session.env.small_model = small_model
+        return session
+
     def open_chat(self, card_name: str | None, chat_id: str, options: ChatOptions | None = None) -> ChatSession:
         card = self.card(card_name)
         chat = ChatFile.open(card.chats_dir, chat_id)

@@ -150,6 +150,12 @@ def stage_builder(
         )
         tools = [] if inp.kind == "impersonate" else list(inp.tools)
         names = [spec.name for spec in tools]
+        if small_model and _without_memory(view):
+            turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
+            staged = compact_for(materials, [*greeting, *turns], words)
+            messages_small: list[dict[str, Any]] = [{"role": "system", "content": staged.system}, *staged.messages]
+            sampler: dict[str, Any] = {"stop": stop_words(materials.stage.user_name)}
+            return BuiltRequest(ChatRequest(messages=messages_small, sampler=sampler), list(materials.warnings))
         if view is not None:
             # Budgeted: derived from the newest messages only, as far back as the budget reaches.
             extra = sum(view.count(m.content) for m in rounds)
@@ -166,13 +172,7 @@ def stage_builder(
             )
             return _built(staged, rounds, tools, materials)
         turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
-        turns = greeting + turns
-        if small_model:
-            staged = compact_for(materials, turns, words)
-            messages_small: list[dict[str, Any]] = [{"role": "system", "content": staged.system}, *staged.messages]
-            sampler: dict[str, Any] = {"stop": stop_words(materials.stage.user_name)}
-            return BuiltRequest(ChatRequest(messages=messages_small, sampler=sampler), list(materials.warnings))
-        staged = assemble_for(materials, turns, words, thinking=inp.thinking, tool_names=names)
+        staged = assemble_for(materials, [*greeting, *turns], words, thinking=inp.thinking, tool_names=names)
         return _built(staged, rounds, tools, materials)
 
     return build
@@ -187,6 +187,24 @@ def _built(
     messages += [m.to_openai() for m in rounds]
     request = ChatRequest(messages=messages, tools=tools)
     return BuiltRequest(request, [*staged.warnings, *materials.warnings])
+
+
+def _without_memory(view: StoryView | None) -> bool:
+    """No story memory in *view* (none, or only the token budget that applies with memory off).
+
+    The small-model profile has its own short prompt and leaves the fitting to the provider, which
+    knows the model's real context; a view that carries a summary, notes or recall needs the full
+    stage request that shows them."""
+    if view is None:
+        return True
+    return not (
+        view.summary.strip()
+        or view.covers_through is not None
+        or view.world_state.strip()
+        or view.roster.strip()
+        or view.resident.strip()
+        or view.recall is not None
+    )
 
 
 class StageEnv(Protocol):
