@@ -70,7 +70,10 @@ class Entry:
     def body(self) -> dict[str, Any]:
         body = self._body
         if body is None:
-            body = self._body = _body_of(self._line or b"{}")
+            line = self._line
+            if line is None:  # another thread decoded it just now: it sets _body before clearing _line
+                return self._body or {}
+            body = self._body = _body_of(line)
             self._line = None
         return body
 

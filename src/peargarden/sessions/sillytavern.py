@@ -17,7 +17,6 @@ when the chat came from ST; a new chat gets ST's header with its ``create_date``
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -209,7 +208,8 @@ def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None]:
     chat's export quadratic)."""
     head = path[at]
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
-    for entry in itertools.islice(path, at + 1, None):
+    for index in range(at + 1, len(path)):  # by index: islice would step over the first *at* again
+        entry = path[index]
         if entry.type == "message" and entry.role == "user":
             break
         if entry.type == "message" and entry.role == "assistant" and entry.message.get("content"):
