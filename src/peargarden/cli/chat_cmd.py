@@ -16,10 +16,10 @@ from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.agent.thinking import parse_level
 from peargarden.app.connections import Connection, flag_timeouts
+from peargarden.app.library import init_home
 from peargarden.app.runner import ApprovalPrompt, BeatRunner
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import BadInput, PearError, ProviderError
-from peargarden.workspace.seed import seed_home
 
 from ._app import app, state
 from ._vault import vault_snapshots
@@ -66,7 +66,7 @@ def _options(
 def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSession:
     home = state.home
     if not home.exists():
-        seed_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
+        init_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
     service = PearApp(home)
     _ask_card_regex(home, service.card(card).folder)  # before the session builds its request builders
     if chat_id:
