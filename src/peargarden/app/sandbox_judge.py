@@ -58,6 +58,14 @@ def _left_work_mode(tool: Tool, ctx: ToolContext) -> bool:
     return ctx.mode == "work" and isinstance(back, str) and back != "work" and tool.access in ("write", "exec")
 
 
+def configured_sandbox_judge(home: Home) -> Judge:
+    """:func:`make_sandbox_judge` with the user's blacklist and no-ask prefixes from config.toml."""
+    from peargarden.workspace.config import load_settings
+
+    sandbox = load_settings(home.config_file).sandbox
+    return make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes)
+
+
 def make_sandbox_judge(
     blacklist: Sequence[str] | None = None, no_ask: Sequence[str] | None = None
 ) -> Judge:

@@ -428,6 +428,11 @@ class ChatSession:
         """The card file was rewritten (a regex script switched, an apply): read it again."""
         self.env.card_data = _card_object(self.card.load_card())
 
+    def reread(self) -> None:
+        """Read the session file afresh (another program wrote it) and follow its branch's mode."""
+        self.chat = ChatFile.open(self.card.chats_dir, self.chat_id)
+        self.follow_branch()
+
     def follow_branch(self) -> None:
         """After the leaf moved (rewind, branch, goto, swipe, edit, a re-read file): the live mode is
         the one recorded on the new branch, as reopening the chat would give."""
@@ -805,6 +810,12 @@ def _card_name(session: ChatSession) -> str:
     data = session.env.card_data.get("data")
     source = data if isinstance(data, dict) else session.env.card_data
     return str(source.get("name") or session.card.folder)
+
+
+def thinking_level(value: str) -> ThinkingLevel:
+    """A thinking level as a front was given it (``--thinking``): off, minimal, low, medium, high or
+    xhigh, checked."""
+    return parse_level(value)
 
 
 def st_create_date(header: dict[str, Any]) -> str:
