@@ -475,11 +475,24 @@ class ChatSession:
         first: str | None = None
         for text in greetings:
             self.chat.tree.set_leaf(None)
-            text = text.replace("{{char}}", name).replace("{{user}}", self.env.user_name)
+            text = self._greeting_text(text, name)
             entry = self.chat.append_message({"role": "assistant", "content": text, "name": name, "tags": ["greeting"]})
             first = first or entry.id
         if first is not None and len(greetings) > 1:
             self.chat.move_leaf(first)
+
+    def _greeting_text(self, text: str, name: str) -> str:
+        """A greeting as the chat keeps it: SillyTavern substitutes its macros when it adds the first
+        message (``{{user}}``, ``{{char}}``, the legacy ``<USER>``/``<BOT>``, rolls …), with the
+        macro engine of the card's SillyTavern release."""
+        from peargarden.tavern.version import for_version
+        from peargarden.text.macro_dispatch import expand
+        from peargarden.text.macros import MacroEnv, Variables
+        from peargarden.text.rolls import live_random
+
+        env = MacroEnv(user=self.env.user_name, char=name, card=None, variables=Variables(), random=live_random())
+        new_engine = for_version(self.settings.st_version).new_macro_engine
+        return expand(text, env, engine="new" if new_engine else "legacy")
 
     # -- playing -----------------------------------------------------------------------------------
 
