@@ -41,8 +41,8 @@ from peargarden.modes.stage import memory as bookkeeping
 from peargarden.modes.stage.preset import Labeller, provider_labeller
 from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, ThinkingLevel
-from peargarden.sessions import TreeRow, build_context, ops
-from peargarden.sessions.context import ContextMessage
+from peargarden.sessions import TreeRow, ops
+from peargarden.sessions.context import ContextMemo, ContextMessage
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
@@ -318,7 +318,7 @@ class ChatSession:
     # Wraps the side connection built for story memory when ``[side_model]`` names one (the web
     # records its requests for the inspector); without a side model the chat's own provider is used.
     wrap_side_provider: Callable[[Any], Any] | None = None
-    _context_cache: dict[str, ContextMessage] = field(default_factory=dict)
+    _context: ContextMemo = field(default_factory=ContextMemo)
     _busy: threading.Lock = field(default_factory=threading.Lock)
     _lock: ChatLock | None = None
 
@@ -416,7 +416,7 @@ class ChatSession:
         return rows
 
     def context(self) -> list[ContextMessage]:
-        return build_context(self.chat.tree.path(), self._context_cache)
+        return self._context.build(self.chat.tree.path())
 
     def tree_rows(self) -> list[TreeRow]:
         return self.chat.tree.rows()

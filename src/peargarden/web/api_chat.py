@@ -20,6 +20,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from peargarden.agent.events import AgentEvent
+from peargarden.app.chat_chrome import swipe_arrows
 from peargarden.app.chat_files import context_tokens
 from peargarden.app.display_scripts import card_display_scripts, display_texts
 from peargarden.app.regex_allowance import card_scripts_allowed
@@ -98,14 +99,13 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
                 "sibling": [row.sibling_index + 1, row.sibling_count],
             }
         )
-    position, count = view.swipe
     return {
         "card": view.card,
         "chat_id": view.chat_id,
         "mode": view.mode,
         "modes": view.modes,
         "messages": messages,
-        "swipe": {"position": position, "count": count},
+        "swipe": swipe_arrows(chat.session.chat.tree),
         "tree": rows,
         "leaf": view.leaf,
         "warnings": [*view.warnings, *chat.warnings],
