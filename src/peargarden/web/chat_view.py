@@ -1,6 +1,7 @@
 """What the chat page draws around each message (SillyTavern's message chrome) and the context bar.
 
-Per message: who speaks (the persona or the card's character) and the avatar to show, when the entry
+Per message: who speaks (the persona or the card's character) and the avatar to show (the card's, or
+the picture of the persona who spoke, see ``app.personas.speaker_avatar``), when the entry
 was written, its token count (the chat model's tokenizer; SillyTavern counts the same way), the
 generation time of the beat that wrote it (from the beat log, when known), and the text as
 sanitised HTML (``markdown.py``) unless it is card HTML, which the page frames.
@@ -14,6 +15,7 @@ from urllib.parse import quote
 from peargarden.app import beat_log
 from peargarden.app.chat_chrome import message_time
 from peargarden.app.chat_files import token_counter
+from peargarden.app.personas import persona_names, speaker_avatar
 
 from .chat_hub import OpenChat
 from .markdown import looks_like_html, render
@@ -25,15 +27,26 @@ def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]
     count = token_counter(session.resolved.model)
     seconds = beat_log.generation_seconds(chat.beats)
     avatar = f"/api/cards/{quote(session.card.folder, safe='')}/avatar"
+    personas = session.app.home.personas_dir
+    known = persona_names(personas)
+    pictures: dict[str, str | None] = {}  # speaker → the persona picture its messages show
+
+    def user_avatar(speaker: str) -> str | None:
+        if speaker not in pictures:
+            stem = speaker_avatar(personas, speaker, user, known)
+            pictures[speaker] = f"/api/personas/{quote(stem, safe='')}/avatar" if stem else None
+        return pictures[speaker]
+
     out = []
     for entry in session.chat.tree.messages():
         message = entry.message
         role = str(message.get("role", ""))
         content = str(message.get("content") or "")
+        speaker = str(message.get("name") or (user if role == "user" else char))
         out.append(
             {
-                "speaker": str(message.get("name") or (user if role == "user" else char)),
-                "avatar": avatar if role == "assistant" else None,
+                "speaker": speaker,
+                "avatar": avatar if role == "assistant" else user_avatar(speaker) if role == "user" else None,
                 "time": message_time(entry),  # an imported message: its own send_date
                 "tokens": count(content) if content else 0,
                 "gen_seconds": seconds.get(entry.id) if role == "assistant" else None,

@@ -401,6 +401,7 @@ document.getElementById("new-chat").addEventListener("click", async () => {
   } catch (error) { toast(error.message, true); }
 });
 document.addEventListener("pear-lang", draw);
+document.addEventListener("pear-chat-changed", () => { refresh().catch((error) => toast(error.message, true)); });
 
 // The card's chats, newest first, with their message counts; read again after every change (a beat,
 // a branch, a deletion) so the picker never lists a chat that is gone or a stale count.
