@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from peargarden.app import beat_log
+from peargarden.app.chat_chrome import context_fill as chrome_context
 from peargarden.app.chat_chrome import message_time
 from peargarden.app.chat_files import token_counter
 from peargarden.app.personas import persona_names, speaker_avatar
@@ -60,12 +61,10 @@ def message_html(text: str) -> str | None:
     return None if looks_like_html(text) else render(text)
 
 
-def context_fill(chat: OpenChat, limit: int) -> dict[str, Any]:
-    """How full the last request was: its tokens against the context size (*limit*)."""
-    used = 0
+def context_fill(chat: OpenChat) -> dict[str, Any]:
+    """How full the last request was against the budget it was built for (``app.chat_chrome``)."""
     for beat in reversed(chat.beats):
         rounds = [r for r in beat.rounds if r.get("purpose") == "beat"]
         if rounds:
-            used = int(rounds[-1].get("total_tokens", 0))
-            break
-    return {"tokens": used, "limit": limit}
+            return chrome_context(chat.session, rounds)
+    return chrome_context(chat.session, [])
