@@ -4,6 +4,7 @@ model, thinking level and samplers.  Used by the web's ``/api/inspect`` and its 
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from peargarden.providers.base import ChatRequest
@@ -73,4 +74,6 @@ def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
         "model": request.model or model,
         "thinking": request.thinking,
         "sampler": dict(request.sampler),
+        # The budget the builder fitted this request into (tavern: the preset's), for the context bar.
+        **({"budget": asdict(request.budget)} if request.budget is not None else {}),
     }

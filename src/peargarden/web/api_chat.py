@@ -21,7 +21,6 @@ from pydantic import BaseModel
 
 from peargarden.agent.events import AgentEvent
 from peargarden.app.chat_chrome import swipe_arrows
-from peargarden.app.chat_files import context_tokens
 from peargarden.app.display_scripts import card_display_scripts, display_texts
 from peargarden.app.regex_allowance import card_scripts_allowed
 from peargarden.app.runner import Approver
@@ -55,7 +54,6 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
     )
     user, char = view.persona, view.char_name
     chrome = message_chrome(chat, user, char)
-    budget = context_tokens(chat.session.app.home, chat.session.card)
     messages = []
     for index, entry in enumerate(entries):
         msg = entry.message
@@ -112,7 +110,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "model": view.model,
         "persona": view.persona,
         "char": char,
-        "context": context_fill(chat, budget),
+        "context": context_fill(chat),
     }
 
 
