@@ -11,7 +11,8 @@ Per model:
 * longest repeat: the longest run of characters that occurs twice inside one reply (loops show here);
 * ended by stop: replies that ended by the model's end token or the stop on the user's name, not
   by the token limit;
-* echoes: replies that open with the user's line again (after the guard);
+* echoes: replies with a clause that hands the user's line back, or made only of the user's words
+  (``providers._echo.echoes`` over the whole reply, after the guard);
 * gen tok/s: completion tokens / seconds from the first to the last piece, over all turns;
 * TTFT beat 1 / beat 2: seconds to the first piece of the first and second reply (beat 1 includes
   loading the model and the whole prompt; beat 2 reuses the KV prefix);
@@ -39,7 +40,7 @@ from peargarden.agent.events import DoneEvent, ErrorEvent, TextDeltaEvent
 from peargarden.app.connections import Connection
 from peargarden.app.service import ChatOptions, PearApp
 from peargarden.providers import embedded
-from peargarden.providers.embedded import echoes
+from peargarden.providers._echo import echoes
 from peargarden.providers.model_catalog import CATALOG
 from peargarden.providers.model_fetch import installed_path
 from peargarden.workspace.home import Home
@@ -110,7 +111,7 @@ class Run:
         share = cjk_count(text) / len(visible) if visible else 0.0
         repeat = max((longest_repeat(r) for r in self.replies), default=0)
         stopped = sum(1 for s in self.stops if s == "stop")
-        echoed = sum(1 for turn, reply in zip(TURNS, self.replies, strict=False) if echoes(turn, reply[:24]))
+        echoed = sum(1 for turn, reply in zip(TURNS, self.replies, strict=False) if echoes(turn, reply))
         rate = self.completion_tokens / self.gen_seconds if self.gen_seconds else 0.0
         ttft = [f"{t:.1f}" for t in self.first_piece[:2]] + ["–"] * (2 - len(self.first_piece[:2]))
         return {

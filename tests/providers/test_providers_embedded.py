@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 import threading
 from collections.abc import Iterator
@@ -14,8 +15,9 @@ from gguf_testkit import gguf_bytes
 
 from peargarden.errors import ProviderError
 from peargarden.providers import embedded
-from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, ToolSpec, Usage
-from peargarden.providers.embedded import EmbeddedProvider, echoes, plain_messages, trim_history
+from peargarden.providers._echo import echoes
+from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCall, ToolSpec, Usage
+from peargarden.providers.embedded import EmbeddedProvider, plain_messages, trim_history
 from peargarden.providers.gguf import BadGguf
 
 
@@ -106,7 +108,9 @@ def test_streams_text_with_usage_and_keeps_one_model(tmp_path: Path) -> None:
         100,
         True,
     )
-    assert "tools" not in call and "tool_choice" not in call and "logit_bias" not in call
+    # The tools go to the GGUF's chat template; a forced choice and unknown fields do not.
+    assert call["tools"] == [request.tools[0].to_openai()]
+    assert "tool_choice" not in call and "logit_bias" not in call
 
 
 def test_cancel_between_tokens(tmp_path: Path) -> None:
@@ -245,6 +249,79 @@ def test_a_second_echo_is_cut_off_the_reply(tmp_path: Path) -> None:
     assert len(made[0].calls) == 2
 
 
+def test_an_echo_later_in_the_reply_is_cut_without_a_second_try(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    user = "镇上有什么好吃的？明天想出去走走。"
+    provider.llama()
+    made[0].replies = ["青梧想了想。“桥头的馄饨不错。”镇上有什么好吃的？明天想出去走走。"]
+    events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": user}])))
+    assert _text(events) == "青梧想了想。“桥头的馄饨不错。”"
+    assert len(made[0].calls) == 1
+
+
+def test_a_second_try_that_is_all_echo_is_still_a_reply(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    user = "掌柜，有热水吗？我想洗把脸。"
+    provider.llama()
+    made[0].replies = ["想洗把脸。", "有热水吗？我想洗把脸。"]
+    events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": user}])))
+    assert _text(events) == "有热水吗？我想洗把脸。"  # never an empty reply
+    assert len(made[0].calls) == 2
+
+
+def test_tool_calls_written_as_text_become_tool_call_events(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    made[0].replies = [
+        '我查一下。\n<tool_call>\n{"name": "lorebook_search", "arguments": {"query": "旧油纸伞"}}\n</tool_call>'
+    ]
+    request = ChatRequest(
+        messages=[{"role": "user", "content": "柜台后面那把旧油纸伞，是有什么来历吗？"}],
+        tools=[ToolSpec("lorebook_search", "搜索设定", {"type": "object"})],
+    )
+    events = list(provider.stream(request))
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    assert "".join(deltas).strip() == "我查一下。" and not any("{" in d for d in deltas)  # the JSON is never shown
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("lorebook_search", {"query": "旧油纸伞"})]
+    assert events[-1] == Done("tool_calls", "Tiny Test Qwen")
+
+
+def test_without_tools_tool_call_text_is_just_text(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path, small=False)
+    provider.llama()
+    reply = '<tool_call>{"name": "lorebook_search", "arguments": {}}</tool_call>'
+    made[0].replies = [reply]
+    events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": "你好"}])))
+    assert _text(events) == reply and not any(isinstance(e, ToolCall) for e in events)
+
+
+def test_with_tools_the_history_shows_calls_and_results_as_qwen_writes_them() -> None:
+    history = [
+        {"role": "user", "content": "怀瑾是谁？"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "lorebook_search", "arguments": '{"query": "怀瑾"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "【怀瑾】沈怀瑾，十年前走的读书人。"},
+    ]
+    shown = plain_messages(history, tool_text=True)
+    assert shown[1] == {
+        "role": "assistant",
+        "content": '<tool_call>\n{"name": "lorebook_search", "arguments": {"query": "怀瑾"}}\n</tool_call>',
+    }
+    response = "<tool_response>\n【怀瑾】沈怀瑾，十年前走的读书人。\n</tool_response>"
+    assert shown[2] == {"role": "user", "content": response}
+    assert [m["role"] for m in plain_messages(history)] == ["user", "user"]  # tools off: the call is dropped
+
+
 def test_echo_detection() -> None:
     assert echoes("你好，掌柜。还有空房吗？", "你好掌柜，还有空房吗")
     assert echoes("十年前从镇北渡口走的那位怀瑾公子", "十年前从镇北渡口走的那位，")
@@ -318,7 +395,7 @@ def test_real_default_model_three_chinese_turns_with_qinwu(home_dir: Path) -> No
         done = [e for e in events if isinstance(e, DoneEvent)]
         assert reply.strip(), turn
         assert _cjk_share(reply) >= 0.6, reply
-        assert not echoes(turn, reply[:24]), reply
+        assert not echoes(turn, reply), reply
         # No loop: no run of 12 characters appears twice in one reply.
         assert not any(reply.count(reply[i : i + 12]) > 1 for i in range(max(0, len(reply) - 12))), reply
         assert done and done[-1].usage.get("completion_tokens", 0) > 0
