@@ -370,6 +370,28 @@ def _cjk_share(text: str) -> float:
     return sum(1 for ch in visible if "\u3400" <= ch <= "\u9fff") / max(1, len(visible))
 
 
+def test_the_compact_prompt_for_qinwu_is_at_most_800_tokens_of_the_default_model(home_dir: Path) -> None:
+    """Issue 16's size target, counted with the default model's own tokenizer (its vocabulary only is
+    loaded: no weights, no generation).  Our cl100k counter splits Chinese finer (≈ 1.7× as many)."""
+    model = _default_model()
+    if model is None:
+        pytest.skip("llama_cpp or the default model is missing (bash scripts/chat.sh)")
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import compact_for, greeting_turns
+    from peargarden.workspace.cards import open_card
+    from peargarden.workspace.home import Home
+    from peargarden.workspace.seed import seed_home
+
+    home = Home(home_dir)
+    seed_home(home)
+    materials = load_stage_materials(home, open_card(home, "青梧"))
+    vocab = embedded.llama_class()(model_path=str(model), vocab_only=True, verbose=False)
+    turns = ["你好，掌柜。还有空房吗？", "十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？", "柜台后面那把旧油纸伞呢？"]
+    for turn in turns:
+        system = compact_for(materials, greeting_turns(materials), turn).system
+        assert len(vocab.tokenize(system.encode("utf-8"), add_bos=False, special=True)) <= 800, turn
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="llama_cpp is not installed (bash scripts/chat.sh)"
