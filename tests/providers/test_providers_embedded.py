@@ -259,6 +259,16 @@ def test_an_echo_later_in_the_reply_is_cut_without_a_second_try(tmp_path: Path) 
     assert len(made[0].calls) == 1
 
 
+def test_the_guard_reads_the_user_line_before_a_trailing_system_note(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    user = "你一个人撑着这间客栈，不累吗？"
+    provider.llama()
+    made[0].replies = ["我一个人撑着这间客栈，不累。", "“习惯了。”青梧笑了笑。"]
+    messages = [{"role": "user", "content": user}, {"role": "system", "content": "（以青梧的身份回应。）"}]
+    events = list(provider.stream(ChatRequest(messages=messages)))
+    assert _text(events) == "“习惯了。”青梧笑了笑。" and len(made[0].calls) == 2
+
+
 def test_a_second_try_that_is_all_echo_is_still_a_reply(tmp_path: Path) -> None:
     provider, made = _provider(tmp_path)
     user = "掌柜，有热水吗？我想洗把脸。"
@@ -351,7 +361,8 @@ def test_the_app_gives_a_small_local_model_the_compact_stage_prompt(
     system = call["messages"][0]["content"]
     assert system.startswith("你是青梧。") and "对话示例" in system
     assert "draft_write" not in system and "消息流约定" not in system
-    assert call["messages"][-1] == {"role": "user", "content": "你好，掌柜。还有空房吗？"}
+    assert call["messages"][-2] == {"role": "user", "content": "你好，掌柜。还有空房吗？"}
+    assert call["messages"][-1]["role"] == "system"  # the note before the reply
     assert "\n旅人：" in call["stop"]
 
 

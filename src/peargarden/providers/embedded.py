@@ -294,11 +294,12 @@ class EmbeddedProvider:
                 # <tool_call> format); the calls come back as text and are parsed out of it.
                 options["tools"] = tools
             messages = self.fit_messages(plain_messages(request.messages, tool_text=bool(tools)), options["max_tokens"])
-            last = request.messages[-1] if request.messages else {}
-            user_line = str(last.get("content") or "") if last.get("role") == "user" else ""
             # The echo guard (small models hand the user's line back, see ._echo): an echo before
-            # anything was shown is dropped unseen and the reply generated once more.
-            guard = user_line if traits.small and isinstance(last.get("content"), str) else ""
+            # anything was shown is dropped unseen and the reply generated once more.  The user's
+            # line is the last message but for system notes after it.
+            last = next((m for m in reversed(request.messages) if m.get("role") != "system"), {})
+            user_line = last.get("content") if last.get("role") == "user" else None
+            guard = user_line if traits.small and isinstance(user_line, str) else ""
             names = {spec.name for spec in request.tools}
             outcome = yield from self._generate(llm, messages, options, cancel, guard, names, first_try=True)
             if outcome == "echo":
