@@ -6,7 +6,7 @@ from pathlib import Path
 
 from peargarden.stage import LoreCorpus, StageSettings, Turn
 from peargarden.stage.card import StageCard
-from peargarden.stage.compact import SYSTEM_CHARS, compact_beat, example_turns, reply_note, stop_words
+from peargarden.stage.compact import SYSTEM_CHARS, compact_beat, example_turns, stop_words
 from peargarden.stage.lore.entries import LoreEntry
 
 CARD = StageCard(
@@ -47,7 +47,6 @@ def test_compact_beat_sends_the_card_examples_and_hit_lore_as_bodies() -> None:
     assert staged.messages == [
         {"role": "assistant", "content": "“进来吧，门口风大。”"},
         {"role": "user", "content": "你从镇北渡口来？"},
-        {"role": "system", "content": reply_note("青梧", "旅人")},  # the last word before the reply
     ]
     assert [h.uid for h in staged.hits] == [2]
 

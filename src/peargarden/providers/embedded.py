@@ -10,10 +10,13 @@ refused with one line and nothing is loaded.  The chat template is the GGUF's ow
 Its profile, decided by what the header says (size, context), not by the model's name:
 
 * ``n_ctx`` = the model's training context, at most 8192 (``Llama`` defaults to 512);
-* thinking off and no tools offered; tool fields of the request are ignored;
+* thinking off; tools only when the request offers them (the small-model stage profile does not):
+  the GGUF's chat template shows them, and the calls the model writes as text (Qwen2.5's
+  ``<tool_call>`` JSON, a fenced JSON object) come back as real tool calls (:mod:`._text_tool_calls`);
 * small models (under :data:`SMALL_MODEL_PARAMETERS`) get sampler defaults against loops
-  (repetition and presence penalties, a moderate temperature, a shorter reply) and an echo guard:
-  a reply that starts by repeating the user's line is dropped and generated once more;
+  (repetition and presence penalties, a moderate temperature, a shorter reply) and an echo guard
+  (:mod:`._echo`): a reply that opens by handing the user's line back is dropped and generated
+  once more; echoing clauses after that are cut out;
 * history trimmed to fit: the oldest non-system messages are dropped first;
 * one ``Llama`` object kept for the life of the provider, so the next beat re-evaluates only what
   changed after the shared prompt prefix (llama.cpp's KV-cache prefix match).

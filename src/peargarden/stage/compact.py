@@ -26,7 +26,7 @@ from .card import StageCard, apply_macros
 from .lore.entries import LoreEntry
 from .messages import Role, Turn, merge_turns
 
-__all__ = ["SYSTEM_CHARS", "compact_beat", "compact_system", "example_turns", "reply_note", "stop_words"]
+__all__ = ["SYSTEM_CHARS", "compact_beat", "compact_system", "example_turns", "stop_words"]
 
 # Lore bodies longer than this are cut (a small model's context and attention are short).
 _LORE_BODY_CHARS = 400
@@ -122,11 +122,6 @@ def stop_words(user: str) -> list[str]:
     return [f"\n{user}：", f"\n{user}:", f"\n{user} :", "\n\n"]
 
 
-def reply_note(char: str, user: str) -> str:
-    """The last word before the reply (a system turn after the user's): small models weigh the end of
-    the prompt most, and without it 0.5B answers by handing the user's line back."""
-    return f"（接下来以{char}的身份回应{user}：说{char}自己的话，不要复述{user}的话，不要替{user}说话。）"
-
 
 def compact_beat(
     card: StageCard,
@@ -146,6 +141,4 @@ def compact_beat(
     if user_text.strip():
         turns.append(Turn("user", user_text))
     messages = [{"role": t.role, "content": t.text} for t in merge_turns(turns)]
-    if user_text.strip():
-        messages.append({"role": "system", "content": reply_note(card.name, settings.user_name)})
     return StageRequest(system, messages, (), tuple(hits), "")
