@@ -20,8 +20,12 @@ Per model:
 
 The replies themselves go to a Markdown report (``--report``, default ``embedded_quality_report.md``).
 
+``--prompt-size`` prints instead the size of the small-model profile's system prompt on each turn
+(characters, our cl100k counter, each model's own tokenizer: its vocabulary only is loaded).
+
     .venv/bin/python bench/bench_embedded_quality.py                       # every fetched catalog model
     .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --model path/to/other.gguf
+    .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --prompt-size
 
 Needs the ``[local]`` extra and fetched models (``bash scripts/chat.sh`` or ``pear models --fetch``).
 """
@@ -195,14 +199,44 @@ def write_report(path: Path, runs: list[Run]) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def prompt_sizes(models: list[tuple[str, Path]]) -> None:
+    """The compact system prompt for each turn (after the greeting): characters and tokens."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import compact_for, greeting_turns
+    from peargarden.text.tokens import counter_for_model
+    from peargarden.workspace.cards import open_card
+
+    llama = embedded.llama_class()
+    vocabs = [(label, llama(model_path=str(path), vocab_only=True, verbose=False)) for label, path in models]
+    count = counter_for_model("")
+    with tempfile.TemporaryDirectory() as folder:
+        home = Home(Path(folder))
+        seed_home(home)
+        materials = load_stage_materials(home, open_card(home, "青梧"))
+        header = ["turn", "lore in the prompt", "chars", "cl100k"] + [label for label, _ in vocabs]
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for index, turn in enumerate(TURNS, 1):
+            staged = compact_for(materials, greeting_turns(materials), turn)
+            system = staged.system
+            entries = [*materials.corpus.constants, *staged.hits]
+            lore = "、".join(dict.fromkeys(e.title for e in entries if f"【{e.title}】" in system))
+            sizes = [len(vocab.tokenize(system.encode("utf-8"), add_bos=False, special=True)) for _, vocab in vocabs]
+            print(f"| {index} | {lore} | {len(system)} | {count(system)} | " + " | ".join(map(str, sizes)) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", action="append", default=[], help="catalog name or GGUF path (repeatable)")
     parser.add_argument("--report", type=Path, default=Path("embedded_quality_report.md"))
+    parser.add_argument("--prompt-size", action="store_true", help="print the compact system prompt's size per turn")
     args = parser.parse_args()
     models = models_to_run(args.model)
     if not models:
         raise SystemExit("no embedded model is fetched: run `pear models --fetch qwen-0.5b` first")
+    if args.prompt_size:
+        prompt_sizes(models)
+        return
     runs = []
     for label, path in models:
         started = time.perf_counter()
