@@ -109,3 +109,14 @@ def test_the_filter_shows_a_plain_reply_whole_and_in_order() -> None:
     assert all(part is not None for part in shown)
     assert "".join(part or "" for part in shown) + (guard.finish() or "") == reply
     assert shown[2]  # clauses go out as they complete, not only at the end
+
+
+def test_an_earlier_line_of_the_user_handed_back_is_cut_too() -> None:
+    """Two turns later the model wrote the user's self-introduction again (the user's part)."""
+    guard = EchoFilter(LONG_TURN, first_try=True, earlier=["我叫陆行舟，从县城来，想在镇上住几天。", ""])
+    assert guard.feed("我叫陆行舟，从县城来。") == ""  # short clauses of the user's words: held
+    assert guard.finish() is None  # an opening echo: generated once more
+    second = EchoFilter(LONG_TURN, first_try=False, earlier=["我叫陆行舟，从县城来，想在镇上住几天。"])
+    reply = "我叫陆行舟，从县城来。青梧放下算盘，“沈家的小儿子……”"
+    shown = "".join(second.feed(piece) or "" for piece in _pieces(reply)) + (second.finish() or "")
+    assert shown == "青梧放下算盘，“沈家的小儿子……”"

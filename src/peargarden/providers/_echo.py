@@ -22,6 +22,8 @@ topic; it may not hand the sentence back.  Pure functions; the provider does the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "MIN_CONTAINED",
     "MIN_SHARED",
@@ -163,9 +165,12 @@ class EchoFilter:
     it came rather than an empty reply.
     """
 
-    def __init__(self, user_text: str, *, first_try: bool) -> None:
+    def __init__(self, user_text: str, *, first_try: bool, earlier: Sequence[str] = ()) -> None:
         self.user_text = user_text
         self.first_try = first_try
+        # The user's earlier lines: a clause handing one of them back is the model writing the
+        # user's part ("我叫陆行舟，从县城来。" two turns later), judged like an echo.
+        self.earlier = [line for line in earlier if line.strip()]
         self._pending = ""
         self._quote: list[str] = []
         self._dropped: list[str] = []
@@ -212,8 +217,8 @@ class EchoFilter:
         return rest
 
     def _clause(self, clause: str) -> str | None:
-        echo = echo_clause(self.user_text, clause)
-        if not echo and _short_quote(self.user_text, clause):
+        echo = self._echo(clause)
+        if not echo and any(_short_quote(line, clause) for line in (self.user_text, *self.earlier)):
             self._quote.append(clause)
             return ""
         before = self._close_quote(next_echo=echo)
@@ -231,12 +236,15 @@ class EchoFilter:
         text, self._quote = "".join(self._quote), []
         if not text:
             return ""
-        if next_echo or self._after_echo or echo_clause(self.user_text, text):
+        if next_echo or self._after_echo or self._echo(text):
             if self.first_try and not self.shown:
                 return None
             self._dropped.append(text)
             return ""
         return self._show(text)
+
+    def _echo(self, text: str) -> bool:
+        return any(echo_clause(line, text) for line in (self.user_text, *self.earlier))
 
     def _show(self, text: str) -> str:
         if not self.shown:

@@ -303,14 +303,16 @@ class EmbeddedProvider:
             last = next((m for m in reversed(request.messages) if m.get("role") != "system"), {})
             user_line = last.get("content") if last.get("role") == "user" else None
             guard = user_line if traits.small and isinstance(user_line, str) else ""
+            said = [m.get("content") for m in request.messages if m.get("role") == "user"]
+            earlier = [text for text in said[-4:-1] if isinstance(text, str)]
             names = {spec.name for spec in request.tools}
-            outcome = yield from self._generate(llm, messages, options, cancel, guard, names, first_try=True)
+            outcome = yield from self._generate(llm, messages, options, cancel, (guard, earlier), names, first_try=True)
             if outcome == "echo":
                 self._retry_seed += 1
                 retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
                 retry["repeat_penalty"] = max(float(retry.get("repeat_penalty") or 1.0), 1.2)
                 # Once more; echoing clauses are then cut out rather than generated a third time.
-                yield from self._generate(llm, messages, retry, cancel, guard, names, first_try=False)
+                yield from self._generate(llm, messages, retry, cancel, (guard, earlier), names, first_try=False)
 
     def _generate(
         self,
@@ -318,7 +320,7 @@ class EmbeddedProvider:
         messages: list[Message],
         options: dict[str, Any],
         cancel: threading.Event | None,
-        guard: str,
+        guard: tuple[str, list[str]],
         tool_names: set[str],
         *,
         first_try: bool,
@@ -329,7 +331,8 @@ class EmbeddedProvider:
         first ``<tool_call>`` or fence to the end, parsed when the reply is complete), then the
         echo guard (whole clauses)."""
         name = self.model_name
-        echo = EchoFilter(guard, first_try=first_try) if guard else None
+        line, earlier = guard
+        echo = EchoFilter(line, first_try=first_try, earlier=earlier) if line else None
         raw: list[str] = []  # the model's text when tools are on
         shown = 0  # how much of it went on to the echo guard
         # llama.cpp reports no usage when streaming: read it off the model's token counter.
