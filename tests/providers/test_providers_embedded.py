@@ -269,6 +269,20 @@ def test_the_guard_reads_the_user_line_before_a_trailing_system_note(tmp_path: P
     assert _text(events) == "“习惯了。”青梧笑了笑。" and len(made[0].calls) == 2
 
 
+def test_the_last_reply_said_again_is_generated_once_more(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    before = "那里的房是六间，每间都有客房推窗。你可以去住一间看看。"
+    provider.llama()
+    made[0].replies = [before, "“早些歇着吧，楼梯滑。”青梧把灯芯拨暗了些。"]
+    messages = [
+        {"role": "user", "content": "你好，掌柜。还有空房吗？"},
+        {"role": "assistant", "content": before},
+        {"role": "user", "content": "夜深了，我先上楼歇息。"},
+    ]
+    events = list(provider.stream(ChatRequest(messages=messages)))
+    assert _text(events) == "“早些歇着吧，楼梯滑。”青梧把灯芯拨暗了些。" and len(made[0].calls) == 2
+
+
 def test_a_second_try_that_is_all_echo_is_still_a_reply(tmp_path: Path) -> None:
     provider, made = _provider(tmp_path)
     user = "掌柜，有热水吗？我想洗把脸。"

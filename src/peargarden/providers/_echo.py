@@ -168,8 +168,9 @@ class EchoFilter:
     def __init__(self, user_text: str, *, first_try: bool, earlier: Sequence[str] = ()) -> None:
         self.user_text = user_text
         self.first_try = first_try
-        # The user's earlier lines: a clause handing one of them back is the model writing the
-        # user's part ("我叫陆行舟，从县城来。" two turns later), judged like an echo.
+        # Earlier lines judged like the user's: the user's before (a clause handing one back is the
+        # model writing the user's part, "我叫陆行舟，从县城来。" two turns later) or the model's own
+        # last replies (a reply said again is a loop across beats).
         self.earlier = [line for line in earlier if line.strip()]
         self._pending = ""
         self._quote: list[str] = []

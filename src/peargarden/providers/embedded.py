@@ -303,8 +303,11 @@ class EmbeddedProvider:
             last = next((m for m in reversed(request.messages) if m.get("role") != "system"), {})
             user_line = last.get("content") if last.get("role") == "user" else None
             guard = user_line if traits.small and isinstance(user_line, str) else ""
+            # Also the user's three lines before (the model writing the user's part) and the model's
+            # own last two replies (measured: the first reply again, word for word, eight beats on).
             said = [m.get("content") for m in request.messages if m.get("role") == "user"]
-            earlier = [text for text in said[-4:-1] if isinstance(text, str)]
+            replied = [m.get("content") for m in request.messages if m.get("role") == "assistant"]
+            earlier = [text for text in said[-4:-1] + replied[-2:] if isinstance(text, str)]
             names = {spec.name for spec in request.tools}
             outcome = yield from self._generate(llm, messages, options, cancel, (guard, earlier), names, first_try=True)
             if outcome == "echo":
