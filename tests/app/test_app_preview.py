@@ -105,6 +105,35 @@ def test_pear_stage_assemble_with_a_chat_shows_the_beat_pear_chat_sends(
     assert [t["function"]["name"] for t in shown["tools"]] == [t["function"]["name"] for t in sent.get("tools", [])]
 
 
+def test_pear_stage_assemble_without_a_chat_is_the_first_beat_of_a_new_chat(
+    home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --chat: the service's preview of a new chat that is never written, and `pear chat --once`
+    on a new chat then sends exactly what was printed."""
+    from peargarden.cli import main
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+
+    words = "掌柜可还记得怀瑾公子？镇北渡口那把旧油纸伞呢？"
+    with FakeOpenAIServer() as fake:
+        home.config_file.write_text(
+            f'[model]\nprovider = "fake"\nmodel = "fake-model"\nthinking = "high"\n[story]\nscene_notes = false\n'
+            f'[providers.fake]\nbase_url = "{fake.base_url}"\napi_key = "sk-test"\n',
+            encoding="utf-8",
+        )
+        fake.script([text_reply("青梧抬眼。")])
+        before = _files(home.root)
+        capsys.readouterr()
+        main(["--home", str(home.root), "stage", "assemble", "--card", "青梧", "--message", words, "--json"])
+        shown = json.loads(capsys.readouterr().out)
+        assert _files(home.root) == before  # no chat folder, no AGENTS.md refresh: nothing written
+        assert fake.chat_requests == []  # and no model called
+        main(["--home", str(home.root), "chat", "--card", "青梧", "--once", words])
+        sent = fake.chat_requests[-1].body
+    assert [{"role": "system", "content": shown["system"]}, *shown["messages"]] == sent["messages"]
+    assert shown["messages"][0]["role"] == "assistant"  # the greeting the new chat starts with
+    assert [t["function"] for t in shown["tools"]] == [t["function"] for t in sent["tools"]]
+
+
 def test_a_changed_preset_is_declared_again_as_its_own_step_and_never_by_a_preview(home: Home) -> None:
     def preset(style_enabled: bool) -> str:
         prompts = [{"identifier": "main", "name": "身份", "role": "system", "content": "你是资深写手。"},

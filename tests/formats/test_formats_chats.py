@@ -14,6 +14,7 @@ from peargarden.formats import (
     detect_kind,
     format_create_date,
     format_send_date,
+    parse_send_date,
     read_chat_jsonl,
     write_chat_jsonl,
 )
@@ -133,3 +134,27 @@ def test_date_formats() -> None:
     assert format_send_date(evening.replace(tzinfo=beijing), "1.18") == "2026-11-29T14:38:27.123Z"
     assert format_send_date(evening.replace(tzinfo=UTC)) == "2026-11-29T22:38:27.123Z"
     assert format_create_date(datetime(2026, 3, 4, 5, 6, 7)) == "2026-03-04@05h06m07s"
+
+
+def test_send_dates_of_every_sillytavern_shape_are_read() -> None:
+    beijing = timezone(timedelta(hours=8))
+    # 1.12 writes the writer's local time with no zone: it stays naive (the reader's local time).
+    assert parse_send_date("November 29, 2026 10:38pm") == datetime(2026, 11, 29, 22, 38)
+    assert parse_send_date("January 2, 2026 12:05am") == datetime(2026, 1, 2, 0, 5)
+    assert parse_send_date("Dec 1, 2026 9:07 PM") == datetime(2026, 12, 1, 21, 7)
+    # 1.18: ISO 8601 (with a zone, or without one: local).
+    assert parse_send_date("2026-11-29T14:38:27.123Z") == datetime(2026, 11, 29, 14, 38, 27, 123000, UTC)
+    assert parse_send_date("2026-11-29T22:38:27+08:00") == datetime(2026, 11, 29, 22, 38, 27, tzinfo=beijing)
+    assert parse_send_date("2026-11-29T22:38:27") == datetime(2026, 11, 29, 22, 38, 27)
+    # TavernAI's epoch milliseconds, as a number or as digits.
+    epoch = int(datetime(2026, 12, 1, 22, 17, tzinfo=UTC).timestamp() * 1000)
+    assert parse_send_date(epoch) == datetime(2026, 12, 1, 22, 17, tzinfo=UTC)
+    assert parse_send_date(str(epoch)) == datetime(2026, 12, 1, 22, 17, tzinfo=UTC)
+    # The "humanized" stamps, which SillyTavern reads as UTC.
+    assert parse_send_date("2024-7-12@01h31m37s") == datetime(2024, 7, 12, 1, 31, 37, tzinfo=UTC)
+    assert parse_send_date("2024-07-12@01h31m37s123ms") == datetime(2024, 7, 12, 1, 31, 37, 123000, UTC)
+    assert parse_send_date("2024-6-5 @14h 56m 50s 682ms") == datetime(2024, 6, 5, 14, 56, 50, 682000, UTC)
+    # Nothing usable: no time rather than a wrong one.
+    unreadable = ("", "x", "昨天晚上", None, True, -5, float("nan"), 10**30, "February 30, 2026 1:00pm")
+    for bad in (*unreadable, "Smarch 1, 2026 1:00pm"):
+        assert parse_send_date(bad) is None, bad

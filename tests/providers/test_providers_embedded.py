@@ -253,6 +253,31 @@ def test_echo_detection() -> None:
     assert not echoes("你好，掌柜。还有空房吗？", "你好，客官！楼上")
 
 
+def test_the_app_gives_a_small_local_model_the_compact_stage_prompt(
+    monkeypatch: pytest.MonkeyPatch, home_dir: Path
+) -> None:
+    """Through the app (story memory off, so only the token budget applies): the short profile with
+    the card and the example dialogue, no tool rules, the stop on the user's name."""
+    from peargarden.app.connections import Connection
+    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.workspace.home import Home
+    from peargarden.workspace.seed import seed_home
+
+    provider, made = _provider(home_dir)
+    assert provider.model_path is not None
+    monkeypatch.setitem(embedded._shared, str(provider.model_path), provider)
+    home = Home(home_dir)
+    seed_home(home)
+    session = PearApp(home).new_chat("青梧", ChatOptions(connection=Connection(local_model=str(provider.model_path))))
+    list(session.send("你好，掌柜。还有空房吗？"))
+    call = made[0].calls[0]
+    system = call["messages"][0]["content"]
+    assert system.startswith("你是青梧。") and "对话示例" in system
+    assert "draft_write" not in system and "消息流约定" not in system
+    assert call["messages"][-1] == {"role": "user", "content": "你好，掌柜。还有空房吗？"}
+    assert "\n旅人：" in call["stop"]
+
+
 def _default_model() -> Path | None:
     """The fetched default model, when the runtime is importable too."""
     if importlib.util.find_spec("llama_cpp") is None:

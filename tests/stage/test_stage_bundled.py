@@ -64,13 +64,27 @@ def test_searching_the_ferry_ranks_it_first_and_huaijin_scores_one(home: Home) -
     assert {h.entry.title: h.score for h in hits}["怀瑾"] == 1
 
 
+def _lore_block(content: str) -> str:
+    """The beat's 【相关设定】 block (after the story-memory blocks a new chat's beat carries)."""
+    return next(block for block in content.split("\n\n") if block.startswith("【相关设定】"))
+
+
 def test_cli_stage_assemble_json(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
+    # The embedded model is never offered tools, so the dry run of a chat on it shows none.
+    embedded = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--json"))
+    assert embedded["tools"] == []
+    # A model behind an endpoint (nothing is called: the dry run only builds the request).
+    home.config_file.write_text(
+        '[model]\nprovider = "remote"\nmodel = "m"\n[providers.remote]\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'api_key = "sk-test"\n',
+        encoding="utf-8",
+    )
     out = pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--thinking", "medium", "--json")
     assert "\\u" not in out  # non-ASCII unescaped
     data = json.loads(out)
     assert set(data) == {"system", "messages", "tools", "warnings"}
     assert data["messages"][0]["role"] == "assistant" and "听雨轩" in data["messages"][0]["content"]
-    hits_line = data["messages"][-1]["content"].split("\n\n")[0]
+    hits_line = _lore_block(data["messages"][-1]["content"])
     assert set(hits_line.split("：", 1)[1].split("、")) == SCENARIO_TITLES
     names = [tool["function"]["name"] for tool in data["tools"]]
     assert {"lorebook_search", "lorebook_write", "draft_seal", "ask"} <= set(names)
@@ -80,7 +94,7 @@ def test_cli_stage_assemble_json(home: Home, capsys: pytest.CaptureFixture[str])
     off = json.loads(
         pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--thinking", "off", "--json")
     )
-    assert off["messages"][-1]["content"].startswith("【相关设定】\n- 【")
+    assert _lore_block(off["messages"][-1]["content"]).startswith("【相关设定】\n- 【")
 
 
 def test_cli_warns_every_beat_when_system_md_is_missing(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
@@ -116,7 +130,7 @@ def test_cli_entries_list_and_switch(home: Home, capsys: pytest.CaptureFixture[s
 def test_default_thinking_follows_the_main_model(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
     # The seeded config uses the embedded model, which never thinks: lore arrives as bodies.
     data = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--json"))
-    assert data["messages"][-1]["content"].startswith("【相关设定】\n- 【")
+    assert _lore_block(data["messages"][-1]["content"]).startswith("【相关设定】\n- 【")
     with pytest.raises(SystemExit):
         main(["stage", "assemble", "--card", "青梧", "--message", "你好", "--thinking", "turbo"])
 

@@ -23,7 +23,7 @@ def get(url: str) -> object:
 
 
 def test_markdown_is_rendered_quotes_marked_and_sanitised() -> None:
-    html = render("*她放下算盘*，**笑了**：“客官请坐。”\n下一行 `\"代码\"`")
+    html = render('*她放下算盘*，**笑了**：“客官请坐。”\n下一行 `"代码"`')
     assert "<em>她放下算盘</em>" in html and "<strong>笑了</strong>" in html
     assert "<q>“客官请坐。”</q>" in html
     assert "<br>" in html  # a single line break is kept, as in SillyTavern
@@ -242,3 +242,102 @@ def test_chat_import_from_the_page_with_a_card_picker(served: Served, page: obje
     toast = page.locator("#toast.error")  # type: ignore[attr-defined]
     toast.wait_for()
     assert "坏的.jsonl" in toast.inner_text() and "pear-upload" not in toast.inner_text()
+
+
+def picker(page: object) -> dict[str, str]:
+    """The chat picker's options: chat id → what it shows."""
+    options = page.eval_on_selector_all("#chat-list option", "os => os.map(o => [o.value, o.textContent])")  # type: ignore[attr-defined]
+    return dict(options)
+
+
+def test_chat_picker_follows_beats_branches_and_deletions(served: Served, page: object) -> None:
+    served.fake.script([text_reply("一。")])
+    kept = open_new_chat(page, served.url)
+    gone = open_new_chat(page, served.url)
+    assert picker(page)[gone].endswith(" · 1") and kept in picker(page)
+    page.fill("#composer", "甲")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    options = "[...document.querySelectorAll('#chat-list option')]"
+    page.wait_for_function(f"{options}.some(o => o.textContent.endsWith(' · 3'))")  # type: ignore[attr-defined]
+    assert picker(page)[gone].endswith(" · 3")  # greeting, the user's line, the reply
+    page.locator(".msg.assistant").first.locator("button.branch").click()  # type: ignore[attr-defined]
+    page.wait_for_function("document.querySelectorAll('.msg.user').length === 0")  # type: ignore[attr-defined]
+    page.wait_for_function(f"{options}.every(o => !o.textContent.endsWith(' · 3'))")  # type: ignore[attr-defined]
+    assert picker(page)[gone].endswith(" · 1")
+    page.once("dialog", lambda dialog: dialog.accept())  # type: ignore[attr-defined]
+    page.click("#remove-chat")  # type: ignore[attr-defined]
+    page.locator("#removed").wait_for()  # type: ignore[attr-defined]
+    page.wait_for_function(f"!{options}.some(o => o.value === '{gone}')")  # type: ignore[attr-defined]
+    assert kept in picker(page) and gone not in picker(page)
+    screenshots(page, "chat-picker-after-delete")
+
+
+def st_line(is_user: bool, text: str, send_date: object, **more: object) -> dict[str, object]:
+    return {"name": "旅人" if is_user else "青梧", "is_user": is_user, "is_system": False, "send_date": send_date,
+            "mes": text, "extra": {}, **more}  # fmt: skip
+
+
+def import_chat(page: object, url: str, path: object) -> None:
+    """Import a SillyTavern chat from the home page (as a user does) and wait for it to open."""
+    page.goto(url + "/")  # type: ignore[attr-defined]
+    page.select_option("#import-card", "青梧")  # type: ignore[attr-defined]
+    with page.expect_navigation(url="**/chat/**"):  # type: ignore[attr-defined]
+        page.set_input_files("#file-input", str(path))  # type: ignore[attr-defined]
+    wait_ready(page)
+
+
+def test_imported_messages_show_their_own_times_and_arrows_only_where_they_lead(
+    served: Served, browser: object, tmp_path: object
+) -> None:
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    def epoch(hour: int, minute: int) -> int:
+        return int(datetime(2026, 12, 1, hour, minute, tzinfo=UTC).timestamp() * 1000)
+
+    head = {"user_name": "旅人", "character_name": "青梧", "create_date": "2026-12-01@22h15m00s", "chat_metadata": {}}
+    greeting = st_line(False, "客官请进。", "December 1, 2026 10:15pm", swipe_id=0, swipes=["客官请进。"],
+                       swipe_info=[{"send_date": "December 1, 2026 10:15pm", "extra": {}}])  # fmt: skip
+    lines = [
+        head,
+        greeting,
+        st_line(True, "住店。", "2026-12-01T14:16:03.120Z"),  # 1.18's ISO, UTC
+        st_line(
+            False,
+            "楼上请。",
+            epoch(14, 18),
+            swipe_id=1,
+            swipes=["楼下请。", "楼上请。"],
+            swipe_info=[
+                {"send_date": "2026-12-01T14:17:00.000Z", "extra": {}},
+                {"send_date": epoch(14, 18), "extra": {}},
+            ],
+        ),
+        st_line(True, "多少钱？", "昨天夜里"),  # a date nobody can read
+        st_line(False, "三钱银子。", "2026-12-01@14h20m05s"),  # the "humanized" stamp (UTC)
+    ]
+    folder = Path(str(tmp_path))
+    full = folder / "客栈 旧档.jsonl"
+    full.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), encoding="utf-8")
+    lone = folder / "只有开场白.jsonl"
+    lone.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in (head, greeting)), encoding="utf-8")
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN", timezone_id="Asia/Shanghai")  # type: ignore[attr-defined]
+    page = context.new_page()
+    import_chat(page, served.url, full)
+    times = page.eval_on_selector_all(".msg .msg-time", "ts => ts.map(t => t.textContent)")
+    # 1.12's local time as written; ISO and epoch times in the reader's zone (UTC+8); no wrong time.
+    assert times == ["12/1 22:15", "12/1 22:16", "12/1 22:18", "", "12/1 22:20"]
+    # The last reply (one swipe, after the user spoke): › asks for a new one, nothing to go back to.
+    last = page.locator(".msg.assistant").last
+    assert last.locator(".swipe-next").count() == 1 and last.locator(".swipe-prev").count() == 0
+    assert page.locator("button.swipe").count() == 1
+    screenshots(page, "chat-imported-times")
+
+    import_chat(page, served.url, lone)
+    # The first message alone, with no alternate greeting: nothing to swipe to, so no arrow at all.
+    assert page.locator(".msg").count() == 1 and page.locator("button.swipe").count() == 0
+    assert page.inner_text(".msg .msg-time") == "12/1 22:15"
+    screenshots(page, "chat-imported-greeting")
+    context.close()

@@ -79,7 +79,20 @@ def test_regex_scripts_are_edited_added_and_deleted_in_the_card_file(served: Ser
     form = page.locator("#regex-new-form form")
     form.locator("[data-field='scriptName']").fill("去掉旁白")
     form.locator("[data-field='findRegex']").fill("/（旁白：.*?）/g")
+    # The toast may only say "saved" once the page shows it: hold the list's reload and look.
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/api/tavern/**", hold)
     form.locator(".regex-save").click()
+    while not held:  # the reload is asked for only after the save was answered
+        page.wait_for_timeout(20)
+    assert "已保存" not in page.inner_text("#toast") and page.locator("#regex li[data-index='2']").count() == 0
+    for route in held:
+        route.continue_()
+    page.unroute("**/api/tavern/**", hold)
     said(page, "正则脚本已保存")
     added = _scripts(path)[2]
     assert added["scriptName"] == "去掉旁白" and added["findRegex"] == "/（旁白：.*?）/g"

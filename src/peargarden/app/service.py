@@ -41,8 +41,8 @@ from peargarden.modes.stage import memory as bookkeeping
 from peargarden.modes.stage.preset import Labeller, provider_labeller
 from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, ThinkingLevel
-from peargarden.sessions import TreeRow, build_context, ops
-from peargarden.sessions.context import ContextMessage
+from peargarden.sessions import TreeRow, ops
+from peargarden.sessions.context import ContextMemo, ContextMessage
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
@@ -136,6 +136,28 @@ class PearApp:
         session = self._session(card, ChatFile.create(card.chats_dir, **header), options, resolved)
         if settings.greeting:
             session.add_greetings()
+        return session
+
+    def draft_chat(
+        self, card_name: str | None = None, options: ChatOptions | None = None, *, small_model: bool | None = None
+    ) -> ChatSession:
+        """A new chat as :meth:`new_chat` would start it (greetings included) that lives only in
+        memory: its :meth:`ChatSession.preview` is the first beat a new chat would send, and nothing
+        is written.  A dry run shows what it is asked for: an explicit ``options.thinking`` or
+        *small_model* (the small-model profile on or off) wins over what the model could do."""
+        options = options or ChatOptions()
+        card = self.card(card_name)
+        settings = self.settings(card)
+        header: dict[str, Any] = {"card": card.folder, "mode": self._mode(settings, {}, options)}
+        if options.persona:
+            header["persona"] = options.persona
+        session = self._session(card, ChatFile.unsaved(card.chats_dir, **header), options)
+        if settings.greeting:
+            session.add_greetings()
+        if options.thinking:
+            session.env.thinking = parse_level(options.thinking)
+        if small_model is not None:
+            session.env.small_model = small_model
         return session
 
     def open_chat(self, card_name: str | None, chat_id: str, options: ChatOptions | None = None) -> ChatSession:
@@ -296,7 +318,7 @@ class ChatSession:
     # Wraps the side connection built for story memory when ``[side_model]`` names one (the web
     # records its requests for the inspector); without a side model the chat's own provider is used.
     wrap_side_provider: Callable[[Any], Any] | None = None
-    _context_cache: dict[str, ContextMessage] = field(default_factory=dict)
+    _context: ContextMemo = field(default_factory=ContextMemo)
     _busy: threading.Lock = field(default_factory=threading.Lock)
     _lock: ChatLock | None = None
 
@@ -394,7 +416,7 @@ class ChatSession:
         return rows
 
     def context(self) -> list[ContextMessage]:
-        return build_context(self.chat.tree.path(), self._context_cache)
+        return self._context.build(self.chat.tree.path())
 
     def tree_rows(self) -> list[TreeRow]:
         return self.chat.tree.rows()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from peargarden.errors import BadInput, NotFound
+from peargarden.app.prompt_files import named_entries, switch_entry
+from peargarden.errors import NotFound
 
 from ._app import app, state
 
@@ -28,22 +29,13 @@ def _resolve(file: str) -> Path:
     raise NotFound(f"没有这个文件：{file}")
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"无法读取：{exc}", path=path) from None
-
-
 @entries_app.command("list")
 def list_command(
     file: str = typer.Argument(..., help="The prompt file (a path, or relative to the data folder)."),
     as_json: bool = typer.Option(False, "--json", help="JSON output (non-ASCII kept readable)."),
 ) -> None:
     """List the entries of FILE: heading, level, on/off, owner (程序 entries end in a suffix)."""
-    from peargarden.stage.entries import parse_entries
-
-    entries = [e for e in parse_entries(_read(_resolve(file))) if e.name]
+    entries = named_entries(_resolve(file))
     if as_json:
         rows = [
             {
@@ -68,20 +60,12 @@ def list_command(
 
 
 def _switch(file: str, name: str, enabled: bool) -> None:
-    from peargarden.stage.entries import find_entry, toggle_entry
-    from peargarden.workspace import atomic
-
-    path = _resolve(file)
-    text = _read(path)
-    entry = find_entry(text, name)
-    if entry is None:
-        raise NotFound(f"{path.name} 里没有名为「{name}」的条目（用 pear entries list 查看）")
+    try:
+        changed = switch_entry(_resolve(file), name, enabled)
+    except NotFound as error:
+        raise NotFound(f"{error.message}（用 pear entries list 查看）") from None
     word = "打开" if enabled else "关闭"
-    if entry.enabled == enabled:
-        typer.echo(f"「{name}」本来就是{word}的")
-        return
-    atomic.write_text(path, toggle_entry(text, name, enabled))
-    typer.echo(f"已{word}「{name}」")
+    typer.echo(f"已{word}「{name}」" if changed else f"「{name}」本来就是{word}的")
 
 
 @entries_app.command("on")

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import typer
 
-from peargarden.errors import PearError
-
 from ._app import app, state
 
 if TYPE_CHECKING:
-    from peargarden.workspace.vault import Vault
+    from peargarden.app.snapshots import Snapshots
 
 vault_app = typer.Typer(
     name="vault",
@@ -24,21 +20,11 @@ vault_app = typer.Typer(
 app.add_typer(vault_app, name="vault")
 
 
-@contextmanager
-def _disk_errors() -> Iterator[None]:
-    """An operating-system error (full disk, no permission) as one readable line, not a traceback."""
-    try:
-        yield
-    except OSError as error:
-        where = error.filename or state.home.root
-        raise PearError(f"{error.strerror or error}", path=where) from None
-
-
-def _vault() -> Vault:
+def _vault() -> Snapshots:
     # Imported here so that `pear --help` does not load the vault.
-    from peargarden.workspace.vault import Vault
+    from peargarden.app.snapshots import Snapshots
 
-    return Vault(state.home)
+    return Snapshots(state.home)
 
 
 @vault_app.command("snapshot")
@@ -47,8 +33,7 @@ def snapshot_command(
 ) -> None:
     """Take a snapshot now; nothing is added when nothing changed since the newest one."""
     vault = _vault()
-    with _disk_errors():
-        info = vault.snapshot(reason)
+    info = vault.take(reason)
     if info is None:
         latest = vault.latest()
         since = f"快照 {latest.id}" if latest else "上一个快照"
@@ -62,8 +47,7 @@ def list_command(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array, oldest first."),
 ) -> None:
     """List snapshots, oldest first."""
-    with _disk_errors():
-        snapshots = _vault().snapshots()
+    snapshots = _vault().snapshots()
     if as_json:
         typer.echo(json.dumps([s.to_json() for s in snapshots], ensure_ascii=False, indent=2))
         return
@@ -83,16 +67,11 @@ def diff_command(
     ),
 ) -> None:
     """What changed between two snapshots: added (A), removed (D) and changed (M) files."""
-    vault = _vault()
-    with _disk_errors():
-        if path is not None:
-            rel = vault.relative_path(path)
-            ma, mb = vault.manifest(a), vault.manifest(b)
-            if rel in ma.files or rel in mb.files:
-                text = vault.file_diff(a, b, rel)
-                typer.echo(text if text else f"{rel} 没有变化", nl=not text)
-                return
-        result = vault.diff(a, b, path)
+    found = _vault().diff(a, b, path)
+    if found.text is not None:  # PATH is a file: its text diff
+        typer.echo(found.text if found.text else f"{found.path} 没有变化", nl=not found.text)
+        return
+    result = found.diff
     for rel in result.added:
         typer.echo(f"A\t{rel}")
     for rel in result.removed:
@@ -111,9 +90,7 @@ def restore_command(
     ),
 ) -> None:
     """Bring back a snapshot (or one file or folder of it); the current state is snapshotted first."""
-    vault = _vault()
-    with _disk_errors():
-        result = vault.restore(snapshot_id, path)
+    result = _vault().restore(snapshot_id, path)
     what = result.path or "整个数据文件夹"
     typer.echo(
         f"已从快照 {result.snapshot_id} 恢复 {what}：写回 {len(result.written)} 个文件，"

@@ -35,6 +35,7 @@ Chats (SillyTavern JSONL, 1.12 and 1.18 headers)::
     read_chat_jsonl(data, filename) -> TavernChat(header, messages, torn_line)
     write_chat_jsonl(chat) -> bytes ; TavernChat.new(style=...) ; TavernMessage.new(...)
     format_send_date(datetime, style) ; format_create_date(datetime)
+    parse_send_date(value) -> datetime | None   # every send_date shape ST has written
 
 JSON text (lone UTF-16 surrogates, legal in SillyTavern's JavaScript strings, written as ``\\udXXX``)::
 
@@ -59,6 +60,7 @@ from .chats import (
     TavernMessage,
     format_create_date,
     format_send_date,
+    parse_send_date,
     read_chat_jsonl,
     write_chat_jsonl,
 )
@@ -131,6 +133,7 @@ __all__ = [
     "new_lorebook",
     "next_uid",
     "normalized_character_book",
+    "parse_send_date",
     "persona_from_object",
     "persona_to_json",
     "personas_from_power_user",

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from peargarden.errors import FormatError
@@ -249,6 +251,58 @@ def format_send_date(moment: datetime, style: ChatStyle = "1.18") -> str:
     hour = moment.hour % 12 or 12
     suffix = "am" if moment.hour < 12 else "pm"
     return f"{_MONTHS[moment.month - 1]} {moment.day}, {moment.year} {hour}:{moment.minute:02d}{suffix}"
+
+
+# The shapes of ``send_date`` that SillyTavern's reader accepts besides numbers and ISO 8601:
+# 1.12's "November 29, 2026 10:38pm" (the writer's local time), and the "humanized" stamps
+# "2024-7-12@01h31m37s", "2024-07-12@01h31m37s123ms", "2024-6-5 @14h 56m 50s 682ms" (read as UTC).
+_MERIDIEM = re.compile(r"([A-Za-z]+)\s(\d{1,2}),\s(\d{4})\s(\d{1,2}):(\d{1,2})\s?(am|pm)", re.IGNORECASE)
+_HUMANIZED = re.compile(
+    r"(\d{4})-(\d{1,2})-(\d{1,2})(?:@(\d{1,2})h(\d{1,2})m(\d{1,2})s(?:(\d{1,3})ms)?"
+    r"| @(\d{1,2})h (\d{1,2})m (\d{1,2})s (\d{1,3})ms)"
+)
+_MONTH_NUMBERS = {name.lower(): n for n, name in enumerate(_MONTHS, 1)} | {
+    name[:3].lower(): n for n, name in enumerate(_MONTHS, 1)
+}
+
+
+def parse_send_date(value: object) -> datetime | None:
+    """A message's ``send_date`` in any shape SillyTavern has written (see :data:`_MERIDIEM` and
+    :data:`_HUMANIZED`; epoch milliseconds from TavernAI, as a number or digits; ISO 8601), or
+    ``None`` when it is none of them.  A time written without a zone comes back naive (local time
+    of whoever reads it, as SillyTavern shows it); the others come back aware."""
+    try:
+        return _parse_send_date(value)
+    except (ValueError, OverflowError, OSError):  # a day or hour out of range, a year past 9999
+        return None
+
+
+def _parse_send_date(value: object) -> datetime | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float) or (isinstance(value, str) and value.isascii() and value.isdigit()):
+        millis = float(value)
+        if not math.isfinite(millis) or millis < 0:
+            return None
+        return datetime.fromtimestamp(millis / 1000, UTC)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        pass
+    if found := _MERIDIEM.search(text):
+        month = _MONTH_NUMBERS.get(found[1].lower())
+        if month is None:
+            return None
+        hour = int(found[4]) % 12 + (12 if found[6].lower() == "pm" else 0)
+        return datetime(int(found[3]), month, int(found[2]), hour, int(found[5]))
+    if found := _HUMANIZED.search(text):
+        year, month, day = (int(found[i]) for i in (1, 2, 3))
+        hour, minute, second, millis = (int(found[i] or found[i + 4] or 0) for i in (4, 5, 6, 7))
+        return datetime(year, month, day, hour, minute, second, tzinfo=UTC) + timedelta(milliseconds=millis)
+    return None
 
 
 def format_create_date(moment: datetime) -> str:

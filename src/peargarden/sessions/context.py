@@ -108,3 +108,41 @@ def build_context(
 
 def to_openai(messages: Sequence[ContextMessage]) -> list[dict[str, Any]]:
     return [message.to_openai() for message in messages]
+
+
+class ContextMemo:
+    """:func:`build_context` for one chat, beat after beat, converting only what is new.
+
+    A path that continues the last one (its entry at the last path's end is that very entry, so
+    everything before it is the same chain of parents) and has no compaction among the new entries
+    gives the last messages plus the new ones: a beat of a 20,000-message chat no longer walks all
+    of them.  Anything else (a swipe, a branch, a rewind, a new compaction) is rebuilt in full.
+    The messages are shared between calls and must be treated as read-only (as with *cache*).
+    """
+
+    def __init__(self) -> None:
+        self.cache: dict[str, ContextMessage] = {}
+        self._end: Entry | None = None
+        self._length = 0
+        self._messages: list[ContextMessage] = []
+
+    def build(self, path: Sequence[Entry]) -> list[ContextMessage]:
+        known = self._length
+        if (
+            known
+            and len(path) >= known
+            and path[known - 1] is self._end
+            and all(entry.type != "compaction" for entry in path[known:])
+        ):
+            memo = self.cache
+            for entry in path[known:]:
+                if entry.type == "message":
+                    found = memo.get(entry.id)
+                    if found is None:
+                        found = memo[entry.id] = ContextMessage.from_entry(entry)
+                    self._messages.append(found)
+        else:
+            self._messages = build_context(path, self.cache)
+        self._length = len(path)
+        self._end = path[-1] if path else None
+        return list(self._messages)

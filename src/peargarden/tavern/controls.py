@@ -200,6 +200,7 @@ def user_state(
     global_regex: list[dict[str, Any]] | None = None,
     regex_allowed: bool = False,
     seed: int | None = None,
+    own_chat: bool = False,
 ) -> TavernState:
     """A :class:`TavernState` for the user's own card / preset / chat / lorebooks.
 
@@ -210,6 +211,10 @@ def user_state(
 
     ``lorebooks``: a cache the caller keeps for the whole session (the same ``worlds`` dicts each
     time), so a state rebuilt for every generation does not re-parse the books.
+
+    ``own_chat``: the caller made the list ``chat_lines`` for this state alone and hands it over, so it
+    is not deep-copied (the copy of a 20,000-message chat was most of a tavern beat).  The assembly
+    only rewrites the first line's ``mes`` in place: the caller must not share that one dict.
     """
     note = _dict(tavern.get("note"))
     power_user = _dict(tavern.get("power_user"))
@@ -243,7 +248,7 @@ def user_state(
         user_name=user_name,
         card=card,
         avatar=f"{name}.png",
-        chat=copy.deepcopy(chat_lines[1:]) if chat_lines else [],
+        chat=(chat_lines[1:] if own_chat else copy.deepcopy(chat_lines[1:])) if chat_lines else [],
         chat_metadata=metadata,
         worlds=worlds,
         counter=counter,

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
+from peargarden.app.chat_chrome import swipe_arrows
 from peargarden.app.chat_files import context_tokens
 from peargarden.app.regex_allowance import card_scripts_allowed
 from peargarden.errors import BadInput, NotFound
@@ -98,14 +99,13 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
                 "sibling": [row.sibling_index + 1, row.sibling_count],
             }
         )
-    position, count = view.swipe
     return {
         "card": view.card,
         "chat_id": view.chat_id,
         "mode": view.mode,
         "modes": view.modes,
         "messages": messages,
-        "swipe": {"position": position, "count": count},
+        "swipe": swipe_arrows(chat.session.chat.tree),
         "tree": rows,
         "leaf": view.leaf,
         "warnings": [*view.warnings, *chat.warnings],

@@ -7,20 +7,15 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.errors import PearError
-from peargarden.workspace.vault import Vault
+from peargarden.app.snapshots import Snapshots
 
 from .deps import home_of
 
 router = APIRouter(prefix="/api")
 
 
-def _vault(request: Request) -> Vault:
-    return Vault(home_of(request))
-
-
-def _disk(error: OSError) -> PearError:
-    return PearError(f"{error.strerror or error}", path=error.filename)
+def _vault(request: Request) -> Snapshots:
+    return Snapshots(home_of(request))
 
 
 @router.get("/vault")
@@ -37,21 +32,18 @@ class SnapshotBody(BaseModel):
 
 @router.post("/vault/snapshot")
 def snapshot(request: Request, body: SnapshotBody | None = None) -> dict[str, Any]:
-    try:
-        info = _vault(request).snapshot(body.reason if body else "web")
-    except OSError as error:
-        raise _disk(error) from None
+    info = _vault(request).take(body.reason if body else "web")
     return {"snapshot": info.to_json() if info else None}
 
 
 @router.get("/vault/diff")
 def diff(request: Request, a: str, b: str, path: str | None = None) -> dict[str, Any]:
     """Files added, removed and changed from *a* to *b*; with *path* of a file, its text diff."""
-    vault = _vault(request)
-    result = vault.diff(a, b, path)
+    found = _vault(request).diff(a, b, path)
+    result = found.diff
     text = ""
-    if path and not (result.added or result.removed) and result.changed == [vault.relative_path(path)]:
-        text = vault.file_diff(a, b, path)
+    if found.text is not None and not (result.added or result.removed) and result.changed == [found.path]:
+        text = found.text
     return {"a": result.a, "b": result.b, "added": result.added, "removed": result.removed,
             "changed": result.changed, "text": text}  # fmt: skip
 
@@ -64,9 +56,6 @@ class RestoreBody(BaseModel):
 @router.post("/vault/restore")
 def restore(request: Request, body: RestoreBody) -> dict[str, Any]:
     """Bring back a snapshot (or one file/folder of it); the state before is snapshotted first."""
-    try:
-        result = _vault(request).restore(body.snapshot, body.path or None)
-    except OSError as error:
-        raise _disk(error) from None
+    result = _vault(request).restore(body.snapshot, body.path or None)
     return {"snapshot": result.snapshot_id, "written": result.written, "removed": result.removed,
             "unchanged": result.unchanged, "before": result.before}  # fmt: skip

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from peargarden.app import beat_log
+from peargarden.app.chat_chrome import message_time
 from peargarden.app.chat_files import token_counter
 
 from .chat_hub import OpenChat
@@ -33,7 +34,7 @@ def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]
             {
                 "speaker": str(message.get("name") or (user if role == "user" else char)),
                 "avatar": avatar if role == "assistant" else None,
-                "time": entry.timestamp,
+                "time": message_time(entry),  # an imported message: its own send_date
                 "tokens": count(content) if content else 0,
                 "gen_seconds": seconds.get(entry.id) if role == "assistant" else None,
             }

@@ -97,6 +97,9 @@ class ChatFile:
     # Bytes and lines of the file already read into the tree (see refresh).
     offset: int = 0
     lines_read: int = 0
+    # A chat that is never written (a dry run's new chat, see :meth:`unsaved`): appends and leaf
+    # moves stay in memory.
+    in_memory: bool = False
 
     @property
     def chat_id(self) -> str:
@@ -120,6 +123,14 @@ class ChatFile:
         )
         chat._mark_read()
         return chat
+
+    @classmethod
+    def unsaved(cls, chats_dir: Path, **header: Any) -> ChatFile:
+        """A new chat that exists only in memory: what a front previews before any chat is made
+        (nothing is written, now or later)."""
+        chat_id = new_chat_id()
+        header = {"type": "session", "version": 1, "id": chat_id, "timestamp": utc_now(), **header}
+        return cls(chats_dir / chat_id / SESSION_FILE, header, SessionTree(), [], in_memory=True)
 
     @classmethod
     def create_with(cls, chats_dir: Path, entries: list[Entry], leaf: str | None, **header: Any) -> ChatFile:
@@ -215,6 +226,8 @@ class ChatFile:
         """Write *entry* (fsynced), then add it to the tree: on a failed write the tree is unchanged."""
         if entry.parent_id is not None and entry.parent_id not in self.tree:
             raise NotFound(f"会话里没有父条目 {entry.parent_id}")
+        if self.in_memory:
+            return self.tree.add(entry)
         self._materialize()
         atomic.append_line(self.path, entry_line(entry))
         self._mark_read()
@@ -231,6 +244,9 @@ class ChatFile:
             return
         if leaf is not None and leaf not in self.tree:
             raise NotFound(f"会话里没有条目 {leaf}")
+        if self.in_memory:
+            self.tree.set_leaf(leaf)
+            return
         self._materialize()
         atomic.append_line(self.path, leaf_line(leaf, self.clock()))
         self._mark_read()

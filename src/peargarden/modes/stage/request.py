@@ -148,7 +148,7 @@ def stage_builder(
             turns = greeting_turns(materials) + turns
         tools = [] if inp.kind == "impersonate" else list(inp.tools)
         names = [spec.name for spec in tools]
-        if small_model and view is None:
+        if small_model and _without_memory(view):
             staged = compact_for(materials, turns, words)
             messages_small: list[dict[str, Any]] = [{"role": "system", "content": staged.system}, *staged.messages]
             sampler: dict[str, Any] = {"stop": stop_words(materials.stage.user_name)}
@@ -167,6 +167,24 @@ def stage_builder(
         return BuiltRequest(request, [*staged.warnings, *materials.warnings])
 
     return build
+
+
+def _without_memory(view: StoryView | None) -> bool:
+    """No story memory in *view* (none, or only the token budget that applies with memory off).
+
+    The small-model profile has its own short prompt and leaves the fitting to the provider, which
+    knows the model's real context; a view that carries a summary, notes or recall needs the full
+    stage request that shows them."""
+    if view is None:
+        return True
+    return not (
+        view.summary.strip()
+        or view.covers_through is not None
+        or view.world_state.strip()
+        or view.roster.strip()
+        or view.resident.strip()
+        or view.recall is not None
+    )
 
 
 class StageEnv(Protocol):

@@ -12,6 +12,8 @@ per-entry plans from beat to beat.
 from __future__ import annotations
 
 import copy
+import operator
+import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -48,26 +50,57 @@ METADATA_TYPE = "tavern-metadata"
 _GEN_TYPES = {"send": "normal", "regenerate": "regenerate", "continue": "continue", "impersonate": "impersonate"}
 
 
-def _st_lines(history: Sequence[ContextMessage], user_name: str, char_name: str) -> list[dict[str, Any]]:
-    lines: list[dict[str, Any]] = []
-    for message in history:
-        if message.role not in ("user", "assistant") or not message.content.strip():
-            continue
-        lines.append(
-            {
-                "name": message.name or (user_name if message.role == "user" else char_name),
-                "is_user": message.role == "user",
-                "is_system": "hidden" in message.tags,
-                "send_date": "",
-                "mes": message.content,
-                "extra": {},
-            }
-        )
-    return lines
+def _st_line(message: ContextMessage, user_name: str, char_name: str) -> dict[str, Any] | None:
+    """The SillyTavern chat line of one message (None: ST would not have it in the chat)."""
+    if message.role not in ("user", "assistant") or not message.content.strip():
+        return None
+    return {
+        "name": message.name or (user_name if message.role == "user" else char_name),
+        "is_user": message.role == "user",
+        "is_system": "hidden" in message.tags,
+        "send_date": "",
+        "mes": message.content,
+        "extra": {},
+    }
+
+
+class StLines:
+    """The chat's SillyTavern lines, kept between beats (in ``BeatEnv.cache``).
+
+    A beat of a long chat rebuilt one dict per message (20,000 of them) only for the assembly to read
+    the newest few.  The history's messages are the same objects from beat to beat (the session's
+    context memo) and never change, so the lines of the part of the history that is the very same
+    objects as last time (compared by identity, in one pass at C speed) are kept, and only the rest
+    is made.  The assembly rewrites the first line's ``mes`` in place, so that one is always a fresh
+    copy; nothing else in a line is written (``tests/tavern/test_tavern_chat_lines.py`` pins that the
+    lines equal :func:`_st_line` of each message, beat after beat).
+    """
+
+    def __init__(self) -> None:
+        self._history: list[ContextMessage] = []
+        self._names: tuple[str, str] = ("", "")
+        self._slots: list[dict[str, Any] | None] = []  # one per message of _history
+        self._lock = threading.Lock()
+
+    def lines(self, history: Sequence[ContextMessage], user_name: str, char_name: str) -> list[dict[str, Any]]:
+        names = (user_name, char_name)
+        with self._lock:
+            same = 0
+            if names == self._names:
+                matches = list(map(operator.is_, history, self._history))
+                same = matches.index(False) if False in matches else len(matches)
+            slots = self._slots[:same]
+            slots += [_st_line(message, user_name, char_name) for message in history[same:]]
+            self._history, self._names, self._slots = list(history), names, slots
+            out = [line for line in slots if line is not None]
+        if out:
+            out[0] = dict(out[0], extra=dict(out[0]["extra"]))
+        return out
 
 
 _WORLDS_KEY = "tavern.worlds"
 _LOREBOOKS_KEY = "tavern.lorebooks"
+_LINES_KEY = "tavern.lines"
 
 
 def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) -> Any:
@@ -103,6 +136,14 @@ def _lorebooks(env: BeatEnv) -> Any:
         return books
 
 
+def _chat_lines(env: BeatEnv) -> StLines:
+    with env.cache_lock:
+        kept = env.cache.get(_LINES_KEY)
+        if not isinstance(kept, StLines):
+            kept = env.cache[_LINES_KEY] = StLines()
+        return kept
+
+
 def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
     return card_worlds(env.card.home, env.card, env.settings, loaded, kept=partial(_kept, env))
 
@@ -128,6 +169,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
     preset = _preset(env)
     worlds, books = _worlds(env, loaded)
     lorebooks = _lorebooks(env)
+    st_lines = _chat_lines(env)
     model = str((preset or {}).get("custom_model") or env.settings.model.model or "")
     counter = counter_for_model(model, default=None) if model else counter_for_model("gpt-3.5-turbo")
     power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
@@ -142,7 +184,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         pending = ""
         if inp.kind in ("send", "regenerate") and history and history[-1].role == "user":
             pending = history.pop().content
-        lines = _st_lines(history, env.user_name, loaded.name)
+        lines = st_lines.lines(history, env.user_name, loaded.name)
         state = user_state(
             card_obj,
             tavern={**tavern, "power_user": power_user},
@@ -157,6 +199,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             version=env.settings.st_version,
             global_regex=global_regex,
             regex_allowed=regex_allowed,
+            own_chat=True,
         )
         if not state.chat:
             start_new_chat(state)

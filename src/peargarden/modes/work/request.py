@@ -94,8 +94,10 @@ def _may_be_work(message: ContextMessage) -> bool:
 
 def role_play_history(history: Sequence[ContextMessage]) -> list[ContextMessage]:
     """*history* with each work beat replaced by its 【写卡维护】 lines (story messages untouched)."""
-    if not any(_may_be_work(m) for m in history):
-        return list(history)  # the common case, checked cheaply on every round of a long chat
+    # The common case, checked on every round of a long chat: only messages with tags or tool calls
+    # can be work, and most have neither (one attribute test each, no call per message).
+    if not any(_may_be_work(m) for m in history if m.tags or m.tool_calls):
+        return list(history)
     out: list[ContextMessage] = []
     for step in role_play_plan(history, as_message):
         if isinstance(step, Peripheral):

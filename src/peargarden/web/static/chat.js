@@ -74,11 +74,11 @@ function messageActions(message, last) {
     button.addEventListener("click", handler);
     bar.append(button);
   };
-  if (message.role === "assistant" && last) {
+  if (message.role === "assistant" && last && state.swipe.count > 0) {
     // SillyTavern's arrows: ‹ only where an earlier swipe exists; › to a later one, or a new reply
-    // (never on a lone greeting: there is nothing to swipe to).
-    const { position, count } = state.swipe;
-    const greeting = message.tags.includes("greeting");
+    // (the server says when: never on the chat's first message, whose arrows only cycle the
+    // alternate greetings it has).
+    const { position, count, generate } = state.swipe;
     const swipes = document.createElement("span");
     swipes.className = "swipes";
     bar.append(swipes);
@@ -98,7 +98,7 @@ function messageActions(message, last) {
       shown.textContent = `${position}/${count}`;
       swipes.append(shown);
     }
-    if (position < count || !greeting) arrow("›", 1, "swipe-next", t("下一条", "next swipe"));
+    if (position < count || generate) arrow("›", 1, "swipe-next", t("下一条", "next swipe"));
   }
   add("编辑", "Edit", () => startEdit(message), "edit");
   add("从这里分支", "Branch here", () => change("branch", { index: message.index }), "branch");
@@ -128,9 +128,10 @@ function messageHead(message) {
   name.textContent = message.speaker;
   const time = document.createElement("time");
   time.className = "msg-time";
-  time.dateTime = message.time;
-  const when = new Date(message.time);
-  time.textContent = Number.isNaN(when.getTime()) ? "" : when.toLocaleString(t("zh-CN", "en-GB"),
+  // No time (an imported send_date nobody can read) shows nothing rather than a wrong one.
+  const when = message.time ? new Date(message.time) : null;
+  if (when && !Number.isNaN(when.getTime())) time.dateTime = message.time;
+  time.textContent = !when || Number.isNaN(when.getTime()) ? "" : when.toLocaleString(t("zh-CN", "en-GB"),
     { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
   const index = document.createElement("span");
   index.className = "msg-index";
@@ -267,6 +268,7 @@ async function change(action, body) {
   try {
     state = await post(`${base}/${action}`, body);
     draw();
+    await loadChats();  // the picker counts the active branch's messages: a branch or delete changes it
   } catch (error) { toast(error.message, true); }
 }
 
@@ -350,7 +352,7 @@ async function play(body) {
     setBusy(false);
   }
   if (body.action === "impersonate") composer.value = impersonated.trim();
-  await refresh();
+  await Promise.all([refresh(), loadChats().catch(() => {})]);
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
 }
 
@@ -400,14 +402,26 @@ document.getElementById("new-chat").addEventListener("click", async () => {
 });
 document.addEventListener("pear-lang", draw);
 
+// The card's chats, newest first, with their message counts; read again after every change (a beat,
+// a branch, a deletion) so the picker never lists a chat that is gone or a stale count.
 async function loadChats() {
   const select = document.getElementById("chat-list");
+  const chats = (await api(`/api/chats/${encodeURIComponent(card)}`)).reverse();
   select.textContent = "";
-  for (const chat of (await api(`/api/chats/${encodeURIComponent(card)}`)).reverse()) {
+  for (const chat of chats) {
     const option = document.createElement("option");
     option.value = chat.chat_id;
     option.textContent = `${chat.title || chat.chat_id} · ${chat.messages}`;
     select.append(option);
+  }
+  if (!chats.some((chat) => chat.chat_id === chatId)) {  // this chat was just deleted
+    const option = document.createElement("option");
+    option.value = "";
+    option.disabled = true;
+    option.textContent = t("（已删除的对话）", "(deleted chat)");
+    select.prepend(option);
+    select.value = "";
+    return;
   }
   select.value = chatId;
 }
@@ -433,6 +447,7 @@ document.getElementById("remove-chat").addEventListener("click", async () => {
     undo = (await post(`${base}/remove`, {})).undo;
     root.classList.add("removed-chat");
     document.getElementById("removed").hidden = false;
+    await loadChats();
     for (const id of ["send", "regenerate", "continue", "impersonate", "composer"]) document.getElementById(id).disabled = true;
   } catch (error) { toast(error.message, true); }
 });

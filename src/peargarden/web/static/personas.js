@@ -15,8 +15,8 @@ function avatarInput(persona) {
     form.append("file", input.files[0]);
     try {
       await api(`/api/personas/${encodeURIComponent(persona.name)}/avatar`, { method: "POST", body: form });
-      toast(t(`已更换「${persona.name}」的头像`, `Picture of "${persona.name}" changed`));
       await load();
+      toast(t(`已更换「${persona.name}」的头像`, `Picture of "${persona.name}" changed`));
     } catch (error) { toast(error.message, true); }
   });
   return el("label", { class: "link persona-avatar-set" }, t("换头像", "Picture"), input);
@@ -34,8 +34,8 @@ async function load() {
       if (!confirm(t(`删除人设「${persona.name}」？保险库会先存一份快照。`, `Delete persona "${persona.name}"? The vault keeps a snapshot first.`))) return;
       try {
         await postJson(`/api/personas/${encodeURIComponent(persona.name)}/delete`);
-        toast(t(`已删除人设「${persona.name}」`, `Persona "${persona.name}" deleted`));
         await load();
+        toast(t(`已删除人设「${persona.name}」`, `Persona "${persona.name}" deleted`));
       } catch (error) { toast(error.message, true); }
     });
     list.append(el("li", { "data-persona": persona.name, class: "persona-row" }, picture,
@@ -52,8 +52,8 @@ document.getElementById("persona-save").addEventListener("click", async () => {
     await postJson("/api/personas", { name, description });
     document.getElementById("persona-new-name").value = "";
     document.getElementById("persona-new-description").value = "";
-    toast(t(`已保存人设「${name}」`, `Persona "${name}" saved`));
     await load();
+    toast(t(`已保存人设「${name}」`, `Persona "${name}" saved`));
   } catch (error) { toast(error.message, true); }
 });
 

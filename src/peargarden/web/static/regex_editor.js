@@ -16,7 +16,8 @@ function mark(form, input) {
   return input;
 }
 
-// A form for one script (null: a new one).  onSaved gets nothing; the caller reloads its view.
+// A form for one script (null: a new one).  onSaved gets nothing; the caller reloads its view, and
+// the toast waits for it.
 export function scriptForm(card, item, onSaved) {
   const script = item ? item.script : { scriptName: "", findRegex: "", replaceString: "", trimStrings: [], placement: [2],
     markdownOnly: false, promptOnly: false, runOnEdit: true, substituteRegex: 0, minDepth: null, maxDepth: null };
@@ -58,8 +59,9 @@ export function scriptForm(card, item, onSaved) {
     try {
       if (item) await post(`/api/regex/${card}/${item.index}`, { fields, name: script.scriptName || "" });
       else await post(`/api/regex/${card}`, { fields });
-      toast(t("正则脚本已保存（写入角色卡）", "Regex script saved (in the card)"));
+      // The page first shows what was saved, then says so (a toast before the reload raced it).
       await onSaved();
+      toast(t("正则脚本已保存（写入角色卡）", "Regex script saved (in the card)"));
     } catch (error) { toast(error.message, true); }
   });
   const actions = el("div", { class: "toolbar" }, save);
@@ -69,8 +71,8 @@ export function scriptForm(card, item, onSaved) {
       if (!confirm(t(`删除正则脚本「${script.scriptName}」？`, `Delete regex script "${script.scriptName}"?`))) return;
       try {
         await post(`/api/regex/${card}/${item.index}/delete`, { name: script.scriptName || "" });
-        toast(t("正则脚本已删除", "Regex script deleted"));
         await onSaved();
+        toast(t("正则脚本已删除", "Regex script deleted"));
       } catch (error) { toast(error.message, true); }
     });
     actions.append(remove);
