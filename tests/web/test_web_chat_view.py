@@ -341,3 +341,40 @@ def test_imported_messages_show_their_own_times_and_arrows_only_where_they_lead(
     assert page.inner_text(".msg .msg-time") == "12/1 22:15"
     screenshots(page, "chat-imported-greeting")
     context.close()
+
+
+def test_the_context_bar_in_tavern_mode_measures_against_the_presets_budget(served: Served, page: object) -> None:
+    prompts = [{"identifier": "main", "name": "身份", "role": "system", "content": "你是写古风故事的作者。"},
+               {"identifier": "chatHistory", "name": "Chat History", "marker": True}]  # fmt: skip
+    order = [{"identifier": "main", "enabled": True}, {"identifier": "chatHistory", "enabled": True}]
+    preset = {"prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}],
+              "openai_max_context": 6000, "openai_max_tokens": 500}  # fmt: skip
+    (served.home.presets_dir / "窄窗.json").write_text(json.dumps(preset, ensure_ascii=False), encoding="utf-8")
+    card_json = served.home.card_dir("青梧") / "卡.json"
+    saved = card_json.read_bytes()
+    try:
+        settings = json.loads(saved)
+        settings["preset"] = "窄窗"  # tavern mode uses the library preset, not declared
+        card_json.write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
+        chat = open_new_chat(page, served.url)
+        page.select_option("#mode", "tavern")  # type: ignore[attr-defined]
+        # Before any request: the preset's context size, not [story] context_tokens.
+        page.wait_for_function("document.querySelector('#context-bar .label').textContent.includes('/ 6000')")  # type: ignore[attr-defined]
+        served.fake.script([text_reply("雨还在下。")])
+        page.fill("#composer", "雨停了吗？")  # type: ignore[attr-defined]
+        page.click("#send")  # type: ignore[attr-defined]
+        beats_done(page, 1)
+        context = get(f"{served.url}/api/chats/{CARD}/{chat}")["context"]  # type: ignore[index]
+        # The request SillyTavern's assembly built, counted as it counted it, against that budget.
+        assert context["limit"] == 6000 and context["reserve"] == 500 and context["source"] == "preset"
+        assert 0 < context["tokens"] <= 6000 - 500
+        assert f"{context['tokens']} / 6000" in page.inner_text("#context-bar")  # type: ignore[attr-defined]
+        # The bar keeps the budget that request was built against until the next one.
+        settings["tavern"] = {"oai": {"openai_max_context": 9000}}
+        card_json.write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
+        assert get(f"{served.url}/api/chats/{CARD}/{chat}")["context"]["limit"] == 6000  # type: ignore[index]
+        screenshots(page, "chat-context-tavern")
+        page.select_option("#mode", "stage")  # type: ignore[attr-defined]
+        page.wait_for_function("document.querySelector('#mode').value === 'stage'")  # type: ignore[attr-defined]
+    finally:
+        card_json.write_bytes(saved)

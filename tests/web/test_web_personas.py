@@ -109,3 +109,41 @@ def test_the_persona_of_an_open_chat_is_switched(served: Served, browser: Any) -
     page.locator("#chat[data-persona-switch='ready']").wait_for()
     screenshot(page, "persona-switch-390")
     context.close()
+
+
+def test_user_messages_show_the_picture_of_the_persona_who_spoke(served: Served, browser: Any) -> None:
+    _persona(served, "白露", "撑油纸伞的说书人。")
+    _persona(served, "墨竹", "不爱说话的琴师。")  # no picture
+    (served.home.personas_dir / "白露.png").write_bytes((served.home.card_dir("青梧") / "青梧.png").read_bytes())
+    body = json.dumps({"persona": "白露"}, ensure_ascii=False).encode("utf-8")
+    request = urllib.request.Request(f"{served.url}/api/chats/%E9%9D%92%E6%A2%A7", data=body,
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(request, timeout=20) as response:
+        chat_id = json.loads(response.read())["chat_id"]
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
+    page = context.new_page()
+    page.goto(f"{served.url}/chat/%E9%9D%92%E6%A2%A7/{chat_id}")
+    wait_ready(page)
+    page.locator("#chat[data-persona-switch='ready']").wait_for()
+    served.fake.script([text_reply("请讲。"), text_reply("琴声也好。")])
+    page.fill("#composer", "今天说一段《白蛇》。")
+    page.click("#send")
+    beats_done(page, 1)
+    first = page.locator(".msg.user").first.locator(".msg-head img.avatar")
+    assert first.get_attribute("src") == "/api/personas/%E7%99%BD%E9%9C%B2/avatar"
+    page.wait_for_function("document.querySelector('.msg.user .msg-head img.avatar').naturalWidth > 0")
+
+    # Another persona from here on: its messages show its own face (an initial: it has no picture),
+    # the earlier ones keep the picture of the persona who said them.
+    page.select_option("#persona-switch", "墨竹")
+    said(page, "现在你扮演「墨竹」")
+    page.fill("#composer", "……")
+    page.click("#send")
+    beats_done(page, 2)
+    second = page.locator(".msg.user").nth(1).locator(".msg-head")
+    assert second.locator("img.avatar").count() == 0 and second.locator(".avatar.initial").inner_text() == "墨"
+    assert first.get_attribute("src") == "/api/personas/%E7%99%BD%E9%9C%B2/avatar"
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        screenshot(page, f"chat-persona-avatars-{width}")
+    context.close()

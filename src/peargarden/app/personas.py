@@ -73,6 +73,20 @@ def persona_avatar(personas_dir: Path, name: str) -> Path | None:
     return next((p for p in persona_files(personas_dir, name) if p.suffix in AVATAR_SUFFIXES), None)
 
 
+def speaker_avatar(personas_dir: Path, spoke_as: str, active: str, known: list[str] | None = None) -> str | None:
+    """The file stem of the picture a user message shows, ``None`` for none.
+
+    The persona the message records (its ``name``) when the library has that persona — with its
+    picture, or none when it has none; otherwise (the default name, an imported chat's user) the
+    active persona's picture, as SillyTavern shows the current persona's avatar on a message that
+    carries none of its own.  *known*: :func:`persona_names`, when the caller already read them.
+    """
+    names = persona_names(personas_dir) if known is None else known
+    stem = sanitize_name(spoke_as) if spoke_as else ""
+    picture = persona_avatar(personas_dir, spoke_as if stem and stem in names else active)
+    return picture.stem if picture is not None else None
+
+
 def persona_names(personas_dir: Path) -> list[str]:
     """The stems of the library's personas (a text file each; pictures alone do not count)."""
     if not personas_dir.is_dir():

@@ -55,6 +55,15 @@ class ToolSpec:
         }
 
 
+@dataclass(frozen=True)
+class ContextBudget:
+    """The context a builder fitted a request into, for a front's context bar (never sent)."""
+
+    tokens: int  # the prompt's tokens, counted as the builder counted them
+    context: int  # the context size it was built for
+    response: int = 0  # the part of it kept for the reply
+
+
 @dataclass
 class ChatRequest:
     messages: list[Message]
@@ -65,6 +74,8 @@ class ChatRequest:
     thinking: ThinkingLevel = "off"
     # Forced tool choice ({"type": "function", "function": {"name": ...}}) or "auto"/"none".
     tool_choice: Any = None
+    # What the builder fitted the messages into (tavern mode: the preset's context size); not sent.
+    budget: ContextBudget | None = None
 
 
 @dataclass(frozen=True)

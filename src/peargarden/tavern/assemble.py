@@ -51,6 +51,8 @@ class Assembly:
     last_in_context_index: int
     gen_type: str
     world_info_activated: list[str] = field(default_factory=list)
+    context: int = 0  # the context size it was assembled for (the preset's openai_max_context)
+    response: int = 0  # the reply's share of it (openai_max_tokens)
 
 
 class Generation(GenerationContext):
@@ -146,7 +148,9 @@ class Generation(GenerationContext):
             self.warnings.append(f"组装时出现意外错误（{type(error).__name__}: {error}），只发送已拼好的部分")
         if oai.get("squash_system_messages") and not self.dry_run:
             cc.squash_system_messages()
-        return self.finish(cc, context - response - 3)
+        assembly = self.finish(cc, context - response - 3)
+        assembly.context, assembly.response = context, response
+        return assembly
 
     def finish(self, cc: ChatCompletion, budget: int) -> Assembly:
         ledger: list[LedgerRow] = []

@@ -151,9 +151,13 @@ def stage_builder(
         tools = [] if inp.kind == "impersonate" else list(inp.tools)
         names = [spec.name for spec in tools]
         if small_model and _without_memory(view):
+            # The small-model profile has its own short prompt; the provider fits it to the model's context.
             turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
-            staged = compact_for(materials, [*greeting, *turns], words)
-            messages_small: list[dict[str, Any]] = [{"role": "system", "content": staged.system}, *staged.messages]
+            staged_small = compact_for(materials, greeting + turns, words)
+            messages_small: list[dict[str, Any]] = [
+                {"role": "system", "content": staged_small.system},
+                *staged_small.messages,
+            ]
             sampler: dict[str, Any] = {"stop": stop_words(materials.stage.user_name)}
             return BuiltRequest(ChatRequest(messages=messages_small, sampler=sampler), list(materials.warnings))
         if view is not None:
@@ -172,21 +176,10 @@ def stage_builder(
             )
             return _built(staged, rounds, tools, materials)
         turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
-        staged = assemble_for(materials, [*greeting, *turns], words, thinking=inp.thinking, tool_names=names)
+        staged = assemble_for(materials, greeting + turns, words, thinking=inp.thinking, tool_names=names)
         return _built(staged, rounds, tools, materials)
 
     return build
-
-
-def _built(
-    staged: StageRequest, rounds: Sequence[ContextMessage], tools: list[ToolSpec], materials: StageMaterials
-) -> BuiltRequest:
-    """The request: the system prompt, the story and words, then this beat's rounds so far."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
-    messages += staged.messages
-    messages += [m.to_openai() for m in rounds]
-    request = ChatRequest(messages=messages, tools=tools)
-    return BuiltRequest(request, [*staged.warnings, *materials.warnings])
 
 
 def _without_memory(view: StoryView | None) -> bool:
@@ -205,6 +198,17 @@ def _without_memory(view: StoryView | None) -> bool:
         or view.resident.strip()
         or view.recall is not None
     )
+
+
+def _built(
+    staged: StageRequest, rounds: Sequence[ContextMessage], tools: list[ToolSpec], materials: StageMaterials
+) -> BuiltRequest:
+    """The request: the system prompt, the story and words, then this beat's rounds so far."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
+    messages += staged.messages
+    messages += [m.to_openai() for m in rounds]
+    request = ChatRequest(messages=messages, tools=tools)
+    return BuiltRequest(request, [*staged.warnings, *materials.warnings])
 
 
 class StageEnv(Protocol):

@@ -22,7 +22,7 @@ from typing import Any
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
 from peargarden.modes.base import BeatEnv
-from peargarden.providers.base import ChatRequest
+from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
 
 from .sources import card_worlds, read_named_preset
@@ -214,6 +214,8 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
         request = ChatRequest(messages=list(result.messages), sampler=sampler)
+        if result.context > 0:  # the context bar measures the request against the budget it was built for
+            request.budget = ContextBudget(result.used, result.context, result.response)
         customs: list[tuple[str, Any]] = []
         if state.chat_metadata != metadata:
             customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))

@@ -145,15 +145,20 @@ function messageHead(message) {
   return head;
 }
 
+// The last request's tokens against the budget it was built for: tavern mode's is the preset's
+// context size, part of which (reserve) is kept for the reply; the prompt is full at limit − reserve.
 function drawContext() {
   const bar = document.getElementById("context-bar");
-  const { tokens, limit } = state.context;
+  const { tokens, limit, reserve = 0, source } = state.context;
   const share = limit ? Math.min(1, tokens / limit) : 0;
   bar.querySelector(".fill").style.width = `${(share * 100).toFixed(1)}%`;
-  bar.classList.toggle("full", share > 0.9);
+  bar.classList.toggle("full", limit > 0 && tokens > 0.9 * (limit - reserve));
+  const whose = source === "preset" ? t("预设", "preset") : t("故事", "story");
+  const kept = reserve ? t(`，回复预留 ${reserve}`, `, ${reserve} kept for the reply`) : "";
   bar.querySelector(".label").textContent = tokens
-    ? t(`上下文 ${tokens} / ${limit} 词元（${Math.round(share * 100)}%）`, `context ${tokens} / ${limit} tokens (${Math.round(share * 100)}%)`)
-    : t(`上下文 — / ${limit} 词元（还没有请求）`, `context — / ${limit} tokens (no request yet)`);
+    ? t(`上下文 ${tokens} / ${limit} 词元（${Math.round(share * 100)}%，${whose}${kept}）`,
+      `context ${tokens} / ${limit} tokens (${Math.round(share * 100)}%, ${whose}${kept})`)
+    : t(`上下文 — / ${limit} 词元（还没有请求，${whose}${kept}）`, `context — / ${limit} tokens (no request yet, ${whose}${kept})`);
   bar.title = bar.querySelector(".label").textContent;
 }
 
@@ -401,6 +406,7 @@ document.getElementById("new-chat").addEventListener("click", async () => {
   } catch (error) { toast(error.message, true); }
 });
 document.addEventListener("pear-lang", draw);
+document.addEventListener("pear-chat-changed", () => { refresh().catch((error) => toast(error.message, true)); });
 
 // The card's chats, newest first, with their message counts; read again after every change (a beat,
 // a branch, a deletion) so the picker never lists a chat that is gone or a stale count.

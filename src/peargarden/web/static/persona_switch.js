@@ -21,6 +21,8 @@ async function start() {
     try {
       const state = await postJson(`/api/chats/${card}/${chat}/persona`, { persona: select.value });
       document.getElementById("persona-name").textContent = state.persona;
+      // Messages that carry no persona of their own show the active one's picture: redraw them.
+      document.dispatchEvent(new CustomEvent("pear-chat-changed"));
       toast(t(`现在你扮演「${state.persona}」`, `You now play "${state.persona}"`));
     } catch (error) { toast(error.message, true); }
     select.value = "";

@@ -1,13 +1,16 @@
 """One model request as the prompt inspector shows it: a row per message with its slot, role and
 token count, what the request was for (the beat, or one of story memory's side calls), its tools,
-model, thinking level and samplers.  Used by ``/api/inspect`` and by the chat hub's beat log."""
+model, thinking level and samplers.  Used by the web's ``/api/inspect`` and its chat hub's beat log."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from peargarden.providers.base import ChatRequest
 from peargarden.text.tokens import counter_for_model, message_tokens
+
+__all__ = ["ChatRequest", "ledger"]
 
 
 def _content(message: dict[str, Any]) -> str:
@@ -71,4 +74,6 @@ def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
         "model": request.model or model,
         "thinking": request.thinking,
         "sampler": dict(request.sampler),
+        # The budget the builder fitted this request into (tavern: the preset's), for the context bar.
+        **({"budget": asdict(request.budget)} if request.budget is not None else {}),
     }
