@@ -71,7 +71,8 @@ def tavern(home: Path, card: str, *extra: str) -> dict[str, Any]:
 
 def stage(home: Path, card: str, message: str, thinking: str = "off") -> dict[str, Any]:
     body: dict[str, Any] = json.loads(
-        ok(home, "stage", "assemble", "--card", card, "--message", message, "--thinking", thinking, "--json").stdout
+        ok(home, "stage", "assemble", "--card", card, "--message", message, "--thinking", thinking, "--no-small",
+           "--json").stdout
     )
     return body
 

@@ -31,6 +31,11 @@ def pear(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     return capsys.readouterr().out
 
 
+def assemble(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """``pear stage assemble --card 青梧 ARGS``: its stdout."""
+    return pear(capsys, "stage", "assemble", "--card", "青梧", *args)
+
+
 def test_greeting_names_the_inn_and_the_question_hits_three_titles(home: Home) -> None:
     materials = load_stage_materials(home, "青梧")
     history = greeting_turns(materials)
@@ -71,15 +76,20 @@ def _lore_block(content: str) -> str:
 
 def test_cli_stage_assemble_json(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
     # The embedded model is never offered tools, so the dry run of a chat on it shows none.
-    embedded = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--json"))
+    embedded = json.loads(assemble(capsys, "--message", QUESTION, "--json"))
     assert embedded["tools"] == []
+    # The small-model profile is what a chat on the embedded model gets (no model fetched here: every
+    # model we ship is small): a short system prompt without the prompt files' entries.
+    assert "# 用户扮演：旅人" not in embedded["system"]
+    full = json.loads(assemble(capsys, "--message", QUESTION, "--no-small", "--json"))
+    assert "# 用户扮演：旅人" in full["system"] and full["tools"] == []
     # A model behind an endpoint (nothing is called: the dry run only builds the request).
     home.config_file.write_text(
         '[model]\nprovider = "remote"\nmodel = "m"\n[providers.remote]\nbase_url = "http://127.0.0.1:9/v1"\n'
         'api_key = "sk-test"\n',
         encoding="utf-8",
     )
-    out = pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--thinking", "medium", "--json")
+    out = assemble(capsys, "--message", QUESTION, "--thinking", "medium", "--json")
     assert "\\u" not in out  # non-ASCII unescaped
     data = json.loads(out)
     assert set(data) == {"system", "messages", "tools", "warnings"}
@@ -92,14 +102,14 @@ def test_cli_stage_assemble_json(home: Home, capsys: pytest.CaptureFixture[str])
     assert "# 用户扮演：旅人" in data["system"]
 
     off = json.loads(
-        pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--thinking", "off", "--json")
+        assemble(capsys, "--message", QUESTION, "--thinking", "off", "--no-small", "--json")
     )
     assert _lore_block(off["messages"][-1]["content"]).startswith("【相关设定】\n- 【")
 
 
 def test_cli_warns_every_beat_when_system_md_is_missing(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
     home.system_file.write_text("", encoding="utf-8")
-    data = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", "你好", "--json"))
+    data = json.loads(assemble(capsys, "--message", "你好", "--no-small", "--json"))
     assert len(data["warnings"]) == 1 and "SYSTEM.md" in data["warnings"][0]
     assert data["system"].startswith("你在梨园")  # the bundled copy
 
@@ -118,7 +128,7 @@ def test_cli_entries_list_and_switch(home: Home, capsys: pytest.CaptureFixture[s
     assert "写之前先查" in names and all(r["enabled"] for r in rows)
     before = home.append_system_file.read_text(encoding="utf-8")
     assert "已关闭" in pear(capsys, "entries", "off", str(home.append_system_file), "写之前先查")
-    data = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", "你好", "--json"))
+    data = json.loads(assemble(capsys, "--message", "你好", "--no-small", "--json"))
     assert "## 写之前先查" not in data["system"] and "## 岔口交给用户" in data["system"]
     assert "已打开" in pear(capsys, "entries", "on", "APPEND_SYSTEM.md", "写之前先查")
     assert home.append_system_file.read_text(encoding="utf-8") == before
@@ -129,7 +139,7 @@ def test_cli_entries_list_and_switch(home: Home, capsys: pytest.CaptureFixture[s
 
 def test_default_thinking_follows_the_main_model(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
     # The seeded config uses the embedded model, which never thinks: lore arrives as bodies.
-    data = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--json"))
+    data = json.loads(assemble(capsys, "--message", QUESTION, "--no-small", "--json"))
     assert _lore_block(data["messages"][-1]["content"]).startswith("【相关设定】\n- 【")
     with pytest.raises(SystemExit):
         main(["stage", "assemble", "--card", "青梧", "--message", "你好", "--thinking", "turbo"])
@@ -137,7 +147,7 @@ def test_default_thinking_follows_the_main_model(home: Home, capsys: pytest.Capt
 
 def test_a_damaged_mounted_book_is_skipped_with_a_warning(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
     (home.lorebooks_dir / "栖水镇.json").write_text("{坏了", encoding="utf-8")
-    data = json.loads(pear(capsys, "stage", "assemble", "--card", "青梧", "--message", QUESTION, "--json"))
+    data = json.loads(assemble(capsys, "--message", QUESTION, "--no-small", "--json"))
     assert len(data["warnings"]) == 1 and "栖水镇" in data["warnings"][0]
     assert "【相关设定】" not in data["messages"][-1]["content"]
     assert data["messages"][-1]["content"].endswith(QUESTION)

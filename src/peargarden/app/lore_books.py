@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats.lorebook_edit import add_entry, delete_entry, entry_fingerprint, update_entry
@@ -18,6 +18,9 @@ from peargarden.workspace.cards import list_cards, lorebook_mounts, mount_lorebo
 from peargarden.workspace.home import Home
 from peargarden.workspace.library import list_lorebook_names, lorebook_name, lorebook_path
 from peargarden.workspace.vault import Vault
+
+if TYPE_CHECKING:
+    from peargarden.stage.lore.search import SearchHit
 
 from .json_files import JsonStyle, read_json_file, write_json_file
 
@@ -150,3 +153,14 @@ def edit_entry(home: Home, kind: Kind, name: str, slot: str, fields: dict[str, A
 def remove_entry(home: Home, kind: Kind, name: str, slot: str) -> dict[str, Any]:
     _change(home, kind, name, lambda value: delete_entry(value, slot))
     return read_book(home, kind, name)
+
+
+def search_lore(home: Home, card: str, query: str, limit: int) -> tuple[list[SearchHit], list[str]]:
+    """*card*'s lore (mounted books and its supplement book) searched as the stage's
+    ``lorebook_search`` does: the best *limit* hits (``.entry``, ``.score``) and what reading the
+    books warned about."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.stage.lore.search import search_entries
+
+    materials = load_stage_materials(home, card)
+    return search_entries(materials.corpus.entries, query, limit), list(materials.warnings)

@@ -18,9 +18,12 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from peargarden.agent.approvals import ApprovalAnswer, ApprovalRequest, Approver
+from peargarden.agent.approvals import Answer, ApprovalAnswer, ApprovalRequest, Approver
 from peargarden.agent.events import AgentEvent, DoneEvent, ErrorEvent
 from peargarden.errors import PearError
+
+# The fronts' approvers are typed with these (a front answers through ApprovalPrompt).
+__all__ = ["Answer", "ApprovalPrompt", "Approver", "BeatRunner"]
 
 
 @dataclass
@@ -32,6 +35,15 @@ class ApprovalPrompt:
     def answer(self, reply: ApprovalAnswer | None) -> None:
         self._reply = reply
         self._ready.set()
+
+    def reply(self, choice: Answer, text: str = "") -> None:
+        """The user's answer: ``once``, ``session``, ``card`` or ``deny`` (with *text*, words typed
+        instead of a choice: a deny the model reads)."""
+        self.answer(ApprovalAnswer(choice, text))
+
+    def dismiss(self) -> None:
+        """No answer (the user left): the call is not run."""
+        self.answer(None)
 
 
 _END = object()

@@ -15,6 +15,7 @@ from typing import Any
 from peargarden.agent.approvals import SESSION_GRANT_TYPE, ApprovalRequest, CardGrantRecorder, Judge, Judgement
 from peargarden.agent.loop import MODE_SWITCH_KEY
 from peargarden.agent.tools import Tool, ToolContext
+from peargarden.errors import NotFound
 from peargarden.modes.work.bash_tool import isolation_note
 from peargarden.sandbox import TOOL_ACCESS, judge
 from peargarden.workspace.cards import CardFolder
@@ -55,6 +56,14 @@ def _left_work_mode(tool: Tool, ctx: ToolContext) -> bool:
     """The model switched back to role play earlier in this tool batch: its later writes are blocked."""
     back = ctx.beat_state.get(MODE_SWITCH_KEY)
     return ctx.mode == "work" and isinstance(back, str) and back != "work" and tool.access in ("write", "exec")
+
+
+def configured_sandbox_judge(home: Home) -> Judge:
+    """:func:`make_sandbox_judge` with the user's blacklist and no-ask prefixes from config.toml."""
+    from peargarden.workspace.config import load_settings
+
+    sandbox = load_settings(home.config_file).sandbox
+    return make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes)
 
 
 def make_sandbox_judge(
@@ -108,3 +117,29 @@ def make_card_grant_recorder(home: Home, card_folder: str) -> CardGrantRecorder:
         folder.write_settings(settings)
 
     return record
+
+
+def known_card(home: Home, card: str) -> None:
+    """*card* names a card folder of the data folder (the sandbox's zones are drawn around it)."""
+    if not home.card_dir(card).is_dir():
+        raise NotFound(f"没有这张卡：{card}（no such card folder under cards/）", path=home.cards_dir)
+
+
+def check_call(
+    home: Home,
+    card: str,
+    tool: str,
+    args: dict[str, object],
+    *,
+    chat_id: str | None = None,
+    grant_paths: Sequence[str] = (),
+    bash_granted: bool = False,
+) -> dict[str, Any]:
+    """The sandbox's verdict for one tool call of *card* (``pear sandbox check``): relative paths are
+    read from the data folder; *grant_paths* and *bash_granted* stand for the user's grants.  The
+    verdict as JSON: ``verdict``, ``unit``, ``reason``."""
+    known_card(home, card)
+    ctx = sandbox_context(
+        home, card, chat_id=chat_id, grant_paths=grant_paths, bash_granted=bash_granted, paths_relative_to_root=True
+    )
+    return judge(tool, args, ctx).to_json()

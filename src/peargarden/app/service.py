@@ -428,6 +428,11 @@ class ChatSession:
         """The card file was rewritten (a regex script switched, an apply): read it again."""
         self.env.card_data = _card_object(self.card.load_card())
 
+    def reread(self) -> None:
+        """Read the session file afresh (another program wrote it) and follow its branch's mode."""
+        self.chat = ChatFile.open(self.card.chats_dir, self.chat_id)
+        self.follow_branch()
+
     def follow_branch(self) -> None:
         """After the leaf moved (rewind, branch, goto, swipe, edit, a re-read file): the live mode is
         the one recorded on the new branch, as reopening the chat would give."""
@@ -470,11 +475,24 @@ class ChatSession:
         first: str | None = None
         for text in greetings:
             self.chat.tree.set_leaf(None)
-            text = text.replace("{{char}}", name).replace("{{user}}", self.env.user_name)
+            text = self._greeting_text(text, name)
             entry = self.chat.append_message({"role": "assistant", "content": text, "name": name, "tags": ["greeting"]})
             first = first or entry.id
         if first is not None and len(greetings) > 1:
             self.chat.move_leaf(first)
+
+    def _greeting_text(self, text: str, name: str) -> str:
+        """A greeting as the chat keeps it: SillyTavern substitutes its macros when it adds the first
+        message (``{{user}}``, ``{{char}}``, the legacy ``<USER>``/``<BOT>``, rolls …), with the
+        macro engine of the card's SillyTavern release."""
+        from peargarden.tavern.version import for_version
+        from peargarden.text.macro_dispatch import expand
+        from peargarden.text.macros import MacroEnv, Variables
+        from peargarden.text.rolls import live_random
+
+        env = MacroEnv(user=self.env.user_name, char=name, card=None, variables=Variables(), random=live_random())
+        new_engine = for_version(self.settings.st_version).new_macro_engine
+        return expand(text, env, engine="new" if new_engine else "legacy")
 
     # -- playing -----------------------------------------------------------------------------------
 
@@ -805,6 +823,12 @@ def _card_name(session: ChatSession) -> str:
     data = session.env.card_data.get("data")
     source = data if isinstance(data, dict) else session.env.card_data
     return str(source.get("name") or session.card.folder)
+
+
+def thinking_level(value: str) -> ThinkingLevel:
+    """A thinking level as a front was given it (``--thinking``): off, minimal, low, medium, high or
+    xhigh, checked."""
+    return parse_level(value)
 
 
 def st_create_date(header: dict[str, Any]) -> str:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from peargarden.app.card_project import CardProject, open_project
 from peargarden.formats import dumps_json
-from peargarden.modes.work.project import CardProject
-from peargarden.workspace.cards import open_card
 
 from ._app import app, state
 
@@ -17,7 +16,7 @@ app.add_typer(card_app, name="card")
 
 
 def _project(name: str) -> CardProject:
-    return CardProject(open_card(state.home, name))
+    return open_project(state.home, name)
 
 
 @card_app.command("expand")

@@ -12,14 +12,12 @@ from typing import Any
 
 import typer
 
-from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
-from peargarden.agent.thinking import parse_level
 from peargarden.app.connections import Connection, flag_timeouts
-from peargarden.app.runner import ApprovalPrompt, BeatRunner
-from peargarden.app.service import ChatOptions, ChatSession, PearApp
+from peargarden.app.library import init_home
+from peargarden.app.runner import Answer, ApprovalPrompt, Approver, BeatRunner
+from peargarden.app.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.errors import BadInput, PearError, ProviderError
-from peargarden.workspace.seed import seed_home
 
 from ._app import app, state
 from ._vault import vault_snapshots
@@ -53,7 +51,7 @@ def _options(
     if mode is not None and mode not in ("stage", "tavern", "work"):
         raise BadInput(f"--mode 只能是 stage、tavern 或 work，收到 {mode!r}")
     if thinking is not None:
-        parse_level(thinking)
+        thinking_level(thinking)
     if local_model and base_url:
         raise BadInput("--local-model 和 --base-url 只能选一个（a local GGUF or an endpoint）")
     limits = flag_timeouts(timeouts or {})
@@ -66,7 +64,7 @@ def _options(
 def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSession:
     home = state.home
     if not home.exists():
-        seed_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
+        init_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
     service = PearApp(home)
     _ask_card_regex(home, service.card(card).folder)  # before the session builds its request builders
     if chat_id:
@@ -160,7 +158,7 @@ class _Printer:
 def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
     request = prompt.request
     if not interactive:
-        prompt.answer(ApprovalAnswer("deny", "非交互模式，无法询问"))
+        prompt.reply("deny", "非交互模式，无法询问")
         return
     args = _json(request.args)
     typer.echo(f"\n需要你的同意：{request.tool_name} {args}", err=True)
@@ -173,15 +171,15 @@ def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
     try:
         answer = input("> ").strip()
     except (EOFError, KeyboardInterrupt):
-        prompt.answer(None)
+        prompt.dismiss()
         return
-    choices = {"1": "once", "2": "session", "3": "card", "4": "deny"}
+    choices: dict[str, Answer] = {"1": "once", "2": "session", "3": "card", "4": "deny"}
     if answer in choices:
-        prompt.answer(ApprovalAnswer(choices[answer]))  # type: ignore[arg-type]
+        prompt.reply(choices[answer])
     elif not answer:
-        prompt.answer(None)
+        prompt.dismiss()
     else:
-        prompt.answer(ApprovalAnswer("deny", answer))
+        prompt.reply("deny", answer)
 
 
 class _StillWaiting:

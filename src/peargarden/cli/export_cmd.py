@@ -6,10 +6,7 @@ from pathlib import Path
 
 import typer
 
-from peargarden.errors import BadInput
-from peargarden.workspace import atomic
-from peargarden.workspace.exporter import export_card, export_lorebook
-from peargarden.workspace.library import lorebook_name
+from peargarden.app.library import export_card_file, export_lorebook_file
 
 from ._app import app, state
 
@@ -17,20 +14,6 @@ export_app = typer.Typer(
     help="Export a card (PNG, JSON, CHARX) or a lorebook (SillyTavern JSON).", no_args_is_help=True
 )
 app.add_typer(export_app, name="export")
-
-
-def _target(out: Path, default_name: str) -> Path:
-    """``-o`` may name a file or an existing folder (then the file is named after the card/book)."""
-    return out / default_name if out.is_dir() else out
-
-
-def _write(path: Path, data: bytes) -> None:
-    if not path.parent.is_dir():
-        raise BadInput("输出文件夹不存在（output folder does not exist）", path=path.parent)
-    try:
-        atomic.write_bytes(path, data)
-    except OSError as exc:
-        raise BadInput(f"无法写入：{exc.strerror}", path=path) from None
 
 
 @export_app.command("card")
@@ -41,10 +24,8 @@ def export_card_command(
     out: Path = typer.Option(..., "-o", "--output", help="Output file, or a folder to put it in."),
 ) -> None:
     """Export a card; unknown fields and extensions are kept."""
-    folder, data = export_card(state.home, name, fmt, spec)
-    target = _target(out, f"{folder.folder}.{fmt}")
-    _write(target, data)
-    typer.echo(f"已导出卡「{folder.folder}」→ {target}")
+    folder, target = export_card_file(state.home, name, fmt, spec, out)
+    typer.echo(f"已导出卡「{folder}」→ {target}")
 
 
 @export_app.command("lorebook")
@@ -53,7 +34,5 @@ def export_lorebook_command(
     out: Path = typer.Option(..., "-o", "--output", help="Output file, or a folder to put it in."),
 ) -> None:
     """Export a library lorebook as SillyTavern standalone world info JSON."""
-    data = export_lorebook(state.home, name)
-    target = _target(out, f"{lorebook_name(name)}.json")
-    _write(target, data)
-    typer.echo(f"已导出世界书「{lorebook_name(name)}」→ {target}")
+    book, target = export_lorebook_file(state.home, name, out)
+    typer.echo(f"已导出世界书「{book}」→ {target}")

@@ -9,11 +9,10 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
+from peargarden.app.imports import BookMode, ImportPlan, RegexAnswerFn, book_choice, import_files, total_size
 from peargarden.app.regex_allowance import regex_question
 from peargarden.errors import BadInput
 from peargarden.formats import Card
-from peargarden.workspace.importer import BookMode, ImportPlan, RegexAnswerFn, apply_plan, book_mode, plan_import
-from peargarden.workspace.inputs import file_size
 
 from ._app import app, state
 from ._vault import tidy
@@ -39,16 +38,15 @@ def import_command(
     ),
 ) -> None:
     """Import SillyTavern files. Everything is checked first; if one file is bad, nothing is written."""
-    mode = book_mode(book)
+    mode = book_choice(book)
     answer = regex_answer(regex)
     home = state.home
     tidy(home)  # a kill mid-import left temp files: they go now
-    total = sum(file_size(path) for path in files)
+    total = total_size(files)
     if len(files) >= PROGRESS_MIN_FILES or total >= PROGRESS_MIN_BYTES:
-        plan = _plan_with_progress(files, total, mode, card, answer)
+        plan = _import_with_progress(files, total, mode, card, answer)
     else:
-        plan = plan_import(home, files, book=mode, card=card, regex_answer=answer)
-    apply_plan(plan)
+        plan, _written = import_files(home, files, book=mode, card=card, regex_answer=answer)
     for item in plan.items:
         target = item.target.relative_to(home.root).as_posix()
         note = f"（{item.note}）" if item.note else ""
@@ -70,7 +68,7 @@ def regex_answer(choice: str) -> RegexAnswerFn:
     return ask
 
 
-def _plan_with_progress(
+def _import_with_progress(
     files: list[Path], total: int, book: BookMode, card: str | None, answer: RegexAnswerFn
 ) -> ImportPlan:
     console = Console(file=sys.stderr)
@@ -81,4 +79,5 @@ def _plan_with_progress(
         def advance(path: Path, size: int) -> None:
             progress.update(task, advance=size, name=path.name)
 
-        return plan_import(state.home, files, book=book, card=card, progress=advance, regex_answer=answer)
+        plan, _written = import_files(state.home, files, book=book, card=card, regex_answer=answer, progress=advance)
+    return plan

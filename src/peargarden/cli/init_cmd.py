@@ -10,10 +10,10 @@ from ._app import app, state
 @app.command("init")
 def init_command() -> None:
     """Create the data folder with its defaults; never overwrites what is already there."""
-    from peargarden.workspace.seed import seed_home
+    from peargarden.app.library import init_home
 
     home = state.home
-    created = seed_home(home)
+    created = init_home(home)
     if created:
         for path in created:
             shown = home.root if path == home.root else path.relative_to(home.root).as_posix()

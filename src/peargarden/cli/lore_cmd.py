@@ -20,13 +20,11 @@ def search_command(
     as_json: bool = typer.Option(False, "--json", help="JSON array sorted by score (non-ASCII readable)."),
 ) -> None:
     """Score every enabled entry (+5 key, +3 title, +1 per body occurrence up to 3, per term)."""
-    from peargarden.modes.stage.materials import load_stage_materials
-    from peargarden.stage.lore.search import search_entries
+    from peargarden.app.lore_books import search_lore
 
-    materials = load_stage_materials(state.home, card)
-    for warning in materials.warnings:
+    hits, warnings = search_lore(state.home, card, query, limit)
+    for warning in warnings:
         typer.echo(f"警告：{warning}", err=True)
-    hits = search_entries(materials.corpus.entries, query, limit)
     if as_json:
         rows = [
             {

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
+from peargarden.app.library import lorebook_rows, mount, unmount
 from peargarden.formats import dumps_json
-from peargarden.workspace.cards import lorebook_mounts, mount_lorebook, unmount_lorebook
-from peargarden.workspace.library import list_lorebook_names, lorebook_info
 
 from ._app import app, state
 
@@ -24,7 +21,7 @@ def mount_command(
     card: str = typer.Option(..., "--card", help="The card to mount it on."),
 ) -> None:
     """Mount a library lorebook on a card (added to the card's 卡.json `lorebooks`)."""
-    if mount_lorebook(state.home, card, book):
+    if mount(state.home, card, book):
         typer.echo(f"已把世界书「{book}」挂载到卡「{card}」")
     else:
         typer.echo(f"卡「{card}」已经挂载了世界书「{book}」")
@@ -36,7 +33,7 @@ def unmount_command(
     card: str = typer.Option(..., "--card", help="The card to unmount it from."),
 ) -> None:
     """Unmount a lorebook from a card (the book stays in the library)."""
-    if unmount_lorebook(state.home, card, book):
+    if unmount(state.home, card, book):
         typer.echo(f"已从卡「{card}」卸下世界书「{book}」")
     else:
         typer.echo(f"卡「{card}」没有挂载世界书「{book}」")
@@ -47,20 +44,7 @@ def list_command(
     as_json: bool = typer.Option(False, "--json", help="JSON output (non-ASCII kept readable)."),
 ) -> None:
     """List the library lorebooks with their entry counts and the cards that mount them."""
-    home = state.home
-    mounted_by = lorebook_mounts(home)
-    rows: list[dict[str, Any]] = []
-    for name in list_lorebook_names(home):
-        info = lorebook_info(home, name)
-        row: dict[str, Any] = {
-            "name": info.name,
-            "file": info.path.relative_to(home.root).as_posix(),
-            "entries": info.entries,
-            "mounted_by": mounted_by.get(name, []),
-        }
-        if info.error:
-            row["error"] = info.error
-        rows.append(row)
+    rows = lorebook_rows(state.home)
     if as_json:
         typer.echo(dumps_json(rows, indent=2))
         return

@@ -8,14 +8,8 @@ from typing import Any
 
 import typer
 
-from peargarden.declare import STATIONS, STATUS_TEXT
+from peargarden.app import declarations
 from peargarden.errors import BadInput
-from peargarden.modes.stage.preset import (
-    declare_preset,
-    preset_labels,
-    relabel,
-    remove_declaration,
-)
 
 from ._app import app, state
 
@@ -46,24 +40,19 @@ def declare_command(
     """Label each block (cache, --labels or the side model) and route it; sets the card's active preset."""
     home = state.home
     if remove:
-        changed = remove_declaration(home, card)
+        changed = declarations.remove(home, card)
         typer.echo(json.dumps({"removed": True, "changed_files": changed}, ensure_ascii=False) if as_json
                    else "已移除预设条目：" + ("、".join(changed) or "无改动"))  # fmt: skip
         return
     if not preset:
         raise BadInput("需要预设名（PRESET），或用 --remove")
     given = _given_labels(labels) if labels is not None else None
-    from peargarden.app.service import PearApp
-
-    labeller = None if given is not None else PearApp(home).side_labeller()
-    result = declare_preset(home, card, preset, labeller=labeller, given=given)
+    result = declarations.declare(home, card, preset, given)
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
         return
-    for block in result.compiled.blocks:
-        station = result.labels.stations.get(block.id)
-        where = f"{station} {STATIONS[station].label}" if station else STATUS_TEXT[block.status]
-        typer.echo(f"{block.id:<24} {where}")
+    for block_id, where in declarations.block_places(result):
+        typer.echo(f"{block_id:<24} {where}")
     for warning in result.warnings:
         typer.echo(f"提醒：{warning}", err=True)
     typer.echo("改动文件：" + ("、".join(result.changed_files) or "无"))
@@ -72,7 +61,7 @@ def declare_command(
 @preset_app.command("labels")
 def labels_command(preset: str, as_json: bool = typer.Option(False, "--json")) -> None:
     """The cached labels of a preset (shared by all cards)."""
-    items = preset_labels(state.home, preset)
+    items = declarations.labels(state.home, preset)
     if as_json:
         typer.echo(json.dumps(items, ensure_ascii=False))
         return
@@ -85,6 +74,6 @@ def relabel_command(
     preset: str, block_id: str, station: str, card: str = typer.Option(..., "--card")
 ) -> None:
     """Set one block's station yourself and re-route the card."""
-    result = relabel(state.home, preset, card, block_id, station)
+    result = declarations.relabel_block(state.home, preset, card, block_id, station)
     changed = "、".join(result.changed_files) or "无"
     typer.echo(f"{block_id} → {result.labels.stations[block_id]}；改动文件：{changed}")

@@ -8,9 +8,7 @@ from typing import Any
 
 import typer
 
-from peargarden.errors import BadInput, NotFound
-from peargarden.sandbox import judge
-from peargarden.workspace.sandbox_context import sandbox_context
+from peargarden.errors import BadInput
 
 from ._app import app, state
 
@@ -38,9 +36,11 @@ def check_command(
     chat: str | None = typer.Option(None, "--chat", help="The current chat id (other chats are forbidden)."),
 ) -> None:
     """Print {"verdict", "unit", "reason"} for every call; relative paths are read from the data folder."""
+    # The service (the sandbox and tree-sitter behind it) is imported by this command only.
+    from peargarden.app.sandbox_judge import check_call, known_card
+
     home = state.home
-    if not home.card_dir(card).is_dir():
-        raise NotFound(f"没有这张卡：{card}（no such card folder under cards/）", path=home.cards_dir)
+    known_card(home, card)  # an unknown card is an error before the file is read
     try:
         lines = vectors.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
@@ -60,9 +60,6 @@ def check_command(
         calls.append(call)
     for call in calls:
         paths, bash = _grants(call.get("grants"), call["_where"])
-        ctx = sandbox_context(
-            home, card, chat_id=chat, grant_paths=paths, bash_granted=bash, paths_relative_to_root=True
-        )
         args: dict[str, object] = {key: call[key] for key in ("path", "command") if key in call}
-        verdict = judge(call["tool"], args, ctx)
-        typer.echo(json.dumps(verdict.to_json(), ensure_ascii=False))
+        verdict = check_call(home, card, call["tool"], args, chat_id=chat, grant_paths=paths, bash_granted=bash)
+        typer.echo(json.dumps(verdict, ensure_ascii=False))

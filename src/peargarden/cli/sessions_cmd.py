@@ -7,13 +7,9 @@ from typing import Any
 
 import typer
 
+from peargarden.app.chat_records import CardFolder, ChatFile, card_folders, export_sillytavern, find_chat, save_file
 from peargarden.app.chat_summaries import chat_summaries, summarize
-from peargarden.errors import NotFound
-from peargarden.formats import TavernChat, TavernMessage, dumps_json, write_chat_jsonl
-from peargarden.sessions.sillytavern import export_chat
-from peargarden.workspace import atomic
-from peargarden.workspace.cards import CardFolder, list_cards, open_card
-from peargarden.workspace.chats import ChatFile, list_chats
+from peargarden.formats import dumps_json
 
 from ._app import app, state
 
@@ -26,14 +22,11 @@ _INTERNAL = ("branch_mode", "visible")
 
 
 def _cards(card: str | None) -> list[CardFolder]:
-    return [open_card(state.home, card)] if card else list_cards(state.home)
+    return card_folders(state.home, card)
 
 
 def _find(chat_id: str, card: str | None) -> tuple[CardFolder, ChatFile]:
-    for folder in _cards(card):
-        if chat_id in list_chats(folder.chats_dir):
-            return folder, ChatFile.open(folder.chats_dir, chat_id)
-    raise NotFound(f"没有对话 {chat_id}（no such chat）；用 pear sessions list 查看")
+    return find_chat(state.home, chat_id, card)
 
 
 def _message_row(number: int, entry: Any) -> dict[str, Any]:
@@ -138,22 +131,9 @@ def export_command(
 ) -> None:
     """把当前分支导出成 SillyTavern 的对话 JSONL（同一回复的其他版本成为 swipes）。"""
     folder, chat = _find(chat_id, card)
-    card_data = folder.load_card()
-    user_name = str(chat.header.get("persona") or "")
-    if not user_name:
-        from peargarden.workspace.config import load_settings
-
-        user_name = folder.effective_settings(load_settings(state.home.config_file)).user_name
-    # The service (and the whole engine behind it) is imported only by the command that needs it,
-    # so `pear sessions list` stays light.
-    from peargarden.app.service import st_create_date
-
-    header = chat.header.get("st_header")
-    st_header = dict(header) if isinstance(header, dict) else {}
-    lines = export_chat(chat.tree, st_header, user_name, card_data.name, st_create_date(chat.header))
-    data = write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
+    data = export_sillytavern(state.home, folder, chat)
     if output is None:
         typer.echo(data.decode("utf-8"))
     else:
-        atomic.write_bytes(output, data)
+        save_file(output, data)
         typer.echo(f"已导出到 {output}", err=True)

@@ -26,15 +26,18 @@ def assemble_command(
         None, "--thinking", help="off|minimal|low|medium|high|xhigh (default: what a chat would use)."
     ),
     as_json: bool = typer.Option(False, "--json", help="JSON output (non-ASCII kept readable)."),
-    small: bool = typer.Option(
-        False, "--small", help="The small-model profile (what a chat on a small local model sends): no tools."
+    small: bool | None = typer.Option(
+        None,
+        "--small/--no-small",
+        help="The small-model profile (no tools) or the full one (default: what the chat's model gets).",
     ),
 ) -> None:
     """Print the system prompt, the messages and the tools of one stage beat.
 
     With --chat it is the chat's next beat exactly as ``pear chat`` would send it; without, the first
     beat of a new chat (the card's greetings before it).  Both are the service's preview: nothing is
-    written.  --thinking and --small show what the beat would send with that level or profile.
+    written.  --thinking and --small/--no-small show what the beat would send with that level or
+    profile (without --chat).
     """
     if thinking is not None and thinking.strip().lower() not in _LEVELS:
         raise BadInput(f"--thinking 只能是 {'|'.join(_LEVELS)}，收到 {thinking!r}")
@@ -64,7 +67,7 @@ def assemble_command(
 _Beat = tuple[str, list[Any], list[Any], list[str]]
 
 
-def _preview(card: str, chat: str | None, message: str, thinking: str | None, small: bool) -> _Beat:
+def _preview(card: str, chat: str | None, message: str, thinking: str | None, small: bool | None) -> _Beat:
     from peargarden.app.service import ChatOptions, PearApp
 
     options = ChatOptions(mode="stage", thinking=thinking.strip().lower() if thinking else None)

@@ -15,13 +15,15 @@ entry whose parent is unknown is kept as a root (with a warning) so nothing is l
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from peargarden.formats import dumps_json
 
-from .entries import Entry
+from .entries import ENTRY_TYPES, Entry, check_head
 from .tree import SessionTree
 
 FORMAT_VERSION = 1
@@ -63,76 +65,180 @@ class LoadedSession:
     torn_tail: bool = False
 
 
-def decode(lines: Iterable[str]) -> LoadedSession:
+def decode(lines: Iterable[str | bytes]) -> LoadedSession:
     """Rebuild a session from its file lines (newline-terminated or not)."""
-    raw = [item.rstrip("\r\n") for item in lines]
-    while raw and not raw[-1].strip():
+    raw = [_as_bytes(item).rstrip(b"\r\n") for item in lines]
+    while raw and _blank(raw[-1]):
         raw.pop()
     loaded = LoadedSession({}, SessionTree())
-    feed(loaded, raw, torn_tail_possible=True)
+    _feed(loaded, raw, 1, True)
     return loaded
 
 
-def _parsed(lines: list[str]) -> Iterator[tuple[int, Any]]:
-    """(index, value) for each non-blank line; the value is None where the line does not parse.
+def decode_bytes(data: bytes) -> LoadedSession:
+    """Rebuild a session from the bytes of its file."""
+    raw = data.split(b"\n")
+    if b"\r" in data:
+        raw = [line.rstrip(b"\r") for line in raw]
+    while raw and _blank(raw[-1]):
+        raw.pop()
+    loaded = LoadedSession({}, SessionTree())
+    _feed(loaded, raw, 1, True)
+    return loaded
 
-    The whole batch is parsed as one JSON array first (one call into the C decoder instead of one per
-    line: most of the cost of opening a long chat); a batch with any bad line is parsed line by line.
+
+def _as_bytes(line: str | bytes) -> bytes:
+    # Our lines escape lone surrogates; a str from elsewhere must not fail here either.
+    return line if isinstance(line, bytes) else line.encode("utf-8", errors="surrogatepass")
+
+
+def _text(line: bytes) -> str:
+    """The line as text, as the whole file used to be decoded (invalid UTF-8 replaced)."""
+    return line.decode("utf-8", errors="replace")
+
+
+def _blank(line: bytes) -> bool:
+    # Blank as text: Unicode spaces (U+3000 …) count, as when lines were decoded before the check.
+    return not line.strip() or not _text(line).strip()
+
+
+class _Head(msgspec.Struct):
+    """The fields of a line the tree needs; the rest of the line is checked but not decoded."""
+
+    id: Any = None
+    parentId: Any = None
+    type: Any = None
+    timestamp: Any = None
+    leafId: Any = None
+
+
+_HEADS = msgspec.json.Decoder(list[_Head])
+_HEAD = msgspec.json.Decoder(_Head)
+
+
+def _parsed(lines: list[bytes]) -> tuple[list[int], list[_Head | None], dict[int, dict[str, Any]]]:
+    """For the non-blank lines: their indexes, their heads (None where a line is not a JSON object)
+    and, by index, the whole decoded object of the lines that were decoded whole (the other
+    entries' bodies are decoded from their lines on first use).
+
+    The whole batch is checked as one JSON array first by a decoder that builds only the few fields
+    of :class:`_Head` and skips the rest (one call into C: most of the cost of opening a long chat
+    was decoding every message's text).  A batch with any line that decoder refuses is done line by
+    line, and a line it refuses is decoded as before by :mod:`json` (which takes ``NaN``, lone
+    surrogate escapes and Unicode-blank lines that msgspec does not): the same lines are kept, with
+    the same values, either way.
     """
-    numbered = [(index, line) for index, line in enumerate(lines) if line.strip()]
+    # Empty lines are left out of the batch; a line of spaces makes the batch fail (and is skipped
+    # line by line below).
+    if all(lines):
+        indexes = list(range(len(lines)))
+        batch = b",".join(lines)
+    else:
+        indexes = [index for index, line in enumerate(lines) if line]
+        batch = b",".join([lines[index] for index in indexes])
     try:
-        values = json.loads("[" + ",".join(line for _, line in numbered) + "]")
-    except ValueError:
-        values = None
-    if isinstance(values, list) and len(values) == len(numbered):
-        for (index, _), value in zip(numbered, values, strict=True):
-            yield index, value
-        return
-    for index, line in numbered:
+        heads: list[_Head | None] = list(_HEADS.decode(b"[" + batch + b"]"))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        heads = []
+    if len(heads) == len(indexes):
+        return indexes, heads, {}
+    kept: list[int] = []
+    heads = []
+    values: dict[int, dict[str, Any]] = {}
+    for index in indexes:
+        line = lines[index]
+        if not line.strip():
+            continue
         try:
-            yield index, json.loads(line)
+            heads.append(_HEAD.decode(line))
+            kept.append(index)
+            continue
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass
+        text = _text(line)
+        if not text.strip():
+            continue
+        kept.append(index)
+        try:
+            value = json.loads(text)
         except ValueError:
-            yield index, None
+            value = None
+        if not isinstance(value, dict):
+            heads.append(None)
+            continue
+        heads.append(_Head(value.get("id"), value.get("parentId"), value.get("type"), value.get("timestamp")))
+        values[index] = value
+    return kept, heads, values
 
 
-def feed(loaded: LoadedSession, lines: list[str], *, first_line: int = 1, torn_tail_possible: bool = False) -> None:
+def feed(
+    loaded: LoadedSession, lines: Sequence[str | bytes], *, first_line: int = 1, torn_tail_possible: bool = False
+) -> None:
     """Apply more lines of the same file to *loaded* (lines appended by another process).
 
     *first_line* numbers the warnings; with *torn_tail_possible* a last line that does not parse is
     a torn append (ignored silently) rather than a damaged line.
     """
+    _feed(loaded, [_as_bytes(line) for line in lines], first_line, torn_tail_possible)
+
+
+def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_possible: bool) -> None:
+    # One pass over up to tens of thousands of lines: the common entry is checked inline.
     header = loaded.header
     tree = loaded.tree
+    known = tree.ids()
     warnings = loaded.warnings
-    last = len(lines) - 1
-    for index, value in _parsed(lines):
-        number = first_line + index
-        if not isinstance(value, dict):
+    last = len(rows) - 1
+    indexes, heads, values = _parsed(rows)
+    entry_types = _ENTRY_TYPES
+    for index, head in zip(indexes, heads, strict=True):
+        if head is None:
             if torn_tail_possible and index == last:
                 loaded.torn_tail = True
             else:
-                warnings.append(f"第 {number} 行无法解析，已跳过")
+                warnings.append(f"第 {first_line + index} 行无法解析，已跳过")
             continue
-        kind = value.get("type")
-        if kind == HEADER_TYPE and not header:
-            header.update(value)
+        kind = head.type
+        entry_id = head.id
+        parent = head.parentId
+        value = values.get(index) if values else None
+        if (
+            kind in entry_types
+            and value is None
+            and type(entry_id) is str
+            and entry_id
+            and (parent is None or type(parent) is str)
+        ):
+            timestamp = head.timestamp
+            stamp = timestamp if type(timestamp) is str else str(timestamp or "")
+            entry = Entry(entry_id, parent, kind, stamp, line=rows[index])
+        elif kind == HEADER_TYPE and not header:
+            header.update(value if value is not None else json.loads(_text(rows[index])))
             continue
-        if kind == LEAF_TYPE:
-            target = value.get("leafId")
-            if target is None or (isinstance(target, str) and target in tree):
+        elif kind == LEAF_TYPE:
+            target = value.get("leafId") if value is not None else head.leafId
+            if target is None or (isinstance(target, str) and target in known):
                 tree.set_leaf(target)
             else:
-                warnings.append(f"第 {number} 行指向不存在的条目 {target}，已忽略")
+                warnings.append(f"第 {first_line + index} 行指向不存在的条目 {target}，已忽略")
             continue
-        try:
-            entry = Entry.from_json(value)
-        except ValueError as error:
-            warnings.append(f"第 {number} 行不是会话条目（{error}），已跳过")
+        else:
+            try:
+                if value is not None:
+                    entry = Entry.from_json(value)
+                else:
+                    entry_id, parent, entry_type = check_head(entry_id, parent, kind)
+                    entry = Entry(entry_id, parent, entry_type, str(head.timestamp or ""), line=rows[index])
+            except ValueError as error:
+                warnings.append(f"第 {first_line + index} 行不是会话条目（{error}），已跳过")
+                continue
+        if entry.id in known:
+            warnings.append(f"第 {first_line + index} 行重复的条目 id {entry.id}，已跳过")
             continue
-        if entry.id in tree:
-            warnings.append(f"第 {number} 行重复的条目 id {entry.id}，已跳过")
-            continue
-        if entry.parent_id is not None and entry.parent_id not in tree:
+        if entry.parent_id is not None and entry.parent_id not in known:
             warnings.append(f"条目 {entry.id} 的父条目 {entry.parent_id} 不存在，作为根保留")
-            entry = Entry(entry.id, None, entry.type, entry.timestamp, entry.body)
+            entry = entry.with_parent(None)
         tree.add(entry)
+
+
+_ENTRY_TYPES = frozenset(ENTRY_TYPES)

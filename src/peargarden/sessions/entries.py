@@ -17,7 +17,7 @@ given by the caller).  Type-specific fields sit beside them on the same line:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
 from typing import Any, Literal
 
 EntryType = Literal["message", "custom", "label", "compaction"]
@@ -26,13 +26,53 @@ ENTRY_TYPES: tuple[EntryType, ...] = ("message", "custom", "label", "compaction"
 _BASE_KEYS = ("id", "parentId", "type", "timestamp")
 
 
-@dataclass(frozen=True)
 class Entry:
+    """One node of the session tree.  Never changed once made (treat every field as read-only).
+
+    An entry read from a file keeps its line and decodes the body (everything besides the four base
+    fields) the first time it is asked for: opening a 20,000-message chat needs only the ids,
+    parents and types of its entries, and a beat reads the bodies of the newest few.
+    """
+
+    __slots__ = ("_body", "_line", "id", "parent_id", "timestamp", "type")
+
     id: str
     parent_id: str | None
     type: EntryType
     timestamp: str
-    body: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        id: str,
+        parent_id: str | None,
+        type: EntryType,
+        timestamp: str,
+        body: dict[str, Any] | None = None,
+        *,
+        line: bytes | None = None,
+    ) -> None:
+        """*line*: the entry's file line (a JSON object, already checked) instead of *body*: the body
+        is decoded from it on first use, as the whole line would have been (invalid UTF-8 replaced)."""
+        self.id = id
+        self.parent_id = parent_id
+        self.type = type
+        self.timestamp = timestamp
+        self._body: dict[str, Any] | None = None if line is not None else {} if body is None else body
+        self._line = line
+
+    def with_parent(self, parent_id: str | None) -> Entry:
+        """The same entry under another parent (still decoded only when read)."""
+        if self._body is None:
+            return Entry(self.id, parent_id, self.type, self.timestamp, line=self._line)
+        return Entry(self.id, parent_id, self.type, self.timestamp, self._body)
+
+    @property
+    def body(self) -> dict[str, Any]:
+        body = self._body
+        if body is None:
+            body = self._body = _body_of(self._line or b"{}")
+            self._line = None
+        return body
 
     @property
     def message(self) -> dict[str, Any]:
@@ -43,6 +83,28 @@ class Entry:
     @property
     def role(self) -> str:
         return str(self.message.get("role", "")) if self.type == "message" else ""
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Entry):
+            return NotImplemented
+        # The base fields first: comparing unequal entries then rarely needs a body decoded.
+        return (
+            self.id == other.id
+            and self.parent_id == other.parent_id
+            and self.type == other.type
+            and self.timestamp == other.timestamp
+            and self.body == other.body
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # the body is a dict: entries are not hashable
+
+    def __repr__(self) -> str:
+        return (
+            f"Entry(id={self.id!r}, parent_id={self.parent_id!r}, type={self.type!r}, "
+            f"timestamp={self.timestamp!r}, body={self.body!r})"
+        )
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -57,20 +119,34 @@ class Entry:
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Entry:
         """Build an entry from a decoded line; raises ``ValueError`` when the line is not an entry."""
-        entry_id = value.get("id")
-        parent = value.get("parentId")
-        kind = value.get("type")
-        if not isinstance(entry_id, str) or not entry_id:
-            raise ValueError("entry without an id")
-        if parent is not None and not isinstance(parent, str):
-            raise ValueError(f"entry {entry_id}: parentId is not a string")
-        if kind not in ENTRY_TYPES:
-            raise ValueError(f"entry {entry_id}: unknown type {kind!r}")
+        entry_id, parent, kind = check_head(value.get("id"), value.get("parentId"), value.get("type"))
         body = dict(value)  # then drop the base keys (cheaper than filtering 20,000 lines key by key)
         for key in _BASE_KEYS:
             body.pop(key, None)
         timestamp = value.get("timestamp")
         return cls(entry_id, parent, kind, str(timestamp or ""), body)
+
+
+def check_head(entry_id: Any, parent: Any, kind: Any) -> tuple[str, str | None, EntryType]:
+    """The base fields of an entry line, checked; ``ValueError`` names what is wrong."""
+    if not isinstance(entry_id, str) or not entry_id:
+        raise ValueError("entry without an id")
+    if parent is not None and not isinstance(parent, str):
+        raise ValueError(f"entry {entry_id}: parentId is not a string")
+    if kind not in ENTRY_TYPES:
+        raise ValueError(f"entry {entry_id}: unknown type {kind!r}")
+    return entry_id, parent, kind
+
+
+def _body_of(line: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(line.decode("utf-8", errors="replace"))
+    except ValueError:  # the loader's check took the line; no line it takes is known to fail here
+        return {}
+    body = dict(value) if isinstance(value, dict) else {}
+    for key in _BASE_KEYS:
+        body.pop(key, None)
+    return body
 
 
 def message_entry(entry_id: str, parent_id: str | None, timestamp: str, message: dict[str, Any]) -> Entry:

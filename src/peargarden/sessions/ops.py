@@ -12,7 +12,7 @@ active path, the greeting being 0.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from peargarden.errors import BadInput
 
@@ -95,7 +95,7 @@ def _copy_after(tree: SessionTree, after: Entry, parent: str | None, new_id: New
     for entry in path[path.index(after) + 1 :]:
         if entry.type == "label":
             continue
-        copy = replace(entry, id=new_id(), parent_id=parent, timestamp=timestamp)
+        copy = Entry(new_id(), parent, entry.type, timestamp, entry.body)
         out.append(copy)
         parent = copy.id
     return out

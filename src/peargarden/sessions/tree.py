@@ -8,7 +8,7 @@ chat does not pay a root walk per message.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, KeysView
 from dataclasses import dataclass
 
 from peargarden.errors import ConflictError, NotFound
@@ -39,6 +39,10 @@ class SessionTree:
 
     def __contains__(self, entry_id: object) -> bool:
         return entry_id in self._entries
+
+    def ids(self) -> KeysView[str]:
+        """The entry ids (a live view: a loader tests membership without a call per line)."""
+        return self._entries.keys()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -148,8 +152,12 @@ class SessionTree:
         if entry.parent_id is not None and entry.parent_id not in self._entries:
             raise NotFound(f"会话里没有父条目 {entry.parent_id}")
         self._entries[entry.id] = entry
-        self._children.setdefault(entry.parent_id, []).append(entry.id)
-        self._children.setdefault(entry.id, [])
+        # A leaf has no list in _children (readers use .get(id, [])): no empty list per entry.
+        kids = self._children.get(entry.parent_id)
+        if kids is None:
+            self._children[entry.parent_id] = [entry.id]
+        else:
+            kids.append(entry.id)
         if entry.parent_id == self._leaf and self._path_cache is not None:
             self._path_cache.append(entry)
         else:

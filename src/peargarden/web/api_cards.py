@@ -10,11 +10,13 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import Response
 
+from peargarden.app import imports
+from peargarden.app.library import card as open_card
+from peargarden.app.library import card_summary
+from peargarden.app.library import cards as card_folders
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import MAX_INPUT_BYTES
-from peargarden.workspace.cards import list_cards, open_card
 from peargarden.workspace.home import sanitize_name
-from peargarden.workspace.importer import apply_plan, book_mode, plan_import
 
 from .deps import home_of
 
@@ -26,25 +28,22 @@ _PLACEHOLDER_AVATAR = (
 )
 
 
-def _card_summary(folder: Any) -> dict[str, Any]:
-    try:
-        card = folder.load_card()
-        name, problem = card.name, None
-    except Exception as error:  # one damaged card must not hide the others
-        name, problem = folder.folder, str(error)
+def _card_row(folder: Any) -> dict[str, Any]:
+    row = card_summary(folder)  # a damaged card is listed with its error: it never hides the others
+    problem = row.get("error")
     return {
-        "folder": folder.folder,
-        "name": name,
-        "lorebooks": folder.lorebooks() if problem is None else [],
-        "chats": len(folder.chat_ids()),
-        "avatar": f"/api/cards/{quote(folder.folder, safe='')}/avatar",
+        "folder": row["folder"],
+        "name": row["folder"] if problem else row["name"],
+        "lorebooks": [] if problem else row["lorebooks"],
+        "chats": row["chats"],
+        "avatar": f"/api/cards/{quote(row['folder'], safe='')}/avatar",
         "error": problem,
     }
 
 
 @router.get("/cards")
 def cards(request: Request) -> list[dict[str, Any]]:
-    return [_card_summary(folder) for folder in list_cards(home_of(request))]
+    return [_card_row(folder) for folder in card_folders(home_of(request))]
 
 
 @router.get("/cards/{name}/avatar")
@@ -96,8 +95,7 @@ async def import_files(
             await save_upload(upload, target)
             paths.append(target)
         try:
-            plan = plan_import(home, paths, book=book_mode(book), card=card or None)
-            written = apply_plan(plan)
+            _plan, written = imports.import_files(home, paths, book=imports.book_choice(book), card=card or None)
         except PearError as error:  # name the uploaded file, never the server's scratch folder
             if error.path and Path(error.path).is_relative_to(scratch):
                 raise type(error)(error.message, path=Path(error.path).name) from None

@@ -19,16 +19,16 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
-from peargarden.agent.approvals import ApprovalAnswer, Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.app.chat_chrome import swipe_arrows
+from peargarden.app.display_scripts import card_display_scripts, display_texts
 from peargarden.app.regex_allowance import card_scripts_allowed
+from peargarden.app.runner import Approver
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import OpenChat
 from .chat_view import context_fill, message_chrome, message_html
 from .deps import hub_of
-from .display import card_display_scripts, display_texts
 
 router = APIRouter(prefix="/api")
 
@@ -178,7 +178,7 @@ def approve(request: Request, beat_id: str, body: ApprovalBody) -> dict[str, Any
     prompt = active.prompts.pop(body.call_id, None)
     if prompt is None:
         raise NotFound(f"这一拍没有在等待的工具调用 {body.call_id}")
-    prompt.answer(ApprovalAnswer(body.choice, body.text))
+    prompt.reply(body.choice, body.text)
     return {"ok": True}
 
 

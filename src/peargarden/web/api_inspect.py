@@ -14,12 +14,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from peargarden.app.request_ledger import ChatRequest, ledger
 from peargarden.errors import BadInput, NotFound
-from peargarden.providers.base import ChatRequest
 
 from .chat_hub import OpenChat
 from .deps import hub_of
-from .request_ledger import ledger
 
 router = APIRouter(prefix="/api")
 

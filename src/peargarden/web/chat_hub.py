@@ -18,67 +18,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent
 from peargarden.app import beat_log
 from peargarden.app.beat_log import BeatRecord
-from peargarden.app.runner import ApprovalPrompt, BeatRunner
-from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.app.recording import ChatRequest, RecordingProvider
+from peargarden.app.runner import ApprovalPrompt, Approver, BeatRunner
+from peargarden.app.sandbox_judge import configured_sandbox_judge, make_card_grant_recorder
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import ConflictError, NotFound
-from peargarden.providers.base import ChatRequest, StreamEvent
-from peargarden.workspace.chats import ChatFile
-from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
-
-KEEP_BEATS = 10
-
-
-class RecordingProvider:
-    """The chat's provider, keeping every request of the last beats (the inspector's "exact request")."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = getattr(inner, "name", "provider")
-        self.beats: list[list[ChatRequest]] = []
-        self._current: list[ChatRequest] | None = None
-
-    def begin_beat(self) -> None:
-        self._current = []
-        self.beats.append(self._current)
-        del self.beats[:-KEEP_BEATS]
-
-    def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
-        if self._current is not None:
-            self._current.append(request)
-        return self.inner.stream(request, cancel)  # type: ignore[no-any-return]
-
-    def list_models(self) -> list[str]:
-        return self.inner.list_models()  # type: ignore[no-any-return]
-
-    def tee(self, other: Any) -> SideRecorder:
-        """*other* (the side connection of story memory), its requests kept with this chat's beats."""
-        return SideRecorder(self, other)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-
-class SideRecorder:
-    """A side connection whose requests go into the chat's :class:`RecordingProvider` beat list."""
-
-    def __init__(self, owner: RecordingProvider, inner: Any) -> None:
-        self.owner = owner
-        self.inner = inner
-        self.name = getattr(inner, "name", "provider")
-
-    def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
-        if self.owner._current is not None:
-            self.owner._current.append(request)
-        return self.inner.stream(request, cancel)  # type: ignore[no-any-return]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
 
 @dataclass
@@ -103,8 +51,7 @@ class OpenChat:
         """Re-read the session file when it changed since it was last read (never during a beat)."""
         now = self._stat()
         if self.seen is not None and now != self.seen and not self.lock.locked():
-            self.session.chat = ChatFile.open(self.session.card.chats_dir, self.session.chat_id)
-            self.session.follow_branch()
+            self.session.reread()
         self.seen = now
 
     @property
@@ -138,11 +85,10 @@ class ChatHub:
 
     def service(self, card: str) -> PearApp:
         """A chat service for *card*: the sandbox judges tool calls; "always for this card" writes 卡.json."""
-        sandbox = load_settings(self.home.config_file).sandbox
         return PearApp(
             self.home,
             wrap_provider=RecordingProvider,
-            judge=make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes),
+            judge=configured_sandbox_judge(self.home),
             record_card_grant=make_card_grant_recorder(self.home, card),
             # Story memory (scene notes, compaction) as `pear chat` has it: the hub resolves models
             # the standard way (config.toml, plus keys stored from the settings page), only recorded.

@@ -65,8 +65,9 @@ def create_app(config: WebConfig) -> FastAPI:
     app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
+    from peargarden.app.request_ledger import ledger
+
     from .chat_hub import ChatHub
-    from .request_ledger import ledger
 
     app.state.hub = ChatHub(config.home, ledger)
     from . import safety

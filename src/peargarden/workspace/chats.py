@@ -13,6 +13,7 @@ reads only the bytes past what it has already read.
 
 from __future__ import annotations
 
+import gc
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from peargarden.sessions import (
     SessionTree,
     custom_entry,
     decode,
+    decode_bytes,
     entry_line,
     feed,
     header_line,
@@ -163,7 +165,15 @@ class ChatFile:
 
     def _load(self, data: bytes) -> None:
         """Replace what is in memory with the file's *data* (all of it)."""
-        loaded = decode(data.decode("utf-8", errors="replace").split("\n"))
+        # No cyclic collection while tens of thousands of entries are made: none of them can be
+        # garbage yet, and a full collection over a growing heap cost more than the loading itself.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            loaded = decode_bytes(data)
+        finally:
+            if collecting:
+                gc.enable()
         self.header, self.tree, self.warnings = loaded.header, loaded.tree, loaded.warnings
         self.pending = None
         # A torn last line (a crash mid-append) counts as read: the next append starts a new line.
@@ -198,7 +208,7 @@ class ChatFile:
         if cut < 0:
             return False
         data = data[: cut + 1]
-        lines = data.decode("utf-8", errors="replace").split("\n")
+        lines = data.split(b"\n")
         loaded = LoadedSession(self.header, self.tree, self.warnings)
         feed(loaded, lines, first_line=self.lines_read + 1)
         self.offset += len(data)

@@ -10,6 +10,7 @@ cached.  The result is the same list :func:`story_turns` returns (``tests/agent`
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -50,12 +51,39 @@ class StoryProse:
     def __init__(self) -> None:
         self._turns: dict[_Key, Turn | None] = {}
         self._lock = threading.Lock()
+        # How many newest messages the last budgeted beat derived (see modes/stage/story.py).
+        self.window = 0
+        # The messages before the last counted point, and how many turns they make (count_turns).
+        self._counted: list[ContextMessage] = []
+        self._counted_turns = 0
 
     def __len__(self) -> int:
         return len(self._turns)
 
+    def count_turns(self, messages: Sequence[ContextMessage], end: int) -> int:
+        """``len(self.story_turns(messages[:end]))``, where *messages[end]* is a user message (a beat
+        boundary: the turns before it do not depend on what follows).  The count is remembered:
+        when the messages before the point counted last time are the very same objects (one identity
+        pass at C speed), only the messages after that point are derived, so a chat that only grew
+        counts what it grew by."""
+        with self._lock:
+            known = self._counted
+            start = len(known)
+            same = start <= end and all(map(operator.is_, messages[:start], known))
+        if same:
+            count = self._counted_turns + len(self._derive(messages[start:end], prune=False))
+        else:
+            count = len(self._derive(messages[:end], prune=False))
+        with self._lock:
+            self._counted, self._counted_turns = list(messages[:end]), count
+        return count
+
     def story_turns(self, messages: Sequence[ContextMessage]) -> list[Turn]:
         """User words and beat prose, in order (roles other than user/assistant/tool are ignored)."""
+        return self._derive(messages, prune=True)
+
+    def _derive(self, messages: Sequence[ContextMessage], *, prune: bool) -> list[Turn]:
+        # prune: keep only what these messages use (a story request); a count only adds.
         with self._lock:
             known = self._turns
             used: dict[_Key, Turn | None] = {}
@@ -85,7 +113,7 @@ class StoryProse:
                     beat.append(message)
             flush()
             # Keep what this branch uses (plus what other branches left, until it outgrows it).
-            if len(known) > 2 * len(used) + 64:
+            if prune and len(known) > 2 * len(used) + 64:
                 self._turns = used
             else:
                 known.update(used)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.providers.base import ChatRequest
+from peargarden.providers.base import ChatRequest, ToolSpec
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage import StageRequest, Turn, assemble_beat
 from peargarden.stage.compact import compact_beat, stop_words
@@ -61,7 +61,9 @@ def split_rounds(
 ) -> tuple[list[ContextMessage], str, list[ContextMessage]]:
     """(earlier messages, this beat's user words, this beat's rounds so far)."""
     visible = [m for m in history if "hidden" not in m.tags]
-    last_user = max((i for i, m in enumerate(visible) if m.role == "user"), default=-1)
+    last_user = len(visible) - 1  # found from the newest end: a long chat's last user message is near it
+    while last_user >= 0 and visible[last_user].role != "user":
+        last_user -= 1
     if kind in ("continue", "impersonate") or last_user < 0:
         return visible, "", []
     return visible[:last_user], visible[last_user].content, visible[last_user + 1 :]
@@ -143,28 +145,39 @@ def stage_builder(
         else:
             earlier, words, rounds = split_rounds(inp.history, inp.kind)
         source = story_history(earlier, view)
-        turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
-        if prepend_greeting and (view is None or view.covers_through is None):
-            turns = greeting_turns(materials) + turns
+        greeting = (
+            greeting_turns(materials) if prepend_greeting and (view is None or view.covers_through is None) else []
+        )
         tools = [] if inp.kind == "impersonate" else list(inp.tools)
         names = [spec.name for spec in tools]
         if small_model and _without_memory(view):
-            staged = compact_for(materials, turns, words)
-            messages_small: list[dict[str, Any]] = [{"role": "system", "content": staged.system}, *staged.messages]
+            # The small-model profile has its own short prompt; the provider fits it to the model's context.
+            turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
+            staged_small = compact_for(materials, greeting + turns, words)
+            messages_small: list[dict[str, Any]] = [
+                {"role": "system", "content": staged_small.system},
+                *staged_small.messages,
+            ]
             sampler: dict[str, Any] = {"stop": stop_words(materials.stage.user_name)}
             return BuiltRequest(ChatRequest(messages=messages_small, sampler=sampler), list(materials.warnings))
         if view is not None:
+            # Budgeted: derived from the newest messages only, as far back as the budget reaches.
             extra = sum(view.count(m.content) for m in rounds)
             staged = story_request(
-                materials, turns, words, view, thinking=inp.thinking, tool_names=names, extra_tokens=extra
+                materials,
+                source,
+                greeting,
+                words,
+                view,
+                prose if prose is not None else StoryProse(),
+                thinking=inp.thinking,
+                tool_names=names,
+                extra_tokens=extra,
             )
-        else:
-            staged = assemble_for(materials, turns, words, thinking=inp.thinking, tool_names=names)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
-        messages += staged.messages
-        messages += [m.to_openai() for m in rounds]
-        request = ChatRequest(messages=messages, tools=tools)
-        return BuiltRequest(request, [*staged.warnings, *materials.warnings])
+            return _built(staged, rounds, tools, materials)
+        turns = prose.story_turns(source) if prose is not None else story_turns([_as_dict(m) for m in source])
+        staged = assemble_for(materials, greeting + turns, words, thinking=inp.thinking, tool_names=names)
+        return _built(staged, rounds, tools, materials)
 
     return build
 
@@ -185,6 +198,17 @@ def _without_memory(view: StoryView | None) -> bool:
         or view.resident.strip()
         or view.recall is not None
     )
+
+
+def _built(
+    staged: StageRequest, rounds: Sequence[ContextMessage], tools: list[ToolSpec], materials: StageMaterials
+) -> BuiltRequest:
+    """The request: the system prompt, the story and words, then this beat's rounds so far."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
+    messages += staged.messages
+    messages += [m.to_openai() for m in rounds]
+    request = ChatRequest(messages=messages, tools=tools)
+    return BuiltRequest(request, [*staged.warnings, *materials.warnings])
 
 
 class StageEnv(Protocol):

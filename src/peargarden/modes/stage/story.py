@@ -13,11 +13,19 @@ from dataclasses import replace
 
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage import StageRequest, Turn, assemble_beat
-from peargarden.stage.memory.view import StoryView, budget_messages, drop_covered
+from peargarden.stage.memory.budget import BudgetCut
+from peargarden.stage.memory.view import StoryView, budget_cut, drop_covered
+from peargarden.stage.messages import build_messages, merge_turns
+from peargarden.text.regex_scripts import is_static
 
 from .materials import StageMaterials
+from .prose import StoryProse
 
-__all__ = ["StorySource", "story_history", "story_request"]
+__all__ = ["StorySource", "beat_boundary", "story_history", "story_request"]
+
+# Messages of the story the first budgeted beat of a chat derives; grown ×4 until the budget fills
+# inside the window (the chat's StoryProse remembers the size that was enough).
+FIRST_WINDOW = 64
 
 StorySource = Callable[[], "StoryView | None"]
 
@@ -26,37 +34,76 @@ def story_history(earlier: Sequence[ContextMessage], view: StoryView | None) -> 
     """The messages the history is rebuilt from: those after the active summary's covered part."""
     if view is None:
         return list(earlier)
+    if view.covers_through is None:
+        return list(earlier)
     return drop_covered(earlier, view.covers_through, lambda m: m.entry_id)
+
+
+def beat_boundary(messages: Sequence[ContextMessage], index: int) -> int:
+    """The nearest index at or before *index* where a user message starts a beat (0 when none)."""
+    index = min(index, len(messages) - 1)
+    while index > 0 and messages[index].role != "user":
+        index -= 1
+    return max(index, 0)
 
 
 def story_request(
     materials: StageMaterials,
-    history: Sequence[Turn],
+    source: Sequence[ContextMessage],
+    greeting: Sequence[Turn],
     user_text: str,
     view: StoryView,
+    prose: StoryProse,
     *,
     thinking: str | None,
     tool_names: Sequence[str],
     extra_tokens: int = 0,
 ) -> StageRequest:
+    """The stage request of a budgeted beat over the story ``greeting + prose.story_turns(source)``,
+    with history cut newest → oldest to the budget, derived from the newest messages only, as far
+    back as the budget reaches.
+
+    The story is derived (prose replayed, regex scripts run, turns merged) over a window of the
+    newest messages that starts at a beat.  When the budget fills inside the window and the window
+    holds more merged messages than the keyword scan reads, the request is the one the whole story
+    gives: the budget counts newest → oldest and stops at the same turn, prompt-time regex depth is
+    counted from the newest message, and the scan reads only the last few merged messages.  The cut
+    warning's count adds the turns before the window (remembered between beats by *prose*).
+    Otherwise the window grows ×4, up to the whole story.  A regex script whose replacement runs
+    macros with side effects runs over the whole story, as before.
+    """
     memory = view.recall(user_text) if view.recall is not None and user_text.strip() else None
-    staged = assemble_beat(
-        materials.files,
-        materials.card,
-        materials.stage,
-        materials.corpus,
-        history,
-        user_text,
-        thinking=thinking,
-        tool_names=tool_names,
-        summary=view.preface,
-        world_state=view.world_state,
-        roster=view.roster,
-        memory=memory or None,
-    )
-    # The history and words as assembled (prompt-time regex applied), cut to the budget.
-    messages, warning = budget_messages(
-        view, staged.system, staged.history, staged.words, staged.injection, extra_tokens=extra_tokens
-    )
-    warnings = (*staged.warnings, *view.warnings, *((warning,) if warning else ()))
+    regex = materials.stage.regex
+    windowed = regex is None or all(is_static(script) for script in regex.scripts())
+    size = max(prose.window, FIRST_WINDOW)
+    while True:
+        start = beat_boundary(source, len(source) - size) if windowed and len(source) > size else 0
+        turns = prose.story_turns(source[start:])
+        if start == 0:
+            turns = [*greeting, *turns]
+        staged = assemble_beat(
+            materials.files,
+            materials.card,
+            materials.stage,
+            materials.corpus,
+            turns,
+            user_text,
+            thinking=thinking,
+            tool_names=tool_names,
+            summary=view.preface,
+            world_state=view.world_state,
+            roster=view.roster,
+            memory=memory or None,
+        )
+        cut = budget_cut(view, staged.system, staged.history, staged.words, staged.injection, extra_tokens)
+        inside = cut.dropped > 0 and len(merge_turns(staged.history)) > materials.stage.scan_depth
+        if start == 0 or inside:
+            break
+        size *= 4
+    if start:
+        before = len(greeting) + prose.count_turns(source, start)
+        cut = BudgetCut(cut.kept, cut.dropped + before, cut.used)
+        prose.window = size
+    messages = build_messages(cut.kept, staged.words, staged.injection, summary=view.preface)
+    warnings = (*staged.warnings, *view.warnings, *((cut.warning,) if cut.warning else ()))
     return replace(staged, messages=messages, warnings=warnings)

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ..messages import SUMMARY_PREFIX, Turn, build_messages
-from .budget import fit_history
+from .budget import BudgetCut, fit_history
 
-__all__ = ["StoryView", "budget_messages", "drop_covered"]
+__all__ = ["StoryView", "budget_cut", "budget_messages", "drop_covered"]
 
 T = TypeVar("T")
 
@@ -49,6 +49,23 @@ def drop_covered(items: Sequence[T], covers_through: str | None, entry_id: Calla
     return list(items)
 
 
+def budget_cut(
+    view: StoryView,
+    system: str,
+    history: Sequence[Turn],
+    words: str,
+    injection: str,
+    extra_tokens: int = 0,
+) -> BudgetCut:
+    """The newest turns of *history* that fit beside what always goes out (system + injection +
+    words + preface), counted newest → oldest and only until the budget is full."""
+    fixed = 3 + view.count(system) + 3 + view.count(injection) + view.count(words) + extra_tokens
+    if view.preface:
+        fixed += 3 + view.count(SUMMARY_PREFIX + view.preface)
+    available = view.context_tokens - view.reserve_tokens - fixed
+    return fit_history(history, max(0, available), view.count)
+
+
 def budget_messages(
     view: StoryView,
     system: str,
@@ -59,11 +76,5 @@ def budget_messages(
 ) -> tuple[list[dict[str, str]], str]:
     """The beat's messages with history cut to fit (system + injection + preface first), and the
     warning when something was cut ("" otherwise)."""
-    # What always goes out: the system prompt, the injection with the user's words, the preface.
-    fixed = 3 + view.count(system) + 3 + view.count(injection) + view.count(words) + extra_tokens
-    if view.preface:
-        fixed += 3 + view.count(SUMMARY_PREFIX + view.preface)
-    available = view.context_tokens - view.reserve_tokens - fixed
-    # Counted newest → oldest and only until the budget is full: a long chat costs what is sent.
-    cut = fit_history(history, max(0, available), view.count)
+    cut = budget_cut(view, system, history, words, injection, extra_tokens)
     return build_messages(cut.kept, words, injection, summary=view.preface), cut.warning

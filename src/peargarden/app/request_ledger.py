@@ -1,6 +1,6 @@
 """One model request as the prompt inspector shows it: a row per message with its slot, role and
 token count, what the request was for (the beat, or one of story memory's side calls), its tools,
-model, thinking level and samplers.  Used by ``/api/inspect`` and by the chat hub's beat log."""
+model, thinking level and samplers.  Used by the web's ``/api/inspect`` and its chat hub's beat log."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from typing import Any
 
 from peargarden.providers.base import ChatRequest
 from peargarden.text.tokens import counter_for_model, message_tokens
+
+__all__ = ["ChatRequest", "ledger"]
 
 
 def _content(message: dict[str, Any]) -> str:

@@ -1,0 +1,171 @@
+"""Session files are read with the tree's fields checked in one pass and each body decoded on first
+use.  Whatever the file holds (our lines, other tools' lines, torn and damaged lines, blank and
+Unicode-blank lines, CRLF, invalid UTF-8, lone surrogates, NaN), the result is the one the line-by-line
+``json`` reading gives: the same header, entries, parents, leaf, warnings and torn tail."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from peargarden.sessions import decode, decode_bytes, entry_line, feed, header_line, leaf_line, message_entry
+from peargarden.sessions.codec import LoadedSession
+from peargarden.sessions.entries import ENTRY_TYPES
+from peargarden.sessions.tree import SessionTree
+
+STAMP = "2026-12-02T00:00:00.000Z"
+_BASE = ("id", "parentId", "type", "timestamp")
+
+
+def reference(text: str) -> dict[str, Any]:
+    """The file's meaning as read before: every line through ``json.loads``, whole."""
+    lines = [line.rstrip("\r\n") for line in text.split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    header: dict[str, Any] = {}
+    entries: dict[str, tuple[Any, ...]] = {}
+    leaf: str | None = None
+    warnings: list[str] = []
+    torn = False
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        number = index + 1
+        try:
+            value = json.loads(line)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            if index == len(lines) - 1:
+                torn = True
+            else:
+                warnings.append(f"第 {number} 行无法解析，已跳过")
+            continue
+        kind = value.get("type")
+        if kind == "session" and not header:
+            header.update(value)
+            continue
+        if kind == "leaf":
+            target = value.get("leafId")
+            if target is None or (isinstance(target, str) and target in entries):
+                leaf = target
+            else:
+                warnings.append(f"第 {number} 行指向不存在的条目 {target}，已忽略")
+            continue
+        entry_id, parent = value.get("id"), value.get("parentId")
+        if not isinstance(entry_id, str) or not entry_id:
+            warnings.append(f"第 {number} 行不是会话条目（entry without an id），已跳过")
+            continue
+        if parent is not None and not isinstance(parent, str):
+            warnings.append(f"第 {number} 行不是会话条目（entry {entry_id}: parentId is not a string），已跳过")
+            continue
+        if kind not in ENTRY_TYPES:
+            warnings.append(f"第 {number} 行不是会话条目（entry {entry_id}: unknown type {kind!r}），已跳过")
+            continue
+        if entry_id in entries:
+            warnings.append(f"第 {number} 行重复的条目 id {entry_id}，已跳过")
+            continue
+        if parent is not None and parent not in entries:
+            warnings.append(f"条目 {entry_id} 的父条目 {parent} 不存在，作为根保留")
+            parent = None
+        body = {k: v for k, v in value.items() if k not in _BASE}
+        entries[entry_id] = (entry_id, parent, kind, str(value.get("timestamp") or ""), body)
+        leaf = entry_id
+    return {"header": header, "entries": list(entries.values()), "leaf": leaf, "warnings": warnings, "torn": torn}
+
+
+def meaning(loaded: LoadedSession) -> dict[str, Any]:
+    entries = [(e.id, e.parent_id, e.type, e.timestamp, e.body) for e in loaded.tree]
+    return {
+        "header": loaded.header,
+        "entries": entries,
+        "leaf": loaded.tree.leaf,
+        "warnings": loaded.warnings,
+        "torn": loaded.torn_tail,
+    }
+
+
+def same(a: Any, b: Any) -> bool:
+    # NaN is not equal to itself: compare the JSON texts.
+    return json.dumps(a, ensure_ascii=False, sort_keys=True) == json.dumps(b, ensure_ascii=False, sort_keys=True)
+
+
+TEXT = st.sampled_from(["掌柜，今天有什么茶？", "青梧放下茶盏。", "\ud800孤", "渡口\r\n柳树", "", "\u3000"])
+IDS = st.sampled_from(["0000000a", "0000000b", "0000000c", "0000000d", "梨园"])
+
+
+@st.composite
+def file_lines(draw: st.DrawFn) -> list[bytes]:
+    lines = [header_line("20261202-000000-abcd", STAMP, card="青梧", mode="stage").encode()]
+    for _ in range(draw(st.integers(0, 25))):
+        kind = draw(st.integers(0, 11))
+        entry_id, parent = draw(IDS), draw(st.one_of(st.none(), IDS))
+        good = entry_line(message_entry(entry_id, parent, STAMP, {"role": "user", "content": draw(TEXT)}))
+        if kind <= 4:
+            lines.append(good.encode())
+        elif kind == 5:
+            lines.append(leaf_line(draw(st.one_of(st.none(), IDS)), STAMP).encode())
+        elif kind == 6:  # a torn append, later followed by more lines
+            lines.append(good.encode()[: draw(st.integers(0, len(good.encode())))])
+        elif kind == 7:
+            lines.append(draw(st.sampled_from([b"", b"   ", "\u3000".encode(), b"\t"])))
+        elif kind == 8:  # written by another tool: other key order, spaces, NaN, numbers, odd types
+            other = {"type": draw(st.sampled_from([*ENTRY_TYPES, "session", "leaf", 3, None])), "id": entry_id}
+            other.update({"parentId": parent, "x": float("nan"), "timestamp": draw(st.sampled_from([0, 1.5, None]))})
+            lines.append(json.dumps(other, indent=None, separators=(", ", ": ")).encode())
+        elif kind == 9:
+            lines.append(draw(st.sampled_from([b"[1, 2]", b'"\xe6\xa2\xa8"', b"null", b"{", b"}{", b"\xff\xfe"])))
+        elif kind == 10:  # invalid UTF-8 inside a text, or a CRLF line end
+            lines.append(good.encode().replace("茶".encode(), b"\xe8\x8c") + draw(st.sampled_from([b"", b"\r"])))
+        else:
+            lines.append(json.dumps({"id": entry_id, "type": "leaf", "leafId": parent}).encode())
+    return lines
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=file_lines(), end=st.sampled_from([b"\n", b"", b"\r\n", b"\n\n"]))
+def test_reading_a_file_means_what_reading_it_whole_meant(lines: list[bytes], end: bytes) -> None:
+    data = b"\n".join(lines) + end
+    expected = reference(data.decode("utf-8", errors="replace"))
+    assert same(meaning(decode_bytes(data)), expected)
+    assert same(meaning(decode(data.decode("utf-8", errors="replace").split("\n"))), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=file_lines(), split=st.integers(0, 30))
+def test_lines_appended_later_are_read_the_same(lines: list[bytes], split: int) -> None:
+    """What another process appended (``ChatFile.refresh``) lands as if read with the rest."""
+    cut = min(split, len(lines))
+    loaded = LoadedSession({}, SessionTree())
+    feed(loaded, lines[:cut])
+    feed(loaded, [*lines[cut:], b""], first_line=cut + 1)
+    expected = reference(b"\n".join([*lines, b"{}"]).decode("utf-8", errors="replace"))
+    got = meaning(loaded)
+    # A last line that does not parse is a torn tail only when the whole file is read at once.
+    assert same(got["entries"], expected["entries"]) and got["leaf"] == expected["leaf"]
+
+
+def test_a_long_chat_decodes_bodies_only_when_read() -> None:
+    lines = [header_line("20261202-000000-abcd", STAMP, card="青梧").encode()]
+    parent = None
+    for n in range(20_000):
+        message = {"role": "user" if n % 2 else "assistant", "content": f"第{n}句"}
+        entry = message_entry(f"{n:08x}", parent, STAMP, message)
+        lines.append(entry_line(entry).encode())
+        parent = entry.id
+    loaded = decode_bytes(b"\n".join(lines) + b"\n")
+    entries = list(loaded.tree)
+    assert all(e._body is None for e in entries)  # nothing decoded yet
+    assert loaded.tree.path()[-1].message == {"role": "user", "content": "第19999句"}
+    assert sum(e._body is not None for e in entries) == 1
+
+
+def test_a_torn_line_before_trailing_unicode_blank_lines_is_a_torn_tail() -> None:
+    good = header_line("20261202-000000-abcd", STAMP).encode()
+    torn = entry_line(message_entry("0000000a", None, STAMP, {"role": "user", "content": "半句"})).encode()[:30]
+    data = b"\n".join([good, torn, "\u3000".encode(), b"  "]) + b"\n"
+    loaded = decode_bytes(data)
+    assert loaded.torn_tail and loaded.warnings == [] and len(loaded.tree) == 0
