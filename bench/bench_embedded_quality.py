@@ -11,7 +11,8 @@ Per model:
 * longest repeat: the longest run of characters that occurs twice inside one reply (loops show here);
 * ended by stop: replies that ended by the model's end token or the stop on the user's name, not
   by the token limit;
-* echoes: replies that open with the user's line again (after the guard);
+* echoes: replies with a clause that hands the user's line back, or made only of the user's words
+  (``providers._echo.echoes`` over the whole reply, after the guard);
 * gen tok/s: completion tokens / seconds from the first to the last piece, over all turns;
 * TTFT beat 1 / beat 2: seconds to the first piece of the first and second reply (beat 1 includes
   loading the model and the whole prompt; beat 2 reuses the KV prefix);
@@ -19,8 +20,12 @@ Per model:
 
 The replies themselves go to a Markdown report (``--report``, default ``embedded_quality_report.md``).
 
+``--prompt-size`` prints instead the size of the small-model profile's system prompt on each turn
+(characters, our cl100k counter, each model's own tokenizer: its vocabulary only is loaded).
+
     .venv/bin/python bench/bench_embedded_quality.py                       # every fetched catalog model
     .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --model path/to/other.gguf
+    .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --prompt-size
 
 Needs the ``[local]`` extra and fetched models (``bash scripts/chat.sh`` or ``pear models --fetch``).
 """
@@ -39,7 +44,7 @@ from peargarden.agent.events import DoneEvent, ErrorEvent, TextDeltaEvent
 from peargarden.app.connections import Connection
 from peargarden.app.service import ChatOptions, PearApp
 from peargarden.providers import embedded
-from peargarden.providers.embedded import echoes
+from peargarden.providers._echo import echoes
 from peargarden.providers.model_catalog import CATALOG
 from peargarden.providers.model_fetch import installed_path
 from peargarden.workspace.home import Home
@@ -110,7 +115,7 @@ class Run:
         share = cjk_count(text) / len(visible) if visible else 0.0
         repeat = max((longest_repeat(r) for r in self.replies), default=0)
         stopped = sum(1 for s in self.stops if s == "stop")
-        echoed = sum(1 for turn, reply in zip(TURNS, self.replies, strict=False) if echoes(turn, reply[:24]))
+        echoed = sum(1 for turn, reply in zip(TURNS, self.replies, strict=False) if echoes(turn, reply))
         rate = self.completion_tokens / self.gen_seconds if self.gen_seconds else 0.0
         ttft = [f"{t:.1f}" for t in self.first_piece[:2]] + ["–"] * (2 - len(self.first_piece[:2]))
         return {
@@ -194,14 +199,44 @@ def write_report(path: Path, runs: list[Run]) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def prompt_sizes(models: list[tuple[str, Path]]) -> None:
+    """The compact system prompt for each turn (after the greeting): characters and tokens."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import compact_for, greeting_turns
+    from peargarden.text.tokens import counter_for_model
+    from peargarden.workspace.cards import open_card
+
+    llama = embedded.llama_class()
+    vocabs = [(label, llama(model_path=str(path), vocab_only=True, verbose=False)) for label, path in models]
+    count = counter_for_model("")
+    with tempfile.TemporaryDirectory() as folder:
+        home = Home(Path(folder))
+        seed_home(home)
+        materials = load_stage_materials(home, open_card(home, "青梧"))
+        header = ["turn", "lore in the prompt", "chars", "cl100k"] + [label for label, _ in vocabs]
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for index, turn in enumerate(TURNS, 1):
+            staged = compact_for(materials, greeting_turns(materials), turn)
+            system = staged.system
+            entries = [*materials.corpus.constants, *staged.hits]
+            lore = "、".join(dict.fromkeys(e.title for e in entries if f"【{e.title}】" in system))
+            sizes = [len(vocab.tokenize(system.encode("utf-8"), add_bos=False, special=True)) for _, vocab in vocabs]
+            print(f"| {index} | {lore} | {len(system)} | {count(system)} | " + " | ".join(map(str, sizes)) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", action="append", default=[], help="catalog name or GGUF path (repeatable)")
     parser.add_argument("--report", type=Path, default=Path("embedded_quality_report.md"))
+    parser.add_argument("--prompt-size", action="store_true", help="print the compact system prompt's size per turn")
     args = parser.parse_args()
     models = models_to_run(args.model)
     if not models:
         raise SystemExit("no embedded model is fetched: run `pear models --fetch qwen-0.5b` first")
+    if args.prompt_size:
+        prompt_sizes(models)
+        return
     runs = []
     for label, path in models:
         started = time.perf_counter()

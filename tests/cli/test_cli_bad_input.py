@@ -1,5 +1,10 @@
-"""Bad input at the real CLI (a subprocess): one line on stderr naming the file, exit code 2, no
-traceback, and the data folder byte-for-byte unchanged — not even a folder, log or lock created."""
+"""Bad input at the CLI: one line on stderr naming the file, exit code 2, no traceback, and the data
+folder byte-for-byte unchanged — not even a folder, log or lock created.
+
+The cases run ``pear`` in this process (``kit.cli.pear_in_process``: the same entry point, an
+exception that escaped it would fail the test as a traceback would); two of them run again as a
+real process (:func:`test_a_real_process_exits_2_with_one_line`) for what only a shell sees.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from kit import workspace as wkit
-from kit.cli import pear_process as pear
+from kit.cli import pear_in_process as pear
+from kit.cli import pear_process
 from kit.thirdparty import thirdparty
 
 V3 = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "沈砚", "description": "书生"}}
@@ -197,3 +203,22 @@ def test_a_failed_write_takes_back_what_was_written(tmp_path: Path, seeded_home:
         assert wkit.tree_digest(seeded_home) == before
     finally:
         blocker.rmdir()
+
+
+@pytest.mark.parametrize(
+    ("case", "args"),
+    [
+        ("truncated-png", ["import", "{file}"]),
+        ("json-no-card", ["export", "card", "青梧", "--format", "gif", "-o", "{file}"]),
+    ],
+)
+def test_a_real_process_exits_2_with_one_line(case: str, args: list[str], tmp_path: Path, seeded_home: Path) -> None:
+    """The exit code and stderr a shell gets from ``python -m peargarden``, for a bad file and a bad option."""
+    name, make = BAD_FILES[case]
+    source = tmp_path / name
+    make(source)
+    before = wkit.tree_digest(seeded_home)
+    result = pear_process(seeded_home, *[arg.replace("{file}", str(source)) for arg in args])
+    _assert_refused(result.stderr, result.returncode, name if args[0] == "import" else "--format")
+    assert wkit.tree_digest(seeded_home) == before
+    assert result.stdout == ""

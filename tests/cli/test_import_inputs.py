@@ -101,7 +101,7 @@ def test_embedded_entries_as_prose_are_refused_at_import(tmp_path: Path) -> None
     book = {**kit.embedded_book(), "entries": "醒木、说书、茶"}
     card = tmp_path / "说书人.json"
     card.write_text(json.dumps(kit.v2_card("说书人", character_book=book), ensure_ascii=False), encoding="utf-8")
-    done = pear(home, "import", card)
+    done = pear_here(home, "import", card)
     assert done.returncode == 2
     line = _one_line(done.stderr)
     assert "说书人.json" in line and "character_book.entries is text" in line

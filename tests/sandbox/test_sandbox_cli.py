@@ -1,19 +1,19 @@
-"""`pear sandbox check` through the real CLI."""
+"""`pear sandbox check` through the CLI entry point, in this process (``kit.cli``).
+
+A real ``pear sandbox check`` process runs in ``tests/cli/test_cli_startup.py``.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
+
+from kit.cli import pear_in_process
 
 
 def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "peargarden", "--home", str(home), "sandbox", "check", *args],
-        capture_output=True,
-        text=True,
-    )
+    return pear_in_process(home, "sandbox", "check", *args)
 
 
 def test_one_verdict_line_per_input(data_root: Path, tmp_path: Path) -> None:

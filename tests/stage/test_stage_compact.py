@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from peargarden.stage import LoreCorpus, StageSettings, Turn
 from peargarden.stage.card import StageCard
-from peargarden.stage.compact import compact_beat, example_turns, stop_words
+from peargarden.stage.compact import SYSTEM_CHARS, compact_beat, example_turns, stop_words
 from peargarden.stage.lore.entries import LoreEntry
 
 CARD = StageCard(
@@ -51,3 +53,44 @@ def test_compact_beat_sends_the_card_examples_and_hit_lore_as_bodies() -> None:
 
 def test_stop_words_open_a_line_with_the_user_name() -> None:
     assert "\n旅人：" in stop_words("旅人") and "\nAlice:" in stop_words("Alice")
+    assert "\n\n" in stop_words("旅人")  # one paragraph: a second one was a copied question
+
+
+QINWU_TURNS = [
+    "你好，掌柜。还有空房吗？",
+    "十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？",
+    "掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？",
+    "镇北渡口每天有几班船？我想打听一下去京城的路。",
+]
+
+
+def test_the_bundled_card_stays_within_the_budget_with_what_the_user_named(home_dir: Path) -> None:
+    """青梧 with 栖水镇, on the greeting and the lore the user asks about: the constant and the card
+    always, the entry the user's words name first (the greeting's 听雨轩 gives way), ≤ SYSTEM_CHARS."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import compact_for, greeting_turns
+    from peargarden.workspace.cards import open_card
+    from peargarden.workspace.home import Home
+    from peargarden.workspace.seed import seed_home
+
+    home = Home(home_dir)
+    seed_home(home)
+    materials = load_stage_materials(home, open_card(home, "青梧"))
+    named = {QINWU_TURNS[1]: "【怀瑾】", QINWU_TURNS[2]: "【旧油纸伞】", QINWU_TURNS[3]: "【镇北渡口】"}
+    for turn in QINWU_TURNS:
+        system = compact_for(materials, greeting_turns(materials), turn).system
+        assert len(system) <= SYSTEM_CHARS, (turn, len(system))
+        assert "【栖水镇】" in system and "对话示例" in system and system.endswith("不要说自己是AI。")
+        if turn in named:
+            assert named[turn] in system, turn
+
+
+def test_many_long_hits_are_cut_to_the_budget() -> None:
+    rain = "雨" * 300
+    book = [LoreEntry(uid=i, keys=(f"地名{i}",), content=f"第{i}处。{rain}", comment=f"地名{i}") for i in range(8)]
+    corpus = LoreCorpus(book)
+    words = "、".join(f"地名{i}" for i in range(8))
+    staged = compact_beat(CARD, StageSettings(user_name="旅人", max_lore_hits=8), corpus, [], words)
+    assert len(staged.system) <= SYSTEM_CHARS
+    lore = staged.system.split("世界设定：\n")[1].split("\n\n")[0].splitlines()
+    assert len(lore) >= 2 and lore[-1].endswith("…")  # the last one that fits is cut, not dropped

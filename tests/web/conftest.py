@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from web_harness import CHROMIUM, CHROMIUM_ARGS, LiveServer, Served, fake_provider_config
 
+from kit.cli import pear_in_process
 from peargarden.testing.fake_openai import FakeOpenAIServer
 from peargarden.workspace.home import Home
 
 
 @pytest.fixture
 def seeded_home(home_dir: Path) -> Home:
-    """A data folder set up by the real `pear init` (the bundled card 青梧 and its lorebook)."""
-    subprocess.run([sys.executable, "-m", "peargarden", "--home", str(home_dir), "init"], check=True,
-                   capture_output=True)  # fmt: skip
+    """A data folder set up by `pear init` (the bundled card 青梧 and its lorebook), run in this process."""
+    pear_in_process(home_dir, "init", check=True)
     return Home(home_dir)
 
 

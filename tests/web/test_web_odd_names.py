@@ -4,12 +4,11 @@ tile, avatar and chat, and `pear cards` lists them all; a name import refuses ge
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from web_harness import LiveServer, screenshot, wait_ready
 
+from kit.cli import pear_in_process
 from peargarden.workspace.home import Home
 
 NAMES = ["#1 青梧#", ".隐士", "长" * 120]  # the last is 360 bytes of UTF-8
@@ -48,15 +47,13 @@ def test_odd_names_work_everywhere(live_server: LiveServer, seeded_home: Home, p
         wait_ready(page)
         assert f"我是{name[:10]}。" in page.locator(".msg.assistant").first.inner_text()  # type: ignore[attr-defined]
     # The command line sees the same cards, the hidden-looking one included.
-    listed = subprocess.run([sys.executable, "-m", "peargarden", "--home", str(seeded_home.root), "cards", "--json"],
-                            capture_output=True, text=True, check=True)  # fmt: skip
+    listed = pear_in_process(seeded_home.root, "cards", "--json", check=True)
     shown = [card["name"] for card in json.loads(listed.stdout)]
     assert all(name in shown for name in NAMES), shown
 
 
 def test_a_refused_name_gets_one_clear_line(live_server: LiveServer, seeded_home: Home, tmp_path: Path) -> None:
     path = card_file(tmp_path, "dots", "...")
-    run = subprocess.run([sys.executable, "-m", "peargarden", "--home", str(seeded_home.root), "import", str(path)],
-                         capture_output=True, text=True)  # fmt: skip
+    run = pear_in_process(seeded_home.root, "import", path)
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and "dots.json" in run.stderr

@@ -13,6 +13,7 @@ from typer.core import TyperGroup
 from peargarden.workspace.home import Home
 
 from ._commands import COMMANDS
+from ._help import HOME_HELP, PROG, ROOT_HELP
 
 
 def load_command(name: str) -> Any:
@@ -48,8 +49,8 @@ class LazyCommands(TyperGroup):
 
 
 app = typer.Typer(
-    name="pear",
-    help="梨园 Pear Garden — agentic role-play, compatible with SillyTavern content.",
+    name=PROG,
+    help=ROOT_HELP,  # `pear --help` prints these strings without typer (._help): one source for both
     cls=LazyCommands,
     no_args_is_help=True,
     # Plain click help: rich's would import rich (and every command, to read its help) for `pear --help`.
@@ -74,7 +75,7 @@ state = State()
 @app.callback()
 def _root(
     home: Path | None = typer.Option(
-        None, "--home", help="Data folder (default: $PEARGARDEN_HOME or ~/.peargarden).", show_default=False
+        None, "--home", help=HOME_HELP, show_default=False
     ),
 ) -> None:
     state.home_override = home

@@ -10,10 +10,13 @@ refused with one line and nothing is loaded.  The chat template is the GGUF's ow
 Its profile, decided by what the header says (size, context), not by the model's name:
 
 * ``n_ctx`` = the model's training context, at most 8192 (``Llama`` defaults to 512);
-* thinking off and no tools offered; tool fields of the request are ignored;
+* thinking off; tools only when the request offers them (the small-model stage profile does not):
+  the GGUF's chat template shows them, and the calls the model writes as text (Qwen2.5's
+  ``<tool_call>`` JSON, a fenced JSON object) come back as real tool calls (:mod:`._text_tool_calls`);
 * small models (under :data:`SMALL_MODEL_PARAMETERS`) get sampler defaults against loops
-  (repetition and presence penalties, a moderate temperature, a shorter reply) and an echo guard:
-  a reply that starts by repeating the user's line is dropped and generated once more;
+  (repetition and presence penalties, a moderate temperature, a shorter reply) and an echo guard
+  (:mod:`._echo`): a reply that opens by handing the user's line back is dropped and generated
+  once more; echoing clauses after that are cut out;
 * history trimmed to fit: the oldest non-system messages are dropped first;
 * one ``Llama`` object kept for the life of the provider, so the next beat re-evaluates only what
   changed after the shared prompt prefix (llama.cpp's KV-cache prefix match).
@@ -22,9 +25,10 @@ Its profile, decided by what the header says (size, context), not by the model's
 from __future__ import annotations
 
 import atexit
-import difflib
+import contextlib
 import importlib
 import importlib.metadata
+import json
 import os
 import threading
 from collections.abc import Callable, Generator, Iterator
@@ -35,6 +39,8 @@ from typing import Any
 from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
 
+from ._echo import EchoFilter
+from ._text_tool_calls import split_tool_calls, streamable
 from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, Usage
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
 from .model_catalog import CATALOG, DEFAULT, FALLBACK, CatalogModel
@@ -88,8 +94,6 @@ SMALL_SAMPLER: dict[str, Any] = {
 # The 135M fallback needs a harder push against single-token loops.
 TINY_SAMPLER: dict[str, Any] = {**SMALL_SAMPLER, "repeat_penalty": 1.3}
 TINY_MODEL_PARAMETERS = 300_000_000
-# The echo guard holds back this many characters (at most) of a reply before showing it.
-_ECHO_WINDOW = 24
 
 
 @dataclass(frozen=True)
@@ -199,45 +203,6 @@ def default_threads() -> tuple[int, int]:
     return max(1, cores // 2), max(1, cores)
 
 
-_CLAUSE_END = "，。？！；、,.?!;…\n"
-
-
-def strip_echo(user_text: str, reply: str) -> str:
-    """*reply* without an opening that repeats *user_text* (cut after the clause that ends it)."""
-    user = _squash(user_text)
-    for index, char in enumerate(reply):
-        if char not in _CLAUSE_END:
-            continue
-        head = _squash(reply[: index + 1])
-        if len(head) >= min(len(user), 8) and (
-            user.startswith(head[:8]) and difflib.SequenceMatcher(None, user, head).ratio() >= 0.6
-        ):
-            rest = reply[index + 1 :].lstrip("，。？！；、,.?!; \n")
-            if len(head) >= len(user) * 0.6:
-                return rest
-    return reply
-
-
-def _squash(text: str) -> str:
-    return "".join(ch for ch in text if ch.isalnum())
-
-
-def echoes(user_text: str, reply_start: str) -> bool:
-    """Whether a reply's opening repeats the user's line (small models do, measured 3 in 4 runs).
-
-    Compares letters and digits only (punctuation and spaces ignored): the opening must be nearly
-    the user's line, or begin with its first 8 or more characters.
-    """
-    user = _squash(user_text)
-    reply = _squash(reply_start)
-    if len(user) < 4 or not reply:
-        return False
-    head = reply[: len(user)]
-    if len(user) >= 8 and head.startswith(user[:8]):
-        return True
-    return len(head) >= min(len(user), 12) and difflib.SequenceMatcher(None, user, head).ratio() >= 0.8
-
-
 class EmbeddedProvider:
     """The in-process llama.cpp provider.  One generation at a time (the model is not thread-safe)."""
 
@@ -326,19 +291,31 @@ class EmbeddedProvider:
             llm = self.llama()
             traits = self.traits()
             options = self._sampler(request.sampler)
-            messages = self.fit_messages(plain_messages(request.messages), options["max_tokens"])
-            last = messages[-1] if messages else {}
-            user_line = str(last.get("content") or "") if last.get("role") == "user" else ""
-            # The echo guard: small models often open by repeating the user's line.  The first try
-            # holds back the opening; an echo is dropped unseen and generated once more.
-            guard = user_line if traits.small else ""
-            outcome = yield from self._generate(llm, messages, options, cancel, guard)
+            tools = [spec.to_openai() for spec in request.tools]
+            if tools:
+                # The GGUF's own chat template shows the tools (Qwen2.5: a <tools> block and the
+                # <tool_call> format); the calls come back as text and are parsed out of it.
+                options["tools"] = tools
+            messages = self.fit_messages(plain_messages(request.messages, tool_text=bool(tools)), options["max_tokens"])
+            # The echo guard (small models hand the user's line back, see ._echo): an echo before
+            # anything was shown is dropped unseen and the reply generated once more.  The user's
+            # line is the last message but for system notes after it.
+            last = next((m for m in reversed(request.messages) if m.get("role") != "system"), {})
+            user_line = last.get("content") if last.get("role") == "user" else None
+            guard = user_line if traits.small and isinstance(user_line, str) else ""
+            # Also the user's three lines before (the model writing the user's part) and the model's
+            # own last two replies (measured: the first reply again, word for word, eight beats on).
+            said = [m.get("content") for m in request.messages if m.get("role") == "user"]
+            replied = [m.get("content") for m in request.messages if m.get("role") == "assistant"]
+            earlier = [text for text in said[-4:-1] + replied[-2:] if isinstance(text, str)]
+            names = {spec.name for spec in request.tools}
+            outcome = yield from self._generate(llm, messages, options, cancel, (guard, earlier), names, first_try=True)
             if outcome == "echo":
                 self._retry_seed += 1
                 retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
                 retry["repeat_penalty"] = max(float(retry.get("repeat_penalty") or 1.0), 1.2)
-                # Once more; an echo then is cut off the reply rather than generated a third time.
-                yield from self._generate(llm, messages, retry, cancel, guard, strip=True)
+                # Once more; echoing clauses are then cut out rather than generated a third time.
+                yield from self._generate(llm, messages, retry, cancel, (guard, earlier), names, first_try=False)
 
     def _generate(
         self,
@@ -346,13 +323,21 @@ class EmbeddedProvider:
         messages: list[Message],
         options: dict[str, Any],
         cancel: threading.Event | None,
-        guard: str,
-        strip: bool = False,
+        guard: tuple[str, list[str]],
+        tool_names: set[str],
+        *,
+        first_try: bool,
     ) -> Generator[StreamEvent, None, str]:
-        """One generation's events; returns ``"echo"`` (nothing yielded) when the guard caught one."""
+        """One generation's events; returns ``"echo"`` (nothing yielded) when the guard caught one.
+
+        The model's text passes two holds before it is shown: tool calls written as text (from the
+        first ``<tool_call>`` or fence to the end, parsed when the reply is complete), then the
+        echo guard (whole clauses)."""
         name = self.model_name
-        held: list[str] = []
-        window = min(len(guard), _ECHO_WINDOW) if guard else 0
+        line, earlier = guard
+        echo = EchoFilter(line, first_try=first_try, earlier=earlier) if line else None
+        raw: list[str] = []  # the model's text when tools are on
+        shown = 0  # how much of it went on to the echo guard
         # llama.cpp reports no usage when streaming: read it off the model's token counter.
         # When the first chunk arrives the prompt (reused prefix included) has been evaluated
         # and the first sampled token has not; the last sampled token is never evaluated.
@@ -366,45 +351,42 @@ class EmbeddedProvider:
                         prompt_tokens = int(llm.n_tokens)
                     choice = chunk["choices"][0]
                     content = choice.get("delta", {}).get("content")
-                    if content and window:
-                        held.append(content)
-                        opening = "".join(held)
-                        if len(opening) >= window:
-                            if echoes(guard, opening):
-                                if not strip:
-                                    return "echo"
-                                opening = strip_echo(guard, opening)
-                                if not opening and len("".join(held)) < 4 * _ECHO_WINDOW:
-                                    continue  # the echo is not over yet: hold on
-                            window = 0
-                            if opening:
-                                yield TextDelta(opening)
-                    elif content:
-                        yield TextDelta(content)
+                    if content and tool_names:
+                        raw.append(content)
+                        so_far = "".join(raw)
+                        end = max(shown, streamable(so_far))
+                        content, shown = so_far[shown:end], end
+                    if content:
+                        visible = echo.feed(content) if echo is not None else content
+                        if visible is None:
+                            return "echo"
+                        if visible:
+                            yield TextDelta(visible)
                     if choice.get("finish_reason"):
                         finish = choice["finish_reason"]
                     if cancel is not None and cancel.is_set():
-                        if held and window:
-                            yield TextDelta("".join(held))
                         yield Done(stop_reason="aborted", model=name)
                         return "aborted"
             finally:
                 chunks.close()
         except (ValueError, RuntimeError) as error:
             raise ProviderError(f"内置模型生成失败（generation failed）：{error}") from None
-        if held and window:  # a reply shorter than the window
-            opening = "".join(held)
-            if echoes(guard, opening):
-                if not strip:
-                    return "echo"
-                opening = strip_echo(guard, opening)
-            if opening:
-                yield TextDelta(opening)
+        rest, calls = split_tool_calls("".join(raw)[shown:], tool_names) if raw else ("", [])
+        visible = echo.feed(rest) if echo is not None else rest
+        tail = echo.finish() if echo is not None else ""
+        if visible is None or tail is None:
+            return "echo"
+        if visible + tail:
+            yield TextDelta(visible + tail)
+        yield from calls
         prompt = prompt_tokens or 0
         counted = int(llm.n_tokens) - prompt + (1 if finish == "length" else 0)
         completion = max(0, min(counted, options["max_tokens"]))
         yield Usage(prompt_tokens=prompt, completion_tokens=completion)
-        yield Done(stop_reason="length" if finish == "length" else "stop", model=name)
+        if finish == "length":
+            yield Done(stop_reason="length", model=name)
+        else:
+            yield Done(stop_reason="tool_calls" if calls else "stop", model=name)
         return "done"
 
     def _sampler(self, sampler: dict[str, Any]) -> dict[str, Any]:
@@ -435,11 +417,14 @@ class EmbeddedProvider:
         return trim_history(messages, budget, lambda m: self.count_tokens(m["content"]) + _MESSAGE_OVERHEAD)
 
 
-def plain_messages(messages: list[Message]) -> list[Message]:
+def plain_messages(messages: list[Message], *, tool_text: bool = False) -> list[Message]:
     """Only what the GGUF's ChatML template understands: role and a string content.
 
-    Tool calls and reasoning are dropped; tool results become user turns (the model is offered no
-    tools, but a history may come from another model); list contents are joined as text.
+    Reasoning is dropped; list contents are joined as text.  Without tools (``tool_text`` off) tool
+    calls are dropped and tool results become plain user turns (a history may come from another
+    model).  With tools on, the calls and results are written the way Qwen2.5's template writes
+    them — ``<tool_call>`` JSON in the assistant's turn, ``<tool_response>`` in a user turn — so the
+    model sees its own earlier calls as it wrote them.
     """
     out: list[Message] = []
     for message in messages:
@@ -448,12 +433,26 @@ def plain_messages(messages: list[Message]) -> list[Message]:
         if isinstance(content, list):
             content = "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
         text = content if isinstance(content, str) else ""
+        if tool_text and role == "assistant":
+            text = "\n".join([text, *(_call_text(call) for call in message.get("tool_calls") or [])]).strip()
         if role == "tool":
             role = "user"
+            if tool_text:
+                text = f"<tool_response>\n{text}\n</tool_response>"
         if role == "assistant" and not text:
             continue  # a pure tool-call turn has nothing to show this model
         out.append({"role": role, "content": replace_lone_surrogates(text)})  # the tokenizer wants UTF-8
     return out
+
+
+def _call_text(call: Any) -> str:
+    """An OpenAI ``tool_calls`` entry as the ``<tool_call>`` text Qwen2.5 writes."""
+    function = (call.get("function") if isinstance(call, dict) else None) or {}
+    arguments: Any = function.get("arguments") or "{}"
+    with contextlib.suppress(ValueError):  # invalid JSON is shown as the string it was
+        arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
+    body = json.dumps({"name": function.get("name", ""), "arguments": arguments}, ensure_ascii=False)
+    return f"<tool_call>\n{body}\n</tool_call>"
 
 
 def trim_history(messages: list[Message], budget: int, size: Callable[[Message], int]) -> list[Message]:

@@ -5,10 +5,12 @@ A 0.5B model cannot follow the full stage prompt (tool rules, draft sheet, messa
 
 * a short system prompt: who to play, the card's description, personality and scenario, the user's
   part, the constant lore, and four plain rules (Chinese, one in-character reply, never the
-  user's part, never the user's words again) — about 800 tokens for 青梧 with 栖水镇;
+  user's part, never the user's words again), held to :data:`SYSTEM_CHARS` characters — at most
+  800 tokens of Qwen2.5's tokenizer for 青梧 with 栖水镇 (measured: docs/benchmarks.md);
 * the card's example dialogue as a few-shot pattern in the system prompt (``旅人：…`` / ``青梧：…``
   lines the model copies in tone and length; as separate turns they would merge with the greeting);
-* lore the keyword scan hit as bodies in the system prompt (passive: nothing to look up);
+* lore the keyword scan hit as bodies in the system prompt (passive: nothing to look up), what the
+  user's new words name first, then what the story so far names, as far as the budget goes;
 * no tools, no injection of titles, no thinking.
 
 Pure functions: the caller (``modes/stage/request.py``) decides when the profile applies.
@@ -24,10 +26,15 @@ from .card import StageCard, apply_macros
 from .lore.entries import LoreEntry
 from .messages import Role, Turn, merge_turns
 
-__all__ = ["compact_beat", "compact_system", "example_turns", "stop_words"]
+__all__ = ["SYSTEM_CHARS", "compact_beat", "compact_system", "example_turns", "stop_words"]
 
 # Lore bodies longer than this are cut (a small model's context and attention are short).
 _LORE_BODY_CHARS = 400
+#: The system prompt's length in characters, lore hits included (constants and the card always go
+#: in).  Chinese text runs about 0.78 tokens a character in Qwen2.5's tokenizer: ≈ 780 tokens.
+SYSTEM_CHARS = 1000
+# A hit cut shorter than this to fit the budget is left out instead.
+_MIN_LORE_CHARS = 60
 _DESCRIPTION_CHARS = 1200
 _EXAMPLE_TURNS = 6
 
@@ -67,7 +74,7 @@ def example_turns(mes_example: str, char: str, user: str) -> list[Turn]:
 
 
 def compact_system(card: StageCard, settings: StageSettings, corpus: LoreCorpus, hits: Sequence[LoreEntry]) -> str:
-    """The short system prompt (see the module docstring)."""
+    """The short system prompt (see the module docstring); *hits* in order of importance."""
     char, user = card.name, settings.user_name
 
     def macros(text: str) -> str:
@@ -80,10 +87,7 @@ def compact_system(card: StageCard, settings: StageSettings, corpus: LoreCorpus,
         parts.append(f"当前场景：{macros(card.scenario)}")
     persona = macros(settings.user_persona)
     parts.append(f"用户扮演{user}" + (f"：{persona}" if persona else "。"))
-    lore = list(corpus.constants) + [h for h in hits if h not in corpus.constants]
-    if lore:
-        lines = [f"【{e.title or '设定'}】{_cut(macros(e.content), _LORE_BODY_CHARS)}" for e in lore]
-        parts.append("世界设定：\n" + "\n".join(lines))
+    lore_at = len(parts)
     examples = example_turns(card.mes_example, char, user)
     if examples:
         lines = [f"{user if t.role == 'user' else char}：{t.text}" for t in examples]
@@ -92,12 +96,31 @@ def compact_system(card: StageCard, settings: StageSettings, corpus: LoreCorpus,
         f"规则：用{settings.language or '中文'}写。只以{char}的身份说话和行动，每次写一段简短的回应"
         f"（对白加少量动作）。不要替{user}说话或行动，不要重复{user}说过的话，不要说自己是AI。"
     )
+    lines = [f"【{e.title or '设定'}】{_cut(macros(e.content), _LORE_BODY_CHARS)}" for e in corpus.constants]
+    # What is left of the budget goes to the hits, in order; the last one that fits may be cut.
+    room = SYSTEM_CHARS - sum(len(p) + 2 for p in parts if p) - sum(len(line) + 1 for line in lines) - 8
+    for entry in hits:
+        if entry in corpus.constants:
+            continue
+        line = f"【{entry.title or '设定'}】{_cut(macros(entry.content), _LORE_BODY_CHARS)}"
+        if len(line) > room:
+            if room < _MIN_LORE_CHARS:
+                break
+            line = line[: room - 1].rstrip() + "…"
+        lines.append(line)
+        room -= len(line) + 1
+    if lines:
+        parts.insert(lore_at, "世界设定：\n" + "\n".join(lines))
     return "\n\n".join(p for p in parts if p)
 
 
 def stop_words(user: str) -> list[str]:
-    """Where a small model starts writing the user's part: a new line opened by the user's name."""
-    return [f"\n{user}：", f"\n{user}:", f"\n{user} :"]
+    """Where a small model's reply is over: a new line opened by the user's name (it starts writing
+    the user's part), or a blank line.  One paragraph is the reply the profile asks for; measured on
+    Qwen2.5-0.5B, a second paragraph was a question copied from the lore or from its own earlier
+    replies ("你这边有几畦菜地吗？" after 5 of 12 replies), the loop the quality bench showed."""
+    return [f"\n{user}：", f"\n{user}:", f"\n{user} :", "\n\n"]
+
 
 
 def compact_beat(
@@ -108,7 +131,11 @@ def compact_beat(
     user_text: str,
 ) -> StageRequest:
     """System prompt, few-shot turns, the story so far and the user's words; lore hits as bodies."""
-    hits = corpus.scan(scan_texts(history, user_text), depth=settings.scan_depth, max_hits=settings.max_lore_hits)
+    depth, most = settings.scan_depth, settings.max_lore_hits
+    hits = corpus.scan(scan_texts(history, user_text), depth=depth, max_hits=most)
+    # What the user's new words name comes first: that is what the reply has to know.
+    asked = corpus.scan(scan_texts([], user_text), depth=1, max_hits=most) if user_text.strip() else []
+    hits = asked + [h for h in hits if h not in asked]
     system = compact_system(card, settings, corpus, hits)
     turns = list(history)
     if user_text.strip():

@@ -1,0 +1,67 @@
+"""Running a ``pear`` command line through typer, and turning what it raises into an exit code.
+
+Errors from the program (:class:`PearError`) are printed as one line on stderr with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any
+
+import typer
+
+from peargarden.errors import PearError
+
+from ._app import app
+
+
+def _click_exception_modules() -> list[ModuleType]:
+    """The loaded copies of click's exception module.
+
+    typer >= 0.29 ships its own click as ``typer._click``; the real click is only loaded when a command
+    uses it (``click.edit``), and then its exceptions must be caught too.  A copy that is not loaded
+    cannot have raised anything, so nothing is imported here.
+    """
+    names = ("typer._click.exceptions", "click.exceptions")
+    return [module for module in map(sys.modules.get, names) if module is not None]
+
+
+def _click_exit_code(error: Exception) -> int | None:
+    """The exit code for one of click's control-flow exceptions (after printing it); None for others."""
+    loaded = _click_exception_modules()
+    aborts = (typer.Abort, *(m.Abort for m in loaded if hasattr(m, "Abort")))
+    exits = (typer.Exit, *(m.Exit for m in loaded if hasattr(m, "Exit")))
+    if isinstance(error, aborts):
+        print("pear: aborted", file=sys.stderr)
+        return 130
+    if isinstance(error, tuple(m.ClickException for m in loaded)):
+        shown: Any = error  # the class comes from a module found at run time
+        shown.show()
+        return int(shown.exit_code)
+    if isinstance(error, exits):
+        return int(error.exit_code)
+    return None
+
+
+def run(argv: list[str] | None) -> None:
+    command = typer.main.get_command(app)
+    try:
+        # Without standalone mode click returns the code of a typer.Exit instead of raising it.
+        code = command.main(args=argv, prog_name="pear", standalone_mode=False)
+        if isinstance(code, int) and code != 0:
+            sys.exit(code)
+    except PearError as error:
+        print(f"pear: {error}", file=sys.stderr)
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        print("pear: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as error:
+        exit_code = _click_exit_code(error)
+        if exit_code is None:
+            raise
+        sys.exit(exit_code)
+

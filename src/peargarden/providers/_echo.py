@@ -1,0 +1,254 @@
+"""Echoes of the user's line in a small model's reply, clause by clause.
+
+Small models (Qwen2.5-0.5B measured) often answer with the user's own words: the whole line again
+("这雨什么时候能停？"), its last clause ("想洗把脸。"), the line with 你 and 我 swapped ("我一个人撑着
+这间客栈，不累吗？"), or long stretches of a long turn quoted back in the middle of a reply.
+
+A reply is cut into clauses at Chinese and ASCII punctuation; a clause echoes the user's line when,
+comparing letters and digits only (punctuation, spaces and quote marks ignored):
+
+* it is at least :data:`MIN_CONTAINED` characters long and wholly contained in the user's line
+  (or in the line with 你/我 swapped: the model speaks from the other side), or
+* it shares a run of :data:`MIN_SHARED` or more characters with the user's line (a quote of a long
+  turn inside an otherwise new clause), or
+* it is the user's whole line, however short (but at least 4 characters: "在吗" is not an echo).
+
+A whole reply made only of the user's words ("想洗把脸。" to "掌柜，有热水吗？我想洗把脸。") echoes
+too, though each of its clauses is short.
+
+Names and places are shorter than these bounds (镇北渡口, 旧油纸伞): a reply may take up the user's
+topic; it may not hand the sentence back.  Pure functions; the provider does the streaming.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "MIN_CONTAINED",
+    "MIN_SHARED",
+    "EchoFilter",
+    "clause_end",
+    "echo_clause",
+    "echo_runs",
+    "echoes",
+    "split_clauses",
+    "strip_echo",
+]
+
+MIN_CONTAINED = 6
+MIN_SHARED = 10
+_CLAUSE_END = frozenset("，。？！；：、,.?!;:…\n")
+_SWAP = str.maketrans({"你": "我", "我": "你"})
+
+
+def squash(text: str) -> str:
+    """Letters and digits only (CJK included): what two clauses are compared on."""
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def clause_end(text: str) -> int:
+    """The end of the first whole clause of *text* (after its run of closing punctuation and quote
+    marks), or -1 when no clause is complete yet.  A clause is only complete once a character that
+    is not punctuation follows, so "？”" and "……" stay together."""
+    for index, char in enumerate(text):
+        if char in _CLAUSE_END:
+            end = index + 1
+            while end < len(text) and (text[end] in _CLAUSE_END or text[end] in "”’」』）)\"' "):
+                end += 1
+            return end if end < len(text) else -1
+    return -1
+
+
+def split_clauses(text: str) -> list[str]:
+    """*text* cut after each clause's closing punctuation; joined again they give *text*."""
+    out: list[str] = []
+    while True:
+        end = clause_end(text)
+        if end < 0:
+            break
+        out.append(text[:end])
+        text = text[end:]
+    if text:
+        out.append(text)
+    return out
+
+
+def _longest_shared(a: str, b: str) -> int:
+    """Length of the longest common substring of *a* and *b* (short texts: dynamic programming)."""
+    best = 0
+    previous = [0] * (len(b) + 1)
+    for char in a:
+        current = [0] * (len(b) + 1)
+        for j, other in enumerate(b, 1):
+            if char == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
+
+
+def _within(user: str, piece: str) -> bool:
+    return piece in user or piece in user.translate(_SWAP)
+
+
+def echo_clause(user_text: str, clause: str) -> bool:
+    """Whether *clause* (one clause of a reply) hands the user's line back (see the module doc)."""
+    user = squash(user_text)
+    piece = squash(clause)
+    if len(user) < 4 or not piece:
+        return False
+    if piece == user:
+        return True
+    if len(piece) >= MIN_CONTAINED and _within(user, piece):
+        return True
+    return len(piece) >= MIN_SHARED and _longest_shared(piece, user) >= MIN_SHARED
+
+
+def _only_user_words(user_text: str, text: str) -> bool:
+    """*text* is at least 4 characters, all of them a stretch of the user's line."""
+    piece = squash(text)
+    return len(piece) >= 4 and _within(squash(user_text), piece)
+
+
+def _short_quote(user_text: str, clause: str) -> bool:
+    """A clause that is only punctuation or a (short) stretch of the user's line: alone it is no
+    echo, but several in a row may be ("你好，" "掌柜。" "还有空房吗？")."""
+    piece = squash(clause)
+    return not piece or _within(squash(user_text), piece)
+
+
+def echo_runs(user_text: str, reply: str) -> list[tuple[str, bool]]:
+    """*reply* as runs of clauses, each with whether it echoes.  Consecutive short quotes of the
+    user's line are judged together, and go with an echoing clause next to them ("夜深了，" before
+    "我先上楼歇息。", "不累吗？" after "我一个人撑着这间客栈，"); every other clause is judged alone."""
+    runs: list[tuple[str, bool]] = []
+    quote: list[str] = []
+    for clause in split_clauses(reply):
+        if _short_quote(user_text, clause) and not echo_clause(user_text, clause):
+            quote.append(clause)
+            continue
+        echo = echo_clause(user_text, clause)
+        if quote:
+            text = "".join(quote)
+            runs.append((text, echo or echo_clause(user_text, text) or bool(runs and runs[-1][1])))
+            quote.clear()
+        runs.append((clause, echo))
+    if quote:
+        text = "".join(quote)
+        runs.append((text, echo_clause(user_text, text) or bool(runs and runs[-1][1])))
+    return runs
+
+
+def echoes(user_text: str, reply: str) -> bool:
+    """Whether *reply* echoes *user_text*: a clause (or a run of short ones) hands the user's line
+    back, or all of it is the user's words."""
+    return _only_user_words(user_text, reply) or any(echo for _, echo in echo_runs(user_text, reply))
+
+
+def strip_echo(user_text: str, reply: str) -> str:
+    """*reply* without its echoing clauses (what is left may be empty: the caller decides)."""
+    kept = "".join(text for text, echo in echo_runs(user_text, reply) if not echo)
+    return kept.lstrip(_LEADING)
+
+
+_LEADING = "，。？！；：、,.?!;:…\n ”’」』）)"
+
+
+class EchoFilter:
+    """The echo guard over a streamed reply: text goes in as it arrives, whole clauses come out.
+
+    A clause that echoes the user's line is never shown (nor a run of short clauses that together
+    do: they are held until the run ends).  On the first try, an echo before anything was shown
+    stops the reply (``feed``/``finish`` return ``None``: generate once more); on the second try
+    echoing clauses are dropped.  If the second try is nothing but the user's words, it is shown as
+    it came rather than an empty reply.
+    """
+
+    def __init__(self, user_text: str, *, first_try: bool, earlier: Sequence[str] = ()) -> None:
+        self.user_text = user_text
+        self.first_try = first_try
+        # Earlier lines judged like the user's: the user's before (a clause handing one back is the
+        # model writing the user's part, "我叫陆行舟，从县城来。" two turns later) or the model's own
+        # last replies (a reply said again is a loop across beats).
+        self.earlier = [line for line in earlier if line.strip()]
+        self._pending = ""
+        self._quote: list[str] = []
+        self._dropped: list[str] = []
+        self._after_echo = False
+        self.shown = False
+
+    @property
+    def dropped(self) -> str:
+        """The echoed text that was not shown."""
+        return "".join(self._dropped)
+
+    def feed(self, text: str) -> str | None:
+        """What can be shown now ("" = hold on), or ``None``: an echo opened the first try."""
+        self._pending += text
+        out: list[str] = []
+        while (end := clause_end(self._pending)) >= 0:
+            clause, self._pending = self._pending[:end], self._pending[end:]
+            shown = self._clause(clause)
+            if shown is None:
+                return None
+            out.append(shown)
+        return "".join(out)
+
+    def finish(self) -> str | None:
+        """The rest of the reply once it is complete, or ``None`` (an echo on the first try)."""
+        rest = self._clause(self._pending) if self._pending else ""
+        self._pending = ""
+        if rest is None:
+            return None
+        quote = "".join(self._quote)
+        if not self.shown and quote and _only_user_words(self.user_text, quote):
+            # The whole reply is the user's words, a few characters at a time ("想洗把脸。").
+            self._quote = []
+            if self.first_try:
+                return None
+            self._dropped.append(quote)
+        closed = self._close_quote()
+        if closed is None:
+            return None
+        rest += closed
+        if not self.shown and self._dropped:
+            self.shown = True
+            return self.dropped  # the second try is all echo: better than nothing at all
+        return rest
+
+    def _clause(self, clause: str) -> str | None:
+        echo = self._echo(clause)
+        if not echo and any(_short_quote(line, clause) for line in (self.user_text, *self.earlier)):
+            self._quote.append(clause)
+            return ""
+        before = self._close_quote(next_echo=echo)
+        if before is None or (echo and self.first_try and not self.shown):
+            return None
+        self._after_echo = echo
+        if echo:
+            self._dropped.append(clause)
+            return before
+        return before + self._show(clause)
+
+    def _close_quote(self, *, next_echo: bool = False) -> str | None:
+        """Judge the run of short quotes held so far: shown, dropped, or ``None`` (first-try echo).
+        It goes with an echo just before or after it."""
+        text, self._quote = "".join(self._quote), []
+        if not text:
+            return ""
+        if next_echo or self._after_echo or self._echo(text):
+            if self.first_try and not self.shown:
+                return None
+            self._dropped.append(text)
+            return ""
+        return self._show(text)
+
+    def _echo(self, text: str) -> bool:
+        return any(echo_clause(line, text) for line in (self.user_text, *self.earlier))
+
+    def _show(self, text: str) -> str:
+        if not self.shown:
+            text = text.lstrip(_LEADING) if self._dropped else text
+            self.shown = bool(text)
+        return text

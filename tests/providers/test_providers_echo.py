@@ -1,0 +1,122 @@
+"""The echo guard's judgement: replies of Qwen2.5-0.5B that hand the user's line back (shapes taken
+from the quality benchmark's saved replies), and replies that only take up the user's topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from peargarden.providers._echo import EchoFilter, echoes, split_clauses, strip_echo
+
+LONG_TURN = (
+    "实不相瞒，我这次来栖水镇，是受人之托。县城沈家的老夫人病了，临终前一直念叨着小儿子，"
+    "说他十年前离家，最后一封信就是从栖水镇寄出的。老夫人托我来问问，镇上可有人知道他的下落，"
+    "哪怕只是一句话、一件旧物也好。我一路打听过来，船家说听雨轩的掌柜记得每一位住过的客人，"
+    "所以冒雨赶了夜路。掌柜若是知道什么，还请告诉我，我好回去给老夫人一个交代。"
+)
+
+ECHOES = [
+    # the last clause of the user's line, alone
+    ("我叫陆行舟，从县城来，想在镇上住几天。这雨什么时候能停？", "这雨什么时候能停？"),
+    # the whole line, twice over
+    ("镇北渡口每天有几班船？我想打听一下去京城的路。", "镇北渡口每天有几班船？我想打听一下去京城的路。"),
+    # 你 → 我: the line spoken back from the other side
+    ("你一个人撑着这间客栈，不累吗？", "我一个人撑着这间客栈，不累吗？"),
+    # a reply made only of the user's words, each clause short
+    ("掌柜，有热水吗？我想洗把脸。", "想洗把脸。"),
+    ("你好，掌柜。还有空房吗？", "你好，掌柜。还有空房吗？当然有。"),
+    # a long turn quoted back in the middle of a reply
+    (LONG_TURN, "青梧沉默片刻。听雨轩的掌柜记得每一位住过的客人，所以冒雨赶了夜路。"),
+    # the question restated as the reply's subject
+    ("掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？", "听雨轩柜台后面那把旧油纸伞，是来自家乡的水。"),
+    # an ASCII-punctuated echo with quote marks
+    ("听说镇上送人只送到柳树下，这是什么讲究？", "“听说镇上送人只送到柳树下, 这是什么讲究?”"),
+]
+
+NOT_ECHOES = [
+    ("你好，掌柜。还有空房吗？", "“有的，楼上东头那间临河，被褥今早才烘过。”"),
+    ("你好，掌柜。还有空房吗？", "你好，客官！楼上还有一间。"),  # a greeting back is not an echo
+    ("镇北渡口每天有几班船？", "镇北渡口每天两班船，卯时一班，申时一班。"),  # takes up the topic
+    ("十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？", "青梧的手顿了一顿。“怀瑾……记得。”"),
+    ("在吗", "在吗？"),  # too short to call an echo
+    ("掌柜，有热水吗？我想洗把脸。", "“有，后院井边的灶上一直温着。”"),
+]
+
+
+@pytest.mark.parametrize(("user", "reply"), ECHOES)
+def test_echo_shapes_are_caught(user: str, reply: str) -> None:
+    assert echoes(user, reply)
+
+
+@pytest.mark.parametrize(("user", "reply"), NOT_ECHOES)
+def test_replies_that_take_up_the_topic_are_not_echoes(user: str, reply: str) -> None:
+    assert not echoes(user, reply)
+    assert strip_echo(user, reply) == reply
+
+
+def test_clauses_keep_their_closing_punctuation_and_quote_marks() -> None:
+    reply = "“今夜是停不了的。”她往你的碗里续了些热茶……\n“和客人一样？”"
+    parts = split_clauses(reply)
+    assert "".join(parts) == reply
+    assert parts[0] == "“今夜是停不了的。”" and parts[1] == "她往你的碗里续了些热茶……\n"
+
+
+def test_strip_keeps_what_the_reply_says_of_its_own() -> None:
+    user = "夜深了，我先上楼歇息。掌柜也早些睡吧。"
+    reply = "夜深了，我先上楼歇息。掌柜也早些睡吧。\n青梧点点头，把灯芯拨暗了些。“楼梯滑，慢些走。”"
+    assert strip_echo(user, reply) == "青梧点点头，把灯芯拨暗了些。“楼梯滑，慢些走。”"
+    assert strip_echo("你一个人撑着这间客栈，不累吗？", "我一个人撑着这间客栈，不累吗？") == ""
+
+
+def _stream(user: str, pieces: list[str], *, first_try: bool) -> str | None:
+    guard = EchoFilter(user, first_try=first_try)
+    out = []
+    for piece in pieces:
+        shown = guard.feed(piece)
+        if shown is None:
+            return None
+        out.append(shown)
+    tail = guard.finish()
+    return None if tail is None else "".join(out) + tail
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i : i + 2] for i in range(0, len(text), 2)]  # two characters a token, as llama.cpp streams
+
+
+def test_the_filter_stops_a_first_try_that_opens_with_an_echo() -> None:
+    user = "镇上有什么好吃的？明天想出去走走。"
+    assert _stream(user, _pieces("镇上有什么好吃的？桥头的馄饨。"), first_try=True) is None
+    assert _stream("掌柜，有热水吗？我想洗把脸。", _pieces("想洗把脸。"), first_try=True) is None
+
+
+def test_the_filter_drops_an_echo_after_the_reply_began_and_on_the_second_try() -> None:
+    user = "镇上有什么好吃的？明天想出去走走。"
+    reply = "青梧想了想。“桥头的馄饨不错。”镇上有什么好吃的？明天想出去走走。"
+    assert _stream(user, _pieces(reply), first_try=True) == "青梧想了想。“桥头的馄饨不错。”"
+    second = "镇上有什么好吃的？“桥头周记的馄饨，去晚了就没有了。”"
+    assert _stream(user, _pieces(second), first_try=False) == "“桥头周记的馄饨，去晚了就没有了。”"
+
+
+def test_a_second_try_that_is_only_echo_is_shown_rather_than_nothing() -> None:
+    assert _stream("掌柜，有热水吗？我想洗把脸。", _pieces("有热水吗？"), first_try=False) == "有热水吗？"
+
+
+def test_the_filter_shows_a_plain_reply_whole_and_in_order() -> None:
+    user = "你好，掌柜。还有空房吗？"
+    reply = "“有的。”青梧从柜台后取出钥匙，“楼上东头那间，推窗就是河。”"
+    guard = EchoFilter(user, first_try=True)
+    shown = [guard.feed(piece) for piece in _pieces(reply)]
+    assert all(part is not None for part in shown)
+    assert "".join(part or "" for part in shown) + (guard.finish() or "") == reply
+    assert shown[2]  # clauses go out as they complete, not only at the end
+
+
+def test_an_earlier_line_of_the_user_handed_back_is_cut_too() -> None:
+    """Two turns later the model wrote the user's self-introduction again (the user's part)."""
+    guard = EchoFilter(LONG_TURN, first_try=True, earlier=["我叫陆行舟，从县城来，想在镇上住几天。", ""])
+    assert guard.feed("我叫陆行舟，从县城来。") == ""  # short clauses of the user's words: held
+    assert guard.finish() is None  # an opening echo: generated once more
+    second = EchoFilter(LONG_TURN, first_try=False, earlier=["我叫陆行舟，从县城来，想在镇上住几天。"])
+    reply = "我叫陆行舟，从县城来。青梧放下算盘，“沈家的小儿子……”"
+    shown = "".join(second.feed(piece) or "" for piece in _pieces(reply)) + (second.finish() or "")
+    assert shown == "青梧放下算盘，“沈家的小儿子……”"
