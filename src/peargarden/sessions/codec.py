@@ -138,7 +138,7 @@ def _parsed(lines: list[bytes]) -> tuple[list[int], list[_Head | None], dict[int
         batch = b",".join([lines[index] for index in indexes])
     try:
         heads: list[_Head | None] = list(_HEADS.decode(b"[" + batch + b"]"))
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         heads = []
     if len(heads) == len(indexes):
         return indexes, heads, {}
@@ -153,7 +153,7 @@ def _parsed(lines: list[bytes]) -> tuple[list[int], list[_Head | None], dict[int
             heads.append(_HEAD.decode(line))
             kept.append(index)
             continue
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
             pass
         text = _text(line)
         if not text.strip():
