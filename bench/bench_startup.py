@@ -72,6 +72,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="pear-startup-") as folder:
         env = {**os.environ, "PEARGARDEN_HOME": str(Path(folder) / "home"), "PYTHONIOENCODING": "utf-8"}
+        # Compiled modules are written (in the temp folder), as an installed pear has them: where the
+        # environment turns writing off, every run would compile the package again.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
         subprocess.run([sys.executable, "-m", "peargarden", "init"], env=env, check=True, capture_output=True)
         cases = [("python -c pass", BARE)] + [
             ("pear " + " ".join(command), ["-m", "peargarden", *command]) for command in COMMANDS

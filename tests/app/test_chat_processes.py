@@ -198,14 +198,21 @@ def test_a_reply_killed_mid_stream_is_kept_as_incomplete(home_dir: Path, tmp_pat
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(home_dir),
         )  # fmt: skip
         checkpoint = checkpoint_file(home, "青梧", chat_id)
+        # The reply is checkpointed just before it is printed: read what the user sees as it comes.
+        shown: list[str] = []
+        stdout = victim.stdout
+        assert stdout is not None
+        reader = threading.Thread(target=lambda: shown.extend(iter(lambda: stdout.read(1), "")))
+        reader.start()
         deadline = time.monotonic() + 60
-        while not checkpoint.is_file():
-            assert victim.poll() is None, victim.communicate()
-            assert time.monotonic() < deadline, "no checkpoint was written"
+        while not (checkpoint.is_file() and words[:100] in "".join(shown)):
+            assert victim.poll() is None, (victim.communicate(), "".join(shown))
+            assert time.monotonic() < deadline, ("no checkpoint or no text", checkpoint.is_file(), "".join(shown))
             time.sleep(0.05)
         victim.send_signal(signal.SIGKILL)
-        out, _ = victim.communicate(timeout=30)
-        assert words[:100] in out  # the user saw it
+        victim.wait(timeout=30)
+        reader.join(timeout=30)
+        assert words[:100] in "".join(shown)  # the user saw it
         assert "说个长故事吧。" in (home_dir / CHATS / chat_id / "session.jsonl").read_text(encoding="utf-8")
         session = PearApp(home, story_memory=False).open_chat("青梧", chat_id, ChatOptions(mode="stage"))
         last = session.chat.tree.messages()[-1]

@@ -53,3 +53,17 @@ def test_refresh_reads_only_whole_new_lines(tmp_path: Path) -> None:
     assert other.refresh() is True
     assert [e.message["content"] for e in other.tree.messages()] == ["一"]
     assert other.refresh() is False
+
+
+def test_an_unsaved_chat_keeps_its_entries_in_memory_and_writes_nothing(tmp_path: Path) -> None:
+    chats = tmp_path / "chats"
+    chat = ChatFile.unsaved(chats, card="青梧", mode="stage")
+    first = chat.append_message({"role": "assistant", "content": "雨还在下。"})
+    chat.append_message({"role": "assistant", "content": "雨停了。"})
+    chat.tree.set_leaf(None)
+    other = chat.append_message({"role": "assistant", "content": "门开着。"})
+    chat.move_leaf(first.id)
+    assert [e.message["content"] for e in chat.tree.messages()] == ["雨还在下。"]
+    assert other.id in chat.tree and chat.header["card"] == "青梧"
+    assert chat.refresh() is False  # there is no file to read
+    assert not chats.exists()  # nothing was written, not even the chats folder

@@ -9,7 +9,6 @@ Everything else runs through typer in :mod:`._run`.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,8 +27,9 @@ def main(argv: list[str] | None = None) -> None:
     run(args)
 
 
-def __getattr__(name: str) -> Any:
-    # `peargarden.cli.app` (the root typer app) without importing typer for `pear --help`.
+def __getattr__(name: str) -> object:
+    # `peargarden.cli.app` (the root typer app) without importing typer for `pear --help`; nor `typing`
+    # for the annotation (with dataclasses, typing was a third of what `pear --help` imported).
     if name == "app":
         from ._app import app
 

@@ -14,13 +14,16 @@ and that each summary is the command's own short help, so the table cannot drift
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
 class CommandEntry:
-    module: str  # the module in peargarden.cli that defines the command
-    summary: str  # the one line `pear --help` shows: the command's own short help
+    """One row of the table.  A plain class: ``dataclasses`` (with the ``inspect`` it loads) would be
+    most of what ``pear --help`` imports."""
+
+    __slots__ = ("module", "summary")
+
+    def __init__(self, module: str, summary: str) -> None:
+        self.module = module  # the module in peargarden.cli that defines the command
+        self.summary = summary  # the one line `pear --help` shows: the command's own short help
 
 
 COMMANDS: dict[str, CommandEntry] = {

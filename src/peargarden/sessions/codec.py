@@ -136,7 +136,7 @@ def _parsed(lines: list[bytes]) -> tuple[list[int], list[_Head | None], dict[int
     else:
         indexes = [index for index, line in enumerate(lines) if line]
         batch = b",".join([lines[index] for index in indexes])
-    try:
+    try:  # invalid UTF-8 (a torn multi-byte character) is a UnicodeDecodeError from msgspec
         heads: list[_Head | None] = list(_HEADS.decode(b"[" + batch + b"]"))
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         heads = []

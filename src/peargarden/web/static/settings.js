@@ -110,8 +110,10 @@ function lines(id) { return value(id).split("\n").map((l) => l.trim()).filter(Bo
 async function save(body, message) {
   try {
     await api("/api/settings", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    toast(message);
+    // The form is read back first: a toast means the page shows what was saved (and a quick next edit
+    // is not overwritten by a reload still on its way).
     await load();
+    toast(message);
   } catch (error) { toast(error.message, true); }
 }
 

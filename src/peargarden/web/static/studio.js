@@ -166,8 +166,8 @@ function drawProject(project) {
   apply.addEventListener("click", async () => {
     try {
       const result = await post(`/api/studio/${card}/apply`);
-      toast(t(`已写回：${result.applied.join("、") || "没有改动"}`, `Applied: ${result.applied.join(", ") || "nothing"}`));
       await load();
+      toast(t(`已写回：${result.applied.join("、") || "没有改动"}`, `Applied: ${result.applied.join(", ") || "nothing"}`));
     } catch (error) { toast(error.message, true); }
   });
   editor.append(area, save, " ", apply);
