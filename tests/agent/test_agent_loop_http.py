@@ -219,9 +219,9 @@ def test_disconnect_mid_reply_keeps_the_partial_text_and_ends_with_an_error(fake
 def test_a_server_that_never_answers_times_out(fake_server: FakeOpenAIServer) -> None:
     from peargarden.providers.openai_compat import RetryPolicy
 
-    fake_server.script([sse(chunk(content="迟"), delay=2.0), sse(chunk(content="迟"), delay=2.0)])
+    fake_server.script([sse(chunk(content="迟"), delay=4.0), sse(chunk(content="迟"), delay=4.0)])
     provider = OpenAICompatProvider(
-        fake_server.base_url, "fake-model", "k", timeout=0.3, retry=RetryPolicy(attempts=2), sleep=lambda _s: None
+        fake_server.base_url, "fake-model", "k", timeout=1.0, retry=RetryPolicy(attempts=2), sleep=lambda _s: None
     )
     events, recorded = _run(BeatSettings(provider=provider, builder=_builder), USER)
     assert [e.type for e in events] == ["error", "done"] and recorded == []

@@ -392,14 +392,14 @@ def test_timeout_before_headers_is_retried(
     slow = text_reply("迟到")
     slow.delay = 3.0
     fake_server.script([slow, text_reply("准时")])
-    events = collect(make_provider(timeout=0.3), ask())
+    events = collect(make_provider(timeout=1.0), ask())
     assert text_of(events) == "准时"
     assert len(sleeps) == 1
 
 
 def test_timeouts_exhausted(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     fake_server.script([JsonReply(body={}, delay=3.0), JsonReply(body={}, delay=3.0)])
-    provider = make_provider(timeout=0.3, retry=RetryPolicy(attempts=2, base_delay=0))
+    provider = make_provider(timeout=1.0, retry=RetryPolicy(attempts=2, base_delay=0))
     with pytest.raises(ProviderError, match=r"timed out.*已尝试 2 次"):
         collect(provider, ask())
 
@@ -408,7 +408,7 @@ def test_stall_mid_stream_keeps_partial_text(fake_server: FakeOpenAIServer, make
     fake_server.script([sse(chunk(content="话说"), Pause(3.0), chunk(content="到此"))])
     received: list[StreamEvent] = []
     with pytest.raises(ProviderError, match="reply cut off mid-stream"):
-        for event in make_provider(timeout=0.3).stream(ask()):
+        for event in make_provider(timeout=1.0).stream(ask()):
             received.append(event)
     assert text_of(received) == "话说"
     assert len(fake_server.chat_requests) == 1  # never retried after text went out

@@ -169,3 +169,13 @@ def test_a_torn_line_before_trailing_unicode_blank_lines_is_a_torn_tail() -> Non
     data = b"\n".join([good, torn, "\u3000".encode(), b"  "]) + b"\n"
     loaded = decode_bytes(data)
     assert loaded.torn_tail and loaded.warnings == [] and len(loaded.tree) == 0
+
+
+def test_a_line_of_invalid_utf8_bytes_is_skipped_with_a_warning() -> None:
+    """msgspec refuses it with a UnicodeDecodeError (not its own error): read as json read it."""
+    good = header_line("20261202-000000-abcd", STAMP).encode()
+    entry = entry_line(message_entry("0000000a", None, STAMP, {"role": "user", "content": "掌柜"})).encode()
+    data = b"\n".join([good, b'{"id":"', b"\xff\xfe", entry]) + b"\n"
+    loaded = decode_bytes(data)
+    assert same(meaning(loaded), reference(data.decode("utf-8", errors="replace")))
+    assert loaded.warnings == ["第 2 行无法解析，已跳过", "第 3 行无法解析，已跳过"] and len(loaded.tree) == 1
