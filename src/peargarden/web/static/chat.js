@@ -451,10 +451,11 @@ document.getElementById("remove-chat").addEventListener("click", async () => {
   if (!confirm(t("删除这个对话？保险库会先留一份快照，可以撤销。", "Delete this chat? The vault keeps a snapshot; you can undo."))) return;
   try {
     undo = (await post(`${base}/remove`, {})).undo;
-    root.classList.add("removed-chat");
-    document.getElementById("removed").hidden = false;
-    await loadChats();
     for (const id of ["send", "regenerate", "continue", "impersonate", "composer"]) document.getElementById(id).disabled = true;
+    root.classList.add("removed-chat");
+    await loadChats();
+    // The banner comes last: when it shows, the page already agrees with it (controls off, list read again).
+    document.getElementById("removed").hidden = false;
   } catch (error) { toast(error.message, true); }
 });
 document.getElementById("undo-remove").addEventListener("click", async () => {
