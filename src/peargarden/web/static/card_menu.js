@@ -1,6 +1,7 @@
 // The card grid's own actions: create from scratch, rename, a new avatar, duplicate, delete (into
 // the vault, with undo), export links.  Each change reloads the grid.
 import { api, toast } from "./common.js";
+import { t } from "./i18n.js";
 
 const json = (body) => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 const cardUrl = (folder) => `/api/cards/${encodeURIComponent(folder)}`;
@@ -25,7 +26,7 @@ document.getElementById("card-undo").addEventListener("click", async () => {
 for (const tile of document.querySelectorAll(".card-tile")) {
   const folder = tile.dataset.folder;
   tile.querySelector(".card-rename")?.addEventListener("click", async () => {
-    const name = prompt("新的名字", tile.querySelector(".card-name").textContent);
+    const name = prompt(t("新的名字", "New name"), tile.querySelector(".card-name").textContent);
     if (!name) return;
     try { await api(`${cardUrl(folder)}/rename`, json({ name })); location.reload(); }
     catch (error) { toast(error.message, true); }
@@ -43,7 +44,9 @@ for (const tile of document.querySelectorAll(".card-tile")) {
     catch (error) { toast(error.message, true); }
   });
   tile.querySelector(".card-delete")?.addEventListener("click", async () => {
-    if (!confirm(`删除角色卡「${tile.querySelector(".card-name").textContent}」和它的对话？保险库会先留快照，可以撤销。`)) return;
+    const name = tile.querySelector(".card-name").textContent;
+    if (!confirm(t(`删除角色卡「${name}」和它的对话？保险库会先留快照，可以撤销。`,
+      `Delete the card "${name}" and its chats? The vault keeps a snapshot first; you can undo.`))) return;
     try {
       undo = (await api(`${cardUrl(folder)}/delete`, json({}))).undo;
       tile.remove();
