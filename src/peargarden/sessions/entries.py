@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+import msgspec
+
 EntryType = Literal["message", "custom", "label", "compaction"]
 ENTRY_TYPES: tuple[EntryType, ...] = ("message", "custom", "label", "compaction")
 
@@ -80,7 +82,8 @@ class Entry:
     @property
     def message(self) -> dict[str, Any]:
         """The chat message of a ``message`` entry (an empty dict for other types)."""
-        value = self.body.get("message")
+        body = self._body  # decoded already, in the common case: no second property call
+        value = (self.body if body is None else body).get("message")
         return value if isinstance(value, dict) else {}
 
     @property
@@ -141,11 +144,20 @@ def check_head(entry_id: Any, parent: Any, kind: Any) -> tuple[str, str | None, 
     return entry_id, parent, kind
 
 
+# msgspec decodes a body about twice as fast as json (export reads every body on the path and every
+# swipe beside it); what it refuses (lone surrogate escapes, NaN, out-of-range floats, invalid UTF-8)
+# is read by json as before, so a line means what it meant.
+_DECODE_BODY = msgspec.json.Decoder()
+
+
 def _body_of(line: bytes) -> dict[str, Any]:
     try:
-        value = json.loads(line.decode("utf-8", errors="replace"))
-    except ValueError:  # the loader's check took the line; no line it takes is known to fail here
-        return {}
+        value = _DECODE_BODY.decode(line)
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        try:
+            value = json.loads(line.decode("utf-8", errors="replace"))
+        except ValueError:  # the loader's check took the line; no line it takes is known to fail here
+            return {}
     body = dict(value) if isinstance(value, dict) else {}
     for key in _BASE_KEYS:
         body.pop(key, None)

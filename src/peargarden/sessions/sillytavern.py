@@ -137,14 +137,15 @@ def _st_line(message: dict[str, Any], text: str, fallback_name: str, timestamp: 
 
 def _swipe_info(sibling: Entry, reasoning: str | None) -> Any:
     """The sibling's own ``swipe_info`` item from its imported line, else one made like ST's."""
-    original = sibling.message.get("st")
-    index = sibling.message.get("st_swipe")
+    message = sibling.message
+    original = message.get("st")
+    index = message.get("st_swipe")
     infos = original.get("swipe_info") if isinstance(original, dict) else None
     if isinstance(index, int) and isinstance(infos, list) and 0 <= index < len(infos):
         return infos[index]
     if isinstance(original, dict) and index is None and isinstance(infos, list) and len(infos) == 1:
         return infos[0]
-    kept = sibling.message.get("st_swipe_info")  # sessions imported before whole lines were kept
+    kept = message.get("st_swipe_info")  # sessions imported before whole lines were kept
     if isinstance(kept, dict):
         return kept
     return {"send_date": sibling.timestamp, "extra": {"reasoning": reasoning} if reasoning else {}}
@@ -182,15 +183,17 @@ def export_chat(
     while index < len(path):
         entry = path[index]
         index += 1
-        if entry.type != "message" or entry.role not in ("user", "assistant"):
+        role = entry.role
+        if role not in ("user", "assistant"):  # (an entry other than a message has no role)
             continue
-        fallback = user_name if entry.role == "user" else character_name
-        if entry.role == "user":
-            out.append(_st_line(entry.message, str(entry.message.get("content") or ""), fallback, entry.timestamp))
+        message = entry.message
+        if role == "user":
+            out.append(_st_line(message, str(message.get("content") or ""), user_name, entry.timestamp))
             continue
+        fallback = character_name
         # An assistant reply: collapse its tool rounds, and offer its siblings as swipes.
         head_at = index - 1
-        while index < len(path) and not (path[index].type == "message" and path[index].role == "user"):
+        while index < len(path) and path[index].role != "user":
             index += 1
         kin = tree.siblings(entry.id)
         replies = [_beat_reply(tree, sibling) for sibling in kin]
@@ -210,8 +213,12 @@ def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None]:
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
     for index in range(at + 1, len(path)):  # by index: islice would step over the first *at* again
         entry = path[index]
-        if entry.type == "message" and entry.role == "user":
+        if entry.type != "message":
+            continue
+        message = entry.message
+        role = message.get("role")
+        if role == "user":
             break
-        if entry.type == "message" and entry.role == "assistant" and entry.message.get("content"):
-            text, reasoning = str(entry.message["content"]), entry.message.get("reasoning")
+        if role == "assistant" and message.get("content"):
+            text, reasoning = str(message["content"]), message.get("reasoning")
     return text, reasoning if isinstance(reasoning, str) else None
