@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
@@ -126,22 +126,26 @@ def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) ->
     return value
 
 
+_Kept = TypeVar("_Kept")
+
+
+def _cached(env: BeatEnv, key: str, kind: type[_Kept]) -> _Kept:
+    """The chat's one *kind* object under *key* in the beat cache, made on first use."""
+    with env.cache_lock:
+        value = env.cache.get(key)
+        if not isinstance(value, kind):
+            value = env.cache[key] = kind()
+        return value
+
+
 def _lorebooks(env: BeatEnv) -> Any:
     from peargarden.worldinfo.sources import LorebookCache
 
-    with env.cache_lock:
-        books = env.cache.get(_LOREBOOKS_KEY)
-        if not isinstance(books, LorebookCache):
-            books = env.cache[_LOREBOOKS_KEY] = LorebookCache()
-        return books
+    return _cached(env, _LOREBOOKS_KEY, LorebookCache)
 
 
 def _chat_lines(env: BeatEnv) -> StLines:
-    with env.cache_lock:
-        kept = env.cache.get(_LINES_KEY)
-        if not isinstance(kept, StLines):
-            kept = env.cache[_LINES_KEY] = StLines()
-        return kept
+    return _cached(env, _LINES_KEY, StLines)
 
 
 def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
