@@ -36,8 +36,13 @@ trap 'rm -f "$mypy_log"' EXIT
 mypy_pid=$!
 echo "== pytest (mypy --strict runs alongside; its report follows)"
 set +e
-# One worker per core (pytest-xdist); a later -n in the arguments wins (-n 0: one process).
-.venv/bin/python -m pytest -n auto "$@"
+# One worker per core plus one (pytest-xdist). The workers are idle part of the time — retry back-offs,
+# waiting on `pear` processes, the fake model and the browser — and a spare worker fills those gaps;
+# worksteal hands queued tests to whichever worker runs dry, so the run does not end on one worker's
+# queue (docs/benchmarks.md, "Test suite time", third round). A later -n or --dist in the arguments
+# wins (-n 0: one process).
+workers=$(( $(nproc) + 1 ))
+.venv/bin/python -m pytest -n "$workers" --dist worksteal "$@"
 status=$?
 wait "$mypy_pid"
 mypy_status=$?
