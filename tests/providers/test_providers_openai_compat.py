@@ -487,11 +487,14 @@ def test_cancel_wakes_a_read_blocked_on_a_silent_server(fake_server: FakeOpenAIS
     fake_server.script([sse(chunk(content="山雨欲来"), Pause(30.0), chunk(content="风满楼"))])
     cancel = threading.Event()
     received: list[StreamEvent] = []
+    # The cancel comes 0.3 s after the first words, while the read waits in the pause (counted from the
+    # start, a loaded machine could cancel before the first chunk had arrived).
     timer = threading.Timer(0.3, cancel.set)
-    timer.start()
     try:
         for event in make_provider(timeout=60.0).stream(ask(), cancel):
             received.append(event)
+            if not timer.is_alive() and not cancel.is_set() and text_of(received):
+                timer.start()
     finally:
         timer.cancel()
     assert text_of(received) == "山雨欲来"
