@@ -130,7 +130,9 @@ def file_lines(draw: st.DrawFn) -> list[bytes]:
 def test_reading_a_file_means_what_reading_it_whole_meant(lines: list[bytes], end: bytes) -> None:
     data = b"\n".join(lines) + end
     expected = reference(data.decode("utf-8", errors="replace"))
-    assert same(meaning(decode_bytes(data)), expected)
+    loaded = decode_bytes(data)
+    assert same(meaning(loaded), expected)
+    assert [entry.id for entry in loaded.tree.path()] == path_of(expected)
     assert same(meaning(decode(data.decode("utf-8", errors="replace").split("\n"))), expected)
 
 
@@ -141,11 +143,24 @@ def test_lines_appended_later_are_read_the_same(lines: list[bytes], split: int) 
     cut = min(split, len(lines))
     loaded = LoadedSession({}, SessionTree())
     feed(loaded, lines[:cut])
+    loaded.tree.path()  # the active path cached, then extended or dropped by what is appended
     feed(loaded, [*lines[cut:], b""], first_line=cut + 1)
     expected = reference(b"\n".join([*lines, b"{}"]).decode("utf-8", errors="replace"))
     got = meaning(loaded)
     # A last line that does not parse is a torn tail only when the whole file is read at once.
     assert same(got["entries"], expected["entries"]) and got["leaf"] == expected["leaf"]
+    assert [entry.id for entry in loaded.tree.path()] == path_of(expected)
+
+
+def path_of(expected: dict[str, Any]) -> list[str]:
+    """The ids from the root down to the reference's leaf."""
+    parents = {entry[0]: entry[1] for entry in expected["entries"]}
+    out: list[str] = []
+    current = expected["leaf"]
+    while current is not None:
+        out.append(current)
+        current = parents[current]
+    return out[::-1]
 
 
 def test_a_long_chat_decodes_bodies_only_when_read() -> None:

@@ -165,6 +165,48 @@ class SessionTree:
         self._leaf = entry.id
         return entry
 
+    def add_loaded(self, entries: dict[str, Entry], leaf: str | None) -> None:
+        """Add entries a loader has checked, by id in file order (new ids, each parent already in
+        the tree or earlier in *entries*), then make *leaf* (in the tree by then, or None) the
+        active leaf.
+
+        The same tree as :meth:`add` for each entry and :meth:`set_leaf` at the end, without the
+        checks and the path bookkeeping per entry: opening a long chat adds tens of thousands.
+        """
+        self._entries.update(entries)
+        children = self._children
+        for entry_id, entry in entries.items():
+            parent = entry.parent_id
+            kids = children.get(parent)
+            if kids is None:
+                children[parent] = [entry_id]
+            else:
+                kids.append(entry_id)
+        store = self._entries
+        before = self._leaf
+        if leaf == before:
+            return
+        self._leaf = leaf
+        cached = self._path_cache
+        if cached is None or leaf is None or not entries:
+            self._path_cache = None
+            return
+        # Appended lines usually only grow the active path: extend the cached path rather than
+        # walk it again from the root (a refresh after another process's beat).
+        tail: list[Entry] = []
+        current: str | None = leaf
+        for _ in range(len(entries)):
+            if current == before or current is None:
+                break
+            entry = store[current]
+            tail.append(entry)
+            current = entry.parent_id
+        if current == before and (before is not None or not cached):
+            tail.reverse()
+            cached.extend(tail)
+        else:
+            self._path_cache = None
+
     def set_leaf(self, entry_id: str | None) -> None:
         """Move the active leaf; ``None`` means the next entry starts a new root."""
         if entry_id is not None and entry_id not in self._entries:
