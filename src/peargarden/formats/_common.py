@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from peargarden.errors import FormatError
@@ -97,6 +98,21 @@ def dumps_json(value: Any, *, indent: int | str | None = None, compact: bool = F
 def dumps_compact(value: Any) -> str:
     """JSON the way ``JSON.stringify(value)`` writes it: no spaces, non-ASCII kept as is."""
     return dumps_json(value, compact=True)
+
+
+def jsonl_bytes(values: Iterable[Any], trailing_newline: bool = True) -> bytes:
+    """:func:`dumps_compact` of each value, one per line, as UTF-8 (a JSONL file): the same bytes,
+    made faster (an export of a 20,000-message chat writes 20,000 lines of 19 MB).  One encoder for
+    all lines, and the lone surrogates escaped only when the text does not encode: the escape looks
+    at one character at a time, so escaping the joined text is escaping each line."""
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    text = "\n".join(map(encode, values))
+    if trailing_newline:
+        text += "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # only a lone surrogate fails to encode: ``str`` holds nothing else that does
+        return escape_lone_surrogates(text).encode("utf-8")
 
 
 def dumps_pretty(value: Any) -> str:
