@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from peargarden.errors import FormatError
-from peargarden.formats._common import dumps_compact
 from peargarden.formats import (
     TavernChat,
     TavernMessage,
@@ -22,6 +21,7 @@ from peargarden.formats import (
     read_chat_jsonl,
     write_chat_jsonl,
 )
+from peargarden.formats._common import dumps_compact
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "formats"
 
