@@ -63,6 +63,8 @@ class LoadedSession:
     warnings: list[str] = field(default_factory=list)
     # True when the last line was torn (a crash in the middle of an append).
     torn_tail: bool = False
+    # How many newlines the bytes read held (set by :func:`decode_bytes`).
+    newlines: int = 0
 
 
 def decode(lines: Iterable[str | bytes]) -> LoadedSession:
@@ -78,11 +80,12 @@ def decode(lines: Iterable[str | bytes]) -> LoadedSession:
 def decode_bytes(data: bytes) -> LoadedSession:
     """Rebuild a session from the bytes of its file."""
     raw = data.split(b"\n")
+    newlines = len(raw) - 1
     if b"\r" in data:
         raw = [line.rstrip(b"\r") for line in raw]
     while raw and _blank(raw[-1]):
         raw.pop()
-    loaded = LoadedSession({}, SessionTree())
+    loaded = LoadedSession({}, SessionTree(), newlines=newlines)
     _feed(loaded, raw, 1, True)
     return loaded
 
@@ -221,6 +224,11 @@ def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_p
                 fresh[entry_id] = Entry(entry_id, parent, kind, stamp, None, rows[index])
                 leaf = entry_id
                 continue
+            if kind == LEAF_TYPE and not values:  # a swipe or branch moved the leaf
+                target = head.leafId
+                if target is None or (type(target) is str and (target in fresh or target in known)):
+                    leaf = target
+                    continue
         if head is None:
             if torn_tail_possible and index == last:
                 loaded.torn_tail = True

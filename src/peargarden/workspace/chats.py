@@ -178,7 +178,7 @@ class ChatFile:
         self.pending = None
         # A torn last line (a crash mid-append) counts as read: the next append starts a new line.
         self.offset = len(data)
-        self.lines_read = data.count(b"\n")
+        self.lines_read = loaded.newlines
 
     def _mark_read(self) -> None:
         try:
