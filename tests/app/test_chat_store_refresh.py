@@ -67,3 +67,40 @@ def test_an_unsaved_chat_keeps_its_entries_in_memory_and_writes_nothing(tmp_path
     assert other.id in chat.tree and chat.header["card"] == "青梧"
     assert chat.refresh() is False  # there is no file to read
     assert not chats.exists()  # nothing was written, not even the chats folder
+
+
+def test_every_chat_operation_only_appends_to_the_session_file(home_dir: Path) -> None:
+    """Issue 18, point 2: in normal operation a session file only grows at its end (another process
+    appending at the same time can never be overwritten): send, regenerate, swipe, continue, edit,
+    delete, branch, each leaves the bytes before it as they were."""
+    from peargarden.app.connections import Connection
+    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+    from peargarden.workspace.home import Home
+    from peargarden.workspace.seed import seed_home
+
+    home = Home(home_dir)
+    seed_home(home)
+    with FakeOpenAIServer() as server:
+        server.default_reply = text_reply("青梧点了点头。")
+        options = ChatOptions(mode="stage", thinking="off", connection=Connection(server.base_url, "fake-model", ""))
+        session = PearApp(home, story_memory=False).new_chat("青梧", options)
+        path = session.chat.path
+        before = path.read_bytes()
+        steps = [
+            lambda: list(session.send("掌柜，来壶茶。")),
+            lambda: list(session.regenerate()),
+            lambda: session.swipe(-1),  # back to the first reply: a leaf move, no new reply
+            lambda: list(session.continue_()),
+            lambda: session.edit(len(session.messages()) - 1, "青梧摇了摇头。"),
+            lambda: list(session.send("那就算了。")),
+            lambda: session.delete(len(session.messages()) - 1),
+            lambda: session.branch(0),
+        ]
+        for number, step in enumerate(steps):
+            step()
+            after = path.read_bytes()
+            assert after.startswith(before) and len(after) > len(before), number
+            before = after
+    reread = ChatFile.open(path.parent.parent, path.parent.name)
+    assert reread.warnings == [] and [e.id for e in reread.tree.path()] == [e.id for e in session.chat.tree.path()]
