@@ -104,3 +104,30 @@ def test_every_chat_operation_only_appends_to_the_session_file(home_dir: Path) -
             before = after
     reread = ChatFile.open(path.parent.parent, path.parent.name)
     assert reread.warnings == [] and [e.id for e in reread.tree.path()] == [e.id for e in session.chat.tree.path()]
+
+
+@pytest.mark.parametrize("grows", [True, False], ids=["larger", "same-size"])
+def test_a_replaced_session_file_is_read_again_whole(tmp_path: Path, grows: bool) -> None:
+    """A file rewritten by another process (a restore from the vault: a new file renamed over the
+    old one) is never continued at the old offset, even when it is larger or the same size."""
+    from peargarden.workspace import atomic
+
+    chats = tmp_path / "chats"
+    chat = ChatFile.create(chats, "20261202-000000-abcd", card="青梧")
+    for text in ("掌柜，来壶茶。", "青梧点了点头。"):
+        chat.append_message({"role": "user", "content": text})
+    reader = ChatFile.open(chats, chat.chat_id)
+    old = chat.path.read_text(encoding="utf-8")
+    # The other process's version: the same header, other entries, written atomically.
+    other = ChatFile.create(tmp_path / "other", "20261202-000000-abcd", card="青梧")
+    other.append_message({"role": "user", "content": "雨停了吗？" if grows else "掌柜，来壶酒。"})
+    other.append_message({"role": "user", "content": "还没停，客官再坐会儿。" if grows else "青梧摇了摇头。"})
+    new = other.path.read_text(encoding="utf-8")
+    assert new != old and (len(new.encode()) > len(old.encode()) if grows else len(new) == len(old))
+    atomic.write_text(chat.path, new)
+    assert reader.refresh() is True
+    fresh = ChatFile.open(chats, chat.chat_id)
+    assert [(e.id, e.message["content"]) for e in reader.tree.path()] == [
+        (e.id, e.message["content"]) for e in fresh.tree.path()
+    ]
+    assert reader.warnings == [] and len(reader.tree) == len(fresh.tree) == 2
