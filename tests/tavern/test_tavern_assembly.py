@@ -211,6 +211,24 @@ def test_malformed_presets_assemble_with_warnings(make_state: StateFactory) -> N
     assert any("100001" in w for w in no_order.warnings)
 
 
+def test_an_empty_global_order_is_kept_not_replaced_by_the_default(make_state: StateFactory) -> None:
+    # PromptManager.sanitizeServiceSettings adds the default order only when getPromptOrderForCharacter
+    # finds nothing; an existing 100001 list that is empty stays first, so getPromptCollection is empty
+    # and only the runtime prompts with a slot of their own (description, personality, scenario) go out.
+    oai = {"prompt_order": [{"character_id": GLOBAL_ORDER_ID, "order": []}]}
+    metadata = {"note_prompt": "【作者注：雨停了。】", "note_position": 0, "note_interval": 1}
+    result = generate(make_state(oai=oai, metadata=metadata))
+    assert [m["content"] for m in result.messages] == [
+        "林月是杭州一家茶馆的老板，二十四岁。",
+        "[林月's personality: 温柔，细心，有点爱开玩笑]",
+        "[Circumstances and context of the dialogue: 小明在一个下雨的午后走进了林月的茶馆。]",
+    ]
+    assert any("空的" in w for w in result.warnings)
+    # No 100001 list at all: the default order is used, history included.
+    other = generate(make_state(oai={"prompt_order": [{"character_id": 7, "order": []}]}))
+    assert other.messages[-1]["role"] == "user"
+
+
 def test_fixed_parts_over_budget_send_the_partial_list(make_state: StateFactory) -> None:
     card = copy.deepcopy(make_state().card)
     card["description"] = "很长的描述。" * 400
