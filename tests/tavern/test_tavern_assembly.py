@@ -172,6 +172,32 @@ def test_swipe_and_regenerate_leave_out_the_last_reply(make_state: StateFactory)
     assert generate(make_state(chat), "swipe").in_context_count == 4 + 1
 
 
+def _main_reading(text: str) -> dict[str, Any]:
+    prompts = copy.deepcopy(DEFAULT_PROMPTS)
+    next(p for p in prompts if p["identifier"] == "main")["content"] = text
+    return {"prompts": prompts}
+
+
+def test_last_message_macros_skip_the_reply_being_swiped_and_hidden_messages(make_state: StateFactory) -> None:
+    # macros.js getLastMessageId skips a message whose swipe_id ≥ len(swipes): during a swipe ST has
+    # already moved the swiped reply's swipe_id one past its swipes, so {{lastMessage}},
+    # {{lastMessageId}} and {{lastCharMessage}} read older messages, while getLastSwipeId /
+    # getCurrentSwipeId still read the swiped reply.  getLastUserMessage skips hidden (is_system) ones.
+    names = ["lastMessage", "lastMessageId", "lastCharMessage", "lastUserMessage", "lastSwipeId", "currentSwipeId"]
+    macros = "|".join("{{" + name + "}}" for name in names)
+    chat = alternating_chat(5)  # 0 林月, 1 小明, 2 林月, 3 小明, 4 林月
+    chat[4]["swipes"] = [chat[4]["mes"], "另一个回答"]
+    chat[4]["swipe_id"] = 0
+    state = make_state(chat, oai=_main_reading(macros))
+    assert contents(state)[0] == "第4条消息：雨还在下。|4|第4条消息：雨还在下。|第3条消息：雨还在下。|2|1"
+    state = make_state(chat, oai=_main_reading(macros))
+    assert contents(state, "swipe")[0] == "第3条消息：雨还在下。|3|第2条消息：雨还在下。|第3条消息：雨还在下。|2|3"
+    hidden = alternating_chat(5)
+    hidden[3]["is_system"] = True  # /hide 3: the newest user message
+    state = make_state(hidden, oai=_main_reading("{{lastUserMessage}}"))
+    assert contents(state)[0] == "第1条消息：雨还在下。"
+
+
 def test_hidden_and_narrator_messages(make_state: StateFactory) -> None:
     state = make_state(alternating_chat(4))
     run_slash(state, "/sys 雨停了，天边出现了彩虹。", [])
