@@ -305,3 +305,21 @@ def test_more_slash_commands(make_state: StateFactory) -> None:
     assert out[-1] == "[作者注：林月在等雨停]"
     assert out[-2] == "掌柜: 客官里面请。"  # another speaker gets the name prefix (names behavior default)
     assert "这条只给人看" not in out
+
+
+def test_hide_ranges_and_inject_scan_flag_follow_sillytavern(make_state: StateFactory) -> None:
+    # hideMessageCallback goes through utils.js stringToRange: a range reaching past the last message,
+    # reversed or unreadable is refused whole (nothing hidden); parseInt reads leading digits.
+    state = make_state(alternating_chat(5))
+    warnings: list[str] = []
+    for command in ("/hide 2-9", "/hide 3-1", "/hide 第2条", "/hide 7"):
+        run_slash(state, command, warnings)
+    assert not any(m.get("is_system") for m in state.chat)
+    assert len(warnings) == 4
+    run_slash(state, "/hide 2-3条", warnings)
+    assert [bool(m.get("is_system")) for m in state.chat] == [False, False, True, True, False]
+    # injectCallback reads scan with isTrueBoolean: only on / true / 1.
+    run_slash(state, "/inject id=甲 position=chat depth=1 scan=yes 灯笼", warnings)
+    run_slash(state, "/inject id=乙 position=chat depth=1 scan=ON 茶壶", warnings)
+    assert state.chat_metadata["script_injects"]["甲"]["scan"] is False
+    assert state.chat_metadata["script_injects"]["乙"]["scan"] is True

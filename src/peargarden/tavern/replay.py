@@ -184,6 +184,25 @@ def _parse_named(args: str) -> tuple[dict[str, str], str]:
     return named, rest.strip()
 
 
+def _js_parse_int(text: str) -> int | None:
+    m = re.match(r"\s*([+-]?\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def _string_to_range(text: str, last: int) -> tuple[int, int] | None:
+    """ST's ``stringToRange(text, 0, last)``: ``N`` or ``A-B`` (parseInt each side); a range that
+    is reversed or reaches outside ``0..last`` is refused as a whole, not clipped."""
+    if "-" in text:
+        parts = text.split("-")
+        start = _js_parse_int(parts[0]) if parts[0] else None
+        end = _js_parse_int(parts[1]) if parts[1] else None
+    else:
+        start = end = _js_parse_int(text)
+    if start is None or end is None or start > end or start < 0 or end > last:
+        return None
+    return start, end
+
+
 def _insert_at(state: TavernState, named: dict[str, str], message: dict[str, Any]) -> None:
     """``at=N`` puts the message at index N (negative: from the end), else it is appended."""
     try:
@@ -265,13 +284,11 @@ def _run_one_slash(state: TavernState, text: str, warnings: list[str]) -> None:
         _insert_at(state, named, message)
     elif command in ("hide", "unhide"):
         rng = args.strip()
-        mm = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", rng)
-        if not mm:
+        bounds = _string_to_range(rng, len(state.chat) - 1)
+        if bounds is None:
             warnings.append(f"/{command} 的范围无效：{rng!r}")
             return
-        start = int(mm.group(1))
-        end = int(mm.group(2) or start)
-        for i in range(start, min(end, len(state.chat) - 1) + 1):
+        for i in range(bounds[0], bounds[1] + 1):
             state.chat[i]["is_system"] = command == "hide"
     elif command == "inject":
         ident = named.get("id")
@@ -285,7 +302,7 @@ def _run_one_slash(state: TavernState, text: str, warnings: list[str]) -> None:
             depth = 4.0
         role_raw = named.get("role", "system").lower().strip()
         role = {"system": d.ROLE_SYSTEM, "user": d.ROLE_USER, "assistant": d.ROLE_ASSISTANT}.get(role_raw, 0)
-        scan = named.get("scan", "false").lower() in ("true", "on", "1", "yes")
+        scan = named.get("scan", "false").strip().lower() in ("true", "on", "1")  # isTrueBoolean
         injects = state.chat_metadata.setdefault("script_injects", {})
         depth_value: int | float = int(depth) if depth.is_integer() else depth
         if body:
