@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import copy
 import math
+from typing import Any
+
+from tavern_builders import CARD
 
 from peargarden.tavern.chat_completion import Message
-from peargarden.tavern.defaults import IN_CHAT, IN_PROMPT
+from peargarden.tavern.defaults import DEFAULT_PROMPTS, IN_CHAT, IN_PROMPT
 from peargarden.tavern.examples import block_to_messages, parse_mes_examples
 from peargarden.tavern.injections import ExtensionTable, insert_in_chat
 from peargarden.tavern.prompts import Prompt, load_prompt_manager
+from peargarden.tavern.replay import CaseData, replay
 from peargarden.tavern.request import parse_simple_yaml, request_body
+from peargarden.text.macros import chat_id_hash
 
 
 def test_examples_split_into_blocks_and_messages() -> None:
@@ -101,3 +107,30 @@ def test_logit_bias_preset_is_tokenized() -> None:
     bias = request_body(oai, [], "normal")["logit_bias"]
     assert bias["100"] == 5 and bias["200"] == 5
     assert -50 in bias.values()
+
+
+def _pick_case(chat_name: str, metadata: dict[str, Any]) -> CaseData:
+    prompts = copy.deepcopy(DEFAULT_PROMPTS)
+    prompts[0]["content"] = "今天推荐：{{pick::龙井::碧螺春::白茶::普洱::铁观音::大红袍::茉莉}}"
+    card = copy.deepcopy(CARD)
+    card["chat"] = chat_name  # the chat file ST opens (or creates) for the card
+    settings = {"steps": [{"send": "有什么茶？"}], "st_settings_overrides": {"username": "小明"}}
+    header = {"chat_metadata": metadata}
+    return CaseData(settings=settings, card=card, preset={"prompts": prompts}, chat_header=header, chat=[])
+
+
+def test_pick_seeds_from_the_chat_id_like_sillytavern() -> None:
+    # macros.js getChatIdHash: the stored chat_id_hash, else getStringHash(main_chat ?? chat id); pickReplace
+    # seeds seedrandom with getStringHash(`${chatIdHash}-${getStringHash(raw)}-${offset}`).  The expected
+    # picks were computed by running SillyTavern 1.12.6's own getStringHash and seedrandom.min.js in node.
+    def first(case: CaseData) -> str:
+        body = replay(case).body
+        assert body is not None
+        return str(body["messages"][0]["content"])
+
+    autumn = "林月 - 2024-10-1 @08h 30m 00s 000ms"
+    assert first(_pick_case("林月 - 2024-9-28 @12h 00m 00s 000ms", {})) == "今天推荐：普洱"
+    assert first(_pick_case(autumn, {})) == "今天推荐：白茶"
+    # A branch keeps its main chat's seed; a stored hash wins over the name.
+    assert first(_pick_case("别的聊天", {"main_chat": autumn})) == "今天推荐：白茶"
+    assert first(_pick_case("别的聊天", {"chat_id_hash": chat_id_hash(autumn)})) == "今天推荐：白茶"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from peargarden.text.macros import substitute
+from peargarden.text.macros import chat_id_hash, substitute
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import TextCounter
 
@@ -87,6 +87,12 @@ def build_state(case: CaseData, counter: TextCounter | None = None, *, version: 
         compat=for_version(st_version, power_user),
         random=case_rolls(case.settings),
     )
+    # {{pick}} seeds from getChatIdHash: the stored chat_id_hash, else the hash of main_chat ?? the
+    # chat's id (the card's ``chat`` field names the chat file ST opens, or creates for a new chat).
+    chat_id = state.chat_metadata.get("main_chat")
+    if chat_id is None:
+        chat_id = card.get("chat")
+    state.chat_id_hash = chat_id_hash(chat_id)
     if case.chat is None:
         start_new_chat(state)
     restore_script_injects(state)
