@@ -6,8 +6,9 @@ import copy
 import math
 from typing import Any
 
-from tavern_builders import CARD
+from tavern_builders import CARD, StateFactory
 
+from peargarden.tavern.assemble import generate
 from peargarden.tavern.chat_completion import Message
 from peargarden.tavern.defaults import DEFAULT_PROMPTS, IN_CHAT, IN_PROMPT
 from peargarden.tavern.examples import block_to_messages, parse_mes_examples
@@ -134,3 +135,24 @@ def test_pick_seeds_from_the_chat_id_like_sillytavern() -> None:
     # A branch keeps its main chat's seed; a stored hash wins over the name.
     assert first(_pick_case("别的聊天", {"main_chat": autumn})) == "今天推荐：白茶"
     assert first(_pick_case("别的聊天", {"chat_id_hash": chat_id_hash(autumn)})) == "今天推荐：白茶"
+
+
+def test_example_blocks_trim_like_javascript() -> None:
+    # parseMesExamples / parseExampleIntoIndividual use String.prototype.trim: a byte-order mark is
+    # trimmed, the separator U+001C is kept (Python's str.strip does the opposite).  Expected values
+    # from running SillyTavern 1.12.6's two functions in node.
+    text = "\ufeff小明: 你好\n林月: 欢迎光临\x1c\n<START>\n小明: 有龙井吗？\ufeff"
+    blocks = parse_mes_examples(text)
+    assert blocks == ["<START>\n小明: 你好\n林月: 欢迎光临\x1c\n", "<START>\n小明: 有龙井吗？\n"]
+    assert [(m.name, m.content) for m in block_to_messages(blocks[0], "小明", "林月")] == [
+        ("example_user", "你好"),
+        ("example_assistant", "欢迎光临\x1c"),
+    ]
+
+
+def test_card_fields_trim_a_byte_order_mark(make_state: StateFactory) -> None:
+    # getCharacterCardFields trims every field with String.prototype.trim (U+FEFF included).
+    card = copy.deepcopy(CARD)
+    card["description"] = "\ufeff{{char}}是茶馆老板。\ufeff"
+    messages = generate(make_state(card=card)).messages
+    assert messages[1] == {"role": "system", "content": "林月是茶馆老板。"}

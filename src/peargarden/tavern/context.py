@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
 from peargarden.text.macro_dispatch import Engine, expand
 from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables
 from peargarden.text.regex_scripts import RegexScript, RegexSet, applicable, apply_scripts, is_static, load_scripts
@@ -78,7 +79,7 @@ def _sanitize_name(name: str) -> str:
 
 
 def _stripped(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
+    return js_trim(value) if isinstance(value, str) else ""
 
 
 class GenerationContext:

@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import full_text_tokens
 from peargarden.worldinfo import CharacterContext, ScanMessage, WorldInfoEntry, WorldInfoSettings, check_world_info
@@ -64,7 +65,7 @@ def _new_scan_options(g: GenerationContext) -> dict[str, Any]:
             "matchPersonaDescription": fields.persona,
             "matchCharacterDescription": fields.description,
             "matchCharacterPersonality": fields.personality,
-            "matchCharacterDepthPrompt": g.base_replace(depth_prompt.strip() if isinstance(depth_prompt, str) else ""),
+            "matchCharacterDepthPrompt": g.base_replace(js_trim(depth_prompt) if isinstance(depth_prompt, str) else ""),
             "matchScenario": fields.scenario,
             "matchCreatorNotes": g.base_replace(s.card_data.get("creator_notes")),
         }
