@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
 from typing import Any
 
@@ -156,3 +157,21 @@ def test_card_fields_trim_a_byte_order_mark(make_state: StateFactory) -> None:
     card["description"] = "\ufeff{{char}}是茶馆老板。\ufeff"
     messages = generate(make_state(card=card)).messages
     assert messages[1] == {"role": "system", "content": "林月是茶馆老板。"}
+
+
+def test_custom_stopping_strings_go_into_the_request() -> None:
+    # power-user.js getCustomStoppingStrings(openai_max_stop_strings = 4): the JSON array's non-empty
+    # strings, macros substituted, the first four; sendOpenAIRequest drops an empty list, and ST's
+    # server writes ``stop`` between top_p and logit_bias.
+    case = _pick_case("林月 - 停止词", {})
+    stops = json.dumps(["\n{{user}}:", "", "【完】", 5, "甲", "乙", "丙"], ensure_ascii=False)
+    case.settings["st_settings_overrides"]["power_user"] = {"custom_stopping_strings": stops}
+    body = replay(case).body
+    assert body is not None
+    assert body["stop"] == ["\n小明:", "【完】", "甲", "乙"]
+    assert list(body)[list(body).index("top_p") + 1] == "stop"
+    case.settings["st_settings_overrides"]["power_user"]["custom_stopping_strings_macro"] = False
+    assert (replay(case).body or {})["stop"][0] == "\n{{user}}:"
+    for junk in ("", "[]", "不是 JSON", '{"a": 1}'):
+        case.settings["st_settings_overrides"]["power_user"] = {"custom_stopping_strings": junk}
+        assert "stop" not in (replay(case).body or {})

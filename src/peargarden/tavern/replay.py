@@ -422,7 +422,9 @@ def replay(
         nonlocal last, body, count
         last = generate(state, gen_type)
         warnings.extend(last.warnings)
-        body = request_body(state.oai, last.messages, gen_type, omit_empty_bias=state.compat.omit_empty_logit_bias)
+        body = request_body(
+            state.oai, last.messages, gen_type, stop=last.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
+        )
         generations.append(body)
         count += 1
 
