@@ -175,3 +175,26 @@ def test_custom_stopping_strings_go_into_the_request() -> None:
     for junk in ("", "[]", "不是 JSON", '{"a": 1}'):
         case.settings["st_settings_overrides"]["power_user"] = {"custom_stopping_strings": junk}
         assert "stop" not in (replay(case).body or {})
+
+
+def test_bias_macro_in_a_typed_message_starts_the_reply() -> None:
+    # script.js extractMessageBias / sendMessageAsUser / getBiasStrings: {{bias "…"}} is cut from the
+    # saved message (removeMacros trims) and, with a leading space, becomes the "Start Reply With"
+    # prompt (1.12: a system message at the end); a message that is only a bias is sent as a hidden
+    # generic system message carrying it.
+    case = _pick_case("林月 - 偏置", {})
+    case.settings["steps"] = [{"send": '{{bias "林月微微一笑，"}} 好的，{{char}}。'}]
+    result = replay(case)
+    assert result.body is not None
+    assert result.body["messages"][-2:] == [
+        {"role": "user", "content": "好的，林月。"},
+        {"role": "system", "content": " 林月微微一笑，"},
+    ]
+    assert result.state.chat[-2]["extra"]["bias"] == " 林月微微一笑，"
+    case.settings["steps"] = [{"send": "{{bias '她放下了茶杯。'}}"}]
+    result = replay(case)
+    assert result.body is not None
+    hidden = result.state.chat[-2]
+    assert hidden["is_system"] and hidden["extra"] == {"bias": " 她放下了茶杯。", "type": "generic"}
+    assert result.body["messages"][-1] == {"role": "system", "content": " 她放下了茶杯。"}
+    assert all(m["content"] != " " for m in result.body["messages"])

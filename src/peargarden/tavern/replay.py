@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
 from peargarden.text.macros import chat_id_hash, substitute
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import TextCounter
@@ -155,7 +156,28 @@ def restore_script_injects(state: TavernState) -> None:
                 )
 
 
+_BIAS = re.compile(r"""\{\{bias\s+(?:"([^"]*)"|'([^']*)')\s*\}\}""")
+
+
+def _remove_macros(text: str) -> str:
+    """ST's ``removeMacros``: every ``{{…}}`` dropped, then trimmed."""
+    return js_trim(re.sub(r"\{\{[\s\S]*?\}\}", "", text))
+
+
 def _user_message(state: TavernState, text: str) -> dict[str, Any]:
+    """What ``Generate`` adds for typed text: ``sendMessageAsUser``, or for text that is only a
+    ``{{bias "…"}}`` a hidden generic system message carrying the bias ("Start Reply With")."""
+    bias_parts = [m.group(1) if m.group(1) is not None else m.group(2) for m in _BIAS.finditer(text)]
+    message_bias = " " + " ".join(bias_parts) if bias_parts else ""  # extractMessageBias
+    if message_bias and not _remove_macros(text):
+        return {
+            "name": "SillyTavern System",
+            "force_avatar": "img/five.png",
+            "is_user": False,
+            "is_system": True,
+            "mes": " ",
+            "extra": {"bias": message_bias, "type": "generic"},
+        }
     gen = Generation(state, "normal", dry_run=True)
     _, gen.card_fields = gen.card_macro_fields()
     text = gen.regexed(text, Placement.USER_INPUT)
@@ -169,6 +191,9 @@ def _user_message(state: TavernState, text: str) -> dict[str, Any]:
     personas = state.power_user.get("personas")
     if isinstance(personas, dict) and state.user_avatar in personas:
         message["force_avatar"] = f"User Avatars/{state.user_avatar}"
+    if message_bias:
+        message["extra"]["bias"] = message_bias
+        message["mes"] = _remove_macros(message["mes"])
     return message
 
 
