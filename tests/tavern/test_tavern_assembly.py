@@ -323,3 +323,24 @@ def test_hide_ranges_and_inject_scan_flag_follow_sillytavern(make_state: StateFa
     run_slash(state, "/inject id=乙 position=chat depth=1 scan=ON 茶壶", warnings)
     assert state.chat_metadata["script_injects"]["甲"]["scan"] is False
     assert state.chat_metadata["script_injects"]["乙"]["scan"] is True
+
+
+def test_world_info_regex_at_depth_skips_depth_limits_for_a_text_depth(make_state: StateFactory) -> None:
+    # getWorldInfoPrompt passes ``entry.depth ?? 4`` to getRegexedString, whose depth limits only
+    # apply to a number: an @D entry whose depth is the text "1" gets scripts limited to depth 0.
+    entry = {"uid": 0, "key": [], "keysecondary": [], "content": "常驻：龙井在西湖边。", "constant": True,
+             "selective": False, "order": 100, "position": 4, "depth": 1, "role": 0, "disable": False,
+             "probability": 100, "useProbability": True}  # fmt: skip
+    script = {"scriptName": "浅层", "findRegex": "/龙井/g", "replaceString": "碧螺春", "placement": [5],
+              "promptOnly": True, "maxDepth": 0, "trimStrings": []}  # fmt: skip
+    outputs = []
+    for depth in (1, "1"):
+        book = {"entries": {"0": {**entry, "depth": depth}}}
+        state = make_state(
+            alternating_chat(4),
+            worlds={"杭州": book},
+            wi={"world_info": {"globalSelect": ["杭州"]}},
+            extension_settings={"regex": [script]},
+        )
+        outputs.append([m["content"] for m in generate(state).messages if m["content"].startswith("常驻")])
+    assert outputs == [["常驻：龙井在西湖边。"], ["常驻：碧螺春在西湖边。"]]

@@ -148,8 +148,13 @@ def world_info(
         raw = entry.raw
         depth = None
         if raw.get("position") == 4:
+            # ``entry.depth ?? 4``: a depth that is not a number (a string from a hand-edited book)
+            # is passed as is, and getRegexedString then skips its depth limits altogether.
             dv = raw.get("depth")
-            depth = int(dv) if isinstance(dv, int | float) and not isinstance(dv, bool) else 4
+            if dv is None:
+                depth = 4
+            elif isinstance(dv, int | float) and not isinstance(dv, bool) and float(dv).is_integer():
+                depth = int(dv)
         return g.regexed(content, Placement.WORLD_INFO, is_prompt=True, depth=depth)
 
     result = check_world_info(
