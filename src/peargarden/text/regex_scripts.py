@@ -40,7 +40,9 @@ def _identity(text: str) -> str:
 
 
 def _optional_int(value: object) -> int | None:
-    if value is None or value == "":
+    # getRegexedString tests ``!isNaN(x) && x !== null && x >= 0``: JS coerces, so an empty
+    # string is depth 0, not "no limit" (only null/undefined or a non-number text are).
+    if value is None:
         return None
     number = js_number(value)
     if number != number:  # NaN
