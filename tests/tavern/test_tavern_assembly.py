@@ -344,3 +344,21 @@ def test_world_info_regex_at_depth_skips_depth_limits_for_a_text_depth(make_stat
         )
         outputs.append([m["content"] for m in generate(state).messages if m["content"].startswith("常驻")])
     assert outputs == [["常驻：龙井在西湖边。"], ["常驻：碧螺春在西湖边。"]]
+
+
+def test_idle_duration_counts_from_the_user_message_before_the_newest(make_state: StateFactory) -> None:
+    # macros.js getTimeSinceLastMessage: skip hidden messages, pass the newest visible one, take the
+    # next older user message's send_date; moment's humanize.  The state's clock is 2024-09-28 12:00 UTC.
+    chat = alternating_chat(5)
+    dates = ["2024-09-28T08:00:00.000Z", "2024-09-28T09:00:00.000Z", "2024-09-28T09:30:00.000Z",
+             "September 28, 2024 11:00am", "2024-09-28T11:59:00.000Z"]  # fmt: skip
+    for message, date in zip(chat, dates, strict=True):
+        message["send_date"] = date
+    chat.append(chat_message("雨停了吗？", user=True) | {"send_date": "2024-09-28T11:59:30.000Z"})
+    state = make_state(chat, oai=_main_reading("{{idle_duration}}"))
+    assert contents(state)[0] == "an hour"  # from message 3 (11:00, written without a zone)
+    chat[3]["is_system"] = True  # hidden: the user message before it counts
+    state = make_state(chat, oai=_main_reading("{{idle_duration}}"))
+    assert contents(state)[0] == "3 hours"  # from message 1 (09:00)
+    state = make_state([chat_message("你好", user=True)], oai=_main_reading("{{idle_duration}}"))
+    assert contents(state)[0] == "just now"

@@ -12,8 +12,10 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
+from peargarden.formats.chats import parse_send_date
 from peargarden.text.jsstring import js_trim
 from peargarden.text.macro_dispatch import Engine, expand
 from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables
@@ -156,6 +158,24 @@ class GenerationContext:
             return replace(cached, extra=extra)
         return cached
 
+    def _idle_since(self) -> datetime | None:
+        """``{{idle_duration}}`` counts from the newest visible user message *before* the newest
+        visible message (macros.js getTimeSinceLastMessage); None when there is none."""
+        newest_seen = False
+        for m in reversed(self.s.chat):
+            if m.get("is_system"):
+                continue
+            if m.get("is_user") and newest_seen:
+                when = parse_send_date(m.get("send_date"))
+                if when is None:
+                    return None
+                now = self.s.clock()
+                if when.tzinfo is None:  # written without a zone: the reader's local time
+                    return when.replace(tzinfo=now.tzinfo)
+                return when if now.tzinfo is not None else when.astimezone(UTC).replace(tzinfo=None)
+            newest_seen = True
+        return None
+
     def _build_env(self, card: bool) -> MacroEnv:
         s = self.s
         pu = s.power_user
@@ -191,6 +211,7 @@ class GenerationContext:
             swipe_count = str(len(last.get("swipes") or [])) if last and has_swipes else ""
             current_swipe = str(int(last.get("swipe_id", 0)) + 1) if last and has_swipes else ""
         facts = ChatFacts(
+            last_message_time=self._idle_since(),
             last_message=str(chat[last_id].get("mes", "")) if last_id is not None else "",
             last_message_id=str(last_id) if last_id is not None else "",
             last_user_message=str(chat[last_user].get("mes", "")) if last_user is not None else "",
