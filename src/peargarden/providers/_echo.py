@@ -159,15 +159,15 @@ class EchoFilter:
     """The echo guard over a streamed reply: text goes in as it arrives, whole clauses come out.
 
     A clause that echoes the user's line is never shown (nor a run of short clauses that together
-    do: they are held until the run ends).  On the first try, an echo before anything was shown
-    stops the reply (``feed``/``finish`` return ``None``: generate once more); on the second try
-    echoing clauses are dropped.  If the second try is nothing but the user's words, it is shown as
-    it came rather than an empty reply.
+    do: they are held until the run ends).  While another try may follow (``can_retry``), an echo
+    before anything was shown stops the reply (``feed``/``finish`` return ``None``: generate
+    again); on the last try echoing clauses are dropped.  If the last try is nothing but the user's
+    words, it is shown as it came rather than an empty reply.
     """
 
-    def __init__(self, user_text: str, *, first_try: bool, earlier: Sequence[str] = ()) -> None:
+    def __init__(self, user_text: str, *, can_retry: bool, earlier: Sequence[str] = ()) -> None:
         self.user_text = user_text
-        self.first_try = first_try
+        self.can_retry = can_retry
         # Earlier lines judged like the user's: the user's before (a clause handing one back is the
         # model writing the user's part, "我叫陆行舟，从县城来。" two turns later) or the model's own
         # last replies (a reply said again is a loop across beats).
@@ -184,7 +184,7 @@ class EchoFilter:
         return "".join(self._dropped)
 
     def feed(self, text: str) -> str | None:
-        """What can be shown now ("" = hold on), or ``None``: an echo opened the first try."""
+        """What can be shown now ("" = hold on), or ``None``: an echo opened a try that may be retried."""
         self._pending += text
         out: list[str] = []
         while (end := clause_end(self._pending)) >= 0:
@@ -196,7 +196,7 @@ class EchoFilter:
         return "".join(out)
 
     def finish(self) -> str | None:
-        """The rest of the reply once it is complete, or ``None`` (an echo on the first try)."""
+        """The rest of the reply once it is complete, or ``None`` (an echo where a retry may follow)."""
         rest = self._clause(self._pending) if self._pending else ""
         self._pending = ""
         if rest is None:
@@ -205,7 +205,7 @@ class EchoFilter:
         if not self.shown and quote and _only_user_words(self.user_text, quote):
             # The whole reply is the user's words, a few characters at a time ("想洗把脸。").
             self._quote = []
-            if self.first_try:
+            if self.can_retry:
                 return None
             self._dropped.append(quote)
         closed = self._close_quote()
@@ -214,7 +214,7 @@ class EchoFilter:
         rest += closed
         if not self.shown and self._dropped:
             self.shown = True
-            return self.dropped  # the second try is all echo: better than nothing at all
+            return self.dropped  # the last try is all echo: better than nothing at all
         return rest
 
     def _clause(self, clause: str) -> str | None:
@@ -223,7 +223,7 @@ class EchoFilter:
             self._quote.append(clause)
             return ""
         before = self._close_quote(next_echo=echo)
-        if before is None or (echo and self.first_try and not self.shown):
+        if before is None or (echo and self.can_retry and not self.shown):
             return None
         self._after_echo = echo
         if echo:
@@ -232,13 +232,13 @@ class EchoFilter:
         return before + self._show(clause)
 
     def _close_quote(self, *, next_echo: bool = False) -> str | None:
-        """Judge the run of short quotes held so far: shown, dropped, or ``None`` (first-try echo).
+        """Judge the run of short quotes held so far: shown, dropped, or ``None`` (retry: an echo).
         It goes with an echo just before or after it."""
         text, self._quote = "".join(self._quote), []
         if not text:
             return ""
         if next_echo or self._after_echo or self._echo(text):
-            if self.first_try and not self.shown:
+            if self.can_retry and not self.shown:
                 return None
             self._dropped.append(text)
             return ""
