@@ -28,6 +28,8 @@ ECHOES = [
     (LONG_TURN, "青梧沉默片刻。听雨轩的掌柜记得每一位住过的客人，所以冒雨赶了夜路。"),
     # the question restated as the reply's subject
     ("掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？", "听雨轩柜台后面那把旧油纸伞，是来自家乡的水。"),
+    # most of one of the user's clauses said again (8 of its 10 characters)
+    (LONG_TURN, "县城沈家的老夫人，我记得她。"),
     # an ASCII-punctuated echo with quote marks
     ("听说镇上送人只送到柳树下，这是什么讲究？", "“听说镇上送人只送到柳树下, 这是什么讲究?”"),
 ]
@@ -39,6 +41,12 @@ NOT_ECHOES = [
     ("十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？", "青梧的手顿了一顿。“怀瑾……记得。”"),
     ("在吗", "在吗？"),  # too short to call an echo
     ("掌柜，有热水吗？我想洗把脸。", "“有，后院井边的灶上一直温着。”"),
+    # a name or noun phrase of the user's line taken up as the reply's topic (6+ characters, but a
+    # small part of the user's clause); the world's short names are never enough on their own
+    ("十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？", "那位怀瑾公子，我记得。"),
+    ("掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？", "那把旧油纸伞？青梧笑了笑。"),
+    (LONG_TURN, "听雨轩的掌柜，就是我。栖水镇上的事，我知道一些。"),
+    ("听雨轩在栖水镇哪里？", "听雨轩，栖水镇。青梧指了指河。"),
 ]
 
 

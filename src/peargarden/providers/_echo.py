@@ -7,8 +7,10 @@ Small models (Qwen2.5-0.5B measured) often answer with the user's own words: the
 A reply is cut into clauses at Chinese and ASCII punctuation; a clause echoes the user's line when,
 comparing letters and digits only (punctuation, spaces and quote marks ignored):
 
-* it is at least :data:`MIN_CONTAINED` characters long and wholly contained in the user's line
-  (or in the line with 你/我 swapped: the model speaks from the other side), or
+* it is at least :data:`MIN_CONTAINED` characters long, wholly contained in the user's line (or
+  in the line with 你/我 swapped: the model speaks from the other side), and at least two thirds
+  of the user's clauses it lies in (a clause said again; "那位怀瑾公子" picked out of
+  "十年前从镇北渡口走的那位怀瑾公子" takes up the topic), or
 * it shares a run of :data:`MIN_SHARED` or more characters with the user's line (a quote of a long
   turn inside an otherwise new clause), or
 * it is the user's whole line, however short (but at least 4 characters: "在吗" is not an echo).
@@ -92,6 +94,29 @@ def _within(user: str, piece: str) -> bool:
     return piece in user or piece in user.translate(_SWAP)
 
 
+def _restates(user_text: str, piece: str) -> bool:
+    """*piece* (squashed) is a stretch of the user's line that makes up most of the user's clauses
+    it lies in: the clause said again, not a name or a noun phrase picked out of it ("那位怀瑾公子"
+    out of "十年前从镇北渡口走的那位怀瑾公子" takes up the topic)."""
+    for line in dict.fromkeys((user_text, user_text.translate(_SWAP))):
+        bounds: list[tuple[int, int]] = []  # each clause's span in the squashed line
+        start = 0
+        for clause in split_clauses(line):
+            size = len(squash(clause))
+            if size:
+                bounds.append((start, start + size))
+            start += size
+        flat = squash(line)
+        at = flat.find(piece)
+        while at >= 0:
+            end = at + len(piece)
+            spanned = sum(b - a for a, b in bounds if a < end and b > at)
+            if spanned and len(piece) * 3 >= spanned * 2:
+                return True
+            at = flat.find(piece, at + 1)
+    return False
+
+
 def echo_clause(user_text: str, clause: str) -> bool:
     """Whether *clause* (one clause of a reply) hands the user's line back (see the module doc)."""
     user = squash(user_text)
@@ -100,7 +125,7 @@ def echo_clause(user_text: str, clause: str) -> bool:
         return False
     if piece == user:
         return True
-    if len(piece) >= MIN_CONTAINED and _within(user, piece):
+    if len(piece) >= MIN_CONTAINED and _restates(user_text, piece):
         return True
     return len(piece) >= MIN_SHARED and _longest_shared(piece, user) >= MIN_SHARED
 
