@@ -342,7 +342,9 @@ def test_the_retry_is_steered_off_the_users_words(tmp_path: Path) -> None:
     reply = _text(list(provider.stream(ChatRequest(messages=messages))))
     calls = made[0].calls
     assert len(calls) == 2 and "logits_processor" not in calls[0] and calls[1]["logits_processor"]
-    assert reply == "家说" + CopyingLlama.own  # "船" opens a clause of the user's; "家说" → "听" continues a run
+    # "船" opens a clause of the user's: the quote starts a character later; "家说听雨" is a run of
+    # four characters of the user's, a fifth ("轩") is banned.
+    assert reply == "家说听雨" + CopyingLlama.own
     assert not echoes(user, reply)
 
 

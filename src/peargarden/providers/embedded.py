@@ -314,29 +314,30 @@ class EmbeddedProvider:
             check = (guard, earlier)
             outcome = yield from self._generate(llm, messages, options, cancel, check, names, can_retry=True)
             # An echo: generated again with another seed, steered off the user's words on the
-            # model's own tokens (._copy_block: no run of the user's line continued past two tokens,
+            # model's own vocabulary (._copy_block: no run of the user's line continued past a word,
             # no clause opened like one of the user's).  Measured on the long turn of the quality
-            # benchmark: a new seed alone gave the same quote back 4 times out of 4.  The third
-            # try allows no two new words of the user's in a row; its echoing clauses are cut.
-            for context, final in ((2, False), (1, True)):
+            # benchmark: a new seed alone gave the same quote back 4 times out of 4.  If the retry
+            # opens with an echo too, a third try allows runs of two characters; its echoing
+            # clauses are cut.
+            for limit, final in ((4, False), (2, True)):
                 if outcome != "echo":
                     break
                 self._retry_seed += 1
                 retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
                 retry["repeat_penalty"] = max(float(retry.get("repeat_penalty") or 1.0), 1.2)
-                block = self._copy_block(llm, messages, guard, context)
+                block = self._copy_block(llm, messages, guard, limit)
                 if block is not None:
                     retry["logits_processor"] = [block]
                 outcome = yield from self._generate(llm, messages, retry, cancel, check, names, can_retry=not final)
 
     @staticmethod
-    def _copy_block(llm: Any, messages: list[Message], user_line: str, context: int) -> CopyBlock | None:
+    def _copy_block(llm: Any, messages: list[Message], user_line: str, limit: int) -> CopyBlock | None:
         """The retry's copy block, or ``None`` for a runtime without a detokenizer (test doubles)."""
         if not callable(getattr(llm, "detokenize", None)):
             return None
         # The story so far (card, lore, earlier turns) is shared vocabulary: names stay free.
         own = "\n".join(m["content"] for m in messages if m["content"] != user_line)
-        return copy_block_for(llm, user_line, own_text=own, context=context)
+        return copy_block_for(llm, user_line, own_text=own, limit=limit)
 
     def _generate(
         self,
