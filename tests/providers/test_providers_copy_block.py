@@ -49,14 +49,15 @@ def test_the_users_clauses_may_not_open_the_reply_or_a_clause_of_it() -> None:
 
 
 def test_a_run_of_the_users_words_is_not_continued_past_a_word() -> None:
-    assert LIMIT == 4
+    assert LIMIT == 5  # one short of a clause the echo guard calls an echo
     block = _block()
-    assert "雨" in _banned(block, "青梧：船家说听")  # a fifth character of the user's in a row
-    assert "听" not in _banned(block, "青梧：船家说")  # a word may be taken up
-    assert "夜" in _banned(block, "冒雨赶了")
+    assert "轩" in _banned(block, "青梧：船家说听雨")  # a sixth character of the user's in a row
+    assert "雨" not in _banned(block, "青梧：船家说听")  # a word may be taken up
+    assert "夜" in _banned(block, "以冒雨赶了")
     assert _banned(block, "天晴了") == ""
     willow = _block("听说镇上送人只送到柳树下，这是什么讲究？")
-    assert "下" not in _banned(willow, "送到柳树"[-3:])  # 柳树下: the user's word, not in the story
+    assert "下" not in _banned(willow, "送到柳树")  # 柳树下: the user's word, not in the story
+    assert "下" in _banned(willow, "只送到柳树")
 
 
 def test_names_the_story_already_holds_are_free_up_to_the_shared_limit() -> None:
@@ -78,8 +79,8 @@ def test_the_processor_bans_only_in_the_reply_and_keeps_other_scores() -> None:
     out = block(prompt, scores)
     assert out[ord("船")] == float("-inf") and out[ord("听")] == 0.5
     scores = [0.5] * 0x10000
-    out = block(prompt + _ids("船家说听"), scores)  # the processor knows where the reply began
-    assert out[ord("雨")] == float("-inf") and out[ord("青")] == 0.5
+    out = block(prompt + _ids("船家说听雨"), scores)  # the processor knows where the reply began
+    assert out[ord("轩")] == float("-inf") and out[ord("青")] == 0.5
 
 
 def test_a_strict_block_allows_runs_of_two_characters() -> None:

@@ -105,6 +105,13 @@ def test_the_filter_drops_an_echo_after_the_reply_began_and_on_the_second_try() 
     assert _stream(user, _pieces(second), can_retry=False) == "“桥头周记的馄饨，去晚了就没有了。”"
 
 
+def test_an_echo_after_a_short_first_clause_still_opens_the_reply() -> None:
+    user = "夜深了，我先上楼歇息。掌柜也早些睡吧。"
+    assert _stream(user, _pieces("晚上，我先上楼歇息。掌柜也早些睡吧。"), can_retry=True) is None
+    assert _stream(user, _pieces("晚上，我先上楼歇息。“楼梯滑，慢些走。”"), can_retry=False) == "晚上，“楼梯滑，慢些走。”"
+    assert _stream(user, _pieces("“好。”"), can_retry=True) == "“好。”"  # a short reply is shown at its end
+
+
 def test_a_second_try_that_is_only_echo_is_shown_rather_than_nothing() -> None:
     assert _stream("掌柜，有热水吗？我想洗把脸。", _pieces("有热水吗？"), can_retry=False) == "有热水吗？"
 
@@ -116,7 +123,8 @@ def test_the_filter_shows_a_plain_reply_whole_and_in_order() -> None:
     shown = [guard.feed(piece) for piece in _pieces(reply)]
     assert all(part is not None for part in shown)
     assert "".join(part or "" for part in shown) + (guard.finish() or "") == reply
-    assert shown[2]  # clauses go out as they complete, not only at the end
+    assert not any(shown[:3])  # "“有的。”": the opening is held until it has 8 characters
+    assert any(shown[:-3])  # then clauses go out as they complete, not only at the end
 
 
 def test_an_earlier_line_of_the_user_handed_back_is_cut_too() -> None:

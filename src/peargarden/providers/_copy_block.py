@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from ._echo import split_clauses, squash
+from ._echo import MIN_CONTAINED, split_clauses, squash
 
 __all__ = ["LIMIT", "SHARED_LIMIT", "CopyBlock", "copy_block_for", "user_clauses"]
 
@@ -38,8 +38,9 @@ _SWAP = str.maketrans({"你": "我", "我": "你"})
 _CLAUSE_CLOSE = "，。？！；：、,.?!;:…\n"
 _CLOSING_QUOTES = " ”’」』）)\"'"
 _EDGES = _CLAUSE_CLOSE + _CLOSING_QUOTES + "“‘「『（("
-# The retry's bounds, in characters: a run of the user's own words / of words the story holds.
-LIMIT = 4
+# The retry's bounds, in characters: a run of the user's own words (one short of what the echo
+# guard calls an echo) / of words the story holds.
+LIMIT = MIN_CONTAINED - 1
 SHARED_LIMIT = 8
 # The longest token looked for at a point of the user's line (Qwen's longest Chinese tokens are
 # four or five characters).
@@ -92,10 +93,11 @@ class CopyBlock:
         return self._texts[token]
 
     def _spelling(self, text: str) -> list[int]:
-        """The single tokens that spell a beginning of *text* ("船", "船家" for "船家说…")."""
+        """The single tokens that spell a beginning of *text* ("船", "船家" for "船家说…"; with a
+        space before it too, " 船": the model's way round a ban on "船")."""
         head = text[:_TOKEN_CHARS]
         if head not in self._spelled:
-            found = (self._single_token(head[:size]) for size in range(1, len(head) + 1))
+            found = (self._single_token(pad + head[:size]) for size in range(1, len(head) + 1) for pad in ("", " "))
             self._spelled[head] = [token for token in found if token is not None]
         return self._spelled[head]
 
@@ -111,7 +113,7 @@ class CopyBlock:
                 at = line.find(run)
                 while at >= 0:
                     for token in self._spelling(line[at + size :]):
-                        copied = run + self._text(token)
+                        copied = run + self._text(token).lstrip(" ")
                         if len(copied) > self.shared_limit or (len(copied) > self.limit and copied not in self._own):
                             out.add(token)
                     at = line.find(run, at + 1)

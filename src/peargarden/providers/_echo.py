@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "MIN_CONTAINED",
+    "MIN_OPENING",
     "MIN_SHARED",
     "EchoFilter",
     "clause_end",
@@ -40,6 +41,9 @@ __all__ = [
 
 MIN_CONTAINED = 6
 MIN_SHARED = 10
+# The guard holds a reply back until its opening has this many letters and digits: an echo right
+# after a short first clause ("晚上，" then "我先上楼歇息。") is still an echo that opened the reply.
+MIN_OPENING = 8
 _CLAUSE_END = frozenset("，。？！；：、,.?!;:…\n")
 _SWAP = str.maketrans({"你": "我", "我": "你"})
 
@@ -184,7 +188,8 @@ class EchoFilter:
     """The echo guard over a streamed reply: text goes in as it arrives, whole clauses come out.
 
     A clause that echoes the user's line is never shown (nor a run of short clauses that together
-    do: they are held until the run ends).  While another try may follow (``can_retry``), an echo
+    do: they are held until the run ends).  Nothing is shown before the reply's opening has
+    :data:`MIN_OPENING` letters and digits.  While another try may follow (``can_retry``), an echo
     before anything was shown stops the reply (``feed``/``finish`` return ``None``: generate
     again); on the last try echoing clauses are dropped.  If the last try is nothing but the user's
     words, it is shown as it came rather than an empty reply.
@@ -201,6 +206,7 @@ class EchoFilter:
         self._quote: list[str] = []
         self._dropped: list[str] = []
         self._after_echo = False
+        self._opening = ""  # shown text held until the opening is long enough
         self.shown = False
 
     @property
@@ -227,7 +233,7 @@ class EchoFilter:
         if rest is None:
             return None
         quote = "".join(self._quote)
-        if not self.shown and quote and _only_user_words(self.user_text, quote):
+        if not self.shown and not self._opening and quote and _only_user_words(self.user_text, quote):
             # The whole reply is the user's words, a few characters at a time ("想洗把脸。").
             self._quote = []
             if self.can_retry:
@@ -237,6 +243,9 @@ class EchoFilter:
         if closed is None:
             return None
         rest += closed
+        if self._opening:  # a short reply: all of it was held
+            held, self._opening, self.shown = self._opening, "", True
+            return held + rest
         if not self.shown and self._dropped:
             self.shown = True
             return self.dropped  # the last try is all echo: better than nothing at all
@@ -273,7 +282,10 @@ class EchoFilter:
         return any(echo_clause(line, text) for line in (self.user_text, *self.earlier))
 
     def _show(self, text: str) -> str:
-        if not self.shown:
-            text = text.lstrip(_LEADING) if self._dropped else text
-            self.shown = bool(text)
+        if self.shown:
+            return text
+        self._opening += text.lstrip(_LEADING) if self._dropped and not self._opening else text
+        if len(squash(self._opening)) < MIN_OPENING:
+            return ""
+        text, self._opening, self.shown = self._opening, "", True
         return text
