@@ -10,7 +10,9 @@ For each size and shape a chat is written to a temporary data folder:
 Then, CPU time of this process (``time.process_time``; the load of other processes does not count),
 the median of ``--repeat`` runs, milliseconds:
 
-- ``open``: ``ChatFile.open`` (read, decode, build the tree, the active path);
+- ``open``: ``ChatFile.open`` (read, decode, build the tree) and the active path (``tree.path()``:
+  before the 2026-12-02 05:00 change it was not asked for, and a chat with swipes, whose file ends
+  with a leaf move, computed it only when first read);
 - ``list``: ``pear sessions list --json`` over 100 chats of this size (hard links of one file), cold
   (no summaries yet) and warm (summaries kept, nothing changed);
 - ``show``: ``pear sessions show ID --json`` (the active branch as JSON);
@@ -130,7 +132,7 @@ def measure(size: int, shape: str, repeat: int, beats: int) -> str:
         played = chats / "20261201-999999-play" / SESSION_FILE
         chat_id = played.parent.name
         write_chat(played, chat_id, size, shape)
-        opened = cpu_ms(lambda: ChatFile.open(chats, chat_id), repeat)
+        opened = cpu_ms(lambda: ChatFile.open(chats, chat_id).tree.path(), repeat)
         listing = quiet("sessions", "list", "--card", "青梧", "--json")
         cold = cpu_ms(listing, 1)
         warm = cpu_ms(listing, repeat)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,37 @@ def test_pear_chat_with_base_url_flags_keeps_story_memory_with_that_model(home: 
         requests = fake.chat_requests
     assert len(requests) == 2  # the beat, then the scene notes on the same endpoint
     assert "推门进去" in str(requests[1].body["messages"])
+
+
+def test_timeouts_come_from_the_connection_and_a_flag_wins(home: Home) -> None:
+    """Issue 18, point 5: the limits are set per connection in config.toml and per run by flag; a
+    silent endpoint is given up on at the limit that applies, with the limit in the message."""
+    from kit.cli import pear_in_process
+
+    with FakeOpenAIServer() as fake:
+        late = text_reply("迟到了")
+        late.delay = 30.0  # far past every limit below: only a limit ends the wait
+        fake.default_reply = late
+        home.config_file.write_text(
+            f'[model]\nprovider = "x"\nmodel = "m"\n'
+            f'[providers.x]\nbase_url = "{fake.base_url}"\napi_key = "sk"\n'
+            "first_byte_timeout = 0.4\ntotal_timeout = 1.5\n",
+            encoding="utf-8",
+        )
+        args = ["chat", "--once", "掌柜在吗？", "--card", "青梧", "--thinking", "off"]
+        started = time.monotonic()
+        configured = pear_in_process(home.root, *args)
+        configured_seconds = time.monotonic() - started
+        started = time.monotonic()
+        flagged = pear_in_process(home.root, *args, "--total-timeout", "2.5")
+        flagged_seconds = time.monotonic() - started
+        home.config_file.write_text(
+            home.config_file.read_text(encoding="utf-8").replace("total_timeout = 1.5", "total_timeout = -1"),
+            encoding="utf-8",
+        )
+        refused = pear_in_process(home.root, *args)
+    assert configured.returncode != 0 and "1.5 秒" in configured.stderr, configured.stderr
+    assert flagged.returncode != 0 and "2.5 秒" in flagged.stderr and "1.5 秒" not in flagged.stderr, flagged.stderr
+    assert configured_seconds < 20 and flagged_seconds < 20  # generous on a loaded machine; the reply takes 30
+    assert refused.returncode == 2 and "providers.x.total_timeout" in refused.stderr
+    assert len([line for line in refused.stderr.splitlines() if line.strip()]) == 1

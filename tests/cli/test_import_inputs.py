@@ -110,3 +110,25 @@ def test_embedded_entries_as_prose_are_refused_at_import(tmp_path: Path) -> None
     book["entries"] = json.dumps(kit.embedded_book()["entries"], ensure_ascii=False)
     card.write_text(json.dumps(kit.v2_card("说书人", character_book=book), ensure_ascii=False), encoding="utf-8")
     assert pear_here(home, "import", card).returncode == 0
+
+
+def test_temp_files_a_killed_chat_left_go_when_pear_chat_starts(tmp_path: Path) -> None:
+    """Not only an import: the next `pear chat` clears what a crash left (here a session rewrite's
+    temp file beside a chat), and says how much, before it plays."""
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+
+    home = tmp_path / "home"
+    assert pear_here(home, "init").returncode == 0
+    chat_folder = home / "cards" / "青梧" / "chats" / "20261201-000000-abcd"
+    chat_folder.mkdir(parents=True)
+    crashed = chat_folder / f".session.jsonl.{_dead_pid()}-q8r7s6t5.tmp"
+    crashed.write_bytes(b'{"type":"session"}\n' * 60_000)
+    with FakeOpenAIServer() as server:
+        server.default_reply = text_reply("客官请坐。")
+        done = pear_here(
+            home, "chat", "--once", "掌柜在吗？", "--card", "青梧", "--thinking", "off",
+            "--base-url", server.base_url, "--model", "fake-model",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "清理了 1 个崩溃留下的临时文件，共 1.1 MB" in done.stderr
+    assert not crashed.exists() and "客官请坐。" in done.stdout

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from peargarden.errors import FormatError
 from peargarden.formats import (
@@ -18,6 +21,7 @@ from peargarden.formats import (
     read_chat_jsonl,
     write_chat_jsonl,
 )
+from peargarden.formats._common import dumps_compact
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "formats"
 
@@ -158,3 +162,25 @@ def test_send_dates_of_every_sillytavern_shape_are_read() -> None:
     unreadable = ("", "x", "昨天晚上", None, True, -5, float("nan"), 10**30, "February 30, 2026 1:00pm")
     for bad in (*unreadable, "Smarch 1, 2026 1:00pm"):
         assert parse_send_date(bad) is None, bad
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
+    | st.sampled_from(["\ud800", "梨\udfff园", "\x00\x1f\x7f\u2028", "😀", ""]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.dictionaries(st.text(max_size=4), _JSON_VALUES, max_size=4), max_size=6), end=st.booleans())
+def test_a_chat_is_written_as_each_line_written_alone(rows: list[dict[str, Any]], end: bool) -> None:
+    """The whole file in one go (one encoder, one surrogate escape) is the lines written one by one."""
+    one_by_one = "\n".join(dumps_compact(row) for row in rows)
+    expected = (one_by_one + "\n" if end else one_by_one).encode("utf-8")
+    chat = TavernChat(rows[0] if rows else None, [TavernMessage(row) for row in rows[1:]], None, end)
+    assert write_chat_jsonl(chat) == expected

@@ -109,3 +109,34 @@ def test_cancel_ends_a_wait_for_the_status_line(fake_server: FakeOpenAIServer, m
     assert time.monotonic() - started < 15  # the server would hold the status line for 30 s
     assert isinstance(events[-1], Done) and events[-1].stop_reason == "aborted"
     gate.set()
+
+
+def test_connect_timeout_bounds_an_endpoint_that_never_accepts(make_provider: Make, sleeps: list[float]) -> None:
+    """A listener whose accept queue is full drops the handshake: without a connect limit the wait
+    is the system's (minutes).  The connect limit ends it and the line names the endpoint."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    queued = []
+    for _ in range(5):  # fill the accept queue: later handshakes are dropped, not refused
+        waiting = socket.socket()
+        waiting.setblocking(False)
+        waiting.connect_ex(("127.0.0.1", port))  # in progress, or queued: never accepted
+        queued.append(waiting)
+    try:
+        provider = make_provider(
+            base_url=f"http://127.0.0.1:{port}/v1", timeout=None,
+            timeouts=Timeouts(connect=0.5, first_byte=60, idle=60, total=120), retry=RetryPolicy(attempts=1),
+        )  # fmt: skip
+        started = time.monotonic()
+        message = failure(provider)
+        elapsed = time.monotonic() - started
+    finally:
+        for waiting in queued:
+            waiting.close()
+        listener.close()
+    assert f"127.0.0.1:{port}" in message and "connect" in message, message
+    assert elapsed < 20  # generous on a loaded machine; the first-byte and total limits are 60 and 120 s

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from peargarden.sessions import decode, decode_bytes, entry_line, feed, header_line, leaf_line, message_entry
 from peargarden.sessions.codec import LoadedSession
-from peargarden.sessions.entries import ENTRY_TYPES
+from peargarden.sessions.entries import ENTRY_TYPES, Entry
 from peargarden.sessions.tree import SessionTree
 
 STAMP = "2026-12-02T00:00:00.000Z"
@@ -130,7 +130,10 @@ def file_lines(draw: st.DrawFn) -> list[bytes]:
 def test_reading_a_file_means_what_reading_it_whole_meant(lines: list[bytes], end: bytes) -> None:
     data = b"\n".join(lines) + end
     expected = reference(data.decode("utf-8", errors="replace"))
-    assert same(meaning(decode_bytes(data)), expected)
+    loaded = decode_bytes(data)
+    assert same(meaning(loaded), expected)
+    assert [entry.id for entry in loaded.tree.path()] == path_of(expected)
+    assert drawn(loaded.tree) == drawn(tree_of(expected))  # children made on first use, in file order
     assert same(meaning(decode(data.decode("utf-8", errors="replace").split("\n"))), expected)
 
 
@@ -141,11 +144,39 @@ def test_lines_appended_later_are_read_the_same(lines: list[bytes], split: int) 
     cut = min(split, len(lines))
     loaded = LoadedSession({}, SessionTree())
     feed(loaded, lines[:cut])
+    loaded.tree.path()  # the active path cached, then extended or dropped by what is appended
+    loaded.tree.rows()  # the children lists made, then extended by what is appended
     feed(loaded, [*lines[cut:], b""], first_line=cut + 1)
     expected = reference(b"\n".join([*lines, b"{}"]).decode("utf-8", errors="replace"))
     got = meaning(loaded)
     # A last line that does not parse is a torn tail only when the whole file is read at once.
     assert same(got["entries"], expected["entries"]) and got["leaf"] == expected["leaf"]
+    assert [entry.id for entry in loaded.tree.path()] == path_of(expected)
+    assert drawn(loaded.tree) == drawn(tree_of(expected))
+
+
+def tree_of(expected: dict[str, Any]) -> SessionTree:
+    """The reference's entries added one by one, as a chat being played adds them."""
+    tree = SessionTree()
+    for entry_id, parent, kind, timestamp, body in expected["entries"]:
+        tree.add(Entry(entry_id, parent, kind, timestamp, body))
+    tree.set_leaf(expected["leaf"])
+    return tree
+
+
+def drawn(tree: SessionTree) -> list[tuple[int, str, bool, int, int]]:
+    return [(r.depth, r.entry.id, r.on_path, r.sibling_index, r.sibling_count) for r in tree.rows()]
+
+
+def path_of(expected: dict[str, Any]) -> list[str]:
+    """The ids from the root down to the reference's leaf."""
+    parents = {entry[0]: entry[1] for entry in expected["entries"]}
+    out: list[str] = []
+    current = expected["leaf"]
+    while current is not None:
+        out.append(current)
+        current = parents[current]
+    return out[::-1]
 
 
 def test_a_long_chat_decodes_bodies_only_when_read() -> None:

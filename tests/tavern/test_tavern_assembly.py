@@ -172,6 +172,32 @@ def test_swipe_and_regenerate_leave_out_the_last_reply(make_state: StateFactory)
     assert generate(make_state(chat), "swipe").in_context_count == 4 + 1
 
 
+def _main_reading(text: str) -> dict[str, Any]:
+    prompts = copy.deepcopy(DEFAULT_PROMPTS)
+    next(p for p in prompts if p["identifier"] == "main")["content"] = text
+    return {"prompts": prompts}
+
+
+def test_last_message_macros_skip_the_reply_being_swiped_and_hidden_messages(make_state: StateFactory) -> None:
+    # macros.js getLastMessageId skips a message whose swipe_id ≥ len(swipes): during a swipe ST has
+    # already moved the swiped reply's swipe_id one past its swipes, so {{lastMessage}},
+    # {{lastMessageId}} and {{lastCharMessage}} read older messages, while getLastSwipeId /
+    # getCurrentSwipeId still read the swiped reply.  getLastUserMessage skips hidden (is_system) ones.
+    names = ["lastMessage", "lastMessageId", "lastCharMessage", "lastUserMessage", "lastSwipeId", "currentSwipeId"]
+    macros = "|".join("{{" + name + "}}" for name in names)
+    chat = alternating_chat(5)  # 0 林月, 1 小明, 2 林月, 3 小明, 4 林月
+    chat[4]["swipes"] = [chat[4]["mes"], "另一个回答"]
+    chat[4]["swipe_id"] = 0
+    state = make_state(chat, oai=_main_reading(macros))
+    assert contents(state)[0] == "第4条消息：雨还在下。|4|第4条消息：雨还在下。|第3条消息：雨还在下。|2|1"
+    state = make_state(chat, oai=_main_reading(macros))
+    assert contents(state, "swipe")[0] == "第3条消息：雨还在下。|3|第2条消息：雨还在下。|第3条消息：雨还在下。|2|3"
+    hidden = alternating_chat(5)
+    hidden[3]["is_system"] = True  # /hide 3: the newest user message
+    state = make_state(hidden, oai=_main_reading("{{lastUserMessage}}"))
+    assert contents(state)[0] == "第1条消息：雨还在下。"
+
+
 def test_hidden_and_narrator_messages(make_state: StateFactory) -> None:
     state = make_state(alternating_chat(4))
     run_slash(state, "/sys 雨停了，天边出现了彩虹。", [])
@@ -209,6 +235,24 @@ def test_malformed_presets_assemble_with_warnings(make_state: StateFactory) -> N
     no_order = generate(make_state(oai={"prompt_order": "坏的", "prompts": None}))
     assert no_order.messages[-1]["role"] == "user"
     assert any("100001" in w for w in no_order.warnings)
+
+
+def test_an_empty_global_order_is_kept_not_replaced_by_the_default(make_state: StateFactory) -> None:
+    # PromptManager.sanitizeServiceSettings adds the default order only when getPromptOrderForCharacter
+    # finds nothing; an existing 100001 list that is empty stays first, so getPromptCollection is empty
+    # and only the runtime prompts with a slot of their own (description, personality, scenario) go out.
+    oai = {"prompt_order": [{"character_id": GLOBAL_ORDER_ID, "order": []}]}
+    metadata = {"note_prompt": "【作者注：雨停了。】", "note_position": 0, "note_interval": 1}
+    result = generate(make_state(oai=oai, metadata=metadata))
+    assert [m["content"] for m in result.messages] == [
+        "林月是杭州一家茶馆的老板，二十四岁。",
+        "[林月's personality: 温柔，细心，有点爱开玩笑]",
+        "[Circumstances and context of the dialogue: 小明在一个下雨的午后走进了林月的茶馆。]",
+    ]
+    assert any("空的" in w for w in result.warnings)
+    # No 100001 list at all: the default order is used, history included.
+    other = generate(make_state(oai={"prompt_order": [{"character_id": 7, "order": []}]}))
+    assert other.messages[-1]["role"] == "user"
 
 
 def test_fixed_parts_over_budget_send_the_partial_list(make_state: StateFactory) -> None:
@@ -261,3 +305,60 @@ def test_more_slash_commands(make_state: StateFactory) -> None:
     assert out[-1] == "[作者注：林月在等雨停]"
     assert out[-2] == "掌柜: 客官里面请。"  # another speaker gets the name prefix (names behavior default)
     assert "这条只给人看" not in out
+
+
+def test_hide_ranges_and_inject_scan_flag_follow_sillytavern(make_state: StateFactory) -> None:
+    # hideMessageCallback goes through utils.js stringToRange: a range reaching past the last message,
+    # reversed or unreadable is refused whole (nothing hidden); parseInt reads leading digits.
+    state = make_state(alternating_chat(5))
+    warnings: list[str] = []
+    for command in ("/hide 2-9", "/hide 3-1", "/hide 第2条", "/hide 7"):
+        run_slash(state, command, warnings)
+    assert not any(m.get("is_system") for m in state.chat)
+    assert len(warnings) == 4
+    run_slash(state, "/hide 2-3条", warnings)
+    assert [bool(m.get("is_system")) for m in state.chat] == [False, False, True, True, False]
+    # injectCallback reads scan with isTrueBoolean: only on / true / 1.
+    run_slash(state, "/inject id=甲 position=chat depth=1 scan=yes 灯笼", warnings)
+    run_slash(state, "/inject id=乙 position=chat depth=1 scan=ON 茶壶", warnings)
+    assert state.chat_metadata["script_injects"]["甲"]["scan"] is False
+    assert state.chat_metadata["script_injects"]["乙"]["scan"] is True
+
+
+def test_world_info_regex_at_depth_skips_depth_limits_for_a_text_depth(make_state: StateFactory) -> None:
+    # getWorldInfoPrompt passes ``entry.depth ?? 4`` to getRegexedString, whose depth limits only
+    # apply to a number: an @D entry whose depth is the text "1" gets scripts limited to depth 0.
+    entry = {"uid": 0, "key": [], "keysecondary": [], "content": "常驻：龙井在西湖边。", "constant": True,
+             "selective": False, "order": 100, "position": 4, "depth": 1, "role": 0, "disable": False,
+             "probability": 100, "useProbability": True}  # fmt: skip
+    script = {"scriptName": "浅层", "findRegex": "/龙井/g", "replaceString": "碧螺春", "placement": [5],
+              "promptOnly": True, "maxDepth": 0, "trimStrings": []}  # fmt: skip
+    outputs = []
+    for depth in (1, "1"):
+        book = {"entries": {"0": {**entry, "depth": depth}}}
+        state = make_state(
+            alternating_chat(4),
+            worlds={"杭州": book},
+            wi={"world_info": {"globalSelect": ["杭州"]}},
+            extension_settings={"regex": [script]},
+        )
+        outputs.append([m["content"] for m in generate(state).messages if m["content"].startswith("常驻")])
+    assert outputs == [["常驻：龙井在西湖边。"], ["常驻：碧螺春在西湖边。"]]
+
+
+def test_idle_duration_counts_from_the_user_message_before_the_newest(make_state: StateFactory) -> None:
+    # macros.js getTimeSinceLastMessage: skip hidden messages, pass the newest visible one, take the
+    # next older user message's send_date; moment's humanize.  The state's clock is 2024-09-28 12:00 UTC.
+    chat = alternating_chat(5)
+    dates = ["2024-09-28T08:00:00.000Z", "2024-09-28T09:00:00.000Z", "2024-09-28T09:30:00.000Z",
+             "September 28, 2024 11:00am", "2024-09-28T11:59:00.000Z"]  # fmt: skip
+    for message, date in zip(chat, dates, strict=True):
+        message["send_date"] = date
+    chat.append(chat_message("雨停了吗？", user=True) | {"send_date": "2024-09-28T11:59:30.000Z"})
+    state = make_state(chat, oai=_main_reading("{{idle_duration}}"))
+    assert contents(state)[0] == "an hour"  # from message 3 (11:00, written without a zone)
+    chat[3]["is_system"] = True  # hidden: the user message before it counts
+    state = make_state(chat, oai=_main_reading("{{idle_duration}}"))
+    assert contents(state)[0] == "3 hours"  # from message 1 (09:00)
+    state = make_state([chat_message("你好", user=True)], oai=_main_reading("{{idle_duration}}"))
+    assert contents(state)[0] == "just now"

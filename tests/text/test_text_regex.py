@@ -70,6 +70,31 @@ def test_trim_strings_act_on_groups_and_match_macro() -> None:
     assert apply_scripts([missing], "a", Placement.USER_INPUT) == "<>"
 
 
+def test_group_references_past_the_last_group_read_the_replacer_arguments() -> None:
+    # engine.js runRegexScript reads ``arguments[n]``: past the groups come the offset and the input.
+    # Expected values from running SillyTavern 1.12.6's runRegexScript / regexFromString in node.
+    def run(find: str, replace: str, text: str) -> str:
+        return apply_scripts([script(findRegex=find, replaceString=replace)], text, Placement.USER_INPUT)
+
+    assert run("/茶/g", "[$1]", "龙井茶和白茶") == "龙井[2]和白[5]"
+    assert run("/茶/g", "[$2]", "龙井茶和白茶") == "龙井[龙井茶和白茶]和白[龙井茶和白茶]"
+    assert run("/(龙)井/g", "<$2|$3|$1>", "龙井茶") == "<|龙井茶|龙>茶"  # offset 0 is falsy: empty
+    assert run("/茶/g", "[$1]", "𝄞a茶") == "𝄞a[3]"  # the offset counts UTF-16 units
+    assert run("/(a)|(b)/", "<$2|$5>", "a") == "<|>"
+
+
+def test_depth_limits_coerce_like_javascript() -> None:
+    # getRegexedString: ``!isNaN(x) && x !== null && x >= 0`` coerces, so "" is depth 0 and "2" is 2;
+    # null and a non-number text mean no limit.  Checked against SillyTavern 1.12.6 in node.
+    def run(depth: int, **limits: object) -> str:
+        s = script(findRegex="/雨/g", replaceString="雪", promptOnly=True, **limits)
+        return apply_scripts([s], "雨", Placement.AI_OUTPUT, is_prompt=True, depth=depth)
+
+    assert run(1, maxDepth="") == "雨" and run(0, maxDepth="") == "雪"
+    assert run(1, minDepth="2") == "雨" and run(2, minDepth="2") == "雪"
+    assert run(5, maxDepth=None) == "雪" and run(5, maxDepth="深") == "雪"
+
+
 def test_replacement_gets_macros_and_disabled_scripts_do_nothing() -> None:
     s = script(findRegex="/我/g", replaceString="{{user}}")
     off = script(findRegex="/雨/g", replaceString="雪", disabled=True)

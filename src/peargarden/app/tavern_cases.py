@@ -154,5 +154,7 @@ def assemble_card(
     if message:
         state.chat.append(_user_message(state, message))
     result = generate(state, "normal", dry_run=True)
-    body = request_body(state.oai, result.messages, "normal", omit_empty_bias=state.compat.omit_empty_logit_bias)
+    body = request_body(
+        state.oai, result.messages, "normal", stop=result.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
+    )
     return body, result, [*regex_warnings, *dict.fromkeys(result.warnings)]

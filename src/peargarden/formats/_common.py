@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import FormatError
 
@@ -97,6 +100,62 @@ def dumps_json(value: Any, *, indent: int | str | None = None, compact: bool = F
 def dumps_compact(value: Any) -> str:
     """JSON the way ``JSON.stringify(value)`` writes it: no spaces, non-ASCII kept as is."""
     return dumps_json(value, compact=True)
+
+
+def jsonl_bytes(values: Iterable[Any], trailing_newline: bool = True) -> bytes:
+    """:func:`dumps_compact` of each value, one per line, as UTF-8 (a JSONL file): the same bytes,
+    made faster (an export of a 20,000-message chat writes 20,000 lines, 19 MB).
+
+    Values made only of what msgspec writes exactly as ``json`` does (see :func:`_plain_json`) are
+    written by msgspec, several times faster; any other value, or a lone surrogate (which msgspec
+    refuses), sends the whole file the ``json`` way: one encoder for all lines and the surrogates
+    escaped once over the joined text (the escape looks at one character at a time, so escaping
+    the joined text is escaping each line)."""
+    rows = list(values)
+    if all(map(_plain_json, rows)):
+        try:
+            data = b"\n".join(map(_MSGSPEC_JSON.encode, rows))
+        except UnicodeEncodeError:  # a lone surrogate
+            pass
+        else:
+            return data + b"\n" if trailing_newline else data
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    text = "\n".join(map(encode, rows))
+    if trailing_newline:
+        text += "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # only a lone surrogate fails to encode: ``str`` holds nothing else that does
+        return escape_lone_surrogates(text).encode("utf-8")
+
+
+_MSGSPEC_JSON = msgspec.json.Encoder()
+
+
+def _plain_json(value: Any) -> bool:
+    """True when *value* holds only dicts with string keys, lists, strings, ints, booleans and None:
+    what msgspec writes byte for byte as ``json.dumps(ensure_ascii=False, separators=(",", ":"))``
+    does (same escapes, non-ASCII as is).  Not floats: the two write exponents (``1e+16`` /
+    ``1e16``) and NaN differently; not subclasses, tuples or sets, which ``json`` writes or
+    refuses in its own way."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            for key, child in item.items():
+                if type(key) is not str:
+                    return False
+                child_kind = type(child)
+                if child_kind is dict or child_kind is list:
+                    stack.append(child)
+                elif not (child_kind is str or child_kind is bool or child_kind is int or child is None):
+                    return False
+        elif kind is list:
+            stack.extend(item)
+        elif not (kind is str or kind is bool or kind is int or item is None):
+            return False
+    return True
 
 
 def dumps_pretty(value: Any) -> str:

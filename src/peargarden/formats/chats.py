@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from peargarden.errors import FormatError
 
-from ._common import JsonObject, check_size, decode_utf8, dumps_compact
+from ._common import JsonObject, check_size, decode_utf8, jsonl_bytes
 
 ChatStyle = Literal["1.12", "1.18"]
 
@@ -228,8 +228,7 @@ def write_chat_jsonl(chat: TavernChat) -> bytes:
     """The chat as SillyTavern writes it (the torn line, if any, is not written back)."""
     rows: list[Any] = [] if chat.header is None else [chat.header]
     rows.extend(m.raw for m in chat.messages)
-    text = "\n".join(dumps_compact(r) for r in rows)
-    return (text + "\n" if chat.trailing_newline else text).encode("utf-8")
+    return jsonl_bytes(rows, chat.trailing_newline)
 
 
 def is_chat_text(text: str) -> bool:

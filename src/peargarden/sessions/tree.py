@@ -8,7 +8,7 @@ chat does not pay a root walk per message.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, KeysView
+from collections.abc import Iterable, Iterator, KeysView
 from dataclasses import dataclass
 
 from peargarden.errors import ConflictError, NotFound
@@ -30,7 +30,9 @@ class TreeRow:
 class SessionTree:
     def __init__(self) -> None:
         self._entries: dict[str, Entry] = {}
-        self._children: dict[str | None, list[str]] = {}
+        # Child ids by parent id, in creation order; None: not made yet (a loaded file's tree makes
+        # it on first use, from the entries in file order: opening a chat needs only the path).
+        self._children_cache: dict[str | None, list[str]] | None = {}
         self._leaf: str | None = None
         # None: not known since the last fork or leaf move; computed on the next read.
         self._path_cache: list[Entry] | None = []
@@ -61,7 +63,7 @@ class SessionTree:
             raise NotFound(f"会话里没有条目 {entry_id}") from None
 
     def children(self, entry_id: str | None) -> list[Entry]:
-        return [self._entries[child] for child in self._children.get(entry_id, [])]
+        return [self._entries[child] for child in self._children().get(entry_id, [])]
 
     def siblings(self, entry_id: str) -> list[Entry]:
         """Entries sharing *entry_id*'s parent and its kind (same type, same role), in creation order."""
@@ -101,6 +103,19 @@ class SessionTree:
         out.reverse()
         return out
 
+    def _children(self) -> dict[str | None, list[str]]:
+        children = self._children_cache
+        while children is None:
+            # From a copy of the entries, and again if one was added meanwhile (by another thread,
+            # whose add saw no lists to extend): no entry is ever left out.
+            entries = list(self._entries.values())
+            children = {}
+            _add_children(children, entries)
+            self._children_cache = children
+            if len(self._entries) != len(entries):
+                children = self._children_cache = None
+        return children
+
     def messages(self) -> list[Entry]:
         """The ``message`` entries on the active path, root first."""
         return [entry for entry in self._active_path() if entry.type == "message"]
@@ -133,13 +148,14 @@ class SessionTree:
         """The whole tree depth-first (children in creation order), for ``/tree`` and ``sessions show``."""
         on_path = {entry.id for entry in self._active_path()}
         rows: list[TreeRow] = []
-        roots = self._children.get(None, [])
+        children = self._children()
+        roots = children.get(None, [])
         stack = [(child, 0, i, len(roots)) for i, child in reversed(list(enumerate(roots)))]
         while stack:
             entry_id, depth, position, count = stack.pop()
             entry = self._entries[entry_id]
             rows.append(TreeRow(depth, entry, entry_id in on_path, position, count))
-            kids = self._children.get(entry_id, [])
+            kids = children.get(entry_id, [])
             stack.extend((child, depth + 1, i, len(kids)) for i, child in reversed(list(enumerate(kids))))
         return rows
 
@@ -152,18 +168,59 @@ class SessionTree:
         if entry.parent_id is not None and entry.parent_id not in self._entries:
             raise NotFound(f"会话里没有父条目 {entry.parent_id}")
         self._entries[entry.id] = entry
-        # A leaf has no list in _children (readers use .get(id, [])): no empty list per entry.
-        kids = self._children.get(entry.parent_id)
-        if kids is None:
-            self._children[entry.parent_id] = [entry.id]
-        else:
-            kids.append(entry.id)
+        children = self._children_cache
+        if children is not None:
+            # A leaf has no list of children (readers use .get(id, [])): no empty list per entry.
+            kids = children.get(entry.parent_id)
+            if kids is None:
+                children[entry.parent_id] = [entry.id]
+            else:
+                kids.append(entry.id)
         if entry.parent_id == self._leaf and self._path_cache is not None:
             self._path_cache.append(entry)
         else:
             self._path_cache = None
         self._leaf = entry.id
         return entry
+
+    def add_loaded(self, entries: dict[str, Entry], leaf: str | None) -> None:
+        """Add entries a loader has checked, by id in file order (new ids, each parent already in
+        the tree or earlier in *entries*), then make *leaf* (in the tree by then, or None) the
+        active leaf.
+
+        The same tree as :meth:`add` for each entry and :meth:`set_leaf` at the end, without the
+        checks and the path bookkeeping per entry: opening a long chat adds tens of thousands.
+        """
+        store = self._entries
+        children = self._children_cache
+        if not store:
+            self._children_cache = None  # made when first asked for
+        elif children is not None:
+            _add_children(children, entries.values())
+        store.update(entries)
+        before = self._leaf
+        if leaf == before:
+            return
+        self._leaf = leaf
+        cached = self._path_cache
+        if cached is None or leaf is None or not entries:
+            self._path_cache = None
+            return
+        # Appended lines usually only grow the active path: extend the cached path rather than
+        # walk it again from the root (a refresh after another process's beat).
+        tail: list[Entry] = []
+        current: str | None = leaf
+        for _ in range(len(entries)):
+            if current == before or current is None:
+                break
+            entry = store[current]
+            tail.append(entry)
+            current = entry.parent_id
+        if current == before and (before is not None or not cached):
+            tail.reverse()
+            cached.extend(tail)
+        else:
+            self._path_cache = None
 
     def set_leaf(self, entry_id: str | None) -> None:
         """Move the active leaf; ``None`` means the next entry starts a new root."""
@@ -178,7 +235,17 @@ class SessionTree:
         """Follow the newest child from *entry_id* down to a leaf (where a swipe's story continues)."""
         current = entry_id
         while True:
-            kids = self._children.get(current, [])
+            kids = self._children().get(current, [])
             if not kids:
                 return current
             current = kids[-1]
+
+
+def _add_children(children: dict[str | None, list[str]], entries: Iterable[Entry]) -> None:
+    for entry in entries:
+        parent = entry.parent_id
+        kids = children.get(parent)
+        if kids is None:  # a leaf has no list (readers use .get(id, [])): no empty list per entry
+            children[parent] = [entry.id]
+        else:
+            kids.append(entry.id)

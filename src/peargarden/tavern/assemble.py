@@ -22,6 +22,7 @@ from .extension_steps import bias, openai_messages, set_authors_note, set_depth_
 from .fill import populate, prepare_prompts
 from .lazy_chat import ChatPair, LazyList
 from .prompts import load_prompt_manager
+from .request import custom_stop_strings
 from .state import TavernState
 from .world_info_step import world_info
 
@@ -53,6 +54,7 @@ class Assembly:
     world_info_activated: list[str] = field(default_factory=list)
     context: int = 0  # the context size it was assembled for (the preset's openai_max_context)
     response: int = 0  # the reply's share of it (openai_max_tokens)
+    stop: list[str] = field(default_factory=list)  # the request's ``stop`` (custom stopping strings)
 
 
 class Generation(GenerationContext):
@@ -150,6 +152,8 @@ class Generation(GenerationContext):
             cc.squash_system_messages()
         assembly = self.finish(cc, context - response - 3)
         assembly.context, assembly.response = context, response
+        # sendOpenAIRequest adds the custom stopping strings after the prompt is built.
+        assembly.stop = custom_stop_strings(self.s.power_user, self.sub)
         return assembly
 
     def finish(self, cc: ChatCompletion, budget: int) -> Assembly:

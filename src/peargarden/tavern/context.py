@@ -10,9 +10,13 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
+from peargarden.formats.chats import parse_send_date
+from peargarden.text.jsstring import js_trim
 from peargarden.text.macro_dispatch import Engine, expand
 from peargarden.text.macros import CardMacroFields, ChatFacts, MacroEnv, Variables
 from peargarden.text.regex_scripts import RegexScript, RegexSet, applicable, apply_scripts, is_static, load_scripts
@@ -38,6 +42,11 @@ def _num(value: Any) -> float:
         return float(str(value).strip() or 0)
     except ValueError:
         return math.nan
+
+
+def _js_number(value: Any) -> float:
+    """A number for a JS comparison; anything that is not a number compares false (NaN)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
 
 
 def _js_eq_number(value: Any, number: float) -> bool:
@@ -72,7 +81,7 @@ def _sanitize_name(name: str) -> str:
 
 
 def _stripped(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
+    return js_trim(value) if isinstance(value, str) else ""
 
 
 class GenerationContext:
@@ -149,6 +158,24 @@ class GenerationContext:
             return replace(cached, extra=extra)
         return cached
 
+    def _idle_since(self) -> datetime | None:
+        """``{{idle_duration}}`` counts from the newest visible user message *before* the newest
+        visible message (macros.js getTimeSinceLastMessage); None when there is none."""
+        newest_seen = False
+        for m in reversed(self.s.chat):
+            if m.get("is_system"):
+                continue
+            if m.get("is_user") and newest_seen:
+                when = parse_send_date(m.get("send_date"))
+                if when is None:
+                    return None
+                now = self.s.clock()
+                if when.tzinfo is None:  # written without a zone: the reader's local time
+                    return when.replace(tzinfo=now.tzinfo)
+                return when if now.tzinfo is not None else when.astimezone(UTC).replace(tzinfo=None)
+            newest_seen = True
+        return None
+
     def _build_env(self, card: bool) -> MacroEnv:
         s = self.s
         pu = s.power_user
@@ -156,16 +183,41 @@ class GenerationContext:
         context = _dict(pu.get("context"))
         chat = s.chat
         last = chat[-1] if chat else None
-        # Newest first, stopping early: the chat can be long and this runs every generation.
-        last_user = next((m for m in reversed(chat) if m.get("is_user")), None)
-        last_char = next((m for m in reversed(chat) if not m.get("is_user") and not m.get("is_system")), None)
+        # ST's getLastMessageId skips a message whose swipe is still being generated (swipe_id ≥
+        # len(swipes)); during a swipe that is the swiped reply, whose swipe_id ST has already
+        # moved one past its last swipe.  The swipe-count macros still read that message.
+        swiping = self.type == "swipe" and last is not None and not last.get("is_user")
+        last_swipes = (last.get("swipes") or [last.get("mes", "")]) if swiping and last else None
+
+        def finished(i: int) -> bool:
+            if swiping and i == len(chat) - 1:
+                return False
+            m = chat[i]
+            swipes, swipe_id = m.get("swipes"), m.get("swipe_id")
+            # JS: an empty array is truthy, and ``undefined >= n`` is false.
+            return not (isinstance(swipes, list) and _js_number(swipe_id) >= len(swipes))
+
+        def newest(keep: Callable[[dict[str, Any]], bool]) -> int | None:
+            # Newest first, stopping early: the chat can be long and this runs every generation.
+            return next((i for i in range(len(chat) - 1, -1, -1) if finished(i) and keep(chat[i])), None)
+
+        last_id = newest(lambda m: True)
+        last_user = newest(lambda m: bool(m.get("is_user")) and not m.get("is_system"))
+        last_char = newest(lambda m: not m.get("is_user") and not m.get("is_system"))
+        if last_swipes is not None:
+            swipe_count, current_swipe = str(len(last_swipes)), str(len(last_swipes) + 1)
+        else:
+            has_swipes = bool(last and last.get("swipes"))
+            swipe_count = str(len(last.get("swipes") or [])) if last and has_swipes else ""
+            current_swipe = str(int(last.get("swipe_id", 0)) + 1) if last and has_swipes else ""
         facts = ChatFacts(
-            last_message=str(last.get("mes", "")) if last else "",
-            last_message_id=str(len(chat) - 1) if chat else "",
-            last_user_message=str(last_user.get("mes", "")) if last_user else "",
-            last_char_message=str(last_char.get("mes", "")) if last_char else "",
-            last_swipe_id=str(len(last.get("swipes") or [])) if last and last.get("swipes") else "",
-            current_swipe_id=str(int(last.get("swipe_id", 0)) + 1) if last and last.get("swipes") else "",
+            last_message_time=self._idle_since(),
+            last_message=str(chat[last_id].get("mes", "")) if last_id is not None else "",
+            last_message_id=str(last_id) if last_id is not None else "",
+            last_user_message=str(chat[last_user].get("mes", "")) if last_user is not None else "",
+            last_char_message=str(chat[last_char].get("mes", "")) if last_char is not None else "",
+            last_swipe_id=swipe_count,
+            current_swipe_id=current_swipe,
             # The in-context marker of the previous generation (ST reads it from the page).
             first_included_message_id=str(s.chat_metadata.get("lastInContextMessageId", "")),
         )

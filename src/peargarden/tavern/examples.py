@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from peargarden.text.jsstring import js_trim
+
 _START = re.compile("<START>", re.IGNORECASE)
 
 
@@ -19,8 +21,8 @@ def parse_mes_examples(text: str) -> list[str]:
     if not text or text == "<START>":
         return []
     if not text.startswith("<START>"):
-        text = "<START>\n" + text.strip()
-    return ["<START>\n" + part.strip() + "\n" for part in _START.split(text)[1:]]
+        text = "<START>\n" + js_trim(text)
+    return ["<START>\n" + js_trim(part) + "\n" for part in _START.split(text)[1:]]
 
 
 def block_to_messages(block: str, user: str, char: str) -> list[ExampleMessage]:
@@ -32,7 +34,7 @@ def block_to_messages(block: str, user: str, char: str) -> list[ExampleMessage]:
     in_user = in_bot = False
 
     def flush(speaker: str, tag: str) -> None:
-        body = "\n".join(current).replace(speaker + ":", "", 1).strip()
+        body = js_trim("\n".join(current).replace(speaker + ":", "", 1))
         out.append(ExampleMessage(content=body, name=tag))
         current.clear()
 

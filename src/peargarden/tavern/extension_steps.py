@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
+
 from . import defaults as d
 from .context import GenerationContext, _dict, _js_eq_number, _num, _role_by_name, _stripped
 from .lazy_chat import ChatPair, LazyList
@@ -119,7 +121,7 @@ def bias(g: GenerationContext) -> str:
         extra = _dict(m.get("extra"))
         if m.get("is_user") or m.get("is_system") or extra.get("type") == "narrator":
             b = extra.get("bias")
-            if isinstance(b, str) and b.strip():
+            if isinstance(b, str) and js_trim(b):
                 prompt_bias = b
             break
     prompt_bias = prompt_bias or str(g.s.power_user.get("user_prompt_bias") or "")

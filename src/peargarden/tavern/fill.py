@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
+
 from . import defaults as d
 from .chat_completion import ChatCompletion, Group, Message
 from .context import GenerationContext, _prompt_position, _prompt_role, _sanitize_name
@@ -32,7 +34,7 @@ def prepare_prompts(
         if not value:
             return ""
         fmt = str(oai.get("wi_format") or "")
-        if not fmt.strip():
+        if not js_trim(fmt):
             return value
         return fmt.replace("{0}", value)
 
@@ -182,7 +184,7 @@ def populate(
         add_slot(ident)
     if prompts.has("enhanceDefinitions"):
         add_slot("enhanceDefinitions")
-    if bias and bias.strip():
+    if bias and js_trim(bias):
         add_slot("bias")
     def inject_to_main(p: Prompt, identifier: str, position: str) -> None:
         if cc.has("main") or not g.compat.injection_order:
@@ -260,7 +262,7 @@ def fill_history(
     continue_msg = None
     continue_group: list[Message] = []
     if g.type == "continue" and cycle_prompt and not oai.get("continue_prefill"):
-        text = g.sub_extra(str(oai.get("continue_nudge_prompt") or ""), {"lastChatMessage": cycle_prompt.strip()})
+        text = g.sub_extra(str(oai.get("continue_nudge_prompt") or ""), {"lastChatMessage": js_trim(cycle_prompt)})
         continue_msg = cc.message("system", g.sub(text), "continueNudge")
         if g.compat.continue_nudge_after_slots:
             # 1.18: the newest real message leaves the history and goes, with the nudge, after every slot.

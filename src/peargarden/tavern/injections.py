@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from peargarden.text.jsstring import js_trim
+
 from .chat_completion import Message
 from .defaults import IN_CHAT, MAX_INJECTION_DEPTH, ROLE_IDS
 from .lazy_chat import HeadTail
@@ -87,7 +89,7 @@ class ExtensionTable:
                 continue
             if role is not None and e.role != role:
                 continue
-            parts.append(e.value.strip())
+            parts.append(js_trim(e.value))
         text = separator.join(parts)
         if wrap and text and not text.startswith(separator):
             text = separator + text
@@ -157,7 +159,7 @@ def insert_newest_first(
                     p.text for p in prompts_here if p.role == role and (not by_order or _order(p) == order)
                 )
                 ext = table.join(IN_CHAT, depth, ROLE_IDS[role], "\n", False, substitute) if order == 100.0 else ""
-                joint = "\n".join(x.strip() for x in (own, ext) if x)
+                joint = "\n".join(js_trim(x) for x in (own, ext) if x)
                 if joint:
                     block.append(make(role, joint))
         if block:

@@ -113,10 +113,13 @@ def load_prompt_manager(oai: Mapping[str, Any]) -> PromptManagerData:
                 else []
             )
             break
-    if not order:
-        if order is None:
-            warnings.append("预设没有 character_id 100001 的提示词顺序，按 SillyTavern 默认顺序组装")
+    if order is None:
+        # ST adds the default list only when no 100001 list exists.  A 100001 list that is empty (or
+        # has no ``order``) stays in front of the added one, and ``find`` keeps returning it.
+        warnings.append("预设没有 character_id 100001 的提示词顺序，按 SillyTavern 默认顺序组装")
         order = copy.deepcopy(DEFAULT_ORDER)
+    elif not order:
+        warnings.append("预设的 character_id 100001 提示词顺序是空的：SillyTavern 只发送卡片和世界书的固定部分")
     if not prompts:
         prompts = copy.deepcopy(DEFAULT_PROMPTS)
     else:

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from peargarden.text.macros import substitute
+from peargarden.text.jsstring import js_trim
+from peargarden.text.macros import chat_id_hash, substitute
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import TextCounter
 
@@ -87,6 +88,12 @@ def build_state(case: CaseData, counter: TextCounter | None = None, *, version: 
         compat=for_version(st_version, power_user),
         random=case_rolls(case.settings),
     )
+    # {{pick}} seeds from getChatIdHash: the stored chat_id_hash, else the hash of main_chat ?? the
+    # chat's id (the card's ``chat`` field names the chat file ST opens, or creates for a new chat).
+    chat_id = state.chat_metadata.get("main_chat")
+    if chat_id is None:
+        chat_id = card.get("chat")
+    state.chat_id_hash = chat_id_hash(chat_id)
     if case.chat is None:
         start_new_chat(state)
     restore_script_injects(state)
@@ -149,7 +156,28 @@ def restore_script_injects(state: TavernState) -> None:
                 )
 
 
+_BIAS = re.compile(r"""\{\{bias\s+(?:"([^"]*)"|'([^']*)')\s*\}\}""")
+
+
+def _remove_macros(text: str) -> str:
+    """ST's ``removeMacros``: every ``{{…}}`` dropped, then trimmed."""
+    return js_trim(re.sub(r"\{\{[\s\S]*?\}\}", "", text))
+
+
 def _user_message(state: TavernState, text: str) -> dict[str, Any]:
+    """What ``Generate`` adds for typed text: ``sendMessageAsUser``, or for text that is only a
+    ``{{bias "…"}}`` a hidden generic system message carrying the bias ("Start Reply With")."""
+    bias_parts = [m.group(1) if m.group(1) is not None else m.group(2) for m in _BIAS.finditer(text)]
+    message_bias = " " + " ".join(bias_parts) if bias_parts else ""  # extractMessageBias
+    if message_bias and not _remove_macros(text):
+        return {
+            "name": "SillyTavern System",
+            "force_avatar": "img/five.png",
+            "is_user": False,
+            "is_system": True,
+            "mes": " ",
+            "extra": {"bias": message_bias, "type": "generic"},
+        }
     gen = Generation(state, "normal", dry_run=True)
     _, gen.card_fields = gen.card_macro_fields()
     text = gen.regexed(text, Placement.USER_INPUT)
@@ -163,6 +191,9 @@ def _user_message(state: TavernState, text: str) -> dict[str, Any]:
     personas = state.power_user.get("personas")
     if isinstance(personas, dict) and state.user_avatar in personas:
         message["force_avatar"] = f"User Avatars/{state.user_avatar}"
+    if message_bias:
+        message["extra"]["bias"] = message_bias
+        message["mes"] = _remove_macros(message["mes"])
     return message
 
 
@@ -182,6 +213,25 @@ def _parse_named(args: str) -> tuple[dict[str, str], str]:
         named[m.group(1)] = value
         rest = rest[m.end() :]
     return named, rest.strip()
+
+
+def _js_parse_int(text: str) -> int | None:
+    m = re.match(r"\s*([+-]?\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def _string_to_range(text: str, last: int) -> tuple[int, int] | None:
+    """ST's ``stringToRange(text, 0, last)``: ``N`` or ``A-B`` (parseInt each side); a range that
+    is reversed or reaches outside ``0..last`` is refused as a whole, not clipped."""
+    if "-" in text:
+        parts = text.split("-")
+        start = _js_parse_int(parts[0]) if parts[0] else None
+        end = _js_parse_int(parts[1]) if parts[1] else None
+    else:
+        start = end = _js_parse_int(text)
+    if start is None or end is None or start > end or start < 0 or end > last:
+        return None
+    return start, end
 
 
 def _insert_at(state: TavernState, named: dict[str, str], message: dict[str, Any]) -> None:
@@ -265,13 +315,11 @@ def _run_one_slash(state: TavernState, text: str, warnings: list[str]) -> None:
         _insert_at(state, named, message)
     elif command in ("hide", "unhide"):
         rng = args.strip()
-        mm = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", rng)
-        if not mm:
+        bounds = _string_to_range(rng, len(state.chat) - 1)
+        if bounds is None:
             warnings.append(f"/{command} 的范围无效：{rng!r}")
             return
-        start = int(mm.group(1))
-        end = int(mm.group(2) or start)
-        for i in range(start, min(end, len(state.chat) - 1) + 1):
+        for i in range(bounds[0], bounds[1] + 1):
             state.chat[i]["is_system"] = command == "hide"
     elif command == "inject":
         ident = named.get("id")
@@ -285,7 +333,7 @@ def _run_one_slash(state: TavernState, text: str, warnings: list[str]) -> None:
             depth = 4.0
         role_raw = named.get("role", "system").lower().strip()
         role = {"system": d.ROLE_SYSTEM, "user": d.ROLE_USER, "assistant": d.ROLE_ASSISTANT}.get(role_raw, 0)
-        scan = named.get("scan", "false").lower() in ("true", "on", "1", "yes")
+        scan = named.get("scan", "false").strip().lower() in ("true", "on", "1")  # isTrueBoolean
         injects = state.chat_metadata.setdefault("script_injects", {})
         depth_value: int | float = int(depth) if depth.is_integer() else depth
         if body:
@@ -399,7 +447,9 @@ def replay(
         nonlocal last, body, count
         last = generate(state, gen_type)
         warnings.extend(last.warnings)
-        body = request_body(state.oai, last.messages, gen_type, omit_empty_bias=state.compat.omit_empty_logit_bias)
+        body = request_body(
+            state.oai, last.messages, gen_type, stop=last.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
+        )
         generations.append(body)
         count += 1
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from peargarden.text.tokens import encoding_for_model, packaged_encoding
@@ -110,6 +110,30 @@ def logit_bias(oai: Mapping[str, Any], model: str) -> dict[str, int | float]:
         for token in ids:
             out[str(token)] = value
     return out
+
+
+MAX_STOP_STRINGS = 4  # openai.js openai_max_stop_strings
+
+
+def custom_stop_strings(
+    power_user: Mapping[str, Any], substitute: Callable[[str], str], limit: int = MAX_STOP_STRINGS
+) -> list[str]:
+    """``getCustomStoppingStrings(limit)``: the user's "Custom Stopping Strings" (a JSON array in
+    ``power_user.custom_stopping_strings``), non-empty strings only, macros substituted unless
+    ``custom_stopping_strings_macro`` is off; anything unreadable gives none."""
+    raw = power_user.get("custom_stopping_strings")
+    if not isinstance(raw, str) or not raw:
+        return []
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        return []
+    if not isinstance(parsed, list):
+        return []
+    strings = [item for item in parsed if isinstance(item, str) and item]
+    if power_user.get("custom_stopping_strings_macro", True):
+        strings = [substitute(item) for item in strings]
+    return strings[:limit] if limit > 0 else strings
 
 
 def request_body(

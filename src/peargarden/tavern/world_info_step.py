@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import full_text_tokens
 from peargarden.worldinfo import CharacterContext, ScanMessage, WorldInfoEntry, WorldInfoSettings, check_world_info
@@ -64,7 +65,7 @@ def _new_scan_options(g: GenerationContext) -> dict[str, Any]:
             "matchPersonaDescription": fields.persona,
             "matchCharacterDescription": fields.description,
             "matchCharacterPersonality": fields.personality,
-            "matchCharacterDepthPrompt": g.base_replace(depth_prompt.strip() if isinstance(depth_prompt, str) else ""),
+            "matchCharacterDepthPrompt": g.base_replace(js_trim(depth_prompt) if isinstance(depth_prompt, str) else ""),
             "matchScenario": fields.scenario,
             "matchCreatorNotes": g.base_replace(s.card_data.get("creator_notes")),
         }
@@ -147,8 +148,13 @@ def world_info(
         raw = entry.raw
         depth = None
         if raw.get("position") == 4:
+            # ``entry.depth ?? 4``: a depth that is not a number (a string from a hand-edited book)
+            # is passed as is, and getRegexedString then skips its depth limits altogether.
             dv = raw.get("depth")
-            depth = int(dv) if isinstance(dv, int | float) and not isinstance(dv, bool) else 4
+            if dv is None:
+                depth = 4
+            elif isinstance(dv, int | float) and not isinstance(dv, bool) and float(dv).is_integer():
+                depth = int(dv)
         return g.regexed(content, Placement.WORLD_INFO, is_prompt=True, depth=depth)
 
     result = check_world_info(

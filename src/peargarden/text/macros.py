@@ -99,6 +99,12 @@ class ChatFacts:
     last_message_time: datetime | None = None
 
 
+def chat_id_hash(chat_id: object) -> int:
+    """``getChatIdHash`` for a chat without a stored ``chat_id_hash``: the string hash of its id
+    (``main_chat`` for a branch, else the chat file's name); 0 when there is no such string."""
+    return cyrb53(chat_id) if isinstance(chat_id, str) else 0
+
+
 def _default_clock() -> datetime:
     # Fixed instant: the core never reads the real clock; callers inject one.
     return datetime(2024, 1, 1, tzinfo=UTC)

@@ -40,7 +40,9 @@ def _identity(text: str) -> str:
 
 
 def _optional_int(value: object) -> int | None:
-    if value is None or value == "":
+    # getRegexedString tests ``!isNaN(x) && x !== null && x >= 0``: JS coerces, so an empty
+    # string is depth 0, not "no limit" (only null/undefined or a non-number text are).
+    if value is None:
         return None
     number = js_number(value)
     if number != number:  # NaN
@@ -233,9 +235,23 @@ def run_script(script: RegexScript, text: str, *, substitute: Substitute = _iden
     trims = [substitute(t) for t in script.trim_strings]
 
     def replace(m: re.Match[str]) -> str:
+        groups = m.re.groups or 0
+
         def group(ref: re.Match[str]) -> str:
             index = int(ref.group(1))
-            value = m.group(index) if index <= (m.re.groups or 0) else None
+            # ST indexes the replacer's ``arguments``: after the groups come the match offset (in
+            # UTF-16 units) and the whole input, so ``$1`` on a pattern without groups gives the
+            # offset (empty at 0, a falsy value) and ``$2`` the input.
+            value: str | None
+            if index <= groups:
+                value = m.group(index)
+            elif index == groups + 1:
+                value = str(len(text[: m.start()].encode("utf-16-le")) // 2)
+                value = "" if value == "0" else value
+            elif index == groups + 2:
+                value = text
+            else:
+                value = None
             if not value:
                 return ""
             for trim in trims:

@@ -14,6 +14,7 @@ reads only the bytes past what it has already read.
 from __future__ import annotations
 
 import gc
+import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -99,6 +100,9 @@ class ChatFile:
     # Bytes and lines of the file already read into the tree (see refresh).
     offset: int = 0
     lines_read: int = 0
+    # The file read (device, inode): a file replaced since (a restore from the vault) is read again
+    # whole, never continued at the old offset, whatever its size.
+    identity: tuple[int, int] | None = None
     # A chat that is never written (a dry run's new chat, see :meth:`unsaved`): appends and leaf
     # moves stay in memory.
     in_memory: bool = False
@@ -151,7 +155,7 @@ class ChatFile:
             raise BadInput(f"对话 id 不合法：{chat_id!r}")
         path = chats_dir / chat_id / SESSION_FILE
         try:
-            data = path.read_bytes()
+            data, identity = _read(path)
         except FileNotFoundError:
             st_file = chats_dir / chat_id / IMPORTED_CHAT_FILE
             if not st_file.is_file():
@@ -160,10 +164,10 @@ class ChatFile:
             loaded = decode(pending)
             return cls(path, loaded.header, loaded.tree, loaded.warnings, pending=pending)
         chat = cls(path, {}, SessionTree(), [])
-        chat._load(data)
+        chat._load(data, identity)
         return chat
 
-    def _load(self, data: bytes) -> None:
+    def _load(self, data: bytes, identity: tuple[int, int]) -> None:
         """Replace what is in memory with the file's *data* (all of it)."""
         # No cyclic collection while tens of thousands of entries are made: none of them can be
         # garbage yet, and a full collection over a growing heap cost more than the loading itself.
@@ -178,13 +182,16 @@ class ChatFile:
         self.pending = None
         # A torn last line (a crash mid-append) counts as read: the next append starts a new line.
         self.offset = len(data)
-        self.lines_read = data.count(b"\n")
+        self.lines_read = loaded.newlines
+        self.identity = identity
 
     def _mark_read(self) -> None:
         try:
-            self.offset = self.path.stat().st_size
+            stat = self.path.stat()
         except FileNotFoundError:
-            self.offset = 0
+            self.offset, self.identity = 0, None
+            return
+        self.offset, self.identity = stat.st_size, (stat.st_dev, stat.st_ino)
 
     def refresh(self) -> bool:
         """Read what other processes appended since this chat was read; True when anything was.
@@ -192,12 +199,14 @@ class ChatFile:
         Call it holding the chat's lock (the app does): then nobody appends while it reads.
         """
         try:
-            size = self.path.stat().st_size
+            stat = self.path.stat()
         except FileNotFoundError:
             return False
-        if self.pending is not None or size < self.offset:
+        size = stat.st_size
+        replaced = self.identity is not None and (stat.st_dev, stat.st_ino) != self.identity
+        if self.pending is not None or size < self.offset or replaced:
             # Another process played the imported chat first, or the file was replaced (a restore).
-            self._load(self.path.read_bytes())
+            self._load(*_read(self.path))
             return True
         if size == self.offset:
             return False
@@ -273,6 +282,13 @@ class ChatFile:
         self.tree.set_leaf(plan.start_leaf)  # the entry line itself records the fork on disk
         for entry in plan.entries:
             self.append(entry)
+
+
+def _read(path: Path) -> tuple[bytes, tuple[int, int]]:
+    """The file's bytes and (device, inode), of the same file even if it is replaced meanwhile."""
+    with path.open("rb") as handle:
+        stat = os.fstat(handle.fileno())
+        return handle.read(), (stat.st_dev, stat.st_ino)
 
 
 def list_chats(chats_dir: Path) -> list[str]:

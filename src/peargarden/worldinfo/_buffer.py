@@ -7,27 +7,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from peargarden.text.jsstring import JS_SPACE_RUN, js_trim
+
 from . import _js
 
 MAX_SCAN_DEPTH = 1000
 MATCHER = "\x01"
 JOINER = "\n" + MATCHER
-
-# JavaScript's String.prototype.trim / \s set (Python's str.strip() differs on \x1c-\x1f and U+FEFF).
-_JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) + (
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_JS_SPACE_RUN = re.compile(f"[{re.escape(_JS_SPACE)}]+")
-
-
-_JS_SPACE_SET = frozenset(_JS_SPACE)
-
-
-def js_trim(text: str) -> str:
-    """``String.prototype.trim``."""
-    if not text or (text[0] not in _JS_SPACE_SET and text[-1] not in _JS_SPACE_SET):
-        return text
-    return text.strip(_JS_SPACE)
 
 
 @lru_cache(maxsize=65536)
@@ -38,7 +24,7 @@ def whole_word_pattern(key: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=65536)
 def is_multi_word(key: str) -> bool:
-    return len(_JS_SPACE_RUN.split(key)) > 1
+    return len(JS_SPACE_RUN.split(key)) > 1
 
 
 class ScanBuffer:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
+
 from . import _js
-from ._buffer import is_multi_word, js_trim, whole_word_pattern
+from ._buffer import is_multi_word, whole_word_pattern
 from ._decorators import parse_decorators
 from ._jsregex import KeyRegex, looks_like_regex, parse_key_regex
 from .types import WorldInfoEntry

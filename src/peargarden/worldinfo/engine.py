@@ -7,8 +7,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
+
 from . import _js
-from ._buffer import ScanBuffer, js_trim
+from ._buffer import ScanBuffer
 from ._groups import filter_by_inclusion_groups
 from ._placement import build_result
 from ._plan import SUBSTRING_LOWER, EntryPlan, key_test, macro_is_stable, run_test, strict_int

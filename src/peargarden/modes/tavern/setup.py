@@ -213,7 +213,9 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         # A real generation, not ST's dry run: timed world info runs and is recorded, and
         # squash_system_messages applies, exactly as SillyTavern sends the request.
         result = generate(state, gen_type)
-        body = request_body(state.oai, result.messages, gen_type, omit_empty_bias=state.compat.omit_empty_logit_bias)
+        body = request_body(
+            state.oai, result.messages, gen_type, stop=result.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
+        )
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
