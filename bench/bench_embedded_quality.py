@@ -26,6 +26,7 @@ The replies themselves go to a Markdown report (``--report``, default ``embedded
     .venv/bin/python bench/bench_embedded_quality.py                       # every fetched catalog model
     .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --model path/to/other.gguf
     .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --prompt-size
+    .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --upto 6   # up to the long turn
 
 Needs the ``[local]`` extra and fetched models (``bash scripts/chat.sh`` or ``pear models --fetch``).
 """
@@ -138,7 +139,7 @@ def rss_mb() -> float:
     return 0.0
 
 
-def run_model(label: str, path: Path) -> Run:
+def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
     run = Run(label)
     base = rss_mb()
     with tempfile.TemporaryDirectory() as folder:
@@ -147,7 +148,7 @@ def run_model(label: str, path: Path) -> Run:
         app = PearApp(home)
         options = ChatOptions(mode="stage", connection=Connection(local_model=str(path)))
         session = app.new_chat("青梧", options)
-        for turn in TURNS:
+        for turn in TURNS[:turns]:
             start = time.perf_counter()
             first = last = None
             pieces: list[str] = []
@@ -169,7 +170,7 @@ def run_model(label: str, path: Path) -> Run:
             if first is not None and last is not None:
                 run.first_piece.append(first - start)
                 run.gen_seconds += last - first
-            print(f"  [{label}] {len(run.replies)}/{len(TURNS)} {stop} {reply[:40]!r}", file=sys.stderr)
+            print(f"  [{label}] {len(run.replies)}/{turns} {stop} {reply[:40]!r}", file=sys.stderr)
         run.rss_mb = rss_mb() - base
     embedded._shared.clear()  # unload before the next model (the app keeps one per GGUF)
     return run
@@ -230,6 +231,9 @@ def main() -> None:
     parser.add_argument("--model", action="append", default=[], help="catalog name or GGUF path (repeatable)")
     parser.add_argument("--report", type=Path, default=Path("embedded_quality_report.md"))
     parser.add_argument("--prompt-size", action="store_true", help="print the compact system prompt's size per turn")
+    parser.add_argument(
+        "--upto", type=int, default=len(TURNS), help="play only the first N turns (6: up to the long turn)"
+    )
     args = parser.parse_args()
     models = models_to_run(args.model)
     if not models:
@@ -240,7 +244,7 @@ def main() -> None:
     runs = []
     for label, path in models:
         started = time.perf_counter()
-        runs.append(run_model(label, path))
+        runs.append(run_model(label, path, max(1, min(args.upto, len(TURNS)))))
         gc.collect()
         print(f"{label}: {time.perf_counter() - started:.0f}s", file=sys.stderr)
     rows = [run.row() for run in runs]

@@ -28,6 +28,8 @@ ECHOES = [
     (LONG_TURN, "青梧沉默片刻。听雨轩的掌柜记得每一位住过的客人，所以冒雨赶了夜路。"),
     # the question restated as the reply's subject
     ("掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？", "听雨轩柜台后面那把旧油纸伞，是来自家乡的水。"),
+    # most of one of the user's clauses said again (8 of its 10 characters)
+    (LONG_TURN, "县城沈家的老夫人，我记得她。"),
     # an ASCII-punctuated echo with quote marks
     ("听说镇上送人只送到柳树下，这是什么讲究？", "“听说镇上送人只送到柳树下, 这是什么讲究?”"),
 ]
@@ -39,6 +41,12 @@ NOT_ECHOES = [
     ("十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？", "青梧的手顿了一顿。“怀瑾……记得。”"),
     ("在吗", "在吗？"),  # too short to call an echo
     ("掌柜，有热水吗？我想洗把脸。", "“有，后院井边的灶上一直温着。”"),
+    # a name or noun phrase of the user's line taken up as the reply's topic (6+ characters, but a
+    # small part of the user's clause); the world's short names are never enough on their own
+    ("十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？", "那位怀瑾公子，我记得。"),
+    ("掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？", "那把旧油纸伞？青梧笑了笑。"),
+    (LONG_TURN, "听雨轩的掌柜，就是我。栖水镇上的事，我知道一些。"),
+    ("听雨轩在栖水镇哪里？", "听雨轩，栖水镇。青梧指了指河。"),
 ]
 
 
@@ -67,8 +75,8 @@ def test_strip_keeps_what_the_reply_says_of_its_own() -> None:
     assert strip_echo("你一个人撑着这间客栈，不累吗？", "我一个人撑着这间客栈，不累吗？") == ""
 
 
-def _stream(user: str, pieces: list[str], *, first_try: bool) -> str | None:
-    guard = EchoFilter(user, first_try=first_try)
+def _stream(user: str, pieces: list[str], *, can_retry: bool) -> str | None:
+    guard = EchoFilter(user, can_retry=can_retry)
     out = []
     for piece in pieces:
         shown = guard.feed(piece)
@@ -85,38 +93,47 @@ def _pieces(text: str) -> list[str]:
 
 def test_the_filter_stops_a_first_try_that_opens_with_an_echo() -> None:
     user = "镇上有什么好吃的？明天想出去走走。"
-    assert _stream(user, _pieces("镇上有什么好吃的？桥头的馄饨。"), first_try=True) is None
-    assert _stream("掌柜，有热水吗？我想洗把脸。", _pieces("想洗把脸。"), first_try=True) is None
+    assert _stream(user, _pieces("镇上有什么好吃的？桥头的馄饨。"), can_retry=True) is None
+    assert _stream("掌柜，有热水吗？我想洗把脸。", _pieces("想洗把脸。"), can_retry=True) is None
 
 
 def test_the_filter_drops_an_echo_after_the_reply_began_and_on_the_second_try() -> None:
     user = "镇上有什么好吃的？明天想出去走走。"
     reply = "青梧想了想。“桥头的馄饨不错。”镇上有什么好吃的？明天想出去走走。"
-    assert _stream(user, _pieces(reply), first_try=True) == "青梧想了想。“桥头的馄饨不错。”"
+    assert _stream(user, _pieces(reply), can_retry=True) == "青梧想了想。“桥头的馄饨不错。”"
     second = "镇上有什么好吃的？“桥头周记的馄饨，去晚了就没有了。”"
-    assert _stream(user, _pieces(second), first_try=False) == "“桥头周记的馄饨，去晚了就没有了。”"
+    assert _stream(user, _pieces(second), can_retry=False) == "“桥头周记的馄饨，去晚了就没有了。”"
+
+
+def test_an_echo_after_a_short_first_clause_still_opens_the_reply() -> None:
+    user = "夜深了，我先上楼歇息。掌柜也早些睡吧。"
+    assert _stream(user, _pieces("晚上，我先上楼歇息。掌柜也早些睡吧。"), can_retry=True) is None
+    last = _stream(user, _pieces("晚上，我先上楼歇息。“楼梯滑，慢些走。”"), can_retry=False)
+    assert last == "晚上，“楼梯滑，慢些走。”"
+    assert _stream(user, _pieces("“好。”"), can_retry=True) == "“好。”"  # a short reply is shown at its end
 
 
 def test_a_second_try_that_is_only_echo_is_shown_rather_than_nothing() -> None:
-    assert _stream("掌柜，有热水吗？我想洗把脸。", _pieces("有热水吗？"), first_try=False) == "有热水吗？"
+    assert _stream("掌柜，有热水吗？我想洗把脸。", _pieces("有热水吗？"), can_retry=False) == "有热水吗？"
 
 
 def test_the_filter_shows_a_plain_reply_whole_and_in_order() -> None:
     user = "你好，掌柜。还有空房吗？"
     reply = "“有的。”青梧从柜台后取出钥匙，“楼上东头那间，推窗就是河。”"
-    guard = EchoFilter(user, first_try=True)
+    guard = EchoFilter(user, can_retry=True)
     shown = [guard.feed(piece) for piece in _pieces(reply)]
     assert all(part is not None for part in shown)
     assert "".join(part or "" for part in shown) + (guard.finish() or "") == reply
-    assert shown[2]  # clauses go out as they complete, not only at the end
+    assert not any(shown[:3])  # "“有的。”": the opening is held until it has 8 characters
+    assert any(shown[:-3])  # then clauses go out as they complete, not only at the end
 
 
 def test_an_earlier_line_of_the_user_handed_back_is_cut_too() -> None:
     """Two turns later the model wrote the user's self-introduction again (the user's part)."""
-    guard = EchoFilter(LONG_TURN, first_try=True, earlier=["我叫陆行舟，从县城来，想在镇上住几天。", ""])
+    guard = EchoFilter(LONG_TURN, can_retry=True, earlier=["我叫陆行舟，从县城来，想在镇上住几天。", ""])
     assert guard.feed("我叫陆行舟，从县城来。") == ""  # short clauses of the user's words: held
     assert guard.finish() is None  # an opening echo: generated once more
-    second = EchoFilter(LONG_TURN, first_try=False, earlier=["我叫陆行舟，从县城来，想在镇上住几天。"])
+    second = EchoFilter(LONG_TURN, can_retry=False, earlier=["我叫陆行舟，从县城来，想在镇上住几天。"])
     reply = "我叫陆行舟，从县城来。青梧放下算盘，“沈家的小儿子……”"
     shown = "".join(second.feed(piece) or "" for piece in _pieces(reply)) + (second.finish() or "")
     assert shown == "青梧放下算盘，“沈家的小儿子……”"

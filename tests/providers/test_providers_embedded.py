@@ -239,14 +239,16 @@ def test_echo_of_the_user_line_is_dropped_and_generated_once_more(tmp_path: Path
     assert [type(e).__name__ for e in events].count("Done") == 1
 
 
-def test_a_second_echo_is_cut_off_the_reply(tmp_path: Path) -> None:
+def test_a_retry_that_opens_with_an_echo_is_tried_a_third_time_and_then_cut(tmp_path: Path) -> None:
     provider, made = _provider(tmp_path)
     user = "这雨什么时候能停？"
     provider.llama()
-    made[0].replies = [user + "快了。", "这雨什么时候能停，要看天意。青梧望了望窗外。"]
+    made[0].replies = [user + "快了。", "这雨什么时候能停，要看天意。青梧望了望窗外。"]  # then that again
     events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": user}])))
     assert _text(events) == "要看天意。青梧望了望窗外。"
-    assert len(made[0].calls) == 2
+    calls = made[0].calls
+    assert len(calls) == 3 and len({call.get("seed") for call in calls}) == 3
+    assert [type(e).__name__ for e in events].count("Done") == 1
 
 
 def test_an_echo_later_in_the_reply_is_cut_without_a_second_try(tmp_path: Path) -> None:
@@ -283,14 +285,67 @@ def test_the_last_reply_said_again_is_generated_once_more(tmp_path: Path) -> Non
     assert _text(events) == "“早些歇着吧，楼梯滑。”青梧把灯芯拨暗了些。" and len(made[0].calls) == 2
 
 
-def test_a_second_try_that_is_all_echo_is_still_a_reply(tmp_path: Path) -> None:
+def test_a_last_try_that_is_all_echo_is_still_a_reply(tmp_path: Path) -> None:
     provider, made = _provider(tmp_path)
     user = "掌柜，有热水吗？我想洗把脸。"
     provider.llama()
     made[0].replies = ["想洗把脸。", "有热水吗？我想洗把脸。"]
     events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": user}])))
     assert _text(events) == "有热水吗？我想洗把脸。"  # never an empty reply
-    assert len(made[0].calls) == 2
+    assert len(made[0].calls) == 3
+
+
+class CopyingLlama(TinyLlama):
+    """A model that wants to hand the user's line back, token by token (one character a token):
+    what a logits processor bans at the start it skips (the quote then starts a character later);
+    a ban in the middle of the quote puts it off the thread, and it writes its own words
+    (``own``) to the end.  What llama.cpp does with our processor, in miniature."""
+
+    own = "青梧摇了摇头，“不曾听说。”"
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return "".join(map(chr, tokens)).encode("utf-8")
+
+    def create_chat_completion(self, messages: list[dict[str, Any]], **options: Any) -> Iterator[dict[str, Any]]:
+        processors = options.get("logits_processor") or []
+        user = messages[-1]["content"]
+        prompt = [ord(c) for m in messages for c in m["content"]]
+        reply: list[int] = []
+        copied = 0
+        while copied < len(user):
+            scores = [0.0] * 0x10000
+            scores[ord(user[copied])] = 2.0  # the copy is what the model likes best
+            scores[ord(self.own[0])] = 1.0
+            for processor in processors:
+                scores = processor(prompt + reply, scores)
+            if scores[ord(user[copied])] > scores[ord(self.own[0])]:
+                reply.append(ord(user[copied]))
+            elif reply:
+                break
+            copied += 1
+        self.reply = "".join(map(chr, reply)) + (self.own if copied < len(user) else "")
+        return super().create_chat_completion(messages, **options)
+
+
+def test_the_retry_is_steered_off_the_users_words(tmp_path: Path) -> None:
+    """Another seed alone gives the same quote back (measured on Qwen2.5-0.5B); the retry bans
+    continuing a run of the user's line and opening a clause like one of the user's."""
+    made: list[CopyingLlama] = []
+
+    def factory(**kwargs: Any) -> CopyingLlama:
+        made.append(CopyingLlama(**kwargs))
+        return made[-1]
+
+    provider = EmbeddedProvider(_gguf(tmp_path), llama_factory=factory)
+    user = "船家说听雨轩的掌柜记得每一位住过的客人，所以冒雨赶了夜路。"
+    messages = [{"role": "system", "content": "你是青梧，听雨轩的掌柜。"}, {"role": "user", "content": user}]
+    reply = _text(list(provider.stream(ChatRequest(messages=messages))))
+    calls = made[0].calls
+    assert len(calls) == 2 and "logits_processor" not in calls[0] and calls[1]["logits_processor"]
+    # "船" opens a clause of the user's: the quote starts a character later; "家说听雨" is a run of
+    # four characters of the user's, a fifth ("轩") is banned.
+    assert reply == "家说听雨" + CopyingLlama.own
+    assert not echoes(user, reply)
 
 
 def test_tool_calls_written_as_text_become_tool_call_events(tmp_path: Path) -> None:

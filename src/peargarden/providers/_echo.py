@@ -7,8 +7,10 @@ Small models (Qwen2.5-0.5B measured) often answer with the user's own words: the
 A reply is cut into clauses at Chinese and ASCII punctuation; a clause echoes the user's line when,
 comparing letters and digits only (punctuation, spaces and quote marks ignored):
 
-* it is at least :data:`MIN_CONTAINED` characters long and wholly contained in the user's line
-  (or in the line with 你/我 swapped: the model speaks from the other side), or
+* it is at least :data:`MIN_CONTAINED` characters long, wholly contained in the user's line (or
+  in the line with 你/我 swapped: the model speaks from the other side), and at least two thirds
+  of the user's clauses it lies in (a clause said again; "那位怀瑾公子" picked out of
+  "十年前从镇北渡口走的那位怀瑾公子" takes up the topic), or
 * it shares a run of :data:`MIN_SHARED` or more characters with the user's line (a quote of a long
   turn inside an otherwise new clause), or
 * it is the user's whole line, however short (but at least 4 characters: "在吗" is not an echo).
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "MIN_CONTAINED",
+    "MIN_OPENING",
     "MIN_SHARED",
     "EchoFilter",
     "clause_end",
@@ -38,6 +41,9 @@ __all__ = [
 
 MIN_CONTAINED = 6
 MIN_SHARED = 10
+# The guard holds a reply back until its opening has this many letters and digits: an echo right
+# after a short first clause ("晚上，" then "我先上楼歇息。") is still an echo that opened the reply.
+MIN_OPENING = 8
 _CLAUSE_END = frozenset("，。？！；：、,.?!;:…\n")
 _SWAP = str.maketrans({"你": "我", "我": "你"})
 
@@ -92,6 +98,29 @@ def _within(user: str, piece: str) -> bool:
     return piece in user or piece in user.translate(_SWAP)
 
 
+def _restates(user_text: str, piece: str) -> bool:
+    """*piece* (squashed) is a stretch of the user's line that makes up most of the user's clauses
+    it lies in: the clause said again, not a name or a noun phrase picked out of it ("那位怀瑾公子"
+    out of "十年前从镇北渡口走的那位怀瑾公子" takes up the topic)."""
+    for line in dict.fromkeys((user_text, user_text.translate(_SWAP))):
+        bounds: list[tuple[int, int]] = []  # each clause's span in the squashed line
+        start = 0
+        for clause in split_clauses(line):
+            size = len(squash(clause))
+            if size:
+                bounds.append((start, start + size))
+            start += size
+        flat = squash(line)
+        at = flat.find(piece)
+        while at >= 0:
+            end = at + len(piece)
+            spanned = sum(b - a for a, b in bounds if a < end and b > at)
+            if spanned and len(piece) * 3 >= spanned * 2:
+                return True
+            at = flat.find(piece, at + 1)
+    return False
+
+
 def echo_clause(user_text: str, clause: str) -> bool:
     """Whether *clause* (one clause of a reply) hands the user's line back (see the module doc)."""
     user = squash(user_text)
@@ -100,7 +129,7 @@ def echo_clause(user_text: str, clause: str) -> bool:
         return False
     if piece == user:
         return True
-    if len(piece) >= MIN_CONTAINED and _within(user, piece):
+    if len(piece) >= MIN_CONTAINED and _restates(user_text, piece):
         return True
     return len(piece) >= MIN_SHARED and _longest_shared(piece, user) >= MIN_SHARED
 
@@ -159,15 +188,16 @@ class EchoFilter:
     """The echo guard over a streamed reply: text goes in as it arrives, whole clauses come out.
 
     A clause that echoes the user's line is never shown (nor a run of short clauses that together
-    do: they are held until the run ends).  On the first try, an echo before anything was shown
-    stops the reply (``feed``/``finish`` return ``None``: generate once more); on the second try
-    echoing clauses are dropped.  If the second try is nothing but the user's words, it is shown as
-    it came rather than an empty reply.
+    do: they are held until the run ends).  Nothing is shown before the reply's opening has
+    :data:`MIN_OPENING` letters and digits.  While another try may follow (``can_retry``), an echo
+    before anything was shown stops the reply (``feed``/``finish`` return ``None``: generate
+    again); on the last try echoing clauses are dropped.  If the last try is nothing but the user's
+    words, it is shown as it came rather than an empty reply.
     """
 
-    def __init__(self, user_text: str, *, first_try: bool, earlier: Sequence[str] = ()) -> None:
+    def __init__(self, user_text: str, *, can_retry: bool, earlier: Sequence[str] = ()) -> None:
         self.user_text = user_text
-        self.first_try = first_try
+        self.can_retry = can_retry
         # Earlier lines judged like the user's: the user's before (a clause handing one back is the
         # model writing the user's part, "我叫陆行舟，从县城来。" two turns later) or the model's own
         # last replies (a reply said again is a loop across beats).
@@ -176,6 +206,7 @@ class EchoFilter:
         self._quote: list[str] = []
         self._dropped: list[str] = []
         self._after_echo = False
+        self._opening = ""  # shown text held until the opening is long enough
         self.shown = False
 
     @property
@@ -184,7 +215,7 @@ class EchoFilter:
         return "".join(self._dropped)
 
     def feed(self, text: str) -> str | None:
-        """What can be shown now ("" = hold on), or ``None``: an echo opened the first try."""
+        """What can be shown now ("" = hold on), or ``None``: an echo opened a try that may be retried."""
         self._pending += text
         out: list[str] = []
         while (end := clause_end(self._pending)) >= 0:
@@ -196,25 +227,28 @@ class EchoFilter:
         return "".join(out)
 
     def finish(self) -> str | None:
-        """The rest of the reply once it is complete, or ``None`` (an echo on the first try)."""
+        """The rest of the reply once it is complete, or ``None`` (an echo where a retry may follow)."""
         rest = self._clause(self._pending) if self._pending else ""
         self._pending = ""
         if rest is None:
             return None
         quote = "".join(self._quote)
-        if not self.shown and quote and _only_user_words(self.user_text, quote):
+        if not self.shown and not self._opening and quote and _only_user_words(self.user_text, quote):
             # The whole reply is the user's words, a few characters at a time ("想洗把脸。").
             self._quote = []
-            if self.first_try:
+            if self.can_retry:
                 return None
             self._dropped.append(quote)
         closed = self._close_quote()
         if closed is None:
             return None
         rest += closed
+        if self._opening:  # a short reply: all of it was held
+            held, self._opening, self.shown = self._opening, "", True
+            return held + rest
         if not self.shown and self._dropped:
             self.shown = True
-            return self.dropped  # the second try is all echo: better than nothing at all
+            return self.dropped  # the last try is all echo: better than nothing at all
         return rest
 
     def _clause(self, clause: str) -> str | None:
@@ -223,7 +257,7 @@ class EchoFilter:
             self._quote.append(clause)
             return ""
         before = self._close_quote(next_echo=echo)
-        if before is None or (echo and self.first_try and not self.shown):
+        if before is None or (echo and self.can_retry and not self.shown):
             return None
         self._after_echo = echo
         if echo:
@@ -232,13 +266,13 @@ class EchoFilter:
         return before + self._show(clause)
 
     def _close_quote(self, *, next_echo: bool = False) -> str | None:
-        """Judge the run of short quotes held so far: shown, dropped, or ``None`` (first-try echo).
+        """Judge the run of short quotes held so far: shown, dropped, or ``None`` (retry: an echo).
         It goes with an echo just before or after it."""
         text, self._quote = "".join(self._quote), []
         if not text:
             return ""
         if next_echo or self._after_echo or self._echo(text):
-            if self.first_try and not self.shown:
+            if self.can_retry and not self.shown:
                 return None
             self._dropped.append(text)
             return ""
@@ -248,7 +282,10 @@ class EchoFilter:
         return any(echo_clause(line, text) for line in (self.user_text, *self.earlier))
 
     def _show(self, text: str) -> str:
-        if not self.shown:
-            text = text.lstrip(_LEADING) if self._dropped else text
-            self.shown = bool(text)
+        if self.shown:
+            return text
+        self._opening += text.lstrip(_LEADING) if self._dropped and not self._opening else text
+        if len(squash(self._opening)) < MIN_OPENING:
+            return ""
+        text, self._opening, self.shown = self._opening, "", True
         return text

@@ -1,0 +1,168 @@
+"""A llama.cpp logits processor that keeps a retry from copying the user's line.
+
+The echo guard (:mod:`._echo`) catches a small model handing the user's words back, but sampling
+again with another seed does not change what the model wants: on a long user turn Qwen2.5-0.5B
+quoted the same two sentences back on every seed tried.  So the retry is steered away from the
+copy itself, while the model writes:
+
+* **no run of the user's line is continued past a word**: a token that would make the reply end
+  with a stretch of the user's line (or of the line with 你/我 swapped) longer than
+  :attr:`CopyBlock.limit` characters is banned — a word of the user's (柳树下, 陆行舟) may be taken
+  up, a sentence may not be written out;
+* **no clause opens like one of the user's**: at the reply's start and after each clause's closing
+  punctuation, a token that begins one of the user's clauses is banned (the copy starts there).
+
+Stretches the story already holds — the system prompt (card, lore) and the turns before — are
+shared words, not only the user's: names and places like 镇北渡口 or 听雨轩的掌柜 may be written
+out, up to :attr:`CopyBlock.shared_limit` characters in a row.
+
+The reply is compared as text, not as token ids: the model may spell the same characters with
+other tokens than the user's line was cut into ("过的" + "客人" or "过" + "的客人"), so the tokens
+banned are every single token that spells the beginning of what would continue the copy.  Bans
+apply only while the model writes the reply (the processor learns where the reply starts on its
+first call: the prompt is evaluated by then).  Pure over the two tokenizer functions it is given;
+:func:`copy_block_for` takes them from the loaded model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from ._echo import MIN_CONTAINED, split_clauses, squash
+
+__all__ = ["LIMIT", "SHARED_LIMIT", "CopyBlock", "copy_block_for", "user_clauses"]
+
+BANNED = float("-inf")
+_SWAP = str.maketrans({"你": "我", "我": "你"})
+_CLAUSE_CLOSE = "，。？！；：、,.?!;:…\n"
+_CLOSING_QUOTES = " ”’」』）)\"'"
+_EDGES = _CLAUSE_CLOSE + _CLOSING_QUOTES + "“‘「『（("
+# The retry's bounds, in characters: a run of the user's own words (one short of what the echo
+# guard calls an echo) / of words the story holds.
+LIMIT = MIN_CONTAINED - 1
+SHARED_LIMIT = 8
+# The longest token looked for at a point of the user's line (Qwen's longest Chinese tokens are
+# four or five characters).
+_TOKEN_CHARS = 6
+# Clauses shorter than this (letters and digits) are not the opening of a copy ("好，" "在吗？").
+MIN_OPENER_CHARS = 4
+
+
+def user_clauses(text: str) -> list[str]:
+    """The user's clauses, without their punctuation and quote marks, long enough to be copied."""
+    clauses = (clause.strip(_EDGES) for clause in split_clauses(text))
+    return [clause for clause in clauses if len(squash(clause)) >= MIN_OPENER_CHARS]
+
+
+class CopyBlock:
+    """The logits processor (``llama_cpp`` calls it with all token ids so far and the scores of the
+    next token, indexed by token id, and uses the scores it returns).
+
+    *token_text* spells a token; *single_token* is the one token that spells a text, or ``None``.
+    """
+
+    def __init__(
+        self,
+        user_text: str,
+        *,
+        token_text: Callable[[int], str],
+        single_token: Callable[[str], int | None],
+        own_text: str = "",
+        limit: int = LIMIT,
+        shared_limit: int = SHARED_LIMIT,
+    ) -> None:
+        self.limit = max(1, limit)
+        self.shared_limit = max(self.limit, shared_limit)
+        swapped = user_text.translate(_SWAP)
+        self._lines = [user_text] + ([swapped] if swapped != user_text else [])
+        self._own = own_text
+        self._token_text = token_text
+        self._single_token = single_token
+        self._texts: dict[int, str] = {}
+        self._spelled: dict[str, list[int]] = {}
+        self._openers: set[int] = set()
+        for clause in user_clauses(user_text):
+            for form in (clause, clause.translate(_SWAP)):
+                self._openers.update(self._spelling(form))
+        self._start: int | None = None
+
+    def _text(self, token: int) -> str:
+        if token not in self._texts:
+            self._texts[token] = self._token_text(token)
+        return self._texts[token]
+
+    def _spelling(self, text: str) -> list[int]:
+        """The single tokens that spell a beginning of *text* ("船", "船家" for "船家说…"; with a
+        space before it too, " 船": the model's way round a ban on "船")."""
+        head = text[:_TOKEN_CHARS]
+        if head not in self._spelled:
+            found = (self._single_token(pad + head[:size]) for size in range(1, len(head) + 1) for pad in ("", " "))
+            self._spelled[head] = [token for token in found if token is not None]
+        return self._spelled[head]
+
+    def banned(self, reply: Sequence[int]) -> set[int]:
+        """The tokens that may not come next after the reply's tokens so far."""
+        text = "".join(self._text(token) for token in reply)
+        out: set[int] = set()
+        for line in self._lines:
+            # Every stretch the reply ends with that is in the user's line, and what follows it there.
+            size = 1
+            while size <= len(text) and text[-size:] in line:
+                run = text[-size:]
+                at = line.find(run)
+                while at >= 0:
+                    for token in self._spelling(line[at + size :]):
+                        copied = run + self._text(token).lstrip(" ")
+                        if len(copied) > self.shared_limit or (len(copied) > self.limit and copied not in self._own):
+                            out.add(token)
+                    at = line.find(run, at + 1)
+                size += 1
+        if self._opens_clause(text, bool(reply)):
+            out |= self._openers
+        return out
+
+    @staticmethod
+    def _opens_clause(text: str, started: bool) -> bool:
+        """Whether the next token starts a clause: the reply's start, or after closing punctuation
+        (and any closing quote marks after it)."""
+        stripped = text.rstrip(_CLOSING_QUOTES)
+        return stripped[-1] in _CLAUSE_CLOSE if stripped else not started
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if self._start is None:
+            self._start = len(input_ids)
+        # A list, not the runtime's numpy view: an error in here would be swallowed by the ctypes
+        # callback that calls it (the ban silently gone).
+        for token in self.banned([int(t) for t in input_ids[self._start :]]):
+            if 0 <= token < len(scores):
+                scores[token] = BANNED
+        return scores
+
+
+class _Tokenizer(Protocol):
+    def tokenize(self, text: bytes, add_bos: bool = ..., special: bool = ...) -> list[int]: ...
+
+    def detokenize(self, tokens: list[int]) -> bytes: ...
+
+
+def copy_block_for(
+    llm: _Tokenizer, user_text: str, *, own_text: str = "", limit: int = LIMIT, shared_limit: int = SHARED_LIMIT
+) -> CopyBlock:
+    """The copy block for *user_text* with *llm*'s vocabulary (*own_text*: the story's words so far)."""
+
+    def token_text(token: int) -> str:
+        return llm.detokenize([token]).decode("utf-8", errors="ignore")
+
+    def single_token(text: str) -> int | None:
+        tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        return tokens[0] if len(tokens) == 1 and token_text(tokens[0]) == text else None
+
+    return CopyBlock(
+        user_text,
+        token_text=token_text,
+        single_token=single_token,
+        own_text=own_text,
+        limit=limit,
+        shared_limit=shared_limit,
+    )

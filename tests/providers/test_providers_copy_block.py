@@ -1,0 +1,100 @@
+"""The retry's copy block: which tokens it bans after which reply (one-character tokens, and a
+vocabulary with a few longer ones, as Qwen's has)."""
+
+from __future__ import annotations
+
+from peargarden.providers._copy_block import LIMIT, SHARED_LIMIT, CopyBlock, copy_block_for, user_clauses
+
+LONG_TURN = "我一路打听过来，船家说听雨轩的掌柜记得每一位住过的客人，所以冒雨赶了夜路。"
+STORY = "你是青梧，栖水镇客栈「听雨轩」的掌柜。她记得每一位住过的客人。【镇北渡口】每天两班船。"
+
+
+class CharTokens:
+    """A tokenizer of one token per character (its code point), like a test double of
+    ``llama_cpp.Llama``; ``words`` are single tokens too (ids above 0x10000)."""
+
+    def __init__(self, words: tuple[str, ...] = ()) -> None:
+        self.words = words
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        decoded = text.decode("utf-8")
+        if decoded in self.words:
+            return [0x10000 + self.words.index(decoded)]
+        return [ord(c) for c in decoded]
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return "".join(self.words[t - 0x10000] if t >= 0x10000 else chr(t) for t in tokens).encode("utf-8")
+
+
+def _block(user: str = LONG_TURN, story: str = STORY, limit: int = LIMIT) -> CopyBlock:
+    return copy_block_for(CharTokens(), user, own_text=story, limit=limit)
+
+
+def _ids(text: str) -> list[int]:
+    return [ord(c) for c in text]
+
+
+def _banned(block: CopyBlock, reply: str) -> str:
+    return "".join(sorted(map(chr, block.banned(_ids(reply)))))
+
+
+def test_the_users_clauses_may_not_open_the_reply_or_a_clause_of_it() -> None:
+    assert user_clauses(LONG_TURN) == ["我一路打听过来", "船家说听雨轩的掌柜记得每一位住过的客人", "所以冒雨赶了夜路"]
+    openers = set("我你船所")  # 你: the line spoken back from the other side (我 → 你)
+    block = _block()
+    assert set(_banned(block, "")) >= openers
+    assert set(_banned(block, "青梧放下算盘。")) >= openers
+    assert set(_banned(block, "“好。”")) >= openers  # closing quote marks after the stop
+    assert not set(_banned(block, "青梧放下")) & openers  # inside a clause they are free
+
+
+def test_a_run_of_the_users_words_is_not_continued_past_a_word() -> None:
+    assert LIMIT == 5  # one short of a clause the echo guard calls an echo
+    block = _block()
+    assert "轩" in _banned(block, "青梧：船家说听雨")  # a sixth character of the user's in a row
+    assert "雨" not in _banned(block, "青梧：船家说听")  # a word may be taken up
+    assert "夜" in _banned(block, "以冒雨赶了")
+    assert _banned(block, "天晴了") == ""
+    willow = _block("听说镇上送人只送到柳树下，这是什么讲究？")
+    assert "下" not in _banned(willow, "送到柳树")  # 柳树下: the user's word, not in the story
+    assert "下" in _banned(willow, "只送到柳树")
+
+
+def test_names_the_story_already_holds_are_free_up_to_the_shared_limit() -> None:
+    block = _block("十年前从镇北渡口走的那位公子，掌柜可还记得？")
+    assert "口" not in _banned(block, "那镇北渡")
+    assert "走" in _banned(block, "从镇北渡口")  # past the name the user's sentence goes on: banned
+    # The card's own sentence the user quotes back is shared too, but only so far.
+    assert SHARED_LIMIT == 8
+    quoted = _block()
+    assert "住" not in _banned(quoted, "记得每一位")
+    assert "的" not in _banned(quoted, "记得每一位住过")  # eight characters in a row
+    assert "的" in _banned(quoted, "掌柜记得每一位住过")  # ten
+
+
+def test_the_processor_bans_only_in_the_reply_and_keeps_other_scores() -> None:
+    block = _block()
+    prompt = _ids("用户：船家说")  # the prompt ends like a run of the user's: not the reply yet
+    scores = [0.5] * 0x10000
+    out = block(prompt, scores)
+    assert out[ord("船")] == float("-inf") and out[ord("听")] == 0.5
+    scores = [0.5] * 0x10000
+    out = block(prompt + _ids("船家说听雨"), scores)  # the processor knows where the reply began
+    assert out[ord("轩")] == float("-inf") and out[ord("青")] == 0.5
+
+
+def test_a_strict_block_allows_runs_of_two_characters() -> None:
+    block = _block(limit=2)
+    assert "说" in _banned(block, "青梧：船家") and "家" not in _banned(block, "青梧：船")
+    assert "雨" not in _banned(block, "听") and "轩" not in _banned(block, "听雨")  # the story's name
+
+
+def test_the_copy_is_banned_however_the_model_spells_it() -> None:
+    """The user's line may have been cut "过的" + "客人" and the model write "过" + "的客人": every
+    single token that spells the continuation is banned, and runs are counted in characters."""
+    vocab = CharTokens(("过的", "的客人", "客人", "每一位", "船家"))
+    block = copy_block_for(vocab, "船家说起你，我想找个住过的客人。", own_text="青梧", limit=4)
+    ids = [ord(c) for c in "想找个住"]
+    assert {vocab.detokenize([t]).decode() for t in block.banned(ids)} == {"过", "过的"}
+    assert block.banned(ids[:-1]) == set()  # 想找个 + 住 is four characters
+    assert {vocab.detokenize([t]).decode() for t in block.banned([])} >= {"船", "船家", "我", "你"}
