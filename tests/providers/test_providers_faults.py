@@ -140,3 +140,37 @@ def test_connect_timeout_bounds_an_endpoint_that_never_accepts(make_provider: Ma
         listener.close()
     assert f"127.0.0.1:{port}" in message and "connect" in message, message
     assert elapsed < 20  # generous on a loaded machine; the first-byte and total limits are 60 and 120 s
+
+
+class _SlowConnect:
+    """The HTTP library's network backend with a slow TCP connect: the connection is in the pool
+    while it connects, so a cancel then lands in the window that closing the client empties."""
+
+    def __init__(self, backend: object, seconds: float) -> None:
+        self._backend = backend
+        self._seconds = seconds
+
+    def connect_tcp(self, *args: object, **kwargs: object) -> object:
+        time.sleep(self._seconds)
+        return self._backend.connect_tcp(*args, **kwargs)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._backend, name)
+
+
+def test_cancel_while_connecting_still_ends_the_wait(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
+    """A cancel during the connect closes the client before the connection has a socket; the
+    request then goes out and waits for a status line the server holds for 30 s.  The watcher's
+    later tries must still find that connection and wake it."""
+    gate = threading.Event()
+    fake_server.script([sse(Gate(gate), delay=30.0)])
+    provider = make_provider(timeout=None, timeouts=Timeouts(first_byte=60, total=120))
+    pool = provider.client()._client._transport._pool  # type: ignore[attr-defined]
+    pool._network_backend = _SlowConnect(pool._network_backend, 1.0)
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()  # while the connect still sleeps
+    started = time.monotonic()
+    events = list(provider.stream(ask(), cancel))
+    assert time.monotonic() - started < 15  # the server would hold the status line for 30 s
+    assert isinstance(events[-1], Done) and events[-1].stop_reason == "aborted"
+    gate.set()

@@ -184,12 +184,13 @@ class OpenAICompatProvider:
                 self._client.close()
                 self._client = None
 
-    def _drop(self, client: openai.OpenAI) -> None:
-        """Wake a request blocked in *client* and retire it; the next request builds a new one."""
+    def _drop(self, client: openai.OpenAI, seen: list[Any]) -> None:
+        """Wake a request blocked in *client* and retire it; the next request builds a new one.
+        *seen*: the connections earlier calls of this wait found (see ``shut_pool_sockets``)."""
         with self._client_lock:
             if self._client is client:
                 self._client = None
-        shut_pool_sockets(client._client)
+        shut_pool_sockets(client._client, seen)
         client.close()
 
     # -- streaming
@@ -218,7 +219,7 @@ class OpenAICompatProvider:
                 client = self.client()
                 opening = CancelWatch(
                     cancel,
-                    interrupt=partial(self._drop, client),
+                    interrupt=partial(self._drop, client, []),
                     deadline=min(deadline, first_byte),
                     deadline_reason="first_byte" if first_byte < deadline else "total",
                 )
