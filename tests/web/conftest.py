@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from web_harness import CHROMIUM, CHROMIUM_ARGS, LiveServer, Served, fake_provider_config
+from web_harness import CHROMIUM, CHROMIUM_ARGS, LiveServer, Served, SharedPage, fake_provider_config
 
 from kit.cli import pear_in_process
 from peargarden.testing.fake_openai import FakeOpenAIServer
@@ -39,13 +39,27 @@ def browser() -> Iterator[object]:
         instance.close()
 
 
-@pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1200, "height": 850}, locale="zh-CN")  # type: ignore[attr-defined]
-    page = context.new_page()
-    yield page
-    context.close()
+@pytest.fixture(scope="session")
+def shared_page(browser: object) -> Iterator[SharedPage]:
+    """The worker's one page; tests take ``page`` (and this only for what a page alone cannot set)."""
+    shared = SharedPage(browser)
+    yield shared
+    shared.close()
 
+
+@pytest.fixture
+def page(shared_page: SharedPage) -> Iterator[object]:
+    """The worker's page, reset after each test and checked before the next one (web_harness.SharedPage).
+
+    A reset that fails is an error of the test that left the page so; the next test gets a new page.
+    """
+    shared_page.check_fresh()
+    yield shared_page.page
+    try:
+        shared_page.reset()
+    except Exception:
+        shared_page.renew()
+        raise
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import json
 import urllib.parse
 import urllib.request
 
-from web_harness import LiveServer, Served, beats_done, open_new_chat, screenshot, screenshots, wait_ready
+from web_harness import LiveServer, Served, SharedPage, beats_done, open_new_chat, screenshot, screenshots, wait_ready
 
 from peargarden.testing.fake_openai import text_reply
 from peargarden.web.markdown import render
@@ -290,7 +290,7 @@ def import_chat(page: object, url: str, path: object) -> None:
 
 
 def test_imported_messages_show_their_own_times_and_arrows_only_where_they_lead(
-    served: Served, browser: object, tmp_path: object
+    served: Served, page: object, shared_page: SharedPage, tmp_path: object
 ) -> None:
     from datetime import UTC, datetime
     from pathlib import Path
@@ -325,8 +325,8 @@ def test_imported_messages_show_their_own_times_and_arrows_only_where_they_lead(
     lone = folder / "只有开场白.jsonl"
     lone.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in (head, greeting)), encoding="utf-8")
 
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN", timezone_id="Asia/Shanghai")  # type: ignore[attr-defined]
-    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})  # type: ignore[attr-defined]
+    shared_page.emulate_timezone("Asia/Shanghai")
     import_chat(page, served.url, full)
     times = page.eval_on_selector_all(".msg .msg-time", "ts => ts.map(t => t.textContent)")
     # 1.12's local time as written; ISO and epoch times in the reader's zone (UTC+8); no wrong time.
@@ -342,7 +342,6 @@ def test_imported_messages_show_their_own_times_and_arrows_only_where_they_lead(
     assert page.locator(".msg").count() == 1 and page.locator("button.swipe").count() == 0
     assert page.inner_text(".msg .msg-time") == "12/1 22:15"
     screenshots(page, "chat-imported-greeting")
-    context.close()
 
 
 def test_the_context_bar_in_tavern_mode_measures_against_the_presets_budget(served: Served, page: object) -> None:

@@ -42,14 +42,13 @@ def _fill(page: Any, form: Any, field: str, value: str) -> None:
     form.locator(f"[data-field='{field}']").first.fill(value)
 
 
-def test_an_entry_edited_in_the_browser_is_stored_as_sillytavern_stores_it(served: Served, browser: Any) -> None:
+def test_an_entry_edited_in_the_browser_is_stored_as_sillytavern_stores_it(served: Served, page: Any) -> None:
     path = served.home.lorebooks_dir / f"{BOOK}.json"
     book = {"entries": {"0": _st_entry(), "1": {**_st_entry(), "uid": 1, "comment": "别的", "displayIndex": 1}},
             "name": "unknown top-level field"}  # fmt: skip
     path.write_text(json.dumps(book, ensure_ascii=False, indent=4), encoding="utf-8")  # ST: 4 spaces, no final \n
 
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
-    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{served.url}/lore?book={urllib.parse.quote(BOOK)}")
     wait_ready(page)
     row = page.locator(".wi-entry[data-uid='0']")
@@ -116,12 +115,10 @@ def test_an_entry_edited_in_the_browser_is_stored_as_sillytavern_stores_it(serve
     page.locator(".wi-entry[data-uid='0'] summary .wi-title").click()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     screenshot(page, "lore-editor-390")
-    context.close()
 
 
-def test_books_are_created_mounted_filled_and_deleted_into_the_vault(served: Served, browser: Any) -> None:
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
-    page = context.new_page()
+def test_books_are_created_mounted_filled_and_deleted_into_the_vault(served: Served, page: Any) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.on("dialog", lambda dialog: dialog.accept())
     page.goto(f"{served.url}/lore")
     wait_ready(page)
@@ -165,4 +162,3 @@ def test_books_are_created_mounted_filled_and_deleted_into_the_vault(served: Ser
     snapshot = vault.snapshots()[0]
     assert b"\xe9\x9d\x92\xe5\x9f\x8e" in vault.read_file(snapshot.id, f"library/lorebooks/{name}.json")  # 青城
     page.locator(f"#book-list li[data-book='{name}']").wait_for(state="detached")
-    context.close()

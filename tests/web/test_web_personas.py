@@ -32,7 +32,7 @@ def _persona(served: Served, name: str, description: str) -> None:
     urllib.request.urlopen(request, timeout=20).close()
 
 
-def test_persona_pictures_and_deletion(served: Served, browser: Any, tmp_path: Any) -> None:
+def test_persona_pictures_and_deletion(served: Served, page: Any, tmp_path: Any) -> None:
     _persona(served, "沈砚", "落第的书生，背着一只旧书箱。")
     _persona(served, "阿蘅", "采药的姑娘。")
     picture = tmp_path / "沈砚头像.png"
@@ -40,8 +40,7 @@ def test_persona_pictures_and_deletion(served: Served, browser: Any, tmp_path: A
     not_a_picture = tmp_path / "头像.png"
     not_a_picture.write_text("这不是图片", encoding="utf-8")
 
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
-    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.on("dialog", lambda dialog: dialog.accept())
     page.goto(f"{served.url}/settings")
     wait_ready(page)
@@ -73,13 +72,11 @@ def test_persona_pictures_and_deletion(served: Served, browser: Any, tmp_path: A
               ".map(e => e.getBoundingClientRect().right))")
     assert page.evaluate(widest) <= 390
     panel_shot(page, "390")
-    context.close()
 
 
-def test_the_persona_of_an_open_chat_is_switched(served: Served, browser: Any) -> None:
+def test_the_persona_of_an_open_chat_is_switched(served: Served, page: Any) -> None:
     _persona(served, "柳七", "走镖的镖师，左手缺一指。")
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
-    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
     chat_id = open_new_chat(page, served.url)
     page.locator("#chat[data-persona-switch='ready']").wait_for()
     served.fake.script([text_reply("客官请。"), text_reply("镖师辛苦。")])
@@ -108,10 +105,9 @@ def test_the_persona_of_an_open_chat_is_switched(served: Served, browser: Any) -
     wait_ready(page)
     page.locator("#chat[data-persona-switch='ready']").wait_for()
     screenshot(page, "persona-switch-390")
-    context.close()
 
 
-def test_user_messages_show_the_picture_of_the_persona_who_spoke(served: Served, browser: Any) -> None:
+def test_user_messages_show_the_picture_of_the_persona_who_spoke(served: Served, page: Any) -> None:
     _persona(served, "白露", "撑油纸伞的说书人。")
     _persona(served, "墨竹", "不爱说话的琴师。")  # no picture
     (served.home.personas_dir / "白露.png").write_bytes((served.home.card_dir("青梧") / "青梧.png").read_bytes())
@@ -120,8 +116,7 @@ def test_user_messages_show_the_picture_of_the_persona_who_spoke(served: Served,
                                      headers={"Content-Type": "application/json"})  # fmt: skip
     with urllib.request.urlopen(request, timeout=20) as response:
         chat_id = json.loads(response.read())["chat_id"]
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
-    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{served.url}/chat/%E9%9D%92%E6%A2%A7/{chat_id}")
     wait_ready(page)
     page.locator("#chat[data-persona-switch='ready']").wait_for()
@@ -146,4 +141,3 @@ def test_user_messages_show_the_picture_of_the_persona_who_spoke(served: Served,
     for width, height in ((1280, 800), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
         screenshot(page, f"chat-persona-avatars-{width}")
-    context.close()

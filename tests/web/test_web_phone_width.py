@@ -17,7 +17,7 @@ CARD = urllib.parse.quote("青梧")
 LONG = "栖水镇东头那间临河的客栈" * 12 + " https://example.org/" + "qishui" * 30
 
 
-def test_no_page_scrolls_sideways_on_a_phone(served: Served, browser: Any) -> None:
+def test_no_page_scrolls_sideways_on_a_phone(served: Served, page: Any) -> None:
     prompts = [{"identifier": "main", "name": LONG, "role": "system", "content": LONG},
                {"identifier": "chatHistory", "name": "Chat History", "marker": True}]  # fmt: skip
     order = [{"identifier": "main", "enabled": True}, {"identifier": "chatHistory", "enabled": True}]
@@ -28,8 +28,7 @@ def test_no_page_scrolls_sideways_on_a_phone(served: Served, browser: Any) -> No
     )
     Vault(served.home).snapshot(f"手机宽度测试 {LONG}")
 
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN")
-    page = context.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
     chat = open_new_chat(page, served.url)
     served.fake.script([text_reply(f"*{LONG}*，“{LONG}”\n\n`{LONG}`")])
     page.fill("#composer", LONG)
@@ -71,4 +70,3 @@ def test_no_page_scrolls_sideways_on_a_phone(served: Served, browser: Any) -> No
             assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box  # in view, without scrolling
             assert send["y"] + send["height"] <= 844, send
     assert not wide, wide
-    context.close()

@@ -64,9 +64,8 @@ def _send(page: Any, served: Served, chat_id: str, text: str, beats: int) -> dic
     return served.fake.chat_requests[-1].body  # type: ignore[no-any-return]
 
 
-def test_presets_edited_used_without_declaring_and_samplers_in_the_request(served: Served, browser: Any) -> None:
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
-    page = context.new_page()
+def test_presets_edited_used_without_declaring_and_samplers_in_the_request(served: Served, page: Any) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{served.url}/presets/{urllib.parse.quote(CARD)}")
     page.locator("#presets[data-editor='ready']").wait_for()
     assert "资料库里还没有预设" in page.locator("#preset-empty").inner_text()
@@ -156,4 +155,3 @@ def test_presets_edited_used_without_declaring_and_samplers_in_the_request(serve
     page.locator("#prompt-panel .prompt-row[data-id='main'] .prompt-edit").click()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     screenshot(page, "preset-editor-390")
-    context.close()

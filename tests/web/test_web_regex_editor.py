@@ -24,7 +24,7 @@ def _scripts(path: Any) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8"))["data"]["extensions"]["regex_scripts"]  # type: ignore[no-any-return]
 
 
-def test_regex_scripts_are_edited_added_and_deleted_in_the_card_file(served: Served, browser: Any) -> None:
+def test_regex_scripts_are_edited_added_and_deleted_in_the_card_file(served: Served, page: Any) -> None:
     data = tea_house_card()
     data["data"]["name"] = CARD  # type: ignore[index]
     scripts = data["data"]["extensions"]["regex_scripts"]  # type: ignore[index]
@@ -39,8 +39,7 @@ def test_regex_scripts_are_edited_added_and_deleted_in_the_card_file(served: Ser
     with urllib.request.urlopen(request, timeout=20) as response:
         chat_id = json.loads(response.read())["chat_id"]
 
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
-    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.on("dialog", lambda dialog: dialog.accept())
     page.goto(f"{served.url}/tavern/{urllib.parse.quote(CARD)}/{chat_id}")
     wait_ready(page)
@@ -113,4 +112,3 @@ def test_regex_scripts_are_edited_added_and_deleted_in_the_card_file(served: Ser
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing scrolls sideways on a phone
     screenshot(page, "regex-editor-390")
     screenshot(page, "regex-editor-390")
-    context.close()
