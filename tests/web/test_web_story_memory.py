@@ -37,6 +37,8 @@ def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: obj
                 text_reply("{}"),  # nothing changed in the second beat
             ]
         )
+        # The module's fake server is shared: count this test's requests from here (any test order).
+        first = len(served.fake.chat_requests)
         chat_id = open_new_chat(page, served.url)
         page.fill("#composer", "我看着门口进来的老人。")  # type: ignore[attr-defined]
         page.click("#send")  # type: ignore[attr-defined]
@@ -49,11 +51,11 @@ def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: obj
         page.click("#send")  # type: ignore[attr-defined]
         beats_done(page, 2)
         # The second beat's request carried the state the first beat's scene notes wrote.
-        sent = served.fake.chat_requests[2].body["messages"]
+        sent = served.fake.chat_requests[first + 2].body["messages"]
         injection = str(sent[-1]["content"])
         assert "【世界状态】" in injection and "时间：第一日 黄昏" in injection and "地点：听雨轩前堂" in injection
         assert "周伯：好感 5；状态：在门口收伞；所在：听雨轩" in injection
-        assert "黄昏" not in str(served.fake.chat_requests[0].body["messages"][-1]["content"])
+        assert "黄昏" not in str(served.fake.chat_requests[first].body["messages"][-1]["content"])
 
         # The inspector: the beat's own call, then its scene-notes call, labelled as such.
         page.goto(f"{served.url}/inspect/{urllib.parse.quote('青梧')}/{chat_id}")  # type: ignore[attr-defined]
