@@ -10,12 +10,12 @@ cached.  The result is the same list :func:`story_turns` returns (``tests/agent`
 
 from __future__ import annotations
 
-import operator
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.scan import shared_start
 from peargarden.stage import Turn
 from peargarden.stage.history import beat_turn
 
@@ -62,16 +62,19 @@ class StoryProse:
 
     def count_turns(self, messages: Sequence[ContextMessage], end: int) -> int:
         """``len(self.story_turns(messages[:end]))``, where *messages[end]* is a user message (a beat
-        boundary: the turns before it do not depend on what follows).  The count is remembered:
-        when the messages before the point counted last time are the very same objects (one identity
-        pass at C speed), only the messages after that point are derived, so a chat that only grew
-        counts what it grew by."""
+        boundary: the turns before it do not depend on what follows, and the turns from it on are
+        those of ``messages[end:]`` alone).  The count is remembered: when the messages counted
+        last time are the same as these up to a point (compared at C speed), only the messages
+        between that point and *end* are derived — after it when the chat grew, before it when the
+        window of a budgeted beat reaches further back than last time."""
         with self._lock:
-            known = self._counted
-            start = len(known)
-            same = start <= end and all(map(operator.is_, messages[:start], known))
-        if same:
-            count = self._counted_turns + len(self._derive(messages[start:end], prune=False))
+            known, counted = self._counted, self._counted_turns
+        same = shared_start(messages, known)
+        if same == len(known) <= end:
+            count = counted + len(self._derive(messages[same:end], prune=False))
+        elif end < same or (end == same < len(known) and known[end].role == "user"):
+            # known[end] is a user message, and known[:end] is messages[:end]: known's count splits there.
+            count = counted - len(self._derive(known[end:], prune=False))
         else:
             count = len(self._derive(messages[:end], prune=False))
         with self._lock:
