@@ -60,13 +60,16 @@ class MessageScan:
         self._found: list[int] = []
 
     def __call__(self, messages: Sequence[ContextMessage]) -> list[int]:
-        with self._lock:
-            known, found = self._known, self._found
-        same = shared_start(messages, known)
-        if same < len(known):
-            found = [index for index in found if index < same]
         test = self._test
-        found = found + [index for index in range(same, len(messages)) if test(messages[index])]
         with self._lock:
-            self._known, self._found = list(messages), found
-        return list(found)
+            # The kept list is changed in place, not copied: a new list of every message on each
+            # beat is work for the garbage collector's young generation, which walks all of it.
+            known = self._known
+            same = shared_start(messages, known)
+            if same < len(known):
+                del known[same:]
+                self._found = [index for index in self._found if index < same]
+            new = messages[same:]
+            known.extend(new)
+            self._found += [index for index, message in enumerate(new, same) if test(message)]
+            return list(self._found)

@@ -56,6 +56,7 @@ class StoryProse:
         # The messages before the last counted point, and how many turns they make (count_turns).
         self._counted: list[ContextMessage] = []
         self._counted_turns = 0
+        self._count_lock = threading.Lock()  # _derive takes self._lock
 
     def __len__(self) -> int:
         return len(self._turns)
@@ -67,19 +68,22 @@ class StoryProse:
         last time are the same as these up to a point (compared at C speed), only the messages
         between that point and *end* are derived — after it when the chat grew, before it when the
         window of a budgeted beat reaches further back than last time."""
-        with self._lock:
-            known, counted = self._counted, self._counted_turns
-        same = shared_start(messages, known)
-        if same == len(known) <= end:
-            count = counted + len(self._derive(messages[same:end], prune=False))
-        elif end < same or (end == same < len(known) and known[end].role == "user"):
-            # known[end] is a user message, and known[:end] is messages[:end]: known's count splits there.
-            count = counted - len(self._derive(known[end:], prune=False))
-        else:
-            count = len(self._derive(messages[:end], prune=False))
-        with self._lock:
-            self._counted, self._counted_turns = list(messages[:end]), count
-        return count
+        with self._count_lock:
+            # The counted messages are kept in one list changed in place (a new list of every
+            # message on each beat is work for the garbage collector's young generation).
+            known = self._counted
+            same = shared_start(messages, known)
+            if same == len(known) <= end:
+                self._counted_turns += len(self._derive(messages[same:end], prune=False))
+                known.extend(messages[same:end])
+            elif end < same or (end == same < len(known) and known[end].role == "user"):
+                # known[end] is a user message and known[:end] is messages[:end]: the count splits there.
+                self._counted_turns -= len(self._derive(known[end:], prune=False))
+                del known[end:]
+            else:
+                self._counted_turns = len(self._derive(messages[:end], prune=False))
+                known[:] = messages[:end]
+            return self._counted_turns
 
     def story_turns(self, messages: Sequence[ContextMessage]) -> list[Turn]:
         """User words and beat prose, in order (roles other than user/assistant/tool are ignored)."""

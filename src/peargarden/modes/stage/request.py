@@ -88,7 +88,9 @@ def split_rounds(
         last_user -= 1
     if kind in ("continue", "impersonate") or last_user < 0:
         return visible, "", []
-    return visible[:last_user], visible[last_user].content, visible[last_user + 1 :]
+    words, rounds = visible[last_user].content, visible[last_user + 1 :]
+    del visible[last_user:]  # the earlier messages: the list is this call's own (no second copy)
+    return visible, words, rounds
 
 
 def greeting_turns(materials: StageMaterials) -> list[Turn]:

@@ -34,12 +34,11 @@ WINDOW_MARGIN = 16
 StorySource = Callable[[], "StoryView | None"]
 
 
-def story_history(earlier: Sequence[ContextMessage], view: StoryView | None) -> list[ContextMessage]:
-    """The messages the history is rebuilt from: those after the active summary's covered part."""
-    if view is None:
-        return list(earlier)
-    if view.covers_through is None:
-        return list(earlier)
+def story_history(earlier: Sequence[ContextMessage], view: StoryView | None) -> Sequence[ContextMessage]:
+    """The messages the history is rebuilt from: those after the active summary's covered part
+    (*earlier* itself when nothing is covered: read only, never copied)."""
+    if view is None or view.covers_through is None:
+        return earlier
     return drop_covered(earlier, view.covers_through, lambda m: m.entry_id)
 
 
