@@ -102,7 +102,8 @@ def work_scan() -> MessageScan:
 
 
 def role_play_history(history: Sequence[ContextMessage], scan: MessageScan | None = None) -> list[ContextMessage]:
-    """*history* with each work beat replaced by its 【写卡维护】 lines (story messages untouched).
+    """*history* with each work beat replaced by its 【写卡维护】 lines (story messages untouched);
+    a history without work is given back as it is (builders only read what they are given).
 
     *scan*: the chat's :func:`work_scan`, so that the common case, checked on every round of a long
     chat (no message that may be work), tests only the messages new since the last round."""
@@ -112,7 +113,7 @@ def role_play_history(history: Sequence[ContextMessage], scan: MessageScan | Non
         # Only messages with tags or tool calls can be work, and most have neither.
         clean = not any(may_be_work(m) for m in history if m.tags or m.tool_calls)
     if clean:
-        return list(history)
+        return history if isinstance(history, list) else list(history)
     out: list[ContextMessage] = []
     for step in role_play_plan(history, as_message):
         if isinstance(step, Peripheral):
