@@ -183,18 +183,25 @@ class SessionTree:
         self._leaf = entry.id
         return entry
 
-    def add_loaded(self, entries: dict[str, Entry], leaf: str | None) -> None:
+    def add_loaded(self, entries: dict[str, Entry], leaf: str | None, *, path: list[Entry] | None = None) -> None:
         """Add entries a loader has checked, by id in file order (new ids, each parent already in
         the tree or earlier in *entries*), then make *leaf* (in the tree by then, or None) the
         active leaf.
 
         The same tree as :meth:`add` for each entry and :meth:`set_leaf` at the end, without the
         checks and the path bookkeeping per entry: opening a long chat adds tens of thousands.
+        *path*, for an empty tree, is the path to *leaf* the loader already knows (a session index
+        keeps it): the new list is kept as the active path instead of walking it again.
         """
         store = self._entries
         children = self._children_cache
         if not store:
             self._children_cache = None  # made when first asked for
+            if path is not None:
+                store.update(entries)
+                self._leaf = leaf
+                self._path_cache = path
+                return
         elif children is not None:
             _add_children(children, entries.values())
         store.update(entries)

@@ -9,10 +9,17 @@ converted lines), and it only ever *creates* the file: when another process crea
 lines are read instead.  A chat open in one process sees what others appended through
 :meth:`ChatFile.refresh` (the app calls it under the chat's lock, before each beat or edit), which
 reads only the bytes past what it has already read.
+
+A long chat's file gets a session index beside it, ``<chat id>/.cache/session.idx``
+(:mod:`peargarden.sessions.index`): the next open reads only what was appended since.  It is a cache:
+checked against the file's bytes on every use, rebuilt by a full read when it does not match,
+written without fsync and never snapshotted (the vault skips ``.cache`` folders); it goes with its
+chat's folder when that is deleted or moved.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import secrets
@@ -38,11 +45,19 @@ from peargarden.sessions import (
     leaf_line,
     message_entry,
 )
+from peargarden.sessions.index import read_indexed, read_with_index
 from peargarden.sessions.sillytavern import import_chat
 from peargarden.workspace import atomic
 from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 SESSION_FILE = "session.jsonl"
+#: The session index of a chat, in its folder (see the module's docstring).
+INDEX_FILE = ".cache/session.idx"
+# A file shorter than this is read whole (a few milliseconds): no index.
+INDEX_MIN_BYTES = 512 * 1024
+# More than this appended since the index was written: read the file whole and write a new index
+# (reading the appended lines is the part of an open that grows with them).
+REINDEX_TAIL_BYTES = 256 * 1024
 
 #: The custom entry a mode change is recorded as (``{"mode": name}``), on the branch it applies to.
 MODE_ENTRY_TYPE = "mode"
@@ -174,7 +189,7 @@ class ChatFile:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            loaded = decode_bytes(data)
+            loaded = self._decoded(data, identity)
         finally:
             if collecting:
                 gc.enable()
@@ -184,6 +199,26 @@ class ChatFile:
         self.offset = len(data)
         self.lines_read = loaded.newlines
         self.identity = identity
+
+    def _decoded(self, data: bytes, identity: tuple[int, int]) -> LoadedSession:
+        """The session in *data*, through the chat's index when it has one that fits (see
+        :mod:`peargarden.sessions.index`); a long chat read whole gets a new index."""
+        if len(data) < INDEX_MIN_BYTES:
+            return decode_bytes(data)
+        index_file = self.path.parent / INDEX_FILE
+        try:
+            blob = index_file.read_bytes()
+        except OSError:  # none yet, or unreadable: the file itself is enough
+            blob = b""
+        if blob:
+            found = read_with_index(data, identity, blob)
+            if found is not None and found[1] <= REINDEX_TAIL_BYTES:
+                return found[0]
+        loaded, blob_or_none = read_indexed(data, identity)
+        if blob_or_none is not None:
+            with contextlib.suppress(OSError):  # a read-only data folder still opens its chats
+                atomic.write_cache(index_file, blob_or_none)
+        return loaded
 
     def _mark_read(self) -> None:
         try:
