@@ -69,3 +69,35 @@ def drawn(tree: SessionTree) -> list[tuple[int, str, bool, int, int]]:
     return [(r.depth, r.entry.id, r.on_path, r.sibling_index, r.sibling_count) for r in tree.rows()]
 
 
+def long_chat(messages: int, *, crlf: bool = False, chat_id: str = "20261202-000000-abcd") -> bytes:
+    """A chat like a long played one: replies with three swipes (the middle chosen), side branches."""
+    lines = [header_line(chat_id, STAMP, card="青梧", mode="stage")]
+    parent: str | None = None
+    counter = 0
+    for n in range(messages):
+        role = "user" if n % 2 else "assistant"
+        if role == "assistant":
+            swipes = []
+            for k in range(3):
+                counter += 1
+                text = f"第{n}句·其{k}\ud800"
+                entry = message_entry(f"{counter:08x}", parent, STAMP, {"role": role, "content": text})
+                lines.append(entry_line(entry))
+                swipes.append(entry.id)
+            parent = swipes[1]
+            lines.append(leaf_line(parent, STAMP))
+        else:
+            counter += 1
+            entry = message_entry(f"{counter:08x}", parent, STAMP, {"role": role, "content": f"掌柜（{n}）"})
+            lines.append(entry_line(entry))
+            parent = entry.id
+        if n % 50 == 49:  # a side branch left behind by /branch: the leaf moved back
+            side = parent
+            for k in range(6):
+                counter += 1
+                entry = message_entry(f"{counter:08x}", side, STAMP, {"role": "user", "content": f"岔路{n}-{k}"})
+                lines.append(entry_line(entry))
+                side = entry.id
+            lines.append(leaf_line(parent, STAMP))
+    text = "\n".join(lines) + "\n"
+    return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")

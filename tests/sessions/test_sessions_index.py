@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kit.session_files import STAMP, drawn, file_lines, meaning, same
-from peargarden.sessions import decode_bytes, entry_line, header_line, leaf_line, message_entry
+from kit.session_files import STAMP, drawn, file_lines, long_chat, meaning, same
+from peargarden.sessions import decode_bytes, entry_line, header_line, message_entry
 from peargarden.sessions.codec import LoadedSession
 from peargarden.sessions.index import read_indexed, read_with_index
 
@@ -63,35 +63,9 @@ def _uncovered(data: bytes, blob: bytes) -> int:
     return found[1]
 
 
-def _chat(messages: int, *, crlf: bool = False) -> bytes:
-    """A chat like a long played one: replies with three swipes (the middle chosen), side branches."""
-    lines = [header_line("20261202-000000-abcd", STAMP, card="青梧", mode="stage")]
-    parent: str | None = None
-    counter = 0
-    for n in range(messages):
-        role = "user" if n % 2 else "assistant"
-        if role == "assistant":
-            swipes = []
-            for k in range(3):
-                counter += 1
-                text = f"第{n}句·其{k}\ud800"
-                entry = message_entry(f"{counter:08x}", parent, STAMP, {"role": role, "content": text})
-                lines.append(entry_line(entry))
-                swipes.append(entry.id)
-            parent = swipes[1]
-            lines.append(leaf_line(parent, STAMP))
-        else:
-            counter += 1
-            entry = message_entry(f"{counter:08x}", parent, STAMP, {"role": role, "content": f"掌柜（{n}）"})
-            lines.append(entry_line(entry))
-            parent = entry.id
-    text = "\n".join(lines) + "\n"
-    return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
-
-
 @pytest.mark.parametrize("crlf", [False, True])
 def test_a_long_chat_through_its_index_is_the_full_read_with_bodies_decoded_on_use(crlf: bool) -> None:
-    data = _chat(3000, crlf=crlf)
+    data = long_chat(3000, crlf=crlf)
     _, blob = read_indexed(data, FILE)
     assert blob is not None
     found = read_with_index(data, FILE, blob)
@@ -106,7 +80,7 @@ def test_a_long_chat_through_its_index_is_the_full_read_with_bodies_decoded_on_u
 
 
 def test_a_torn_last_line_is_left_out_of_the_index_and_read_as_the_full_read_reads_it() -> None:
-    data = _chat(40)
+    data = long_chat(40)
     torn = data + entry_line(message_entry("ffffffff", None, STAMP, {"role": "user", "content": "半句"})).encode()[:25]
     loaded, blob = read_indexed(torn, FILE)
     assert loaded.torn_tail and blob is not None
@@ -135,7 +109,7 @@ def _packed(head: bytes, fields: list[Any]) -> bytes:
 
 
 def test_an_index_that_does_not_belong_to_the_bytes_is_refused() -> None:
-    data = _chat(300)
+    data = long_chat(300)
     _, blob = read_indexed(data, FILE)
     assert blob is not None and read_with_index(data, FILE, blob) is not None
     other_file = (FILE[0], FILE[1] + 1)
@@ -165,7 +139,7 @@ def test_an_index_that_does_not_belong_to_the_bytes_is_refused() -> None:
 def test_an_index_with_impossible_columns_is_refused() -> None:
     """Consistent with its own checksum but not with the file: offsets past the covered bytes, ids
     that repeat, a path that does not end at the leaf."""
-    data = _chat(50)
+    data = long_chat(50)
     _, blob = read_indexed(data, FILE)
     assert blob is not None
     head, fields = _payload(blob)

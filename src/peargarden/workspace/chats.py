@@ -121,6 +121,8 @@ class ChatFile:
     # A chat that is never written (a dry run's new chat, see :meth:`unsaved`): appends and leaf
     # moves stay in memory.
     in_memory: bool = False
+    # Whether the last whole read went through the chat's session index (see _decoded).
+    indexed: bool = False
 
     @property
     def chat_id(self) -> str:
@@ -203,6 +205,7 @@ class ChatFile:
     def _decoded(self, data: bytes, identity: tuple[int, int]) -> LoadedSession:
         """The session in *data*, through the chat's index when it has one that fits (see
         :mod:`peargarden.sessions.index`); a long chat read whole gets a new index."""
+        self.indexed = False
         if len(data) < INDEX_MIN_BYTES:
             return decode_bytes(data)
         index_file = self.path.parent / INDEX_FILE
@@ -213,6 +216,7 @@ class ChatFile:
         if blob:
             found = read_with_index(data, identity, blob)
             if found is not None and found[1] <= REINDEX_TAIL_BYTES:
+                self.indexed = True
                 return found[0]
         loaded, blob_or_none = read_indexed(data, identity)
         if blob_or_none is not None:
@@ -337,6 +341,26 @@ def list_chats(chats_dir: Path) -> list[str]:
         )
     except OSError:
         return []
+
+
+def remove_orphan_indexes(cards_dir: Path) -> list[Path]:
+    """Remove the session indexes whose session file is gone (a chat folder removed by a vault
+    restore, or a session file deleted by hand, leaves its ``.cache`` behind), with the folders they
+    leave empty; returns the indexes removed."""
+    removed: list[Path] = []
+    for index in cards_dir.glob(f"*/chats/*/{INDEX_FILE}"):
+        chat_dir = index.parent.parent
+        if (chat_dir / SESSION_FILE).exists():
+            continue
+        try:
+            index.unlink()
+        except OSError:
+            continue
+        removed.append(index)
+        for folder in (index.parent, chat_dir):
+            with contextlib.suppress(OSError):  # not empty: something else lives there
+                folder.rmdir()
+    return removed
 
 
 def last_written(chats_dir: Path, chat_id: str) -> float:
