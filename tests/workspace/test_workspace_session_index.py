@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from kit.session_files import drawn, long_chat, meaning, same
+from peargarden.app.chat_summaries import chat_summaries
 from peargarden.app.snapshots import clear_leftovers
 from peargarden.sessions import LoadedSession, decode_bytes, entry_line, message_entry
 from peargarden.workspace import atomic
+from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chats import INDEX_FILE, INDEX_MIN_BYTES, REINDEX_TAIL_BYTES, SESSION_FILE, ChatFile
 from peargarden.workspace.home import Home
 from peargarden.workspace.vault import Vault
@@ -215,3 +217,14 @@ def test_two_processes_appending_while_a_third_opens(tmp_path: Path) -> None:
     said = [e.message.get("content", "") for e in final.tree if e.type == "message"]
     for name in ("甲", "乙"):
         assert sum(text.startswith(f"{name}的第") for text in said) == 150
+
+
+def test_a_chat_list_uses_an_index_but_writes_none(tmp_path: Path) -> None:
+    home, chats = _home(tmp_path)
+    listed = chat_summaries(CardFolder(home, "青梧"))
+    assert [s["id"] for s in listed] == [CHAT] and not _index(chats).exists()
+    assert not ChatFile.open(chats, CHAT, write_index=False).indexed and not _index(chats).exists()
+    _opened(chats, indexed=False)  # a chat opened to be read or played gets its index
+    chat = ChatFile.open(chats, CHAT, write_index=False)
+    assert chat.indexed
+    _assert_full_read(chat)

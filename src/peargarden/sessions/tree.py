@@ -210,7 +210,7 @@ class SessionTree:
             return
         self._leaf = leaf
         cached = self._path_cache
-        if cached is None or leaf is None or not entries:
+        if cached is None or leaf is None:
             self._path_cache = None
             return
         # Appended lines usually only grow the active path: extend the cached path rather than
@@ -223,10 +223,10 @@ class SessionTree:
             entry = store[current]
             tail.append(entry)
             current = entry.parent_id
-        if current == before and (before is not None or not cached):
+        if entries and current == before and (before is not None or not cached):
             tail.reverse()
             cached.extend(tail)
-        else:
+        elif not _rejoin(cached, leaf, store):
             self._path_cache = None
 
     def set_leaf(self, entry_id: str | None) -> None:
@@ -246,6 +246,35 @@ class SessionTree:
             if not kids:
                 return current
             current = kids[-1]
+
+
+# How far from its end a new leaf's branch may leave the cached path and still be joined to it.
+_NEAR = 64
+
+
+def _rejoin(path: list[Entry], leaf: str, store: dict[str, Entry]) -> bool:
+    """Make *path* (root first) the path to *leaf* in place when *leaf*'s branch leaves it among its
+    last entries (a swipe, a branch back, a few new entries on a sibling); False (*path* unchanged)
+    otherwise.  Opening a chat with swipes ends on such a leaf move: no walk of the whole path."""
+    window = len(path) - min(len(path), _NEAR)
+    near = {entry.id: position for position, entry in enumerate(path[window:], window)}
+    tail: list[Entry] = []
+    current: str | None = leaf
+    while current is not None and current not in near and len(tail) < _NEAR:
+        entry = store.get(current)
+        if entry is None:
+            return False
+        tail.append(entry)
+        current = entry.parent_id
+    if current is None and window == 0:  # the new leaf's own root: the path is its branch alone
+        near_end = 0
+    elif current is not None and current in near:
+        near_end = near[current] + 1
+    else:
+        return False
+    tail.reverse()
+    path[near_end:] = tail
+    return True
 
 
 def _add_children(children: dict[str | None, list[str]], entries: Iterable[Entry]) -> None:

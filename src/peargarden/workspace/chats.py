@@ -121,8 +121,10 @@ class ChatFile:
     # A chat that is never written (a dry run's new chat, see :meth:`unsaved`): appends and leaf
     # moves stay in memory.
     in_memory: bool = False
-    # Whether the last whole read went through the chat's session index (see _decoded).
+    # Whether the last whole read went through the chat's session index (see _decoded), and whether
+    # a whole read writes a new one.
     indexed: bool = False
+    write_index: bool = True
 
     @property
     def chat_id(self) -> str:
@@ -167,7 +169,9 @@ class ChatFile:
         return cls.open(chats_dir, chat_id)
 
     @classmethod
-    def open(cls, chats_dir: Path, chat_id: str) -> ChatFile:
+    def open(cls, chats_dir: Path, chat_id: str, *, write_index: bool = True) -> ChatFile:
+        """Read a chat; *write_index* false: a long chat read whole gets no new session index (a
+        chat list reads every chat once, most of which are not opened again)."""
         if not valid_chat_id(chat_id):
             raise BadInput(f"对话 id 不合法：{chat_id!r}")
         path = chats_dir / chat_id / SESSION_FILE
@@ -180,7 +184,7 @@ class ChatFile:
             pending = _converted_lines(chat_id, st_file)
             loaded = decode(pending)
             return cls(path, loaded.header, loaded.tree, loaded.warnings, pending=pending)
-        chat = cls(path, {}, SessionTree(), [])
+        chat = cls(path, {}, SessionTree(), [], write_index=write_index)
         chat._load(data, identity)
         return chat
 
@@ -218,6 +222,8 @@ class ChatFile:
             if found is not None and found[1] <= REINDEX_TAIL_BYTES:
                 self.indexed = True
                 return found[0]
+        if not self.write_index:
+            return decode_bytes(data)
         loaded, blob_or_none = read_indexed(data, identity)
         if blob_or_none is not None:
             with contextlib.suppress(OSError):  # a read-only data folder still opens its chats
