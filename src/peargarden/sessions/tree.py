@@ -226,8 +226,8 @@ class SessionTree:
         if entries and current == before and (before is not None or not cached):
             tail.reverse()
             cached.extend(tail)
-        elif not _rejoin(cached, leaf, store):
-            self._path_cache = None
+        else:
+            self._path_cache = _rejoined(cached, leaf, store)
 
     def set_leaf(self, entry_id: str | None) -> None:
         """Move the active leaf; ``None`` means the next entry starts a new root."""
@@ -252,10 +252,12 @@ class SessionTree:
 _NEAR = 64
 
 
-def _rejoin(path: list[Entry], leaf: str, store: dict[str, Entry]) -> bool:
-    """Make *path* (root first) the path to *leaf* in place when *leaf*'s branch leaves it among its
-    last entries (a swipe, a branch back, a few new entries on a sibling); False (*path* unchanged)
-    otherwise.  Opening a chat with swipes ends on such a leaf move: no walk of the whole path."""
+def _rejoined(path: list[Entry], leaf: str, store: dict[str, Entry]) -> list[Entry] | None:
+    """The path to *leaf* as a new list, made from *path* (root first) when *leaf*'s branch leaves it
+    among its last entries (a swipe, a branch back, a few new entries on a sibling); None otherwise.
+    Opening a chat with swipes ends on such a leaf move: no walk of the whole path.  A new list,
+    never *path* changed: a cached path list is only ever extended in place while the leaf grows
+    (readers keep what they found in it)."""
     window = len(path) - min(len(path), _NEAR)
     near = {entry.id: position for position, entry in enumerate(path[window:], window)}
     tail: list[Entry] = []
@@ -263,18 +265,17 @@ def _rejoin(path: list[Entry], leaf: str, store: dict[str, Entry]) -> bool:
     while current is not None and current not in near and len(tail) < _NEAR:
         entry = store.get(current)
         if entry is None:
-            return False
+            return None
         tail.append(entry)
         current = entry.parent_id
     if current is None and window == 0:  # the new leaf's own root: the path is its branch alone
-        near_end = 0
+        kept = 0
     elif current is not None and current in near:
-        near_end = near[current] + 1
+        kept = near[current] + 1
     else:
-        return False
+        return None
     tail.reverse()
-    path[near_end:] = tail
-    return True
+    return path[:kept] + tail
 
 
 def _add_children(children: dict[str | None, list[str]], entries: Iterable[Entry]) -> None:
