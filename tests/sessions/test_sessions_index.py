@@ -151,6 +151,8 @@ def test_an_index_with_impossible_columns_is_refused() -> None:
         [*fields[:15], [*fields[15][:-1], "nowhere"]],
         [*fields[:11], bytes([9]) * len(ids), *fields[12:]],  # no such entry type
         [*fields[:14], b"\x00" * 3, *fields[15:]],  # offsets that are not whole numbers
+        [*fields[:6], [0, 5], *fields[7:]],  # a header span that is not the header's line
+        [*fields[:6], [0, 5, 9], *fields[7:]],
     ]
     for fields_ in broken:
         assert read_with_index(data, FILE, _packed(head, fields_)) is None

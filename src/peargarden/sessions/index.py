@@ -146,9 +146,14 @@ def read_with_index(data: bytes, identity: tuple[int, int], blob: bytes) -> tupl
         return None
     if len(by_id) != len(ids) or (path[-1].id if path else None) != index.leaf:
         return None
+    try:
+        header = json.loads(_text(data[index.header[0] : index.header[1]])) if index.header else {}
+    except ValueError:  # not the header's line after all
+        return None
+    if not isinstance(header, dict):
+        return None
     tree = SessionTree()
     tree.add_loaded(by_id, index.leaf, path=path)
-    header = json.loads(_text(data[index.header[0] : index.header[1]])) if index.header else {}
     loaded = LoadedSession(header, tree, list(index.warnings), newlines=index.newlines)
     tail = data[index.size :]
     feed_rows(loaded, split_rows(tail), index.newlines + 1)

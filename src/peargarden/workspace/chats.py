@@ -219,7 +219,7 @@ class ChatFile:
             blob = b""
         if blob:
             found = read_with_index(data, identity, blob)
-            if found is not None and found[1] <= REINDEX_TAIL_BYTES:
+            if found is not None and (found[1] <= REINDEX_TAIL_BYTES or not self.write_index):
                 self.indexed = True
                 return found[0]
         if not self.write_index:
