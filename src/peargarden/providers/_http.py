@@ -15,6 +15,8 @@ Each line is decoded as strict UTF-8, so a stream that is not UTF-8 raises ``Uni
 from __future__ import annotations
 
 import json
+import ssl
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,7 +55,7 @@ class ChatClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
-        self._client = http_client or httpx2.Client(timeout=timeout, follow_redirects=True)
+        self._client = http_client or httpx2.Client(timeout=timeout, follow_redirects=True, verify=tls_context())
         self._headers = {
             "Accept": "application/json",
             "Content-Type": "application/json",
@@ -87,6 +89,22 @@ class ChatClient:
 
     def close(self) -> None:
         self._client.close()
+
+
+_tls: ssl.SSLContext | None = None
+_tls_lock = threading.Lock()
+
+
+def tls_context() -> ssl.SSLContext:
+    """The verifying TLS context every client of this process shares, built as httpx2 builds its
+    default one (system or ``SSL_CERT_FILE`` settings honoured).  Building one loads the whole CA
+    bundle, about 50 ms of CPU, and a provider builds a new client after every cancel or timeout
+    (and tests build hundreds); one ``SSLContext`` serves any number of connections."""
+    global _tls
+    with _tls_lock:
+        if _tls is None:
+            _tls = httpx2.create_ssl_context()
+        return _tls
 
 
 def status_error(response: httpx2.Response) -> StatusError:

@@ -1,13 +1,16 @@
-"""Server-sent events as the provider reads them (providers/_http.py): every line ending, any cut
-between network reads, comments, events without data, ``[DONE]``, error events."""
+"""The provider's HTTP side (providers/_http.py): server-sent events as it reads them (every line
+ending, any cut between network reads, comments, events without data, ``[DONE]``, error events) and
+the TLS context its clients share."""
 
 from __future__ import annotations
 
 import json
+import ssl
 
 import pytest
 
-from peargarden.providers._http import EndpointError, sse_data, stream_chunks
+from peargarden.providers._http import EndpointError, sse_data, stream_chunks, tls_context
+from peargarden.providers.openai_compat import OpenAICompatProvider
 
 STREAM = (
     ": keep-alive\r\n\r\n"
@@ -61,3 +64,16 @@ def test_bytes_that_are_not_utf8_or_json_raise_value_errors() -> None:
         list(sse_data(iter([b"data: \xff\xfe\n\n"])))
     with pytest.raises(json.JSONDecodeError):
         list(stream_chunks(iter(["data: {这不是 JSON\n\n".encode()])))
+
+
+def test_clients_share_one_tls_context_that_verifies() -> None:
+    one = OpenAICompatProvider("https://api.deepseek.com/v1", "deepseek-chat", "sk-1")
+    two = OpenAICompatProvider("http://127.0.0.1:1/v1", "m")
+    try:
+        pools = [provider.client()._client._transport._pool for provider in (one, two)]  # type: ignore[attr-defined]
+        contexts = [pool._ssl_context for pool in pools]
+    finally:
+        one.close()
+        two.close()
+    assert contexts[0] is contexts[1] is tls_context()
+    assert tls_context().verify_mode == ssl.CERT_REQUIRED and tls_context().check_hostname
