@@ -111,3 +111,28 @@ def test_a_long_chat_is_cut_with_the_whole_story_count(materials: StageMaterials
         assert any("最早的" in warning for warning in got[1])
         assert 0 < prose.window < len(history)  # the window was enough; the whole story was not derived
         history = history[:-1] + chat([1], start=20_000 + _beat) + [history[-1]]
+
+
+def test_after_the_first_beat_the_window_is_fitted_to_what_the_budget_keeps(materials: StageMaterials) -> None:
+    derived: list[int] = []
+
+    class Counting(StoryProse):
+        def story_turns(self, messages):  # type: ignore[no-untyped-def]
+            derived.append(len(messages))
+            return super().story_turns(messages)
+
+    history = [*chat([n % 5 for n in range(10000)]), ContextMessage("user", "掌柜，今天有什么茶？", "ffffffff")]
+    view = StoryView(context_tokens=24_000, count=len)
+    prose = Counting()
+    got = windowed(materials, history, view, prose)
+    assert got == whole_story(materials, history, view)
+    grown = derived[-1]  # the first beat grew its window ×4 until the budget filled inside it
+    assert len(derived) > 1 and prose.window < grown
+    for beat in range(4):
+        history = history[:-1] + chat([beat % 5], start=20_000 + beat) + [history[-1]]
+        derived.clear()
+        assert windowed(materials, history, view, prose) == whole_story(materials, history, view)
+        assert len(derived) == 1 and derived[0] < grown  # one derivation, of the fitted window
+    # Short messages: the budget now keeps more than the fitted window holds; the window grows again.
+    history = history[:-1] + chat([2] * 400, start=30_000) + [history[-1]]
+    assert windowed(materials, history, view, prose) == whole_story(materials, history, view)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from peargarden.agent.loop import RequestBuilder
 from peargarden.agent.tools import Mode, Tool
@@ -45,6 +46,24 @@ class BeatEnv:
 
 
 ModeSetup = Callable[[BeatEnv], tuple[RequestBuilder, list[Tool]]]
+
+_Kept = TypeVar("_Kept")
+
+
+def chat_memo(env: object, key: str, kind: type[_Kept], make: Callable[[], _Kept] | None = None) -> _Kept:
+    """The chat's one *kind* object under *key* in the env's per-chat cache (``BeatEnv.cache``),
+    made by *make* (default ``kind()``) on first use.  An env without a cache (a test's own, duck
+    typed) gets a new one each time: a memo that starts empty gives the same results, only slower."""
+    create = make or kind
+    cache: dict[str, Any] | None = getattr(env, "cache", None)
+    if cache is None:
+        return create()
+    with getattr(env, "cache_lock", None) or nullcontext():
+        value = cache.get(key)
+        if not isinstance(value, kind):
+            value = cache[key] = create()
+        return value
+
 
 # The chat's side model (provider, model name), built only when a step needs it.
 SideModel = Callable[[], tuple[Provider, str]]

@@ -36,6 +36,9 @@ class SessionTree:
         self._leaf: str | None = None
         # None: not known since the last fork or leaf move; computed on the next read.
         self._path_cache: list[Entry] | None = []
+        # The custom entries of the active path (see customs()): the path list they were read from,
+        # how much of it was read, and what was found there.
+        self._customs_cache: tuple[list[Entry], int, list[Entry]] | None = None
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -121,12 +124,24 @@ class SessionTree:
         return [entry for entry in self._active_path() if entry.type == "message"]
 
     def customs(self, custom_type: str | None = None) -> list[Entry]:
-        """``custom`` entries on the active path (optionally of one type), oldest first."""
-        return [
-            entry
-            for entry in self._active_path()
-            if entry.type == "custom" and (custom_type is None or entry.body.get("customType") == custom_type)
-        ]
+        """``custom`` entries on the active path (optionally of one type), oldest first.
+
+        Asked for on every beat, so the path is not read again each time: the cached path list is
+        only ever extended in place while the leaf grows, and replaced by a new list on any other
+        move (a fork, a leaf move, a reload), so the customs found in the part of that very list
+        read last time still hold, and only what it grew by is read.
+        """
+        path = self._active_path()
+        end = len(path)
+        cached = self._customs_cache
+        if cached is not None and cached[0] is path and cached[1] <= end:
+            found = cached[2] + [entry for entry in path[cached[1] : end] if entry.type == "custom"]
+        else:
+            found = [entry for entry in path[:end] if entry.type == "custom"]
+        self._customs_cache = (path, end, found)
+        if custom_type is None:
+            return list(found)
+        return [entry for entry in found if entry.body.get("customType") == custom_type]
 
     def labels(self) -> dict[str, str]:
         """Label per target entry over the whole tree; the last label entry for a target wins."""

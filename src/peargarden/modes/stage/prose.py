@@ -10,12 +10,12 @@ cached.  The result is the same list :func:`story_turns` returns (``tests/agent`
 
 from __future__ import annotations
 
-import operator
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.scan import shared_start
 from peargarden.stage import Turn
 from peargarden.stage.history import beat_turn
 
@@ -56,27 +56,34 @@ class StoryProse:
         # The messages before the last counted point, and how many turns they make (count_turns).
         self._counted: list[ContextMessage] = []
         self._counted_turns = 0
+        self._count_lock = threading.Lock()  # _derive takes self._lock
 
     def __len__(self) -> int:
         return len(self._turns)
 
     def count_turns(self, messages: Sequence[ContextMessage], end: int) -> int:
         """``len(self.story_turns(messages[:end]))``, where *messages[end]* is a user message (a beat
-        boundary: the turns before it do not depend on what follows).  The count is remembered:
-        when the messages before the point counted last time are the very same objects (one identity
-        pass at C speed), only the messages after that point are derived, so a chat that only grew
-        counts what it grew by."""
-        with self._lock:
+        boundary: the turns before it do not depend on what follows, and the turns from it on are
+        those of ``messages[end:]`` alone).  The count is remembered: when the messages counted
+        last time are the same as these up to a point (compared at C speed), only the messages
+        between that point and *end* are derived — after it when the chat grew, before it when the
+        window of a budgeted beat reaches further back than last time."""
+        with self._count_lock:
+            # The counted messages are kept in one list changed in place (a new list of every
+            # message on each beat is work for the garbage collector's young generation).
             known = self._counted
-            start = len(known)
-            same = start <= end and all(map(operator.is_, messages[:start], known))
-        if same:
-            count = self._counted_turns + len(self._derive(messages[start:end], prune=False))
-        else:
-            count = len(self._derive(messages[:end], prune=False))
-        with self._lock:
-            self._counted, self._counted_turns = list(messages[:end]), count
-        return count
+            same = shared_start(messages, known)
+            if same == len(known) <= end:
+                self._counted_turns += len(self._derive(messages[same:end], prune=False))
+                known.extend(messages[same:end])
+            elif end < same or (end == same < len(known) and known[end].role == "user"):
+                # known[end] is a user message and known[:end] is messages[:end]: the count splits there.
+                self._counted_turns -= len(self._derive(known[end:], prune=False))
+                del known[end:]
+            else:
+                self._counted_turns = len(self._derive(messages[:end], prune=False))
+                known[:] = messages[:end]
+            return self._counted_turns
 
     def story_turns(self, messages: Sequence[ContextMessage]) -> list[Turn]:
         """User words and beat prose, in order (roles other than user/assistant/tool are ignored)."""

@@ -9,19 +9,20 @@ must see to go on.  The system prompt and the injection are the same in every ro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 from typing import Any, Protocol
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
 from peargarden.providers.base import ChatRequest, ToolSpec
 from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.scan import MessageScan, without
 from peargarden.stage import StageRequest, Turn, assemble_beat
 from peargarden.stage.compact import compact_beat, stop_words
 from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 
+from ..base import chat_memo
 from .materials import StageMaterials, load_stage_materials, with_synced_mirror, with_user
 from .prose import StoryProse
 from .story import StorySource, story_history, story_request
@@ -34,13 +35,17 @@ __all__ = [
     "assemble_for",
     "compact_for",
     "greeting_turns",
+    "hidden_scan",
+    "is_hidden",
     "split_rounds",
     "stage_builder",
     "stage_setup",
+    "visible_messages",
 ]
 
 # Where stage_setup keeps the chat's StoryProse in ``BeatEnv.cache``.
 PROSE_CACHE_KEY = "stage.prose"
+HIDDEN_CACHE_KEY = "stage.hidden"
 
 CONTINUE_NOTE = "（接着上一条回复继续写，不要重复已经写过的内容。）"
 IMPERSONATE_NOTE = "（请以{user}的身份、用{user}的口吻写出{user}接下来的一句话或一段行动，只写{user}的部分。）"
@@ -56,17 +61,36 @@ def _as_dict(message: ContextMessage) -> dict[str, Any]:
     }
 
 
+def is_hidden(message: ContextMessage) -> bool:
+    return "hidden" in message.tags
+
+
+def hidden_scan() -> MessageScan:
+    """The chat's memo of :func:`is_hidden`, kept between beats (see :func:`visible_messages`)."""
+    return MessageScan(is_hidden)
+
+
+def visible_messages(history: Sequence[ContextMessage], hidden: MessageScan | None = None) -> list[ContextMessage]:
+    """*history* without its hidden messages (*hidden*: the chat's :func:`hidden_scan`, so that a
+    long chat's beat tests only the messages new since the last one)."""
+    if hidden is None:
+        return [m for m in history if not is_hidden(m)]
+    return without(history, hidden(history))
+
+
 def split_rounds(
-    history: Sequence[ContextMessage], kind: str = "send"
+    history: Sequence[ContextMessage], kind: str = "send", hidden: MessageScan | None = None
 ) -> tuple[list[ContextMessage], str, list[ContextMessage]]:
     """(earlier messages, this beat's user words, this beat's rounds so far)."""
-    visible = [m for m in history if "hidden" not in m.tags]
+    visible = visible_messages(history, hidden)
     last_user = len(visible) - 1  # found from the newest end: a long chat's last user message is near it
     while last_user >= 0 and visible[last_user].role != "user":
         last_user -= 1
     if kind in ("continue", "impersonate") or last_user < 0:
         return visible, "", []
-    return visible[:last_user], visible[last_user].content, visible[last_user + 1 :]
+    words, rounds = visible[last_user].content, visible[last_user + 1 :]
+    del visible[last_user:]  # the earlier messages: the list is this call's own (no second copy)
+    return visible, words, rounds
 
 
 def greeting_turns(materials: StageMaterials) -> list[Turn]:
@@ -114,6 +138,7 @@ def stage_builder(
     story: StorySource | None = None,
     prose: StoryProse | None = None,
     small_model: bool = False,
+    hidden: MessageScan | None = None,
 ) -> RequestBuilder:
     """A builder over *materials* (load them once per beat with ``load_stage_materials``).
 
@@ -124,7 +149,8 @@ def stage_builder(
     ``prepend_greeting``: put the card's greeting before the history (for chats whose session does not
     store the greeting as its first message).  ``story``: the chat's story memory (summary, ledger,
     budget; see :mod:`.story`), read once per beat.  ``prose``: the chat's memo of beat prose
-    (kept between beats, see :mod:`.prose`); without it the story is derived afresh.
+    (kept between beats, see :mod:`.prose`); without it the story is derived afresh.  ``hidden``:
+    the chat's :func:`hidden_scan` (kept between beats); without it every message is tested.
     """
 
     # Where this beat's own messages start in the loop's history (the builder lives for one beat).
@@ -139,11 +165,11 @@ def stage_builder(
         if inp.kind in ("continue", "impersonate"):
             # No pending user message: the rounds are whatever this beat added so far.
             visible = list(inp.history)
-            earlier = [m for m in visible[: beat_start[0]] if "hidden" not in m.tags]
+            earlier = visible_messages(visible[: beat_start[0]], hidden)
             rounds = visible[beat_start[0] :]
             words = CONTINUE_NOTE if inp.kind == "continue" else IMPERSONATE_NOTE.format(user=materials.stage.user_name)
         else:
-            earlier, words, rounds = split_rounds(inp.history, inp.kind)
+            earlier, words, rounds = split_rounds(inp.history, inp.kind, hidden)
         source = story_history(earlier, view)
         greeting = (
             greeting_turns(materials) if prepend_greeting and (view is None or view.covers_through is None) else []
@@ -235,17 +261,8 @@ def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
     materials.stage = with_user(materials, env.user_name, env.user_persona)
     story: StorySource | None = getattr(env, "story", None)
     small = bool(getattr(env, "small_model", False))
-    builder = stage_builder(materials, story=story, prose=_chat_prose(env), small_model=small)
+    # The chat's memos, kept in the app's per-chat cache (``BeatEnv.cache``).
+    prose = chat_memo(env, PROSE_CACHE_KEY, StoryProse)
+    hidden = chat_memo(env, HIDDEN_CACHE_KEY, MessageScan, hidden_scan)
+    builder = stage_builder(materials, story=story, prose=prose, small_model=small, hidden=hidden)
     return builder, stage_tools(StageToolEnv(env.card.home, env.card))
-
-
-def _chat_prose(env: StageEnv) -> StoryProse | None:
-    """The chat's beat-prose memo, kept in the app's per-chat cache (``BeatEnv.cache``) when there is one."""
-    cache: dict[str, Any] | None = getattr(env, "cache", None)
-    if cache is None:
-        return None
-    with getattr(env, "cache_lock", None) or nullcontext():
-        prose = cache.get(PROSE_CACHE_KEY)
-        if not isinstance(prose, StoryProse):
-            prose = cache[PROSE_CACHE_KEY] = StoryProse()
-        return prose

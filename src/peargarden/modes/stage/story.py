@@ -21,21 +21,24 @@ from peargarden.text.regex_scripts import is_static
 from .materials import StageMaterials
 from .prose import StoryProse
 
-__all__ = ["StorySource", "beat_boundary", "story_history", "story_request"]
+__all__ = ["StorySource", "beat_boundary", "fitted_window", "story_history", "story_request"]
 
 # Messages of the story the first budgeted beat of a chat derives; grown ×4 until the budget fills
-# inside the window (the chat's StoryProse remembers the size that was enough).
+# inside the window.  The chat's StoryProse then remembers a size fitted to what the budget kept,
+# with a margin (a quarter more, and a few beats), so that the next beat derives about what it
+# sends: the chat grows by a beat or two between beats, and a size that falls short only costs
+# one more pass at ×4.
 FIRST_WINDOW = 64
+WINDOW_MARGIN = 16
 
 StorySource = Callable[[], "StoryView | None"]
 
 
-def story_history(earlier: Sequence[ContextMessage], view: StoryView | None) -> list[ContextMessage]:
-    """The messages the history is rebuilt from: those after the active summary's covered part."""
-    if view is None:
-        return list(earlier)
-    if view.covers_through is None:
-        return list(earlier)
+def story_history(earlier: Sequence[ContextMessage], view: StoryView | None) -> Sequence[ContextMessage]:
+    """The messages the history is rebuilt from: those after the active summary's covered part
+    (*earlier* itself when nothing is covered: read only, never copied)."""
+    if view is None or view.covers_through is None:
+        return earlier
     return drop_covered(earlier, view.covers_through, lambda m: m.entry_id)
 
 
@@ -45,6 +48,13 @@ def beat_boundary(messages: Sequence[ContextMessage], index: int) -> int:
     while index > 0 and messages[index].role != "user":
         index -= 1
     return max(index, 0)
+
+
+def fitted_window(derived: int, kept: int, turns: int) -> int:
+    """The window for the next beat: of the *derived* messages, which made *turns* turns, the budget
+    kept the newest *kept* turns; as many messages as those took, a quarter more and a margin."""
+    needed = -(-derived * kept // max(turns, 1))  # rounded up
+    return max(FIRST_WINDOW, needed + needed // 4 + WINDOW_MARGIN)
 
 
 def story_request(
@@ -69,8 +79,10 @@ def story_request(
     gives: the budget counts newest → oldest and stops at the same turn, prompt-time regex depth is
     counted from the newest message, and the scan reads only the last few merged messages.  The cut
     warning's count adds the turns before the window (remembered between beats by *prose*).
-    Otherwise the window grows ×4, up to the whole story.  A regex script whose replacement runs
-    macros with side effects runs over the whole story, as before.
+    Otherwise the window grows ×4, up to the whole story.  The next beat starts from a window
+    fitted to what this one kept (:func:`fitted_window`), so a beat derives about what it sends.
+    A regex script whose replacement runs macros with side effects runs over the whole story, as
+    before.
     """
     memory = view.recall(user_text) if view.recall is not None and user_text.strip() else None
     regex = materials.stage.regex
@@ -102,8 +114,8 @@ def story_request(
         size *= 4
     if start:
         before = len(greeting) + prose.count_turns(source, start)
+        prose.window = fitted_window(len(source) - start, len(cut.kept), len(staged.history))
         cut = BudgetCut(cut.kept, cut.dropped + before, cut.used)
-        prose.window = size
     messages = build_messages(cut.kept, staged.words, staged.injection, summary=view.preface)
     warnings = (*staged.warnings, *view.warnings, *((cut.warning,) if cut.warning else ()))
     return replace(staged, messages=messages, warnings=warnings)

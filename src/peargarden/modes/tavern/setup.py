@@ -12,18 +12,18 @@ per-entry plans from beat to beat.
 from __future__ import annotations
 
 import copy
-import operator
 import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.modes.base import BeatEnv
+from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.scan import shared_start
 
 from .sources import card_worlds, read_named_preset
 
@@ -69,11 +69,11 @@ class StLines:
 
     A beat of a long chat rebuilt one dict per message (20,000 of them) only for the assembly to read
     the newest few.  The history's messages are the same objects from beat to beat (the session's
-    context memo) and never change, so the lines of the part of the history that is the very same
-    objects as last time (compared by identity, in one pass at C speed) are kept, and only the rest
-    is made.  The assembly rewrites the first line's ``mes`` in place, so that one is always a fresh
-    copy; nothing else in a line is written (``tests/tavern/test_tavern_chat_lines.py`` pins that the
-    lines equal :func:`_st_line` of each message, beat after beat).
+    context memo) and never change, so the lines of the part of the history that is the same
+    messages as last time (:func:`~peargarden.sessions.scan.shared_start`, at C speed) are kept, and
+    only the rest is made.  The assembly rewrites the first line's ``mes`` in place, so that one is
+    always a fresh copy; nothing else in a line is written (``tests/tavern/test_tavern_chat_lines.py``
+    pins that the lines equal :func:`_st_line` of each message, beat after beat).
     """
 
     def __init__(self) -> None:
@@ -87,8 +87,7 @@ class StLines:
         with self._lock:
             same = 0
             if names == self._names:
-                matches = list(map(operator.is_, history, self._history))
-                same = matches.index(False) if False in matches else len(matches)
+                same = shared_start(history, self._history)
             slots = self._slots[:same]
             slots += [_st_line(message, user_name, char_name) for message in history[same:]]
             self._history, self._names, self._slots = list(history), names, slots
@@ -126,26 +125,14 @@ def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) ->
     return value
 
 
-_Kept = TypeVar("_Kept")
-
-
-def _cached(env: BeatEnv, key: str, kind: type[_Kept]) -> _Kept:
-    """The chat's one *kind* object under *key* in the beat cache, made on first use."""
-    with env.cache_lock:
-        value = env.cache.get(key)
-        if not isinstance(value, kind):
-            value = env.cache[key] = kind()
-        return value
-
-
 def _lorebooks(env: BeatEnv) -> Any:
     from peargarden.worldinfo.sources import LorebookCache
 
-    return _cached(env, _LOREBOOKS_KEY, LorebookCache)
+    return chat_memo(env, _LOREBOOKS_KEY, LorebookCache)
 
 
 def _chat_lines(env: BeatEnv) -> StLines:
-    return _cached(env, _LINES_KEY, StLines)
+    return chat_memo(env, _LINES_KEY, StLines)
 
 
 def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -179,6 +166,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
     power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
     if env.user_persona and "persona_description" not in power_user:
         power_user["persona_description"] = env.user_persona
+
     def build(inp: BeatInput) -> BuiltRequest:
         # Read each round: an answer given in another window applies to the next request.
         global_regex, regex_warnings = global_regex_scripts(env.card.home)

@@ -27,15 +27,18 @@ from peargarden.authoring.segments import (
 )
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.scan import MessageScan
 from peargarden.stage.history import story_turns
 
 __all__ = [
     "as_message",
     "authoring_system",
+    "may_be_work",
     "role_play_history",
     "with_role_play_view",
     "work_builder",
     "work_messages",
+    "work_scan",
 ]
 
 
@@ -86,18 +89,31 @@ def work_builder(system: str) -> RequestBuilder:
     return build
 
 
-def _may_be_work(message: ContextMessage) -> bool:
+def may_be_work(message: ContextMessage) -> bool:
+    """Whether *message* may belong to a work beat (a work tag, or a mode-switch call)."""
     if message.tags and not WORK_TAGS.isdisjoint(message.tags):
         return True
     return any(call.get("name") == MODE_SWITCH_TOOL for call in message.tool_calls)
 
 
-def role_play_history(history: Sequence[ContextMessage]) -> list[ContextMessage]:
-    """*history* with each work beat replaced by its 【写卡维护】 lines (story messages untouched)."""
-    # The common case, checked on every round of a long chat: only messages with tags or tool calls
-    # can be work, and most have neither (one attribute test each, no call per message).
-    if not any(_may_be_work(m) for m in history if m.tags or m.tool_calls):
-        return list(history)
+def work_scan() -> MessageScan:
+    """The chat's memo of :func:`may_be_work` (kept between beats: see :func:`role_play_history`)."""
+    return MessageScan(may_be_work)
+
+
+def role_play_history(history: Sequence[ContextMessage], scan: MessageScan | None = None) -> list[ContextMessage]:
+    """*history* with each work beat replaced by its 【写卡维护】 lines (story messages untouched);
+    a history without work is given back as it is (builders only read what they are given).
+
+    *scan*: the chat's :func:`work_scan`, so that the common case, checked on every round of a long
+    chat (no message that may be work), tests only the messages new since the last round."""
+    if scan is not None:
+        clean = not scan(history)
+    else:
+        # Only messages with tags or tool calls can be work, and most have neither.
+        clean = not any(may_be_work(m) for m in history if m.tags or m.tool_calls)
+    if clean:
+        return history if isinstance(history, list) else list(history)
     out: list[ContextMessage] = []
     for step in role_play_plan(history, as_message):
         if isinstance(step, Peripheral):
@@ -108,8 +124,10 @@ def role_play_history(history: Sequence[ContextMessage]) -> list[ContextMessage]
     return out
 
 
-def with_role_play_view(builder: RequestBuilder) -> RequestBuilder:
+def with_role_play_view(builder: RequestBuilder, scan: MessageScan | None = None) -> RequestBuilder:
+    """*builder* over :func:`role_play_history` (*scan*: the chat's :func:`work_scan`)."""
+
     def build(inp: BeatInput) -> ChatRequest | BuiltRequest:
-        return builder(replace(inp, history=role_play_history(inp.history)))
+        return builder(replace(inp, history=role_play_history(inp.history, scan)))
 
     return build

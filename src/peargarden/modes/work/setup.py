@@ -17,13 +17,17 @@ from peargarden.agent.tools import Tool
 from peargarden.modes.work.bash_tool import BashTool
 from peargarden.modes.work.card_tool import CardProjectTool
 from peargarden.modes.work.file_tools import file_tools
-from peargarden.modes.work.request import authoring_system, with_role_play_view, work_builder
+from peargarden.modes.work.request import authoring_system, with_role_play_view, work_builder, work_scan
 from peargarden.modes.work.switch import WORK_MODE, ConversationModeTool
+from peargarden.sessions.scan import MessageScan
 from peargarden.workspace.seed import bundled
 
-from ..base import MODE_ENTRY_TYPE, BeatEnv, ModeSetup
+from ..base import MODE_ENTRY_TYPE, BeatEnv, ModeSetup, chat_memo
 
 __all__ = ["WORK_MODE", "authoring_prompt", "role_play_setup", "work_setup"]
+
+# Where role_play_setup keeps the chat's work_scan in ``BeatEnv.cache``.
+WORK_SCAN_KEY = "work.scan"
 
 
 def authoring_prompt(env: BeatEnv) -> str:
@@ -47,6 +51,6 @@ def role_play_setup(inner: ModeSetup, *, switch: bool) -> ModeSetup:
         builder, tools = inner(env)
         if switch and all(tool.name != ConversationModeTool.name for tool in tools):
             tools = [*tools, ConversationModeTool(MODE_ENTRY_TYPE)]
-        return with_role_play_view(builder), tools
+        return with_role_play_view(builder, chat_memo(env, WORK_SCAN_KEY, MessageScan, work_scan)), tools
 
     return setup
