@@ -12,7 +12,10 @@ the median of ``--repeat`` runs, milliseconds:
 
 - ``open``: ``ChatFile.open`` (read, decode, build the tree) and the active path (``tree.path()``:
   before the 2026-12-02 05:00 change it was not asked for, and a chat with swipes, whose file ends
-  with a leaf move, computed it only when first read);
+  with a leaf move, computed it only when first read), through the chat's session index (since
+  the 2026-12-02 08:00 change; before it, every open read the file whole);
+- ``cold``: the same with the session index removed before each run: the first open of a chat (a
+  full read, and the index written);
 - ``list``: ``pear sessions list --json`` over 100 chats of this size (hard links of one file), cold
   (no summaries yet) and warm (summaries kept, nothing changed);
 - ``show``: ``pear sessions show ID --json`` (the active branch as JSON);
@@ -46,7 +49,7 @@ from peargarden.cli import main as pear
 from peargarden.providers.openai_compat import OpenAICompatProvider
 from peargarden.sessions import entry_line, header_line, leaf_line, message_entry
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
-from peargarden.workspace.chats import SESSION_FILE, ChatFile
+from peargarden.workspace.chats import INDEX_FILE, SESSION_FILE, ChatFile
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
@@ -97,6 +100,18 @@ def cpu_ms(action: Callable[[], object], repeat: int) -> float:
     return statistics.median(runs)
 
 
+def open_ms(chats: Path, chat_id: str, repeat: int, *, cold: bool) -> float:
+    """CPU ms of an open and its active path; *cold*: with no session index yet (removed first)."""
+    runs = []
+    for _ in range(repeat):
+        if cold:
+            (chats / chat_id / INDEX_FILE).unlink(missing_ok=True)
+        start = time.process_time()
+        ChatFile.open(chats, chat_id).tree.path()
+        runs.append((time.process_time() - start) * 1000)
+    return statistics.median(runs)
+
+
 def quiet(*args: str) -> Callable[[], None]:
     def run() -> None:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -132,7 +147,8 @@ def measure(size: int, shape: str, repeat: int, beats: int) -> str:
         played = chats / "20261201-999999-play" / SESSION_FILE
         chat_id = played.parent.name
         write_chat(played, chat_id, size, shape)
-        opened = cpu_ms(lambda: ChatFile.open(chats, chat_id).tree.path(), repeat)
+        first_open = open_ms(chats, chat_id, repeat, cold=True)
+        opened = open_ms(chats, chat_id, repeat, cold=False)
         listing = quiet("sessions", "list", "--card", "青梧", "--json")
         cold = cpu_ms(listing, 1)
         warm = cpu_ms(listing, repeat)
@@ -149,7 +165,7 @@ def measure(size: int, shape: str, repeat: int, beats: int) -> str:
         stage = beat_ms(app, timed, chat_id, "stage", beats)
         tavern = beat_ms(app, timed, chat_id, "tavern", beats)
         return (
-            f"{size:>8} {shape:>7} {entries:>8} {opened:>7.0f} {cold:>10.0f} {warm:>10.0f}"
+            f"{size:>8} {shape:>7} {entries:>8} {opened:>7.0f} {first_open:>7.0f} {cold:>10.0f} {warm:>10.0f}"
             f" {show:>7.0f} {stage:>7.1f} {tavern:>7.1f} {assemble:>9.0f} {export:>7.0f}"
         )
 
@@ -157,7 +173,7 @@ def measure(size: int, shape: str, repeat: int, beats: int) -> str:
 def run(sizes: list[int], shapes: list[str], repeat: int, beats: int) -> None:
     print(f"load average at start: {os.getloadavg()}", file=sys.stderr)
     print(
-        f"{'messages':>8} {'shape':>7} {'entries':>8} {'open':>7} {'list cold':>10} {'list warm':>10}"
+        f"{'messages':>8} {'shape':>7} {'entries':>8} {'open':>7} {'cold':>7} {'list cold':>10} {'list warm':>10}"
         f" {'show':>7} {'beat':>7} {'tavern':>7} {'assemble':>9} {'export':>7}"
     )
     for size in sizes:

@@ -5,8 +5,11 @@ Run from the repository root::
     .venv/bin/python bench/bench_startup.py [--runs 10]
 
 Each command runs as a real process (``python -m peargarden …``) on a data folder made by ``pear init``
-in a temp folder.  The figure is the child's CPU time (user + system, from ``wait4``), the median over
-the runs; CPU time moves less than wall time when other jobs share the machine.  ``python -c pass``
+in a temp folder.  ``pear chat --once`` is one whole beat (start, the request to a local fake
+OpenAI-compatible server in this process, the streamed reply, the chat written, exit): what a
+scripted one-shot and every test that runs a real ``pear chat`` pay.  The figure is the child's CPU
+time (user + system, from ``wait4``), the median over the runs; CPU time moves less than wall time
+when other jobs share the machine.  ``python -c pass``
 is measured in the same run, interleaved with the commands, and every median is also given as a ratio
 to it.  One more run per command under ``-X importtime`` lists the modules it imported: the count, and
 the third-party packages among them.
@@ -23,8 +26,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+
 COMMANDS: list[list[str]] = [["--help"], ["cards"], ["sessions", "list"], ["lorebook", "list"]]
 BARE = ["-c", "pass"]
+# One beat, with the endpoint given by flags (the side model follows it; thinking off, as a
+# script would run it).  {url} is the fake server's.
+BEAT = ["chat", "--once", "掌柜，还有空房吗？", "--base-url", "{url}", "--model", "fake-model", "--thinking", "off"]
 
 
 def cpu_seconds(args: list[str], env: dict[str, str]) -> float:
@@ -70,7 +78,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     options = parser.parse_args()
 
-    with tempfile.TemporaryDirectory(prefix="pear-startup-") as folder:
+    server = FakeOpenAIServer()
+    server.default_reply = text_reply("有的，", "客官楼上请。")
+    with server, tempfile.TemporaryDirectory(prefix="pear-startup-") as folder:
         env = {**os.environ, "PEARGARDEN_HOME": str(Path(folder) / "home"), "PYTHONIOENCODING": "utf-8"}
         # Compiled modules are written (in the temp folder), as an installed pear has them: where the
         # environment turns writing off, every run would compile the package again.
@@ -80,6 +90,8 @@ def main() -> None:
         cases = [("python -c pass", BARE)] + [
             ("pear " + " ".join(command), ["-m", "peargarden", *command]) for command in COMMANDS
         ]
+        beat = [part.replace("{url}", server.base_url) for part in BEAT]
+        cases.append(("pear chat --once", ["-m", "peargarden", *beat]))
         for _, args in cases:  # one warm-up each: .pyc files written, disk cache filled
             cpu_seconds(args, env)
         times: dict[str, list[float]] = {label: [] for label, _ in cases}

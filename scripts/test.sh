@@ -28,11 +28,16 @@ echo "== ruff"
 echo "== import-linter (layers, the fronts' imports, no cycles: .importlinter)"
 .venv/bin/lint-imports --no-cache
 # mypy runs beside pytest: the test workers leave a core idle part of the time (waiting on child
-# processes, servers, the browser), and a mypy without its cache (a fresh clone) takes about 35 s of
-# CPU. Its report is printed after pytest's; either failing fails this script.
+# processes, servers, the browser). Its report is printed after pytest's; either failing fails this
+# script. Its cache lives outside the tree, as pip's cache keeps built wheels, so a fresh clone on a
+# machine that ran the checks before starts warm (about 1 s of CPU instead of 25-35 s). A stale cache
+# cannot hide an error: mypy re-checks any file whose size or content hash differs from what the
+# cache recorded, and drops the cache on another mypy version or other options. MYPY_CACHE_DIR, if
+# set, wins.
+mypy_cache=${MYPY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/peargarden/mypy}
 mypy_log=$(mktemp)
 trap 'rm -f "$mypy_log"' EXIT
-.venv/bin/mypy >"$mypy_log" 2>&1 &
+.venv/bin/mypy --cache-dir "$mypy_cache" >"$mypy_log" 2>&1 &
 mypy_pid=$!
 echo "== pytest (mypy --strict runs alongside; its report follows)"
 set +e

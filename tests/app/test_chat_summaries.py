@@ -29,9 +29,9 @@ def test_summaries_are_kept_and_follow_changes(home_dir: Path, monkeypatch: pyte
     opened: list[str] = []
     real_open = ChatFile.open
 
-    def counting_open(chats_dir: Path, chat_id: str) -> ChatFile:
+    def counting_open(chats_dir: Path, chat_id: str, *, write_index: bool = True) -> ChatFile:
         opened.append(chat_id)
-        return real_open(chats_dir, chat_id)
+        return real_open(chats_dir, chat_id, write_index=write_index)
 
     monkeypatch.setattr(ChatFile, "open", staticmethod(counting_open))
     assert summaries.chat_summaries(card) == rows and opened == []  # nothing changed: no file read

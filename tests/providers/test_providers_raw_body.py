@@ -10,9 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from openai._utils import maybe_transform
-from openai.types.chat import completion_create_params
-
 from peargarden.providers._request_body import build_create_kwargs
 from peargarden.providers.base import ChatRequest, ToolSpec
 from peargarden.providers.openai_compat import OpenAICompatProvider
@@ -52,6 +49,11 @@ def story_request(**fields: Any) -> ChatRequest:
 
 
 def test_sdk_transform_is_identity_on_our_bodies() -> None:
+    # Imported here, not at the top: the SDK takes about 1 s to import, and every pytest worker
+    # imports every test module while collecting; only the worker that runs this test pays it.
+    from openai._utils import maybe_transform
+    from openai.types.chat import completion_create_params
+
     for profile in ("generic", "deepseek", "openrouter", "openai"):
         for thinking in ("off", "high"):
             request = story_request(

@@ -11,12 +11,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from peargarden.sessions import decode, decode_bytes, entry_line, feed, header_line, leaf_line, message_entry
+from kit.session_files import STAMP, drawn, file_lines, meaning, same
+from peargarden.sessions import decode, decode_bytes, entry_line, feed, header_line, message_entry
 from peargarden.sessions.codec import LoadedSession
 from peargarden.sessions.entries import ENTRY_TYPES, Entry
 from peargarden.sessions.tree import SessionTree
 
-STAMP = "2026-12-02T00:00:00.000Z"
 _BASE = ("id", "parentId", "type", "timestamp")
 
 
@@ -77,54 +77,6 @@ def reference(text: str) -> dict[str, Any]:
     return {"header": header, "entries": list(entries.values()), "leaf": leaf, "warnings": warnings, "torn": torn}
 
 
-def meaning(loaded: LoadedSession) -> dict[str, Any]:
-    entries = [(e.id, e.parent_id, e.type, e.timestamp, e.body) for e in loaded.tree]
-    return {
-        "header": loaded.header,
-        "entries": entries,
-        "leaf": loaded.tree.leaf,
-        "warnings": loaded.warnings,
-        "torn": loaded.torn_tail,
-    }
-
-
-def same(a: Any, b: Any) -> bool:
-    # NaN is not equal to itself: compare the JSON texts.
-    return json.dumps(a, ensure_ascii=False, sort_keys=True) == json.dumps(b, ensure_ascii=False, sort_keys=True)
-
-
-TEXT = st.sampled_from(["掌柜，今天有什么茶？", "青梧放下茶盏。", "\ud800孤", "渡口\r\n柳树", "", "\u3000"])
-IDS = st.sampled_from(["0000000a", "0000000b", "0000000c", "0000000d", "梨园"])
-
-
-@st.composite
-def file_lines(draw: st.DrawFn) -> list[bytes]:
-    lines = [header_line("20261202-000000-abcd", STAMP, card="青梧", mode="stage").encode()]
-    for _ in range(draw(st.integers(0, 25))):
-        kind = draw(st.integers(0, 11))
-        entry_id, parent = draw(IDS), draw(st.one_of(st.none(), IDS))
-        good = entry_line(message_entry(entry_id, parent, STAMP, {"role": "user", "content": draw(TEXT)}))
-        if kind <= 4:
-            lines.append(good.encode())
-        elif kind == 5:
-            lines.append(leaf_line(draw(st.one_of(st.none(), IDS)), STAMP).encode())
-        elif kind == 6:  # a torn append, later followed by more lines
-            lines.append(good.encode()[: draw(st.integers(0, len(good.encode())))])
-        elif kind == 7:
-            lines.append(draw(st.sampled_from([b"", b"   ", "\u3000".encode(), b"\t"])))
-        elif kind == 8:  # written by another tool: other key order, spaces, NaN, numbers, odd types
-            other = {"type": draw(st.sampled_from([*ENTRY_TYPES, "session", "leaf", 3, None])), "id": entry_id}
-            other.update({"parentId": parent, "x": float("nan"), "timestamp": draw(st.sampled_from([0, 1.5, None]))})
-            lines.append(json.dumps(other, indent=None, separators=(", ", ": ")).encode())
-        elif kind == 9:
-            lines.append(draw(st.sampled_from([b"[1, 2]", b'"\xe6\xa2\xa8"', b"null", b"{", b"}{", b"\xff\xfe"])))
-        elif kind == 10:  # invalid UTF-8 inside a text, or a CRLF line end
-            lines.append(good.encode().replace("茶".encode(), b"\xe8\x8c") + draw(st.sampled_from([b"", b"\r"])))
-        else:
-            lines.append(json.dumps({"id": entry_id, "type": "leaf", "leafId": parent}).encode())
-    return lines
-
-
 @settings(max_examples=200, deadline=None)
 @given(lines=file_lines(), end=st.sampled_from([b"\n", b"", b"\r\n", b"\n\n"]))
 def test_reading_a_file_means_what_reading_it_whole_meant(lines: list[bytes], end: bytes) -> None:
@@ -162,10 +114,6 @@ def tree_of(expected: dict[str, Any]) -> SessionTree:
         tree.add(Entry(entry_id, parent, kind, timestamp, body))
     tree.set_leaf(expected["leaf"])
     return tree
-
-
-def drawn(tree: SessionTree) -> list[tuple[int, str, bool, int, int]]:
-    return [(r.depth, r.entry.id, r.on_path, r.sibling_index, r.sibling_count) for r in tree.rows()]
 
 
 def path_of(expected: dict[str, Any]) -> list[str]:

@@ -160,3 +160,29 @@ def test_sillytavern_swipes_become_siblings_and_export_back() -> None:
     assert changed["mes"] == "丙" and changed["swipe_id"] == 2 and changed["swipes"] == ["甲", "乙", "丙"]
     assert changed["swipe_info"] == st[3]["swipe_info"] and changed["send_date"] == "x"
     assert changed["extra"] == {}  # 丙's own swipe carries no reasoning
+
+
+def test_a_loaded_leaf_move_near_the_end_rejoins_the_path_in_a_new_list() -> None:
+    """A swipe read from a file (a leaf record, or a few entries on a sibling) makes the path from the
+    cached one; the old list is left as it was (readers keep what they found in it), and a move far
+    from the end is walked from the root."""
+    from peargarden.sessions import SessionTree
+
+    tree = SessionTree()
+    chain = {
+        f"{n:08x}": message_entry(f"{n:08x}", f"{n - 1:08x}" if n else None, "t", {"role": "user"}) for n in range(200)
+    }
+    tree.add_loaded(chain, "000000c7")
+    old = tree._active_path()
+    before = list(old)
+    swipe = message_entry("aaaaaaaa", "000000c5", "t", {"role": "assistant"})
+    tree.add_loaded({"aaaaaaaa": swipe}, "aaaaaaaa")
+    assert [e.id for e in tree.path()] == [*list(chain)[:198], "aaaaaaaa"]
+    assert tree._active_path() is not old and old == before
+    tree.add_loaded({}, "000000c6")  # back to the first reply: a leaf record
+    assert [e.id for e in tree.path()] == list(chain)[:199]
+    tree.add_loaded({}, "00000005")  # far from the end: walked again, the same answer
+    assert [e.id for e in tree.path()] == list(chain)[:6]
+    other_root = message_entry("bbbbbbbb", None, "t", {"role": "user"})
+    tree.add_loaded({"bbbbbbbb": other_root}, "bbbbbbbb")
+    assert [e.id for e in tree.path()] == ["bbbbbbbb"]

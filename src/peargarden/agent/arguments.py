@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import json_repair
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+# json_repair and jsonschema are imported when first needed (a broken JSON text, a tool call to
+# check): with its format checkers jsonschema alone is about a tenth of `pear chat`'s start, and a
+# beat in which the model calls no tool needs neither.
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,8 @@ def parse_arguments(raw: str) -> ParsedArguments:
     try:
         value = json.loads(text)
     except ValueError:
+        import json_repair
+
         try:
             value = json_repair.loads(text)
         except Exception:  # json_repair is lenient but not total
@@ -76,13 +78,15 @@ def coerce(args: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     return {key: _coerce(value, props.get(key)) for key, value in args.items()}
 
 
-_validators: dict[str, Draft202012Validator] = {}
+_validators: dict[str, Any] = {}  # jsonschema's Draft202012Validator per schema text
 
 
-def _validator(schema: dict[str, Any]) -> Draft202012Validator:
+def _validator(schema: dict[str, Any]) -> Any:
     key = json.dumps(schema, sort_keys=True, ensure_ascii=False)
     found = _validators.get(key)
     if found is None:
+        from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
         found = Draft202012Validator(schema)
         _validators[key] = found
     return found
@@ -90,6 +94,8 @@ def _validator(schema: dict[str, Any]) -> Draft202012Validator:
 
 def validation_errors(args: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     """``<path>: <message>`` lines, empty when *args* satisfies *schema*."""
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
     try:
         validator = _validator(schema)
     except SchemaError as bad:

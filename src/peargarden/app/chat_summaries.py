@@ -64,7 +64,7 @@ def chat_summaries(folder: CardFolder) -> list[dict[str, Any]]:
         if isinstance(hit, dict) and hit.get("stamp") == stamp and isinstance(hit.get("summary"), dict):
             summary = hit["summary"]
         else:
-            summary = summarize(folder, ChatFile.open(folder.chats_dir, chat_id))
+            summary = summarize(folder, ChatFile.open(folder.chats_dir, chat_id, write_index=False))
         fresh[chat_id] = {"stamp": stamp, "summary": summary}
         out.append(summary)
     if fresh != cached:

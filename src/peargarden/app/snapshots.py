@@ -83,16 +83,22 @@ class Snapshots:
 
 
 def clear_leftovers(home: Home) -> str | None:
-    """Remove the temp files crashed writes left behind; what was removed, said for the user (None
-    when nothing was, or when the folder could not be read: that is logged, and the start goes on)."""
+    """Remove the temp files crashed writes left behind, and the session indexes of chats whose
+    session file is gone; what was removed, said for the user (None when nothing was, or when the
+    folder could not be read: that is logged, and the start goes on)."""
+    from peargarden.workspace.chats import remove_orphan_indexes
     from peargarden.workspace.vault import clear_crash_debris
 
     try:
         debris = clear_crash_debris(home)
+        indexes = remove_orphan_indexes(home.cards_dir)
     except OSError as error:
         log.warning("could not clear crash leftovers: %s", error)
         return None
-    return debris.describe() if debris.files else None
+    said = [debris.describe()] if debris.files else []
+    if indexes:
+        said.append(f"清理了 {len(indexes)} 个已不在的对话留下的索引（stale chat indexes removed）")
+    return "\n".join(said) or None
 
 
 @contextlib.contextmanager

@@ -1,4 +1,4 @@
-"""Translate streamed ``ChatCompletionChunk`` objects into our events.
+"""Translate streamed ``chat.completion.chunk`` objects (decoded JSON) into our events.
 
 Reasoning arrives under different names depending on the server — ``reasoning_content``
 (DeepSeek, llama.cpp), ``reasoning`` (vLLM, OpenRouter, Ollama), ``reasoning_details``
@@ -26,12 +26,14 @@ _STOP_REASONS = {
 
 
 def _field(obj: Any, name: str) -> Any:
-    """A declared attribute, or an extra one the SDK kept in ``model_extra``."""
-    value = getattr(obj, name, None)
-    if value is None:
-        extra = getattr(obj, "model_extra", None) or {}
-        value = extra.get(name)
-    return value
+    """A field of a JSON object; ``None`` when it is missing or *obj* is not an object (a server
+    that sends odd shapes gets its odd parts ignored, not a crash)."""
+    return obj.get(name) if isinstance(obj, dict) else None
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects of a JSON list (``choices``, ``tool_calls``); anything else counts as none."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def reasoning_text(delta: Any) -> str:
@@ -87,35 +89,38 @@ class ChunkReader:
     def feed(self, chunk: Any) -> list[StreamEvent]:
         events: list[StreamEvent] = []
         self.chunks += 1
-        self.choices += len(getattr(chunk, "choices", None) or [])
-        if getattr(chunk, "model", None):
-            self.model = chunk.model
-        usage = getattr(chunk, "usage", None)
+        choices = _objects(_field(chunk, "choices"))
+        self.choices += len(choices)
+        model = _field(chunk, "model")
+        if model and isinstance(model, str):
+            self.model = model
+        usage = _field(chunk, "usage")
         if usage is not None:
             self._usage = usage_event(usage)
             self.saw_usage = True
-        for choice in getattr(chunk, "choices", None) or []:
-            if getattr(choice, "index", 0) not in (0, None):
+        for choice in choices:
+            if choice.get("index", 0) not in (0, None):
                 continue  # n > 1 is never requested; ignore stray alternatives
-            delta = choice.delta
-            if delta is not None:
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
                 thinking = reasoning_text(delta)
                 if thinking:
                     events.append(ThinkingDelta(thinking))
-                content = delta.content
-                if content:
+                content = delta.get("content")
+                if content and isinstance(content, str):
                     for kind, text in self._splitter.feed(content):
                         events.append(TextDelta(text) if kind == "text" else ThinkingDelta(text))
-                for call in delta.tool_calls or []:
-                    function = call.function
+                for call in _objects(delta.get("tool_calls")):
+                    function = call.get("function")
                     self._tools.add(
-                        call.index,
-                        call.id,
-                        function.name if function is not None else None,
-                        function.arguments if function is not None else None,
+                        call.get("index"),
+                        call.get("id"),
+                        _field(function, "name"),
+                        _field(function, "arguments"),
                     )
-            if choice.finish_reason:
-                self.finish_reason = choice.finish_reason
+            finish_reason = choice.get("finish_reason")
+            if finish_reason and isinstance(finish_reason, str):
+                self.finish_reason = finish_reason
                 events.extend(self._flush_content())
                 events.extend(self._finish_tools())
         if events:
@@ -146,30 +151,33 @@ class ChunkReader:
         return reason
 
 
-def completion_as_chunk(body: Any) -> Any:
+def completion_as_chunk(body: Any) -> dict[str, Any]:
     """A whole (non-streamed) ``chat.completion`` body as one equivalent stream chunk.
 
     Some proxies ignore ``stream: true`` and answer with plain JSON; the reply is still good.
     """
-    from openai.types.chat import ChatCompletionChunk
-
     if not isinstance(body, dict):
         raise ValueError("not a JSON object")
     choices = []
-    for position, choice in enumerate(body.get("choices") or []):
+    listed = body.get("choices") or []
+    if not isinstance(listed, list):
+        raise ValueError("choices is not a list")
+    for position, choice in enumerate(listed):
+        if not isinstance(choice, dict) or not isinstance(choice.get("message") or {}, dict):
+            raise ValueError("a choice without a message object")
         message = dict(choice.get("message") or {})
         calls = message.get("tool_calls") or []
+        if not isinstance(calls, list) or not all(isinstance(call, dict) for call in calls):
+            raise ValueError("tool_calls is not a list of objects")
         message["tool_calls"] = [{"index": i, **call} for i, call in enumerate(calls)] or None
         choices.append(
             {"index": choice.get("index", position), "delta": message, "finish_reason": choice.get("finish_reason")}
         )
-    return ChatCompletionChunk.model_validate(
-        {
-            "id": body.get("id") or "completion",
-            "object": "chat.completion.chunk",
-            "created": body.get("created") or 0,
-            "model": body.get("model") or "",
-            "choices": choices,
-            "usage": body.get("usage"),
-        }
-    )
+    return {
+        "id": body.get("id") or "completion",
+        "object": "chat.completion.chunk",
+        "created": body.get("created") or 0,
+        "model": body.get("model") or "",
+        "choices": choices,
+        "usage": body.get("usage"),
+    }

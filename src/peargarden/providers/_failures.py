@@ -9,7 +9,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
-import openai
+
+from ._http import EndpointError, StatusError
 
 _RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 
@@ -39,23 +40,21 @@ def classify(
     error: BaseException, where: Endpoint, timeout: float | None = None, connect: float | None = None
 ) -> Failure:
     """*timeout*: the limit a read waited for; *connect*: the connect limit (named when that ran out)."""
-    if isinstance(error, openai.APIStatusError):
-        return _from_status(
-            error.status_code, _server_message(error.body, error.message), error.response.headers, where
-        )
+    if isinstance(error, StatusError):
+        return _from_status(error.status_code, _server_message(error.body, error.message), error.headers, where)
     if _caused_by(error, httpx2.ConnectTimeout):  # the handshake never finished: not a silent server
         limit = f" {connect:g} 秒内" if connect else ""
         return Failure(f"无法连接 {where.base_url}：{limit}没有连上（connect timeout）", retryable=True)
-    if isinstance(error, openai.APITimeoutError | httpx2.TimeoutException):
+    if isinstance(error, httpx2.TimeoutException):
         limit = f" {timeout:g} 秒内" if timeout else ""
         return Failure(f"{where.host}{limit}没有回应（timed out）", retryable=True)
-    if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
+    if isinstance(error, httpx2.TransportError):
         cause = _root_cause(error)
         if _is_connect_error(error):
             return Failure(f"无法连接 {where.base_url}（cannot connect）：{cause}", retryable=True)
         return Failure(f"与 {where.host} 的连接中断（connection failed）：{cause}", retryable=True)
-    if isinstance(error, openai.APIError):
-        # An ``error`` object inside the SSE stream.
+    if isinstance(error, EndpointError):
+        # An ``error`` object inside the SSE stream (or in a 200 answer).
         return Failure(
             f"{where.host} 报错（stream error）：{_one_line(_server_message(error.body, error.message))}",
             retryable=False,

@@ -1,7 +1,7 @@
-"""Any OpenAI-compatible Chat Completions endpoint, through the ``openai`` SDK (sync client).
+"""Any OpenAI-compatible Chat Completions endpoint, over httpx2 (:mod:`._http`; no ``openai`` SDK).
 
 OpenAI, DeepSeek, OpenRouter, Ollama ``/v1``, vLLM and llama.cpp's server all speak this; what
-differs between them lives in :mod:`.profiles`.  The SDK's own retries are off: this module
+differs between them lives in :mod:`.profiles`.  This module
 retries 429 / 5xx / timeouts / connection failures itself (a few attempts, exponential backoff,
 ``Retry-After`` honoured) so that the wait is cancellable and tests can inject the sleep.
 
@@ -25,19 +25,18 @@ from functools import partial
 from typing import Any
 
 import httpx2
-import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from peargarden.errors import ProviderError
 
 from ._cancel import ByteTap, CancelWatch, shut_pool_sockets
 from ._chunks import ChunkReader, completion_as_chunk
 from ._failures import Endpoint, Failure, classify
+from ._http import ChatClient, EndpointError, StatusError, stream_chunks
 from ._request_body import build_create_kwargs
 from .base import ChatRequest, Done, StreamEvent, Timeouts
 from .profiles import ProviderProfile, detect_profile
 
-# Sent when an endpoint needs no key (local servers); the SDK insists on some value.
+# Sent when an endpoint needs no key (local servers), as the openai SDK did: some servers want a value.
 NO_KEY = "not-needed"
 
 
@@ -68,9 +67,8 @@ class _NotAReply(Exception):
     """The endpoint answered, but not with a reply (said once, never retried)."""
 
 
-def _chunks_of(sdk_stream: Any, where: str, tap: ByteTap) -> Iterator[Any]:
+def _chunks_of(response: httpx2.Response, where: str, tap: ByteTap) -> Iterator[Any]:
     """The stream's chunks, or the one chunk of a server that answered with plain JSON."""
-    response = sdk_stream.response
     kind = response.headers.get("content-type", "")
     if not kind.startswith("application/json"):
         if kind and not kind.startswith("text/event-stream"):
@@ -78,11 +76,9 @@ def _chunks_of(sdk_stream: Any, where: str, tap: ByteTap) -> Iterator[Any]:
             raise _NotAReply(
                 f"{where} 返回的不是 OpenAI 兼容的事件流（{kind.split(';')[0]}，not an event stream）：{preview(head)}"
             )
-        original = response.iter_bytes
-        setattr(response, "iter_bytes", lambda *a, **k: tap.wrap(original(*a, **k)))  # noqa: B010
         try:
-            yield from sdk_stream
-        except ValueError as error:  # JSONDecodeError, UnicodeDecodeError from the SDK's SSE decoding
+            yield from stream_chunks(tap.wrap(response.iter_bytes()))
+        except ValueError as error:  # JSONDecodeError, UnicodeDecodeError from decoding the events
             name = type(error).__name__
             raise _NotAReply(f"{where} 发来的事件无法解析（malformed stream: {name}）：{preview(tap.head)}") from None
         return
@@ -92,7 +88,7 @@ def _chunks_of(sdk_stream: Any, where: str, tap: ByteTap) -> Iterator[Any]:
         body = None
     if isinstance(body, dict) and body.get("error"):
         # An error object in a 200 answer: said plainly, not retried.
-        raise openai.APIError("error", response.request, body=body)
+        raise EndpointError("error", body)
     try:
         chunk = completion_as_chunk(body)
     except ValueError:
@@ -141,7 +137,7 @@ class OpenAICompatProvider:
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
         self._http_client = http_client
-        self._client: openai.OpenAI | None = None
+        self._client: ChatClient | None = None
         self._client_lock = threading.Lock()
 
     # -- public
@@ -151,12 +147,19 @@ class OpenAICompatProvider:
 
     def list_models(self) -> list[str]:
         def fetch() -> list[str]:
-            return sorted(model.id for model in self.client().models.list())
+            try:
+                listed = self.client().get_json("/models").get("data")
+                if not isinstance(listed, list):
+                    raise AttributeError
+                return sorted(str(model["id"]) for model in listed)
+            except (ValueError, AttributeError, TypeError, KeyError):
+                where = self._endpoint().base_url
+                raise ProviderError(f"{where}/models 的回答不是模型列表（unexpected answer）") from None
 
         models: list[str] = self._call_with_retries(fetch, None)
         return models
 
-    def client(self) -> openai.OpenAI:
+    def client(self) -> ChatClient:
         with self._client_lock:
             if self._client is None:
                 if not self.api_key and self.profile.needs_key:
@@ -166,15 +169,12 @@ class OpenAICompatProvider:
                 if self.api_key and not self.api_key.isascii():
                     where = f"${self.api_key_env}" if self.api_key_env else "api_key"
                     raise ProviderError(f"API 密钥里有非 ASCII 字符（invalid API key），请检查 {where}")
-                self._client = openai.OpenAI(
-                    api_key=self.api_key or NO_KEY,
-                    base_url=self.base_url,
-                    max_retries=0,
+                self._client = ChatClient(
+                    self.base_url,
+                    self.api_key or NO_KEY,
                     # Reads wait up to the longer limit; the shorter one is the watcher's (see _stream).
-                    timeout=httpx2.Timeout(
-                        max(self.timeouts.first_byte, self.timeouts.idle), connect=self.timeouts.connect
-                    ),
-                    http_client=self._http_client,
+                    httpx2.Timeout(max(self.timeouts.first_byte, self.timeouts.idle), connect=self.timeouts.connect),
+                    self._http_client,
                 )
             return self._client
 
@@ -184,7 +184,7 @@ class OpenAICompatProvider:
                 self._client.close()
                 self._client = None
 
-    def _drop(self, client: openai.OpenAI, seen: list[Any]) -> None:
+    def _drop(self, client: ChatClient, seen: list[Any]) -> None:
         """Wake a request blocked in *client* and retire it; the next request builds a new one.
         *seen*: the connections earlier calls of this wait found (see ``shut_pool_sockets``)."""
         with self._client_lock:
@@ -226,22 +226,22 @@ class OpenAICompatProvider:
                 watch = opening
                 with opening:
                     try:
-                        sdk_stream = self._open_stream(client, kwargs)
+                        response = self._open_stream(client, kwargs)
                     except RuntimeError:  # the watcher closed the client just before the request went out
                         if opening.fired is None:
                             raise
                         raise _StreamCut() from None
                 try:
                     tap.last = time.monotonic()
-                    watch = CancelWatch(cancel, sdk_stream.response, idle=limits.idle, deadline=deadline, tap=tap)
+                    watch = CancelWatch(cancel, response, idle=limits.idle, deadline=deadline, tap=tap)
                     with watch:
-                        for chunk in _chunks_of(sdk_stream, where.base_url, tap):
+                        for chunk in _chunks_of(response, where.base_url, tap):
                             yield from reader.feed(chunk)
                             if cancel is not None and cancel.is_set():
                                 yield Done(stop_reason="aborted", model=reader.model)
                                 return
                 finally:
-                    sdk_stream.close()
+                    response.close()
                 if not reader.complete:
                     raise _StreamCut()
                 if not reader.produced:
@@ -253,12 +253,12 @@ class OpenAICompatProvider:
                 return
             except _NotAReply as error:
                 raise ProviderError(str(error)) from None
-            except (openai.OpenAIError, httpx2.HTTPError, _StreamCut) as error:
+            except (EndpointError, httpx2.HTTPError, _StreamCut) as error:
                 if cancel is not None and cancel.is_set():
                     # The cancel watcher shut the socket (or the failure raced a cancel): not an error.
                     yield Done(stop_reason="aborted", model=reader.model)
                     return
-                if reader.complete and not isinstance(error, openai.APIStatusError):
+                if reader.complete and not isinstance(error, StatusError):
                     # The reply had finished; only the trailing usage / [DONE] was lost.
                     yield from reader.finish()
                     return
@@ -294,24 +294,12 @@ class OpenAICompatProvider:
             return Failure(text, retryable=True)
         return classify(error, where, self.timeout, limits.connect)
 
-    def _open_stream(self, client: openai.OpenAI, kwargs: dict[str, Any]) -> openai.Stream[ChatCompletionChunk]:
-        """``chat.completions.create(**kwargs)`` without its ``maybe_transform``: the SDK walks every
-        message against its type hints (~0.3 s for 1,000 messages) only to return the same JSON we
-        already built.  The same POST otherwise: path, bearer auth, ``extra_body`` merged into the
-        body, the SDK's stream class (``test_sdk_transform_is_identity_on_our_bodies`` pins the
-        sameness)."""
+    def _open_stream(self, client: ChatClient, kwargs: dict[str, Any]) -> httpx2.Response:
+        """The chat POST: the body we built, ``extra_body`` merged into it (the openai SDK's
+        ``create(**kwargs)`` sent the same JSON: ``test_sdk_transform_is_identity_on_our_bodies``)."""
         body = {key: value for key, value in kwargs.items() if key != "extra_body"}
-        options: openai.RequestOptions = {"security": {"bearer_auth": True}}
-        if kwargs.get("extra_body"):
-            options["extra_json"] = kwargs["extra_body"]
-        return client.post(
-            "/chat/completions",
-            cast_to=ChatCompletion,
-            body=body,
-            options=options,
-            stream=True,
-            stream_cls=openai.Stream[ChatCompletionChunk],
-        )
+        body.update(kwargs.get("extra_body") or {})
+        return client.open_chat_stream(body)
 
     # -- retries
 
@@ -321,7 +309,7 @@ class OpenAICompatProvider:
             attempt += 1
             try:
                 return fn()
-            except (openai.OpenAIError, httpx2.HTTPError) as error:
+            except (EndpointError, httpx2.HTTPError) as error:
                 failure = classify(error, self._endpoint(), self.timeout, self.timeouts.connect)
                 self._wait_before_retry(failure, attempt, cancel)
 

@@ -50,7 +50,7 @@ def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | Non
     """The provider for *spec*; the embedded model when *spec* is ``None`` or local."""
     if spec is None or spec.is_local:
         return embedded_provider()
-    # Imported on use: the openai SDK is slow to import and the embedded default does not need it.
+    # Imported on use: the embedded default does not need the HTTP client.
     from .openai_compat import OpenAICompatProvider
 
     env = os.environ if environ is None else environ

@@ -15,7 +15,7 @@ entry whose parent is unknown is kept as a root (with a warning) so nothing is l
 from __future__ import annotations
 
 import json
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,15 +79,70 @@ def decode(lines: Iterable[str | bytes]) -> LoadedSession:
 
 def decode_bytes(data: bytes) -> LoadedSession:
     """Rebuild a session from the bytes of its file."""
-    raw = data.split(b"\n")
-    newlines = len(raw) - 1
+    rows = split_rows(data)
+    loaded = LoadedSession({}, SessionTree(), newlines=data.count(b"\n"))
+    feed_rows(loaded, rows, 1)
+    return loaded
+
+
+def split_rows(data: bytes, raw: list[bytes] | None = None) -> list[bytes]:
+    """The lines of *data* (a CR before a newline dropped), without the blank lines at the end;
+    *raw* is ``data.split(b"\\n")`` when the caller has it already (the list is then changed)."""
+    if raw is None:
+        raw = data.split(b"\n")
     if b"\r" in data:
         raw = [line.rstrip(b"\r") for line in raw]
     while raw and _blank(raw[-1]):
         raw.pop()
-    loaded = LoadedSession({}, SessionTree(), newlines=newlines)
-    _feed(loaded, raw, 1, True)
-    return loaded
+    return raw
+
+
+def feed_rows(loaded: LoadedSession, rows: list[bytes], first_line: int, record: Record | None = None) -> None:
+    """Apply *rows* (from :func:`split_rows`: the file's last lines, up to its last non-blank one) to
+    *loaded*; *first_line* is the number of the first one.
+
+    The last row, which may be a torn append, is fed on its own: everything before it means the same
+    whatever follows, and so does the last row when it is not torn.  *record* notes both states for a
+    session index (see :mod:`.index`).  The rest of the batch never falls back to line-by-line
+    reading because of a torn end.
+    """
+    if len(rows) > 1:
+        _feed(loaded, rows[:-1], first_line, False, record)
+    if record is not None:
+        record.before = record.state(loaded)
+    if rows:
+        _feed(loaded, rows[-1:], first_line + len(rows) - 1, True, record, len(rows) - 1)
+        if record is not None and not loaded.torn_tail:
+            record.after = record.state(loaded)
+
+
+@dataclass
+class ReadState:
+    """The state a run of lines left: how many entries (the first ones of the tree), the leaf, the
+    active path and the warnings."""
+
+    entries: int
+    leaf: str | None
+    path: list[Entry]
+    warnings: list[str]
+
+
+class Record:
+    """What :func:`feed_rows` noted for a session index: the row of each entry it added (in the
+    order they went into the tree) and of the header, and the state before the last row and, when
+    that row was not torn, after it."""
+
+    def __init__(self, tree: SessionTree) -> None:
+        self.tree = tree  # the tree being read, empty at first
+        self.rows: list[int] = []
+        self.header: int | None = None
+        self.before: ReadState | None = None
+        self.after: ReadState | None = None
+
+    @staticmethod
+    def state(loaded: LoadedSession) -> ReadState:
+        tree = loaded.tree
+        return ReadState(len(tree), tree.leaf, tree.path(), list(loaded.warnings))
 
 
 def _as_bytes(line: str | bytes) -> bytes:
@@ -192,7 +247,14 @@ def feed(
     _feed(loaded, [_as_bytes(line) for line in lines], first_line, torn_tail_possible)
 
 
-def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_possible: bool) -> None:
+def _feed(
+    loaded: LoadedSession,
+    rows: list[bytes],
+    first_line: int,
+    torn_tail_possible: bool,
+    record: Record | None = None,
+    row_offset: int = 0,
+) -> None:
     # One pass over up to tens of thousands of lines: the common entry (a line msgspec decoded, with
     # a string id and parent) is checked and made inline, and the new entries go into the tree in
     # one call at the end (:meth:`SessionTree.add_loaded`); every other line takes the general way.
@@ -205,6 +267,10 @@ def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_p
     last = len(rows) - 1
     indexes, heads, values = _parsed(rows)
     entry_types = _ENTRY_TYPES
+    noted: Callable[[int], None] | None = None
+    if record is not None:
+        keep = record.rows.append
+        noted = keep if not row_offset else lambda index: keep(index + row_offset)
     for index, head in zip(indexes, heads, strict=True):
         if head is not None:  # the common line first: an entry with new string ids, parent known
             kind = head.type
@@ -223,6 +289,8 @@ def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_p
                 stamp = timestamp if type(timestamp) is str else str(timestamp or "")
                 fresh[entry_id] = Entry(entry_id, parent, kind, stamp, None, rows[index])
                 leaf = entry_id
+                if noted is not None:
+                    noted(index)
                 continue
             if kind == LEAF_TYPE and not values:  # a swipe or branch moved the leaf
                 target = head.leafId
@@ -251,6 +319,8 @@ def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_p
             entry = Entry(entry_id, parent, kind, stamp, None, rows[index])
         elif kind == HEADER_TYPE and not header:
             header.update(value if value is not None else json.loads(_text(rows[index])))
+            if record is not None:
+                record.header = index + row_offset
             continue
         elif kind == LEAF_TYPE:
             target = value.get("leafId") if value is not None else head.leafId
@@ -279,6 +349,8 @@ def _feed(loaded: LoadedSession, rows: list[bytes], first_line: int, torn_tail_p
             entry = entry.with_parent(None)
         fresh[entry_id] = entry
         leaf = entry_id
+        if noted is not None:
+            noted(index)
     tree.add_loaded(fresh, leaf)
 
 

@@ -198,18 +198,25 @@ class SessionTree:
         self._leaf = entry.id
         return entry
 
-    def add_loaded(self, entries: dict[str, Entry], leaf: str | None) -> None:
+    def add_loaded(self, entries: dict[str, Entry], leaf: str | None, *, path: list[Entry] | None = None) -> None:
         """Add entries a loader has checked, by id in file order (new ids, each parent already in
         the tree or earlier in *entries*), then make *leaf* (in the tree by then, or None) the
         active leaf.
 
         The same tree as :meth:`add` for each entry and :meth:`set_leaf` at the end, without the
         checks and the path bookkeeping per entry: opening a long chat adds tens of thousands.
+        *path*, for an empty tree, is the path to *leaf* the loader already knows (a session index
+        keeps it): the new list is kept as the active path instead of walking it again.
         """
         store = self._entries
         children = self._children_cache
         if not store:
             self._children_cache = None  # made when first asked for
+            if path is not None:
+                store.update(entries)
+                self._leaf = leaf
+                self._path_cache = path
+                return
         elif children is not None:
             _add_children(children, entries.values())
         store.update(entries)
@@ -218,7 +225,7 @@ class SessionTree:
             return
         self._leaf = leaf
         cached = self._path_cache
-        if cached is None or leaf is None or not entries:
+        if cached is None or leaf is None:
             self._path_cache = None
             return
         # Appended lines usually only grow the active path: extend the cached path rather than
@@ -231,11 +238,11 @@ class SessionTree:
             entry = store[current]
             tail.append(entry)
             current = entry.parent_id
-        if current == before and (before is not None or not cached):
+        if entries and current == before and (before is not None or not cached):
             tail.reverse()
             cached.extend(tail)
         else:
-            self._path_cache = None
+            self._path_cache = _rejoined(cached, leaf, store)
 
     def set_leaf(self, entry_id: str | None) -> None:
         """Move the active leaf; ``None`` means the next entry starts a new root."""
@@ -254,6 +261,36 @@ class SessionTree:
             if not kids:
                 return current
             current = kids[-1]
+
+
+# How far from its end a new leaf's branch may leave the cached path and still be joined to it.
+_NEAR = 64
+
+
+def _rejoined(path: list[Entry], leaf: str, store: dict[str, Entry]) -> list[Entry] | None:
+    """The path to *leaf* as a new list, made from *path* (root first) when *leaf*'s branch leaves it
+    among its last entries (a swipe, a branch back, a few new entries on a sibling); None otherwise.
+    Opening a chat with swipes ends on such a leaf move: no walk of the whole path.  A new list,
+    never *path* changed: a cached path list is only ever extended in place while the leaf grows
+    (readers keep what they found in it)."""
+    window = len(path) - min(len(path), _NEAR)
+    near = {entry.id: position for position, entry in enumerate(path[window:], window)}
+    tail: list[Entry] = []
+    current: str | None = leaf
+    while current is not None and current not in near and len(tail) < _NEAR:
+        entry = store.get(current)
+        if entry is None:
+            return None
+        tail.append(entry)
+        current = entry.parent_id
+    if current is None and window == 0:  # the new leaf's own root: the path is its branch alone
+        kept = 0
+    elif current is not None and current in near:
+        kept = near[current] + 1
+    else:
+        return None
+    tail.reverse()
+    return path[:kept] + tail
 
 
 def _add_children(children: dict[str | None, list[str]], entries: Iterable[Entry]) -> None:

@@ -1,7 +1,7 @@
 """A fake OpenAI-compatible server on 127.0.0.1 for tests and benchmarks.
 
 Real HTTP (stdlib ``http.server`` on an ephemeral port, one thread per connection), so the whole
-client stack — the ``openai`` SDK, httpx2, SSE parsing, retries — runs exactly as it does against a
+client stack — httpx2, SSE parsing, retries — runs exactly as it does against a
 real endpoint.  Replies are scripted per request::
 
     with FakeOpenAIServer() as server:

@@ -116,16 +116,18 @@ def ensure_dir(folder: Path) -> None:
         raise NotADirectoryError(f"not a folder: {folder}")
 
 
-def _fsynced_temp(path: Path, data: bytes) -> Path:
-    """*data* in a new temp file beside *path* (parent folders created), flushed to disk."""
+def _fsynced_temp(path: Path, data: bytes, *, sync: bool = True) -> Path:
+    """*data* in a new temp file beside *path* (parent folders created), flushed to disk unless
+    *sync* is false."""
     ensure_dir(path.parent)
     fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
@@ -181,6 +183,24 @@ def create_text(path: Path, text: str) -> bool:
     fsync_dir(path.parent)
     _written(path, "replace")
     return True
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """Replace a cache file (data the program can always rebuild) with *data*.
+
+    Still a temp file renamed into place, so a reader sees the old bytes or the new ones; but no
+    ``fsync`` (after a power cut the file may be empty or torn: a cache checks its own bytes and is
+    rebuilt) and no write listeners (the vault keeps no caches).
+    """
+    path = Path(path)
+    tmp = _fsynced_temp(path, data, sync=False)
+    try:
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
 
 
 def write_json(path: Path, value: Any, *, indent: int | None = 2) -> None:

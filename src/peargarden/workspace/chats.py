@@ -9,10 +9,17 @@ converted lines), and it only ever *creates* the file: when another process crea
 lines are read instead.  A chat open in one process sees what others appended through
 :meth:`ChatFile.refresh` (the app calls it under the chat's lock, before each beat or edit), which
 reads only the bytes past what it has already read.
+
+A long chat's file gets a session index beside it, ``<chat id>/.cache/session.idx``
+(:mod:`peargarden.sessions.index`): the next open reads only what was appended since.  It is a cache:
+checked against the file's bytes on every use, rebuilt by a full read when it does not match,
+written without fsync and never snapshotted (the vault skips ``.cache`` folders); it goes with its
+chat's folder when that is deleted or moved.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import secrets
@@ -38,11 +45,19 @@ from peargarden.sessions import (
     leaf_line,
     message_entry,
 )
+from peargarden.sessions.index import read_indexed, read_with_index
 from peargarden.sessions.sillytavern import import_chat
 from peargarden.workspace import atomic
 from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 SESSION_FILE = "session.jsonl"
+#: The session index of a chat, in its folder (see the module's docstring).
+INDEX_FILE = ".cache/session.idx"
+# A file shorter than this is read whole (a few milliseconds): no index.
+INDEX_MIN_BYTES = 512 * 1024
+# More than this appended since the index was written: read the file whole and write a new index
+# (reading the appended lines is the part of an open that grows with them).
+REINDEX_TAIL_BYTES = 256 * 1024
 
 #: The custom entry a mode change is recorded as (``{"mode": name}``), on the branch it applies to.
 MODE_ENTRY_TYPE = "mode"
@@ -106,6 +121,10 @@ class ChatFile:
     # A chat that is never written (a dry run's new chat, see :meth:`unsaved`): appends and leaf
     # moves stay in memory.
     in_memory: bool = False
+    # Whether the last whole read went through the chat's session index (see _decoded), and whether
+    # a whole read writes a new one.
+    indexed: bool = False
+    write_index: bool = True
 
     @property
     def chat_id(self) -> str:
@@ -150,7 +169,9 @@ class ChatFile:
         return cls.open(chats_dir, chat_id)
 
     @classmethod
-    def open(cls, chats_dir: Path, chat_id: str) -> ChatFile:
+    def open(cls, chats_dir: Path, chat_id: str, *, write_index: bool = True) -> ChatFile:
+        """Read a chat; *write_index* false: a long chat read whole gets no new session index (a
+        chat list reads every chat once, most of which are not opened again)."""
         if not valid_chat_id(chat_id):
             raise BadInput(f"对话 id 不合法：{chat_id!r}")
         path = chats_dir / chat_id / SESSION_FILE
@@ -163,7 +184,7 @@ class ChatFile:
             pending = _converted_lines(chat_id, st_file)
             loaded = decode(pending)
             return cls(path, loaded.header, loaded.tree, loaded.warnings, pending=pending)
-        chat = cls(path, {}, SessionTree(), [])
+        chat = cls(path, {}, SessionTree(), [], write_index=write_index)
         chat._load(data, identity)
         return chat
 
@@ -174,7 +195,7 @@ class ChatFile:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            loaded = decode_bytes(data)
+            loaded = self._decoded(data, identity)
         finally:
             if collecting:
                 gc.enable()
@@ -184,6 +205,30 @@ class ChatFile:
         self.offset = len(data)
         self.lines_read = loaded.newlines
         self.identity = identity
+
+    def _decoded(self, data: bytes, identity: tuple[int, int]) -> LoadedSession:
+        """The session in *data*, through the chat's index when it has one that fits (see
+        :mod:`peargarden.sessions.index`); a long chat read whole gets a new index."""
+        self.indexed = False
+        if len(data) < INDEX_MIN_BYTES:
+            return decode_bytes(data)
+        index_file = self.path.parent / INDEX_FILE
+        try:
+            blob = index_file.read_bytes()
+        except OSError:  # none yet, or unreadable: the file itself is enough
+            blob = b""
+        if blob:
+            found = read_with_index(data, identity, blob)
+            if found is not None and (found[1] <= REINDEX_TAIL_BYTES or not self.write_index):
+                self.indexed = True
+                return found[0]
+        if not self.write_index:
+            return decode_bytes(data)
+        loaded, blob_or_none = read_indexed(data, identity)
+        if blob_or_none is not None:
+            with contextlib.suppress(OSError):  # a read-only data folder still opens its chats
+                atomic.write_cache(index_file, blob_or_none)
+        return loaded
 
     def _mark_read(self) -> None:
         try:
@@ -302,6 +347,26 @@ def list_chats(chats_dir: Path) -> list[str]:
         )
     except OSError:
         return []
+
+
+def remove_orphan_indexes(cards_dir: Path) -> list[Path]:
+    """Remove the session indexes whose session file is gone (a chat folder removed by a vault
+    restore, or a session file deleted by hand, leaves its ``.cache`` behind), with the folders they
+    leave empty; returns the indexes removed."""
+    removed: list[Path] = []
+    for index in cards_dir.glob(f"*/chats/*/{INDEX_FILE}"):
+        chat_dir = index.parent.parent
+        if (chat_dir / SESSION_FILE).exists():
+            continue
+        try:
+            index.unlink()
+        except OSError:
+            continue
+        removed.append(index)
+        for folder in (index.parent, chat_dir):
+            with contextlib.suppress(OSError):  # not empty: something else lives there
+                folder.rmdir()
+    return removed
 
 
 def last_written(chats_dir: Path, chat_id: str) -> float:

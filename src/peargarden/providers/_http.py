@@ -1,0 +1,192 @@
+"""The HTTP side of an OpenAI-compatible endpoint: the chat POST, its server-sent events, ``/models``.
+
+Written on httpx2 directly rather than through the ``openai`` SDK: the SDK's import alone (its
+generated types for every API) cost about 1 s of CPU on each ``pear chat`` start, for one POST, one
+GET and an SSE reader.  What the SDK did that a caller can see is kept: the bearer key, the JSON body
+as httpx writes it (UTF-8, compact, no NaN), redirects followed, an error status read into its JSON
+``error`` object, an ``error`` event inside the stream, the stream ended by ``[DONE]``.  Retries,
+timeouts and cancellation are the provider's (:mod:`.openai_compat`).
+
+Server-sent events follow the WHATWG rules: lines end in CRLF, LF or CR; ``data:`` lines of one
+event are joined with newlines; a line starting with ``:`` is a comment; an empty line ends an event.
+Each line is decoded as strict UTF-8, so a stream that is not UTF-8 raises ``UnicodeDecodeError``.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+
+from peargarden import __version__
+
+
+class EndpointError(Exception):
+    """The endpoint answered with an error: an error status, or an ``error`` object instead of a reply.
+
+    *body* is the server's ``error`` object when it sent one (else its whole JSON or text answer);
+    *message* the error's text as far as it can be found.
+    """
+
+    def __init__(self, message: str, body: object = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.body = body
+
+
+class StatusError(EndpointError):
+    """An HTTP error status (4xx, 5xx); *headers* carry ``Retry-After``."""
+
+    def __init__(self, status_code: int, message: str, body: object, headers: httpx2.Headers) -> None:
+        super().__init__(message, body)
+        self.status_code = status_code
+        self.headers = headers
+
+
+class ChatClient:
+    """One endpoint's connection pool: ``base_url`` + ``/chat/completions`` and ``/models``."""
+
+    def __init__(
+        self, base_url: str, api_key: str, timeout: httpx2.Timeout, http_client: httpx2.Client | None = None
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self._client = http_client or httpx2.Client(timeout=timeout, follow_redirects=True, verify=tls_context())
+        self._headers = {
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            "User-Agent": f"peargarden/{__version__}",
+            "Authorization": f"Bearer {api_key}",
+        }
+
+    def open_chat_stream(self, body: dict[str, Any]) -> httpx2.Response:
+        """POST the chat request; the response with its body still unread (the caller closes it).
+        An error status raises :class:`StatusError` (its body read, the response closed)."""
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        request = self._client.build_request(
+            "POST", f"{self.base_url}/chat/completions", content=content, headers=self._headers, timeout=self.timeout
+        )
+        response = self._client.send(request, stream=True)
+        if response.status_code >= 400:
+            try:
+                response.read()
+            finally:
+                response.close()
+            raise status_error(response)
+        return response
+
+    def get_json(self, path: str) -> Any:
+        """GET ``base_url + path`` and decode its JSON (``ValueError`` when it is not JSON)."""
+        headers = {key: value for key, value in self._headers.items() if key != "Content-Type"}
+        response = self._client.get(f"{self.base_url}{path}", headers=headers, timeout=self.timeout)
+        if response.status_code >= 400:
+            raise status_error(response)
+        return json.loads(response.content)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+_tls: ssl.SSLContext | None = None
+_tls_lock = threading.Lock()
+
+
+def tls_context() -> ssl.SSLContext:
+    """The verifying TLS context every client of this process shares, built as httpx2 builds its
+    default one (system or ``SSL_CERT_FILE`` settings honoured).  Building one loads the whole CA
+    bundle, about 50 ms of CPU, and a provider builds a new client after every cancel or timeout
+    (and tests build hundreds); one ``SSLContext`` serves any number of connections."""
+    global _tls
+    with _tls_lock:
+        if _tls is None:
+            _tls = httpx2.create_ssl_context()
+        return _tls
+
+
+def status_error(response: httpx2.Response) -> StatusError:
+    """The error for an answer with an error status: ``Error code: N``, plus the server's own message
+    when its JSON has one; *body* is that JSON's ``error`` object (or the JSON, or the text)."""
+    message = f"Error code: {response.status_code}"
+    text = response.text.strip()
+    body: object = text
+    try:
+        body = json.loads(text)
+    except ValueError:
+        pass
+    else:
+        if isinstance(body, dict):
+            body = body.get("error", body)
+            said = body.get("message") if isinstance(body, dict) else None
+            if isinstance(said, str) and said:
+                message += f" - {said}"
+    return StatusError(response.status_code, message, body, response.headers)
+
+
+def stream_chunks(data: Iterator[bytes]) -> Iterator[Any]:
+    """The JSON chunks of a chat stream, up to ``[DONE]``.  An ``error`` object raises
+    :class:`EndpointError`; an event that is not JSON raises ``ValueError``."""
+    for event in sse_data(data):
+        if event.startswith("[DONE]"):
+            return
+        chunk = json.loads(event)
+        if isinstance(chunk, dict) and chunk.get("error"):
+            error = chunk["error"]
+            said = error.get("message") if isinstance(error, dict) else None
+            raise EndpointError(said if isinstance(said, str) and said else "error in the stream", error)
+        yield chunk
+
+
+def sse_data(data: Iterator[bytes]) -> Iterator[str]:
+    """The ``data`` of each server-sent event (its data lines joined with newlines).  An event that
+    carried only other fields (``event:``, ``id:``, ``retry:``) has empty data."""
+    lines: list[str] = []
+    fields = False  # a field other than a comment was seen since the last event ended
+    for raw in _lines(data):
+        line = raw.decode("utf-8")
+        if not line:
+            if fields:
+                yield "\n".join(lines)
+            lines, fields = [], False
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            lines.append(value)
+            fields = True
+        elif name in ("event", "id", "retry"):
+            fields = True
+
+
+def _lines(data: Iterator[bytes]) -> Iterator[bytes]:
+    """Split a byte stream into lines ending in CRLF, LF or CR, across chunk boundaries (a CR at the
+    end of one chunk may be the first half of a CRLF)."""
+    pending = b""
+    for piece in data:
+        pending += piece
+        start = 0
+        while True:
+            cr = pending.find(b"\r", start)
+            lf = pending.find(b"\n", start)
+            if cr < 0 and lf < 0:
+                break
+            if lf >= 0 and (cr < 0 or lf < cr):
+                yield pending[start:lf]
+                start = lf + 1
+            elif cr + 1 < len(pending):
+                yield pending[start:cr]
+                start = cr + 2 if pending[cr + 1 : cr + 2] == b"\n" else cr + 1
+            else:
+                break  # a CR last in what arrived: wait for the next byte
+        pending = pending[start:]
+    if pending.endswith(b"\r"):
+        pending = pending[:-1]
+        yield pending
+    elif pending:
+        yield pending

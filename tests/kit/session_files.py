@@ -1,0 +1,103 @@
+"""Session files of every shape for the session tests: our lines, other tools' lines, torn and damaged
+lines, blank and Unicode-blank lines, CRLF, invalid UTF-8, lone surrogates, NaN; and what a loaded
+session means, to compare two ways of reading one file."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import strategies as st
+
+from peargarden.sessions import entry_line, header_line, leaf_line, message_entry
+from peargarden.sessions.codec import LoadedSession
+from peargarden.sessions.entries import ENTRY_TYPES
+from peargarden.sessions.tree import SessionTree
+
+STAMP = "2026-12-02T00:00:00.000Z"
+
+
+def meaning(loaded: LoadedSession) -> dict[str, Any]:
+    entries = [(e.id, e.parent_id, e.type, e.timestamp, e.body) for e in loaded.tree]
+    return {
+        "header": loaded.header,
+        "entries": entries,
+        "leaf": loaded.tree.leaf,
+        "warnings": loaded.warnings,
+        "torn": loaded.torn_tail,
+    }
+
+
+def same(a: Any, b: Any) -> bool:
+    # NaN is not equal to itself: compare the JSON texts.
+    return json.dumps(a, ensure_ascii=False, sort_keys=True) == json.dumps(b, ensure_ascii=False, sort_keys=True)
+
+
+TEXT = st.sampled_from(["掌柜，今天有什么茶？", "青梧放下茶盏。", "\ud800孤", "渡口\r\n柳树", "", "\u3000"])
+IDS = st.sampled_from(["0000000a", "0000000b", "0000000c", "0000000d", "梨园"])
+
+
+@st.composite
+def file_lines(draw: st.DrawFn) -> list[bytes]:
+    lines = [header_line("20261202-000000-abcd", STAMP, card="青梧", mode="stage").encode()]
+    for _ in range(draw(st.integers(0, 25))):
+        kind = draw(st.integers(0, 11))
+        entry_id, parent = draw(IDS), draw(st.one_of(st.none(), IDS))
+        good = entry_line(message_entry(entry_id, parent, STAMP, {"role": "user", "content": draw(TEXT)}))
+        if kind <= 4:
+            lines.append(good.encode())
+        elif kind == 5:
+            lines.append(leaf_line(draw(st.one_of(st.none(), IDS)), STAMP).encode())
+        elif kind == 6:  # a torn append, later followed by more lines
+            lines.append(good.encode()[: draw(st.integers(0, len(good.encode())))])
+        elif kind == 7:
+            lines.append(draw(st.sampled_from([b"", b"   ", "\u3000".encode(), b"\t"])))
+        elif kind == 8:  # written by another tool: other key order, spaces, NaN, numbers, odd types
+            other = {"type": draw(st.sampled_from([*ENTRY_TYPES, "session", "leaf", 3, None])), "id": entry_id}
+            other.update({"parentId": parent, "x": float("nan"), "timestamp": draw(st.sampled_from([0, 1.5, None]))})
+            lines.append(json.dumps(other, indent=None, separators=(", ", ": ")).encode())
+        elif kind == 9:
+            lines.append(draw(st.sampled_from([b"[1, 2]", b'"\xe6\xa2\xa8"', b"null", b"{", b"}{", b"\xff\xfe"])))
+        elif kind == 10:  # invalid UTF-8 inside a text, or a CRLF line end
+            lines.append(good.encode().replace("茶".encode(), b"\xe8\x8c") + draw(st.sampled_from([b"", b"\r"])))
+        else:
+            lines.append(json.dumps({"id": entry_id, "type": "leaf", "leafId": parent}).encode())
+    return lines
+
+
+def drawn(tree: SessionTree) -> list[tuple[int, str, bool, int, int]]:
+    return [(r.depth, r.entry.id, r.on_path, r.sibling_index, r.sibling_count) for r in tree.rows()]
+
+
+def long_chat(messages: int, *, crlf: bool = False, chat_id: str = "20261202-000000-abcd") -> bytes:
+    """A chat like a long played one: replies with three swipes (the middle chosen), side branches."""
+    lines = [header_line(chat_id, STAMP, card="青梧", mode="stage")]
+    parent: str | None = None
+    counter = 0
+    for n in range(messages):
+        role = "user" if n % 2 else "assistant"
+        if role == "assistant":
+            swipes = []
+            for k in range(3):
+                counter += 1
+                text = f"第{n}句·其{k}\ud800"
+                entry = message_entry(f"{counter:08x}", parent, STAMP, {"role": role, "content": text})
+                lines.append(entry_line(entry))
+                swipes.append(entry.id)
+            parent = swipes[1]
+            lines.append(leaf_line(parent, STAMP))
+        else:
+            counter += 1
+            entry = message_entry(f"{counter:08x}", parent, STAMP, {"role": role, "content": f"掌柜（{n}）"})
+            lines.append(entry_line(entry))
+            parent = entry.id
+        if n % 50 == 49:  # a side branch left behind by /branch: the leaf moved back
+            side = parent
+            for k in range(6):
+                counter += 1
+                entry = message_entry(f"{counter:08x}", side, STAMP, {"role": "user", "content": f"岔路{n}-{k}"})
+                lines.append(entry_line(entry))
+                side = entry.id
+            lines.append(leaf_line(parent, STAMP))
+    text = "\n".join(lines) + "\n"
+    return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
