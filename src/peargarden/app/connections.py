@@ -17,7 +17,7 @@ from peargarden.errors import PearError, ProviderError
 from peargarden.providers.base import Provider, Timeouts
 from peargarden.workspace.config import ModelSettings, Settings
 
-if TYPE_CHECKING:  # the registry is imported on use (the openai SDK behind it is slow to import)
+if TYPE_CHECKING:  # the registry is imported on use: a command that talks to no model never loads it
     from peargarden.providers.registry import ConnectionSpec
 
 LOCAL = "local"

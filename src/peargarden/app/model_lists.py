@@ -53,7 +53,7 @@ def list_models(home: Home, base_url: str | None = None, api_key_env: str | None
     if spec.is_local:
         rows = embedded_models()
         return ModelList("local", "embedded", [str(r["name"]) for r in rows], rows)
-    # Imported here: the openai SDK takes most of a second to import.
+    # Imported here: only this command needs the HTTP client.
     from peargarden.providers.openai_compat import OpenAICompatProvider, RetryPolicy
 
     key = spec.api_key or (os.environ.get(spec.api_key_env, "") if spec.api_key_env else "")
