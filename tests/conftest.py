@@ -23,3 +23,11 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 @pytest.fixture
 def home_dir(_isolated_home: Path) -> Path:
     return _isolated_home
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The real-model tests (`slow`: a minute of llama.cpp where its runtime is installed) start first.
+    # pytest-xdist hands each worker a run of tests in this order, so a long test placed by its
+    # file name may start last and leave the other workers idle while it runs alone; started first,
+    # it overlaps with everything else.  The sort is stable: the rest keep their order.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
