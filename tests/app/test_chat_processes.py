@@ -236,11 +236,28 @@ def test_a_silent_endpoint_says_still_waiting_and_ctrl_c_ends_the_wait(home_dir:
             args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(home_dir)
         )  # fmt: skip
         _wait_for_requests(server, 1, waiting)
-        time.sleep(3)
+        # Ctrl-C once the first notice is out (it is due after 1 s of silence).
+        lines: list[str] = []
+        announced = threading.Event()
+
+        def read_stderr() -> None:
+            assert waiting.stderr is not None
+            for line in waiting.stderr:
+                lines.append(line)
+                if line.startswith("（仍在等待"):
+                    announced.set()
+
+        reader = threading.Thread(target=read_stderr, daemon=True)
+        reader.start()
+        assert announced.wait(timeout=60), "".join(lines)
         waiting.send_signal(signal.SIGINT)
         started = time.monotonic()
-        _out, err = waiting.communicate(timeout=60)
+        waiting.wait(timeout=60)
         assert time.monotonic() - started < 15
+        reader.join(timeout=10)
+        assert waiting.stdout is not None
+        waiting.stdout.read()
+    err = "".join(lines)
     assert waiting.returncode == 130, err
     notices = [line for line in err.splitlines() if line.startswith("（仍在等待")]
     assert notices and base_url in notices[0] and "秒" in notices[0]

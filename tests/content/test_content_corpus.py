@@ -151,6 +151,9 @@ def test_the_model_gets_valid_utf8_json_with_replacement_characters(tmp_path: Pa
     ok(home, "import", put(tmp_path, "碎簪.png", card_png(lone_surrogate_card())))
     with FakeOpenAIServer() as server:
         server.script([text_reply("好。"), text_reply("好。")])
+        # The stage beat's story-memory side call gets an answer too (unscripted, it would be a 500
+        # retried with seconds of back-off).
+        server.default_reply = text_reply("好。")
         for mode in ("tavern", "stage"):
             ok(home, "chat", "--card", "碎簪", "--mode", mode, "--once", "梅花簪呢？", "--thinking", "off",
                "--base-url", server.base_url, "--model", "fake-model", "--api-key-env", "PEAR_NO_KEY")  # fmt: skip

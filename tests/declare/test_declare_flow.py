@@ -145,7 +145,9 @@ def test_failed_side_call_falls_back_without_saving(home: Home) -> None:
 
         from peargarden.testing.fake_openai import status
 
-        server.script([status(500)] * 5)
+        # A failing endpoint that asks for no wait (retry-after-ms: 0): the retries happen, without
+        # the seconds of back-off that are not what this test is about.
+        server.script([status(500, headers={"retry-after-ms": "0"})] * 5)
         failed = declare_preset(home, "青梧", "社区大预设", labeller=side(home), now=lambda: clock[0])
         assert failed.model_called and any("失败" in w for w in failed.warnings)
         calls = len(server.chat_requests)
