@@ -23,12 +23,30 @@ def load_command(name: str) -> Any:
     (typer's public :func:`typer.main.get_command`) yields it as click sees it, with the shared options.
     """
     importlib.import_module(f"{__package__}.{COMMANDS[name].module}")
-    root = typer.main.get_command(app)
-    assert isinstance(root, TyperGroup)
-    command = root.commands.get(name)
+    command = root_command().commands.get(name)
     if command is None:
         raise LookupError(f"peargarden.cli.{COMMANDS[name].module} does not define the command {name!r}")
     return command
+
+
+_converted: tuple[int, TyperGroup] | None = None
+
+
+def root_command() -> TyperGroup:
+    """The root :data:`app` as click sees it, converted again only when a command module was imported since.
+
+    typer converts every registered command (each function's signature and annotations) on each
+    :func:`typer.main.get_command`: about 30 ms once all command modules are loaded, as in a process
+    that runs many ``pear`` command lines (``kit.cli.pear_in_process`` in the tests).  A click command
+    keeps no state between runs, so the converted tree is reused.
+    """
+    global _converted
+    registered = len(app.registered_commands) + len(app.registered_groups)
+    if _converted is None or _converted[0] != registered:
+        root = typer.main.get_command(app)
+        assert isinstance(root, TyperGroup)
+        _converted = (registered, root)
+    return _converted[1]
 
 
 class LazyCommands(TyperGroup):

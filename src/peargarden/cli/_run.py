@@ -13,7 +13,7 @@ import typer
 
 from peargarden.errors import PearError
 
-from ._app import app
+from ._app import root_command
 
 
 def _click_exception_modules() -> list[ModuleType]:
@@ -45,7 +45,7 @@ def _click_exit_code(error: Exception) -> int | None:
 
 
 def run(argv: list[str] | None) -> None:
-    command = typer.main.get_command(app)
+    command = root_command()
     try:
         # Without standalone mode click returns the code of a typer.Exit instead of raising it.
         code = command.main(args=argv, prog_name="pear", standalone_mode=False)
