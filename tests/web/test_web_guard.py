@@ -36,3 +36,45 @@ def test_foreign_hosts_and_cross_site_writes_are_refused(live_server: LiveServer
     same = {"Host": own, "Origin": f"http://{own}", "Content-Type": "application/json"}
     status, body = request(live_server, "POST", "/api/vault/snapshot", same, b"{}")
     assert status == 200 and "snapshot" in json.loads(body)
+
+
+def test_a_token_in_the_query_sets_the_cookie_that_then_stands_alone(seeded_home: Home) -> None:
+    """``?token=`` once (the link `pear serve` prints) sets an HttpOnly, SameSite=Strict cookie; the
+    cookie alone then passes; a wrong or missing token is 401 and sets nothing; the guards answer
+    before the frame headers are added, and a page behind them still gets those headers."""
+    with LiveServer(seeded_home, token="s3cret-Tok_en", host="0.0.0.0") as server:  # new_token()'s alphabet
+        own = f"127.0.0.1:{server.port}"
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        connection.request("GET", "/api/health?token=s3cret-Tok_en", headers={"Host": own})
+        response = connection.getresponse()
+        response.read()
+        cookie = response.getheader("set-cookie") or ""
+        assert response.status == 200 and response.getheader("x-frame-options") == "DENY"
+        assert cookie.startswith("pear_token=") and "HttpOnly" in cookie and "SameSite=strict" in cookie
+        connection.request("GET", "/", headers={"Host": own, "Cookie": cookie.split(";")[0]})
+        page = connection.getresponse()
+        assert page.status == 200 and "梨园" in page.read().decode("utf-8") and page.getheader("set-cookie") is None
+        for wrong in ({"Cookie": "pear_token=x"}, {"Authorization": "Bearer x"}, {}):
+            connection.request("GET", "/api/cards?token=x" if not wrong else "/api/cards", headers={"Host": own, **wrong})
+            refused = connection.getresponse()
+            assert refused.status == 401 and json.loads(refused.read())["error"]
+            assert refused.getheader("set-cookie") is None
+
+
+def test_a_streamed_answer_comes_through_the_guards_whole(seeded_home: Home) -> None:
+    """A beat's event stream passes both guards chunk by chunk, ending with its done event."""
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+    from web_harness import fake_provider_config
+
+    with FakeOpenAIServer() as fake:
+        seeded_home.config_file.write_text(fake_provider_config(fake.base_url), encoding="utf-8")
+        fake.script([text_reply("雨停了，", "掌柜抬起头。")])
+        with LiveServer(seeded_home) as server:
+            own = f"127.0.0.1:{server.port}"
+            headers = {"Host": own, "Origin": f"http://{own}", "Content-Type": "application/json"}
+            status, body = request(server, "POST", "/api/chats/%E9%9D%92%E6%A2%A7", headers, b"{}")
+            chat_id = json.loads(body)["chat_id"]
+            payload = json.dumps({"text": "掌柜在吗？"}, ensure_ascii=False).encode("utf-8")
+            status, stream = request(server, "POST", f"/api/chats/%E9%9D%92%E6%A2%A7/{chat_id}/beat", headers, payload)
+    assert status == 200, stream
+    assert "掌柜抬起头" in stream and '"done"' in stream

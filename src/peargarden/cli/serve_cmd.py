@@ -18,7 +18,8 @@ def serve_command(
     """网页界面（web UI）：FastAPI + uvicorn，默认只监听本机。"""
     import uvicorn
 
-    from peargarden.web.server import WebConfig, create_app, is_loopback, new_token
+    from peargarden.web.guards import is_loopback
+    from peargarden.web.server import WebConfig, create_app, new_token
 
     token = None if is_loopback(host) else new_token()
     if not 0 < port < 65536:

@@ -9,15 +9,11 @@ its scripts from a CDN, and the app works offline).
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import secrets
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -26,8 +22,9 @@ from peargarden import __version__
 from peargarden.errors import PearError
 from peargarden.workspace.home import Home
 
+from .guards import RequireToken, SameOriginOnly, is_loopback
+
 HERE = Path(__file__).parent
-TOKEN_COOKIE = "pear_token"
 
 
 @dataclass
@@ -35,20 +32,6 @@ class WebConfig:
     home: Home
     host: str = "127.0.0.1"
     token: str | None = None
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _hostname(host_header: str) -> str:
-    """The name part of a Host header (``127.0.0.1:8420`` → ``127.0.0.1``, ``[::1]:8420`` → ``::1``)."""
-    return urlsplit(f"//{host_header}").hostname or ""
 
 
 def new_token() -> str:
@@ -74,34 +57,9 @@ def create_app(config: WebConfig) -> FastAPI:
 
     safety.install(app)
 
-    @app.middleware("http")
-    async def same_origin_only(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        """Other web sites must not drive the app through the user's browser: a request whose Host is
-        not this server's own name (DNS rebinding) or a write whose Origin is another site is refused."""
-        host = request.headers.get("host", "")
-        if is_loopback(config.host) and not is_loopback(_hostname(host)):
-            return JSONResponse({"error": "只接受本机地址的请求（loopback only）"}, status_code=403)
-        origin = request.headers.get("origin")
-        if request.method not in ("GET", "HEAD", "OPTIONS") and origin and urlsplit(origin).netloc != host:
-            return JSONResponse({"error": "拒绝来自其他网站的请求（cross-site request refused）"}, status_code=403)
-        return await call_next(request)
-
-    @app.middleware("http")
-    async def require_token(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        token = config.token
-        if token is None:
-            return await call_next(request)
-        offered = (
-            request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            or request.cookies.get(TOKEN_COOKIE, "")
-            or request.query_params.get("token", "")
-        )
-        if not hmac.compare_digest(offered.encode(), token.encode()):
-            return JSONResponse({"error": "需要访问令牌（token required）"}, status_code=401)
-        response = await call_next(request)
-        if request.query_params.get("token"):
-            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
-        return response
+    # Added last, run first: the token, then the same-origin check, then safety's headers and body cap.
+    app.add_middleware(SameOriginOnly, served_host=config.host)
+    app.add_middleware(RequireToken, token=config.token)
 
     @app.exception_handler(PearError)
     async def pear_error(_request: Request, error: PearError) -> JSONResponse:
