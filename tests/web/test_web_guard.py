@@ -55,7 +55,8 @@ def test_a_token_in_the_query_sets_the_cookie_that_then_stands_alone(seeded_home
         page = connection.getresponse()
         assert page.status == 200 and "梨园" in page.read().decode("utf-8") and page.getheader("set-cookie") is None
         for wrong in ({"Cookie": "pear_token=x"}, {"Authorization": "Bearer x"}, {}):
-            connection.request("GET", "/api/cards?token=x" if not wrong else "/api/cards", headers={"Host": own, **wrong})
+            path = "/api/cards" if wrong else "/api/cards?token=x"
+            connection.request("GET", path, headers={"Host": own, **wrong})
             refused = connection.getresponse()
             assert refused.status == 401 and json.loads(refused.read())["error"]
             assert refused.getheader("set-cookie") is None
@@ -63,8 +64,9 @@ def test_a_token_in_the_query_sets_the_cookie_that_then_stands_alone(seeded_home
 
 def test_a_streamed_answer_comes_through_the_guards_whole(seeded_home: Home) -> None:
     """A beat's event stream passes both guards chunk by chunk, ending with its done event."""
-    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
     from web_harness import fake_provider_config
+
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
     with FakeOpenAIServer() as fake:
         seeded_home.config_file.write_text(fake_provider_config(fake.base_url), encoding="utf-8")
