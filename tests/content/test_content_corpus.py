@@ -150,9 +150,8 @@ def test_the_model_gets_valid_utf8_json_with_replacement_characters(tmp_path: Pa
     home = tmp_path / "home"
     ok(home, "import", put(tmp_path, "碎簪.png", card_png(lone_surrogate_card())))
     with FakeOpenAIServer() as server:
-        server.script([text_reply("好。"), text_reply("好。")])
-        # The stage beat's story-memory side call gets an answer too (unscripted, it would be a 500
-        # retried with seconds of back-off).
+        # Every request gets an answer: the two beats and the stage beat's story-memory side call
+        # (unanswered, it would be a 500 retried with seconds of back-off).
         server.default_reply = text_reply("好。")
         for mode in ("tavern", "stage"):
             ok(home, "chat", "--card", "碎簪", "--mode", mode, "--once", "梅花簪呢？", "--thinking", "off",
