@@ -137,3 +137,60 @@ def test_an_earlier_line_of_the_user_handed_back_is_cut_too() -> None:
     reply = "我叫陆行舟，从县城来。青梧放下算盘，“沈家的小儿子……”"
     shown = "".join(second.feed(piece) or "" for piece in _pieces(reply)) + (second.finish() or "")
     assert shown == "青梧放下算盘，“沈家的小儿子……”"
+
+
+# English is compared in words, Chinese in characters: the same bounds mean a clause in both.
+GREETING = (
+    "*You wake with a start.* \"Ah, you're awake at last. I was so worried, I found you bloodied and "
+    "unconscious.\" \"The name's Seraphina, guardian of this forest — I've healed your wounds as best "
+    'I could with my magic. How are you feeling?"'
+)
+
+
+def test_units_count_a_chinese_character_or_an_english_word_as_one() -> None:
+    from peargarden.providers._echo import units
+
+    assert units("掌柜，有热水吗？") == "掌柜有热水吗"
+    assert len(units("The guardian of this forest.")) == 5
+    assert units("Forest") == units("forest") != units("forests")
+    assert len(units("住3号房，Room 12。")) == len("住") + 1 + len("号房") + 2
+    assert units("“”，。!? \ud800") == ""  # punctuation, spaces and a lone surrogate are no units
+
+
+def test_english_phrases_of_the_greeting_taken_up_again_are_kept() -> None:
+    """The reply Qwen2.5-0.5B gave on SillyTavern's Seraphina card: short phrases of the card's
+    greeting again ("guardian of this forest", "with my magic") are the story, not an echo."""
+    user = "*I slowly open my eyes.* Where am I? Who are you?"
+    reply = (
+        "I am Seraphina, the guardian of this forest. You are in my glade. "
+        "Your wounds are healed with my magic, rest now."
+    )
+    guard = EchoFilter(user, can_retry=False, earlier=[GREETING])
+    shown = "".join(guard.feed(piece) or "" for piece in _pieces(reply)) + (guard.finish() or "")
+    assert shown == reply
+
+
+ENGLISH_ECHOES = [
+    # the user's whole line again
+    ("Where am I? Who are you?", "Where am I? Who are you?"),
+    # one of the user's clauses said again, at least six words
+    ("I wander toward the old well behind the inn. Is anyone there?", "I wander toward the old well behind the inn."),
+    # ten words of a long turn quoted inside a new clause
+    (
+        "My mother sent me here because the last letter from my brother came from this very town.",
+        "She nods, because the last letter from my brother came from this very town.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("user", "reply"), ENGLISH_ECHOES)
+def test_english_echoes_are_caught_in_words(user: str, reply: str) -> None:
+    assert echoes(user, reply)
+
+
+def test_an_english_reply_said_again_word_for_word_is_cut() -> None:
+    """A loop across beats: the model's own earlier reply again, a whole sentence of it."""
+    guard = EchoFilter("And then?", can_retry=False, earlier=[GREETING])
+    reply = "She smiles. I've healed your wounds as best I could with my magic. Rest."
+    shown = "".join(guard.feed(piece) or "" for piece in _pieces(reply)) + (guard.finish() or "")
+    assert shown == "She smiles. Rest."

@@ -4,16 +4,22 @@ Small models (Qwen2.5-0.5B measured) often answer with the user's own words: the
 ("这雨什么时候能停？"), its last clause ("想洗把脸。"), the line with 你 and 我 swapped ("我一个人撑着
 这间客栈，不累吗？"), or long stretches of a long turn quoted back in the middle of a reply.
 
-A reply is cut into clauses at Chinese and ASCII punctuation; a clause echoes the user's line when,
-comparing letters and digits only (punctuation, spaces and quote marks ignored):
+A reply is cut into clauses at Chinese and ASCII punctuation, and clauses are compared in *units*
+(:func:`units`): each Chinese character (any wide letter or digit: kana, hangul, full-width forms
+too) is a unit, and so is each word of a script written with spaces (English: "guardian",
+"forest"); punctuation, spaces and quote marks are ignored.  Counting a Latin word as one unit keeps
+the bounds below meaning the same in both: ten units are a clause of Chinese or a sentence of
+English, where ten letters would be two English words, and a Seraphina reply that says "the
+guardian of this forest" again, or "with my magic", would lose the clause.  A clause echoes the
+user's line when:
 
-* it is at least :data:`MIN_CONTAINED` characters long, wholly contained in the user's line (or
+* it is at least :data:`MIN_CONTAINED` units long, wholly contained in the user's line (or
   in the line with 你/我 swapped: the model speaks from the other side), and at least two thirds
   of the user's clauses it lies in (a clause said again; "那位怀瑾公子" picked out of
   "十年前从镇北渡口走的那位怀瑾公子" takes up the topic), or
-* it shares a run of :data:`MIN_SHARED` or more characters with the user's line (a quote of a long
+* it shares a run of :data:`MIN_SHARED` or more units with the user's line (a quote of a long
   turn inside an otherwise new clause), or
-* it is the user's whole line, however short (but at least 4 characters: "在吗" is not an echo).
+* it is the user's whole line, however short (but at least 4 units: "在吗" is not an echo).
 
 A whole reply made only of the user's words ("想洗把脸。" to "掌柜，有热水吗？我想洗把脸。") echoes
 too, though each of its clauses is short.
@@ -24,6 +30,8 @@ topic; it may not hand the sentence back.  Pure functions; the provider does the
 
 from __future__ import annotations
 
+import unicodedata
+import zlib
 from collections.abc import Sequence
 
 __all__ = [
@@ -37,11 +45,12 @@ __all__ = [
     "echoes",
     "split_clauses",
     "strip_echo",
+    "units",
 ]
 
 MIN_CONTAINED = 6
 MIN_SHARED = 10
-# The guard holds a reply back until its opening has this many letters and digits: an echo right
+# The guard holds a reply back until its opening has this many units: an echo right
 # after a short first clause ("晚上，" then "我先上楼歇息。") is still an echo that opened the reply.
 MIN_OPENING = 8
 _CLAUSE_END = frozenset("，。？！；：、,.?!;:…\n")
@@ -49,8 +58,43 @@ _SWAP = str.maketrans({"你": "我", "我": "你"})
 
 
 def squash(text: str) -> str:
-    """Letters and digits only (CJK included): what two clauses are compared on."""
+    """Letters and digits only (CJK included)."""
     return "".join(ch for ch in text if ch.isalnum())
+
+
+# Each word of a spaced script stands for one character of this plane (Supplementary Private Use
+# Area-A), picked by a checksum of the case-folded word: the comparisons below stay substring
+# tests on strings.  Two different words share a character once in 65,534 pairs; the bounds ask
+# for runs of several units, so a false match needs several such accidents in a row.
+_WORD_PLANE = 0xF0000
+_WORD_CODES = 0xFFFE
+
+
+def _word_unit(word: str) -> str:
+    return chr(_WORD_PLANE + zlib.crc32(word.casefold().encode("utf-8")) % _WORD_CODES)
+
+
+def units(text: str) -> str:
+    """*text* as the units its clauses are compared in: each wide letter or digit (Chinese, kana,
+    hangul, full-width forms) as itself, each run of other letters and digits (a word of English,
+    a number) as one character standing for the word; everything else left out."""
+    out: list[str] = []
+    word: list[str] = []
+    for char in text:
+        if char.isalnum() and unicodedata.east_asian_width(char) not in _WIDE:
+            word.append(char)
+            continue
+        if word:
+            out.append(_word_unit("".join(word)))
+            word.clear()
+        if char.isalnum():
+            out.append(char)
+    if word:
+        out.append(_word_unit("".join(word)))
+    return "".join(out)
+
+
+_WIDE = frozenset("WF")
 
 
 def clause_end(text: str) -> int:
@@ -99,18 +143,18 @@ def _within(user: str, piece: str) -> bool:
 
 
 def _restates(user_text: str, piece: str) -> bool:
-    """*piece* (squashed) is a stretch of the user's line that makes up most of the user's clauses
+    """*piece* (in units) is a stretch of the user's line that makes up most of the user's clauses
     it lies in: the clause said again, not a name or a noun phrase picked out of it ("那位怀瑾公子"
     out of "十年前从镇北渡口走的那位怀瑾公子" takes up the topic)."""
     for line in dict.fromkeys((user_text, user_text.translate(_SWAP))):
-        bounds: list[tuple[int, int]] = []  # each clause's span in the squashed line
+        bounds: list[tuple[int, int]] = []  # each clause's span in the line's units
         start = 0
         for clause in split_clauses(line):
-            size = len(squash(clause))
+            size = len(units(clause))
             if size:
                 bounds.append((start, start + size))
             start += size
-        flat = squash(line)
+        flat = units(line)
         at = flat.find(piece)
         while at >= 0:
             end = at + len(piece)
@@ -123,8 +167,8 @@ def _restates(user_text: str, piece: str) -> bool:
 
 def echo_clause(user_text: str, clause: str) -> bool:
     """Whether *clause* (one clause of a reply) hands the user's line back (see the module doc)."""
-    user = squash(user_text)
-    piece = squash(clause)
+    user = units(user_text)
+    piece = units(clause)
     if len(user) < 4 or not piece:
         return False
     if piece == user:
@@ -135,16 +179,16 @@ def echo_clause(user_text: str, clause: str) -> bool:
 
 
 def _only_user_words(user_text: str, text: str) -> bool:
-    """*text* is at least 4 characters, all of them a stretch of the user's line."""
-    piece = squash(text)
-    return len(piece) >= 4 and _within(squash(user_text), piece)
+    """*text* is at least 4 units, all of them a stretch of the user's line."""
+    piece = units(text)
+    return len(piece) >= 4 and _within(units(user_text), piece)
 
 
 def _short_quote(user_text: str, clause: str) -> bool:
     """A clause that is only punctuation or a (short) stretch of the user's line: alone it is no
     echo, but several in a row may be ("你好，" "掌柜。" "还有空房吗？")."""
-    piece = squash(clause)
-    return not piece or _within(squash(user_text), piece)
+    piece = units(clause)
+    return not piece or _within(units(user_text), piece)
 
 
 def echo_runs(user_text: str, reply: str) -> list[tuple[str, bool]]:
@@ -189,7 +233,7 @@ class EchoFilter:
 
     A clause that echoes the user's line is never shown (nor a run of short clauses that together
     do: they are held until the run ends).  Nothing is shown before the reply's opening has
-    :data:`MIN_OPENING` letters and digits.  While another try may follow (``can_retry``), an echo
+    :data:`MIN_OPENING` units.  While another try may follow (``can_retry``), an echo
     before anything was shown stops the reply (``feed``/``finish`` return ``None``: generate
     again); on the last try echoing clauses are dropped.  If the last try is nothing but the user's
     words, it is shown as it came rather than an empty reply.
@@ -285,7 +329,7 @@ class EchoFilter:
         if self.shown:
             return text
         self._opening += text.lstrip(_LEADING) if self._dropped and not self._opening else text
-        if len(squash(self._opening)) < MIN_OPENING:
+        if len(units(self._opening)) < MIN_OPENING:
             return ""
         text, self._opening, self.shown = self._opening, "", True
         return text
