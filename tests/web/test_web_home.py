@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -28,6 +29,16 @@ def test_health_and_openapi(live_server: LiveServer) -> None:
     assert status == 200 and json.loads(body)["status"] == "ok"
     status, body = get(live_server.base_url + "/openapi.json")
     assert status == 200 and "/api/cards" in json.loads(body)["paths"]
+
+
+def test_every_page_names_an_icon_the_server_serves(live_server: LiveServer) -> None:
+    """Without one the browser asks for /favicon.ico, gets a 404 and logs an error on every page."""
+    status, page = get(live_server.base_url + "/")
+    assert status == 200
+    icon = re.search(r'<link rel="icon"[^>]*href="([^"]+)"', page.decode("utf-8"))
+    assert icon is not None
+    status, body = get(live_server.base_url + icon.group(1))
+    assert status == 200 and body.lstrip().startswith(b"<svg")
 
 
 def test_other_hosts_need_the_token(seeded_home: Home) -> None:
