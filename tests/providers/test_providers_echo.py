@@ -194,3 +194,31 @@ def test_an_english_reply_said_again_word_for_word_is_cut() -> None:
     reply = "She smiles. I've healed your wounds as best I could with my magic. Rest."
     shown = "".join(guard.feed(piece) or "" for piece in _pieces(reply)) + (guard.finish() or "")
     assert shown == "She smiles. Rest."
+
+
+def test_a_reply_cut_after_a_comma_ends_in_a_full_stop() -> None:
+    """Turn 10 of the quality benchmark ended "镇上有很多好吃的，": the clause after it was the
+    user's line again, cut, and the reply hung mid-sentence."""
+    user = "镇上有什么好吃的？明天想出去走走。"
+    reply = "镇上有很多好吃的，明天想出去走走。"
+    assert _stream(user, _pieces(reply), can_retry=False) == "镇上有很多好吃的。"
+    quoted = "“镇上有很多好吃的，”明天想出去走走。"
+    assert _stream(user, _pieces(quoted), can_retry=False) == "“镇上有很多好吃的。”"
+
+
+def test_an_english_reply_cut_after_a_comma_ends_in_a_period() -> None:
+    guard = EchoFilter("Who are you?", can_retry=False, earlier=[GREETING])
+    reply = "*She smiles softly.* \"I'm Seraphina, I've healed your wounds as best I could with my magic.\""
+    shown = "".join(guard.feed(piece) or "" for piece in _pieces(reply)) + (guard.finish() or "")
+    assert shown == "*She smiles softly.* \"I'm Seraphina."
+
+
+def test_a_comma_clause_waits_for_the_next_and_stays_when_that_one_is_kept() -> None:
+    user = "镇上有什么好吃的？"
+    guard = EchoFilter(user, can_retry=False)
+    assert guard.feed("桥头周记的馄饨最好，去晚了") == ""  # the comma clause waits
+    assert guard.feed("就没有了。青") == "桥头周记的馄饨最好，去晚了就没有了。"
+    assert guard.finish() == "青"
+    # a reply that ends in a comma of its own (nothing cut after it) keeps it
+    own = EchoFilter(user, can_retry=False)
+    assert (own.feed("桥头周记的馄饨最好，") or "") + (own.finish() or "") == "桥头周记的馄饨最好，"

@@ -43,6 +43,8 @@ __all__ = [
     "echo_clause",
     "echo_runs",
     "echoes",
+    "ends_soft",
+    "full_stop",
     "split_clauses",
     "strip_echo",
     "units",
@@ -228,6 +230,26 @@ def strip_echo(user_text: str, reply: str) -> str:
 _LEADING = "，。？！；：、,.?!;:…\n ”’」』）)"
 
 
+# A clause ending in one of these goes on; cut after it, the reply ends in the matching full stop.
+_SOFT_ENDS = {"，": "。", "、": "。", "；": "。", "：": "。", ",": ".", ";": ".", ":": "."}
+_CLOSERS = "”’」』）)\"' \n"
+
+
+def ends_soft(clause: str) -> bool:
+    """Whether *clause* ends in a comma-like mark (closing quote marks and spaces after it aside)."""
+    body = clause.rstrip(_CLOSERS)
+    return bool(body) and body[-1] in _SOFT_ENDS
+
+
+def full_stop(text: str) -> str:
+    """*text* with a comma-like mark at its end made a full stop (its closing quote marks kept,
+    trailing spaces dropped); any other *text* unchanged."""
+    body = text.rstrip(_CLOSERS)
+    if not body or body[-1] not in _SOFT_ENDS:
+        return text
+    return body[:-1] + _SOFT_ENDS[body[-1]] + text[len(body) :].rstrip()
+
+
 class EchoFilter:
     """The echo guard over a streamed reply: text goes in as it arrives, whole clauses come out.
 
@@ -237,6 +259,10 @@ class EchoFilter:
     before anything was shown stops the reply (``feed``/``finish`` return ``None``: generate
     again); on the last try echoing clauses are dropped.  If the last try is nothing but the user's
     words, it is shown as it came rather than an empty reply.
+
+    A shown clause that ends in a comma-like mark ("镇上有很多好吃的，") waits until the clause after
+    it is judged: when every clause after it is cut, it is the reply's end, and its mark becomes a
+    full stop ("镇上有很多好吃的。") instead of leaving the reply hanging mid-sentence.
     """
 
     def __init__(self, user_text: str, *, can_retry: bool, earlier: Sequence[str] = ()) -> None:
@@ -251,6 +277,8 @@ class EchoFilter:
         self._dropped: list[str] = []
         self._after_echo = False
         self._opening = ""  # shown text held until the opening is long enough
+        self._soft = ""  # a shown clause ending in a comma, held until the next clause is judged
+        self._cut_last = False  # the last clause (in the reply's order) was cut
         self.shown = False
 
     @property
@@ -267,11 +295,29 @@ class EchoFilter:
             shown = self._clause(clause)
             if shown is None:
                 return None
-            out.append(shown)
+            out.append(self._hold_soft(shown))
         return "".join(out)
 
     def finish(self) -> str | None:
         """The rest of the reply once it is complete, or ``None`` (an echo where a retry may follow)."""
+        rest = self._rest()
+        if rest is None:
+            return None
+        text, self._soft = self._soft + rest, ""
+        return full_stop(text) if self._cut_last else text
+
+    def _hold_soft(self, text: str) -> str:
+        """*text* to go out now, but for a last clause that ends in a comma-like mark (held)."""
+        if not text:
+            return ""
+        text, self._soft = self._soft + text, ""
+        last = split_clauses(text)[-1]
+        if ends_soft(last):
+            self._soft = last
+            return text[: len(text) - len(last)]
+        return text
+
+    def _rest(self) -> str | None:
         rest = self._clause(self._pending) if self._pending else ""
         self._pending = ""
         if rest is None:
@@ -283,6 +329,7 @@ class EchoFilter:
             if self.can_retry:
                 return None
             self._dropped.append(quote)
+            self._cut_last = True
         closed = self._close_quote()
         if closed is None:
             return None
@@ -291,7 +338,7 @@ class EchoFilter:
             held, self._opening, self.shown = self._opening, "", True
             return held + rest
         if not self.shown and self._dropped:
-            self.shown = True
+            self.shown, self._cut_last = True, False
             return self.dropped  # the last try is all echo: better than nothing at all
         return rest
 
@@ -306,6 +353,7 @@ class EchoFilter:
         self._after_echo = echo
         if echo:
             self._dropped.append(clause)
+            self._cut_last = True
             return before
         return before + self._show(clause)
 
@@ -319,6 +367,7 @@ class EchoFilter:
             if self.can_retry and not self.shown:
                 return None
             self._dropped.append(text)
+            self._cut_last = True
             return ""
         return self._show(text)
 
@@ -326,6 +375,7 @@ class EchoFilter:
         return any(echo_clause(line, text) for line in (self.user_text, *self.earlier))
 
     def _show(self, text: str) -> str:
+        self._cut_last = False
         if self.shown:
             return text
         self._opening += text.lstrip(_LEADING) if self._dropped and not self._opening else text
