@@ -75,8 +75,8 @@ def test_strip_keeps_what_the_reply_says_of_its_own() -> None:
     assert strip_echo("你一个人撑着这间客栈，不累吗？", "我一个人撑着这间客栈，不累吗？") == ""
 
 
-def _stream(user: str, pieces: list[str], *, can_retry: bool) -> str | None:
-    guard = EchoFilter(user, can_retry=can_retry)
+def _stream(user: str, pieces: list[str], *, can_retry: bool, earlier: tuple[str, ...] = ()) -> str | None:
+    guard = EchoFilter(user, can_retry=can_retry, earlier=earlier)
     out = []
     for piece in pieces:
         shown = guard.feed(piece)
@@ -165,9 +165,7 @@ def test_english_phrases_of_the_greeting_taken_up_again_are_kept() -> None:
         "I am Seraphina, the guardian of this forest. You are in my glade. "
         "Your wounds are healed with my magic, rest now."
     )
-    guard = EchoFilter(user, can_retry=False, earlier=[GREETING])
-    shown = "".join(guard.feed(piece) or "" for piece in _pieces(reply)) + (guard.finish() or "")
-    assert shown == reply
+    assert _stream(user, _pieces(reply), can_retry=False, earlier=(GREETING,)) == reply
 
 
 ENGLISH_ECHOES = [
@@ -190,10 +188,8 @@ def test_english_echoes_are_caught_in_words(user: str, reply: str) -> None:
 
 def test_an_english_reply_said_again_word_for_word_is_cut() -> None:
     """A loop across beats: the model's own earlier reply again, a whole sentence of it."""
-    guard = EchoFilter("And then?", can_retry=False, earlier=[GREETING])
     reply = "She smiles. I've healed your wounds as best I could with my magic. Rest."
-    shown = "".join(guard.feed(piece) or "" for piece in _pieces(reply)) + (guard.finish() or "")
-    assert shown == "She smiles. Rest."
+    assert _stream("And then?", _pieces(reply), can_retry=False, earlier=(GREETING,)) == "She smiles. Rest."
 
 
 def test_a_reply_cut_after_a_comma_ends_in_a_full_stop() -> None:
@@ -207,9 +203,8 @@ def test_a_reply_cut_after_a_comma_ends_in_a_full_stop() -> None:
 
 
 def test_an_english_reply_cut_after_a_comma_ends_in_a_period() -> None:
-    guard = EchoFilter("Who are you?", can_retry=False, earlier=[GREETING])
     reply = "*She smiles softly.* \"I'm Seraphina, I've healed your wounds as best I could with my magic.\""
-    shown = "".join(guard.feed(piece) or "" for piece in _pieces(reply)) + (guard.finish() or "")
+    shown = _stream("Who are you?", _pieces(reply), can_retry=False, earlier=(GREETING,))
     assert shown == "*She smiles softly.* \"I'm Seraphina."
 
 
