@@ -25,7 +25,14 @@ def test_two_beats_stream_with_thinking_folded(served: Served, page: object) -> 
             text_reply("“那把伞，", "是一位故人留下的。”"),
         ]
     )
+    errors: list[str] = []
+    asked: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)  # type: ignore[attr-defined]
+    page.on("request", lambda r: asked.append(r.url))  # type: ignore[attr-defined]
     open_new_chat(page, served.url)
+    # A chat with no beat yet has no request to mark: the page does not ask the inspector for one
+    # (which would answer 404 and put an error in the console).
+    assert errors == [] and not [url for url in asked if "/api/inspect/" in url]
     page.fill("#composer", "掌柜的，还有空房吗？")  # type: ignore[attr-defined]
     page.click("#send")  # type: ignore[attr-defined]
     live = page.locator(".msg.live .live-text")  # type: ignore[attr-defined]

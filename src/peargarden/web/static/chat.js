@@ -262,10 +262,13 @@ function draw() {
 
 async function refresh() {
   state = await api(base);
-  try {
-    const seen = await api(`/api/inspect/${encodeURIComponent(card)}/${encodeURIComponent(chatId)}?source=last`);
-    inContext = new Set(seen.in_context);
-  } catch { inContext = null; }  // no beat yet: no marker
+  inContext = null;  // no beat recorded yet (the context bar counts no tokens): no marker to draw
+  if (state.context.tokens) {
+    try {
+      const seen = await api(`/api/inspect/${encodeURIComponent(card)}/${encodeURIComponent(chatId)}?source=last`);
+      inContext = new Set(seen.in_context);
+    } catch { inContext = null; }
+  }
   draw();
 }
 
