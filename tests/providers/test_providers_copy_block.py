@@ -3,7 +3,7 @@ vocabulary with a few longer ones, as Qwen's has)."""
 
 from __future__ import annotations
 
-from peargarden.providers._copy_block import LIMIT, SHARED_LIMIT, CopyBlock, copy_block_for, user_clauses
+from peargarden.providers._copy_block import LIMIT, SHARED_LIMIT, CopyBlock, copy_block_for, run_length, user_clauses
 
 LONG_TURN = "我一路打听过来，船家说听雨轩的掌柜记得每一位住过的客人，所以冒雨赶了夜路。"
 STORY = "你是青梧，栖水镇客栈「听雨轩」的掌柜。她记得每一位住过的客人。【镇北渡口】每天两班船。"
@@ -98,3 +98,30 @@ def test_the_copy_is_banned_however_the_model_spells_it() -> None:
     assert {vocab.detokenize([t]).decode() for t in block.banned(ids)} == {"过", "过的"}
     assert block.banned(ids[:-1]) == set()  # 想找个 + 住 is four characters
     assert {vocab.detokenize([t]).decode() for t in block.banned([])} >= {"船", "船家", "我", "你"}
+
+
+def test_runs_are_measured_in_characters_of_chinese_and_words_of_english() -> None:
+    assert run_length("柳树下，这") == 5  # a punctuation mark counts, as it did in characters
+    assert run_length("the guardian of this forest,") == 6  # five words and the comma; spaces nothing
+    assert run_length("Seraphina") == run_length("Seraph") == 1
+    assert run_length("") == 0
+
+
+def test_an_english_name_longer_than_the_shared_limit_can_be_written_out() -> None:
+    """Counted in letters, "Seraphina" (9) was past the shared limit of 8: a retry could not finish
+    the card's own name once the user had said it."""
+    block = copy_block_for(CharTokens(), "Seraphina, where am I?", own_text="You are Seraphina.")
+    assert "a" not in _banned(block, "She nods. Seraphin")
+
+
+def test_a_run_of_english_words_is_not_continued_past_five() -> None:
+    vocab = CharTokens((" well", " behind", " the", " inn", " old"))
+    user = "I wander toward the old well behind the inn. Is anyone there?"
+    block = copy_block_for(vocab, user, own_text="青梧")
+
+    def banned(reply: str) -> set[str]:
+        return {vocab.detokenize([t]).decode() for t in block.banned(_ids(reply))}
+
+    assert " well" not in banned("You wander toward the old")  # four words of the user's in a row
+    assert " behind" in banned("You wander toward the old well")  # a sixth: banned
+    assert "b" in banned("You wander toward the old well ")  # however the model spells it

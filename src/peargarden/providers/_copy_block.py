@@ -16,6 +16,11 @@ Stretches the story already holds — the system prompt (card, lore) and the tur
 shared words, not only the user's: names and places like 镇北渡口 or 听雨轩的掌柜 may be written
 out, up to :attr:`CopyBlock.shared_limit` characters in a row.
 
+Runs are measured as the echo guard measures clauses: a Chinese character (any wide character) or a
+punctuation mark counts one, and so does a word of a script written with spaces, whose spaces count
+nothing (:func:`run_length`) — five characters of Chinese are a short phrase, five letters of
+English not even the name "Seraphina", which the story holds and the retry must be able to write.
+
 The reply is compared as text, not as token ids: the model may spell the same characters with
 other tokens than the user's line was cut into ("过的" + "客人" or "过" + "的客人"), so the tokens
 banned are every single token that spells the beginning of what would continue the copy.  Bans
@@ -29,24 +34,50 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from ._echo import MIN_CONTAINED, split_clauses, squash
+from ._echo import MIN_CONTAINED, split_clauses, squash, wide
 
-__all__ = ["LIMIT", "SHARED_LIMIT", "CopyBlock", "copy_block_for", "user_clauses"]
+__all__ = ["LIMIT", "SHARED_LIMIT", "CopyBlock", "copy_block_for", "run_length", "user_clauses"]
 
 BANNED = float("-inf")
 _SWAP = str.maketrans({"你": "我", "我": "你"})
 _CLAUSE_CLOSE = "，。？！；：、,.?!;:…\n"
 _CLOSING_QUOTES = " ”’」』）)\"'"
 _EDGES = _CLAUSE_CLOSE + _CLOSING_QUOTES + "“‘「『（("
-# The retry's bounds, in characters: a run of the user's own words (one short of what the echo
+# The retry's bounds, in run_length units: a run of the user's own words (one short of what the echo
 # guard calls an echo) / of words the story holds.
 LIMIT = MIN_CONTAINED - 1
 SHARED_LIMIT = 8
 # The longest token looked for at a point of the user's line (Qwen's longest Chinese tokens are
-# four or five characters).
+# four or five characters); a word of a spaced script is looked for whole, up to _WORD_CHARS.
 _TOKEN_CHARS = 6
+_WORD_CHARS = 16
 # Clauses shorter than this (letters and digits) are not the opening of a copy ("好，" "在吗？").
 MIN_OPENER_CHARS = 4
+
+
+def run_length(text: str) -> int:
+    """*text*'s length in the units runs are bounded in: each wide character and each punctuation
+    mark one, each word (run of other letters and digits, whole or cut) one, spaces none."""
+    count = 0
+    in_word = False
+    for char in text:
+        narrow_letter = char.isalnum() and not wide(char)
+        # a word counts at its first letter; anything else but a space counts itself
+        starts = not in_word if narrow_letter else not char.isspace()
+        count += starts
+        in_word = narrow_letter
+    return count
+
+
+def _head(text: str) -> str:
+    """The start of *text* whose beginnings may be single tokens: a few characters, or a whole
+    word of a spaced script ("guardian" is one token of Qwen's, " guardian" too)."""
+    end = _TOKEN_CHARS
+    while end < min(len(text), _WORD_CHARS) and text[end - 1].isalnum() and not wide(text[end - 1]):
+        if not (text[end].isalnum() and not wide(text[end])):
+            break
+        end += 1
+    return text[:end]
 
 
 def user_clauses(text: str) -> list[str]:
@@ -95,7 +126,7 @@ class CopyBlock:
     def _spelling(self, text: str) -> list[int]:
         """The single tokens that spell a beginning of *text* ("船", "船家" for "船家说…"; with a
         space before it too, " 船": the model's way round a ban on "船")."""
-        head = text[:_TOKEN_CHARS]
+        head = _head(text)
         if head not in self._spelled:
             found = (self._single_token(pad + head[:size]) for size in range(1, len(head) + 1) for pad in ("", " "))
             self._spelled[head] = [token for token in found if token is not None]
@@ -113,8 +144,14 @@ class CopyBlock:
                 at = line.find(run)
                 while at >= 0:
                     for token in self._spelling(line[at + size :]):
-                        copied = run + self._text(token).lstrip(" ")
-                        if len(copied) > self.shared_limit or (len(copied) > self.limit and copied not in self._own):
+                        # A token's own leading space counts when the line has it there (" forest"
+                        # after "of this"); otherwise it is the model's way round a ban (" 船").
+                        piece = self._text(token)
+                        if not line.startswith(piece, at + size):
+                            piece = piece.lstrip(" ")
+                        copied = run + piece
+                        length = run_length(copied)
+                        if length > self.shared_limit or (length > self.limit and copied not in self._own):
                             out.add(token)
                     at = line.find(run, at + 1)
                 size += 1

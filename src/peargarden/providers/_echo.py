@@ -48,6 +48,7 @@ __all__ = [
     "split_clauses",
     "strip_echo",
     "units",
+    "wide",
 ]
 
 MIN_CONTAINED = 6
@@ -83,7 +84,7 @@ def units(text: str) -> str:
     out: list[str] = []
     word: list[str] = []
     for char in text:
-        if char.isalnum() and unicodedata.east_asian_width(char) not in _WIDE:
+        if char.isalnum() and not wide(char):
             word.append(char)
             continue
         if word:
@@ -97,6 +98,11 @@ def units(text: str) -> str:
 
 
 _WIDE = frozenset("WF")
+
+
+def wide(char: str) -> bool:
+    """Whether *char* is a wide character (Chinese, kana, hangul, full-width forms): one unit alone."""
+    return unicodedata.east_asian_width(char) in _WIDE
 
 
 def clause_end(text: str) -> int:
