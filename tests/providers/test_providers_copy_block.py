@@ -125,3 +125,12 @@ def test_a_run_of_english_words_is_not_continued_past_five() -> None:
     assert " well" not in banned("You wander toward the old")  # four words of the user's in a row
     assert " behind" in banned("You wander toward the old well")  # a sixth: banned
     assert "b" in banned("You wander toward the old well ")  # however the model spells it
+
+
+def test_a_long_english_word_that_is_one_token_is_banned_whole() -> None:
+    """Qwen2.5 spells " enchanted" (ten characters) as one token: the ban looks for whole words,
+    not only the first six characters of what follows."""
+    vocab = CharTokens((" enchanted",))
+    block = copy_block_for(vocab, "I walk with you through the enchanted forest tonight.", own_text="青梧")
+    banned = {vocab.detokenize([t]).decode() for t in block.banned(_ids("We walk with you through the"))}
+    assert " enchanted" in banned
