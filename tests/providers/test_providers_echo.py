@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from peargarden.providers._echo import EchoFilter, echoes, split_clauses, strip_echo
+from peargarden.providers._echo import EchoFilter, echoes, open_marks, split_clauses, strip_echo
 
 LONG_TURN = (
     "实不相瞒，我这次来栖水镇，是受人之托。县城沈家的老夫人病了，临终前一直念叨着小儿子，"
@@ -205,7 +205,7 @@ def test_a_reply_cut_after_a_comma_ends_in_a_full_stop() -> None:
 def test_an_english_reply_cut_after_a_comma_ends_in_a_period() -> None:
     reply = "*She smiles softly.* \"I'm Seraphina, I've healed your wounds as best I could with my magic.\""
     shown = _stream("Who are you?", _pieces(reply), can_retry=False, earlier=(GREETING,))
-    assert shown == "*She smiles softly.* \"I'm Seraphina."
+    assert shown == "*She smiles softly.* \"I'm Seraphina.\""  # the quote it opened is closed
 
 
 def test_a_comma_clause_waits_for_the_next_and_stays_when_that_one_is_kept() -> None:
@@ -217,3 +217,22 @@ def test_a_comma_clause_waits_for_the_next_and_stays_when_that_one_is_kept() -> 
     # a reply that ends in a comma of its own (nothing cut after it) keeps it
     own = EchoFilter(user, can_retry=False)
     assert (own.feed("桥头周记的馄饨最好，") or "") + (own.finish() or "") == "桥头周记的馄饨最好，"
+
+
+def test_the_marks_a_reply_left_open_are_named_innermost_first() -> None:
+    assert open_marks("*她笑了。“好") == "”*"
+    assert open_marks("“好。”*点头*") == ""
+    assert open_marks('*She smiles.* "Rest now') == '"'
+    assert open_marks("「『走吧」") == ""  # a mark closed out of order closes what it holds
+    assert open_marks("I'm here, don't worry") == ""  # apostrophes are no quotes
+
+
+def test_a_reply_cut_inside_a_quote_or_an_action_closes_them() -> None:
+    reply = "*She takes your hand.* \"Rest now. I've healed your wounds as best I could with my magic.\""
+    shown = _stream("Thank you.", _pieces(reply), can_retry=False, earlier=(GREETING,))
+    assert shown == "*She takes your hand.* \"Rest now.\""  # no space left before the closing quote
+    user = "镇上有什么好吃的？明天想出去走走。"
+    shown = _stream(user, _pieces("*青梧想了想。“桥头的馄饨。明天想出去走走。”*"), can_retry=False)
+    assert shown == "*青梧想了想。“桥头的馄饨。”*"
+    # nothing cut at the end: the reply is shown as it came, open marks and all
+    assert _stream(user, _pieces("“桥头的馄饨，去晚了就没有"), can_retry=False) == "“桥头的馄饨，去晚了就没有"

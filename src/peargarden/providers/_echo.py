@@ -45,6 +45,7 @@ __all__ = [
     "echoes",
     "ends_soft",
     "full_stop",
+    "open_marks",
     "split_clauses",
     "strip_echo",
     "units",
@@ -247,6 +248,25 @@ def ends_soft(clause: str) -> bool:
     return bool(body) and body[-1] in _SOFT_ENDS
 
 
+_PAIRS = {"“": "”", "「": "」", "『": "』", "（": "）", "(": ")", '"': '"', "*": "*"}
+_CLOSING = {close: open_ for open_, close in _PAIRS.items()}
+
+
+def open_marks(text: str) -> str:
+    """The closing marks *text* still owes, innermost first: quotes, brackets and the asterisks of
+    role-play actions opened and not closed ('*她笑了。“好' owes '”*')."""
+    stack: list[str] = []
+    for char in text:
+        if stack and _PAIRS[stack[-1]] == char:
+            stack.pop()
+        elif char in _PAIRS:
+            stack.append(char)
+        elif char in _CLOSING and _CLOSING[char] in stack:
+            while stack and stack.pop() != _CLOSING[char]:
+                pass  # a mark closed out of order closes what was opened inside it
+    return "".join(_PAIRS[mark] for mark in reversed(stack))
+
+
 def full_stop(text: str) -> str:
     """*text* with a comma-like mark at its end made a full stop (its closing quote marks kept,
     trailing spaces dropped); any other *text* unchanged."""
@@ -267,8 +287,10 @@ class EchoFilter:
     words, it is shown as it came rather than an empty reply.
 
     A shown clause that ends in a comma-like mark ("镇上有很多好吃的，") waits until the clause after
-    it is judged: when every clause after it is cut, it is the reply's end, and its mark becomes a
-    full stop ("镇上有很多好吃的。") instead of leaving the reply hanging mid-sentence.
+    it is judged, and spaces at the end of what was shown wait for more text: when every clause
+    after them is cut, the reply ends there, its comma becomes a full stop ("镇上有很多好吃的。") and
+    the quotes and action asterisks it left open are closed ('"I'm Seraphina.' → '"I'm
+    Seraphina."'), instead of the reply hanging mid-sentence.
     """
 
     def __init__(self, user_text: str, *, can_retry: bool, earlier: Sequence[str] = ()) -> None:
@@ -285,6 +307,7 @@ class EchoFilter:
         self._opening = ""  # shown text held until the opening is long enough
         self._soft = ""  # a shown clause ending in a comma, held until the next clause is judged
         self._cut_last = False  # the last clause (in the reply's order) was cut
+        self._sent: list[str] = []  # what feed and finish returned
         self.shown = False
 
     @property
@@ -302,6 +325,7 @@ class EchoFilter:
             if shown is None:
                 return None
             out.append(self._hold_soft(shown))
+        self._sent.extend(out)
         return "".join(out)
 
     def finish(self) -> str | None:
@@ -310,7 +334,10 @@ class EchoFilter:
         if rest is None:
             return None
         text, self._soft = self._soft + rest, ""
-        return full_stop(text) if self._cut_last else text
+        if self._cut_last:  # the reply's end was cut: end it as a sentence
+            text = full_stop(text).rstrip()
+            text += open_marks("".join(self._sent) + text)
+        return text
 
     def _hold_soft(self, text: str) -> str:
         """*text* to go out now, but for a last clause that ends in a comma-like mark (held)."""
@@ -318,10 +345,10 @@ class EchoFilter:
             return ""
         text, self._soft = self._soft + text, ""
         last = split_clauses(text)[-1]
-        if ends_soft(last):
-            self._soft = last
-            return text[: len(text) - len(last)]
-        return text
+        if not ends_soft(last):
+            last = text[len(text.rstrip()) :]  # only the spaces at the end wait
+        self._soft = last
+        return text[: len(text) - len(last)]
 
     def _rest(self) -> str | None:
         rest = self._clause(self._pending) if self._pending else ""
