@@ -10,7 +10,7 @@ import pytest
 
 from kit.formats import b64json, text_chunk, tiny_png, v2_card
 from peargarden.errors import FormatError
-from peargarden.formats import MAX_INPUT_BYTES, Card, card_to_charx, detect_kind
+from peargarden.formats import MAX_INPUT_BYTES, Card, card_to_charx, detect_kind, read_lorebook
 
 
 def _dumps(obj: object, indent: int | None = 4) -> bytes:
@@ -85,3 +85,31 @@ def test_zip_is_charx_by_content_not_name() -> None:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("card.json", b"{}")
     assert detect_kind(buffer.getvalue(), "renamed.png") == "charx"
+
+
+# What Windows editors save: Notepad's "Unicode" (UTF-16 with its byte-order mark), UTF-8 with a
+# BOM, and "ANSI", which on a Chinese Windows is GBK.
+BOOK = {"entries": {"0": {"uid": 0, "key": ["雨巷"], "content": "一条长长的雨巷。"}}}
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
+def test_text_with_a_byte_order_mark_is_read_in_its_encoding(encoding: str) -> None:
+    data = json.dumps(BOOK, ensure_ascii=False).encode(encoding)
+    if encoding in ("utf-16-le", "utf-16-be"):  # these codecs write no mark: add the one Notepad writes
+        data = "\ufeff".encode(encoding) + data
+    assert detect_kind(data, "雨巷.json") == "lorebook"
+    assert read_lorebook(data, "雨巷.json")["entries"]["0"]["key"] == ["雨巷"]
+
+
+def test_gbk_text_is_refused_with_a_hint_to_save_it_as_utf8() -> None:
+    data = json.dumps(BOOK, ensure_ascii=False).encode("gbk")
+    with pytest.raises(FormatError) as info:
+        detect_kind(data, "雨巷.json")
+    assert "不是 UTF-8" in info.value.message and "GBK" in info.value.message
+    assert "\n" not in str(info.value)
+    # bytes that are no Chinese in any encoding get no such guess
+    with pytest.raises(FormatError) as other:
+        detect_kind(b"\xc3\x28 invalid utf8", "x.json")
+    assert "GBK" not in other.value.message
+    with pytest.raises(FormatError, match="UTF-16"):
+        detect_kind(b"\xff\xfe\x00", "broken.json")  # a mark, then half a character

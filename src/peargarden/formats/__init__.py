@@ -52,7 +52,14 @@ Personas (SillyTavern ``power_user``)::
     read_personas(data, filename) ; persona_to_json(p) ; personas_to_backup_json(personas)
 """
 
-from ._common import MAX_INPUT_BYTES, dumps_json, escape_lone_surrogates, has_lone_surrogate, replace_lone_surrogates
+from ._common import (
+    MAX_INPUT_BYTES,
+    decode_utf8,
+    dumps_json,
+    escape_lone_surrogates,
+    has_lone_surrogate,
+    replace_lone_surrogates,
+)
 from .card_files import card_like, card_to_charx, card_to_json, card_to_png, read_card, read_card_png, read_charx
 from .cards import SPEC_V2, SPEC_V3, Card, card_from_object, card_to_object
 from .chats import (
@@ -119,6 +126,7 @@ __all__ = [
     "card_to_object",
     "card_to_png",
     "character_book_from_lorebook",
+    "decode_utf8",
     "detect_kind",
     "dumps_json",
     "escape_lone_surrogates",

@@ -27,15 +27,37 @@ def check_size(data: bytes, filename: str) -> None:
         )
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def decode_utf8(data: bytes, filename: str, what: str = "文本") -> str:
-    """UTF-8 text (a leading BOM is dropped, as Windows editors add one)."""
+    """UTF-8 text (a leading BOM is dropped, as Windows editors add one).  Text that starts with a
+    UTF-16 byte-order mark (Notepad's "Unicode") is read as UTF-16: the mark leaves no doubt.  Any
+    other encoding is refused; the message says when the bytes read as GBK / GB18030 Chinese, the
+    encoding a Chinese Windows editor saves in when told "ANSI"."""
+    if data.startswith(_UTF16_BOMS):
+        try:
+            return data.decode("utf-16").removeprefix("\ufeff")
+        except UnicodeDecodeError as exc:
+            message = f"{what}的 UTF-16 编码有误，第 {exc.start} 字节处出错（invalid UTF-16）"
+            raise FormatError(message, path=filename) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FormatError(
-            f"{what}不是 UTF-8 编码，第 {exc.start} 字节处出错（not valid UTF-8）", path=filename
-        ) from None
+        message = f"{what}不是 UTF-8 编码，第 {exc.start} 字节处出错（not valid UTF-8）"
+        if _reads_as_gbk(data):
+            message += "；看起来是 GBK/GB18030 编码，请用编辑器另存为 UTF-8（looks like GBK: save it as UTF-8）"
+        raise FormatError(message, path=filename) from None
     return text.removeprefix("\ufeff")
+
+
+def _reads_as_gbk(data: bytes) -> bool:
+    """The bytes decode as GB18030 and hold Chinese characters (not only Latin-1 look-alikes)."""
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        return False
+    return sum("\u4e00" <= char <= "\u9fff" for char in text) >= 2
 
 
 def loads_json(text: str, filename: str, what: str = "JSON") -> Any:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput, FormatError
+from peargarden.formats import decode_utf8
 
 #: The largest file ``pear import`` reads.  Cards with big embedded asset packs stay well below it;
 #: anything larger is refused before it is read into memory.
@@ -59,10 +60,10 @@ def _kind(mode: int) -> str:
 
 def read_json(path: Path) -> Any:
     """The JSON value in *path* (size-checked); ``FormatError`` naming the file and the line when it is not JSON."""
+    # Decoded as every import is: a BOM (Notepad's) dropped, UTF-16 with its mark read, GBK named.
+    text = decode_utf8(read_input(path), str(path))
     try:
-        return json.loads(read_input(path).decode("utf-8"))
-    except UnicodeDecodeError:
-        raise FormatError("不是 UTF-8 文本（not UTF-8）", path=path) from None
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=path) from None
 
