@@ -17,6 +17,7 @@ from pathlib import Path
 from peargarden.errors import BadInput
 from peargarden.workspace import atomic
 from peargarden.workspace.config import Settings, parse_settings
+from peargarden.workspace.text_files import read_user_text
 
 Value = str | int | float | bool | Sequence[str]
 
@@ -122,10 +123,10 @@ def set_values(config_file: Path, changes: Mapping[tuple[str, str], Value]) -> S
     The edited text is validated first: invalid settings raise :class:`BadInput` and the file stays.
     """
     try:
-        text = config_file.read_text(encoding="utf-8")
+        text = read_user_text(config_file)
     except FileNotFoundError:
         text = ""
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
         raise BadInput(f"无法读取设置文件：{error}", path=config_file) from None
     for (table, key), value in changes.items():
         text = set_value(text, table, key, value)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.workspace.home import Home, sanitize_name
+from peargarden.workspace.text_files import read_user_text
 
 # The custom entry a persona switch inside a chat records on the branch.
 PERSONA_ENTRY_TYPE = "persona"
@@ -33,14 +34,14 @@ def load_persona(personas_dir: Path, name: str) -> Persona:
     json_file = personas_dir / f"{stem}.json"
     try:
         if json_file.is_file():
-            value = json.loads(json_file.read_text(encoding="utf-8"))
+            value = json.loads(read_user_text(json_file))
             if isinstance(value, dict):
                 return Persona(str(value.get("name") or name), str(value.get("description") or ""))
         for suffix in (".md", ".txt"):
             text_file = personas_dir / f"{stem}{suffix}"
             if text_file.is_file():
-                return Persona(name, text_file.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError, UnicodeDecodeError):
+                return Persona(name, read_user_text(text_file).strip())
+    except (OSError, ValueError):  # FormatError is a ValueError too
         pass  # an unreadable persona file leaves the name usable
     return Persona(name)
 

@@ -26,6 +26,7 @@ from peargarden.workspace.cards import open_card
 from peargarden.workspace.config import load_settings, parse_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.library import list_preset_names, lorebook_name
+from peargarden.workspace.text_files import read_user_text
 
 from .config_edit import remove_value, set_value
 from .json_files import JsonStyle, read_json_file, write_json_file
@@ -109,7 +110,7 @@ def set_connection_samplers(
     if name not in load_settings(config_file).providers:
         raise NotFound(f"config.toml 里没有连接 [providers.{name}]（unknown connection）")
     checked = checked_samplers(values, CONNECTION_SAMPLERS)
-    text = config_file.read_text(encoding="utf-8") if config_file.is_file() else ""
+    text = read_user_text(config_file) if config_file.is_file() else ""
     table = f"providers.{name}.sampler"
     for key, value in checked.items():
         text = remove_value(text, table, key) if value is None else set_value(text, table, key, value)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.workspace.home import Home
+from peargarden.workspace.text_files import read_user_text
 
 if TYPE_CHECKING:
     from peargarden.stage.entries import Entry
@@ -41,10 +42,10 @@ def prompt_file(home: Home, card: str, key: str) -> Path:
 
 def read_prompt_file(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_user_text(path)
     except FileNotFoundError:
         raise NotFound(f"文件不存在：{path.name}") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
         raise BadInput(f"无法读取：{error}", path=path) from None
 
 

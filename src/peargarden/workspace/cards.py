@@ -21,6 +21,7 @@ from .config import Settings, merge_card_settings
 from .home import CARD_SETTINGS_FILE, SUPPLEMENT_BOOK_FILE, Home, sanitize_name
 from .inputs import read_input
 from .library import lorebook_exists, lorebook_name
+from .text_files import read_user_text
 
 #: What a card file may end with, in the order a folder is searched.
 CARD_SUFFIXES = (".png", ".json", ".charx")
@@ -83,10 +84,10 @@ class CardFolder:
     def settings(self) -> dict[str, Any]:
         """``卡.json`` as a dict; ``{}`` when the card has none."""
         try:
-            text = self.settings_file.read_text(encoding="utf-8")
+            text = read_user_text(self.settings_file, "卡设置")
         except FileNotFoundError:
             return {}
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise BadInput(f"无法读取卡设置：{exc}", path=self.settings_file) from None
         try:
             value = json.loads(text) if text.strip() else {}

@@ -24,6 +24,7 @@ from typing import Any
 from peargarden.errors import BadInput
 from peargarden.providers.base import TIMEOUT_KEYS
 from peargarden.sandbox.defaults import DEFAULT_BLACKLIST, DEFAULT_NO_ASK
+from peargarden.workspace.text_files import decode_user_text
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 CREATION_MODES = ("silent", "ask")
@@ -180,10 +181,10 @@ def load_settings(config_file: Path) -> Settings:
 
 def parse_settings(raw: bytes | str, *, where: str | Path = "config.toml") -> Settings:
     """Settings from the text of a ``config.toml``."""
-    text = raw.decode("utf-8", errors="strict") if isinstance(raw, bytes) else raw
+    text = decode_user_text(raw, where, "设置文件") if isinstance(raw, bytes) else raw
     try:
         doc = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"TOML 格式错误：{exc}", path=where) from None
     return settings_from_mapping(doc, where=where)
 

@@ -43,6 +43,7 @@ from peargarden.workspace.config import Settings, load_settings, parse_settings
 from peargarden.workspace.home import SUPPLEMENT_BOOK_FILE, Home
 from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
 from peargarden.workspace.regex_scripts import card_regex_scripts, global_regex_scripts, regex_allowance
+from peargarden.workspace.text_files import read_user_text
 
 __all__ = [
     "AGENTS_FILE",
@@ -92,10 +93,10 @@ class StageMaterials:
 
 def _read_text(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_user_text(path)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise BadInput(f"无法读取：{exc}", path=path) from None
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from peargarden.agent.events import AgentEvent, DoneEvent, WarningEvent
 from peargarden.agent.thinking import parse_level
-from peargarden.errors import BadInput, PearError, ProviderError
+from peargarden.errors import BadInput, FormatError, PearError, ProviderError
 from peargarden.providers.base import THINKING_LEVELS, ChatRequest, Provider, TextDelta, ThinkingLevel
 from peargarden.sessions import SessionTree
 from peargarden.stage.history import beat_result
@@ -49,6 +49,7 @@ from peargarden.text.tokens import EstimateCounter, TextCounter, counter_for_mod
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chats import ChatFile
+from peargarden.workspace.text_files import read_user_text
 
 __all__ = [
     "MEMORY_DIR",
@@ -136,8 +137,8 @@ def _story_table(doc: Any, base: StorySettings, where: Path) -> StorySettings:
 def story_settings(config_file: Path, card: CardFolder, compact_every_n_turns: int = 30) -> StorySettings:
     base = StorySettings(compact_every=compact_every_n_turns)
     try:
-        doc = tomllib.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        doc = tomllib.loads(read_user_text(config_file))
+    except (OSError, tomllib.TOMLDecodeError, FormatError):
         doc = {}  # load_settings already reports a broken config.toml
     base = _story_table(doc.get("story"), base, config_file)
     return _story_table(card.settings().get("story"), base, card.path)
@@ -172,8 +173,8 @@ def resident_path(card: CardFolder) -> Path:
 
 def read_resident(card: CardFolder) -> str:
     try:
-        return resident_path(card).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+        return read_user_text(resident_path(card)).strip()
+    except (OSError, FormatError):
         return ""
 
 

@@ -50,6 +50,7 @@ from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input
+from peargarden.workspace.text_files import read_user_text
 
 STATE_FILE = "预设声明.json"
 REPORT_FILE = "预设转译报告.md"
@@ -235,7 +236,7 @@ def _write_cache_if_changed(home: Home, stem: str, cache: dict[str, Any]) -> Non
 
 def _read_text(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_user_text(path)
     except FileNotFoundError:
         return None
 

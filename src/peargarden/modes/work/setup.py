@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from peargarden.agent.loop import RequestBuilder
 from peargarden.agent.tools import Tool
+from peargarden.errors import FormatError
 from peargarden.modes.work.bash_tool import BashTool
 from peargarden.modes.work.card_tool import CardProjectTool
 from peargarden.modes.work.file_tools import file_tools
@@ -21,6 +22,7 @@ from peargarden.modes.work.request import authoring_system, with_role_play_view,
 from peargarden.modes.work.switch import WORK_MODE, ConversationModeTool
 from peargarden.sessions.scan import MessageScan
 from peargarden.workspace.seed import bundled
+from peargarden.workspace.text_files import read_user_text
 
 from ..base import MODE_ENTRY_TYPE, BeatEnv, ModeSetup, chat_memo
 
@@ -33,8 +35,8 @@ WORK_SCAN_KEY = "work.scan"
 def authoring_prompt(env: BeatEnv) -> str:
     path = env.card.home.authoring_file
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_user_text(path)
+    except (OSError, FormatError):
         return bundled("AUTHORING.md").decode("utf-8")
 
 
