@@ -123,3 +123,12 @@ def test_folder_names_are_safe_and_stable(name: str) -> None:
     assert cleaned == cleaned.strip() and not cleaned.endswith(".")
     assert cleaned not in (".", "..")
     assert folder_name(cleaned) == cleaned
+
+
+def test_a_mistyped_card_name_is_answered_with_the_near_names(home: Home) -> None:
+    with pytest.raises(NotFound) as info:
+        open_card(home, "青")
+    assert "「青梧」" in info.value.message and "did you mean" in info.value.message
+    with pytest.raises(NotFound) as far:
+        open_card(home, "完全不同")
+    assert "pear cards" in far.value.message and "did you mean" not in far.value.message

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from peargarden.errors import BadInput, ConflictError, NotFound
+from peargarden.errors import BadInput, ConflictError
 from peargarden.formats.lorebook_edit import add_entry, delete_entry, entry_fingerprint, update_entry
 from peargarden.stage.lore.book import SUPPLEMENT_UID_START
 from peargarden.workspace.cards import list_cards, lorebook_mounts, mount_lorebook, open_card, unmount_lorebook
 from peargarden.workspace.home import Home
-from peargarden.workspace.library import list_lorebook_names, lorebook_name, lorebook_path
+from peargarden.workspace.library import list_lorebook_names, lorebook_name, lorebook_path, no_such_lorebook
 from peargarden.workspace.vault import Vault
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def book_path(home: Home, kind: Kind, name: str) -> Path:
         return open_card(home, name).supplement_book_file
     path = lorebook_path(home, name)
     if not path.is_file():
-        raise NotFound(f"世界书库里没有「{lorebook_name(name)}」（no such lorebook）")
+        raise no_such_lorebook(home, name)
     return path
 
 

@@ -25,7 +25,7 @@ from peargarden.workspace import atomic
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.config import load_settings, parse_settings
 from peargarden.workspace.home import Home
-from peargarden.workspace.library import list_preset_names, lorebook_name
+from peargarden.workspace.library import list_preset_names, lorebook_name, no_such_preset
 from peargarden.workspace.text_files import read_user_text
 
 from .config_edit import remove_value, set_value
@@ -38,7 +38,7 @@ _PROMPT_KEYS = ("identifier", "name", "role", "content", "system_prompt", "marke
 def preset_file(home: Home, name: str) -> Path:
     stem = lorebook_name(name)
     if stem not in list_preset_names(home):
-        raise NotFound(f"预设库里没有「{stem}」（no such preset）")
+        raise no_such_preset(home, stem)
     return home.presets_dir / f"{stem}.json"
 
 

@@ -15,12 +15,13 @@ from typing import Any
 
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import Card, read_card
+from peargarden.text.names import did_you_mean
 
 from . import atomic
 from .config import Settings, merge_card_settings
 from .home import CARD_SETTINGS_FILE, SUPPLEMENT_BOOK_FILE, Home, sanitize_name
 from .inputs import read_input
-from .library import lorebook_exists, lorebook_name
+from .library import lorebook_exists, lorebook_name, no_such_lorebook
 from .text_files import read_user_text
 
 #: What a card file may end with, in the order a folder is searched.
@@ -163,7 +164,8 @@ def open_card(home: Home, name: str) -> CardFolder:
             return CardFolder(home, candidate)
     if not sanitize_name(wanted):
         raise BadInput(f"卡名「{name}」里没有可用的字符（name has no letters or digits）")
-    raise NotFound(f"没有名为「{name}」的卡（no such card）；用 pear cards 查看已有的卡")
+    near = did_you_mean(wanted, [folder.folder for folder in list_cards(home)])
+    raise NotFound(f"没有名为「{name}」的卡（no such card）{near or '；用 pear cards 查看已有的卡'}")
 
 
 def folder_name(name: str, *, source: str | Path | None = None) -> str:
@@ -199,7 +201,7 @@ def mount_lorebook(home: Home, card: str, book: str) -> bool:
     folder = open_card(home, card)
     name = lorebook_name(book)
     if not lorebook_exists(home, name):
-        raise NotFound(f"世界书库里没有「{name}」（no such lorebook）；用 pear lorebook list 查看")
+        raise no_such_lorebook(home, name)
     settings = folder.settings()
     mounted = folder.lorebooks()
     if name in mounted:

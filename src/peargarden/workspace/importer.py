@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from peargarden.errors import BadInput, FormatError, NotFound, PearError
+from peargarden.errors import BadInput, FormatError, PearError
 from peargarden.formats import (
     Card,
     card_like,
@@ -400,10 +400,7 @@ def _resolve_card(plan: ImportPlan, batch: _Batch, card: str) -> str:
     for folder, name in batch.cards.items():
         if wanted in (folder, name) or sanitize_name(wanted) == folder:
             return folder
-    try:
-        return open_card(plan.home, wanted).folder
-    except NotFound:
-        raise NotFound(f"没有名为「{card}」的卡（no such card）；用 pear cards 查看已有的卡") from None
+    return open_card(plan.home, wanted).folder  # NotFound names the cards it may have meant
 
 
 def _stem(path: Path) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import read_lorebook
+from peargarden.text.names import did_you_mean
 
 from .home import Home, sanitize_name
 from .inputs import read_input
@@ -38,6 +39,19 @@ def lorebook_exists(home: Home, book: str) -> bool:
         return lorebook_path(home, book).is_file()
     except BadInput:
         return False
+
+
+def no_such_lorebook(home: Home, book: str) -> NotFound:
+    """The error for a library lorebook that is not there, naming the near names."""
+    name = lorebook_name(book)
+    near = did_you_mean(name, list_lorebook_names(home))
+    return NotFound(f"世界书库里没有「{name}」（no such lorebook）{near or '；用 pear lorebook list 查看'}")
+
+
+def no_such_preset(home: Home, preset: str) -> NotFound:
+    """The error for a library preset that is not there, naming the near names."""
+    name = lorebook_name(preset)
+    return NotFound(f"预设库里没有「{name}」（no such preset）{did_you_mean(name, list_preset_names(home))}")
 
 
 def list_lorebook_names(home: Home) -> list[str]:
@@ -68,7 +82,7 @@ def read_library_lorebook(home: Home, book: str) -> dict[str, Any]:
     """A library lorebook in SillyTavern's standalone shape."""
     path = lorebook_path(home, book)
     if not path.is_file():
-        raise NotFound(f"世界书库里没有「{lorebook_name(book)}」（no such lorebook）")
+        raise no_such_lorebook(home, book)
     return read_lorebook(read_input(path), str(path))
 
 

@@ -13,14 +13,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import NotFound
 from peargarden.formats import Card
 from peargarden.formats.presets import read_preset
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input, read_json
-from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
+from peargarden.workspace.library import lorebook_name, lorebook_path, no_such_preset, read_library_lorebook
 
 SUPPLEMENT_WORLD = "补充设定集"
 
@@ -67,5 +66,5 @@ def read_named_preset(home: Home, name: str) -> dict[str, Any]:
     """The library preset called *name*; :class:`NotFound` when there is none."""
     path = preset_file(home, name)
     if not path.is_file():
-        raise NotFound(f"预设库里没有「{name}」（no such preset）")
+        raise no_such_preset(home, name)
     return dict(read_preset(read_input(path), str(path)))
