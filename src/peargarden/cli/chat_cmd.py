@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import signal
 import sys
 import threading
@@ -21,6 +22,7 @@ from peargarden.errors import BadInput, PearError, ProviderError
 
 from ._app import app, state
 from ._vault import vault_snapshots
+from ._wrap import StreamWrap
 
 HELP = """命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
@@ -75,11 +77,21 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSe
 # -- rendering -------------------------------------------------------------------------------------
 
 
+def _terminal_wrap() -> StreamWrap | None:
+    """Word wrap at the terminal's width (``COLUMNS`` wins), or ``None`` when stdout is no terminal:
+    what goes to a file or a pipe is the reply as the model wrote it."""
+    if not sys.stdout.isatty():
+        return None
+    return StreamWrap(shutil.get_terminal_size().columns - 1)
+
+
 class _Printer:
     """Streams events to the terminal: reply on stdout, everything else on stderr."""
 
-    def __init__(self, show_thinking: bool = True) -> None:
+    def __init__(self, show_thinking: bool = True, wrap: StreamWrap | None = None) -> None:
         self.show_thinking = show_thinking
+        # On a terminal, lines break between words (English would otherwise split mid-word).
+        self.wrap = wrap
         self.in_thinking = False
         self.line_open = False
         # The options of the last choice card (the ask tool): a bare number answers with that option.
@@ -92,10 +104,21 @@ class _Printer:
             self.in_thinking = False
 
     def _newline(self) -> None:
+        if self.wrap is not None:
+            sys.stdout.write(self.wrap.flush())
         if self.line_open:
             sys.stdout.write("\n")
             sys.stdout.flush()
             self.line_open = False
+        if self.wrap is not None:
+            self.wrap.reset()
+
+    def echo(self, text: str) -> None:
+        """A whole reply at once (the greeting, a swipe kept, sealed prose), wrapped like a streamed one."""
+        if self.wrap is not None:
+            text = self.wrap.feed(text) + self.wrap.flush()
+            self.wrap.reset()
+        typer.echo(text)
 
     def event(self, event: AgentEvent) -> None:
         data = event.to_json()
@@ -110,7 +133,7 @@ class _Printer:
             return
         self._end_thinking()
         if kind == "text_delta":
-            sys.stdout.write(data["text"])
+            sys.stdout.write(self.wrap.feed(data["text"]) if self.wrap is not None else data["text"])
             sys.stdout.flush()
             self.line_open = True
             return
@@ -138,7 +161,7 @@ class _Printer:
         if data["is_error"]:
             return
         if data["name"] == "draft_seal" and isinstance(details.get("prose"), str):
-            typer.echo(details["prose"].strip())
+            self.echo(details["prose"].strip())
         elif details.get("kind") == "choice":
             self.choices = [str(o) for o in details.get("options") or []]
             typer.echo(f"【岔口】{details.get('question', '')}")
@@ -358,7 +381,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
 
         reason, _, code = _run(start, emit, interactive=False, waiting=waiting)
     else:
-        printer = _Printer(show_thinking=False)
+        printer = _Printer(show_thinking=False, wrap=_terminal_wrap())
         reason, reply, code = _run(start, printer.event, interactive=False, waiting=waiting)
         if reply and not reply.endswith("\n"):
             sys.stdout.write("\n")
@@ -371,7 +394,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
 
 
 def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> None:
-    printer = _Printer()
+    printer = _Printer(wrap=_terminal_wrap())
     typer.echo(
         f"梨园 · {session.card.folder} · 对话 {session.chat_id} · {session.mode} · 思考 {session.thinking}",
         err=True,
@@ -380,7 +403,7 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
     messages = session.messages()
     if messages:
         last = messages[-1]
-        typer.echo(("" if last.role == "assistant" else "你：") + last.content)
+        printer.echo(("" if last.role == "assistant" else "你：") + last.content)
 
     def play(start: Callable[[Approver, threading.Event], Iterator[AgentEvent]]) -> str:
         before = session.mode
@@ -406,7 +429,7 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
         try:
             if command in ("/quit", "/exit", "/q"):
                 return
-            if not _slash(session, command, rest, play):
+            if not _slash(session, command, rest, play, printer.echo):
                 typer.echo(f"未知命令 {command}；/help 查看命令。", err=True)
         except PearError as error:
             typer.echo(f"pear: {error}", err=True)
@@ -432,6 +455,7 @@ def _slash(
     command: str,
     rest: str,
     play: Callable[[Callable[[Approver, threading.Event], Iterator[AgentEvent]]], str],
+    echo: Callable[[str], None] = typer.echo,
 ) -> bool:
     if command == "/help":
         typer.echo(HELP, err=True)
@@ -449,7 +473,7 @@ def _slash(
 
         play(start)
         if holder.get("events") is None:
-            typer.echo(session.messages()[-1].content)
+            echo(session.messages()[-1].content)
         _swipe_counter(session)
     elif command == "/continue":
         play(lambda approver, cancel: session.continue_(cancel=cancel, approver=approver))
