@@ -9,7 +9,9 @@ time at all rather than a wrong one.  Messages written here show their entry's t
 The context bar: the last request's tokens against the budget it was built for.  Tavern mode builds
 against the preset in use (``openai_max_context``, of which ``openai_max_tokens`` is kept for the
 reply) and counts the prompt as SillyTavern does; the request carries both (``ChatRequest.budget``).
-Other modes measure the request against the story's ``[story] context_tokens``.
+Other modes measure the request against the story's ``[story] context_tokens``, or the model's own
+window when that is smaller and known (the embedded model runs at most 8192 tokens and drops the
+oldest turns past it, so a bar against 32768 would show a fifth of what is used).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from peargarden.errors import PearError
 from peargarden.formats import parse_send_date
 from peargarden.sessions import ops
 from peargarden.sessions.entries import Entry
@@ -77,7 +80,19 @@ def _int(value: Any) -> int:
 
 
 def _story_budget(session: ChatSession) -> dict[str, Any]:
-    return {"limit": context_tokens(session.app.home, session.card), "reserve": 0, "source": "story"}
+    limit = context_tokens(session.app.home, session.card)
+    window = model_window(session.resolved.provider)
+    return {"limit": min(limit, window) if window else limit, "reserve": 0, "source": "story"}
+
+
+def model_window(provider: Any) -> int | None:
+    """The context window a provider runs the model with, when it knows one (the embedded model's
+    ``n_ctx``, read from the GGUF header); ``None`` for an endpoint, which does not say."""
+    try:
+        window = getattr(provider, "n_ctx", None)
+    except (PearError, OSError):  # the model file is missing or broken: the beat will say so
+        return None
+    return window if isinstance(window, int) and window > 0 else None
 
 
 def tavern_window(session: ChatSession) -> tuple[int, int]:
