@@ -136,3 +136,39 @@ def test_switch_between_chats_and_export(served: Served, page: object) -> None:
         page.click("#export")  # type: ignore[attr-defined]
     lines = Path(download_info.value.path()).read_text(encoding="utf-8").splitlines()
     assert any("第一局。" in line for line in lines[1:])
+
+
+def test_sillytavern_hotkeys_swipe_edit_regenerate_and_continue(served: Served, page: object) -> None:
+    """Left / Right swipe, Up edits the last message, Escape leaves the edit, Ctrl+Enter regenerates
+    and Alt+Enter continues — with nothing typed in the chat bar; typed text keeps the keys its own."""
+    served.fake.script([text_reply("第一版。"), text_reply("第二版。"), text_reply("第三版。"), text_reply("接着写。")])
+    open_new_chat(page, served.url)
+    page.fill("#composer", "雨什么时候停？")  # type: ignore[attr-defined]
+    page.press("#composer", "Enter")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    last = page.locator(".msg.assistant").last  # type: ignore[attr-defined]
+    page.press("#composer", "ArrowRight")  # type: ignore[attr-defined]
+    beats_done(page, 2)  # past the last swipe: a new reply
+    assert page.inner_text(".swipe-count") == "2/2" and "第二版" in last.inner_text()  # type: ignore[attr-defined]
+    page.press("#composer", "ArrowLeft")  # type: ignore[attr-defined]
+    beats_done(page, 3)
+    assert page.inner_text(".swipe-count") == "1/2" and "第一版" in last.inner_text()  # type: ignore[attr-defined]
+    page.fill("#composer", "打")  # type: ignore[attr-defined]
+    page.press("#composer", "ArrowLeft")  # typed text: the arrow moves the caret, nothing else  # type: ignore[attr-defined]
+    page.fill("#composer", "")  # type: ignore[attr-defined]
+    page.press("#composer", "ArrowUp")  # type: ignore[attr-defined]
+    box = page.locator(".edit-box")  # type: ignore[attr-defined]
+    assert box.input_value() == "第一版。"
+    page.press(".edit-box", "Escape")  # type: ignore[attr-defined]
+    assert box.count() == 0 and "第一版" in last.inner_text()
+    page.press("#composer", "Control+ArrowUp")  # type: ignore[attr-defined]
+    assert box.input_value() == "雨什么时候停？"
+    page.press(".edit-box", "Escape")  # type: ignore[attr-defined]
+    page.press("#composer", "Control+Enter")  # type: ignore[attr-defined]
+    beats_done(page, 4)
+    assert page.inner_text(".swipe-count") == "3/3" and "第三版" in last.inner_text()  # type: ignore[attr-defined]
+    page.press("#composer", "Alt+Enter")  # type: ignore[attr-defined]
+    beats_done(page, 5)
+    assert "接着写" in last.inner_text()
+    assert page.locator(".msg.user").count() == 1  # type: ignore[attr-defined]  # no key sent an empty message
+    assert int(page.evaluate("document.body.dataset.beats")) == 5  # type: ignore[attr-defined]

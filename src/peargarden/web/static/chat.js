@@ -7,6 +7,7 @@ import { cardText } from "./card_html.js";
 import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
+import { hotkey } from "./hotkeys.js";
 
 const root = document.getElementById("chat");
 const card = root.dataset.card;
@@ -386,10 +387,41 @@ enterSends.checked = localStorage.getItem("pear-enter") !== "newline";
 enterSends.addEventListener("change", () => localStorage.setItem("pear-enter", enterSends.checked ? "send" : "newline"));
 composer.addEventListener("keydown", (event) => {
   if (event.key !== "Enter" || event.isComposing || event.keyCode === 229) return;
+  if (!composer.value.trim() && (event.ctrlKey || event.altKey)) return;  // the hotkeys' (below)
   const send = (event.ctrlKey || event.metaKey) || (enterSends.checked && !event.shiftKey);
   if (!send) return;
   event.preventDefault();
   document.getElementById("send").click();
+});
+// SillyTavern's hotkeys (hotkeys.js says which key does what).
+document.addEventListener("keydown", (event) => {
+  if (!state) return;
+  const target = event.target;
+  const inField = target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  const messages = state.messages;
+  const action = hotkey({
+    key: event.key, ctrl: event.ctrlKey, alt: event.altKey, shift: event.shiftKey, meta: event.metaKey,
+    composing: event.isComposing || event.keyCode === 229,
+    field: target === composer ? "composer" : inField ? "other" : "none",
+    typed: composer.value.trim() !== "",
+  }, {
+    running: Boolean(running), editing: Boolean(list.querySelector(".edit-box")), swipe: state.swipe,
+    hasUser: messages.some((m) => m.role === "user"), hasMessages: messages.length > 0,
+  });
+  if (!action) return;
+  event.preventDefault();
+  const lastOf = (role) => [...messages].reverse().find((m) => !role || m.role === role);
+  switch (action) {
+    case "swipe-prev": swipe(-1); break;
+    case "swipe-next": swipe(1); break;
+    case "edit-last": startEdit(lastOf()); break;
+    case "edit-last-user": startEdit(lastOf("user")); break;
+    case "regenerate": play({ action: "regenerate" }); break;
+    case "continue": play({ action: "continue" }); break;
+    case "stop": document.getElementById("stop").click(); break;
+    case "cancel-edit": draw(); composer.focus(); break;
+    default: break;
+  }
 });
 document.getElementById("show-meta").addEventListener("change", (event) => {
   root.classList.toggle("show-meta", event.target.checked);
