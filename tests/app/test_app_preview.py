@@ -7,30 +7,23 @@ from pathlib import Path
 
 import pytest
 
+from kit.apps import scripted_app, seeded_home
 from peargarden.agent.events import WarningEvent
-from peargarden.app.connections import Connection, ResolvedProvider
 from peargarden.app.service import ChatSession, PearApp
 from peargarden.modes.stage.preset import declare_preset
 from peargarden.providers.base import ChatRequest
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.stage.entries import parse_entries
-from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
-from peargarden.workspace.seed import seed_home
 
 
 @pytest.fixture
 def home(home_dir: Path) -> Home:
-    seeded = Home(home_dir)
-    seed_home(seeded)
-    return seeded
+    return seeded_home(home_dir)
 
 
 def _app(home: Home, provider: ScriptedProvider) -> PearApp:
-    def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
-        return ResolvedProvider(provider, "scripted", False, "medium")
-
-    return PearApp(home, provider_factory=factory, story_memory=False)
+    return scripted_app(home, provider)
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -172,3 +172,25 @@ def test_sillytavern_hotkeys_swipe_edit_regenerate_and_continue(served: Served, 
     assert "接着写" in last.inner_text()
     assert page.locator(".msg.user").count() == 1  # type: ignore[attr-defined]  # no key sent an empty message
     assert int(page.evaluate("document.body.dataset.beats")) == 5  # type: ignore[attr-defined]
+
+
+def test_hide_a_message_from_the_model_and_show_it_again(served: Served, page: object) -> None:
+    served.fake.script([text_reply("好，客官慢走。"), text_reply("青梧点了点头。"), text_reply("青梧斟茶。")])
+    open_new_chat(page, served.url)
+    page.fill("#composer", "（场外：我去倒杯水）")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 1)
+    aside = page.locator(".msg.user").last  # type: ignore[attr-defined]
+    aside.locator("button.hide").click()
+    page.locator(".msg.user.hidden-msg").wait_for()  # type: ignore[attr-defined]
+    assert "不发给模型" in page.locator(".msg.user").last.inner_text()  # type: ignore[attr-defined]
+    page.fill("#composer", "掌柜，我回来了。")  # type: ignore[attr-defined]
+    page.click("#send")  # type: ignore[attr-defined]
+    beats_done(page, 2)
+    sent = str(served.fake.chat_requests[-1].body["messages"])
+    assert "我去倒杯水" not in sent and "掌柜，我回来了" in sent
+    page.locator(".msg.user.hidden-msg button.unhide").click()  # type: ignore[attr-defined]
+    page.wait_for_function("document.querySelectorAll('.msg.hidden-msg').length === 0")  # type: ignore[attr-defined]
+    page.click("#regenerate")  # type: ignore[attr-defined]
+    beats_done(page, 3)
+    assert "我去倒杯水" in str(served.fake.chat_requests[-1].body["messages"])

@@ -601,6 +601,18 @@ class ChatSession:
             self.chat.apply(ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now()))
             self.follow_branch()
 
+    def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:
+        """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``
+        and ``/unhide``); ``False`` when none of them changes."""
+        with self._holding():
+            plan = ops.plan_hide(self.chat.tree, first, first if last is None else last, hidden,
+                                 self.chat.new_id, utc_now())  # fmt: skip
+            if plan is None:
+                return False
+            self.chat.apply(plan)
+            self.follow_branch()
+            return True
+
     def branch(self, index: int) -> None:
         with self._holding():
             self.chat.apply(ops.plan_branch(self.chat.tree, index))

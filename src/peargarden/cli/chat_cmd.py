@@ -32,6 +32,8 @@ HELP = """命令：
   /edit N [文字]    改第 N 条消息（从 0 数起；/show 看编号）
   /delete N         删掉第 N 条消息（旧版本仍在 /tree 里）
   /branch N         回到第 N 条消息，从那里另起分支
+  /hide N[-M]       不再把第 N（到 M）条消息发给模型（仍留在对话里；同 SillyTavern 的 /hide）
+  /unhide N[-M]     把隐藏的消息重新发给模型
   /tree             显示整棵对话树
   /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
@@ -450,6 +452,16 @@ def _index(rest: str) -> tuple[int, str]:
         raise BadInput("需要消息编号 N（从 0 数起；/show 查看编号）") from None
 
 
+def _range(rest: str) -> tuple[int, int]:
+    """``N`` or ``N-M`` (message numbers, as /show lists them)."""
+    head, _, tail = rest.strip().partition("-")
+    try:
+        first = int(head)
+        return first, int(tail) if tail.strip() else first
+    except ValueError:
+        raise BadInput("需要消息编号 N 或范围 N-M（从 0 数起；/show 查看编号）") from None
+
+
 def _slash(
     session: ChatSession,
     command: str,
@@ -502,6 +514,13 @@ def _slash(
         index, _ = _index(rest)
         session.delete(index)
         typer.echo(f"已删第 {index} 条（旧版本仍在 /tree 里）。", err=True)
+    elif command in ("/hide", "/unhide"):
+        first, last = _range(rest)
+        hidden = command == "/hide"
+        changed = session.hide(first, last, hidden=hidden)
+        which = f"第 {first} 条" if first == last else f"第 {first}–{last} 条"
+        done = "已隐藏，不再发给模型" if hidden else "已取消隐藏，重新发给模型"
+        typer.echo(f"{which}{done}。" if changed else f"{which}没有要改的。", err=True)
     elif command == "/branch":
         index, _ = _index(rest)
         session.branch(index)
@@ -513,7 +532,8 @@ def _slash(
         typer.echo(f"已跳到 {rest}。", err=True)
     elif command == "/show":
         for number, message in enumerate(session.messages()):
-            typer.echo(f"[{number}] {_who(message.role)}{_preview(message.content, 200)}")
+            mark = "（已隐藏）" if "hidden" in message.tags else ""
+            typer.echo(f"[{number}] {mark}{_who(message.role)}{_preview(message.content, 200)}")
     elif command == "/mode":
         if rest:
             session.set_mode(rest)

@@ -1,4 +1,4 @@
-"""Chat operations as plans over the tree: regenerate, swipe, edit, delete, branch (pure).
+"""Chat operations as plans over the tree: regenerate, swipe, edit, delete, hide, branch (pure).
 
 A :class:`Plan` says where the leaf goes first and which new entries follow (their ids come from the
 caller's ``new_id``).  The store applies it: it writes each entry (or, when there are none, a leaf
@@ -114,3 +114,57 @@ def plan_delete(tree: SessionTree, index: int, new_id: NewId, timestamp: str) ->
     """A branch without message *index*: what came after it is copied onto its parent."""
     target = message_at(tree, index)
     return Plan(target.parent_id, _copy_after(tree, target, target.parent_id, new_id, timestamp))
+
+
+HIDDEN_TAG = "hidden"
+
+
+def is_hidden(entry: Entry) -> bool:
+    """Whether a message entry is hidden from the model (SillyTavern's ``is_system``)."""
+    tags = entry.message.get("tags")
+    return isinstance(tags, list) and HIDDEN_TAG in tags
+
+
+def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool, new_id: NewId, timestamp: str) -> Plan | None:
+    """Messages *first* … *last* hidden from the model (SillyTavern's ``/hide``) or shown to it again
+    (``/unhide``): a branch from the first message whose state changes, those messages with the tag
+    ``"hidden"`` set or cleared, what came after copied (like an edit, so the old branch stays).
+
+    Only the user's and the character's messages count: a tool result goes with the reply that
+    called it (hidden alone, the call would reach the model without its answer).  ``None`` when
+    nothing changes."""
+    messages = tree.messages()
+    if not 0 <= first <= last < len(messages):
+        raise BadInput(f"没有第 {first}–{last} 条消息（当前分支共 {len(messages)} 条，从 0 数起）")
+    targets: set[str] = set()
+    calls: set[str] = set()
+    for entry in messages[first : last + 1]:
+        role = entry.role
+        if role not in ("user", "assistant") or is_hidden(entry) == hidden:
+            continue
+        targets.add(entry.id)
+        calls.update(str(call.get("id")) for call in entry.message.get("tool_calls") or [] if isinstance(call, dict))
+    for entry in messages[first:]:
+        if entry.role == "tool" and entry.message.get("tool_call_id") in calls:
+            targets.add(entry.id)
+    if not targets:
+        return None
+    path = tree.path()
+    start = next(index for index, entry in enumerate(path) if entry.id in targets)
+    parent = path[start].parent_id
+    out: list[Entry] = []
+    for entry in path[start:]:
+        if entry.type == "label":
+            continue
+        body = entry.body
+        if entry.id in targets:
+            message = dict(entry.message)
+            tags = [tag for tag in message.get("tags") or [] if tag != HIDDEN_TAG]
+            message["tags"] = [*tags, HIDDEN_TAG] if hidden else tags
+            if not message["tags"]:
+                del message["tags"]
+            body = {**body, "message": message}
+        copy = Entry(new_id(), parent, entry.type, timestamp, body)
+        out.append(copy)
+        parent = copy.id
+    return Plan(path[start].parent_id, out)

@@ -107,7 +107,13 @@ def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None]:
 def _st_line(message: dict[str, Any], text: str, fallback_name: str, timestamp: str) -> dict[str, Any]:
     original = message.get("st")
     split = "st_swipe" in message  # one of several swipes: _swiped_line writes them
-    if isinstance(original, dict) and original.get("mes") == text and not split:
+    hidden = "hidden" in (message.get("tags") or [])  # hidden or shown again here (/hide, /unhide)
+    if (
+        isinstance(original, dict)
+        and original.get("mes") == text
+        and not split
+        and bool(original.get("is_system")) == hidden
+    ):
         return dict(original)  # unchanged since the import: the very line
     base = dict(original or {})
     if split:
@@ -123,7 +129,7 @@ def _st_line(message: dict[str, Any], text: str, fallback_name: str, timestamp: 
         base["swipes"] = swipes
     base.setdefault("name", message.get("name") or fallback_name)
     base["is_user"] = message.get("role") == "user"
-    base.setdefault("is_system", "hidden" in (message.get("tags") or []))
+    base["is_system"] = hidden
     base.setdefault("send_date", timestamp)
     base["mes"] = text
     extra = dict(base.get("extra") or {})

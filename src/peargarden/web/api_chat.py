@@ -224,6 +224,20 @@ def branch(request: Request, card: str, chat_id: str, body: IndexBody) -> dict[s
     return chat_state(chat)
 
 
+class HideBody(BaseModel):
+    index: int
+    last: int | None = None  # the range's last message (default: only *index*)
+    hidden: bool = True  # False: shown to the model again
+
+
+@router.post("/chats/{card}/{chat_id}/hide")
+def hide(request: Request, card: str, chat_id: str, body: HideBody) -> dict[str, Any]:
+    """Hide messages from the model or show them again (SillyTavern's ``/hide`` and ``/unhide``)."""
+    chat = _idle(hub_of(request).chat(card, chat_id))
+    chat.session.hide(body.index, body.last, hidden=body.hidden)
+    return chat_state(chat)
+
+
 class GotoBody(BaseModel):
     entry_id: str
 

@@ -102,6 +102,11 @@ function messageActions(message, last) {
     if (position < count || generate) arrow("›", 1, "swipe-next", t("下一条", "next swipe"));
   }
   add("编辑", "Edit", () => startEdit(message), "edit");
+  if (message.role === "user" || message.role === "assistant") {
+    const hidden = message.tags.includes("hidden");
+    add(hidden ? "取消隐藏" : "隐藏", hidden ? "Unhide" : "Hide",
+      () => change("hide", { index: message.index, hidden: !hidden }), hidden ? "unhide" : "hide");
+  }
   add("从这里分支", "Branch here", () => change("branch", { index: message.index }), "branch");
   add("删除", "Delete", () => change("delete", { index: message.index }), "delete");
   return bar;
@@ -188,7 +193,16 @@ function drawMessages() {
     li.dataset.id = message.id;
     if (inContext && inContext.has(message.id)) li.classList.add("in-context");
     if (message.tags.includes("greeting")) li.classList.add("greeting");
+    const hidden = message.tags.includes("hidden");
+    if (hidden) li.classList.add("hidden-msg");
     li.append(messageHead(message));
+    if (hidden) {
+      // SillyTavern's hidden message (/hide): kept in the chat, never sent to the model.
+      const note = document.createElement("span");
+      note.className = "hidden-note";
+      note.textContent = t("已隐藏：不发给模型", "hidden: not sent to the model");
+      li.querySelector(".msg-head").append(note);
+    }
     if (message.reasoning) li.append(thinkingFold(message.reasoning));
     if (message.content) {
       let body;
