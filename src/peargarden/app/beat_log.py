@@ -1,4 +1,5 @@
-"""The web's record of a chat's last beats, kept beside the session file (``web-beats.json``).
+"""The record of a chat's last beats, kept beside the session file (``web-beats.json``: the web app
+kept it first; ``pear chat`` writes it too, so the page's inspector shows a beat played in the shell).
 
 For each of the last :data:`KEEP` beats: when it started, how long it took, which message entries it
 wrote, the ledger of every request it sent (the prompt inspector's "exact request": slot, role,
@@ -10,11 +11,17 @@ missing file is an empty log (it is a record, not the story).
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from peargarden.providers.base import ChatRequest
 from peargarden.workspace import atomic
+
+from .request_ledger import ledger as request_ledger
 
 FILE_NAME = "web-beats.json"
 KEEP = 10
@@ -56,3 +63,30 @@ def save(session_file: Path, beats: list[BeatRecord]) -> None:
 def generation_seconds(beats: list[BeatRecord]) -> dict[str, float]:
     """Entry id → seconds the beat that wrote it took."""
     return {entry: beat.seconds for beat in beats for entry in beat.entries}
+
+
+Ledger = Callable[[ChatRequest, str], dict[str, Any]]
+
+
+def log_beat(
+    session: Any,
+    requests: Sequence[ChatRequest],
+    *,
+    started: float,
+    before: Collection[str],
+    warnings: list[str],
+    beats: list[BeatRecord] | None = None,
+    ledger: Ledger = request_ledger,
+) -> list[BeatRecord]:
+    """Keep a finished beat of *session* (a ``ChatSession``) in its chat's log, on disk and returned:
+    the *requests* it sent, as the inspector's ledgers, the entries it wrote (those not in *before*),
+    how long it took since *started* (``time.time()``), its warnings.  *beats*: the log as the
+    caller holds it (the web keeps it open); ``None`` reads it from the file (``pear chat``)."""
+    model = session.resolved.model
+    written = [entry.id for entry in session.chat.tree if entry.id not in before]
+    when = datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds")
+    record = BeatRecord(when, round(time.time() - started, 2), written,
+                        [ledger(request, model) for request in requests], list(warnings))  # fmt: skip
+    kept = [*(load(session.chat.path) if beats is None else beats), record][-KEEP:]
+    save(session.chat.path, kept)
+    return kept

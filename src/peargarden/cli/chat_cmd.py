@@ -14,8 +14,10 @@ from typing import Any
 import typer
 
 from peargarden.agent.events import AgentEvent
+from peargarden.app.beat_log import log_beat
 from peargarden.app.connections import Connection, flag_timeouts
 from peargarden.app.library import init_home
+from peargarden.app.recording import RecordingProvider
 from peargarden.app.runner import Answer, ApprovalPrompt, Approver, BeatRunner
 from peargarden.app.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.errors import BadInput, PearError, ProviderError
@@ -69,11 +71,13 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSe
     home = state.home
     if not home.exists():
         init_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
-    service = PearApp(home)
+    # Requests are recorded for the chat's beat log: the web page's inspector shows a beat played here.
+    service = PearApp(home, wrap_provider=RecordingProvider)
     _ask_card_regex(home, service.card(card).folder)  # before the session builds its request builders
-    if chat_id:
-        return service.open_chat(card, chat_id, options)
-    return service.new_chat(card, options)
+    session = service.open_chat(card, chat_id, options) if chat_id else service.new_chat(card, options)
+    if isinstance(session.resolved.provider, RecordingProvider):  # story memory's side calls too
+        session.wrap_side_provider = session.resolved.provider.tee
+    return session
 
 
 # -- rendering -------------------------------------------------------------------------------------
@@ -229,6 +233,37 @@ class _StillWaiting:
         typer.echo(f"（仍在等待 {self.endpoint} 的回复：已等 {now - self.started:.0f} 秒；Ctrl-C 停止）", err=True)
 
 
+def _logged_run(
+    session: ChatSession,
+    start: Callable[[Approver, threading.Event], Iterator[AgentEvent]],
+    on_event: Callable[[AgentEvent], None],
+    interactive: bool,
+    waiting: _StillWaiting | None = None,
+) -> tuple[str, str, int]:
+    """:func:`_run`, then the beat kept in the chat's beat log (what it sent, what it wrote, how long
+    it took) when it sent anything; a log that cannot be written is no reason to fail the beat."""
+    provider = session.resolved.provider
+    recorder = provider if isinstance(provider, RecordingProvider) else None
+    if recorder is not None:
+        recorder.begin_beat()
+    before = {entry.id for entry in session.chat.tree}
+    started = time.time()
+    warnings: list[str] = []
+
+    def seen(event: AgentEvent) -> None:
+        if event.type == "warning":
+            warnings.append(str(event.to_json()["message"]))
+        on_event(event)
+
+    try:
+        return _run(start, seen, interactive, waiting)
+    finally:
+        requests = recorder.beats[-1] if recorder is not None and recorder.beats else []
+        if requests:
+            with contextlib.suppress(OSError):
+                log_beat(session, requests, started=started, before=before, warnings=warnings)
+
+
 def _run(
     start: Callable[[Approver, threading.Event], Iterator[AgentEvent]],
     on_event: Callable[[AgentEvent], None],
@@ -381,10 +416,10 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
             sys.stdout.write(_json(event.to_json()) + "\n")
             sys.stdout.flush()
 
-        reason, _, code = _run(start, emit, interactive=False, waiting=waiting)
+        reason, _, code = _logged_run(session, start, emit, interactive=False, waiting=waiting)
     else:
         printer = _Printer(show_thinking=False, wrap=_terminal_wrap())
-        reason, reply, code = _run(start, printer.event, interactive=False, waiting=waiting)
+        reason, reply, code = _logged_run(session, start, printer.event, interactive=False, waiting=waiting)
         if reply and not reply.endswith("\n"):
             sys.stdout.write("\n")
     # sys.exit rather than typer.Exit: the root runs click with standalone_mode=False, which turns
@@ -409,7 +444,7 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
 
     def play(start: Callable[[Approver, threading.Event], Iterator[AgentEvent]]) -> str:
         before = session.mode
-        _, reply, _code = _run(start, printer.event, interactive=True, waiting=waiting)
+        _, reply, _code = _logged_run(session, start, printer.event, interactive=True, waiting=waiting)
         printer._newline()
         if session.mode != before:  # the model switched into (or out of) work mode itself
             typer.echo(f"（对话方式：{before} → {session.mode}）", err=True)

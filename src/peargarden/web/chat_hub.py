@@ -15,13 +15,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from peargarden.agent.events import AgentEvent
 from peargarden.app import beat_log
-from peargarden.app.beat_log import BeatRecord
-from peargarden.app.recording import ChatRequest, RecordingProvider
+from peargarden.app.beat_log import BeatRecord, Ledger
+from peargarden.app.recording import RecordingProvider
 from peargarden.app.runner import ApprovalPrompt, Approver, BeatRunner
 from peargarden.app.sandbox_judge import configured_sandbox_judge, make_card_grant_recorder
 from peargarden.app.service import ChatOptions, ChatSession, PearApp
@@ -52,6 +51,7 @@ class OpenChat:
         now = self._stat()
         if self.seen is not None and now != self.seen and not self.lock.locked():
             self.session.reread()
+            self.beats = beat_log.load(self.session.chat.path)  # pear chat logs its beats there too
         self.seen = now
 
     @property
@@ -70,7 +70,6 @@ class ActiveBeat:
     started: float = field(default_factory=time.time)
 
 
-Ledger = Callable[[ChatRequest, str], dict[str, Any]]
 BeatStart = Callable[[Approver, threading.Event], "Iterator[AgentEvent] | None"]
 
 
@@ -144,6 +143,7 @@ class ChatHub:
             found = self._chats.get((card, session.chat_id))
             if found is None:
                 found = self._chats[(card, session.chat_id)] = OpenChat(session, beats=beat_log.load(session.chat.path))
+                found.seen = found._stat()  # as read now: a change from here on is another program's
             return found
 
     # -- beats -------------------------------------------------------------------------------------
@@ -219,10 +219,5 @@ class ChatHub:
         chat = beat.chat
         recorder = chat.recorder
         requests = recorder.beats[-1] if recorder is not None and recorder.beats else []
-        model = chat.session.resolved.model
-        written = [e.id for e in chat.session.chat.tree if e.id not in beat.before]
-        started = datetime.fromtimestamp(beat.started, UTC).isoformat(timespec="milliseconds")
-        record = BeatRecord(started, round(time.time() - beat.started, 2), written,
-                            [self.ledger(r, model) for r in requests], warnings)  # fmt: skip
-        chat.beats = [*chat.beats, record][-beat_log.KEEP :]
-        beat_log.save(chat.session.chat.path, chat.beats)
+        chat.beats = beat_log.log_beat(chat.session, requests, started=beat.started, before=beat.before,
+                                       warnings=warnings, beats=chat.beats, ledger=self.ledger)  # fmt: skip

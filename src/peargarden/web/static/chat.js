@@ -409,7 +409,7 @@ composer.addEventListener("keydown", (event) => {
 });
 // SillyTavern's hotkeys (hotkeys.js says which key does what).
 document.addEventListener("keydown", (event) => {
-  if (!state) return;
+  if (!state || event.defaultPrevented) return;  // the chat bar's own Enter already sent (and emptied it)
   const target = event.target;
   const inField = target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
   const messages = state.messages;
