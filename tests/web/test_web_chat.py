@@ -194,3 +194,9 @@ def test_hide_a_message_from_the_model_and_show_it_again(served: Served, page: o
     page.click("#regenerate")  # type: ignore[attr-defined]
     beats_done(page, 3)
     assert "我去倒杯水" in str(served.fake.chat_requests[-1].body["messages"])
+    # In English the branch picture and the buttons say it in English too.
+    page.click("#lang-switch")  # type: ignore[attr-defined]
+    tree = page.locator("#tree").inner_text()  # type: ignore[attr-defined]
+    assert "You: （场外：我去倒杯水）" in tree and "你：" not in tree
+    assert page.locator(".msg.user button.hide").last.inner_text() == "Hide"  # type: ignore[attr-defined]
+    page.click("#lang-switch")  # type: ignore[attr-defined]

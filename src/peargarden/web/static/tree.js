@@ -1,5 +1,7 @@
 // A picture of the branch tree: one dot per entry, lines to the parent, the active path darker.
 // Clicking a dot moves the chat there (goto).
+import { t } from "./i18n.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const ROW = 22, STEP = 14, LEFT = 10;
 
@@ -26,7 +28,7 @@ export function drawTree(box, rows, leaf, onPick) {
     group.append(el("circle", { cx: p.x, cy: p.y, r: row.id === leaf ? 5 : 4 }));
     const label = el("text", { x: p.x + 9, y: p.y + 4 });
     const kin = row.sibling[1] > 1 ? ` (${row.sibling[0]}/${row.sibling[1]})` : "";
-    label.textContent = `${row.role === "user" ? "你：" : ""}${row.label}${kin}`;
+    label.textContent = `${row.role === "user" ? t("你：", "You: ") : ""}${row.label}${kin}`;
     group.append(label);
     const title = el("title", {});
     title.textContent = row.label;
