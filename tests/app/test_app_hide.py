@@ -70,3 +70,6 @@ def test_hide_and_unhide_in_pear_chat(home_dir: Path, monkeypatch: pytest.Monkey
     assert "第 2 条已取消隐藏，重新发给模型。" in done.stderr and "需要消息编号 N 或范围 N-M" in done.stderr
     assert f"[1] （已隐藏）你：{ASIDE}" in done.stdout
     assert ASIDE not in _sent(sent)
+    chat_id = json.loads(pear_in_process(home_dir, "sessions", "list", "--json", check=True).stdout)[0]["id"]
+    shown = pear_in_process(home_dir, "sessions", "show", chat_id, check=True).stdout
+    assert f"[1] （已隐藏）你：{ASIDE}" in shown and "[2] 青梧：好，客官慢走。" in shown  # 1 hidden, 2 shown again

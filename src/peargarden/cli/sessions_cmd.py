@@ -120,7 +120,8 @@ def show_command(
             "assistant": str(entry.message.get("name") or folder.folder),
             "tool": "工具",
         }.get(role, role)
-        typer.echo(f"[{number}] {who}：{entry.message.get('content') or ''}")
+        hidden = "（已隐藏）" if "hidden" in (entry.message.get("tags") or []) else ""  # not sent to the model
+        typer.echo(f"[{number}] {hidden}{who}：{entry.message.get('content') or ''}")
 
 
 @sessions_app.command("export")
