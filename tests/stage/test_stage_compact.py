@@ -94,3 +94,28 @@ def test_many_long_hits_are_cut_to_the_budget() -> None:
     assert len(staged.system) <= SYSTEM_CHARS
     lore = staged.system.split("世界设定：\n")[1].split("\n\n")[0].splitlines()
     assert len(lore) >= 2 and lore[-1].endswith("…")  # the last one that fits is cut, not dropped
+
+
+def test_an_english_card_gets_the_prompt_framed_in_english() -> None:
+    """Told in Chinese to write English, Qwen2.5-0.5B repeated the greeting on 4 of 8 English turns
+    (SillyTavern's Seraphina); framed in English, none (docs/benchmarks.md)."""
+    card = StageCard(
+        name="Mira",
+        description="{{char}} keeps the lighthouse on the northern cliff.",
+        personality="quiet, stubborn",
+        scenario="A storm night.",
+        mes_example="<START>\n{{user}}: Is the lamp lit?\n{{char}}: Always.",
+    )
+    cliff = LoreEntry(uid=1, keys=("cliff",), content="Black basalt, always wet.", comment="The cliff", constant=True)
+    lore = LoreCorpus([cliff])
+    settings = StageSettings(user_name="Tom", user_persona="a lost sailor", language="英语")
+    system = compact_beat(card, settings, lore, [], "Hello?").system
+    assert system.startswith("You are Mira. This is Mira's profile.\n\nMira keeps the lighthouse")
+    assert "Personality: quiet, stubborn" in system and "Scenario: A storm night." in system
+    assert "The user plays Tom: a lost sailor" in system and "Tom: Is the lamp lit?\nMira: Always." in system
+    assert "World lore:\n[The cliff] Black basalt, always wet." in system
+    assert "Rules: write in English. Speak and act only as Mira" in system and "Never speak or act for Tom" in system
+    assert not any("\u4e00" <= char <= "\u9fff" for char in system)  # not a word of Chinese framing left
+    # A Chinese card (or no language known) keeps the Chinese frame, word for word as before.
+    chinese = compact_beat(CARD, StageSettings(user_name="旅人", language=""), LoreCorpus(BOOK), [], "你好").system
+    assert chinese.startswith("你是青梧。下面是青梧的设定。") and "规则：用中文写。" in chinese

@@ -13,6 +13,11 @@ A 0.5B model cannot follow the full stage prompt (tool rules, draft sheet, messa
   user's new words name first, then what the story so far names, as far as the budget goes;
 * no tools, no injection of titles, no thinking.
 
+The prompt is framed in Chinese, or in English for a card (or a ``language`` setting) in English:
+on SillyTavern's Seraphina card Qwen2.5-0.5B, told in Chinese to write English, answered 4 of 8
+English turns with the greeting's sentence again and 2 to the point; framed in English, at the same
+length, 8 different replies, 6 to the point (docs/benchmarks.md, "English cards").
+
 Pure functions: the caller (``modes/stage/request.py``) decides when the profile applies.
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .assemble import LoreCorpus, StageRequest, StageSettings, scan_texts
 from .card import StageCard, apply_macros
@@ -73,36 +79,90 @@ def example_turns(mes_example: str, char: str, user: str) -> list[Turn]:
     return merged
 
 
+_ENGLISH = frozenset({"英语", "英文", "english", "en"})
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """The fixed words of the short prompt in one language."""
+
+    intro: str  # {char}
+    personality: str
+    scenario: str
+    user: str  # {user}
+    persona: str  # {user} {persona}
+    examples: str
+    colon: str  # between a speaker's name and the words (example lines)
+    rules: str  # {char} {user} {language}
+    lore: str
+    lore_title: str  # a lore entry without a title
+
+
+_CHINESE = _Frame(
+    intro="你是{char}。下面是{char}的设定。",
+    personality="性格：",
+    scenario="当前场景：",
+    user="用户扮演{user}。",
+    persona="用户扮演{user}：{persona}",
+    examples="对话示例（只学语气和长短，不是已发生的剧情）：",
+    colon="：",
+    rules="规则：用{language}写。只以{char}的身份说话和行动，每次写一段简短的回应（对白加少量动作）。"
+    "不要替{user}说话或行动，不要重复{user}说过的话，不要说自己是AI。",
+    lore="世界设定：",
+    lore_title="设定",
+)
+_ENGLISH_FRAME = _Frame(
+    intro="You are {char}. This is {char}'s profile.",
+    personality="Personality: ",
+    scenario="Scenario: ",
+    user="The user plays {user}.",
+    persona="The user plays {user}: {persona}",
+    examples="Example dialogue (copy only the tone and length; it has not happened):",
+    colon=": ",
+    rules="Rules: write in English. Speak and act only as {char}, in one short reply (dialogue and a few "
+    "actions). Never speak or act for {user}, never repeat what {user} said, never say you are an AI.",
+    lore="World lore:",
+    lore_title="Lore",
+)
+
+
+def _frame(language: str) -> _Frame:
+    return _ENGLISH_FRAME if language.strip().casefold() in _ENGLISH else _CHINESE
+
+
 def compact_system(card: StageCard, settings: StageSettings, corpus: LoreCorpus, hits: Sequence[LoreEntry]) -> str:
     """The short system prompt (see the module docstring); *hits* in order of importance."""
     char, user = card.name, settings.user_name
+    frame = _frame(settings.language)
 
     def macros(text: str) -> str:
         return apply_macros(text, char, user).strip()
 
-    parts = [f"你是{char}。下面是{char}的设定。", _cut(macros(card.description), _DESCRIPTION_CHARS)]
+    def lore_line(entry: LoreEntry) -> str:
+        title = entry.title or frame.lore_title
+        body = _cut(macros(entry.content), _LORE_BODY_CHARS)
+        return f"【{title}】{body}" if frame is _CHINESE else f"[{title}] {body}"
+
+    parts = [frame.intro.format(char=char), _cut(macros(card.description), _DESCRIPTION_CHARS)]
     if card.personality.strip():
-        parts.append(f"性格：{macros(card.personality)}")
+        parts.append(frame.personality + macros(card.personality))
     if card.scenario.strip():
-        parts.append(f"当前场景：{macros(card.scenario)}")
+        parts.append(frame.scenario + macros(card.scenario))
     persona = macros(settings.user_persona)
-    parts.append(f"用户扮演{user}" + (f"：{persona}" if persona else "。"))
+    parts.append(frame.persona.format(user=user, persona=persona) if persona else frame.user.format(user=user))
     lore_at = len(parts)
     examples = example_turns(card.mes_example, char, user)
     if examples:
-        lines = [f"{user if t.role == 'user' else char}：{t.text}" for t in examples]
-        parts.append("对话示例（只学语气和长短，不是已发生的剧情）：\n" + "\n".join(lines))
-    parts.append(
-        f"规则：用{settings.language or '中文'}写。只以{char}的身份说话和行动，每次写一段简短的回应"
-        f"（对白加少量动作）。不要替{user}说话或行动，不要重复{user}说过的话，不要说自己是AI。"
-    )
-    lines = [f"【{e.title or '设定'}】{_cut(macros(e.content), _LORE_BODY_CHARS)}" for e in corpus.constants]
+        lines = [f"{user if t.role == 'user' else char}{frame.colon}{t.text}" for t in examples]
+        parts.append(frame.examples + "\n" + "\n".join(lines))
+    parts.append(frame.rules.format(char=char, user=user, language=settings.language or "中文"))
+    lines = [lore_line(e) for e in corpus.constants]
     # What is left of the budget goes to the hits, in order; the last one that fits may be cut.
     room = SYSTEM_CHARS - sum(len(p) + 2 for p in parts if p) - sum(len(line) + 1 for line in lines) - 8
     for entry in hits:
         if entry in corpus.constants:
             continue
-        line = f"【{entry.title or '设定'}】{_cut(macros(entry.content), _LORE_BODY_CHARS)}"
+        line = lore_line(entry)
         if len(line) > room:
             if room < _MIN_LORE_CHARS:
                 break
@@ -110,7 +170,7 @@ def compact_system(card: StageCard, settings: StageSettings, corpus: LoreCorpus,
         lines.append(line)
         room -= len(line) + 1
     if lines:
-        parts.insert(lore_at, "世界设定：\n" + "\n".join(lines))
+        parts.insert(lore_at, frame.lore + "\n" + "\n".join(lines))
     return "\n\n".join(p for p in parts if p)
 
 
