@@ -172,6 +172,8 @@ def test_sillytavern_hotkeys_swipe_edit_regenerate_and_continue(served: Served, 
     assert "接着写" in last.inner_text()
     assert page.locator(".msg.user").count() == 1  # type: ignore[attr-defined]  # no key sent an empty message
     assert int(page.evaluate("document.body.dataset.beats")) == 5  # type: ignore[attr-defined]
+    page.click(".hotkeys-help summary")  # type: ignore[attr-defined]  # and the page says so
+    assert "Ctrl+Enter 重新生成" in page.locator(".hotkeys-help ul").inner_text()  # type: ignore[attr-defined]
 
 
 def test_hide_a_message_from_the_model_and_show_it_again(served: Served, page: object) -> None:
