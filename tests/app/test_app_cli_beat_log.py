@@ -33,6 +33,11 @@ def test_a_shell_beat_shows_in_the_web_inspector(home_dir: Path) -> None:
     last = inspect_source(chat, "last")
     rows = last["rounds"][0]["messages"]
     assert [row["content"] for row in rows] == [str(m["content"]) for m in sent]  # the very request
+    # pear chat writes no token counts (a tokenizer load the beat did not need); the reader fills them
+    written = json.loads(beat_log.log_path(chat.session.chat.path).read_text(encoding="utf-8"))
+    assert {row["tokens"] for row in written["beats"][0]["rounds"][0]["messages"]} == {None}
+    assert all(row["tokens"] > 0 for row in rows)
+    assert last["rounds"][0]["total_tokens"] == sum(row["tokens"] for row in rows)
     assert last["in_context"]  # the marker has something to mark
     # story memory's side call was recorded with the beat that caused it, as on the page
     assert [r["purpose"] for r in last["rounds"]] == ["beat", "scene_notes"]

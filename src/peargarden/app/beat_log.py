@@ -22,6 +22,7 @@ from peargarden.providers.base import ChatRequest
 from peargarden.workspace import atomic
 
 from .request_ledger import ledger as request_ledger
+from .request_ledger import with_counts
 
 FILE_NAME = "web-beats.json"
 KEEP = 10
@@ -40,7 +41,9 @@ def log_path(session_file: Path) -> Path:
     return session_file.parent / FILE_NAME
 
 
-def load(session_file: Path) -> list[BeatRecord]:
+def load(session_file: Path, *, counted: bool = True) -> list[BeatRecord]:
+    """The log; ``counted``: token counts a ``pear chat`` beat left out are filled in (what the
+    inspector and the context bar show); ``False`` reads it as written (to append to it)."""
     try:
         raw = json.loads(log_path(session_file).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -49,8 +52,9 @@ def load(session_file: Path) -> list[BeatRecord]:
     out: list[BeatRecord] = []
     for item in beats if isinstance(beats, list) else []:
         try:
+            rounds = [with_counts(r) if counted and isinstance(r, dict) else r for r in item["rounds"]]
             out.append(BeatRecord(str(item["started"]), float(item["seconds"]), [str(e) for e in item["entries"]],
-                                  list(item["rounds"]), [str(w) for w in item.get("warnings", [])]))  # fmt: skip
+                                  rounds, [str(w) for w in item.get("warnings", [])]))  # fmt: skip
         except (KeyError, TypeError, ValueError):
             continue
     return out[-KEEP:]
@@ -77,16 +81,18 @@ def log_beat(
     warnings: list[str],
     beats: list[BeatRecord] | None = None,
     ledger: Ledger = request_ledger,
+    counted: bool = True,
 ) -> list[BeatRecord]:
     """Keep a finished beat of *session* (a ``ChatSession``) in its chat's log, on disk and returned:
     the *requests* it sent, as the inspector's ledgers, the entries it wrote (those not in *before*),
     how long it took since *started* (``time.time()``), its warnings.  *beats*: the log as the
-    caller holds it (the web keeps it open); ``None`` reads it from the file (``pear chat``)."""
+    caller holds it (the web keeps it open); ``None`` reads it from the file (``pear chat``).
+    ``counted=False``: the token counts are left for the reader (see ``request_ledger.ledger``)."""
     model = session.resolved.model
     written = [entry.id for entry in session.chat.tree if entry.id not in before]
     when = datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds")
-    record = BeatRecord(when, round(time.time() - started, 2), written,
-                        [ledger(request, model) for request in requests], list(warnings))  # fmt: skip
-    kept = [*(load(session.chat.path) if beats is None else beats), record][-KEEP:]
+    rounds = [ledger(r, model) if counted else request_ledger(r, model, counted=False) for r in requests]
+    record = BeatRecord(when, round(time.time() - started, 2), written, rounds, list(warnings))
+    kept = [*(load(session.chat.path, counted=False) if beats is None else beats), record][-KEEP:]
     save(session.chat.path, kept)
     return kept

@@ -10,7 +10,7 @@ from typing import Any
 from peargarden.providers.base import ChatRequest
 from peargarden.text.tokens import counter_for_model, message_tokens
 
-__all__ = ["ChatRequest", "ledger"]
+__all__ = ["ChatRequest", "ledger", "with_counts"]
 
 
 def _content(message: dict[str, Any]) -> str:
@@ -46,8 +46,11 @@ def _purpose(messages: list[dict[str, Any]]) -> str:
     return known.get(system, "beat")
 
 
-def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
-    count = counter_for_model(model)
+def ledger(request: ChatRequest, model: str, *, counted: bool = True) -> dict[str, Any]:
+    """The request's ledger; ``counted=False`` leaves the token counts ``None`` for the reader to
+    fill (:func:`with_counts`): ``pear chat`` keeps a beat without loading a tokenizer it did not
+    need for the beat itself (a third of a second of a one-shot's CPU)."""
+    count = counter_for_model(model) if counted else None
     messages = [m if isinstance(m, dict) else {} for m in request.messages]
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     rows = []
@@ -62,7 +65,7 @@ def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
             {
                 "slot": _slot(index, len(messages), message, last_user),
                 "role": role,
-                "tokens": message_tokens(count, role, text),
+                "tokens": message_tokens(count, role, text) if count is not None else None,
                 "content": text,
             }
         )
@@ -70,10 +73,27 @@ def ledger(request: ChatRequest, model: str) -> dict[str, Any]:
         "purpose": _purpose(messages),
         "messages": rows,
         "tools": [spec.name for spec in request.tools],
-        "total_tokens": sum(r["tokens"] for r in rows),
+        "total_tokens": sum(r["tokens"] for r in rows) if count is not None else None,
         "model": request.model or model,
         "thinking": request.thinking,
         "sampler": dict(request.sampler),
         # The budget the builder fitted this request into (tavern: the preset's), for the context bar.
         **({"budget": asdict(request.budget)} if request.budget is not None else {}),
     }
+
+
+def with_counts(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A ledger read back, with the token counts a ``counted=False`` ledger left out filled in (with
+    the counter of the model it names); a ledger that has them is returned as it is."""
+    rows = recorded.get("messages")
+    if not isinstance(rows, list) or all(not isinstance(r, dict) or r.get("tokens") is not None for r in rows):
+        return recorded
+    count = counter_for_model(str(recorded.get("model") or ""))
+    filled = [
+        {**row, "tokens": message_tokens(count, str(row.get("role", "")), str(row.get("content", "")))}
+        if isinstance(row, dict) and row.get("tokens") is None
+        else row
+        for row in rows
+    ]
+    total = sum(int(row.get("tokens") or 0) for row in filled if isinstance(row, dict))
+    return {**recorded, "messages": filled, "total_tokens": total}

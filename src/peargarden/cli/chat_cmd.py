@@ -261,7 +261,7 @@ def _logged_run(
         requests = recorder.beats[-1] if recorder is not None and recorder.beats else []
         if requests:
             with contextlib.suppress(OSError):
-                log_beat(session, requests, started=started, before=before, warnings=warnings)
+                log_beat(session, requests, started=started, before=before, warnings=warnings, counted=False)
 
 
 def _run(
