@@ -260,7 +260,7 @@ def _logged_run(
     finally:
         requests = recorder.beats[-1] if recorder is not None and recorder.beats else []
         if requests:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, ValueError, PearError):
                 log_beat(session, requests, started=started, before=before, warnings=warnings, counted=False)
 
 
@@ -420,6 +420,8 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
     else:
         printer = _Printer(show_thinking=False, wrap=_terminal_wrap())
         reason, reply, code = _logged_run(session, start, printer.event, interactive=False, waiting=waiting)
+        if printer.wrap is not None:  # a last word still held (the beat ended without a closing event)
+            sys.stdout.write(printer.wrap.flush())
         if reply and not reply.endswith("\n"):
             sys.stdout.write("\n")
     # sys.exit rather than typer.Exit: the root runs click with standalone_mode=False, which turns
