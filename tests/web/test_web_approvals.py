@@ -42,8 +42,10 @@ def test_allow_once_then_deny(served: Served, page: object) -> None:
     page.fill("#composer", "再建一个文件")  # type: ignore[attr-defined]
     page.click("#send")  # type: ignore[attr-defined]
     dialog.wait_for()
-    dialog.locator("button[value='deny']").click()
+    # Escape denies (the dialog's cancel); it must not also stop the beat (the page's Escape hotkey).
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]
     beats_done(page, 2)
+    assert "好，不动它。" in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
     assert not (served.home.card_dir("青梧") / "不许.txt").exists()
     denied = page.locator(".tool-call .tool-result.error")  # type: ignore[attr-defined]
     assert denied.count() == 1

@@ -420,11 +420,13 @@ document.addEventListener("keydown", (event) => {
     typed: composer.value.trim() !== "",
   }, {
     running: Boolean(running), editing: Boolean(list.querySelector(".edit-box")), swipe: state.swipe,
+    modal: Boolean(document.querySelector("dialog[open]")),
     hasUser: messages.some((m) => m.role === "user"), hasMessages: messages.length > 0,
   });
   if (!action) return;
   event.preventDefault();
-  const lastOf = (role) => [...messages].reverse().find((m) => !role || m.role === role);
+  // the last message drawn as one (tool results are folded into the reply that called them)
+  const lastOf = (role) => [...messages].reverse().find((m) => (role ? m.role === role : m.role !== "tool"));
   switch (action) {
     case "swipe-prev": swipe(-1); break;
     case "swipe-next": swipe(1); break;

@@ -4,13 +4,14 @@
 //   Ctrl+Enter        regenerate the last reply (nothing typed; with text it sends, as before)
 //   Alt+Enter         continue the last reply (nothing typed)
 //   Escape            stop the reply being written, or leave a message edit
-// A key pressed in another field (an edit box, a select) is that field's own, but Escape, and a
-// key that ends an IME composition (pinyin) is never a hotkey.
+// A key pressed in another field (an edit box, a select) is that field's own, but Escape; a key that
+// ends an IME composition (pinyin) is never a hotkey, nor any key while a dialog is open (Escape
+// there answers the approval dialog, it must not also stop the beat).
 
 // press: {key, ctrl, alt, shift, meta, composing, field: "composer"|"other"|"none", typed}
-// chat:  {running, editing, swipe: {position, count, generate}, hasUser, hasMessages}
+// chat:  {running, editing, modal, swipe: {position, count, generate}, hasUser, hasMessages}
 export function hotkey(press, chat) {
-  if (press.composing) return null;
+  if (press.composing || chat.modal) return null;
   if (press.key === "Escape") {
     if (chat.running) return "stop";
     return chat.editing ? "cancel-edit" : null;
