@@ -1,0 +1,134 @@
+"""YAML as MVU reads it: the JavaScript ``yaml`` package's YAML 1.2 core schema, with merge keys.
+
+PyYAML reads the syntax; what its plain scalars mean is decided here by the core schema's rules,
+not PyYAML's YAML 1.1 ones: ``yes``/``on`` and dates stay strings, ``0123`` is 123, ``0o17`` octal,
+``.inf`` infinity, and ``Infinity`` a string.  Keys become strings as JavaScript's ``String(key)``
+makes them.  ``parseDocument(...).toJS()`` in JavaScript keeps the first document when junk follows
+it (``'I can\\'t wait'`` is ``I can\\``); ``load_lenient`` does the same.  PyYAML is imported on first use.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cache
+from typing import Any
+
+from peargarden.variables.jsvalues import js_number, to_js_string
+
+_NULL = re.compile(r"^(?:~|[Nn]ull|NULL)?$")
+_BOOL = re.compile(r"^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$")
+_INT_OCT = re.compile(r"^0o[0-7]+$")
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_INT_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT_SPECIAL = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$")
+_FLOAT_EXP = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$")
+
+
+def core_scalar(text: str) -> Any:
+    """The value of a plain scalar under the YAML 1.2 core schema (as the ``yaml`` package resolves it)."""
+    if _NULL.match(text):
+        return None
+    if _BOOL.match(text):
+        return text[0] in "tT"
+    if _INT_OCT.match(text):
+        return js_number(int(text[2:], 8))
+    if _INT.match(text):
+        return js_number(int(text))
+    if _INT_HEX.match(text):
+        return js_number(int(text[2:], 16))
+    if _FLOAT_SPECIAL.match(text):
+        if text[-3:].lower() == "nan":
+            return math.nan
+        return -math.inf if text.startswith("-") else math.inf
+    if _FLOAT_EXP.match(text) or _FLOAT.match(text):
+        return js_number(float(text))
+    return text
+
+
+class YamlError(ValueError):
+    """The text is not YAML the way MVU reads it."""
+
+
+@cache
+def _loader_class() -> Any:
+    import yaml
+
+    class CoreLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints
+        """SafeLoader whose plain scalars follow the core schema (resolved in ``construct_scalar``)."""
+
+    CoreLoader.yaml_implicit_resolvers = {}
+    # Every plain scalar resolves to ``str`` first; merge keys keep their own tag so that PyYAML's
+    # merge handling (the ``yaml`` package's ``merge: true``) still applies.
+    CoreLoader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+
+    def construct_plain_or_quoted(loader: Any, node: Any) -> Any:
+        value = loader.construct_scalar(node)
+        return core_scalar(value) if node.style is None else value
+
+    def construct_mapping(loader: Any, node: Any) -> dict[str, Any]:
+        loader.flatten_mapping(node)
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            result[_js_key(key)] = loader.construct_object(value_node, deep=True)
+        return result
+
+    def construct_sequence(loader: Any, node: Any) -> list[Any]:
+        return [loader.construct_object(child, deep=True) for child in node.value]
+
+    CoreLoader.add_constructor("tag:yaml.org,2002:str", construct_plain_or_quoted)
+    CoreLoader.add_constructor("tag:yaml.org,2002:map", construct_mapping)
+    CoreLoader.add_constructor("tag:yaml.org,2002:seq", construct_sequence)
+    return CoreLoader
+
+
+def _js_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, float) and math.isfinite(key):
+        key = js_number(key)
+    if isinstance(key, list | dict):
+        import json
+
+        return json.dumps(key, ensure_ascii=False)
+    return "" if key is None else to_js_string(key)
+
+
+def _compose(text: str, *, strict: bool) -> Any:
+    import yaml
+
+    loader = _loader_class()(text)
+    try:
+        loader.get_event()  # stream start
+        if loader.check_event(yaml.StreamEndEvent):
+            return None
+        node = loader.compose_document()
+        # ``YAML.parse`` refuses anything after the first document; ``parseDocument().toJS()``
+        # reports it but still returns the first one (``'I can\\'t wait'`` reads as ``I can\\``).
+        if strict and not loader.check_event(yaml.StreamEndEvent):
+            raise YamlError("more than one document, or text after the document")
+        return loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+
+
+def load(text: str) -> Any:
+    """``YAML.parse(text)``: the one document, or ``YamlError``."""
+    import yaml
+
+    try:
+        return _compose(text, strict=True)
+    except (yaml.YAMLError, RecursionError) as error:
+        raise YamlError(str(error)) from error
+
+
+def load_lenient(text: str) -> Any:
+    """``YAML.parseDocument(text, {merge: true}).toJS()``: what follows the first document ignored."""
+    import yaml
+
+    try:
+        return _compose(text, strict=False)
+    except (yaml.YAMLError, RecursionError) as error:
+        raise YamlError(str(error)) from error
