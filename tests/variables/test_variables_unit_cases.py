@@ -17,7 +17,7 @@ import pytest
 from peargarden.variables.command_value import parse_command_value, trim_quotes_and_backslashes
 from peargarden.variables.commands import extract_commands, parse_parameters, path_fix
 from peargarden.variables.history import last_valid_variables
-from peargarden.variables.jsvalues import UNDEFINED, js_keys
+from peargarden.variables.jsvalues import UNDEFINED, js_keys, number_to_string
 from peargarden.variables.message import handle_variables_in_message
 from peargarden.variables.parse_string import parse_string
 from peargarden.variables.template import apply_template
@@ -49,7 +49,7 @@ def js_text(value: Any) -> str:
         if isinstance(item, float):
             if not math.isfinite(item):
                 return {"$number": "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")}
-            return int(item) if item.is_integer() and abs(item) < 2**53 else item
+            return int(number_to_string(item)) if item.is_integer() and "e" not in number_to_string(item) else item
         if isinstance(item, dict):
             return {key: encode(item[key]) for key in js_keys(item)}
         if isinstance(item, list):

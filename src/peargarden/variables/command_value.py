@@ -54,7 +54,7 @@ def _json_parse(text: str) -> Any:
 
 
 def _numbers_as_js(value: Any) -> Any:
-    if isinstance(value, float):
+    if isinstance(value, int | float) and not isinstance(value, bool):
         return js_number(value)
     if isinstance(value, list):
         return [_numbers_as_js(item) for item in value]

@@ -261,3 +261,8 @@ def to_number(value: JsValue) -> int | float:
         except ValueError:
             return math.nan
     return math.nan
+
+
+def js_length(text: str) -> int:
+    """``String.prototype.length``: UTF-16 code units (a character outside the BMP counts two)."""
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)

@@ -159,14 +159,20 @@ class _Parser:
 
     def postfix(self) -> Node:
         node = self.accessors(self.primary())
-        while self.at("!", "'"):
+        while self.at("!", "'") or (self.at("%") and self._percent_ends_term()):
             operator = self.take()[1]
-            node = Node("factorial" if operator == "!" else "transpose", (node,))
+            kind = {"!": "factorial", "'": "transpose"}.get(operator, "percent")
+            node = Node(kind, (node,))
         return node
+
+    def _percent_ends_term(self) -> bool:
+        """``50%`` is a percentage when nothing that could be a divisor follows the ``%``."""
+        kind, value = self.peek(1)
+        return kind == "end" or (kind == "op" and value in (")", "]", ",", ";", "+", "-", "*", "/", "^", "%"))
 
     def accessors(self, node: Node) -> Node:
         while True:
-            if self.at("("):
+            if self.at("(") and node.kind in ("symbol", "member", "call"):
                 self.take()
                 node = Node("call", (node, tuple(self.arguments(")"))))
             elif self.at(".") and self.peek(1)[0] == "name":
@@ -452,6 +458,20 @@ def _flatten(values: tuple[Any, ...]) -> list[float]:
     return flat
 
 
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _variance(values: list[float]) -> float:
+    """math.js's default ("unbiased"): divided by n - 1."""
+    if len(values) < 2:
+        return 0.0
+    mean = math.fsum(values) / len(values)
+    return math.fsum((value - mean) ** 2 for value in values) / (len(values) - 1)
+
+
 def _factorial(value: Any) -> float:
     number = _real(value)
     if number < 0 or not number.is_integer():
@@ -499,6 +519,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sum": lambda *values: math.fsum(_flatten(values)),
     "prod": lambda *values: math.prod(_flatten(values)),
     "mean": lambda *values: math.fsum(_flatten(values)) / len(_flatten(values)),
+    "median": lambda *values: _median(_flatten(values)),
+    "variance": lambda *values: _variance(_flatten(values)),
+    "std": lambda *values: math.sqrt(_variance(_flatten(values))),
     "factorial": _factorial,
     "det": _det,
     "add": lambda a, b: _BINARY["+"](a, b),
@@ -612,6 +635,8 @@ def evaluate_node(node: Node, scope: dict[str, Any]) -> Any:
         return _BINARY[operator](left, right)
     if kind == "if":
         return evaluate_node(parts[1] if evaluate_node(parts[0], scope) else parts[2], scope)
+    if kind == "percent":
+        return _divide(evaluate_node(parts[0], scope), 100.0)
     if kind == "factorial":
         return _factorial(evaluate_node(parts[0], scope))
     if kind == "transpose":
