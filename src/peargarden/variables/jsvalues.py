@@ -159,8 +159,10 @@ def _quote(text: str) -> str:
     return "".join(out)
 
 
-def json_stringify(value: JsValue) -> str | None:
-    """``JSON.stringify(value)`` (compact); ``None`` where JavaScript returns ``undefined``."""
+def json_stringify(value: JsValue, indent: int = 0, _level: int = 0) -> str | None:
+    """``JSON.stringify(value, null, indent)``; ``None`` where JavaScript returns ``undefined``."""
+    if indent and isinstance(value, list | dict) and value:
+        return _stringify_indented(value, indent, _level)
     if value is UNDEFINED:
         return None
     if value is None:
@@ -183,6 +185,33 @@ def json_stringify(value: JsValue) -> str | None:
                 parts.append(_quote(key) + ":" + text)
         return "{" + ",".join(parts) + "}"
     raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def _stringify_indented(value: list[JsValue] | dict[str, JsValue], indent: int, level: int) -> str:
+    inner = "\n" + " " * (indent * (level + 1))
+    outer = "\n" + " " * (indent * level)
+    if isinstance(value, list):
+        items = [json_stringify(item, indent, level + 1) or "null" for item in value]
+        return "[" + inner + ("," + inner).join(items) + outer + "]"
+    parts = []
+    for key in js_keys(value):
+        text = json_stringify(value[key], indent, level + 1)
+        if text is not None:
+            parts.append(_quote(key) + ": " + text)
+    if not parts:
+        return "{}"
+    return "{" + inner + ("," + inner).join(parts) + outer + "}"
+
+
+def from_json(value: JsValue) -> JsValue:
+    """A value read by Python's ``json`` made JavaScript-like: integral numbers as ``int``."""
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return js_number(value)
+    if isinstance(value, list):
+        return [from_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: from_json(item) for key, item in value.items()}
+    return value
 
 
 def clone(value: JsValue) -> JsValue:
