@@ -71,6 +71,8 @@ class _Reader:
     def value(self) -> Any:
         self.skip_space()
         char = self.peek()
+        if not char:
+            raise self.fail("unexpected end of input")
         if char == "{":
             return self.obj()
         if char == "[":
@@ -159,6 +161,8 @@ class _Reader:
         self.pos += 1
         char = text[self.pos] if self.pos < len(text) else ""
         self.pos += 1
+        if not char:
+            raise self.fail("unterminated string")
         if char in _SINGLE_ESCAPES:
             return _SINGLE_ESCAPES[char]
         if char == "0" and not (self.peek().isdigit()):
@@ -181,6 +185,8 @@ class _Reader:
 
     def key(self) -> str:
         char = self.peek()
+        if not char:
+            raise self.fail("unexpected end of input")
         if char in "\"'":
             return self.string()
         if self.js and (char.isdigit() or char == "."):

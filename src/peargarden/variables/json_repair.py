@@ -127,7 +127,7 @@ class _Repairer:
         result: dict[str, Any] = {}
         self.skip_commas()
         while self.pos < len(self.text) and self.peek() != "}":
-            if self.peek() in "]":
+            if self.peek() == "]":
                 break
             name = self.key()
             self.skip()
@@ -166,7 +166,7 @@ def repair_json(text: str) -> Any:
         values = [first]
         reader.skip_commas()
         # Several complete values in a row are newline-delimited JSON: one array of them.
-        while reader.pos < len(text) and reader.peek() in "{[":
+        while reader.pos < len(text) and reader.peek() in ("{", "["):
             values.append(reader.value())
             reader.skip_commas()
     except (RecursionError, Json5Error) as error:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from peargarden.errors import BadInput
 from peargarden.variables import lodash
 from peargarden.variables.command_value import parse_command_value, to_precision_12, trim_quotes_and_backslashes
 from peargarden.variables.commands import Command, extract_commands, path_fix
@@ -54,6 +55,10 @@ class UpdateResult:
     modified: bool
     commands: list[Command] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+class VariableUpdateError(BadInput):
+    """A reply whose commands stop MVU's update altogether (it throws; nothing of the reply applies)."""
 
 
 class _Skip(Exception):
@@ -285,7 +290,8 @@ class _Run:
         elif is_number(target):
             keys = js_keys(collection)
             if 0 <= target < len(keys):
-                name = keys[int(target)]
+                # ``keys[0.5]`` is ``undefined`` in JavaScript, and then the key "undefined" is deleted.
+                name = keys[int(target)] if float(target).is_integer() else "undefined"
                 lodash.unset(collection, [name])
                 return (
                     f"REMOVED {number_to_string(target + 1)}th entry ('{name}') from object '{path}' {self.reason_str}"
@@ -319,7 +325,11 @@ class _Run:
                     f"Delta '{command.args[1]}' for Date operation is not a number, "
                     f"skipping add command {self.reason_str}"
                 )
-            new_value: Any = to_iso_string(date_ms + delta)
+            try:
+                new_value: Any = to_iso_string(date_ms + delta)
+            except ValueError:
+                # ``toISOString`` throws here in MVU and the whole update stops with it.
+                raise VariableUpdateError(f"日期超出范围（Invalid time value）：{command.full_match}") from None
         elif is_number(base):
             if not is_number(delta):
                 raise _Skip(f"Delta '{command.args[1]}' is not a number, skipping add command {self.reason_str}")

@@ -124,11 +124,48 @@ def load(text: str) -> Any:
         raise YamlError(str(error)) from error
 
 
+def _flow_prefix(text: str) -> str | None:
+    """The leading ``[…]`` or ``{…}`` of ``text`` (brackets counted outside quotes), or ``None``."""
+    stripped = text.lstrip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    depth = 0
+    quote = ""
+    position = 0
+    while position < len(stripped):
+        char = stripped[position]
+        if quote:
+            if char == "\\" and quote == '"':
+                position += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return stripped[: position + 1]
+        position += 1
+    return None
+
+
 def load_lenient(text: str) -> Any:
-    """``YAML.parseDocument(text, {merge: true}).toJS()``: what follows the first document ignored."""
+    """``YAML.parseDocument(text, {merge: true}).toJS()``: what follows the first document ignored.
+
+    The ``yaml`` package also keeps a complete leading flow collection when junk follows it on the
+    same line (``[{"op": …}] 说明``), where PyYAML's scanner stops; that case is read from the prefix.
+    """
     import yaml
 
     try:
         return _compose(text, strict=False)
     except (yaml.YAMLError, RecursionError) as error:
+        prefix = _flow_prefix(text)
+        if prefix is not None and prefix != text.strip():
+            try:
+                return _compose(prefix, strict=True)
+            except (yaml.YAMLError, YamlError, RecursionError):
+                pass
         raise YamlError(str(error)) from error
