@@ -134,11 +134,13 @@ class _Repairer:
             if self.peek() == ":":
                 self.pos += 1
                 result[name] = self.value()
+            elif self.peek() and self.peek() not in ",}]":
+                result[name] = self.value()  # a missing colon
             else:
                 result[name] = None
             self.skip_commas()
-        if self.peek() == "}":
-            self.pos += 1
+        if self.peek() in ("}", "]"):
+            self.pos += 1  # a "]" closing an object is taken as the "}" it should be
         return result
 
     def array(self) -> list[Any]:
@@ -153,8 +155,8 @@ class _Repairer:
             else:
                 result.append(self.value())
             self.skip_commas()
-        if self.peek() == "]":
-            self.pos += 1
+        if self.peek() in ("]", "}"):
+            self.pos += 1  # a "}" closing an array is taken as the "]" it should be
         return result
 
 
@@ -169,6 +171,10 @@ def repair_json(text: str) -> Any:
         while reader.pos < len(text) and reader.peek() in ("{", "["):
             values.append(reader.value())
             reader.skip_commas()
+        # Closing brackets left over at the end are dropped.
+        while reader.peek() in ("]", "}"):
+            reader.pos += 1
+            reader.skip()
     except (RecursionError, Json5Error) as error:
         raise JsonRepairError(str(error)) from error
     if reader.pos != len(text):
