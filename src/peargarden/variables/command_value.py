@@ -69,6 +69,9 @@ def _math_value(text: str) -> Any:
         result = mathexpr.evaluate(text)
     except mathexpr.MathError:
         return None
+    if result is mathexpr.NOTHING:
+        # math.js gave ``undefined``: MVU keeps the text itself unless it looks like a bare name.
+        return None if _SYMBOL_NAME.match(text) else text
     if isinstance(result, complex | list):
         return mathexpr.format_value(result)
     if is_number(result):

@@ -30,6 +30,7 @@ _TOKEN = re.compile(
       |(?P<number>0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
       |(?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
       |(?P<name>[A-Za-z_$\u0391-\u03c9][A-Za-z0-9_$\u0391-\u03c9]*)
+      |(?P<comment>\#[^\n]*)
       |(?P<op>\.\*|\./|\.\^|==|!=|<=|>=|[-+*/^%!()\[\],;.?:<>{}'=])""",
     re.VERBOSE,
 )
@@ -53,7 +54,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
             raise MathError(f"unexpected character {text[position]!r}")
         position = match.end()
         kind = match.lastgroup or ""
-        if kind == "space":
+        if kind in ("space", "comment"):
             continue
         value = match.group(0)
         if kind == "name" and value in _WORD_OPERATORS:
@@ -754,11 +755,21 @@ def parse(text: str) -> Node:
         raise MathError("expression nested too deeply") from error
 
 
+class _Nothing:
+    """What math.js returns for an expression that is only a comment: ``undefined``."""
+
+
+NOTHING = _Nothing()
+
+
 def evaluate(text: str) -> Any:
-    """``math.evaluate(text, {Math, math})``: a float, complex, matrix (list), bool, string, dict or function."""
-    if not text.strip():
-        raise MathError("empty expression")
+    """``math.evaluate(text, {Math, math})``: a float, complex, matrix (list), bool, string, dict or function.
+
+    ``NOTHING`` when the text is only a ``#`` comment (math.js's ``undefined``).
+    """
     try:
+        if not _tokens(text):
+            return NOTHING
         return evaluate_node(parse(text), {})
     except (RecursionError, OverflowError, ZeroDivisionError) as error:
         raise MathError(str(error)) from error

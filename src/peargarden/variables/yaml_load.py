@@ -24,6 +24,7 @@ _INT_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _FLOAT_SPECIAL = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$")
 _FLOAT_EXP = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$")
+_PLAIN_TAG = "tag:peargarden,2026:plain"
 
 
 def core_scalar(text: str) -> Any:
@@ -59,13 +60,14 @@ def _loader_class() -> Any:
         """SafeLoader whose plain scalars follow the core schema (resolved in ``construct_scalar``)."""
 
     CoreLoader.yaml_implicit_resolvers = {}
-    # Every plain scalar resolves to ``str`` first; merge keys keep their own tag so that PyYAML's
-    # merge handling (the ``yaml`` package's ``merge: true``) still applies.
+    # Merge keys keep their own tag so that PyYAML's merge handling (the ``yaml`` package's
+    # ``merge: true``) still applies; every other plain scalar gets a tag of ours and is resolved by
+    # the core schema when constructed.  A quoted scalar or one tagged ``!!str`` stays a string.
     CoreLoader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+    CoreLoader.add_implicit_resolver(_PLAIN_TAG, re.compile(r".*", re.DOTALL), None)
 
-    def construct_plain_or_quoted(loader: Any, node: Any) -> Any:
-        value = loader.construct_scalar(node)
-        return core_scalar(value) if node.style is None else value
+    def construct_plain(loader: Any, node: Any) -> Any:
+        return core_scalar(loader.construct_scalar(node))
 
     def construct_mapping(loader: Any, node: Any) -> dict[str, Any]:
         loader.flatten_mapping(node)
@@ -78,7 +80,17 @@ def _loader_class() -> Any:
     def construct_sequence(loader: Any, node: Any) -> list[Any]:
         return [loader.construct_object(child, deep=True) for child in node.value]
 
-    CoreLoader.add_constructor("tag:yaml.org,2002:str", construct_plain_or_quoted)
+    def construct_unknown_tag(loader: Any, _suffix: str, node: Any) -> Any:
+        # The ``yaml`` package warns about a tag it does not know and reads the node untagged.
+        if isinstance(node, yaml.MappingNode):
+            return construct_mapping(loader, node)
+        if isinstance(node, yaml.SequenceNode):
+            return construct_sequence(loader, node)
+        return loader.construct_scalar(node)
+
+    CoreLoader.add_multi_constructor("", construct_unknown_tag)
+    CoreLoader.add_constructor(_PLAIN_TAG, construct_plain)
+    CoreLoader.add_constructor("tag:yaml.org,2002:str", lambda loader, node: loader.construct_scalar(node))
     CoreLoader.add_constructor("tag:yaml.org,2002:map", construct_mapping)
     CoreLoader.add_constructor("tag:yaml.org,2002:seq", construct_sequence)
     return CoreLoader
@@ -99,6 +111,10 @@ def _js_key(key: Any) -> str:
 def _compose(text: str, *, strict: bool) -> Any:
     import yaml
 
+    # A block scalar on the last line keeps its line break in the ``yaml`` package ("clip"), even
+    # when the text has no final newline; PyYAML drops it then.  A final newline changes nothing else.
+    if not text.endswith(("\n", "\r")):
+        text += "\n"
     loader = _loader_class()(text)
     try:
         loader.get_event()  # stream start
