@@ -16,7 +16,7 @@ from typing import Any
 from peargarden.text.jsstring import js_trim
 from peargarden.variables import mathexpr
 from peargarden.variables.json5 import Json5Error, parse_js_literal
-from peargarden.variables.jsvalues import UNDEFINED, is_number, js_number
+from peargarden.variables.jsvalues import UNDEFINED, from_json, is_number, js_number
 from peargarden.variables.yaml_load import YamlError
 from peargarden.variables.yaml_load import load as yaml_parse
 
@@ -50,17 +50,7 @@ def _json_parse(text: str) -> Any:
         raise ValueError(constant)
 
     value = json.loads(text, parse_constant=refuse)
-    return _numbers_as_js(value)
-
-
-def _numbers_as_js(value: Any) -> Any:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return js_number(value)
-    if isinstance(value, list):
-        return [_numbers_as_js(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _numbers_as_js(item) for key, item in value.items()}
-    return value
+    return from_json(value)
 
 
 def _math_value(text: str) -> Any:

@@ -20,14 +20,13 @@ from typing import Any
 from peargarden.variables.jsvalues import UNDEFINED, clone, js_keys, truthy
 from peargarden.variables.lodash import correctly_merge
 from peargarden.variables.parse_string import ParseStringError, parse_string
-from peargarden.variables.schema import clean_up_metadata, generate_schema
+from peargarden.variables.schema import clean_up_metadata, regenerate
 from peargarden.variables.update import update_variables
 
 _NOT_NEWLINE = r"[^\n\r\u2028\u2029]"
 _XML_WRAPPED = re.compile(rf"{_NOT_NEWLINE}*<initvar>{_NOT_NEWLINE}*\n([\s\S]*)\n{_NOT_NEWLINE}*</initvar>")
 _FENCED = re.compile(rf"```{_NOT_NEWLINE}*\n([\s\S]*)\n```")
 _GREETING_BLOCK = re.compile(rf"<(initvar)>(?:\s*```{_NOT_NEWLINE}*)?([\s\S]*?)(?:```\s*)?</\1>", re.IGNORECASE)
-_ROOT_FLAGS = ("strictTemplate", "concatTemplateArray", "strictSet")
 
 
 @dataclass(frozen=True)
@@ -118,17 +117,8 @@ def load_initvar_data(
 
 
 def _apply_schema(variables: dict[str, Any]) -> None:
-    stat_data = variables["stat_data"]
-    old = variables.get("schema")
-    schema = generate_schema(clone(stat_data), old if isinstance(old, dict) else None)
-    if schema.get("type") == "object":
-        meta = stat_data.get("$meta") if isinstance(stat_data, dict) else None
-        if isinstance(meta, dict):
-            for flag in _ROOT_FLAGS:
-                if flag in meta:
-                    schema[flag] = meta[flag]
-        variables["schema"] = schema
-    clean_up_metadata(stat_data)
+    regenerate(variables, keep_old_flags=False)
+    clean_up_metadata(variables["stat_data"])
 
 
 def initialize(

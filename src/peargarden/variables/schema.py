@@ -143,14 +143,19 @@ def schema_for_path(schema: dict[str, Any] | None, path: str) -> dict[str, Any] 
     return current if isinstance(current, dict) else None
 
 
-def reconcile(variables: dict[str, Any]) -> None:
-    """MVU's ``reconcileAndApplySchema``: ``variables['schema']`` made again from ``stat_data``, old rules kept."""
+def regenerate(variables: dict[str, Any], *, keep_old_flags: bool = True) -> None:
+    """``variables['schema']`` made again from ``stat_data`` (the old schema's extensibility inherited).
+
+    The root flags (``strictTemplate``, ``strictSet``, ``concatTemplateArray``) come from the old
+    schema when ``keep_old_flags`` (MVU's reconcile after an update; its first seeding does not), and
+    from ``stat_data.$meta``, which wins.
+    """
     old_schema = variables.get("schema")
     stat_data = variables.get("stat_data")
     new_schema = generate_schema(clone(stat_data), old_schema if isinstance(old_schema, dict) else None)
     if new_schema.get("type") != "object":
         return
-    if isinstance(old_schema, dict):
+    if keep_old_flags and isinstance(old_schema, dict):
         for flag in _ROOT_FLAGS:
             if old_schema.get(flag, UNDEFINED) is not UNDEFINED:
                 new_schema[flag] = old_schema[flag]
@@ -160,6 +165,11 @@ def reconcile(variables: dict[str, Any]) -> None:
             if flag in meta:
                 new_schema[flag] = meta[flag]
     variables["schema"] = new_schema
+
+
+def reconcile(variables: dict[str, Any]) -> None:
+    """MVU's ``reconcileAndApplySchema``: the schema made again after ``stat_data`` changed."""
+    regenerate(variables, keep_old_flags=True)
 
 
 def clean_up_metadata(data: Any) -> None:
