@@ -113,10 +113,13 @@ def run_handle_case(case: dict[str, Any]) -> tuple[str, str]:
         entry["opt"]["type"]: {k: v for k, v in entry["data"].items() if k not in own_keys} for entry in written
     }
     message_id = case["message_id"]
-    if "message" in existing:
-        record = chat[message_id]["variables"][chat[message_id]["swipe_id"]]
-        record.update({k: v for k, v in existing["message"].items() if k not in record})
-        chat[message_id]["variables"][chat[message_id]["swipe_id"]] = {**existing["message"], **record}
+    if existing.get("message"):
+        message = chat[message_id]
+        swipe = message.get("swipe_id") or 0
+        records = message["variables"] if isinstance(message.get("variables"), list) else []
+        records.extend({} for _ in range(swipe + 1 - len(records)))
+        records[swipe] = {**existing["message"], **(records[swipe] if isinstance(records[swipe], dict) else {})}
+        message["variables"] = records
     outcome = handle_variables_in_message(
         chat,
         message_id,
