@@ -30,6 +30,13 @@ def _read_json(path: Path) -> Any:
     return read_json(path)
 
 
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise BadInput(f"无法读取：{error.strerror}", path=path) from None
+
+
 def _read_jsonl(path: Path) -> list[Any]:
     rows = []
     try:
@@ -47,26 +54,61 @@ def _read_jsonl(path: Path) -> list[Any]:
     return rows
 
 
+def _read_card(case_dir: Path, stem: str) -> Any:
+    """``<stem>.json`` (the card as SillyTavern holds it), else the PNG it was placed as."""
+    json_path = case_dir / f"{stem}.json"
+    if json_path.exists():
+        return _read_json(json_path)
+    png = case_dir / f"{stem}.png"
+    if not png.exists():
+        pngs = sorted(case_dir.glob("*.png")) if stem == "card" else []
+        if not pngs:
+            raise NotFound(f"案例里没有 {stem}.json 或 {stem}.png", path=case_dir)
+        png = pngs[0]
+    from peargarden.formats import card_to_object, read_card
+
+    return card_to_object(read_card(png.read_bytes(), str(png)), "v2")
+
+
+def _group_members(case_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """A group case's member cards by avatar file name (``settings.json → members``)."""
+    members = settings.get("members")
+    if not isinstance(members, list) or not members:
+        raise FormatError("群聊案例的 settings.json 缺少 members（card、file）", path=case_dir / "settings.json")
+    cards: dict[str, Any] = {}
+    for member in members:
+        if not isinstance(member, dict) or not isinstance(member.get("card"), str):
+            raise FormatError("settings.json 的 members 每一项都要有 card 和 file", path=case_dir / "settings.json")
+        card = _read_card(case_dir, member["card"])
+        name = card.get("name") if isinstance(card, dict) else None
+        cards[str(member.get("file") or f"{name}.png")] = card
+    return cards
+
+
 def load_case(case_dir: Path) -> Any:
-    """Read an oracle case folder into :class:`peargarden.tavern.replay.CaseData`."""
+    """Read an oracle case folder into :class:`peargarden.tavern.replay.CaseData` (a group case —
+    ``group.json`` with member cards ``card1.json`` … — fills ``group`` and ``members``)."""
+    from peargarden.formats.groups import read_group
     from peargarden.tavern.replay import CaseData
 
     if not case_dir.is_dir():
         raise NotFound(f"找不到案例文件夹 {case_dir}")
     settings = _read_json(case_dir / "settings.json")
-    card_path = case_dir / "card.json"
-    if card_path.exists():
-        card = _read_json(card_path)
+    if not isinstance(settings, dict):
+        raise FormatError("settings.json 必须是 JSON 对象", path=case_dir / "settings.json")
+    group_path = case_dir / str(settings.get("group_file") or "group.json")
+    group = None
+    members: dict[str, Any] = {}
+    if group_path.is_file():
+        group = read_group(_read_bytes(group_path), str(group_path)).raw
+        members = _group_members(case_dir, settings)
+        card = next(iter(members.values()))
+        chat_path = case_dir / str(settings.get("group_chat_file") or "group_chat.jsonl")
     else:
-        pngs = sorted(case_dir.glob("*.png"))
-        if not pngs:
-            raise NotFound("案例里没有 card.json 或 card.png", path=case_dir)
-        from peargarden.formats import card_to_object, read_card
-
-        card = card_to_object(read_card(pngs[0].read_bytes(), str(pngs[0])), "v2")
+        card = _read_card(case_dir, "card")
+        chat_path = case_dir / "chat.jsonl"
     preset_path = case_dir / "preset.json"
     preset = _read_json(preset_path) if preset_path.exists() else None
-    chat_path = case_dir / "chat.jsonl"
     header = None
     chat = None
     if chat_path.exists():
@@ -79,18 +121,37 @@ def load_case(case_dir: Path) -> Any:
     if worlds_dir.is_dir():
         for path in sorted(worlds_dir.glob("*.json")):
             worlds[path.stem] = _read_json(path)
-    if not isinstance(settings, dict) or not isinstance(card, dict):
-        raise FormatError("settings.json 与 card.json 必须是 JSON 对象", path=case_dir)
-    return CaseData(settings=settings, card=card, preset=preset, chat_header=header, chat=chat, worlds=worlds)
+    if not isinstance(card, dict) or not all(isinstance(c, dict) for c in members.values()):
+        raise FormatError("角色卡必须是 JSON 对象", path=case_dir)
+    return CaseData(
+        settings=settings,
+        card=card,
+        preset=preset,
+        chat_header=header,
+        chat=chat,
+        worlds=worlds,
+        group=group,
+        members=members,
+    )
 
 
 def replay_case(case_dir: Path, version: str | None = None) -> Any:
     """Replay the case's steps (as *version* of SillyTavern, default the case's own): the
-    ``ReplayResult`` with the body and assembly of the last generation and the warnings."""
+    ``ReplayResult`` with the body and assembly of the last generation, every generation's body
+    (``generations``) and the warnings.  A group case is replayed as the group it records."""
+    from peargarden.tavern.group_replay import replay_group
     from peargarden.tavern.replay import replay
 
     checked = check_st_version(version) if version else None  # a bad flag is said before the case is read
-    return replay(load_case(case_dir), version=checked)
+    case = load_case(case_dir)
+    if case.group is not None:
+        return replay_group(case, version=checked)
+    return replay(case, version=checked)
+
+
+def is_group_case(result: Any) -> bool:
+    """Whether a replay result came from a group case (its state has a cast)."""
+    return getattr(result.state, "cast", None) is not None
 
 
 def assemble_card(
@@ -110,7 +171,7 @@ def assemble_card(
     from peargarden.modes.tavern.sources import card_worlds, read_named_preset
     from peargarden.tavern.assemble import generate
     from peargarden.tavern.controls import user_state
-    from peargarden.tavern.replay import _user_message, start_new_chat
+    from peargarden.tavern.replay import start_new_chat, user_message
     from peargarden.tavern.request import request_body
     from peargarden.text.tokens import counter_for_model
     from peargarden.workspace.cards import open_card
@@ -152,7 +213,7 @@ def assemble_card(
     if not state.chat:
         start_new_chat(state)
     if message:
-        state.chat.append(_user_message(state, message))
+        state.chat.append(user_message(state, message))
     result = generate(state, "normal", dry_run=True)
     body = request_body(
         state.oai, result.messages, "normal", stop=result.stop, omit_empty_bias=state.compat.omit_empty_logit_bias

@@ -53,18 +53,24 @@ def replay_cmd(
         None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: the case's settings.json)."
     ),
 ) -> None:
-    """Replay an oracle case's steps and print the request body of the last generation."""
-    from peargarden.app.tavern_cases import replay_case
+    """Replay an oracle case's steps and print the request body of the last generation (a group
+    case: a JSON array of every request body, in order)."""
+    from peargarden.app.tavern_cases import is_group_case, replay_case
 
     result = replay_case(case_dir, st_version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if result.body is None or result.assembly is None:
         raise BadInput("案例的步骤里没有任何一次生成", path=case_dir)
-    if ledger:
+    group = is_group_case(result)
+    if ledger and group:
+        for number, assembly in enumerate(result.assemblies, 1):
+            print(f"== 第 {number} 次生成 ==")
+            print(format_ledger(assembly))
+    elif ledger:
         print(format_ledger(result.assembly))
     else:
-        print(dumps_json(result.body, indent=2))
+        print(dumps_json(result.generations if group else result.body, indent=2))
 
 
 # -- the user's own data folder ------------------------------------------------------------------

@@ -147,7 +147,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
     from peargarden.formats import card_to_object
     from peargarden.tavern.assemble import generate
     from peargarden.tavern.controls import user_state
-    from peargarden.tavern.replay import _user_message, start_new_chat
+    from peargarden.tavern.replay import start_new_chat, user_message
     from peargarden.tavern.request import request_body
     from peargarden.text.tokens import counter_for_model
     from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
@@ -196,7 +196,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         if not state.chat:
             start_new_chat(state)
         if pending:
-            state.chat.append(_user_message(state, pending))
+            state.chat.append(user_message(state, pending))
         gen_type = _GEN_TYPES.get(inp.kind, "normal")
         # A real generation, not ST's dry run: timed world info runs and is recorded, and
         # squash_system_messages applies, exactly as SillyTavern sends the request.
