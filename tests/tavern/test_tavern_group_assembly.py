@@ -9,10 +9,12 @@ muted").
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from peargarden.tavern.assemble import Generation
 from peargarden.tavern.group import Activation, Cast, GenerationMode, Group
 from peargarden.tavern.group_round import greetings, speak_as, speaker_request
 from peargarden.tavern.state import TavernState, effective_settings
@@ -235,3 +237,35 @@ def test_speak_as_refuses_a_stranger(counter: TextCounter) -> None:
         speak_as(s, "陌生人.png")
     speak_as(s, ZHOU)
     assert (s.char_name, s.avatar) == ("周明", ZHOU)
+
+
+def test_each_1_12_group_switch_alone(counter: TextCounter) -> None:
+    """Every group difference between the releases is one switch that can be flipped alone."""
+    prefix, suffix = "<FIELDNAME>：{{char}} ", " （完）"
+
+    def texts(**switch: bool) -> list[str]:
+        s = state(counter, mode=GenerationMode.APPEND, prefix=prefix, suffix=suffix)
+        s.compat = replace(s.compat, **switch)
+        return contents(request(s, LIN))
+
+    base = texts()
+    assert base[1].startswith("Description：林月 林月是茶馆老板。同伴：周明, 小桃 （完）\nDescription：周明 ")
+    trimmed = texts(group_join_raw_affixes=False)[1]
+    assert trimmed.startswith("Description：林月\n林月是茶馆老板。同伴：周明, 小桃\n（完）\nDescription：周明\n")
+    # Without <START>, 周明's examples run on inside 林月's block: one block fewer.
+    assert texts(group_join_example_start=False).count("[Example Chat]") == base.count("[Example Chat]") - 1
+    # The override's macros: expanded in the field (1.18) or left for the prompt's own pass (1.12),
+    # which the card-field macro {{scenario}} then shows.
+    for on, scenario in ((True, "林月在"), (False, "{{char}}在")):
+        s = state(counter, mode=GenerationMode.APPEND, metadata={"scenario": "{{char}}在"})
+        s.compat = replace(s.compat, group_scenario_override_macros=on)
+        speak_as(s, LIN)
+        assert Generation(s, "normal", dry_run=True).card_macro_fields()[0]["scenario"] == scenario
+    # A line by another member is the bot's only with member names on; that member then names the
+    # block's bot message, even across the speaker's own line.
+    mixed = copy.deepcopy(CARDS)
+    mixed[LIN]["mes_example"] = "<START>\n{{user}}: 谁来倒茶？\n周明: 我来。\n{{char}}: 还是我来吧。"
+    for on, expected in ((True, "周明: 我来。\n林月: 还是我来吧。"), (False, "小明: 谁来倒茶？\n周明: 我来。")):
+        s = state(counter, cards=mixed)
+        s.compat = replace(s.compat, group_example_member_names=on)
+        assert expected in contents(request(s, LIN))
