@@ -15,13 +15,16 @@ from peargarden.formats import read_chat_jsonl, write_chat_jsonl
 from peargarden.formats.groups import (
     GroupFile,
     avatar_thumbnail,
+    greeting_message,
     is_group_object,
     js_number_text,
     js_pretty,
     message_author,
     new_group,
     read_group,
+    reply_message,
     round_id,
+    with_first_swipe,
     write_group,
 )
 
@@ -171,3 +174,32 @@ def test_group_file_keeps_a_raw_dict() -> None:
     raw = {"id": 5, "members": ["a.png"]}
     assert GroupFile(raw).id == "5"
     assert GroupFile({"id": True, "members": []}).id == ""
+
+
+def test_new_messages_have_sillytaverns_keys_in_its_order() -> None:
+    """Built from a recorded chat's values, a greeting and a reply are those very lines."""
+    lines = (CASES / "61-group-swap-list-fresh-chat" / "chat_after.jsonl").read_text(encoding="utf-8").splitlines()
+    greeting, reply = json.loads(lines[1]), json.loads(lines[4])
+    built = with_first_swipe(
+        greeting_message(
+            greeting["name"],
+            greeting["original_avatar"],
+            greeting["mes"],
+            send_date=greeting["send_date"],
+            gen_id=greeting["extra"]["gen_id"],
+        )
+    )
+    assert json.dumps(built, ensure_ascii=False) == json.dumps(greeting, ensure_ascii=False)
+    made = reply_message(
+        reply["name"],
+        reply["original_avatar"],
+        reply["mes"],
+        send_date=reply["send_date"],
+        gen_id=reply["extra"]["gen_id"],
+        extra={k: v for k, v in reply["extra"].items() if k != "gen_id"},
+        title=reply["title"],
+        gen_started=reply["gen_started"],
+        gen_finished=reply["gen_finished"],
+    )
+    made = with_first_swipe(made, "gen_started", "gen_finished")
+    assert json.dumps(made, ensure_ascii=False) == json.dumps(reply, ensure_ascii=False)

@@ -210,6 +210,61 @@ def avatar_thumbnail(avatar: str) -> str:
     return "/thumbnail?type=avatar&file=" + quote(avatar, safe="!'()*")
 
 
+def greeting_message(name: str, avatar: str, mes: str, *, send_date: str, gen_id: Any) -> JsonObject:
+    """A member's greeting in a new group chat, with SillyTavern's keys in its order."""
+    return {
+        "is_user": False,
+        "is_system": False,
+        "name": name,
+        "send_date": send_date,
+        "original_avatar": avatar,
+        "extra": {"gen_id": gen_id},
+        "mes": mes,
+        "force_avatar": avatar_thumbnail(avatar),
+    }
+
+
+def reply_message(
+    name: str,
+    avatar: str,
+    mes: str,
+    *,
+    send_date: str,
+    gen_id: Any,
+    extra: JsonObject | None = None,
+    title: str | None = None,
+    gen_started: str | None = None,
+    gen_finished: str | None = None,
+) -> JsonObject:
+    """A member's reply in a group round (``extra`` first: the API, model and reasoning fields
+    SillyTavern records, then ``gen_id``, the round's id); optional fields only when given."""
+    message: JsonObject = {
+        "extra": {**(extra or {}), "gen_id": gen_id},
+        "name": name,
+        "is_user": False,
+        "send_date": send_date,
+        "mes": mes,
+    }
+    for key, value in (("title", title), ("gen_started", gen_started), ("gen_finished", gen_finished)):
+        if value is not None:
+            message[key] = value
+    message["force_avatar"] = avatar_thumbnail(avatar)
+    message["original_avatar"] = avatar
+    return message
+
+
+def with_first_swipe(message: JsonObject, *keys: str) -> JsonObject:
+    """What saving adds to a new bot message: its text as the only swipe, and a swipe record of
+    its ``send_date``, the given ``keys`` (e.g. ``gen_started``) and its ``extra``."""
+    record: JsonObject = {"send_date": message.get("send_date")}
+    record.update({k: message[k] for k in keys if k in message})
+    record["extra"] = json.loads(json.dumps(message.get("extra", {})))
+    message["swipes"] = [message.get("mes", "")]
+    message["swipe_id"] = 0
+    message["swipe_info"] = [record]
+    return message
+
+
 def message_author(message: JsonObject) -> str:
     """The member who wrote a group-chat message (``original_avatar``), or ``""``."""
     value = message.get("original_avatar")
@@ -227,12 +282,15 @@ __all__ = [
     "GENERATION_MODES",
     "GroupFile",
     "avatar_thumbnail",
+    "greeting_message",
     "is_group_object",
     "js_number_text",
     "js_pretty",
     "message_author",
     "new_group",
     "read_group",
+    "reply_message",
     "round_id",
+    "with_first_swipe",
     "write_group",
 ]

@@ -20,7 +20,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from peargarden.formats.groups import avatar_thumbnail
+from peargarden.formats.chats import format_send_date
+from peargarden.formats.groups import avatar_thumbnail, greeting_message, with_first_swipe
 
 from .assemble import Assembly, Generation, generate
 from .request import request_body
@@ -85,8 +86,10 @@ def greetings(state: TavernState, random: Callable[[], float], now_ms: float) ->
         mes = gen.sub(text.strip()) if isinstance(text, str) and text else ""
         if not mes:
             continue
-        message: dict[str, Any] = {"is_user": False, "is_system": False, "name": cast.name(avatar), "mes": mes}
-        out.append(group_fields(message, avatar, int(gen_id) if float(gen_id).is_integer() else gen_id))
+        send_date = format_send_date(state.clock())
+        gen_value = int(gen_id) if gen_id.is_integer() else gen_id
+        message = greeting_message(cast.name(avatar), avatar, mes, send_date=send_date, gen_id=gen_value)
+        out.append(with_first_swipe(message))
     return out
 
 
