@@ -113,3 +113,14 @@ def test_a_group_case_with_a_broken_member_list_is_one_line(tmp_path: Path, caps
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("pear: ") and "settings.json" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_group_with_everyone_muted_only_posts_even_an_empty_box() -> None:
+    case = with_steps(LIST_CASE, [{"send": "有人吗？"}, {"regenerate": True}])
+    assert case.group is not None
+    case.group = {**case.group, "disabled_members": list(case.group["members"])}
+    before = len(case.chat or [])
+    result = replay_group(case)
+    assert result.generations == []
+    assert [m["mes"] for m in result.state.chat[before:]] == ["有人吗？", ""]
+    assert all(m["is_user"] for m in result.state.chat[before:])

@@ -120,8 +120,8 @@ class _GroupReplay:
         speakers = pinned if pinned is not None else choose_speakers(self.cast, state.chat, call, self.random)
         typed = call.user_input
         if not speakers:
-            if typed:
-                state.chat.append(user_message(state, typed))
+            # Nobody answers (MANUAL, everyone muted): SillyTavern posts the box as it is, even empty.
+            state.chat.append(user_message(state, typed, bias_only_as_system=False))
             return
         round_id = next_round_id(state.chat, _now_ms(state))
         for avatar in speakers:

@@ -175,12 +175,14 @@ def _remove_macros(text: str) -> str:
     return js_trim(re.sub(r"\{\{[\s\S]*?\}\}", "", text))
 
 
-def user_message(state: TavernState, text: str) -> dict[str, Any]:
+def user_message(state: TavernState, text: str, *, bias_only_as_system: bool = True) -> dict[str, Any]:
     """What ``Generate`` adds for typed text: ``sendMessageAsUser``, or for text that is only a
-    ``{{bias "…"}}`` a hidden generic system message carrying the bias ("Start Reply With")."""
+    ``{{bias "…"}}`` a hidden generic system message carrying the bias ("Start Reply With").
+    A group round that nobody answers posts even such text as a user message
+    (``bias_only_as_system=False``)."""
     bias_parts = [m.group(1) if m.group(1) is not None else m.group(2) for m in _BIAS.finditer(text)]
     message_bias = " " + " ".join(bias_parts) if bias_parts else ""  # extractMessageBias
-    if message_bias and not _remove_macros(text):
+    if message_bias and bias_only_as_system and not _remove_macros(text):
         return {
             "name": "SillyTavern System",
             "force_avatar": "img/five.png",
