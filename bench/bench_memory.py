@@ -79,8 +79,14 @@ def _app(home: Home) -> PearApp:
     return PearApp(home, provider_factory=factory, story_memory=True)  # type: ignore[arg-type]
 
 
-def _canned(_system: str, _user: str, _max_tokens: int) -> str:
-    return json.dumps({"patch": {"time": "第二日", "characters": {"周伯": {"affinity": "+1"}}}}, ensure_ascii=False)
+class _Canned:
+    """A side model that always answers with the same ledger patch (no model call is measured)."""
+
+    def __call__(self, _system: str, _user: str, _max_tokens: int, *, purpose: str = "side") -> str:
+        return json.dumps({"patch": {"time": "第二日", "characters": {"周伯": {"affinity": "+1"}}}}, ensure_ascii=False)
+
+    def stopped(self) -> bool:
+        return False
 
 
 def bench_bookkeeping(home: Home, beats: int, size: int) -> dict[str, float]:
@@ -91,7 +97,7 @@ def bench_bookkeeping(home: Home, beats: int, size: int) -> dict[str, float]:
         session.chat.append_message({"role": "user", "content": f"新的一句{n}"})
         session.chat.append_message({"role": "assistant", "content": PROSE})
         start = time.perf_counter()
-        warnings = bookkeeping.after_beat(session, side=_canned)
+        warnings = bookkeeping.bookkeeping(session.branch_view(), _Canned())
         costs.append(time.perf_counter() - start)
         assert not warnings, warnings
     return {"median_ms": statistics.median(costs) * 1000, "p90_ms": sorted(costs)[int(len(costs) * 0.9)] * 1000}

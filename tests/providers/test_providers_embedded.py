@@ -505,8 +505,7 @@ def test_real_default_model_three_chinese_turns_with_qinwu(home_dir: Path) -> No
 def test_the_context_bar_reads_the_window_from_the_gguf_header(tmp_path: Path) -> None:
     """32768 trained tokens, run at most 8192: the window a chat page measures its requests against."""
     from peargarden.app.chat_chrome import model_window
-    from peargarden.app.recording import RecordingProvider
 
     provider = EmbeddedProvider(_gguf(tmp_path))
-    assert model_window(provider) == model_window(RecordingProvider(provider)) == 8192
+    assert model_window(provider) == 8192
     assert model_window(EmbeddedProvider(models_folder=tmp_path / "空")) is None  # no model fetched yet

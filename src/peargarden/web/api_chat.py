@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -19,12 +18,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
-from peargarden.agent.events import AgentEvent
 from peargarden.app.chat_chrome import swipe_arrows
 from peargarden.app.display_scripts import card_display_scripts, display_texts
 from peargarden.app.regex_allowance import card_scripts_allowed
-from peargarden.app.runner import Approver
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .chat_hub import OpenChat
 from .chat_view import context_fill, message_chrome, message_html
@@ -103,7 +100,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "mode": view.mode,
         "modes": view.modes,
         "messages": messages,
-        "swipe": swipe_arrows(chat.session.chat.tree),
+        "swipe": swipe_arrows(chat.session),
         "tree": rows,
         "leaf": view.leaf,
         "warnings": [*view.warnings, *chat.warnings],
@@ -141,22 +138,7 @@ def beat(request: Request, card: str, chat_id: str, body: BeatBody) -> Streaming
     """Play one beat and stream its events (``text/event-stream``)."""
     hub = hub_of(request)
     chat = hub.chat(card, chat_id)
-    session = chat.session
-    if body.action == "send" and not body.text.strip():
-        raise BadInput("消息是空的")
-
-    def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent] | None:
-        if body.action == "send":
-            return session.send(body.text, cancel=cancel, approver=approver)
-        if body.action == "regenerate":
-            return session.regenerate(cancel=cancel, approver=approver)
-        if body.action == "swipe":
-            return session.swipe(-1 if body.step < 0 else 1, cancel=cancel, approver=approver)
-        if body.action == "continue":
-            return session.continue_(cancel=cancel, approver=approver)
-        return session.impersonate(cancel=cancel)
-
-    active = hub.start_beat(chat, start)
+    active = hub.start_beat(chat, body.action, body.text, -1 if body.step < 0 else 1)
 
     def stream() -> Iterator[str]:
         for item in hub.items(active):
@@ -184,7 +166,7 @@ def approve(request: Request, beat_id: str, body: ApprovalBody) -> dict[str, Any
 
 @router.post("/beats/{beat_id}/stop")
 def stop(request: Request, beat_id: str) -> dict[str, Any]:
-    hub_of(request).beat(beat_id).runner.stop()
+    hub_of(request).beat(beat_id).beat.stop()
     return {"ok": True}
 
 
@@ -194,9 +176,7 @@ class IndexBody(BaseModel):
 
 
 def _idle(chat: OpenChat) -> OpenChat:
-    if chat.lock.locked():
-        from peargarden.errors import ConflictError
-
+    if chat.session.busy:
         raise ConflictError("这个对话正在生成回复（a beat is running）")
     return chat
 

@@ -44,7 +44,7 @@ def remove(request: Request, card: str, chat_id: str) -> dict[str, Any]:
     hub = hub_of(request)
     folder = hub.service(card).card(card)
     chat_files.chat_dir(folder, chat_id)  # an unknown chat is a 404 before anything is opened
-    if hub.chat(folder.folder, chat_id).lock.locked():
+    if hub.chat(folder.folder, chat_id).session.busy:
         raise ConflictError("这个对话正在生成回复（a beat is running）")
     undo = chat_files.remove_chat(home_of(request), folder, chat_id)
     hub.forget(folder.folder, chat_id)

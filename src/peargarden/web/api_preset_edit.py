@@ -69,5 +69,5 @@ def connection_samplers(request: Request) -> dict[str, Any]:
 
 @router.post("/connections/{name}/samplers")
 def edit_connection_samplers(request: Request, name: str, body: SamplerBody) -> dict[str, Any]:
-    providers = [session.resolved.provider for session in hub_of(request).open_sessions()]
+    providers = [session.provider for session in hub_of(request).open_sessions()]
     return preset_files.set_connection_samplers(home_of(request), name, body.values, providers)

@@ -25,8 +25,8 @@ from .markdown import looks_like_html, render
 def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]:
     """One dict per message of the active path (same order as ``tree.messages()``)."""
     session = chat.session
-    count = token_counter(session.resolved.model)
-    seconds = beat_log.generation_seconds(chat.beats)
+    count = token_counter(session.model)
+    seconds = beat_log.generation_seconds(session.beat_records())
     avatar = f"/api/cards/{quote(session.card.folder, safe='')}/avatar"
     personas = session.app.home.personas_dir
     known = persona_names(personas)
@@ -39,7 +39,7 @@ def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]
         return pictures[speaker]
 
     out = []
-    for entry in session.chat.tree.messages():
+    for entry in session.view().entries:
         message = entry.message
         role = str(message.get("role", ""))
         content = str(message.get("content") or "")
@@ -63,7 +63,7 @@ def message_html(text: str) -> str | None:
 
 def context_fill(chat: OpenChat) -> dict[str, Any]:
     """How full the last request was against the budget it was built for (``app.chat_chrome``)."""
-    for beat in reversed(chat.beats):
+    for beat in reversed(chat.session.beat_records()):
         rounds = [r for r in beat.rounds if r.get("purpose") == "beat"]
         if rounds:
             return chrome_context(chat.session, rounds)

@@ -48,11 +48,10 @@ def create_app(config: WebConfig) -> FastAPI:
     app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
-    from peargarden.app.request_ledger import ledger
 
     from .chat_hub import ChatHub
 
-    app.state.hub = ChatHub(config.home, ledger)
+    app.state.hub = ChatHub(config.home)
     from . import safety
 
     safety.install(app)
