@@ -106,7 +106,7 @@ _INT_KEYS = {
 _BOOL_KEYS = ("scene_notes", "recall")
 
 
-def _story_table(doc: Any, base: StorySettings, where: Path) -> StorySettings:
+def _story_table(doc: object, base: StorySettings, where: Path) -> StorySettings:
     if doc is None:
         return base
     if not isinstance(doc, Mapping):
