@@ -48,7 +48,7 @@ def _types(beat: Beat) -> list[str]:
 def test_a_beat_is_iterated_and_then_read_as_its_result(home: Home) -> None:
     provider = ScriptedProvider().add(text_turn("雨", "小了。"))
     chat = _scripted(home, provider).new_chat("青梧")
-    entries_before = len(chat.view().entries)
+    entries_before = len(chat.chat.tree)
     beat = chat.play("send", "雨停了吗？")
     assert beat.running and beat.result is None  # the user's message is written, the model not called yet
     assert [m.content for m in chat.messages()][-1] == "雨停了吗？"
@@ -57,8 +57,8 @@ def test_a_beat_is_iterated_and_then_read_as_its_result(home: Home) -> None:
     assert isinstance(result, BeatResult) and not beat.running
     assert result.action == "send" and result.stop_reason == "stop" and result.error is None
     assert result.text == "雨小了。" and [r.speaker for r in result.replies] == ["青梧"]
-    ids = [entry.id for entry in chat.view().entries]
-    assert result.entries == ids[entries_before:]  # the user's message and the reply
+    ids = [row.id for row in chat.view().rows]
+    assert result.entries == ids[-2:] and len(chat.chat.tree) == entries_before + 2  # the user's message and the reply
     assert result.replies[0].entries == ids[-1:]
     assert [(sent.purpose, sent.model) for sent in result.requests] == [("beat", "scripted")]
     assert result.requests[0].request == provider.requests[0]  # the request as the provider received it

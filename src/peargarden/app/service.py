@@ -53,7 +53,6 @@ from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
-from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, chat_lock_file
@@ -63,6 +62,7 @@ from peargarden.workspace.home import Home
 
 from . import beat_log
 from .beat import Beat
+from .chat_page import ChatView, chat_view
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
 from .connections import Connection, ResolvedProvider, resolve_provider, resolve_side
 from .personas import PERSONA_ENTRY_TYPE, choose_persona, load_persona, recorded_persona
@@ -288,25 +288,6 @@ def _card_object(card: Any) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
-@dataclass(frozen=True)
-class ChatView:
-    """What a front draws of a chat: read from the session, nothing else to reach into."""
-
-    card: str  # the card's folder name
-    char_name: str  # the card's character name (the folder name when the card has none)
-    card_data: dict[str, Any]  # the card object (V2/V3), for display-only regex scripts and the like
-    chat_id: str
-    mode: str
-    modes: list[str]  # the app's mode table, in order
-    entries: list[Entry]  # the active branch's messages, numbered from 0 as edit/delete/branch count
-    tree: list[TreeRow]
-    leaf: str | None
-    swipe: tuple[int, int]  # (position, count) of the last reply among its siblings
-    warnings: list[str]  # what reading the session file found
-    model: str
-    persona: str  # the user's name in this chat
-
-
 @dataclass
 class Preview:
     """What the next beat would send: the first request, its tools and the warnings it would show."""
@@ -477,39 +458,14 @@ class ChatSession:
         connection is made on the first call.  *cancel*: the beat's stop event."""
         return _LazySideCall(self.side_connection, cancel, self._observe)
 
-    def view(self) -> ChatView:
-        """Everything a front shows of the chat (the web's chat page is drawn from it)."""
-        tree = self.chat.tree
-        return ChatView(
-            card=self.card.folder,
-            char_name=_card_name(self),
-            card_data=self.env.card_data,
-            chat_id=self.chat_id,
-            mode=self.mode,
-            modes=list(self.app.modes),
-            entries=list(tree.messages()),
-            tree=self.tree_rows(),
-            leaf=tree.leaf,
-            swipe=self.swipe_position(),
-            warnings=list(self.chat.warnings),
-            model=self.resolved.model,
-            persona=self.env.user_name,
-        )
+    def view(self, last: int | None = None, before: int | None = None) -> ChatView:
+        """Everything a front shows of the chat (the web's chat page is drawn from it); *last*: only
+        that many messages, ending before message number *before* (see :mod:`.chat_page`)."""
+        return chat_view(self, last, before)
 
     def messages(self) -> list[ContextMessage]:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""
         return [ContextMessage.from_entry(entry) for entry in self.chat.tree.messages()]
-
-    def message_rows(self) -> list[dict[str, Any]]:
-        """The active branch for a front to draw: each message with its entry id, number and its place
-        among its siblings (``sibling``: 1-based position, ``siblings``: count) for swipe arrows."""
-        rows: list[dict[str, Any]] = []
-        for number, entry in enumerate(self.chat.tree.messages()):
-            kin = self.chat.tree.siblings(entry.id)
-            row: dict[str, Any] = {"n": number, "id": entry.id, **entry.message}
-            row["sibling"], row["siblings"] = kin.index(entry) + 1, len(kin)
-            rows.append(row)
-        return rows
 
     def context(self) -> list[ContextMessage]:
         return self._context.build(self.chat.tree.path())

@@ -12,19 +12,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import asdict
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
-from peargarden.app.chat_chrome import swipe_arrows
-from peargarden.app.display_scripts import card_display_scripts, display_texts
-from peargarden.app.regex_allowance import card_scripts_allowed
 from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .chat_hub import OpenChat
-from .chat_view import context_fill, message_chrome, message_html
+from .chat_view import message_json
 from .deps import hub_of
 
 router = APIRouter(prefix="/api")
@@ -39,39 +37,10 @@ def _preview(text: str, width: int = 36) -> str:
 
 
 def chat_state(chat: OpenChat) -> dict[str, Any]:
-    """Everything the chat page draws: messages (numbered as edit/delete/branch count), swipes, tree."""
+    """Everything the chat page draws (the service's page model, ``ChatSession.view()``, as JSON):
+    messages (numbered as edit/delete/branch count), swipes, tree, context bar."""
     view = chat.session.view()
-    entries = view.entries
-    shown = display_texts(
-        [(str(e.message.get("role", "")), str(e.message.get("content") or "")) for e in entries],
-        # A card's own display scripts run only once the user allowed the card's scripts, as in SillyTavern.
-        card_display_scripts(view.card_data) if card_scripts_allowed(chat.session.card) else [],
-        view.persona,
-        view.char_name,
-    )
-    user, char = view.persona, view.char_name
-    chrome = message_chrome(chat, user, char)
-    messages = []
-    for index, entry in enumerate(entries):
-        msg = entry.message
-        text = shown[index] or str(msg.get("content") or "")
-        messages.append(
-            {
-                **chrome[index],
-                "html": message_html(text) if text else "",
-                "index": index,
-                "id": entry.id,
-                "role": str(msg.get("role", "")),
-                "name": msg.get("name"),
-                "content": str(msg.get("content") or ""),
-                "display": shown[index],
-                "reasoning": str(msg.get("reasoning") or ""),
-                "tool_calls": msg.get("tool_calls") or [],
-                "tool_call_id": msg.get("tool_call_id"),
-                "is_error": bool(msg.get("is_error")),
-                "tags": msg.get("tags") or [],
-            }
-        )
+    messages = [message_json(view.card, row) for row in view.rows]
     rows = []
     for row in view.tree:
         entry = row.entry
@@ -100,14 +69,14 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "mode": view.mode,
         "modes": view.modes,
         "messages": messages,
-        "swipe": swipe_arrows(chat.session),
+        "swipe": asdict(view.swipe),
         "tree": rows,
         "leaf": view.leaf,
         "warnings": [*view.warnings, *chat.warnings],
         "model": view.model,
         "persona": view.persona,
-        "char": char,
-        "context": context_fill(chat),
+        "char": view.char_name,
+        "context": asdict(view.context),
     }
 
 
