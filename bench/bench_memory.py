@@ -25,8 +25,8 @@ from pathlib import Path
 
 from peargarden.agent.loop import BeatInput
 from peargarden.agent.tools import tool_spec
-from peargarden.app.connections import ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import ResolvedProvider
 from peargarden.modes.stage import memory as bookkeeping
 from peargarden.providers.scripted import ScriptedProvider
 from peargarden.sessions import custom_entry, entry_line, header_line, message_entry

@@ -14,9 +14,9 @@ from typing import Any
 
 from peargarden.agent.approvals import ApprovalAnswer, Judgement
 from peargarden.agent.tools import FunctionTool
-from peargarden.app.beat import ApprovalPrompt
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.beat import ApprovalPrompt
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.modes.base import PlayMode
 from peargarden.modes.plain import plain_builder
 from peargarden.modes.table import MODES

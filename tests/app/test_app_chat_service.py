@@ -9,8 +9,8 @@ import pytest
 
 from peargarden.agent.approvals import ApprovalAnswer, default_judge
 from peargarden.agent.tools import FunctionTool
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import ChatOptions, PearApp
+from peargarden.app.play.service import ChatOptions, PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.errors import BadInput, ProviderError
 from peargarden.modes.base import BeatEnv, PlayMode
 from peargarden.modes.plain import plain_builder, plain_setup
@@ -160,7 +160,7 @@ def test_sillytavern_chat_round_trip(home: Home) -> None:
 
 
 def test_persona_from_the_library_is_used_and_kept_with_the_chat(home: Home) -> None:
-    from peargarden.app.service import ChatOptions
+    from peargarden.app.play.service import ChatOptions
 
     home.personas_dir.mkdir(parents=True, exist_ok=True)
     (home.personas_dir / "沈砚.json").write_text(
@@ -237,7 +237,7 @@ def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
 def test_tavern_mode_sends_what_pear_tavern_assemble_prints(
     home: Home, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from peargarden.app.service import ChatOptions
+    from peargarden.app.play.service import ChatOptions
     from peargarden.cli import main
 
     provider = ScriptedProvider().add(text_turn("客官里边请。"))

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from kit.cli import pear_in_process
-from peargarden.app import beat_log
+from peargarden.app.play import beat_log
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.web.api_inspect import inspect_source
 from peargarden.web.chat_hub import ChatHub

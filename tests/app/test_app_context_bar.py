@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.chat_chrome import context_fill
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.chat_chrome import context_fill
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.errors import NotFound
 from peargarden.providers.scripted import ScriptedProvider
 from peargarden.workspace.config import Settings

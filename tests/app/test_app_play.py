@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from peargarden.agent.result import BeatResult, SentRequest
-from peargarden.app import beat_log
-from peargarden.app.beat import ApprovalPrompt, Beat
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play import beat_log
+from peargarden.app.play.beat import ApprovalPrompt, Beat
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.errors import BadInput, ConflictError
 from peargarden.modes.base import BranchView, PlayMode, SideCall
 from peargarden.modes.plain import plain_setup

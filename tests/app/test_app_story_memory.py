@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.service import ChatSession, PearApp
+from peargarden.app.play.service import ChatSession, PearApp
 from peargarden.modes.stage import memory as bookkeeping
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kit.cli import pear_in_process
-from peargarden.app.declarations import side_labeller
+from peargarden.app.cards.declarations import side_labeller
 from peargarden.declare import compile_preset
 from peargarden.modes.stage.preset import Labeller, declare_preset, remove_declaration
 from peargarden.stage.entries import parse_entries

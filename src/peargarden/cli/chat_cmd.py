@@ -13,11 +13,11 @@ from typing import Any
 
 import typer
 
-from peargarden.agent.events import AgentEvent
-from peargarden.app.beat import Answer, ApprovalPrompt, Beat
-from peargarden.app.connections import Connection, flag_timeouts
-from peargarden.app.library import init_home
-from peargarden.app.service import ChatOptions, ChatSession, PearApp, thinking_level
+from peargarden.app import AgentEvent
+from peargarden.app.library.library import init_home
+from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
+from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
+from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
 
 from ._app import app, state
@@ -356,7 +356,7 @@ def _json(value: Any) -> str:
 
 def _ask_card_regex(home: Any, card: str) -> None:
     """First play of a card with regex scripts of its own: ask once (on a terminal) and remember."""
-    from peargarden.app.regex_allowance import pending_question, set_allowance  # not at import: light --help
+    from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
 
     pending = pending_question(home, card)
     if pending is None:

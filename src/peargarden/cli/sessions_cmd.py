@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from peargarden.app.chat_records import (
+from peargarden.app.play.chat_records import (
     CardFolder,
     ChatRecord,
     Entry,
@@ -16,7 +16,7 @@ from peargarden.app.chat_records import (
     find_chat,
     save_file,
 )
-from peargarden.app.chat_summaries import chat_summaries
+from peargarden.app.play.chat_summaries import chat_summaries
 from peargarden.formats import dumps_json
 
 from ._app import app, state

@@ -9,8 +9,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from peargarden.app import chat_files
-from peargarden.app.chat_summaries import chat_summaries
+from peargarden.app.play import chat_files
+from peargarden.app.play.chat_summaries import chat_summaries
 from peargarden.errors import ConflictError
 
 from .deps import home_of, hub_of

@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from peargarden.app.request_ledger import ChatRequest, ledger
+from peargarden.app.play.request_ledger import ChatRequest, ledger
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import OpenChat

@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from peargarden.app.beat import ApprovalPrompt, Beat
-from peargarden.app.sandbox_judge import configured_sandbox_judge, make_card_grant_recorder
-from peargarden.app.service import ChatOptions, ChatSession, PearApp
+from peargarden.app import Home
+from peargarden.app.play.beat import ApprovalPrompt, Beat
+from peargarden.app.play.sandbox_judge import configured_sandbox_judge, make_card_grant_recorder
+from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import NotFound
-from peargarden.workspace.home import Home
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from peargarden.app.chat_page import MessageRow
+from peargarden.app.play.chat_page import MessageRow
 
 from .markdown import looks_like_html, render
 

@@ -19,8 +19,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from peargarden import __version__
+from peargarden.app import Home
 from peargarden.errors import PearError
-from peargarden.workspace.home import Home
 
 from .guards import RequireToken, SameOriginOnly, is_loopback
 

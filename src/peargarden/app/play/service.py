@@ -44,7 +44,7 @@ from peargarden.agent.record import no_record
 from peargarden.agent.result import BEAT_PURPOSE, SentRequest
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
-from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.app.play.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, BranchView, PlayMode, SideCall
@@ -60,13 +60,13 @@ from peargarden.workspace.chats import ChatFile, branch_mode, last_written, list
 from peargarden.workspace.config import LOCAL_PROVIDER, Settings, load_settings
 from peargarden.workspace.home import Home
 
+from ..library.personas import PERSONA_ENTRY_TYPE, choose_persona, load_persona, recorded_persona
+from ..settings.connections import Connection, ResolvedProvider, resolve_provider, resolve_side
+from ..settings.stored_keys import with_stored_key
 from . import beat_log
 from .beat import Beat
 from .chat_page import ChatView, chat_view
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
-from .connections import Connection, ResolvedProvider, resolve_provider, resolve_side
-from .personas import PERSONA_ENTRY_TYPE, choose_persona, load_persona, recorded_persona
-from .stored_keys import with_stored_key
 
 DEFAULT_CARD = "青梧"
 

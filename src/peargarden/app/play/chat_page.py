@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 from peargarden.sessions import TreeRow
 from peargarden.sessions.entries import Entry
 
+from ..cards.regex_allowance import card_scripts_allowed
+from ..library.personas import persona_names, speaker_avatar
 from . import beat_log
 from .chat_chrome import context_fill, message_time, swipe_arrows
 from .chat_files import token_counter
 from .display_scripts import card_display_scripts, display_texts
-from .personas import persona_names, speaker_avatar
-from .regex_allowance import card_scripts_allowed
 
 if TYPE_CHECKING:
     from .service import ChatSession
