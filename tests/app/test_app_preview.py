@@ -9,7 +9,7 @@ import pytest
 
 from kit.apps import scripted_app, seeded_home
 from peargarden.agent.events import WarningEvent
-from peargarden.app.service import ChatSession, PearApp
+from peargarden.app.play.service import ChatSession, PearApp
 from peargarden.modes.stage.preset import declare_preset
 from peargarden.providers.base import ChatRequest
 from peargarden.providers.scripted import ScriptedProvider, text_turn

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.tavern_cases import load_case
+from peargarden.app.play.tavern_cases import load_case
 from peargarden.tavern.group_replay import replay_group
 
 CASES = Path(__file__).parent / "oracle_cases_118_group"

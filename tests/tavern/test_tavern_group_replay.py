@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.tavern_cases import load_case
+from peargarden.app.play.tavern_cases import load_case
 from peargarden.cli import main
 from peargarden.tavern.group_replay import PAGE_RANDOM_CALLS, page_random, replay_group
 from peargarden.tavern.replay import CaseData

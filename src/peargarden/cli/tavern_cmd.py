@@ -55,7 +55,7 @@ def replay_cmd(
 ) -> None:
     """Replay an oracle case's steps and print the request body of the last generation (a group
     case: a JSON array of every request body, in order)."""
-    from peargarden.app.tavern_cases import is_group_case, replay_case
+    from peargarden.app.play.tavern_cases import is_group_case, replay_case
 
     result = replay_case(case_dir, st_version)
     for warning in dict.fromkeys(result.warnings):
@@ -90,7 +90,7 @@ def assemble_cmd(
     seed: int | None = typer.Option(None, "--seed", help="Seed the random rolls (world-info probability, {{random}})."),
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
-    from peargarden.app.tavern_cases import assemble_card
+    from peargarden.app.play.tavern_cases import assemble_card
 
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
@@ -109,7 +109,7 @@ def assemble_cmd(
 
 def _chat_preview(card: str, chat: str, message: str) -> tuple[dict[str, Any], Any, list[str]]:
     """The next tavern beat of *chat* exactly as ``pear chat`` would send it (the service's preview)."""
-    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.app.play.service import ChatOptions, PearApp
 
     preview = PearApp(state.home).open_chat(card, chat, ChatOptions(mode="tavern")).preview("tavern", message)
     return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
@@ -133,7 +133,7 @@ def set_cmd(
     preset: str | None = typer.Option(None, "--preset", help="Write preset-level settings into this preset."),
 ) -> None:
     """Change a tavern-mode control where SillyTavern keeps it (preset, card, chat metadata)."""
-    from peargarden.app import tavern_controls
+    from peargarden.app.cards import tavern_controls
 
     home = state.home
     if key == "regex":

@@ -20,6 +20,7 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
+from peargarden.formats import Card
 from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
@@ -135,7 +136,7 @@ def _chat_lines(env: BeatEnv) -> StLines:
     return chat_memo(env, _LINES_KEY, StLines)
 
 
-def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def _worlds(env: BeatEnv, loaded: Card) -> tuple[dict[str, dict[str, Any]], list[str]]:
     return card_worlds(env.card.home, env.card, env.settings, loaded, kept=partial(_kept, env))
 
 

@@ -15,17 +15,21 @@ from typing import Any
 from peargarden.declare import STATIONS, STATUS_TEXT
 from peargarden.modes.stage.preset import (
     DeclareResult,
+    Labeller,
     active_preset,
     declare_preset,
     preset_labels,
+    provider_labeller,
     relabel,
     remove_declaration,
 )
 from peargarden.workspace.cards import open_card
+from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.library import list_preset_names
 
-__all__ = ["DeclareResult", "block_places", "declare", "labels", "panel", "relabel_block", "remove", "stations"]
+__all__ = ["DeclareResult", "block_places", "declare", "labels", "panel", "relabel_block", "remove", "side_labeller",
+           "stations"]
 
 
 def stations() -> list[dict[str, str]]:
@@ -46,13 +50,18 @@ def declare(home: Home, card: str, preset: str, given: Sequence[dict[str, Any]] 
     """Declare *preset* for *card* and make it the card's active preset.  With *given* labels
     (``[{"id", "station"}]``) no model is called; otherwise blocks without a cached label go to the
     side model (the chat's own model when none is configured)."""
-    labeller = None
-    if given is None:
-        # The service (and the model clients behind it) only when the side model may be asked.
-        from .service import PearApp
-
-        labeller = PearApp(home).side_labeller()
+    labeller = side_labeller(home) if given is None else None
     return declare_preset(home, card, preset, labeller=labeller, given=given)
+
+
+def side_labeller(home: Home) -> Labeller:
+    """The side model (``[side_model]``, else the main one) as the preset declaration's labeller."""
+    # The model clients only when the side model may be asked.
+    from ..settings.connections import resolve_side
+    from ..settings.stored_keys import with_stored_key
+
+    side = resolve_side(with_stored_key(home, load_settings(home.config_file)), None)
+    return provider_labeller(side.provider, side.model)
 
 
 def relabel_block(home: Home, preset: str, card: str, block_id: str, station: str) -> DeclareResult:

@@ -25,8 +25,8 @@ from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.library import lorebook_path, read_library_lorebook
 
+from ..library.json_files import JsonStyle, detect_style
 from .card_project import open_project, project_view
-from .json_files import JsonStyle, detect_style
 
 CARD_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_example", "creator_notes",
                "system_prompt", "post_history_instructions")  # fmt: skip

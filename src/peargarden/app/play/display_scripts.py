@@ -20,16 +20,18 @@ def card_display_scripts(card_data: dict[str, Any]) -> list[RegexScript]:
 
 
 def display_texts(
-    messages: Sequence[tuple[str, str]], scripts: Sequence[RegexScript], user: str, char: str
+    messages: Sequence[tuple[str, str]], scripts: Sequence[RegexScript], user: str, char: str, *, after: int = 0
 ) -> list[str | None]:
-    """For (role, content) pairs, oldest first: the display text, or None when it equals the content."""
+    """For (role, content) pairs, oldest first: the display text, or None when it equals the content.
+    *after*: how many shown messages follow the last one given (a window of a longer chat: a
+    script's depth counts from the chat's end)."""
 
     def substitute(text: str) -> str:
         return text.replace("{{user}}", user).replace("{{char}}", char)
 
     out: list[str | None] = []
     visible = [i for i, (role, _) in enumerate(messages) if role in ("user", "assistant")]
-    depth_of = {index: len(visible) - 1 - rank for rank, index in enumerate(visible)}
+    depth_of = {index: after + len(visible) - 1 - rank for rank, index in enumerate(visible)}
     for index, (role, content) in enumerate(messages):
         if not scripts or role not in ("user", "assistant") or not content:
             out.append(None)

@@ -35,21 +35,11 @@ def _slot(index: int, total: int, message: dict[str, Any], last_user: int) -> st
     return "history"
 
 
-def _purpose(messages: list[dict[str, Any]]) -> str:
-    """``beat`` for the model's own calls; story memory's side calls by their system prompt."""
-    from peargarden.modes.stage.memory import RESIDENT_SYSTEM
-    from peargarden.stage.memory.compaction import SUMMARY_SYSTEM
-    from peargarden.stage.memory.scribe import SCRIBE_SYSTEM
-
-    system = _content(messages[0]) if messages and messages[0].get("role") == "system" else ""
-    known = {SCRIBE_SYSTEM: "scene_notes", SUMMARY_SYSTEM: "compaction", RESIDENT_SYSTEM: "resident_memory"}
-    return known.get(system, "beat")
-
-
-def ledger(request: ChatRequest, model: str, *, counted: bool = True) -> dict[str, Any]:
+def ledger(request: ChatRequest, model: str, *, counted: bool = True, purpose: str = "beat") -> dict[str, Any]:
     """The request's ledger; ``counted=False`` leaves the token counts ``None`` for the reader to
     fill (:func:`with_counts`): ``pear chat`` keeps a beat without loading a tokenizer it did not
-    need for the beat itself (a third of a second of a one-shot's CPU)."""
+    need for the beat itself (a third of a second of a one-shot's CPU).  *purpose*: what the request
+    was for, as the service recorded it (``beat``, or a side call's: ``scene_notes``…)."""
     count = counter_for_model(model) if counted else None
     messages = [m if isinstance(m, dict) else {} for m in request.messages]
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
@@ -70,7 +60,7 @@ def ledger(request: ChatRequest, model: str, *, counted: bool = True) -> dict[st
             }
         )
     return {
-        "purpose": _purpose(messages),
+        "purpose": purpose,
         "messages": rows,
         "tools": [spec.name for spec in request.tools],
         "total_tokens": sum(r["tokens"] for r in rows) if count is not None else None,

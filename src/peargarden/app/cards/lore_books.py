@@ -22,7 +22,7 @@ from peargarden.workspace.vault import Vault
 if TYPE_CHECKING:
     from peargarden.stage.lore.search import SearchHit
 
-from .json_files import JsonStyle, read_json_file, write_json_file
+from ..library.json_files import JsonStyle, read_json_file, write_json_file
 
 Kind = Literal["book", "supplement"]
 # SillyTavern's server writes a world file as JSON indented with 4 spaces.

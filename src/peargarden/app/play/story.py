@@ -50,17 +50,7 @@ def compact_now(session: ChatSession) -> tuple[dict[str, Any], str]:
     """Compact the earlier story into a relay summary now (the latest turns stay as they are; the
     messages stay in the session file): the summary in force and a warning ("" when none).  Nothing
     to compact is a ``BadInput`` that says why."""
-    user_name, char_name = memory.session_names(session)
-    outcome = memory.compact_story(
-        session.chat,
-        session.card,
-        memory.session_side_call(session),
-        memory.session_story_settings(session),
-        user_name,
-        char_name,
-        manual=True,
-        count=memory.story_counter(session.resolved.model),
-    )
+    outcome = memory.compact_story(session.branch_view(), session.side_call(), manual=True)
     if not outcome.written:
         raise BadInput(outcome.warning or outcome.note or "没有压缩")
     return memory.active_summary(session.chat.tree) or {}, outcome.warning or ""

@@ -1,4 +1,5 @@
-"""The beat runner (a beat on a worker thread): stopping keeps the partial reply; approvals cross threads."""
+"""A beat iterated on its worker thread (``ChatSession.play``): a stop keeps the partial reply;
+approvals cross threads."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from typing import Any
 
 from peargarden.agent.approvals import ApprovalAnswer, Judgement
 from peargarden.agent.tools import FunctionTool
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.runner import ApprovalPrompt, BeatRunner
-from peargarden.app.service import PearApp
+from peargarden.app.play.beat import ApprovalPrompt
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.modes.base import PlayMode
 from peargarden.modes.plain import plain_builder
 from peargarden.modes.table import MODES
@@ -41,16 +42,17 @@ def _app(home_dir: Path, provider: ScriptedProvider, modes: Mapping[str, PlayMod
 def test_stop_keeps_the_partial_reply(home_dir: Path) -> None:
     provider = ScriptedProvider().add(text_turn("青梧", "抬眼，", "没说话。"))
     chat = _app(home_dir, provider).new_chat()
-    runner = BeatRunner(lambda approver: chat.send("掌柜？", cancel=runner.cancel, approver=approver))
+    beat = chat.play("send", "掌柜？")
     # A slow model: after the first piece the stream waits until the front stops the beat.
-    provider.on_event = lambda event: runner.cancel.wait(5) if event.type == "text" else None
+    provider.on_event = lambda event: beat.cancel.wait(5) if event.type == "text" else None
     seen: list[str] = []
-    for item in runner:
+    for item in beat:
         assert not isinstance(item, ApprovalPrompt)
         seen.append(item.type)
         if item.type == "text_delta":
-            runner.stop()
+            beat.stop()
     assert seen[-1] == "done"
+    assert beat.result is not None and beat.result.stop_reason == "aborted" and beat.result.text == "青梧"
     last = chat.messages()[-1]
     assert last.role == "assistant" and last.content == "青梧"
 
@@ -61,9 +63,9 @@ def test_approval_is_answered_from_the_consuming_thread(home_dir: Path) -> None:
     modes = {"stage": PlayMode(lambda env: (plain_builder({"name": "青梧"}, env.user_name), [bash]))}
     provider = ScriptedProvider().add(tool_turn(ToolCall("c1", "bash", "{}")), text_turn("好了。"))
     chat = _app(home_dir, provider, modes).new_chat()
-    runner = BeatRunner(lambda approver: chat.send("列目录", cancel=runner.cancel, approver=approver))
+    beat = chat.play("send", "列目录")
     prompts: list[ApprovalPrompt] = []
-    for item in runner:
+    for item in beat:
         if isinstance(item, ApprovalPrompt):
             prompts.append(item)
             item.answer(ApprovalAnswer("once"))

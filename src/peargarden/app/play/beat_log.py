@@ -1,5 +1,6 @@
 """The record of a chat's last beats, kept beside the session file (``web-beats.json``: the web app
-kept it first; ``pear chat`` writes it too, so the page's inspector shows a beat played in the shell).
+kept it first).  The service writes it after every recorded beat, whichever front played it, so the
+page's inspector shows a beat played in the shell.
 
 For each of the last :data:`KEEP` beats: when it started, how long it took, which message entries it
 wrote, the ledger of every request it sent (the prompt inspector's "exact request": slot, role,
@@ -11,14 +12,12 @@ missing file is an empty log (it is a record, not the story).
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from peargarden.providers.base import ChatRequest
+from peargarden.agent.result import BeatResult
 from peargarden.workspace import atomic
 
 from .request_ledger import ledger as request_ledger
@@ -69,30 +68,19 @@ def generation_seconds(beats: list[BeatRecord]) -> dict[str, float]:
     return {entry: beat.seconds for beat in beats for entry in beat.entries}
 
 
-Ledger = Callable[[ChatRequest, str], dict[str, Any]]
-
-
-def log_beat(
-    session: Any,
-    requests: Sequence[ChatRequest],
-    *,
-    started: float,
-    before: Collection[str],
-    warnings: list[str],
-    beats: list[BeatRecord] | None = None,
-    ledger: Ledger = request_ledger,
-    counted: bool = True,
-) -> list[BeatRecord]:
-    """Keep a finished beat of *session* (a ``ChatSession``) in its chat's log, on disk and returned:
-    the *requests* it sent, as the inspector's ledgers, the entries it wrote (those not in *before*),
-    how long it took since *started* (``time.time()``), its warnings.  *beats*: the log as the
-    caller holds it (the web keeps it open); ``None`` reads it from the file (``pear chat``).
-    ``counted=False``: the token counts are left for the reader (see ``request_ledger.ledger``)."""
-    model = session.resolved.model
-    written = [entry.id for entry in session.chat.tree if entry.id not in before]
+def log_beat(session_file: Path, result: BeatResult, started: float) -> BeatRecord:
+    """Keep a finished beat in its chat's log on disk (the last :data:`KEEP` beats): the requests
+    it sent as the inspector's ledgers (token counts left for the reader, see
+    ``request_ledger.with_counts``: a beat never loads a tokenizer it did not need), the entries it
+    wrote, the reply's time, its warnings.  Returns the new record."""
     when = datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds")
-    rounds = [ledger(r, model) if counted else request_ledger(r, model, counted=False) for r in requests]
-    record = BeatRecord(when, round(time.time() - started, 2), written, rounds, list(warnings))
-    kept = [*(load(session.chat.path, counted=False) if beats is None else beats), record][-KEEP:]
-    save(session.chat.path, kept)
-    return kept
+    rounds = [request_ledger(sent.request, sent.model, counted=False, purpose=sent.purpose) for sent in result.requests]
+    record = BeatRecord(when, result.seconds, list(result.entries), rounds, list(result.warnings))
+    save(session_file, [*load(session_file, counted=False), record])
+    return record
+
+
+def counted(record: BeatRecord) -> BeatRecord:
+    """*record* with the token counts its ledgers left out filled in (what the inspector shows)."""
+    record.rounds = [with_counts(r) if isinstance(r, dict) else r for r in record.rounds]
+    return record

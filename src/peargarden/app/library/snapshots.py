@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from peargarden.errors import PearError
+from peargarden.errors import BadInput, PearError
 from peargarden.workspace.home import Home
 
 if TYPE_CHECKING:
@@ -119,3 +119,14 @@ def background_snapshots(home: Home) -> Iterator[None]:
         yield
     finally:
         background.stop()
+
+
+def undo_point(home: Home, reason: str) -> str:
+    """A vault snapshot now, or the newest one when nothing changed since (it holds the state as is)."""
+    from peargarden.workspace.vault import Vault
+
+    vault = Vault(home)
+    info = vault.snapshot(reason) or vault.latest()
+    if info is None:
+        raise BadInput("保险库没能留下快照，什么都没有改（vault snapshot failed）")
+    return info.id

@@ -28,7 +28,7 @@ from peargarden.workspace.home import Home
 from peargarden.workspace.library import list_preset_names, lorebook_name, no_such_preset
 from peargarden.workspace.text_files import read_user_text
 
-from .config_edit import remove_value, set_value
+from ..settings.config_edit import remove_value, set_value
 from .json_files import JsonStyle, read_json_file, write_json_file
 
 _PROMPT_KEYS = ("identifier", "name", "role", "content", "system_prompt", "marker", "injection_position",

@@ -2,14 +2,17 @@
 
     app = PearApp(Home.resolve())
     chat = app.new_chat("青梧")                   # or app.open_chat("青梧", chat_id) / app.latest_chat(...)
-    for event in chat.send("掌柜可还记得怀瑾公子？"):
-        ...                                        # peargarden.agent.events
-    chat.regenerate(); chat.swipe(-1); chat.continue_(); chat.impersonate()
-    chat.edit(2, "新的话"); chat.delete(3); chat.branch(1); chat.tree_rows()
+    beat = chat.play("send", "掌柜可还记得怀瑾公子？")  # or "regenerate", "swipe", "continue", "impersonate"
+    for item in beat:                              # agent events and approval prompts (app.beat)
+        ...
+    beat.result                                    # stop reason, replies, entries, requests, warnings
+    chat.edit(2, "新的话"); chat.delete(3); chat.branch(1); chat.view()
 
-Every play method returns an iterator of agent events ending with ``done``; the user's message is
-written to the session before the model is called.  Pass ``cancel`` (a ``threading.Event``) to stop a
-beat from another thread and ``approver`` to answer tool approvals.
+A beat is the same whichever front plays it: the user's message is written before the model is
+called, the requests it sends go to the app's ``on_request`` hooks and into the beat's result, the
+chat's mode runs its steps around it (``PlayMode.prepare``, ``story``, ``after_beat``), and the
+beat log beside the session file is written when it ends.  ``send``, ``regenerate``, ``swipe``,
+``continue_`` and ``impersonate`` are the same beat's events on the caller's thread.
 
 One beat or edit per chat at a time, across processes: each one first takes the chat's lock
 (:mod:`peargarden.workspace.chat_lock`; a second claimant gets ``ChatBusy``, a ``ConflictError``)
@@ -20,43 +23,59 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import weakref
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
-from peargarden.agent.events import AgentEvent, TextDeltaEvent, ThinkingDeltaEvent, WarningEvent
+from peargarden.agent.events import (
+    AgentEvent,
+    DoneEvent,
+    ReplyEndEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    WarningEvent,
+)
 from peargarden.agent.loop import BeatInput, BeatKind, BeatSettings, BuiltRequest, ModeSwitch, run_beat
 from peargarden.agent.record import no_record
+from peargarden.agent.result import BEAT_PURPOSE, SentRequest
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
-from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
-from peargarden.errors import BadInput, NotFound
+from peargarden.app.play.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
-from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, PlayMode
-from peargarden.modes.stage import memory as bookkeeping
-from peargarden.modes.stage.preset import Labeller, provider_labeller
+from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, BranchView, PlayMode, SideCall
+from peargarden.modes.side import ProviderSideCall, side_thinking
 from peargarden.modes.table import MODES
-from peargarden.providers.base import ChatRequest, Provider, ThinkingLevel
+from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
-from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, chat_lock_file
 from peargarden.workspace.chats import ChatFile, branch_mode, last_written, list_chats, recorded_mode, utc_now
-from peargarden.workspace.config import Settings, load_settings
+from peargarden.workspace.config import LOCAL_PROVIDER, Settings, load_settings
 from peargarden.workspace.home import Home
 
+from ..library.personas import PERSONA_ENTRY_TYPE, choose_persona, load_persona, recorded_persona
+from ..settings.connections import Connection, ResolvedProvider, resolve_provider, resolve_side
+from ..settings.stored_keys import with_stored_key
+from . import beat_log
+from .beat import Beat
+from .chat_page import ChatView, chat_view
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
-from .connections import Connection, ResolvedProvider, resolve_provider, resolve_side
-from .personas import PERSONA_ENTRY_TYPE, choose_persona, load_persona, recorded_persona
-from .stored_keys import with_stored_key
 
 DEFAULT_CARD = "青梧"
+
+# What a front may ask a chat to do (``ChatSession.play``).
+Action = Literal["send", "regenerate", "swipe", "continue", "impersonate"]
+ACTIONS: tuple[str, ...] = get_args(Action)
+
+# Told about every request a chat sends (the model's rounds and the side calls), as it is sent.
+RequestHook = Callable[[SentRequest], None]
 
 
 @dataclass
@@ -75,13 +94,14 @@ class PearApp:
     # Tests and the bench inject a provider; None: resolved from config.toml (plus keys stored from
     # the web's settings page) and the front's connection (see app.connections).
     provider_factory: Callable[[Settings, Connection | None], ResolvedProvider] | None = None
-    # Wraps every provider the app builds the standard way (the web records requests for its inspector).
-    wrap_provider: Callable[[Provider], Provider] | None = None
+    # Called with every request any chat of this app sends, as it is sent (httpx's event hooks):
+    # the beats' own records and the beat log need none of them.
+    on_request: list[RequestHook] = field(default_factory=list)
     # None: the sandbox judges every tool call (lists from config.toml) and "allow for this card"
     # answers are written to the card's 卡.json.
     judge: Judge | None = None
     record_card_grant: CardGrantRecorder | None = None
-    # Story memory (scene notes, compaction, card memory; see modes.stage.memory).  None = on when the
+    # Story memory (scene notes, compaction, card memory: the stage's steps).  None = on when the
     # side model is not the embedded demo model and the app resolves models itself or a side_model is
     # configured (an injected test provider is not spent on side calls unless asked).
     story_memory: bool | None = None
@@ -101,15 +121,18 @@ class PearApp:
         """The main model for *settings* (the injected factory, else the standard resolution)."""
         if self.provider_factory is not None:
             return self.provider_factory(settings, connection)
-        resolved = resolve_provider(with_stored_key(self.home, settings), connection)
-        if self.wrap_provider is not None:
-            resolved.provider = self.wrap_provider(resolved.provider)
-        return resolved
+        return resolve_provider(with_stored_key(self.home, settings), connection)
 
-    def side_labeller(self) -> Labeller:
-        """The side model (``[side_model]``, else the main one) as the preset declaration's labeller."""
-        side = resolve_side(with_stored_key(self.home, load_settings(self.home.config_file)), None)
-        return provider_labeller(side.provider, side.model)
+    def keeps_story_memory(self, settings: Settings, main: ResolvedProvider) -> bool:
+        """Whether a chat keeps story memory (see :attr:`story_memory`); *main* is the chat's
+        resolved main model, which the side model follows when ``[side_model]`` names none."""
+        if self.story_memory is not None:
+            return self.story_memory
+        # The small embedded models cannot write the JSON patches and summaries; asking them would
+        # only add a second slow generation to every beat.
+        if settings.side_model.provider:
+            return settings.side().provider != LOCAL_PROVIDER
+        return not main.embedded and self.provider_factory is None
 
     def card(self, name: str | None = None) -> CardFolder:
         return open_card(self.home, name or DEFAULT_CARD)
@@ -237,12 +260,8 @@ class PearApp:
         )
         session = ChatSession(self, card, chat, settings, resolved, mode, env)
         session.start_mode = options.mode or _start_mode(settings, header)
-        session.story_memory = bookkeeping.story_memory_on(self, settings, resolved)
-        if session.story_memory:
-            env.story = lambda: bookkeeping.session_story_view(session)
-        else:
-            # No summaries or scene notes, but the stage's token budget still cuts the history.
-            env.story = lambda: bookkeeping.budget_view(session)
+        session.story_memory = self.keeps_story_memory(settings, resolved)
+        env.story = session._story
         return session
 
     def _mode(
@@ -269,25 +288,6 @@ def _card_object(card: Any) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
-@dataclass(frozen=True)
-class ChatView:
-    """What a front draws of a chat: read from the session, nothing else to reach into."""
-
-    card: str  # the card's folder name
-    char_name: str  # the card's character name (the folder name when the card has none)
-    card_data: dict[str, Any]  # the card object (V2/V3), for display-only regex scripts and the like
-    chat_id: str
-    mode: str
-    modes: list[str]  # the app's mode table, in order
-    entries: list[Entry]  # the active branch's messages, numbered from 0 as edit/delete/branch count
-    tree: list[TreeRow]
-    leaf: str | None
-    swipe: tuple[int, int]  # (position, count) of the last reply among its siblings
-    warnings: list[str]  # what reading the session file found
-    model: str
-    persona: str  # the user's name in this chat
-
-
 @dataclass
 class Preview:
     """What the next beat would send: the first request, its tools and the warnings it would show."""
@@ -312,15 +312,22 @@ class ChatSession:
     # The mode of a branch with no recorded mode change (``--mode`` of the front, else the chat
     # header's, else config.toml's); see :meth:`follow_branch`.
     start_mode: str = "stage"
-    # Scene notes and compaction after each beat (see modes.stage.memory.story_memory_on).
+    # Whether the chat keeps story memory (``PearApp.keeps_story_memory``); the mode's steps read it.
     story_memory: bool = False
-    custom_hooks: list[Callable[[ToolContext], None]] = field(default_factory=list)
-    # Wraps the side connection built for story memory when ``[side_model]`` names one (the web
-    # records its requests for the inspector); without a side model the chat's own provider is used.
-    wrap_side_provider: Callable[[Any], Any] | None = None
     _context: ContextMemo = field(default_factory=ContextMemo)
     _busy: threading.Lock = field(default_factory=threading.Lock)
     _lock: ChatLock | None = None
+    # The beat running now (its record collects the requests sent), and the chat's beat log as read.
+    _beat: Beat | None = None
+    _beats: list[beat_log.BeatRecord] | None = None
+    # The main model's provider as the beats call it: every request seen on its way out.
+    _provider: Provider | None = None
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = _Observed(self.resolved.provider, lambda request: self._observe(request, BEAT_PURPOSE))
+        return self._provider
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -353,6 +360,73 @@ class ChatSession:
         request.model = request.model or self.resolved.model
         return Preview(name, request, tools, list(built.warnings), dict(built.inspect))
 
+    @property
+    def model(self) -> str:
+        """The main model's name, as requests carry it."""
+        return self.resolved.model
+
+    @property
+    def char_name(self) -> str:
+        """The card's character name (the folder name when the card has none)."""
+        return _card_name(self)
+
+    @property
+    def endpoint(self) -> str:
+        """The address of the main model's endpoint ("" for the embedded model)."""
+        return str(getattr(self.resolved.provider, "base_url", "") or "")
+
+    @property
+    def leaf(self) -> str | None:
+        """The active branch's last entry."""
+        return self.chat.tree.leaf
+
+    @property
+    def busy(self) -> bool:
+        """Whether a beat or an edit holds the chat in this process right now."""
+        return self._busy.locked()
+
+    def branch_view(self) -> BranchView:
+        """The chat as a mode's steps see it: the active branch, who plays, which model."""
+        return BranchView(
+            chat_id=self.chat_id,
+            env=self.env,
+            model=self.resolved.model,
+            tree=self.chat.tree,
+            append_custom=self.chat.append_custom,
+            config_file=self.app.home.config_file,
+            story_memory=self.story_memory,
+            mode=self.mode,
+        )
+
+    def _story(self) -> Any:
+        """The story memory the chat's mode reads for a beat (``BeatEnv.story``)."""
+        play = self.app.mode(self.mode)
+        return play.story(self.branch_view()) if play.story is not None else None
+
+    def _observe(self, request: ChatRequest, purpose: str) -> None:
+        """A request on its way out: into the running beat's record and to the app's hooks."""
+        sent = SentRequest(request, purpose, self.resolved.model)
+        beat = self._beat
+        if beat is not None:
+            beat.record.requests.append(sent)
+        for hook in self.app.on_request:
+            hook(sent)
+
+    def file_stamp(self) -> tuple[int, int] | None:
+        """(mtime, size) of the session file: a front notices another program's writes by it."""
+        try:
+            info = self.chat.path.stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size
+
+    def beat_records(self) -> list[beat_log.BeatRecord]:
+        """The chat's last beats as logged beside the session file (the inspector's requests,
+        generation times), token counts filled in."""
+        if self._beats is None:
+            self._beats = beat_log.load(self.chat.path)
+        return [beat_log.counted(record) for record in self._beats]
+
     def _customs(self) -> list[dict[str, Any]]:
         """The branch's custom entries as a builder sees them (``BeatInput.custom_entries``)."""
         return [{"customType": e.body.get("customType"), "data": e.body.get("data")} for e in self.chat.tree.customs()]
@@ -371,49 +445,27 @@ class ChatSession:
         return message
 
     def _side_model(self) -> tuple[Provider, str]:
+        """The side model for a mode's prepare step (the preset declaration's labeller)."""
         side = self.side_connection()
-        return side.provider, side.model
+        return _Observed(side.provider, lambda request: self._observe(request, "declare")), side.model
 
     def side_connection(self) -> ResolvedProvider:
         """The chat's side model: ``[side_model]`` when configured, else the chat's own model."""
-        side = resolve_side(with_stored_key(self.app.home, self.settings), self.resolved)
-        if side.provider is not self.resolved.provider and self.wrap_side_provider is not None:
-            side.provider = self.wrap_side_provider(side.provider)
-        return side
+        return resolve_side(with_stored_key(self.app.home, self.settings), self.resolved)
 
-    def view(self) -> ChatView:
-        """Everything a front shows of the chat (the web's chat page is drawn from it)."""
-        tree = self.chat.tree
-        return ChatView(
-            card=self.card.folder,
-            char_name=_card_name(self),
-            card_data=self.env.card_data,
-            chat_id=self.chat_id,
-            mode=self.mode,
-            modes=list(self.app.modes),
-            entries=list(tree.messages()),
-            tree=self.tree_rows(),
-            leaf=tree.leaf,
-            swipe=self.swipe_position(),
-            warnings=list(self.chat.warnings),
-            model=self.resolved.model,
-            persona=self.env.user_name,
-        )
+    def side_call(self, cancel: threading.Event | None = None) -> SideCall:
+        """The side model as a mode's steps call it (its requests recorded like the beat's); the
+        connection is made on the first call.  *cancel*: the beat's stop event."""
+        return _LazySideCall(self.side_connection, cancel, self._observe)
+
+    def view(self, last: int | None = None, before: int | None = None) -> ChatView:
+        """Everything a front shows of the chat (the web's chat page is drawn from it); *last*: only
+        that many messages, ending before message number *before* (see :mod:`.chat_page`)."""
+        return chat_view(self, last, before)
 
     def messages(self) -> list[ContextMessage]:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""
         return [ContextMessage.from_entry(entry) for entry in self.chat.tree.messages()]
-
-    def message_rows(self) -> list[dict[str, Any]]:
-        """The active branch for a front to draw: each message with its entry id, number and its place
-        among its siblings (``sibling``: 1-based position, ``siblings``: count) for swipe arrows."""
-        rows: list[dict[str, Any]] = []
-        for number, entry in enumerate(self.chat.tree.messages()):
-            kin = self.chat.tree.siblings(entry.id)
-            row: dict[str, Any] = {"n": number, "id": entry.id, **entry.message}
-            row["sibling"], row["siblings"] = kin.index(entry) + 1, len(kin)
-            rows.append(row)
-        return rows
 
     def context(self) -> list[ContextMessage]:
         return self._context.build(self.chat.tree.path())
@@ -431,6 +483,7 @@ class ChatSession:
     def reread(self) -> None:
         """Read the session file afresh (another program wrote it) and follow its branch's mode."""
         self.chat = ChatFile.open(self.card.chats_dir, self.chat_id)
+        self._beats = None  # the other program logs its beats there too
         self.follow_branch()
 
     def follow_branch(self) -> None:
@@ -496,100 +549,98 @@ class ChatSession:
 
     # -- playing -----------------------------------------------------------------------------------
 
-    def send(
-        self, text: str, *, cancel: threading.Event | None = None, approver: Approver | None = None
-    ) -> Iterator[AgentEvent]:
-        if not text.strip():
+    def play(
+        self,
+        action: str,
+        text: str = "",
+        *,
+        step: int = 1,
+        cancel: threading.Event | None = None,
+        approver: Approver | None = None,
+    ) -> Beat:
+        """Start one beat: ``send`` (*text*), ``regenerate``, ``swipe`` (*step* -1 / 1: past the last
+        reply a new one is generated), ``continue`` or ``impersonate`` (the user's next line,
+        streamed, not saved).  The chat is claimed now (a second claimant gets ``ChatBusy``) and the
+        user's message is written before this returns; the model runs as the beat is iterated.
+        *cancel* stops it from another thread; *approver* answers approvals for :meth:`Beat.events`."""
+        if action not in ACTIONS:
+            raise BadInput(f"未知的动作 {action!r}（可用：{'、'.join(ACTIONS)}）")
+        if action == "send" and not text.strip():
             raise BadInput("消息是空的")
         release = self._hold()
         try:
-            # Written before the model is called: a failing beat never loses what the user wrote.
-            self.chat.append_message(self._user_message(text, self.app.mode(self.mode)))
-            return self._beat(release, "send", text, cancel=cancel, approver=approver)
+            start = self._begin(action, text, step)
         except BaseException:
             release()
             raise
+        if start is None:  # a swipe to a reply already kept: nothing to generate
+            release()
+            return Beat(action, None)
+        return Beat(action, _lifecycle(self, start, release), speaker=self.char_name, cancel=cancel,
+                    approver=approver, release=release)  # fmt: skip
+
+    def send(
+        self, text: str, *, cancel: threading.Event | None = None, approver: Approver | None = None
+    ) -> Iterator[AgentEvent]:
+        return self.play("send", text, cancel=cancel, approver=approver).events()
 
     def regenerate(
         self, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent]:
-        release = self._hold()
-        try:
-            return self._regenerate(release, cancel, approver)
-        except BaseException:
-            release()
-            raise
-
-    def _regenerate(
-        self, release: Callable[[], None], cancel: threading.Event | None, approver: Approver | None
-    ) -> Iterator[AgentEvent]:
-        self.chat.apply(ops.plan_regenerate(self.chat.tree))
-        self.follow_branch()
-        anchor = ops.last_user(self.chat.tree)
-        return self._beat(
-            release,
-            "regenerate",
-            anchor.message.get("content", "") if anchor else "",
-            cancel=cancel,
-            approver=approver,
-        )
+        return self.play("regenerate", cancel=cancel, approver=approver).events()
 
     def swipe(
         self, step: int, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent] | None:
         """Show the previous / next reply; past the last one a new reply is generated (returned events)."""
-        release = self._hold()
-        try:
-            plan = ops.plan_swipe(self.chat.tree, step)
-            if plan is None:
-                return self._regenerate(release, cancel, approver)
-            self.chat.apply(plan)
-            self.follow_branch()
-        except BaseException:
-            release()
-            raise
-        release()
-        return None
+        beat = self.play("swipe", step=step, cancel=cancel, approver=approver)
+        return beat.events() if beat.record.generated else None
 
     def continue_(
         self, *, cancel: threading.Event | None = None, approver: Approver | None = None
     ) -> Iterator[AgentEvent]:
-        release = self._hold()
-        try:
-            messages = self.chat.tree.messages()
+        return self.play("continue", cancel=cancel, approver=approver).events()
+
+    def impersonate(self, *, cancel: threading.Event | None = None) -> Iterator[AgentEvent]:
+        """Write the user's next line (streamed, not saved: the front offers it for sending)."""
+        return self.play("impersonate", cancel=cancel).events()
+
+    def _begin(self, action: str, text: str, step: int) -> _BeatStart | None:
+        """The writes an action makes before the model is called, and what the beat then runs."""
+        tree = self.chat.tree
+        before = len(tree)
+        if action == "send":
+            # Written before the model is called: a failing beat never loses what the user wrote.
+            self.chat.append_message(self._user_message(text, self.app.mode(self.mode)))
+            return _BeatStart("send", text, before)
+        if action == "swipe":
+            plan = ops.plan_swipe(tree, step)
+            if plan is not None:
+                self.chat.apply(plan)
+                self.follow_branch()
+                return None
+            action = "regenerate"
+        if action == "regenerate":
+            self.chat.apply(ops.plan_regenerate(tree))
+            self.follow_branch()
+            anchor = ops.last_user(self.chat.tree)
+            return _BeatStart("regenerate", anchor.message.get("content", "") if anchor else "", before)
+        if action == "continue":
+            messages = tree.messages()
             if not messages or messages[-1].role != "assistant":
                 raise BadInput("最后一条不是回复，没有可以续写的内容")
             last = messages[-1]
             history = self.context()
-            original_leaf = self.chat.tree.leaf
+            original_leaf = tree.leaf
             self.chat.move_leaf(last.parent_id)
 
             def restore() -> None:
                 if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
                     self.chat.move_leaf(original_leaf)
 
-            return self._beat(
-                release,
-                "continue",
-                "",
-                cancel=cancel,
-                approver=approver,
-                history=history,
-                prefix=str(last.message.get("content") or ""),
-                before_release=restore,
-            )
-        except BaseException:
-            release()
-            raise
-
-    def impersonate(self, *, cancel: threading.Event | None = None) -> Iterator[AgentEvent]:
-        """Write the user's next line (streamed, not saved: the front offers it for sending)."""
-        release = self._hold()
-        try:
-            return self._beat(release, "impersonate", "", cancel=cancel, approver=None, record=False)
-        except BaseException:
-            release()
-            raise
+            prefix = str(last.message.get("content") or "")
+            return _BeatStart("continue", "", before, history=history, prefix=prefix, before_release=restore)
+        return _BeatStart("impersonate", "", before, record=False)
 
     def edit(self, index: int, text: str) -> None:
         with self._holding():
@@ -695,67 +746,47 @@ class ChatSession:
         finally:
             release()
 
-    def _beat(
-        self,
-        release: Callable[[], None],
-        *args: Any,
-        before_release: Callable[[], None] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[AgentEvent]:
-        """The beat's events; the chat stays claimed until they are exhausted or dropped."""
-        events = self._beat_events(*args, **kwargs)
-
-        def finish() -> None:
-            try:
-                if before_release is not None:
-                    before_release()
-            finally:
-                release()
-
-        def run() -> Iterator[AgentEvent]:
-            try:
-                yield from events
-            finally:
-                finish()
-
-        guarded = run()
-        weakref.finalize(guarded, release)  # a caller that never iterates must not lock the chat
-        return guarded
-
     def _beat_events(
-        self,
-        kind: BeatKind,
-        user_text: str,
-        *,
-        cancel: threading.Event | None,
-        approver: Approver | None,
-        record: bool = True,
-        history: list[ContextMessage] | None = None,
-        prefix: str = "",
+        self, start: _BeatStart, cancel: threading.Event, approver: Approver | None
     ) -> Iterator[AgentEvent]:
+        """The mode's prepare step (its writes, each said as an event), then the loop's beat."""
         play = self.app.mode(self.mode)
-        start = (kind, user_text, cancel, approver, record, history, prefix)
-        if record and play.prepare is not None:
-            return self._prepared(play, start)
-        return self._start_beat(*start)
+        if start.record and play.prepare is not None:
+            for line in play.prepare(self.env, self._side_model):
+                yield WarningEvent(message=line)
+        yield from self._start_beat(start, cancel, approver)
 
-    def _prepared(self, play: PlayMode, start: tuple[Any, ...]) -> Iterator[AgentEvent]:
-        """The mode's prepare step (its writes, each said as an event), then the beat."""
-        assert play.prepare is not None
-        for line in play.prepare(self.env, self._side_model):
-            yield WarningEvent(message=line)
-        yield from self._start_beat(*start)
+    def _after_beat(self, beat: Beat, done: DoneEvent) -> Iterator[AgentEvent]:
+        """The chat's mode's after-beat step, once the reply is complete: ``reply_end`` first (a
+        front may unlock its composer), then what the step has to say."""
+        play = self.app.mode(self.mode)
+        if play.after_beat is None:
+            return
+        beat.record.stop_reason = done.stop_reason
+        work = play.after_beat(self.branch_view(), self.side_call(beat.cancel), beat.record)
+        if work is None:
+            return
+        yield ReplyEndEvent(stop_reason=done.stop_reason, entry_id=done.entry_id)
+        for warning in work:
+            yield WarningEvent(message=warning)
+
+    def _finish(self, beat: Beat, start: _BeatStart) -> None:
+        """What the beat wrote, into its record; the beat log beside the session file."""
+        record = beat.record
+        written = self.chat.tree.ids_since(start.before)
+        record.entries = written
+        if record.replies:
+            record.replies[-1].entries = [i for i in written if self.chat.tree.get(i).role == "assistant"]
+        if start.record and record.requests and not self.chat.in_memory:
+            with contextlib.suppress(OSError, ValueError, PearError):  # a record, not the story
+                logged = beat_log.log_beat(self.chat.path, record, beat.started)
+                if self._beats is not None:
+                    self._beats = [*self._beats, logged][-beat_log.KEEP :]
 
     def _start_beat(
-        self,
-        kind: BeatKind,
-        user_text: str,
-        cancel: threading.Event | None,
-        approver: Approver | None,
-        record: bool,
-        history: list[ContextMessage] | None,
-        prefix: str,
+        self, start: _BeatStart, cancel: threading.Event, approver: Approver | None
     ) -> Iterator[AgentEvent]:
+        kind, user_text, record = start.kind, start.user_text, start.record
         play = self.app.mode(self.mode)
         builder, tool_list = play.setup(self.env)
         tool_list = self._offered(tool_list, kind)
@@ -777,12 +808,10 @@ class ChatSession:
             custom_entries=customs,
             append_custom=append_custom if record else (lambda _t, _d: None),
         )
-        for hook in self.custom_hooks:
-            hook(ctx)
         # The streamed text is checkpointed until the loop records it (a crash keeps it).
         checkpoint = StreamCheckpoint(self._checkpoint_path(), lambda: chat.tree.leaf)
         settings = BeatSettings(
-            provider=self.resolved.provider,
+            provider=self.provider,
             builder=builder,
             tools=ToolRegistry(tool_list),
             thinking=self.env.thinking,
@@ -793,19 +822,107 @@ class ChatSession:
             approver=approver,
             record_card_grant=self.app.record_card_grant or make_card_grant_recorder(self.app.home, self.card.folder),
             record=_recording(lambda message: chat.append_message(message).id, checkpoint) if record else no_record,
-            cancel=cancel or threading.Event(),
+            cancel=cancel,
             context=ctx,
-            continue_prefix=prefix,
+            continue_prefix=start.prefix,
             tags=list(play.tags),
             switch_mode=self._switch if record else None,
         )
-        events = run_beat(history if history is not None else self.context(), settings)
-        if record:
-            events = _checkpointed(events, checkpoint)
-        # Scene notes and compaction run before ``done`` (a one-shot front must not lose them).
-        if not (record and self.story_memory):
-            return events
-        return bookkeeping.with_bookkeeping(self, kind, events, cancel=settings.cancel)
+        events = run_beat(start.history if start.history is not None else self.context(), settings)
+        return _checkpointed(events, checkpoint) if record else events
+
+
+@dataclass
+class _BeatStart:
+    """What :meth:`ChatSession.play` set up for the loop: the kind of beat, the user's words, the
+    number of entries before the beat (what it writes comes after), and for ``continue`` the
+    history, the reply being continued and how to put the leaf back when nothing was written."""
+
+    kind: BeatKind
+    user_text: str
+    before: int
+    record: bool = True
+    history: list[ContextMessage] | None = None
+    prefix: str = ""
+    before_release: Callable[[], None] | None = None
+
+
+def _lifecycle(
+    session: ChatSession, start: _BeatStart, release: Callable[[], None]
+) -> Callable[[Beat, Approver | None], Iterator[AgentEvent]]:
+    """The beat as every front gets it: the mode's prepare step and the loop, ``done`` held back
+    while the mode's after-beat step runs, then the beat's record and log, and the chat given back."""
+
+    def run(beat: Beat, approver: Approver | None) -> Iterator[AgentEvent]:
+        session._beat = beat
+        done: DoneEvent | None = None
+        try:
+            for event in session._beat_events(start, beat.cancel, approver):
+                if isinstance(event, DoneEvent):
+                    done = event
+                    continue
+                yield event
+            beat.record.seconds = round(time.time() - beat.started, 2)  # the reply's time
+            if done is not None and start.record:
+                yield from session._after_beat(beat, done)
+            if done is not None:
+                yield done
+        finally:
+            session._beat = None
+            try:
+                if start.before_release is not None:
+                    start.before_release()
+                session._finish(beat, start)
+            finally:
+                release()
+
+    return run
+
+
+class _Observed:
+    """A provider whose requests are seen on their way out (``ChatSession._observe``); everything
+    else is the inner provider's (``inner``: the chain ``providers.sampled.retune`` walks)."""
+
+    def __init__(self, inner: Provider, seen: Callable[[ChatRequest], None]) -> None:
+        self.inner = inner
+        self.name = getattr(inner, "name", "provider")
+        self._seen = seen
+
+    def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
+        self._seen(request)
+        return self.inner.stream(request, cancel)
+
+    def list_models(self) -> list[str]:
+        return self.inner.list_models()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class _LazySideCall:
+    """The chat's side call, its connection made on first use (a beat that needs none makes none)."""
+
+    def __init__(
+        self,
+        connect: Callable[[], ResolvedProvider],
+        cancel: threading.Event | None,
+        observe: Callable[[ChatRequest, str], None],
+    ) -> None:
+        self._connect = connect
+        self._cancel = cancel
+        self._observe = observe
+        self._call: ProviderSideCall | None = None
+
+    def __call__(self, system: str, user: str, max_tokens: int, *, purpose: str = "side") -> str:
+        if self._call is None:
+            side = self._connect()
+            self._call = ProviderSideCall(
+                side.provider, side.model, side_thinking(side.thinking), self._cancel, self._observe
+            )
+        return self._call(system, user, max_tokens, purpose=purpose)
+
+    def stopped(self) -> bool:
+        return self._cancel is not None and self._cancel.is_set()
 
 
 def _recording(record: Recorder, checkpoint: StreamCheckpoint) -> Recorder:

@@ -25,7 +25,6 @@ from peargarden.errors import PearError
 from peargarden.formats import parse_send_date
 from peargarden.sessions import ops
 from peargarden.sessions.entries import Entry
-from peargarden.sessions.tree import SessionTree
 
 from .chat_files import context_tokens
 
@@ -48,12 +47,13 @@ def message_time(entry: Entry) -> str | None:
     return moment.isoformat(timespec="milliseconds") if moment is not None else None
 
 
-def swipe_arrows(tree: SessionTree) -> dict[str, Any]:
+def swipe_arrows(session: ChatSession) -> dict[str, Any]:
     """The last reply's place among its siblings (``position``, ``count``; 0 and 0 without one) and
     whether swiping past the last of them asks the model for a new one (``generate``).
 
     As in SillyTavern: the right arrow of the last reply generates a new swipe, but the chat's first
     message (a greeting: no user message before it) only cycles the alternate greetings it has."""
+    tree = session.chat.tree
     position, count = ops.swipe_position(tree)
     return {"position": position, "count": count, "generate": count > 0 and ops.last_user(tree) is not None}
 
@@ -81,7 +81,7 @@ def _int(value: Any) -> int:
 
 def _story_budget(session: ChatSession) -> dict[str, Any]:
     limit = context_tokens(session.app.home, session.card)
-    window = model_window(session.resolved.provider)
+    window = model_window(session.provider)  # through the beat's own wrapper, as a beat sees it
     return {"limit": min(limit, window) if window else limit, "reserve": 0, "source": "story"}
 
 

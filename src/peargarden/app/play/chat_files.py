@@ -17,7 +17,8 @@ from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chats import ChatFile, valid_chat_id
 from peargarden.workspace.home import Home
-from peargarden.workspace.vault import Vault
+
+from ..library.snapshots import undo_point
 
 TITLE_FILE = "title.txt"
 MAX_TITLE = 200
@@ -52,15 +53,6 @@ def set_title(card: CardFolder, chat_id: str, title: str) -> str:
 def visible_count(chat: ChatFile) -> int:
     """The messages a reader sees on the active branch (what the user and the character said)."""
     return sum(1 for e in chat.tree.messages() if e.message.get("role") in ("user", "assistant"))
-
-
-def undo_point(home: Home, reason: str) -> str:
-    """A vault snapshot now, or the newest one when nothing changed since (it holds the state as is)."""
-    vault = Vault(home)
-    info = vault.snapshot(reason) or vault.latest()
-    if info is None:
-        raise BadInput("保险库没能留下快照，什么都没有改（vault snapshot failed）")
-    return info.id
 
 
 def remove_chat(home: Home, card: CardFolder, chat_id: str) -> dict[str, str]:

@@ -21,7 +21,7 @@ from peargarden.workspace.cards import CardFolder, folder_name, list_cards, open
 from peargarden.workspace.exporter import CARD_FORMATS, card_image, default_spec, export_card, placeholder_png
 from peargarden.workspace.home import Home
 
-from .chat_files import undo_point
+from ..library.snapshots import undo_point
 
 __all__ = ["CARD_FORMATS", "create_card", "delete_card", "duplicate_card", "export_card", "rename_card",
            "set_picture"]  # fmt: skip
