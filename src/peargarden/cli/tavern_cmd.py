@@ -90,8 +90,6 @@ def assemble_cmd(
     seed: int | None = typer.Option(None, "--seed", help="Seed the random rolls (world-info probability, {{random}})."),
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
-    from peargarden.app.play.tavern_cases import assemble_card
-
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
     if chat:
@@ -101,17 +99,26 @@ def assemble_cmd(
             )
         _print_assembly(*_chat_preview(card, chat, message or ""), ledger=ledger)
         return
-    _print_assembly(
-        *assemble_card(state.home, card, preset=preset, message=message, st_version=st_version, seed=seed),
-        ledger=ledger,
-    )
+    _print_assembly(*_new_chat_preview(card, message or "", preset, st_version, seed), ledger=ledger)
 
 
 def _chat_preview(card: str, chat: str, message: str) -> tuple[dict[str, Any], Any, list[str]]:
     """The next tavern beat of *chat* exactly as ``pear chat`` would send it (the service's preview)."""
-    from peargarden.app.play.service import ChatOptions, PearApp
+    from peargarden.app import ChatOptions, PearApp
 
     preview = PearApp(state.home).open_chat(card, chat, ChatOptions(mode="tavern")).preview("tavern", message)
+    return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
+
+
+def _new_chat_preview(
+    card: str, message: str, preset: str | None, st_version: str | None, seed: int | None
+) -> tuple[dict[str, Any], Any, list[str]]:
+    """The first tavern beat of a new chat with *card*, exactly as ``pear chat`` would send it (the
+    service's preview of a chat that lives only in memory)."""
+    from peargarden.app import ChatOptions, PearApp
+
+    options = ChatOptions(mode="tavern", preset=preset, st_version=st_version)
+    preview = PearApp(state.home).draft_chat(card, options, seed=seed).preview("tavern", message)
     return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
 
 

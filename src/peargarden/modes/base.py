@@ -46,6 +46,8 @@ class BeatEnv:
     # The main model is small (a local GGUF under a few billion parameters): the stage sends its
     # compact profile (peargarden.stage.compact).  Decided from the model's header, not its name.
     small_model: bool = False
+    # A dry run's random rolls, fixed (world-info probability, ``{{random}}``); None: live.
+    seed: int | None = None
     # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
     cache: dict[str, Any] = field(default_factory=dict)
     cache_lock: threading.Lock = field(default_factory=threading.Lock)

@@ -25,7 +25,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -57,7 +57,7 @@ from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, chat_lock_file
 from peargarden.workspace.chats import ChatFile, branch_mode, last_written, list_chats, recorded_mode, utc_now
-from peargarden.workspace.config import LOCAL_PROVIDER, Settings, load_settings
+from peargarden.workspace.config import LOCAL_PROVIDER, Settings, check_st_version, load_settings
 from peargarden.workspace.home import Home
 
 from ..library.personas import PERSONA_ENTRY_TYPE, choose_persona, load_persona, recorded_persona
@@ -86,6 +86,10 @@ class ChatOptions:
     thinking: str | None = None
     persona: str | None = None
     connection: Connection | None = None
+    # Tavern mode's preset and SillyTavern release, for this chat only (a dry run's ``--preset`` and
+    # ``--st-version``); ``None``: the card's, else config.toml's.
+    preset: str | None = None
+    st_version: str | None = None
 
 
 @dataclass
@@ -137,8 +141,14 @@ class PearApp:
     def card(self, name: str | None = None) -> CardFolder:
         return open_card(self.home, name or DEFAULT_CARD)
 
-    def settings(self, card: CardFolder) -> Settings:
-        return card.effective_settings(load_settings(self.home.config_file))
+    def settings(self, card: CardFolder, options: ChatOptions | None = None) -> Settings:
+        """config.toml with the card's 卡.json on top, and a chat's own preset and release on that."""
+        settings = card.effective_settings(load_settings(self.home.config_file))
+        if options is not None and options.preset:
+            settings = replace(settings, preset=options.preset)
+        if options is not None and options.st_version:
+            settings = replace(settings, st_version=check_st_version(options.st_version))
+        return settings
 
     def list_chats(self, card_name: str | None = None) -> list[ChatFile]:
         card = self.card(card_name)
@@ -149,7 +159,7 @@ class PearApp:
     def new_chat(self, card_name: str | None = None, options: ChatOptions | None = None) -> ChatSession:
         options = options or ChatOptions()
         card = self.card(card_name)
-        settings = self.settings(card)
+        settings = self.settings(card, options)
         card.load_card()  # a damaged card fails here, before a chat folder is made
         header: dict[str, Any] = {"card": card.folder, "mode": self._mode(settings, {}, options)}
         if options.persona:
@@ -162,15 +172,21 @@ class PearApp:
         return session
 
     def draft_chat(
-        self, card_name: str | None = None, options: ChatOptions | None = None, *, small_model: bool | None = None
+        self,
+        card_name: str | None = None,
+        options: ChatOptions | None = None,
+        *,
+        small_model: bool | None = None,
+        seed: int | None = None,
     ) -> ChatSession:
         """A new chat as :meth:`new_chat` would start it (greetings included) that lives only in
         memory: its :meth:`ChatSession.preview` is the first beat a new chat would send, and nothing
         is written.  A dry run shows what it is asked for: an explicit ``options.thinking`` or
-        *small_model* (the small-model profile on or off) wins over what the model could do."""
+        *small_model* (the small-model profile on or off) wins over what the model could do; *seed*
+        makes its random rolls repeatable (world-info probability, ``{{random}}``)."""
         options = options or ChatOptions()
         card = self.card(card_name)
-        settings = self.settings(card)
+        settings = self.settings(card, options)
         header: dict[str, Any] = {"card": card.folder, "mode": self._mode(settings, {}, options)}
         if options.persona:
             header["persona"] = options.persona
@@ -181,6 +197,7 @@ class PearApp:
             session.env.thinking = parse_level(options.thinking)
         if small_model is not None:
             session.env.small_model = small_model
+        session.env.seed = seed
         return session
 
     def open_chat(self, card_name: str | None, chat_id: str, options: ChatOptions | None = None) -> ChatSession:
@@ -227,7 +244,7 @@ class PearApp:
     def _session(
         self, card: CardFolder, chat: ChatFile, options: ChatOptions, resolved: ResolvedProvider | None = None
     ) -> ChatSession:
-        settings = self.settings(card)
+        settings = self.settings(card, options)
         header = chat.header
         mode = self._mode(settings, header, options, chat)
         resolved = resolved or self.resolve(settings, options.connection)

@@ -12,16 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput, FormatError, NotFound
-from peargarden.workspace.home import Home
-
-
-def check_st_version(value: str) -> str:
-    """``--st-version``: one of the SillyTavern releases matched (1.12 or 1.18)."""
-    from peargarden.workspace.config import ST_VERSIONS
-
-    if value not in ST_VERSIONS:
-        raise BadInput(f"--st-version 只能是 {' 或 '.join(ST_VERSIONS)}，实际是 {value!r}")
-    return value
+from peargarden.workspace.config import check_st_version
 
 
 def _read_json(path: Path) -> Any:
@@ -152,70 +143,3 @@ def replay_case(case_dir: Path, version: str | None = None) -> Any:
 def is_group_case(result: Any) -> bool:
     """Whether a replay result came from a group case (its state has a cast)."""
     return getattr(result.state, "cast", None) is not None
-
-
-def assemble_card(
-    home: Home,
-    card: str,
-    *,
-    preset: str | None = None,
-    message: str | None = None,
-    st_version: str | None = None,
-    seed: int | None = None,
-) -> tuple[dict[str, Any], Any, list[str]]:
-    """The exact SillyTavern request for *card* with no history (a new chat's greeting, then
-    *message* when given): the request body, the assembly (ledger, budget) and the warnings.
-    *preset* and *st_version* default to the card's; *seed* fixes the random rolls.  Nothing is sent
-    or saved."""
-    from peargarden.formats import card_to_object
-    from peargarden.modes.tavern.sources import card_worlds, read_named_preset
-    from peargarden.tavern.assemble import generate
-    from peargarden.tavern.controls import user_state
-    from peargarden.tavern.replay import start_new_chat, user_message
-    from peargarden.tavern.request import request_body
-    from peargarden.text.tokens import counter_for_model
-    from peargarden.workspace.cards import open_card
-    from peargarden.workspace.config import load_settings
-    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
-
-    folder = open_card(home, card)
-    settings = folder.effective_settings(load_settings(home.config_file))
-    version = check_st_version(st_version) if st_version else settings.st_version
-    card_json: dict[str, Any] = folder.settings()
-    stored = card_json.get("tavern")
-    tavern: dict[str, Any] = stored if isinstance(stored, dict) else {}
-    preset_name = preset or settings.preset or None
-    preset_data = read_named_preset(home, preset_name) if preset_name else None
-    loaded = folder.load_card()
-    card_obj = card_to_object(loaded, "v2")
-    worlds, books = card_worlds(home, folder, settings, loaded)
-    model = str((preset_data or {}).get("custom_model") or settings.model.model or "")
-    counter = counter_for_model(model, default=None) if model else counter_for_model("gpt-3.5-turbo")
-    power_user = dict(tavern.get("power_user") or {}) if isinstance(tavern.get("power_user"), dict) else {}
-    if settings.user_persona and "persona_description" not in power_user:
-        power_user["persona_description"] = settings.user_persona
-    global_regex, regex_warnings = global_regex_scripts(home)
-    state = user_state(
-        card_obj,
-        tavern={**tavern, "power_user": power_user},
-        preset=preset_data,
-        chat_lines=None,
-        chat_id=None,
-        worlds=worlds,
-        character_books=books,
-        user_name=settings.user_name,
-        counter=counter,
-        version=version,
-        global_regex=global_regex,
-        regex_allowed=regex_allowance(folder) is True,
-        seed=seed,
-    )
-    if not state.chat:
-        start_new_chat(state)
-    if message:
-        state.chat.append(user_message(state, message))
-    result = generate(state, "normal", dry_run=True)
-    body = request_body(
-        state.oai, result.messages, "normal", stop=result.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
-    )
-    return body, result, [*regex_warnings, *dict.fromkeys(result.warnings)]

@@ -193,6 +193,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             global_regex=global_regex,
             regex_allowed=regex_allowed,
             own_chat=True,
+            seed=env.seed,
         )
         if not state.chat:
             start_new_chat(state)
