@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.service import ChatSession, PearApp
+from peargarden.app.play.service import ChatSession, PearApp
 from peargarden.modes.stage import memory as bookkeeping
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
@@ -161,14 +161,18 @@ def test_a_swipe_during_the_side_call_discards_its_result(
     quiet = PearApp(home, story_memory=False).open_chat("青梧", session.chat_id)
     list(quiet.regenerate())
     assert quiet.swipe_position() == (2, 2)
-    real = bookkeeping.session_side_call(quiet)
+    real = quiet.side_call()
 
-    def swiping(system: str, user: str, max_tokens: int) -> str:
-        reply = real(system, user, max_tokens)  # the request really went out
-        quiet.swipe(-1)
-        return reply
+    class Swiping:
+        def __call__(self, system: str, user: str, max_tokens: int, *, purpose: str = "side") -> str:
+            reply = real(system, user, max_tokens, purpose=purpose)  # the request really went out
+            quiet.swipe(-1)
+            return reply
 
-    warnings = bookkeeping.after_beat(quiet, side=swiping)
+        def stopped(self) -> bool:
+            return False
+
+    warnings = bookkeeping.bookkeeping(quiet.branch_view(), Swiping())
     assert any("作废" in warning for warning in warnings)
     assert len(side.chat_requests) == 2 and "掌柜却不在" in side.chat_requests[1].body["messages"][1]["content"]
     assert bookkeeping.current_ledger(quiet.chat.tree).location == "听雨轩"
@@ -331,6 +335,6 @@ def test_stopping_the_beat_stops_its_bookkeeping(
     side.script([_patch({"location": "听雨轩"})])
     stop = threading.Event()
     stop.set()
-    warnings = bookkeeping.after_beat(quiet, cancel=stop)
+    warnings = bookkeeping.bookkeeping(quiet.branch_view(), quiet.side_call(stop))
     assert len(warnings) == 1 and "已中止" in warnings[0]
     assert bookkeeping.current_ledger(quiet.chat.tree).empty

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.checkpoints import StreamCheckpoint
+from peargarden.app.play.checkpoints import StreamCheckpoint
 from peargarden.workspace import atomic
 
 

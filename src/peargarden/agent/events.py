@@ -12,6 +12,10 @@ Every event is a frozen dataclass with a ``type`` string and ``to_json()`` (a pl
                     the front's answer (see :mod:`peargarden.agent.approvals`).
 ``warning``         ``message``: something the user should know; the beat goes on.
 ``error``           ``message``: the beat failed; it ends with ``done`` (stop reason ``error``).
+``reply_end``       ``stop_reason``, ``entry_id``: the reply is complete and the chat's after-beat work
+                    (scene notes, compaction, variable updates) runs now; ``done`` follows when it
+                    is over.  Sent by the service (not the loop) and only when such work runs: a
+                    front may unlock its composer here.
 ``done``            ``stop_reason`` (``stop``, ``length``, ``aborted``, ``error``, ``ended_by_tool``,
                     ``max_rounds``), ``rounds`` (model calls made), ``entry_id`` (the last entry written
                     for this beat, or ``None``), ``usage`` (summed token counts).
@@ -89,6 +93,13 @@ class ErrorEvent(_Event):
 
 
 @dataclass(frozen=True)
+class ReplyEndEvent(_Event):
+    stop_reason: str = "stop"
+    entry_id: str | None = None
+    type: str = "reply_end"
+
+
+@dataclass(frozen=True)
 class DoneEvent(_Event):
     stop_reason: str = "stop"
     rounds: int = 0
@@ -105,6 +116,7 @@ AgentEvent = (
     | ApprovalNeededEvent
     | WarningEvent
     | ErrorEvent
+    | ReplyEndEvent
     | DoneEvent
 )
 
@@ -116,5 +128,6 @@ EVENT_TYPES: tuple[str, ...] = (
     "approval_needed",
     "warning",
     "error",
+    "reply_end",
     "done",
 )

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from peargarden.workspace.home import Home
+from peargarden.app import Home
 
 from ._commands import COMMANDS
 from ._help import HOME_HELP, PROG, ROOT_HELP

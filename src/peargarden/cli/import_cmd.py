@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-from peargarden.app.imports import BookMode, ImportPlan, RegexAnswerFn, book_choice, import_files, total_size
-from peargarden.app.regex_allowance import regex_question
+from peargarden.app.cards.regex_allowance import regex_question
+from peargarden.app.library.imports import BookMode, ImportPlan, RegexAnswerFn, book_choice, import_files, total_size
 from peargarden.errors import BadInput
 from peargarden.formats import Card
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from peargarden.app import declarations
+from peargarden.app.cards import declarations
 from peargarden.errors import BadInput
 
 from ._app import app, state

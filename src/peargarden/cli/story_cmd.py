@@ -8,7 +8,7 @@ import os
 import click
 import typer
 
-from peargarden.app import story
+from peargarden.app.play import story
 from peargarden.errors import BadInput
 
 from ._app import app, state

@@ -19,7 +19,7 @@ def apply_command(
     as_json: bool = typer.Option(False, "--json", help="在 stdout 打印更新后的完整变量记录（JSON）。"),
 ) -> None:
     """Apply one reply's update commands to the variables; print the variables after it."""
-    from peargarden.app.variables import apply_reply_files, record_json
+    from peargarden.app.play.variables import apply_reply_files, record_json
 
     applied = apply_reply_files(variables, reply)
     for warning in applied.warnings:

@@ -10,7 +10,7 @@ import typer
 from ._app import app, state
 
 if TYPE_CHECKING:
-    from peargarden.app.snapshots import Snapshots
+    from peargarden.app.library.snapshots import Snapshots
 
 vault_app = typer.Typer(
     name="vault",
@@ -22,7 +22,7 @@ app.add_typer(vault_app, name="vault")
 
 def _vault() -> Snapshots:
     # Imported here so that `pear --help` does not load the vault.
-    from peargarden.app.snapshots import Snapshots
+    from peargarden.app.library.snapshots import Snapshots
 
     return Snapshots(state.home)
 

@@ -120,7 +120,11 @@ class MacroEnv:
 
     user: str = "User"
     char: str = ""
+    # Group chats: ``{{group}}`` / ``{{charIfNotGroup}}``, ``{{groupNotMuted}}``, ``{{notChar}}``.
+    # None outside a group: the first two are ``{{char}}``, ``{{notChar}}`` is the user.
     group: str | None = None
+    group_not_muted: str | None = None
+    not_char: str | None = None
     card: CardMacroFields | None = field(default_factory=CardMacroFields)
     model: str = ""
     extra: Mapping[str, str | Callable[[], str]] = field(default_factory=dict)
@@ -334,7 +338,8 @@ def _env_values(env: MacroEnv, original: str | None) -> list[tuple[str, str | Ca
         ("model", env.model),
     ]
     if env.legacy_118:
-        values += [("groupNotMuted", group), ("notChar", env.user)]
+        not_muted = env.group_not_muted if env.group_not_muted is not None else group
+        values += [("groupNotMuted", not_muted), ("notChar", env.not_char if env.not_char is not None else env.user)]
     values += list(env.extra.items())
     return values
 

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.prompt_files import FILE_LABELS, FileKey, edit_entry, named_entries, prompt_file, switch_entry
+from peargarden.app.cards.prompt_files import FILE_LABELS, FileKey, edit_entry, named_entries, prompt_file, switch_entry
 
 from .deps import home_of
 

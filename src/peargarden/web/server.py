@@ -19,8 +19,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from peargarden import __version__
+from peargarden.app import Home
 from peargarden.errors import PearError
-from peargarden.workspace.home import Home
 
 from .guards import RequireToken, SameOriginOnly, is_loopback
 
@@ -48,11 +48,10 @@ def create_app(config: WebConfig) -> FastAPI:
     app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
-    from peargarden.app.request_ledger import ledger
 
     from .chat_hub import ChatHub
 
-    app.state.hub = ChatHub(config.home, ledger)
+    app.state.hub = ChatHub(config.home)
     from . import safety
 
     safety.install(app)

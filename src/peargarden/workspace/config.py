@@ -31,6 +31,13 @@ CREATION_MODES = ("silent", "ask")
 CHAT_MODES = ("stage", "tavern", "work")
 ST_VERSIONS = ("1.12", "1.18")  # SillyTavern releases tavern mode can match (peargarden.tavern.version)
 
+def check_st_version(value: str) -> str:
+    """``--st-version``: one of the SillyTavern releases matched (1.12 or 1.18)."""
+    if value not in ST_VERSIONS:
+        raise BadInput(f"--st-version 只能是 {' 或 '.join(ST_VERSIONS)}，实际是 {value!r}")
+    return value
+
+
 #: The name of the built-in embedded model connection (needs no ``[providers.*]`` table).
 LOCAL_PROVIDER = "local"
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
+from peargarden.formats import Card
 from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
@@ -135,7 +136,7 @@ def _chat_lines(env: BeatEnv) -> StLines:
     return chat_memo(env, _LINES_KEY, StLines)
 
 
-def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def _worlds(env: BeatEnv, loaded: Card) -> tuple[dict[str, dict[str, Any]], list[str]]:
     return card_worlds(env.card.home, env.card, env.settings, loaded, kept=partial(_kept, env))
 
 
@@ -147,7 +148,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
     from peargarden.formats import card_to_object
     from peargarden.tavern.assemble import generate
     from peargarden.tavern.controls import user_state
-    from peargarden.tavern.replay import _user_message, start_new_chat
+    from peargarden.tavern.replay import start_new_chat, user_message
     from peargarden.tavern.request import request_body
     from peargarden.text.tokens import counter_for_model
     from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
@@ -192,11 +193,12 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             global_regex=global_regex,
             regex_allowed=regex_allowed,
             own_chat=True,
+            seed=env.seed,
         )
         if not state.chat:
             start_new_chat(state)
         if pending:
-            state.chat.append(_user_message(state, pending))
+            state.chat.append(user_message(state, pending))
         gen_type = _GEN_TYPES.get(inp.kind, "normal")
         # A real generation, not ST's dry run: timed world info runs and is recorded, and
         # squash_system_messages applies, exactly as SillyTavern sends the request.
