@@ -164,3 +164,4 @@ def test_no_reply_end_when_the_mode_has_nothing_to_do(home: Home) -> None:
     chat = _scripted(home, provider, {"stage": _noting_mode(calls)}).new_chat("青梧")
     assert _types(chat.play("impersonate")) == ["text_delta", "done"]
     assert calls == []
+

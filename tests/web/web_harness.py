@@ -236,3 +236,28 @@ class SharedPage:
 
     def close(self) -> None:
         self.context.close()
+
+
+LONG_USER = "掌柜可还记得镇北渡口的怀瑾公子？那年也是这样的雨天，*他撑着伞站在柳树下*。"
+LONG_REPLY = "青梧放下茶盏，望向窗外的河，半晌才道：“记得。他走的那天，渡口的柳树才抽芽。”\n\n*雨声渐密。*"
+
+
+def long_st_chat(messages: int, card: str = "青梧", user: str = "旅人") -> bytes:
+    """A SillyTavern chat JSONL of *messages* messages after the header, the character first and the
+    user answering; every reply has three swipes, the middle one chosen (the shape of a long chat a
+    role-player brings over).  Message *i*'s text ends with ``（i）`` or ``（i·其n）`` for swipe n."""
+    import json
+
+    lines: list[dict[str, Any]] = [{"user_name": user, "character_name": card, "create_date": "2026-12-01@10h00m00s",
+                                    "chat_metadata": {}}]  # fmt: skip
+    for index in range(messages):
+        date = f"2026-12-01T10:{index // 60 % 60:02d}:{index % 60:02d}.000Z"
+        if index % 2:
+            lines.append({"name": user, "is_user": True, "is_system": False, "send_date": date,
+                          "mes": f"{LONG_USER}（{index}）", "extra": {}})  # fmt: skip
+        else:
+            swipes = [f"{LONG_REPLY}（{index}·其{n}）" for n in range(3)]
+            lines.append({"name": card, "is_user": False, "is_system": False, "send_date": date, "mes": swipes[1],
+                          "extra": {}, "swipe_id": 1, "swipes": swipes,
+                          "swipe_info": [{"send_date": date, "extra": {}} for _ in swipes]})  # fmt: skip
+    return "\n".join(json.dumps(line, ensure_ascii=False) for line in lines).encode() + b"\n"

@@ -45,12 +45,17 @@ def last_user(tree: SessionTree) -> Entry | None:
 def reply_head(tree: SessionTree) -> Entry | None:
     """The first assistant entry of the latest beat (the one swipes are siblings of)."""
     path = tree.path()
-    anchor = last_user(tree)
-    start = 0 if anchor is None else path.index(anchor) + 1
-    for entry in path[start:]:
-        if entry.type == "message" and entry.role == "assistant":
-            return entry
-    return None
+    # From the end back to the last user message: a long chat's path is not searched from its root.
+    found: Entry | None = None
+    for entry in reversed(path):
+        if entry.type != "message":
+            continue
+        role = entry.role
+        if role == "user":
+            break
+        if role == "assistant":
+            found = entry
+    return found
 
 
 def plan_regenerate(tree: SessionTree) -> Plan:

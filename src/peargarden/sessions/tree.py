@@ -26,6 +26,7 @@ class TreeRow:
     on_path: bool
     sibling_index: int
     sibling_count: int
+    more: bool = False  # some of its descendants were left out (a folded side branch, the limit)
 
 
 class SessionTree:
@@ -40,6 +41,9 @@ class SessionTree:
         # The custom entries of the active path (see customs()): the path list they were read from,
         # how much of it was read, and what was found there.
         self._customs_cache: tuple[list[Entry], int, list[Entry]] | None = None
+        # Leaves the active leaf moved away from in this session, the latest last: going back to a
+        # version of a message (a swipe, another branch) returns to where its story was left.
+        self._left: list[str] = []
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -166,19 +170,41 @@ class SessionTree:
                 out.pop(target, None)
         return out
 
-    def rows(self) -> list[TreeRow]:
-        """The whole tree depth-first (children in creation order), for ``/tree`` and ``sessions show``."""
+    def rows(self, root: str | None = None, *, fold: int | None = None, limit: int | None = None) -> list[TreeRow]:
+        """The whole tree depth-first (children in creation order), for ``/tree`` and ``sessions show``.
+
+        *root*: only that entry (at depth 0) and what hangs below it.  *fold*: a branch off the
+        active path shows at most that many rows; *limit*: at most that many rows in all.  A row
+        whose descendants were left out says so (``more``): a page draws the part of a long chat's
+        tree near what it shows."""
         on_path = {entry.id for entry in self._active_path()}
         rows: list[TreeRow] = []
         children = self._children()
-        roots = children.get(None, [])
-        stack = [(child, 0, i, len(roots)) for i, child in reversed(list(enumerate(roots)))]
+        # (id, depth, sibling position, sibling count, rows its side branch may still show)
+        if root is None:
+            tops = children.get(None, [])
+            stack = [(child, 0, i, len(tops), -1) for i, child in reversed(list(enumerate(tops)))]
+        else:
+            kin = children.get(self.get(root).parent_id, [])
+            stack = [(root, 0, kin.index(root), len(kin), -1)]
         while stack:
-            entry_id, depth, position, count = stack.pop()
+            entry_id, depth, position, count, budget = stack.pop()
+            if limit is not None and len(rows) >= limit:
+                if rows:
+                    rows[-1] = TreeRow(rows[-1].depth, rows[-1].entry, rows[-1].on_path, rows[-1].sibling_index,
+                                       rows[-1].sibling_count, True)  # fmt: skip
+                break
             entry = self._entries[entry_id]
-            rows.append(TreeRow(depth, entry, entry_id in on_path, position, count))
+            here = entry_id in on_path
+            if fold is not None and not here and budget < 0:
+                budget = fold  # a side branch starts here
             kids = children.get(entry_id, [])
-            stack.extend((child, depth + 1, i, len(kids)) for i, child in reversed(list(enumerate(kids))))
+            cut = bool(kids) and budget == 1
+            rows.append(TreeRow(depth, entry, here, position, count, cut))
+            if cut:
+                continue
+            below = budget - 1 if budget > 0 else budget
+            stack.extend((child, depth + 1, i, len(kids), below) for i, child in reversed(list(enumerate(kids))))
         return rows
 
     # -- changing ----------------------------------------------------------------------------------
@@ -257,11 +283,31 @@ class SessionTree:
             raise NotFound(f"会话里没有条目 {entry_id}")
         if entry_id == self._leaf:
             return
+        if self._leaf is not None:
+            self._left = [*self._left[-(_LEFT_KEPT - 1) :], self._leaf]
         self._leaf = entry_id
         self._path_cache = None
 
+    def _below(self, leaf: str, entry_id: str) -> bool:
+        """Whether *entry_id* is *leaf* or one of its ancestors (a leaf no longer a leaf: no)."""
+        if leaf not in self._entries or self._children().get(leaf):
+            return False
+        current: str | None = leaf
+        for _ in range(len(self._entries)):
+            if current is None:
+                return False
+            if current == entry_id:
+                return True
+            current = self._entries[current].parent_id
+        return False
+
     def deepest_leaf(self, entry_id: str) -> str:
-        """Follow the newest child from *entry_id* down to a leaf (where a swipe's story continues)."""
+        """Where the story below *entry_id* continues (a swipe, a branch picked again): the leaf its
+        branch was last left at, when the leaf moved away from it in this session; else the newest
+        child followed down to a leaf."""
+        for leaf in reversed(self._left):
+            if self._below(leaf, entry_id):
+                return leaf
         current = entry_id
         while True:
             kids = self._children().get(current, [])
@@ -269,6 +315,9 @@ class SessionTree:
                 return current
             current = kids[-1]
 
+
+# How many of the leaves left behind deepest_leaf looks at (each a walk towards the root).
+_LEFT_KEPT = 16
 
 # How far from its end a new leaf's branch may leave the cached path and still be joined to it.
 _NEAR = 64

@@ -35,6 +35,11 @@ class OpenChat:
             self.session.reread()
         self.seen = now
 
+    def wrote(self) -> None:
+        """This server changed the chat (a beat, an edit): what the file holds now is what the session
+        holds, so the next request does not read it again."""
+        self.seen = self.session.file_stamp()
+
 
 @dataclass
 class ActiveBeat:
@@ -163,5 +168,6 @@ class ChatHub:
                 while beat.next_item() is not None:
                     pass
             active.chat.warnings = list(beat.record.warnings)
+            active.chat.wrote()
             with self._guard:
                 self._beats.pop(beat.id, None)

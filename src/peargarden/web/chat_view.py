@@ -4,6 +4,8 @@ which the page frames."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
@@ -39,9 +41,23 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "tool_call_id": row.tool_call_id,
         "is_error": row.is_error,
         "tags": row.tags,
+        "sibling": list(row.sibling),  # (position, count) among the message's versions
     }
 
 
+@lru_cache(maxsize=4096)
 def message_html(text: str) -> str | None:
-    """Sanitised HTML of a message's Markdown; ``None`` for card HTML (shown in the sandboxed frame)."""
+    """Sanitised HTML of a message's Markdown; ``None`` for card HTML (shown in the sandboxed frame).
+    Kept for the texts last drawn: a page that scrolls back and forth, or reopens, renders nothing twice."""
     return None if looks_like_html(text) else render(text)
+
+
+def sent_ids(sent: str, messages: Iterable[tuple[str | None, str]]) -> list[str]:
+    """The ids of the (id, text) messages whose text the request text *sent* carries (the page's
+    "in context from here" marker)."""
+    found = []
+    for entry_id, content in messages:
+        text = content.strip()
+        if text and entry_id and text in sent:
+            found.append(entry_id)
+    return found

@@ -475,10 +475,11 @@ class ChatSession:
         connection is made on the first call.  *cancel*: the beat's stop event."""
         return _LazySideCall(self.side_connection, cancel, self._observe)
 
-    def view(self, last: int | None = None, before: int | None = None) -> ChatView:
+    def view(self, last: int | None = None, before: int | None = None, *, since: int | None = None) -> ChatView:
         """Everything a front shows of the chat (the web's chat page is drawn from it); *last*: only
-        that many messages, ending before message number *before* (see :mod:`.chat_page`)."""
-        return chat_view(self, last, before)
+        that many messages, ending before message number *before*; *since*: every message from that
+        number on (see :mod:`.chat_page`)."""
+        return chat_view(self, last, before, since)
 
     def messages(self) -> list[ContextMessage]:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""
@@ -686,11 +687,12 @@ class ChatSession:
             self.chat.apply(ops.plan_branch(self.chat.tree, index))
             self.follow_branch()
 
-    def goto(self, entry_id: str) -> None:
+    def goto(self, entry_id: str, *, deepest: bool = False) -> None:
+        """Move the chat to *entry_id*; *deepest*: on to the newest end of the branch below it."""
         with self._holding():
             if entry_id not in self.chat.tree:
                 raise NotFound(f"会话里没有条目 {entry_id}")
-            self.chat.move_leaf(entry_id)
+            self.chat.move_leaf(self.chat.tree.deepest_leaf(entry_id) if deepest else entry_id)
             self.follow_branch()
 
     def export_sillytavern(self) -> bytes:
