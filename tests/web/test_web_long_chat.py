@@ -12,10 +12,10 @@ import urllib.request
 from typing import Any
 
 import pytest
-from web_harness import Served, beats_done, long_st_chat, wait_ready
+from web_harness import Served, beats_done, long_st_chat, open_new_chat, wait_ready
 
 from peargarden.app.play.service import PearApp
-from peargarden.testing.fake_openai import text_reply
+from peargarden.testing.fake_openai import Pause, chunk, sse, text_reply
 
 CARD = "青梧"
 QUOTED = urllib.parse.quote(CARD)
@@ -160,3 +160,35 @@ def test_the_page_of_a_long_chat_stays_small_at_phone_width(served: Served, page
     assert page.evaluate("document.getElementsByTagName('*').length") < 5000
     # No sideways scroll on a phone.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_the_composer_is_free_once_the_reply_ends_and_the_next_beat_waits(served: Served, page: Any) -> None:
+    """Scene notes run after the reply: the page takes input at once (``reply_end``) and says
+    "整理场记…" until they are written; a message sent meanwhile shows at once and its beat starts
+    when the notes are done."""
+    config = served.home.config_file
+    saved = config.read_text(encoding="utf-8")
+    config.write_text(saved.replace("scene_notes = false", "scene_notes = true"), encoding="utf-8")
+    slow_notes = sse(chunk(role="assistant", content=""), Pause(2.0), chunk(content="{}"), chunk(finish_reason="stop"))
+    try:
+        replies = [text_reply("周伯收起伞进了门。"), slow_notes, text_reply("青梧斟了一碗姜茶。"), text_reply("{}")]
+        served.fake.script(replies)
+        first = len(served.fake.chat_requests)
+        open_new_chat(page, served.url)
+        page.fill("#composer", "外面雨大吗？")
+        page.click("#send")
+        page.locator("#messages li.msg[data-index]", has_text="周伯收起伞").wait_for()
+        page.locator("#tidying").wait_for()  # the notes are being written
+        assert page.is_enabled("#send") and page.is_hidden("#stop")
+        page.fill("#composer", "那就喝碗姜茶。")
+        page.click("#send")
+        assert page.locator("#messages li.pending", has_text="那就喝碗姜茶").is_visible()  # shown at once
+        beats_done(page, 2)
+        assert page.is_hidden("#tidying")
+        assert "青梧斟了一碗姜茶" in page.locator("#messages li.msg.assistant").last.inner_text()
+        assert len(served.fake.chat_requests) - first == 4  # two beats, two notes, in that order:
+        # The second beat was sent after the first beat's notes: its request carries the first reply.
+        assert "周伯收起伞进了门" in json.dumps(served.fake.chat_requests[first + 2].body, ensure_ascii=False)
+        assert "周伯收起伞进了门" in json.dumps(served.fake.chat_requests[first + 1].body, ensure_ascii=False)
+    finally:
+        config.write_text(saved, encoding="utf-8")

@@ -206,7 +206,8 @@ class IndexBody(BaseModel):
 
 
 def _idle(chat: OpenChat) -> OpenChat:
-    if chat.session.busy:
+    """*chat*, unless a beat is writing its reply (after it, the change waits for the scene notes)."""
+    if chat.session.busy and not chat.session.tidying:
         raise ConflictError("这个对话正在生成回复（a beat is running）")
     return chat
 

@@ -69,6 +69,9 @@ from .chat_page import ChatView, chat_view
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
 
 DEFAULT_CARD = "青梧"
+# How long a beat asked for while the last one runs its after-beat step (scene notes, compaction)
+# waits for it, seconds; the side model's own timeouts end that step well before.
+AFTER_BEAT_WAIT = 600.0
 
 # What a front may ask a chat to do (``ChatSession.play``).
 Action = Literal["send", "regenerate", "swipe", "continue", "impersonate"]
@@ -333,6 +336,9 @@ class ChatSession:
     story_memory: bool = False
     _context: ContextMemo = field(default_factory=ContextMemo)
     _busy: threading.Lock = field(default_factory=threading.Lock)
+    # Set while the beat holding the chat runs its mode's after-beat step (its reply is complete):
+    # a beat or edit asked for meanwhile waits for it instead of failing (see _hold).
+    _tidying: threading.Event = field(default_factory=threading.Event)
     _lock: ChatLock | None = None
     # The beat running now (its record collects the requests sent), and the chat's beat log as read.
     _beat: Beat | None = None
@@ -401,6 +407,12 @@ class ChatSession:
     def busy(self) -> bool:
         """Whether a beat or an edit holds the chat in this process right now."""
         return self._busy.locked()
+
+    @property
+    def tidying(self) -> bool:
+        """Whether the beat holding the chat is past its reply (its after-beat step runs): a beat or
+        edit asked for now waits for it rather than failing with ``ChatBusy``."""
+        return self._tidying.is_set()
 
     def branch_view(self) -> BranchView:
         """The chat as a mode's steps see it: the active branch, who plays, which model."""
@@ -725,7 +737,9 @@ class ChatSession:
         chat's cross-process lock; then what other processes appended is read in, so new entries
         join the chat where it really ends rather than forking a side branch off a stale leaf.
         """
-        if not self._busy.acquire(blocking=False):
+        if not self._busy.acquire(blocking=False) and not (
+            self._tidying.is_set() and self._busy.acquire(timeout=AFTER_BEAT_WAIT)
+        ):
             raise ChatBusy("这段对话正在生成回复：等它结束，或先停止它")
         lock = self._lock or ChatLock(
             chat_lock_file(self.app.home, self.card.folder, self.chat.chat_id), self.chat.chat_id
@@ -741,6 +755,7 @@ class ChatSession:
         def release() -> None:
             if not released.is_set():
                 released.set()
+                self._tidying.clear()
                 lock.release()
                 self._busy.release()
 
@@ -785,6 +800,7 @@ class ChatSession:
         work = play.after_beat(self.branch_view(), self.side_call(beat.cancel), beat.record)
         if work is None:
             return
+        self._tidying.set()  # cleared when the chat is given back
         yield ReplyEndEvent(stop_reason=done.stop_reason, entry_id=done.entry_id)
         for warning in work:
             yield WarningEvent(message=warning)
