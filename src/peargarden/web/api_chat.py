@@ -46,7 +46,8 @@ MAX_WINDOW = 1000
 class Window:
     """Which messages of the active branch a page asks for: the *last* ones ending before message
     number *before* (default: the end), or from *since* on (what a beat may have changed); the
-    in-context marker is looked for from message *mark_from* on (default: the window's start)."""
+    in-context marker is looked for from message *mark_from* on (default: the window's start; none
+    for a *since* window without *mark_from*)."""
 
     last: int = WINDOW
     before: int | None = None
@@ -86,7 +87,10 @@ def chat_state(chat: OpenChat, window: Window | None = None) -> dict[str, Any]:
         "persona": view.persona,
         "char": view.char_name,
         "context": asdict(view.context),
-        "in_context": _in_context(chat, view.rows, view.first, window.mark_from),
+        # A beat's patch asks for the marker only once the beat is over (its request is in the log).
+        "in_context": None
+        if window.since is not None and window.mark_from is None
+        else _in_context(chat, view.rows, view.first, window.mark_from),
     }
 
 

@@ -249,8 +249,10 @@ function recount(removed, added) {
 }
 
 // The beat's messages from *since* on, as kept: they replace its own pending and live items.
-async function patchFrom(since, own) {
-  const fresh = await api(`${base}?${query({ since, last: PAGE, mark_from: view.first })}`);
+// *marked*: with the in-context marker of the drawn window (read from the beat log, written when the
+// beat is over: not at reply_end, when only the reply is wanted, quickly).
+async function patchFrom(since, own, marked = true) {
+  const fresh = await api(`${base}?${query({ since, last: PAGE, mark_from: marked ? view.first : null })}`);
   for (const li of own) li.remove();
   // (A swipe back to a reply with a long story after it brings the next PAGE messages of it; the
   // rest follow as the reader scrolls on.)
@@ -290,7 +292,7 @@ async function runBeat(body, mine) {
       onItem(live, item);
       if (item.type === "reply_end" && body.action !== "impersonate") {
         // The reply is kept: draw it and give the composer back while scene notes are written.
-        replied = patchFrom(since, own).then(() => { setBusy(false); setTidying(true); usable(); });
+        replied = patchFrom(since, own, false).then(() => { setBusy(false); setTidying(true); usable(); });
       }
     });
   } catch (error) {
@@ -491,8 +493,10 @@ async function loadPersonas() {
   }
 }
 
-Promise.all([refresh(), loadPersonas(), loadChats()]).then(() => {
+// The chat is ready once its window is drawn (the picker and personas may come a moment later);
+// the page says it is loaded when all of it is.
+const drawn = refresh().then(() => performance.mark("pear-ready"));
+Promise.all([drawn, loadPersonas(), loadChats()]).then(() => {
   document.body.dataset.ready = "1";
-  performance.mark("pear-ready");
   loadTree();
 }).catch((error) => toast(error.message, true));

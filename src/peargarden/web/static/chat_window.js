@@ -8,6 +8,9 @@ import { messageItem, metaText, swipeArrows, toolResult } from "./chat_message.j
 
 export const PAGE = 100;
 const MAX_DRAWN = 200;
+// A window is drawn newest first: this many messages at once (a screen and more), the rest of the
+// window on the next frame, so a long chat is on the screen as soon as a short one.
+const FIRST_DRAWN = 30;
 
 export class MessageWindow {
   // fetchWindow(query) → a chat state for that window; on: the message buttons' handlers;
@@ -101,8 +104,13 @@ export class MessageWindow {
     const offset = anchored ? anchored.getBoundingClientRect().top : null;
     this.total = state.total;
     this.rows = state.messages.slice();
-    this.list.replaceChildren(this.older, ...this.items(this.rows), this.newer);
-    this.placeResults(this.rows);
+    let cut = anchor == null ? Math.max(0, this.rows.length - FIRST_DRAWN) : 0;
+    while (cut > 0 && this.rows[cut].role === "tool") cut -= 1;  // a reply with its tool results
+    this.waiting = this.rows.slice(0, cut);
+    const now = this.rows.slice(cut);
+    this.list.replaceChildren(this.older, ...this.items(now), this.newer);
+    this.placeResults(now);
+    if (cut) requestAnimationFrame(() => setTimeout(() => this.fill()));
     this.update(state);
     const again = anchor != null ? this.list.querySelector(`li.msg[data-index="${anchor}"]`) : null;
     if (again && offset != null) {
@@ -112,8 +120,22 @@ export class MessageWindow {
     }
   }
 
+  // The rest of the window, above what the first frame drew (the reader's place kept).
+  fill() {
+    if (!this.waiting || !this.waiting.length) return;
+    const rows = this.waiting;
+    this.waiting = [];
+    const scroller = this.scroller();
+    const height = scroller.scrollHeight;
+    this.older.after(...this.items(rows));
+    this.placeResults(rows);
+    scroller.scrollTop += scroller.scrollHeight - height;
+    this.drawContext();
+  }
+
   // The same messages drawn again (the language changed): the one on top of the screen stays there.
   redraw() {
+    this.fill();
     const top = this.scroller() === this.list ? this.list.getBoundingClientRect().top : 0;
     const seen = [...this.list.querySelectorAll("li.msg[data-index]")].find((li) => li.getBoundingClientRect().bottom > top);
     const state = { total: this.total, messages: this.rows, swipe: this.swipe, in_context: [...this.inContext] };
@@ -128,6 +150,7 @@ export class MessageWindow {
   // A beat's answer: the messages from state.first on replace what was drawn from there (and the
   // live reply); nothing before them is touched.
   patch(state) {
+    this.fill();
     const from = state.first;
     for (const li of [...this.list.querySelectorAll("li.msg[data-index]")]) {
       if (Number(li.dataset.index) >= from) li.remove();
@@ -147,6 +170,7 @@ export class MessageWindow {
   // What may change of messages already drawn without their text changing: the time taken and the
   // token count (the beat log is written after the after-beat work), then as update().
   refresh(state) {
+    this.fill();
     for (const message of state.messages) {
       const li = this.list.querySelector(`li.msg[data-id="${CSS.escape(message.id)}"]`);
       const meta = li?.querySelector(".msg-meta");
@@ -160,7 +184,7 @@ export class MessageWindow {
   // The swipe arrows, the ends of the window, the in-context marker.
   update(state) {
     this.swipe = state.swipe;
-    this.inContext = new Set(state.in_context || []);
+    if (state.in_context) this.inContext = new Set(state.in_context);
     this.older.hidden = this.first <= 0;
     this.older.querySelector("button").textContent = t(`显示更早的消息（还有 ${this.first} 条）`,
       `Show earlier messages (${this.first} more)`);
@@ -199,6 +223,7 @@ export class MessageWindow {
   // -- more -----------------------------------------------------------------------------------
 
   async loadOlder() {
+    this.fill();
     if (this.loading || this.first <= 0) return;
     this.loading = true;
     try {
@@ -238,24 +263,33 @@ export class MessageWindow {
     this.draw(await this.fetchWindow({ last: PAGE }));
   }
 
-  // Keep at most MAX_DRAWN messages: drop from the *side* away from where the reader is going,
-  // never between a reply and the tool results that follow it.
+  // Keep at most MAX_DRAWN messages: drop from the *side* away from where the reader is going, only
+  // messages well off the screen (dropping one near it would bring its "show more" into reach and
+  // load it straight back), never between a reply and the tool results that follow it.
   trim(side) {
-    if (this.rows.length <= MAX_DRAWN) return;
-    const scroller = this.scroller();
-    const height = scroller.scrollHeight;
     let drop = this.rows.length - MAX_DRAWN;
-    if (side === "end") {
-      while (drop < this.rows.length && this.rows[this.rows.length - drop].role === "tool") drop += 1;
-      const cut = this.rows[this.rows.length - drop].index;
-      this.rows = this.rows.slice(0, this.rows.length - drop);
-      for (const li of [...this.list.querySelectorAll("li.msg[data-index]")]) if (Number(li.dataset.index) >= cut) li.remove();
-    } else {
-      while (drop < this.rows.length && this.rows[drop].role === "tool") drop += 1;
-      const cut = this.rows[drop].index;
-      this.rows = this.rows.slice(drop);
-      for (const li of [...this.list.querySelectorAll("li.msg[data-index]")]) if (Number(li.dataset.index) < cut) li.remove();
-      scroller.scrollTop -= height - scroller.scrollHeight;
+    if (drop <= 0) return;
+    const scroller = this.scroller();
+    const view = scroller === this.list ? this.list.getBoundingClientRect()
+      : { top: 0, bottom: window.innerHeight };
+    const margin = Math.max(1200, 2 * (view.bottom - view.top));
+    const far = (li) => (side === "end" ? li.getBoundingClientRect().top > view.bottom + margin
+      : li.getBoundingClientRect().bottom < view.top - margin);
+    const items = [...this.list.querySelectorAll("li.msg[data-index]")];
+    const indexes = new Set((side === "end" ? items.reverse() : items).filter(far).map((li) => Number(li.dataset.index)));
+    const order = side === "end" ? [...this.rows].reverse() : this.rows;
+    let count = 0;
+    for (const message of order) {  // the run of far messages from that side
+      if (message.role !== "tool" && !indexes.has(message.index)) break;
+      count += 1;
     }
+    drop = Math.min(drop, count);
+    while (drop > 0 && order[drop] && order[drop].role === "tool") drop -= 1;  // keep a reply with its results
+    if (drop <= 0) return;
+    const height = scroller.scrollHeight;
+    const gone = new Set(order.slice(0, drop).map((m) => m.index));
+    this.rows = this.rows.filter((m) => !gone.has(m.index));
+    for (const li of items) if (gone.has(Number(li.dataset.index))) li.remove();
+    if (side === "start") scroller.scrollTop -= height - scroller.scrollHeight;
   }
 }
