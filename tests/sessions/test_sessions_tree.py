@@ -48,6 +48,8 @@ def apply(tree: SessionTree, plan: ops.Plan | None) -> None:
     tree.set_leaf(plan.start_leaf)
     for entry in plan.entries:
         tree.add(entry)
+    for entry_id, changes in plan.amends:
+        tree.amend(entry_id, changes)
 
 
 def test_regenerate_makes_a_sibling_and_swipe_moves_between_them() -> None:

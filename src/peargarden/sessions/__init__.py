@@ -2,7 +2,7 @@
 the JSONL line format and SillyTavern chat import/export.  File I/O lives in ``peargarden.workspace.chats``.
 """
 
-from .codec import LoadedSession, decode, decode_bytes, entry_line, feed, header_line, leaf_line
+from .codec import LoadedSession, amend_line, decode, decode_bytes, entry_line, feed, header_line, leaf_line
 from .context import ContextMessage, build_context, to_openai
 from .entries import Entry, EntryType, compaction_entry, custom_entry, label_entry, message_entry
 from .ops import Plan
@@ -16,6 +16,7 @@ __all__ = [
     "Plan",
     "SessionTree",
     "TreeRow",
+    "amend_line",
     "build_context",
     "compaction_entry",
     "custom_entry",

@@ -118,6 +118,9 @@ class ContextMemo:
     gives the last messages plus the new ones: a beat of a 20,000-message chat no longer walks all
     of them.  Anything else (a swipe, a branch, a rewind, a new compaction) is rebuilt in full.
     The messages are shared between calls and must be treated as read-only (as with *cache*).
+
+    *amended* is the tree's list of ids changed in place (:meth:`SessionTree.amend`): their converted
+    messages are forgotten and the context is rebuilt (from the memo, converting only those).
     """
 
     def __init__(self) -> None:
@@ -125,11 +128,26 @@ class ContextMemo:
         self._end: Entry | None = None
         self._length = 0
         self._messages: list[ContextMessage] = []
+        self._amended: list[str] | None = None  # the tree's list last seen, and how much of it
+        self._amends_seen = 0
 
-    def build(self, path: Sequence[Entry]) -> list[ContextMessage]:
+    def _forget_amended(self, amended: list[str] | None) -> bool:
+        """Drop the messages of entries amended since the last build; True when any was."""
+        if amended is None:
+            return False
+        if amended is not self._amended:  # another tree (the file read again): all of its list
+            self._amended, self._amends_seen = amended, 0
+        new = amended[self._amends_seen :]
+        self._amends_seen = len(amended)
+        for entry_id in new:
+            self.cache.pop(entry_id, None)
+        return bool(new)
+
+    def build(self, path: Sequence[Entry], amended: list[str] | None = None) -> list[ContextMessage]:
         known = self._length
         if (
-            known
+            not self._forget_amended(amended)
+            and known
             and len(path) >= known
             and path[known - 1] is self._end
             and all(entry.type != "compaction" for entry in path[known:])

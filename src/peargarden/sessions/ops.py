@@ -1,9 +1,11 @@
 """Chat operations as plans over the tree: regenerate, swipe, edit, delete, hide, branch (pure).
 
-A :class:`Plan` says where the leaf goes first and which new entries follow (their ids come from the
-caller's ``new_id``).  The store applies it: it writes each entry (or, when there are none, a leaf
-record) and adds it to the tree.  Nothing is ever removed: an edit or a delete is a new branch that
-copies what came after, so every older version stays reachable in ``/tree``.
+A :class:`Plan` says where the leaf goes first, which new entries follow (their ids come from the
+caller's ``new_id``) and which messages change in place.  The store applies it: it writes each entry
+(or, when there are none, a leaf record) and adds it to the tree, then an amend record per change.
+Nothing is ever removed: an edit or a delete is a new branch that copies what came after, so every
+older version stays reachable in ``/tree``; a hide (SillyTavern's ``is_system`` flag) and a continue
+change the message itself, its earlier versions kept as its revisions (:meth:`SessionTree.revisions`).
 
 Message numbers (``N`` in ``/edit N``) index :meth:`SessionTree.messages` — every message entry on the
 active path, the greeting being 0.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from peargarden.errors import BadInput
 
@@ -26,6 +29,8 @@ NewId = Callable[[], str]
 class Plan:
     start_leaf: str | None
     entries: list[Entry] = field(default_factory=list)
+    # Messages changed in place, after the entries: (entry id, the message fields to set; None drops one).
+    amends: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def message_at(tree: SessionTree, index: int) -> Entry:
@@ -130,10 +135,10 @@ def is_hidden(entry: Entry) -> bool:
     return isinstance(tags, list) and HIDDEN_TAG in tags
 
 
-def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool, new_id: NewId, timestamp: str) -> Plan | None:
+def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool) -> Plan | None:
     """Messages *first* … *last* hidden from the model (SillyTavern's ``/hide``) or shown to it again
-    (``/unhide``): a branch from the first message whose state changes, those messages with the tag
-    ``"hidden"`` set or cleared, what came after copied (like an edit, so the old branch stays).
+    (``/unhide``): the tag ``"hidden"`` (ST's ``is_system``) set or cleared on each message in place;
+    the chat stays one line, with no copies in the tree.
 
     Only the user's and the character's messages count: a tool result goes with the reply that
     called it (hidden alone, the call would reach the model without its answer).  ``None`` when
@@ -141,35 +146,60 @@ def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool, new_id: Ne
     messages = tree.messages()
     if not 0 <= first <= last < len(messages):
         raise BadInput(f"没有第 {first}–{last} 条消息（当前分支共 {len(messages)} 条，从 0 数起）")
-    targets: set[str] = set()
+    targets: list[Entry] = []
     calls: set[str] = set()
     for entry in messages[first : last + 1]:
         role = entry.role
         if role not in ("user", "assistant") or is_hidden(entry) == hidden:
             continue
-        targets.add(entry.id)
+        targets.append(entry)
         calls.update(str(call.get("id")) for call in entry.message.get("tool_calls") or [] if isinstance(call, dict))
+    chosen = {entry.id for entry in targets}
     for entry in messages[first:]:
-        if entry.role == "tool" and entry.message.get("tool_call_id") in calls:
-            targets.add(entry.id)
+        answers = entry.role == "tool" and entry.message.get("tool_call_id") in calls
+        if answers and entry.id not in chosen and is_hidden(entry) != hidden:
+            targets.append(entry)
+            chosen.add(entry.id)
     if not targets:
         return None
-    path = tree.path()
-    start = next(index for index, entry in enumerate(path) if entry.id in targets)
-    parent = path[start].parent_id
-    out: list[Entry] = []
-    for entry in path[start:]:
-        if entry.type == "label":
-            continue
-        body = entry.body
-        if entry.id in targets:
-            message = dict(entry.message)
-            tags = [tag for tag in message.get("tags") or [] if tag != HIDDEN_TAG]
-            message["tags"] = [*tags, HIDDEN_TAG] if hidden else tags
-            if not message["tags"]:
-                del message["tags"]
-            body = {**body, "message": message}
-        copy = Entry(new_id(), parent, entry.type, timestamp, body)
-        out.append(copy)
-        parent = copy.id
-    return Plan(path[start].parent_id, out)
+    amends: list[tuple[str, dict[str, Any]]] = []
+    for entry in targets:
+        tags = [tag for tag in entry.message.get("tags") or [] if tag != HIDDEN_TAG]
+        kept = [*tags, HIDDEN_TAG] if hidden else tags
+        amends.append((entry.id, {"tags": kept or None}))
+    return Plan(tree.leaf, amends=amends)
+
+
+def plan_continue(tree: SessionTree, reply: Entry, message: dict[str, Any]) -> Plan:
+    """The last reply *reply* extended in place by a continue (SillyTavern's): *message* is the
+    continued reply as the loop recorded it (its text the old text and the new); the old text stays
+    as the reply's last revision, which :func:`plan_undo` brings back."""
+    changes: dict[str, Any] = {"content": str(message.get("content") or "")}
+    reasoning = "".join(str(part) for part in (reply.message.get("reasoning"), message.get("reasoning")) if part)
+    if reasoning:
+        changes["reasoning"] = reasoning
+    for key in ("tool_calls", "usage", "model", "stop_reason"):
+        if key in message:
+            changes[key] = message[key]
+    return Plan(tree.leaf, amends=[(reply.id, changes)])
+
+
+def continued_from(tree: SessionTree, entry: Entry) -> dict[str, Any] | None:
+    """The message *entry* was before its latest continue (a revision whose text the current text
+    goes on from), or ``None`` when it was never continued."""
+    current = str(entry.message.get("content") or "")
+    for older in reversed(tree.revisions(entry.id)):
+        text = str(older.get("content") or "")
+        if text != current and current.startswith(text):
+            return older
+    return None
+
+
+def plan_undo(tree: SessionTree, index: int) -> Plan:
+    """Message *index* back to its text before its latest continue (a second undo goes back past an
+    earlier continue, as far as the text the message was written with)."""
+    entry = message_at(tree, index)
+    older = continued_from(tree, entry)
+    if older is None:
+        raise BadInput(f"第 {index} 条消息没有可以撤销的续写")
+    return Plan(tree.leaf, amends=[(entry.id, {"content": older.get("content"), "reasoning": older.get("reasoning")})])

@@ -4,15 +4,20 @@ Pure: ids and timestamps come from the caller.  Every :meth:`SessionTree.add` ma
 leaf; :meth:`set_leaf` moves the leaf without adding anything (the next entry forks there).  The path
 of the active leaf is cached and extended in place when an entry is added under the leaf, so a long
 chat does not pay a root walk per message.
+
+:meth:`amend` changes a message in place (SillyTavern's continue extends the current swipe; a hidden
+message carries a flag): the entry is replaced by a new one with the same id and place, and the
+message it had is kept among its :meth:`revisions` (the session file keeps an ``amend`` record).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, KeysView
+from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
-from peargarden.errors import ConflictError, NotFound
+from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .entries import Entry
 
@@ -44,6 +49,10 @@ class SessionTree:
         # Leaves the active leaf moved away from in this session, the latest last: going back to a
         # version of a message (a swipe, another branch) returns to where its story was left.
         self._left: list[str] = []
+        # The messages amended entries had before, oldest first, and the ids amended, in order (a
+        # memo of converted messages forgets those: see context.ContextMemo).
+        self._revisions: dict[str, list[dict[str, Any]]] = {}
+        self.amended: list[str] = []
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -276,6 +285,34 @@ class SessionTree:
             cached.extend(tail)
         else:
             self._path_cache = _rejoined(cached, leaf, store)
+
+    def amend(self, entry_id: str, changes: Mapping[str, Any]) -> Entry:
+        """Change fields of message *entry_id* in place (a ``None`` value removes the field); the
+        message it had goes to its :meth:`revisions`.  The entry keeps its id, parent and place."""
+        old = self.get(entry_id)
+        if old.type != "message":
+            raise BadInput(f"条目 {entry_id} 不是消息，不能改写")
+        message = dict(old.message)
+        for key, value in changes.items():
+            if value is None:
+                message.pop(key, None)
+            else:
+                message[key] = value
+        new = Entry(old.id, old.parent_id, old.type, old.timestamp, {**old.body, "message": message})
+        self._entries[entry_id] = new  # same key: its place in creation order is kept
+        self._revisions.setdefault(entry_id, []).append(old.message)
+        self.amended.append(entry_id)
+        path = self._path_cache
+        if path is not None:  # the cached path holds entry objects: the new one takes the old one's place
+            for position in range(len(path) - 1, -1, -1):
+                if path[position] is old:
+                    path[position] = new
+                    break
+        return new
+
+    def revisions(self, entry_id: str) -> list[dict[str, Any]]:
+        """The messages *entry_id* had before each of its amendments, oldest first."""
+        return list(self._revisions.get(entry_id, []))
 
     def set_leaf(self, entry_id: str | None) -> None:
         """Move the active leaf; ``None`` means the next entry starts a new root."""

@@ -245,6 +245,16 @@ def branch(
     return chat_state(chat, window)
 
 
+@router.post("/chats/{card}/{chat_id}/undo")
+def undo(
+    request: Request, card: str, chat_id: str, body: IndexBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
+    """Message *index* back to its text before its latest continue."""
+    chat = _idle(hub_of(request).chat(card, chat_id))
+    chat.session.undo(body.index)
+    return chat_state(chat, window)
+
+
 class HideBody(BaseModel):
     index: int
     last: int | None = None  # the range's last message (default: only *index*)

@@ -43,6 +43,7 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "is_error": row.is_error,
         "tags": row.tags,
         "sibling": list(row.sibling),  # (position, count) among the message's versions
+        "undoable": row.undoable,  # continued in place: undo gives it its text before
     }
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from peargarden.errors import BadInput
 from peargarden.sessions import TreeRow as TreeRow  # the fronts draw it (they import no sessions)
 from peargarden.sessions.entries import Entry
-from peargarden.sessions.ops import message_at
+from peargarden.sessions.ops import continued_from, message_at
 
 from ..cards.regex_allowance import card_scripts_allowed
 from ..library.personas import persona_names, speaker_avatar
@@ -57,6 +57,7 @@ class MessageRow:
     tags: list[str]
     sibling: tuple[int, int]  # (1-based position, count) among its siblings
     stop_reason: str | None = None
+    undoable: bool = False  # its text changed in place (a continue): ``ChatSession.undo`` brings the old back
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,7 @@ def _rows(
                 tags=list(message.get("tags") or []),
                 sibling=(kin.index(entry) + 1, len(kin)),
                 stop_reason=message.get("stop_reason"),
+                undoable=continued_from(tree, entry) is not None,
             )
         )
     return rows

@@ -498,7 +498,7 @@ class ChatSession:
         return [ContextMessage.from_entry(entry) for entry in self.chat.tree.messages()]
 
     def context(self) -> list[ContextMessage]:
-        return self._context.build(self.chat.tree.path())
+        return self._context.build(self.chat.tree.path(), self.chat.tree.amended)
 
     def tree_rows(self) -> list[TreeRow]:
         return self.chat.tree.rows()
@@ -656,20 +656,14 @@ class ChatSession:
             anchor = ops.last_user(self.chat.tree)
             return _BeatStart("regenerate", anchor.message.get("content", "") if anchor else "", before)
         if action == "continue":
+            # SillyTavern's continue: the current swipe itself grows (its old text stays as its
+            # revision: ``undo``); nothing written when nothing came.
             messages = tree.messages()
             if not messages or messages[-1].role != "assistant":
                 raise BadInput("最后一条不是回复，没有可以续写的内容")
             last = messages[-1]
-            history = self.context()
-            original_leaf = tree.leaf
-            self.chat.move_leaf(last.parent_id)
-
-            def restore() -> None:
-                if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
-                    self.chat.move_leaf(original_leaf)
-
             prefix = str(last.message.get("content") or "")
-            return _BeatStart("continue", "", before, history=history, prefix=prefix, before_release=restore)
+            return _BeatStart("continue", "", before, history=self.context(), prefix=prefix, extends=last.id)
         return _BeatStart("impersonate", "", before, record=False)
 
     def edit(self, index: int, text: str) -> None:
@@ -686,13 +680,17 @@ class ChatSession:
         """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``
         and ``/unhide``); ``False`` when none of them changes."""
         with self._holding():
-            plan = ops.plan_hide(self.chat.tree, first, first if last is None else last, hidden,
-                                 self.chat.new_id, utc_now())  # fmt: skip
+            plan = ops.plan_hide(self.chat.tree, first, first if last is None else last, hidden)
             if plan is None:
                 return False
             self.chat.apply(plan)
             self.follow_branch()
             return True
+
+    def undo(self, index: int) -> None:
+        """Message *index* back to its text before its latest continue (``BadInput`` when none)."""
+        with self._holding():
+            self.chat.apply(ops.plan_undo(self.chat.tree, index))
 
     def branch(self, index: int) -> None:
         with self._holding():
@@ -808,7 +806,7 @@ class ChatSession:
     def _finish(self, beat: Beat, start: _BeatStart) -> None:
         """What the beat wrote, into its record; the beat log beside the session file."""
         record = beat.record
-        written = self.chat.tree.ids_since(start.before)
+        written = [*start.extended, *self.chat.tree.ids_since(start.before)]
         record.entries = written
         if record.replies:
             record.replies[-1].entries = [i for i in written if self.chat.tree.get(i).role == "assistant"]
@@ -817,6 +815,23 @@ class ChatSession:
                 logged = beat_log.log_beat(self.chat.path, record, beat.started)
                 if self._beats is not None:
                     self._beats = [*self._beats, logged][-beat_log.KEEP :]
+
+    def _recorder(self, start: _BeatStart) -> Recorder:
+        """How the loop keeps a message: appended at the leaf; a continue's first reply extends the
+        reply it continues instead (``ops.plan_continue``)."""
+        chat = self.chat
+
+        def record(message: dict[str, Any]) -> str:
+            target = start.extends
+            if target is not None and not start.extended and message.get("role") == "assistant":
+                added = message.get("content") != start.prefix or message.get("reasoning") or message.get("tool_calls")
+                if added:  # nothing came: nothing is written
+                    chat.apply(ops.plan_continue(chat.tree, chat.tree.get(target), message))
+                    start.extended.append(target)
+                return target
+            return chat.append_message(message).id
+
+        return record
 
     def _start_beat(
         self, start: _BeatStart, cancel: threading.Event, approver: Approver | None
@@ -856,7 +871,7 @@ class ChatSession:
             judge=self.app.judge or self._sandbox_judge(),
             approver=approver,
             record_card_grant=self.app.record_card_grant or make_card_grant_recorder(self.app.home, self.card.folder),
-            record=_recording(lambda message: chat.append_message(message).id, checkpoint) if record else no_record,
+            record=_recording(self._recorder(start), checkpoint) if record else no_record,
             cancel=cancel,
             context=ctx,
             continue_prefix=start.prefix,
@@ -871,7 +886,7 @@ class ChatSession:
 class _BeatStart:
     """What :meth:`ChatSession.play` set up for the loop: the kind of beat, the user's words, the
     number of entries before the beat (what it writes comes after), and for ``continue`` the
-    history, the reply being continued and how to put the leaf back when nothing was written."""
+    history, the reply being continued (its text, its id) and whether it was extended."""
 
     kind: BeatKind
     user_text: str
@@ -880,6 +895,8 @@ class _BeatStart:
     history: list[ContextMessage] | None = None
     prefix: str = ""
     before_release: Callable[[], None] | None = None
+    extends: str | None = None
+    extended: list[str] = field(default_factory=list)
 
 
 def _lifecycle(

@@ -42,6 +42,7 @@ const view = new MessageWindow(list, {
     branch: (message) => change("branch", { index: message.index }),
     remove: (message) => change("delete", { index: message.index }, message.index),
     sibling: (message, step) => change("sibling", { index: message.index, step }, message.index),
+    undo: (message) => change("undo", { index: message.index }, message.index),
   },
 });
 

@@ -127,7 +127,7 @@ function button(label, en, handler, cls) {
   return node;
 }
 
-// The buttons under a message.  *on*: {edit, hide, branch, remove, sibling}.
+// The buttons under a message.  *on*: {edit, hide, branch, remove, sibling, undo}.
 function messageActions(message, on) {
   const bar = document.createElement("div");
   bar.className = "msg-actions";
@@ -144,6 +144,7 @@ function messageActions(message, on) {
     if (position < count) kin.append(button("›", "›", () => on.sibling(message, 1), "kin-next"));
     bar.append(kin);
   }
+  if (message.undoable && on.undo) bar.append(button("撤销续写", "Undo continue", () => on.undo(message), "undo"));
   bar.append(button("编辑", "Edit", () => on.edit(message), "edit"));
   if (message.role === "user" || message.role === "assistant") {
     const hidden = message.tags.includes("hidden");
