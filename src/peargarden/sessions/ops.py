@@ -188,10 +188,10 @@ def continued_from(tree: SessionTree, entry: Entry) -> dict[str, Any] | None:
     """The message *entry* was before its latest continue (a revision whose text the current text
     goes on from), or ``None`` when it was never continued."""
     current = str(entry.message.get("content") or "")
-    for older in reversed(tree.revisions(entry.id)):
-        text = str(older.get("content") or "")
+    for revision in tree.revisions(entry.id)[::-1]:
+        text = str(revision.get("content") or "")
         if text != current and current.startswith(text):
-            return older
+            return revision
     return None
 
 
