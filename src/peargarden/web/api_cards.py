@@ -9,12 +9,12 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import Response
+from pydantic import BaseModel, Field
 
 from peargarden.app import sanitize_name
 from peargarden.app.library import imports
+from peargarden.app.library.card_list import CardRow, card_rows, search, set_marks
 from peargarden.app.library.library import card as open_card
-from peargarden.app.library.library import card_summary
-from peargarden.app.library.library import cards as card_folders
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import MAX_INPUT_BYTES
 
@@ -28,22 +28,43 @@ _PLACEHOLDER_AVATAR = (
 )
 
 
-def _card_row(folder: Any) -> dict[str, Any]:
-    row = card_summary(folder)  # a damaged card is listed with its error: it never hides the others
-    problem = row.get("error")
+def card_json(row: CardRow) -> dict[str, Any]:
+    """One card of the list (a damaged card is listed with its error: it never hides the others)."""
     return {
-        "folder": row["folder"],
-        "name": row["folder"] if problem else row["name"],
-        "lorebooks": [] if problem else row["lorebooks"],
-        "chats": row["chats"],
-        "avatar": f"/api/cards/{quote(row['folder'], safe='')}/avatar",
-        "error": problem,
+        "folder": row.folder,
+        "name": row.name,
+        "lorebooks": row.lorebooks,
+        "chats": row.chats,
+        "avatar": f"/api/cards/{quote(row.folder, safe='')}/avatar",
+        "error": row.error,
+        "creator": row.creator,
+        "notes": row.notes,
+        "tags": row.tags,
+        "own_tags": row.own_tags,
+        "favorite": row.favorite,
+        "added": row.added,
+        "last_chat": row.last_chat,
     }
 
 
 @router.get("/cards")
-def cards(request: Request) -> list[dict[str, Any]]:
-    return [_card_row(folder) for folder in card_folders(home_of(request))]
+def cards(request: Request, q: str = "", tag: str = "", fav: bool = False, sort: str = "name") -> list[dict[str, Any]]:
+    """The cards, searched (``q``: words in the name, creator, tags or creator notes), filtered (``tag``,
+    ``fav``) and sorted (``sort`` = ``name`` | ``last_chat`` | ``added``; favourites first)."""
+    rows = search(card_rows(home_of(request)), q, tag=tag, favorites=fav, sort=sort)
+    return [card_json(row) for row in rows]
+
+
+class MarksBody(BaseModel):
+    favorite: bool | None = None
+    tags: list[str] | None = Field(None, max_length=200)
+
+
+@router.post("/cards/{name}/marks")
+def marks(request: Request, name: str, body: MarksBody) -> dict[str, Any]:
+    """Mark the card a favourite (or not) and/or give it the user's own tags (kept in ``卡.json``)."""
+    folder = open_card(home_of(request), name)
+    return card_json(set_marks(folder, tags=body.tags, favorite=body.favorite))
 
 
 @router.get("/cards/{name}/avatar")

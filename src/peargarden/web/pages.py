@@ -3,6 +3,7 @@ that talks to the JSON API.  The routes here only pick the template and pass the
 
 from __future__ import annotations
 
+from collections import Counter
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
@@ -22,7 +23,10 @@ def _page(request: Request, template: str, **context: object) -> HTMLResponse:
 
 @router.get("/", response_class=HTMLResponse)
 def home_page(request: Request) -> HTMLResponse:
-    return _page(request, "home.html", cards=cards(request))
+    listed = cards(request)
+    counts = Counter(tag for card in listed for tag in card["tags"])
+    tags = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return _page(request, "home.html", cards=listed, tags=tags)
 
 
 @router.get("/chat/{card}", response_class=HTMLResponse)

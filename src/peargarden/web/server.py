@@ -9,7 +9,9 @@ its scripts from a CDN, and the app works offline).
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from fastapi.templating import Jinja2Templates
 
 from peargarden import __version__
 from peargarden.app import Home
+from peargarden.app.library.card_list import card_rows
 from peargarden.errors import PearError
 
 from .guards import RequireToken, SameOriginOnly, is_loopback
@@ -42,6 +45,17 @@ def templates() -> Jinja2Templates:
     return Jinja2Templates(directory=str(HERE / "templates"))
 
 
+def _warm_card_list(home: Home) -> None:
+    """Read the card list once in the background as the server starts: the first home page then finds
+    the cards in memory (500 card files take a second to read; a listing after that, a few stats)."""
+
+    def warm() -> None:
+        with contextlib.suppress(Exception):  # a card list that cannot be read says so when it is asked for
+            card_rows(home)
+
+    threading.Thread(target=warm, name="pear-card-list", daemon=True).start()
+
+
 def create_app(config: WebConfig) -> FastAPI:
     if not is_loopback(config.host) and not config.token:
         raise ValueError("a token is required when serving on a non-loopback host")
@@ -52,6 +66,7 @@ def create_app(config: WebConfig) -> FastAPI:
     from .chat_hub import ChatHub
 
     app.state.hub = ChatHub(config.home)
+    _warm_card_list(config.home)
     from . import safety
 
     safety.install(app)
