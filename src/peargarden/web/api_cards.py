@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,15 @@ from .deps import home_of
 
 router = APIRouter(prefix="/api")
 
-_PLACEHOLDER_AVATAR = (
-    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#d9e4dd"/>'
-    '<text x="32" y="42" font-size="28" text-anchor="middle" fill="#4a6b5d">梨</text></svg>'
-)
+def placeholder_avatar(name: str) -> str:
+    """The one picture of a card or persona without one: the first character of its name, white on the
+    accent colour (the chat page's and the persona list's initials look the same)."""
+    initial = html.escape(next(iter(name.strip()), "?"))
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 96"><rect width="64" height="96" fill="#4a6b5d"/>'
+        f'<text x="32" y="58" font-size="30" font-weight="600" text-anchor="middle" fill="#ffffff" '
+        f'font-family="WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif">{initial}</text></svg>'
+    )
 
 
 def card_json(row: CardRow) -> dict[str, Any]:
@@ -80,7 +86,11 @@ def avatar(request: Request, name: str) -> Response:
             icon = None
         if icon:
             return Response(icon, media_type="image/png")
-    return Response(_PLACEHOLDER_AVATAR, media_type="image/svg+xml")
+    try:
+        name = folder.load_card().name or folder.folder
+    except PearError:
+        name = folder.folder
+    return Response(placeholder_avatar(name), media_type="image/svg+xml")
 
 
 UPLOAD_CHUNK = 1024 * 1024

@@ -47,6 +47,7 @@ def chat_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
 
 @router.get("/inspect/{card}/{chat_id}", response_class=HTMLResponse)
 def inspect_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
+    hub_of(request).chat(card, chat_id)  # an unknown chat is a 404, as on the chat page
     return _page(request, "inspect.html", card=card, chat_id=chat_id)
 
 
