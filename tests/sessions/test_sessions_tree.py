@@ -212,3 +212,23 @@ def test_going_back_to_a_version_returns_to_where_its_story_was_left() -> None:
     assert _texts(tree) == ["客官里边请。", "雨什么时候停？", "其1", "再来一壶。", "好。"]
     # The greeting's story was last left at the third version (just now), the first was never left.
     assert tree.deepest_leaf(greeting) == versions[2] and tree.deepest_leaf(versions[0]) == versions[0]
+
+
+def test_several_messages_deleted_at_once_take_their_tool_results_along() -> None:
+    tree, new_id = SessionTree(), _ids()
+    _say(tree, new_id, "assistant", "客官里边请。")
+    _say(tree, new_id, "user", "查一下怀瑾。")
+    call = {"id": "c1", "name": "lorebook_search", "arguments": "{}"}
+    tree.add(message_entry(new_id(), tree.leaf, TS, {"role": "assistant", "content": "", "tool_calls": [call]}))
+    tree.add(message_entry(new_id(), tree.leaf, TS, {"role": "tool", "content": "怀瑾：……", "tool_call_id": "c1"}))
+    _say(tree, new_id, "assistant", "怀瑾是十年前的客人。")
+    _say(tree, new_id, "user", "他后来呢？")
+    _say(tree, new_id, "assistant", "去了京城。")
+    old_leaf = tree.leaf
+    apply(tree, ops.plan_delete_many(tree, [2, 5, 2], new_id, TS))  # the call (its result goes too), a question
+    assert _texts(tree) == ["客官里边请。", "查一下怀瑾。", "怀瑾是十年前的客人。", "去了京城。"]
+    assert old_leaf in tree  # the old branch is still in the tree
+    with pytest.raises(BadInput):
+        ops.plan_delete_many(tree, [], new_id, TS)
+    with pytest.raises(BadInput):
+        ops.plan_delete_many(tree, [9], new_id, TS)

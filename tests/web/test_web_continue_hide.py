@@ -49,3 +49,22 @@ def test_hiding_flags_the_message_and_the_tree_shows_no_copies(served: Served, p
     page.locator("#messages li.msg.user.hidden-msg button.unhide").click()
     page.wait_for_function("document.querySelectorAll('#messages li.hidden-msg').length === 0")
     assert page.locator("#tree .node").count() == nodes
+
+
+def test_several_messages_are_picked_and_deleted_at_once(served: Served, page: Any) -> None:
+    served.fake.script([text_reply("第一答。"), text_reply("第二答。"), text_reply("第三答。")])
+    open_new_chat(page, served.url)
+    for number, line in enumerate(("第一问", "第二问", "第三问"), 1):
+        page.fill("#composer", line)
+        page.click("#send")
+        beats_done(page, number)
+    page.click("#pick-messages")
+    for index in (3, 4):  # the second question and its answer
+        page.check(f"#messages li.msg[data-index='{index}'] .pick")
+    assert page.inner_text("#picked-count") == "已选 2 条"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#delete-picked")
+    page.wait_for_function("document.querySelectorAll('#messages li.msg[data-index]').length === 5")
+    texts = page.locator("#messages li.msg[data-index]").all_inner_texts()
+    assert not any("第二" in text for text in texts) and any("第三答" in text for text in texts)
+    assert page.is_hidden("#picking")

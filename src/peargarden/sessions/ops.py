@@ -126,6 +126,31 @@ def plan_delete(tree: SessionTree, index: int, new_id: NewId, timestamp: str) ->
     return Plan(target.parent_id, _copy_after(tree, target, target.parent_id, new_id, timestamp))
 
 
+def plan_delete_many(tree: SessionTree, indices: list[int], new_id: NewId, timestamp: str) -> Plan:
+    """A branch without the messages at *indices* (SillyTavern's "delete messages", several at once):
+    what came after the first of them is copied onto its parent, leaving those out.  A reply's tool
+    results go with it (left alone they would answer a call no message made)."""
+    messages = tree.messages()
+    chosen = sorted(set(indices))
+    if not chosen:
+        raise BadInput("没有选中要删除的消息")
+    targets = {message_at(tree, index).id for index in chosen}
+    calls = {str(call.get("id")) for entry in messages if entry.id in targets
+             for call in entry.message.get("tool_calls") or [] if isinstance(call, dict)}  # fmt: skip
+    targets |= {entry.id for entry in messages if entry.role == "tool" and entry.message.get("tool_call_id") in calls}
+    path = tree.path()
+    start = next(position for position, entry in enumerate(path) if entry.id in targets)
+    parent = path[start].parent_id
+    out: list[Entry] = []
+    for entry in path[start:]:
+        if entry.type == "label" or entry.id in targets:
+            continue
+        copy = Entry(new_id(), parent, entry.type, timestamp, entry.body)
+        out.append(copy)
+        parent = copy.id
+    return Plan(path[start].parent_id, out)
+
+
 HIDDEN_TAG = "hidden"
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from peargarden.app.play.chat_page import MessageRow, TreeRow, branch_rows, sibling_of
 from peargarden.errors import BadInput, ConflictError, NotFound
@@ -227,12 +227,22 @@ def edit(
     return chat_state(chat, window)
 
 
+class DeleteBody(BaseModel):
+    index: int | None = None
+    indices: list[int] | None = Field(None, max_length=10_000)  # several at once (SillyTavern's "delete messages")
+
+
 @router.post("/chats/{card}/{chat_id}/delete")
 def delete(
-    request: Request, card: str, chat_id: str, body: IndexBody, window: Window = Depends(window_of)
+    request: Request, card: str, chat_id: str, body: DeleteBody, window: Window = Depends(window_of)
 ) -> dict[str, Any]:
     chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.delete(body.index)
+    if body.indices is not None:
+        chat.session.delete(body.indices)
+    elif body.index is not None:
+        chat.session.delete(body.index)
+    else:
+        raise BadInput("要删除哪条消息？（index 或 indices）")
     return chat_state(chat, window)
 
 

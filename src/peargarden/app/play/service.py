@@ -671,9 +671,14 @@ class ChatSession:
             self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
             self.follow_branch()
 
-    def delete(self, index: int) -> None:
+    def delete(self, index: int | list[int]) -> None:
+        """Delete message *index*, or the messages at several (a new branch without them)."""
         with self._holding():
-            self.chat.apply(ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now()))
+            if isinstance(index, list):
+                plan = ops.plan_delete_many(self.chat.tree, index, self.chat.new_id, utc_now())
+            else:
+                plan = ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now())
+            self.chat.apply(plan)
             self.follow_branch()
 
     def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:

@@ -95,6 +95,14 @@ function messageHead(message) {
   meta.className = "msg-meta";
   meta.textContent = message.tokens == null ? "" : metaText(message);
   head.append(avatarOf(message.avatar, message.speaker), name, time, index, meta);
+  if (message.index != null) {  // shown while messages are being picked for deletion
+    const pick = document.createElement("input");
+    pick.type = "checkbox";
+    pick.className = "pick";
+    pick.value = String(message.index);
+    pick.setAttribute("aria-label", t(`选择第 ${message.index} 条`, `select #${message.index}`));
+    head.prepend(pick);
+  }
   if (message.tags.includes("hidden")) {
     // SillyTavern's hidden message (/hide): kept in the chat, never sent to the model.
     const note = document.createElement("span");
