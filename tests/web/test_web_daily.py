@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from web_harness import LiveServer, Served
 
-from kit.workspace import v2_card
+from kit.workspace import card_png, v2_card
 from peargarden.app.library.personas import persona_name
 from peargarden.errors import BadInput
+from peargarden.formats import read_card
 from peargarden.web import safety
 from peargarden.web.addresses import reachable_urls
 from peargarden.workspace.home import Home
@@ -105,3 +106,36 @@ def test_a_body_that_stops_mid_upload_is_given_up(served: Served, monkeypatch: p
         # The server answers (the socket would time out first if it waited for the rest).
         answer = raw.recv(4096).decode("utf-8", errors="replace")
     assert answer.startswith("HTTP/1.1 408") and "上传中断" in answer
+
+
+def test_importing_a_card_again_asks_replace_or_copy(seeded_home: Home, page: Any, tmp_path: Any) -> None:
+    """The same card dropped again: the page asks; replace keeps the folder, its chats and settings
+    (the old card file in the vault), copy makes 说书人-2; nothing is written before the answer."""
+    first = tmp_path / "说书人.png"
+    first.write_bytes(card_png(v2_card("说书人", description="旧的描述。")))
+    with LiveServer(seeded_home) as server:
+        page.goto(server.base_url + "/")
+        page.set_input_files("#file-input", str(first))
+        page.wait_for_selector(".card-tile[data-folder='说书人']")
+        folder = seeded_home.card_dir("说书人")
+        (folder / "chats" / "20260101-000000-aaaa").mkdir(parents=True)
+        (folder / "卡.json").write_text('{"persona": "旅人"}', encoding="utf-8")
+        newer = tmp_path / "新版" / "说书人.png"
+        newer.parent.mkdir()
+        newer.write_bytes(card_png(v2_card("说书人", description="新的描述。")))
+        page.set_input_files("#file-input", str(newer))
+        page.locator("#import-again[open]").wait_for()
+        assert "说书人" in page.inner_text("#import-again-text")
+        assert not seeded_home.card_dir("说书人-2").exists()  # asked before anything was written
+        page.click("#import-again button[value='replace']")
+        page.wait_for_function("document.querySelector('#toast') && !document.querySelector('#toast').hidden")
+        page.wait_for_selector(".card-tile[data-folder='说书人']")
+        assert read_card((folder / "说书人.png").read_bytes(), "说书人.png").data["description"] == "新的描述。"
+        assert (folder / "chats" / "20260101-000000-aaaa").is_dir()  # its chats stay
+        assert "旅人" in (folder / "卡.json").read_text(encoding="utf-8")  # and its settings
+        assert not seeded_home.card_dir("说书人-2").exists()
+        page.goto(server.base_url + "/")
+        page.set_input_files("#file-input", str(newer))
+        page.locator("#import-again[open]").wait_for()
+        page.click("#import-again button[value='copy']")
+        page.wait_for_selector(".card-tile[data-folder='说书人-2']")

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Request, UploadFile
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from peargarden.app import sanitize_name
@@ -108,11 +108,18 @@ async def save_upload(upload: UploadFile, target: Path, limit: int = MAX_INPUT_B
             out.write(chunk)
 
 
-@router.post("/import")
+@router.post("/import", response_model=None)
 async def import_files(
-    request: Request, files: list[UploadFile], book: str = Form("mount"), card: str | None = Form(None)
-) -> dict[str, Any]:
-    """Import uploaded SillyTavern files; all are checked before anything is written."""
+    request: Request,
+    files: list[UploadFile],
+    book: str = Form("mount"),
+    card: str | None = Form(None),
+    on_conflict: str = Form("ask"),
+) -> dict[str, Any] | JSONResponse:
+    """Import uploaded SillyTavern files; all are checked before anything is written.  A card that is
+    here already is asked about (409 with ``conflicts``), then imported again with ``on_conflict`` =
+    ``replace`` (in its place, chats kept; a vault snapshot first) or ``copy`` (beside it)."""
+    choice = imports.conflict_choice(on_conflict)
     home = home_of(request)
     if not files:
         raise BadInput("没有收到文件（no files）")
@@ -126,7 +133,10 @@ async def import_files(
             await save_upload(upload, target)
             paths.append(target)
         try:
-            _plan, written = imports.import_files(home, paths, book=imports.book_choice(book), card=card or None)
+            _plan, written = imports.import_files(home, paths, book=imports.book_choice(book), card=card or None,
+                                                  on_conflict=choice)  # fmt: skip
+        except imports.CardExists as exists:
+            return JSONResponse({"error": exists.message, "conflicts": exists.names}, status_code=409)
         except PearError as error:  # name the uploaded file, never the server's scratch folder
             if error.path and Path(error.path).is_relative_to(scratch):
                 raise type(error)(error.message, path=Path(error.path).name) from None
