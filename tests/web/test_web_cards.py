@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from urllib.parse import quote
 
 from PIL import Image
 from web_harness import LiveServer, screenshot, screenshots, wait_ready
@@ -55,29 +56,38 @@ def test_create_export_rename_and_avatar(live_server: LiveServer, seeded_home: H
         assert card.name == "砚台" and card.data["description"] == "书铺里的老掌柜，话少。"
         assert info.value.suggested_filename == f"砚台.{kind}"
 
+    chat_id = next((seeded_home.card_dir("砚台") / "chats").iterdir()).name
     page.once("dialog", lambda dialog: dialog.accept("砚台先生"))  # type: ignore[attr-defined]
     tile(page, "砚台").locator(".card-rename").click()  # type: ignore[attr-defined]
     page.locator(".card-name", has_text="砚台先生").wait_for()  # type: ignore[attr-defined]
-    folder = seeded_home.card_dir("砚台")
-    assert read_card((folder / "砚台.png").read_bytes(), "砚台.png").name == "砚台先生"
+    # The folder follows the name (its chat with it); the old links lead to the new pages.
+    folder = seeded_home.card_dir("砚台先生")
+    assert not seeded_home.card_dir("砚台").exists() and (folder / "chats" / chat_id).is_dir()
+    assert read_card((folder / "砚台先生.png").read_bytes(), "砚台先生.png").name == "砚台先生"
+    page.goto(f"{live_server.base_url}/chat/{quote('砚台')}/{chat_id}")  # type: ignore[attr-defined]
+    wait_ready(page)
+    assert page.url.endswith(f"/chat/{quote('砚台先生')}/{chat_id}")  # type: ignore[attr-defined]
+    assert page.title().startswith("砚台先生")  # type: ignore[attr-defined]
+    page.goto(live_server.base_url + "/")  # type: ignore[attr-defined]
+    wait_ready(page)
 
     picture = tmp_path / "红.jpg"
     Image.new("RGB", (40, 60), (200, 30, 30)).save(picture, format="JPEG")
-    open_menu(page, "砚台")
+    open_menu(page, "砚台先生")
     with page.expect_navigation():  # type: ignore[attr-defined]
-        tile(page, "砚台").locator(".card-avatar input").set_input_files(str(picture))  # type: ignore[attr-defined]
+        tile(page, "砚台先生").locator(".card-avatar input").set_input_files(str(picture))  # type: ignore[attr-defined]
     wait_ready(page)
-    stored = (folder / "砚台.png").read_bytes()
-    assert read_card(stored, "砚台.png").name == "砚台先生"  # the card survives the new picture
+    stored = (folder / "砚台先生.png").read_bytes()
+    assert read_card(stored, "砚台先生.png").name == "砚台先生"  # the card survives the new picture
     with Image.open(io.BytesIO(stored)) as image:
         assert image.size == (40, 60) and image.convert("RGB").getpixel((20, 30))[0] > 150
     # Not a picture: refused, the card file unchanged.
     bogus = tmp_path / "不是图.png"
     bogus.write_text("not a picture", encoding="utf-8")
-    open_menu(page, "砚台")
-    tile(page, "砚台").locator(".card-avatar input").set_input_files(str(bogus))  # type: ignore[attr-defined]
+    open_menu(page, "砚台先生")
+    tile(page, "砚台先生").locator(".card-avatar input").set_input_files(str(bogus))  # type: ignore[attr-defined]
     page.locator("#toast.error", has_text="不是能读的图片").wait_for()  # type: ignore[attr-defined]
-    assert (folder / "砚台.png").read_bytes() == stored
+    assert (folder / "砚台先生.png").read_bytes() == stored
 
 
 def test_duplicate_delete_and_undo(live_server: LiveServer, seeded_home: Home, page: object) -> None:

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from peargarden import __version__
 from peargarden.app import Home
 from peargarden.app.library.card_list import card_rows
-from peargarden.errors import PearError
+from peargarden.errors import NotFound, PearError
 
 from .guards import RequireToken, SameOriginOnly, is_loopback
 
@@ -76,7 +76,11 @@ def create_app(config: WebConfig) -> FastAPI:
     app.add_middleware(RequireToken, token=config.token)
 
     @app.exception_handler(PearError)
-    async def pear_error(_request: Request, error: PearError) -> JSONResponse:
+    async def pear_error(request: Request, error: PearError) -> Response:
+        if isinstance(error, NotFound):  # a card renamed since the link was made: its new page
+            moved = renamed_page(request)
+            if moved is not None:
+                return moved
         return JSONResponse({"error": str(error)}, status_code=error.http_status)
 
     @app.get("/api/health")
@@ -103,6 +107,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_vault,
         pages,
     )
+    from .pages import renamed_page
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
