@@ -12,12 +12,13 @@ import urllib.parse
 from typing import Any
 
 import pytest
-from web_harness import LiveServer, Served
+from web_harness import LiveServer, Served, beats_done, open_new_chat
 
 from kit.workspace import card_png, v2_card
 from peargarden.app.library.personas import persona_name
 from peargarden.errors import BadInput
 from peargarden.formats import read_card
+from peargarden.testing.fake_openai import text_reply
 from peargarden.web import safety
 from peargarden.web.addresses import reachable_urls
 from peargarden.workspace.home import Home
@@ -139,3 +140,27 @@ def test_importing_a_card_again_asks_replace_or_copy(seeded_home: Home, page: An
         page.locator("#import-again[open]").wait_for()
         page.click("#import-again button[value='copy']")
         page.wait_for_selector(".card-tile[data-folder='说书人-2']")
+
+
+@pytest.mark.parametrize("mode", ["stage", "tavern"])
+def test_the_lorebook_entries_that_fired_are_shown_under_the_reply(served: Served, page: Any, mode: str) -> None:
+    """A message naming 周伯 and 那把伞: the reply says which entries of 栖水镇 fired (the stage's lore
+    hits, SillyTavern's activated world info in tavern mode); a reply without a keyword lists none."""
+    served.fake.script([text_reply("周伯收起那把伞。"), text_reply("雨停了。")])
+    open_new_chat(page, served.url)
+    page.select_option("#mode", mode)
+    page.wait_for_function(f"document.getElementById('chat').dataset.mode === '{mode}'")
+    page.fill("#composer", "周伯，那把伞是谁的？")
+    page.click("#send")
+    beats_done(page, 1)
+    reply = page.locator("#messages li.msg.assistant[data-index]").last
+    fold = reply.locator("details.lore-hits")
+    fold.locator("summary").click()
+    shown = fold.inner_text()
+    assert "周伯" in shown and "旧油纸伞" in shown and "栖水镇" in shown, shown
+    page.fill("#composer", "嗯。")
+    page.click("#send")
+    beats_done(page, 2)
+    quiet = page.locator("#messages li.msg.assistant[data-index]").last
+    fired = quiet.locator("details.lore-hits")
+    assert fired.count() == 0 or "周伯" not in fired.inner_text()

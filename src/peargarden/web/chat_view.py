@@ -44,6 +44,7 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "tags": row.tags,
         "sibling": list(row.sibling),  # (position, count) among the message's versions
         "undoable": row.undoable,  # continued in place: undo gives it its text before
+        "lore": row.lore,  # a reply: the lorebook entries that fired for it ({"title", "book"})
     }
 
 

@@ -58,6 +58,7 @@ class MessageRow:
     sibling: tuple[int, int]  # (1-based position, count) among its siblings
     stop_reason: str | None = None
     undoable: bool = False  # its text changed in place (a continue): ``ChatSession.undo`` brings the old back
+    lore: list[dict[str, str]] = field(default_factory=list)  # a reply: the lorebook entries that fired for it
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,7 @@ def _rows(
 ) -> list[MessageRow]:
     count = token_counter(session.model)
     seconds = beat_log.generation_seconds(records)
+    fired = beat_log.lore_fired(records)
     personas = session.app.home.personas_dir
     known = persona_names(personas)
     pictures: dict[str, str | None] = {}  # speaker → the persona picture its messages show
@@ -194,6 +196,7 @@ def _rows(
                 sibling=(kin.index(entry) + 1, len(kin)),
                 stop_reason=message.get("stop_reason"),
                 undoable=continued_from(tree, entry) is not None,
+                lore=fired.get(entry.id, []) if role == "assistant" else [],
             )
         )
     return rows

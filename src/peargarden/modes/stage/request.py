@@ -233,7 +233,8 @@ def _built(
     messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
     messages += staged.messages
     messages += [m.to_openai() for m in rounds]
-    request = ChatRequest(messages=messages, tools=tools)
+    lore = [{"title": hit.title or f"#{hit.uid}", "book": hit.book} for hit in staged.hits]
+    request = ChatRequest(messages=messages, tools=tools, lore=lore)
     return BuiltRequest(request, [*staged.warnings, *materials.warnings])
 
 

@@ -209,7 +209,7 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
-        request = ChatRequest(messages=list(result.messages), sampler=sampler)
+        request = ChatRequest(messages=list(result.messages), sampler=sampler, lore=list(result.world_info_fired))
         if result.context > 0:  # the context bar measures the request against the budget it was built for
             request.budget = ContextBudget(result.used, result.context, result.response)
         customs: list[tuple[str, Any]] = []

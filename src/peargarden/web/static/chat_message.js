@@ -191,7 +191,7 @@ export function swipeArrows({ position, count, generate }, onSwipe) {
 }
 
 // The lorebook entries that fired for a reply, folded under it.
-function loreFold(entries) {
+export function loreFold(entries) {
   const fold = document.createElement("details");
   fold.className = "lore-hits";
   const summary = document.createElement("summary");

@@ -4,7 +4,7 @@
 // messages stay in the page: reading far back drops the newest ones (and the way back to them says
 // so), so a 20,000-message chat draws a few hundred at most.
 import { t } from "./i18n.js";
-import { messageItem, metaText, swipeArrows, toolResult } from "./chat_message.js";
+import { loreFold, messageItem, metaText, swipeArrows, toolResult } from "./chat_message.js";
 
 export const PAGE = 100;
 const MAX_DRAWN = 200;
@@ -175,6 +175,9 @@ export class MessageWindow {
       const li = this.list.querySelector(`li.msg[data-id="${CSS.escape(message.id)}"]`);
       const meta = li?.querySelector(".msg-meta");
       if (meta) meta.textContent = metaText(message);
+      if (li && message.lore?.length && !li.querySelector(".lore-hits")) {  // known once the beat is logged
+        li.querySelector(".msg-actions")?.before(loreFold(message.lore));
+      }
       const kept = this.rows.findIndex((m) => m.id === message.id);
       if (kept >= 0) this.rows[kept] = message;
     }
