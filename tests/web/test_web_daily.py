@@ -164,3 +164,42 @@ def test_the_lorebook_entries_that_fired_are_shown_under_the_reply(served: Serve
     quiet = page.locator("#messages li.msg.assistant[data-index]").last
     fired = quiet.locator("details.lore-hits")
     assert fired.count() == 0 or "周伯" not in fired.inner_text()
+
+
+def test_streaming_switch_and_connection_profiles(served: Served, page: Any) -> None:
+    """A connection's streaming switch (its replies then come whole: ``"stream": false``), and a
+    connection profile chosen on the chat page (the next beat uses its model)."""
+    config = served.home.config_file
+    saved = config.read_text(encoding="utf-8")
+    try:
+        page.goto(f"{served.url}/settings")
+        switch = page.locator("tr[data-connection='fake'] .stream-switch input")
+        switch.wait_for()
+        assert switch.is_checked()
+        switch.uncheck()
+        page.wait_for_function("document.querySelector('#toast') && !document.querySelector('#toast').hidden")
+        assert "stream = false" in config.read_text(encoding="utf-8")
+        # A profile: the same connection, another model.
+        page.fill("#model-model", "fake-model-2")
+        page.fill("#profile-name", "夜读")
+        page.click("#profile-save")
+        page.locator("#profiles li[data-profile='夜读']").wait_for()
+        assert '[profiles."夜读"]' in config.read_text(encoding="utf-8")  # a CJK name is quoted in TOML
+        served.fake.script([text_reply("整段到达的回复。"), text_reply("换了模型。")])
+        open_new_chat(page, served.url)
+        page.fill("#composer", "在吗？")
+        page.click("#send")
+        beats_done(page, 1)
+        body = served.fake.chat_requests[-1].body
+        assert body["stream"] is False and "stream_options" not in body
+        assert body["model"] == "fake-model"  # the profile is kept, not yet in force
+        assert "整段到达的回复" in page.locator("#messages li.msg.assistant[data-index]").last.inner_text()
+        # The profile chosen on the chat page: this chat's next beat uses its model.
+        page.select_option("#connection-profile", "夜读")
+        page.wait_for_function("document.querySelector('#toast').textContent.includes('夜读')")
+        page.fill("#composer", "换个模型。")
+        page.click("#send")
+        beats_done(page, 2)
+        assert served.fake.chat_requests[-1].body["model"] == "fake-model-2"
+    finally:
+        config.write_text(saved, encoding="utf-8")

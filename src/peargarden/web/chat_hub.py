@@ -99,6 +99,14 @@ class ChatHub:
             for key in [key for key in self._chats if key[0] == card]:
                 del self._chats[key]
 
+    def settings_changed(self) -> None:
+        """config.toml changed (a model, a connection, a profile): the open chats that are not playing
+        are dropped, so the next request opens them with the new settings (a playing one keeps its own
+        to the end of its beat)."""
+        with self._guard:
+            for key in [key for key, chat in self._chats.items() if not chat.session.busy]:
+                del self._chats[key]
+
     def busy(self, card: str) -> bool:
         """Whether a beat is running on one of *card*'s chats."""
         with self._guard:

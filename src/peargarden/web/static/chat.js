@@ -518,6 +518,36 @@ document.getElementById("undo-remove").addEventListener("click", async () => {
   } catch (error) { toast(error.message, true); }
 });
 
+// Connection profiles (SillyTavern's): one choice puts a connection, model and preset in force; this
+// chat answers with them from its next beat.
+async function loadProfiles() {
+  const select = document.getElementById("connection-profile");
+  const settings = await api("/api/settings");
+  select.textContent = "";
+  if (!settings.profiles.length) { select.hidden = true; return; }
+  const none = document.createElement("option");
+  none.value = "";
+  none.textContent = t("（当前模型）", "(current model)");
+  select.append(none);
+  for (const profile of settings.profiles) {
+    const option = document.createElement("option");
+    option.value = profile.name;
+    option.textContent = `${t("配置", "Profile")}：${profile.name}`;
+    select.append(option);
+  }
+  select.value = settings.active_profile;
+  select.hidden = false;
+}
+document.getElementById("connection-profile").addEventListener("change", async (event) => {
+  const name = event.target.value;
+  if (!name) return;
+  try {
+    await post(`/api/settings/profiles/${encodeURIComponent(name)}/apply`, {});
+    await redraw();
+    toast(t(`已切换到「${name}」（${state.model}）`, `Now using "${name}" (${state.model})`));
+  } catch (error) { toast(error.message, true); }
+});
+
 async function loadPersonas() {
   const select = document.getElementById("new-persona");
   for (const persona of await api("/api/personas")) {
@@ -531,7 +561,7 @@ async function loadPersonas() {
 // The chat is ready once its window is drawn (the picker and personas may come a moment later);
 // the page says it is loaded when all of it is.
 const drawn = refresh().then(() => performance.mark("pear-ready"));
-Promise.all([drawn, loadPersonas(), loadChats()]).then(() => {
+Promise.all([drawn, loadPersonas(), loadChats(), loadProfiles()]).then(() => {
   document.body.dataset.ready = "1";
   loadTree();
 }).catch((error) => toast(error.message, true));
