@@ -105,7 +105,10 @@ def test_a_body_that_stops_mid_upload_is_given_up(served: Served, monkeypatch: p
             b"Content-Length: 1000\r\n\r\n{\"name\": \"" % served.server.port
         )
         # The server answers (the socket would time out first if it waited for the rest).
-        answer = raw.recv(4096).decode("utf-8", errors="replace")
+        data = b""
+        while "上传中断".encode() not in data and (piece := raw.recv(4096)):
+            data += piece
+    answer = data.decode("utf-8", errors="replace")
     assert answer.startswith("HTTP/1.1 408") and "上传中断" in answer
 
 

@@ -183,7 +183,9 @@ def test_the_composer_is_free_once_the_reply_ends_and_the_next_beat_waits(served
         assert page.is_enabled("#send") and page.is_hidden("#stop")
         page.fill("#composer", "那就喝碗姜茶。")
         page.click("#send")
-        assert page.locator("#messages li.pending", has_text="那就喝碗姜茶").is_visible()  # shown at once
+        pending = page.locator("#messages li.pending", has_text="那就喝碗姜茶")
+        assert pending.is_visible()  # shown at once, with its chrome: who says it, when
+        assert pending.locator(".speaker").inner_text() == "旅人" and pending.locator(".msg-time").inner_text()
         beats_done(page, 2)
         assert page.is_hidden("#tidying")
         assert "青梧斟了一碗姜茶" in page.locator("#messages li.msg.assistant").last.inner_text()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -19,6 +19,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from peargarden.app import ChatSession
 from peargarden.app.play.chat_page import MessageRow, TreeRow, branch_rows, sibling_of
 from peargarden.errors import BadInput, ConflictError, NotFound
 
@@ -216,15 +217,22 @@ def _idle(chat: OpenChat) -> OpenChat:
     return chat
 
 
+def _changed(
+    request: Request, card: str, chat_id: str, window: Window, change: Callable[[ChatSession], object]
+) -> dict[str, Any]:
+    """Make *change* to the chat (refused while a reply is being written) and answer with the page's window."""
+    chat = _idle(hub_of(request).chat(card, chat_id))
+    change(chat.session)
+    return chat_state(chat, window)
+
+
 @router.post("/chats/{card}/{chat_id}/edit")
 def edit(
     request: Request, card: str, chat_id: str, body: IndexBody, window: Window = Depends(window_of)
 ) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
     if not body.text.strip():
         raise BadInput("新的内容是空的")
-    chat.session.edit(body.index, body.text)
-    return chat_state(chat, window)
+    return _changed(request, card, chat_id, window, lambda session: session.edit(body.index, body.text))
 
 
 class DeleteBody(BaseModel):
@@ -236,23 +244,17 @@ class DeleteBody(BaseModel):
 def delete(
     request: Request, card: str, chat_id: str, body: DeleteBody, window: Window = Depends(window_of)
 ) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    if body.indices is not None:
-        chat.session.delete(body.indices)
-    elif body.index is not None:
-        chat.session.delete(body.index)
-    else:
+    chosen = body.indices if body.indices is not None else body.index
+    if chosen is None:
         raise BadInput("要删除哪条消息？（index 或 indices）")
-    return chat_state(chat, window)
+    return _changed(request, card, chat_id, window, lambda session: session.delete(chosen))
 
 
 @router.post("/chats/{card}/{chat_id}/branch")
 def branch(
     request: Request, card: str, chat_id: str, body: IndexBody, window: Window = Depends(window_of)
 ) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.branch(body.index)
-    return chat_state(chat, window)
+    return _changed(request, card, chat_id, window, lambda session: session.branch(body.index))
 
 
 @router.post("/chats/{card}/{chat_id}/undo")
@@ -260,9 +262,7 @@ def undo(
     request: Request, card: str, chat_id: str, body: IndexBody, window: Window = Depends(window_of)
 ) -> dict[str, Any]:
     """Message *index* back to its text before its latest continue."""
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.undo(body.index)
-    return chat_state(chat, window)
+    return _changed(request, card, chat_id, window, lambda session: session.undo(body.index))
 
 
 class HideBody(BaseModel):
@@ -276,9 +276,9 @@ def hide(
     request: Request, card: str, chat_id: str, body: HideBody, window: Window = Depends(window_of)
 ) -> dict[str, Any]:
     """Hide messages from the model or show them again (SillyTavern's ``/hide`` and ``/unhide``)."""
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.hide(body.index, body.last, hidden=body.hidden)
-    return chat_state(chat, window)
+    return _changed(
+        request, card, chat_id, window, lambda session: session.hide(body.index, body.last, hidden=body.hidden)
+    )
 
 
 class GotoBody(BaseModel):
@@ -290,9 +290,7 @@ class GotoBody(BaseModel):
 def goto(
     request: Request, card: str, chat_id: str, body: GotoBody, window: Window = Depends(window_of)
 ) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.goto(body.entry_id, deepest=body.deepest)
-    return chat_state(chat, window)
+    return _changed(request, card, chat_id, window, lambda session: session.goto(body.entry_id, deepest=body.deepest))
 
 
 class SiblingBody(BaseModel):
@@ -306,9 +304,8 @@ def sibling(
 ) -> dict[str, Any]:
     """Show another version of message *index* (a swipe or an edit anywhere in the chat) and the
     story that follows it."""
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.goto(sibling_of(chat.session, body.index, body.step), deepest=True)
-    return chat_state(chat, window)
+    return _changed(request, card, chat_id, window,
+                    lambda session: session.goto(sibling_of(session, body.index, body.step), deepest=True))  # fmt: skip
 
 
 class ModeBody(BaseModel):
@@ -319,9 +316,7 @@ class ModeBody(BaseModel):
 def set_mode(
     request: Request, card: str, chat_id: str, body: ModeBody, window: Window = Depends(window_of)
 ) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.set_mode(body.mode)
-    return chat_state(chat, window)
+    return _changed(request, card, chat_id, window, lambda session: session.set_mode(body.mode))
 
 
 @router.get("/chats/{card}/{chat_id}/export")

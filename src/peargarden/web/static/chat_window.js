@@ -38,7 +38,7 @@ export class MessageWindow {
 
   // The window a change should answer with: the same messages (at the end: the end as it will be).
   query() {
-    const count = Math.max(PAGE, this.end - this.first);
+    const count = Math.min(MAX_DRAWN, Math.max(PAGE, this.end - this.first));
     return this.atEnd ? { last: count } : { last: count, before: this.end };
   }
 
