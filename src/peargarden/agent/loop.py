@@ -67,8 +67,8 @@ class BeatInput:
 class BuiltRequest:
     request: ChatRequest
     warnings: list[str] = field(default_factory=list)
-    # Custom entries to record on the branch once this request is sent in a recorded beat
-    # (a dry run that calls the builder directly records nothing).
+    # Custom entries to record on the branch once this request's round is over, after its reply, in
+    # a recorded beat (a dry run that calls the builder directly records nothing).
     customs: list[tuple[str, Any]] = field(default_factory=list)
     # What a preview may show besides the request (e.g. tavern mode's SillyTavern body and ledger);
     # never sent, never recorded.
@@ -204,8 +204,6 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
             return
         if isinstance(built, ChatRequest):
             built = BuiltRequest(built)
-        for custom_type, data in built.customs:
-            ctx.append_custom(custom_type, data)
         for warning in built.warnings:
             if warning not in seen_warnings:
                 seen_warnings.add(warning)
@@ -233,6 +231,10 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
             )
             last_entry = settings.record(message) or last_entry
             working.append(context_message(message, last_entry))
+        # Recorded after the round's message, never between the user's message and the reply: a
+        # regenerate forks where the reply did, so the new reply stays a sibling (a swipe).
+        for custom_type, data in built.customs:
+            ctx.append_custom(custom_type, data)
         if failed:
             yield ErrorEvent(message=state.failure or "模型返回了错误")
             yield done("error")

@@ -13,6 +13,12 @@ siblings of a reply become its swipes, the active one chosen by ``swipe_id``.  A
 (same text, same swipes, same choice) is written back exactly as it was imported; a changed one keeps
 every field it had and gets fresh ``swipes``/``swipe_id``/``swipe_info``.  The header is ST's own
 when the chat came from ST; a new chat gets ST's header with its ``create_date``.
+
+Variables (:mod:`.variables`): a line's ``variables`` (TavernHelper's records, one per swipe) become
+a note after each message or swipe entry on import, and ``chat_metadata.variables`` a metadata entry
+at the root; export writes each line's records back from the notes (a swipe without one gets ``{}``,
+a line whose records are unchanged keeps its own ``variables``), the shown text of a noted message
+as its ``mes``, and the branch's metadata over the header's ``chat_metadata``.
 """
 
 from __future__ import annotations
@@ -21,9 +27,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .entries import Entry, message_entry
+from .entries import Entry, custom_entry, message_entry
 from .ops import NewId
 from .tree import SessionTree
+from .variables import (
+    CHAT_METADATA_TYPE,
+    MESSAGE_VARIABLES_TYPE,
+    chat_metadata,
+    customs_as_data,
+    message_notes,
+    note_data,
+    shown_text,
+)
 
 
 def _reasoning(extra: Any) -> str | None:
@@ -58,6 +73,17 @@ class ImportedChat:
     leaf: str | None  # the end of the chosen-swipe chain: where the story continues
 
 
+def _imported_record(line: dict[str, Any], swipe: int) -> dict[str, Any] | None:
+    """The variables TavernHelper kept for swipe *swipe* of *line* (``variables[swipe]``)."""
+    records = line.get("variables")
+    record: Any = None
+    if isinstance(records, list) and 0 <= swipe < len(records):
+        record = records[swipe]
+    elif isinstance(records, dict):  # an object keyed by swipe number
+        record = records.get(str(swipe))
+    return record if isinstance(record, dict) and record else None
+
+
 def import_chat(lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str) -> ImportedChat:
     """Entries for decoded ST chat lines (header line first, if any)."""
     if not lines:
@@ -66,42 +92,63 @@ def import_chat(lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str) 
     body = lines[1:] if header else lines
     entries: list[Entry] = []
     parent: str | None = None
+    metadata = header.get("chat_metadata")
+    if isinstance(metadata, dict) and isinstance(metadata.get("variables"), dict) and metadata["variables"]:
+        root = custom_entry(new_id(), None, timestamp, CHAT_METADATA_TYPE, {"variables": metadata["variables"]})
+        entries.append(root)
+        parent = root.id
+
+    def add(message: dict[str, Any], under: str | None, record: dict[str, Any] | None) -> tuple[str, str]:
+        """The message's entry (and its variables note after it): (its id, the id to continue from)."""
+        entry = message_entry(new_id(), under, timestamp, message)
+        entries.append(entry)
+        if record is None:
+            return entry.id, entry.id
+        data = note_data(entry.id, variables=record)
+        note = custom_entry(new_id(), entry.id, timestamp, MESSAGE_VARIABLES_TYPE, data)
+        entries.append(note)
+        return entry.id, note.id
+
     for line in body:
         if not isinstance(line, dict) or "mes" not in line:
             continue
         swipes = line.get("swipes")
         infos = line.get("swipe_info")
+        shown = line.get("swipe_id")
+        chosen_index = shown if isinstance(shown, int) else 0
         if not line.get("is_user") and isinstance(swipes, list) and len(swipes) > 1:
-            chosen_index = line.get("swipe_id") if isinstance(line.get("swipe_id"), int) else 0
-            chosen_id: str | None = None
+            chosen_end: str | None = None
+            last_end = parent
             for index, swipe in enumerate(swipes):
                 info = infos[index] if isinstance(infos, list) and index < len(infos) else None
                 swipe_extra = info.get("extra") if isinstance(info, dict) else {}
                 message = _message_from_st(line, str(swipe), swipe_extra, index)
-                entry = message_entry(new_id(), parent, timestamp, message)
-                entries.append(entry)
+                _, last_end = add(message, parent, _imported_record(line, index))
                 if index == chosen_index:
-                    chosen_id = entry.id
-            parent = chosen_id or entries[-1].id
+                    chosen_end = last_end
+            parent = chosen_end or last_end
             continue
-        entry = message_entry(new_id(), parent, timestamp, _message_from_st(line, str(line.get("mes", "")), None))
-        entries.append(entry)
-        parent = entry.id
+        message = _message_from_st(line, str(line.get("mes", "")), None)
+        _, parent = add(message, parent, _imported_record(line, chosen_index))
     return ImportedChat(header, entries, parent)
 
 
-def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None]:
-    """The final reply (text, reasoning) of the beat starting at *head*, following newest children."""
+def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None, str, dict[str, dict[str, Any]]]:
+    """The final reply of the beat starting at *head*, following newest children: its text, its
+    reasoning, the id of the entry that holds it, and the notes found along the way."""
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
+    final = head.id
     current = head
+    chain: list[Entry] = []
     while True:
         kids = [kid for kid in tree.children(current.id) if not (kid.type == "message" and kid.role == "user")]
         if not kids:
             break
         current = kids[-1]
+        chain.append(current)
         if current.type == "message" and current.role == "assistant" and current.message.get("content"):
-            text, reasoning = str(current.message["content"]), current.message.get("reasoning")
-    return text, reasoning if isinstance(reasoning, str) else None
+            text, reasoning, final = str(current.message["content"]), current.message.get("reasoning"), current.id
+    return text, reasoning if isinstance(reasoning, str) else None, final, message_notes(chain)
 
 
 def _st_line(message: dict[str, Any], text: str, fallback_name: str, timestamp: str) -> dict[str, Any]:
@@ -174,6 +221,21 @@ def _swiped_line(line: dict[str, Any], entry: Entry, kin: list[Entry], replies: 
     line["swipe_info"] = [_swipe_info(sibling, r) for sibling, (_, r) in zip(kin, replies, strict=True)]
 
 
+def _records(notes: list[dict[str, Any] | None]) -> list[Any] | None:
+    """A line's ``variables`` (one record per swipe, ``{}`` for a swipe without one), or ``None``
+    when none of its swipes has any."""
+    found = [note.get("variables") if note is not None else None for note in notes]
+    if all(record is None for record in found):
+        return None
+    return [record if record is not None else {} for record in found]
+
+
+def _with_records(line: dict[str, Any], records: list[Any] | None) -> None:
+    """Give *line* its records, unless it already holds exactly these (an imported line stays as it was)."""
+    if records is not None and line.get("variables") != records:
+        line["variables"] = records
+
+
 def export_chat(
     tree: SessionTree, header: dict[str, Any], user_name: str, character_name: str, create_date: str = ""
 ) -> list[dict[str, Any]]:
@@ -185,6 +247,13 @@ def export_chat(
         head_line["chat_metadata"] = {}
     out: list[dict[str, Any]] = [head_line]
     path = tree.path()
+    notes = message_notes(path)
+    if any(e.type == "custom" and e.body.get("customType") == CHAT_METADATA_TYPE for e in path):
+        kept = head_line.get("chat_metadata")
+        branch = chat_metadata(customs_as_data(path))
+        merged = {**(kept if isinstance(kept, dict) else {}), **branch}
+        if merged != kept:
+            head_line["chat_metadata"] = merged
     roles = [entry.role for entry in path]  # each asked once (an export reads 20,000 of them)
     index = 0
     while index < len(path):
@@ -195,7 +264,10 @@ def export_chat(
             continue
         message = entry.message
         if role == "user":
-            out.append(_st_line(message, str(message.get("content") or ""), user_name, entry.timestamp))
+            text = shown_text(notes, entry.id, str(message.get("content") or ""))
+            line = _st_line(message, text, user_name, entry.timestamp)
+            _with_records(line, _records([notes.get(entry.id)]))
+            out.append(line)
             continue
         fallback = character_name
         # An assistant reply: collapse its tool rounds, and offer its siblings as swipes.
@@ -204,19 +276,31 @@ def export_chat(
             index += 1
         kin = tree.siblings(entry.id)
         # The shown reply's beat is read along the path; the others' beats from the tree.
-        text, reasoning = _beat_reply_on_path(path, head_at)
-        replies = [(text, reasoning) if sibling is entry else _beat_reply(tree, sibling) for sibling in kin]
-        line = _st_line({**message, "reasoning": reasoning}, text, fallback, entry.timestamp)
+        text, reasoning, final = _beat_reply_on_path(path, head_at)
+        replies: list[tuple[str, str | None]] = []
+        swipe_notes: list[dict[str, Any] | None] = []
+        for sibling in kin:
+            if sibling is entry:
+                replies.append((shown_text(notes, final, text), reasoning))
+                swipe_notes.append(notes.get(final))
+                continue
+            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling)
+            note = {**chain.get(other_final, {}), **notes.get(other_final, {})}
+            replies.append((shown_text({other_final: note}, other_final, other), other_reasoning))
+            swipe_notes.append(note or None)
+        shown = replies[kin.index(entry)][0]
+        line = _st_line({**message, "reasoning": reasoning}, shown, fallback, entry.timestamp)
         _swiped_line(line, entry, kin, replies)
+        _with_records(line, _records(swipe_notes))
         out.append(line)
     return out
 
 
-def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None]:
+def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None, str]:
     """The final reply of the beat whose head is ``path[at]`` (an index: a search would make a long
-    chat's export quadratic)."""
+    chat's export quadratic): its text, reasoning and the id of the entry that holds it."""
     head = path[at]
-    text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
+    text, reasoning, final = str(head.message.get("content") or ""), head.message.get("reasoning"), head.id
     for index in range(at + 1, len(path)):  # by index: islice would step over the first *at* again
         entry = path[index]
         if entry.type != "message":
@@ -226,5 +310,5 @@ def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None]:
         if role == "user":
             break
         if role == "assistant" and message.get("content"):
-            text, reasoning = str(message["content"]), message.get("reasoning")
-    return text, reasoning if isinstance(reasoning, str) else None
+            text, reasoning, final = str(message["content"]), message.get("reasoning"), entry.id
+    return text, reasoning if isinstance(reasoning, str) else None, final
