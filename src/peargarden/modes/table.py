@@ -19,6 +19,7 @@ from .stage.memory import after_beat as stage_after_beat
 from .stage.memory import stage_story
 from .stage.setup import stage_mode, stage_prepare
 from .tavern.setup import tavern_setup
+from .tavern.variables import after_beat as tavern_after_beat
 from .work.setup import role_play_setup, work_setup
 
 MODES: Mapping[str, PlayMode] = MappingProxyType(
@@ -30,7 +31,9 @@ MODES: Mapping[str, PlayMode] = MappingProxyType(
             story=stage_story,
             after_beat=stage_after_beat,
         ),
-        "tavern": PlayMode(role_play_setup(tavern_setup, switch=False), tool_mode="tavern"),
+        "tavern": PlayMode(
+            role_play_setup(tavern_setup, switch=False), tool_mode="tavern", after_beat=tavern_after_beat
+        ),
         "work": PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,)),
     }
 )

@@ -25,8 +25,10 @@ from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import shared_start
+from peargarden.sessions.variables import CHAT_METADATA_TYPE, chat_metadata
 
 from .sources import card_worlds, read_named_preset
+from .variables import entry_sources, late_step, preset_sources, request_variables
 
 # Body fields of SillyTavern's request that are sampler settings (sent as given when not None).
 _SAMPLER_KEYS = (
@@ -46,7 +48,7 @@ _SAMPLER_KEYS = (
 )
 
 # SillyTavern's chat metadata (timed world info, variables, the in-context marker) kept on the branch.
-METADATA_TYPE = "tavern-metadata"
+METADATA_TYPE = CHAT_METADATA_TYPE
 
 _GEN_TYPES = {"send": "normal", "regenerate": "regenerate", "continue": "continue", "impersonate": "impersonate"}
 
@@ -172,7 +174,8 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         # Read each round: an answer given in another window applies to the next request.
         global_regex, regex_warnings = global_regex_scripts(env.card.home)
         regex_allowed = regex_allowance(env.card) is True
-        metadata = _branch_metadata(inp)
+        metadata = chat_metadata(inp.custom_entries)
+        known = request_variables(env, inp)
         history = list(inp.history)
         pending = ""
         if inp.kind in ("send", "regenerate") and history and history[-1].role == "user":
@@ -203,30 +206,33 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         # A real generation, not ST's dry run: timed world info runs and is recorded, and
         # squash_system_messages applies, exactly as SillyTavern sends the request.
         result = generate(state, gen_type)
+        # TavernHelper and the templates work on the finished prompt, after the budgets counted it.
+        sources = [*entry_sources(worlds, result.world_info_activated), *preset_sources(preset)]
+        late = late_step(env, known, result.messages, state.chat_metadata, _global_variables(state), sources)
+        messages = late.messages
         body = request_body(
-            state.oai, result.messages, gen_type, stop=result.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
+            state.oai, messages, gen_type, stop=result.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
         )
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
-        request = ChatRequest(messages=list(result.messages), sampler=sampler)
+        request = ChatRequest(messages=list(messages), sampler=sampler)
         if result.context > 0:  # the context bar measures the request against the budget it was built for
             request.budget = ContextBudget(result.used, result.context, result.response)
         customs: list[tuple[str, Any]] = []
         if state.chat_metadata != metadata:
             customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))
-        warnings = list(dict.fromkeys([*regex_warnings, *result.warnings]))
+        warnings = list(dict.fromkeys([*regex_warnings, *result.warnings, *late.warnings]))
         return BuiltRequest(request, warnings, customs, {"body": body, "assembly": result})
 
     return build
 
 
-def _branch_metadata(inp: BeatInput) -> dict[str, Any]:
-    """The chat metadata last recorded on this branch (rewinding before it forgets it, as it should)."""
-    for entry in reversed(list(inp.custom_entries)):
-        if entry.get("customType") == METADATA_TYPE and isinstance(entry.get("data"), dict):
-            return dict(entry["data"])
-    return {}
+def _global_variables(state: Any) -> dict[str, Any]:
+    """SillyTavern's global variables (``{{getglobalvar}}``; TavernHelper's global scope)."""
+    found = state.extension_settings.get("variables")
+    value = found.get("global") if isinstance(found, dict) else None
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def tavern_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
