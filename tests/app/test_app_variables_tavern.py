@@ -106,10 +106,8 @@ def test_the_recorded_chats_play_through_the_service_as_sillytavern_played_them(
     _check_variables(chat, steps[0]["state"], f"{case} open")
     for number, step in enumerate(steps[1:], 1):
         where = f"{case} step {number} {step['step']}"
-        if "send" in step["step"]:
-            beat = chat.play("send", step["step"]["send"])
-        else:
-            beat = chat.play("swipe", step=1)
+        sent_text = step["step"].get("send")
+        beat = chat.play("send", sent_text) if sent_text else chat.play("swipe", step=1)
         warnings = [item.message for item in beat if getattr(item, "type", "") == "warning"]
         sent = fake.chat_requests[number - 1].body
         assert sent["messages"] == step["request_messages"], where

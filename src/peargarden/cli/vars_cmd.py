@@ -45,7 +45,7 @@ def _change_lines(changes: object, prefix: str = "") -> list[str]:
 def show_command(
     chat: str = typer.Option(..., "--chat", help="对话 id（pear sessions list 可查）。"),
     message: int | None = typer.Option(None, "--message", help="SillyTavern 的消息编号（0 = 开场白）；默认最后一条。"),
-    as_json: bool = typer.Option(False, "--json", help="在 stdout 打印 JSON：这条消息每个版本（swipe）的变量和聊天变量。"),
+    as_json: bool = typer.Option(False, "--json", help="打印 JSON：这条消息每个版本的变量和聊天变量。"),
 ) -> None:
     """The variables of a stored chat's message (per swipe) and the chat's variables."""
     from peargarden.app.play.chat_variables import record_yaml, show_variables

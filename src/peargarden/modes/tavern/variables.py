@@ -68,9 +68,9 @@ def _failing_source(
 ) -> str | None:
     """The name of the first source (``(name, raw text)``) of *content* whose own template fails."""
     for name, raw in sources:
-        if has_template(raw) and raw.strip() and raw.strip() in content:
-            if render_template(raw, variables, name=name).warning is not None:
-                return name
+        inside = has_template(raw) and bool(raw.strip()) and raw.strip() in content
+        if inside and render_template(raw, variables, name=name).warning is not None:
+            return name
     return None
 
 
