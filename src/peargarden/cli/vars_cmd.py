@@ -48,10 +48,11 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="打印 JSON：这条消息每个版本的变量和聊天变量。"),
 ) -> None:
     """The variables of a stored chat's message (per swipe) and the chat's variables."""
-    from peargarden.app.play.chat_variables import record_yaml, show_variables
+    from peargarden.app.play.chat_records import find_chat
+    from peargarden.app.play.chat_variables import record_yaml, stored_variables
     from peargarden.app.play.variables import record_json
 
-    shown = show_variables(state.home, chat)
+    shown = stored_variables(state.home, find_chat(state.home, chat))
     found = shown.message(message)
     if as_json:
         typer.echo(record_json({"chat": chat, **found.to_json(), "chat_variables": shown.chat}))

@@ -21,10 +21,11 @@ that already holds MVU records, unless the user said no to the card's scripts (:
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from peargarden.errors import PearError
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.variables import chat_metadata, chat_variables, note_data, note_records
 from peargarden.variables.history import is_mvu_data, swipe_variables, variables_at
@@ -176,7 +177,11 @@ def prepare(chat: StChat, books: Sequence[Lorebook], pending: Mapping[str, dict[
         chat.set_record(last, copy.deepcopy(kept))
         out.user = last
         return out
-    outcome = handle_variables_in_message(messages[: last + 1], last)
+    try:
+        outcome = handle_variables_in_message(messages[: last + 1], last)
+    except PearError as error:
+        out.warnings.append(str(error))
+        return out
     if outcome is not None:
         chat.set_record(last, outcome.message_variables)
         out.user = last
@@ -204,9 +209,13 @@ def beat_notes(
     greeting_swipes: Sequence[tuple[str, str]] = (),
     *,
     books: Sequence[Lorebook] = (),
+    start: Mapping[str, Any] | None = None,
+    shown: Callable[[str], str] | None = None,
 ) -> ReplyUpdate:
     """The notes a finished beat writes: the greeting's seed (every swipe: *greeting_swipes* are
-    ``(id, text)``), the user's record, and the reply's record and shown text (MVU's handling)."""
+    ``(id, text)``), the user's record, and the reply's record and shown text (MVU's handling;
+    *start*: the variables the reply applies to when not the ones before it; *shown*: what becomes
+    of the reply's text besides MVU's placeholder)."""
     chat = prepared.chat
     update = ReplyUpdate(warnings=list(prepared.warnings))
     if prepared.seeded is not None:
@@ -219,12 +228,19 @@ def beat_notes(
     index = chat.index_of(reply_id) if reply_id else None
     if index is None:
         return update
-    outcome = handle_variables_in_message(chat.messages, index)
+    try:
+        outcome = handle_variables_in_message(chat.messages, index, start=start)
+    except PearError as error:  # MVU throws on some replies; the beat is kept, the variables are not
+        update.warnings.append(str(error))
+        return update
     if outcome is None:
         return update
-    text = outcome.message_text
-    shown = text if text is not None and text != chat.messages[index]["mes"] else None
-    update.notes.append(note_data(str(reply_id), variables=outcome.message_variables, text=shown))
+    original = chat.messages[index]["mes"]
+    text = outcome.message_text if outcome.message_text is not None else original
+    if shown is not None:
+        text = shown(text)
+    update.notes.append(note_data(str(reply_id), variables=outcome.message_variables,
+                                  text=text if text != original else None))  # fmt: skip
     update.warnings += outcome.warnings
     return update
 

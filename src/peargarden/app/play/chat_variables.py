@@ -33,9 +33,8 @@ from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 
-from .chat_records import find_chat
-
 if TYPE_CHECKING:
+    from .chat_records import ChatRecord
     from .service import ChatSession
 
 __all__ = [
@@ -45,8 +44,8 @@ __all__ = [
     "latest_record",
     "record_yaml",
     "session_variables",
-    "show_variables",
     "status_line",
+    "stored_variables",
 ]
 
 
@@ -145,9 +144,8 @@ def session_variables(session: ChatSession) -> ChatVariables:
     return chat_variables_of(session.chat.tree, session.chat.header, session.card, session.settings)
 
 
-def show_variables(home: Home, chat_id: str) -> ChatVariables:
-    """``pear vars show``: the variables of a stored chat (searched in every card)."""
-    record = find_chat(home, chat_id)
+def stored_variables(home: Home, record: ChatRecord) -> ChatVariables:
+    """``pear vars show``: the variables of a stored chat (``chat_records.find_chat``)."""
     settings = record.folder.effective_settings(load_settings(home.config_file))
     return chat_variables_of(record.chat.tree, record.chat.header, record.folder, settings)
 

@@ -66,6 +66,7 @@ from ..settings.stored_keys import with_stored_key
 from . import beat_log
 from .beat import Beat
 from .chat_page import ChatView, chat_view
+from .chat_variables import ChatVariables, session_variables
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
 
 DEFAULT_CARD = "青梧"
@@ -479,6 +480,10 @@ class ChatSession:
         """Everything a front shows of the chat (the web's chat page is drawn from it); *last*: only
         that many messages, ending before message number *before* (see :mod:`.chat_page`)."""
         return chat_view(self, last, before)
+
+    def variables(self) -> ChatVariables:
+        """Every message's variables (per swipe) and the chat's, as SillyTavern numbers the messages."""
+        return session_variables(self)
 
     def messages(self) -> list[ContextMessage]:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""

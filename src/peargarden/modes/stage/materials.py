@@ -45,6 +45,8 @@ from peargarden.workspace.library import lorebook_name, lorebook_path, read_libr
 from peargarden.workspace.regex_scripts import card_regex_scripts, global_regex_scripts, regex_allowance
 from peargarden.workspace.text_files import read_user_text
 
+from ..chat_variables import UPDATE_RULES_MARK
+
 __all__ = [
     "AGENTS_FILE",
     "CARD_APPEND_FILE",
@@ -174,7 +176,9 @@ def load_corpus(home: Home, books: Sequence[BookSource], disabled: Sequence[str]
             except (BadInput, NotFound) as error:
                 warnings.append(f"挂载的世界书「{book.name}」读不出来，本拍先不用它：{error.message}")
                 continue
-        parts.append(entries_from_book(raw, book.name, overlay=book.overlay))
+        # A card's MVU update rules are the variables tool's guidance on the stage, not lore.
+        entries = entries_from_book(raw, book.name, overlay=book.overlay)
+        parts.append([entry for entry in entries if UPDATE_RULES_MARK not in entry.comment.lower()])
     corpus = LoreCorpus(merge_books(parts, disabled))
     _CORPUS_CACHE.pop(key, None)
     while len(_CORPUS_CACHE) >= _CORPUS_CACHE_SIZE:

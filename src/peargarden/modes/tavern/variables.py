@@ -23,6 +23,7 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput
 from peargarden.agent.result import BeatResult
+from peargarden.errors import PearError
 from peargarden.sessions.context import build_context
 from peargarden.sessions.variables import MESSAGE_VARIABLES_TYPE, customs_as_data, note_data
 from peargarden.variables.ejs import has_template
@@ -48,8 +49,12 @@ _MACRO_MARK = "_variable::"
 
 
 def card_books(env: BeatEnv) -> list[Any]:
-    """The card's lorebooks as MVU reads them: tavern mode's books, the character's first."""
-    worlds, order = card_worlds(env.card.home, env.card, env.settings, env.card.load_card())
+    """The card's lorebooks as MVU reads them: tavern mode's books, the character's first (none when
+    a book cannot be read: the request says so itself, the variables only go without their seed)."""
+    try:
+        worlds, order = card_worlds(env.card.home, env.card, env.settings, env.card.load_card())
+    except PearError:
+        return []
     return books_of(worlds, order)
 
 
