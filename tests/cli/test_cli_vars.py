@@ -152,3 +152,35 @@ def test_vars_show_names_a_missing_message_or_chat_in_one_line(home_dir: Path) -
     assert "没有第 99 条消息" in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
     unknown = pear_in_process(home_dir, "vars", "show", "--chat", "没有这段对话")
     assert unknown.returncode != 0 and "没有对话" in unknown.stderr
+
+
+def _mvu_home(home: Path, base_url: str) -> None:
+    """The recorded case's card and lorebook in a data folder whose model is the fake server."""
+    from kit.apps import seeded_home
+    from peargarden.app.library.imports import import_files
+
+    seeded = seeded_home(home)
+    import_files(seeded, [CASE / "card.json"], book="mount", card=None)
+    import_files(seeded, [CASE / "小梨变量书.json"], book="mount", card="小梨")
+    seeded.config_file.write_text(
+        f'[model]\nprovider = "m"\nmodel = "fake"\n[providers.m]\nbase_url = "{base_url}"\n', encoding="utf-8"
+    )
+
+
+def test_pear_chat_prints_a_status_line_after_a_beat_and_a_variables_line_in_json(home_dir: Path) -> None:
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+
+    reply = json.loads((CASE / "step_01_send.json").read_text(encoding="utf-8"))["reply_text"]
+    with FakeOpenAIServer() as fake:
+        _mvu_home(home_dir, fake.base_url)
+        fake.script([text_reply(reply), text_reply(reply)])
+        text = pear_in_process(home_dir, "chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好，小梨。")
+        assert text.returncode == 0, text.stderr
+        status = [line for line in text.stderr.splitlines() if line.startswith("【变量】")]
+        assert len(status) == 1 and "金钱=80*" in status[0] and "世界.地点=后台*" in status[0]
+        assert "【变量】" not in text.stdout
+        as_json = pear_in_process(home_dir, "chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好。", "--json")
+    lines = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert [line["type"] for line in lines][-2:] == ["done", "variables"]
+    assert lines[-1]["variables"]["stat_data"]["金钱"] == 80 and lines[-1]["status"].startswith("【变量】")
+    assert "【变量】" not in as_json.stderr

@@ -16,6 +16,7 @@ import typer
 from peargarden.app import AgentEvent
 from peargarden.app.library.library import init_home
 from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
+from peargarden.app.play.chat_variables import session_status, variables_event
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
@@ -377,6 +378,13 @@ def _endpoint(session: ChatSession) -> str:
     return session.endpoint or "内置模型"
 
 
+def _status(session: ChatSession) -> None:
+    """The card's variables after a beat, one compact line on stderr (only for a chat that has them)."""
+    line = session_status(session)
+    if line:
+        typer.echo(line, err=True)
+
+
 def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting | None = None) -> None:
     beat = _started("send", lambda: session.play("send", text))
     if as_json:
@@ -386,6 +394,8 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
             sys.stdout.flush()
 
         reason, _, code = _run(beat, emit, interactive=False, waiting=waiting)
+        if (event := variables_event(session)) is not None:  # after done: the variables the beat left
+            sys.stdout.write(_json(event) + "\n")
     else:
         printer = _Printer(show_thinking=False, wrap=_terminal_wrap())
         reason, reply, code = _run(beat, printer.event, interactive=False, waiting=waiting)
@@ -393,6 +403,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
             sys.stdout.write(printer.wrap.flush())
         if reply and not reply.endswith("\n"):
             sys.stdout.write("\n")
+        _status(session)
     # sys.exit rather than typer.Exit: the root runs click with standalone_mode=False, which turns
     # an Exit into a return value that would be lost.
     if reason == "error":
@@ -418,6 +429,7 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
         beat = _started(action, start)
         _run(beat, printer.event, interactive=True, waiting=waiting)
         printer._newline()
+        _status(session)
         if session.mode != before:  # the model switched into (or out of) work mode itself
             typer.echo(f"（对话方式：{before} → {session.mode}）", err=True)
         return beat

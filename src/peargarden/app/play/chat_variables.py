@@ -43,6 +43,7 @@ __all__ = [
     "chat_variables_of",
     "latest_record",
     "record_yaml",
+    "session_status",
     "session_variables",
     "status_line",
     "stored_variables",
@@ -206,3 +207,17 @@ def row_variables(tree: SessionTree, entries: Sequence[Entry]) -> dict[str, dict
     wanted = {entry.id for entry in entries}
     return {key: note["variables"] for key, note in notes.items()
             if key in wanted and isinstance(note.get("variables"), dict)}  # fmt: skip
+
+
+def session_status(session: ChatSession) -> str | None:
+    """``pear chat``'s status line after a beat (``None``: the chat keeps no variables)."""
+    return status_line(latest_record(session.chat.tree))
+
+
+def variables_event(session: ChatSession) -> dict[str, Any] | None:
+    """``pear chat --once --json``'s last line when the chat keeps variables: ``{"type": "variables",
+    "variables": <the record in force>, "status": <the status line>}``."""
+    record = latest_record(session.chat.tree)
+    if record is None:
+        return None
+    return {"type": "variables", "variables": record, "status": status_line(record)}
