@@ -179,7 +179,8 @@ def test_pear_chat_prints_a_status_line_after_a_beat_and_a_variables_line_in_jso
         status = [line for line in text.stderr.splitlines() if line.startswith("【变量】")]
         assert len(status) == 1 and "金钱=80*" in status[0] and "世界.地点=后台*" in status[0]
         assert "【变量】" not in text.stdout
-        as_json = pear_in_process(home_dir, "chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好。", "--json")
+        once = ("chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好。", "--json")
+        as_json = pear_in_process(home_dir, *once)
     lines = [json.loads(line) for line in as_json.stdout.splitlines()]
     assert [line["type"] for line in lines][-2:] == ["done", "variables"]
     assert lines[-1]["variables"]["stat_data"]["金钱"] == 80 and lines[-1]["status"].startswith("【变量】")

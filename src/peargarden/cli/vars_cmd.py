@@ -8,7 +8,7 @@ import typer
 
 from ._app import app, state
 
-vars_app = typer.Typer(help="聊天变量（MVU）：一条回复对变量做了什么，一段对话里有什么变量。", no_args_is_help=True)
+vars_app = typer.Typer(help="聊天变量（MVU）：一条回复做了什么，一段对话里有什么。", no_args_is_help=True)
 app.add_typer(vars_app, name="vars")
 
 
