@@ -129,3 +129,15 @@ def test_a_reopened_chat_reads_the_same_variables(played: tuple[str, ChatSession
         list(chat.play("send", step["step"]["send"]))
     again = chat.app.open_chat("小梨", chat.chat_id)
     _check_variables(again, steps[2]["state"], f"{case} reopened")
+
+
+def test_a_no_to_the_cards_scripts_keeps_mvu_off(played: tuple[str, ChatSession, FakeOpenAIServer]) -> None:
+    case, chat, fake = played
+    settings_file = chat.card.settings_file
+    settings = json.loads(settings_file.read_text(encoding="utf-8"))
+    settings_file.write_text(json.dumps({**settings, "scripts_allowed": False}, ensure_ascii=False), encoding="utf-8")
+    list(chat.play("send", _steps(case)[1]["step"]["send"]))
+    shown = chat.variables()
+    assert not shown.mvu and all(record is None for m in shown.messages for record in m.swipes)
+    assert "<StatusPlaceHolderImpl/>" not in chat.view().rows[-1].content
+    assert "世界:\n  时间" not in fake.chat_requests[0].body["messages"][1]["content"]  # no seed to show

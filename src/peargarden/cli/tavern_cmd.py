@@ -149,6 +149,13 @@ def set_cmd(
         allowed = tavern_controls.set_regex(home, card, value)
         print(f"卡「{card}」自带的正则脚本：{'允许运行' if allowed else '不运行'}（保存在卡.json 的 regex_allowed）")
         return
+    if key == "scripts":
+        if card is None:
+            raise BadInput("设置 scripts 需要 --card")
+        allowed = tavern_controls.set_scripts(home, card, value)
+        print(f"卡「{card}」的 TavernHelper 脚本：{'变量系统（MVU）运行' if allowed else '变量系统（MVU）不运行'}"
+              "（保存在卡.json 的 scripts_allowed；脚本自己的代码从不运行）")  # fmt: skip
+        return
     if key == "preset":
         if card is None:
             raise BadInput("设置 preset 需要 --card")

@@ -15,7 +15,8 @@ but written with the reply's after the beat (:func:`beat_notes`), after the repl
 nothing is written between the user's message and the reply, so a regenerate stays a swipe.
 
 MVU runs for a card with an ``[initvar]`` entry or ``[mvu_update]`` rules in its lorebooks, or a chat
-that already holds MVU records, unless the user said no to the card's scripts (:data:`SCRIPTS_KEY`).
+that already holds MVU records, unless the user said no to the card's scripts
+(:mod:`peargarden.workspace.script_allowance`).
 """
 
 from __future__ import annotations
@@ -31,11 +32,10 @@ from peargarden.sessions.variables import chat_metadata, chat_variables, note_da
 from peargarden.variables.history import is_mvu_data, swipe_variables, variables_at
 from peargarden.variables.initvar import Lorebook, greeting_records, initialize, is_initvar_entry
 from peargarden.variables.message import handle_variables_in_message
+from peargarden.workspace.script_allowance import scripts_allowance
 
 from .base import BeatEnv, card_fields, chat_memo
 
-# The card's 卡.json key for the user's answer to "may this card's scripts (TavernHelper) run here?"
-SCRIPTS_KEY = "scripts_allowed"
 UPDATE_RULES_MARK = "[mvu_update]"
 _PENDING_KEY = "variables.pending"
 
@@ -125,8 +125,7 @@ def is_update_rules(entry: Mapping[str, Any]) -> bool:
 
 def scripts_allowed(env: BeatEnv) -> bool | None:
     """The user's answer for the card's scripts (None: never asked)."""
-    value = env.card.settings().get(SCRIPTS_KEY)
-    return value if isinstance(value, bool) else None
+    return scripts_allowance(env.card)
 
 
 def mvu_active(allowed: bool | None, books: Sequence[Lorebook], chat: StChat | None = None) -> bool:

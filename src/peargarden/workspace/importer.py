@@ -18,7 +18,10 @@ What goes where:
   ``library/regex/<stem>.json``, byte for byte: a global script from then on.
 
 A card with regex scripts of its own gets the user's answer to "allow them?" in its ``卡.json``
-when the caller passes ``regex_answer`` (asked once, see :mod:`.regex_scripts`).
+when the caller passes ``regex_answer`` (asked once, see :mod:`.regex_scripts`); one with TavernHelper
+scripts the answer of ``scripts_answer`` (see :mod:`.script_allowance`).  Every TavernHelper script of
+a card or a preset gets a line of the report: what will run here, what will not, what it loads from
+where (:func:`peargarden.formats.helper_scripts.script_report`); the scripts stay in the file as they were.
 
 A name already taken gets ``-2``, ``-3`` …; a library file with exactly the same bytes is reused.
 """
@@ -46,6 +49,7 @@ from peargarden.formats import (
     read_preset,
     read_regex_scripts,
 )
+from peargarden.formats.helper_scripts import HelperScript, helper_scripts, script_report
 
 from . import atomic
 from .cards import CHATS_DIR, CardFolder, list_cards, open_card, unique_name
@@ -53,6 +57,7 @@ from .home import Home, sanitize_name
 from .inputs import read_input
 from .library import JSON_SUFFIX, list_lorebook_names, list_preset_names, list_regex_names
 from .regex_scripts import ALLOW_KEY, card_regex_scripts
+from .script_allowance import SCRIPTS_KEY, card_helper_scripts
 from .seed import DEFAULT_CARD, DEFAULT_LOREBOOK, bundled, seed_home
 
 T = TypeVar("T")
@@ -124,6 +129,8 @@ class _Batch:
 ProgressFn = Callable[[Path, int], None]
 # The user's answer for a card with regex scripts: True / False, or None to ask at the first play.
 RegexAnswerFn = Callable[[Card], bool | None]
+# The same for a card's TavernHelper scripts (None: not asked; the built-in MVU then runs).
+ScriptsAnswerFn = Callable[[Card], bool | None]
 
 
 def book_mode(value: str) -> BookMode:
@@ -142,6 +149,7 @@ def plan_import(
     card: str | None = None,
     progress: ProgressFn | None = None,
     regex_answer: RegexAnswerFn | None = None,
+    scripts_answer: ScriptsAnswerFn | None = None,
 ) -> ImportPlan:
     """Read and check every file; decide every write.  Touches nothing on disk."""
     book = book_mode(book)
@@ -158,9 +166,11 @@ def plan_import(
         if kind in _CARD_SUFFIX:
             parsed = _guarded(path, read_card, data, str(path))
             _plan_card(plan, batch, path, kind, data, parsed, book, regex_answer)
+            _plan_card_scripts(plan, batch, path, parsed, scripts_answer)
         elif kind == "preset":
-            _guarded(path, read_preset, data, str(path))
+            preset = _guarded(path, read_preset, data, str(path))
             _plan_preset(plan, batch, path, data)
+            _report_scripts(plan, path, helper_scripts(preset.get("extensions")), "预设")
         elif kind == "regex_script":
             scripts = _guarded(path, read_regex_scripts, data, str(path))
             _plan_regex(plan, batch, path, data, len(scripts))
@@ -316,6 +326,28 @@ def _plan_card(
     plan.items.append(ImportedItem(path, "角色卡", card_file, note))
     if book_item is not None:
         plan.items.append(book_item)
+
+
+def _plan_card_scripts(
+    plan: ImportPlan, batch: _Batch, path: Path, card: Card, answer: ScriptsAnswerFn | None
+) -> None:
+    """The card's TavernHelper scripts: the user's answer (when given) and a report line for each."""
+    scripts = card_helper_scripts(card)
+    if not scripts:
+        return
+    folder = list(batch.cards)[-1]  # the card _plan_card just placed
+    allowed = answer(card) if answer is not None else None
+    if allowed is not None:
+        batch.pending_settings[folder][SCRIPTS_KEY] = allowed
+    _report_scripts(plan, path, scripts, f"卡「{card.name}」", mvu_on=allowed is not False)
+
+
+def _report_scripts(
+    plan: ImportPlan, path: Path, scripts: Sequence[HelperScript], owner: str, *, mvu_on: bool = True
+) -> None:
+    target = next((item.target for item in reversed(plan.items) if item.source == path and item.kind != "脚本"), path)
+    for script in scripts:
+        plan.items.append(ImportedItem(path, "脚本", target, script_report(script, owner, mvu_on=mvu_on)))
 
 
 def _joined(first: str, second: str) -> str:

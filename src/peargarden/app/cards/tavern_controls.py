@@ -43,6 +43,16 @@ def set_regex(home: Home, card: str, value: str) -> bool:
     return allowed
 
 
+def set_scripts(home: Home, card: str, value: str) -> bool:
+    """May the card's TavernHelper scripts act here (``on``/``off``; 卡.json ``scripts_allowed``)?
+    What runs is the built-in MVU, never the scripts' own code."""
+    from peargarden.workspace.script_allowance import set_scripts_allowance
+
+    allowed = parse_on_off("scripts", value)
+    set_scripts_allowance(open_card(home, card), allowed)
+    return allowed
+
+
 def set_card_preset(home: Home, card: str, preset: str) -> None:
     """The card's preset for tavern mode (卡.json ``preset``): a preset of the library."""
     read_named_preset(home, preset)

@@ -7,10 +7,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from peargarden.workspace.home import Home
-from peargarden.workspace.importer import BookMode, ImportPlan, RegexAnswerFn, apply_plan, book_mode, plan_import
+from peargarden.workspace.importer import (
+    BookMode,
+    ImportPlan,
+    RegexAnswerFn,
+    ScriptsAnswerFn,
+    apply_plan,
+    book_mode,
+    plan_import,
+)
 from peargarden.workspace.inputs import file_size
 
-__all__ = ["BookMode", "ImportPlan", "RegexAnswerFn", "book_choice", "import_files", "total_size"]
+__all__ = ["BookMode", "ImportPlan", "RegexAnswerFn", "ScriptsAnswerFn", "book_choice", "import_files", "total_size"]
 
 
 def book_choice(value: str) -> BookMode:
@@ -31,7 +39,9 @@ def import_files(
     card: str | None,
     regex_answer: RegexAnswerFn | None = None,
     progress: Callable[[Path, int], None] | None = None,
+    scripts_answer: ScriptsAnswerFn | None = None,
 ) -> tuple[ImportPlan, list[Path]]:
     """Check every file, then write them all: the plan (what each file became) and the files written."""
-    plan = plan_import(home, files, book=book, card=card, progress=progress, regex_answer=regex_answer)
+    plan = plan_import(home, files, book=book, card=card, progress=progress, regex_answer=regex_answer,
+                       scripts_answer=scripts_answer)  # fmt: skip
     return plan, apply_plan(plan)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from peargarden.errors import BadInput
-from peargarden.modes.chat_variables import SCRIPTS_KEY as SCRIPTS_KEY
 from peargarden.modes.chat_variables import card_books, greeting_seed, mvu_active
 from peargarden.modes.tavern.sources import card_worlds
 from peargarden.sessions.entries import Entry
@@ -32,6 +31,7 @@ from peargarden.variables.yaml_dump import yaml_stringify
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
+from peargarden.workspace.script_allowance import scripts_allowance
 
 if TYPE_CHECKING:
     from .chat_records import ChatRecord
@@ -118,11 +118,11 @@ def chat_variables_of(
                                          swipe if isinstance(swipe, int) else 0, _swipe_records(line)))  # fmt: skip
     metadata = chat_metadata(customs_as_data(tree.path()), st_header if isinstance(st_header, dict) else None)
     result = ChatVariables(messages, chat_variables(metadata))
-    allowed = folder.settings().get(SCRIPTS_KEY)
+    allowed = scripts_allowance(folder)
     worlds, order = card_worlds(folder.home, folder, settings, folder.load_card())
     books = card_books(worlds, order)
     has_mvu = any(is_mvu_data(record) for m in messages for record in m.swipes)
-    result.mvu = has_mvu or mvu_active(allowed if isinstance(allowed, bool) else None, books)
+    result.mvu = has_mvu or mvu_active(allowed, books)
     if result.mvu and not has_mvu and books:
         _seed_greeting(result, tree, books)
     return result
