@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from kit.cli import pear_in_process
-
 from peargarden.formats import read_card
 from peargarden.formats.helper_scripts import helper_scripts
 
