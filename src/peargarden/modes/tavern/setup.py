@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable, Sequence
-from functools import partial
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
@@ -27,7 +25,7 @@ from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import shared_start
 from peargarden.sessions.variables import CHAT_METADATA_TYPE, chat_metadata
 
-from .sources import card_worlds, read_named_preset
+from .sources import card_worlds, chat_keeper, read_named_preset
 from .variables import entry_sources, late_step, preset_sources, request_variables
 
 # Body fields of SillyTavern's request that are sampler settings (sent as given when not None).
@@ -100,32 +98,8 @@ class StLines:
         return out
 
 
-_WORLDS_KEY = "tavern.worlds"
 _LOREBOOKS_KEY = "tavern.lorebooks"
 _LINES_KEY = "tavern.lines"
-
-
-def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) -> Any:
-    """``read()``, or the very object read last beat when ``path`` has not changed since.
-
-    The lorebook cache keys on object identity, so an unchanged file must give the same dict.
-    """
-    try:
-        stat = path.stat() if path is not None else None
-    except OSError:
-        stat = None
-    if stat is None:
-        return read()
-    stamp = (str(path), stat.st_mtime_ns, stat.st_size)
-    with env.cache_lock:
-        memo = env.cache.setdefault(_WORLDS_KEY, {})
-        hit = memo.get(key)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-    value = read()
-    with env.cache_lock:
-        memo[key] = (stamp, value)
-    return value
 
 
 def _lorebooks(env: BeatEnv) -> Any:
@@ -139,7 +113,7 @@ def _chat_lines(env: BeatEnv) -> StLines:
 
 
 def _worlds(env: BeatEnv, loaded: Card) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    return card_worlds(env.card.home, env.card, env.settings, loaded, kept=partial(_kept, env))
+    return card_worlds(env.card.home, env.card, env.settings, loaded, kept=chat_keeper(env))
 
 
 def _preset(env: BeatEnv) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from peargarden.formats import Card
 from peargarden.formats.presets import read_preset
+from peargarden.modes.base import BeatEnv
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
@@ -29,6 +30,35 @@ Keeper = Callable[[str, Path | None, Callable[[], Any]], Any]
 
 def _fresh(_key: str, _path: Path | None, read: Callable[[], Any]) -> Any:
     return read()
+
+
+_WORLDS_KEY = "tavern.worlds"
+
+
+def chat_keeper(env: BeatEnv) -> Keeper:
+    """A :data:`Keeper` over the chat's memo (``BeatEnv.cache``): a file's value is read again only
+    when the file changed, and an unchanged file gives the very object read last time (the lorebook
+    cache keys on object identity)."""
+
+    def kept(key: str, path: Path | None, read: Callable[[], Any]) -> Any:
+        try:
+            stat = path.stat() if path is not None else None
+        except OSError:
+            stat = None
+        if stat is None:
+            return read()
+        stamp = (str(path), stat.st_mtime_ns, stat.st_size)
+        with env.cache_lock:
+            memo = env.cache.setdefault(_WORLDS_KEY, {})
+            hit = memo.get(key)
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+        value = read()
+        with env.cache_lock:
+            memo[key] = (stamp, value)
+        return value
+
+    return kept
 
 
 def card_worlds(

@@ -43,16 +43,17 @@ from ..chat_variables import (
     st_chat,
 )
 from ..chat_variables import card_books as books_of
-from .sources import card_worlds
+from .sources import card_worlds, chat_keeper
 
 _MACRO_MARK = "_variable::"
+_TAIL = 4  # messages read of a chat without variables: enough to find the user's last one
 
 
 def card_books(env: BeatEnv) -> list[Any]:
     """The card's lorebooks as MVU reads them: tavern mode's books, the character's first (none when
     a book cannot be read: the request says so itself, the variables only go without their seed)."""
     try:
-        worlds, order = card_worlds(env.card.home, env.card, env.settings, env.card.load_card())
+        worlds, order = card_worlds(env.card.home, env.card, env.settings, env.card.load_card(), chat_keeper(env))
     except PearError:
         return []
     return books_of(worlds, order)
@@ -143,9 +144,13 @@ class RequestVariables:
 
 
 def request_variables(env: BeatEnv, inp: BeatInput) -> RequestVariables:
-    """The branch as MVU holds it at request time (the greeting's seed and the user's record filled in)."""
-    chat = st_chat(inp.history, inp.custom_entries)
+    """The branch as MVU holds it at request time (the greeting's seed and the user's record filled in).
+    A chat without variables reads only its last messages (a long chat pays nothing per beat)."""
     books = card_books(env)
+    noted = any(custom.get("customType") == MESSAGE_VARIABLES_TYPE for custom in inp.custom_entries)
+    if not noted and not mvu_active(scripts_allowed(env), books):
+        return RequestVariables(st_chat(inp.history[-_TAIL:], ()), None)
+    chat = st_chat(inp.history, inp.custom_entries)
     prepared = prepare(chat, books, pending_records(env)) if mvu_active(scripts_allowed(env), books, chat) else None
     return RequestVariables(chat, prepared)
 
@@ -182,17 +187,17 @@ def late_step(
 
 def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator[str] | None:
     """MVU's work on the finished reply (see the module docstring); ``None`` when the card keeps no
-    variables and no template wrote any."""
+    variables and no template wrote any (decided without reading the branch)."""
     env = view.env
     books = card_books(env)
-    history = build_context(view.tree.path())
-    chat = st_chat(history, customs_as_data(view.tree.customs()))
     pending = pending_records(env)
-    active = mvu_active(scripts_allowed(env), books, chat)
+    allowed = scripts_allowed(env)
+    active = allowed is not False and (bool(view.tree.customs(MESSAGE_VARIABLES_TYPE)) or mvu_active(allowed, books))
     if not active and not pending:
         return None
-    reply_id = beat_reply(chat, result)
-    return _write(view, chat, books if active else [], pending, reply_id, active)
+    history = build_context(view.tree.path())
+    chat = st_chat(history, customs_as_data(view.tree.customs()))
+    return _write(view, chat, books if active else [], pending, beat_reply(chat, result), active)
 
 
 def beat_reply(chat: StChat, result: BeatResult) -> str | None:
