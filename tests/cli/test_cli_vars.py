@@ -151,7 +151,7 @@ def test_vars_show_names_a_missing_message_or_chat_in_one_line(home_dir: Path) -
     assert missing.returncode == 2 and missing.stdout == ""
     assert "没有第 99 条消息" in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
     unknown = pear_in_process(home_dir, "vars", "show", "--chat", "没有这段对话")
-    assert unknown.returncode != 0 and "没有对话" in unknown.stderr
+    assert unknown.returncode == 2 and unknown.stdout == "" and "没有对话" in unknown.stderr
 
 
 def _mvu_home(home: Path, base_url: str) -> None:
