@@ -39,7 +39,7 @@ def exact(value: Any) -> str:
 
 
 def book(case: str) -> Lorebook:
-    skip = ("card.json", "settings.json")
+    skip = ("card.json", "settings.json", "preset.json")
     path = next(p for p in (CASES_DIR / case).glob("*.json") if p.name not in skip and not p.name.startswith("step_"))
     return Lorebook(path.stem, json.loads(path.read_text(encoding="utf-8"))["entries"])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -68,34 +69,29 @@ def import_command(
         typer.echo(f"{item.kind}\t{item.source.name} → {target}{note}")
 
 
-def regex_answer(choice: str) -> RegexAnswerFn:
-    """``--regex``: a fixed answer, or (``ask``) the question on a terminal and None elsewhere."""
+def _card_answer(flag: str, choice: str, question: Callable[[Card], str], default: bool) -> RegexAnswerFn:
+    """A card question's flag: a fixed answer, or (``ask``) the question on a terminal and None elsewhere."""
     if choice in ("allow", "deny"):
         return lambda _card: choice == "allow"
     if choice != "ask":
-        raise BadInput(f"--regex 只能是 allow、deny 或 ask，实际是 {choice!r}")
+        raise BadInput(f"{flag} 只能是 allow、deny 或 ask，实际是 {choice!r}")
 
     def ask(card: Card) -> bool | None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            return None  # no one to ask: the first play asks
-        return typer.confirm(regex_question(card), default=False)
+            return None  # no one to ask: regex waits for the first play, the built-in MVU runs
+        return typer.confirm(question(card), default=default)
 
     return ask
+
+
+def regex_answer(choice: str) -> RegexAnswerFn:
+    """``--regex``: a card's own regex scripts (asked again at the first play when unanswered)."""
+    return _card_answer("--regex", choice, regex_question, False)
 
 
 def _scripts_answer(choice: str) -> ScriptsAnswerFn:
-    """``--scripts``: a fixed answer, or (``ask``) the question on a terminal and None elsewhere."""
-    if choice in ("allow", "deny"):
-        return lambda _card: choice == "allow"
-    if choice != "ask":
-        raise BadInput(f"--scripts 只能是 allow、deny 或 ask，实际是 {choice!r}")
-
-    def ask(card: Card) -> bool | None:
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            return None  # the built-in MVU runs until told otherwise (pear tavern set scripts off)
-        return typer.confirm(scripts_question(card), default=True)
-
-    return ask
+    """``--scripts``: a card's TavernHelper scripts (unanswered: the built-in MVU runs)."""
+    return _card_answer("--scripts", choice, scripts_question, True)
 
 
 def _import_with_progress(

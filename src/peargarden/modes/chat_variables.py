@@ -102,9 +102,33 @@ def st_chat(
     return StChat(messages, ids, chat_metadata(customs, header))
 
 
+# How much of a branch's end is read first: a beat needs the record in force, the user's message and
+# the reply, which sit there as soon as the chat holds MVU records at all.
+TAIL_MESSAGES = 64
+
+
+def recent_chat(
+    history: Sequence[ContextMessage],
+    customs: Iterable[Mapping[str, Any]],
+    recent_customs: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
+) -> StChat:
+    """:func:`st_chat` of the branch's last messages when they hold an MVU record (a long chat's beat
+    reads its end only), else of the whole branch.  *recent_customs*: the custom entries of that end,
+    when the caller can give them cheaply (else all of *customs* are read)."""
+    if len(history) > TAIL_MESSAGES:
+        tail = history[-TAIL_MESSAGES:]
+        chat = st_chat(tail, recent_customs() if recent_customs is not None else customs)
+        if chat.has_mvu():
+            chat.metadata = chat_metadata(customs)
+            return chat
+    return st_chat(history, customs)
+
+
 def _attach(line: dict[str, Any], note: Mapping[str, Any] | None) -> None:
+    # The note's own record, not a copy: the engine copies what it changes (a long chat holds
+    # thousands of records, and a beat reads one or two of them).
     record = note.get("variables") if note is not None else None
-    line["variables"] = [copy.deepcopy(record)] if isinstance(record, dict) else []
+    line["variables"] = [record] if isinstance(record, dict) else []
 
 
 def card_books(worlds: Mapping[str, Any], order: Sequence[str]) -> list[Lorebook]:

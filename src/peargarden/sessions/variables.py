@@ -27,6 +27,7 @@ CHAT_METADATA_TYPE = "tavern-metadata"
 
 # Custom entries that describe one message (``data["message"]``): copies follow the message they name.
 MESSAGE_BOUND_TYPES = frozenset({MESSAGE_VARIABLES_TYPE})
+_NOTE_KEYS = ("variables", "text")
 
 
 def note_data(message_id: str, *, variables: Any = None, text: str | None = None) -> dict[str, Any]:
@@ -57,16 +58,19 @@ def note_records(custom_entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[
     """:func:`message_notes` over custom entries as a request builder sees them (``{"customType", "data"}``)."""
     notes: dict[str, dict[str, Any]] = {}
     for custom in custom_entries:
-        data = custom.get("data")
-        if custom.get("customType") not in MESSAGE_BOUND_TYPES or not isinstance(data, dict):
+        if custom.get("customType") not in MESSAGE_BOUND_TYPES:
             continue
-        target = data.get("message")
+        data = custom.get("data")
+        target = data.get("message") if isinstance(data, dict) else None
         if not isinstance(target, str):
             continue
-        merged = notes.setdefault(target, {})
-        for key in ("variables", "text"):
-            if key in data:
-                merged[key] = data[key]
+        assert isinstance(data, dict)
+        said = {key: data[key] for key in _NOTE_KEYS if key in data}
+        merged = notes.get(target)
+        if merged is None:
+            notes[target] = said
+        else:
+            merged.update(said)
     return notes
 
 

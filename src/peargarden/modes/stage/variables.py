@@ -30,8 +30,7 @@ from peargarden.agent.result import BeatResult
 from peargarden.agent.tools import Tool, ToolContext, ToolResult
 from peargarden.errors import PearError
 from peargarden.providers.base import ChatRequest
-from peargarden.sessions.context import build_context
-from peargarden.sessions.variables import CHAT_METADATA_TYPE, MESSAGE_VARIABLES_TYPE, chat_metadata, customs_as_data
+from peargarden.sessions.variables import CHAT_METADATA_TYPE, MESSAGE_VARIABLES_TYPE, chat_metadata
 from peargarden.variables.history import is_mvu_data, last_valid_variables
 from peargarden.variables.initvar import Lorebook
 from peargarden.variables.jsvalues import clone
@@ -47,9 +46,8 @@ from ..chat_variables import (
     pending_records,
     prepare,
     scripts_allowed,
-    st_chat,
 )
-from ..tavern.variables import beat_reply, card_books, greeting_swipes, late_step, request_variables
+from ..tavern.variables import beat_reply, branch_chat, card_books, greeting_swipes, late_step, request_variables
 
 TOOL_NAME = "variables_update"
 _BEAT_KEY = "stage.variables"
@@ -230,7 +228,7 @@ def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator
     to the branch, its update block stripped from what is shown; ``None`` for a card without them."""
     env = view.env
     card = _card(env)
-    chat = st_chat(build_context(view.tree.path()), customs_as_data(view.tree.customs()))
+    chat = branch_chat(view)
     if not (card.active or chat.has_mvu()) or scripts_allowed(env) is False:
         _beat_memo(env).clear()
         return None

@@ -25,13 +25,14 @@ from peargarden.agent.loop import BeatInput
 from peargarden.agent.result import BeatResult
 from peargarden.errors import PearError
 from peargarden.sessions.context import build_context
-from peargarden.sessions.variables import MESSAGE_VARIABLES_TYPE, customs_as_data, note_data
+from peargarden.sessions.variables import MESSAGE_VARIABLES_TYPE, chat_metadata, customs_as_data, note_data
 from peargarden.variables.ejs import has_template
 from peargarden.variables.macros import expand_variable_macros
 from peargarden.variables.templates_js import render_template
 
 from ..base import BeatEnv, BranchView, SideCall
 from ..chat_variables import (
+    TAIL_MESSAGES,
     Prepared,
     StChat,
     beat_notes,
@@ -39,6 +40,7 @@ from ..chat_variables import (
     mvu_active,
     pending_records,
     prepare,
+    recent_chat,
     scripts_allowed,
     st_chat,
 )
@@ -47,6 +49,7 @@ from .sources import card_worlds, chat_keeper
 
 _MACRO_MARK = "_variable::"
 _TAIL = 4  # messages read of a chat without variables: enough to find the user's last one
+TAIL_ENTRIES = 4 * TAIL_MESSAGES  # path entries read first after a beat (messages, notes, metadata)
 
 
 def card_books(env: BeatEnv) -> list[Any]:
@@ -150,7 +153,7 @@ def request_variables(env: BeatEnv, inp: BeatInput) -> RequestVariables:
     noted = any(custom.get("customType") == MESSAGE_VARIABLES_TYPE for custom in inp.custom_entries)
     if not noted and not mvu_active(scripts_allowed(env), books):
         return RequestVariables(st_chat(inp.history[-_TAIL:], ()), None)
-    chat = st_chat(inp.history, inp.custom_entries)
+    chat = recent_chat(inp.history, inp.custom_entries)
     prepared = prepare(chat, books, pending_records(env)) if mvu_active(scripts_allowed(env), books, chat) else None
     return RequestVariables(chat, prepared)
 
@@ -195,9 +198,21 @@ def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator
     active = allowed is not False and (bool(view.tree.customs(MESSAGE_VARIABLES_TYPE)) or mvu_active(allowed, books))
     if not active and not pending:
         return None
-    history = build_context(view.tree.path())
-    chat = st_chat(history, customs_as_data(view.tree.customs()))
+    chat = branch_chat(view)
     return _write(view, chat, books if active else [], pending, beat_reply(chat, result), active)
+
+
+def branch_chat(view: BranchView) -> StChat:
+    """The branch as SillyTavern's chat for the after-beat step: its end, or all of it when the end
+    holds no MVU record (a new chat, whose greeting gets its seed)."""
+    path = view.tree.path()
+    end = path[-TAIL_ENTRIES:]
+    if len(path) > TAIL_ENTRIES:
+        chat = st_chat(build_context(end), customs_as_data(end))
+        if chat.has_mvu():
+            chat.metadata = chat_metadata(customs_as_data(view.tree.customs()))
+            return chat
+    return st_chat(build_context(path), customs_as_data(view.tree.customs()))
 
 
 def beat_reply(chat: StChat, result: BeatResult) -> str | None:
