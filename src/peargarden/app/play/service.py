@@ -455,6 +455,10 @@ class ChatSession:
             return []  # each builder words the request itself (stage, tavern, plain)
         return tools
 
+    def _stamped(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A message the loop records, as this chat keeps it (a group chat adds who spoke)."""
+        return message
+
     def _user_message(self, text: str, play: PlayMode) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "user", "content": text, "name": self.env.user_name}
         if play.tags:  # words sent in work mode stay out of the story
@@ -838,7 +842,9 @@ class ChatSession:
             judge=self.app.judge or self._sandbox_judge(),
             approver=approver,
             record_card_grant=self.app.record_card_grant or make_card_grant_recorder(self.app.home, self.card.folder),
-            record=_recording(lambda message: chat.append_message(message).id, checkpoint) if record else no_record,
+            record=_recording(lambda message: chat.append_message(self._stamped(message)).id, checkpoint)
+            if record
+            else no_record,
             cancel=cancel,
             context=ctx,
             continue_prefix=start.prefix,

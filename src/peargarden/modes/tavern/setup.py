@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
@@ -27,6 +27,9 @@ from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import shared_start
 
 from .sources import card_worlds, read_named_preset
+
+if TYPE_CHECKING:  # the assembly is loaded when a builder is made
+    from peargarden.tavern.state import TavernState
 
 # Body fields of SillyTavern's request that are sampler settings (sent as given when not None).
 _SAMPLER_KEYS = (
@@ -144,7 +147,15 @@ def _preset(env: BeatEnv) -> dict[str, Any] | None:
     return read_named_preset(env.card.home, env.settings.preset) if env.settings.preset else None
 
 
-def tavern_builder(env: BeatEnv) -> RequestBuilder:
+def tavern_builder(
+    env: BeatEnv,
+    *,
+    tavern_settings: dict[str, Any] | None = None,
+    prepare_state: Callable[[TavernState], None] | None = None,
+) -> RequestBuilder:
+    """SillyTavern's request for the card of *env*.  *tavern_settings*: the ``tavern`` settings to
+    use instead of the card's ``卡.json`` ones; *prepare_state*: called on each state before it
+    assembles (a group chat makes it the member speaking in the group, :mod:`peargarden.modes.group`)."""
     from peargarden.formats import card_to_object
     from peargarden.tavern.assemble import generate
     from peargarden.tavern.controls import user_state
@@ -157,6 +168,8 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
     card_obj = card_to_object(loaded, "v2")
     card_json = env.card.settings()
     tavern = card_json.get("tavern") if isinstance(card_json.get("tavern"), dict) else {}
+    if tavern_settings is not None:
+        tavern = tavern_settings
     assert isinstance(tavern, dict)
     preset = _preset(env)
     worlds, books = _worlds(env, loaded)
@@ -195,7 +208,9 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             own_chat=True,
             seed=env.seed,
         )
-        if not state.chat:
+        if prepare_state is not None:
+            prepare_state(state)
+        if not state.chat and state.cast is None:  # a group chat starts with every member's greeting
             start_new_chat(state)
         if pending:
             state.chat.append(user_message(state, pending))

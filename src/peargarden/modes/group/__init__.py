@@ -1,0 +1,1 @@
+"""Group chats: one beat, several speakers (see ``docs/group-chats.md``)."""
