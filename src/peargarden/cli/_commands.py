@@ -34,6 +34,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "chat": CommandEntry("chat_cmd", "和一张卡对话（交互式、流式输出）；--once 只走一拍。"),
     "entries": CommandEntry("entries_cmd", "Entries of APPEND_SYSTEM.md / AGENTS.md: list them, switch one on or off."),
     "export": CommandEntry("export_cmd", "Export a card (PNG, JSON, CHARX) or a lorebook (SillyTavern JSON)."),
+    "group": CommandEntry("group_cmd", "群聊：建群、列出、修改、静音成员、删除、导入导出 SillyTavern 群聊。"),
     "import": CommandEntry("import_cmd", "Import SillyTavern files."),
     "init": CommandEntry(
         "init_cmd", "Create the data folder with its defaults; never overwrites what is already there."

@@ -343,11 +343,11 @@ def group_chat_jsonl(chat: ChatFile, user_name: str, title: str) -> bytes:
     header = chat.header.get("st_header")
     if not isinstance(header, dict) or not header:
         header = {"chat_metadata": {}, "user_name": "unused", "character_name": "unused"}
-    lines = export_chat(chat.tree, dict(header), user_name, title)
+    lines = export_chat(chat.tree, dict(header), user_name, title, split_replies=True)
     return write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
 
 
-def export_group(home: Home, name: str, out: Path, user_name: str = "User") -> list[Path]:
+def export_group(home: Home, name: str, out: Path, user_name: str | None = None) -> list[Path]:
     """``<out>/groups/<id>.json`` (the group file as stored) and ``<out>/group chats/<chat id>.jsonl``
     for each chat: SillyTavern's data layout, ready to copy into ``data/<user>/``."""
     folder = open_group(home, name)
@@ -355,6 +355,10 @@ def export_group(home: Home, name: str, out: Path, user_name: str = "User") -> l
     if out.exists() and not out.is_dir():
         raise BadInput("导出群聊要给一个文件夹（-o DIR）", path=out)
     title = group_file.name or folder.folder
+    if user_name is None:
+        from peargarden.workspace.config import load_settings
+
+        user_name = load_settings(home.config_file).user_name
     chats = [(chat_id, ChatFile.open(folder.chats_dir, chat_id)) for chat_id in folder.chat_ids()]
     written = [out / "groups" / f"{sanitize_name(group_file.id) or folder.folder}.json"]
     atomic.write_bytes(written[0], read_input(folder.group_file))  # as stored: SillyTavern's own bytes
