@@ -430,7 +430,9 @@ def _round(
                 if stop in ("error", "aborted"):
                     break
                 if stop == "ended_by_tool":
-                    stop = "stop"  # handing the turn on is no way for a round to end
+                    if scene.handed_to is None:
+                        break  # a fork handed to the user (the stage's ask): the round waits for them
+                    stop = "stop"  # handing the turn on (next_speaker) is no way for a round to end
                 queue = _next(scene, queue)
             beat.record.seconds = round(time.time() - beat.started, 2)
             final = DoneEvent(stop_reason=stop, rounds=rounds, entry_id=entry, usage=usage)
