@@ -7,6 +7,7 @@ The memory itself lives in :mod:`peargarden.modes.stage.memory` (on disk, side c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +47,33 @@ def story_state(session: ChatSession) -> dict[str, Any]:
     }
 
 
-def compact_now(session: ChatSession) -> tuple[dict[str, Any], str]:
-    """Compact the earlier story into a relay summary now (the latest turns stay as they are; the
-    messages stay in the session file): the summary in force and a warning ("" when none).  Nothing
-    to compact is a ``BadInput`` that says why."""
+def compact_now(
+    session: ChatSession, progress: Callable[[str], None] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """Compact the earlier story into relay summaries now (the latest turns stay as they are; the
+    messages stay in the session file), in as many bounded side requests as a long history needs,
+    each step said to *progress*: the summary in force (``turns`` and ``chars``: what all the steps
+    covered) and the warnings.  Nothing to compact is a ``BadInput`` that says why."""
+    warnings: list[str] = []
     outcome = memory.compact_story(session.branch_view(), session.side_call(), manual=True)
     if not outcome.written:
         raise BadInput(outcome.warning or outcome.note or "没有压缩")
-    return memory.active_summary(session.chat.tree) or {}, outcome.warning or ""
+    turns = chars = 0
+    while True:
+        turns, chars = turns + outcome.turns, chars + outcome.chars
+        warnings += [outcome.warning] if outcome.warning else []
+        if not outcome.remaining:
+            break
+        if progress is not None:
+            progress(outcome.note)
+        try:
+            outcome = memory.compact_story(session.branch_view(), session.side_call(), manual=True)
+        except BadInput:  # what is left is too little to be worth a summary of its own
+            break
+        if not outcome.written:  # the side model failed: what was covered so far stays
+            warnings += [outcome.warning or outcome.note] if (outcome.warning or outcome.note) else []
+            break
+    return {**(memory.active_summary(session.chat.tree) or {}), "turns": turns, "chars": chars}, warnings
 
 
 def resident_file(home: Home, card: str) -> tuple[CardFolder, Path]:
