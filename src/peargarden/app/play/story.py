@@ -14,6 +14,7 @@ from typing import Any
 from peargarden.errors import BadInput, NotFound
 from peargarden.modes.stage import memory
 from peargarden.stage.memory import format_roster, format_state
+from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.home import Home
 
@@ -88,7 +89,6 @@ def resident_text(folder: CardFolder) -> str:
 
 def ensure_file(path: Path) -> None:
     """Create *path* empty when it does not exist (for an editor to open)."""
-    from peargarden.workspace import atomic
 
     if not path.exists():
         atomic.write_text(path, "")

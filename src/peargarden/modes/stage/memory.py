@@ -224,7 +224,6 @@ def _recall_docs(tree: TreeReader, covers: str | None) -> list[str]:
     ids = [item.entry_id for item in items]
     if covers not in ids:
         return []
-    from peargarden.stage.history import story_turns
 
     covered = items[: ids.index(covers) + 1]
     return [turn.text for turn in story_turns([item.message for item in covered]) if turn.text.strip()]

@@ -20,11 +20,18 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.formats import Card
+from peargarden.formats import Card, card_to_object
 from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import shared_start
+from peargarden.tavern.assemble import generate
+from peargarden.tavern.controls import user_state
+from peargarden.tavern.replay import start_new_chat, user_message
+from peargarden.tavern.request import request_body
+from peargarden.text.tokens import counter_for_model
+from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
+from peargarden.worldinfo.sources import LorebookCache
 
 from .sources import card_worlds, read_named_preset
 
@@ -127,7 +134,6 @@ def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) ->
 
 
 def _lorebooks(env: BeatEnv) -> Any:
-    from peargarden.worldinfo.sources import LorebookCache
 
     return chat_memo(env, _LOREBOOKS_KEY, LorebookCache)
 
@@ -145,13 +151,6 @@ def _preset(env: BeatEnv) -> dict[str, Any] | None:
 
 
 def tavern_builder(env: BeatEnv) -> RequestBuilder:
-    from peargarden.formats import card_to_object
-    from peargarden.tavern.assemble import generate
-    from peargarden.tavern.controls import user_state
-    from peargarden.tavern.replay import start_new_chat, user_message
-    from peargarden.tavern.request import request_body
-    from peargarden.text.tokens import counter_for_model
-    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
 
     loaded = env.card.load_card()
     card_obj = card_to_object(loaded, "v2")
