@@ -14,11 +14,13 @@ from typing import Any
 import typer
 
 from peargarden.app import AgentEvent
+from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
 from peargarden.app.library.library import init_home
 from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
+from peargarden.formats import dumps_json
 
 from ._app import app, state
 from ._vault import vault_snapshots
@@ -365,14 +367,12 @@ def chat_command(
 
 def _json(value: Any) -> str:
     """JSON for the terminal (lone surrogates escaped); formats is imported only when needed."""
-    from peargarden.formats import dumps_json
 
     return dumps_json(value)
 
 
 def _ask_card_regex(home: Any, card: str) -> None:
     """First play of a card with regex scripts of its own: ask once (on a terminal) and remember."""
-    from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
 
     pending = pending_question(home, card)
     if pending is None:

@@ -21,6 +21,8 @@ from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 
+from .regex_allowance import set_allowance
+
 _NOTE_POSITIONS = {0: "after", 1: "chat", 2: "before"}
 _ROLES = {0: "system", 1: "user", 2: "assistant"}
 # Keys that live in a preset when ``--preset`` is given (the others are the card's or a chat's).
@@ -36,7 +38,6 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def set_regex(home: Home, card: str, value: str) -> bool:
     """May the card's own regex scripts run (``on``/``off``; 卡.json ``regex_allowed``)?"""
-    from .regex_allowance import set_allowance
 
     allowed = parse_on_off("regex", value)
     set_allowance(home, card, allowed)

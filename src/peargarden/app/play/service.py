@@ -46,7 +46,14 @@ from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
 from peargarden.app.play.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.errors import BadInput, NotFound, PearError
-from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
+from peargarden.formats import (
+    TavernChat,
+    TavernMessage,
+    card_to_object,
+    format_create_date,
+    read_chat_jsonl,
+    write_chat_jsonl,
+)
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, BranchView, PlayMode, SideCall
 from peargarden.modes.side import ProviderSideCall, side_thinking
 from peargarden.modes.table import MODES
@@ -54,6 +61,10 @@ from peargarden.providers.base import ChatRequest, Provider, StreamEvent, Thinki
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
 from peargarden.sessions.sillytavern import export_chat, import_chat
+from peargarden.tavern.version import for_version
+from peargarden.text.macro_dispatch import expand
+from peargarden.text.macros import MacroEnv, Variables
+from peargarden.text.rolls import live_random
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, chat_lock_file
 from peargarden.workspace.chats import ChatFile, branch_mode, last_written, list_chats, recorded_mode, utc_now
@@ -299,7 +310,6 @@ _recorded_mode = recorded_mode
 
 
 def _card_object(card: Any) -> dict[str, Any]:
-    from peargarden.formats import card_to_object
 
     obj = card_to_object(card, "v3")
     return obj if isinstance(obj, dict) else {}
@@ -559,10 +569,6 @@ class ChatSession:
         """A greeting as the chat keeps it: SillyTavern substitutes its macros when it adds the first
         message (``{{user}}``, ``{{char}}``, the legacy ``<USER>``/``<BOT>``, rolls …), with the
         macro engine of the card's SillyTavern release."""
-        from peargarden.tavern.version import for_version
-        from peargarden.text.macro_dispatch import expand
-        from peargarden.text.macros import MacroEnv, Variables
-        from peargarden.text.rolls import live_random
 
         env = MacroEnv(user=self.env.user_name, char=name, card=None, variables=Variables(), random=live_random())
         new_engine = for_version(self.settings.st_version).new_macro_engine

@@ -11,6 +11,7 @@ from peargarden.errors import BadInput
 from peargarden.workspace.config import ModelSettings, load_settings
 from peargarden.workspace.home import Home
 
+from .connections import resolve_provider
 from .stored_keys import has_stored_key, store_key, with_stored_key
 
 
@@ -63,7 +64,6 @@ def save_connection_key(home: Home, connection: str, key: str) -> None:
 
 def connection_models(home: Home, connection: str | None = None) -> dict[str, Any]:
     """The model list of *connection*'s endpoint (default: the main model's connection)."""
-    from .connections import resolve_provider
 
     current = with_stored_key(home, load_settings(home.config_file))
     if connection:

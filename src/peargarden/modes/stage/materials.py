@@ -43,6 +43,7 @@ from peargarden.workspace.config import Settings, load_settings, parse_settings
 from peargarden.workspace.home import SUPPLEMENT_BOOK_FILE, Home
 from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
 from peargarden.workspace.regex_scripts import card_regex_scripts, global_regex_scripts, regex_allowance
+from peargarden.workspace.seed import bundled
 from peargarden.workspace.text_files import read_user_text
 
 __all__ = [
@@ -101,7 +102,6 @@ def _read_text(path: Path) -> str | None:
 
 
 def _bundled_system() -> str:
-    from peargarden.workspace.seed import bundled
 
     return bundled("SYSTEM.md").decode("utf-8")
 

@@ -16,20 +16,25 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.formats import Card
+from peargarden.formats import Card, card_to_object
 from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import shared_start
+from peargarden.tavern.assemble import generate
+from peargarden.tavern.controls import user_state
+from peargarden.tavern.replay import start_new_chat, user_message
+from peargarden.tavern.request import request_body
+from peargarden.tavern.state import TavernState
+from peargarden.text.tokens import counter_for_model
+from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
+from peargarden.worldinfo.sources import LorebookCache
 
 from .sources import card_worlds, read_named_preset
-
-if TYPE_CHECKING:  # the assembly is loaded when a builder is made
-    from peargarden.tavern.state import TavernState
 
 # Body fields of SillyTavern's request that are sampler settings (sent as given when not None).
 _SAMPLER_KEYS = (
@@ -130,7 +135,6 @@ def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) ->
 
 
 def _lorebooks(env: BeatEnv) -> Any:
-    from peargarden.worldinfo.sources import LorebookCache
 
     return chat_memo(env, _LOREBOOKS_KEY, LorebookCache)
 
@@ -156,14 +160,6 @@ def tavern_builder(
     """SillyTavern's request for the card of *env*.  *tavern_settings*: the ``tavern`` settings to
     use instead of the card's ``卡.json`` ones; *prepare_state*: called on each state before it
     assembles (a group chat makes it the member speaking in the group, :mod:`peargarden.modes.group`)."""
-    from peargarden.formats import card_to_object
-    from peargarden.tavern.assemble import generate
-    from peargarden.tavern.controls import user_state
-    from peargarden.tavern.replay import start_new_chat, user_message
-    from peargarden.tavern.request import request_body
-    from peargarden.text.tokens import counter_for_model
-    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
-
     loaded = env.card.load_card()
     card_obj = card_to_object(loaded, "v2")
     card_json = env.card.settings()
