@@ -52,6 +52,5 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     """The service's names, imported when a front first asks for them."""
     if name in _LAZY:
-
         return getattr(import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,6 +17,7 @@ from peargarden.app import AgentEvent
 from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
 from peargarden.app.library.library import init_home
 from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
+from peargarden.app.play.group_session import new_group_chat, open_group_chat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
@@ -74,8 +75,6 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: st
         init_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
     service = PearApp(home)
     if group is not None:
-        from peargarden.app.play.group_session import new_group_chat, open_group_chat
-
         if card is not None:
             raise BadInput("--card 和 --group 只能选一个（a card or a group）")
         session: ChatSession = (

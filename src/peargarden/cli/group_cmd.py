@@ -147,11 +147,7 @@ def import_command(
     name: str | None = typer.Option(None, "--name", help="群聊在这里的名字（默认：文件里的 name）。"),
 ) -> None:
     """Import a SillyTavern group (its members' cards must be imported first) and its chats."""
-    from peargarden.workspace.inputs import read_input
-
-    data = read_input(group_file)
-    chat_files = [(read_input(path), path.name) for path in chats or []]
-    folder, ids = group_files.import_group(state.home, data, str(group_file), chat_files, name=name)
+    folder, ids = group_files.import_group_files(state.home, group_file, chats or [], name=name)
     typer.echo(f"已导入群聊「{folder.folder}」" + (f"，对话：{'、'.join(ids)}" if ids else ""))
 
 

@@ -114,7 +114,6 @@ def detect_profile(base_url: str, model: str = "", name: str | None = None) -> P
         try:
             return PROFILES[name.lower()]
         except KeyError:
-
             known = ", ".join(PROFILES)
             raise BadInput(f"unknown provider profile {name!r} (known: {known})") from None
     parts = urlsplit(base_url)

@@ -52,7 +52,6 @@ class Variables:
         current: object = self.get(scope, name) or 0
         if isinstance(current, str):
             try:
-
                 parsed = json.loads(current)
             except ValueError:
                 parsed = None

@@ -190,7 +190,6 @@ class _Reader:
         if char in "\"'":
             return self.string()
         if self.js and (char.isdigit() or char == "."):
-
             return to_js_string(js_number(self.unsigned_number()))
         word = self.identifier()
         if not word:

@@ -148,7 +148,6 @@ def to_number(value: JsValue) -> int | float:
             return 0
         return to_number(to_js_string(value)) if len(value) == 1 else math.nan
     if isinstance(value, str):
-
         text = js_trim(value)
         if not text:
             return 0

@@ -103,7 +103,6 @@ def _js_key(key: Any) -> str:
     if isinstance(key, float) and math.isfinite(key):
         key = js_number(key)
     if isinstance(key, list | dict):
-
         return json.dumps(key, ensure_ascii=False)
     return "" if key is None else to_js_string(key)
 

@@ -224,4 +224,3 @@ def export(request: Request, card: str, chat_id: str) -> StreamingResponse:
 def _quote(name: str) -> str:
 
     return quote(name)
-

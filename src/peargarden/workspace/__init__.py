@@ -8,7 +8,8 @@
   a card's allowance), :mod:`.seed` (``pear init``).
 - :mod:`.chats` — session files ``cards/<card>/chats/<id>/session.jsonl`` (fsynced appends only; a long
   chat's index in ``<id>/.cache/session.idx``); :mod:`.chat_lock` — one beat per chat across processes;
-  :mod:`.locking` — cross-process file locks under ``vault/locks/``.
+  :mod:`.locking` — cross-process file locks under ``vault/locks/``; :mod:`.groups` — group folders
+  ``groups/<name>/`` (SillyTavern's ``group.json``, our ``群.json``, the chats as a card's).
 - :mod:`.importer` / :mod:`.exporter` — SillyTavern files in (all checked before anything is written)
   and out; :mod:`.sandbox_context` — the realpath edge of the sandbox.
 - :mod:`.vault` — the asset vault: content-addressed snapshots of the whole folder, diff, restore.

@@ -31,8 +31,17 @@ from peargarden.workspace.library import list_preset_names
 from ..settings.connections import resolve_side
 from ..settings.stored_keys import with_stored_key
 
-__all__ = ["DeclareResult", "block_places", "declare", "labels", "panel", "relabel_block", "remove", "side_labeller",
-           "stations"]
+__all__ = [
+    "DeclareResult",
+    "block_places",
+    "declare",
+    "labels",
+    "panel",
+    "relabel_block",
+    "remove",
+    "side_labeller",
+    "stations",
+]
 
 
 def stations() -> list[dict[str, str]]:

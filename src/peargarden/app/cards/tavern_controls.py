@@ -119,8 +119,11 @@ def _order(oai: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(item, dict) and str(item.get("character_id")) == str(GLOBAL_ORDER_ID):
             order = item.get("order") or DEFAULT_ORDER
     return [
-        {"identifier": str(e.get("identifier")), "name": names.get(str(e.get("identifier")), str(e.get("identifier"))),
-         "enabled": e.get("enabled") is not False}
+        {
+            "identifier": str(e.get("identifier")),
+            "name": names.get(str(e.get("identifier")), str(e.get("identifier"))),
+            "enabled": e.get("enabled") is not False,
+        }
         for e in order
         if isinstance(e, dict)
     ]
@@ -148,8 +151,13 @@ def panel(home: Home, card: str, chat: str | None = None) -> dict[str, Any]:
             "scope": "chat" if chat else "card",
         },
         "regex_scripts": [
-            {"index": index, "name": str(s.get("scriptName") or ""), "find": str(s.get("findRegex") or ""),
-             "disabled": bool(s.get("disabled")), "placement": s.get("placement") or []}
+            {
+                "index": index,
+                "name": str(s.get("scriptName") or ""),
+                "find": str(s.get("findRegex") or ""),
+                "disabled": bool(s.get("disabled")),
+                "placement": s.get("placement") or [],
+            }
             for index, s in enumerate(scripts)
             if isinstance(s, dict)
         ],

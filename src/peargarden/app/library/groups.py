@@ -20,9 +20,11 @@ from peargarden.errors import BadInput, ConflictError, PearError
 from peargarden.formats import TavernChat, TavernMessage, read_chat_jsonl, write_chat_jsonl
 from peargarden.formats.groups import ACTIVATION_STRATEGIES, GroupFile, new_group, read_group
 from peargarden.sessions.entries import Entry, custom_entry
+from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.chats import ChatFile, utc_now
+from peargarden.workspace.config import load_settings
 from peargarden.workspace.groups import (
     GroupFolder,
     list_groups,
@@ -290,11 +292,16 @@ def import_group(
     return folder, ids
 
 
+def import_group_files(home: Home, group_file: Path, chats: Sequence[Path] = (), *, name: str | None = None
+                       ) -> tuple[GroupFolder, list[str]]:  # fmt: skip
+    """:func:`import_group` of files on disk (each size-checked as it is read)."""
+    data = read_input(group_file)
+    return import_group(home, data, str(group_file), [(read_input(path), path.name) for path in chats], name=name)
+
+
 def import_chat_file(folder: GroupFolder, tavern: TavernChat, filename: str) -> ChatFile:
     """A read SillyTavern group chat as a chat of *folder*, named after its file when that name is
     free; the group file names it as its current chat."""
-    from peargarden.sessions.sillytavern import import_chat
-
     lines = ([tavern.header] if tavern.header else []) + [m.raw for m in tavern.messages]
     counter = iter(range(1, 1 << 31))
     now = utc_now()
@@ -338,8 +345,6 @@ def remember_chat(folder: GroupFolder, chat_id: str) -> None:
 def group_chat_jsonl(chat: ChatFile, user_name: str, title: str) -> bytes:
     """The chat's active branch as a SillyTavern group chat: the 1.18 header (or the imported
     one) and each reply with its ``original_avatar``, ``force_avatar`` and ``extra.gen_id``."""
-    from peargarden.sessions.sillytavern import export_chat
-
     header = chat.header.get("st_header")
     if not isinstance(header, dict) or not header:
         header = {"chat_metadata": {}, "user_name": "unused", "character_name": "unused"}
@@ -356,8 +361,6 @@ def export_group(home: Home, name: str, out: Path, user_name: str | None = None)
         raise BadInput("导出群聊要给一个文件夹（-o DIR）", path=out)
     title = group_file.name or folder.folder
     if user_name is None:
-        from peargarden.workspace.config import load_settings
-
         user_name = load_settings(home.config_file).user_name
     chats = [(chat_id, ChatFile.open(folder.chats_dir, chat_id)) for chat_id in folder.chat_ids()]
     written = [out / "groups" / f"{sanitize_name(group_file.id) or folder.folder}.json"]
@@ -383,6 +386,7 @@ __all__ = [
     "groups",
     "import_chat_file",
     "import_group",
+    "import_group_files",
     "remember_chat",
     "set_muted",
     "strategy_number",

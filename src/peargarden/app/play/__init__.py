@@ -2,6 +2,8 @@
 
 - :mod:`.service` — ``PearApp`` (cards, chats, connections; ``on_request`` hooks) and ``ChatSession``
   (``play(action, text)`` → ``Beat``, edits, branches, export, ``preview``, ``view``).
+- :mod:`.group_session` — ``GroupSession``: a group chat's beat is a round, several speakers
+  (the strategy, ``/trigger``, the model's ``next_speaker``), one reply each; new, open, import.
 - :mod:`.beat` — ``Beat``: iterated on a worker thread with approval prompts as items, or on the
   caller's thread; ``stop()``; its ``BeatResult``.  :mod:`.beat_log` — a chat's last beats on disk;
   :mod:`.request_ledger` — a request as the inspector's ledger; :mod:`.checkpoints` — a streaming

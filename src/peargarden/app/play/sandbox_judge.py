@@ -66,9 +66,7 @@ def configured_sandbox_judge(home: Home) -> Judge:
     return make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes)
 
 
-def make_sandbox_judge(
-    blacklist: Sequence[str] | None = None, no_ask: Sequence[str] | None = None
-) -> Judge:
+def make_sandbox_judge(blacklist: Sequence[str] | None = None, no_ask: Sequence[str] | None = None) -> Judge:
     """A judge that asks the sandbox; tools it does not govern (lore, draft, ask …) are allowed."""
 
     def sandbox(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Judgement:
@@ -100,7 +98,7 @@ def make_sandbox_judge(
 
 
 def make_card_grant_recorder(home: Home, card_folder: str) -> CardGrantRecorder:
-    """"Allow permanently for this card": bash → ``sandboxBash``; a folder/file → ``sandboxAllow``."""
+    """ "Allow permanently for this card": bash → ``sandboxBash``; a folder/file → ``sandboxAllow``."""
     folder = CardFolder(home, card_folder)
 
     def record(request: ApprovalRequest) -> None:

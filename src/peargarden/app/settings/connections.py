@@ -100,7 +100,6 @@ def _embedded(local_model: str = "") -> Provider:
     model's name; its header is checked here, so a wrong file is one line before any chat starts.
     """
     try:
-
         provider = embedded_provider(local_model)
         if local_model:
             provider.traits()

@@ -48,7 +48,6 @@ def list_models(home: Home, base_url: str | None = None, api_key_env: str | None
     connection of config.toml when no URL is given; the embedded models for the embedded one."""
     from peargarden.providers.registry import ConnectionSpec
 
-
     spec = ConnectionSpec("--base-url", base_url, api_key_env=api_key_env or "") if base_url else None
     spec = spec or _configured(home, api_key_env)
     if spec.is_local:

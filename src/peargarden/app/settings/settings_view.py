@@ -49,8 +49,10 @@ def settings_view(home: Home) -> dict[str, Any]:
         "side_model_effective": _model(current.side()),
         "connections": connections,
         "personas": personas,
-        "sandbox": {"blacklist": list(current.sandbox.blacklist),
-                    "no_ask_prefixes": list(current.sandbox.no_ask_prefixes)},
+        "sandbox": {
+            "blacklist": list(current.sandbox.blacklist),
+            "no_ask_prefixes": list(current.sandbox.no_ask_prefixes),
+        },
         "config_file": "config.toml",
     }
 

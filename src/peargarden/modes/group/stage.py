@@ -26,6 +26,7 @@ from typing import Any
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool, ToolContext, ToolResult
 from peargarden.modes.base import BeatEnv
+from peargarden.modes.stage.setup import stage_mode
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 
@@ -36,8 +37,6 @@ _INTRO_CHARS = 60
 
 
 def group_stage_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
-    from peargarden.modes.stage.setup import stage_mode
-
     scene, avatar = group_scene(env)
     builder, tools = stage_mode(env)
     if scene.speaker_choice == "model":

@@ -9,17 +9,17 @@ names in history, ``{{group}}`` … (:mod:`peargarden.tavern.group_cards`, ``tav
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from peargarden.agent.loop import RequestBuilder
 from peargarden.agent.tools import Tool
 from peargarden.modes.base import BeatEnv
 from peargarden.modes.tavern.setup import tavern_builder
+from peargarden.tavern.group import Cast
+from peargarden.tavern.group_round import speak_as
+from peargarden.tavern.state import TavernState
 
 from .scene import GroupScene, group_scene
-
-if TYPE_CHECKING:
-    from peargarden.tavern.state import TavernState
 
 
 def group_tavern_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
@@ -33,9 +33,6 @@ def group_tavern_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
 
 def cast_state(state: TavernState, scene: GroupScene, avatar: str) -> None:
     """*state* (built for the member's card alone) as the member speaking in the group."""
-    from peargarden.tavern.group import Cast
-    from peargarden.tavern.group_round import speak_as
-
     cards: dict[str, dict[str, Any]] = {a: m.card_object for a, m in scene.members.items()}
     cards[avatar] = state.card  # the speaker's as the state holds it (its books attached)
     alone = state.avatar

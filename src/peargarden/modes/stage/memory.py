@@ -55,7 +55,7 @@ __all__ = [
     "NOTES_TYPE",
     "RESIDENT_FILE",
     "SUMMARY_TYPE",
-        "StorySettings",
+    "StorySettings",
     "after_beat",
     "compact_story",
     "current_ledger",

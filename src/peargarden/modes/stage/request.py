@@ -96,7 +96,6 @@ def split_rounds(
 def greeting_turns(materials: StageMaterials) -> list[Turn]:
     """The card's greeting as the first assistant message (when greetings are on and there is one)."""
     if materials.settings.greeting and materials.card.first_mes.strip():
-
         macros = materials.stage.macros
         first = materials.card.first_mes
         user = materials.stage.user_name
