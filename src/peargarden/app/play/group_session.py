@@ -147,18 +147,25 @@ class GroupSession(ChatSession):
         members, strategy and mode, and each reply's card (``row_cards``: entry id → card folder);
         the swipe arrows are the last reply's."""
         page = chat_view(self, last, before)
-        tree = self.chat.tree
-        scene = self.the_scene
-        cards: dict[str, str] = {}
-        for row in page.rows:
-            if row.role == "assistant":
-                member = scene.members.get(message_avatar(tree.get(row.id).message))
-                if member is not None:
-                    cards[row.id] = member.card.folder
-        position, count = reply_swipes(tree)
+        cards = {row.id: card for row in page.rows if row.role == "assistant" and (card := self.card_of(row.id))}
+        position, count = reply_swipes(self.chat.tree)
         swipe = replace(page.swipe, position=position, count=count, generate=count > 0)
+        group = {**self.group_info(), "row_cards": cards}
+        return replace(page, swipe=swipe, extra={**page.extra, "group": group})
+
+    def card_of(self, entry_id: str) -> str | None:
+        """The card folder of the member who wrote the entry (``None``: the user, or a member gone)."""
+        member = self.the_scene.members.get(message_avatar(self.chat.tree.get(entry_id).message))
+        return member.card.folder if member is not None else None
+
+    def group_info(self) -> dict[str, Any]:
+        """The group as a front shows it: name, members, strategy, card joining, who picks speakers
+        (read from its files again when no round runs: another window may have changed them)."""
+        if not self.busy:
+            self.refresh_group()
+        scene = self.the_scene
         raw = self.folder.read().raw
-        group = {
+        return {
             "folder": self.folder.folder,
             "name": self.char_name,
             "members": [vars(m) for m in self.roster()],
@@ -168,9 +175,7 @@ class GroupSession(ChatSession):
             "join_prefix": raw.get("generation_mode_join_prefix", ""),
             "join_suffix": raw.get("generation_mode_join_suffix", ""),
             "speaker_choice": scene.speaker_choice,
-            "row_cards": cards,
         }
-        return replace(page, swipe=swipe, extra={**page.extra, "group": group})
 
     def swipe_position(self) -> tuple[int, int]:
         return reply_swipes(self.chat.tree)
@@ -430,7 +435,7 @@ def _round(
                 if stop in ("error", "aborted"):
                     break
                 if stop == "ended_by_tool":
-                    if scene.handed_to is None:
+                    if _handed(scene) is None:
                         break  # a fork handed to the user (the stage's ask): the round waits for them
                     stop = "stop"  # handing the turn on (next_speaker) is no way for a round to end
                 queue = _next(scene, queue)
@@ -452,10 +457,15 @@ def _round(
     return run
 
 
+def _handed(scene: GroupScene) -> str | None:
+    """Whom the speaking model handed the turn to (read after its turn: a tool set it)."""
+    return scene.handed_to
+
+
 def _next(scene: GroupScene, queue: list[str]) -> list[str]:
     """Who speaks after the reply that just ended: whom the model handed the turn to, else the
     rest of the strategy's list."""
-    handed = scene.handed_to
+    handed = _handed(scene)
     if handed == "user":
         return []
     if handed is not None and handed in scene.members:
