@@ -9,6 +9,7 @@
   JSON; :mod:`.markdown` — Markdown → sanitised HTML.
 - One router per concern, ``api_*.py`` (chats and beats, the inspector, cards and imports, card and
   chat files, lorebooks, regex scripts and their allowance, presets and their editor, personas,
-  settings, the studio, the tavern panel, the vault); :mod:`.pages` — the Jinja2 pages; the small JS
+  settings, the studio, the tavern panel, the vault; :mod:`.api_groups`: groups and group chats, with
+  their two pages); :mod:`.pages` — the Jinja2 pages; the small JS
   modules per page in ``static/``.  Browser tests: ``tests/web/``.
 """
