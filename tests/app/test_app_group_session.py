@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kit.apps import scripted_app, seeded_home
-from kit.groups import add_card, chinese_card
+from kit.groups import tea_house
 from peargarden.agent.events import AgentEvent
 from peargarden.app.library.groups import create_group, set_muted
 from peargarden.app.play import beat_log
@@ -25,12 +25,7 @@ from peargarden.workspace.home import Home
 
 @pytest.fixture
 def home(home_dir: Path) -> Home:
-    seeded = seeded_home(home_dir)
-    add_card(seeded, "林月", chinese_card("林月", "茶馆的老板娘。", "欢迎光临，{{user}}。"))
-    add_card(seeded, "周明", chinese_card("周明", "常来喝茶的诗人。", "雨天正好作诗。"))
-    add_card(seeded, "小桃", chinese_card("小桃", "小伙计。", "客官里边请！"))
-    seeded.config_file.write_text('user_name = "旅人"\n', encoding="utf-8")
-    return seeded
+    return tea_house(seeded_home(home_dir))
 
 
 def _chat(home: Home, *replies: str, strategy: str = "list", members: tuple[str, ...] = ("林月", "周明")

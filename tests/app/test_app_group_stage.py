@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kit.apps import seeded_home
-from kit.groups import add_card, chinese_card
+from kit.groups import connect, tea_house
 from peargarden.app.library.groups import create_group
 from peargarden.app.play.group_session import GroupSession, new_group_chat
 from peargarden.app.play.service import PearApp
@@ -22,22 +22,13 @@ from peargarden.workspace.home import Home
 
 @pytest.fixture
 def home(home_dir: Path) -> Home:
-    seeded = seeded_home(home_dir)
-    add_card(seeded, "林月", chinese_card("林月", "茶馆的老板娘，说话温和。", "欢迎光临，{{user}}。"))
-    add_card(seeded, "周明", chinese_card("周明", "常来喝茶的诗人。", "雨天正好作诗。"))
+    seeded = tea_house(seeded_home(home_dir))
     # Each card's own prompt file: the speaker's request carries its own, not the other's.
     (seeded.card_dir("林月") / "APPEND_SYSTEM.md").write_text(
         "## 林月的口癖\n林月说话总带一个“呢”字。\n", encoding="utf-8"
     )
     (seeded.card_dir("周明") / "APPEND_SYSTEM.md").write_text("## 周明的口癖\n周明三句不离诗。\n", encoding="utf-8")
     return seeded
-
-
-def _connect(home: Home, fake: FakeOpenAIServer) -> None:
-    home.config_file.write_text(
-        f'user_name = "旅人"\n[model]\nprovider = "m"\nmodel = "fake"\n[providers.m]\nbase_url = "{fake.base_url}"\n',
-        encoding="utf-8",
-    )
 
 
 def _handing_on(text: str, name: str, call_id: str) -> StreamReply:
@@ -70,7 +61,7 @@ def _tools(body: dict[str, Any]) -> list[str]:
 def test_the_model_hands_the_turn_on_with_next_speaker(home: Home) -> None:
     create_group(home, "茶馆", ["林月", "周明"], strategy="list", mode="stage", speaker_choice="model")
     with FakeOpenAIServer() as fake:
-        _connect(home, fake)
+        connect(home, fake.base_url)
         fake.script(
             [
                 _handing_on("龙井马上就好呢。", "周明", "c1"),
@@ -104,7 +95,7 @@ def test_the_model_hands_the_turn_on_with_next_speaker(home: Home) -> None:
 def test_a_name_that_is_no_member_is_an_error_the_model_can_fix(home: Home) -> None:
     create_group(home, "茶馆", ["林月", "周明"], strategy="list", mode="stage", speaker_choice="model")
     with FakeOpenAIServer() as fake:
-        _connect(home, fake)
+        connect(home, fake.base_url)
         fake.script([_handing_on("你好呢。", "老王", "c1"), _handing_on("", "周明", "c2"), text_reply("好诗。")])
         _, events = _play(home, "都在吗？")
         count = len(fake.chat_requests)
@@ -117,7 +108,7 @@ def test_a_name_that_is_no_member_is_an_error_the_model_can_fix(home: Home) -> N
 def test_with_the_strategy_choosing_every_member_speaks_in_turn_without_the_tool(home: Home) -> None:
     create_group(home, "茶馆", ["林月", "周明"], strategy="list", mode="stage")
     with FakeOpenAIServer() as fake:
-        _connect(home, fake)
+        connect(home, fake.base_url)
         fake.script([text_reply("龙井呢。"), text_reply("好诗。")])
         _, events = _play(home, "今天喝什么茶？")
         bodies = [request.body for request in fake.chat_requests]
@@ -137,7 +128,7 @@ def test_a_fork_handed_to_the_user_ends_the_round(home: Home) -> None:
         ]
     )
     with FakeOpenAIServer() as fake:
-        _connect(home, fake)
+        connect(home, fake.base_url)
         fake.script([reply, text_reply("不该被问到。")])
         _, events = _play(home, "四处看看。")
         count = len(fake.chat_requests)

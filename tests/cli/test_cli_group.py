@@ -10,25 +10,19 @@ import pytest
 
 from kit.apps import seeded_home
 from kit.cli import pear_in_process
-from kit.groups import GROUP_CASES, add_card, chinese_card
+from kit.groups import GROUP_CASES, add_card, connect, tea_house
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
 
 
 @pytest.fixture
 def home(home_dir: Path) -> Home:
-    seeded = seeded_home(home_dir)
-    add_card(seeded, "林月", chinese_card("林月", "茶馆的老板娘，说话温和。", "欢迎光临，{{user}}。"))
-    add_card(seeded, "周明", chinese_card("周明", "常来喝茶的诗人。", "雨天正好作诗。"))
-    add_card(seeded, "小桃", chinese_card("小桃", "手脚麻利的小伙计。", "客官里边请！"))
-    return seeded
+    return tea_house(seeded_home(home_dir))
 
 
-def _connect(home: Home, fake: FakeOpenAIServer) -> None:
-    home.config_file.write_text(
-        f'user_name = "旅人"\n[model]\nprovider = "m"\nmodel = "fake"\n[providers.m]\nbase_url = "{fake.base_url}"\n',
-        encoding="utf-8",
-    )
+def _tavern_group(home: Home) -> None:
+    pear_in_process(home.root, "group", "create", "茶馆", "--member", "林月", "--member", "周明",
+                    "--strategy", "list", "--mode", "tavern", check=True)  # fmt: skip
 
 
 def _group(home: Home) -> dict[str, object]:
@@ -88,10 +82,9 @@ def test_bad_group_commands_fail_with_one_line_and_write_nothing(
 
 
 def test_pear_chat_group_once_json_names_each_speaker(home: Home) -> None:
-    pear_in_process(home.root, "group", "create", "茶馆", "--member", "林月", "--member", "周明",
-                    "--strategy", "list", "--mode", "tavern", check=True)  # fmt: skip
+    _tavern_group(home)
     with FakeOpenAIServer() as fake:
-        _connect(home, fake)
+        connect(home, fake.base_url)
         fake.script([text_reply("龙井马上就好。"), text_reply("雨落西湖，茶香满楼。")])
         result = pear_in_process(home.root, "chat", "--group", "茶馆", "--once", "今天喝什么茶？", "--json", check=True)
         sent = [request.body["messages"] for request in fake.chat_requests]
@@ -112,10 +105,9 @@ def test_pear_chat_group_once_json_names_each_speaker(home: Home) -> None:
 
 
 def test_pear_chat_group_prints_each_speaker_before_its_reply(home: Home) -> None:
-    pear_in_process(home.root, "group", "create", "茶馆", "--member", "林月", "--member", "周明",
-                    "--strategy", "list", "--mode", "tavern", check=True)  # fmt: skip
+    _tavern_group(home)
     with FakeOpenAIServer() as fake:
-        _connect(home, fake)
+        connect(home, fake.base_url)
         fake.script([text_reply("龙井马上就好。"), text_reply("雨落西湖。")])
         result = pear_in_process(home.root, "chat", "--group", "茶馆", "--once", "今天喝什么茶？", check=True)
     assert result.stdout.strip().splitlines() == ["【林月】", "龙井马上就好。", "【周明】", "雨落西湖。"]

@@ -59,3 +59,20 @@ def lay_out_case(home: Home, case: Path, group: str = "Tea House") -> Path:
             "tavern": {"power_user": power_user}}  # fmt: skip
     (folder / "群.json").write_text(json.dumps(ours, ensure_ascii=False), encoding="utf-8")
     return folder
+
+
+def tea_house(home: Home) -> Home:
+    """Three Chinese cards for group tests: 林月, 周明 and 小桃 (in that order), and 旅人 as the user."""
+    add_card(home, "林月", chinese_card("林月", "茶馆的老板娘，说话温和。", "欢迎光临，{{user}}。"))
+    add_card(home, "周明", chinese_card("周明", "常来喝茶的诗人。", "雨天正好作诗。"))
+    add_card(home, "小桃", chinese_card("小桃", "手脚麻利的小伙计。", "客官里边请！"))
+    home.config_file.write_text('user_name = "旅人"\n', encoding="utf-8")
+    return home
+
+
+def connect(home: Home, base_url: str) -> None:
+    """config.toml: the user 旅人 and the main model at *base_url* (the fake OpenAI server)."""
+    home.config_file.write_text(
+        f'user_name = "旅人"\n[model]\nprovider = "m"\nmodel = "fake"\n[providers.m]\nbase_url = "{base_url}"\n',
+        encoding="utf-8",
+    )

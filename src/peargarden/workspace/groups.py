@@ -18,7 +18,6 @@ exports under, so the group file is SillyTavern's as it is.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,10 +27,9 @@ from peargarden.formats.groups import GroupFile, read_group, write_group
 from peargarden.text.names import did_you_mean
 
 from . import atomic
-from .cards import CardFolder, list_cards, unique_name
+from .cards import CardFolder, list_cards, read_settings_file, unique_name, write_settings_file
 from .home import Home, sanitize_name
 from .inputs import read_input
-from .text_files import read_user_text
 
 GROUPS_DIR = "groups"
 GROUP_FILE = "group.json"
@@ -81,27 +79,10 @@ class GroupFolder:
 
     def settings(self) -> dict[str, Any]:
         """``群.json`` as a dict; ``{}`` when the group has none."""
-        try:
-            text = read_user_text(self.settings_file, "群聊设置")
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            raise BadInput(f"无法读取群聊设置：{exc}", path=self.settings_file) from None
-        try:
-            value = json.loads(text) if text.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise BadInput(
-                f"群聊设置不是合法的 JSON：第 {exc.lineno} 行（invalid JSON）", path=self.settings_file
-            ) from None
-        if not isinstance(value, dict):
-            raise BadInput("群聊设置应是一个 JSON 对象（expected an object）", path=self.settings_file)
-        return value
+        return read_settings_file(self.settings_file, "群聊设置")
 
     def write_settings(self, settings: dict[str, Any]) -> None:
-        try:
-            atomic.write_json(self.settings_file, settings)
-        except OSError as exc:
-            raise PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=self.settings_file) from None
+        write_settings_file(self.settings_file, settings)
 
     def chat_ids(self) -> list[str]:
         try:

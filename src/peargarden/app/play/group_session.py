@@ -32,7 +32,6 @@ from typing import Any
 
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent
-from peargarden.agent.thinking import parse_level
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import (
     card_to_object,
@@ -52,7 +51,6 @@ from peargarden.modes.group.rounds import (
 )
 from peargarden.modes.group.scene import SPEAKER_CHOICES, GroupBeatEnv, GroupScene, Member
 from peargarden.modes.group.table import GROUP_MODES
-from peargarden.providers.base import ThinkingLevel
 from peargarden.sessions import ops
 from peargarden.tavern.group import Group
 from peargarden.tavern.group_turns import (
@@ -78,7 +76,16 @@ from ..settings.connections import ResolvedProvider
 from .beat import Beat
 from .chat_page import ChatView, chat_view
 from .checkpoints import checkpoint_file
-from .service import ACTIONS, ChatOptions, ChatSession, PearApp, _BeatStart, _card_object, _recorded_mode
+from .service import (
+    ACTIONS,
+    ChatOptions,
+    ChatSession,
+    PearApp,
+    _BeatStart,
+    _card_object,
+    _recorded_mode,
+    chat_thinking,
+)
 
 # 群.json keys that are the group's own (the rest are 卡.json's keys, applied over every member's).
 _GROUP_ONLY_KEYS = frozenset({"speaker_choice", "speakerChoice", "tavern", "lorebooks"})
@@ -308,16 +315,7 @@ class GroupSession(ChatSession):
         if action == "continue":
             last = last_reply(tree)
             speakers = swipe_author(cast, lines, random=self.random)
-            history = self.context()
-            original_leaf = tree.leaf
-            self.chat.move_leaf(last.parent_id)
-
-            def restore() -> None:
-                if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
-                    self.chat.move_leaf(original_leaf)
-
-            prefix = str(last.message.get("content") or "")
-            start = _BeatStart("continue", "", before, history=history, prefix=prefix, before_release=restore)
+            start = self._continue_start(last, before)
             return _RoundPlan(start, speakers[:1], message_round(last.message) or _new_round(lines))
         return _RoundPlan(_BeatStart("impersonate", "", before, record=False), impersonate_pick(cast, self.random),
                           None)  # fmt: skip
@@ -568,12 +566,7 @@ def _session(
     start = _mode(options.mode) or (recorded if recorded in GROUP_MODES else "") or _mode(header.get("mode") or None)
     start = start or (settings.mode if settings.mode in GROUP_MODES else "stage")
     resolved = resolved or app.resolve(settings, options.connection)
-    if resolved.embedded:
-        thinking: ThinkingLevel = "off"
-    else:
-        thinking = parse_level(options.thinking or resolved.thinking or "medium")
-    if resolved.embedded and options.thinking and options.thinking != "off":
-        thinking = "off"
+    thinking = chat_thinking(resolved, options)
     switched = recorded_persona(chat.tree.customs(PERSONA_ENTRY_TYPE))
     group_persona = group_json.get("persona")
     persona = choose_persona(

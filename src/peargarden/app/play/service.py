@@ -60,6 +60,7 @@ from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
+from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.tavern.version import for_version
 from peargarden.text.macro_dispatch import expand
@@ -259,12 +260,7 @@ class PearApp:
         header = chat.header
         mode = self._mode(settings, header, options, chat)
         resolved = resolved or self.resolve(settings, options.connection)
-        if resolved.embedded:
-            thinking: ThinkingLevel = "off"
-        else:
-            thinking = parse_level(options.thinking or resolved.thinking or "medium")
-        if resolved.embedded and options.thinking and options.thinking != "off":
-            thinking = "off"  # the embedded model cannot think; the stage then sends lore as bodies
+        thinking = chat_thinking(resolved, options)
         card_persona = card.settings().get("persona")
         switched = recorded_persona(chat.tree.customs(PERSONA_ENTRY_TYPE))  # a switch made inside the chat
         persona = choose_persona(
@@ -299,6 +295,14 @@ class PearApp:
         mode = options.mode or recorded or _start_mode(settings, header)
         self.mode(mode)  # unknown modes fail here, with the list of known ones
         return mode
+
+
+def chat_thinking(resolved: ResolvedProvider, options: ChatOptions) -> ThinkingLevel:
+    """The thinking level a chat plays at: the front's, else the connection's, else ``medium``; the
+    embedded model cannot think (the stage then sends lore as bodies)."""
+    if resolved.embedded:
+        return "off"
+    return parse_level(options.thinking or resolved.thinking or "medium")
 
 
 def _start_mode(settings: Settings, header: dict[str, Any]) -> str:
@@ -656,18 +660,23 @@ class ChatSession:
             messages = tree.messages()
             if not messages or messages[-1].role != "assistant":
                 raise BadInput("最后一条不是回复，没有可以续写的内容")
-            last = messages[-1]
-            history = self.context()
-            original_leaf = tree.leaf
-            self.chat.move_leaf(last.parent_id)
-
-            def restore() -> None:
-                if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
-                    self.chat.move_leaf(original_leaf)
-
-            prefix = str(last.message.get("content") or "")
-            return _BeatStart("continue", "", before, history=history, prefix=prefix, before_release=restore)
+            return self._continue_start(messages[-1], before)
         return _BeatStart("impersonate", "", before, record=False)
+
+    def _continue_start(self, last: Entry, before: int) -> _BeatStart:
+        """Continue *last* (the branch's last reply): the beat sees the whole history, the new reply
+        (*last*'s text and its continuation) is recorded as *last*'s sibling, and the leaf goes back
+        to *last* when nothing was written."""
+        history = self.context()
+        original_leaf = self.chat.tree.leaf
+        self.chat.move_leaf(last.parent_id)
+
+        def restore() -> None:
+            if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
+                self.chat.move_leaf(original_leaf)
+
+        prefix = str(last.message.get("content") or "")
+        return _BeatStart("continue", "", before, history=history, prefix=prefix, before_release=restore)
 
     def edit(self, index: int, text: str) -> None:
         with self._holding():

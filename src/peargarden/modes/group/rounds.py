@@ -129,11 +129,4 @@ def reply_swipes(tree: SessionTree) -> tuple[int, int]:
 def plan_swipe_reply(tree: SessionTree, step: int) -> ops.Plan | None:
     """The last reply's previous (-1) / next (+1) sibling; ``None`` past the last one (a new
     reply by the same member is generated)."""
-    last = last_reply(tree)
-    kin = tree.siblings(last.id)
-    target = kin.index(last) + step
-    if target >= len(kin):
-        return None
-    if target < 0:
-        raise BadInput("已经是第一条回复")
-    return ops.Plan(tree.deepest_leaf(kin[target].id))
+    return ops.plan_swipe_of(tree, last_reply(tree), step)
