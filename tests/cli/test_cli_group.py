@@ -58,9 +58,14 @@ def test_a_group_is_made_listed_changed_muted_and_deleted(home: Home) -> None:
     pear_in_process(home.root, "group", "unmute", "茶馆", "周明", check=True)
     assert not any(m["muted"] for m in _group(home)["members"])
 
+    kept = (home.root / "groups" / "茶馆" / "group.json").read_bytes()
     gone = pear_in_process(home.root, "group", "delete", "茶馆", check=True)
     assert "快照" in gone.stdout and not (home.root / "groups" / "茶馆").exists()
     assert json.loads(pear_in_process(home.root, "group", "list", "--json", check=True).stdout) == []
+    # The vault's snapshot brings it back, byte for byte.
+    snapshot = gone.stdout.split("pear vault restore ")[1].split()[0]
+    pear_in_process(home.root, "vault", "restore", snapshot, "groups", check=True)
+    assert (home.root / "groups" / "茶馆" / "group.json").read_bytes() == kept
 
 
 @pytest.mark.parametrize(
