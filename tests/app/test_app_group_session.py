@@ -18,7 +18,7 @@ from peargarden.app.play import beat_log
 from peargarden.app.play.beat import Beat
 from peargarden.app.play.group_session import GroupSession, new_group_chat, open_group_chat
 from peargarden.app.play.service import ChatOptions
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.workspace.home import Home
 
@@ -194,3 +194,13 @@ def test_a_group_chat_reopens_where_it_was(home: Home) -> None:
     assert group["name"] == "茶馆" and [m["name"] for m in group["members"]] == ["林月", "周明"]
     rows = again.view().rows
     assert [group["row_cards"].get(row.id) for row in rows] == ["林月", "周明", None, "林月", "周明"]
+
+
+def test_a_second_round_while_one_runs_is_refused_and_changes_nothing(home: Home) -> None:
+    chat, provider = _chat(home, "一", "二")
+    beat = chat.play("send", "你们好")  # held until it has run
+    with pytest.raises(ConflictError):
+        chat.play("send", "/trigger 周明")
+    _events(beat)
+    assert beat.result is not None and [r.speaker for r in beat.result.replies] == ["林月", "周明"]
+    assert len(provider.requests) == 2 and not chat.busy

@@ -255,10 +255,10 @@ class GroupSession(ChatSession):
             speaker, text = (trigger.group(1) or "").strip(), ""
             if not speaker:
                 raise BadInput("/trigger 需要成员名（/trigger NAME）")
-        self.refresh_group()
-        force = self.member_named(speaker) if speaker else None
         release = self._hold()
         try:
+            self.refresh_group()  # under the chat's lock: never while a round of this chat runs
+            force = self.member_named(speaker) if speaker else None
             plan = self._plan(action, text, step, force)
         except BaseException:
             release()
