@@ -97,3 +97,11 @@ def test_no_module_level_import_cycles() -> None:
         if node not in state:
             walk(node)
     assert cycles == []
+
+
+def test_imports_are_at_the_top_unless_they_defer_a_heavy_library_or_a_cycle() -> None:
+    """An import inside a function is there for a reason: at the top it would load a heavy library
+    the module does not load (so a light command would pay for it) or close an import cycle."""
+    from kit.imports import needless_deferrals
+
+    assert [f"{path.relative_to(PACKAGE.parent)}:{line}: {target}" for path, line, target in needless_deferrals()] == []

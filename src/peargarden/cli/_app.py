@@ -92,8 +92,6 @@ state = State()
 
 @app.callback()
 def _root(
-    home: Path | None = typer.Option(
-        None, "--home", help=HOME_HELP, show_default=False
-    ),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP, show_default=False),
 ) -> None:
     state.home_override = home

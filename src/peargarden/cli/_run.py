@@ -64,4 +64,3 @@ def run(argv: list[str] | None) -> None:
         if exit_code is None:
             raise
         sys.exit(exit_code)
-

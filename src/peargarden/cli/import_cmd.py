@@ -33,13 +33,9 @@ PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
 @app.command("import")
 def import_command(
-    files: list[Path] = typer.Argument(
-        ..., help="Card PNG/JSON/CHARX, lorebook JSON, preset JSON, chat JSONL."
-    ),
+    files: list[Path] = typer.Argument(..., help="Card PNG/JSON/CHARX, lorebook JSON, preset JSON, chat JSONL."),
     book: str = typer.Option("mount", "--book", help="A card's embedded lorebook: mount | keep | skip."),
-    card: str | None = typer.Option(
-        None, "--card", help="The card a chat (or lorebook, mounted) belongs to."
-    ),
+    card: str | None = typer.Option(None, "--card", help="The card a chat (or lorebook, mounted) belongs to."),
     regex: str = typer.Option(
         "ask",
         "--regex",

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from peargarden.app.library.snapshots import Snapshots
+
 from ._app import app, state
 
 if TYPE_CHECKING:
@@ -22,7 +24,6 @@ app.add_typer(vault_app, name="vault")
 
 def _vault() -> Snapshots:
     # Imported here so that `pear --help` does not load the vault.
-    from peargarden.app.library.snapshots import Snapshots
 
     return Snapshots(state.home)
 

@@ -52,6 +52,10 @@ Regex-script files (one script object, or an array)::
 
     read_regex_scripts(data, filename) -> list[dict]
 
+TavernHelper scripts of a card or a preset, read, never run (``formats.helper_scripts``)::
+
+    helper_scripts(extensions) -> list[HelperScript] ; script_report(script, owner) -> str
+
 Personas (SillyTavern ``power_user``)::
 
     Persona, PERSONA_* ; personas_from_power_user(pu) ; personas_to_power_user(personas, pu)

@@ -31,12 +31,12 @@ from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.variables import chat_metadata, chat_variables, note_data, note_records
 from peargarden.variables.history import is_mvu_data, swipe_variables, variables_at
 from peargarden.variables.initvar import Lorebook, greeting_records, initialize, is_initvar_entry
+from peargarden.variables.marks import is_update_rules
 from peargarden.variables.message import handle_variables_in_message
 from peargarden.workspace.script_allowance import scripts_allowance
 
 from .base import BeatEnv, card_fields, chat_memo
 
-UPDATE_RULES_MARK = "[mvu_update]"
 _PENDING_KEY = "variables.pending"
 
 
@@ -139,12 +139,6 @@ def card_books(worlds: Mapping[str, Any], order: Sequence[str]) -> list[Lorebook
 def _comments(books: Sequence[Lorebook]) -> Iterable[Mapping[str, Any]]:
     for book in books:
         yield from book.ordered_entries()
-
-
-def is_update_rules(entry: Mapping[str, Any]) -> bool:
-    """An ``[mvu_update]`` entry: the card's instructions for writing update commands."""
-    comment = entry.get("comment")
-    return isinstance(comment, str) and UPDATE_RULES_MARK in comment.lower()
 
 
 def scripts_allowed(env: BeatEnv) -> bool | None:

@@ -18,7 +18,7 @@ Variables (:mod:`.variables`): a line's ``variables`` (TavernHelper's records, o
 a note after each message or swipe entry on import, and ``chat_metadata.variables`` a metadata entry
 at the root; export writes each line's records back from the notes (a swipe without one gets ``{}``,
 a line whose records are unchanged keeps its own ``variables``), the shown text of a noted message
-as its ``mes``, and the branch's metadata over the header's ``chat_metadata``.
+as its ``mes``, and the branch's chat variables as the header's ``chat_metadata.variables``.
 """
 
 from __future__ import annotations
@@ -133,14 +133,22 @@ def import_chat(lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str) 
     return ImportedChat(header, entries, parent)
 
 
-def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None, str, dict[str, dict[str, Any]]]:
-    """The final reply of the beat starting at *head*, following newest children: its text, its
-    reasoning, the id of the entry that holds it, and the notes found along the way."""
+def _finished(entry: Entry) -> bool:
+    """A reply the model ended without calling a tool: what follows it is someone else's turn."""
+    return entry.type == "message" and entry.role == "assistant" and not entry.message.get("tool_calls")
+
+
+def _beat_reply(
+    tree: SessionTree, head: Entry, split: bool = False
+) -> tuple[str, str | None, str, dict[str, dict[str, Any]]]:
+    """The final reply of the beat starting at *head*, following newest children (*split*: only as
+    far as the reply goes, see :func:`export_chat`): its text, its reasoning, the id of the entry
+    that holds it, and the notes found along the way."""
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
     final = head.id
     current = head
     chain: list[Entry] = []
-    while True:
+    while not (split and _finished(current)):
         kids = [kid for kid in tree.children(current.id) if not (kid.type == "message" and kid.role == "user")]
         if not kids:
             break
@@ -237,10 +245,18 @@ def _with_records(line: dict[str, Any], records: list[Any] | None) -> None:
 
 
 def export_chat(
-    tree: SessionTree, header: dict[str, Any], user_name: str, character_name: str, create_date: str = ""
+    tree: SessionTree,
+    header: dict[str, Any],
+    user_name: str,
+    character_name: str,
+    create_date: str = "",
+    *,
+    split_replies: bool = False,
 ) -> list[dict[str, Any]]:
     """The active branch as ST chat lines (header first).  *header* is the imported ST header (kept
-    as it was); an empty one is made like ST's, with *create_date*."""
+    as it was); an empty one is made like ST's, with *create_date*.  *split_replies* (a group
+    chat, where several replies follow one user message): a reply ends where the model stopped
+    without calling a tool, and the next assistant message is the next line."""
     head_line = dict(header) if header else {}
     if not head_line:
         head_line = {"user_name": user_name, "character_name": character_name, "create_date": create_date}
@@ -249,11 +265,13 @@ def export_chat(
     path = tree.path()
     notes = message_notes(path)
     if any(e.type == "custom" and e.body.get("customType") == CHAT_METADATA_TYPE for e in path):
+        # The chat variables are what the export carries of the branch's metadata (the rest of it —
+        # timed world info, the in-context marker — is the assembly's working state).
         kept = head_line.get("chat_metadata")
-        branch = chat_metadata(customs_as_data(path))
-        merged = {**(kept if isinstance(kept, dict) else {}), **branch}
-        if merged != kept:
-            head_line["chat_metadata"] = merged
+        kept = kept if isinstance(kept, dict) else {}
+        branch = chat_metadata(customs_as_data(path)).get("variables") or {}
+        if branch != (kept.get("variables") or {}):
+            head_line["chat_metadata"] = {**kept, "variables": branch}
     roles = [entry.role for entry in path]  # each asked once (an export reads 20,000 of them)
     index = 0
     while index < len(path):
@@ -272,11 +290,16 @@ def export_chat(
         fallback = character_name
         # An assistant reply: collapse its tool rounds, and offer its siblings as swipes.
         head_at = index - 1
+        last = entry
         while index < len(path) and roles[index] != "user":
+            if split_replies and roles[index] == "assistant" and _finished(last):
+                break
+            if roles[index]:  # a message (custom entries, such as recorded metadata, have no role)
+                last = path[index]
             index += 1
         kin = tree.siblings(entry.id)
         # The shown reply's beat is read along the path; the others' beats from the tree.
-        text, reasoning, final = _beat_reply_on_path(path, head_at)
+        text, reasoning, final = _beat_reply_on_path(path, head_at, index)
         replies: list[tuple[str, str | None]] = []
         swipe_notes: list[dict[str, Any] | None] = []
         for sibling in kin:
@@ -284,7 +307,7 @@ def export_chat(
                 replies.append((shown_text(notes, final, text), reasoning))
                 swipe_notes.append(notes.get(final))
                 continue
-            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling)
+            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling, split_replies)
             note = {**chain.get(other_final, {}), **notes.get(other_final, {})}
             replies.append((shown_text({other_final: note}, other_final, other), other_reasoning))
             swipe_notes.append(note or None)
@@ -296,12 +319,13 @@ def export_chat(
     return out
 
 
-def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None, str]:
-    """The final reply of the beat whose head is ``path[at]`` (an index: a search would make a long
-    chat's export quadratic): its text, reasoning and the id of the entry that holds it."""
+def _beat_reply_on_path(path: list[Entry], at: int, end: int | None = None) -> tuple[str, str | None, str]:
+    """The final reply of the beat whose head is ``path[at]``, read up to ``path[end]`` (indexes: a
+    search would make a long chat's export quadratic): its text, reasoning and the id of the entry
+    that holds it."""
     head = path[at]
     text, reasoning, final = str(head.message.get("content") or ""), head.message.get("reasoning"), head.id
-    for index in range(at + 1, len(path)):  # by index: islice would step over the first *at* again
+    for index in range(at + 1, len(path) if end is None else end):  # by index: islice would step over *at*
         entry = path[index]
         if entry.type != "message":
             continue

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
@@ -221,7 +222,5 @@ def export(request: Request, card: str, chat_id: str) -> StreamingResponse:
 
 
 def _quote(name: str) -> str:
-    from urllib.parse import quote
 
     return quote(name)
-

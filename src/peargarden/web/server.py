@@ -75,6 +75,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat,
         api_chat_files,
         api_entries,
+        api_groups,
         api_inspect,
         api_lore,
         api_personas,
@@ -91,7 +92,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, pages)  # fmt: skip
+               api_regex_allow, api_groups, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from peargarden.workspace import atomic
 from peargarden.workspace.home import Home, sanitize_name
 from peargarden.workspace.text_files import read_user_text
 
@@ -97,7 +98,6 @@ def persona_names(personas_dir: Path) -> list[str]:
 
 def save_persona(personas_dir: Path, name: str, description: str) -> None:
     """``<name>.json`` (``{"name", "description"}``), written atomically."""
-    from peargarden.workspace import atomic
 
     atomic.write_json(personas_dir / f"{sanitize_name(name)}.json", {"name": name, "description": description})
 
@@ -115,7 +115,6 @@ def delete_persona(home: Home, name: str) -> dict[str, Any]:
 
 def save_avatar(personas_dir: Path, name: str, data: bytes, suffix: str) -> None:
     """The persona's picture as ``<name><suffix>``, replacing one of another type."""
-    from peargarden.workspace import atomic
 
     stem = sanitize_name(name)
     atomic.write_bytes(personas_dir / f"{stem}{suffix}", data)

@@ -21,10 +21,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from peargarden.errors import PearError
+from peargarden.errors import NotFound, PearError
 from peargarden.formats import parse_send_date
+from peargarden.modes.tavern.sources import read_named_preset
 from peargarden.sessions import ops
 from peargarden.sessions.entries import Entry
+from peargarden.tavern.state import apply_preset, effective_settings
 
 from .chat_files import context_tokens
 
@@ -99,9 +101,6 @@ def tavern_window(session: ChatSession) -> tuple[int, int]:
     """(context size, response length) tavern mode builds the next request for: SillyTavern's
     defaults, then the preset in use, then the card's own ``卡.json`` ``tavern.oai`` values; a value
     that is no number counts as SillyTavern's default, as the assembly counts it."""
-    from peargarden.errors import NotFound
-    from peargarden.modes.tavern.sources import read_named_preset
-    from peargarden.tavern.state import apply_preset, effective_settings
 
     version = session.settings.st_version
     oai = effective_settings({}, version)["oai_settings"]

@@ -46,14 +46,26 @@ from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
 from peargarden.app.play.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.errors import BadInput, NotFound, PearError
-from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
+from peargarden.formats import (
+    TavernChat,
+    TavernMessage,
+    card_to_object,
+    format_create_date,
+    read_chat_jsonl,
+    write_chat_jsonl,
+)
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, BranchView, PlayMode, SideCall
 from peargarden.modes.side import ProviderSideCall, side_thinking
 from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
+from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
+from peargarden.tavern.version import for_version
+from peargarden.text.macro_dispatch import expand
+from peargarden.text.macros import MacroEnv, Variables
+from peargarden.text.rolls import live_random
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, chat_lock_file
 from peargarden.workspace.chats import ChatFile, branch_mode, last_written, list_chats, recorded_mode, utc_now
@@ -249,12 +261,7 @@ class PearApp:
         header = chat.header
         mode = self._mode(settings, header, options, chat)
         resolved = resolved or self.resolve(settings, options.connection)
-        if resolved.embedded:
-            thinking: ThinkingLevel = "off"
-        else:
-            thinking = parse_level(options.thinking or resolved.thinking or "medium")
-        if resolved.embedded and options.thinking and options.thinking != "off":
-            thinking = "off"  # the embedded model cannot think; the stage then sends lore as bodies
+        thinking = chat_thinking(resolved, options)
         card_persona = card.settings().get("persona")
         switched = recorded_persona(chat.tree.customs(PERSONA_ENTRY_TYPE))  # a switch made inside the chat
         persona = choose_persona(
@@ -291,6 +298,14 @@ class PearApp:
         return mode
 
 
+def chat_thinking(resolved: ResolvedProvider, options: ChatOptions) -> ThinkingLevel:
+    """The thinking level a chat plays at: the front's, else the connection's, else ``medium``; the
+    embedded model cannot think (the stage then sends lore as bodies)."""
+    if resolved.embedded:
+        return "off"
+    return parse_level(options.thinking or resolved.thinking or "medium")
+
+
 def _start_mode(settings: Settings, header: dict[str, Any]) -> str:
     return str(header.get("mode") or settings.mode or "stage")
 
@@ -300,7 +315,6 @@ _recorded_mode = recorded_mode
 
 
 def _card_object(card: Any) -> dict[str, Any]:
-    from peargarden.formats import card_to_object
 
     obj = card_to_object(card, "v3")
     return obj if isinstance(obj, dict) else {}
@@ -456,6 +470,10 @@ class ChatSession:
             return []  # each builder words the request itself (stage, tavern, plain)
         return tools
 
+    def _stamped(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A message the loop records, as this chat keeps it (a group chat adds who spoke)."""
+        return message
+
     def _user_message(self, text: str, play: PlayMode) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "user", "content": text, "name": self.env.user_name}
         if play.tags:  # words sent in work mode stay out of the story
@@ -560,10 +578,6 @@ class ChatSession:
         """A greeting as the chat keeps it: SillyTavern substitutes its macros when it adds the first
         message (``{{user}}``, ``{{char}}``, the legacy ``<USER>``/``<BOT>``, rolls …), with the
         macro engine of the card's SillyTavern release."""
-        from peargarden.tavern.version import for_version
-        from peargarden.text.macro_dispatch import expand
-        from peargarden.text.macros import MacroEnv, Variables
-        from peargarden.text.rolls import live_random
 
         env = MacroEnv(user=self.env.user_name, char=name, card=None, variables=Variables(), random=live_random())
         new_engine = for_version(self.settings.st_version).new_macro_engine
@@ -651,18 +665,23 @@ class ChatSession:
             messages = tree.messages()
             if not messages or messages[-1].role != "assistant":
                 raise BadInput("最后一条不是回复，没有可以续写的内容")
-            last = messages[-1]
-            history = self.context()
-            original_leaf = tree.leaf
-            self.chat.move_leaf(last.parent_id)
-
-            def restore() -> None:
-                if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
-                    self.chat.move_leaf(original_leaf)
-
-            prefix = str(last.message.get("content") or "")
-            return _BeatStart("continue", "", before, history=history, prefix=prefix, before_release=restore)
+            return self._continue_start(messages[-1], before)
         return _BeatStart("impersonate", "", before, record=False)
+
+    def _continue_start(self, last: Entry, before: int) -> _BeatStart:
+        """Continue *last* (the branch's last reply): the beat sees the whole history, the new reply
+        (*last*'s text and its continuation) is recorded as *last*'s sibling, and the leaf goes back
+        to *last* when nothing was written."""
+        history = self.context()
+        original_leaf = self.chat.tree.leaf
+        self.chat.move_leaf(last.parent_id)
+
+        def restore() -> None:
+            if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
+                self.chat.move_leaf(original_leaf)
+
+        prefix = str(last.message.get("content") or "")
+        return _BeatStart("continue", "", before, history=history, prefix=prefix, before_release=restore)
 
     def edit(self, index: int, text: str) -> None:
         with self._holding():
@@ -843,7 +862,9 @@ class ChatSession:
             judge=self.app.judge or self._sandbox_judge(),
             approver=approver,
             record_card_grant=self.app.record_card_grant or make_card_grant_recorder(self.app.home, self.card.folder),
-            record=_recording(lambda message: chat.append_message(message).id, checkpoint) if record else no_record,
+            record=_recording(lambda message: chat.append_message(self._stamped(message)).id, checkpoint)
+            if record
+            else no_record,
             cancel=cancel,
             context=ctx,
             continue_prefix=start.prefix,

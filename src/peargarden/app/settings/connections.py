@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from peargarden.errors import PearError, ProviderError
 from peargarden.providers.base import Provider, Timeouts
-from peargarden.workspace.config import ModelSettings, Settings
+from peargarden.providers.registry import ConnectionSpec, build_provider, embedded_provider
+from peargarden.providers.sampled import SampledProvider
+from peargarden.workspace.config import ModelSettings, Settings, timeout_seconds
 
 if TYPE_CHECKING:  # the registry is imported on use: a command that talks to no model never loads it
     from peargarden.providers.registry import ConnectionSpec
@@ -51,7 +53,6 @@ class ResolvedProvider:
 def connection_spec(settings: Settings, model: ModelSettings) -> ConnectionSpec | None:
     """The connection *model* names in *settings*, as the providers package takes it; ``None`` for
     the embedded model."""
-    from peargarden.providers.registry import ConnectionSpec
 
     conn = settings.provider_settings(model.provider)
     if conn is None:
@@ -70,7 +71,6 @@ def connection_spec(settings: Settings, model: ModelSettings) -> ConnectionSpec 
 def flag_timeouts(flags: dict[str, float | None]) -> tuple[tuple[str, float], ...]:
     """Timeout limits given by flag (``connect``, ``first_byte``, ``idle``, ``total``; None = not
     given), checked, as :attr:`Connection.timeouts` takes them."""
-    from peargarden.workspace.config import timeout_seconds
 
     return tuple(
         (name, timeout_seconds(f"--{name.replace('_', '-')}-timeout", value))
@@ -87,7 +87,6 @@ def _timeouts(spec: ConnectionSpec, override: Connection | None) -> ConnectionSp
 
 
 def _build(spec: ConnectionSpec | None) -> Provider:
-    from peargarden.providers.registry import build_provider
 
     if spec is None:
         return _embedded()
@@ -101,8 +100,6 @@ def _embedded(local_model: str = "") -> Provider:
     model's name; its header is checked here, so a wrong file is one line before any chat starts.
     """
     try:
-        from peargarden.providers.registry import embedded_provider
-
         provider = embedded_provider(local_model)
         if local_model:
             provider.traits()
@@ -126,7 +123,6 @@ def _local(local_model: str) -> ResolvedProvider:
 
 def resolve_provider(settings: Settings, override: Connection | None = None) -> ResolvedProvider:
     """The main model: *override* (flags) first, then ``[model]`` of *settings*."""
-    from peargarden.providers.registry import ConnectionSpec
 
     main = settings.main()
     if override is not None and override.local_model:
@@ -140,7 +136,6 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
     spec = connection_spec(settings, main)
     if spec is None:
         return _local(main.local_path)
-    from peargarden.providers.sampled import SampledProvider
 
     # The connection's pinned samplers (``[providers.<name>.sampler]``); always wrapped, even with
     # no values yet, so a change made while chats are open reaches them.  Side calls are not wrapped:

@@ -34,6 +34,7 @@ from peargarden.sessions.variables import CHAT_METADATA_TYPE, MESSAGE_VARIABLES_
 from peargarden.variables.history import is_mvu_data, last_valid_variables
 from peargarden.variables.initvar import Lorebook
 from peargarden.variables.jsvalues import clone
+from peargarden.variables.marks import is_update_rules
 from peargarden.variables.update import update_variables
 from peargarden.variables.yaml_dump import yaml_stringify
 
@@ -41,7 +42,6 @@ from ..base import AfterBeat, BeatEnv, BranchView, ModeSetup, SideCall, chat_mem
 from ..chat_variables import (
     StChat,
     beat_notes,
-    is_update_rules,
     mvu_active,
     pending_records,
     prepare,

@@ -11,16 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from peargarden.formats import Card
 from peargarden.formats.presets import read_preset
-from peargarden.modes.base import BeatEnv
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input, read_json
 from peargarden.workspace.library import lorebook_name, lorebook_path, no_such_preset, read_library_lorebook
+
+if TYPE_CHECKING:
+    from peargarden.modes.base import BeatEnv
 
 SUPPLEMENT_WORLD = "补充设定集"
 

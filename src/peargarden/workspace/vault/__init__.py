@@ -535,7 +535,6 @@ class Debris:
 def clear_crash_debris(home: Home) -> Debris:
     """Remove the temp files crashed writes left in the data folder (their writer's process is gone,
     or they are over an hour old); on start of ``pear chat``, ``pear serve`` and ``pear import``."""
-    from peargarden.workspace import atomic
 
     if not home.root.is_dir():
         return Debris(0, 0)
