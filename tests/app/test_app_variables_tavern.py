@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from kit.jsorder import exact
 from peargarden.app.library.imports import import_files
 from peargarden.app.play.chat_variables import latest_record, session_variables, status_line
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
-from peargarden.variables.jsvalues import js_keys
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
@@ -27,18 +27,6 @@ NAMES = sorted(path.name for path in CASES.iterdir())
 # The sampler fields SillyTavern sent that a connection carries (stream, model: the provider's own).
 SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p")
 
-
-def exact(value: Any) -> str:
-    """JSON in JavaScript's key order: a record's key order is compared too."""
-
-    def ordered(item: Any) -> Any:
-        if isinstance(item, dict):
-            return {key: ordered(item[key]) for key in js_keys(item)}
-        if isinstance(item, list):
-            return [ordered(element) for element in item]
-        return item
-
-    return json.dumps(ordered(value), ensure_ascii=False)
 
 
 def _steps(case: str) -> list[dict[str, Any]]:

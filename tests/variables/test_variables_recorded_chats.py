@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from kit.jsorder import exact
 from peargarden.variables.history import variables_at
 from peargarden.variables.initvar import Lorebook, greeting_records, initialize
 from peargarden.variables.jsvalues import js_keys
@@ -24,18 +25,6 @@ from peargarden.variables.message import handle_variables_in_message
 CASES_DIR = Path(__file__).with_name("mvu_e2e")
 CASES = sorted(path.name for path in CASES_DIR.iterdir())
 
-
-def exact(value: Any) -> str:
-    """JSON in JavaScript's key order, so that a record's key order is compared too."""
-
-    def ordered(item: Any) -> Any:
-        if isinstance(item, dict):
-            return {key: ordered(item[key]) for key in js_keys(item)}
-        if isinstance(item, list):
-            return [ordered(element) for element in item]
-        return item
-
-    return json.dumps(ordered(value), ensure_ascii=False)
 
 
 def book(case: str) -> Lorebook:
