@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gguf_testkit import gguf_bytes
 
+from kit.gguf_files import gguf_bytes
 from peargarden.errors import ProviderError
 from peargarden.providers import embedded
 from peargarden.providers._echo import echoes
@@ -174,9 +174,11 @@ def test_missing_model_names_the_chat_command(monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_missing_llama_cpp_names_the_chat_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """In this process (the worker's own case is in test_providers_worker.py)."""
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    provider = EmbeddedProvider(_gguf(tmp_path), in_process=True)
     with pytest.raises(ProviderError, match=r"llama-cpp-python.*scripts/chat\.sh"):
-        list(EmbeddedProvider(_gguf(tmp_path)).stream(ChatRequest(messages=[{"role": "user", "content": "在吗"}])))
+        list(provider.stream(ChatRequest(messages=[{"role": "user", "content": "在吗"}])))
 
 
 def _refused(path: Path) -> str:

@@ -1,0 +1,342 @@
+"""The embedded model out of process: the worker stays warm, and every way it can end is one line.
+
+The worker is the real one (``peargarden.providers.llama_worker``, started by the provider); the
+runtime it imports is the fake of ``kit/fake_runtime`` (one character a token, misbehaving on demand),
+so these run where llama-cpp-python is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave, use_fake_runtime
+from peargarden.errors import ProviderError
+from peargarden.providers import runtime_check
+from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, Usage
+from peargarden.providers.embedded import EmbeddedProvider
+from peargarden.providers.llama_session import LoadSpec
+from peargarden.providers.runtime_record import find_record
+from peargarden.providers.worker_client import LlamaWorker, WorkerLimits
+
+QUESTION = [{"role": "user", "content": "掌柜，今晚还有空房吗？"}]
+SHORT = WorkerLimits(start=20, silence=2)
+# Several clauses: the echo guard lets the first ones through while the rest is still coming.
+LONG_REPLY = "有的，楼上还空着一间。临河，推窗就是柳树。热水要等一等，灶上还温着粥。"
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "fake-state"
+    use_fake_runtime(monkeypatch, folder)
+    return folder
+
+
+def _provider(model: Path, limits: WorkerLimits = SHORT) -> EmbeddedProvider:
+    provider = EmbeddedProvider(model, limits=limits, default_max_tokens=64)
+    return provider
+
+
+def _beat(provider: EmbeddedProvider, cancel: threading.Event | None = None) -> list[StreamEvent]:
+    return list(provider.stream(ChatRequest(messages=QUESTION), cancel))
+
+
+def _text(events: list[StreamEvent]) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def _checked(model: Path) -> None:
+    """The self-test done beforehand, so a test's fault hits the chat's worker, not the self-test."""
+    result = runtime_check.run_check(model, (1, 1), limits=SHORT)
+    assert result.chosen == "fast"
+
+
+def _partial_then_error(provider: EmbeddedProvider) -> tuple[str, ProviderError]:
+    """The text a beat streamed before it failed, and the failure."""
+    shown: list[str] = []
+    with pytest.raises(ProviderError) as caught:
+        for event in provider.stream(ChatRequest(messages=QUESTION)):
+            if isinstance(event, TextDelta):
+                shown.append(event.text)
+    return "".join(shown), caught.value
+
+
+def test_two_beats_share_one_warm_worker(state: Path, tmp_path: Path) -> None:
+    model = fake_model(tmp_path)
+    provider = _provider(model)
+    try:
+        first, second = _beat(provider), _beat(provider)
+    finally:
+        provider.close()
+    assert _text(first) == _text(second) == FAKE_REPLY
+    assert first[-2:] == [Usage(prompt_tokens=len(QUESTION[0]["content"]) + 5, completion_tokens=len(FAKE_REPLY)),
+                          Done("stop", "青梧测试模型")]  # fmt: skip
+    # The self-test tried both configurations in workers of their own, then one worker served both beats.
+    assert [extra for _, extra in loads(state)] == [True, False, True]
+    record = find_record(model)
+    assert record is not None and record["chosen"] == "fast"
+
+
+def test_a_native_crash_mid_stream_is_one_line_and_the_next_beat_runs_safe(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, "crash_at=4;once")
+    provider = EmbeddedProvider(model, limits=SHORT, default_max_tokens=64)
+    try:
+        shown, error = _partial_then_error(provider)
+        assert "SIGSEGV" in str(error) and "安全配置" in str(error) and "\n" not in str(error)
+        # The echo guard holds back the opening clause; what it let through before the crash stays shown.
+        assert FAKE_REPLY.startswith(shown)
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+    crashed, fresh = loads(state)[-2:]
+    assert crashed[0] != fresh[0] and crashed[1] and not fresh[1]  # a new worker, without extra buffer types
+    record = find_record(model)
+    assert record is not None and record["chosen"] == "safe" and "SIGSEGV" in record["reason"]
+
+
+def test_an_out_of_memory_kill_says_so_and_keeps_the_configuration(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, "kill_at=2;once")
+    provider = _provider(model)
+    try:
+        _, error = _partial_then_error(provider)
+        assert "SIGKILL" in str(error) and "内存" in str(error)
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+    assert loads(state)[-1][1]  # still the fast configuration: memory is not the CPU's fault
+    record = find_record(model)
+    assert record is not None and record["chosen"] == "fast"
+
+
+def test_a_worker_killed_from_outside_mid_stream(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, f"slow=0.2;reply={LONG_REPLY}")
+    provider = EmbeddedProvider(model, limits=SHORT)
+    try:
+        chunks = 0
+        with pytest.raises(ProviderError, match="SIGKILL"):
+            for event in provider.stream(ChatRequest(messages=[{"role": "user", "content": "讲个长故事"}])):
+                chunks += isinstance(event, TextDelta)
+                if chunks == 1:
+                    os.kill(loads(state)[-1][0], signal.SIGKILL)
+        misbehave(monkeypatch, "")
+        assert _text(_beat(provider)) == FAKE_REPLY  # a fresh worker reads the directives anew
+    finally:
+        provider.close()
+
+
+def test_a_worker_that_never_answers_is_stopped_after_the_silence_limit(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, "hang_at=2;once")
+    provider = _provider(model)
+    try:
+        started = time.monotonic()
+        _, error = _partial_then_error(provider)
+        assert "2 秒没有任何输出" in str(error) and time.monotonic() - started < 15
+        hung_pid = loads(state)[-1][0]
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+    assert not _running(hung_pid)  # the hung worker was killed, not left behind
+
+
+def test_a_worker_that_exits_at_start_up(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, "exit_at_start;once")
+    provider = _provider(model)
+    try:
+        _, error = _partial_then_error(provider)
+        message = str(error)
+        assert "启动后立即退出" in message and "exit 7" in message and "fake llama_cpp: exit" in message
+        assert "\n" not in message
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+
+
+def test_a_worker_that_hangs_while_loading(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, "hang_at_start;once")
+    provider = _provider(model, WorkerLimits(start=2, silence=2))
+    try:
+        _, error = _partial_then_error(provider)
+        assert "2 秒内没有加载完成" in str(error)
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+
+
+def test_cancel_returns_at_once_and_the_worker_stays_warm(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, f"slow=0.1;reply={LONG_REPLY}")
+    provider = EmbeddedProvider(model, limits=SHORT, default_max_tokens=64)
+    cancel = threading.Event()
+    events: list[StreamEvent] = []
+    try:
+        for event in provider.stream(ChatRequest(messages=[{"role": "user", "content": "讲个长故事"}]), cancel):
+            events.append(event)
+            if isinstance(event, TextDelta):
+                cancel.set()
+        assert events[-1] == Done("aborted", "青梧测试模型")
+        assert 0 < len(_text(events)) < len(LONG_REPLY)
+        assert _text(_beat(provider)) == LONG_REPLY  # the cancelled reply's end was read first
+    finally:
+        provider.close()
+    assert len(loads(state)) == 3  # two for the self-test, one worker for both beats
+
+
+def test_the_self_test_falls_back_when_extra_buffer_types_crash(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = fake_model(tmp_path)
+    misbehave(monkeypatch, "crash_extra_bufts")
+    provider = _provider(model)
+    try:
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+    record = find_record(model)
+    assert record is not None and record["chosen"] == "safe"
+    fast = record["trials"][0]
+    assert (fast["config"], fast["outcome"], fast["detail"]) == ("fast", "crash", "SIGSEGV")
+    assert loads(state)[-1][1] is False
+    # Recorded: the next provider (another process, the next day) skips the self-test.
+    before = len(loads(state))
+    again = _provider(model)
+    try:
+        assert _text(_beat(again)) == FAKE_REPLY
+    finally:
+        again.close()
+    assert len(loads(state)) == before + 1
+
+
+def test_the_self_test_falls_back_on_garbage(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = fake_model(tmp_path)
+    misbehave(monkeypatch, "garbage_extra_bufts")
+    result = runtime_check.run_check(model, (1, 1), limits=SHORT)
+    assert result.chosen == "safe" and result.reason.startswith("only safe passed (fast: garbage")
+    assert [t.outcome for t in result.trials] == ["garbage", "ok"]
+
+
+def test_a_crash_in_every_configuration_asks_for_a_portable_build(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = fake_model(tmp_path)
+    misbehave(monkeypatch, "crash_probe")
+    provider = _provider(model)
+    with pytest.raises(runtime_check.RuntimeUnsafe) as caught:
+        _beat(provider)
+    message = str(caught.value)
+    assert "setup.sh --local --portable" in message and "SIGSEGV" in message and "\n" not in message
+    assert caught.value.exit_code == 5
+    record = find_record(model)
+    assert record is not None and record["chosen"] is None
+
+
+def test_the_record_goes_stale_when_the_model_changes(state: Path, tmp_path: Path) -> None:
+    model = fake_model(tmp_path)
+    _checked(model)
+    assert find_record(model) is not None
+    os.utime(model, ns=(1, 1))
+    assert find_record(model) is None
+
+
+def test_a_missing_runtime_is_the_setup_hint_and_is_not_recorded(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "no-runtime" / "llama_cpp"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('no llama_cpp here')\n", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(broken.parent))
+    model = fake_model(tmp_path)
+    with pytest.raises(ProviderError, match=r"llama-cpp-python.*scripts/chat\.sh"):
+        _beat(_provider(model))
+    assert find_record(model) is None
+
+
+def _running(pid: int) -> bool:
+    """Whether *pid* is a live process (a zombie nobody reaped yet counts as gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def test_the_worker_outlives_the_thread_that_started_it(state: Path, tmp_path: Path) -> None:
+    """PR_SET_PDEATHSIG fires when the starting *thread* ends; the web runs beats on pool threads."""
+    worker = LlamaWorker(LoadSpec(str(fake_model(tmp_path)), 512, 1, 1), SHORT)
+    thread = threading.Thread(target=worker.start)
+    thread.start()
+    thread.join()
+    time.sleep(0.5)
+    try:
+        assert worker.alive and worker.count(["你好"]) == [2]
+    finally:
+        worker.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_no_orphan_after_kill_9_of_the_parent(state: Path, tmp_path: Path) -> None:
+    model = fake_model(tmp_path)
+    parent_code = textwrap.dedent(
+        f"""
+        import sys, time
+        from peargarden.providers.llama_session import LoadSpec
+        from peargarden.providers.worker_client import LlamaWorker
+        worker = LlamaWorker(LoadSpec({str(model)!r}, 512, 1, 1))
+        worker.start()
+        print(worker.pid, flush=True)
+        time.sleep(600)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        worker_pid = int(parent.stdout.readline())
+        assert _running(worker_pid)
+        parent.kill()
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while _running(worker_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(worker_pid)
+    finally:
+        parent.kill()
+
+
+def test_what_the_runtime_prints_on_stdout_does_not_break_the_protocol(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's fd 1 points at its stderr once the protocol took its own copy of stdout."""
+    misbehave(monkeypatch, "noisy")
+    provider = _provider(fake_model(tmp_path))
+    try:
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
