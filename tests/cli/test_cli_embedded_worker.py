@@ -49,12 +49,16 @@ def test_models_check_runs_both_configurations_and_keeps_the_record(home_dir: Pa
     assert all(t["gen_tok_s"] > 0 and t["prompt_tok_s"] > 0 for t in result["trials"])
     assert Path(result["record"]) == state / "models" / "runtime.json"
     assert len(loads(state)) == 2
-    again = pear_process(home_dir, "models", "--check", "--if-needed", "--local-model", model, check=True)
-    assert len(loads(state)) == 2  # the record was still good: nothing ran
+    quiet = pear_process(home_dir, "models", "--check", "--if-needed", "--local-model", model, check=True)
+    assert len(loads(state)) == 2 and quiet.stdout == ""  # the record still holds: nothing ran, nothing said
+    shown = pear_process(home_dir, "models", "--check", "--if-needed", "--json", "--local-model", model, check=True)
+    assert json.loads(shown.stdout)["fresh"] is False and len(loads(state)) == 2
+    again = pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
+    assert len(loads(state)) == 4  # on demand: tested again
     lines = again.stdout.splitlines()
     assert lines[0].startswith("内置模型自检：青梧测试模型")
     assert lines[1].startswith("  fast（CPU extra buffer types 开）：通过，prompt ")
-    assert lines[-1].startswith("选用 fast：both passed") and "沿用" in lines[-1]
+    assert lines[-1].startswith("选用 fast：both passed") and "刚刚测过" in lines[-1]
 
 
 def test_models_check_falls_back_when_the_fast_configuration_crashes(

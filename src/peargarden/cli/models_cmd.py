@@ -29,7 +29,7 @@ def models_command(
         False, "--check", help="Self-test the embedded model's runtime here: which configuration is safe, tok/s."
     ),
     if_needed: bool = typer.Option(
-        False, "--if-needed", help="With --check: show the record when machine, runtime and model are unchanged."
+        False, "--if-needed", help="With --check: only when machine, runtime or model changed since the last one."
     ),
     local_model: str | None = typer.Option(
         None, "--local-model", help="With --check: a GGUF path or an embedded model's name (default: configured)."
@@ -39,7 +39,8 @@ def models_command(
     if check:
         progress = None if as_json else (lambda message: typer.echo(f"models: {message}", err=True))
         result = check_embedded(state.home, local_model or "", if_needed=if_needed, progress=progress)
-        _print_check(result, as_json)
+        if result["fresh"] or as_json or not if_needed:  # --if-needed with a record that holds: quiet
+            _print_check(result, as_json)
         require_safe(result)
         return
     if fetch_name is not None:
