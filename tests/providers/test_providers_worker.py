@@ -7,6 +7,7 @@ so these run where llama-cpp-python is not installed.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -338,5 +339,46 @@ def test_what_the_runtime_prints_on_stdout_does_not_break_the_protocol(
     provider = _provider(fake_model(tmp_path))
     try:
         assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+
+
+def _real_model() -> Path | None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        return None
+    from peargarden.providers.model_catalog import DEFAULT
+    from peargarden.providers.model_fetch import installed_path
+
+    return installed_path(DEFAULT)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None, reason="llama_cpp is not installed (bash scripts/chat.sh)"
+)
+def test_the_real_runtime_self_tests_in_children_and_survives_a_killed_worker(tmp_path: Path) -> None:
+    """llama.cpp itself: the self-test runs it in child processes, the chat's worker is warm between
+    beats, and a worker killed by SIGSEGV mid-reply is one line, then a fresh worker answers."""
+    model = _real_model()
+    if model is None:
+        pytest.skip("the default model is not fetched (pear models --fetch qwen-0.5b)")
+    result = runtime_check.run_check(model, (1, 2), folder=tmp_path)
+    assert [t.outcome for t in result.trials] == ["ok", "ok"], result.trials  # both work on this CPU
+    assert all(t.text.lstrip().startswith(f"{runtime_check.PROBE_NUMBERS + 1},") for t in result.trials)
+    provider = EmbeddedProvider(model, models_folder=tmp_path, default_max_tokens=48)
+    story = [{"role": "user", "content": "讲一个关于栖水镇雨夜的长故事。"}]
+    try:
+        first = list(provider.stream(ChatRequest(messages=story, sampler={"temperature": 0})))
+        assert _text(first).strip() and first[-1].stop_reason in ("stop", "length")  # type: ignore[union-attr]
+        worker = provider._worker
+        assert worker is not None and worker.pid != os.getpid()
+        pid = worker.pid
+        with pytest.raises(ProviderError, match="SIGSEGV"):
+            for event in provider.stream(ChatRequest(messages=story, sampler={"temperature": 0, "max_tokens": 200})):
+                if isinstance(event, TextDelta):
+                    os.kill(pid or 0, signal.SIGSEGV)
+        again = list(provider.stream(ChatRequest(messages=QUESTION)))
+        assert _text(again).strip()
+        assert provider._worker is not None and provider._worker.pid != pid
     finally:
         provider.close()
