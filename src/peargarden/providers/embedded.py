@@ -267,6 +267,7 @@ class EmbeddedProvider:
         models_folder: Path | None = None,
         limits: WorkerLimits | None = None,
         in_process: bool = False,
+        configuration: Config | None = None,
     ) -> None:
         self.model_path = model_path
         self.models_folder = models_folder
@@ -280,7 +281,8 @@ class EmbeddedProvider:
         self.limits = limits or WorkerLimits()
         self._llama: Any = None
         self._worker: LlamaWorker | None = None
-        self._config: Config | None = None
+        # None: the self-test's choice for this machine (the benchmarks name one).
+        self._config: Config | None = configuration
         self._traits: ModelTraits | None = None
         self._lock = threading.Lock()
         self._retry_seed = 0
@@ -323,7 +325,7 @@ class EmbeddedProvider:
     def llama(self) -> Any:
         """The ``Llama`` object of the in-process path (loaded once, then kept)."""
         if self._llama is None:
-            spec = self.load_spec()  # the header is checked before the runtime is even imported
+            spec = self.load_spec(self._config or FAST)  # the header is checked before the runtime is imported
             try:
                 self._llama = load_llama(spec, self._llama_factory)
             except ImportError:
