@@ -172,7 +172,9 @@ def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
                 run.gen_seconds += last - first
             print(f"  [{label}] {len(run.replies)}/{turns} {stop} {reply[:40]!r}", file=sys.stderr)
         run.rss_mb = rss_mb() - base
-    embedded._shared.clear()  # unload before the next model (the app keeps one per GGUF)
+    for provider in embedded._shared.values():  # unload before the next model (the app keeps one per GGUF)
+        provider.close()
+    embedded._shared.clear()
     return run
 
 
