@@ -18,6 +18,16 @@ Per model:
   loading the model and the whole prompt; beat 2 reuses the KV prefix);
 * RSS: what the process's resident memory grew by while the model was loaded and ran.
 
+And the named checks of issue 28 (the failures a person would not keep):
+
+* answers turn 1: the reply to 「你好，掌柜。还有空房吗？」 says whether there is a room (有 / 没有 / 满 /
+  空着 … a room) or names a price — not just any sentence with 房 in it;
+* longest copy: the longest run of characters (spaces ignored) a reply shares with a lorebook body or
+  a field of the card (greeting and example dialogue included); 20 or more counts as a copy;
+* pronoun slips: sentences naming a man of the lore (怀瑾, 周伯) that say 她 and never 他;
+* model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型), or
+  name a company or a model (阿里, 通义, Qwen, OpenAI …).
+
 The replies themselves go to a Markdown report (``--report``, default ``embedded_quality_report.md``).
 
 ``--prompt-size`` prints instead the size of the small-model profile's system prompt on each turn
@@ -35,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 import tempfile
 import time
@@ -70,6 +81,50 @@ TURNS = [
     "听说镇上送人只送到柳树下，这是什么讲究？",
     "夜深了，我先上楼歇息。掌柜也早些睡吧。",
 ]
+
+
+# The people of 栖水镇 and their pronoun (its lorebook: 沈怀瑾 is 县城沈家的小儿子, 周伯 a boatman).
+LORE_MEN = ("怀瑾", "周伯")
+COPY_LIMIT = 20
+_ROOM_ANSWER = re.compile(
+    r"(还有|有|没有|没了|满了|住满|空着|剩)[^。！？\n]{0,8}(房|间|屋|床|铺)"  # 有的，楼上还空着一间
+    r"|(房|间)[^。！？\n]{0,6}(还有|有的|空着|满了|没了|住满)"  # 东头那间空着
+    r"|客满|住满了|已经满了"
+    r"|[0-9一二三四五六七八九十百几]+\s*(文|钱|两银|吊)"  # a price
+)
+_MODEL_CLAIM = re.compile(
+    r"(我是|我叫|本)[^。！？\n]{0,24}(模型|AI|人工智能|助手|程序)|阿里|通义|千问|Qwen|OpenAI|Alibaba"
+    r"|I(?:'m| am) (?:an? )?(?:AI|artificial|language model|assistant)",
+    re.IGNORECASE,
+)
+
+
+def answers_room(reply: str) -> bool:
+    """Turn 1: a yes or no about a room, or a price (「那间客房的东头那间临河。」 answers nothing)."""
+    return bool(_ROOM_ANSWER.search(reply))
+
+
+def longest_copy(reply: str, sources: list[str]) -> int:
+    """The longest run of *reply* (spaces ignored) that appears in one of *sources*."""
+    text = "".join(reply.split())
+    haystack = "\n".join("".join(source.split()) for source in sources)
+    best = 0
+    for start in range(len(text)):
+        length = best + 1
+        while start + length <= len(text) and text[start : start + length] in haystack:
+            best = length
+            length += 1
+    return best
+
+
+def pronoun_slips(reply: str) -> int:
+    """Sentences that name a man of the lore and call him 她 (她 there, 他 nowhere in it)."""
+    sentences = re.split(r"(?<=[。！？!?…\n])", reply)
+    return sum(1 for s in sentences if any(name in s for name in LORE_MEN) and "她" in s and "他" not in s)
+
+
+def claims_model(reply: str) -> bool:
+    return bool(_MODEL_CLAIM.search(reply))
 
 
 def cjk_count(text: str) -> int:
@@ -109,6 +164,7 @@ class Run:
     completion_tokens: int = 0
     errors: list[str] = field(default_factory=list)
     rss_mb: float = 0.0
+    sources: list[str] = field(default_factory=list)  # the card's fields and the lore bodies
 
     def row(self) -> dict[str, str]:
         text = "".join(self.replies)
@@ -119,12 +175,17 @@ class Run:
         echoed = sum(1 for turn, reply in zip(TURNS, self.replies, strict=False) if echoes(turn, reply))
         rate = self.completion_tokens / self.gen_seconds if self.gen_seconds else 0.0
         ttft = [f"{t:.1f}" for t in self.first_piece[:2]] + ["–"] * (2 - len(self.first_piece[:2]))
+        copies = [longest_copy(reply, self.sources) for reply in self.replies]
         return {
             "model": self.model,
             "CJK share": f"{share:.0%}",
             "longest repeat (chars)": str(repeat),
             "ended by stop": f"{stopped}/{len(self.stops)}",
             "echoes": f"{echoed}/{len(self.replies)}",
+            "answers turn 1": ("yes" if answers_room(self.replies[0]) else "no") if self.replies else "–",
+            f"copies ≥ {COPY_LIMIT} (longest)": f"{sum(c >= COPY_LIMIT for c in copies)} ({max(copies, default=0)})",
+            "pronoun slips": str(sum(pronoun_slips(reply) for reply in self.replies)),
+            "model claims": str(sum(claims_model(reply) for reply in self.replies)),
             "gen tok/s": f"{rate:.1f}",
             "TTFT beat 1 (s)": ttft[0],
             "TTFT beat 2 (s)": ttft[1],
@@ -145,6 +206,7 @@ def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
     with tempfile.TemporaryDirectory() as folder:
         home = Home(Path(folder))
         seed_home(home)
+        run.sources = copy_sources(home)
         app = PearApp(home)
         options = ChatOptions(mode="stage", connection=Connection(local_model=str(path)))
         session = app.new_chat("青梧", options)
@@ -176,6 +238,17 @@ def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
         provider.close()
     embedded._shared.clear()
     return run
+
+
+def copy_sources(home: Home) -> list[str]:
+    """What a reply must not paste: the card's fields and the bodies of its lore."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.workspace.cards import open_card
+
+    materials = load_stage_materials(home, open_card(home, "青梧"))
+    card = materials.card
+    fields = [card.description, card.personality, card.scenario, card.first_mes, card.mes_example]
+    return [text for text in fields if text] + [entry.content for entry in materials.corpus.entries]
 
 
 def models_to_run(names: list[str]) -> list[tuple[str, Path]]:
