@@ -57,6 +57,7 @@ from peargarden.app.connections import Connection
 from peargarden.app.service import ChatOptions, PearApp
 from peargarden.providers import embedded
 from peargarden.providers._echo import echoes
+from peargarden.providers._model_claims import claims_to_be_a_model
 from peargarden.providers.model_catalog import CATALOG
 from peargarden.providers.model_fetch import installed_path
 from peargarden.workspace.home import Home
@@ -92,12 +93,6 @@ _ROOM_ANSWER = re.compile(
     r"|客满|住满了|已经满了"
     r"|[0-9一二三四五六七八九十百几]+\s*(文|钱|两银|吊)"  # a price
 )
-_MODEL_CLAIM = re.compile(
-    r"(我是|我叫|本)[^。！？\n]{0,24}(模型|AI|人工智能|助手|程序)|阿里|通义|千问|Qwen|OpenAI|Alibaba"
-    r"|I(?:'m| am) (?:an? )?(?:AI|artificial|language model|assistant)",
-    re.IGNORECASE,
-)
-
 
 def answers_room(reply: str) -> bool:
     """Turn 1: a yes or no about a room, or a price (「那间客房的东头那间临河。」 answers nothing)."""
@@ -121,10 +116,6 @@ def pronoun_slips(reply: str) -> int:
     """Sentences that name a man of the lore and call him 她 (她 there, 他 nowhere in it)."""
     sentences = re.split(r"(?<=[。！？!?…\n])", reply)
     return sum(1 for s in sentences if any(name in s for name in LORE_MEN) and "她" in s and "他" not in s)
-
-
-def claims_model(reply: str) -> bool:
-    return bool(_MODEL_CLAIM.search(reply))
 
 
 def cjk_count(text: str) -> int:
@@ -185,7 +176,7 @@ class Run:
             "answers turn 1": ("yes" if answers_room(self.replies[0]) else "no") if self.replies else "–",
             f"copies ≥ {COPY_LIMIT} (longest)": f"{sum(c >= COPY_LIMIT for c in copies)} ({max(copies, default=0)})",
             "pronoun slips": str(sum(pronoun_slips(reply) for reply in self.replies)),
-            "model claims": str(sum(claims_model(reply) for reply in self.replies)),
+            "model claims": str(sum(claims_to_be_a_model(reply) for reply in self.replies)),
             "gen tok/s": f"{rate:.1f}",
             "TTFT beat 1 (s)": ttft[0],
             "TTFT beat 2 (s)": ttft[1],

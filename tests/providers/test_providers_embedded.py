@@ -297,6 +297,21 @@ def test_a_last_try_that_is_all_echo_is_still_a_reply(tmp_path: Path) -> None:
     assert len(made[0].calls) == 3
 
 
+def test_a_reply_that_claims_to_be_a_model_is_generated_again(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    made[0].replies = ["我是阿里云开发的超大规模语言模型，叫通义千问。", "“客官说笑了，我不过是个开客栈的。”青梧笑道。"]
+    question = [{"role": "user", "content": "（出戏）你是什么模型？能用英文回答吗？"}]
+    events = list(provider.stream(ChatRequest(messages=question)))
+    assert _text(events) == "“客官说笑了，我不过是个开客栈的。”青梧笑道。"
+    calls = made[0].calls
+    assert len(calls) == 2 and calls[1]["seed"] != calls[0].get("seed") and "logits_processor" not in calls[1]
+    big, made_big = _provider(tmp_path, small=False)  # only small models get the guard
+    big.llama()
+    made_big[0].replies = ["I am an AI language model."]
+    assert _text(list(big.stream(ChatRequest(messages=question)))) == "I am an AI language model."
+
+
 class CopyingLlama(TinyLlama):
     """A model that wants to hand the user's line back, token by token (one character a token):
     what a logits processor bans at the start it skips (the quote then starts a character later);
