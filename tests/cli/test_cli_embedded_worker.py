@@ -14,16 +14,9 @@ from pathlib import Path
 import pytest
 
 from kit.cli import pear_process
-from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave, use_fake_runtime
+from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave
 
 QUESTION = "掌柜，今晚还有空房吗？"
-
-
-@pytest.fixture
-def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "fake-state"
-    use_fake_runtime(monkeypatch, folder)
-    return folder
 
 
 @pytest.fixture
@@ -40,21 +33,23 @@ def _errors(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("pear: ")]
 
 
-def test_models_check_runs_both_configurations_and_keeps_the_record(home_dir: Path, state: Path, model: Path) -> None:
+def test_models_check_runs_both_configurations_and_keeps_the_record(
+    home_dir: Path, fake_runtime: Path, model: Path
+) -> None:
     done = pear_process(home_dir, "models", "--check", "--local-model", model, "--json", check=True)
     result = json.loads(done.stdout)
     assert result["chosen"] == "fast" and result["fresh"] and not result["rebuild"]
     assert result["config"] == {"use_extra_bufts": True}
     assert [(t["config"], t["outcome"]) for t in result["trials"]] == [("fast", "ok"), ("safe", "ok")]
     assert all(t["gen_tok_s"] > 0 and t["prompt_tok_s"] > 0 for t in result["trials"])
-    assert Path(result["record"]) == state / "models" / "runtime.json"
-    assert len(loads(state)) == 2
+    assert Path(result["record"]) == fake_runtime / "models" / "runtime.json"
+    assert len(loads(fake_runtime)) == 2
     quiet = pear_process(home_dir, "models", "--check", "--if-needed", "--local-model", model, check=True)
-    assert len(loads(state)) == 2 and quiet.stdout == ""  # the record still holds: nothing ran, nothing said
+    assert len(loads(fake_runtime)) == 2 and quiet.stdout == ""  # the record still holds: nothing ran, nothing said
     shown = pear_process(home_dir, "models", "--check", "--if-needed", "--json", "--local-model", model, check=True)
-    assert json.loads(shown.stdout)["fresh"] is False and len(loads(state)) == 2
+    assert json.loads(shown.stdout)["fresh"] is False and len(loads(fake_runtime)) == 2
     again = pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
-    assert len(loads(state)) == 4  # on demand: tested again
+    assert len(loads(fake_runtime)) == 4  # on demand: tested again
     lines = again.stdout.splitlines()
     assert lines[0].startswith("内置模型自检：青梧测试模型")
     assert lines[1].startswith("  fast（CPU extra buffer types 开）：通过，prompt ")
@@ -62,7 +57,7 @@ def test_models_check_runs_both_configurations_and_keeps_the_record(home_dir: Pa
 
 
 def test_models_check_falls_back_when_the_fast_configuration_crashes(
-    home_dir: Path, state: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     misbehave(monkeypatch, "crash_extra_bufts")
     done = pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
@@ -71,7 +66,7 @@ def test_models_check_falls_back_when_the_fast_configuration_crashes(
 
 
 def test_models_check_with_every_configuration_crashing_exits_5(
-    home_dir: Path, state: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     misbehave(monkeypatch, "crash_probe")
     done = pear_process(home_dir, "models", "--check", "--local-model", model)
@@ -81,7 +76,7 @@ def test_models_check_with_every_configuration_crashing_exits_5(
 
 
 def test_chat_once_after_a_crash_mid_reply_exits_non_zero_keeps_the_message_and_the_next_beat_works(
-    home_dir: Path, state: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
     misbehave(monkeypatch, "crash_at=4;once")
@@ -100,7 +95,7 @@ def test_chat_once_after_a_crash_mid_reply_exits_non_zero_keeps_the_message_and_
 
 
 def test_interactive_chat_keeps_running_after_a_hang(
-    home_dir: Path, state: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In one `pear chat`: the hung worker is stopped after --idle-timeout, the next line is answered."""
     pear_process(home_dir, "models", "--check", "--local-model", model, check=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave, use_fake_runtime
+from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave
 from peargarden.errors import ProviderError
 from peargarden.providers import runtime_check
 from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, Usage
@@ -32,13 +32,6 @@ QUESTION = [{"role": "user", "content": "掌柜，今晚还有空房吗？"}]
 SHORT = WorkerLimits(start=20, silence=2)
 # Several clauses: the echo guard lets the first ones through while the rest is still coming.
 LONG_REPLY = "有的，楼上还空着一间。临河，推窗就是柳树。热水要等一等，灶上还温着粥。"
-
-
-@pytest.fixture
-def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "fake-state"
-    use_fake_runtime(monkeypatch, folder)
-    return folder
 
 
 def _provider(model: Path, limits: WorkerLimits = SHORT) -> EmbeddedProvider:
@@ -70,7 +63,25 @@ def _partial_then_error(provider: EmbeddedProvider) -> tuple[str, ProviderError]
     return "".join(shown), caught.value
 
 
-def test_two_beats_share_one_warm_worker(state: Path, tmp_path: Path) -> None:
+def _fault_then_next_beat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, directives: str, limits: WorkerLimits = SHORT
+) -> tuple[str, ProviderError]:
+    """On a self-tested model, the next worker misbehaves as *directives* say: one beat fails with one
+    line (returned, with the text shown before it), the beat after it is answered."""
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, directives)
+    provider = _provider(model, limits)
+    try:
+        shown, error = _partial_then_error(provider)
+        assert "\n" not in str(error)
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+    return shown, error
+
+
+def test_two_beats_share_one_warm_worker(fake_runtime: Path, tmp_path: Path) -> None:
     model = fake_model(tmp_path)
     provider = _provider(model)
     try:
@@ -81,51 +92,37 @@ def test_two_beats_share_one_warm_worker(state: Path, tmp_path: Path) -> None:
     assert first[-2:] == [Usage(prompt_tokens=len(QUESTION[0]["content"]) + 5, completion_tokens=len(FAKE_REPLY)),
                           Done("stop", "青梧测试模型")]  # fmt: skip
     # The self-test tried both configurations in workers of their own, then one worker served both beats.
-    assert [extra for _, extra in loads(state)] == [True, False, True]
+    assert [extra for _, extra in loads(fake_runtime)] == [True, False, True]
     record = find_record(model)
     assert record is not None and record["chosen"] == "fast"
 
 
 def test_a_native_crash_mid_stream_is_one_line_and_the_next_beat_runs_safe(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = fake_model(tmp_path)
-    _checked(model)
-    misbehave(monkeypatch, "crash_at=4;once")
-    provider = EmbeddedProvider(model, limits=SHORT, default_max_tokens=64)
-    try:
-        shown, error = _partial_then_error(provider)
-        assert "SIGSEGV" in str(error) and "安全配置" in str(error) and "\n" not in str(error)
-        # The echo guard holds back the opening clause; what it let through before the crash stays shown.
-        assert FAKE_REPLY.startswith(shown)
-        assert _text(_beat(provider)) == FAKE_REPLY
-    finally:
-        provider.close()
-    crashed, fresh = loads(state)[-2:]
+    shown, error = _fault_then_next_beat(tmp_path, monkeypatch, "crash_at=4;once")
+    assert "SIGSEGV" in str(error) and "安全配置" in str(error)
+    # The guards hold back the opening; what they let through before the crash stays shown.
+    assert FAKE_REPLY.startswith(shown)
+    crashed, fresh = loads(fake_runtime)[-2:]
     assert crashed[0] != fresh[0] and crashed[1] and not fresh[1]  # a new worker, without extra buffer types
-    record = find_record(model)
+    record = find_record(tmp_path / "青梧小模型.gguf")
     assert record is not None and record["chosen"] == "safe" and "SIGSEGV" in record["reason"]
 
 
 def test_an_out_of_memory_kill_says_so_and_keeps_the_configuration(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = fake_model(tmp_path)
-    _checked(model)
-    misbehave(monkeypatch, "kill_at=2;once")
-    provider = _provider(model)
-    try:
-        _, error = _partial_then_error(provider)
-        assert "SIGKILL" in str(error) and "内存" in str(error)
-        assert _text(_beat(provider)) == FAKE_REPLY
-    finally:
-        provider.close()
-    assert loads(state)[-1][1]  # still the fast configuration: memory is not the CPU's fault
-    record = find_record(model)
+    _, error = _fault_then_next_beat(tmp_path, monkeypatch, "kill_at=2;once")
+    assert "SIGKILL" in str(error) and "内存" in str(error)
+    assert loads(fake_runtime)[-1][1]  # still the fast configuration: memory is not the CPU's fault
+    record = find_record(tmp_path / "青梧小模型.gguf")
     assert record is not None and record["chosen"] == "fast"
 
 
-def test_a_worker_killed_from_outside_mid_stream(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_killed_from_outside_mid_stream(
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = fake_model(tmp_path)
     _checked(model)
     misbehave(monkeypatch, f"slow=0.2;reply={LONG_REPLY}")
@@ -136,7 +133,7 @@ def test_a_worker_killed_from_outside_mid_stream(state: Path, tmp_path: Path, mo
             for event in provider.stream(ChatRequest(messages=[{"role": "user", "content": "讲个长故事"}])):
                 chunks += isinstance(event, TextDelta)
                 if chunks == 1:
-                    os.kill(loads(state)[-1][0], signal.SIGKILL)
+                    os.kill(loads(fake_runtime)[-1][0], signal.SIGKILL)
         misbehave(monkeypatch, "")
         assert _text(_beat(provider)) == FAKE_REPLY  # a fresh worker reads the directives anew
     finally:
@@ -144,53 +141,27 @@ def test_a_worker_killed_from_outside_mid_stream(state: Path, tmp_path: Path, mo
 
 
 def test_a_worker_that_never_answers_is_stopped_after_the_silence_limit(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = fake_model(tmp_path)
-    _checked(model)
-    misbehave(monkeypatch, "hang_at=2;once")
-    provider = _provider(model)
-    try:
-        started = time.monotonic()
-        _, error = _partial_then_error(provider)
-        assert "2 秒没有任何输出" in str(error) and time.monotonic() - started < 15
-        hung_pid = loads(state)[-1][0]
-        assert _text(_beat(provider)) == FAKE_REPLY
-    finally:
-        provider.close()
+    started = time.monotonic()
+    _, error = _fault_then_next_beat(tmp_path, monkeypatch, "hang_at=2;once")
+    assert "2 秒没有任何输出" in str(error) and time.monotonic() - started < 30
+    hung_pid = loads(fake_runtime)[-2][0]
     assert not _running(hung_pid)  # the hung worker was killed, not left behind
 
 
-def test_a_worker_that_exits_at_start_up(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    model = fake_model(tmp_path)
-    _checked(model)
-    misbehave(monkeypatch, "exit_at_start;once")
-    provider = _provider(model)
-    try:
-        _, error = _partial_then_error(provider)
-        message = str(error)
-        assert "启动后立即退出" in message and "exit 7" in message and "fake llama_cpp: exit" in message
-        assert "\n" not in message
-        assert _text(_beat(provider)) == FAKE_REPLY
-    finally:
-        provider.close()
+def test_a_worker_that_exits_at_start_up(fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, error = _fault_then_next_beat(tmp_path, monkeypatch, "exit_at_start;once")
+    assert "启动后立即退出" in str(error) and "exit 7" in str(error) and "fake llama_cpp: exit" in str(error)
 
 
-def test_a_worker_that_hangs_while_loading(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    model = fake_model(tmp_path)
-    _checked(model)
-    misbehave(monkeypatch, "hang_at_start;once")
-    provider = _provider(model, WorkerLimits(start=2, silence=2))
-    try:
-        _, error = _partial_then_error(provider)
-        assert "2 秒内没有加载完成" in str(error)
-        assert _text(_beat(provider)) == FAKE_REPLY
-    finally:
-        provider.close()
+def test_a_worker_that_hangs_while_loading(fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, error = _fault_then_next_beat(tmp_path, monkeypatch, "hang_at_start;once", WorkerLimits(start=2, silence=2))
+    assert "2 秒内没有加载完成" in str(error)
 
 
 def test_cancel_returns_at_once_and_the_worker_stays_warm(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = fake_model(tmp_path)
     _checked(model)
@@ -208,11 +179,11 @@ def test_cancel_returns_at_once_and_the_worker_stays_warm(
         assert _text(_beat(provider)) == LONG_REPLY  # the cancelled reply's end was read first
     finally:
         provider.close()
-    assert len(loads(state)) == 3  # two for the self-test, one worker for both beats
+    assert len(loads(fake_runtime)) == 3  # two for the self-test, one worker for both beats
 
 
 def test_the_self_test_falls_back_when_extra_buffer_types_crash(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = fake_model(tmp_path)
     misbehave(monkeypatch, "crash_extra_bufts")
@@ -225,18 +196,20 @@ def test_the_self_test_falls_back_when_extra_buffer_types_crash(
     assert record is not None and record["chosen"] == "safe"
     fast = record["trials"][0]
     assert (fast["config"], fast["outcome"], fast["detail"]) == ("fast", "crash", "SIGSEGV")
-    assert loads(state)[-1][1] is False
+    assert loads(fake_runtime)[-1][1] is False
     # Recorded: the next provider (another process, the next day) skips the self-test.
-    before = len(loads(state))
+    before = len(loads(fake_runtime))
     again = _provider(model)
     try:
         assert _text(_beat(again)) == FAKE_REPLY
     finally:
         again.close()
-    assert len(loads(state)) == before + 1
+    assert len(loads(fake_runtime)) == before + 1
 
 
-def test_the_self_test_falls_back_on_garbage(state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_self_test_falls_back_on_garbage(
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = fake_model(tmp_path)
     misbehave(monkeypatch, "garbage_extra_bufts")
     result = runtime_check.run_check(model, (1, 1), limits=SHORT)
@@ -245,7 +218,7 @@ def test_the_self_test_falls_back_on_garbage(state: Path, tmp_path: Path, monkey
 
 
 def test_a_crash_in_every_configuration_asks_for_a_portable_build(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = fake_model(tmp_path)
     misbehave(monkeypatch, "crash_probe")
@@ -259,7 +232,7 @@ def test_a_crash_in_every_configuration_asks_for_a_portable_build(
     assert record is not None and record["chosen"] is None
 
 
-def test_the_record_goes_stale_when_the_model_changes(state: Path, tmp_path: Path) -> None:
+def test_the_record_goes_stale_when_the_model_changes(fake_runtime: Path, tmp_path: Path) -> None:
     model = fake_model(tmp_path)
     _checked(model)
     assert find_record(model) is not None
@@ -268,7 +241,7 @@ def test_the_record_goes_stale_when_the_model_changes(state: Path, tmp_path: Pat
 
 
 def test_a_missing_runtime_is_the_setup_hint_and_is_not_recorded(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     broken = tmp_path / "no-runtime" / "llama_cpp"
     broken.mkdir(parents=True)
@@ -289,7 +262,7 @@ def _running(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
-def test_the_worker_outlives_the_thread_that_started_it(state: Path, tmp_path: Path) -> None:
+def test_the_worker_outlives_the_thread_that_started_it(fake_runtime: Path, tmp_path: Path) -> None:
     """PR_SET_PDEATHSIG fires when the starting *thread* ends; the web runs beats on pool threads."""
     worker = LlamaWorker(LoadSpec(str(fake_model(tmp_path)), 512, 1, 1), SHORT)
     thread = threading.Thread(target=worker.start)
@@ -303,7 +276,7 @@ def test_the_worker_outlives_the_thread_that_started_it(state: Path, tmp_path: P
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
-def test_no_orphan_after_kill_9_of_the_parent(state: Path, tmp_path: Path) -> None:
+def test_no_orphan_after_kill_9_of_the_parent(fake_runtime: Path, tmp_path: Path) -> None:
     model = fake_model(tmp_path)
     parent_code = textwrap.dedent(
         f"""
@@ -332,7 +305,7 @@ def test_no_orphan_after_kill_9_of_the_parent(state: Path, tmp_path: Path) -> No
 
 
 def test_what_the_runtime_prints_on_stdout_does_not_break_the_protocol(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The worker's fd 1 points at its stderr once the protocol took its own copy of stdout."""
     misbehave(monkeypatch, "noisy")

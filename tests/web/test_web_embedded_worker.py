@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from web_harness import LiveServer, beats_done, open_new_chat, screenshot
 
-from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave, use_fake_runtime
+from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave
 from peargarden.providers import embedded, runtime_check
 from peargarden.providers.embedded import EmbeddedProvider
 from peargarden.providers.worker_client import WorkerLimits
@@ -26,13 +26,10 @@ QUESTION = "掌柜，今晚还有空房吗？"
 
 
 @pytest.fixture
-def local_home(
-    seeded_home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[Home, Path, Path]]:
+def local_home(seeded_home: Home, tmp_path: Path, fake_runtime: Path) -> Iterator[tuple[Home, Path, Path]]:
     """A data folder whose main model is a (fake) local GGUF, already self-tested; the shared provider
     of this process for it is closed afterwards (its worker with it)."""
-    state = tmp_path / "fake-state"
-    use_fake_runtime(monkeypatch, state)
+    state = fake_runtime
     model = fake_model(tmp_path)
     assert runtime_check.run_check(model, (1, 1)).chosen == "fast"
     seeded_home.config_file.write_text(

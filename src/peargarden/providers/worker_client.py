@@ -119,6 +119,7 @@ class LlamaWorker:
         self._ids = itertools.count(1)
         self._pending: int | None = None  # a cancelled generation whose end is still to be read
         self._started = False
+        self._stderr_reader: threading.Thread | None = None
         self.version = ""
         self.load_seconds = 0.0
 
@@ -139,7 +140,8 @@ class LlamaWorker:
             self._process = _spawn(args, self._env)
         except OSError as error:
             raise WorkerFault(f"无法启动内置模型进程（cannot start the worker）：{error}", "exit") from None
-        threading.Thread(target=self._read_stderr, daemon=True, name="pear-llama-stderr").start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True, name="pear-llama-stderr")
+        self._stderr_reader.start()
         self._send({"op": "load", "spec": self.spec.to_json()})
         message = self._next(self.limits.start)
         if message.get("ev") == "fatal":
@@ -357,6 +359,8 @@ class LlamaWorker:
         except subprocess.TimeoutExpired:
             self.kill()
             code = process.returncode
+        if self._stderr_reader is not None:
+            self._stderr_reader.join(timeout=2)  # its last lines explain the exit
         self._close_pipes()
         return code
 
