@@ -120,13 +120,18 @@ def test_an_out_of_memory_kill_says_so_and_keeps_the_configuration(
     assert record is not None and record["chosen"] == "fast"
 
 
+def _slow_long_replies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pause: float) -> EmbeddedProvider:
+    """A provider on a self-tested model whose worker writes LONG_REPLY a token every *pause* seconds."""
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, f"slow={pause};reply={LONG_REPLY}")
+    return EmbeddedProvider(model, limits=SHORT, default_max_tokens=64)
+
+
 def test_a_worker_killed_from_outside_mid_stream(
     fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = fake_model(tmp_path)
-    _checked(model)
-    misbehave(monkeypatch, f"slow=0.2;reply={LONG_REPLY}")
-    provider = EmbeddedProvider(model, limits=SHORT)
+    provider = _slow_long_replies(tmp_path, monkeypatch, 0.2)
     try:
         chunks = 0
         with pytest.raises(ProviderError, match="SIGKILL"):
@@ -163,10 +168,7 @@ def test_a_worker_that_hangs_while_loading(fake_runtime: Path, tmp_path: Path, m
 def test_cancel_returns_at_once_and_the_worker_stays_warm(
     fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = fake_model(tmp_path)
-    _checked(model)
-    misbehave(monkeypatch, f"slow=0.1;reply={LONG_REPLY}")
-    provider = EmbeddedProvider(model, limits=SHORT, default_max_tokens=64)
+    provider = _slow_long_replies(tmp_path, monkeypatch, 0.1)
     cancel = threading.Event()
     events: list[StreamEvent] = []
     try:
