@@ -24,7 +24,8 @@ And the named checks of issue 28 (the failures a person would not keep):
   空着 … a room) or names a price — not just any sentence with 房 in it;
 * longest copy: the longest run of characters (spaces ignored) a reply shares with a lorebook body or
   a field of the card (greeting and example dialogue included); 20 or more counts as a copy;
-* pronoun slips: sentences naming a man of the lore (怀瑾, 周伯) that say 她 and never 他;
+* pronoun slips: sentences that call a man of the lore (怀瑾, 周伯) 她 — naming him, or right after a
+  sentence that does (and naming no woman themselves);
 * model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型), or
   name a company or a model (阿里, 通义, Qwen, OpenAI …).
 
@@ -86,6 +87,7 @@ TURNS = [
 
 # The people of 栖水镇 and their pronoun (its lorebook: 沈怀瑾 is 县城沈家的小儿子, 周伯 a boatman).
 LORE_MEN = ("怀瑾", "周伯")
+LORE_WOMEN = ("青梧", "掌柜", "老夫人")
 COPY_LIMIT = 20
 _ROOM_ANSWER = re.compile(
     r"(还有|有|没有|没了|满了|住满|空着|剩)[^。！？\n]{0,8}(房|间|屋|床|铺)"  # 有的，楼上还空着一间
@@ -113,9 +115,18 @@ def longest_copy(reply: str, sources: list[str]) -> int:
 
 
 def pronoun_slips(reply: str) -> int:
-    """Sentences that name a man of the lore and call him 她 (她 there, 他 nowhere in it)."""
-    sentences = re.split(r"(?<=[。！？!?…\n])", reply)
-    return sum(1 for s in sentences if any(name in s for name in LORE_MEN) and "她" in s and "他" not in s)
+    """Sentences that call a man of the lore 她: 她 and no 他 in a sentence that names him, or that
+    follows one naming him and names no woman itself (「…怀瑾公子…走了。她还欠着半钱房钱。」)."""
+    slips = 0
+    about_a_man = False
+    for sentence in re.split(r"(?<=[。！？!?…\n])", reply):
+        names_man = any(name in sentence for name in LORE_MEN)
+        names_woman = any(name in sentence for name in LORE_WOMEN)
+        if "她" in sentence and "他" not in sentence and (names_man or (about_a_man and not names_woman)):
+            slips += 1
+        if names_man or names_woman:
+            about_a_man = names_man and not names_woman
+    return slips
 
 
 def cjk_count(text: str) -> int:
