@@ -16,7 +16,8 @@ Per model:
 * gen tok/s: completion tokens / seconds from the first to the last piece, over all turns;
 * TTFT beat 1 / beat 2: seconds to the first piece of the first and second reply (beat 1 includes
   loading the model and the whole prompt; beat 2 reuses the KV prefix);
-* RSS: what the process's resident memory grew by while the model was loaded and ran.
+* RSS: what the process's resident memory grew by while the model was loaded and ran, plus the
+  resident memory of the model's worker process (where the model lives since issue 28).
 
 And the named checks of issue 28 (the failures a person would not keep):
 
@@ -195,11 +196,21 @@ class Run:
         }
 
 
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
+def rss_mb(pid: int | str = "self") -> float:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def workers_rss_mb() -> float:
+    """The resident memory of the embedded models' worker processes of this process."""
+    pids = [p._worker.pid for p in embedded._shared.values() if p._worker is not None and p._worker.pid]
+    return sum(rss_mb(pid) for pid in pids)
 
 
 def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
@@ -235,7 +246,7 @@ def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
                 run.first_piece.append(first - start)
                 run.gen_seconds += last - first
             print(f"  [{label}] {len(run.replies)}/{turns} {stop} {reply[:40]!r}", file=sys.stderr)
-        run.rss_mb = rss_mb() - base
+        run.rss_mb = rss_mb() - base + workers_rss_mb()
     for provider in embedded._shared.values():  # unload before the next model (the app keeps one per GGUF)
         provider.close()
     embedded._shared.clear()
