@@ -79,13 +79,17 @@ def test_chat_once_after_a_crash_mid_reply_exits_non_zero_keeps_the_message_and_
     home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
-    misbehave(monkeypatch, "crash_at=4;once")
+    # The crash comes after the reply's first sentence was shown (the guards hold the opening).
+    misbehave(monkeypatch, "reply=有的，楼上还空着一间。临河，推窗就是柳树。;crash_at=16;once")
     done = pear_process(home_dir, "chat", "--once", QUESTION, "--local-model", model)
     assert done.returncode == 4
     (error,) = _errors(done.stderr)
     assert "llama.cpp: SIGSEGV" in error and "安全配置" in error
     assert "Traceback" not in done.stderr
-    assert QUESTION in _session_text(home_dir)
+    assert done.stdout.startswith("有的，楼上还空着一间。") and "柳树" not in done.stdout
+    session = _session_text(home_dir)
+    assert QUESTION in session and "有的，楼上还空着一间。" in session  # the message and the partial reply kept
+    misbehave(monkeypatch, "")
     (chat_folder,) = (home_dir / "cards" / "青梧" / "chats").iterdir()
     chat_id = chat_folder.name
     again = pear_process(home_dir, "chat", "--once", "那就要一间。", "--chat", chat_id, "--local-model", model)
