@@ -357,3 +357,19 @@ def test_the_real_runtime_self_tests_in_children_and_survives_a_killed_worker(tm
         assert provider._worker is not None and provider._worker.pid != pid
     finally:
         provider.close()
+
+
+def test_two_runtime_builds_keep_a_record_each(fake_runtime: Path, tmp_path: Path) -> None:
+    """Two virtual environments (two builds of the runtime) share the models folder."""
+    from peargarden.providers.runtime_record import new_record, read_records, write_record
+
+    model = fake_model(tmp_path)
+    mine = {**new_record(model), "chosen": "fast"}
+    other = {**mine, "runtime": {"version": "0.3.36", "build_sha": "another-build"}, "chosen": "safe"}
+    write_record(mine)
+    write_record(other)
+    write_record({**mine, "chosen": "safe"})  # a new test of the same build replaces its own record
+    assert sorted(r["chosen"] for r in read_records()) == ["safe", "safe"]
+    assert len(read_records()) == 2
+    record = find_record(model)
+    assert record is not None and record["runtime"] == mine["runtime"]

@@ -27,7 +27,7 @@ from .model_fetch import models_dir
 
 RECORD_NAME = "runtime.json"
 FORMAT = 1
-_KEEP = 32  # records kept (one per model, machine and runtime)
+_KEEP = 32  # records kept, the newest first (one per model, machine and runtime build)
 
 
 def record_path(folder: Path | None = None) -> Path:
@@ -115,11 +115,17 @@ def find_record(model: Path, folder: Path | None = None) -> dict[str, Any] | Non
     return next((r for r in read_records(folder) if _same(r, machine, runtime, identity)), None)
 
 
+def _key(record: dict[str, Any]) -> tuple[Any, ...]:
+    """What one record stands for: a model file on a machine with a runtime build (two virtual
+    environments with their own builds share the models folder, and each keeps its record)."""
+    machine, runtime = record.get("machine") or {}, record.get("runtime") or {}
+    return ((record.get("model") or {}).get("path"), machine.get("flags_sha"), runtime.get("build_sha"))
+
+
 def write_record(record: dict[str, Any], folder: Path | None = None) -> Path:
-    """Store *record* (it replaces the one for the same model path); returns the file."""
+    """Store *record* (it replaces the one for the same model, machine and runtime); returns the file."""
     path = record_path(folder)
-    model_path = (record.get("model") or {}).get("path")
-    kept = [r for r in read_records(folder) if (r.get("model") or {}).get("path") != model_path]
+    kept = [r for r in read_records(folder) if _key(r) != _key(record)]
     data = {"format": FORMAT, "records": [record, *kept][:_KEEP]}
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=".runtime-", suffix=".json", dir=path.parent)
