@@ -59,7 +59,7 @@ from peargarden.app.connections import Connection
 from peargarden.app.service import ChatOptions, PearApp
 from peargarden.providers import embedded
 from peargarden.providers._echo import echoes
-from peargarden.providers._opening_guard import claims_to_be_a_model
+from peargarden.providers._model_claims import claims_to_be_a_model
 from peargarden.providers.model_catalog import CATALOG
 from peargarden.providers.model_fetch import installed_path
 from peargarden.workspace.home import Home

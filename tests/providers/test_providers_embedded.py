@@ -312,19 +312,6 @@ def test_a_reply_that_claims_to_be_a_model_is_generated_again(tmp_path: Path) ->
     assert _text(list(big.stream(ChatRequest(messages=question)))) == "I am an AI language model."
 
 
-def test_a_reply_that_opens_by_pasting_the_lore_is_generated_again(tmp_path: Path) -> None:
-    provider, made = _provider(tmp_path)
-    provider.llama()
-    lore = "【旧油纸伞】听雨轩柜台后的墙上挂着一把旧油纸伞，竹骨断了一根，伞面上手绘的几枝桃花已褪成浅褐色。"
-    pasted = "这把伞挂在柜台后的墙上挂着一把旧油纸伞，竹骨断了一根，伞面上手绘的几枝桃花已褪成浅褐色。"
-    made[0].replies = [pasted, "青梧抬头看了一眼那把伞，笑了笑：“旧物罢了。”"]
-    messages = [{"role": "system", "content": "你是青梧。" + lore},
-                {"role": "user", "content": "柜台后面那把旧油纸伞，是有什么来历吗？"}]  # fmt: skip
-    events = list(provider.stream(ChatRequest(messages=messages)))
-    assert _text(events) == "青梧抬头看了一眼那把伞，笑了笑：“旧物罢了。”"
-    assert len(made[0].calls) == 2
-
-
 class CopyingLlama(TinyLlama):
     """A model that wants to hand the user's line back, token by token (one character a token):
     what a logits processor bans at the start it skips (the quote then starts a character later);

@@ -48,7 +48,7 @@ from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
 
 from ._echo import EchoFilter
-from ._opening_guard import OpeningGuard
+from ._model_claims import ClaimGuard
 from ._text_tool_calls import split_tool_calls, streamable
 from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, Usage
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
@@ -436,17 +436,17 @@ class EmbeddedProvider:
         # benchmark: a new seed alone gave the same quote back 4 times out of 4.  If the retry
         # opens with an echo too, a third try allows runs of two characters; its echoing
         # clauses are cut.
-        # A reply whose first sentence claims to be a model or pastes the prompt (._opening_guard) is
-        # generated again the same way (a claim without the copy block).
+        # A reply that opens by claiming to be a model (._model_claims) is generated again the same way,
+        # without the copy block.
         for limit, final in ((4, False), (2, True)):
-            if outcome not in ("echo", "claim", "copy"):
+            if outcome not in ("echo", "claim"):
                 break
             self._retry_seed += 1
             retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
             retry["repeat_penalty"] = max(float(retry.get("repeat_penalty") or 1.0), 1.2)
             # The story so far (card, lore, earlier turns) is shared vocabulary: names stay free.
             own = "\n".join(m["content"] for m in messages if m["content"] != guard)
-            copy = CopySpec(guard, own, limit) if outcome in ("echo", "copy") and guard else None
+            copy = CopySpec(guard, own, limit) if outcome == "echo" and guard else None
             outcome = yield from self._generate(
                 backend, messages, retry, copy, cancel, check, names, can_retry=not final
             )
@@ -463,17 +463,16 @@ class EmbeddedProvider:
         *,
         can_retry: bool,
     ) -> Generator[StreamEvent, None, str]:
-        """One generation's events; returns ``"echo"``, ``"claim"`` or ``"copy"`` (nothing yielded) when
-        a guard caught one.
+        """One generation's events; returns ``"echo"`` or ``"claim"`` (nothing yielded) when a guard
+        caught one.
 
         The model's text passes three holds before it is shown: tool calls written as text (from the
         first ``<tool_call>`` or fence to the end, parsed when the reply is complete), the echo guard
-        (whole clauses), then for a small model the opening guard (its first sentence)."""
+        (whole clauses), then for a small model the claim guard (its first sentence)."""
         name = self.model_name
         line, earlier = guard
         echo = EchoFilter(line, can_retry=can_retry, earlier=earlier) if line else None
-        prompt = "\n".join(m["content"] for m in messages if m.get("role") == "system")
-        opening = OpeningGuard(can_retry=can_retry, prompt=prompt) if self.traits().small else None
+        claim = ClaimGuard(can_retry=can_retry) if self.traits().small else None
         raw: list[str] = []  # the model's text when tools are on
         shown = 0  # how much of it went on to the echo guard
         # llama.cpp reports no usage when streaming: the cache's token count when the reply starts
@@ -501,10 +500,10 @@ class EmbeddedProvider:
                     visible = echo.feed(content) if echo is not None else content
                     if visible is None:
                         return "echo"
-                    if visible and opening is not None:
-                        visible = opening.feed(visible)
+                    if visible and claim is not None:
+                        visible = claim.feed(visible)
                         if visible is None:
-                            return opening.failure
+                            return "claim"
                     if visible:
                         yield TextDelta(visible)
                 if piece.finish:
@@ -520,10 +519,10 @@ class EmbeddedProvider:
         if visible is None or tail is None:
             return "echo"
         text = visible + tail
-        if opening is not None:
-            judged, last = opening.feed(text), opening.finish()
+        if claim is not None:
+            judged, last = claim.feed(text), claim.finish()
             if judged is None or last is None:
-                return opening.failure
+                return "claim"
             text = judged + last
         if text:
             yield TextDelta(text)
