@@ -373,3 +373,17 @@ def test_two_runtime_builds_keep_a_record_each(fake_runtime: Path, tmp_path: Pat
     assert len(read_records()) == 2
     record = find_record(model)
     assert record is not None and record["runtime"] == mine["runtime"]
+
+
+def test_the_choice_keeps_the_default_unless_safe_is_clearly_faster() -> None:
+    def trial(config: str, prompt: float, gen: float) -> runtime_check.Trial:
+        return runtime_check.Trial(config, config == "fast", "ok", prompt_tok_s=prompt, gen_tok_s=gen)
+
+    assert runtime_check.choose([trial("fast", 100, 20), trial("safe", 100, 20)]) == (
+        "fast", "both passed; fast was as fast or faster")  # fmt: skip
+    chosen, reason = runtime_check.choose([trial("fast", 33.7, 11.9), trial("safe", 80.7, 9.4)])
+    assert chosen == "fast" and reason == "both passed; safe was only 9% faster (under the 20% margin)"
+    assert runtime_check.choose([trial("fast", 20, 5), trial("safe", 40, 10)])[0] == "safe"
+    crashed = runtime_check.Trial("fast", True, "crash", "SIGSEGV")
+    only_safe = runtime_check.choose([crashed, trial("safe", 40, 10)])
+    assert only_safe == ("safe", "only safe passed (fast: crash (SIGSEGV))")
