@@ -76,6 +76,8 @@ class ChunkReader:
         # Chunks seen, and choices in them: tells "only [DONE]" and "no choices" from a cut stream.
         self.chunks = 0
         self.choices = 0
+        # Characters of reply, reasoning and tool-call arguments received (the reply-size cap).
+        self.received = 0
         self._usage: Usage | None = None
         self._splitter = ThinkTagSplitter()
         self._tools = ToolCallAccumulator()
@@ -105,19 +107,19 @@ class ChunkReader:
             if isinstance(delta, dict):
                 thinking = reasoning_text(delta)
                 if thinking:
+                    self.received += len(thinking)
                     events.append(ThinkingDelta(thinking))
                 content = delta.get("content")
                 if content and isinstance(content, str):
+                    self.received += len(content)
                     for kind, text in self._splitter.feed(content):
                         events.append(TextDelta(text) if kind == "text" else ThinkingDelta(text))
                 for call in _objects(delta.get("tool_calls")):
                     function = call.get("function")
-                    self._tools.add(
-                        call.get("index"),
-                        call.get("id"),
-                        _field(function, "name"),
-                        _field(function, "arguments"),
-                    )
+                    arguments = _field(function, "arguments")
+                    if isinstance(arguments, str):
+                        self.received += len(arguments)
+                    self._tools.add(call.get("index"), call.get("id"), _field(function, "name"), arguments)
             finish_reason = choice.get("finish_reason")
             if finish_reason and isinstance(finish_reason, str):
                 self.finish_reason = finish_reason

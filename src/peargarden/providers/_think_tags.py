@@ -56,6 +56,8 @@ class ThinkTagSplitter:
 
 def _partial_tag_suffix(data: str, tag: str) -> int:
     """Length of the longest suffix of *data* that is a proper prefix of *tag*."""
+    if "<" not in data[1 - len(tag) :]:
+        return 0  # every tag starts with "<": the common case, decided without the loop
     for size in range(min(len(tag) - 1, len(data)), 0, -1):
         if data.endswith(tag[:size]):
             return size

@@ -39,6 +39,12 @@ from .profiles import ProviderProfile, detect_profile
 # Sent when an endpoint needs no key (local servers), as the openai SDK did: some servers want a value.
 NO_KEY = "not-needed"
 
+#: The most characters of one reply (text, reasoning and tool-call arguments together) read from a
+#: stream; past it the stream is closed and the reply so far kept, with one line saying why.  A
+#: runaway model at full speed would otherwise fill memory and the chat file until the total timeout.
+#: Sixteen million characters is 16 – 48 MB of text, far past any reply a story needs.
+MAX_REPLY_CHARS = 16_000_000
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -116,8 +122,10 @@ class OpenAICompatProvider:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] | None = None,
         http_client: httpx2.Client | None = None,
+        max_reply_chars: int = MAX_REPLY_CHARS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.max_reply_chars = max_reply_chars
         self.model = model
         # Keys pasted from a web page often carry a trailing newline or spaces.
         self.api_key = api_key.strip() if api_key else None
@@ -237,6 +245,11 @@ class OpenAICompatProvider:
                     with watch:
                         for chunk in _chunks_of(response, where.base_url, tap):
                             yield from reader.feed(chunk)
+                            if reader.received > self.max_reply_chars:
+                                raise ProviderError(
+                                    f"{where.host} 的回复超过 {self.max_reply_chars:,} 个字符，已停止接收"
+                                    "（reply too long）：已收到的部分保留"
+                                )
                             if cancel is not None and cancel.is_set():
                                 yield Done(stop_reason="aborted", model=reader.model)
                                 return
