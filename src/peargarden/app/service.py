@@ -34,7 +34,7 @@ from peargarden.agent.record import no_record
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
 from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, NotFound, StorageError
 from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, PlayMode
 from peargarden.modes.stage import memory as bookkeeping
@@ -166,7 +166,7 @@ class PearApp:
         session = self._session(card, chat, options or ChatOptions())
         # A reply a crash cut off mid-stream comes back as an incomplete message (see
         # app.checkpoints); a chat another process is playing right now is left to that process.
-        with contextlib.suppress(ChatBusy):
+        with contextlib.suppress(ChatBusy, StorageError):
             session._hold()()  # claimed (recovering what a crash left) and given back at once
         return session
 

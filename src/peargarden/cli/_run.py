@@ -11,9 +11,9 @@ from typing import Any
 
 import typer
 
-from peargarden.errors import PearError
+from peargarden.errors import PearError, StorageError, storage_error
 
-from ._app import root_command
+from ._app import root_command, state
 
 
 def _click_exception_modules() -> list[ModuleType]:
@@ -52,6 +52,8 @@ def run(argv: list[str] | None) -> None:
         if isinstance(code, int) and code != 0:
             sys.exit(code)
     except PearError as error:
+        if isinstance(error, StorageError):  # said again, naming the data folder in the fix
+            error = storage_error(error, _home()) or error
         print(f"pear: {error}", file=sys.stderr)
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
@@ -59,9 +61,25 @@ def run(argv: list[str] | None) -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as error:
+        # A write no module turned into a StorageError: a read-only data folder or a full disk is
+        # still one line.  Any other OSError is a bug and keeps its traceback.
+        storage = storage_error(error, _home())
+        if storage is None:
+            raise
+        print(f"pear: {storage}", file=sys.stderr)
+        sys.exit(storage.exit_code)
     except Exception as error:
         exit_code = _click_exit_code(error)
         if exit_code is None:
             raise
         sys.exit(exit_code)
+
+
+def _home() -> str | None:
+    """The data folder of this run, when it can be told (it names the folder a fix must apply to)."""
+    try:
+        return str(state.home.root)
+    except Exception:  # HOME unset and no --home: the message names the folder of the failed write
+        return None
 

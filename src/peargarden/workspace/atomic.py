@@ -14,10 +14,11 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from peargarden.errors import StorageError, storage_error
 from peargarden.formats import dumps_json
 
 log = logging.getLogger("peargarden.atomic")
@@ -78,6 +79,33 @@ def temp_prefix(name: str) -> str:
     return f"{TEMP_PREFIX}{short}.{os.getpid()}-"
 
 
+@contextlib.contextmanager
+def storage_errors() -> Iterator[None]:
+    """A write that fails because the data folder is read-only or the disk is full raises
+    :class:`~peargarden.errors.StorageError` (one line for the person, still an ``OSError``)."""
+    try:
+        yield
+    except OSError as error:
+        if isinstance(error, StorageError):
+            raise
+        converted = storage_error(error, _data_folder(error.filename))
+        if converted is None:
+            raise
+        raise converted from None
+
+
+def _data_folder(target: str | bytes | int | None) -> Path | None:
+    """The data folder *target* is in (the nearest folder above it with a ``config.toml``), so a
+    read-only one is named in the fix; None when there is none (a file written elsewhere)."""
+    if not isinstance(target, str):
+        return None
+    for folder in Path(target).parents:
+        with contextlib.suppress(OSError):
+            if (folder / "config.toml").is_file():
+                return folder
+    return None
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename inside *folder* durable (no-op where directories cannot be opened)."""
     try:
@@ -109,7 +137,7 @@ def ensure_dir(folder: Path) -> None:
             break
         probe = probe.parent
     for new in reversed(missing):
-        with contextlib.suppress(FileExistsError):
+        with contextlib.suppress(FileExistsError), storage_errors():
             new.mkdir()
         fsync_dir(new.parent)
     if not folder.is_dir():  # something that is not a folder stands in the way
@@ -120,10 +148,14 @@ def _fsynced_temp(path: Path, data: bytes, *, sync: bool = True) -> Path:
     """*data* in a new temp file beside *path* (parent folders created), flushed to disk unless
     *sync* is false."""
     ensure_dir(path.parent)
-    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
+    with storage_errors():
+        try:
+            fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
+        except OSError as error:  # said of the file being written, not of a temp name nobody knows
+            raise OSError(error.errno, error.strerror, str(path)) from None
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with storage_errors(), os.fdopen(fd, "wb") as handle:
             handle.write(data)
             if sync:
                 handle.flush()
@@ -149,8 +181,9 @@ def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
                 mode = path.stat().st_mode & 0o7777
             except FileNotFoundError:
                 mode = 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        with storage_errors():
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
@@ -172,9 +205,10 @@ def create_text(path: Path, text: str) -> bool:
     path = Path(path)
     tmp = _fsynced_temp(path, text.encode("utf-8"))
     try:
-        os.chmod(tmp, 0o644)
         try:
-            os.link(tmp, path)
+            with storage_errors():
+                os.chmod(tmp, 0o644)
+                os.link(tmp, path)
         except FileExistsError:
             return False
     finally:

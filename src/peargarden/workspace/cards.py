@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, NotFound, PearError
+from peargarden.errors import BadInput, NotFound, PearError, storage_error
 from peargarden.formats import Card, read_card
 from peargarden.text.names import did_you_mean
 
@@ -104,7 +104,8 @@ class CardFolder:
         try:
             atomic.write_json(self.settings_file, settings)
         except OSError as exc:
-            raise PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=self.settings_file) from None
+            failed = PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=self.settings_file)
+            raise storage_error(exc) or failed from None
 
     def lorebooks(self) -> list[str]:
         """Names of the library lorebooks mounted on this card, in mount order."""

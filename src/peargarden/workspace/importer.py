@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from peargarden.errors import BadInput, FormatError, PearError
+from peargarden.errors import BadInput, FormatError, PearError, storage_error
 from peargarden.formats import (
     Card,
     card_like,
@@ -221,7 +221,7 @@ def apply_plan(plan: ImportPlan) -> list[Path]:
 
 def write_failure(exc: OSError) -> PearError:
     """A one-line error for a write the operating system refused (full disk, no permission)."""
-    return PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=exc.filename)
+    return storage_error(exc) or PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=exc.filename)
 
 
 def _existing_dirs(home: Home, paths: list[Path]) -> set[str]:
