@@ -246,29 +246,49 @@ def append_line(path: Path, line: str) -> None:
     """Append one line and fsync, for append-only logs such as session files.
 
     The line goes out in one ``write`` on an ``O_APPEND`` descriptor, so two processes appending at
-    the same time do not interleave inside a line.  A crash can still leave a torn last line (a
-    partial write); the next append starts on a fresh line so that the torn one never swallows a
-    good entry, and readers skip lines that do not parse (see :func:`peargarden.sessions.codec.decode`).
+    the same time do not interleave inside a line.  A write that fails part-way (a full disk, a file
+    size limit) is rolled back: the file is cut back to its old length, so the line is either whole
+    or not there at all, and the error is a :class:`~peargarden.errors.StorageError`.  A crash can
+    still leave a torn last line (a partial write); the next append starts on a fresh line so that
+    the torn one never swallows a good entry, and readers report it (see
+    :func:`peargarden.sessions.codec.decode`).  Callers append to one file from one process at a
+    time (a chat's lock), so the cut never takes another writer's line.
     """
     path = Path(path)
     ensure_dir(path.parent)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     created = not path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    with storage_errors():
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
+        with storage_errors():
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                os.fsync(fd)
+            except OSError as error:
+                _cut_back(fd, size)
+                if created:  # a file this call made holds nothing: it goes too
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                raise OSError(error.errno, error.strerror, str(path)) from None  # said of the file
     finally:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
     _written(path, "append")
+
+
+def _cut_back(fd: int, size: int) -> None:
+    """Undo a failed append: the file as long as it was (best effort; the error is raised anyway)."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, size)
+        os.fsync(fd)
 
 
 # ".<name>.<pid>-<8 random chars>.tmp" (older versions: no pid), the temp files made above.
