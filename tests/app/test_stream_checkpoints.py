@@ -102,3 +102,18 @@ def test_recovery_skips_a_torn_last_line_and_reads_the_old_format() -> None:
     old = '{"parentId": "a1", "text": "旧的全文", "reasoning": "想", "timestamp": "t"}\n'.encode()
     header, text, reasoning = read_checkpoint(old)
     assert header is not None and header["parentId"] == "a1" and (text, reasoning) == ("旧的全文", "想")
+
+
+@pytest.mark.parametrize(("text", "added"), [("雨还没停，", True), ("", False), ("\n", False)])
+def test_recovery_brings_back_words_not_reasoning_alone(tmp_path: Path, text: str, added: bool) -> None:
+    from peargarden.app.checkpoints import recover
+    from peargarden.workspace.chats import ChatFile
+
+    chat = ChatFile.create(tmp_path / "chats", card="青梧")
+    user = chat.append_message({"role": "user", "content": "掌柜？"})
+    path = tmp_path / "s.json"
+    checkpoint = StreamCheckpoint(path, lambda: user.id, clock=lambda: 100.0)
+    checkpoint.add(text=text, reasoning="客人在问什么……" * 100)
+    assert recover(path, chat, "青梧") is added and not path.exists()
+    last = chat.tree.messages()[-1]
+    assert (last.role, last.message["content"]) == (("assistant", text) if added else ("user", "掌柜？"))

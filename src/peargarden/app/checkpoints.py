@@ -187,8 +187,8 @@ def _lines(data: bytes) -> Iterator[bytes]:
 def recover(path: Path, chat: ChatFile, name: str) -> bool:
     """A checkpoint left by a beat that never finished, as an incomplete reply; True when one was added.
 
-    Call it holding the chat's lock.  A checkpoint whose entry is not in the chat, or with nothing in
-    it, is dropped.
+    Call it holding the chat's lock.  A checkpoint whose entry is not in the chat, or with no words in
+    it (nothing, or only reasoning), is dropped.
     """
     try:
         data = path.read_bytes()
@@ -198,7 +198,8 @@ def recover(path: Path, chat: ChatFile, name: str) -> bool:
         data = b""
     header, text, reasoning = read_checkpoint(data)
     added = False
-    if header is not None and (text or reasoning):
+    # Reasoning without words is no reply (see agent.loop): no empty assistant message comes back.
+    if header is not None and text.strip():
         parent = header.get("parentId")
         if parent is None or (isinstance(parent, str) and parent in chat.tree):
             message: dict[str, Any] = {

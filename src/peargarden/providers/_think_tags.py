@@ -46,6 +46,10 @@ class ThinkTagSplitter:
             break
         return out
 
+    def held_text(self) -> str:
+        """What is held back that :meth:`flush` would give as plain text."""
+        return "" if self._inside else self._pending
+
     def flush(self) -> list[tuple[Kind, str]]:
         """End of stream: whatever was held back is plain content of the current kind."""
         rest, self._pending = self._pending, ""

@@ -257,8 +257,12 @@ class OpenAICompatProvider:
                     response.close()
                 if not reader.complete:
                     raise _StreamCut()
-                if not reader.produced:
+                if not reader.replied:  # only reasoning is no reply either (the loop says the same)
                     reason = reader.finish_reason or "none"
+                    if reader.thought:
+                        raise ProviderError(
+                            f"{where.base_url} 的回复只有思考，没有正文（reasoning only, finish_reason={reason}）"
+                        )
                     raise ProviderError(
                         f"{where.base_url} 的回复是空的（empty reply, finish_reason={reason}）：{preview(tap.head)}"
                     )
