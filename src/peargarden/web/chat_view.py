@@ -39,7 +39,8 @@ def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]
         return pictures[speaker]
 
     out = []
-    for entry in session.chat.tree.messages():
+    tree = session.chat.tree
+    for entry in tree.messages():
         message = entry.message
         role = str(message.get("role", ""))
         content = str(message.get("content") or "")
@@ -48,7 +49,7 @@ def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]
             {
                 "speaker": speaker,
                 "avatar": avatar if role == "assistant" else user_avatar(speaker) if role == "user" else None,
-                "time": message_time(entry),  # an imported message: its own send_date
+                "time": message_time(entry, tree),  # an imported message: its own send_date
                 "tokens": count(content) if content else 0,
                 "gen_seconds": seconds.get(entry.id) if role == "assistant" else None,
             }

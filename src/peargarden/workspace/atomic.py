@@ -14,7 +14,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -144,9 +144,9 @@ def ensure_dir(folder: Path) -> None:
         raise NotADirectoryError(f"not a folder: {folder}")
 
 
-def _fsynced_temp(path: Path, data: bytes, *, sync: bool = True) -> Path:
-    """*data* in a new temp file beside *path* (parent folders created), flushed to disk unless
-    *sync* is false."""
+def _fsynced_temp(path: Path, data: bytes | Iterable[bytes], *, sync: bool = True) -> Path:
+    """*data* (bytes, or chunks of them made as they are written) in a new temp file beside *path*
+    (parent folders created), flushed to disk unless *sync* is false."""
     ensure_dir(path.parent)
     with storage_errors():
         try:
@@ -156,7 +156,8 @@ def _fsynced_temp(path: Path, data: bytes, *, sync: bool = True) -> Path:
     tmp = Path(tmp_name)
     try:
         with storage_errors(), os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in [data] if isinstance(data, bytes) else data:
+                handle.write(chunk)
             if sync:
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -173,7 +174,16 @@ def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     The new file gets *mode* when given; otherwise it keeps the permissions of the file it replaces,
     and a brand-new file gets 0644.
     """
-    path = Path(path)
+    _replace(Path(path), data, mode)
+
+
+def write_chunks(path: Path, chunks: Iterable[bytes], *, mode: int | None = None) -> None:
+    """:func:`write_bytes` of data made while it is written (a converted chat): nothing holds it
+    whole.  An error while *chunks* are made leaves *path* as it was."""
+    _replace(Path(path), chunks, mode)
+
+
+def _replace(path: Path, data: bytes | Iterable[bytes], mode: int | None) -> None:
     tmp = _fsynced_temp(path, data)
     try:
         if mode is None:
