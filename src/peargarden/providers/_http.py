@@ -9,7 +9,8 @@ timeouts and cancellation are the provider's (:mod:`.openai_compat`).
 
 Server-sent events follow the WHATWG rules: lines end in CRLF, LF or CR; ``data:`` lines of one
 event are joined with newlines; a line starting with ``:`` is a comment; an empty line ends an event.
-Each line is decoded as strict UTF-8, so a stream that is not UTF-8 raises ``UnicodeDecodeError``.
+Each line is decoded as strict UTF-8: a line that is not, or an event that is not JSON, raises
+:class:`MalformedEvent` holding its bytes.
 """
 
 from __future__ import annotations
@@ -140,13 +141,26 @@ def status_error(response: httpx2.Response) -> StatusError:
     return StatusError(response.status_code, message, body, response.headers)
 
 
+class MalformedEvent(ValueError):
+    """An event that is not UTF-8 or not JSON: *data* is its bytes, *kind* what was wrong
+    (``JSONDecodeError``, ``UnicodeDecodeError``), so a message can quote the event itself."""
+
+    def __init__(self, kind: str, data: bytes) -> None:
+        super().__init__(f"{kind}: {data[:200]!r}")
+        self.kind = kind
+        self.data = data
+
+
 def stream_chunks(data: Iterator[bytes]) -> Iterator[Any]:
     """The JSON chunks of a chat stream, up to ``[DONE]``.  An ``error`` object raises
-    :class:`EndpointError`; an event that is not JSON raises ``ValueError``."""
+    :class:`EndpointError`; an event that is not JSON raises :class:`MalformedEvent`."""
     for event in sse_data(data):
         if event.startswith("[DONE]"):
             return
-        chunk = _decoded(event)
+        try:
+            chunk = _decoded(event)
+        except ValueError as bad:  # JSONDecodeError
+            raise MalformedEvent(type(bad).__name__, event.encode("utf-8", "surrogatepass")) from None
         if isinstance(chunk, dict) and chunk.get("error"):
             error = chunk["error"]
             said = error.get("message") if isinstance(error, dict) else None
@@ -160,7 +174,10 @@ def sse_data(data: Iterator[bytes]) -> Iterator[str]:
     lines: list[str] = []
     fields = False  # a field other than a comment was seen since the last event ended
     for raw in _lines(data):
-        line = raw.decode("utf-8")
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise MalformedEvent("UnicodeDecodeError", raw) from None
         if not line:
             if fields:
                 yield "\n".join(lines)

@@ -11,7 +11,8 @@ Cancellation is checked between chunks and during backoff waits; a read blocked 
 is woken by :class:`._cancel.CancelWatch`, which also enforces the :class:`Timeouts` (connect,
 first byte, idle stream, total).  An answer that is not a reply — an HTML page, a stream of nothing
 but ``[DONE]``, chunks without ``choices``, undecodable events, an empty reply — gets its own
-one-line error naming the endpoint and quoting the first bytes it sent.
+one-line error naming the endpoint and quoting the first bytes it sent (an undecodable event: that
+event's own bytes).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from peargarden.errors import ProviderError
 from ._cancel import ByteTap, CancelWatch, shut_pool_sockets
 from ._chunks import ChunkReader, completion_as_chunk
 from ._failures import Endpoint, Failure, classify
-from ._http import ChatClient, EndpointError, StatusError, stream_chunks
+from ._http import ChatClient, EndpointError, MalformedEvent, StatusError, stream_chunks
 from ._request_body import build_create_kwargs
 from .base import ChatRequest, Done, StreamEvent, Timeouts
 from .profiles import ProviderProfile, detect_profile
@@ -84,9 +85,9 @@ def _chunks_of(response: httpx2.Response, where: str, tap: ByteTap) -> Iterator[
             )
         try:
             yield from stream_chunks(tap.wrap(response.iter_bytes()))
-        except ValueError as error:  # JSONDecodeError, UnicodeDecodeError from decoding the events
-            name = type(error).__name__
-            raise _NotAReply(f"{where} 发来的事件无法解析（malformed stream: {name}）：{preview(tap.head)}") from None
+        except MalformedEvent as error:  # quoted itself: it may come long after the stream's first bytes
+            said = f"{where} 发来的事件无法解析（malformed stream: {error.kind}）：{preview(error.data)}"
+            raise _NotAReply(said) from None
         return
     try:
         body = json.loads(response.read())
