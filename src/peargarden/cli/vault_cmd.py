@@ -24,6 +24,9 @@ def _vault() -> Snapshots:
     # Imported here so that `pear --help` does not load the vault.
     from peargarden.app.snapshots import Snapshots
 
+    from ._vault import tidy
+
+    tidy(state.home)  # what a killed snapshot left behind goes first, and the user is told
     return Snapshots(state.home)
 
 
