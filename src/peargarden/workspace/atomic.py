@@ -94,6 +94,17 @@ def storage_errors() -> Iterator[None]:
         raise converted from None
 
 
+@contextlib.contextmanager
+def _said_of(path: Path) -> Iterator[None]:
+    """An ``OSError`` in the block names *path* (the file being written), not a temp file's name."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno is None:
+            raise
+        raise OSError(error.errno, error.strerror, str(path)) from None
+
+
 def _data_folder(target: str | bytes | int | None) -> Path | None:
     """The data folder *target* is in (the nearest folder above it with a ``config.toml``), so a
     read-only one is named in the fix; None when there is none (a file written elsewhere)."""
@@ -148,14 +159,11 @@ def _fsynced_temp(path: Path, data: bytes | Iterable[bytes], *, sync: bool = Tru
     """*data* (bytes, or chunks of them made as they are written) in a new temp file beside *path*
     (parent folders created), flushed to disk unless *sync* is false."""
     ensure_dir(path.parent)
-    with storage_errors():
-        try:
-            fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
-        except OSError as error:  # said of the file being written, not of a temp name nobody knows
-            raise OSError(error.errno, error.strerror, str(path)) from None
+    with storage_errors(), _said_of(path):
+        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
     tmp = Path(tmp_name)
     try:
-        with storage_errors(), os.fdopen(fd, "wb") as handle:
+        with storage_errors(), _said_of(path), os.fdopen(fd, "wb") as handle:
             for chunk in [data] if isinstance(data, bytes) else data:
                 handle.write(chunk)
             if sync:
@@ -191,7 +199,7 @@ def _replace(path: Path, data: bytes | Iterable[bytes], mode: int | None) -> Non
                 mode = path.stat().st_mode & 0o7777
             except FileNotFoundError:
                 mode = 0o644
-        with storage_errors():
+        with storage_errors(), _said_of(path):
             os.chmod(tmp, mode)
             os.replace(tmp, path)
     except BaseException:
@@ -216,7 +224,7 @@ def create_text(path: Path, text: str) -> bool:
     tmp = _fsynced_temp(path, text.encode("utf-8"))
     try:
         try:
-            with storage_errors():
+            with storage_errors(), _said_of(path):
                 os.chmod(tmp, 0o644)
                 os.link(tmp, path)
         except FileExistsError:
@@ -286,7 +294,7 @@ def append_line(path: Path, line: str) -> None:
                 if created:  # a file this call made holds nothing: it goes too
                     with contextlib.suppress(OSError):
                         path.unlink()
-                raise OSError(error.errno, error.strerror, str(path)) from None  # said of the file
+                raise OSError(error.errno, error.strerror, str(path)) from None  # os.write names no file
     finally:
         os.close(fd)
     if created:
