@@ -51,8 +51,8 @@ from pathlib import Path
 
 from bench_engine import TimedProvider  # type: ignore[import-not-found]
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import ChatOptions, PearApp
+from peargarden.app.play.service import ChatOptions, PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.cli import main as pear
 from peargarden.providers.openai_compat import OpenAICompatProvider
 from peargarden.sessions import entry_line, header_line, leaf_line, message_entry

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.connections import Connection
-from peargarden.app.service import ChatOptions, PearApp
+from peargarden.app.play.service import ChatOptions, PearApp
+from peargarden.app.settings.connections import Connection
 from peargarden.errors import ConflictError
 from peargarden.testing.fake_openai import FakeOpenAIServer, Gate, chunk, sse, text_reply, usage_chunk
 from peargarden.workspace.chat_lock import ChatLock, chat_lock_file
@@ -185,7 +185,7 @@ def test_a_killed_holder_leaves_a_stale_lock_that_the_next_beat_takes(home_dir: 
 
 def test_a_reply_killed_mid_stream_is_kept_as_incomplete(home_dir: Path, tmp_path: Path) -> None:
     """Point 7: what the user already saw stream in survives a kill -9, marked incomplete."""
-    from peargarden.app.checkpoints import checkpoint_file
+    from peargarden.app.play.checkpoints import checkpoint_file
 
     chat_id = _import_chat(home_dir, tmp_path)
     home = Home.resolve(home_dir)

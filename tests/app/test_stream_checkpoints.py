@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app import checkpoints
-from peargarden.app.checkpoints import StreamCheckpoint, read_checkpoint
+from peargarden.app.play import checkpoints
+from peargarden.app.play.checkpoints import StreamCheckpoint, read_checkpoint
 
 
 def _written(path: Path) -> tuple[str, str, object]:
@@ -106,7 +106,7 @@ def test_recovery_skips_a_torn_last_line_and_reads_the_old_format() -> None:
 
 @pytest.mark.parametrize(("text", "added"), [("雨还没停，", True), ("", False), ("\n", False)])
 def test_recovery_brings_back_words_not_reasoning_alone(tmp_path: Path, text: str, added: bool) -> None:
-    from peargarden.app.checkpoints import recover
+    from peargarden.app.play.checkpoints import recover
     from peargarden.workspace.chats import ChatFile
 
     chat = ChatFile.create(tmp_path / "chats", card="青梧")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from kit.session_files import drawn, long_chat, meaning, same
-from peargarden.app.chat_summaries import chat_summaries
-from peargarden.app.snapshots import clear_leftovers
+from peargarden.app.library.snapshots import clear_leftovers
+from peargarden.app.play.chat_summaries import chat_summaries
 from peargarden.sessions import LoadedSession, decode_bytes, entry_line, message_entry
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder

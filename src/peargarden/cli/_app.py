@@ -11,7 +11,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from peargarden.workspace.home import Home
+from peargarden.app import Home
 
 from ._commands import COMMANDS
 from ._help import HOME_HELP, PROG, ROOT_HELP
@@ -97,8 +97,6 @@ state = State()
 
 @app.callback()
 def _root(
-    home: Path | None = typer.Option(
-        None, "--home", help=HOME_HELP, show_default=False
-    ),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP, show_default=False),
 ) -> None:
     state.home_override = home

@@ -8,8 +8,8 @@ from typing import Any
 
 import typer
 
-from peargarden.app.local_models import fetch_embedded
-from peargarden.app.model_lists import list_models
+from peargarden.app.settings.local_models import fetch_embedded
+from peargarden.app.settings.model_lists import list_models
 
 from ._app import app, state
 

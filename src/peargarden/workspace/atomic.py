@@ -60,6 +60,7 @@ def _written(path: Path, kind: WriteKind) -> None:
         except Exception:  # a listener must never turn a finished write into a failure
             log.exception("write listener failed for %s", path)
 
+
 # Prefix and suffix of the temp files made below; a crash between creating one and renaming it
 # leaves it behind, so scanners (the vault) recognise and skip names of this shape.
 TEMP_PREFIX = "."

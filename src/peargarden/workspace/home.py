@@ -1,4 +1,4 @@
-"""Where the data folder is and what lives in it (see docs/ARCHITECTURE.md, "Data on disk")."""
+"""Where the data folder is and what lives in it."""
 
 from __future__ import annotations
 

@@ -33,10 +33,12 @@ from peargarden.errors import BadInput, ConflictError, FormatError, NotFound
 from .. import atomic, locking
 from ..home import Home
 from ._background import (
+    DEFAULT_INTERVAL,
+    DEFAULT_MAX_DELAY,
+    DEFAULT_QUIET,
     BackgroundSnapshots,
     PeriodicSnapshots,
     SnapshotDebouncer,
-    start_background_snapshots,
 )
 from ._scan import FileSignature, leaf_dirs, parent_dirs, walk_tree
 from ._statcache import StatCache
@@ -562,7 +564,6 @@ def clear_crash_debris(home: Home) -> Debris:
     """Remove the temp files crashed writes left in the data folder (their writer's process is gone,
     or they are over an hour old); on start of ``pear chat``, ``pear serve`` and ``pear import``, and
     when a process first opens the vault."""
-    from peargarden.workspace import atomic
 
     with _cleared_guard:
         _cleared.add(Path(os.path.abspath(home.root)))  # the vault, opened next, need not look again
@@ -576,3 +577,24 @@ def clear_crash_debris(home: Home) -> Debris:
 
     removed = atomic.remove_stale_temp_files(home.root, before_removing=measured)
     return Debris(len(removed), sum(sizes))
+
+
+def start_background_snapshots(
+    home: Home,
+    *,
+    clock: Clock | None = None,
+    interval: float = DEFAULT_INTERVAL,
+    quiet: float = DEFAULT_QUIET,
+    max_delay: float = DEFAULT_MAX_DELAY,
+    snapshot_on_append: bool = False,
+) -> BackgroundSnapshots:
+    """For ``pear serve`` / ``pear chat``: snapshot now, every *interval* seconds, and after writes.
+
+    Keep the returned object and call ``stop()`` on shutdown.  Writes through ``workspace.atomic``
+    are noticed by themselves; call ``notify_write()`` after writes made any other way (bash tool).
+    """
+    vault = Vault(home, clock=clock or local_now)
+    background = BackgroundSnapshots(
+        vault, interval=interval, quiet=quiet, max_delay=max_delay, snapshot_on_append=snapshot_on_append
+    )
+    return background.start()
