@@ -55,8 +55,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from peargarden.agent.events import DoneEvent, ErrorEvent, TextDeltaEvent
-from peargarden.app.connections import Connection
-from peargarden.app.service import ChatOptions, PearApp
+from peargarden.app.play.service import ChatOptions, PearApp
+from peargarden.app.settings.connections import Connection
 from peargarden.providers import embedded
 from peargarden.providers._echo import echoes
 from peargarden.providers._model_claims import claims_to_be_a_model

@@ -24,8 +24,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.providers.base import ChatRequest, StreamEvent
 from peargarden.providers.openai_compat import OpenAICompatProvider
 from peargarden.sessions import entry_line, header_line, message_entry

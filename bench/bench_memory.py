@@ -25,8 +25,8 @@ from pathlib import Path
 
 from peargarden.agent.loop import BeatInput
 from peargarden.agent.tools import tool_spec
-from peargarden.app.connections import ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import ResolvedProvider
 from peargarden.modes.stage import memory as bookkeeping
 from peargarden.providers.scripted import ScriptedProvider
 from peargarden.sessions import custom_entry, entry_line, header_line, message_entry
@@ -79,8 +79,14 @@ def _app(home: Home) -> PearApp:
     return PearApp(home, provider_factory=factory, story_memory=True)  # type: ignore[arg-type]
 
 
-def _canned(_system: str, _user: str, _max_tokens: int) -> str:
-    return json.dumps({"patch": {"time": "第二日", "characters": {"周伯": {"affinity": "+1"}}}}, ensure_ascii=False)
+class _Canned:
+    """A side model that always answers with the same ledger patch (no model call is measured)."""
+
+    def __call__(self, _system: str, _user: str, _max_tokens: int, *, purpose: str = "side") -> str:
+        return json.dumps({"patch": {"time": "第二日", "characters": {"周伯": {"affinity": "+1"}}}}, ensure_ascii=False)
+
+    def stopped(self) -> bool:
+        return False
 
 
 def bench_bookkeeping(home: Home, beats: int, size: int) -> dict[str, float]:
@@ -91,7 +97,7 @@ def bench_bookkeeping(home: Home, beats: int, size: int) -> dict[str, float]:
         session.chat.append_message({"role": "user", "content": f"新的一句{n}"})
         session.chat.append_message({"role": "assistant", "content": PROSE})
         start = time.perf_counter()
-        warnings = bookkeeping.after_beat(session, side=_canned)
+        warnings = bookkeeping.bookkeeping(session.branch_view(), _Canned())
         costs.append(time.perf_counter() - start)
         assert not warnings, warnings
     return {"median_ms": statistics.median(costs) * 1000, "p90_ms": sorted(costs)[int(len(costs) * 0.9)] * 1000}

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.service import ChatSession, PearApp
+from peargarden.app.play.service import ChatSession, PearApp
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home

@@ -9,8 +9,8 @@ import pytest
 
 from peargarden.agent.approvals import ApprovalAnswer, default_judge
 from peargarden.agent.tools import FunctionTool
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import ChatOptions, PearApp
+from peargarden.app.play.service import ChatOptions, PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.errors import BadInput, ProviderError
 from peargarden.modes.base import BeatEnv, PlayMode
 from peargarden.modes.plain import plain_builder, plain_setup
@@ -160,7 +160,7 @@ def test_sillytavern_chat_round_trip(home: Home) -> None:
 
 
 def test_persona_from_the_library_is_used_and_kept_with_the_chat(home: Home) -> None:
-    from peargarden.app.service import ChatOptions
+    from peargarden.app.play.service import ChatOptions
 
     home.personas_dir.mkdir(parents=True, exist_ok=True)
     (home.personas_dir / "沈砚.json").write_text(
@@ -206,7 +206,7 @@ def test_a_tool_switches_into_work_mode_mid_beat(home: Home) -> None:
     assert chat.mode == "work" and app.open_chat(None, chat.chat_id).mode == "work"
 
 
-def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
+def test_a_chat_from_pear_import_is_a_session_at_once(
     home: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from peargarden.cli import main
@@ -224,7 +224,7 @@ def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
     capsys.readouterr()
     app = _app(home, ScriptedProvider().add(text_turn("丙")))
     [listed] = app.list_chats()
-    assert not listed.path.exists()  # reading writes nothing
+    assert [p.name for p in listed.path.parent.iterdir()] == ["session.jsonl"]  # converted on import
     chat = app.open_chat(None, listed.chat_id)
     assert _texts(chat) == ["客官里边请。", "掌柜好。", "乙"] and chat.swipe_position() == (2, 2)
     list(chat.send("再来一壶。"))
@@ -237,7 +237,7 @@ def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
 def test_tavern_mode_sends_what_pear_tavern_assemble_prints(
     home: Home, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from peargarden.app.service import ChatOptions
+    from peargarden.app.play.service import ChatOptions
     from peargarden.cli import main
 
     provider = ScriptedProvider().add(text_turn("客官里边请。"))
@@ -294,12 +294,9 @@ def test_message_rows_carry_sibling_positions(home: Home) -> None:
     chat = _app(home, provider).new_chat()
     list(chat.send("问"))
     list(chat.regenerate())
-    rows = chat.message_rows()
-    assert [(r["role"], r["content"], r["sibling"], r["siblings"]) for r in rows[1:]] == [
-        ("user", "问", 1, 1),
-        ("assistant", "乙", 2, 2),
-    ]
-    assert rows[2]["stop_reason"] == "stop" and rows[0]["tags"] == ["greeting"]
+    rows = chat.view().rows
+    assert [(r.role, r.content, r.sibling) for r in rows[1:]] == [("user", "问", (1, 1)), ("assistant", "乙", (2, 2))]
+    assert rows[2].stop_reason == "stop" and rows[0].tags == ["greeting"]
 
 
 def test_the_mode_table_is_the_one_the_app_was_given(home: Home) -> None:
@@ -320,6 +317,15 @@ def test_view_is_what_a_front_draws(home: Home) -> None:
     view = chat.view()
     assert (view.card, view.char_name, view.chat_id, view.mode) == ("青梧", "青梧", chat.chat_id, "stage")
     assert view.modes == ["stage", "tavern", "work"] and view.model == "scripted" and view.persona == "旅人"
-    assert [e.message["content"] for e in view.entries][-2:] == ["雨停了吗？", "雨停了。"]
-    assert view.swipe == (2, 2) and view.leaf == view.entries[-1].id
-    assert {row.entry.id for row in view.tree} >= {e.id for e in view.entries}
+    assert [row.content for row in view.rows][-2:] == ["雨停了吗？", "雨停了。"]
+    assert (view.swipe.position, view.swipe.count) == (2, 2) and view.leaf == view.rows[-1].id
+    assert {row.entry.id for row in view.tree} >= {row.id for row in view.rows}
+    assert view.total == len(view.rows) == 3 and view.first == 0
+    # Who speaks, and the page's own figures for each row.
+    assert [row.speaker for row in view.rows] == ["青梧", "旅人", "青梧"]
+    assert view.rows[-1].tokens > 0 and view.rows[-1].seconds is not None and view.rows[1].seconds is None
+    assert view.context.source == "story" and view.context.tokens > 0
+    # A window: the last two messages, then the one before them.
+    window = chat.view(last=2)
+    assert [row.index for row in window.rows] == [1, 2] and window.first == 1 and window.total == 3
+    assert [row.index for row in chat.view(last=2, before=1).rows] == [0]

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 from kit.cli import pear_in_process
-from peargarden.app import beat_log
-from peargarden.app.request_ledger import ledger
+from peargarden.app.play import beat_log
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.web.api_inspect import inspect_source
 from peargarden.web.chat_hub import ChatHub
@@ -27,9 +26,10 @@ def test_a_shell_beat_shows_in_the_web_inspector(home_dir: Path) -> None:
     listed = json.loads(pear_in_process(home_dir, "sessions", "list", "--json", check=True).stdout)
     chat_id = listed[0]["id"]
     home = Home(home_dir)
-    hub = ChatHub(home, ledger)
+    hub = ChatHub(home)
     chat = hub.chat("青梧", chat_id)
-    assert len(chat.beats) == 1 and chat.beats[0].seconds >= 0 and len(chat.beats[0].entries) == 2
+    beats = chat.session.beat_records()
+    assert len(beats) == 1 and beats[0].seconds >= 0 and len(beats[0].entries) == 2
     last = inspect_source(chat, "last")
     rows = last["rounds"][0]["messages"]
     assert [row["content"] for row in rows] == [str(m["content"]) for m in sent]  # the very request
@@ -47,4 +47,4 @@ def test_a_shell_beat_shows_in_the_web_inspector(home_dir: Path) -> None:
         server.script([text_reply("“红的，和十年前一样。”"), text_reply('{"patch": {}}')])
         pear_in_process(home_dir, *_once("灯笼一直是红的？", server), "--chat", chat_id, check=True)
     again = hub.chat("青梧", chat_id)
-    assert again is chat and len(chat.beats) == 2
+    assert again is chat and len(chat.session.beat_records()) == 2

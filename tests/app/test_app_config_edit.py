@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.config_edit import set_value, set_values
+from peargarden.app.settings.config_edit import set_value, set_values
 from peargarden.errors import BadInput
 from peargarden.workspace.config import load_settings, parse_settings
 from peargarden.workspace.home import Home

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.connections import Connection, resolve_provider, resolve_side
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, resolve_provider, resolve_side
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.config import parse_settings
 from peargarden.workspace.home import Home

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.chat_chrome import context_fill
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.recording import RecordingProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.chat_chrome import context_fill
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.errors import NotFound
 from peargarden.providers.scripted import ScriptedProvider
 from peargarden.workspace.config import Settings
@@ -38,7 +37,7 @@ def _limit(home_dir: Path, provider: Any) -> int:
     seed_home(home)
 
     def factory(settings: Settings, conn: Connection | None) -> ResolvedProvider:
-        return ResolvedProvider(RecordingProvider(provider), "m", False, "off")  # wrapped, as the web does
+        return ResolvedProvider(provider, "m", False, "off")
 
     session = PearApp(home, provider_factory=factory, story_memory=False).new_chat("青梧")
     return int(context_fill(session, [])["limit"])

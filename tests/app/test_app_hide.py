@@ -11,7 +11,7 @@ import pytest
 
 from kit.apps import scripted_app, seeded_home
 from kit.cli import pear_in_process
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home

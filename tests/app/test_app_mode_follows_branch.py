@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.providers.base import ToolCall
 from peargarden.providers.scripted import ScriptedProvider, text_turn, tool_turn
 from peargarden.workspace.config import Settings

@@ -9,7 +9,7 @@ import pytest
 
 from kit.apps import scripted_app, seeded_home
 from peargarden.agent.events import WarningEvent
-from peargarden.app.service import ChatSession, PearApp
+from peargarden.app.play.service import ChatSession, PearApp
 from peargarden.modes.stage.preset import declare_preset
 from peargarden.providers.base import ChatRequest
 from peargarden.providers.scripted import ScriptedProvider, text_turn
@@ -151,3 +151,37 @@ def test_a_changed_preset_is_declared_again_as_its_own_step_and_never_by_a_previ
     assert isinstance(first, WarningEvent) and "重新声明" in first.message  # said before the model is called
     assert "文风（预设）" not in {e.name for e in parse_entries(agents.read_text(encoding="utf-8"))}
     assert len(provider.requests) == 1  # every label was cached: no side-model call
+
+
+def test_pear_tavern_assemble_without_a_chat_is_the_first_beat_of_a_new_chat(
+    home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One SillyTavern-state recipe: a preset that squashes system messages shows in the preview
+    exactly what the first beat sends (a dry run that skips the squash would show more messages)."""
+    from peargarden.cli import main
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+
+    preset = Path(__file__).parents[1] / "tavern" / "oracle_cases_118" / "34-squash-system-messages" / "preset.json"
+    assert json.loads(preset.read_text(encoding="utf-8"))["squash_system_messages"] is True
+    (home.presets_dir / "合并系统消息.json").write_bytes(preset.read_bytes())
+    unsquashed = {**json.loads(preset.read_text(encoding="utf-8")), "squash_system_messages": False}
+    (home.presets_dir / "不合并.json").write_text(json.dumps(unsquashed, ensure_ascii=False), encoding="utf-8")
+    words = "掌柜，还有空房吗？"
+    with FakeOpenAIServer() as fake:
+        fake.script([text_reply("有的，楼上临河那间。")])
+        home.config_file.write_text(
+            f'[model]\nprovider = "m"\nmodel = "fake"\n[providers.m]\nbase_url = "{fake.base_url}"\n', encoding="utf-8"
+        )
+        capsys.readouterr()
+        main(["--home", str(home.root), "tavern", "assemble", "--card", "青梧", "--preset", "合并系统消息",
+              "--message", words])  # fmt: skip
+        previewed = json.loads(capsys.readouterr().out)["messages"]
+        main(["--home", str(home.root), "tavern", "assemble", "--card", "青梧", "--preset", "不合并",
+              "--message", words])  # fmt: skip
+        apart = json.loads(capsys.readouterr().out)["messages"]
+        home.config_file.write_text(f'preset = "合并系统消息"\n{home.config_file.read_text(encoding="utf-8")}',
+                                    encoding="utf-8")  # fmt: skip
+        main(["--home", str(home.root), "chat", "--card", "青梧", "--mode", "tavern", "--once", words])
+        sent = fake.chat_requests[0].body["messages"]
+    assert previewed == sent
+    assert len(sent) < len(apart)  # squashed, as SillyTavern sends it

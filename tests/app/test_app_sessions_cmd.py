@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from peargarden.agent.approvals import Judgement
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.cli import main
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.workspace.config import Settings

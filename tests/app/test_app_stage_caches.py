@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import ChatSession, PearApp
+from peargarden.app.play.service import ChatSession, PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.formats import card_to_png, read_card
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.workspace import atomic

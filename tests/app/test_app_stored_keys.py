@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.stored_keys import forget_key, has_stored_key, store_key, with_stored_key
+from peargarden.app.settings.stored_keys import forget_key, has_stored_key, store_key, with_stored_key
 from peargarden.errors import BadInput
 from peargarden.workspace.config import parse_settings
 from peargarden.workspace.home import Home

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.service import ChatSession, PearApp
+from peargarden.app.play.service import ChatSession, PearApp
 from peargarden.modes.stage import memory as bookkeeping
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
@@ -161,14 +161,18 @@ def test_a_swipe_during_the_side_call_discards_its_result(
     quiet = PearApp(home, story_memory=False).open_chat("青梧", session.chat_id)
     list(quiet.regenerate())
     assert quiet.swipe_position() == (2, 2)
-    real = bookkeeping.session_side_call(quiet)
+    real = quiet.side_call()
 
-    def swiping(system: str, user: str, max_tokens: int) -> str:
-        reply = real(system, user, max_tokens)  # the request really went out
-        quiet.swipe(-1)
-        return reply
+    class Swiping:
+        def __call__(self, system: str, user: str, max_tokens: int, *, purpose: str = "side") -> str:
+            reply = real(system, user, max_tokens, purpose=purpose)  # the request really went out
+            quiet.swipe(-1)
+            return reply
 
-    warnings = bookkeeping.after_beat(quiet, side=swiping)
+        def stopped(self) -> bool:
+            return False
+
+    warnings = bookkeeping.bookkeeping(quiet.branch_view(), Swiping())
     assert any("作废" in warning for warning in warnings)
     assert len(side.chat_requests) == 2 and "掌柜却不在" in side.chat_requests[1].body["messages"][1]["content"]
     assert bookkeeping.current_ledger(quiet.chat.tree).location == "听雨轩"
@@ -331,6 +335,54 @@ def test_stopping_the_beat_stops_its_bookkeeping(
     side.script([_patch({"location": "听雨轩"})])
     stop = threading.Event()
     stop.set()
-    warnings = bookkeeping.after_beat(quiet, cancel=stop)
+    warnings = bookkeeping.bookkeeping(quiet.branch_view(), quiet.side_call(stop))
     assert len(warnings) == 1 and "已中止" in warnings[0]
     assert bookkeeping.current_ledger(quiet.chat.tree).empty
+
+
+def _long_chat(session: ChatSession, beats: int) -> None:
+    """A long history written straight into the session (as an import leaves it: never summarised)."""
+    for n in range(beats):
+        session.chat.append_message({"role": "user", "content": f"第{n}句：往前走。", "name": "阿远"})
+        session.chat.append_message({"role": "assistant", "content": _prose(n), "name": "青梧"})
+
+
+def test_side_requests_of_a_long_history_stay_in_the_side_models_window(
+    home: Home, servers: tuple[FakeOpenAIServer, FakeOpenAIServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from peargarden.cli import main as pear
+    from peargarden.text.tokens import EstimateCounter
+
+    main, side = servers
+    window = 6000
+    app = _setup(home, servers, story=f"side_context_tokens = {window}\ncompact_every = 30")
+    session = app.new_chat("青梧")
+    _long_chat(session, 200)
+    main.script([text_reply("青梧点了点头。")])
+    side.script([_patch({}), text_reply("## 前情提要\n第一段。"), text_reply("常驻记忆")])
+    events = _play(session, "接着走。")
+    count = EstimateCounter()
+    sizes = [sum(count(str(m["content"])) for m in r.body["messages"]) for r in side.chat_requests]
+    assert len(sizes) == 3 and max(sizes) <= window  # scene notes, one compaction step, resident memory
+    progress = [e["message"] for e in events if e["type"] == "warning" and e["message"].startswith("前情压缩")]
+    assert len(progress) == 1 and "轮待压缩" in progress[0]
+    first = bookkeeping.active_summary(session.chat.tree)
+    assert first is not None and 0 < first["turns"] < 195
+    # By hand, the rest goes in as many bounded steps as it takes, each said as it goes.
+    side.script([text_reply(f"## 前情提要\n第{n}段。") if n % 2 else text_reply("常驻记忆") for n in range(1, 200)])
+    before = len(side.chat_requests)
+    capsys.readouterr()
+    pear(["--home", str(home.root), "story", "compact", "--card", "青梧", "--chat", session.chat_id])
+    out = capsys.readouterr()
+    steps = (len(side.chat_requests) - before) // 2
+    lines = out.err.count("前情压缩：")
+    assert steps >= 2 and lines in (steps - 1, steps)  # each step that left more said so
+    assert all(sum(count(str(m["content"])) for m in r.body["messages"]) <= window for r in side.chat_requests)
+    assert "已压缩：" in out.out
+    reopened = PearApp(home, story_memory=False).open_chat("青梧", session.chat_id)
+    last = bookkeeping.active_summary(reopened.chat.tree)
+    assert last is not None
+    messages = [e.id for e in reopened.chat.tree.messages()]
+    after = len(messages) - 1 - messages.index(last["coversThroughId"])
+    # Only the kept rounds (6 beats and this one), plus a remainder too short to summarise, are left.
+    assert after <= 2 * (6 + 1) + 2 * 2

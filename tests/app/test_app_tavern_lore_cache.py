@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import ChatOptions, ChatSession, PearApp
+from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.modes.tavern.setup import _LOREBOOKS_KEY, _WORLDS_KEY
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.workspace import atomic

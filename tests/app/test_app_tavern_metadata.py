@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import ChatOptions, ChatSession, PearApp
+from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.modes.tavern.setup import METADATA_TYPE
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.workspace.config import Settings

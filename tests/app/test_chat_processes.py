@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.connections import Connection
-from peargarden.app.service import ChatOptions, PearApp
+from peargarden.app.play.service import ChatOptions, PearApp
+from peargarden.app.settings.connections import Connection
 from peargarden.errors import ConflictError
 from peargarden.testing.fake_openai import FakeOpenAIServer, Gate, chunk, sse, text_reply, usage_chunk
 from peargarden.workspace.chat_lock import ChatLock, chat_lock_file
@@ -185,7 +185,7 @@ def test_a_killed_holder_leaves_a_stale_lock_that_the_next_beat_takes(home_dir: 
 
 def test_a_reply_killed_mid_stream_is_kept_as_incomplete(home_dir: Path, tmp_path: Path) -> None:
     """Point 7: what the user already saw stream in survives a kill -9, marked incomplete."""
-    from peargarden.app.checkpoints import checkpoint_file
+    from peargarden.app.play.checkpoints import checkpoint_file
 
     chat_id = _import_chat(home_dir, tmp_path)
     home = Home.resolve(home_dir)
@@ -264,13 +264,27 @@ def test_a_silent_endpoint_says_still_waiting_and_ctrl_c_ends_the_wait(home_dir:
     assert [text for role, text in _branch(home_dir, chat_id) if role == "user"][-1] == "有人吗？"
 
 
-def test_an_empty_reply_is_an_error_with_its_own_line(home_dir: Path, tmp_path: Path) -> None:
-    """Point 6 through the CLI: an empty reply exits non-zero with one line naming the endpoint."""
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        (sse(chunk(role="assistant", content=""), chunk(finish_reason="stop")), "empty reply"),
+        (sse(chunk(reasoning_content="客人问房间……"), chunk(finish_reason="stop")), "reasoning only"),
+        (sse(chunk(content="<think>先想想</think>\n"), chunk(finish_reason="length")), "reasoning only"),
+    ],
+    ids=["empty", "reasoning-only", "think-tags-only"],
+)
+def test_an_empty_reply_is_an_error_with_its_own_line(
+    home_dir: Path, tmp_path: Path, reply: object, words: str
+) -> None:
+    """Point 6 through the CLI: an empty reply exits non-zero with one line naming the endpoint; a
+    reply that is only reasoning too (issue 32, point 4), and neither leaves a message in the chat."""
     chat_id = _import_chat(home_dir, tmp_path)
+    before = _branch(home_dir, chat_id)
     with FakeOpenAIServer() as server:
-        server.script([sse(chunk(role="assistant", content=""), chunk(finish_reason="stop"))])
+        server.script([reply])  # type: ignore[list-item]
         done = _run(home_dir, _pear_args(server, chat_id, "掌柜？"))
         base_url = server.base_url
     assert done.returncode == 4
     errors = [line for line in done.stderr.splitlines() if line.startswith("pear:")]
-    assert len(errors) == 1 and base_url in errors[0] and "empty reply" in errors[0]
+    assert len(errors) == 1 and base_url in errors[0] and words in errors[0]
+    assert _branch(home_dir, chat_id) == [*before, ("user", "掌柜？")]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from peargarden.errors import ConflictError
+from peargarden.workspace.chat_import import IMPORTED_CHAT_FILE
 from peargarden.workspace.chats import SESSION_FILE, ChatFile
-from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 
 def _imported(tmp_path: Path) -> Path:
@@ -73,8 +73,8 @@ def test_every_chat_operation_only_appends_to_the_session_file(home_dir: Path) -
     """Issue 18, point 2: in normal operation a session file only grows at its end (another process
     appending at the same time can never be overwritten): send, regenerate, swipe, continue, edit,
     delete, branch, each leaves the bytes before it as they were."""
-    from peargarden.app.connections import Connection
-    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.app.play.service import ChatOptions, PearApp
+    from peargarden.app.settings.connections import Connection
     from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
     from peargarden.workspace.home import Home
     from peargarden.workspace.seed import seed_home

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app import chat_summaries as summaries
+from peargarden.app.play import chat_summaries as summaries
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.home import Home

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from peargarden.app.connections import Connection
-from peargarden.app.service import ChatOptions, PearApp
+from peargarden.app.play.service import ChatOptions, PearApp
+from peargarden.app.settings.connections import Connection
 from peargarden.sessions import entry_line, header_line, leaf_line, message_entry
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.chats import SESSION_FILE

@@ -13,8 +13,8 @@ import pytest
 
 from peargarden.agent.approvals import ApprovalAnswer, ApprovalRequest
 from peargarden.agent.events import AgentEvent, ToolEndEvent
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import ChatSession, PearApp
+from peargarden.app.play.service import ChatSession, PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.authoring.segments import REPLY_PREFIX, USER_PREFIX, story_branch
 from peargarden.formats import read_card
 from peargarden.modes.work.project import slots_of
@@ -311,7 +311,7 @@ def test_writes_after_switching_back_in_the_same_batch_are_blocked(home: Home, f
 
 
 def test_tavern_mode_sees_work_beats_as_maintenance_lines_too(home: Home, fake: FakeOpenAIServer) -> None:
-    from peargarden.app.service import ChatOptions
+    from peargarden.app.play.service import ChatOptions
 
     fake.script(
         [

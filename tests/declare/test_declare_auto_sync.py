@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.modes.stage.preset import declare_preset, sync_active_preset
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.stage.entries import parse_entries

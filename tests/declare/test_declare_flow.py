@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kit.cli import pear_in_process
-from peargarden.app.service import PearApp
+from peargarden.app.cards.declarations import side_labeller
 from peargarden.declare import compile_preset
 from peargarden.modes.stage.preset import Labeller, declare_preset, remove_declaration
 from peargarden.stage.entries import parse_entries
@@ -102,7 +102,7 @@ def test_community_preset_declares_caches_and_removes(home: Home) -> None:
     with FakeOpenAIServer() as server:
         configure_side(home, server)
         server.script([text_reply(labels_reply(preset))])
-        first = declare_preset(home, "青梧", "社区大预设", labeller=PearApp(home).side_labeller())
+        first = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home))
         assert first.model_called and len(server.chat_requests) == 1
         assert server.chat_requests[0].body["model"] == "side"
         agents = (card_dir / "AGENTS.md").read_text(encoding="utf-8")
@@ -116,13 +116,13 @@ def test_community_preset_declares_caches_and_removes(home: Home) -> None:
         assert json.loads((card_dir / "卡.json").read_text(encoding="utf-8"))["preset"] == "社区大预设"
         assert (card_dir / "预设转译报告.md").exists()
 
-        second = declare_preset(home, "青梧", "社区大预设", labeller=PearApp(home).side_labeller())
+        second = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home))
         assert not second.model_called and len(server.chat_requests) == 1
 
         preset["prompts"][8]["content"] = "第2条：改过了。"  # style2
         put_preset(home, "社区大预设", preset)
         server.script([text_reply(labels_reply(preset, {"style2"}))])
-        third = declare_preset(home, "青梧", "社区大预设", labeller=PearApp(home).side_labeller())
+        third = declare_preset(home, "青梧", "社区大预设", labeller=side_labeller(home))
         assert third.asked == ["style2"]
         assert "⟦片段1｜style2｜" in server.chat_requests[-1].body["messages"][1]["content"]
         assert "style3" not in server.chat_requests[-1].body["messages"][1]["content"]
@@ -169,7 +169,7 @@ def test_sillytavern_default_preset(home: Home) -> None:
     with FakeOpenAIServer() as server:
         configure_side(home, server)
         server.script([text_reply(labels_reply(preset))])
-        result = declare_preset(home, "青梧", "Default", labeller=PearApp(home).side_labeller())
+        result = declare_preset(home, "青梧", "Default", labeller=side_labeller(home))
     assert result.model_called
     assert {b.id: b.status for b in result.compiled.blocks}["chatHistory"] == "marker"
     assert (home.presets_dir / "Default.json").read_bytes() == data  # the preset is never modified
@@ -204,4 +204,4 @@ def test_cli_labels_relabel_and_remove(home: Home, tmp_path: Path) -> None:
 
 
 def side(home: Home) -> Labeller:
-    return PearApp(home).side_labeller()
+    return side_labeller(home)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.providers.base import Provider
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home

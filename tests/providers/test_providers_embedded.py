@@ -431,8 +431,8 @@ def test_the_app_gives_a_small_local_model_the_compact_stage_prompt(
 ) -> None:
     """Through the app (story memory off, so only the token budget applies): the short profile with
     the card and the example dialogue, no tool rules, the stop on the user's name."""
-    from peargarden.app.connections import Connection
-    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.app.play.service import ChatOptions, PearApp
+    from peargarden.app.settings.connections import Connection
     from peargarden.workspace.home import Home
     from peargarden.workspace.seed import seed_home
 
@@ -499,8 +499,8 @@ def test_real_default_model_three_chinese_turns_with_qinwu(home_dir: Path) -> No
     if model is None:
         pytest.skip("the default model is not fetched (pear models --fetch qwen-0.5b)")
     from peargarden.agent.events import DoneEvent, TextDeltaEvent
-    from peargarden.app.connections import Connection
-    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.app.play.service import ChatOptions, PearApp
+    from peargarden.app.settings.connections import Connection
     from peargarden.workspace.home import Home
     from peargarden.workspace.seed import seed_home
 
@@ -521,9 +521,8 @@ def test_real_default_model_three_chinese_turns_with_qinwu(home_dir: Path) -> No
 
 def test_the_context_bar_reads_the_window_from_the_gguf_header(tmp_path: Path) -> None:
     """32768 trained tokens, run at most 8192: the window a chat page measures its requests against."""
-    from peargarden.app.chat_chrome import model_window
-    from peargarden.app.recording import RecordingProvider
+    from peargarden.app.play.chat_chrome import model_window
 
     provider = EmbeddedProvider(_gguf(tmp_path))
-    assert model_window(provider) == model_window(RecordingProvider(provider)) == 8192
+    assert model_window(provider) == 8192
     assert model_window(EmbeddedProvider(models_folder=tmp_path / "空")) is None  # no model fetched yet

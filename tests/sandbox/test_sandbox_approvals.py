@@ -9,7 +9,7 @@ from typing import Any
 from peargarden.agent.approvals import SESSION_GRANT_TYPE, ApprovalAnswer, ApprovalRequest
 from peargarden.agent.execute import Approvals, execute_call
 from peargarden.agent.tools import ToolContext, ToolRegistry
-from peargarden.app.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
+from peargarden.app.play.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
 from peargarden.modes.work.bash_tool import BashTool
 from peargarden.modes.work.file_tools import ReadTool
 from peargarden.providers.base import ToolCall

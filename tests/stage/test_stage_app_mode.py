@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from stage_fixtures import QUESTION
 
-from peargarden.app.connections import Connection, ResolvedProvider
-from peargarden.app.service import PearApp
+from peargarden.app.play.service import PearApp
+from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.modes.base import PlayMode
 from peargarden.modes.stage.request import stage_setup
 from peargarden.modes.table import MODES

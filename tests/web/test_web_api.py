@@ -44,7 +44,8 @@ def test_a_beat_streams_its_events_and_the_state_follows(served: Served) -> None
     served.fake.script([text_reply("雨小了。")])
     status, events = call(served, f"/api/chats/{CARD}/{chat}/beat", {"action": "send", "text": "雨停了吗？"})
     assert status == 200
-    assert [e["type"] for e in events] == ["beat", "text_delta", "done"]
+    # The page's chats keep story memory: the scene notes run once the reply is complete.
+    assert [e["type"] for e in events] == ["beat", "text_delta", "reply_end", "done"]
     assert events[-1]["stop_reason"] == "stop"
     _, state = call(served, f"/api/chats/{CARD}/{chat}")
     assert [m["role"] for m in state["messages"]][-2:] == ["user", "assistant"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from web_harness import Served
 
-from peargarden.app.json_files import JsonStyle, detect_style
+from peargarden.app.library.json_files import JsonStyle, detect_style
 
 
 @pytest.mark.parametrize(

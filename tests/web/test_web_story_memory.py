@@ -72,7 +72,7 @@ def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: obj
 
 
 def test_a_configured_side_model_uses_its_stored_key_and_is_recorded(served: Served, page: object) -> None:
-    from peargarden.app.stored_keys import forget_key, store_key
+    from peargarden.app.settings.stored_keys import forget_key, store_key
 
     config = served.home.config_file
     before = config.read_text(encoding="utf-8")

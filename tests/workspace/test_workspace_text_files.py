@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kit.cli import pear_in_process
-from peargarden.app.personas import load_persona
+from peargarden.app.library.personas import load_persona
 from peargarden.errors import BadInput
 from peargarden.modes.stage.materials import load_stage_materials
 from peargarden.workspace.cards import open_card

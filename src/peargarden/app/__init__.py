@@ -1,1 +1,56 @@
-"""app"""
+"""The service the fronts (``cli``, ``web``) use, and nothing else beside ``errors`` and ``formats``.
+
+Rooms, one job each:
+
+- :mod:`.play` — playing a chat: the service (``PearApp``, ``ChatSession.play`` → ``Beat``), the
+  beat log, checkpoints of a streaming reply, the page model (``ChatSession.view()``), story memory on
+  request, the sandbox as the loop's judge, SillyTavern oracle replay, chat records and files.
+- :mod:`.cards` — one card's files and editors: pictures and renames, the card project ``创作/``, its
+  regex scripts and their allowance, the studio, the prompt files' entries, lorebooks, preset
+  declaration, the tavern panel.
+- :mod:`.library` — the data folder's shared things: the card list and shared lorebooks, imports,
+  personas, preset files, JSON files written back in their own style, the asset vault.
+- :mod:`.settings` — connections (main and side model), stored keys, ``config.toml`` edits, the
+  settings page, model lists and the embedded models.
+
+The names below are what the fronts annotate with; the service itself is loaded on first use (a
+light command such as ``pear cards`` never loads the chat machinery).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from peargarden.agent.events import AgentEvent
+from peargarden.workspace.home import Home, sanitize_name
+
+if TYPE_CHECKING:
+    from .play.beat import ApprovalPrompt, Beat
+    from .play.service import ChatOptions, ChatSession, PearApp
+
+__all__ = [
+    "AgentEvent",
+    "ApprovalPrompt",
+    "Beat",
+    "ChatOptions",
+    "ChatSession",
+    "Home",
+    "PearApp",
+    "sanitize_name",
+]
+
+_LAZY = {
+    "ApprovalPrompt": ".play.beat",
+    "Beat": ".play.beat",
+    "ChatOptions": ".play.service",
+    "ChatSession": ".play.service",
+    "PearApp": ".play.service",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The service's names, imported when a front first asks for them."""
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import typer
 
-from peargarden.app.snapshots import background_snapshots, clear_leftovers
-from peargarden.workspace.home import Home
+from peargarden.app import Home
+from peargarden.app.library.snapshots import background_snapshots, clear_leftovers
 
 
 def tidy(home: Home) -> None:

@@ -13,14 +13,15 @@ from typing import Any
 
 import typer
 
-from peargarden.agent.events import AgentEvent
-from peargarden.app.beat_log import log_beat
-from peargarden.app.connections import Connection, flag_timeouts
-from peargarden.app.library import init_home
-from peargarden.app.recording import RecordingProvider
-from peargarden.app.runner import Answer, ApprovalPrompt, Approver, BeatRunner
-from peargarden.app.service import ChatOptions, ChatSession, PearApp, thinking_level
+from peargarden.app import AgentEvent
+from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
+from peargarden.app.library.library import init_home
+from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
+from peargarden.app.play.group_session import new_group_chat, open_group_chat
+from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
+from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
+from peargarden.formats import dumps_json
 
 from ._app import app, state
 from ._vault import vault_snapshots
@@ -40,6 +41,7 @@ HELP = """命令：
   /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
   /mode [stage|tavern|work]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
+  /trigger 名字     群聊里让这位成员马上接话（静音的也行）
   /quit             退出
 Ctrl-C 停止正在生成的回复（已写出的部分会保留）。"""
 
@@ -67,17 +69,22 @@ def _options(
     return ChatOptions(mode=mode, thinking=thinking, persona=persona, connection=connection)
 
 
-def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSession:
+def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: str | None = None) -> ChatSession:
     home = state.home
     if not home.exists():
         init_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
-    # Requests are recorded for the chat's beat log: the web page's inspector shows a beat played here.
-    service = PearApp(home, wrap_provider=RecordingProvider)
+    service = PearApp(home)
+    if group is not None:
+        if card is not None:
+            raise BadInput("--card 和 --group 只能选一个（a card or a group）")
+        session: ChatSession = (
+            open_group_chat(service, group, chat_id, options) if chat_id else new_group_chat(service, group, options)
+        )
+        for member in session.roster():  # type: ignore[attr-defined]
+            _ask_card_regex(home, member.card)
+        return session
     _ask_card_regex(home, service.card(card).folder)  # before the session builds its request builders
-    session = service.open_chat(card, chat_id, options) if chat_id else service.new_chat(card, options)
-    if isinstance(session.resolved.provider, RecordingProvider):  # story memory's side calls too
-        session.wrap_side_provider = session.resolved.provider.tee
-    return session
+    return service.open_chat(card, chat_id, options) if chat_id else service.new_chat(card, options)
 
 
 # -- rendering -------------------------------------------------------------------------------------
@@ -138,6 +145,10 @@ class _Printer:
                 sys.stderr.flush()
             return
         self._end_thinking()
+        if kind == "speaker":  # a group chat: whose reply follows
+            self._newline()
+            typer.echo(f"【{data['name']}】")
+            return
         if kind == "text_delta":
             sys.stdout.write(self.wrap.feed(data["text"]) if self.wrap is not None else data["text"])
             sys.stdout.flush()
@@ -158,7 +169,6 @@ class _Printer:
             typer.echo(f"pear: {data['message']}", err=True)
         elif kind == "done" and data["stop_reason"] == "aborted":
             typer.echo("（已停止，已写出的部分保留）", err=True)
-
 
     def _story_tool(self, data: dict[str, Any]) -> None:
         """The beat's prose arrives sealed through draft_seal, and a fork as the ask tool's choice card:
@@ -233,39 +243,21 @@ class _StillWaiting:
         typer.echo(f"（仍在等待 {self.endpoint} 的回复：已等 {now - self.started:.0f} 秒；Ctrl-C 停止）", err=True)
 
 
-def _logged_run(
-    session: ChatSession,
-    start: Callable[[Approver, threading.Event], Iterator[AgentEvent]],
-    on_event: Callable[[AgentEvent], None],
-    interactive: bool,
-    waiting: _StillWaiting | None = None,
-) -> tuple[str, str, int]:
-    """:func:`_run`, then the beat kept in the chat's beat log (what it sent, what it wrote, how long
-    it took) when it sent anything; a log that cannot be written is no reason to fail the beat."""
-    provider = session.resolved.provider
-    recorder = provider if isinstance(provider, RecordingProvider) else None
-    if recorder is not None:
-        recorder.begin_beat()
-    before = {entry.id for entry in session.chat.tree}
-    started = time.time()
-    warnings: list[str] = []
+# What a command plays: called once, it starts the beat (``ChatSession.play``).
+BeatStart = Callable[[], Beat]
 
-    def seen(event: AgentEvent) -> None:
-        if event.type == "warning":
-            warnings.append(str(event.to_json()["message"]))
-        on_event(event)
 
+def _started(action: str, start: BeatStart) -> Beat:
+    """The beat *start* makes; one that cannot start (the chat is busy…) ends as a failed beat, shown
+    like any other (``error``, then ``done``)."""
     try:
-        return _run(start, seen, interactive, waiting)
-    finally:
-        requests = recorder.beats[-1] if recorder is not None and recorder.beats else []
-        if requests:
-            with contextlib.suppress(OSError, ValueError, PearError):
-                log_beat(session, requests, started=started, before=before, warnings=warnings, counted=False)
+        return start()
+    except PearError as error:
+        return Beat.failed(action, error)
 
 
 def _run(
-    start: Callable[[Approver, threading.Event], Iterator[AgentEvent]],
+    beat: Beat,
     on_event: Callable[[AgentEvent], None],
     interactive: bool,
     waiting: _StillWaiting | None = None,
@@ -273,40 +265,36 @@ def _run(
     """Drive one beat; returns (stop reason, reply text, exit code for an error).  Ctrl-C stops the
     beat, keeping its text.
 
-    While the beat runs, SIGINT only sets the cancel event (no KeyboardInterrupt in the middle of
-    printing); the beat then ends by itself with ``done`` (aborted) and its partial text saved.
+    While the beat runs, SIGINT only stops it (no KeyboardInterrupt in the middle of printing); the
+    beat then ends by itself with ``done`` (aborted) and its partial text saved.
     """
-    cancel = threading.Event()
-    runner = BeatRunner(lambda approver: start(approver, cancel), cancel)
-    text: list[str] = []
-    reason = "error"
     tick = None
     if waiting is not None:
         waiting.restart()
         tick = waiting.tick
-    with _ctrl_c_stops(runner):
-        while (item := runner.next_item(tick)) is not None:
+    with _ctrl_c_stops(beat):
+        while (item := beat.next_item(tick)) is not None:
             if waiting is not None:
                 waiting.news()
             if isinstance(item, ApprovalPrompt):
                 with _ctrl_c_default():
                     _ask_approval(item, interactive)
                 continue
-            if item.type == "text_delta":
-                text.append(item.to_json()["text"])
-            if item.type == "done":
-                reason = item.to_json()["stop_reason"]
             on_event(item)
-    code = runner.failure.exit_code if runner.failure is not None else ProviderError.exit_code
-    return reason, "".join(text), code
+    result = beat.result
+    if result is None:  # pragma: no cover - next_item returns None only once the beat is over
+        return "error", "", ProviderError.exit_code
+    code = result.error.exit_code if result.error is not None else ProviderError.exit_code
+    stop_reason = result.stop_reason if result.generated else "stop"
+    return stop_reason, result.text, code
 
 
 @contextlib.contextmanager
-def _ctrl_c_stops(runner: BeatRunner) -> Iterator[None]:
+def _ctrl_c_stops(beat: Beat) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: runner.stop())
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: beat.stop())
     try:
         yield
     finally:
@@ -346,6 +334,7 @@ def chat_command(
     thinking: str | None = typer.Option(None, "--thinking", help="off | minimal | low | medium | high | xhigh"),
     persona: str | None = typer.Option(None, "--persona", help="你在故事里的名字（默认来自设置）。"),
     chat_id: str | None = typer.Option(None, "--chat", help="接着已有的对话（对话 id，见 pear sessions list）。"),
+    group: str | None = typer.Option(None, "--group", help="和一个群聊对话（群名，见 pear group list）。"),
     once: str | None = typer.Option(None, "--once", help="只走一拍：发送这句话，打印回复后退出。"),
     as_json: bool = typer.Option(False, "--json", help="与 --once 一起：把事件流按 JSON 行打印。"),
     connect_timeout: float | None = typer.Option(None, "--connect-timeout", help="连接的时限（秒，默认 10）。"),
@@ -363,10 +352,12 @@ def chat_command(
     """和一张卡对话（交互式、流式输出）；--once 只走一拍。"""
     if as_json and once is None:
         raise BadInput("--json 只能和 --once 一起用")
+    if once is not None and not once.strip():  # refused before a new chat is made for it
+        raise BadInput("--once 的消息是空的（empty message）")
     limits = {"connect": connect_timeout, "first_byte": first_byte_timeout, "idle": idle_timeout}
     limits["total"] = total_timeout
     options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model, limits)
-    session = _open(card, chat_id, options)
+    session = _open(card, chat_id, options, group)
     waiting = _StillWaiting(_endpoint(session), still_waiting)
     with vault_snapshots(state.home):
         if once is not None:
@@ -377,14 +368,12 @@ def chat_command(
 
 def _json(value: Any) -> str:
     """JSON for the terminal (lone surrogates escaped); formats is imported only when needed."""
-    from peargarden.formats import dumps_json
 
     return dumps_json(value)
 
 
 def _ask_card_regex(home: Any, card: str) -> None:
     """First play of a card with regex scripts of its own: ask once (on a terminal) and remember."""
-    from peargarden.app.regex_allowance import pending_question, set_allowance  # not at import: light --help
 
     pending = pending_question(home, card)
     if pending is None:
@@ -402,24 +391,21 @@ def _ask_card_regex(home: Any, card: str) -> None:
 
 def _endpoint(session: ChatSession) -> str:
     """How the "still waiting" line names the model: its endpoint's address, or the embedded model."""
-    base_url = getattr(session.resolved.provider, "base_url", "")
-    return str(base_url) if base_url else "内置模型"
+    return session.endpoint or "内置模型"
 
 
 def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting | None = None) -> None:
-    def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent]:
-        return session.send(text, cancel=cancel, approver=approver)
-
+    beat = _started("send", lambda: session.play("send", text))
     if as_json:
 
         def emit(event: AgentEvent) -> None:
             sys.stdout.write(_json(event.to_json()) + "\n")
             sys.stdout.flush()
 
-        reason, _, code = _logged_run(session, start, emit, interactive=False, waiting=waiting)
+        reason, _, code = _run(beat, emit, interactive=False, waiting=waiting)
     else:
         printer = _Printer(show_thinking=False, wrap=_terminal_wrap())
-        reason, reply, code = _logged_run(session, start, printer.event, interactive=False, waiting=waiting)
+        reason, reply, code = _run(beat, printer.event, interactive=False, waiting=waiting)
         if printer.wrap is not None:  # a last word still held (the beat ended without a closing event)
             sys.stdout.write(printer.wrap.flush())
         if reply and not reply.endswith("\n"):
@@ -435,7 +421,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
 def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> None:
     printer = _Printer(wrap=_terminal_wrap())
     typer.echo(
-        f"梨园 · {session.card.folder} · 对话 {session.chat_id} · {session.mode} · 思考 {session.thinking}",
+        f"梨园 · {_title(session)} · 对话 {session.chat_id} · {session.mode} · 思考 {session.thinking}",
         err=True,
     )
     typer.echo("输入 /help 查看命令。", err=True)
@@ -444,13 +430,14 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
         last = messages[-1]
         printer.echo(("" if last.role == "assistant" else "你：") + last.content)
 
-    def play(start: Callable[[Approver, threading.Event], Iterator[AgentEvent]]) -> str:
+    def play(action: str, start: BeatStart) -> Beat:
         before = session.mode
-        _, reply, _code = _logged_run(session, start, printer.event, interactive=True, waiting=waiting)
+        beat = _started(action, start)
+        _run(beat, printer.event, interactive=True, waiting=waiting)
         printer._newline()
         if session.mode != before:  # the model switched into (or out of) work mode itself
             typer.echo(f"（对话方式：{before} → {session.mode}）", err=True)
-        return reply
+        return beat
 
     while True:
         try:
@@ -461,7 +448,7 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
         if not line:
             continue
         if not line.startswith("/"):
-            play(_sender(session, printer.answer(line)))
+            play("send", _sender(session, printer.answer(line)))
             continue
         command, _, rest = line.partition(" ")
         rest = rest.strip()
@@ -474,11 +461,16 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
             typer.echo(f"pear: {error}", err=True)
 
 
-def _sender(session: ChatSession, text: str) -> Callable[[Approver, threading.Event], Iterator[AgentEvent]]:
-    def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent]:
-        return session.send(text, cancel=cancel, approver=approver)
+def _title(session: ChatSession) -> str:
+    """The card's folder, or a group chat's name and members."""
+    roster = getattr(session, "roster", None)
+    if roster is None:
+        return session.card.folder
+    return f"群聊 {session.char_name}（{'、'.join(m.name for m in roster())}）"
 
-    return start
+
+def _sender(session: ChatSession, text: str) -> BeatStart:
+    return lambda: session.play("send", text)
 
 
 def _index(rest: str) -> tuple[int, str]:
@@ -503,31 +495,25 @@ def _slash(
     session: ChatSession,
     command: str,
     rest: str,
-    play: Callable[[Callable[[Approver, threading.Event], Iterator[AgentEvent]]], str],
+    play: Callable[[str, BeatStart], Beat],
     echo: Callable[[str], None] = typer.echo,
 ) -> bool:
     if command == "/help":
         typer.echo(HELP, err=True)
     elif command == "/regen":
-        play(lambda approver, cancel: session.regenerate(cancel=cancel, approver=approver))
+        play("regenerate", lambda: session.play("regenerate"))
         _swipe_counter(session)
     elif command == "/swipe":
         step = -1 if rest in ("-", "-1", "prev", "左") else 1
-        holder: dict[str, Iterator[AgentEvent] | None] = {}
-
-        def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent]:
-            events = session.swipe(step, cancel=cancel, approver=approver)
-            holder["events"] = events
-            return events if events is not None else iter(())
-
-        play(start)
-        if holder.get("events") is None:
+        beat = play("swipe", lambda: session.play("swipe", step=step))
+        if not beat.record.generated:
             echo(session.messages()[-1].content)
         _swipe_counter(session)
     elif command == "/continue":
-        play(lambda approver, cancel: session.continue_(cancel=cancel, approver=approver))
+        play("continue", lambda: session.play("continue"))
     elif command == "/impersonate":
-        draft = play(lambda _approver, cancel: session.impersonate(cancel=cancel)).strip()
+        result = play("impersonate", lambda: session.play("impersonate")).result
+        draft = result.text.strip() if result is not None else ""
         if not draft:
             return True
         typer.echo("（回车发送这段，输入文字改用你的话，/cancel 放弃）", err=True)
@@ -537,7 +523,7 @@ def _slash(
             return True
         if reply == "/cancel":
             return True
-        play(_sender(session, reply or draft))
+        play("send", _sender(session, reply or draft))
     elif command == "/edit":
         index, text = _index(rest)
         if not text:
@@ -571,6 +557,10 @@ def _slash(
         for number, message in enumerate(session.messages()):
             mark = "（已隐藏）" if "hidden" in message.tags else ""
             typer.echo(f"[{number}] {mark}{_who(message.role)}{_preview(message.content, 200)}")
+    elif command == "/trigger":  # a group chat: that member answers now, muted or not
+        if not hasattr(session, "roster"):
+            raise BadInput("/trigger 只用于群聊（pear chat --group NAME）")
+        play("send", lambda: session.play("send", f"/trigger {rest}"))
     elif command == "/mode":
         if rest:
             session.set_mode(rest)
@@ -596,7 +586,7 @@ def _preview(text: str, width: int = 40) -> str:
 
 
 def _print_tree(session: ChatSession) -> None:
-    leaf = session.chat.tree.leaf
+    leaf = session.leaf
     for row in session.tree_rows():
         entry = row.entry
         mark = "●" if entry.id == leaf else ("•" if row.on_path else "○")

@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-from peargarden.app.imports import BookMode, ImportPlan, RegexAnswerFn, book_choice, import_files, total_size
-from peargarden.app.regex_allowance import regex_question
+from peargarden.app.cards.regex_allowance import regex_question
+from peargarden.app.library.imports import BookMode, ImportPlan, RegexAnswerFn, book_choice, import_files, total_size
 from peargarden.errors import BadInput
 from peargarden.formats import Card
 
@@ -24,13 +24,9 @@ PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
 @app.command("import")
 def import_command(
-    files: list[Path] = typer.Argument(
-        ..., help="Card PNG/JSON/CHARX, lorebook JSON, preset JSON, chat JSONL."
-    ),
+    files: list[Path] = typer.Argument(..., help="Card PNG/JSON/CHARX, lorebook JSON, preset JSON, chat JSONL."),
     book: str = typer.Option("mount", "--book", help="A card's embedded lorebook: mount | keep | skip."),
-    card: str | None = typer.Option(
-        None, "--card", help="The card a chat (or lorebook, mounted) belongs to."
-    ),
+    card: str | None = typer.Option(None, "--card", help="The card a chat (or lorebook, mounted) belongs to."),
     regex: str = typer.Option(
         "ask",
         "--regex",

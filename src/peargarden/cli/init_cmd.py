@@ -10,7 +10,7 @@ from ._app import app, state
 @app.command("init")
 def init_command() -> None:
     """Create the data folder with its defaults; never overwrites what is already there."""
-    from peargarden.app.library import init_home
+    from peargarden.app.library.library import init_home
 
     home = state.home
     created = init_home(home)

@@ -9,8 +9,8 @@ from typing import Any
 
 import typer
 
-from peargarden.app.local_models import check_embedded, fetch_embedded, require_safe
-from peargarden.app.model_lists import list_models
+from peargarden.app.settings.local_models import check_embedded, fetch_embedded, require_safe
+from peargarden.app.settings.model_lists import list_models
 
 from ._app import app, state
 

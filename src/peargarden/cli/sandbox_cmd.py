@@ -31,13 +31,13 @@ def _grants(value: Any, source: str) -> tuple[list[str], bool]:
 
 @sandbox_app.command("check")
 def check_command(
-    vectors: Path = typer.Argument(..., help="JSONL: one {\"tool\", \"path\"|\"command\"[, \"grants\"]} per line."),
+    vectors: Path = typer.Argument(..., help='JSONL: one {"tool", "path"|"command"[, "grants"]} per line.'),
     card: str = typer.Option(..., "--card", help="The current card (folder name under cards/)."),
     chat: str | None = typer.Option(None, "--chat", help="The current chat id (other chats are forbidden)."),
 ) -> None:
     """Print {"verdict", "unit", "reason"} for every call; relative paths are read from the data folder."""
     # The service (the sandbox and tree-sitter behind it) is imported by this command only.
-    from peargarden.app.sandbox_judge import check_call, known_card
+    from peargarden.app.play.sandbox_judge import check_call, known_card
 
     home = state.home
     known_card(home, card)  # an unknown card is an error before the file is read

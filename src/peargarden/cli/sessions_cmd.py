@@ -7,8 +7,16 @@ from typing import Any
 
 import typer
 
-from peargarden.app.chat_records import CardFolder, ChatFile, card_folders, export_sillytavern, find_chat, save_file
-from peargarden.app.chat_summaries import chat_summaries, summarize
+from peargarden.app.play.chat_records import (
+    CardFolder,
+    ChatRecord,
+    Entry,
+    card_folders,
+    export_sillytavern,
+    find_chat,
+    save_file,
+)
+from peargarden.app.play.chat_summaries import chat_summaries
 from peargarden.formats import dumps_json
 
 from ._app import app, state
@@ -25,11 +33,11 @@ def _cards(card: str | None) -> list[CardFolder]:
     return card_folders(state.home, card)
 
 
-def _find(chat_id: str, card: str | None) -> tuple[CardFolder, ChatFile]:
+def _find(chat_id: str, card: str | None) -> ChatRecord:
     return find_chat(state.home, chat_id, card)
 
 
-def _message_row(number: int, entry: Any) -> dict[str, Any]:
+def _message_row(number: int, entry: Entry) -> dict[str, Any]:
     message = entry.message
     row: dict[str, Any] = {
         "n": number,
@@ -84,11 +92,12 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="JSON 输出（中文不转义）。"),
 ) -> None:
     """显示一段对话当前分支的消息（带编号，从 0 数起）。"""
-    folder, chat = _find(chat_id, card)
-    messages = chat.tree.messages()
+    record = _find(chat_id, card)
+    folder = record.folder
+    messages = record.messages()
     if as_json:
-        out: dict[str, Any] = {k: v for k, v in summarize(folder, chat).items() if k not in _INTERNAL}
-        out["leaf"] = chat.tree.leaf
+        out: dict[str, Any] = {k: v for k, v in record.summary().items() if k not in _INTERNAL}
+        out["leaf"] = record.leaf
         out["branch"] = [_message_row(n, e) for n, e in enumerate(messages)]
         if tree:
             out["tree"] = [
@@ -100,16 +109,16 @@ def show_command(
                     "onPath": r.on_path,
                     "role": r.entry.role or None,
                 }
-                for r in chat.tree.rows()
+                for r in record.tree_rows()
             ]
         typer.echo(dumps_json(out, indent=2))
         return
-    for warning in chat.warnings:
+    for warning in record.warnings:
         typer.echo(f"⚠ {warning}", err=True)
     if tree:
-        for row in chat.tree.rows():
+        for row in record.tree_rows():
             entry = row.entry
-            mark = "●" if entry.id == chat.tree.leaf else ("•" if row.on_path else "○")
+            mark = "●" if entry.id == record.leaf else ("•" if row.on_path else "○")
             text = " ".join(str(entry.message.get("content") or "").split())[:40] if entry.type == "message" else ""
             typer.echo(f"{'  ' * row.depth}{mark} {entry.id} {entry.role or entry.type} {text}")
         return
@@ -131,8 +140,7 @@ def export_command(
     output: Path | None = typer.Option(None, "--output", "-o", help="写到这个文件（默认打印到标准输出）。"),
 ) -> None:
     """把当前分支导出成 SillyTavern 的对话 JSONL（同一回复的其他版本成为 swipes）。"""
-    folder, chat = _find(chat_id, card)
-    data = export_sillytavern(state.home, folder, chat)
+    data = export_sillytavern(state.home, _find(chat_id, card))
     if output is None:
         typer.echo(data.decode("utf-8"))
     else:

@@ -68,7 +68,7 @@ _Beat = tuple[str, list[Any], list[Any], list[str]]
 
 
 def _preview(card: str, chat: str | None, message: str, thinking: str | None, small: bool | None) -> _Beat:
-    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.app.play.service import ChatOptions, PearApp
 
     options = ChatOptions(mode="stage", thinking=thinking.strip().lower() if thinking else None)
     service = PearApp(state.home)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from peargarden.app.play.tavern_cases import is_group_case, replay_case
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
 
@@ -18,7 +20,6 @@ app.add_typer(tavern_app, name="tavern")
 
 
 def _width(text: str) -> int:
-    import unicodedata
 
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
@@ -53,18 +54,23 @@ def replay_cmd(
         None, "--st-version", help="SillyTavern release to match: 1.12 or 1.18 (default: the case's settings.json)."
     ),
 ) -> None:
-    """Replay an oracle case's steps and print the request body of the last generation."""
-    from peargarden.app.tavern_cases import replay_case
+    """Replay an oracle case's steps and print the request body of the last generation (a group
+    case: a JSON array of every request body, in order)."""
 
     result = replay_case(case_dir, st_version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if result.body is None or result.assembly is None:
         raise BadInput("案例的步骤里没有任何一次生成", path=case_dir)
-    if ledger:
+    group = is_group_case(result)
+    if ledger and group:
+        for number, assembly in enumerate(result.assemblies, 1):
+            print(f"== 第 {number} 次生成 ==")
+            print(format_ledger(assembly))
+    elif ledger:
         print(format_ledger(result.assembly))
     else:
-        print(dumps_json(result.body, indent=2))
+        print(dumps_json(result.generations if group else result.body, indent=2))
 
 
 # -- the user's own data folder ------------------------------------------------------------------
@@ -84,8 +90,6 @@ def assemble_cmd(
     seed: int | None = typer.Option(None, "--seed", help="Seed the random rolls (world-info probability, {{random}})."),
 ) -> None:
     """Assemble the exact SillyTavern request for one of your cards (nothing is sent or saved)."""
-    from peargarden.app.tavern_cases import assemble_card
-
     if as_json and ledger:
         raise BadInput("--json 与 --ledger 只能选一个")
     if chat:
@@ -95,17 +99,26 @@ def assemble_cmd(
             )
         _print_assembly(*_chat_preview(card, chat, message or ""), ledger=ledger)
         return
-    _print_assembly(
-        *assemble_card(state.home, card, preset=preset, message=message, st_version=st_version, seed=seed),
-        ledger=ledger,
-    )
+    _print_assembly(*_new_chat_preview(card, message or "", preset, st_version, seed), ledger=ledger)
 
 
 def _chat_preview(card: str, chat: str, message: str) -> tuple[dict[str, Any], Any, list[str]]:
     """The next tavern beat of *chat* exactly as ``pear chat`` would send it (the service's preview)."""
-    from peargarden.app.service import ChatOptions, PearApp
+    from peargarden.app import ChatOptions, PearApp
 
     preview = PearApp(state.home).open_chat(card, chat, ChatOptions(mode="tavern")).preview("tavern", message)
+    return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
+
+
+def _new_chat_preview(
+    card: str, message: str, preset: str | None, st_version: str | None, seed: int | None
+) -> tuple[dict[str, Any], Any, list[str]]:
+    """The first tavern beat of a new chat with *card*, exactly as ``pear chat`` would send it (the
+    service's preview of a chat that lives only in memory)."""
+    from peargarden.app import ChatOptions, PearApp
+
+    options = ChatOptions(mode="tavern", preset=preset, st_version=st_version)
+    preview = PearApp(state.home).draft_chat(card, options, seed=seed).preview("tavern", message)
     return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
 
 
@@ -127,7 +140,7 @@ def set_cmd(
     preset: str | None = typer.Option(None, "--preset", help="Write preset-level settings into this preset."),
 ) -> None:
     """Change a tavern-mode control where SillyTavern keeps it (preset, card, chat metadata)."""
-    from peargarden.app import tavern_controls
+    from peargarden.app.cards import tavern_controls
 
     home = state.home
     if key == "regex":

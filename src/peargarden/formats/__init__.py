@@ -37,6 +37,12 @@ Chats (SillyTavern JSONL, 1.12 and 1.18 headers)::
     format_send_date(datetime, style) ; format_create_date(datetime)
     parse_send_date(value) -> datetime | None   # every send_date shape ST has written
 
+Groups (``groups/<id>.json``; a group chat is a chat file whose bot messages carry
+``original_avatar``, ``force_avatar`` and ``extra.gen_id``)::
+
+    read_group(data, filename) -> GroupFile(raw) ; write_group(group) -> bytes
+    new_group(id, name, members, chat_id=...) ; avatar_thumbnail(avatar) -> force_avatar URL
+
 JSON text (lone UTF-16 surrogates, legal in SillyTavern's JavaScript strings, written as ``\\udXXX``)::
 
     dumps_json(value, indent=None, compact=False) ; escape_lone_surrogates(json_text)
@@ -67,11 +73,14 @@ from .chats import (
     TavernMessage,
     format_create_date,
     format_send_date,
+    is_chat_text,
+    iter_chat_jsonl,
     parse_send_date,
     read_chat_jsonl,
     write_chat_jsonl,
 )
 from .detect import Kind, detect_kind
+from .groups import GroupFile, avatar_thumbnail, new_group, read_group, write_group
 from .lorebooks import (
     WI_ENTRY_DEFAULTS,
     character_book_from_lorebook,
@@ -114,11 +123,13 @@ __all__ = [
     "SPEC_V3",
     "WI_ENTRY_DEFAULTS",
     "Card",
+    "GroupFile",
     "Kind",
     "Persona",
     "PresetFile",
     "TavernChat",
     "TavernMessage",
+    "avatar_thumbnail",
     "card_from_object",
     "card_like",
     "card_to_charx",
@@ -134,10 +145,13 @@ __all__ = [
     "format_create_date",
     "format_send_date",
     "has_lone_surrogate",
+    "is_chat_text",
+    "iter_chat_jsonl",
     "load_preset",
     "lorebook_from_character_book",
     "lorebook_from_object",
     "new_entry",
+    "new_group",
     "new_lorebook",
     "next_uid",
     "normalized_character_book",
@@ -151,10 +165,12 @@ __all__ = [
     "read_card_png",
     "read_charx",
     "read_chat_jsonl",
+    "read_group",
     "read_lorebook",
     "read_personas",
     "read_preset",
     "read_regex_scripts",
     "replace_lone_surrogates",
     "write_chat_jsonl",
+    "write_group",
 ]

@@ -2,8 +2,13 @@
 
 A :data:`ModeSetup` receives the :class:`BeatEnv` of a beat and returns the request builder and the
 tools.  A :class:`PlayMode` is one row of the mode table the service is given
-(:data:`peargarden.modes.table.MODES`, or a test's own): its setup, the tags its messages carry and
-the tool mode the loop and the sandbox see.
+(:data:`peargarden.modes.table.MODES`, or a test's own): its setup, the tags its messages carry, the
+tool mode the loop and the sandbox see, and the steps the service runs around a beat — ``prepare``
+before it, ``story`` while its requests are built, ``after_beat`` once its reply is complete.  The
+service names no mode: what a mode does around a beat is in its row.
+
+The steps see the chat through a :class:`BranchView` (pi's read-only session manager: the active
+branch, who plays, which model) and call the side model through a :class:`SideCall`.
 """
 
 from __future__ import annotations
@@ -12,11 +17,15 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from peargarden.agent.loop import RequestBuilder
+from peargarden.agent.result import BeatResult
 from peargarden.agent.tools import Mode, Tool
 from peargarden.providers.base import Provider, ThinkingLevel
+from peargarden.sessions.entries import Entry
+from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chats import MODE_ENTRY_TYPE as CHAT_MODE_ENTRY
 from peargarden.workspace.config import Settings
@@ -37,12 +46,14 @@ class BeatEnv:
     # The main model is small (a local GGUF under a few billion parameters): the stage sends its
     # compact profile (peargarden.stage.compact).  Decided from the model's header, not its name.
     small_model: bool = False
+    # A dry run's random rolls, fixed (world-info probability, ``{{random}}``); None: live.
+    seed: int | None = None
     # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
     cache: dict[str, Any] = field(default_factory=dict)
     cache_lock: threading.Lock = field(default_factory=threading.Lock)
-    # The chat's story memory for a beat (summary, scene notes, budget): a callable returning a
-    # ``peargarden.stage.memory.view.StoryView``; set by the service, read by the stage builder.
-    story: Callable[[], Any] | None = None
+    # The chat's story memory for a beat (summary, scene notes, budget), from the mode's ``story``
+    # step over the chat's branch; set by the service, read by the stage builder.
+    story: Callable[[], StoryView | None] | None = None
 
 
 ModeSetup = Callable[[BeatEnv], tuple[RequestBuilder, list[Tool]]]
@@ -73,6 +84,70 @@ SideModel = Callable[[], tuple[Provider, str]]
 ModePrepare = Callable[[BeatEnv, SideModel], Iterator[str]]
 
 
+class TreeReader(Protocol):
+    """The reading half of a session tree (``peargarden.sessions.SessionTree``)."""
+
+    @property
+    def leaf(self) -> str | None: ...
+
+    def messages(self) -> list[Entry]: ...
+
+    def customs(self, custom_type: str | None = None) -> list[Entry]: ...
+
+    def path(self) -> list[Entry]: ...
+
+
+@dataclass(frozen=True)
+class BranchView:
+    """A chat as a mode's steps see it: the active branch to read, who plays and with which model.
+
+    Its one write is a custom entry at the leaf (pi's ``appendEntry``): the state a step keeps with
+    the branch (scene notes, summaries, variables) follows swipes, rewinds and branches.
+    """
+
+    chat_id: str
+    env: BeatEnv
+    model: str  # the chat's main model (its tokenizer counts the story budget)
+    tree: TreeReader
+    append_custom: Callable[[str, Any], object]
+    config_file: Path  # config.toml, for settings a step reads itself (``[story]``)
+    # Whether this chat keeps story memory (the service decides: a side model worth asking).
+    story_memory: bool = False
+    mode: str = ""
+
+    @property
+    def card(self) -> CardFolder:
+        return self.env.card
+
+    @property
+    def user_name(self) -> str:
+        return self.env.user_name
+
+    @property
+    def char_name(self) -> str:
+        return str(card_fields(self.env).get("name") or self.env.card.folder)
+
+
+class SideCall(Protocol):
+    """The chat's side model for one step: system and user text in, the reply's text out (a
+    ``PearError`` on failure); *purpose* names the call in the beat's record of requests.
+    ``stopped()``: the user stopped the beat, so a step should not start another call."""
+
+    def __call__(self, system: str, user: str, max_tokens: int, *, purpose: str = "side") -> str: ...
+
+    def stopped(self) -> bool: ...
+
+
+# The mode's story memory for a beat, read from the branch (the stage: summary, scene notes, budget).
+ModeStory = Callable[[BranchView], StoryView | None]
+
+# What a mode does once a recorded beat's reply is complete (the stage: scene notes and compaction):
+# ``None`` when nothing is due (decided at once, so a front is told only when work runs), else the
+# work, run as it is iterated, yielding one warning per thing the user should know.  A failure
+# must never cost the beat.
+AfterBeat = Callable[[BranchView, SideCall, BeatResult], Iterator[str] | None]
+
+
 @dataclass(frozen=True)
 class PlayMode:
     """One way to play, as a row of the mode table."""
@@ -84,6 +159,8 @@ class PlayMode:
     # Tags every message recorded in this mode carries (work-mode messages stay out of the story).
     tags: tuple[str, ...] = ()
     prepare: ModePrepare | None = None
+    story: ModeStory | None = None
+    after_beat: AfterBeat | None = None
 
 
 # The custom entry that records a mode change on the branch (the latest on the branch wins).

@@ -2,7 +2,9 @@
 
 The fronts get it through :class:`peargarden.app.service.PearApp` (its default ``modes``); tests and
 other fronts pass their own table.  The role-play modes see work-mode beats only as their
-【写卡维护】 lines; the stage also offers the ``conversation_mode`` switch into work mode.
+【写卡维护】 lines; the stage also offers the ``conversation_mode`` switch into work mode.  The stage
+keeps story memory: its ``story`` step reads the branch's summary and scene notes for the builder,
+its ``after_beat`` step writes them.
 """
 
 from __future__ import annotations
@@ -13,13 +15,21 @@ from types import MappingProxyType
 from peargarden.authoring.segments import WORK_TAG
 
 from .base import PlayMode
+from .stage.memory import after_beat as stage_after_beat
+from .stage.memory import stage_story
 from .stage.setup import stage_mode, stage_prepare
 from .tavern.setup import tavern_setup
 from .work.setup import role_play_setup, work_setup
 
 MODES: Mapping[str, PlayMode] = MappingProxyType(
     {
-        "stage": PlayMode(role_play_setup(stage_mode, switch=True), tool_mode="stage", prepare=stage_prepare),
+        "stage": PlayMode(
+            role_play_setup(stage_mode, switch=True),
+            tool_mode="stage",
+            prepare=stage_prepare,
+            story=stage_story,
+            after_beat=stage_after_beat,
+        ),
         "tavern": PlayMode(role_play_setup(tavern_setup, switch=False), tool_mode="tavern"),
         "work": PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,)),
     }

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.metadata
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -97,7 +98,6 @@ def runtime_module() -> Any:
 
 def runtime_version() -> str:
     """The installed runtime's version, read without loading its libraries ("" when absent)."""
-    import importlib.metadata
 
     try:
         return importlib.metadata.version("llama_cpp_python")

@@ -1,5 +1,16 @@
-"""The session tree (pure): entries, the tree with its active leaf, context rebuild, chat operations,
-the JSONL line format and SillyTavern chat import/export.  File I/O lives in ``peargarden.workspace.chats``.
+"""The session tree (pure): the chat as entries that are never removed, and the active leaf.
+
+- :mod:`.entries` — message / custom / label / compaction entries (msgspec structs; a loaded entry
+  decodes its body from its line on first use); :mod:`.tree` — the active leaf, the cached path,
+  siblings, drawn rows; :mod:`.context` — leaf → root rebuild with compaction applied (``ContextMemo``
+  extends the last rebuild when the path only grew); :mod:`.scan` — which messages pass a test
+  (hidden, work), kept from beat to beat.
+- :mod:`.ops` — regenerate / swipe / edit / delete / hide / branch as plans of new entries.
+- :mod:`.codec` — JSONL lines, leaf records, a torn tail tolerated; :mod:`.index` — the session index
+  that lets a long chat's open read only what was appended.
+- :mod:`.sillytavern` — SillyTavern chat import (swipes → siblings) and export of the active branch.
+
+File I/O lives in :mod:`peargarden.workspace.chats`.
 """
 
 from .codec import LoadedSession, decode, decode_bytes, entry_line, feed, header_line, leaf_line

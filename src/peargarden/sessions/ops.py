@@ -75,8 +75,13 @@ def plan_swipe(tree: SessionTree, step: int) -> Plan | None:
     head = reply_head(tree)
     if head is None:
         raise BadInput("没有可以切换的回复")
-    kin = tree.siblings(head.id)
-    target = kin.index(head) + step
+    return plan_swipe_of(tree, head, step)
+
+
+def plan_swipe_of(tree: SessionTree, reply: Entry, step: int) -> Plan | None:
+    """Move from *reply* to its previous (-1) / next (+1) sibling; ``None`` when past the last one."""
+    kin = tree.siblings(reply.id)
+    target = kin.index(reply) + step
     if target >= len(kin):
         return None
     if target < 0:

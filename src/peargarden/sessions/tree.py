@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, KeysView
 from dataclasses import dataclass
+from itertools import islice
 
 from peargarden.errors import ConflictError, NotFound
 
@@ -51,6 +52,12 @@ class SessionTree:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def ids_since(self, count: int) -> list[str]:
+        """The ids of the entries added after the first *count*, oldest first (what a beat wrote,
+        read without walking the whole tree)."""
+        newest = list(islice(reversed(self._entries), max(0, len(self._entries) - count)))
+        return newest[::-1]
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(list(self._entries.values()))

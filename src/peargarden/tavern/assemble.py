@@ -110,7 +110,12 @@ class Generation(GenerationContext):
         if s.power_user.get("strip_examples"):
             examples_raw = []
         messages = openai_messages(self, core)
-        example_blocks = [block_to_messages(b, self.name1, self.name2) for b in examples_raw]
+        cast = s.cast
+        member_names = cast.names() if cast is not None and self.compat.group_example_member_names else []
+        example_blocks = [
+            block_to_messages(b, self.name1, self.name2, group_names=member_names, prefix_names=cast is not None)
+            for b in examples_raw
+        ]
         cycle_prompt = ""
         if self.type == "continue" and core:
             cycle_prompt = core[0][1]

@@ -23,6 +23,7 @@ from peargarden.text.regex_scripts import RegexScript, RegexSet, applicable, app
 from peargarden.text.tokens import TextCounter, counter_for_model
 
 from . import defaults as d
+from .group_cards import joined_fields
 from .state import TavernState
 
 _MAX_SCAN_DEPTH = 1000
@@ -71,13 +72,14 @@ def _prompt_position(position: float) -> str | None:
     return None
 
 
-_VALID_NAME = re.compile(r"^[a-zA-Z0-9_]{1,64}$")
+_VALID_NAME = re.compile(r"[a-zA-Z0-9_]{1,64}\Z")
 
 
 def _sanitize_name(name: str) -> str:
+    """``sanitizeName``: every other UTF-16 unit → ``_`` (an emoji is two), cut to 64 units."""
     if _VALID_NAME.match(name):
         return name
-    return re.sub(r"[^a-zA-Z0-9_]", "_", name)[:64]
+    return re.sub(r"[^a-zA-Z0-9_]", lambda m: "__" if ord(m.group(0)) > 0xFFFF else "_", name)[:64]
 
 
 def _stripped(value: Any) -> str:
@@ -222,9 +224,13 @@ class GenerationContext:
             first_included_message_id=str(s.chat_metadata.get("lastInContextMessageId", "")),
         )
         oai = s.oai
+        group, group_not_muted, not_char = self._group_names(self.name2)
         return MacroEnv(
             user=self.name1,
             char=self.name2,
+            group=group,
+            group_not_muted=group_not_muted,
+            not_char=not_char,
             card=self.card_fields if card else None,
             model=str(oai.get("custom_model") or oai.get("openai_model") or ""),
             variables=self.variables,
@@ -250,6 +256,12 @@ class GenerationContext:
             legacy_118=self.compat.legacy_macros_118,
         )
 
+    def _group_names(self, speaker: str) -> tuple[str | None, str | None, str | None]:
+        cast = self.s.cast
+        if cast is None:
+            return None, None, None
+        return cast.macro_names(speaker, self.name1, new_engine=self.engine == "new")
+
     def _greetings(self) -> tuple[str, ...]:
         first = self.s.card_field("first_mes")
         alternates = self.s.card_data.get("alternate_greetings")
@@ -274,6 +286,22 @@ class GenerationContext:
         if not isinstance(value, str) or not value:
             return ""
         out = expand(value, self.env(card=False), engine=self.engine)
+        if self.s.power_user.get("collapse_newlines"):
+            out = re.sub(r"\n+", "\n", out)
+        return out.replace("\r", "")
+
+    def base_replace_as(self, value: Any, char_name: str) -> str:
+        """``baseChatReplace(value, null, name)``: as :meth:`base_replace` with another ``{{char}}``
+        (a group member's own fields, joined or injected for whoever speaks)."""
+        if not isinstance(value, str) or not value:
+            return ""
+        if char_name == self.name2:
+            return self.base_replace(value)
+        group, group_not_muted, not_char = self._group_names(char_name)
+        env = replace(
+            self.env(card=False), char=char_name, group=group, group_not_muted=group_not_muted, not_char=not_char
+        )
+        out = expand(value, env, engine=self.engine)
         if self.s.power_user.get("collapse_newlines"):
             out = re.sub(r"\n+", "\n", out)
         return out.replace("\r", "")
@@ -356,6 +384,22 @@ class GenerationContext:
         return self._groups[key]
 
     # steps ------------------------------------------------------------------
+    def _group_fields(self) -> dict[str, str] | None:
+        """A JOIN group's joined description, personality, scenario and examples (None otherwise)."""
+        cast = self.s.cast
+        if cast is None:
+            return None
+        instruct = _dict(self.s.power_user.get("instruct"))
+        return joined_fields(
+            cast,
+            self.s.avatar,
+            expand=self.base_replace_as,
+            expand_speaker=self.base_replace,
+            chat_metadata=self.s.chat_metadata,
+            compat=self.compat,
+            instruct_wrap=instruct.get("wrap", True) is not False,
+        )
+
     def card_macro_fields(self) -> tuple[dict[str, str], CardMacroFields]:
         s = self.s
         pu = s.power_user
@@ -372,14 +416,15 @@ class GenerationContext:
             "personality": self.base_replace(_stripped(s.card_field("personality"))),
             "scenario": self.base_replace(_stripped(scenario_src)),
             "mesExamples": self.base_replace(_stripped(examples_src)),
-            "system": self.base_replace(_stripped(system_src))
-            if pu.get("prefer_character_prompt", True)
-            else "",
+            "system": self.base_replace(_stripped(system_src)) if pu.get("prefer_character_prompt", True) else "",
             "jailbreak": self.base_replace(_stripped(s.card_data.get("post_history_instructions")))
             if pu.get("prefer_character_jailbreak", True)
             else "",
             "version": str(s.card_data.get("character_version") or ""),
         }
+        joined = self._group_fields()
+        if joined is not None:
+            fields.update(joined)
         macro_fields = CardMacroFields(
             char_prompt=fields["system"],
             char_jailbreak=fields["jailbreak"],

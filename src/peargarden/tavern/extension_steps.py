@@ -13,6 +13,7 @@ from peargarden.text.jsstring import js_trim
 
 from . import defaults as d
 from .context import GenerationContext, _dict, _js_eq_number, _num, _role_by_name, _stripped
+from .group_cards import group_depth_prompts
 from .lazy_chat import ChatPair, LazyList
 
 
@@ -20,6 +21,16 @@ def set_depth_prompt(g: GenerationContext) -> None:
     """The character's note: ``DEPTH_PROMPT`` in chat at its depth and role (default 4, system)."""
     s = g.s
     s.table.delete_prefix(d.DEPTH_PROMPT_KEY)
+    if s.cast is not None:
+        # A JOIN group injects every unmuted member's note (``DEPTH_PROMPT_<i>``); SWAP, or a
+        # group where nobody has one, falls through to the speaker's own.
+        members = group_depth_prompts(s.cast, s.avatar, g.base_replace_as)
+        for index, prompt in enumerate(members):
+            allow_scan = s.note_settings.get("allowWIScan")
+            role = _role_by_name(prompt.role)
+            s.table.set(f"{d.DEPTH_PROMPT_KEY}_{index}", prompt.text, d.IN_CHAT, prompt.depth, allow_scan, role)
+        if members:
+            return
     dp = s.card_extensions.get("depth_prompt")
     dp = dp if isinstance(dp, dict) else {}
     text = g.base_replace(_stripped(dp.get("prompt")))
@@ -137,6 +148,7 @@ def openai_messages(g: GenerationContext, core: Sequence[ChatPair]) -> Sequence[
     behavior = oai.get("names_behavior", d.NAMES_DEFAULT)
     quotes = oai.get("wrap_in_quotes") and g.compat.wrap_in_quotes
     name1 = g.name1
+    in_group = g.s.cast is not None
 
     def convert(index: int) -> dict[str, Any]:
         m, content = core[index]
@@ -147,7 +159,8 @@ def openai_messages(g: GenerationContext, core: Sequence[ChatPair]) -> Sequence[
             role = "system"
         name = m.get("name")
         if behavior == d.NAMES_DEFAULT:
-            if m.get("force_avatar") and name != name1 and not narrator:
+            # In a group every message not by the user is prefixed (narrator ones too).
+            if (in_group and name != name1) or (m.get("force_avatar") and name != name1 and not narrator):
                 content = f"{name}: {content}"
         elif behavior == d.NAMES_CONTENT and not narrator:
             content = f"{name}: {content}"

@@ -186,6 +186,7 @@ def populate(
         add_slot("enhanceDefinitions")
     if bias and js_trim(bias):
         add_slot("bias")
+
     def inject_to_main(p: Prompt, identifier: str, position: str) -> None:
         if cc.has("main") or not g.compat.injection_order:
             cc.insert(cc.message(p.role, p.text, identifier), "main", position)
@@ -257,8 +258,16 @@ def fill_history(
     if not prompts.has("chatHistory"):
         return
     cc.add(Group("chatHistory"), prompts.index("chatHistory"))
-    new_chat = cc.message("system", g.sub(str(oai.get("new_chat_prompt") or "")), "newMainChat")
+    in_group = g.s.cast is not None
+    new_chat_text = oai.get("new_group_chat_prompt" if in_group else "new_chat_prompt")
+    new_chat = cc.message("system", g.sub(str(new_chat_text or "")), "newMainChat")
     cc.reserve(new_chat.tokens)
+    # A group's nudge closes the history (after depth-0 injections); impersonation has none.
+    nudge = None
+    nudge_prompt = prompts.get("groupNudge") if in_group and g.type != "impersonate" else None
+    if nudge_prompt is not None:
+        nudge = cc.message(nudge_prompt.role, nudge_prompt.text, "groupNudge")
+        cc.reserve(nudge.tokens)
     continue_msg = None
     continue_group: list[Message] = []
     if g.type == "continue" and cycle_prompt and not oai.get("continue_prefill"):
@@ -301,6 +310,9 @@ def fill_history(
         cc.insert(msg, "chatHistory", "start")
     cc.free(new_chat.tokens)
     cc.insert(new_chat, "chatHistory", "start")
+    if nudge is not None:
+        cc.free(nudge.tokens)
+        cc.insert(nudge, "chatHistory", "end")
     if continue_msg is not None:
         cc.free(continue_msg.tokens)
         cc.insert(continue_msg, "chatHistory", "end")

@@ -18,6 +18,7 @@ from peargarden.text.jsstring import js_trim
 from peargarden.text.macros import chat_id_hash, substitute
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import TextCounter
+from peargarden.worldinfo.sources import character_book_to_world
 
 from . import defaults as d
 from .assemble import Assembly, Generation, generate
@@ -34,6 +35,10 @@ class CaseData:
     chat_header: dict[str, Any] | None = None
     chat: list[dict[str, Any]] | None = None  # None: ST creates a new chat from the greeting
     worlds: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # A group case: the group file, and its members' cards by avatar file name (``card`` is then
+    # the first member's).  Replayed by ``peargarden.tavern.group_replay.replay_group``.
+    group: dict[str, Any] | None = None
+    members: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -42,7 +47,8 @@ class ReplayResult:
     assembly: Assembly | None
     state: TavernState
     warnings: list[str]
-    generations: list[dict[str, Any]] = field(default_factory=list)
+    generations: list[dict[str, Any]] = field(default_factory=list)  # every request body, in order
+    assemblies: list[Assembly] = field(default_factory=list)  # and the assembly of each
 
 
 def build_state(case: CaseData, counter: TextCounter | None = None, *, version: str | None = None) -> TavernState:
@@ -51,6 +57,21 @@ def build_state(case: CaseData, counter: TextCounter | None = None, *, version: 
     ``version`` overrides the one the case's ``settings.json`` names (``sillytavern.version``);
     1.18 cases may add ``st118_extra_overrides`` on top of ``st_settings_overrides``.
     """
+    state = settings_state(case, counter, version=version)
+    # {{pick}} seeds from getChatIdHash: the stored chat_id_hash, else the hash of main_chat ?? the
+    # chat's id (the card's ``chat`` field names the chat file ST opens, or creates for a new chat).
+    chat_id = state.chat_metadata.get("main_chat")
+    if chat_id is None:
+        chat_id = state.card.get("chat")
+    state.chat_id_hash = chat_id_hash(chat_id)
+    if case.chat is None:
+        start_new_chat(state)
+    restore_script_injects(state)
+    return state
+
+
+def settings_state(case: CaseData, counter: TextCounter | None = None, *, version: str | None = None) -> TavernState:
+    """The case's settings, preset, card, chat and books as a state (no chat created yet)."""
     st_version = normalize_version(version) if version else case_version(case.settings)
     overrides = case.settings.get("st_settings_overrides") or {}
     overrides = overrides if isinstance(overrides, dict) else {}
@@ -88,15 +109,6 @@ def build_state(case: CaseData, counter: TextCounter | None = None, *, version: 
         compat=for_version(st_version, power_user),
         random=case_rolls(case.settings),
     )
-    # {{pick}} seeds from getChatIdHash: the stored chat_id_hash, else the hash of main_chat ?? the
-    # chat's id (the card's ``chat`` field names the chat file ST opens, or creates for a new chat).
-    chat_id = state.chat_metadata.get("main_chat")
-    if chat_id is None:
-        chat_id = card.get("chat")
-    state.chat_id_hash = chat_id_hash(chat_id)
-    if case.chat is None:
-        start_new_chat(state)
-    restore_script_injects(state)
     return state
 
 
@@ -164,12 +176,14 @@ def _remove_macros(text: str) -> str:
     return js_trim(re.sub(r"\{\{[\s\S]*?\}\}", "", text))
 
 
-def _user_message(state: TavernState, text: str) -> dict[str, Any]:
+def user_message(state: TavernState, text: str, *, bias_only_as_system: bool = True) -> dict[str, Any]:
     """What ``Generate`` adds for typed text: ``sendMessageAsUser``, or for text that is only a
-    ``{{bias "…"}}`` a hidden generic system message carrying the bias ("Start Reply With")."""
+    ``{{bias "…"}}`` a hidden generic system message carrying the bias ("Start Reply With").
+    A group round that nobody answers posts even such text as a user message
+    (``bias_only_as_system=False``)."""
     bias_parts = [m.group(1) if m.group(1) is not None else m.group(2) for m in _BIAS.finditer(text)]
     message_bias = " " + " ".join(bias_parts) if bias_parts else ""  # extractMessageBias
-    if message_bias and not _remove_macros(text):
+    if message_bias and bias_only_as_system and not _remove_macros(text):
         return {
             "name": "SillyTavern System",
             "force_avatar": "img/five.png",
@@ -388,7 +402,6 @@ def run_ui(state: TavernState, text: str, warnings: list[str]) -> None:
         if not isinstance(book, Mapping):
             warnings.append("角色卡没有内嵌世界书，无法导入")
             return
-        from peargarden.worldinfo.sources import character_book_to_world
 
         name, world = character_book_to_world(
             book, state.char_name, editor_resave=state.compat.embedded_book_editor_resave
@@ -412,7 +425,7 @@ def _reply(number: int) -> str:
     return f"ORACLE_REPLY #{number}"
 
 
-def _assistant_message(state: TavernState, text: str) -> dict[str, Any]:
+def assistant_message(state: TavernState, text: str) -> dict[str, Any]:
     """A received reply: AI-output regex scripts run on it before it is stored (as in ST)."""
     gen = Generation(state, "normal", dry_run=True)
     _, gen.card_fields = gen.card_macro_fields()
@@ -441,6 +454,7 @@ def replay(
     last: Assembly | None = None
     body: dict[str, Any] | None = None
     generations: list[dict[str, Any]] = []
+    assemblies: list[Assembly] = []
     count = 0
 
     def run(gen_type: str) -> None:
@@ -451,6 +465,7 @@ def replay(
             state.oai, last.messages, gen_type, stop=last.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
         )
         generations.append(body)
+        assemblies.append(last)
         count += 1
 
     for step in steps:
@@ -462,19 +477,19 @@ def replay(
                 run_slash(state, text, warnings)
                 continue
             if text:
-                state.chat.append(_user_message(state, text))
+                state.chat.append(user_message(state, text))
             elif str(state.oai.get("send_if_empty") or "").strip():
                 # An empty send posts the "replace empty message" text as a real user message.
-                state.chat.append(_user_message(state, str(state.oai["send_if_empty"]).strip()))
+                state.chat.append(user_message(state, str(state.oai["send_if_empty"]).strip()))
             run("normal")
-            state.chat.append(_assistant_message(state, reply(count)))
+            state.chat.append(assistant_message(state, reply(count)))
         elif "slash" in step:
             run_slash(state, str(step["slash"]), warnings)
         elif step.get("regenerate"):
             if state.chat and not state.chat[-1].get("is_user"):
                 state.chat.pop()
             run("regenerate")
-            state.chat.append(_assistant_message(state, reply(count)))
+            state.chat.append(assistant_message(state, reply(count)))
         elif step.get("swipe"):
             run("swipe")
             if state.chat:
@@ -492,7 +507,22 @@ def replay(
             run_ui(state, str(step["ui"]), warnings)
         else:
             warnings.append(f"未知步骤：{list(step)}")
-    return ReplayResult(body=body, assembly=last, state=state, warnings=warnings, generations=generations)
+    return ReplayResult(
+        body=body, assembly=last, state=state, warnings=warnings, generations=generations, assemblies=assemblies
+    )
 
 
-__all__ = ["CaseData", "ReplayResult", "build_state", "case_rolls", "replay", "run_slash", "run_ui", "substitute"]
+__all__ = [
+    "CaseData",
+    "ReplayResult",
+    "assistant_message",
+    "build_state",
+    "case_rolls",
+    "replay",
+    "run_slash",
+    "run_ui",
+    "settings_state",
+    "start_new_chat",
+    "substitute",
+    "user_message",
+]

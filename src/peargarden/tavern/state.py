@@ -27,6 +27,7 @@ from .defaults import (
     DEFAULT_WORLD_INFO_SETTINGS,
     PRESET_RENAMES,
 )
+from .group import Cast
 from .injections import ExtensionTable
 from .version import V112, V118, StCompat, normalize_version
 
@@ -231,6 +232,8 @@ class TavernState:
     chat_id_hash: int = 0
     user_avatar: str = "user-default.png"
     compat: StCompat = field(default_factory=StCompat)  # which SillyTavern release to match
+    # A group chat: its members and settings; ``card`` / ``avatar`` are then the member speaking.
+    cast: Cast | None = None
     # Caches that live as long as the session: parsed books (by identity of their JSON; pass one
     # ``LorebookCache`` to every state of a session to keep them across rebuilt states), the
     # sorted entry list, and prompt-time regex results of static scripts.  Replace a book's dict

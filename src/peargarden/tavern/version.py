@@ -59,6 +59,11 @@ class StCompat:
     chat_overrides_examples_and_system: bool = False  # chat_metadata.mes_example / system_prompt
     wi_depth_key_underscore: bool = False  # ``customDepthWI_<d>_<r>`` instead of ``-``
     embedded_book_editor_resave: bool = True  # 1.12 "Import Card Lore" forced selective on
+    # Group chats (JOIN modes and example dialogues).
+    group_join_raw_affixes: bool = False  # join prefix/suffix as typed, glued to the value
+    group_join_example_start: bool = False  # ``<START>`` added to a member's examples lacking it
+    group_scenario_override_macros: bool = False  # the chat's scenario override expanded per field
+    group_example_member_names: bool = False  # example lines of any member are the bot's
 
 
 _V112 = StCompat()
@@ -89,6 +94,10 @@ _V118 = StCompat(
     chat_overrides_examples_and_system=True,
     wi_depth_key_underscore=True,
     embedded_book_editor_resave=False,
+    group_join_raw_affixes=True,
+    group_join_example_start=True,
+    group_scenario_override_macros=True,
+    group_example_member_names=True,
 )
 
 

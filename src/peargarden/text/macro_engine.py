@@ -664,6 +664,8 @@ _register("//|comment", lambda ev, c: "", 1, list_args=True, strict=False)
 _register("roll", lambda ev, c: roll_formula(c.args[0], ev.env), 1)
 _register("random", _random, 0, list_args=True)
 _register("pick", _pick, 0, list_args=True)
+
+
 def _banned(ev: _Evaluator, call: MacroCall) -> str:
     ev.env.banned_words.append(call.args[0].strip('"'))
     return ""
@@ -673,8 +675,17 @@ _register("banned", _banned, 1)
 _register("outlet", lambda ev, c: ev.env.outlet(c.args[0]) if ev.env.outlet and c.args[0] else "", 1)
 _register("user", _const(lambda e: e.user))
 _register("char", _const(lambda e: e.char))
-_register("group|charIfNotGroup|groupNotMuted", _const(lambda e: e.group if e.group is not None else e.char))
-_register("notChar", _const(lambda e: e.user))
+_register("group|charIfNotGroup", _const(lambda e: e.group if e.group is not None else e.char))
+
+
+def _group_not_muted(env: MacroEnv) -> str:
+    if env.group_not_muted is not None:
+        return env.group_not_muted
+    return env.group if env.group is not None else env.char
+
+
+_register("groupNotMuted", _const(_group_not_muted))
+_register("notChar", _const(lambda e: e.not_char if e.not_char is not None else e.user))
 _register("charPrompt", _card(lambda e: e.card.char_prompt if e.card else ""))
 _register("charInstruction", _card(lambda e: e.card.char_jailbreak if e.card else ""))
 _register("charDescription|description", _card(lambda e: e.card.description if e.card else ""))

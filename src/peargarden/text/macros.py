@@ -12,6 +12,7 @@ Variables are mutated in place in :class:`Variables` (ST keeps them in ``chat_me
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -51,8 +52,6 @@ class Variables:
         current: object = self.get(scope, name) or 0
         if isinstance(current, str):
             try:
-                import json
-
                 parsed = json.loads(current)
             except ValueError:
                 parsed = None
@@ -120,7 +119,11 @@ class MacroEnv:
 
     user: str = "User"
     char: str = ""
+    # Group chats: ``{{group}}`` / ``{{charIfNotGroup}}``, ``{{groupNotMuted}}``, ``{{notChar}}``.
+    # None outside a group: the first two are ``{{char}}``, ``{{notChar}}`` is the user.
     group: str | None = None
+    group_not_muted: str | None = None
+    not_char: str | None = None
     card: CardMacroFields | None = field(default_factory=CardMacroFields)
     model: str = ""
     extra: Mapping[str, str | Callable[[], str]] = field(default_factory=dict)
@@ -334,7 +337,8 @@ def _env_values(env: MacroEnv, original: str | None) -> list[tuple[str, str | Ca
         ("model", env.model),
     ]
     if env.legacy_118:
-        values += [("groupNotMuted", group), ("notChar", env.user)]
+        not_muted = env.group_not_muted if env.group_not_muted is not None else group
+        values += [("groupNotMuted", not_muted), ("notChar", env.not_char if env.not_char is not None else env.user)]
     values += list(env.extra.items())
     return values
 

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request, UploadFile
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from peargarden.app import card_files
+from peargarden.app.cards import card_files
 from peargarden.errors import BadInput, ConflictError
 
 from .api_cards import save_upload

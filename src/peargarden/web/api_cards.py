@@ -10,13 +10,13 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import Response
 
-from peargarden.app import imports
-from peargarden.app.library import card as open_card
-from peargarden.app.library import card_summary
-from peargarden.app.library import cards as card_folders
+from peargarden.app import sanitize_name
+from peargarden.app.library import imports
+from peargarden.app.library.library import card as open_card
+from peargarden.app.library.library import card_summary
+from peargarden.app.library.library import cards as card_folders
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import MAX_INPUT_BYTES
-from peargarden.workspace.home import sanitize_name
 
 from .deps import home_of
 

@@ -11,23 +11,19 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
+from dataclasses import asdict
 from typing import Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
-from peargarden.agent.events import AgentEvent
-from peargarden.app.chat_chrome import swipe_arrows
-from peargarden.app.display_scripts import card_display_scripts, display_texts
-from peargarden.app.regex_allowance import card_scripts_allowed
-from peargarden.app.runner import Approver
-from peargarden.errors import BadInput, NotFound
+from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .chat_hub import OpenChat
-from .chat_view import context_fill, message_chrome, message_html
+from .chat_view import message_json
 from .deps import hub_of
 
 router = APIRouter(prefix="/api")
@@ -42,39 +38,10 @@ def _preview(text: str, width: int = 36) -> str:
 
 
 def chat_state(chat: OpenChat) -> dict[str, Any]:
-    """Everything the chat page draws: messages (numbered as edit/delete/branch count), swipes, tree."""
+    """Everything the chat page draws (the service's page model, ``ChatSession.view()``, as JSON):
+    messages (numbered as edit/delete/branch count), swipes, tree, context bar."""
     view = chat.session.view()
-    entries = view.entries
-    shown = display_texts(
-        [(str(e.message.get("role", "")), str(e.message.get("content") or "")) for e in entries],
-        # A card's own display scripts run only once the user allowed the card's scripts, as in SillyTavern.
-        card_display_scripts(view.card_data) if card_scripts_allowed(chat.session.card) else [],
-        view.persona,
-        view.char_name,
-    )
-    user, char = view.persona, view.char_name
-    chrome = message_chrome(chat, user, char)
-    messages = []
-    for index, entry in enumerate(entries):
-        msg = entry.message
-        text = shown[index] or str(msg.get("content") or "")
-        messages.append(
-            {
-                **chrome[index],
-                "html": message_html(text) if text else "",
-                "index": index,
-                "id": entry.id,
-                "role": str(msg.get("role", "")),
-                "name": msg.get("name"),
-                "content": str(msg.get("content") or ""),
-                "display": shown[index],
-                "reasoning": str(msg.get("reasoning") or ""),
-                "tool_calls": msg.get("tool_calls") or [],
-                "tool_call_id": msg.get("tool_call_id"),
-                "is_error": bool(msg.get("is_error")),
-                "tags": msg.get("tags") or [],
-            }
-        )
+    messages = [message_json(view.card, row) for row in view.rows]
     rows = []
     for row in view.tree:
         entry = row.entry
@@ -103,14 +70,14 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
         "mode": view.mode,
         "modes": view.modes,
         "messages": messages,
-        "swipe": swipe_arrows(chat.session.chat.tree),
+        "swipe": asdict(view.swipe),
         "tree": rows,
         "leaf": view.leaf,
         "warnings": [*view.warnings, *chat.warnings],
         "model": view.model,
         "persona": view.persona,
-        "char": char,
-        "context": context_fill(chat),
+        "char": view.char_name,
+        "context": asdict(view.context),
     }
 
 
@@ -141,22 +108,7 @@ def beat(request: Request, card: str, chat_id: str, body: BeatBody) -> Streaming
     """Play one beat and stream its events (``text/event-stream``)."""
     hub = hub_of(request)
     chat = hub.chat(card, chat_id)
-    session = chat.session
-    if body.action == "send" and not body.text.strip():
-        raise BadInput("消息是空的")
-
-    def start(approver: Approver, cancel: threading.Event) -> Iterator[AgentEvent] | None:
-        if body.action == "send":
-            return session.send(body.text, cancel=cancel, approver=approver)
-        if body.action == "regenerate":
-            return session.regenerate(cancel=cancel, approver=approver)
-        if body.action == "swipe":
-            return session.swipe(-1 if body.step < 0 else 1, cancel=cancel, approver=approver)
-        if body.action == "continue":
-            return session.continue_(cancel=cancel, approver=approver)
-        return session.impersonate(cancel=cancel)
-
-    active = hub.start_beat(chat, start)
+    active = hub.start_beat(chat, body.action, body.text, -1 if body.step < 0 else 1)
 
     def stream() -> Iterator[str]:
         for item in hub.items(active):
@@ -184,7 +136,7 @@ def approve(request: Request, beat_id: str, body: ApprovalBody) -> dict[str, Any
 
 @router.post("/beats/{beat_id}/stop")
 def stop(request: Request, beat_id: str) -> dict[str, Any]:
-    hub_of(request).beat(beat_id).runner.stop()
+    hub_of(request).beat(beat_id).beat.stop()
     return {"ok": True}
 
 
@@ -194,9 +146,7 @@ class IndexBody(BaseModel):
 
 
 def _idle(chat: OpenChat) -> OpenChat:
-    if chat.lock.locked():
-        from peargarden.errors import ConflictError
-
+    if chat.session.busy:
         raise ConflictError("这个对话正在生成回复（a beat is running）")
     return chat
 
@@ -272,7 +222,5 @@ def export(request: Request, card: str, chat_id: str) -> StreamingResponse:
 
 
 def _quote(name: str) -> str:
-    from urllib.parse import quote
 
     return quote(name)
-

@@ -9,8 +9,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from peargarden.app import chat_files
-from peargarden.app.chat_summaries import chat_summaries
+from peargarden.app.play import chat_files
+from peargarden.app.play.chat_summaries import chat_summaries
 from peargarden.errors import ConflictError
 
 from .deps import home_of, hub_of
@@ -44,7 +44,7 @@ def remove(request: Request, card: str, chat_id: str) -> dict[str, Any]:
     hub = hub_of(request)
     folder = hub.service(card).card(card)
     chat_files.chat_dir(folder, chat_id)  # an unknown chat is a 404 before anything is opened
-    if hub.chat(folder.folder, chat_id).lock.locked():
+    if hub.chat(folder.folder, chat_id).session.busy:
         raise ConflictError("这个对话正在生成回复（a beat is running）")
     undo = chat_files.remove_chat(home_of(request), folder, chat_id)
     hub.forget(folder.folder, chat_id)

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.prompt_files import FILE_LABELS, FileKey, edit_entry, named_entries, prompt_file, switch_entry
+from peargarden.app.cards.prompt_files import FILE_LABELS, FileKey, edit_entry, named_entries, prompt_file, switch_entry
 
 from .deps import home_of
 
@@ -28,8 +28,14 @@ def list_entries(request: Request, card: str) -> list[dict[str, Any]]:
         if not path.is_file():
             continue
         entries = [
-            {"name": e.name, "title": e.title, "level": e.level, "enabled": e.enabled, "source": e.source,
-             "content": e.content}
+            {
+                "name": e.name,
+                "title": e.title,
+                "level": e.level,
+                "enabled": e.enabled,
+                "source": e.source,
+                "content": e.content,
+            }
             for e in named_entries(path)
         ]
         files.append({"file": key, "label": label, "entries": entries})

@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from peargarden.app.request_ledger import ChatRequest, ledger
+from peargarden.app.play.request_ledger import ChatRequest, ledger
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import OpenChat
@@ -42,7 +42,7 @@ def dry_run(chat: OpenChat, mode: str, text: str = DRY_RUN_TEXT) -> tuple[ChatRe
 
 
 def inspect_source(chat: OpenChat, source: str) -> dict[str, Any]:
-    model = chat.session.resolved.model
+    model = chat.session.model
     if source.startswith("dry:"):
         request, warnings = dry_run(chat, source.removeprefix("dry:"))
         result: dict[str, Any] = {"source": source, "rounds": [ledger(request, model)], "warnings": warnings}
@@ -56,7 +56,7 @@ def inspect_source(chat: OpenChat, source: str) -> dict[str, Any]:
         elif source != "last":
             raise BadInput(f"不认识的来源 {source!r}（last、beat:N、dry:stage、dry:tavern）")
         # The beat log (kept on disk beside the chat): still there after the server restarts.
-        beats = [b for b in chat.beats if b.rounds]
+        beats = [b for b in chat.session.beat_records() if b.rounds]
         if back >= len(beats):
             raise NotFound("还没有这一拍的请求记录（先对话一拍，或用试运行）")
         found = beats[-1 - back]

@@ -2,7 +2,7 @@
 
 Books: list (with the cards that mount each), create, delete (a vault snapshot first, then unmounted
 from every card), mount and unmount on a card.  Entries: read, add, change any field SillyTavern's
-world-info editor has, delete.  A thin front over :mod:`peargarden.app.lore_books`.  A book is
+world-info editor has, delete.  A thin front over :mod:`peargarden.app.cards.lore_books`.  A book is
 addressed as ``book/<name>`` (library) or ``supplement/<card>``.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app import lore_books
-from peargarden.app.lore_books import Kind
+from peargarden.app.cards import lore_books
+from peargarden.app.cards.lore_books import Kind
 
 from .deps import home_of
 

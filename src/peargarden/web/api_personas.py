@@ -10,20 +10,20 @@ from fastapi import APIRouter, Request, UploadFile
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel
 
-from peargarden.app.personas import (
+from peargarden.app import sanitize_name
+from peargarden.app.library.personas import (
     delete_persona as delete_files,
 )
-from peargarden.app.personas import (
+from peargarden.app.library.personas import (
     load_persona,
     persona_avatar,
     persona_names,
     save_avatar,
 )
-from peargarden.app.personas import (
+from peargarden.app.library.personas import (
     save_persona as save_text,
 )
 from peargarden.errors import BadInput, NotFound
-from peargarden.workspace.home import sanitize_name
 
 from .api_chat import _idle, chat_state
 from .deps import home_of, hub_of

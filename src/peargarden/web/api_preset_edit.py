@@ -1,7 +1,7 @@
 """``/api/preset/{name}`` and friends: edit a library preset (prompt texts, the prompt order, the
 samplers) in the preset file itself, use a preset for a card's tavern mode without declaring it, and
 pin samplers on a connection (``[providers.<name>.sampler]`` in ``config.toml``).  A thin front over
-:mod:`peargarden.app.preset_files`; the next beat reads the files again."""
+:mod:`peargarden.app.library.preset_files`; the next beat reads the files again."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app import preset_files
+from peargarden.app.library import preset_files
 
 from .deps import home_of, hub_of
 
@@ -69,5 +69,5 @@ def connection_samplers(request: Request) -> dict[str, Any]:
 
 @router.post("/connections/{name}/samplers")
 def edit_connection_samplers(request: Request, name: str, body: SamplerBody) -> dict[str, Any]:
-    providers = [session.resolved.provider for session in hub_of(request).open_sessions()]
+    providers = [session.provider for session in hub_of(request).open_sessions()]
     return preset_files.set_connection_samplers(home_of(request), name, body.values, providers)

@@ -1,7 +1,7 @@
 """``/api/presets/{card}``: the preset panel — declare a library preset for a card (the side model
 labels each block), see the label of every block, change one (re-routes the card), take it off.
 
-A thin front over :mod:`peargarden.app.declarations`; the preset JSON itself is never changed.
+A thin front over :mod:`peargarden.app.cards.declarations`; the preset JSON itself is never changed.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app import declarations
+from peargarden.app.cards import declarations
 
 from .deps import home_of
 

@@ -3,7 +3,7 @@
 SillyTavern runs a card's ``extensions.regex_scripts`` only for cards the user allowed, and asks once
 when such a card arrives.  The chat page asks the same once (the first time the card is played here
 and no answer is stored) and offers a switch afterwards; the answer is read by tavern and stage
-assembly (see :mod:`peargarden.app.regex_allowance`).
+assembly (see :mod:`peargarden.app.cards.regex_allowance`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.regex_allowance import allowance_state, set_allowance
+from peargarden.app.cards.regex_allowance import allowance_state, set_allowance
 
 from .deps import home_of, hub_of
 

@@ -9,7 +9,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.settings_view import connection_models, save_connection_key, settings_view
+from peargarden.app.settings.config_edit import Value, set_values
+from peargarden.app.settings.settings_view import connection_models, save_connection_key, settings_view
 from peargarden.errors import BadInput
 
 from .deps import home_of
@@ -74,7 +75,6 @@ class SettingsBody(BaseModel):
 @router.post("/settings")
 def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
     """Change values in ``config.toml`` in place (comments kept); invalid values change nothing."""
-    from peargarden.app.config_edit import Value, set_values
 
     changes: dict[tuple[str, str], Value] = {}
     for key in ("user_name", "user_persona", "mode", "creation_mode", "scan_depth", "max_lore_injections"):

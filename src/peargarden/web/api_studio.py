@@ -11,8 +11,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app import card_project
-from peargarden.app import studio as studio_files
+from peargarden.app.cards import card_project
+from peargarden.app.cards import studio as studio_files
 
 from .deps import home_of
 

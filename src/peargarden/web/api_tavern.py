@@ -2,7 +2,7 @@
 response length, pinned examples, the Author's Note (per chat), the card's regex scripts, and the
 history-space warning of a dry run.
 
-Changes go through :mod:`peargarden.app.tavern_controls` (``apply_control``) into the card's ``卡.json``
+Changes go through :mod:`peargarden.app.cards.tavern_controls` (``apply_control``) into the card's ``卡.json``
 (``"tavern"``): the card-level values win over the active preset, and the preset file itself is never
 written from here.  The Author's Note of a chat lives in that chat's metadata.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app import tavern_controls
+from peargarden.app.cards import tavern_controls
 
 from .deps import home_of, hub_of
 

@@ -1,70 +1,47 @@
-"""What the chat page draws around each message (SillyTavern's message chrome) and the context bar.
-
-Per message: who speaks (the persona or the card's character) and the avatar to show (the card's, or
-the picture of the persona who spoke, see ``app.personas.speaker_avatar``), when the entry
-was written, its token count (the chat model's tokenizer; SillyTavern counts the same way), the
-generation time of the beat that wrote it (from the beat log, when known), and the text as
-sanitised HTML (``markdown.py``) unless it is card HTML, which the page frames.
-"""
+"""A message row of the service's page model (``ChatSession.view()``) as the chat page's JSON: the
+avatar URLs of this server and the text as sanitised HTML (``markdown.py``) unless it is card HTML,
+which the page frames."""
 
 from __future__ import annotations
 
 from typing import Any
 from urllib.parse import quote
 
-from peargarden.app import beat_log
-from peargarden.app.chat_chrome import context_fill as chrome_context
-from peargarden.app.chat_chrome import message_time
-from peargarden.app.chat_files import token_counter
-from peargarden.app.personas import persona_names, speaker_avatar
+from peargarden.app.play.chat_page import MessageRow
 
-from .chat_hub import OpenChat
 from .markdown import looks_like_html, render
 
 
-def message_chrome(chat: OpenChat, user: str, char: str) -> list[dict[str, Any]]:
-    """One dict per message of the active path (same order as ``tree.messages()``)."""
-    session = chat.session
-    count = token_counter(session.resolved.model)
-    seconds = beat_log.generation_seconds(chat.beats)
-    avatar = f"/api/cards/{quote(session.card.folder, safe='')}/avatar"
-    personas = session.app.home.personas_dir
-    known = persona_names(personas)
-    pictures: dict[str, str | None] = {}  # speaker → the persona picture its messages show
-
-    def user_avatar(speaker: str) -> str | None:
-        if speaker not in pictures:
-            stem = speaker_avatar(personas, speaker, user, known)
-            pictures[speaker] = f"/api/personas/{quote(stem, safe='')}/avatar" if stem else None
-        return pictures[speaker]
-
-    out = []
-    for entry in session.chat.tree.messages():
-        message = entry.message
-        role = str(message.get("role", ""))
-        content = str(message.get("content") or "")
-        speaker = str(message.get("name") or (user if role == "user" else char))
-        out.append(
-            {
-                "speaker": speaker,
-                "avatar": avatar if role == "assistant" else user_avatar(speaker) if role == "user" else None,
-                "time": message_time(entry),  # an imported message: its own send_date
-                "tokens": count(content) if content else 0,
-                "gen_seconds": seconds.get(entry.id) if role == "assistant" else None,
-            }
-        )
-    return out
+def message_json(card: str, row: MessageRow) -> dict[str, Any]:
+    """One message as the chat page draws it."""
+    text = row.display or row.content
+    if row.role == "assistant":
+        avatar: str | None = f"/api/cards/{quote(card, safe='')}/avatar"
+    elif row.role == "user" and row.persona_avatar:
+        avatar = f"/api/personas/{quote(row.persona_avatar, safe='')}/avatar"
+    else:
+        avatar = None
+    return {
+        "speaker": row.speaker,
+        "avatar": avatar,
+        "time": row.time,
+        "tokens": row.tokens,
+        "gen_seconds": row.seconds,
+        "html": message_html(text) if text else "",
+        "index": row.index,
+        "id": row.id,
+        "role": row.role,
+        "name": row.name,
+        "content": row.content,
+        "display": row.display,
+        "reasoning": row.reasoning,
+        "tool_calls": row.tool_calls,
+        "tool_call_id": row.tool_call_id,
+        "is_error": row.is_error,
+        "tags": row.tags,
+    }
 
 
 def message_html(text: str) -> str | None:
     """Sanitised HTML of a message's Markdown; ``None`` for card HTML (shown in the sandboxed frame)."""
     return None if looks_like_html(text) else render(text)
-
-
-def context_fill(chat: OpenChat) -> dict[str, Any]:
-    """How full the last request was against the budget it was built for (``app.chat_chrome``)."""
-    for beat in reversed(chat.beats):
-        rounds = [r for r in beat.rounds if r.get("purpose") == "beat"]
-        if rounds:
-            return chrome_context(chat.session, rounds)
-    return chrome_context(chat.session, [])

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
-from peargarden.workspace.home import Home
+from peargarden.app import Home
 
 if TYPE_CHECKING:  # the hub imports the routers' helpers; deps stays below them
     from .chat_hub import ChatHub

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from peargarden.app.library import card as open_card
+from peargarden.app.library.library import card as open_card
 
 from .api_cards import cards
 from .deps import home_of, hub_of, templates_of

@@ -19,8 +19,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from peargarden import __version__
+from peargarden.app import Home
 from peargarden.errors import PearError
-from peargarden.workspace.home import Home
 
 from .guards import RequireToken, SameOriginOnly, is_loopback
 
@@ -48,11 +48,10 @@ def create_app(config: WebConfig) -> FastAPI:
     app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
-    from peargarden.app.request_ledger import ledger
 
     from .chat_hub import ChatHub
 
-    app.state.hub = ChatHub(config.home, ledger)
+    app.state.hub = ChatHub(config.home)
     from . import safety
 
     safety.install(app)
@@ -76,6 +75,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat,
         api_chat_files,
         api_entries,
+        api_groups,
         api_inspect,
         api_lore,
         api_personas,
@@ -92,7 +92,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, pages)  # fmt: skip
+               api_regex_allow, api_groups, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

@@ -7,33 +7,28 @@ SillyTavern reads lorebook fields without defaults, so a Python port has to answ
 from __future__ import annotations
 
 import math
-import re
 import struct
-from collections.abc import Iterable, Mapping
-from decimal import Decimal
+from collections.abc import Mapping
 from typing import Any
 
+# The values' semantics are shared with the variables engine (one ``undefined``, one number format).
+from peargarden.text.jsvalue import UNDEFINED, json_stringify, number_to_string, object_keys, to_string, truthy
 
-class _Undefined:
-    """JavaScript ``undefined``: what reading a missing field yields."""
-
-    _instance: _Undefined | None = None
-
-    def __new__(cls) -> _Undefined:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "undefined"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNDEFINED: Any = _Undefined()
-
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
+__all__ = [
+    "UNDEFINED",
+    "coalesce",
+    "get",
+    "is_nullish",
+    "js_to_string",
+    "loose_equals_true",
+    "number_to_string",
+    "object_keys",
+    "string_hash",
+    "stringify",
+    "to_number",
+    "to_string",
+    "truthy",
+]
 
 
 def get(obj: Mapping[str, Any], name: str) -> Any:
@@ -49,19 +44,6 @@ def is_nullish(value: Any) -> bool:
 def coalesce(value: Any, default: Any) -> Any:
     """``value ?? default``."""
     return default if is_nullish(value) else value
-
-
-def truthy(value: Any) -> bool:
-    """JavaScript truthiness (``[]`` and ``{}`` are truthy, ``NaN`` is not)."""
-    if value is None or value is UNDEFINED or value is False:
-        return False
-    if value is True:
-        return True
-    if isinstance(value, int | float):
-        return not (value == 0 or (isinstance(value, float) and math.isnan(value)))
-    if isinstance(value, str):
-        return value != ""
-    return True
 
 
 def to_number(value: Any) -> float:
@@ -105,119 +87,12 @@ def loose_equals_true(value: Any) -> bool:
     return to_number(value) == 1.0
 
 
-def number_to_string(value: float) -> str:
-    """``String(number)``: ECMAScript Number::toString on the shortest round-trip digits."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    parts = Decimal(repr(abs(float(value)))).normalize().as_tuple()
-    digits = "".join(str(d) for d in parts.digits)
-    k = len(digits)
-    n = k + int(parts.exponent)  # position of the decimal point relative to the digits
-    if k <= n <= 21:
-        body = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        body = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        body = "0." + "0" * (-n) + digits
-    else:
-        exp = n - 1
-        mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
-        body = f"{mantissa}e{'+' if exp >= 0 else '-'}{abs(exp)}"
-    return sign + body
-
-
-def to_string(value: Any) -> str:
-    """``String(value)``."""
-    if type(value) is str:
-        return value
-    if value is UNDEFINED:
-        return "undefined"
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int | float):
-        return number_to_string(float(value))
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return ",".join("" if is_nullish(v) else to_string(v) for v in value)
-    return "[object Object]"
-
-
 js_to_string = to_string
-
-
-def object_keys(keys: Iterable[str]) -> list[str]:
-    """Own-property order of a JavaScript object: array-index keys ascending, then the rest in order."""
-    index_keys: list[tuple[int, str]] = []
-    other: list[str] = []
-    for key in keys:
-        if _ARRAY_INDEX.fullmatch(key) and int(key) < 2**32 - 1:
-            index_keys.append((int(key), key))
-        else:
-            other.append(key)
-    index_keys.sort()
-    return [k for _, k in index_keys] + other
-
-
-def _quote(text: str) -> str:
-    out = ['"']
-    for ch in text:
-        code = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def stringify(value: Any) -> str:
     """``JSON.stringify(value)`` (no indentation) for JSON-like Python values."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int | float):
-        number = float(value)
-        return "null" if math.isnan(number) or math.isinf(number) else number_to_string(number)
-    if isinstance(value, str):
-        return _quote(value)
-    if isinstance(value, list | tuple):
-        return "[" + ",".join("null" if v is UNDEFINED else stringify(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        parts = []
-        for key in object_keys(str(k) for k in value):
-            item = value[key]
-            if item is UNDEFINED:
-                continue
-            parts.append(_quote(key) + ":" + stringify(item))
-        return "{" + ",".join(parts) + "}"
-    return "null"
+    return json_stringify(value) or "null"
 
 
 _MASK = 0xFFFFFFFF

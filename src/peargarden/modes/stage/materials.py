@@ -43,6 +43,7 @@ from peargarden.workspace.config import Settings, load_settings, parse_settings
 from peargarden.workspace.home import SUPPLEMENT_BOOK_FILE, Home
 from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
 from peargarden.workspace.regex_scripts import card_regex_scripts, global_regex_scripts, regex_allowance
+from peargarden.workspace.seed import bundled
 from peargarden.workspace.text_files import read_user_text
 
 __all__ = [
@@ -101,7 +102,6 @@ def _read_text(path: Path) -> str | None:
 
 
 def _bundled_system() -> str:
-    from peargarden.workspace.seed import bundled
 
     return bundled("SYSTEM.md").decode("utf-8")
 
@@ -192,10 +192,10 @@ def forget_corpus() -> None:
 
 # Parsed files, by path: (what proves the file unchanged, the parsed value); a few cards and configs.
 _PARSED_SIZE = 16
-_PARSED: dict[str, tuple[Any, Any]] = {}
+_PARSED: dict[str, tuple[object, object]] = {}
 
 
-def _remember(key: str, proof: Any, value: Any) -> None:
+def _remember(key: str, proof: object, value: object) -> None:
     _PARSED.pop(key, None)
     while len(_PARSED) >= _PARSED_SIZE:
         _PARSED.pop(next(iter(_PARSED)))  # the least recently parsed
@@ -219,9 +219,8 @@ def _global_settings(home: Home) -> Settings:
         return load_settings(path)  # the default settings, or its one-line error
     key = "config\0" + str(path)
     known = _PARSED.get(key)
-    if known is not None and known[0] == raw:
-        settings: Settings = known[1]
-        return settings
+    if known is not None and known[0] == raw and isinstance(known[1], Settings):
+        return known[1]
     settings = parse_settings(raw, where=path)
     _remember(key, raw, settings)
     return settings
@@ -233,9 +232,8 @@ def _stage_card(folder: CardFolder) -> StageCard:
     stamp = _file_stamp(path) if path is not None else None  # taken before reading: a racing write re-reads
     key = "card\0" + str(path)
     known = _PARSED.get(key)
-    if stamp is not None and known is not None and known[0] == stamp:
-        cached: StageCard = known[1]
-        return cached
+    if stamp is not None and known is not None and known[0] == stamp and isinstance(known[1], StageCard):
+        return known[1]
     card = card_from_data(folder.load_card().data)
     if stamp is not None:
         _remember(key, stamp, card)
@@ -248,9 +246,8 @@ def _card_scripts(folder: CardFolder) -> tuple[Any, ...]:
     stamp = _file_stamp(path) if path is not None else None
     key = "regex\0" + str(path)
     known = _PARSED.get(key)
-    if stamp is not None and known is not None and known[0] == stamp:
-        cached: tuple[Any, ...] = known[1]
-        return cached
+    if stamp is not None and known is not None and known[0] == stamp and isinstance(known[1], tuple):
+        return known[1]
     from peargarden.text.regex_scripts import load_scripts  # the regex library only when a beat runs
 
     scripts = tuple(load_scripts(card_regex_scripts(folder.load_card())))

@@ -18,7 +18,6 @@ warning event; the beat itself is never harmed.
 
 from __future__ import annotations
 
-import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
@@ -26,18 +25,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from peargarden.agent.events import AgentEvent, DoneEvent, WarningEvent
-from peargarden.agent.thinking import parse_level
-from peargarden.errors import BadInput, FormatError, PearError, ProviderError
-from peargarden.providers.base import THINKING_LEVELS, ChatRequest, Provider, TextDelta, ThinkingLevel
-from peargarden.sessions import SessionTree
-from peargarden.stage.history import beat_result
+from peargarden.agent.result import BeatResult
+from peargarden.errors import BadInput, FormatError, PearError
+from peargarden.stage.history import beat_result, story_turns
 from peargarden.stage.memory import Ledger, apply_patch, format_roster, format_state, parse_patch, plan_compaction
 from peargarden.stage.memory.compaction import (
     AUTO_MIN_CHARS,
     MANUAL_MIN_CHARS,
     SUMMARY_MAX_TOKENS,
     SUMMARY_SYSTEM,
+    CompactionPlan,
+    fit_lines,
     summary_user_text,
 )
 from peargarden.stage.memory.recall import recall_block
@@ -48,26 +46,25 @@ from peargarden.stage.memory.view import StoryView
 from peargarden.text.tokens import EstimateCounter, TextCounter, counter_for_model
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
-from peargarden.workspace.chats import ChatFile
 from peargarden.workspace.text_files import read_user_text
+
+from ..base import BranchView, SideCall, TreeReader
 
 __all__ = [
     "MEMORY_DIR",
     "NOTES_TYPE",
     "RESIDENT_FILE",
     "SUMMARY_TYPE",
-    "SideCall",
     "StorySettings",
     "after_beat",
     "compact_story",
     "current_ledger",
     "keep_scene_notes",
-    "provider_side_call",
     "read_resident",
     "resident_path",
+    "stage_story",
     "story_settings",
     "story_view",
-    "with_bookkeeping",
 ]
 
 NOTES_TYPE = "story-notes"
@@ -75,9 +72,6 @@ SUMMARY_TYPE = "story-summary"
 MEMORY_DIR = "记忆"
 RESIDENT_FILE = "常驻摘要.md"
 RECALL_SECONDS = 5.0
-
-# system, user text, max tokens → the reply text (raises PearError on failure)
-SideCall = Callable[[str, str, int], str]
 
 
 # -- settings ------------------------------------------------------------------------------------
@@ -88,7 +82,8 @@ class StorySettings:
     """``[story]`` in config.toml (keys as below), overridden by ``"story": {...}`` in 卡.json.
 
     ``compact_every`` defaults to the global ``compact_every_n_turns`` (0 = only by budget);
-    ``compact_tokens`` 0 means half of ``context_tokens − reserve_tokens``.
+    ``compact_tokens`` 0 means half of ``context_tokens − reserve_tokens``; ``side_context_tokens``
+    is the side model's window, which bounds every side request (0: the same as ``context_tokens``).
     """
 
     scene_notes: bool = True
@@ -98,10 +93,15 @@ class StorySettings:
     context_tokens: int = 32768
     reserve_tokens: int = 4096
     recall: bool = False
+    side_context_tokens: int = 0
 
     @property
     def compact_threshold(self) -> int:
         return self.compact_tokens or max(1, (self.context_tokens - self.reserve_tokens) // 2)
+
+    @property
+    def side_window(self) -> int:
+        return self.side_context_tokens or self.context_tokens
 
 
 _INT_KEYS = {
@@ -110,11 +110,12 @@ _INT_KEYS = {
     "compact_tokens": (0, 10_000_000),
     "context_tokens": (256, 10_000_000),
     "reserve_tokens": (0, 1_000_000),
+    "side_context_tokens": (0, 10_000_000),
 }
 _BOOL_KEYS = ("scene_notes", "recall")
 
 
-def _story_table(doc: Any, base: StorySettings, where: Path) -> StorySettings:
+def _story_table(doc: object, base: StorySettings, where: Path) -> StorySettings:
     if doc is None:
         return base
     if not isinstance(doc, Mapping):
@@ -147,22 +148,22 @@ def story_settings(config_file: Path, card: CardFolder, compact_every_n_turns: i
 # -- reading the branch --------------------------------------------------------------------------
 
 
-def tree_items(tree: SessionTree) -> list[StoryItem]:
+def tree_items(tree: TreeReader) -> list[StoryItem]:
     return story_items([StoryItem(entry.id, entry.message) for entry in tree.messages()])
 
 
-def _latest_data(tree: SessionTree, custom_type: str) -> dict[str, Any] | None:
+def _latest_data(tree: TreeReader, custom_type: str) -> dict[str, Any] | None:
     entries = tree.customs(custom_type)
     data = entries[-1].body.get("data") if entries else None
     return data if isinstance(data, dict) else None
 
 
-def current_ledger(tree: SessionTree) -> Ledger:
+def current_ledger(tree: TreeReader) -> Ledger:
     data = _latest_data(tree, NOTES_TYPE)
     return Ledger.from_json(data.get("ledger")) if data else Ledger()
 
 
-def active_summary(tree: SessionTree) -> dict[str, Any] | None:
+def active_summary(tree: TreeReader) -> dict[str, Any] | None:
     data = _latest_data(tree, SUMMARY_TYPE)
     return data if data and isinstance(data.get("summary"), str) else None
 
@@ -185,9 +186,8 @@ def story_counter(model: str) -> TextCounter:
         return EstimateCounter()
 
 
-def story_view(chat: ChatFile, card: CardFolder, settings: StorySettings, model: str = "") -> StoryView:
+def story_view(tree: TreeReader, card: CardFolder, settings: StorySettings, model: str = "") -> StoryView:
     """The branch's story memory for the stage builder (read once per beat)."""
-    tree = chat.tree
     ledger = current_ledger(tree)
     summary = active_summary(tree)
     text = str(summary["summary"]) if summary else ""
@@ -216,7 +216,7 @@ def story_view(chat: ChatFile, card: CardFolder, settings: StorySettings, model:
     )
 
 
-def _recall_docs(tree: SessionTree, covers: str | None) -> list[str]:
+def _recall_docs(tree: TreeReader, covers: str | None) -> list[str]:
     """Earlier prose the context no longer holds: the beats a summary covers, one text per turn."""
     if covers is None:
         return []
@@ -224,34 +224,12 @@ def _recall_docs(tree: SessionTree, covers: str | None) -> list[str]:
     ids = [item.entry_id for item in items]
     if covers not in ids:
         return []
-    from peargarden.stage.history import story_turns
 
     covered = items[: ids.index(covers) + 1]
     return [turn.text for turn in story_turns([item.message for item in covered]) if turn.text.strip()]
 
 
 # -- side calls ----------------------------------------------------------------------------------
-
-
-def provider_side_call(
-    provider: Provider, model: str = "", thinking: ThinkingLevel = "off", cancel: threading.Event | None = None
-) -> SideCall:
-    """One side call: system + user in, the reply text out (thinking dropped).  Setting *cancel*
-    (the beat's stop event: Ctrl-C, the web's stop button) ends it with a ``ProviderError``."""
-
-    def ask(system: str, user: str, max_tokens: int) -> str:
-        request = ChatRequest(
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            model=model,
-            sampler={"max_tokens": max_tokens},
-            thinking=thinking,
-        )
-        text = "".join(event.text for event in provider.stream(request, cancel) if isinstance(event, TextDelta))
-        if cancel is not None and cancel.is_set():
-            raise ProviderError("已中止")
-        return text
-
-    return ask
 
 
 @dataclass
@@ -261,6 +239,9 @@ class Outcome:
     written: bool = False
     warning: str = ""
     note: str = ""
+    remaining: int = 0  # beats still due for compaction after this step
+    turns: int = 0  # beats this step covered
+    chars: int = 0
 
 
 def _last_beat(items: list[StoryItem]) -> list[StoryItem]:
@@ -268,19 +249,23 @@ def _last_beat(items: list[StoryItem]) -> list[StoryItem]:
     return items[users[-1] :] if users else items
 
 
-def keep_scene_notes(chat: ChatFile, side: SideCall, user_name: str, char_name: str) -> Outcome:
+def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
     """One side call that turns the latest beat into a ledger patch, appended at the leaf."""
-    leaf = chat.tree.leaf
-    beat = _last_beat(tree_items(chat.tree))
+    tree = view.tree
+    leaf = tree.leaf
+    beat = _last_beat(tree_items(tree))
     if not any(item.role == "assistant" for item in beat):
         return Outcome(note="没有可记的正文")
-    lines = dialogue_lines(beat, user_name, char_name)
-    ledger = current_ledger(chat.tree)
+    ledger = current_ledger(tree)
+    count = story_counter(view.model)
+    fixed = SCRIBE_SYSTEM + scribe_user_text(ledger, [])
+    room = _side_room(view_story_settings(view), SCRIBE_MAX_TOKENS, count(fixed))
+    lines = fit_lines(dialogue_lines(beat, view.user_name, view.char_name), room, count)
     try:
-        reply = side(SCRIBE_SYSTEM, scribe_user_text(ledger, lines), SCRIBE_MAX_TOKENS)
+        reply = side(SCRIBE_SYSTEM, scribe_user_text(ledger, lines), SCRIBE_MAX_TOKENS, purpose="scene_notes")
     except PearError as error:
         return Outcome(warning=f"场记没记上（旁路模型出错：{error}），本拍跳过记账")
-    if chat.tree.leaf != leaf:
+    if tree.leaf != leaf:
         return Outcome(note="记账期间分支变了，这次的场记作废")
     patch = parse_patch(reply)
     if patch is None:
@@ -288,19 +273,17 @@ def keep_scene_notes(chat: ChatFile, side: SideCall, user_name: str, char_name: 
     result = apply_patch(ledger, patch)
     if not result.changed:
         return Outcome(note="本拍没有需要记的变化")
-    chat.append_custom(NOTES_TYPE, {"ledger": result.ledger.to_json(), "beat": leaf})
+    view.append_custom(NOTES_TYPE, {"ledger": result.ledger.to_json(), "beat": leaf})
     return Outcome(written=True, note="；".join(result.warnings))
 
 
-def _live(tree: SessionTree) -> tuple[list[StoryItem], dict[str, Any] | None]:
+def _live(tree: TreeReader) -> tuple[list[StoryItem], dict[str, Any] | None]:
     summary = active_summary(tree)
     covers = summary.get("coversThroughId") if summary else None
     return after(tree_items(tree), covers if isinstance(covers, str) else None), summary
 
 
 def live_tokens(items: list[StoryItem], count: TextCounter) -> int:
-    from peargarden.stage.history import story_turns
-
     return sum(3 + count(turn.text) for turn in story_turns([item.message for item in items]))
 
 
@@ -314,7 +297,7 @@ def _update_resident(card: CardFolder, side: SideCall, summary: str) -> str:
     current = read_resident(card)
     user = "【现有常驻记忆】\n" + (current or "（空）") + "\n\n【新的接力摘要】\n" + summary
     try:
-        reply = side(RESIDENT_SYSTEM, user, 2048).strip()
+        reply = side(RESIDENT_SYSTEM, user, 2048, purpose="resident_memory").strip()
     except PearError as error:
         return f"卡的常驻记忆没更新（旁路模型出错：{error}）"
     if not reply:
@@ -323,21 +306,20 @@ def _update_resident(card: CardFolder, side: SideCall, summary: str) -> str:
     return ""
 
 
-def compact_story(
-    chat: ChatFile,
-    card: CardFolder,
-    side: SideCall,
-    settings: StorySettings,
-    user_name: str,
-    char_name: str,
-    *,
-    manual: bool = False,
-    count: TextCounter | None = None,
-) -> Outcome:
+def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> Outcome:
     """Summarise the older part of the branch when it is due (always try when *manual*)."""
-    leaf = chat.tree.leaf
-    live, summary = _live(chat.tree)
-    over = live_tokens(live, count or EstimateCounter()) > settings.compact_threshold
+    settings = view_story_settings(view)
+    tree = view.tree
+    leaf = tree.leaf
+    live, summary = _live(tree)
+    count = story_counter(view.model)
+    over = live_tokens(live, count) > settings.compact_threshold
+    previous = str(summary["summary"]) if summary else ""
+    ledger = current_ledger(tree)
+    # The side request's own budget: its window, less the reply, the instructions, the previous
+    # summary and the ledger; the dialogue gets the rest (a long import is covered step by step).
+    fixed = count(SUMMARY_SYSTEM) + count(summary_user_text(previous, ledger, _EMPTY_PLAN, "", ""))
+    room = _side_room(settings, SUMMARY_MAX_TOKENS, fixed)
     # By count the covered text must be worth a summary; over budget anything older must go.
     plan = plan_compaction(
         live,
@@ -345,136 +327,101 @@ def compact_story(
         every=1 if manual else settings.compact_every,
         over_budget=over,
         min_chars=MANUAL_MIN_CHARS if manual else (1 if over else AUTO_MIN_CHARS),
+        budget=room,
+        count=count,
     )
     if plan is None:
         if manual:
             raise BadInput(f"没有可以压缩的剧情（最近 {settings.keep_rounds} 轮之前的内容太少）")
         return Outcome()
-    previous = str(summary["summary"]) if summary else ""
-    user = summary_user_text(previous, current_ledger(chat.tree), plan, user_name, char_name)
+    user = summary_user_text(previous, ledger, plan, view.user_name, view.char_name, budget=room, count=count)
     try:
-        text = side(SUMMARY_SYSTEM, user, SUMMARY_MAX_TOKENS).strip()
+        text = side(SUMMARY_SYSTEM, user, SUMMARY_MAX_TOKENS, purpose="compaction").strip()
     except PearError as error:
         return Outcome(warning=f"没能压缩剧情（旁路模型出错：{error}），下一拍再试")
-    if chat.tree.leaf != leaf:
+    if tree.leaf != leaf:
         return Outcome(note="压缩期间分支变了，这次的摘要作废")
     if not text:
         return Outcome(warning="没能压缩剧情（旁路模型没有回复），下一拍再试")
-    chat.append_custom(
+    view.append_custom(
         SUMMARY_TYPE,
         {"summary": text, "coversThroughId": plan.covers_through_id, "turns": plan.turns, "chars": plan.chars},
     )
-    return Outcome(written=True, warning=_update_resident(card, side, text))
+    left = plan.remaining_turns
+    progress = f"前情压缩：这次压了 {plan.turns} 轮，还有 {left} 轮待压缩" if left else ""
+    resident = _update_resident(view.card, side, text)
+    return Outcome(True, resident, progress, remaining=left, turns=plan.turns, chars=plan.chars)
 
 
-# -- after a beat --------------------------------------------------------------------------------
+_EMPTY_PLAN = CompactionPlan((), "", 0, 0)
+SIDE_MARGIN = 256  # tokens kept free in a side request for the chat template and counting slack
 
 
-def session_names(session: Any) -> tuple[str, str]:
-    env = session.env
-    data = env.card_data.get("data") if isinstance(env.card_data.get("data"), dict) else env.card_data
-    return env.user_name, str(data.get("name") or session.card.folder)
+def _side_room(settings: StorySettings, reply_tokens: int, fixed_tokens: int) -> int:
+    """Tokens a side request's dialogue may take: the side model's window less the reply, the fixed
+    text and a margin (never less than a small floor, so a tiny window still sends one cut beat)."""
+    return max(512, settings.side_window - reply_tokens - fixed_tokens - SIDE_MARGIN)
 
 
-def session_side_call(session: Any, cancel: threading.Event | None = None) -> SideCall:
-    """The side connection of *session* (``side_model`` from config.toml, else the chat's own model;
-    built by the service, see ``ChatSession.side_connection``)."""
-    side = session.side_connection()
-    thinking: ThinkingLevel = parse_level(side.thinking) if side.thinking in THINKING_LEVELS else "off"
-    return provider_side_call(side.provider, side.model, thinking, cancel)
+# -- the mode's steps ----------------------------------------------------------------------------
 
 
-def session_story_settings(session: Any) -> StorySettings:
-    return story_settings(session.app.home.config_file, session.card, session.settings.compact_every_n_turns)
+def view_story_settings(view: BranchView) -> StorySettings:
+    return story_settings(view.config_file, view.card, view.env.settings.compact_every_n_turns)
 
 
-def after_beat(session: Any, side: SideCall | None = None, cancel: threading.Event | None = None) -> list[str]:
+def bookkeeping(view: BranchView, side: SideCall) -> list[str]:
     """Scene notes, then the compaction check, for the beat that just ended; the warnings to show."""
-    settings = session_story_settings(session)
-    user_name, char_name = session_names(session)
+    settings = view_story_settings(view)
     warnings: list[str] = []
-    try:
-        side = side or session_side_call(session, cancel)
-    except PearError as error:
-        return [f"旁路模型不可用，本拍跳过记账：{error}"]
     if settings.scene_notes:
-        notes = keep_scene_notes(session.chat, side, user_name, char_name)
+        notes = keep_scene_notes(view, side)
         warnings += [text for text in (notes.warning,) if text]
         if notes.note.startswith("记账期间分支变了"):
             warnings.append(notes.note)
-    if cancel is not None and cancel.is_set():
+    if side.stopped():
         return warnings
-    compaction = compact_story(
-        session.chat,
-        session.card,
-        side,
-        settings,
-        user_name,
-        char_name,
-        count=story_counter(session.resolved.model),
-    )
-    warnings += [text for text in (compaction.warning,) if text]
+    compaction = compact_story(view, side)
+    warnings += [text for text in (compaction.warning, compaction.note if compaction.remaining else "") if text]
     return warnings
 
 
-def _sealed(session: Any) -> bool:
-    beat = _last_beat(tree_items(session.chat.tree))
+def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator[str] | None:
+    """The stage's after-beat step: story bookkeeping for a sealed story beat of a chat that keeps
+    story memory (``None``: nothing is due, decided without a side call).  Nothing that goes wrong
+    here may cost the user the beat: every failure becomes a warning."""
+    if not (view.story_memory and _due(view, result)):
+        return None
+    return _bookkeeping_steps(view, side)
+
+
+def _bookkeeping_steps(view: BranchView, side: SideCall) -> Iterator[str]:
+    try:
+        warnings = bookkeeping(view, side)
+    except PearError as error:
+        warnings = [f"本拍跳过记账：{error}"]
+    except Exception as error:  # a bug in bookkeeping must not swallow the beat
+        warnings = [f"本拍跳过记账：{type(error).__name__}: {error}"]
+    yield from warnings
+
+
+def _due(view: BranchView, result: BeatResult) -> bool:
+    if result.action == "impersonate" or result.stop_reason in ("error", "aborted"):
+        return False
+    beat = _last_beat(tree_items(view.tree))
     messages = [item.message for item in beat if item.role != "user"]
     return bool(messages) and beat_result(messages).sealed
 
 
-def with_bookkeeping(
-    session: Any, kind: str, events: Iterator[AgentEvent], cancel: threading.Event | None = None
-) -> Iterator[AgentEvent]:
-    """*events*, with the story bookkeeping run before the final ``done`` (stage mode, sealed beats).
-
-    Holding ``done`` back means a one-shot front (``pear chat --once``) cannot exit before the
-    ledger is written; warnings about skipped bookkeeping arrive as ``warning`` events.  Nothing
-    that goes wrong here may cost the user the beat, so every failure becomes a warning."""
-    for event in events:
-        if isinstance(event, DoneEvent) and _due(session, kind, event):
-            try:
-                warnings = after_beat(session, cancel=cancel)
-            except PearError as error:
-                warnings = [f"本拍跳过记账：{error}"]
-            except Exception as error:  # a bug in bookkeeping must not swallow the beat's done
-                warnings = [f"本拍跳过记账：{type(error).__name__}: {error}"]
-            for warning in warnings:
-                yield WarningEvent(message=warning)
-        yield event
-
-
-def _due(session: Any, kind: str, done: DoneEvent) -> bool:
-    if kind == "impersonate" or session.mode != "stage" or done.stop_reason in ("error", "aborted"):
-        return False
-    return _sealed(session)
-
-
-def session_story_view(session: Any) -> StoryView:
-    """The stage's story view for *session*'s current branch (the service's ``BeatEnv.story``)."""
-    return story_view(session.chat, session.card, session_story_settings(session), session.resolved.model)
-
-
-def budget_view(session: Any) -> StoryView:
-    """Story memory off: no summary, ledger or recall, but the same token budget (``[story]``
+def stage_story(view: BranchView) -> StoryView:
+    """The stage's story for the branch: summary, scene notes, resident memory and recall when the
+    chat keeps story memory; without it no summary or notes, but the same token budget (``[story]``
     ``context_tokens`` − ``reserve_tokens``) cuts the history newest → oldest, with its warning."""
-    settings = session_story_settings(session)
+    settings = view_story_settings(view)
+    if view.story_memory:
+        return story_view(view.tree, view.card, settings, view.model)
     return StoryView(
         context_tokens=settings.context_tokens,
         reserve_tokens=settings.reserve_tokens,
-        count=story_counter(session.resolved.model),
+        count=story_counter(view.model),
     )
-
-
-def story_memory_on(app: Any, settings: Any, main: Any) -> bool:
-    """Whether a chat of *app* keeps story memory (see ``PearApp.story_memory``); *main* is the chat's
-    resolved main model, which the side model follows when ``[side_model]`` names none."""
-    if app.story_memory is not None:
-        return bool(app.story_memory)
-    from peargarden.workspace.config import LOCAL_PROVIDER
-
-    # The small embedded models cannot write the JSON patches and summaries; asking them would
-    # only add a second slow generation to every beat.
-    if settings.side_model.provider:
-        return bool(settings.side().provider != LOCAL_PROVIDER)
-    return not main.embedded and app.provider_factory is None

@@ -42,7 +42,7 @@ from peargarden.declare import (
 )
 from peargarden.errors import BadInput, NotFound, PearError, ProviderError
 from peargarden.formats import read_preset
-from peargarden.modes.stage.materials import AGENTS_FILE, CARD_APPEND_FILE, load_stage_materials
+from peargarden.modes.stage.materials import AGENTS_FILE, CARD_APPEND_FILE, StageMaterials, load_stage_materials
 from peargarden.providers.base import ChatRequest, Provider, TextDelta
 from peargarden.stage.agents_file import agents_from_projection
 from peargarden.stage.entries import parse_entries
@@ -138,7 +138,7 @@ class DeclareResult:
         }
 
 
-def _names(home: Home, folder: CardFolder) -> tuple[str, str, Any]:
+def _names(home: Home, folder: CardFolder) -> tuple[str, str, StageMaterials]:
     materials = load_stage_materials(home, folder)
     return materials.card.name or folder.folder, materials.settings.user_name, materials
 
@@ -247,7 +247,7 @@ def _apply_routing(
     stem: str,
     pieces: Sequence[Piece],
     labels: Labels,
-    materials: Any,
+    materials: StageMaterials,
     fingerprint: str = "",
 ) -> list[str]:
     append_path = folder.path / CARD_APPEND_FILE

@@ -20,10 +20,19 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
+from peargarden.formats import Card, card_to_object
 from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import shared_start
+from peargarden.tavern.assemble import generate
+from peargarden.tavern.controls import user_state
+from peargarden.tavern.replay import start_new_chat, user_message
+from peargarden.tavern.request import request_body
+from peargarden.tavern.state import TavernState
+from peargarden.text.tokens import counter_for_model
+from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
+from peargarden.worldinfo.sources import LorebookCache
 
 from .sources import card_worlds, read_named_preset
 
@@ -126,7 +135,6 @@ def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) ->
 
 
 def _lorebooks(env: BeatEnv) -> Any:
-    from peargarden.worldinfo.sources import LorebookCache
 
     return chat_memo(env, _LOREBOOKS_KEY, LorebookCache)
 
@@ -135,7 +143,7 @@ def _chat_lines(env: BeatEnv) -> StLines:
     return chat_memo(env, _LINES_KEY, StLines)
 
 
-def _worlds(env: BeatEnv, loaded: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def _worlds(env: BeatEnv, loaded: Card) -> tuple[dict[str, dict[str, Any]], list[str]]:
     return card_worlds(env.card.home, env.card, env.settings, loaded, kept=partial(_kept, env))
 
 
@@ -143,19 +151,21 @@ def _preset(env: BeatEnv) -> dict[str, Any] | None:
     return read_named_preset(env.card.home, env.settings.preset) if env.settings.preset else None
 
 
-def tavern_builder(env: BeatEnv) -> RequestBuilder:
-    from peargarden.formats import card_to_object
-    from peargarden.tavern.assemble import generate
-    from peargarden.tavern.controls import user_state
-    from peargarden.tavern.replay import _user_message, start_new_chat
-    from peargarden.tavern.request import request_body
-    from peargarden.text.tokens import counter_for_model
-    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
-
+def tavern_builder(
+    env: BeatEnv,
+    *,
+    tavern_settings: dict[str, Any] | None = None,
+    prepare_state: Callable[[TavernState], None] | None = None,
+) -> RequestBuilder:
+    """SillyTavern's request for the card of *env*.  *tavern_settings*: the ``tavern`` settings to
+    use instead of the card's ``卡.json`` ones; *prepare_state*: called on each state before it
+    assembles (a group chat makes it the member speaking in the group, :mod:`peargarden.modes.group`)."""
     loaded = env.card.load_card()
     card_obj = card_to_object(loaded, "v2")
     card_json = env.card.settings()
     tavern = card_json.get("tavern") if isinstance(card_json.get("tavern"), dict) else {}
+    if tavern_settings is not None:
+        tavern = tavern_settings
     assert isinstance(tavern, dict)
     preset = _preset(env)
     worlds, books = _worlds(env, loaded)
@@ -192,11 +202,14 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             global_regex=global_regex,
             regex_allowed=regex_allowed,
             own_chat=True,
+            seed=env.seed,
         )
-        if not state.chat:
+        if prepare_state is not None:
+            prepare_state(state)
+        if not state.chat and state.cast is None:  # a group chat starts with every member's greeting
             start_new_chat(state)
         if pending:
-            state.chat.append(_user_message(state, pending))
+            state.chat.append(user_message(state, pending))
         gen_type = _GEN_TYPES.get(inp.kind, "normal")
         # A real generation, not ST's dry run: timed world info runs and is recorded, and
         # squash_system_messages applies, exactly as SillyTavern sends the request.

@@ -65,12 +65,12 @@ def _lf(text: str) -> str:
     return _CRS_LF.sub("\n", text)
 
 
-def same_text(edited: str, original: Any) -> bool:
+def same_text(edited: str, original: object) -> bool:
     """The file says what the card says, line endings aside."""
     return isinstance(original, str) and (edited == original or _lf(edited) == _lf(original))
 
 
-def with_line_endings(edited: str, original: Any) -> str:
+def with_line_endings(edited: str, original: object) -> str:
     """*edited* with the original field's ``\r\n`` back when the editor wrote bare ``\n``."""
     if isinstance(original, str) and "\r\n" in original and "\r" not in edited:
         return edited.replace("\n", "\r\n")

@@ -6,7 +6,7 @@
   point and relay-summary prompt; :mod:`.resident` — the card's resident memory in 【前情提要】.
 - :mod:`.budget` — history newest → oldest under a token budget; :mod:`.recall` — BM25 recall.
 
-The I/O (side calls, session entries, the card's memory file) is in ``peargarden.app.story``.
+The I/O (side calls, session entries, the card's memory file) is in ``peargarden.app.play.story``.
 """
 
 from .blocks import format_roster, format_state

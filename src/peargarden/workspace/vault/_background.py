@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING
 from peargarden.errors import PearError
 
 from .. import atomic
-from ..home import Home
 
 if TYPE_CHECKING:  # vault.py re-exports this module, so the import goes one way at run time
-    from . import Clock, SnapshotInfo, Vault
+    from . import SnapshotInfo, Vault
 
 log = logging.getLogger("peargarden.vault")
 
@@ -252,26 +251,3 @@ class BackgroundSnapshots:
             self._startup.join()
         self.periodic.stop()
         self.debouncer.close(flush=flush)
-
-
-def start_background_snapshots(
-    home: Home,
-    *,
-    clock: Clock | None = None,
-    interval: float = DEFAULT_INTERVAL,
-    quiet: float = DEFAULT_QUIET,
-    max_delay: float = DEFAULT_MAX_DELAY,
-    snapshot_on_append: bool = False,
-) -> BackgroundSnapshots:
-    """For ``pear serve`` / ``pear chat``: snapshot now, every *interval* seconds, and after writes.
-
-    Keep the returned object and call ``stop()`` on shutdown.  Writes through ``workspace.atomic``
-    are noticed by themselves; call ``notify_write()`` after writes made any other way (bash tool).
-    """
-    from . import Vault, local_now
-
-    vault = Vault(home, clock=clock or local_now)
-    background = BackgroundSnapshots(
-        vault, interval=interval, quiet=quiet, max_delay=max_delay, snapshot_on_append=snapshot_on_append
-    )
-    return background.start()

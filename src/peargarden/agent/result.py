@@ -1,0 +1,62 @@
+"""What a finished beat did, as the fronts and the modes' after-beat steps read it.
+
+A beat is one user action (send, regenerate, swipe, continue, impersonate) and everything the model
+did for it.  It may hold more than one reply: a group chat has several speakers per user message, so
+:class:`BeatResult` keeps a list of :class:`Reply` rather than one text.  The service fills it in
+(``peargarden.app``); the loop only produces the events it is made from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from peargarden.errors import PearError
+from peargarden.providers.base import ChatRequest
+
+# What a request sent during a beat was for: the model's own rounds, or one of the side calls.
+BEAT_PURPOSE = "beat"
+
+
+@dataclass(frozen=True)
+class SentRequest:
+    """One request as the provider received it, with what it was for (``beat``, ``scene_notes``,
+    ``compaction``, ``resident_memory``, ``declare``…) and the model it went to."""
+
+    request: ChatRequest
+    purpose: str = BEAT_PURPOSE
+    model: str = ""
+
+
+@dataclass
+class Reply:
+    """One speaker's reply within a beat: who spoke, the text streamed, the entries it wrote."""
+
+    speaker: str
+    text: str = ""
+    reasoning: str = ""
+    entries: list[str] = field(default_factory=list)
+    stop_reason: str = "stop"
+
+
+@dataclass
+class BeatResult:
+    """A beat once it is over (``Beat.result``)."""
+
+    action: str
+    stop_reason: str = "stop"
+    replies: list[Reply] = field(default_factory=list)
+    # Every entry the beat wrote (messages and custom entries), in order; the user's message too.
+    entries: list[str] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    requests: list[SentRequest] = field(default_factory=list)
+    seconds: float = 0.0
+    # The failure that ended the beat, when it was one of ours (its exit code is the CLI's).
+    error: PearError | None = None
+    # False: nothing was generated (a swipe that only showed another kept reply).
+    generated: bool = True
+
+    @property
+    def text(self) -> str:
+        """The replies' text, one after the other (a single-speaker beat: its reply)."""
+        return "".join(reply.text for reply in self.replies)

@@ -1,0 +1,86 @@
+"""The record of a chat's last beats, kept beside the session file (``web-beats.json``: the web app
+kept it first).  The service writes it after every recorded beat, whichever front played it, so the
+page's inspector shows a beat played in the shell.
+
+For each of the last :data:`KEEP` beats: when it started, how long it took, which message entries it
+wrote, the ledger of every request it sent (the prompt inspector's "exact request": slot, role,
+tokens and text per message) and its warnings.  Kept on disk so that the inspector's "last beat",
+the in-context marker and each message's generation time survive a server restart.  A damaged or
+missing file is an empty log (it is a record, not the story).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from peargarden.agent.result import BeatResult
+from peargarden.workspace import atomic
+
+from .request_ledger import ledger as request_ledger
+from .request_ledger import with_counts
+
+FILE_NAME = "web-beats.json"
+KEEP = 10
+
+
+@dataclass
+class BeatRecord:
+    started: str
+    seconds: float
+    entries: list[str] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def log_path(session_file: Path) -> Path:
+    return session_file.parent / FILE_NAME
+
+
+def load(session_file: Path, *, counted: bool = True) -> list[BeatRecord]:
+    """The log; ``counted``: token counts a ``pear chat`` beat left out are filled in (what the
+    inspector and the context bar show); ``False`` reads it as written (to append to it)."""
+    try:
+        raw = json.loads(log_path(session_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    beats = raw.get("beats") if isinstance(raw, dict) else None
+    out: list[BeatRecord] = []
+    for item in beats if isinstance(beats, list) else []:
+        try:
+            rounds = [with_counts(r) if counted and isinstance(r, dict) else r for r in item["rounds"]]
+            out.append(BeatRecord(str(item["started"]), float(item["seconds"]), [str(e) for e in item["entries"]],
+                                  rounds, [str(w) for w in item.get("warnings", [])]))  # fmt: skip
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out[-KEEP:]
+
+
+def save(session_file: Path, beats: list[BeatRecord]) -> None:
+    atomic.write_json(log_path(session_file), {"version": 1, "beats": [asdict(b) for b in beats[-KEEP:]]})
+
+
+def generation_seconds(beats: list[BeatRecord]) -> dict[str, float]:
+    """Entry id → seconds the beat that wrote it took."""
+    return {entry: beat.seconds for beat in beats for entry in beat.entries}
+
+
+def log_beat(session_file: Path, result: BeatResult, started: float) -> BeatRecord:
+    """Keep a finished beat in its chat's log on disk (the last :data:`KEEP` beats): the requests
+    it sent as the inspector's ledgers (token counts left for the reader, see
+    ``request_ledger.with_counts``: a beat never loads a tokenizer it did not need), the entries it
+    wrote, the reply's time, its warnings.  Returns the new record."""
+    when = datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds")
+    rounds = [request_ledger(sent.request, sent.model, counted=False, purpose=sent.purpose) for sent in result.requests]
+    record = BeatRecord(when, result.seconds, list(result.entries), rounds, list(result.warnings))
+    save(session_file, [*load(session_file, counted=False), record])
+    return record
+
+
+def counted(record: BeatRecord) -> BeatRecord:
+    """*record* with the token counts its ledgers left out filled in (what the inspector shows)."""
+    record.rounds = [with_counts(r) if isinstance(r, dict) else r for r in record.rounds]
+    return record

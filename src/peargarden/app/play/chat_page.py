@@ -1,0 +1,177 @@
+"""A chat as a front draws it (``ChatSession.view()``): the page model, so a front only serialises.
+
+Per message row: who speaks, the persona picture a user row shows, when it was written, its token
+count (the chat model's tokenizer; SillyTavern counts the same way), the generation time of the beat
+that wrote it (from the beat log), its place among its siblings, and the text the page shows (the
+card's display-only regex scripts applied when the user allowed them; may be HTML, which a page
+frames).  Around the rows: the last reply's swipe arrows, the context bar, the branch tree.
+
+A view may be a window of the active branch (``last`` messages ending ``before`` a message number),
+so a chat thousands of messages long is drawn from the part on screen; ``total`` says how many
+messages the branch has and ``first`` where the window starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from peargarden.sessions import TreeRow
+from peargarden.sessions.entries import Entry
+
+from ..cards.regex_allowance import card_scripts_allowed
+from ..library.personas import persona_names, speaker_avatar
+from . import beat_log
+from .chat_chrome import context_fill, message_time, swipe_arrows
+from .chat_files import token_counter
+from .display_scripts import card_display_scripts, display_texts
+
+if TYPE_CHECKING:
+    from .service import ChatSession
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    """One message of the active branch as the page shows it."""
+
+    index: int  # its number on the branch, from 0, as edit / delete / branch / hide count
+    id: str
+    role: str
+    name: str | None  # the name it was written under
+    speaker: str  # who the page says is speaking (the persona or the card's character)
+    persona_avatar: str | None  # a user row: the file stem of the persona picture it shows
+    time: str | None
+    tokens: int
+    seconds: float | None  # the generation time of the beat that wrote a reply
+    content: str
+    display: str | None  # the text after the card's display scripts, when it differs
+    reasoning: str
+    tool_calls: list[dict[str, Any]]
+    tool_call_id: str | None
+    is_error: bool
+    tags: list[str]
+    sibling: tuple[int, int]  # (1-based position, count) among its siblings
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SwipeArrows:
+    position: int  # the last reply's place among its siblings (0 without one)
+    count: int
+    generate: bool  # swiping past the last asks the model for a new reply
+
+
+@dataclass(frozen=True)
+class ContextBar:
+    tokens: int
+    limit: int
+    reserve: int
+    source: str  # "preset" (tavern mode's budget) or "story"
+
+
+@dataclass(frozen=True)
+class ChatView:
+    """Everything a front shows of a chat, read from the session."""
+
+    card: str  # the card's folder name
+    char_name: str  # the card's character name (the folder name when the card has none)
+    chat_id: str
+    mode: str
+    modes: list[str]  # the app's mode table, in order
+    rows: list[MessageRow]  # the window of the active branch, oldest first
+    total: int  # messages on the active branch
+    tree: list[TreeRow]
+    leaf: str | None
+    swipe: SwipeArrows
+    context: ContextBar
+    warnings: list[str]  # what reading the session file found
+    model: str
+    persona: str  # the user's name in this chat
+    first: int = 0  # the branch number of the window's first row
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def chat_view(session: ChatSession, last: int | None = None, before: int | None = None) -> ChatView:
+    """The page model of *session*; *last*: only that many messages, ending before message number
+    *before* (default: the end of the branch)."""
+    tree = session.chat.tree
+    entries = tree.messages()
+    end = len(entries) if before is None else max(0, min(before, len(entries)))
+    start = 0 if last is None else max(0, end - last)
+    window = entries[start:end]
+    user, char = session.env.user_name, session.char_name
+    after = sum(1 for entry in entries[end:] if entry.role in ("user", "assistant"))
+    scripts = card_display_scripts(session.env.card_data) if card_scripts_allowed(session.card) else []
+    shown = display_texts([(e.role, str(e.message.get("content") or "")) for e in window], scripts, user, char,
+                          after=after)  # fmt: skip
+    records = session.beat_records()
+    rows = _rows(session, window, start, shown, records, user, char)
+    ledgers = next(([r for r in b.rounds if r.get("purpose") == "beat"] for b in reversed(records)
+                    if any(r.get("purpose") == "beat" for r in b.rounds)), [])  # fmt: skip
+    arrows = swipe_arrows(session)
+    return ChatView(
+        card=session.card.folder,
+        char_name=char,
+        chat_id=session.chat_id,
+        mode=session.mode,
+        modes=list(session.app.modes),
+        rows=rows,
+        total=len(entries),
+        tree=tree.rows(),
+        leaf=tree.leaf,
+        swipe=SwipeArrows(arrows["position"], arrows["count"], arrows["generate"]),
+        context=ContextBar(**context_fill(session, ledgers)),
+        warnings=list(session.chat.warnings),
+        model=session.model,
+        persona=user,
+        first=start,
+    )
+
+
+def _rows(
+    session: ChatSession,
+    window: list[Entry],
+    start: int,
+    shown: list[str | None],
+    records: list[beat_log.BeatRecord],
+    user: str,
+    char: str,
+) -> list[MessageRow]:
+    count = token_counter(session.model)
+    seconds = beat_log.generation_seconds(records)
+    personas = session.app.home.personas_dir
+    known = persona_names(personas)
+    pictures: dict[str, str | None] = {}  # speaker → the persona picture its messages show
+    tree = session.chat.tree
+    rows: list[MessageRow] = []
+    for offset, entry in enumerate(window):
+        message = entry.message
+        role = entry.role
+        content = str(message.get("content") or "")
+        speaker = str(message.get("name") or (user if role == "user" else char))
+        if role == "user" and speaker not in pictures:
+            pictures[speaker] = speaker_avatar(personas, speaker, user, known)
+        kin = tree.siblings(entry.id)
+        rows.append(
+            MessageRow(
+                index=start + offset,
+                id=entry.id,
+                role=role,
+                name=message.get("name"),
+                speaker=speaker,
+                persona_avatar=pictures.get(speaker) if role == "user" else None,
+                time=message_time(entry, tree),  # an imported message: its own send_date
+                tokens=count(content) if content else 0,
+                seconds=seconds.get(entry.id) if role == "assistant" else None,
+                content=content,
+                display=shown[offset],
+                reasoning=str(message.get("reasoning") or ""),
+                tool_calls=list(message.get("tool_calls") or []),
+                tool_call_id=message.get("tool_call_id"),
+                is_error=bool(message.get("is_error")),
+                tags=list(message.get("tags") or []),
+                sibling=(kin.index(entry) + 1, len(kin)),
+                stop_reason=message.get("stop_reason"),
+            )
+        )
+    return rows

@@ -1,0 +1,180 @@
+"""``[initvar]`` seeding: the variables a new chat starts with, read from the card's lorebooks.
+
+Every entry whose comment contains ``[initvar]`` (any case) counts, **disabled entries too** (cards
+keep it disabled so it never reaches the prompt).  Its content may be wrapped in an ``<initvar>``
+tag or a code fence; it is read with ``parse_string`` (YAML, then JSON5, then repaired JSON).  The
+entries of a book merge in order (an incoming array replaces the one it meets), and a book already
+listed in ``initialized_lorebooks`` is not read again.  Variables the chat already had win over
+seeded ones.  Then the schema is generated (the extensibility markers read and removed), and each
+greeting swipe gets its own record, after its own ``<initvar>`` blocks (which replace the books'
+values) and its own update commands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from peargarden.variables.jsvalues import UNDEFINED, clone, js_keys, truthy
+from peargarden.variables.lodash import correctly_merge
+from peargarden.variables.parse_string import ParseStringError, parse_string
+from peargarden.variables.schema import clean_up_metadata, regenerate
+from peargarden.variables.update import update_variables
+
+_NOT_NEWLINE = r"[^\n\r\u2028\u2029]"
+_XML_WRAPPED = re.compile(rf"{_NOT_NEWLINE}*<initvar>{_NOT_NEWLINE}*\n([\s\S]*)\n{_NOT_NEWLINE}*</initvar>")
+_FENCED = re.compile(rf"```{_NOT_NEWLINE}*\n([\s\S]*)\n```")
+_GREETING_BLOCK = re.compile(rf"<(initvar)>(?:\s*```{_NOT_NEWLINE}*)?([\s\S]*?)(?:```\s*)?</\1>", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Lorebook:
+    """A lorebook as MVU sees it: its name and its entries (SillyTavern's ``entries`` object or a list)."""
+
+    name: str
+    entries: Mapping[str, Any] | Sequence[Mapping[str, Any]]
+
+    def ordered_entries(self) -> list[Mapping[str, Any]]:
+        if isinstance(self.entries, Mapping):
+            return [self.entries[key] for key in js_keys(dict(self.entries)) if isinstance(self.entries[key], Mapping)]
+        return [entry for entry in self.entries if isinstance(entry, Mapping)]
+
+
+@dataclass
+class InitResult:
+    """The seeded variables, whether any book was read, and the entries that could not be."""
+
+    variables: dict[str, Any]
+    updated: bool
+    warnings: list[str] = field(default_factory=list)
+
+
+def empty_variables() -> dict[str, Any]:
+    """MVU's ``createEmptyGameData`` (its key order is the order a new chat's records keep)."""
+    return {
+        "display_data": {},
+        "initialized_lorebooks": {},
+        "stat_data": {},
+        "delta_data": {},
+        "schema": {"type": "object", "properties": {}},
+    }
+
+
+def entry_text(content: str) -> str:
+    """An ``[initvar]`` entry's content without its ``<initvar>`` wrapper or code fence."""
+    wrapped = _XML_WRAPPED.search(content.strip())
+    if wrapped:
+        content = wrapped.group(1)
+    fenced = _FENCED.search(content.strip())
+    if fenced:
+        content = fenced.group(1)
+    return content
+
+
+def is_initvar_entry(entry: Mapping[str, Any]) -> bool:
+    comment = entry.get("comment")
+    return isinstance(comment, str) and "[initvar]" in comment.lower()
+
+
+def load_initvar_data(
+    variables: dict[str, Any],
+    books: Sequence[Lorebook],
+    *,
+    expand_macros: Callable[[str], str] | None = None,
+) -> tuple[bool, list[str]]:
+    """MVU's ``loadInitVarData``: merge the books' ``[initvar]`` entries into ``variables`` (in place)."""
+    initialized = variables.get("initialized_lorebooks")
+    if not isinstance(initialized, dict):
+        initialized = variables["initialized_lorebooks"] = {}
+    updated = False
+    warnings: list[str] = []
+    for book in books:
+        if book.name in initialized:
+            continue
+        initialized[book.name] = []
+        merged: dict[str, Any] = {}
+        failed = False
+        for entry in book.ordered_entries():
+            if not is_initvar_entry(entry):
+                continue
+            text = entry_text(str(entry.get("content", "")))
+            try:
+                parsed = parse_string(expand_macros(text) if expand_macros else text)
+            except ParseStringError as error:
+                warnings.append(f"解析世界书条目'{entry.get('comment')}'失败（{book.name}）: {error}")
+                failed = True
+                break
+            if truthy(parsed):
+                correctly_merge(merged, parsed)
+        if failed:
+            continue
+        current = variables.get("stat_data")
+        variables["stat_data"] = {**merged, **(current if isinstance(current, dict) else {})}
+        updated = True
+    return updated, warnings
+
+
+def _apply_schema(variables: dict[str, Any]) -> None:
+    regenerate(variables, keep_old_flags=False)
+    clean_up_metadata(variables["stat_data"])
+
+
+def initialize(
+    existing: Mapping[str, Any] | None,
+    books: Sequence[Lorebook],
+    *,
+    expand_macros: Callable[[str], str] | None = None,
+) -> InitResult:
+    """MVU's ``initCheck`` up to the greeting: ``existing`` (the last variables, or none) seeded from ``books``."""
+    variables = clone(dict(existing)) if existing else empty_variables()
+    if isinstance(variables.get("initialized_lorebooks"), list):
+        variables["initialized_lorebooks"] = {name: [] for name in variables["initialized_lorebooks"]}
+    variables.setdefault("initialized_lorebooks", {})
+    if not variables.get("stat_data"):
+        variables["stat_data"] = {}
+    if not variables.get("schema"):
+        variables["schema"] = {"extensible": False, "properties": {}, "type": "object"}
+    updated, warnings = load_initvar_data(variables, books, expand_macros=expand_macros)
+    schema = variables.get("schema")
+    if updated or not schema:
+        _apply_schema(variables)
+    return InitResult(variables, updated, warnings)
+
+
+def greeting_records(
+    init: InitResult,
+    swipes: Sequence[str],
+    swipes_data: Sequence[Any] = (),
+    *,
+    books: Sequence[Lorebook] = (),
+    character_book: str | None = None,
+    expand_macros: Callable[[str], str] | None = None,
+    utc_offset_minutes: int = 0,
+) -> list[dict[str, Any]]:
+    """The variables record of each greeting swipe of a new chat (MVU writes every swipe).
+
+    A swipe's own ``<initvar>`` blocks replace the books' values (the character's book counts as read,
+    the others are read again); then the swipe's update commands apply.
+    """
+    records: list[dict[str, Any]] = []
+    for index, swipe in enumerate(swipes):
+        vanilla = swipes_data[index] if index < len(swipes_data) else UNDEFINED
+        record = correctly_merge(clone(vanilla) if isinstance(vanilla, dict) else {}, clone(init.variables))
+        override: dict[str, Any] = {}
+        applied = False
+        for match in _GREETING_BLOCK.finditer(swipe):
+            text = match.group(2)
+            try:
+                correctly_merge(override, parse_string(expand_macros(text) if expand_macros else text))
+                applied = True
+            except ParseStringError:
+                continue
+        if applied:
+            record["stat_data"] = override
+            record["initialized_lorebooks"] = {character_book or "unknown": []}
+            load_initvar_data(record, books, expand_macros=expand_macros)
+        update_variables(swipe, record, expand_macros=expand_macros, utc_offset_minutes=utc_offset_minutes)
+        records.append(record)
+    return records

@@ -1,0 +1,103 @@
+"""MVU's ``handleVariablesInMessage``: a finished message turned into the variables it leaves behind.
+
+The message's commands are applied to the variables in force before it; the result is written to
+the message's current swipe (and to the chat's variables when MVU's "更新到聊天变量" is on), keeping
+what else those records held.  A reply (not the user's own message) gets the status placeholder
+``<StatusPlaceHolderImpl/>`` appended, which the card's regex turns into its status bar, and loses
+any ``<status_current_variable>`` block the model echoed back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from peargarden.variables.history import last_valid_variables, swipe_variables
+from peargarden.variables.jsvalues import UNDEFINED, clone
+from peargarden.variables.update import AfterUpdate, update_variables
+
+STATUS_PLACEHOLDER = "<StatusPlaceHolderImpl/>"
+_ECHOED_STATUS = re.compile(r"<(status_current_variable)>(?:(?!<\1>).)*</\1?>", re.IGNORECASE | re.DOTALL)
+_WRITTEN_KEYS = ("initialized_lorebooks", "stat_data", "schema", "display_data", "delta_data")
+
+
+@dataclass
+class MessageOutcome:
+    """What handling one message writes: the swipe's variables, maybe the chat's, maybe the text."""
+
+    message_variables: dict[str, Any]
+    chat_variables: dict[str, Any] | None = None
+    message_text: str | None = None
+    modified: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def write_record(existing: Any, variables: Mapping[str, Any]) -> dict[str, Any]:
+    """MVU's updater: ``existing`` with MVU's five keys set from ``variables`` (others kept, in place)."""
+    record = clone(existing) if isinstance(existing, dict) else {}
+    record["initialized_lorebooks"] = clone(variables.get("initialized_lorebooks", UNDEFINED))
+    record["stat_data"] = clone(variables.get("stat_data", UNDEFINED))
+    for key in _WRITTEN_KEYS[2:]:
+        value = variables.get(key, UNDEFINED)
+        if value is UNDEFINED:
+            record.pop(key, None)
+        else:
+            record[key] = clone(value)
+    return record
+
+
+def with_status_placeholder(text: str) -> str:
+    """A reply as MVU leaves it: the placeholder appended once, an echoed status block removed."""
+    if STATUS_PLACEHOLDER not in text:
+        text += "\n\n" + STATUS_PLACEHOLDER
+    if "<status_current_variable>" in text:
+        text = _ECHOED_STATUS.sub("", text)
+    return text
+
+
+def _role(message: Mapping[str, Any]) -> str:
+    if message.get("is_user"):
+        return "user"
+    return "system" if message.get("is_system") else "assistant"
+
+
+def handle_variables_in_message(
+    chat: Sequence[Mapping[str, Any]],
+    message_id: int,
+    *,
+    chat_variables: Mapping[str, Any] | None = None,
+    update_chat_variables: bool = False,
+    expand_macros: Callable[[str], str] | None = None,
+    after_update: AfterUpdate | None = None,
+    utc_offset_minutes: int = 0,
+) -> MessageOutcome | None:
+    """Handle ``chat[message_id]`` as MVU does when it is received (``None``: MVU leaves it alone)."""
+    if not 0 <= message_id < len(chat):
+        return None
+    message = chat[message_id]
+    text = str(message.get("mes", ""))
+    role = _role(message)
+    if role == "assistant" and len(text.encode("utf-16-le")) // 2 < 5:
+        return None
+    variables = last_valid_variables(chat, 1 if message_id == 0 else message_id)
+    if not isinstance(variables, dict) or "stat_data" not in variables:
+        return None
+    result = update_variables(
+        text,
+        variables,
+        expand_macros=expand_macros,
+        after_update=after_update,
+        utc_offset_minutes=utc_offset_minutes,
+    )
+    outcome = MessageOutcome(
+        message_variables=write_record(swipe_variables(message), variables),
+        modified=result.modified,
+        warnings=result.warnings,
+    )
+    if result.modified and update_chat_variables:
+        outcome.chat_variables = write_record(chat_variables or {}, variables)
+    if role != "user":
+        outcome.message_text = with_status_placeholder(text)
+    return outcome
