@@ -47,11 +47,18 @@ class TextDeltaEvent(_Event):
     text: str = ""
     type: str = "text_delta"
 
+    def to_json(self) -> dict[str, Any]:
+        # What asdict gives, without its deep copy: a long reply streams tens of thousands of these.
+        return {"type": self.type, "text": self.text}
+
 
 @dataclass(frozen=True)
 class ThinkingDeltaEvent(_Event):
     text: str = ""
     type: str = "thinking_delta"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "text": self.text}
 
 
 @dataclass(frozen=True)

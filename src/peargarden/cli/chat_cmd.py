@@ -353,6 +353,8 @@ def chat_command(
     """和一张卡对话（交互式、流式输出）；--once 只走一拍。"""
     if as_json and once is None:
         raise BadInput("--json 只能和 --once 一起用")
+    if once is not None and not once.strip():  # refused before a new chat is made for it
+        raise BadInput("--once 的消息是空的（empty message）")
     limits = {"connect": connect_timeout, "first_byte": first_byte_timeout, "idle": idle_timeout}
     limits["total"] = total_timeout
     options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model, limits)

@@ -10,6 +10,7 @@ import typer
 from peargarden.app.library.snapshots import Snapshots
 
 from ._app import app, state
+from ._vault import tidy
 
 if TYPE_CHECKING:
     from peargarden.app.library.snapshots import Snapshots
@@ -25,6 +26,8 @@ app.add_typer(vault_app, name="vault")
 def _vault() -> Snapshots:
     # Imported here so that `pear --help` does not load the vault.
 
+
+    tidy(state.home)  # what a killed snapshot left behind goes first, and the user is told
     return Snapshots(state.home)
 
 

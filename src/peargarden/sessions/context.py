@@ -20,9 +20,11 @@ COMPACTION_PREFIX = "此前的对话已压缩为下面的摘要：\n\n<summary>\
 COMPACTION_SUFFIX = "\n</summary>"
 
 
-@dataclass
+@dataclass(slots=True)
 class ContextMessage:
-    """A chat message as builders see it, with the entry it came from."""
+    """A chat message as builders see it, with the entry it came from.  (Slots: a long chat makes
+    tens of thousands of them, and an instance dictionary each was as many more objects for the
+    garbage collector to walk.)"""
 
     role: str
     content: str

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, NotFound, PearError
+from peargarden.errors import BadInput, NotFound, PearError, storage_error
 from peargarden.formats import Card, read_card
 from peargarden.text.names import did_you_mean
 
@@ -131,7 +131,8 @@ def write_settings_file(path: Path, settings: dict[str, Any]) -> None:
     try:
         atomic.write_json(path, settings)
     except OSError as exc:
-        raise PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=path) from None
+        failed = PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=path)
+        raise storage_error(exc) or failed from None
 
 
 def list_cards(home: Home) -> list[CardFolder]:

@@ -48,9 +48,9 @@ from peargarden.sessions import (
 from peargarden.sessions.index import read_indexed, read_with_index
 from peargarden.sessions.sillytavern import import_chat
 from peargarden.workspace import atomic
-from peargarden.workspace.importer import IMPORTED_CHAT_FILE
+from peargarden.workspace.chat_import import IMPORTED_CHAT_FILE
+from peargarden.workspace.chat_import import SESSION_FILE as SESSION_FILE  # its home for every caller
 
-SESSION_FILE = "session.jsonl"
 #: The session index of a chat, in its folder (see the module's docstring).
 INDEX_FILE = ".cache/session.idx"
 # A file shorter than this is read whole (a few milliseconds): no index.

@@ -3,9 +3,12 @@ anything is written (:mod:`peargarden.workspace.importer`), then all of it is wr
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from peargarden.errors import PearError
+from peargarden.workspace.chats import SESSION_FILE, ChatFile
 from peargarden.workspace.home import Home
 from peargarden.workspace.importer import (
     BookMode,
@@ -44,4 +47,15 @@ def import_files(
     """Check every file, then write them all: the plan (what each file became) and the files written."""
     plan = plan_import(home, files, book=book, card=card, progress=progress, regex_answer=regex_answer,
                        scripts_answer=scripts_answer)  # fmt: skip
-    return plan, apply_plan(plan)
+    written = apply_plan(plan)
+    for path in written:
+        if path.name == SESSION_FILE:
+            _index(path)
+    return plan, written
+
+
+def _index(session_file: Path) -> None:
+    """A long chat's session index, made now: its first open reads only the index (a cache: a chat
+    whose index cannot be written still opens, by reading the file whole)."""
+    with contextlib.suppress(PearError, OSError):
+        ChatFile.open(session_file.parent.parent, session_file.parent.name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, PearError
+from peargarden.errors import BadInput, PearError, storage_error
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, lorebook_mounts, mount_lorebook, open_card
 from peargarden.workspace.cards import unmount_lorebook as _unmount
@@ -100,7 +100,7 @@ def _write(path: Path, data: bytes) -> None:
     try:
         atomic.write_bytes(path, data)
     except OSError as exc:
-        raise BadInput(f"无法写入：{exc.strerror}", path=path) from None
+        raise storage_error(exc) or BadInput(f"无法写入：{exc.strerror}", path=path) from None
 
 
 def export_card_file(home: Home, name: str, fmt: str, spec: str | None, out: Path) -> tuple[str, Path]:

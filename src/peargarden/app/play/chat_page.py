@@ -170,7 +170,7 @@ def _rows(
                 name=message.get("name"),
                 speaker=speaker,
                 persona_avatar=pictures.get(speaker) if role == "user" else None,
-                time=message_time(entry),  # an imported message: its own send_date
+                time=message_time(entry, tree),  # an imported message: its own send_date
                 tokens=count(content) if content else 0,
                 seconds=seconds.get(entry.id) if role == "assistant" else None,
                 content=content,

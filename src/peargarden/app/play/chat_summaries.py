@@ -19,8 +19,8 @@ from typing import Any
 from peargarden.sessions import ops
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.chat_import import IMPORTED_CHAT_FILE
 from peargarden.workspace.chats import SESSION_FILE, ChatFile, branch_mode, list_chats
-from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 CACHE_VERSION = 3
 
@@ -36,7 +36,8 @@ def summarize(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
         "mode": chat.header.get("mode", "stage"),
         "branch_mode": branch_mode(chat),
         "created": chat.header.get("timestamp"),
-        "updated": max((e.timestamp for e in chat.tree), default=chat.header.get("timestamp")),
+        # (entries of an imported chat have no timestamp of their own: the import's is the header's)
+        "updated": max((e.timestamp for e in chat.tree if e.timestamp), default=chat.header.get("timestamp")),
         "messages": len(messages),
         # What a chat page shows: the messages the user and the character said.
         "visible": sum(1 for e in messages if e.message.get("role") in ("user", "assistant")),

@@ -45,7 +45,7 @@ from peargarden.agent.result import BEAT_PURPOSE, SentRequest
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
 from peargarden.app.play.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
-from peargarden.errors import BadInput, NotFound, PearError
+from peargarden.errors import BadInput, NotFound, PearError, StorageError
 from peargarden.formats import (
     TavernChat,
     TavernMessage,
@@ -219,7 +219,7 @@ class PearApp:
         session = self._session(card, chat, options or ChatOptions())
         # A reply a crash cut off mid-stream comes back as an incomplete message (see
         # app.checkpoints); a chat another process is playing right now is left to that process.
-        with contextlib.suppress(ChatBusy):
+        with contextlib.suppress(ChatBusy, StorageError):
             session._hold()()  # claimed (recovering what a crash left) and given back at once
         return session
 

@@ -93,14 +93,15 @@ def _build(spec: ConnectionSpec | None) -> Provider:
     return build_provider(spec)
 
 
-def _embedded(local_model: str = "") -> Provider:
-    """The embedded llama.cpp model (one per process and GGUF, shared by every chat).
+def _embedded(local_model: str = "", override: Connection | None = None) -> Provider:
+    """The embedded llama.cpp model (one worker per process and GGUF, shared by every chat).
 
     *local_model* (``--local-model`` or ``[model] local_path``) is a GGUF path or an embedded
     model's name; its header is checked here, so a wrong file is one line before any chat starts.
+    ``--first-byte-timeout`` / ``--idle-timeout`` bound its worker's start and silences.
     """
     try:
-        provider = embedded_provider(local_model)
+        provider = embedded_provider(local_model, dict(override.timeouts) if override is not None else None)
         if local_model:
             provider.traits()
         return provider
@@ -110,8 +111,8 @@ def _embedded(local_model: str = "") -> Provider:
         ) from None
 
 
-def _local(local_model: str) -> ResolvedProvider:
-    provider = _embedded(local_model)
+def _local(local_model: str, override: Connection | None = None) -> ResolvedProvider:
+    provider = _embedded(local_model, override)
     traits = getattr(provider, "traits", None)
     try:
         small = bool(traits().small) if traits is not None else True
@@ -126,7 +127,7 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
 
     main = settings.main()
     if override is not None and override.local_model:
-        return _local(override.local_model)
+        return _local(override.local_model, override)
     if override is not None and override.base_url:
         model = override.model or (main.model if main.provider != LOCAL else "")
         given = ConnectionSpec(name="cli", base_url=override.base_url, model=model, api_key_env=override.api_key_env)
@@ -135,7 +136,7 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
         main = ModelSettings(main.provider, override.model, main.thinking, main.local_path)
     spec = connection_spec(settings, main)
     if spec is None:
-        return _local(main.local_path)
+        return _local(main.local_path, override)
 
     # The connection's pinned samplers (``[providers.<name>.sampler]``); always wrapped, even with
     # no values yet, so a change made while chats are open reaches them.  Side calls are not wrapped:
