@@ -16,7 +16,19 @@ Per model:
 * gen tok/s: completion tokens / seconds from the first to the last piece, over all turns;
 * TTFT beat 1 / beat 2: seconds to the first piece of the first and second reply (beat 1 includes
   loading the model and the whole prompt; beat 2 reuses the KV prefix);
-* RSS: what the process's resident memory grew by while the model was loaded and ran.
+* RSS: what the process's resident memory grew by while the model was loaded and ran, plus the
+  resident memory of the model's worker process (where the model lives since issue 28).
+
+And the named checks of issue 28 (the failures a person would not keep):
+
+* answers turn 1: the reply to 「你好，掌柜。还有空房吗？」 says whether there is a room (有 / 没有 / 满 /
+  空着 … a room) or names a price — not just any sentence with 房 in it;
+* longest copy: the longest run of characters (spaces ignored) a reply shares with a lorebook body or
+  a field of the card (greeting and example dialogue included); 20 or more counts as a copy;
+* pronoun slips: sentences that call a man of the lore (怀瑾, 周伯) 她 — naming him, or right after a
+  sentence that does (and naming no woman themselves);
+* model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型), or
+  name a company or a model (阿里, 通义, Qwen, OpenAI …).
 
 The replies themselves go to a Markdown report (``--report``, default ``embedded_quality_report.md``).
 
@@ -35,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 import tempfile
 import time
@@ -46,6 +59,7 @@ from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.app.settings.connections import Connection
 from peargarden.providers import embedded
 from peargarden.providers._echo import echoes
+from peargarden.providers._model_claims import claims_to_be_a_model
 from peargarden.providers.model_catalog import CATALOG
 from peargarden.providers.model_fetch import installed_path
 from peargarden.workspace.home import Home
@@ -70,6 +84,50 @@ TURNS = [
     "听说镇上送人只送到柳树下，这是什么讲究？",
     "夜深了，我先上楼歇息。掌柜也早些睡吧。",
 ]
+
+
+# The people of 栖水镇 and their pronoun (its lorebook: 沈怀瑾 is 县城沈家的小儿子, 周伯 a boatman).
+LORE_MEN = ("怀瑾", "周伯")
+LORE_WOMEN = ("青梧", "掌柜", "老夫人")
+COPY_LIMIT = 20
+_ROOM_ANSWER = re.compile(
+    r"(还有|有|没有|没了|满了|住满|空着|剩)[^。！？\n]{0,8}(房|间|屋|床|铺)"  # 有的，楼上还空着一间
+    r"|(房|间)[^。！？\n]{0,6}(还有|有的|空着|满了|没了|住满)"  # 东头那间空着
+    r"|客满|住满了|已经满了"
+    r"|[0-9一二三四五六七八九十百几]+\s*(文|钱|两银|吊)"  # a price
+)
+
+def answers_room(reply: str) -> bool:
+    """Turn 1: a yes or no about a room, or a price (「那间客房的东头那间临河。」 answers nothing)."""
+    return bool(_ROOM_ANSWER.search(reply))
+
+
+def longest_copy(reply: str, sources: list[str]) -> int:
+    """The longest run of *reply* (spaces ignored) that appears in one of *sources*."""
+    text = "".join(reply.split())
+    haystack = "\n".join("".join(source.split()) for source in sources)
+    best = 0
+    for start in range(len(text)):
+        length = best + 1
+        while start + length <= len(text) and text[start : start + length] in haystack:
+            best = length
+            length += 1
+    return best
+
+
+def pronoun_slips(reply: str) -> int:
+    """Sentences that call a man of the lore 她: 她 and no 他 in a sentence that names him, or that
+    follows one naming him and names no woman itself (「…怀瑾公子…走了。她还欠着半钱房钱。」)."""
+    slips = 0
+    about_a_man = False
+    for sentence in re.split(r"(?<=[。！？!?…\n])", reply):
+        names_man = any(name in sentence for name in LORE_MEN)
+        names_woman = any(name in sentence for name in LORE_WOMEN)
+        if "她" in sentence and "他" not in sentence and (names_man or (about_a_man and not names_woman)):
+            slips += 1
+        if names_man or names_woman:
+            about_a_man = names_man and not names_woman
+    return slips
 
 
 def cjk_count(text: str) -> int:
@@ -109,6 +167,7 @@ class Run:
     completion_tokens: int = 0
     errors: list[str] = field(default_factory=list)
     rss_mb: float = 0.0
+    sources: list[str] = field(default_factory=list)  # the card's fields and the lore bodies
 
     def row(self) -> dict[str, str]:
         text = "".join(self.replies)
@@ -119,12 +178,17 @@ class Run:
         echoed = sum(1 for turn, reply in zip(TURNS, self.replies, strict=False) if echoes(turn, reply))
         rate = self.completion_tokens / self.gen_seconds if self.gen_seconds else 0.0
         ttft = [f"{t:.1f}" for t in self.first_piece[:2]] + ["–"] * (2 - len(self.first_piece[:2]))
+        copies = [longest_copy(reply, self.sources) for reply in self.replies]
         return {
             "model": self.model,
             "CJK share": f"{share:.0%}",
             "longest repeat (chars)": str(repeat),
             "ended by stop": f"{stopped}/{len(self.stops)}",
             "echoes": f"{echoed}/{len(self.replies)}",
+            "answers turn 1": ("yes" if answers_room(self.replies[0]) else "no") if self.replies else "–",
+            f"copies ≥ {COPY_LIMIT} (longest)": f"{sum(c >= COPY_LIMIT for c in copies)} ({max(copies, default=0)})",
+            "pronoun slips": str(sum(pronoun_slips(reply) for reply in self.replies)),
+            "model claims": str(sum(claims_to_be_a_model(reply) for reply in self.replies)),
             "gen tok/s": f"{rate:.1f}",
             "TTFT beat 1 (s)": ttft[0],
             "TTFT beat 2 (s)": ttft[1],
@@ -132,11 +196,21 @@ class Run:
         }
 
 
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
+def rss_mb(pid: int | str = "self") -> float:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def workers_rss_mb() -> float:
+    """The resident memory of the embedded models' worker processes of this process."""
+    pids = [p._worker.pid for p in embedded._shared.values() if p._worker is not None and p._worker.pid]
+    return sum(rss_mb(pid) for pid in pids)
 
 
 def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
@@ -145,6 +219,7 @@ def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
     with tempfile.TemporaryDirectory() as folder:
         home = Home(Path(folder))
         seed_home(home)
+        run.sources = copy_sources(home)
         app = PearApp(home)
         options = ChatOptions(mode="stage", connection=Connection(local_model=str(path)))
         session = app.new_chat("青梧", options)
@@ -171,9 +246,22 @@ def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
                 run.first_piece.append(first - start)
                 run.gen_seconds += last - first
             print(f"  [{label}] {len(run.replies)}/{turns} {stop} {reply[:40]!r}", file=sys.stderr)
-        run.rss_mb = rss_mb() - base
-    embedded._shared.clear()  # unload before the next model (the app keeps one per GGUF)
+        run.rss_mb = rss_mb() - base + workers_rss_mb()
+    for provider in embedded._shared.values():  # unload before the next model (the app keeps one per GGUF)
+        provider.close()
+    embedded._shared.clear()
     return run
+
+
+def copy_sources(home: Home) -> list[str]:
+    """What a reply must not paste: the card's fields and the bodies of its lore."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.workspace.cards import open_card
+
+    materials = load_stage_materials(home, open_card(home, "青梧"))
+    card = materials.card
+    fields = [card.description, card.personality, card.scenario, card.first_mes, card.mes_example]
+    return [text for text in fields if text] + [entry.content for entry in materials.corpus.entries]
 
 
 def models_to_run(names: list[str]) -> list[tuple[str, Path]]:

@@ -26,6 +26,13 @@ the median of ``--repeat`` runs, milliseconds:
 - ``export``: ``pear sessions export ID -o FILE``.
 
     .venv/bin/python bench/bench_sessions.py [--sizes 10000,20000] [--shapes plain,swipes] [--repeat 3]
+
+``--processes`` measures what a person pays instead: each command as its own ``python -m peargarden``
+process (the interpreter's start and imports included; CPU from ``wait4``, median of ``--repeat``):
+``sessions show ID --json``, ``sessions export ID -o FILE``, and ``chat --chat ID --once …`` against
+the fake server (story memory on, as the flags make it: the side model follows the endpoint), the
+first beat after the chat was written and the median of the beats after it; and, for scale, ``chat
+--once`` on a new chat of the same data folder.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import contextlib
 import io
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -170,6 +178,48 @@ def measure(size: int, shape: str, repeat: int, beats: int) -> str:
         )
 
 
+def child_cpu(args: list[str], env: dict[str, str]) -> float:
+    """CPU seconds of ``python -m peargarden ARGS`` (user + system, from ``wait4``)."""
+    proc = subprocess.Popen([sys.executable, "-m", "peargarden", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"bench_sessions: pear {' '.join(args)} failed")
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure_processes(size: int, shape: str, repeat: int) -> str:
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as server:
+        server.default_reply = text_reply("客官，", "听雨轩今日有新茶。")
+        home = Home(Path(tmp) / "home")
+        seed_home(home)
+        env = {**os.environ, "PEARGARDEN_HOME": str(home.root), "PYTHONIOENCODING": "utf-8"}
+        played = home.card_dir("青梧") / "chats" / "20261201-999999-play" / SESSION_FILE
+        chat_id = played.parent.name
+        entries = write_chat(played, chat_id, size, shape)
+        endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
+        beat = ["chat", "--chat", chat_id, "--once", "掌柜，今天有什么茶？", *endpoint]
+        first = child_cpu(beat, env)  # the first open writes the session index
+        later = statistics.median(child_cpu(beat, env) for _ in range(repeat))
+        show = statistics.median(child_cpu(["sessions", "show", chat_id, "--json"], env) for _ in range(repeat))
+        out = str(Path(tmp) / "out.jsonl")
+        exporting = ["sessions", "export", chat_id, "-o", out]
+        export = statistics.median(child_cpu(exporting, env) for _ in range(repeat))
+        new_chat = ["chat", "--once", "掌柜，今天有什么茶？", *endpoint]
+        fresh = statistics.median(child_cpu(new_chat, env) for _ in range(repeat))
+        figures = f"{show:>7.2f} {export:>7.2f} {first:>7.2f} {later:>7.2f} {fresh:>7.2f}"
+        return f"{size:>8} {shape:>7} {entries:>8} {figures}"
+
+
+def run_processes(sizes: list[int], shapes: list[str], repeat: int) -> None:
+    print(f"load average at start: {os.getloadavg()}", file=sys.stderr)
+    print(f"{'messages':>8} {'shape':>7} {'entries':>8} {'show':>7} {'export':>7} {'beat 1':>7} {'beat':>7} {'new':>7}")
+    for size in sizes:
+        for shape in shapes:
+            print(measure_processes(size, shape, repeat), flush=True)
+    print(f"load average at end: {os.getloadavg()}", file=sys.stderr)
+
+
 def run(sizes: list[int], shapes: list[str], repeat: int, beats: int) -> None:
     print(f"load average at start: {os.getloadavg()}", file=sys.stderr)
     print(
@@ -188,8 +238,13 @@ def main() -> None:
     parser.add_argument("--shapes", default="plain,swipes")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--beats", type=int, default=5)
+    parser.add_argument("--processes", action="store_true", help="each command as its own process (seconds)")
     args = parser.parse_args()
-    run([int(s) for s in args.sizes.split(",")], args.shapes.split(","), args.repeat, args.beats)
+    sizes, shapes = [int(s) for s in args.sizes.split(",")], args.shapes.split(",")
+    if args.processes:
+        run_processes(sizes, shapes, args.repeat)
+        return
+    run(sizes, shapes, args.repeat, args.beats)
 
 
 if __name__ == "__main__":

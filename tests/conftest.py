@@ -26,6 +26,17 @@ def home_dir(_isolated_home: Path) -> Path:
     return _isolated_home
 
 
+@pytest.fixture
+def fake_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The embedded model's workers started by this test import the fake llama.cpp of
+    ``kit/fake_runtime`` (see ``kit.fake_llama``); the folder of its traces and ``runtime.json``."""
+    from kit.fake_llama import use_fake_runtime
+
+    folder = tmp_path / "fake-state"
+    use_fake_runtime(monkeypatch, folder)
+    return folder
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # The real-model tests (`slow`: a minute of llama.cpp where its runtime is installed) start first.
     # pytest-xdist hands each worker a run of tests in this order, so a long test placed by its

@@ -7,6 +7,8 @@ class also says how a front reports it: ``exit_code`` for the CLI, ``http_status
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 
@@ -52,3 +54,56 @@ class ProviderError(PearError):
 
     exit_code = 4
     http_status = 502  # the model endpoint behind us failed, not the request
+
+
+class StorageError(PearError, OSError):
+    """A file cannot be written because its folder is read-only (permissions, a read-only mount) or
+    the disk is full.  Also an ``OSError`` with the errno, text and file name of *cause*, so code that
+    treats a failed write as a plain ``OSError`` (a cache, a checkpoint) goes on as before; what
+    nobody catches reaches the person as one line.  Made by :func:`storage_error`."""
+
+    exit_code = 5
+    http_status = 507
+
+    def __init__(self, message: str, cause: OSError) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.errno, self.strerror, self.filename = cause.errno, cause.strerror, cause.filename
+
+    def __str__(self) -> str:
+        return self.message  # not OSError's "[Errno N] …"
+
+
+_READ_ONLY = {errno.EPERM: "operation not permitted", errno.EACCES: "permission denied",
+              errno.EROFS: "read-only file system"}  # fmt: skip
+_FULL = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded", errno.EFBIG: "file too large"}
+
+
+def storage_error(error: OSError, home: str | Path | None = None) -> StorageError | None:
+    """*error* said as a :class:`StorageError` when it is one (read-only, full), else ``None``.
+    *home*, the data folder when known: a read-only one is named in the fix."""
+    if isinstance(error, StorageError):
+        error = error.cause
+    target = None if error.filename is None else _text(error.filename)
+    where = f" {target}" if target is not None else ""
+    if error.errno in _READ_ONLY:
+        reason = f"无法写入{where}（{_READ_ONLY[error.errno]}）"
+        if home is not None and (target is None or _inside(target, home)):
+            return StorageError(
+                f"{reason}：数据文件夹 {home} 不可写。请给它写权限（如 chmod -R u+w {home}），"
+                "或用 --home 换一个可写的数据文件夹",
+                error,
+            )
+        folder = str(Path(target).parent) if target is not None else "这个文件夹"  # a new file is made in it
+        return StorageError(f"{reason}：{folder} 不可写，请给它写权限，或换一个可写的位置", error)
+    if error.errno in _FULL:
+        return StorageError(f"磁盘已满，无法写入{where}（{_FULL[error.errno]}）：腾出空间后再试", error)
+    return None
+
+
+def _inside(target: str, folder: str | Path) -> bool:
+    return Path(os.path.abspath(target)).is_relative_to(os.path.abspath(folder))
+
+
+def _text(target: str | bytes | int) -> str:
+    return target.decode("utf-8", "replace") if isinstance(target, bytes) else str(target)

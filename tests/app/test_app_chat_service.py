@@ -209,7 +209,7 @@ def test_a_tool_switches_into_work_mode_mid_beat(home: Home) -> None:
     assert chat.mode == "work" and app.open_chat(None, chat.chat_id).mode == "work"
 
 
-def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
+def test_a_chat_from_pear_import_is_a_session_at_once(
     home: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from peargarden.cli import main
@@ -227,7 +227,7 @@ def test_a_chat_left_by_pear_import_is_read_then_converted_on_first_play(
     capsys.readouterr()
     app = _app(home, ScriptedProvider().add(text_turn("丙")))
     [listed] = app.list_chats()
-    assert not listed.path.exists()  # reading writes nothing
+    assert [p.name for p in listed.path.parent.iterdir()] == ["session.jsonl"]  # converted on import
     chat = app.open_chat(None, listed.chat_id)
     assert _texts(chat) == ["客官里边请。", "掌柜好。", "乙"] and chat.swipe_position() == (2, 2)
     list(chat.send("再来一壶。"))

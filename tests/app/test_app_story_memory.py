@@ -341,6 +341,54 @@ def test_stopping_the_beat_stops_its_bookkeeping(
     assert bookkeeping.current_ledger(quiet.chat.tree).empty
 
 
+def _long_chat(session: ChatSession, beats: int) -> None:
+    """A long history written straight into the session (as an import leaves it: never summarised)."""
+    for n in range(beats):
+        session.chat.append_message({"role": "user", "content": f"第{n}句：往前走。", "name": "阿远"})
+        session.chat.append_message({"role": "assistant", "content": _prose(n), "name": "青梧"})
+
+
+def test_side_requests_of_a_long_history_stay_in_the_side_models_window(
+    home: Home, servers: tuple[FakeOpenAIServer, FakeOpenAIServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from peargarden.cli import main as pear
+    from peargarden.text.tokens import EstimateCounter
+
+    main, side = servers
+    window = 6000
+    app = _setup(home, servers, story=f"side_context_tokens = {window}\ncompact_every = 30")
+    session = app.new_chat("青梧")
+    _long_chat(session, 200)
+    main.script([text_reply("青梧点了点头。")])
+    side.script([_patch({}), text_reply("## 前情提要\n第一段。"), text_reply("常驻记忆")])
+    events = _play(session, "接着走。")
+    count = EstimateCounter()
+    sizes = [sum(count(str(m["content"])) for m in r.body["messages"]) for r in side.chat_requests]
+    assert len(sizes) == 3 and max(sizes) <= window  # scene notes, one compaction step, resident memory
+    progress = [e["message"] for e in events if e["type"] == "warning" and e["message"].startswith("前情压缩")]
+    assert len(progress) == 1 and "轮待压缩" in progress[0]
+    first = bookkeeping.active_summary(session.chat.tree)
+    assert first is not None and 0 < first["turns"] < 195
+    # By hand, the rest goes in as many bounded steps as it takes, each said as it goes.
+    side.script([text_reply(f"## 前情提要\n第{n}段。") if n % 2 else text_reply("常驻记忆") for n in range(1, 200)])
+    before = len(side.chat_requests)
+    capsys.readouterr()
+    pear(["--home", str(home.root), "story", "compact", "--card", "青梧", "--chat", session.chat_id])
+    out = capsys.readouterr()
+    steps = (len(side.chat_requests) - before) // 2
+    lines = out.err.count("前情压缩：")
+    assert steps >= 2 and lines in (steps - 1, steps)  # each step that left more said so
+    assert all(sum(count(str(m["content"])) for m in r.body["messages"]) <= window for r in side.chat_requests)
+    assert "已压缩：" in out.out
+    reopened = PearApp(home, story_memory=False).open_chat("青梧", session.chat_id)
+    last = bookkeeping.active_summary(reopened.chat.tree)
+    assert last is not None
+    messages = [e.id for e in reopened.chat.tree.messages()]
+    after = len(messages) - 1 - messages.index(last["coversThroughId"])
+    # Only the kept rounds (6 beats and this one), plus a remainder too short to summarise, are left.
+    assert after <= 2 * (6 + 1) + 2 * 2
+
+
 @pytest.mark.parametrize(
     "shape",
     [

@@ -9,7 +9,8 @@ import pytest
 
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
-from peargarden.modes.tavern.setup import _LOREBOOKS_KEY, _WORLDS_KEY
+from peargarden.modes.tavern.setup import _LOREBOOKS_KEY
+from peargarden.modes.tavern.sources import _WORLDS_KEY
 from peargarden.providers.scripted import ScriptedProvider, text_turn
 from peargarden.workspace import atomic
 from peargarden.workspace.config import Settings

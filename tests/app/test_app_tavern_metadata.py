@@ -89,3 +89,16 @@ def test_squash_system_messages_applies_in_a_chat(home: Home) -> None:
     # block parses to no messages (its lines use a full-width "：", so no speaker line is found).
     assert _system_count(home, squash=True) == 3
     assert _system_count(home, squash=False) > 2
+
+
+def test_a_regenerate_after_a_metadata_change_is_a_swipe_of_the_first_reply(home: Home) -> None:
+    # The metadata is recorded after the reply, never between the user's message and the reply, so
+    # the regenerated reply forks where the first one did.
+    chat, _ = _chat(home, "青梧望向窗外。", "她没有说话。")
+    list(chat.send("渡口那棵柳树还在吗？"))
+    assert _metadata(chat)
+    list(chat.regenerate())
+    assert chat.swipe_position() == (2, 2)
+    assert _metadata(chat)  # the new reply's branch has its own record
+    chat.swipe(-1)
+    assert [m.content for m in chat.messages()][-1] == "青梧望向窗外。"

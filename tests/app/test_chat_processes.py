@@ -264,13 +264,27 @@ def test_a_silent_endpoint_says_still_waiting_and_ctrl_c_ends_the_wait(home_dir:
     assert [text for role, text in _branch(home_dir, chat_id) if role == "user"][-1] == "有人吗？"
 
 
-def test_an_empty_reply_is_an_error_with_its_own_line(home_dir: Path, tmp_path: Path) -> None:
-    """Point 6 through the CLI: an empty reply exits non-zero with one line naming the endpoint."""
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        (sse(chunk(role="assistant", content=""), chunk(finish_reason="stop")), "empty reply"),
+        (sse(chunk(reasoning_content="客人问房间……"), chunk(finish_reason="stop")), "reasoning only"),
+        (sse(chunk(content="<think>先想想</think>\n"), chunk(finish_reason="length")), "reasoning only"),
+    ],
+    ids=["empty", "reasoning-only", "think-tags-only"],
+)
+def test_an_empty_reply_is_an_error_with_its_own_line(
+    home_dir: Path, tmp_path: Path, reply: object, words: str
+) -> None:
+    """Point 6 through the CLI: an empty reply exits non-zero with one line naming the endpoint; a
+    reply that is only reasoning too (issue 32, point 4), and neither leaves a message in the chat."""
     chat_id = _import_chat(home_dir, tmp_path)
+    before = _branch(home_dir, chat_id)
     with FakeOpenAIServer() as server:
-        server.script([sse(chunk(role="assistant", content=""), chunk(finish_reason="stop"))])
+        server.script([reply])  # type: ignore[list-item]
         done = _run(home_dir, _pear_args(server, chat_id, "掌柜？"))
         base_url = server.base_url
     assert done.returncode == 4
     errors = [line for line in done.stderr.splitlines() if line.startswith("pear:")]
-    assert len(errors) == 1 and base_url in errors[0] and "empty reply" in errors[0]
+    assert len(errors) == 1 and base_url in errors[0] and words in errors[0]
+    assert _branch(home_dir, chat_id) == [*before, ("user", "掌柜？")]

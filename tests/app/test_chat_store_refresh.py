@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from peargarden.errors import ConflictError
+from peargarden.workspace.chat_import import IMPORTED_CHAT_FILE
 from peargarden.workspace.chats import SESSION_FILE, ChatFile
-from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 
 def _imported(tmp_path: Path) -> Path:

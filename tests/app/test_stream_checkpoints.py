@@ -1,40 +1,119 @@
-"""The checkpoint of a streaming reply is bounded: at most once a second or every 500 characters."""
+"""The checkpoint of a streaming reply: bounded in how often it writes, appended (so a long reply
+costs what it weighs, not its square), whole lines only, and read back by recovery."""
 
 from __future__ import annotations
 
-import json
+import errno
+import os
 from pathlib import Path
 
 import pytest
 
-from peargarden.app.play.checkpoints import StreamCheckpoint
-from peargarden.workspace import atomic
+from peargarden.app.play import checkpoints
+from peargarden.app.play.checkpoints import StreamCheckpoint, read_checkpoint
 
 
-def test_checkpoint_writes_are_bounded_and_dropped_once_recorded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _written(path: Path) -> tuple[str, str, object]:
+    header, text, reasoning = read_checkpoint(path.read_bytes())
+    return text, reasoning, (header or {}).get("parentId")
+
+
+def test_checkpoint_writes_are_bounded_and_dropped_once_recorded(tmp_path: Path) -> None:
     now = [100.0]
-    writes: list[str] = []
-    real = atomic.write_json
+    path = tmp_path / "s.json"
+    checkpoint = StreamCheckpoint(path, lambda: "abcd1234", clock=lambda: now[0])
+    sizes: list[int] = []
 
-    def counting(path: Path, value: object, **kwargs: object) -> None:
-        writes.append(json.dumps(value, ensure_ascii=False))
-        real(path, value, **kwargs)  # type: ignore[arg-type]
+    def size() -> int:
+        return path.stat().st_size if path.exists() else 0
 
-    monkeypatch.setattr(atomic, "write_json", counting)
-    checkpoint = StreamCheckpoint(tmp_path / "s.json", lambda: "abcd1234", clock=lambda: now[0])
     for _ in range(200):  # the first delta is written, then nothing until 500 more characters
         checkpoint.add(text="雨")
-    assert len(writes) == 1
+        sizes.append(size())
+    assert len(set(sizes)) == 1 and sizes[0] > 0
+    assert _written(path) == ("雨", "", "abcd1234")
     checkpoint.add(text="声" * 499)
-    assert len(writes) == 2
+    assert _written(path) == ("雨" * 200 + "声" * 499, "", "abcd1234")
+    before = size()
     checkpoint.add(text="")
-    assert len(writes) == 2
+    assert size() == before
     now[0] += 1.5
     checkpoint.add(reasoning="想")  # a second later, one more character is enough
-    assert len(writes) == 3
-    saved = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
-    assert saved["parentId"] == "abcd1234" and saved["text"] == "雨" * 200 + "声" * 499 and saved["reasoning"] == "想"
+    assert _written(path) == ("雨" * 200 + "声" * 499, "想", "abcd1234")
     checkpoint.recorded()
-    assert not (tmp_path / "s.json").exists() and checkpoint.text == ""
+    assert not path.exists()
+    now[0] += 1.5
+    checkpoint.add(text="下一轮")  # the next round's reply starts a new checkpoint
+    assert _written(path) == ("下一轮", "", "abcd1234")
+
+
+def _bytes_written() -> int:
+    """Bytes this process has handed to write calls so far (Linux's per-process I/O counter)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no wchar in /proc/self/io")
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs Linux's /proc/self/io")
+def test_a_long_reply_is_appended_not_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    checkpoint = StreamCheckpoint(path, lambda: "abcd1234", clock=lambda: 100.0)
+    piece = "掌柜的把灯挑亮了些，窗外的雨还没有停了。" * 5  # 100 characters, 300 bytes of UTF-8
+    start = _bytes_written()
+    for _ in range(4000):  # 1.2 MB of text: a checkpoint write every 500 characters
+        checkpoint.add(text=piece)
+    written = _bytes_written() - start
+    # Rewriting the whole text at every step would write it ~800 times over; appending, once.
+    assert written < 2 * 4000 * 300, written
+    saved = _written(path)[0]  # all but the last characters, fewer than a checkpoint step
+    assert (piece * 4000).startswith(saved) and len(piece * 4000) - len(saved) < checkpoints.EVERY_CHARS
+
+
+def test_a_write_cut_short_leaves_whole_lines_and_no_gap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    path = tmp_path / "s.json"
+    checkpoint = StreamCheckpoint(path, lambda: None, clock=lambda: now[0])
+    checkpoint.add(text="一" * 600)
+    real_write = os.write
+    full = [True]
+
+    def disk_full(fd: int, data: bytes | memoryview) -> int:
+        if full[0]:
+            real_write(fd, bytes(data)[:7])  # part of the line reaches the disk, then ENOSPC
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(checkpoints.os, "write", disk_full)
+    checkpoint.add(text="二" * 600)
+    assert path.read_bytes().endswith(b"\n")  # the partial line was cut back off
+    assert _written(path)[0] == "一" * 600
+    full[0] = False
+    checkpoint.add(text="三" * 600)  # within the second after the failure: not tried yet
+    assert _written(path)[0] == "一" * 600
+    now[0] += 1.5
+    checkpoint.add(text="四")
+    assert _written(path)[0] == "一" * 600 + "二" * 600 + "三" * 600 + "四"
+
+
+def test_recovery_skips_a_torn_last_line_and_reads_the_old_format() -> None:
+    lines = b'{"parentId":"a1","timestamp":"t"}\n{"text":"\xe9\x9b\xa8"}\n{"reasoning":"r"}\n{"text":"\xe5\xa3'
+    assert read_checkpoint(lines) == ({"parentId": "a1", "timestamp": "t"}, "雨", "r")
+    old = '{"parentId": "a1", "text": "旧的全文", "reasoning": "想", "timestamp": "t"}\n'.encode()
+    header, text, reasoning = read_checkpoint(old)
+    assert header is not None and header["parentId"] == "a1" and (text, reasoning) == ("旧的全文", "想")
+
+
+@pytest.mark.parametrize(("text", "added"), [("雨还没停，", True), ("", False), ("\n", False)])
+def test_recovery_brings_back_words_not_reasoning_alone(tmp_path: Path, text: str, added: bool) -> None:
+    from peargarden.app.play.checkpoints import recover
+    from peargarden.workspace.chats import ChatFile
+
+    chat = ChatFile.create(tmp_path / "chats", card="青梧")
+    user = chat.append_message({"role": "user", "content": "掌柜？"})
+    path = tmp_path / "s.json"
+    checkpoint = StreamCheckpoint(path, lambda: user.id, clock=lambda: 100.0)
+    checkpoint.add(text=text, reasoning="客人在问什么……" * 100)
+    assert recover(path, chat, "青梧") is added and not path.exists()
+    last = chat.tree.messages()[-1]
+    assert (last.role, last.message["content"]) == (("assistant", text) if added else ("user", "掌柜？"))

@@ -179,8 +179,14 @@ def test_library_files_and_chats(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (home / "library" / "lorebooks" / "江湖.json").read_bytes() == lorebook.read_bytes()
     assert (home / "library" / "presets" / "我的预设.json").read_bytes() == preset_bytes
-    (stored,) = (home / "cards" / "青梧" / "chats").glob("*/sillytavern.jsonl")
-    assert stored.read_bytes() == chat.read_bytes()
+    # The chat is a session at once (nothing else kept of it), and an export gives the lines back
+    # (written as SillyTavern writes JSON: this file's spaces are not kept).
+    (stored,) = (home / "cards" / "青梧" / "chats").glob("*/*")
+    assert stored.name == "session.jsonl"
+    out = tmp_path / "导出.jsonl"
+    assert pear_here(home, "sessions", "export", stored.parent.name, "-o", out).returncode == 0
+    lines = [json.loads(line) for line in chat.read_text(encoding="utf-8").splitlines()]
+    assert [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()] == lines
     # With --card, an imported lorebook is mounted on that card, after the ones already there.
     settings = json.loads((home / "cards" / "青梧" / "卡.json").read_text(encoding="utf-8"))
     assert settings["lorebooks"] == ["栖水镇", "江湖"]
@@ -200,7 +206,7 @@ def test_card_and_its_chat_in_one_run_and_duplicates(tmp_path: Path) -> None:
     )
     result = pear_here(home, "import", card, chat, "--card", "沈砚")
     assert result.returncode == 0, result.stderr
-    assert (home / "cards" / "沈砚" / "chats" / "第一夜" / "sillytavern.jsonl").is_file()
+    assert (home / "cards" / "沈砚" / "chats" / "第一夜" / "session.jsonl").is_file()
     assert pear_here(home, "import", card).returncode == 0
     assert pear_here(home, "import", card).returncode == 0
     folders = sorted(row["folder"] for row in _cards(home))

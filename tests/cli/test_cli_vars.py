@@ -111,3 +111,77 @@ def test_a_missing_or_broken_file_is_one_line_naming_it(home_dir: Path, tmp_path
     assert result.returncode != 0 and "数组.json" in result.stderr
     result = pear_in_process(home_dir, "vars", "apply", "--variables", variables, "--reply", tmp_path / "无.txt")
     assert result.returncode != 0 and "无.txt" in result.stderr
+
+
+CASE = Path(__file__).parents[1] / "variables" / "mvu_e2e" / "01-minimal-classic-mvu"
+
+
+def _imported_chat(home: Path) -> tuple[str, list[dict[str, object]]]:
+    """The recorded chat after the swipe, imported onto the bundled card (its variables come along)."""
+    from kit.apps import scripted_app, seeded_home
+    from peargarden.app.play.service import PearApp
+    from peargarden.providers.scripted import ScriptedProvider
+
+    data = (CASE / "chat_04_swipe.jsonl").read_bytes()
+    app: PearApp = scripted_app(seeded_home(home), ScriptedProvider())
+    chat = app.import_chat("青梧", data, "小梨 - 变量.jsonl")
+    lines = [json.loads(line) for line in data.decode("utf-8").split("\n") if line.strip()]
+    return chat.chat_id, lines
+
+
+def test_vars_show_prints_a_messages_variables_per_swipe(home_dir: Path) -> None:
+    chat_id, lines = _imported_chat(home_dir)
+    done = pear_in_process(home_dir, "vars", "show", "--chat", chat_id, "--message", "6", "--json")
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    assert shown["message"] == 6 and shown["role"] == "assistant" and shown["swipe_id"] == 1
+    assert shown["swipes"] == lines[7]["variables"]  # line 0 is the header
+    assert shown["variables"] == lines[7]["variables"][1] and shown["chat_variables"] == {}
+    # Without --message: the last message; as text, its stat_data as the model sees it.
+    text = pear_in_process(home_dir, "vars", "show", "--chat", chat_id)
+    assert text.returncode == 0 and text.stdout.startswith("第 6 条 · 回复 · 第 2/2 个版本\n")
+    assert "金钱: 80" in text.stdout and "心情: 生气" in text.stdout
+    user = pear_in_process(home_dir, "vars", "show", "--chat", chat_id, "--message", "1")
+    assert user.stdout.startswith("第 1 条 · 用户\n") and "地点: 梨园" in user.stdout
+
+
+def test_vars_show_names_a_missing_message_or_chat_in_one_line(home_dir: Path) -> None:
+    chat_id, _ = _imported_chat(home_dir)
+    missing = pear_in_process(home_dir, "vars", "show", "--chat", chat_id, "--message", "99")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert "没有第 99 条消息" in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
+    unknown = pear_in_process(home_dir, "vars", "show", "--chat", "没有这段对话")
+    assert unknown.returncode == 2 and unknown.stdout == "" and "没有对话" in unknown.stderr
+
+
+def _mvu_home(home: Path, base_url: str) -> None:
+    """The recorded case's card and lorebook in a data folder whose model is the fake server."""
+    from kit.apps import seeded_home
+    from peargarden.app.library.imports import import_files
+
+    seeded = seeded_home(home)
+    import_files(seeded, [CASE / "card.json"], book="mount", card=None)
+    import_files(seeded, [CASE / "小梨变量书.json"], book="mount", card="小梨")
+    seeded.config_file.write_text(
+        f'[model]\nprovider = "m"\nmodel = "fake"\n[providers.m]\nbase_url = "{base_url}"\n', encoding="utf-8"
+    )
+
+
+def test_pear_chat_prints_a_status_line_after_a_beat_and_a_variables_line_in_json(home_dir: Path) -> None:
+    from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+
+    reply = json.loads((CASE / "step_01_send.json").read_text(encoding="utf-8"))["reply_text"]
+    with FakeOpenAIServer() as fake:
+        _mvu_home(home_dir, fake.base_url)
+        fake.script([text_reply(reply), text_reply(reply)])
+        text = pear_in_process(home_dir, "chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好，小梨。")
+        assert text.returncode == 0, text.stderr
+        status = [line for line in text.stderr.splitlines() if line.startswith("【变量】")]
+        assert len(status) == 1 and "金钱=80*" in status[0] and "世界.地点=后台*" in status[0]
+        assert "【变量】" not in text.stdout
+        once = ("chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好。", "--json")
+        as_json = pear_in_process(home_dir, *once)
+    lines = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert [line["type"] for line in lines][-2:] == ["done", "variables"]
+    assert lines[-1]["variables"]["stat_data"]["金钱"] == 80 and lines[-1]["status"].startswith("【变量】")
+    assert "【变量】" not in as_json.stderr

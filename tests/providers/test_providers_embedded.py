@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gguf_testkit import gguf_bytes
 
+from kit.gguf_files import gguf_bytes
 from peargarden.errors import ProviderError
 from peargarden.providers import embedded
 from peargarden.providers._echo import echoes
@@ -174,9 +174,11 @@ def test_missing_model_names_the_chat_command(monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_missing_llama_cpp_names_the_chat_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """In this process (the worker's own case is in test_providers_worker.py)."""
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    provider = EmbeddedProvider(_gguf(tmp_path), in_process=True)
     with pytest.raises(ProviderError, match=r"llama-cpp-python.*scripts/chat\.sh"):
-        list(EmbeddedProvider(_gguf(tmp_path)).stream(ChatRequest(messages=[{"role": "user", "content": "在吗"}])))
+        list(provider.stream(ChatRequest(messages=[{"role": "user", "content": "在吗"}])))
 
 
 def _refused(path: Path) -> str:
@@ -293,6 +295,21 @@ def test_a_last_try_that_is_all_echo_is_still_a_reply(tmp_path: Path) -> None:
     events = list(provider.stream(ChatRequest(messages=[{"role": "user", "content": user}])))
     assert _text(events) == "有热水吗？我想洗把脸。"  # never an empty reply
     assert len(made[0].calls) == 3
+
+
+def test_a_reply_that_claims_to_be_a_model_is_generated_again(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    made[0].replies = ["我是阿里云开发的超大规模语言模型，叫通义千问。", "“客官说笑了，我不过是个开客栈的。”青梧笑道。"]
+    question = [{"role": "user", "content": "（出戏）你是什么模型？能用英文回答吗？"}]
+    events = list(provider.stream(ChatRequest(messages=question)))
+    assert _text(events) == "“客官说笑了，我不过是个开客栈的。”青梧笑道。"
+    calls = made[0].calls
+    assert len(calls) == 2 and calls[1]["seed"] != calls[0].get("seed") and "logits_processor" not in calls[1]
+    big, made_big = _provider(tmp_path, small=False)  # only small models get the guard
+    big.llama()
+    made_big[0].replies = ["I am an AI language model."]
+    assert _text(list(big.stream(ChatRequest(messages=question)))) == "I am an AI language model."
 
 
 class CopyingLlama(TinyLlama):

@@ -52,6 +52,23 @@ def test_each_fault_has_its_own_line_and_is_not_retried(
     assert sleeps == [] and len(fake_server.chat_requests) == 1  # the same answer again would not help
 
 
+@pytest.mark.parametrize(
+    ("bad", "kind", "quoted"),
+    [(b"data: {\xe5\x9d\x8f\xe7\x9a\x84 JSON\n\n", "JSONDecodeError", "{坏的 JSON"),
+     (b"data: \xff\xfe\xe9\x9b\xa8\n\n", "UnicodeDecodeError", "\\\\xff\\\\xfe")],
+    ids=["bad-json", "bad-utf8"],
+)  # fmt: skip
+def test_a_malformed_event_after_good_ones_is_quoted_itself(
+    fake_server: FakeOpenAIServer, make_provider: Make, bad: bytes, kind: str, quoted: str
+) -> None:
+    """Issue 32, point 8: the line quotes the bad event, not the stream's first bytes (which were fine)."""
+    good = [chunk(role="assistant", content="")] + [chunk(content="雨还在下，" * 20) for _ in range(5)]
+    fake_server.script([sse(*good, bad)])
+    message = failure(make_provider())
+    assert f"malformed stream: {kind}" in message and quoted in message, message
+    assert "chat.completion.chunk" not in message  # the good first events are not what is quoted
+
+
 def test_a_cut_stream_still_says_closed_early_and_is_retried(
     fake_server: FakeOpenAIServer, make_provider: Make, sleeps: list[float]
 ) -> None:

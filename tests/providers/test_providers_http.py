@@ -9,7 +9,7 @@ import ssl
 
 import pytest
 
-from peargarden.providers._http import EndpointError, sse_data, stream_chunks, tls_context
+from peargarden.providers._http import EndpointError, MalformedEvent, sse_data, stream_chunks, tls_context
 from peargarden.providers.openai_compat import OpenAICompatProvider
 
 STREAM = (
@@ -59,11 +59,14 @@ def test_chunks_stop_at_done_and_an_error_event_raises() -> None:
     assert caught.value.message == "上游模型过载" and caught.value.body == error["error"]
 
 
-def test_bytes_that_are_not_utf8_or_json_raise_value_errors() -> None:
-    with pytest.raises(UnicodeDecodeError):
+def test_bytes_that_are_not_utf8_or_json_raise_value_errors_holding_them() -> None:
+    with pytest.raises(MalformedEvent) as caught:
         list(sse_data(iter([b"data: \xff\xfe\n\n"])))
-    with pytest.raises(json.JSONDecodeError):
+    assert isinstance(caught.value, ValueError) and caught.value.kind == "UnicodeDecodeError"
+    assert caught.value.data == b"data: \xff\xfe"
+    with pytest.raises(MalformedEvent) as caught:
         list(stream_chunks(iter(["data: {这不是 JSON\n\n".encode()])))
+    assert caught.value.kind == "JSONDecodeError" and caught.value.data == "{这不是 JSON".encode()
 
 
 def test_clients_share_one_tls_context_that_verifies() -> None:

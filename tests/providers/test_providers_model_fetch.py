@@ -9,8 +9,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from gguf_testkit import qwen_like
 
+from kit.gguf_files import qwen_like
 from peargarden.providers.gguf import BadGguf, read_gguf
 from peargarden.providers.model_catalog import CatalogModel, Chunk
 from peargarden.providers.model_fetch import ModelCheckFailed, assemble, installed_path, requirements_text

@@ -39,8 +39,9 @@ def reference(text: str) -> dict[str, Any]:
         except ValueError:
             value = None
         if not isinstance(value, dict):
-            if index == len(lines) - 1:
+            if index == len(lines) - 1:  # a torn append: skipped, and said
                 torn = True
+                warnings.append(f"第 {number} 行不完整（写到一半中断了：崩溃或磁盘已满），已跳过")
             else:
                 warnings.append(f"第 {number} 行无法解析，已跳过")
             continue
@@ -161,7 +162,8 @@ def test_a_torn_line_before_trailing_unicode_blank_lines_is_a_torn_tail() -> Non
     torn = entry_line(message_entry("0000000a", None, STAMP, {"role": "user", "content": "半句"})).encode()[:30]
     data = b"\n".join([good, torn, "\u3000".encode(), b"  "]) + b"\n"
     loaded = decode_bytes(data)
-    assert loaded.torn_tail and loaded.warnings == [] and len(loaded.tree) == 0
+    assert loaded.torn_tail and len(loaded.tree) == 0
+    assert loaded.warnings == ["第 2 行不完整（写到一半中断了：崩溃或磁盘已满），已跳过"]
 
 
 def test_a_line_of_invalid_utf8_bytes_is_skipped_with_a_warning() -> None:

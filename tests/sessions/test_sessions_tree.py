@@ -118,7 +118,8 @@ def test_file_lines_round_trip_with_leaf_records_and_a_torn_tail() -> None:
     good = "\n".join(lines) + "\n"
     torn = good + entry_line(message_entry("ffffffff", tree.leaf, TS, {"role": "user", "content": "半"}))[:25]
     loaded = decode(torn.splitlines())
-    assert loaded.torn_tail and not loaded.warnings
+    assert loaded.torn_tail  # skipped, and said
+    assert loaded.warnings == [f"第 {len(lines) + 1} 行不完整（写到一半中断了：崩溃或磁盘已满），已跳过"]
     assert loaded.header["card"] == "青梧"
     assert loaded.tree.leaf == tree.leaf
     assert [e.id for e in loaded.tree] == [e.id for e in tree]

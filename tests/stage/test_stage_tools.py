@@ -113,8 +113,9 @@ def test_supplement_book_is_written_atomically(home: Home, folder: CardFolder, m
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", failing_replace)
-    with pytest.raises(OSError):
-        call(tools, "lorebook_write", {"title": "新", "keys": ["新"], "content": "另一条新设定。"}, ASKED)
+    # A full disk is one line the model (and the user) reads, not a crash of the tool.
+    failed = call(tools, "lorebook_write", {"title": "新", "keys": ["新"], "content": "另一条新设定。"}, ASKED)
+    assert failed.is_error and "磁盘已满" in failed.text and SUPPLEMENT_BOOK_FILE in failed.text
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert sorted(p.name for p in folder.path.iterdir() if p.name.startswith(f".{SUPPLEMENT_BOOK_FILE}")) == []

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from kit.jsorder import exact
 from peargarden.variables.history import variables_at
 from peargarden.variables.initvar import Lorebook, greeting_records, initialize
 from peargarden.variables.jsvalues import js_keys
@@ -25,21 +26,9 @@ CASES_DIR = Path(__file__).with_name("mvu_e2e")
 CASES = sorted(path.name for path in CASES_DIR.iterdir())
 
 
-def exact(value: Any) -> str:
-    """JSON in JavaScript's key order, so that a record's key order is compared too."""
-
-    def ordered(item: Any) -> Any:
-        if isinstance(item, dict):
-            return {key: ordered(item[key]) for key in js_keys(item)}
-        if isinstance(item, list):
-            return [ordered(element) for element in item]
-        return item
-
-    return json.dumps(ordered(value), ensure_ascii=False)
-
 
 def book(case: str) -> Lorebook:
-    skip = ("card.json", "settings.json")
+    skip = ("card.json", "settings.json", "preset.json")
     path = next(p for p in (CASES_DIR / case).glob("*.json") if p.name not in skip and not p.name.startswith("step_"))
     return Lorebook(path.stem, json.loads(path.read_text(encoding="utf-8"))["entries"])
 

@@ -77,3 +77,10 @@ def test_time_and_memory_are_limited() -> None:
 
 def test_text_without_tags_is_returned_as_is() -> None:
     assert render_template("没有模板 {{user}}").text == "没有模板 {{user}}"
+
+
+def test_a_long_output_comes_back_whole() -> None:
+    # quickjs-ng keeps a long concatenation as a rope string, which its binding cannot return as is.
+    template = "开头<% for (let i = 0; i < 3000; i++) { %>梨<% } %>结尾" + "长" * 5000
+    rendered = render_template(template)
+    assert rendered.warning is None and rendered.text == "开头" + "梨" * 3000 + "结尾" + "长" * 5000

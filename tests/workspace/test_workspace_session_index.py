@@ -86,7 +86,7 @@ def test_a_torn_append_then_a_good_one_read_through_the_index(tmp_path: Path) ->
     with path.open("ab") as handle:
         handle.write(line.encode()[:20])  # a crash in the middle of an append
     torn = _opened(chats, indexed=True)
-    assert torn.warnings == []
+    assert len(torn.warnings) == 1 and "不完整" in torn.warnings[0]  # reported, not dropped silently
     torn.append_message({"role": "user", "content": "重来一次"})
     after = _opened(chats, indexed=True)
     assert len(after.warnings) == 1 and "无法解析" in after.warnings[0]

@@ -12,6 +12,9 @@ Every event is a frozen dataclass with a ``type`` string and ``to_json()`` (a pl
                     the front's answer (see :mod:`peargarden.agent.approvals`).
 ``warning``         ``message``: something the user should know; the beat goes on.
 ``error``           ``message``: the beat failed; it ends with ``done`` (stop reason ``error``).
+``speaker``         ``name``, ``card``: the next reply is this member's (a group chat: one beat, several
+                    speakers; ``card`` is the member's card folder).  Sent by the service before each
+                    speaker's events; a single-card chat sends none.
 ``reply_end``       ``stop_reason``, ``entry_id``: the reply is complete and the chat's after-beat work
                     (scene notes, compaction, variable updates) runs now; ``done`` follows when it
                     is over.  Sent by the service (not the loop) and only when such work runs: a
@@ -44,11 +47,18 @@ class TextDeltaEvent(_Event):
     text: str = ""
     type: str = "text_delta"
 
+    def to_json(self) -> dict[str, Any]:
+        # What asdict gives, without its deep copy: a long reply streams tens of thousands of these.
+        return {"type": self.type, "text": self.text}
+
 
 @dataclass(frozen=True)
 class ThinkingDeltaEvent(_Event):
     text: str = ""
     type: str = "thinking_delta"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,13 @@ class ErrorEvent(_Event):
 
 
 @dataclass(frozen=True)
+class SpeakerEvent(_Event):
+    name: str = ""
+    card: str = ""
+    type: str = "speaker"
+
+
+@dataclass(frozen=True)
 class ReplyEndEvent(_Event):
     stop_reason: str = "stop"
     entry_id: str | None = None
@@ -116,6 +133,7 @@ AgentEvent = (
     | ApprovalNeededEvent
     | WarningEvent
     | ErrorEvent
+    | SpeakerEvent
     | ReplyEndEvent
     | DoneEvent
 )
@@ -128,6 +146,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "approval_needed",
     "warning",
     "error",
+    "speaker",
     "reply_end",
     "done",
 )

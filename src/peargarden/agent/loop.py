@@ -67,8 +67,8 @@ class BeatInput:
 class BuiltRequest:
     request: ChatRequest
     warnings: list[str] = field(default_factory=list)
-    # Custom entries to record on the branch once this request is sent in a recorded beat
-    # (a dry run that calls the builder directly records nothing).
+    # Custom entries to record on the branch once this request's round is over, after its reply, in
+    # a recorded beat (a dry run that calls the builder directly records nothing).
     customs: list[tuple[str, Any]] = field(default_factory=list)
     # What a preview may show besides the request (e.g. tavern mode's SillyTavern body and ledger);
     # never sent, never recorded.
@@ -158,6 +158,14 @@ def _stream(settings: BeatSettings, request: ChatRequest, state: _Round) -> Iter
         state.stop_reason = "aborted"
 
 
+def no_reply_message(stop_reason: str, reasoning: str) -> str:
+    """The line for a round that ended without words or tool calls: only reasoning, or nothing."""
+    if reasoning.strip():
+        hint = "：思考用完了输出长度，可降低思考强度（--thinking）或调高输出上限" if stop_reason == "length" else ""
+        return f"模型只给了思考，没有正文（reasoning only, stop_reason={stop_reason}）{hint}"
+    return f"模型的回复是空的（empty reply, stop_reason={stop_reason}）"
+
+
 def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[AgentEvent]:
     """Run one beat over *history* (which already ends with the user's message, if any)."""
     working = list(history)
@@ -204,8 +212,6 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
             return
         if isinstance(built, ChatRequest):
             built = BuiltRequest(built)
-        for custom_type, data in built.customs:
-            ctx.append_custom(custom_type, data)
         for warning in built.warnings:
             if warning not in seen_warnings:
                 seen_warnings.add(warning)
@@ -219,20 +225,28 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
         yield from _stream(settings, request, state)
         rounds += 1
         usage.add(state.usage)
-        text = "".join(state.text)
-        if rounds == 1 and settings.continue_prefix:
-            text = settings.continue_prefix + text
+        said = "".join(state.text)
+        text = settings.continue_prefix + said if rounds == 1 and settings.continue_prefix else said
         stopped = settings.cancel.is_set() or state.stop_reason == "aborted"
         failed = state.failure is not None or state.stop_reason == "error"
         # Keep whatever arrived; tool calls of an interrupted or failed round are not run (nor kept).
         calls = [] if stopped or failed else state.calls
-        if text or state.reasoning or calls:
+        replied = bool(said.strip()) or bool(calls)
+        if not (stopped or failed or replied):
+            # Nothing but reasoning, or nothing at all: not a reply, whichever the provider.
+            state.failure, failed = no_reply_message(state.stop_reason, "".join(state.reasoning)), True
+        # A round without words or tool calls is not recorded: no empty assistant message in the chat.
+        if replied:
             reason = "aborted" if stopped else ("error" if failed else state.stop_reason)
             message = assistant_message(
                 text, "".join(state.reasoning), calls, state.usage, state.model, reason, settings.tags
             )
             last_entry = settings.record(message) or last_entry
             working.append(context_message(message, last_entry))
+        # Recorded after the round's message, never between the user's message and the reply: a
+        # regenerate forks where the reply did, so the new reply stays a sibling (a swipe).
+        for custom_type, data in built.customs:
+            ctx.append_custom(custom_type, data)
         if failed:
             yield ErrorEvent(message=state.failure or "模型返回了错误")
             yield done("error")

@@ -19,6 +19,7 @@ light command such as ``pear cards`` never loads the chat machinery).
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from peargarden.agent.events import AgentEvent
@@ -51,7 +52,5 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     """The service's names, imported when a front first asks for them."""
     if name in _LAZY:
-        from importlib import import_module
-
         return getattr(import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -138,6 +138,11 @@ def _switched_in(beat: Sequence[Mapping[str, Any]]) -> bool:
     return False
 
 
+def _may_be_work(message: Mapping[str, Any]) -> bool:
+    """A message that could make its beat a work beat: a work tag, or tool calls (a switch)."""
+    return bool(message.get("tool_calls")) or _is_tagged(message)
+
+
 def _is_work_beat(beat: Sequence[Mapping[str, Any]]) -> bool:
     return any(_is_tagged(m) for m in beat) or _switched_in(beat)
 
@@ -145,6 +150,8 @@ def _is_work_beat(beat: Sequence[Mapping[str, Any]]) -> bool:
 def work_mask(messages: Sequence[T], get: Getter = _identity) -> list[bool]:
     """``True`` for every message that belongs to a work beat."""
     mask = [False] * len(messages)
+    if not any(map(_may_be_work, map(get, messages))):
+        return mask  # the common chat, read once: no work tag and no tool call anywhere
     for group in beats(messages, get):
         if _is_work_beat([get(messages[i]) for i in group]):
             for index in group:

@@ -12,6 +12,8 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The ``pear`` command; *argv* given: a call from inside another program (the tests), which
+    keeps its own garbage-collector settings."""
     args = sys.argv[1:] if argv is None else argv
     if args == ["--help"]:
         from ._help import help_width, root_help
@@ -24,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     from ._run import run
 
-    run(args)
+    run(args, own_process=argv is None)
 
 
 def __getattr__(name: str) -> object:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,8 @@ class LazyCommands(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             self.commands[cmd_name] = load_command(cmd_name)
+            if state.freeze_after_import:  # the modules are loaded for good (see _run._collect_less)
+                gc.freeze()
         return self.commands.get(cmd_name)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
@@ -81,6 +84,8 @@ app = typer.Typer(
 @dataclass
 class State:
     home_override: Path | None = None
+    # Set when this process is the command (see _run._collect_less).
+    freeze_after_import: bool = False
 
     @property
     def home(self) -> Home:
@@ -92,8 +97,6 @@ state = State()
 
 @app.callback()
 def _root(
-    home: Path | None = typer.Option(
-        None, "--home", help=HOME_HELP, show_default=False
-    ),
+    home: Path | None = typer.Option(None, "--home", help=HOME_HELP, show_default=False),
 ) -> None:
     state.home_override = home

@@ -28,20 +28,17 @@ class CommandEntry:
 
 COMMANDS: dict[str, CommandEntry] = {
     "card": CommandEntry("card_cmd", "创作/：把卡展开成一槽一文件，检查，写回，撤销（card authoring project）。"),
-    "cards": CommandEntry(
-        "cards_cmd", "List the cards: folder, name, card file, mounted lorebooks, number of chats."
-    ),
+    "cards": CommandEntry("cards_cmd", "List the cards: folder, name, card file, mounted lorebooks, number of chats."),
     "chat": CommandEntry("chat_cmd", "和一张卡对话（交互式、流式输出）；--once 只走一拍。"),
     "entries": CommandEntry("entries_cmd", "Entries of APPEND_SYSTEM.md / AGENTS.md: list them, switch one on or off."),
     "export": CommandEntry("export_cmd", "Export a card (PNG, JSON, CHARX) or a lorebook (SillyTavern JSON)."),
+    "group": CommandEntry("group_cmd", "群聊：建群、列出、修改、静音成员、删除、导入导出 SillyTavern 群聊。"),
     "import": CommandEntry("import_cmd", "Import SillyTavern files."),
     "init": CommandEntry(
         "init_cmd", "Create the data folder with its defaults; never overwrites what is already there."
     ),
     "lore": CommandEntry("lore_cmd", "A card's lore (mounted books + 补充设定集): search."),
-    "lorebook": CommandEntry(
-        "lorebook_cmd", "Shared lorebooks (library/lorebooks/): list, mount on a card, unmount."
-    ),
+    "lorebook": CommandEntry("lorebook_cmd", "Shared lorebooks (library/lorebooks/): list, mount on a card, unmount."),
     "models": CommandEntry(
         "models_cmd", "List the models an endpoint offers (default: the main connection in config.toml)."
     ),
@@ -52,7 +49,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "stage": CommandEntry("stage_cmd", "The stage (agent way to play a card): inspect a beat's request."),
     "story": CommandEntry("story_cmd", "剧情记忆：场记（世界状态与登场名录）、压缩、卡的常驻记忆。"),
     "tavern": CommandEntry("tavern_cmd", "SillyTavern 兼容的提示词拼装 (tavern mode)."),
-    "vars": CommandEntry("vars_cmd", "聊天变量（MVU）：一条回复对变量做了什么。"),
+    "vars": CommandEntry("vars_cmd", "聊天变量（MVU）：一条回复做了什么，一段对话里有什么。"),
     "vault": CommandEntry(
         "vault_cmd", "资产保险库：整个数据文件夹的快照（世界书、预设、人设、技能、每张卡和对话）。"
     ),

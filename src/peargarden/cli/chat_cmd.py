@@ -14,11 +14,15 @@ from typing import Any
 import typer
 
 from peargarden.app import AgentEvent
+from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
 from peargarden.app.library.library import init_home
 from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
+from peargarden.app.play.chat_variables import session_status, variables_event
+from peargarden.app.play.group_session import new_group_chat, open_group_chat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
+from peargarden.formats import dumps_json
 
 from ._app import app, state
 from ._vault import vault_snapshots
@@ -39,6 +43,7 @@ HELP = """命令：
   /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
   /mode [stage|tavern|work]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
+  /trigger 名字     群聊里让这位成员马上接话（静音的也行）
   /quit             退出
 Ctrl-C 停止正在生成的回复（已写出的部分会保留）。"""
 
@@ -66,11 +71,20 @@ def _options(
     return ChatOptions(mode=mode, thinking=thinking, persona=persona, connection=connection)
 
 
-def _open(card: str | None, chat_id: str | None, options: ChatOptions) -> ChatSession:
+def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: str | None = None) -> ChatSession:
     home = state.home
     if not home.exists():
         init_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
     service = PearApp(home)
+    if group is not None:
+        if card is not None:
+            raise BadInput("--card 和 --group 只能选一个（a card or a group）")
+        session: ChatSession = (
+            open_group_chat(service, group, chat_id, options) if chat_id else new_group_chat(service, group, options)
+        )
+        for member in session.roster():  # type: ignore[attr-defined]
+            _ask_card_regex(home, member.card)
+        return session
     _ask_card_regex(home, service.card(card).folder)  # before the session builds its request builders
     return service.open_chat(card, chat_id, options) if chat_id else service.new_chat(card, options)
 
@@ -133,6 +147,10 @@ class _Printer:
                 sys.stderr.flush()
             return
         self._end_thinking()
+        if kind == "speaker":  # a group chat: whose reply follows
+            self._newline()
+            typer.echo(f"【{data['name']}】")
+            return
         if kind == "text_delta":
             sys.stdout.write(self.wrap.feed(data["text"]) if self.wrap is not None else data["text"])
             sys.stdout.flush()
@@ -153,7 +171,6 @@ class _Printer:
             typer.echo(f"pear: {data['message']}", err=True)
         elif kind == "done" and data["stop_reason"] == "aborted":
             typer.echo("（已停止，已写出的部分保留）", err=True)
-
 
     def _story_tool(self, data: dict[str, Any]) -> None:
         """The beat's prose arrives sealed through draft_seal, and a fork as the ask tool's choice card:
@@ -319,6 +336,7 @@ def chat_command(
     thinking: str | None = typer.Option(None, "--thinking", help="off | minimal | low | medium | high | xhigh"),
     persona: str | None = typer.Option(None, "--persona", help="你在故事里的名字（默认来自设置）。"),
     chat_id: str | None = typer.Option(None, "--chat", help="接着已有的对话（对话 id，见 pear sessions list）。"),
+    group: str | None = typer.Option(None, "--group", help="和一个群聊对话（群名，见 pear group list）。"),
     once: str | None = typer.Option(None, "--once", help="只走一拍：发送这句话，打印回复后退出。"),
     as_json: bool = typer.Option(False, "--json", help="与 --once 一起：把事件流按 JSON 行打印。"),
     connect_timeout: float | None = typer.Option(None, "--connect-timeout", help="连接的时限（秒，默认 10）。"),
@@ -336,10 +354,12 @@ def chat_command(
     """和一张卡对话（交互式、流式输出）；--once 只走一拍。"""
     if as_json and once is None:
         raise BadInput("--json 只能和 --once 一起用")
+    if once is not None and not once.strip():  # refused before a new chat is made for it
+        raise BadInput("--once 的消息是空的（empty message）")
     limits = {"connect": connect_timeout, "first_byte": first_byte_timeout, "idle": idle_timeout}
     limits["total"] = total_timeout
     options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model, limits)
-    session = _open(card, chat_id, options)
+    session = _open(card, chat_id, options, group)
     waiting = _StillWaiting(_endpoint(session), still_waiting)
     with vault_snapshots(state.home):
         if once is not None:
@@ -350,14 +370,12 @@ def chat_command(
 
 def _json(value: Any) -> str:
     """JSON for the terminal (lone surrogates escaped); formats is imported only when needed."""
-    from peargarden.formats import dumps_json
 
     return dumps_json(value)
 
 
 def _ask_card_regex(home: Any, card: str) -> None:
     """First play of a card with regex scripts of its own: ask once (on a terminal) and remember."""
-    from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
 
     pending = pending_question(home, card)
     if pending is None:
@@ -378,6 +396,13 @@ def _endpoint(session: ChatSession) -> str:
     return session.endpoint or "内置模型"
 
 
+def _status(session: ChatSession) -> None:
+    """The card's variables after a beat, one compact line on stderr (only for a chat that has them)."""
+    line = session_status(session)
+    if line:
+        typer.echo(line, err=True)
+
+
 def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting | None = None) -> None:
     beat = _started("send", lambda: session.play("send", text))
     if as_json:
@@ -387,6 +412,8 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
             sys.stdout.flush()
 
         reason, _, code = _run(beat, emit, interactive=False, waiting=waiting)
+        if (event := variables_event(session)) is not None:  # after done: the variables the beat left
+            sys.stdout.write(_json(event) + "\n")
     else:
         printer = _Printer(show_thinking=False, wrap=_terminal_wrap())
         reason, reply, code = _run(beat, printer.event, interactive=False, waiting=waiting)
@@ -394,6 +421,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
             sys.stdout.write(printer.wrap.flush())
         if reply and not reply.endswith("\n"):
             sys.stdout.write("\n")
+        _status(session)
     # sys.exit rather than typer.Exit: the root runs click with standalone_mode=False, which turns
     # an Exit into a return value that would be lost.
     if reason == "error":
@@ -405,7 +433,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
 def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> None:
     printer = _Printer(wrap=_terminal_wrap())
     typer.echo(
-        f"梨园 · {session.card.folder} · 对话 {session.chat_id} · {session.mode} · 思考 {session.thinking}",
+        f"梨园 · {_title(session)} · 对话 {session.chat_id} · {session.mode} · 思考 {session.thinking}",
         err=True,
     )
     typer.echo("输入 /help 查看命令。", err=True)
@@ -419,6 +447,7 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
         beat = _started(action, start)
         _run(beat, printer.event, interactive=True, waiting=waiting)
         printer._newline()
+        _status(session)
         if session.mode != before:  # the model switched into (or out of) work mode itself
             typer.echo(f"（对话方式：{before} → {session.mode}）", err=True)
         return beat
@@ -443,6 +472,14 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
                 typer.echo(f"未知命令 {command}；/help 查看命令。", err=True)
         except PearError as error:
             typer.echo(f"pear: {error}", err=True)
+
+
+def _title(session: ChatSession) -> str:
+    """The card's folder, or a group chat's name and members."""
+    roster = getattr(session, "roster", None)
+    if roster is None:
+        return session.card.folder
+    return f"群聊 {session.char_name}（{'、'.join(m.name for m in roster())}）"
 
 
 def _sender(session: ChatSession, text: str) -> BeatStart:
@@ -537,6 +574,10 @@ def _slash(
         for number, message in enumerate(session.messages()):
             mark = "（已隐藏）" if "hidden" in message.tags else ""
             typer.echo(f"[{number}] {mark}{_who(message.role)}{_preview(message.content, 200)}")
+    elif command == "/trigger":  # a group chat: that member answers now, muted or not
+        if not hasattr(session, "roster"):
+            raise BadInput("/trigger 只用于群聊（pear chat --group NAME）")
+        play("send", lambda: session.play("send", f"/trigger {rest}"))
     elif command == "/mode":
         if rest:
             session.set_mode(rest)

@@ -1,5 +1,6 @@
 """``pear models``: what an endpoint offers (its ``/v1/models`` list), or the embedded models and
-which of them are fetched; ``--fetch NAME`` downloads and verifies one."""
+which of them are fetched; ``--fetch NAME`` downloads and verifies one; ``--check`` runs the embedded
+runtime's self-test on this machine."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import typer
 
-from peargarden.app.settings.local_models import fetch_embedded
+from peargarden.app.settings.local_models import check_embedded, fetch_embedded, require_safe
 from peargarden.app.settings.model_lists import list_models
 
 from ._app import app, state
@@ -24,8 +25,24 @@ def models_command(
     fetch_name: str | None = typer.Option(
         None, "--fetch", help="Download and verify an embedded model: qwen-0.5b (default), qwen-1.5b, smollm2."
     ),
+    check: bool = typer.Option(
+        False, "--check", help="Self-test the embedded model's runtime here: which configuration is safe, tok/s."
+    ),
+    if_needed: bool = typer.Option(
+        False, "--if-needed", help="With --check: only when machine, runtime or model changed since the last one."
+    ),
+    local_model: str | None = typer.Option(
+        None, "--local-model", help="With --check: a GGUF path or an embedded model's name (default: configured)."
+    ),
 ) -> None:
     """List the models an endpoint offers (default: the main connection in config.toml)."""
+    if check:
+        progress = None if as_json else (lambda message: typer.echo(f"models: {message}", err=True))
+        result = check_embedded(state.home, local_model or "", if_needed=if_needed, progress=progress)
+        if result["fresh"] or as_json or not if_needed:  # --if-needed with a record that holds: quiet
+            _print_check(result, as_json)
+        require_safe(result)
+        return
     if fetch_name is not None:
         path = fetch_embedded(fetch_name, progress=lambda message: typer.echo(f"models: {message}", err=True))
         typer.echo(str(path))
@@ -55,3 +72,23 @@ def _list_embedded(rows: list[dict[str, Any]], as_json: bool) -> None:
         state_text = "已下载" if row["fetched"] else "未下载"
         mark = "（默认）" if row["default"] else ""
         typer.echo(f"{row['name']}\t{row['model']}{mark}\t{state_text}")
+
+
+def _print_check(check: dict[str, Any], as_json: bool) -> None:
+    """Each configuration's outcome and speed, then the choice and why."""
+    if as_json:
+        typer.echo(json.dumps(check, ensure_ascii=False, indent=2))
+        return
+    machine, runtime = check.get("machine") or {}, check.get("runtime") or {}
+    where = machine.get("cpu") or machine.get("arch") or "?"
+    typer.echo(f"内置模型自检：{check['name']} · {where} · llama-cpp-python {runtime.get('version') or '?'}")
+    for trial in check["trials"]:
+        label = "开" if trial["use_extra_bufts"] else "关"
+        if trial["outcome"] == "ok":
+            outcome = f"通过，prompt {trial['prompt_tok_s']} tok/s，生成 {trial['gen_tok_s']} tok/s"
+        else:
+            outcome = f"失败：{trial['outcome']}" + (f"（{trial['detail']}）" if trial["detail"] else "")
+        typer.echo(f"  {trial['config']}（CPU extra buffer types {label}）：{outcome}")
+    when = "刚刚测过" if check["fresh"] else f"沿用 {check['checked_at']} 的记录"
+    if check["chosen"]:
+        typer.echo(f"选用 {check['chosen']}：{check['reason']}（{when}，记在 {check['record']}）")

@@ -70,9 +70,7 @@ def labels_command(preset: str, as_json: bool = typer.Option(False, "--json")) -
 
 
 @preset_app.command("relabel")
-def relabel_command(
-    preset: str, block_id: str, station: str, card: str = typer.Option(..., "--card")
-) -> None:
+def relabel_command(preset: str, block_id: str, station: str, card: str = typer.Option(..., "--card")) -> None:
     """Set one block's station yourself and re-route the card."""
     result = declarations.relabel_block(state.home, preset, card, block_id, station)
     changed = "、".join(result.changed_files) or "无"

@@ -31,7 +31,7 @@ def _grants(value: Any, source: str) -> tuple[list[str], bool]:
 
 @sandbox_app.command("check")
 def check_command(
-    vectors: Path = typer.Argument(..., help="JSONL: one {\"tool\", \"path\"|\"command\"[, \"grants\"]} per line."),
+    vectors: Path = typer.Argument(..., help='JSONL: one {"tool", "path"|"command"[, "grants"]} per line.'),
     card: str = typer.Option(..., "--card", help="The current card (folder name under cards/)."),
     chat: str | None = typer.Option(None, "--chat", help="The current chat id (other chats are forbidden)."),
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from peargarden.errors import BadInput
+from peargarden.web.addresses import reachable_urls
 
 from ._app import app, state
 from ._vault import vault_snapshots
@@ -18,7 +19,6 @@ def serve_command(
     """网页界面（web UI）：FastAPI + uvicorn，默认只监听本机。"""
     import uvicorn
 
-    from peargarden.web.addresses import reachable_urls
     from peargarden.web.guards import is_loopback
     from peargarden.web.server import WebConfig, create_app, new_token
 

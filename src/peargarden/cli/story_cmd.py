@@ -45,9 +45,10 @@ def compact_command(
     chat: str | None = typer.Option(None, "--chat", help="对话 id（默认：这张卡最近的一局）。"),
 ) -> None:
     """现在就把较早的剧情压成接力摘要（保留最近几轮原文；原消息仍留在会话文件里）。"""
-    summary, warning = story.compact_now(story.story_session(state.home, card, chat))
+    session = story.story_session(state.home, card, chat)
+    summary, warnings = story.compact_now(session, progress=lambda line: typer.echo(line, err=True))
     typer.echo(f"已压缩：{summary.get('turns', 0)} 轮、{summary.get('chars', 0)} 字成为前情提要。")
-    if warning:
+    for warning in warnings:
         typer.echo(f"注意：{warning}", err=True)
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from peargarden.app.play.tavern_cases import is_group_case, replay_case
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
 
@@ -18,7 +20,6 @@ app.add_typer(tavern_app, name="tavern")
 
 
 def _width(text: str) -> int:
-    import unicodedata
 
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
@@ -55,7 +56,6 @@ def replay_cmd(
 ) -> None:
     """Replay an oracle case's steps and print the request body of the last generation (a group
     case: a JSON array of every request body, in order)."""
-    from peargarden.app.play.tavern_cases import is_group_case, replay_case
 
     result = replay_case(case_dir, st_version)
     for warning in dict.fromkeys(result.warnings):
@@ -148,6 +148,13 @@ def set_cmd(
             raise BadInput("设置 regex 需要 --card")
         allowed = tavern_controls.set_regex(home, card, value)
         print(f"卡「{card}」自带的正则脚本：{'允许运行' if allowed else '不运行'}（保存在卡.json 的 regex_allowed）")
+        return
+    if key == "scripts":
+        if card is None:
+            raise BadInput("设置 scripts 需要 --card")
+        allowed = tavern_controls.set_scripts(home, card, value)
+        print(f"卡「{card}」的 TavernHelper 脚本：{'变量系统（MVU）运行' if allowed else '变量系统（MVU）不运行'}"
+              "（保存在卡.json 的 scripts_allowed；脚本自己的代码从不运行）")  # fmt: skip
         return
     if key == "preset":
         if card is None:

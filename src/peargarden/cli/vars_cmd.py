@@ -1,4 +1,4 @@
-"""``pear vars``: chat variables (MVU): what one reply does to them."""
+"""``pear vars``: chat variables (MVU): what one reply does to them, what a chat holds."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 
-from ._app import app
+from ._app import app, state
 
-vars_app = typer.Typer(help="聊天变量（MVU）：一条回复对变量做了什么。", no_args_is_help=True)
+vars_app = typer.Typer(help="聊天变量（MVU）：一条回复做了什么，一段对话里有什么。", no_args_is_help=True)
 app.add_typer(vars_app, name="vars")
 
 
@@ -39,3 +39,28 @@ def _change_lines(changes: object, prefix: str = "") -> list[str]:
     if changes is None:
         return []
     return [f"{prefix[:-1]}: {changes}".rstrip()]
+
+
+@vars_app.command("show")
+def show_command(
+    chat: str = typer.Option(..., "--chat", help="对话 id（pear sessions list 可查）。"),
+    message: int | None = typer.Option(None, "--message", help="SillyTavern 的消息编号（0 = 开场白）；默认最后一条。"),
+    as_json: bool = typer.Option(False, "--json", help="打印 JSON：这条消息每个版本的变量和聊天变量。"),
+) -> None:
+    """The variables of a stored chat's message (per swipe) and the chat's variables."""
+    from peargarden.app.play.chat_records import find_chat
+    from peargarden.app.play.chat_variables import record_yaml, stored_variables
+    from peargarden.app.play.variables import record_json
+
+    shown = stored_variables(state.home, find_chat(state.home, chat))
+    found = shown.message(message)
+    if as_json:
+        typer.echo(record_json({"chat": chat, **found.to_json(), "chat_variables": shown.chat}))
+        return
+    role = "用户" if found.role == "user" else "回复"
+    count = len(found.swipes)
+    where = f"第 {found.index} 条 · {role}" + (f" · 第 {found.swipe_id + 1}/{count} 个版本" if count > 1 else "")
+    body = record_yaml(found.current)
+    typer.echo(f"{where}\n{body}" if body else f"{where}：没有变量（no variables）")
+    if shown.chat:
+        typer.echo(f"聊天变量：\n{record_yaml({'stat_data': shown.chat})}")

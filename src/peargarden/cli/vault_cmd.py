@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from peargarden.app.library.snapshots import Snapshots
+
 from ._app import app, state
+from ._vault import tidy
 
 if TYPE_CHECKING:
     from peargarden.app.library.snapshots import Snapshots
@@ -22,8 +25,9 @@ app.add_typer(vault_app, name="vault")
 
 def _vault() -> Snapshots:
     # Imported here so that `pear --help` does not load the vault.
-    from peargarden.app.library.snapshots import Snapshots
 
+
+    tidy(state.home)  # what a killed snapshot left behind goes first, and the user is told
     return Snapshots(state.home)
 
 

@@ -77,8 +77,11 @@ def _order_list(preset: dict[str, Any]) -> list[tuple[str, bool]]:
     orders = preset.get("prompt_order")
     if isinstance(orders, list):
         chosen = next(
-            (o for o in orders if isinstance(o, dict) and o.get("character_id") == GLOBAL_ORDER_ID
-             and isinstance(o.get("order"), list)),
+            (
+                o
+                for o in orders
+                if isinstance(o, dict) and o.get("character_id") == GLOBAL_ORDER_ID and isinstance(o.get("order"), list)
+            ),
             None,
         ) or next((o for o in orders if isinstance(o, dict) and isinstance(o.get("order"), list)), None)
         if chosen is not None:

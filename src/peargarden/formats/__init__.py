@@ -52,6 +52,10 @@ Regex-script files (one script object, or an array)::
 
     read_regex_scripts(data, filename) -> list[dict]
 
+TavernHelper scripts of a card or a preset, read, never run (``formats.helper_scripts``)::
+
+    helper_scripts(extensions) -> list[HelperScript] ; script_report(script, owner) -> str
+
 Personas (SillyTavern ``power_user``)::
 
     Persona, PERSONA_* ; personas_from_power_user(pu) ; personas_to_power_user(personas, pu)
@@ -73,6 +77,8 @@ from .chats import (
     TavernMessage,
     format_create_date,
     format_send_date,
+    is_chat_text,
+    iter_chat_jsonl,
     parse_send_date,
     read_chat_jsonl,
     write_chat_jsonl,
@@ -143,6 +149,8 @@ __all__ = [
     "format_create_date",
     "format_send_date",
     "has_lone_surrogate",
+    "is_chat_text",
+    "iter_chat_jsonl",
     "load_preset",
     "lorebook_from_character_book",
     "lorebook_from_object",

@@ -45,13 +45,13 @@ def decode_utf8(data: bytes, filename: str, what: str = "文本") -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         message = f"{what}不是 UTF-8 编码，第 {exc.start} 字节处出错（not valid UTF-8）"
-        if _reads_as_gbk(data):
+        if reads_as_gbk(data):
             message += "；看起来是 GBK/GB18030 编码，请用编辑器另存为 UTF-8（looks like GBK: save it as UTF-8）"
         raise FormatError(message, path=filename) from None
     return text.removeprefix("\ufeff")
 
 
-def _reads_as_gbk(data: bytes) -> bool:
+def reads_as_gbk(data: bytes) -> bool:
     """The bytes decode as GB18030 and hold Chinese characters (not only Latin-1 look-alikes)."""
     try:
         text = data.decode("gb18030")

@@ -12,13 +12,16 @@ import copy
 import json
 import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+import msgspec
+
 from peargarden.errors import FormatError
 
-from ._common import JsonObject, check_size, decode_utf8, jsonl_bytes
+from ._common import JsonObject, check_size, decode_utf8, jsonl_bytes, reads_as_gbk
 
 ChatStyle = Literal["1.12", "1.18"]
 
@@ -222,6 +225,68 @@ def read_chat_jsonl(data: bytes, filename: str) -> TavernChat:
             raise FormatError(f"聊天记录第 {number} 条消息的 mes 不是文本（'mes' is not text）", path=filename)
     ends_with_newline = torn is None and text.endswith("\n")
     return TavernChat(header, [TavernMessage(o) for o in objects], torn, ends_with_newline)
+
+
+def iter_chat_jsonl(rows: Iterable[bytes], filename: str) -> Iterator[JsonObject]:
+    """The objects of a chat file given line by line (its bytes split at ``\\n``), checked as
+    :func:`read_chat_jsonl` checks them, so a long file is read without holding it: the header (when
+    there is one) first, then the messages; a broken *last* line is dropped, a broken line anywhere
+    else raises as soon as a line after it shows it was not the last.  UTF-8 only (a UTF-16 file, which
+    :func:`read_chat_jsonl` reads whole, is refused here)."""
+    held: int | None = None  # the number of a broken line that may yet be the last one
+    objects = 0
+    first_is_header = False
+    for number, row in enumerate(rows, start=1):
+        line = _row_text(row.removeprefix(b"\xef\xbb\xbf") if number == 1 else row, number, filename)
+        if not line.strip():
+            continue
+        if held is not None:
+            raise FormatError(f"聊天记录第 {held} 行不是 JSON 对象（line {held} is not a JSON object）", path=filename)
+        value = _loads_line(line)
+        if not isinstance(value, dict):
+            if objects == 0:
+                held = number
+                break
+            held = number
+            continue
+        objects += 1
+        if objects == 1:
+            first_is_header = _is_header(value)
+            if not first_is_header and "mes" not in value:
+                raise FormatError("这不是 SillyTavern 聊天记录（not a SillyTavern chat file）", path=filename)
+        if not (objects == 1 and first_is_header) and not isinstance(value.get("mes", ""), str):
+            # Numbered as read_chat_jsonl numbers them: the header counts as the first.
+            raise FormatError(f"聊天记录第 {objects} 条消息的 mes 不是文本（'mes' is not text）", path=filename)
+        yield value
+    if objects == 0 and held is not None:  # the first line is no object: no torn tail, a broken file
+        raise FormatError(f"聊天记录第 {held} 行不是 JSON 对象（line {held} is not a JSON object）", path=filename)
+    if objects == 0:
+        raise FormatError("聊天记录是空的（empty chat file）", path=filename)
+
+
+_LINE_JSON = msgspec.json.Decoder()
+
+
+def _loads_line(line: str) -> Any:
+    """One line's JSON value (``None`` when it is none): msgspec, and ``json`` for what msgspec
+    refuses (NaN, lone surrogates, numbers out of range), so a line means what ``json`` says."""
+    try:
+        return _LINE_JSON.decode(line)
+    except msgspec.DecodeError:
+        try:
+            return json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            return None
+
+
+def _row_text(row: bytes, number: int, filename: str) -> str:
+    try:
+        return row.decode("utf-8")
+    except UnicodeDecodeError:
+        message = f"聊天记录第 {number} 行不是 UTF-8 编码（not valid UTF-8）"
+        if reads_as_gbk(row):
+            message += "；看起来是 GBK/GB18030 编码，请用编辑器另存为 UTF-8（looks like GBK: save it as UTF-8）"
+        raise FormatError(message, path=filename) from None
 
 
 def write_chat_jsonl(chat: TavernChat) -> bytes:

@@ -18,19 +18,24 @@ from .base import PlayMode
 from .stage.memory import after_beat as stage_after_beat
 from .stage.memory import stage_story
 from .stage.setup import stage_mode, stage_prepare
+from .stage.variables import after_beat as stage_variables_after_beat
+from .stage.variables import chained, with_variables
 from .tavern.setup import tavern_setup
+from .tavern.variables import after_beat as tavern_after_beat
 from .work.setup import role_play_setup, work_setup
 
 MODES: Mapping[str, PlayMode] = MappingProxyType(
     {
         "stage": PlayMode(
-            role_play_setup(stage_mode, switch=True),
+            role_play_setup(with_variables(stage_mode), switch=True),
             tool_mode="stage",
             prepare=stage_prepare,
             story=stage_story,
-            after_beat=stage_after_beat,
+            after_beat=chained(stage_variables_after_beat, stage_after_beat),
         ),
-        "tavern": PlayMode(role_play_setup(tavern_setup, switch=False), tool_mode="tavern"),
+        "tavern": PlayMode(
+            role_play_setup(tavern_setup, switch=False), tool_mode="tavern", after_beat=tavern_after_beat
+        ),
         "work": PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,)),
     }
 )

@@ -3,7 +3,9 @@
 * :mod:`.openai_compat` — any OpenAI-compatible endpoint, over httpx2 (:mod:`._http`: the POST, the
   server-sent events); what differs between servers (thinking parameters, reasoning pass-back) is in
   :mod:`.profiles`.
-* :mod:`.embedded` — SmolLM2-135M-Instruct in-process through ``llama-cpp-python`` (the default).
+* :mod:`.embedded` — a GGUF through ``llama-cpp-python`` in a worker process (:mod:`.worker_client`,
+  :mod:`.llama_worker`), with the configuration the self-test chose for this machine
+  (:mod:`.runtime_check`); Qwen2.5-Coder-0.5B-Instruct by default.
 * :mod:`.scripted` — replays scripted turns, for tests.
 * :mod:`.registry` — builds a provider from connection values.
 

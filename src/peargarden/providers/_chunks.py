@@ -76,15 +76,25 @@ class ChunkReader:
         # Chunks seen, and choices in them: tells "only [DONE]" and "no choices" from a cut stream.
         self.chunks = 0
         self.choices = 0
+        # Characters of reply, reasoning and tool-call arguments received (the reply-size cap).
+        self.received = 0
         self._usage: Usage | None = None
         self._splitter = ThinkTagSplitter()
         self._tools = ToolCallAccumulator()
         self._had_tool_calls = False
+        self._spoke = False  # text that is not only whitespace came
+        self.thought = False  # reasoning came
 
     @property
     def complete(self) -> bool:
         """The server said it was done (a finish reason or the usage that follows it)."""
         return self.finish_reason is not None or self.saw_usage
+
+    @property
+    def replied(self) -> bool:
+        """Words (not only whitespace) or a tool call came: a reply, not just reasoning or nothing."""
+        held = self._splitter.held_text()
+        return self._spoke or self._had_tool_calls or bool(self._tools) or (bool(held) and not held.isspace())
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         events: list[StreamEvent] = []
@@ -105,19 +115,25 @@ class ChunkReader:
             if isinstance(delta, dict):
                 thinking = reasoning_text(delta)
                 if thinking:
+                    self.received += len(thinking)
+                    self.thought = True
                     events.append(ThinkingDelta(thinking))
                 content = delta.get("content")
                 if content and isinstance(content, str):
+                    self.received += len(content)
                     for kind, text in self._splitter.feed(content):
-                        events.append(TextDelta(text) if kind == "text" else ThinkingDelta(text))
+                        if kind == "text":
+                            self._spoke = self._spoke or not text.isspace()
+                            events.append(TextDelta(text))
+                        else:
+                            self.thought = True
+                            events.append(ThinkingDelta(text))
                 for call in _objects(delta.get("tool_calls")):
                     function = call.get("function")
-                    self._tools.add(
-                        call.get("index"),
-                        call.get("id"),
-                        _field(function, "name"),
-                        _field(function, "arguments"),
-                    )
+                    arguments = _field(function, "arguments")
+                    if isinstance(arguments, str):
+                        self.received += len(arguments)
+                    self._tools.add(call.get("index"), call.get("id"), _field(function, "name"), arguments)
             finish_reason = choice.get("finish_reason")
             if finish_reason and isinstance(finish_reason, str):
                 self.finish_reason = finish_reason

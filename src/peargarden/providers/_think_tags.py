@@ -46,6 +46,10 @@ class ThinkTagSplitter:
             break
         return out
 
+    def held_text(self) -> str:
+        """What is held back that :meth:`flush` would give as plain text."""
+        return "" if self._inside else self._pending
+
     def flush(self) -> list[tuple[Kind, str]]:
         """End of stream: whatever was held back is plain content of the current kind."""
         rest, self._pending = self._pending, ""
@@ -56,6 +60,8 @@ class ThinkTagSplitter:
 
 def _partial_tag_suffix(data: str, tag: str) -> int:
     """Length of the longest suffix of *data* that is a proper prefix of *tag*."""
+    if "<" not in data[1 - len(tag) :]:
+        return 0  # every tag starts with "<": the common case, decided without the loop
     for size in range(min(len(tag) - 1, len(data)), 0, -1):
         if data.endswith(tag[:size]):
             return size

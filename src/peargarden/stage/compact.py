@@ -182,7 +182,6 @@ def stop_words(user: str) -> list[str]:
     return [f"\n{user}：", f"\n{user}:", f"\n{user} :", "\n\n"]
 
 
-
 def compact_beat(
     card: StageCard,
     settings: StageSettings,

@@ -19,9 +19,7 @@ from .messages import Turn
 __all__ = ["regexed_story"]
 
 
-def regexed_story(
-    history: Sequence[Turn], user_text: str, regex: RegexSet, macros: Macros
-) -> tuple[list[Turn], str]:
+def regexed_story(history: Sequence[Turn], user_text: str, regex: RegexSet, macros: Macros) -> tuple[list[Turn], str]:
     """*history* and the new words with the prompt-time regex scripts applied."""
     if not any(True for _ in regex.scripts()):
         return list(history), user_text

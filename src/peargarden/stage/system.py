@@ -40,9 +40,7 @@ __all__ = [
     "persona_block",
 ]
 
-SYSTEM_FALLBACK_WARNING = (
-    "SYSTEM.md 缺失或为空，本拍用的是随包的默认版本。请在数据文件夹里恢复或编写 SYSTEM.md。"
-)
+SYSTEM_FALLBACK_WARNING = "SYSTEM.md 缺失或为空，本拍用的是随包的默认版本。请在数据文件夹里恢复或编写 SYSTEM.md。"
 
 
 @dataclass(frozen=True)

@@ -417,9 +417,7 @@ class GenerationContext:
             "personality": self.base_replace(_stripped(s.card_field("personality"))),
             "scenario": self.base_replace(_stripped(scenario_src)),
             "mesExamples": self.base_replace(_stripped(examples_src)),
-            "system": self.base_replace(_stripped(system_src))
-            if pu.get("prefer_character_prompt", True)
-            else "",
+            "system": self.base_replace(_stripped(system_src)) if pu.get("prefer_character_prompt", True) else "",
             "jailbreak": self.base_replace(_stripped(s.card_data.get("post_history_instructions")))
             if pu.get("prefer_character_jailbreak", True)
             else "",

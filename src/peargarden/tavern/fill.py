@@ -186,6 +186,7 @@ def populate(
         add_slot("enhanceDefinitions")
     if bias and js_trim(bias):
         add_slot("bias")
+
     def inject_to_main(p: Prompt, identifier: str, position: str) -> None:
         if cc.has("main") or not g.compat.injection_order:
             cc.insert(cc.message(p.role, p.text, identifier), "main", position)

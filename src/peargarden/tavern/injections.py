@@ -155,9 +155,7 @@ def insert_newest_first(
         orders = sorted({100.0, *(_order(p) for p in prompts_here)}, reverse=True) if by_order else [100.0]
         for order in orders:
             for role in ("system", "user", "assistant"):
-                own = "\n".join(
-                    p.text for p in prompts_here if p.role == role and (not by_order or _order(p) == order)
-                )
+                own = "\n".join(p.text for p in prompts_here if p.role == role and (not by_order or _order(p) == order))
                 ext = table.join(IN_CHAT, depth, ROLE_IDS[role], "\n", False, substitute) if order == 100.0 else ""
                 joint = "\n".join(js_trim(x) for x in (own, ext) if x)
                 if joint:

@@ -18,6 +18,7 @@ from peargarden.text.jsstring import js_trim
 from peargarden.text.macros import chat_id_hash, substitute
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import TextCounter
+from peargarden.worldinfo.sources import character_book_to_world
 
 from . import defaults as d
 from .assemble import Assembly, Generation, generate
@@ -401,7 +402,6 @@ def run_ui(state: TavernState, text: str, warnings: list[str]) -> None:
         if not isinstance(book, Mapping):
             warnings.append("角色卡没有内嵌世界书，无法导入")
             return
-        from peargarden.worldinfo.sources import character_book_to_world
 
         name, world = character_book_to_world(
             book, state.char_name, editor_resave=state.compat.embedded_book_editor_resave

@@ -174,15 +174,11 @@ def usage_chunk(
     }
 
 
-def sse(
-    *items: StreamItem, done: bool = True, split_bytes: int | None = None, delay: float = 0.0
-) -> StreamReply:
+def sse(*items: StreamItem, done: bool = True, split_bytes: int | None = None, delay: float = 0.0) -> StreamReply:
     return StreamReply(items=list(items), done=done, split_bytes=split_bytes, delay=delay)
 
 
-def text_reply(
-    *pieces: str, usage: tuple[int, int] | None = (10, 5), finish_reason: str = "stop"
-) -> StreamReply:
+def text_reply(*pieces: str, usage: tuple[int, int] | None = (10, 5), finish_reason: str = "stop") -> StreamReply:
     """A streamed plain-text answer, one chunk per piece, then finish reason and usage."""
     items: list[StreamItem] = [chunk(role="assistant", content="")]
     items += [chunk(content=piece) for piece in pieces]
@@ -313,17 +309,12 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             return
 
         def do_GET(self) -> None:
-            server._record(
-                RecordedRequest("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, None)
-            )
+            server._record(RecordedRequest("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, None))
             if self.path.rstrip("/").endswith("/models"):
                 reply = server.models_reply or JsonReply(
                     body={
                         "object": "list",
-                        "data": [
-                            {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
-                            for m in server.models
-                        ],
+                        "data": [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in server.models],
                     }
                 )
                 self._send_json(reply)
@@ -337,9 +328,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 body: Any = json.loads(raw) if raw else None
             except ValueError:
                 body = raw
-            server._record(
-                RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-            )
+            server._record(RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send_json(status(404, f"no route {self.path}"))
                 return

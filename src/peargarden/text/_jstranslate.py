@@ -32,8 +32,6 @@ def _boundaries(word: str) -> tuple[str, str]:
     )
 
 
-
-
 # JS ``\S``, ``\D`` and ``\W`` written as explicit ranges, so they also work inside a class.
 _NOT_SPACE = (
     "\\x00-\\x08\\x0e-\\x1f\\x21-\\x9f\\xa1-\\u167f\\u1681-\\u1fff\\u200b-\\u2027"

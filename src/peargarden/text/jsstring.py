@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 
 # The JS WhiteSpace + LineTerminator set.
-JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) + (
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_SPACE = (
+    "\t\n\x0b\x0c\r \xa0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + ("\u2028\u2029\u202f\u205f\u3000\ufeff")
 )
 JS_SPACE_RUN = re.compile(f"[{re.escape(JS_SPACE)}]+")
 _JS_SPACE_SET = frozenset(JS_SPACE)

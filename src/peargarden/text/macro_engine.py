@@ -664,6 +664,8 @@ _register("//|comment", lambda ev, c: "", 1, list_args=True, strict=False)
 _register("roll", lambda ev, c: roll_formula(c.args[0], ev.env), 1)
 _register("random", _random, 0, list_args=True)
 _register("pick", _pick, 0, list_args=True)
+
+
 def _banned(ev: _Evaluator, call: MacroCall) -> str:
     ev.env.banned_words.append(call.args[0].strip('"'))
     return ""

@@ -12,6 +12,7 @@ Variables are mutated in place in :class:`Variables` (ST keeps them in ``chat_me
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -51,8 +52,6 @@ class Variables:
         current: object = self.get(scope, name) or 0
         if isinstance(current, str):
             try:
-                import json
-
                 parsed = json.loads(current)
             except ValueError:
                 parsed = None

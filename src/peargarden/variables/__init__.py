@@ -1,5 +1,25 @@
 """MagVarUpdate (MVU) variables, pure: what a reply's update commands do to a chat's variables.
 
 The values are JSON values as JavaScript holds them (see ``jsvalues``); every function takes the
-variables it works on and returns or changes them, with no clock, file or network.
+variables it works on and returns or changes them, with no clock, file or network.  Checked against
+MVU's recorded unit cases and two recorded chats (``tests/variables/``).
+
+- :mod:`.jsvalues` (``undefined``, number forms, key order, ``JSON.stringify``), :mod:`.lodash`
+  (paths: get / has / set / unset / merge), :mod:`.jsdate`.
+- :mod:`.commands` — ``_.set/insert/assign/remove/unset/delete/add(…);`` found by bracket and quote
+  matching, ``//reason``, ``<JSONPatch>`` ops, ``path_fix``; :mod:`.command_value` — a command's
+  value (JSON, literals, math via :mod:`.mathexpr`, YAML, trimmed text).
+- :mod:`.parse_string` — YAML, then JSON5, then repaired JSON, over :mod:`.yaml_load` (PyYAML with the
+  JS ``yaml`` package's 1.2 core schema), :mod:`.json5` and :mod:`.json_repair` (own readers: the
+  Python libraries read differently).
+- :mod:`.update` — ``update_variables``: display and delta lines, arithmetic, ``[value, "desc"]``
+  leaves, refusals as warnings (``after_update`` is where a zod schema's clamps would run);
+  :mod:`.schema` — the generated schema and its extensibility markers; :mod:`.template`.
+- :mod:`.initvar` — ``[initvar]`` seeding (disabled entries too, every greeting swipe);
+  :mod:`.history` — the variables in force (``chat[i].variables[swipe_id]``, ``variables_at``);
+  :mod:`.message` — ``handle_variables_in_message``, the status placeholder.
+- :mod:`.macros` + :mod:`.yaml_dump` — ``{{get_/format_…_variable::…}}``, YAML as the ``yaml`` package
+  prints it; :mod:`.ejs` + :mod:`.templates_js` — ``<% %>`` card templates in QuickJS (the one module
+  that runs an engine, imported lazily; no files, no network, time and memory limits).
+- :mod:`.marks` — the ``[initvar]`` / ``[mvu_update]`` comment marks, for modules that only filter entries.
 """

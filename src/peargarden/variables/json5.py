@@ -15,7 +15,7 @@ import re
 import unicodedata
 from typing import Any
 
-from peargarden.variables.jsvalues import UNDEFINED, js_number
+from peargarden.variables.jsvalues import UNDEFINED, js_number, to_js_string
 
 
 class Json5Error(ValueError):
@@ -190,8 +190,6 @@ class _Reader:
         if char in "\"'":
             return self.string()
         if self.js and (char.isdigit() or char == "."):
-            from peargarden.variables.jsvalues import to_js_string
-
             return to_js_string(js_number(self.unsigned_number()))
         word = self.identifier()
         if not word:

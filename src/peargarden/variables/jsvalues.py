@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from peargarden.text.jsstring import js_trim
 from peargarden.text.jsvalue import (
     UNDEFINED,
     is_number,
@@ -147,8 +148,6 @@ def to_number(value: JsValue) -> int | float:
             return 0
         return to_number(to_js_string(value)) if len(value) == 1 else math.nan
     if isinstance(value, str):
-        from peargarden.text.jsstring import js_trim
-
         text = js_trim(value)
         if not text:
             return 0

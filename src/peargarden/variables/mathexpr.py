@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from peargarden.variables.jsvalues import number_to_string
+
 
 class MathError(ValueError):
     """The text is not an expression this evaluator (and so, as far as it knows, math.js) computes."""
@@ -780,7 +782,6 @@ def evaluate(text: str) -> Any:
 
 def _format_number(value: float) -> str:
     """math.js's "auto" notation: plain digits within [1e-3, 1e5), an exponent outside."""
-    from peargarden.variables.jsvalues import number_to_string
 
     if not math.isfinite(value) or value == 0:
         return number_to_string(value)

@@ -72,8 +72,12 @@ def handle_variables_in_message(
     expand_macros: Callable[[str], str] | None = None,
     after_update: AfterUpdate | None = None,
     utc_offset_minutes: int = 0,
+    start: Mapping[str, Any] | None = None,
 ) -> MessageOutcome | None:
-    """Handle ``chat[message_id]`` as MVU does when it is received (``None``: MVU leaves it alone)."""
+    """Handle ``chat[message_id]`` as MVU does when it is received (``None``: MVU leaves it alone).
+
+    *start*: the variables to apply the message to instead of the last ones before it (the stage's
+    tool already changed them during the beat)."""
     if not 0 <= message_id < len(chat):
         return None
     message = chat[message_id]
@@ -81,7 +85,8 @@ def handle_variables_in_message(
     role = _role(message)
     if role == "assistant" and len(text.encode("utf-16-le")) // 2 < 5:
         return None
-    variables = last_valid_variables(chat, 1 if message_id == 0 else message_id)
+    before = 1 if message_id == 0 else message_id
+    variables = clone(dict(start)) if start is not None else last_valid_variables(chat, before)
     if not isinstance(variables, dict) or "stat_data" not in variables:
         return None
     result = update_variables(

@@ -139,9 +139,12 @@ def render_template(
     try:
         context.set("__vars", context.parse_json(json.dumps(store, ensure_ascii=False)))
         context.eval(_PRELUDE)
-        text = context.eval(
-            '(function () { let __output = ""; const __append = s => { if (s !== undefined && s !== null) '
-            "__output += s; };\n" + body + "\nreturn __output; })()"
+        # Through JSON: a long output is a rope string in quickjs-ng, which the binding cannot hand over.
+        text = json.loads(
+            context.eval(
+                'JSON.stringify((function () { let __output = ""; const __append = s => { if (s !== undefined '
+                "&& s !== null) __output += s; };\n" + body + "\nreturn __output; })())"
+            )
         )
         after = json.loads(context.eval("JSON.stringify(__vars)"))
     except quickjs.JSException as error:

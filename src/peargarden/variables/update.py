@@ -7,7 +7,7 @@ its path in ``display_data`` (the whole state with the changed leaves replaced) 
 that does not apply is skipped with a warning, as MVU logs it; the others still apply.  When
 ``stat_data`` changed, the schema is generated again from it.
 
-Facts kept from MVU (see ``docs/ARCHITECTURE.md``): ``_.set`` on a missing path is refused; a
+Facts kept from MVU: ``_.set`` on a missing path is refused; a
 ``[value, "description"]`` leaf has its value replaced (as a number when it was one); a number set
 from a string becomes a number; ``_.add`` adds to numbers (12 significant digits) and milliseconds
 to dates; removing an array element by its index in the path (``_.remove('a.物品[0]')``) bypasses the

@@ -9,6 +9,7 @@ it (``'I can\\'t wait'`` is ``I can\\``); ``load_lenient`` does the same.  PyYAM
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from functools import cache
@@ -102,8 +103,6 @@ def _js_key(key: Any) -> str:
     if isinstance(key, float) and math.isfinite(key):
         key = js_number(key)
     if isinstance(key, list | dict):
-        import json
-
         return json.dumps(key, ensure_ascii=False)
     return "" if key is None else to_js_string(key)
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
@@ -331,6 +332,5 @@ def export(request: Request, card: str, chat_id: str) -> StreamingResponse:
 
 
 def _quote(name: str) -> str:
-    from urllib.parse import quote
 
     return quote(name)

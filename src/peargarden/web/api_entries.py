@@ -28,8 +28,14 @@ def list_entries(request: Request, card: str) -> list[dict[str, Any]]:
         if not path.is_file():
             continue
         entries = [
-            {"name": e.name, "title": e.title, "level": e.level, "enabled": e.enabled, "source": e.source,
-             "content": e.content}
+            {
+                "name": e.name,
+                "title": e.title,
+                "level": e.level,
+                "enabled": e.enabled,
+                "source": e.source,
+                "content": e.content,
+            }
             for e in named_entries(path)
         ]
         files.append({"file": key, "label": label, "entries": entries})

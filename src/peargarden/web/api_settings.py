@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from peargarden.app.settings.config_edit import Value, set_values
 from peargarden.app.settings.connection_profiles import (
     active_profile,
     apply_profile,
@@ -117,8 +118,6 @@ class SettingsBody(BaseModel):
 @router.post("/settings")
 def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
     """Change values in ``config.toml`` in place (comments kept); invalid values change nothing."""
-    from peargarden.app.settings.config_edit import Value, set_values
-
     changes: dict[tuple[str, str], Value] = {}
     for key in ("user_name", "user_persona", "mode", "creation_mode", "scan_depth", "max_lore_injections"):
         value = getattr(body, key)

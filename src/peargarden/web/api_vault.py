@@ -21,9 +21,7 @@ def _vault(request: Request) -> Snapshots:
 @router.get("/vault")
 def snapshots(request: Request) -> list[dict[str, Any]]:
     """Snapshots, newest first (id, time, reason, files, size)."""
-    return [
-        {**info.to_json(), "size": info.size} for info in reversed(_vault(request).snapshots())
-    ]
+    return [{**info.to_json(), "size": info.size} for info in reversed(_vault(request).snapshots())]
 
 
 class SnapshotBody(BaseModel):

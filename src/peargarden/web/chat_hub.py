@@ -131,10 +131,14 @@ class ChatHub:
 
     def start_beat(self, chat: OpenChat, action: str, text: str = "", step: int = 1) -> ActiveBeat:
         """Start *action* on *chat* (``ChatSession.play``: a busy chat is a ``ConflictError``)."""
-        beat = ActiveBeat(chat, chat.session.play(action, text, step=step))
+        return self.adopt(chat, chat.session.play(action, text, step=step))
+
+    def adopt(self, chat: OpenChat, beat: Beat) -> ActiveBeat:
+        """A beat started elsewhere (a group chat's round), reachable by its id for stop and approvals."""
+        active = ActiveBeat(chat, beat)
         with self._guard:
-            self._beats[beat.id] = beat
-        return beat
+            self._beats[active.id] = active
+        return active
 
     def beat(self, beat_id: str) -> ActiveBeat:
         with self._guard:

@@ -25,6 +25,7 @@ from peargarden.app import Home
 from peargarden.app.library.card_list import card_rows
 from peargarden.errors import NotFound, PearError
 
+from . import safety
 from .guards import RequireToken, SameOriginOnly, is_loopback
 
 HERE = Path(__file__).parent
@@ -67,8 +68,6 @@ def create_app(config: WebConfig) -> FastAPI:
 
     app.state.hub = ChatHub(config.home)
     _warm_card_list(config.home)
-    from . import safety
-
     safety.install(app)
 
     # Added last, run first: the token, then the same-origin check, then safety's headers and body cap.
@@ -94,6 +93,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat,
         api_chat_files,
         api_entries,
+        api_groups,
         api_inspect,
         api_lore,
         api_personas,
@@ -111,7 +111,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, pages)  # fmt: skip
+               api_regex_allow, api_groups, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

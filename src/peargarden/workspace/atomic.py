@@ -14,10 +14,11 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from peargarden.errors import StorageError, storage_error
 from peargarden.formats import dumps_json
 
 log = logging.getLogger("peargarden.atomic")
@@ -59,6 +60,7 @@ def _written(path: Path, kind: WriteKind) -> None:
         except Exception:  # a listener must never turn a finished write into a failure
             log.exception("write listener failed for %s", path)
 
+
 # Prefix and suffix of the temp files made below; a crash between creating one and renaming it
 # leaves it behind, so scanners (the vault) recognise and skip names of this shape.
 TEMP_PREFIX = "."
@@ -76,6 +78,44 @@ def temp_prefix(name: str) -> str:
     raw = name.encode("utf-8", "replace")[:_TEMP_NAME_BYTES]
     short = raw.decode("utf-8", "ignore") or "file"
     return f"{TEMP_PREFIX}{short}.{os.getpid()}-"
+
+
+@contextlib.contextmanager
+def storage_errors() -> Iterator[None]:
+    """A write that fails because the data folder is read-only or the disk is full raises
+    :class:`~peargarden.errors.StorageError` (one line for the person, still an ``OSError``)."""
+    try:
+        yield
+    except OSError as error:
+        if isinstance(error, StorageError):
+            raise
+        converted = storage_error(error, _data_folder(error.filename))
+        if converted is None:
+            raise
+        raise converted from None
+
+
+@contextlib.contextmanager
+def _said_of(path: Path) -> Iterator[None]:
+    """An ``OSError`` in the block names *path* (the file being written), not a temp file's name."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno is None:
+            raise
+        raise OSError(error.errno, error.strerror, str(path)) from None
+
+
+def _data_folder(target: str | bytes | int | None) -> Path | None:
+    """The data folder *target* is in (the nearest folder above it with a ``config.toml``), so a
+    read-only one is named in the fix; None when there is none (a file written elsewhere)."""
+    if not isinstance(target, str):
+        return None
+    for folder in Path(target).parents:
+        with contextlib.suppress(OSError):
+            if (folder / "config.toml").is_file():
+                return folder
+    return None
 
 
 def fsync_dir(folder: Path) -> None:
@@ -109,22 +149,24 @@ def ensure_dir(folder: Path) -> None:
             break
         probe = probe.parent
     for new in reversed(missing):
-        with contextlib.suppress(FileExistsError):
+        with contextlib.suppress(FileExistsError), storage_errors():
             new.mkdir()
         fsync_dir(new.parent)
     if not folder.is_dir():  # something that is not a folder stands in the way
         raise NotADirectoryError(f"not a folder: {folder}")
 
 
-def _fsynced_temp(path: Path, data: bytes, *, sync: bool = True) -> Path:
-    """*data* in a new temp file beside *path* (parent folders created), flushed to disk unless
-    *sync* is false."""
+def _fsynced_temp(path: Path, data: bytes | Iterable[bytes], *, sync: bool = True) -> Path:
+    """*data* (bytes, or chunks of them made as they are written) in a new temp file beside *path*
+    (parent folders created), flushed to disk unless *sync* is false."""
     ensure_dir(path.parent)
-    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
+    with storage_errors(), _said_of(path):
+        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=TEMP_SUFFIX, dir=path.parent)
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        with storage_errors(), _said_of(path), os.fdopen(fd, "wb") as handle:
+            for chunk in [data] if isinstance(data, bytes) else data:
+                handle.write(chunk)
             if sync:
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -141,7 +183,16 @@ def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     The new file gets *mode* when given; otherwise it keeps the permissions of the file it replaces,
     and a brand-new file gets 0644.
     """
-    path = Path(path)
+    _replace(Path(path), data, mode)
+
+
+def write_chunks(path: Path, chunks: Iterable[bytes], *, mode: int | None = None) -> None:
+    """:func:`write_bytes` of data made while it is written (a converted chat): nothing holds it
+    whole.  An error while *chunks* are made leaves *path* as it was."""
+    _replace(Path(path), chunks, mode)
+
+
+def _replace(path: Path, data: bytes | Iterable[bytes], mode: int | None) -> None:
     tmp = _fsynced_temp(path, data)
     try:
         if mode is None:
@@ -149,8 +200,9 @@ def write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
                 mode = path.stat().st_mode & 0o7777
             except FileNotFoundError:
                 mode = 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        with storage_errors(), _said_of(path):
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
@@ -172,9 +224,10 @@ def create_text(path: Path, text: str) -> bool:
     path = Path(path)
     tmp = _fsynced_temp(path, text.encode("utf-8"))
     try:
-        os.chmod(tmp, 0o644)
         try:
-            os.link(tmp, path)
+            with storage_errors(), _said_of(path):
+                os.chmod(tmp, 0o644)
+                os.link(tmp, path)
         except FileExistsError:
             return False
     finally:
@@ -212,29 +265,49 @@ def append_line(path: Path, line: str) -> None:
     """Append one line and fsync, for append-only logs such as session files.
 
     The line goes out in one ``write`` on an ``O_APPEND`` descriptor, so two processes appending at
-    the same time do not interleave inside a line.  A crash can still leave a torn last line (a
-    partial write); the next append starts on a fresh line so that the torn one never swallows a
-    good entry, and readers skip lines that do not parse (see :func:`peargarden.sessions.codec.decode`).
+    the same time do not interleave inside a line.  A write that fails part-way (a full disk, a file
+    size limit) is rolled back: the file is cut back to its old length, so the line is either whole
+    or not there at all, and the error is a :class:`~peargarden.errors.StorageError`.  A crash can
+    still leave a torn last line (a partial write); the next append starts on a fresh line so that
+    the torn one never swallows a good entry, and readers report it (see
+    :func:`peargarden.sessions.codec.decode`).  Callers append to one file from one process at a
+    time (a chat's lock), so the cut never takes another writer's line.
     """
     path = Path(path)
     ensure_dir(path.parent)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     created = not path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    with storage_errors():
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
+        with storage_errors():
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                os.fsync(fd)
+            except OSError as error:
+                _cut_back(fd, size)
+                if created:  # a file this call made holds nothing: it goes too
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                raise OSError(error.errno, error.strerror, str(path)) from None  # os.write names no file
     finally:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
     _written(path, "append")
+
+
+def _cut_back(fd: int, size: int) -> None:
+    """Undo a failed append: the file as long as it was (best effort; the error is raised anyway)."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, size)
+        os.fsync(fd)
 
 
 # ".<name>.<pid>-<8 random chars>.tmp" (older versions: no pid), the temp files made above.

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, NotFound, PearError
+from peargarden.errors import BadInput, NotFound, PearError, storage_error
 from peargarden.formats import Card, read_card
 from peargarden.text.names import did_you_mean
 
@@ -84,27 +84,10 @@ class CardFolder:
 
     def settings(self) -> dict[str, Any]:
         """``卡.json`` as a dict; ``{}`` when the card has none."""
-        try:
-            text = read_user_text(self.settings_file, "卡设置")
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            raise BadInput(f"无法读取卡设置：{exc}", path=self.settings_file) from None
-        try:
-            value = json.loads(text) if text.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise BadInput(
-                f"卡设置不是合法的 JSON：第 {exc.lineno} 行（invalid JSON）", path=self.settings_file
-            ) from None
-        if not isinstance(value, dict):
-            raise BadInput("卡设置应是一个 JSON 对象（expected an object）", path=self.settings_file)
-        return value
+        return read_settings_file(self.settings_file, "卡设置")
 
     def write_settings(self, settings: dict[str, Any]) -> None:
-        try:
-            atomic.write_json(self.settings_file, settings)
-        except OSError as exc:
-            raise PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=self.settings_file) from None
+        write_settings_file(self.settings_file, settings)
 
     def lorebooks(self) -> list[str]:
         """Names of the library lorebooks mounted on this card, in mount order."""
@@ -124,6 +107,32 @@ class CardFolder:
             return sorted(p.name for p in self.chats_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
         except OSError:
             return []
+
+
+def read_settings_file(path: Path, what: str) -> dict[str, Any]:
+    """A hand-edited settings file of ours (``卡.json``, ``群.json``) as a dict; ``{}`` when there is
+    none.  *what* names it in the one-line error."""
+    try:
+        text = read_user_text(path, what)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise BadInput(f"无法读取{what}：{exc}", path=path) from None
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{what}不是合法的 JSON：第 {exc.lineno} 行（invalid JSON）", path=path) from None
+    if not isinstance(value, dict):
+        raise BadInput(f"{what}应是一个 JSON 对象（expected an object）", path=path)
+    return value
+
+
+def write_settings_file(path: Path, settings: dict[str, Any]) -> None:
+    try:
+        atomic.write_json(path, settings)
+    except OSError as exc:
+        failed = PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=path)
+        raise storage_error(exc) or failed from None
 
 
 def list_cards(home: Home) -> list[CardFolder]:

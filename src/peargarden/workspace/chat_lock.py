@@ -18,7 +18,7 @@ from pathlib import Path
 
 from peargarden.errors import ConflictError
 
-from .atomic import ensure_dir
+from .atomic import ensure_dir, storage_errors
 from .home import Home
 from .locking import lock_file_for
 
@@ -56,7 +56,8 @@ class ChatLock:
         if self._fd is not None:
             raise ChatBusy(self._busy_message(os.getpid()))
         ensure_dir(self.path.parent)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        with storage_errors():  # a read-only data folder: one line naming it, not a traceback
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

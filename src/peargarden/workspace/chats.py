@@ -49,9 +49,9 @@ from peargarden.sessions import (
 from peargarden.sessions.index import read_indexed, read_with_index
 from peargarden.sessions.sillytavern import import_chat
 from peargarden.workspace import atomic
-from peargarden.workspace.importer import IMPORTED_CHAT_FILE
+from peargarden.workspace.chat_import import IMPORTED_CHAT_FILE
+from peargarden.workspace.chat_import import SESSION_FILE as SESSION_FILE  # its home for every caller
 
-SESSION_FILE = "session.jsonl"
 #: The session index of a chat, in its folder (see the module's docstring).
 INDEX_FILE = ".cache/session.idx"
 # A file shorter than this is read whole (a few milliseconds): no index.
@@ -159,9 +159,13 @@ class ChatFile:
         return cls(chats_dir / chat_id / SESSION_FILE, header, SessionTree(), [], in_memory=True)
 
     @classmethod
-    def create_with(cls, chats_dir: Path, entries: list[Entry], leaf: str | None, **header: Any) -> ChatFile:
-        """A new chat holding *entries* (parents first), written in one atomic write, not one fsync each."""
-        chat_id = new_chat_id()
+    def create_with(
+        cls, chats_dir: Path, entries: list[Entry], leaf: str | None, chat_id: str | None = None, **header: Any
+    ) -> ChatFile:
+        """A new chat holding *entries* (parents first), written in one atomic write, not one fsync each;
+        *chat_id* when it is free and valid (an imported chat keeps its file's name), else a new id."""
+        if chat_id is None or not valid_chat_id(chat_id) or (chats_dir / chat_id).exists():
+            chat_id = new_chat_id()
         while (chats_dir / chat_id).exists():
             chat_id = new_chat_id()
         now = utc_now()

@@ -31,6 +31,7 @@ CREATION_MODES = ("silent", "ask")
 CHAT_MODES = ("stage", "tavern", "work")
 ST_VERSIONS = ("1.12", "1.18")  # SillyTavern releases tavern mode can match (peargarden.tavern.version)
 
+
 def check_st_version(value: str) -> str:
     """``--st-version``: one of the SillyTavern releases matched (1.12 or 1.18)."""
     if value not in ST_VERSIONS:
@@ -218,9 +219,7 @@ def settings_from_mapping(doc: Mapping[str, Any], *, where: str | Path = "config
     return _validated(dataclasses.replace(base, **changes), where)
 
 
-def merge_card_settings(
-    settings: Settings, card: Mapping[str, Any], *, where: str | Path = "卡.json"
-) -> Settings:
+def merge_card_settings(settings: Settings, card: Mapping[str, Any], *, where: str | Path = "卡.json") -> Settings:
     """Apply a card's ``卡.json`` on top of the global settings: the card value wins per field."""
     changes: dict[str, Any] = {}
     for key, value in card.items():
@@ -267,9 +266,7 @@ def _model(value: Any, key: str, base: ModelSettings, where: str | Path) -> Mode
     }
     model = dataclasses.replace(base, **fields)
     if model.thinking and model.thinking not in THINKING_LEVELS:
-        raise BadInput(
-            f"{key}.thinking 只能是 {' | '.join(THINKING_LEVELS)}，实际是 {model.thinking!r}", path=where
-        )
+        raise BadInput(f"{key}.thinking 只能是 {' | '.join(THINKING_LEVELS)}，实际是 {model.thinking!r}", path=where)
     return model
 
 

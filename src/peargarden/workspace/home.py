@@ -1,4 +1,4 @@
-"""Where the data folder is and what lives in it (see docs/ARCHITECTURE.md, "Data on disk")."""
+"""Where the data folder is and what lives in it."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ AUTHORING_DIR = "创作"
 # Characters that may not appear in a folder or file name on some system SillyTavern users run, and
 # lone surrogates (a card's JSON may hold "\ud800"; no file system can encode one).
 _UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\x00-\x1f\ud800-\udfff]')
+# Bidirectional-text controls (marks, embeddings, overrides, isolates): invisible, and a right-to-left
+# override turns what a listing shows around ("卡\u202egnp.exe" reads as "卡exe.png").  Removed.
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def default_home() -> Path:
@@ -30,12 +33,13 @@ MAX_NAME_BYTES = 150
 
 
 def sanitize_name(name: str) -> str:
-    """Card/book name → folder or file stem: unsafe characters to ``_``, leading dots (a hidden
-    folder no listing shows) and trailing spaces and dots cut, at most :data:`MAX_NAME_BYTES` of UTF-8.
+    """Card/book name → folder or file stem: unsafe characters to ``_``, bidirectional-text controls
+    removed, leading dots (a hidden folder no listing shows) and trailing spaces and dots cut, at most
+    :data:`MAX_NAME_BYTES` of UTF-8.
 
     Returns an empty string when nothing usable is left; callers turn that into an error.
     """
-    cleaned = _UNSAFE_NAME.sub("_", name).strip().lstrip(".").rstrip(". ").strip()
+    cleaned = _UNSAFE_NAME.sub("_", _BIDI_CONTROLS.sub("", name)).strip().lstrip(".").rstrip(". ").strip()
     if len(cleaned.encode("utf-8")) > MAX_NAME_BYTES:
         cleaned = cleaned.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", errors="ignore").rstrip(". ").strip()
     if not cleaned or not any(ch.isalnum() for ch in cleaned):

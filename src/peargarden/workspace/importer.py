@@ -12,13 +12,17 @@ What goes where:
   ``book="mount"`` (the default), into the card's ``lorebooks``;
 - lorebook JSON → ``library/lorebooks/<stem>.json`` (mounted on ``card`` when one is named);
 - preset JSON → ``library/presets/<stem>.json``, byte for byte;
-- chat JSONL (needs ``card``) → ``cards/<card>/chats/<stem>/sillytavern.jsonl``, byte for byte,
-  waiting there for the session store to convert it;
+- chat JSONL (needs ``card``) → ``cards/<card>/chats/<stem>/session.jsonl``: converted into a
+  session as it is read, a line at a time (:mod:`.chat_import`; a chat may be far larger than the
+  files read whole), and nothing else is kept of it: an export gives the file back;
 - regex-script JSON (one script or an array, as SillyTavern exports them) →
   ``library/regex/<stem>.json``, byte for byte: a global script from then on.
 
 A card with regex scripts of its own gets the user's answer to "allow them?" in its ``卡.json``
-when the caller passes ``regex_answer`` (asked once, see :mod:`.regex_scripts`).
+when the caller passes ``regex_answer`` (asked once, see :mod:`.regex_scripts`); one with TavernHelper
+scripts the answer of ``scripts_answer`` (see :mod:`.script_allowance`).  Every TavernHelper script of
+a card or a preset gets a line of the report: what will run here, what will not, what it loads from
+where (:func:`peargarden.formats.helper_scripts.script_report`); the scripts stay in the file as they were.
 
 A name already taken gets ``-2``, ``-3`` …; a library file with exactly the same bytes is reused.  A
 card whose folder exists already is, by ``on_conflict``: imported beside it as ``-2`` (``copy``, the
@@ -36,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from peargarden.errors import BadInput, ConflictError, FormatError, PearError
+from peargarden.errors import BadInput, ConflictError, FormatError, PearError, storage_error
 from peargarden.formats import (
     Card,
     card_like,
@@ -45,18 +49,20 @@ from peargarden.formats import (
     lorebook_from_character_book,
     normalized_character_book,
     read_card,
-    read_chat_jsonl,
     read_lorebook,
     read_preset,
     read_regex_scripts,
 )
+from peargarden.formats.helper_scripts import HelperScript, helper_scripts, script_report
 
 from . import atomic
 from .cards import CHATS_DIR, CardFolder, list_cards, open_card, unique_name
+from .chat_import import SESSION_FILE, ChatConversion, ChatSource, is_streamed_chat, scan_chat
 from .home import Home, sanitize_name
-from .inputs import read_input
+from .inputs import file_size, read_input
 from .library import JSON_SUFFIX, list_lorebook_names, list_preset_names, list_regex_names
 from .regex_scripts import ALLOW_KEY, card_regex_scripts
+from .script_allowance import SCRIPTS_KEY, card_helper_scripts
 from .seed import DEFAULT_CARD, DEFAULT_LOREBOOK, bundled, seed_home
 
 T = TypeVar("T")
@@ -73,9 +79,6 @@ class CardExists(ConflictError):
     def __init__(self, names: list[str]) -> None:
         super().__init__(f"这些角色卡已经有了：{'、'.join(names)}（替换，还是另存一份？）")
         self.names = names
-
-#: File name of an imported SillyTavern chat inside its chat folder (converted later by sessions).
-IMPORTED_CHAT_FILE = "sillytavern.jsonl"
 
 _CARD_SUFFIX = {"card_png": ".png", "card_json": ".json", "charx": ".charx"}
 _KIND_LABEL = {
@@ -102,7 +105,8 @@ class ImportedItem:
 @dataclass
 class ImportPlan:
     home: Home
-    writes: list[tuple[Path, bytes]] = field(default_factory=list)
+    # What to write: bytes, or a chat converted while it is written.
+    writes: list[tuple[Path, bytes | ChatConversion]] = field(default_factory=list)
     items: list[ImportedItem] = field(default_factory=list)
     # Card settings to write, by card folder: the mounted books after this import.
     mounts: dict[str, list[str]] = field(default_factory=dict)
@@ -140,6 +144,8 @@ class _Batch:
 ProgressFn = Callable[[Path, int], None]
 # The user's answer for a card with regex scripts: True / False, or None to ask at the first play.
 RegexAnswerFn = Callable[[Card], bool | None]
+# The same for a card's TavernHelper scripts (None: not asked; the built-in MVU then runs).
+ScriptsAnswerFn = Callable[[Card], bool | None]
 
 
 def book_mode(value: str) -> BookMode:
@@ -158,6 +164,7 @@ def plan_import(
     card: str | None = None,
     progress: ProgressFn | None = None,
     regex_answer: RegexAnswerFn | None = None,
+    scripts_answer: ScriptsAnswerFn | None = None,
     on_conflict: OnConflict = "copy",
 ) -> ImportPlan:
     """Read and check every file; decide every write.  Touches nothing on disk."""
@@ -170,9 +177,14 @@ def plan_import(
     batch = _Batch()
     if not home.exists():
         _reserve_seeded_content(home, batch)
-    deferred: list[tuple[Path, str, bytes]] = []  # lorebooks and chats that need --card resolved
+    deferred: list[tuple[Path, str, bytes | ChatSource]] = []  # lorebooks and chats need --card resolved
     existing: list[str] = []  # cards of this import already in the data folder (on_conflict="ask")
     for path in files:
+        if is_streamed_chat(path):  # a chat is read a line at a time, never whole
+            deferred.append((path, "chat_jsonl", ChatSource(path, streamed=True)))
+            if progress is not None:
+                progress(path, file_size(path))
+            continue
         data = read_input(path)
         kind = _guarded(path, detect_kind, data, str(path))
         if kind in _CARD_SUFFIX:
@@ -183,14 +195,18 @@ def plan_import(
                 continue
             _plan_card(plan, batch, path, kind, data, parsed, book, regex_answer,
                        taken if on_conflict == "replace" else None)  # fmt: skip
+            _plan_card_scripts(plan, batch, path, parsed, scripts_answer)
         elif kind == "preset":
-            _guarded(path, read_preset, data, str(path))
+            preset = _guarded(path, read_preset, data, str(path))
             _plan_preset(plan, batch, path, data)
+            _report_scripts(plan, path, helper_scripts(preset.get("extensions")), "预设")
         elif kind == "regex_script":
             scripts = _guarded(path, read_regex_scripts, data, str(path))
             _plan_regex(plan, batch, path, data, len(scripts))
-        elif kind in ("lorebook", "chat_jsonl"):
+        elif kind == "lorebook":
             deferred.append((path, kind, data))
+        elif kind == "chat_jsonl":  # one that cannot be read a line at a time (UTF-16)
+            deferred.append((path, kind, ChatSource(path, streamed=False)))
         else:  # a kind formats learned after this module was written
             raise BadInput(f"不支持导入这种文件（{kind}）", path=path)
         if progress is not None:
@@ -198,13 +214,13 @@ def plan_import(
     if existing:
         raise CardExists(existing)
     # Lorebooks and chats may belong to a card imported in the same run: plan them last.
-    for later, later_kind, later_data in deferred:
-        if later_kind == "lorebook":
+    for later, _kind, later_data in deferred:
+        if isinstance(later_data, ChatSource):
+            messages = _guarded(later, scan_chat, later_data)
+            _plan_chat(plan, batch, later, later_data, messages, card)
+        else:
             parsed_book = _guarded(later, read_lorebook, later_data, str(later))
             _plan_lorebook(plan, batch, later, later_data, parsed_book, card)
-        else:
-            _guarded(later, read_chat_jsonl, later_data, str(later))
-            _plan_chat(plan, batch, later, later_data, card)
     for folder, books in plan.mounts.items():
         target = CardFolder(home, folder)
         settings = batch.card_settings(home, folder)
@@ -228,7 +244,10 @@ def apply_plan(plan: ImportPlan) -> list[Path]:
             try:
                 if path.is_file():
                     originals[path] = path.read_bytes()
-                atomic.write_bytes(path, data)
+                if isinstance(data, ChatConversion):
+                    atomic.write_chunks(path, data.chunks())
+                else:
+                    atomic.write_bytes(path, data)
             except OSError as exc:
                 raise write_failure(exc) from None
             written.append(path)
@@ -251,7 +270,7 @@ def apply_plan(plan: ImportPlan) -> list[Path]:
 
 def write_failure(exc: OSError) -> PearError:
     """A one-line error for a write the operating system refused (full disk, no permission)."""
-    return PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=exc.filename)
+    return storage_error(exc) or PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=exc.filename)
 
 
 def _existing_dirs(home: Home, paths: list[Path]) -> set[str]:
@@ -368,6 +387,28 @@ def _existing_card(home: Home, name: str, path: Path) -> CardFolder | None:
     return next((folder for folder in list_cards(home) if folder.folder.casefold() == base), None)
 
 
+def _plan_card_scripts(
+    plan: ImportPlan, batch: _Batch, path: Path, card: Card, answer: ScriptsAnswerFn | None
+) -> None:
+    """The card's TavernHelper scripts: the user's answer (when given) and a report line for each."""
+    scripts = card_helper_scripts(card)
+    if not scripts:
+        return
+    folder = list(batch.cards)[-1]  # the card _plan_card just placed
+    allowed = answer(card) if answer is not None else None
+    if allowed is not None and folder in batch.pending_settings:  # a card replaced keeps its own answer
+        batch.pending_settings[folder][SCRIPTS_KEY] = allowed
+    _report_scripts(plan, path, scripts, f"卡「{card.name}」", mvu_on=allowed is not False)
+
+
+def _report_scripts(
+    plan: ImportPlan, path: Path, scripts: Sequence[HelperScript], owner: str, *, mvu_on: bool = True
+) -> None:
+    target = next((item.target for item in reversed(plan.items) if item.source == path and item.kind != "脚本"), path)
+    for script in scripts:
+        plan.items.append(ImportedItem(path, "脚本", target, script_report(script, owner, mvu_on=mvu_on)))
+
+
 def _joined(first: str, second: str) -> str:
     return f"{first}，{second}" if first else second
 
@@ -418,7 +459,9 @@ def _plan_lorebook(
     plan.items.append(ImportedItem(path, "世界书", target, note))
 
 
-def _plan_chat(plan: ImportPlan, batch: _Batch, path: Path, data: bytes, card: str | None) -> None:
+def _plan_chat(
+    plan: ImportPlan, batch: _Batch, path: Path, source: ChatSource, messages: int, card: str | None
+) -> None:
     if card is None:
         raise BadInput("导入聊天记录需要用 --card 指明角色卡（a chat needs --card NAME）", path=path)
     folder = _resolve_card(plan, batch, card)
@@ -430,9 +473,9 @@ def _plan_chat(plan: ImportPlan, batch: _Batch, path: Path, data: bytes, card: s
     taken = batch.chats.setdefault(folder, [])
     chat_id = unique_name(base, existing + taken)
     taken.append(chat_id)
-    target = chats_dir / chat_id / IMPORTED_CHAT_FILE
-    plan.writes.append((target, data))
-    plan.items.append(ImportedItem(path, "聊天记录", target, f"属于卡「{folder}」，待转换为对话"))
+    target = chats_dir / chat_id / SESSION_FILE
+    plan.writes.append((target, ChatConversion(source, chat_id, path.name)))
+    plan.items.append(ImportedItem(path, "聊天记录", target, f"属于卡「{folder}」，{messages} 条消息，已转为对话"))
 
 
 def _reserve_seeded_content(home: Home, batch: _Batch) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from peargarden.errors import BadInput, FormatError
 from peargarden.formats import decode_utf8
@@ -18,6 +19,19 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 def read_input(path: Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of *path*, or ``BadInput`` naming the file: missing, a folder, unreadable, too large."""
+    with open_input(path, limit=limit) as handle:
+        try:
+            # Read one byte past the limit: a file that grew after stat() is still refused.
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise BadInput(f"无法读取：{exc.strerror}", path=path) from None
+    if len(data) > limit:
+        raise BadInput(f"文件过大，上限 {limit // 1024 // 1024} MiB（file too large）", path=path)
+    return data
+
+
+def open_input(path: Path, *, limit: int) -> BinaryIO:
+    """*path* opened for reading after the checks of :func:`read_input` (its size against *limit*)."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -38,14 +52,52 @@ def read_input(path: Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise BadInput("不是普通文件（not a regular file）", path=path)
-        with os.fdopen(fd, "rb") as handle:
-            # Read one byte past the limit: a file that grew after stat() is still refused.
-            data = handle.read(limit + 1)
+        return os.fdopen(fd, "rb")
     except OSError as exc:
         raise BadInput(f"无法读取：{exc.strerror}", path=path) from None
-    if len(data) > limit:
-        raise BadInput(f"文件过大，上限 {limit // 1024 // 1024} MiB（file too large）", path=path)
-    return data
+
+
+def input_rows(path: Path, *, limit: int, line_limit: int) -> Iterator[bytes]:
+    """The lines of *path* (split at ``\\n``, without it), read a block at a time: a file of any
+    length up to *limit* is read holding one line, which may not pass *line_limit*."""
+    total = 0
+    number = 0
+    held: list[bytes] = []  # the unfinished line, in pieces
+    held_size = 0
+    with open_input(path, limit=limit) as handle:
+        while True:
+            try:
+                block = handle.read(_BLOCK)
+            except OSError as exc:
+                raise BadInput(f"无法读取：{exc.strerror}", path=path) from None
+            if not block:
+                break
+            total += len(block)
+            if total > limit:  # grew after the check
+                raise BadInput(f"文件过大，上限 {limit // 1024 // 1024} MiB（file too large）", path=path)
+            rows = block.split(b"\n")
+            if len(rows) > 1:
+                held.append(rows[0])
+                rows[0] = b"".join(held)
+                held, held_size = [], 0
+                for row in rows[:-1]:
+                    number += 1
+                    if len(row) > line_limit:
+                        raise _long_line(path, number, line_limit)
+                    yield row
+            held.append(rows[-1])
+            held_size += len(rows[-1])
+            if held_size > line_limit:
+                raise _long_line(path, number + 1, line_limit)
+    if held_size:
+        yield b"".join(held)
+
+
+_BLOCK = 1024 * 1024
+
+
+def _long_line(path: Path, number: int, limit: int) -> BadInput:
+    return BadInput(f"第 {number} 行过长，一行的上限是 {limit // 1024 // 1024} MiB（line too long）", path=path)
 
 
 def _kind(mode: int) -> str:

@@ -10,7 +10,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from peargarden.errors import BadInput, PearError
+from peargarden.errors import BadInput, PearError, storage_error
 
 from . import atomic
 from .home import CARD_SETTINGS_FILE, Home
@@ -33,7 +33,8 @@ def seed_home(home: Home) -> list[Path]:
     try:
         return _seed(home)
     except OSError as exc:
-        raise PearError(f"无法创建数据文件夹：{exc.strerror or exc}（write failed）", path=exc.filename) from None
+        failed = PearError(f"无法创建数据文件夹：{exc.strerror or exc}（write failed）", path=exc.filename)
+        raise storage_error(exc) or failed from None
 
 
 def _seed(home: Home) -> list[Path]:

@@ -184,4 +184,3 @@ def plan_for(entry: WorldInfoEntry) -> EntryPlan:
         plan = EntryPlan(entry)
         entry.cache["plan"] = plan
     return plan
-

@@ -103,9 +103,7 @@ class _Scan:
     def _match(self, entry: Prepared, text: str, key: str, flags: tuple[bool, bool]) -> bool:
         return run_test(key_test(key, flags[0], flags[1]), text, self.buffer.lower(text))
 
-    def _key_hit(
-        self, entry: Prepared, text: str, key: str, needs_macro: bool, flags: tuple[bool, bool]
-    ) -> bool:
+    def _key_hit(self, entry: Prepared, text: str, key: str, needs_macro: bool, flags: tuple[bool, bool]) -> bool:
         if needs_macro:
             substituted = self._macro_cache.get(key)
             if substituted is None:

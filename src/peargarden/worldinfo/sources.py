@@ -122,7 +122,7 @@ def _positive_or_zero(value: Any) -> Any:
 def character_book_to_world(
     book: Mapping[str, Any], char_name: str, *, editor_resave: bool = True
 ) -> tuple[str, dict[str, Any]]:
-    """"Import Card Lore": an embedded ``character_book`` → ``(world name, world JSON)``.
+    """ "Import Card Lore": an embedded ``character_book`` → ``(world name, world JSON)``.
 
     ``editor_resave`` reproduces SillyTavern 1.12.6 opening the new book in the World Info editor
     right after the import, whose form forces ``selective``/``addMemo``/``useProbability`` on,

@@ -10,6 +10,7 @@ from typing import Any
 from peargarden.errors import NotFound
 from peargarden.formats import replace_lone_surrogates
 from peargarden.modes.work.project import MANIFEST, CardProject, read_slot_text
+from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.home import Home
 
@@ -46,7 +47,6 @@ def project_view(folder: CardFolder) -> dict[str, Any]:
 
 def save_slot(home: Home, card: str, file: str, text: str) -> dict[str, Any]:
     """Write one slot file of the project (only a file the manifest lists) and check the project."""
-    from peargarden.workspace import atomic
 
     project = open_project(home, card)
     manifest = _manifest(project)

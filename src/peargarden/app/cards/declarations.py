@@ -28,8 +28,20 @@ from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.library import list_preset_names
 
-__all__ = ["DeclareResult", "block_places", "declare", "labels", "panel", "relabel_block", "remove", "side_labeller",
-           "stations"]
+from ..settings.connections import resolve_side
+from ..settings.stored_keys import with_stored_key
+
+__all__ = [
+    "DeclareResult",
+    "block_places",
+    "declare",
+    "labels",
+    "panel",
+    "relabel_block",
+    "remove",
+    "side_labeller",
+    "stations",
+]
 
 
 def stations() -> list[dict[str, str]]:
@@ -57,8 +69,6 @@ def declare(home: Home, card: str, preset: str, given: Sequence[dict[str, Any]] 
 def side_labeller(home: Home) -> Labeller:
     """The side model (``[side_model]``, else the main one) as the preset declaration's labeller."""
     # The model clients only when the side model may be asked.
-    from ..settings.connections import resolve_side
-    from ..settings.stored_keys import with_stored_key
 
     side = resolve_side(with_stored_key(home, load_settings(home.config_file)), None)
     return provider_labeller(side.provider, side.model)

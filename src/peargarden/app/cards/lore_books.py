@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from peargarden.errors import BadInput, ConflictError
 from peargarden.formats.lorebook_edit import add_entry, delete_entry, entry_fingerprint, update_entry
+from peargarden.modes.stage.materials import load_stage_materials
 from peargarden.stage.lore.book import SUPPLEMENT_UID_START
+from peargarden.stage.lore.search import search_entries
 from peargarden.workspace.cards import list_cards, lorebook_mounts, mount_lorebook, open_card, unmount_lorebook
 from peargarden.workspace.home import Home
 from peargarden.workspace.library import list_lorebook_names, lorebook_name, lorebook_path, no_such_lorebook
@@ -159,8 +161,6 @@ def search_lore(home: Home, card: str, query: str, limit: int) -> tuple[list[Sea
     """*card*'s lore (mounted books and its supplement book) searched as the stage's
     ``lorebook_search`` does: the best *limit* hits (``.entry``, ``.score``) and what reading the
     books warned about."""
-    from peargarden.modes.stage.materials import load_stage_materials
-    from peargarden.stage.lore.search import search_entries
 
     materials = load_stage_materials(home, card)
     return search_entries(materials.corpus.entries, query, limit), list(materials.warnings)

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from peargarden.errors import BadInput, NotFound
+from peargarden.workspace import atomic
+from peargarden.workspace.cards import open_card
 from peargarden.workspace.home import Home
 from peargarden.workspace.text_files import read_user_text
 
@@ -28,7 +30,6 @@ FILE_LABELS: dict[FileKey, str] = {
 
 def prompt_file(home: Home, card: str, key: str) -> Path:
     """The prompt file *key* names: the global one, or the card's own (the card must exist)."""
-    from peargarden.workspace.cards import open_card
 
     if key == "global":
         return home.append_system_file
@@ -69,7 +70,6 @@ def _with_entry(path: Path, name: str) -> tuple[str, Entry]:
 def switch_entry(path: Path, name: str, enabled: bool) -> bool:
     """Switch the entry *name* on or off; False when it already was (the file is then not written)."""
     from peargarden.stage.entries import toggle_entry
-    from peargarden.workspace import atomic
 
     text, entry = _with_entry(path, name)
     if entry.enabled == enabled:
@@ -81,7 +81,6 @@ def switch_entry(path: Path, name: str, enabled: bool) -> bool:
 def edit_entry(path: Path, name: str, content: str) -> None:
     """Replace the body of the entry *name* (its heading and switch stay)."""
     from peargarden.stage.entries import set_entry_content
-    from peargarden.workspace import atomic
 
     text, _entry = _with_entry(path, name)
     atomic.write_text(path, set_entry_content(text, name, content))

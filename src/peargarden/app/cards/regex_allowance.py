@@ -19,8 +19,16 @@ from peargarden.workspace.regex_scripts import (
     regex_question,
     set_regex_allowance,
 )
+from peargarden.workspace.script_allowance import scripts_question
 
-__all__ = ["allowance_state", "card_scripts_allowed", "pending_question", "regex_question", "set_allowance"]
+__all__ = [
+    "allowance_state",
+    "card_scripts_allowed",
+    "pending_question",
+    "regex_question",
+    "scripts_question",
+    "set_allowance",
+]
 
 
 def pending_question(home: Home, card: str) -> tuple[str, str] | None:

@@ -20,6 +20,9 @@ from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
+from peargarden.workspace.script_allowance import set_scripts_allowance
+
+from .regex_allowance import set_allowance
 
 _NOTE_POSITIONS = {0: "after", 1: "chat", 2: "before"}
 _ROLES = {0: "system", 1: "user", 2: "assistant"}
@@ -36,10 +39,17 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def set_regex(home: Home, card: str, value: str) -> bool:
     """May the card's own regex scripts run (``on``/``off``; 卡.json ``regex_allowed``)?"""
-    from .regex_allowance import set_allowance
 
     allowed = parse_on_off("regex", value)
     set_allowance(home, card, allowed)
+    return allowed
+
+
+def set_scripts(home: Home, card: str, value: str) -> bool:
+    """May the card's TavernHelper scripts act here (``on``/``off``; 卡.json ``scripts_allowed``)?
+    What runs is the built-in MVU, never the scripts' own code."""
+    allowed = parse_on_off("scripts", value)
+    set_scripts_allowance(open_card(home, card), allowed)
     return allowed
 
 
@@ -118,8 +128,11 @@ def _order(oai: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(item, dict) and str(item.get("character_id")) == str(GLOBAL_ORDER_ID):
             order = item.get("order") or DEFAULT_ORDER
     return [
-        {"identifier": str(e.get("identifier")), "name": names.get(str(e.get("identifier")), str(e.get("identifier"))),
-         "enabled": e.get("enabled") is not False}
+        {
+            "identifier": str(e.get("identifier")),
+            "name": names.get(str(e.get("identifier")), str(e.get("identifier"))),
+            "enabled": e.get("enabled") is not False,
+        }
         for e in order
         if isinstance(e, dict)
     ]
@@ -147,8 +160,13 @@ def panel(home: Home, card: str, chat: str | None = None) -> dict[str, Any]:
             "scope": "chat" if chat else "card",
         },
         "regex_scripts": [
-            {"index": index, "name": str(s.get("scriptName") or ""), "find": str(s.get("findRegex") or ""),
-             "disabled": bool(s.get("disabled")), "placement": s.get("placement") or []}
+            {
+                "index": index,
+                "name": str(s.get("scriptName") or ""),
+                "find": str(s.get("findRegex") or ""),
+                "disabled": bool(s.get("disabled")),
+                "placement": s.get("placement") or [],
+            }
             for index, s in enumerate(scripts)
             if isinstance(s, dict)
         ],

@@ -3,10 +3,12 @@ anything is written (:mod:`peargarden.workspace.importer`), then all of it is wr
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from peargarden.errors import BadInput
+from peargarden.errors import BadInput, PearError
+from peargarden.workspace.chats import SESSION_FILE, ChatFile
 from peargarden.workspace.home import Home
 from peargarden.workspace.importer import (
     ON_CONFLICT,
@@ -15,6 +17,7 @@ from peargarden.workspace.importer import (
     ImportPlan,
     OnConflict,
     RegexAnswerFn,
+    ScriptsAnswerFn,
     apply_plan,
     book_mode,
     plan_import,
@@ -23,8 +26,8 @@ from peargarden.workspace.inputs import file_size
 
 from .snapshots import undo_point
 
-__all__ = ["BookMode", "CardExists", "ImportPlan", "OnConflict", "RegexAnswerFn", "book_choice", "conflict_choice",
-           "import_files", "total_size"]  # fmt: skip
+__all__ = ["BookMode", "CardExists", "ImportPlan", "OnConflict", "RegexAnswerFn", "ScriptsAnswerFn", "book_choice",
+           "conflict_choice", "import_files", "total_size"]  # fmt: skip
 
 
 def book_choice(value: str) -> BookMode:
@@ -53,6 +56,7 @@ def import_files(
     card: str | None,
     regex_answer: RegexAnswerFn | None = None,
     progress: Callable[[Path, int], None] | None = None,
+    scripts_answer: ScriptsAnswerFn | None = None,
     on_conflict: OnConflict = "copy",
 ) -> tuple[ImportPlan, list[Path]]:
     """Check every file, then write them all: the plan (what each file became) and the files written.
@@ -60,7 +64,18 @@ def import_files(
     (``replace``: a vault snapshot is taken first, so the old card can be restored), or refused with
     ``CardExists`` (``ask``)."""
     plan = plan_import(home, files, book=book, card=card, progress=progress, regex_answer=regex_answer,
-                       on_conflict=on_conflict)  # fmt: skip
+                       scripts_answer=scripts_answer, on_conflict=on_conflict)  # fmt: skip
     if on_conflict == "replace" and plan.writes:
         undo_point(home, "导入替换已有的角色卡之前")
-    return plan, apply_plan(plan)
+    written = apply_plan(plan)
+    for path in written:
+        if path.name == SESSION_FILE:
+            _index(path)
+    return plan, written
+
+
+def _index(session_file: Path) -> None:
+    """A long chat's session index, made now: its first open reads only the index (a cache: a chat
+    whose index cannot be written still opens, by reading the file whole)."""
+    with contextlib.suppress(PearError, OSError):
+        ChatFile.open(session_file.parent.parent, session_file.parent.name)

@@ -71,4 +71,3 @@ def read_json_file(path: Path, default: JsonStyle | None = None) -> tuple[Any, J
 def write_json_file(path: Path, value: Any, style: JsonStyle) -> None:
     """Atomically (temp file, fsync, rename), in *style*."""
     atomic.write_text(path, style.dumps(value))
-

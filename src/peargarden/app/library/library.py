@@ -10,18 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, PearError
+from peargarden.errors import BadInput, PearError, storage_error
+from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, lorebook_mounts, mount_lorebook, open_card
 from peargarden.workspace.cards import unmount_lorebook as _unmount
 from peargarden.workspace.home import Home
 from peargarden.workspace.library import list_lorebook_names, lorebook_info, lorebook_name
+from peargarden.workspace.seed import seed_home
 
 _SPECS = {"v1": "chara_card_v1", "v2": "chara_card_v2", "v3": "chara_card_v3"}
 
 
 def init_home(home: Home) -> list[Path]:
     """Create the data folder with its defaults (never overwriting anything); what was created."""
-    from peargarden.workspace.seed import seed_home
 
     return seed_home(home)
 
@@ -93,14 +94,13 @@ def _target(out: Path, default_name: str) -> Path:
 
 
 def _write(path: Path, data: bytes) -> None:
-    from peargarden.workspace import atomic
 
     if not path.parent.is_dir():
         raise BadInput("输出文件夹不存在（output folder does not exist）", path=path.parent)
     try:
         atomic.write_bytes(path, data)
     except OSError as exc:
-        raise BadInput(f"无法写入：{exc.strerror}", path=path) from None
+        raise storage_error(exc) or BadInput(f"无法写入：{exc.strerror}", path=path) from None
 
 
 def export_card_file(home: Home, name: str, fmt: str, spec: str | None, out: Path) -> tuple[str, Path]:

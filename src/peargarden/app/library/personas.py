@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput
+from peargarden.workspace import atomic
 from peargarden.workspace.home import Home, sanitize_name
 from peargarden.workspace.text_files import read_user_text
 
@@ -121,8 +122,6 @@ def persona_name(personas_dir: Path, name: str) -> str:
 def save_persona(personas_dir: Path, name: str, description: str) -> str:
     """``<name>.json`` (``{"name", "description"}``), written atomically; the name as kept (see
     :func:`persona_name`)."""
-    from peargarden.workspace import atomic
-
     name = persona_name(personas_dir, name)
     atomic.write_json(personas_dir / f"{sanitize_name(name)}.json", {"name": name, "description": description})
     return name
@@ -141,7 +140,6 @@ def delete_persona(home: Home, name: str) -> dict[str, Any]:
 
 def save_avatar(personas_dir: Path, name: str, data: bytes, suffix: str) -> None:
     """The persona's picture as ``<name><suffix>``, replacing one of another type."""
-    from peargarden.workspace import atomic
 
     stem = sanitize_name(name)
     atomic.write_bytes(personas_dir / f"{stem}{suffix}", data)

@@ -55,8 +55,9 @@ def read_preset_view(home: Home, name: str) -> dict[str, Any]:
     return {
         "name": path.stem,
         "prompts": [{key: p.get(key) for key in _PROMPT_KEYS} for p in prompts(value)],
-        "order": [{"identifier": e.get("identifier"), "enabled": e.get("enabled") is not False}
-                  for e in global_order(value)],
+        "order": [
+            {"identifier": e.get("identifier"), "enabled": e.get("enabled") is not False} for e in global_order(value)
+        ],
         "samplers": {key: value.get(key) for key in SAMPLERS},
     }
 

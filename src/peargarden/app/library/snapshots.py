@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from peargarden.errors import BadInput, PearError
+from peargarden.errors import BadInput, PearError, StorageError
 from peargarden.workspace.home import Home
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ def disk_errors(home: Home) -> Iterator[None]:
     """An operating-system error as one readable line that names the file (else the data folder)."""
     try:
         yield
+    except StorageError:
+        raise  # read-only or full: its own line and exit code
     except OSError as error:
         raise PearError(f"{error.strerror or error}", path=error.filename or home.root) from None
 

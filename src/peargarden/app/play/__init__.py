@@ -1,1 +1,20 @@
-"""app.play"""
+"""Playing a chat: the service and everything a beat needs around it.
+
+- :mod:`.service` — ``PearApp`` (cards, chats, connections; ``on_request`` hooks) and ``ChatSession``
+  (``play(action, text)`` → ``Beat``, edits, branches, export, ``preview``, ``view``).
+- :mod:`.group_session` — ``GroupSession``: a group chat's beat is a round, several speakers
+  (the strategy, ``/trigger``, the model's ``next_speaker``), one reply each; new, open, import.
+- :mod:`.beat` — ``Beat``: iterated on a worker thread with approval prompts as items, or on the
+  caller's thread; ``stop()``; its ``BeatResult``.  :mod:`.beat_log` — a chat's last beats on disk;
+  :mod:`.request_ledger` — a request as the inspector's ledger; :mod:`.checkpoints` — a streaming
+  reply checkpointed, a crash's checkpoint recovered as an incomplete message.
+- :mod:`.chat_page` — the page model (``ChatSession.view()``), over :mod:`.chat_chrome` (times, swipe
+  arrows, the context bar) and :mod:`.display_scripts` (a card's display-only regex scripts).
+- :mod:`.sandbox_judge` — the sandbox as the loop's judge, "always for this card" grants;
+  :mod:`.story` — ``pear story`` (scene notes, compaction, resident memory);
+  :mod:`.variables` — ``pear vars apply``; :mod:`.chat_variables` — a chat's variables per
+  message and swipe (``pear vars show``, ``ChatSession.variables()``, the status line);
+  :mod:`.tavern_cases` — oracle replay.
+- :mod:`.chat_records`, :mod:`.chat_summaries`, :mod:`.chat_files` — chats as records and files:
+  find, list with kept summaries, titles, deletion into the vault.
+"""

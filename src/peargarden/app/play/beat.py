@@ -30,6 +30,7 @@ from peargarden.agent.events import (
     AgentEvent,
     DoneEvent,
     ErrorEvent,
+    SpeakerEvent,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     WarningEvent,
@@ -90,6 +91,7 @@ class Beat:
         self.record = BeatResult(action, generated=start is not None)
         self.result: BeatResult | None = None
         self._speaker = speaker
+        self._speakers = 0  # speaker events seen (a group chat's beat has one per reply)
         self._start = start
         self._approver = approver
         self._used = False
@@ -166,6 +168,18 @@ class Beat:
                 return None
         return prompt._reply
 
+    def _note(self, event: AgentEvent) -> None:
+        """The event into the record: a ``speaker`` event (a group chat) opens that member's reply
+        (the beat's first reply is the first speaker's), the rest goes into the current reply."""
+        if isinstance(event, SpeakerEvent):
+            if self._speakers:
+                self.record.replies.append(Reply(event.name))
+            else:
+                self.record.replies[-1].speaker = event.name
+            self._speakers += 1
+            return
+        _note(self.record, event)
+
     def _run(self, approver: Approver | None) -> Iterator[AgentEvent]:
         """The beat's events, noted into the record as they pass; a failure of ours ends the beat
         with ``error`` and ``done`` instead of an exception (the user's message is already kept)."""
@@ -175,21 +189,20 @@ class Beat:
         if self._start is None:
             return
         record = self.record
-        reply = Reply(self._speaker)
-        record.replies.append(reply)
+        record.replies.append(Reply(self._speaker))
         try:
             try:
                 for event in self._start(self, approver):
-                    _note(record, reply, event)
+                    self._note(event)
                     yield event
             except PearError as error:
                 record.error = error
                 for event in (ErrorEvent(message=str(error)), DoneEvent(stop_reason="error")):
-                    _note(record, reply, event)
+                    self._note(event)
                     yield event
             except Exception as error:  # never let a beat die without its done
                 for event in (ErrorEvent(message=f"{type(error).__name__}: {error}"), DoneEvent(stop_reason="error")):
-                    _note(record, reply, event)
+                    self._note(event)
                     yield event
         finally:
             # The reply's time, when the service noted it as the reply ended (after-beat work such
@@ -198,7 +211,8 @@ class Beat:
             self.result = record
 
 
-def _note(record: BeatResult, reply: Reply, event: AgentEvent) -> None:
+def _note(record: BeatResult, event: AgentEvent) -> None:
+    reply = record.replies[-1]
     if isinstance(event, TextDeltaEvent):
         reply.text += event.text
     elif isinstance(event, ThinkingDeltaEvent):

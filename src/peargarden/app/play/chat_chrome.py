@@ -1,8 +1,8 @@
 """What a front draws around a chat's messages, read from the session: each message's own time,
 SillyTavern's swipe arrows for the last reply, and the context bar.
 
-Times: a message imported from SillyTavern carries its ``send_date`` (in the whole line kept under
-``message["st"]``; a reply split into swipes takes its own swipe's ``swipe_info`` date), so it shows
+Times: a message imported from SillyTavern carries its ``send_date`` (in its line, see
+``sessions.sillytavern.st_original``; a reply split into swipes takes its own swipe's ``swipe_info`` date), so it shows
 when it was written there, not when it was imported; a ``send_date`` that cannot be read shows no
 time at all rather than a wrong one.  Messages written here show their entry's timestamp.
 
@@ -21,10 +21,14 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from peargarden.errors import PearError
+from peargarden.errors import NotFound, PearError
 from peargarden.formats import parse_send_date
+from peargarden.modes.tavern.sources import read_named_preset
 from peargarden.sessions import ops
 from peargarden.sessions.entries import Entry
+from peargarden.sessions.sillytavern import st_original
+from peargarden.sessions.tree import SessionTree
+from peargarden.tavern.state import apply_preset, effective_settings
 
 from .chat_files import context_tokens
 
@@ -32,11 +36,11 @@ if TYPE_CHECKING:
     from .service import ChatSession
 
 
-def message_time(entry: Entry) -> str | None:
+def message_time(entry: Entry, tree: SessionTree) -> str | None:
     """ISO 8601 time the message was written (no zone: the reader's local time), or ``None``."""
-    line = entry.message.get("st")
-    if not isinstance(line, dict):
-        return entry.timestamp
+    line = st_original(tree, entry)
+    if line is None:
+        return entry.timestamp or None
     sent = line.get("send_date")
     swipe = entry.message.get("st_swipe")
     infos = line.get("swipe_info")
@@ -99,9 +103,6 @@ def tavern_window(session: ChatSession) -> tuple[int, int]:
     """(context size, response length) tavern mode builds the next request for: SillyTavern's
     defaults, then the preset in use, then the card's own ``卡.json`` ``tavern.oai`` values; a value
     that is no number counts as SillyTavern's default, as the assembly counts it."""
-    from peargarden.errors import NotFound
-    from peargarden.modes.tavern.sources import read_named_preset
-    from peargarden.tavern.state import apply_preset, effective_settings
 
     version = session.settings.st_version
     oai = effective_settings({}, version)["oai_settings"]

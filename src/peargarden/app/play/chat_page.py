@@ -4,7 +4,9 @@ Per message row: who speaks, the persona picture a user row shows, when it was w
 count (the chat model's tokenizer; SillyTavern counts the same way), the generation time of the beat
 that wrote it (from the beat log), its place among its siblings, and the text the page shows (the
 card's display-only regex scripts applied when the user allowed them; may be HTML, which a page
-frames).  Around the rows: the last reply's swipe arrows, the context bar, the branch tree.
+frames), and its variables (TavernHelper's record of the message's current swipe: MVU's
+``stat_data`` for a status bar; a noted message shows its noted text, e.g. with MVU's status
+placeholder).  Around the rows: the last reply's swipe arrows, the context bar, the branch tree.
 
 A view may be a window of the active branch (``last`` messages ending ``before`` a message number,
 or from ``since`` on), so a chat thousands of messages long is drawn from the part on
@@ -23,6 +25,7 @@ from peargarden.errors import BadInput
 from peargarden.sessions import TreeRow as TreeRow  # the fronts draw it (they import no sessions)
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.ops import continued_from, message_at
+from peargarden.sessions.variables import message_notes, shown_text
 
 from ..cards.regex_allowance import card_scripts_allowed
 from ..library.personas import persona_names, speaker_avatar
@@ -59,6 +62,9 @@ class MessageRow:
     stop_reason: str | None = None
     undoable: bool = False  # its text changed in place (a continue): ``ChatSession.undo`` brings the old back
     lore: list[dict[str, str]] = field(default_factory=list)  # a reply: the lorebook entries that fired for it
+    # The message's variables (the current swipe's record: stat_data, display_data, delta_data …);
+    # None when it holds none.  ``ChatSession.variables()`` has every message's, per swipe.
+    variables: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -124,10 +130,12 @@ def chat_view(
     user, char = session.env.user_name, session.char_name
     after = sum(1 for entry in entries[end:] if entry.role in ("user", "assistant"))
     scripts = card_display_scripts(session.env.card_data) if card_scripts_allowed(session.card) else []
-    shown = display_texts([(e.role, str(e.message.get("content") or "")) for e in window], scripts, user, char,
+    notes = message_notes(tree.path())
+    texts = [shown_text(notes, e.id, str(e.message.get("content") or "")) for e in window]
+    shown = display_texts([(e.role, text) for e, text in zip(window, texts, strict=True)], scripts, user, char,
                           after=after)  # fmt: skip
     records = session.beat_records()
-    rows = _rows(session, window, start, shown, records, user, char)
+    rows = _rows(session, window, start, shown, records, user, char, notes)
     ledgers = next(([r for r in b.rounds if r.get("purpose") == "beat"] for b in reversed(records)
                     if any(r.get("purpose") == "beat" for r in b.rounds)), [])  # fmt: skip
     arrows = swipe_arrows(session)
@@ -158,6 +166,7 @@ def _rows(
     records: list[beat_log.BeatRecord],
     user: str,
     char: str,
+    notes: dict[str, dict[str, Any]],
 ) -> list[MessageRow]:
     count = token_counter(session.model)
     seconds = beat_log.generation_seconds(records)
@@ -170,8 +179,9 @@ def _rows(
     for offset, entry in enumerate(window):
         message = entry.message
         role = entry.role
-        content = str(message.get("content") or "")
+        content = shown_text(notes, entry.id, str(message.get("content") or ""))
         speaker = str(message.get("name") or (user if role == "user" else char))
+        note = notes.get(entry.id, {}).get("variables")
         if role == "user" and speaker not in pictures:
             pictures[speaker] = speaker_avatar(personas, speaker, user, known)
         kin = tree.siblings(entry.id)
@@ -183,7 +193,7 @@ def _rows(
                 name=message.get("name"),
                 speaker=speaker,
                 persona_avatar=pictures.get(speaker) if role == "user" else None,
-                time=message_time(entry),  # an imported message: its own send_date
+                time=message_time(entry, tree),  # an imported message: its own send_date
                 tokens=count(content) if content else 0,
                 seconds=seconds.get(entry.id) if role == "assistant" else None,
                 content=content,
@@ -197,6 +207,7 @@ def _rows(
                 stop_reason=message.get("stop_reason"),
                 undoable=continued_from(tree, entry) is not None,
                 lore=fired.get(entry.id, []) if role == "assistant" else [],
+                variables=note if isinstance(note, dict) else None,
             )
         )
     return rows

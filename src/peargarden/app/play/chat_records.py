@@ -12,11 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import NotFound
+from peargarden.formats import TavernChat, TavernMessage, write_chat_jsonl
 from peargarden.sessions import TreeRow
 from peargarden.sessions.entries import Entry
+from peargarden.sessions.sillytavern import export_chat
+from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, open_card
 from peargarden.workspace.chats import ChatFile, list_chats
+from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
+
+from .chat_summaries import summarize
 
 __all__ = ["CardFolder", "ChatRecord", "Entry", "card_folders", "export_sillytavern", "find_chat", "save_file"]
 
@@ -49,7 +55,6 @@ class ChatRecord:
 
     def summary(self) -> dict[str, Any]:
         """What a chat list shows of it (``pear sessions list --json``'s keys)."""
-        from .chat_summaries import summarize
 
         return summarize(self.folder, self.chat)
 
@@ -70,9 +75,6 @@ def find_chat(home: Home, chat_id: str, card: str | None = None) -> ChatRecord:
 def export_sillytavern(home: Home, record: ChatRecord) -> bytes:
     """The chat's active branch as a SillyTavern chat JSONL (the other versions of a reply become
     its swipes); the user is the chat's persona, else the card's or config's user name."""
-    from peargarden.formats import TavernChat, TavernMessage, write_chat_jsonl
-    from peargarden.sessions.sillytavern import export_chat
-    from peargarden.workspace.config import load_settings
 
     from .service import st_create_date
 
@@ -89,6 +91,5 @@ def export_sillytavern(home: Home, record: ChatRecord) -> bytes:
 
 def save_file(path: Path, data: bytes) -> None:
     """Write an exported file (atomically: a failed write leaves no half file)."""
-    from peargarden.workspace import atomic
 
     atomic.write_bytes(path, data)

@@ -20,8 +20,8 @@ from peargarden.sessions import ops
 from peargarden.sessions.entries import Entry
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.chat_import import IMPORTED_CHAT_FILE
 from peargarden.workspace.chats import SESSION_FILE, ChatFile, branch_mode, list_chats
-from peargarden.workspace.importer import IMPORTED_CHAT_FILE
 
 CACHE_VERSION = 4
 
@@ -39,7 +39,8 @@ def summarize(folder: CardFolder, chat: ChatFile, grown_from: tuple[str, int] | 
         "mode": chat.header.get("mode", "stage"),
         "branch_mode": branch_mode(chat),
         "created": chat.header.get("timestamp"),
-        "updated": max((e.timestamp for e in chat.tree), default=chat.header.get("timestamp")),
+        # (entries of an imported chat have no timestamp of their own: the import's is the header's)
+        "updated": max((e.timestamp for e in chat.tree if e.timestamp), default=chat.header.get("timestamp")),
         "messages": len(messages),
         # What a chat page shows: the messages the user and the character said.
         "visible": _visible(chat, messages, grown_from),

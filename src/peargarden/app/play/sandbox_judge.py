@@ -19,6 +19,7 @@ from peargarden.errors import NotFound
 from peargarden.modes.work.bash_tool import isolation_note
 from peargarden.sandbox import TOOL_ACCESS, judge
 from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.sandbox_context import sandbox_context
 
@@ -60,15 +61,12 @@ def _left_work_mode(tool: Tool, ctx: ToolContext) -> bool:
 
 def configured_sandbox_judge(home: Home) -> Judge:
     """:func:`make_sandbox_judge` with the user's blacklist and no-ask prefixes from config.toml."""
-    from peargarden.workspace.config import load_settings
 
     sandbox = load_settings(home.config_file).sandbox
     return make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes)
 
 
-def make_sandbox_judge(
-    blacklist: Sequence[str] | None = None, no_ask: Sequence[str] | None = None
-) -> Judge:
+def make_sandbox_judge(blacklist: Sequence[str] | None = None, no_ask: Sequence[str] | None = None) -> Judge:
     """A judge that asks the sandbox; tools it does not govern (lore, draft, ask …) are allowed."""
 
     def sandbox(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Judgement:
@@ -100,7 +98,7 @@ def make_sandbox_judge(
 
 
 def make_card_grant_recorder(home: Home, card_folder: str) -> CardGrantRecorder:
-    """"Allow permanently for this card": bash → ``sandboxBash``; a folder/file → ``sandboxAllow``."""
+    """ "Allow permanently for this card": bash → ``sandboxBash``; a folder/file → ``sandboxAllow``."""
     folder = CardFolder(home, card_folder)
 
     def record(request: ApprovalRequest) -> None:

@@ -45,15 +45,27 @@ from peargarden.agent.result import BEAT_PURPOSE, SentRequest
 from peargarden.agent.thinking import parse_level
 from peargarden.agent.tools import Tool, ToolContext, ToolRegistry
 from peargarden.app.play.sandbox_judge import make_card_grant_recorder, make_sandbox_judge
-from peargarden.errors import BadInput, NotFound, PearError
-from peargarden.formats import TavernChat, TavernMessage, format_create_date, read_chat_jsonl, write_chat_jsonl
+from peargarden.errors import BadInput, NotFound, PearError, StorageError
+from peargarden.formats import (
+    TavernChat,
+    TavernMessage,
+    card_to_object,
+    format_create_date,
+    read_chat_jsonl,
+    write_chat_jsonl,
+)
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, BranchView, PlayMode, SideCall
 from peargarden.modes.side import ProviderSideCall, side_thinking
 from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
+from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
+from peargarden.tavern.version import for_version
+from peargarden.text.macro_dispatch import expand
+from peargarden.text.macros import MacroEnv, Variables
+from peargarden.text.rolls import live_random
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, chat_lock_file
 from peargarden.workspace.chats import ChatFile, branch_mode, last_written, list_chats, recorded_mode, utc_now
@@ -66,6 +78,7 @@ from ..settings.stored_keys import with_stored_key
 from . import beat_log
 from .beat import Beat
 from .chat_page import ChatView, chat_view
+from .chat_variables import ChatVariables, session_variables
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
 
 DEFAULT_CARD = "青梧"
@@ -209,7 +222,7 @@ class PearApp:
         session = self._session(card, chat, options or ChatOptions())
         # A reply a crash cut off mid-stream comes back as an incomplete message (see
         # app.checkpoints); a chat another process is playing right now is left to that process.
-        with contextlib.suppress(ChatBusy):
+        with contextlib.suppress(ChatBusy, StorageError):
             session._hold()()  # claimed (recovering what a crash left) and given back at once
         return session
 
@@ -251,12 +264,7 @@ class PearApp:
         header = chat.header
         mode = self._mode(settings, header, options, chat)
         resolved = resolved or self.resolve(settings, options.connection)
-        if resolved.embedded:
-            thinking: ThinkingLevel = "off"
-        else:
-            thinking = parse_level(options.thinking or resolved.thinking or "medium")
-        if resolved.embedded and options.thinking and options.thinking != "off":
-            thinking = "off"  # the embedded model cannot think; the stage then sends lore as bodies
+        thinking = chat_thinking(resolved, options)
         card_persona = card.settings().get("persona")
         switched = recorded_persona(chat.tree.customs(PERSONA_ENTRY_TYPE))  # a switch made inside the chat
         persona = choose_persona(
@@ -293,6 +301,14 @@ class PearApp:
         return mode
 
 
+def chat_thinking(resolved: ResolvedProvider, options: ChatOptions) -> ThinkingLevel:
+    """The thinking level a chat plays at: the front's, else the connection's, else ``medium``; the
+    embedded model cannot think (the stage then sends lore as bodies)."""
+    if resolved.embedded:
+        return "off"
+    return parse_level(options.thinking or resolved.thinking or "medium")
+
+
 def _start_mode(settings: Settings, header: dict[str, Any]) -> str:
     return str(header.get("mode") or settings.mode or "stage")
 
@@ -302,7 +318,6 @@ _recorded_mode = recorded_mode
 
 
 def _card_object(card: Any) -> dict[str, Any]:
-    from peargarden.formats import card_to_object
 
     obj = card_to_object(card, "v3")
     return obj if isinstance(obj, dict) else {}
@@ -467,6 +482,10 @@ class ChatSession:
             return []  # each builder words the request itself (stage, tavern, plain)
         return tools
 
+    def _stamped(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A message the loop records, as this chat keeps it (a group chat adds who spoke)."""
+        return message
+
     def _user_message(self, text: str, play: PlayMode) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "user", "content": text, "name": self.env.user_name}
         if play.tags:  # words sent in work mode stay out of the story
@@ -492,6 +511,10 @@ class ChatSession:
         that many messages, ending before message number *before*; *since*: every message from that
         number on (see :mod:`.chat_page`)."""
         return chat_view(self, last, before, since)
+
+    def variables(self) -> ChatVariables:
+        """Every message's variables (per swipe) and the chat's, as SillyTavern numbers the messages."""
+        return session_variables(self)
 
     def messages(self) -> list[ContextMessage]:
         """The active branch's messages (numbered from 0 for /edit, /delete, /branch)."""
@@ -568,10 +591,6 @@ class ChatSession:
         """A greeting as the chat keeps it: SillyTavern substitutes its macros when it adds the first
         message (``{{user}}``, ``{{char}}``, the legacy ``<USER>``/``<BOT>``, rolls …), with the
         macro engine of the card's SillyTavern release."""
-        from peargarden.tavern.version import for_version
-        from peargarden.text.macro_dispatch import expand
-        from peargarden.text.macros import MacroEnv, Variables
-        from peargarden.text.rolls import live_random
 
         env = MacroEnv(user=self.env.user_name, char=name, card=None, variables=Variables(), random=live_random())
         new_engine = for_version(self.settings.st_version).new_macro_engine
@@ -661,10 +680,15 @@ class ChatSession:
             messages = tree.messages()
             if not messages or messages[-1].role != "assistant":
                 raise BadInput("最后一条不是回复，没有可以续写的内容")
-            last = messages[-1]
-            prefix = str(last.message.get("content") or "")
-            return _BeatStart("continue", "", before, history=self.context(), prefix=prefix, extends=last.id)
+            return self._continue_start(messages[-1], before)
         return _BeatStart("impersonate", "", before, record=False)
+
+    def _continue_start(self, last: Entry, before: int) -> _BeatStart:
+        """Continue *last* (the branch's last reply), SillyTavern's way: the beat sees the whole
+        history and what it writes extends *last* itself (its old text stays as its revision: ``undo``);
+        nothing is written when nothing came."""
+        prefix = str(last.message.get("content") or "")
+        return _BeatStart("continue", "", before, history=self.context(), prefix=prefix, extends=last.id)
 
     def edit(self, index: int, text: str) -> None:
         with self._holding():
@@ -831,10 +855,10 @@ class ChatSession:
             if target is not None and not start.extended and message.get("role") == "assistant":
                 added = message.get("content") != start.prefix or message.get("reasoning") or message.get("tool_calls")
                 if added:  # nothing came: nothing is written
-                    chat.apply(ops.plan_continue(chat.tree, chat.tree.get(target), message))
+                    chat.apply(ops.plan_continue(chat.tree, chat.tree.get(target), self._stamped(message)))
                     start.extended.append(target)
                 return target
-            return chat.append_message(message).id
+            return chat.append_message(self._stamped(message)).id
 
         return record
 

@@ -7,12 +7,14 @@ The memory itself lives in :mod:`peargarden.modes.stage.memory` (on disk, side c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.modes.stage import memory
 from peargarden.stage.memory import format_roster, format_state
+from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.home import Home
 
@@ -46,14 +48,33 @@ def story_state(session: ChatSession) -> dict[str, Any]:
     }
 
 
-def compact_now(session: ChatSession) -> tuple[dict[str, Any], str]:
-    """Compact the earlier story into a relay summary now (the latest turns stay as they are; the
-    messages stay in the session file): the summary in force and a warning ("" when none).  Nothing
-    to compact is a ``BadInput`` that says why."""
+def compact_now(
+    session: ChatSession, progress: Callable[[str], None] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """Compact the earlier story into relay summaries now (the latest turns stay as they are; the
+    messages stay in the session file), in as many bounded side requests as a long history needs,
+    each step said to *progress*: the summary in force (``turns`` and ``chars``: what all the steps
+    covered) and the warnings.  Nothing to compact is a ``BadInput`` that says why."""
+    warnings: list[str] = []
     outcome = memory.compact_story(session.branch_view(), session.side_call(), manual=True)
     if not outcome.written:
         raise BadInput(outcome.warning or outcome.note or "没有压缩")
-    return memory.active_summary(session.chat.tree) or {}, outcome.warning or ""
+    turns = chars = 0
+    while True:
+        turns, chars = turns + outcome.turns, chars + outcome.chars
+        warnings += [outcome.warning] if outcome.warning else []
+        if not outcome.remaining:
+            break
+        if progress is not None:
+            progress(outcome.note)
+        try:
+            outcome = memory.compact_story(session.branch_view(), session.side_call(), manual=True)
+        except BadInput:  # what is left is too little to be worth a summary of its own
+            break
+        if not outcome.written:  # the side model failed: what was covered so far stays
+            warnings += [outcome.warning or outcome.note] if (outcome.warning or outcome.note) else []
+            break
+    return {**(memory.active_summary(session.chat.tree) or {}), "turns": turns, "chars": chars}, warnings
 
 
 def resident_file(home: Home, card: str) -> tuple[CardFolder, Path]:
@@ -68,7 +89,6 @@ def resident_text(folder: CardFolder) -> str:
 
 def ensure_file(path: Path) -> None:
     """Create *path* empty when it does not exist (for an editor to open)."""
-    from peargarden.workspace import atomic
 
     if not path.exists():
         atomic.write_text(path, "")

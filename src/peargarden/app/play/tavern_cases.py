@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.errors import BadInput, FormatError, NotFound
+from peargarden.formats import card_to_object, read_card
+from peargarden.formats.groups import read_group
 from peargarden.workspace.config import check_st_version
+from peargarden.workspace.inputs import read_json
 
 
 def _read_json(path: Path) -> Any:
-    from peargarden.workspace.inputs import read_json
 
     return read_json(path)
 
@@ -56,7 +58,6 @@ def _read_card(case_dir: Path, stem: str) -> Any:
         if not pngs:
             raise NotFound(f"案例里没有 {stem}.json 或 {stem}.png", path=case_dir)
         png = pngs[0]
-    from peargarden.formats import card_to_object, read_card
 
     return card_to_object(read_card(png.read_bytes(), str(png)), "v2")
 
@@ -79,7 +80,6 @@ def _group_members(case_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
 def load_case(case_dir: Path) -> Any:
     """Read an oracle case folder into :class:`peargarden.tavern.replay.CaseData` (a group case —
     ``group.json`` with member cards ``card1.json`` … — fills ``group`` and ``members``)."""
-    from peargarden.formats.groups import read_group
     from peargarden.tavern.replay import CaseData
 
     if not case_dir.is_dir():

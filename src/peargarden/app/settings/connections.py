@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from peargarden.errors import PearError, ProviderError
 from peargarden.providers.base import Provider, Timeouts
-from peargarden.workspace.config import ModelSettings, Settings
+from peargarden.providers.registry import ConnectionSpec, build_provider, embedded_provider
+from peargarden.providers.sampled import SampledProvider
+from peargarden.workspace.config import ModelSettings, Settings, timeout_seconds
 
 if TYPE_CHECKING:  # the registry is imported on use: a command that talks to no model never loads it
     from peargarden.providers.registry import ConnectionSpec
@@ -51,7 +53,6 @@ class ResolvedProvider:
 def connection_spec(settings: Settings, model: ModelSettings) -> ConnectionSpec | None:
     """The connection *model* names in *settings*, as the providers package takes it; ``None`` for
     the embedded model."""
-    from peargarden.providers.registry import ConnectionSpec
 
     conn = settings.provider_settings(model.provider)
     if conn is None:
@@ -71,7 +72,6 @@ def connection_spec(settings: Settings, model: ModelSettings) -> ConnectionSpec 
 def flag_timeouts(flags: dict[str, float | None]) -> tuple[tuple[str, float], ...]:
     """Timeout limits given by flag (``connect``, ``first_byte``, ``idle``, ``total``; None = not
     given), checked, as :attr:`Connection.timeouts` takes them."""
-    from peargarden.workspace.config import timeout_seconds
 
     return tuple(
         (name, timeout_seconds(f"--{name.replace('_', '-')}-timeout", value))
@@ -88,23 +88,21 @@ def _timeouts(spec: ConnectionSpec, override: Connection | None) -> ConnectionSp
 
 
 def _build(spec: ConnectionSpec | None) -> Provider:
-    from peargarden.providers.registry import build_provider
 
     if spec is None:
         return _embedded()
     return build_provider(spec)
 
 
-def _embedded(local_model: str = "") -> Provider:
-    """The embedded llama.cpp model (one per process and GGUF, shared by every chat).
+def _embedded(local_model: str = "", override: Connection | None = None) -> Provider:
+    """The embedded llama.cpp model (one worker per process and GGUF, shared by every chat).
 
     *local_model* (``--local-model`` or ``[model] local_path``) is a GGUF path or an embedded
     model's name; its header is checked here, so a wrong file is one line before any chat starts.
+    ``--first-byte-timeout`` / ``--idle-timeout`` bound its worker's start and silences.
     """
     try:
-        from peargarden.providers.registry import embedded_provider
-
-        provider = embedded_provider(local_model)
+        provider = embedded_provider(local_model, dict(override.timeouts) if override is not None else None)
         if local_model:
             provider.traits()
         return provider
@@ -114,8 +112,8 @@ def _embedded(local_model: str = "") -> Provider:
         ) from None
 
 
-def _local(local_model: str) -> ResolvedProvider:
-    provider = _embedded(local_model)
+def _local(local_model: str, override: Connection | None = None) -> ResolvedProvider:
+    provider = _embedded(local_model, override)
     traits = getattr(provider, "traits", None)
     try:
         small = bool(traits().small) if traits is not None else True
@@ -127,11 +125,10 @@ def _local(local_model: str) -> ResolvedProvider:
 
 def resolve_provider(settings: Settings, override: Connection | None = None) -> ResolvedProvider:
     """The main model: *override* (flags) first, then ``[model]`` of *settings*."""
-    from peargarden.providers.registry import ConnectionSpec
 
     main = settings.main()
     if override is not None and override.local_model:
-        return _local(override.local_model)
+        return _local(override.local_model, override)
     if override is not None and override.base_url:
         model = override.model or (main.model if main.provider != LOCAL else "")
         given = ConnectionSpec(name="cli", base_url=override.base_url, model=model, api_key_env=override.api_key_env)
@@ -140,8 +137,7 @@ def resolve_provider(settings: Settings, override: Connection | None = None) -> 
         main = ModelSettings(main.provider, override.model, main.thinking, main.local_path)
     spec = connection_spec(settings, main)
     if spec is None:
-        return _local(main.local_path)
-    from peargarden.providers.sampled import SampledProvider
+        return _local(main.local_path, override)
 
     # The connection's pinned samplers (``[providers.<name>.sampler]``); always wrapped, even with
     # no values yet, so a change made while chats are open reaches them.  Side calls are not wrapped:

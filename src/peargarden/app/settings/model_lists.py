@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from peargarden.workspace.home import Home
 
+from .local_models import embedded_models
+
 if TYPE_CHECKING:
     from peargarden.providers.registry import ConnectionSpec
 
@@ -45,8 +47,6 @@ def list_models(home: Home, base_url: str | None = None, api_key_env: str | None
     """The models of the endpoint *base_url* (its key in the variable *api_key_env*), or of the main
     connection of config.toml when no URL is given; the embedded models for the embedded one."""
     from peargarden.providers.registry import ConnectionSpec
-
-    from .local_models import embedded_models
 
     spec = ConnectionSpec("--base-url", base_url, api_key_env=api_key_env or "") if base_url else None
     spec = spec or _configured(home, api_key_env)

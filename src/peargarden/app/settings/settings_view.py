@@ -11,6 +11,7 @@ from peargarden.errors import BadInput
 from peargarden.workspace.config import ModelSettings, load_settings
 from peargarden.workspace.home import Home
 
+from .connections import resolve_provider
 from .stored_keys import has_stored_key, store_key, with_stored_key
 
 
@@ -48,8 +49,10 @@ def settings_view(home: Home) -> dict[str, Any]:
         "side_model_effective": _model(current.side()),
         "connections": connections,
         "personas": personas,
-        "sandbox": {"blacklist": list(current.sandbox.blacklist),
-                    "no_ask_prefixes": list(current.sandbox.no_ask_prefixes)},
+        "sandbox": {
+            "blacklist": list(current.sandbox.blacklist),
+            "no_ask_prefixes": list(current.sandbox.no_ask_prefixes),
+        },
         "config_file": "config.toml",
     }
 
@@ -63,7 +66,6 @@ def save_connection_key(home: Home, connection: str, key: str) -> None:
 
 def connection_models(home: Home, connection: str | None = None) -> dict[str, Any]:
     """The model list of *connection*'s endpoint (default: the main model's connection)."""
-    from .connections import resolve_provider
 
     current = with_stored_key(home, load_settings(home.config_file))
     if connection:

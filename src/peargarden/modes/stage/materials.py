@@ -37,12 +37,14 @@ from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_m
 from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
 from peargarden.tavern.version import for_version
 from peargarden.text.rolls import live_random
+from peargarden.variables.marks import UPDATE_RULES_MARK
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import Settings, load_settings, parse_settings
 from peargarden.workspace.home import SUPPLEMENT_BOOK_FILE, Home
 from peargarden.workspace.library import lorebook_name, lorebook_path, read_library_lorebook
 from peargarden.workspace.regex_scripts import card_regex_scripts, global_regex_scripts, regex_allowance
+from peargarden.workspace.seed import bundled
 from peargarden.workspace.text_files import read_user_text
 
 __all__ = [
@@ -101,7 +103,6 @@ def _read_text(path: Path) -> str | None:
 
 
 def _bundled_system() -> str:
-    from peargarden.workspace.seed import bundled
 
     return bundled("SYSTEM.md").decode("utf-8")
 
@@ -174,7 +175,9 @@ def load_corpus(home: Home, books: Sequence[BookSource], disabled: Sequence[str]
             except (BadInput, NotFound) as error:
                 warnings.append(f"挂载的世界书「{book.name}」读不出来，本拍先不用它：{error.message}")
                 continue
-        parts.append(entries_from_book(raw, book.name, overlay=book.overlay))
+        # A card's MVU update rules are the variables tool's guidance on the stage, not lore.
+        entries = entries_from_book(raw, book.name, overlay=book.overlay)
+        parts.append([entry for entry in entries if UPDATE_RULES_MARK not in entry.comment.lower()])
     corpus = LoreCorpus(merge_books(parts, disabled))
     _CORPUS_CACHE.pop(key, None)
     while len(_CORPUS_CACHE) >= _CORPUS_CACHE_SIZE:

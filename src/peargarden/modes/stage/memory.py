@@ -34,6 +34,8 @@ from peargarden.stage.memory.compaction import (
     MANUAL_MIN_CHARS,
     SUMMARY_MAX_TOKENS,
     SUMMARY_SYSTEM,
+    CompactionPlan,
+    fit_lines,
     summary_user_text,
 )
 from peargarden.stage.memory.recall import recall_block
@@ -53,7 +55,7 @@ __all__ = [
     "NOTES_TYPE",
     "RESIDENT_FILE",
     "SUMMARY_TYPE",
-        "StorySettings",
+    "StorySettings",
     "after_beat",
     "compact_story",
     "current_ledger",
@@ -80,7 +82,8 @@ class StorySettings:
     """``[story]`` in config.toml (keys as below), overridden by ``"story": {...}`` in 卡.json.
 
     ``compact_every`` defaults to the global ``compact_every_n_turns`` (0 = only by budget);
-    ``compact_tokens`` 0 means half of ``context_tokens − reserve_tokens``.
+    ``compact_tokens`` 0 means half of ``context_tokens − reserve_tokens``; ``side_context_tokens``
+    is the side model's window, which bounds every side request (0: the same as ``context_tokens``).
     """
 
     scene_notes: bool = True
@@ -90,10 +93,15 @@ class StorySettings:
     context_tokens: int = 32768
     reserve_tokens: int = 4096
     recall: bool = False
+    side_context_tokens: int = 0
 
     @property
     def compact_threshold(self) -> int:
         return self.compact_tokens or max(1, (self.context_tokens - self.reserve_tokens) // 2)
+
+    @property
+    def side_window(self) -> int:
+        return self.side_context_tokens or self.context_tokens
 
 
 _INT_KEYS = {
@@ -102,6 +110,7 @@ _INT_KEYS = {
     "compact_tokens": (0, 10_000_000),
     "context_tokens": (256, 10_000_000),
     "reserve_tokens": (0, 1_000_000),
+    "side_context_tokens": (0, 10_000_000),
 }
 _BOOL_KEYS = ("scene_notes", "recall")
 
@@ -215,7 +224,6 @@ def _recall_docs(tree: TreeReader, covers: str | None) -> list[str]:
     ids = [item.entry_id for item in items]
     if covers not in ids:
         return []
-    from peargarden.stage.history import story_turns
 
     covered = items[: ids.index(covers) + 1]
     return [turn.text for turn in story_turns([item.message for item in covered]) if turn.text.strip()]
@@ -231,6 +239,9 @@ class Outcome:
     written: bool = False
     warning: str = ""
     note: str = ""
+    remaining: int = 0  # beats still due for compaction after this step
+    turns: int = 0  # beats this step covered
+    chars: int = 0
 
 
 def _last_beat(items: list[StoryItem]) -> list[StoryItem]:
@@ -264,8 +275,11 @@ def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
     beat = last_beat_items(tree)
     if not any(item.role == "assistant" for item in beat):
         return Outcome(note="没有可记的正文")
-    lines = dialogue_lines(beat, view.user_name, view.char_name)
     ledger = current_ledger(tree)
+    count = story_counter(view.model)
+    fixed = SCRIBE_SYSTEM + scribe_user_text(ledger, [])
+    room = _side_room(view_story_settings(view), SCRIBE_MAX_TOKENS, count(fixed))
+    lines = fit_lines(dialogue_lines(beat, view.user_name, view.char_name), room, count)
     try:
         reply = side(SCRIBE_SYSTEM, scribe_user_text(ledger, lines), SCRIBE_MAX_TOKENS, purpose="scene_notes")
     except PearError as error:
@@ -317,7 +331,14 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
     tree = view.tree
     leaf = tree.leaf
     live, summary = _live(tree)
-    over = live_tokens(live, story_counter(view.model)) > settings.compact_threshold
+    count = story_counter(view.model)
+    over = live_tokens(live, count) > settings.compact_threshold
+    previous = str(summary["summary"]) if summary else ""
+    ledger = current_ledger(tree)
+    # The side request's own budget: its window, less the reply, the instructions, the previous
+    # summary and the ledger; the dialogue gets the rest (a long import is covered step by step).
+    fixed = count(SUMMARY_SYSTEM) + count(summary_user_text(previous, ledger, _EMPTY_PLAN, "", ""))
+    room = _side_room(settings, SUMMARY_MAX_TOKENS, fixed)
     # By count the covered text must be worth a summary; over budget anything older must go.
     plan = plan_compaction(
         live,
@@ -325,13 +346,14 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
         every=1 if manual else settings.compact_every,
         over_budget=over,
         min_chars=MANUAL_MIN_CHARS if manual else (1 if over else AUTO_MIN_CHARS),
+        budget=room,
+        count=count,
     )
     if plan is None:
         if manual:
             raise BadInput(f"没有可以压缩的剧情（最近 {settings.keep_rounds} 轮之前的内容太少）")
         return Outcome()
-    previous = str(summary["summary"]) if summary else ""
-    user = summary_user_text(previous, current_ledger(tree), plan, view.user_name, view.char_name)
+    user = summary_user_text(previous, ledger, plan, view.user_name, view.char_name, budget=room, count=count)
     try:
         text = side(SUMMARY_SYSTEM, user, SUMMARY_MAX_TOKENS, purpose="compaction").strip()
     except PearError as error:
@@ -344,7 +366,20 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
         SUMMARY_TYPE,
         {"summary": text, "coversThroughId": plan.covers_through_id, "turns": plan.turns, "chars": plan.chars},
     )
-    return Outcome(written=True, warning=_update_resident(view.card, side, text))
+    left = plan.remaining_turns
+    progress = f"前情压缩：这次压了 {plan.turns} 轮，还有 {left} 轮待压缩" if left else ""
+    resident = _update_resident(view.card, side, text)
+    return Outcome(True, resident, progress, remaining=left, turns=plan.turns, chars=plan.chars)
+
+
+_EMPTY_PLAN = CompactionPlan((), "", 0, 0)
+SIDE_MARGIN = 256  # tokens kept free in a side request for the chat template and counting slack
+
+
+def _side_room(settings: StorySettings, reply_tokens: int, fixed_tokens: int) -> int:
+    """Tokens a side request's dialogue may take: the side model's window less the reply, the fixed
+    text and a margin (never less than a small floor, so a tiny window still sends one cut beat)."""
+    return max(512, settings.side_window - reply_tokens - fixed_tokens - SIDE_MARGIN)
 
 
 # -- the mode's steps ----------------------------------------------------------------------------
@@ -366,7 +401,7 @@ def bookkeeping(view: BranchView, side: SideCall) -> list[str]:
     if side.stopped():
         return warnings
     compaction = compact_story(view, side)
-    warnings += [text for text in (compaction.warning,) if text]
+    warnings += [text for text in (compaction.warning, compaction.note if compaction.remaining else "") if text]
     return warnings
 
 

@@ -16,7 +16,7 @@ from peargarden.agent.tools import Tool
 from peargarden.providers.base import ChatRequest, ToolSpec
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import MessageScan, without
-from peargarden.stage import StageRequest, Turn, assemble_beat
+from peargarden.stage import StageRequest, Turn, apply_macros, assemble_beat
 from peargarden.stage.compact import compact_beat, stop_words
 from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
@@ -96,8 +96,6 @@ def split_rounds(
 def greeting_turns(materials: StageMaterials) -> list[Turn]:
     """The card's greeting as the first assistant message (when greetings are on and there is one)."""
     if materials.settings.greeting and materials.card.first_mes.strip():
-        from peargarden.stage import apply_macros
-
         macros = materials.stage.macros
         first = materials.card.first_mes
         user = materials.stage.user_name

@@ -14,19 +14,27 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable, Sequence
-from functools import partial
-from pathlib import Path
 from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.formats import Card
+from peargarden.formats import Card, card_to_object
 from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import shared_start
+from peargarden.sessions.variables import CHAT_METADATA_TYPE, chat_metadata
+from peargarden.tavern.assemble import generate
+from peargarden.tavern.controls import user_state
+from peargarden.tavern.replay import start_new_chat, user_message
+from peargarden.tavern.request import request_body
+from peargarden.tavern.state import TavernState
+from peargarden.text.tokens import counter_for_model
+from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
+from peargarden.worldinfo.sources import LorebookCache
 
-from .sources import card_worlds, read_named_preset
+from .sources import card_worlds, chat_keeper, read_named_preset
+from .variables import entry_sources, late_step, preset_sources, request_variables
 
 # Body fields of SillyTavern's request that are sampler settings (sent as given when not None).
 _SAMPLER_KEYS = (
@@ -46,7 +54,7 @@ _SAMPLER_KEYS = (
 )
 
 # SillyTavern's chat metadata (timed world info, variables, the in-context marker) kept on the branch.
-METADATA_TYPE = "tavern-metadata"
+METADATA_TYPE = CHAT_METADATA_TYPE
 
 _GEN_TYPES = {"send": "normal", "regenerate": "regenerate", "continue": "continue", "impersonate": "impersonate"}
 
@@ -98,37 +106,11 @@ class StLines:
         return out
 
 
-_WORLDS_KEY = "tavern.worlds"
 _LOREBOOKS_KEY = "tavern.lorebooks"
 _LINES_KEY = "tavern.lines"
 
 
-def _kept(env: BeatEnv, key: str, path: Path | None, read: Callable[[], Any]) -> Any:
-    """``read()``, or the very object read last beat when ``path`` has not changed since.
-
-    The lorebook cache keys on object identity, so an unchanged file must give the same dict.
-    """
-    try:
-        stat = path.stat() if path is not None else None
-    except OSError:
-        stat = None
-    if stat is None:
-        return read()
-    stamp = (str(path), stat.st_mtime_ns, stat.st_size)
-    with env.cache_lock:
-        memo = env.cache.setdefault(_WORLDS_KEY, {})
-        hit = memo.get(key)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-    value = read()
-    with env.cache_lock:
-        memo[key] = (stamp, value)
-    return value
-
-
 def _lorebooks(env: BeatEnv) -> Any:
-    from peargarden.worldinfo.sources import LorebookCache
-
     return chat_memo(env, _LOREBOOKS_KEY, LorebookCache)
 
 
@@ -137,26 +119,28 @@ def _chat_lines(env: BeatEnv) -> StLines:
 
 
 def _worlds(env: BeatEnv, loaded: Card) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    return card_worlds(env.card.home, env.card, env.settings, loaded, kept=partial(_kept, env))
+    return card_worlds(env.card.home, env.card, env.settings, loaded, kept=chat_keeper(env))
 
 
 def _preset(env: BeatEnv) -> dict[str, Any] | None:
     return read_named_preset(env.card.home, env.settings.preset) if env.settings.preset else None
 
 
-def tavern_builder(env: BeatEnv) -> RequestBuilder:
-    from peargarden.formats import card_to_object
-    from peargarden.tavern.assemble import generate
-    from peargarden.tavern.controls import user_state
-    from peargarden.tavern.replay import start_new_chat, user_message
-    from peargarden.tavern.request import request_body
-    from peargarden.text.tokens import counter_for_model
-    from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
-
+def tavern_builder(
+    env: BeatEnv,
+    *,
+    tavern_settings: dict[str, Any] | None = None,
+    prepare_state: Callable[[TavernState], None] | None = None,
+) -> RequestBuilder:
+    """SillyTavern's request for the card of *env*.  *tavern_settings*: the ``tavern`` settings to
+    use instead of the card's ``卡.json`` ones; *prepare_state*: called on each state before it
+    assembles (a group chat makes it the member speaking in the group, :mod:`peargarden.modes.group`)."""
     loaded = env.card.load_card()
     card_obj = card_to_object(loaded, "v2")
     card_json = env.card.settings()
     tavern = card_json.get("tavern") if isinstance(card_json.get("tavern"), dict) else {}
+    if tavern_settings is not None:
+        tavern = tavern_settings
     assert isinstance(tavern, dict)
     preset = _preset(env)
     worlds, books = _worlds(env, loaded)
@@ -172,7 +156,8 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         # Read each round: an answer given in another window applies to the next request.
         global_regex, regex_warnings = global_regex_scripts(env.card.home)
         regex_allowed = regex_allowance(env.card) is True
-        metadata = _branch_metadata(inp)
+        metadata = chat_metadata(inp.custom_entries)
+        known = request_variables(env, inp)
         history = list(inp.history)
         pending = ""
         if inp.kind in ("send", "regenerate") and history and history[-1].role == "user":
@@ -195,7 +180,9 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
             own_chat=True,
             seed=env.seed,
         )
-        if not state.chat:
+        if prepare_state is not None:
+            prepare_state(state)
+        if not state.chat and state.cast is None:  # a group chat starts with every member's greeting
             start_new_chat(state)
         if pending:
             state.chat.append(user_message(state, pending))
@@ -203,30 +190,33 @@ def tavern_builder(env: BeatEnv) -> RequestBuilder:
         # A real generation, not ST's dry run: timed world info runs and is recorded, and
         # squash_system_messages applies, exactly as SillyTavern sends the request.
         result = generate(state, gen_type)
+        # TavernHelper and the templates work on the finished prompt, after the budgets counted it.
+        sources = [*entry_sources(worlds, result.world_info_activated), *preset_sources(preset)]
+        late = late_step(env, known, result.messages, state.chat_metadata, _global_variables(state), sources)
+        messages = late.messages
         body = request_body(
-            state.oai, result.messages, gen_type, stop=result.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
+            state.oai, messages, gen_type, stop=result.stop, omit_empty_bias=state.compat.omit_empty_logit_bias
         )
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
-        request = ChatRequest(messages=list(result.messages), sampler=sampler, lore=list(result.world_info_fired))
+        request = ChatRequest(messages=list(messages), sampler=sampler, lore=list(result.world_info_fired))
         if result.context > 0:  # the context bar measures the request against the budget it was built for
             request.budget = ContextBudget(result.used, result.context, result.response)
         customs: list[tuple[str, Any]] = []
         if state.chat_metadata != metadata:
             customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))
-        warnings = list(dict.fromkeys([*regex_warnings, *result.warnings]))
+        warnings = list(dict.fromkeys([*regex_warnings, *result.warnings, *late.warnings]))
         return BuiltRequest(request, warnings, customs, {"body": body, "assembly": result})
 
     return build
 
 
-def _branch_metadata(inp: BeatInput) -> dict[str, Any]:
-    """The chat metadata last recorded on this branch (rewinding before it forgets it, as it should)."""
-    for entry in reversed(list(inp.custom_entries)):
-        if entry.get("customType") == METADATA_TYPE and isinstance(entry.get("data"), dict):
-            return dict(entry["data"])
-    return {}
+def _global_variables(state: Any) -> dict[str, Any]:
+    """SillyTavern's global variables (``{{getglobalvar}}``; TavernHelper's global scope)."""
+    found = state.extension_settings.get("variables")
+    value = found.get("global") if isinstance(found, dict) else None
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def tavern_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from peargarden.formats import Card
 from peargarden.formats.presets import read_preset
@@ -21,6 +21,9 @@ from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input, read_json
 from peargarden.workspace.library import lorebook_name, lorebook_path, no_such_preset, read_library_lorebook
 
+if TYPE_CHECKING:
+    from peargarden.modes.base import BeatEnv
+
 SUPPLEMENT_WORLD = "补充设定集"
 
 # kept(key, file, read): read() — or a value kept from an earlier read while *file* is unchanged.
@@ -29,6 +32,35 @@ Keeper = Callable[[str, Path | None, Callable[[], Any]], Any]
 
 def _fresh(_key: str, _path: Path | None, read: Callable[[], Any]) -> Any:
     return read()
+
+
+_WORLDS_KEY = "tavern.worlds"
+
+
+def chat_keeper(env: BeatEnv) -> Keeper:
+    """A :data:`Keeper` over the chat's memo (``BeatEnv.cache``): a file's value is read again only
+    when the file changed, and an unchanged file gives the very object read last time (the lorebook
+    cache keys on object identity)."""
+
+    def kept(key: str, path: Path | None, read: Callable[[], Any]) -> Any:
+        try:
+            stat = path.stat() if path is not None else None
+        except OSError:
+            stat = None
+        if stat is None:
+            return read()
+        stamp = (str(path), stat.st_mtime_ns, stat.st_size)
+        with env.cache_lock:
+            memo = env.cache.setdefault(_WORLDS_KEY, {})
+            hit = memo.get(key)
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+        value = read()
+        with env.cache_lock:
+            memo[key] = (stamp, value)
+        return value
+
+    return kept
 
 
 def card_worlds(

@@ -9,6 +9,7 @@ listed.  Refusals (conflicts, syntax errors) come back as error results with the
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,6 @@ def _project(ctx: ToolContext) -> CardProject:
 
 
 def _listing(project: CardProject) -> str:
-    import json
 
     manifest = json.loads((project.root / MANIFEST).read_text(encoding="utf-8"))
     lines = [

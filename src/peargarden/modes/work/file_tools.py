@@ -225,9 +225,7 @@ class EditTool(Tool):
         start, end = spans[0]
         result = text[:start] + new + text[end:]
         if result == text:
-            return ToolResult(
-                f"No changes made to {shown}. The replacement produced identical content.", is_error=True
-            )
+            return ToolResult(f"No changes made to {shown}. The replacement produced identical content.", is_error=True)
         final = bom + (result.replace("\n", "\r\n") if ending == "\r\n" else result)
         try:
             atomic.write_text(path, final)

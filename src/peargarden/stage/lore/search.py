@@ -72,16 +72,12 @@ def _score(entry: LoreEntry, terms: Sequence[str]) -> int:
     return score
 
 
-def search_entries(
-    entries: Sequence[LoreEntry], query: str, limit: int = STAGE_SEARCH_LIMIT
-) -> list[SearchHit]:
+def search_entries(entries: Sequence[LoreEntry], query: str, limit: int = STAGE_SEARCH_LIMIT) -> list[SearchHit]:
     """The best *limit* enabled entries for *query*; ``[]`` when the query has no usable term."""
     terms = split_terms(query)
     if not terms or limit <= 0:
         return []
-    hits = [
-        SearchHit(entry, score) for entry in entries if entry.enabled and (score := _score(entry, terms)) > 0
-    ]
+    hits = [SearchHit(entry, score) for entry in entries if entry.enabled and (score := _score(entry, terms)) > 0]
     hits.sort(key=lambda hit: -hit.score)
     return hits[:limit]
 

@@ -2,9 +2,14 @@
 
 The story after the active summary is counted in beats (user messages).  When there are at least
 ``keep_rounds + every`` of them (``every`` = 0: never by count) or the history is over its token
-budget, everything before the ``keep_rounds``-th last user message is covered by a new summary,
-which takes the previous one as input (summaries chain).  The originals stay in the session: a
-summary only records the last entry it covers.
+budget, everything before the ``keep_rounds``-th last user message is due for a new summary, which
+takes the previous one as input (summaries chain).  The originals stay in the session: a summary
+only records the last entry it covers.
+
+A side request has a budget too (the side model's context, less its reply): when what is due does
+not fit — a long imported chat, thousands of turns never summarised — a plan covers only the
+oldest whole beats that fit, and says how many beats are still due, so compaction proceeds in
+bounded steps (one per beat, or all of them on request) and each says how far it got.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from peargarden.text.tokens import TextCounter
 
 from .ledger import Ledger
 from .story import StoryItem, dialogue_lines, user_indices
@@ -23,6 +30,7 @@ __all__ = [
     "SUMMARY_MAX_TOKENS",
     "SUMMARY_SYSTEM",
     "CompactionPlan",
+    "fit_lines",
     "plan_compaction",
     "summary_user_text",
 ]
@@ -39,6 +47,8 @@ class CompactionPlan:
     covers_through_id: str
     turns: int
     chars: int
+    # Beats that were due but did not fit this request's budget: the next step covers them.
+    remaining_turns: int = 0
 
 
 def plan_compaction(
@@ -48,25 +58,73 @@ def plan_compaction(
     every: int = 30,
     over_budget: bool = False,
     min_chars: int = AUTO_MIN_CHARS,
+    budget: int | None = None,
+    count: TextCounter | None = None,
 ) -> CompactionPlan | None:
     """What to summarise among *live* (the story items after the active summary), or ``None``.
 
     By count: ``len(user messages) >= keep_rounds + every`` (with ``every > 0``).  By budget:
     *over_budget* and something older than the kept rounds exists.  Either way the covered text
-    must reach *min_chars*, so a few short lines never become a summary."""
+    must reach *min_chars*, so a few short lines never become a summary.  *budget*: the tokens
+    (by *count*) the covered dialogue may take in the request; what is due past it is left for the
+    next step (``remaining_turns``), and a first beat longer than the budget alone is covered all
+    the same (its lines are cut to the budget when the request is written)."""
     users = user_indices(live)
     by_count = every > 0 and len(users) >= keep_rounds + every
     if not (by_count or over_budget) or len(users) <= keep_rounds:
         return None
     cut = users[-keep_rounds] if keep_rounds > 0 else len(live)
-    covered = tuple(live[:cut])
-    if not covered:
+    due = tuple(live[:cut])
+    if not due:
         return None
+    if sum(len(str(item.message.get("content") or "")) for item in due) < min_chars:
+        return None  # what is due is not worth a summary yet (however much of it fits)
+    covered = due if budget is None or count is None else _fitting(due, budget, count)
     chars = sum(len(str(item.message.get("content") or "")) for item in covered)
-    if chars < min_chars:
-        return None
     turns = sum(1 for item in covered if item.role == "user")
-    return CompactionPlan(covered, covered[-1].entry_id, turns, chars)
+    remaining = sum(1 for item in due[len(covered) :] if item.role == "user")
+    return CompactionPlan(covered, covered[-1].entry_id, turns, chars, remaining)
+
+
+def _fitting(due: tuple[StoryItem, ...], budget: int, count: TextCounter) -> tuple[StoryItem, ...]:
+    """The longest run of whole beats from the start of *due* whose dialogue fits *budget* (at
+    least the first beat: a step always makes progress)."""
+    starts = [i for i, item in enumerate(due) if item.role == "user"]
+    if not starts or starts[0] != 0:
+        starts = [0, *starts]
+    ends = [*starts[1:], len(due)]
+    used = 0
+    end = ends[0]
+    for index, (start, stop) in enumerate(zip(starts, ends, strict=True)):
+        text = "\n\n".join(str(item.message.get("content") or "") for item in due[start:stop])
+        used += count(text) + 8  # a speaker's name and the blank line between turns
+        if used > budget and index > 0:
+            break
+        end = stop
+    return due[:end]
+
+
+def fit_lines(lines: Sequence[str], budget: int, count: TextCounter) -> list[str]:
+    """*lines* cut to *budget* tokens: whole lines from the end first (the newest matter most for a
+    ledger, the order is kept), and a single line over the budget cut in the middle, with a mark."""
+    kept: list[str] = []
+    used = 0
+    for line in reversed(lines):
+        cost = count(line) + 2
+        if used + cost > budget:
+            if not kept:
+                kept.append(_cut_middle(line, budget, count))
+            break
+        kept.append(line)
+        used += cost
+    return kept[::-1]
+
+
+def _cut_middle(text: str, budget: int, count: TextCounter) -> str:
+    """*text* shortened to about *budget* tokens by keeping its start and its end."""
+    total = max(1, count(text))
+    keep = max(16, int(len(text) * budget / total * 0.9) // 2)
+    return text[:keep] + "\n……（中间略去）……\n" + text[-keep:]
 
 
 SUMMARY_SYSTEM = """你是这场角色扮演的接力摘要员。你不续写故事，只输出摘要本身。
@@ -86,9 +144,19 @@ SUMMARY_SYSTEM = """你是这场角色扮演的接力摘要员。你不续写故
 
 
 def summary_user_text(
-    previous: str, ledger: Ledger | None, plan: CompactionPlan, user_name: str, char_name: str
+    previous: str,
+    ledger: Ledger | None,
+    plan: CompactionPlan,
+    user_name: str,
+    char_name: str,
+    *,
+    budget: int | None = None,
+    count: TextCounter | None = None,
 ) -> str:
-    parts = ["【要覆盖的对话】\n" + "\n\n".join(dialogue_lines(plan.covered, user_name, char_name))]
+    lines = dialogue_lines(plan.covered, user_name, char_name)
+    if budget is not None and count is not None:
+        lines = fit_lines(lines, budget, count)
+    parts = ["【要覆盖的对话】\n" + "\n\n".join(lines)]
     if previous.strip():
         parts.append(
             "<previous-summary>\n"

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import logging
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -72,6 +74,7 @@ DEFAULT_KEEP = 50
 VAULT_LOCK = "vault"
 MAX_REASON_LENGTH = 200
 _STORE_THREADS = 8
+log = logging.getLogger(__name__)
 
 # Folders the program expects to find; a restore empties them but does not delete them.
 _STANDING_DIRS = {
@@ -166,6 +169,7 @@ class Vault:
         self.objects = ObjectStore(self.folder / "objects")
         self.manifests = ManifestStore(self.folder / "snapshots")
         self._statcache_path = self.folder / "statcache.json"
+        _clear_debris_once(home)
 
     # ----- reading -------------------------------------------------------------------------------
 
@@ -532,11 +536,37 @@ class Debris:
         return f"清理了 {self.files} 个崩溃留下的临时文件，共 {megabytes:.1f} MB（crash leftovers removed）"
 
 
+# Data folders whose crash leftovers this process has cleared (see _clear_debris_once).
+_cleared: set[Path] = set()
+_cleared_guard = threading.Lock()
+
+
+def _clear_debris_once(home: Home) -> None:
+    """The first time this process opens *home*'s vault, clear what killed writes left behind (a
+    snapshot killed mid-write leaves objects of tens of megabytes): every command that opens the
+    vault does, whether or not it said so first (``pear chat``, ``serve``, ``import`` and ``vault``
+    say what they removed; the others log it)."""
+    root = Path(os.path.abspath(home.root))
+    with _cleared_guard:
+        if root in _cleared:
+            return
+        _cleared.add(root)
+    try:
+        debris = clear_crash_debris(home)
+    except OSError as error:
+        log.warning("could not clear crash leftovers: %s", error)
+        return
+    if debris.files:
+        log.info("%s", debris.describe())
+
+
 def clear_crash_debris(home: Home) -> Debris:
     """Remove the temp files crashed writes left in the data folder (their writer's process is gone,
-    or they are over an hour old); on start of ``pear chat``, ``pear serve`` and ``pear import``."""
-    from peargarden.workspace import atomic
+    or they are over an hour old); on start of ``pear chat``, ``pear serve`` and ``pear import``, and
+    when a process first opens the vault."""
 
+    with _cleared_guard:
+        _cleared.add(Path(os.path.abspath(home.root)))  # the vault, opened next, need not look again
     if not home.root.is_dir():
         return Debris(0, 0)
     sizes: list[int] = []

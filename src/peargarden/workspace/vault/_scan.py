@@ -21,7 +21,6 @@ KEYS_DIR_NAME = "keys"
 _TOP_LEVEL_SKIPPED = frozenset({VAULT_DIR_NAME, KEYS_DIR_NAME})
 
 
-
 def is_cache_dir_name(name: str) -> bool:
     """Folders holding regenerable data: ``__pycache__``, ``cache``, ``.cache``, ``*-cache``, ``*_cache``."""
     lowered = name.lower()

@@ -166,7 +166,9 @@ class ObjectStore:
         atomic.ensure_dir(self.folder)
         digest = hashlib.sha256()
         size = 0
-        fd, tmp_name = tempfile.mkstemp(prefix=".object.", suffix=atomic.TEMP_SUFFIX, dir=self.folder)
+        # Named with this process's pid (as atomic's temp files are): one a kill left behind goes at
+        # the next start, not an hour later.
+        fd, tmp_name = tempfile.mkstemp(prefix=atomic.temp_prefix("object"), suffix=atomic.TEMP_SUFFIX, dir=self.folder)
         tmp = Path(tmp_name)
         try:
             with os.fdopen(fd, "wb") as out:

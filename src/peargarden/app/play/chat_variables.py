@@ -1,0 +1,223 @@
+"""A chat's variables for the fronts: ``pear vars show``, the page model and ``pear chat``'s status line.
+
+Read from the session tree (:mod:`peargarden.sessions.variables`) the way the SillyTavern export
+writes them: SillyTavern's message numbers (0 = the greeting; a reply's tool rounds are one message),
+one record per swipe.  A chat MVU keeps whose greeting was not seeded yet (its first beat writes the
+seed) shows the seed the first beat will write, so a new chat's variables are there from the start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from peargarden.errors import BadInput
+from peargarden.modes.chat_variables import card_books, greeting_seed, mvu_active
+from peargarden.modes.tavern.sources import card_worlds
+from peargarden.sessions.entries import Entry
+from peargarden.sessions.sillytavern import export_chat
+from peargarden.sessions.tree import SessionTree
+from peargarden.sessions.variables import (
+    MESSAGE_VARIABLES_TYPE,
+    chat_metadata,
+    chat_variables,
+    customs_as_data,
+    message_notes,
+)
+from peargarden.variables.history import is_mvu_data
+from peargarden.variables.jsvalues import json_stringify
+from peargarden.variables.yaml_dump import yaml_stringify
+from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.config import Settings, load_settings
+from peargarden.workspace.home import Home
+from peargarden.workspace.script_allowance import scripts_allowance
+
+if TYPE_CHECKING:
+    from .chat_records import ChatRecord
+    from .service import ChatSession
+
+__all__ = [
+    "ChatVariables",
+    "MessageVariables",
+    "chat_variables_of",
+    "latest_record",
+    "record_yaml",
+    "session_status",
+    "session_variables",
+    "status_line",
+    "stored_variables",
+]
+
+
+@dataclass(frozen=True)
+class MessageVariables:
+    """One SillyTavern message's variables: a record per swipe (``None``: that swipe has none)."""
+
+    index: int
+    role: str  # "user" or "assistant"
+    swipe_id: int
+    swipes: list[dict[str, Any] | None]
+
+    @property
+    def current(self) -> dict[str, Any] | None:
+        """The record of the swipe shown (TavernHelper's ``variables[swipe_id]``)."""
+        return self.swipes[self.swipe_id] if 0 <= self.swipe_id < len(self.swipes) else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.index, "role": self.role, "swipe_id": self.swipe_id,
+                "variables": self.current, "swipes": self.swipes}  # fmt: skip
+
+
+@dataclass
+class ChatVariables:
+    """Every message's variables on the active branch and the chat's variables."""
+
+    messages: list[MessageVariables]
+    chat: dict[str, Any] = field(default_factory=dict)
+    mvu: bool = False  # MVU keeps this chat's variables
+
+    def message(self, index: int | None) -> MessageVariables:
+        """Message *index* (``None``: the last one); a clear error for a number the chat lacks."""
+        if not self.messages:
+            raise BadInput("这段对话还没有消息（no messages）")
+        if index is None:
+            return self.messages[-1]
+        if not 0 <= index < len(self.messages):
+            raise BadInput(f"没有第 {index} 条消息（共 {len(self.messages)} 条，从 0 数起）")
+        return self.messages[index]
+
+    def in_force(self) -> dict[str, Any] | None:
+        """The record the next request reads (TavernHelper's default message): the latest one."""
+        for message in reversed(self.messages):
+            if message.current is not None:
+                return message.current
+        return None
+
+
+def _swipe_records(line: Mapping[str, Any]) -> list[dict[str, Any] | None]:
+    records = line.get("variables")
+    swipes = line.get("swipes")
+    count = len(swipes) if isinstance(swipes, list) and swipes else 1
+    if not isinstance(records, list):
+        return [None] * count
+    out = [record if isinstance(record, dict) and record else None for record in records]
+    return out + [None] * (count - len(out))
+
+
+def chat_variables_of(
+    tree: SessionTree, header: Mapping[str, Any], folder: CardFolder, settings: Settings
+) -> ChatVariables:
+    """The variables of a chat's active branch (see the module docstring)."""
+    st_header = header.get("st_header")
+    lines = export_chat(tree, dict(st_header) if isinstance(st_header, dict) else {}, "", "")
+    messages = []
+    for index, line in enumerate(lines[1:]):
+        swipe = line.get("swipe_id")
+        messages.append(MessageVariables(index, "user" if line.get("is_user") else "assistant",
+                                         swipe if isinstance(swipe, int) else 0, _swipe_records(line)))  # fmt: skip
+    metadata = chat_metadata(customs_as_data(tree.path()), st_header if isinstance(st_header, dict) else None)
+    result = ChatVariables(messages, chat_variables(metadata))
+    allowed = scripts_allowance(folder)
+    worlds, order = card_worlds(folder.home, folder, settings, folder.load_card())
+    books = card_books(worlds, order)
+    has_mvu = any(is_mvu_data(record) for m in messages for record in m.swipes)
+    result.mvu = has_mvu or mvu_active(allowed, books)
+    if result.mvu and not has_mvu and books:
+        _seed_greeting(result, tree, books)
+    return result
+
+
+def _seed_greeting(result: ChatVariables, tree: SessionTree, books: Sequence[Any]) -> None:
+    """The greeting's seed, as the first beat will write it (every greeting swipe its own)."""
+    first = next((i for i, m in enumerate(result.messages) if m.role == "assistant"), None)
+    entries = [e for e in tree.messages() if e.role in ("user", "assistant")]
+    if first is None or not entries or entries[0].role != "assistant":
+        return
+    kin = tree.siblings(entries[0].id)
+    records = greeting_seed([str(e.message.get("content") or "") for e in kin], books)
+    old = result.messages[first]
+    result.messages[first] = MessageVariables(old.index, old.role, kin.index(entries[0]), list(records))
+
+
+def session_variables(session: ChatSession) -> ChatVariables:
+    """The variables of an open chat."""
+    return chat_variables_of(session.chat.tree, session.chat.header, session.card, session.settings)
+
+
+def stored_variables(home: Home, record: ChatRecord) -> ChatVariables:
+    """``pear vars show``: the variables of a stored chat (``chat_records.find_chat``)."""
+    settings = record.folder.effective_settings(load_settings(home.config_file))
+    return chat_variables_of(record.chat.tree, record.chat.header, record.folder, settings)
+
+
+def record_yaml(record: Mapping[str, Any] | None) -> str:
+    """A record's ``stat_data`` as ``{{format_message_variable::stat_data}}`` shows it to the model."""
+    if not record:
+        return ""
+    data = record.get("stat_data", record)
+    return yaml_stringify(data).rstrip() if data else ""
+
+
+def _leaves(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() if not str(key).startswith("$")
+                for leaf in _leaves(item, f"{prefix}{key}.")]  # fmt: skip
+    described = isinstance(value, list) and len(value) == 2 and isinstance(value[1], str)
+    if described and not isinstance(value[0], (dict, list)):
+        return [(prefix[:-1], value[0])]  # MVU's [value, "description"] leaf
+    return [(prefix[:-1], value)]
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json_stringify(value) or "null"
+
+
+STATUS_WIDTH = 160
+
+
+def latest_record(tree: SessionTree) -> dict[str, Any] | None:
+    """The record in force on the branch (the latest message's), read from the notes alone: cheap
+    after every beat of a long chat."""
+    notes = tree.customs(MESSAGE_VARIABLES_TYPE)
+    if not notes:
+        return None
+    on_path = {entry.id for entry in tree.messages()}
+    for entry in reversed(notes):
+        data = entry.body.get("data")
+        if isinstance(data, dict) and data.get("message") in on_path and isinstance(data.get("variables"), dict):
+            return dict(data["variables"])
+    return None
+
+
+def status_line(record: Mapping[str, Any] | None, width: int = STATUS_WIDTH) -> str | None:
+    """One compact line of the variables in force, the ones the last reply changed marked ``*``
+    (``None``: the chat keeps no variables)."""
+    if record is None or not isinstance(record.get("stat_data"), dict) or not record["stat_data"]:
+        return None
+    changed = {path for path, _ in _leaves(record.get("delta_data") or {})}
+    parts = [f"{path}={_text(value)}{'*' if path in changed else ''}" for path, value in _leaves(record["stat_data"])]
+    line = "【变量】" + " · ".join(parts)
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def row_variables(tree: SessionTree, entries: Sequence[Entry]) -> dict[str, dict[str, Any]]:
+    """The record each of *entries* holds on the branch (by entry id), for the page's rows."""
+    notes = message_notes(tree.path())
+    wanted = {entry.id for entry in entries}
+    return {key: note["variables"] for key, note in notes.items()
+            if key in wanted and isinstance(note.get("variables"), dict)}  # fmt: skip
+
+
+def session_status(session: ChatSession) -> str | None:
+    """``pear chat``'s status line after a beat (``None``: the chat keeps no variables)."""
+    return status_line(latest_record(session.chat.tree))
+
+
+def variables_event(session: ChatSession) -> dict[str, Any] | None:
+    """``pear chat --once --json``'s last line when the chat keeps variables: ``{"type": "variables",
+    "variables": <the record in force>, "status": <the status line>}``."""
+    record = latest_record(session.chat.tree)
+    if record is None:
+        return None
+    return {"type": "variables", "variables": record, "status": status_line(record)}

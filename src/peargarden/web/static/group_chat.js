@@ -1,0 +1,338 @@
+// A group chat: each reply with its speaker's face and name, one round per message (every speaker
+// streams in turn, a "speaker" item opening each), stop between speakers, regenerate / swipe /
+// continue / write-for-me, the member strip (mute, speak now) and the group's settings.  Everything
+// goes through /api/groups; nothing here knows prompts.
+import { api, toast } from "./common.js";
+import { t, translate } from "./i18n.js";
+import { cardText } from "./card_html.js";
+import { streamPost } from "./stream.js";
+import { askApproval } from "./approval.js";
+import { drawTree } from "./tree.js";
+import { drawMemberStrip } from "./member_strip.js";
+
+const root = document.getElementById("chat");
+const group = root.dataset.group;
+const chatId = root.dataset.chat;
+const groupBase = `/api/groups/${encodeURIComponent(group)}`;
+const base = `${groupBase}/chats/${encodeURIComponent(chatId)}`;
+const list = document.getElementById("messages");
+const composer = document.getElementById("composer");
+const STRATEGIES = ["natural", "list", "manual", "pooled"];
+const GENERATIONS = ["swap", "join", "join-muted"];
+let state = null;
+let running = null;
+let speaking = "";
+
+function post(path, body) {
+  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
+const avatarOf = (card) => `/api/cards/${encodeURIComponent(card)}/avatar`;
+
+// -- drawing -----------------------------------------------------------------------------------
+
+function head(speaker, avatar) {
+  const box = document.createElement("div");
+  box.className = "msg-head";
+  if (avatar) {
+    const img = document.createElement("img");
+    img.className = "avatar";
+    img.src = avatar;
+    img.alt = "";
+    box.append(img);
+  } else {
+    const initial = document.createElement("span");
+    initial.className = "avatar initial";
+    initial.textContent = [...(speaker || "?")][0];
+    box.append(initial);
+  }
+  const name = document.createElement("strong");
+  name.className = "speaker";
+  name.textContent = speaker;
+  box.append(name);
+  return box;
+}
+
+function actions(message, last) {
+  const bar = document.createElement("div");
+  bar.className = "msg-actions";
+  if (message.role === "assistant" && last && state.swipe.count > 0) {
+    const { position, count, generate } = state.swipe;
+    const swipes = document.createElement("span");
+    swipes.className = "swipes";
+    const arrow = (text, step, cls) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = `swipe ${cls}`;
+      button.textContent = text;
+      button.addEventListener("click", () => play({ action: "swipe", step }));
+      swipes.append(button);
+    };
+    if (position > 1) arrow("‹", -1, "swipe-prev");
+    if (count > 1) {
+      const shown = document.createElement("span");
+      shown.className = "swipe-count";
+      shown.textContent = `${position}/${count}`;
+      swipes.append(shown);
+    }
+    if (position < count || generate) arrow("›", 1, "swipe-next");
+    bar.append(swipes);
+  }
+  const add = (zh, en, cls, handler) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = `link ${cls}`;
+    button.textContent = t(zh, en);
+    button.addEventListener("click", handler);
+    bar.append(button);
+  };
+  add("编辑", "Edit", "edit", () => startEdit(message));
+  add("从这里分支", "Branch here", "branch", () => change("branch", { index: message.index }));
+  add("删除", "Delete", "delete", () => change("delete", { index: message.index }));
+  return bar;
+}
+
+function drawMessages() {
+  list.textContent = "";
+  const shown = state.messages.filter((m) => m.role === "user" || m.role === "assistant");
+  const last = [...shown].reverse().find((m) => m.role === "assistant");
+  for (const message of shown) {
+    if (message.role === "assistant" && !message.content && !message.reasoning) continue;  // a tool round
+    const li = document.createElement("li");
+    li.className = `msg ${message.role}`;
+    li.dataset.index = message.index;
+    li.dataset.id = message.id;
+    if (message.card) li.dataset.card = message.card;
+    if (message.tags.includes("greeting")) li.classList.add("greeting");
+    li.append(head(message.speaker, message.avatar));
+    let body;
+    if (message.html) {
+      body = document.createElement("div");
+      body.className = "md";
+      body.innerHTML = message.html;
+    } else {
+      body = cardText(message.display || message.content, "card-html");
+    }
+    body.classList.add("msg-text");
+    li.append(body, actions(message, message === last));
+    list.append(li);
+  }
+}
+
+function drawWarnings(extra = []) {
+  const box = document.getElementById("warnings");
+  const all = [...new Set([...(state?.warnings || []), ...extra])];
+  box.textContent = "";
+  for (const warning of all) {
+    const li = document.createElement("li");
+    li.textContent = `⚠ ${warning}`;
+    box.append(li);
+  }
+  box.hidden = all.length === 0;
+}
+
+function drawStrip() {
+  drawMemberStrip(document.getElementById("member-strip"), state.group.members, {
+    speaking, busy: Boolean(running),
+    onMute: async (member, muted) => {
+      try {
+        await post(`${groupBase}/mute`, { member: member.card, muted });
+        await refresh();
+      } catch (error) { toast(error.message, true); }
+    },
+    onSpeak: (member) => play({ action: "send", text: "", speaker: member.card }),
+  });
+}
+
+function drawSettings() {
+  const info = state.group;
+  document.getElementById("set-strategy").value = STRATEGIES[info.activation_strategy] || "natural";
+  document.getElementById("set-generation").value = GENERATIONS[info.generation_mode] || "swap";
+  document.getElementById("set-choice").value = info.speaker_choice;
+  document.getElementById("set-self").checked = info.allow_self_responses;
+  document.getElementById("set-prefix").value = info.join_prefix || "";
+  document.getElementById("set-suffix").value = info.join_suffix || "";
+}
+
+function draw() {
+  const select = document.getElementById("mode");
+  select.textContent = "";
+  for (const mode of state.modes) {
+    const option = document.createElement("option");
+    option.value = mode;
+    option.textContent = { stage: t("舞台（stage）", "Stage"), tavern: t("酒馆（tavern）", "Tavern") }[mode] || mode;
+    select.append(option);
+  }
+  select.value = state.mode;
+  root.dataset.mode = state.mode;
+  document.getElementById("group-title").textContent = state.group.name;
+  document.getElementById("persona-name").textContent = state.persona;
+  drawStrip();
+  drawSettings();
+  drawMessages();
+  drawWarnings();
+  drawTree(document.getElementById("tree"), state.tree, state.leaf, (id) => change("goto", { entry_id: id }));
+  translate(root);
+  list.scrollTop = list.scrollHeight;
+}
+
+async function refresh() {
+  state = await api(base);
+  draw();
+}
+
+async function change(action, body) {
+  try {
+    state = await post(`${base}/${action}`, body);
+    draw();
+  } catch (error) { toast(error.message, true); }
+}
+
+function startEdit(message) {
+  const li = list.querySelector(`li.msg[data-index="${message.index}"]`);
+  const box = document.createElement("textarea");
+  box.className = "edit-box";
+  box.value = message.content;
+  const save = document.createElement("button");
+  save.type = "button";
+  save.className = "button save-edit";
+  save.textContent = t("保存", "Save");
+  save.addEventListener("click", () => change("edit", { index: message.index, text: box.value }));
+  li.textContent = "";
+  li.append(box, save);
+  box.focus();
+}
+
+// -- a round -----------------------------------------------------------------------------------
+
+// One streaming reply per speaker: a "speaker" item opens the next one, with that member's face.
+function liveReply(name, card) {
+  const li = document.createElement("li");
+  li.className = "msg assistant live";
+  if (card) li.dataset.card = card;
+  const text = document.createElement("div");
+  text.className = "msg-text plain live-text";
+  li.append(head(name, card ? avatarOf(card) : null), text);
+  list.append(li);
+  return { li, text };
+}
+
+async function play(body) {
+  if (running || !chatId) return;
+  if (body.action === "send" && body.text) {
+    const mine = document.createElement("li");
+    mine.className = "msg user pending";
+    mine.textContent = body.text;
+    list.append(mine);
+  }
+  running = "starting";
+  setBusy(true);
+  let live = null;
+  let impersonated = "";
+  try {
+    await streamPost(`${base}/beat`, body, (item) => {
+      switch (item.type) {
+        case "beat": running = item.beat_id; break;
+        case "speaker":
+          speaking = item.card;
+          drawStrip();
+          if (body.action !== "impersonate") live = liveReply(item.name, item.card);
+          break;
+        case "text_delta":
+          impersonated += item.text;
+          if (live) live.text.textContent += item.text;
+          break;
+        case "approval_prompt": askApproval(item); break;
+        case "warning": drawWarnings([item.message]); break;
+        case "error": toast(item.message, true); break;
+        default: break;
+      }
+      list.scrollTop = list.scrollHeight;
+    });
+  } catch (error) {
+    toast(error.message, true);
+  } finally {
+    running = null;
+    speaking = "";
+    setBusy(false);
+  }
+  if (body.action === "impersonate") composer.value = impersonated.trim();
+  await refresh();
+  document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
+}
+
+function setBusy(busy) {
+  root.classList.toggle("busy", busy);
+  document.getElementById("stop").hidden = !busy;
+  for (const id of ["send", "regenerate", "continue", "impersonate"]) document.getElementById(id).disabled = busy;
+  for (const button of document.querySelectorAll(".member .speak")) button.disabled = busy;
+}
+
+document.getElementById("send").addEventListener("click", () => {
+  const text = composer.value.trim();
+  composer.value = "";
+  play({ action: "send", text });  // an empty message lets the members go on by themselves
+});
+composer.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.keyCode === 229) return;
+  event.preventDefault();
+  document.getElementById("send").click();
+});
+document.getElementById("regenerate").addEventListener("click", () => play({ action: "regenerate" }));
+document.getElementById("continue").addEventListener("click", () => play({ action: "continue" }));
+document.getElementById("impersonate").addEventListener("click", () => play({ action: "impersonate" }));
+document.getElementById("stop").addEventListener("click", () => {
+  if (running && running !== "starting") post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error.message, true));
+});
+document.getElementById("mode").addEventListener("change", (event) => change("mode", { mode: event.target.value }));
+document.getElementById("save-settings").addEventListener("click", async () => {
+  try {
+    await post(`${groupBase}/settings`, {
+      strategy: document.getElementById("set-strategy").value,
+      generation: document.getElementById("set-generation").value,
+      speaker_choice: document.getElementById("set-choice").value,
+      self_responses: document.getElementById("set-self").checked,
+      join_prefix: document.getElementById("set-prefix").value,
+      join_suffix: document.getElementById("set-suffix").value,
+    });
+    await refresh();
+    toast(t("已保存", "Saved"));
+  } catch (error) { toast(error.message, true); }
+});
+
+async function newChat() {
+  try {
+    const fresh = await post(`${groupBase}/chats`, {});
+    location.href = `/group/${encodeURIComponent(group)}/${encodeURIComponent(fresh.chat_id)}`;
+  } catch (error) { toast(error.message, true); }
+}
+document.getElementById("new-chat").addEventListener("click", newChat);
+document.getElementById("start-chat").addEventListener("click", newChat);
+
+async function loadChats() {
+  const select = document.getElementById("chat-list");
+  const chats = (await api(`${groupBase}/chats`)).reverse();
+  select.textContent = "";
+  for (const chat of chats) {
+    const option = document.createElement("option");
+    option.value = chat.chat_id;
+    option.textContent = chat.chat_id;
+    select.append(option);
+  }
+  select.value = chatId;
+}
+document.getElementById("chat-list").addEventListener("change", (event) => {
+  location.href = `/group/${encodeURIComponent(group)}/${encodeURIComponent(event.target.value)}`;
+});
+document.addEventListener("pear-lang", () => { if (state) draw(); });
+
+if (!chatId) {
+  // A group without a chat: a button starts one (the page itself made nothing).
+  document.getElementById("start").hidden = false;
+  for (const id of ["send", "regenerate", "continue", "impersonate", "composer"]) document.getElementById(id).disabled = true;
+  translate(root);
+  document.body.dataset.ready = "1";
+} else {
+  Promise.all([refresh(), loadChats()]).then(() => { document.body.dataset.ready = "1"; })
+    .catch((error) => toast(error.message, true));
+}

