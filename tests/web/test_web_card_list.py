@@ -28,7 +28,7 @@ def many(seeded_home: Home) -> Home:
 
 
 def shown(page: Any) -> list[str]:
-    return page.eval_on_selector_all(".card-tile:not([hidden])", "tiles => tiles.map(t => t.dataset.folder)")
+    return page.eval_on_selector_all(".card-tile:not([hidden])", "tiles => tiles.map(t => t.dataset.folder)")  # type: ignore[no-any-return]
 
 
 def test_search_sort_tags_and_favourites(many: Home, page: Any) -> None:

@@ -73,7 +73,7 @@ def test_the_printed_address_is_one_a_browser_can_open() -> None:
     assert reachable_urls("192.168.1.5", 8420, "?token=x") == ["http://192.168.1.5:8420/?token=x"]
     for url in reachable_urls("0.0.0.0", 8420):
         host = urllib.parse.urlsplit(url).hostname
-        assert (host not in ("0.0.0.0", "::") and not host.startswith("127.")) or url == "http://127.0.0.1:8420/"
+        assert (host not in ("0.0.0.0", "::") and not host.startswith("127.")) or url == "http://127.0.0.1:8420/"  # type: ignore[union-attr]
 
 
 def test_off_loopback_the_token_leaves_the_address_bar_and_a_page_asks_for_it(

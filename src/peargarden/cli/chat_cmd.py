@@ -572,7 +572,7 @@ def _slash(
         typer.echo(f"已跳到 {rest}。", err=True)
     elif command == "/show":
         for number, message in enumerate(session.messages()):
-            mark = "（已隐藏）" if "hidden" in message.tags else ""
+            mark = "（已隐藏）" if message.hidden else ""
             typer.echo(f"[{number}] {mark}{_who(message.role)}{_preview(message.content, 200)}")
     elif command == "/trigger":  # a group chat: that member answers now, muted or not
         if not hasattr(session, "roster"):

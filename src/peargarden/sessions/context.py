@@ -13,7 +13,7 @@ from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .entries import Entry
+from .entries import GREETING_TAG, HIDDEN_TAG, WORK_TAGS, Entry
 from .variables import bound_message
 
 COMPACTION_PREFIX = "此前的对话已压缩为下面的摘要：\n\n<summary>\n"
@@ -35,6 +35,35 @@ class ContextMessage:
     tool_call_id: str | None = None
     is_error: bool = False
     tags: list[str] = field(default_factory=list)
+
+    @property
+    def hidden(self) -> bool:
+        """Kept in the chat but never sent to the model (SillyTavern's ``/hide``, ``is_system``)."""
+        return HIDDEN_TAG in self.tags
+
+    @property
+    def greeting(self) -> bool:
+        return GREETING_TAG in self.tags
+
+    @property
+    def work(self) -> bool:
+        """A work-mode message (写卡维护): outside the story."""
+        return not WORK_TAGS.isdisjoint(self.tags)
+
+    def to_message(self) -> dict[str, Any]:
+        """The message as a session entry stores it (the fields it has, and no others)."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        for key in ("name", "reasoning", "tool_call_id"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.tool_calls:
+            out["tool_calls"] = list(self.tool_calls)
+        if self.is_error:
+            out["is_error"] = True
+        if self.tags:
+            out["tags"] = list(self.tags)
+        return out
 
     @classmethod
     def from_entry(cls, entry: Entry) -> ContextMessage:

@@ -19,7 +19,7 @@ from typing import Any
 
 from peargarden.errors import BadInput
 
-from .entries import Entry
+from .entries import HIDDEN_TAG, Entry
 from .tree import SessionTree
 from .variables import bound_message
 
@@ -185,13 +185,6 @@ def plan_delete_many(tree: SessionTree, indices: list[int], new_id: NewId, times
     return Plan(path[start].parent_id, out)
 
 
-HIDDEN_TAG = "hidden"
-
-
-def is_hidden(entry: Entry) -> bool:
-    """Whether a message entry is hidden from the model (SillyTavern's ``is_system``)."""
-    tags = entry.message.get("tags")
-    return isinstance(tags, list) and HIDDEN_TAG in tags
 
 
 def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool) -> Plan | None:
@@ -209,14 +202,14 @@ def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool) -> Plan | 
     calls: set[str] = set()
     for entry in messages[first : last + 1]:
         role = entry.role
-        if role not in ("user", "assistant") or is_hidden(entry) == hidden:
+        if role not in ("user", "assistant") or entry.hidden == hidden:
             continue
         targets.append(entry)
         calls.update(str(call.get("id")) for call in entry.message.get("tool_calls") or [] if isinstance(call, dict))
     chosen = {entry.id for entry in targets}
     for entry in messages[first:]:
         answers = entry.role == "tool" and entry.message.get("tool_call_id") in calls
-        if answers and entry.id not in chosen and is_hidden(entry) != hidden:
+        if answers and entry.id not in chosen and entry.hidden != hidden:
             targets.append(entry)
             chosen.add(entry.id)
     if not targets:

@@ -52,6 +52,7 @@ from peargarden.modes.group.rounds import (
 from peargarden.modes.group.scene import SPEAKER_CHOICES, GroupBeatEnv, GroupScene, Member
 from peargarden.modes.group.table import GROUP_MODES
 from peargarden.sessions import ops
+from peargarden.sessions.entries import GREETING_TAG
 from peargarden.tavern.group import Group
 from peargarden.tavern.group_turns import (
     RoundCall,
@@ -226,7 +227,7 @@ class GroupSession(ChatSession):
                     "role": "assistant",
                     "content": text,
                     "name": member.name,
-                    "tags": ["greeting"],
+                    "tags": [GREETING_TAG],
                     "st": group_fields(member.name, avatar, round_id, _send_date()),
                 }
             )

@@ -60,7 +60,7 @@ from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
-from peargarden.sessions.entries import Entry
+from peargarden.sessions.entries import GREETING_TAG, Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.tavern.version import for_version
 from peargarden.text.macro_dispatch import expand
@@ -568,11 +568,8 @@ class ChatSession:
     # -- greeting ----------------------------------------------------------------------------------
 
     def add_greetings(self) -> None:
-        data = (
-            self.env.card_data.get("data") if isinstance(self.env.card_data.get("data"), dict) else self.env.card_data
-        )
-        assert isinstance(data, dict)
-        name = str(data.get("name") or self.card.folder)
+        data = self.env.card_fields
+        name = self.env.char_name
         greetings = [str(data.get("first_mes") or "")]
         alternates = data.get("alternate_greetings")
         if isinstance(alternates, list):
@@ -582,7 +579,8 @@ class ChatSession:
         for text in greetings:
             self.chat.tree.set_leaf(None)
             text = self._greeting_text(text, name)
-            entry = self.chat.append_message({"role": "assistant", "content": text, "name": name, "tags": ["greeting"]})
+            greeting = {"role": "assistant", "content": text, "name": name, "tags": [GREETING_TAG]}
+            entry = self.chat.append_message(greeting)
             first = first or entry.id
         if first is not None and len(greetings) > 1:
             self.chat.move_leaf(first)
@@ -1030,9 +1028,7 @@ def _checkpointed(events: Iterator[AgentEvent], checkpoint: StreamCheckpoint) ->
 
 
 def _card_name(session: ChatSession) -> str:
-    data = session.env.card_data.get("data")
-    source = data if isinstance(data, dict) else session.env.card_data
-    return str(source.get("name") or session.card.folder)
+    return session.env.char_name
 
 
 def thinking_level(value: str) -> ThinkingLevel:

@@ -66,7 +66,7 @@ def _st_line(message: ContextMessage, user_name: str, char_name: str) -> dict[st
     return {
         "name": message.name or (user_name if message.role == "user" else char_name),
         "is_user": message.role == "user",
-        "is_system": "hidden" in message.tags,
+        "is_system": message.hidden,
         "send_date": "",
         "mes": message.content,
         "extra": {},
