@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
@@ -19,7 +20,16 @@ from peargarden.workspace.home import Home
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-CHROMIUM = "/usr/bin/chromium"
+# Debian's chromium-headless-shell when it is installed (scripts/test.sh installs it): chromium's old
+# headless mode, which Playwright itself runs for headless by default.  The new headless mode of
+# /usr/bin/chromium draws a whole browser window (tab strip, omnibox, loading animation) and composites
+# it in software on every frame; the shell draws only the page.  Same Blink, the same screenshots to the
+# pixel, about a third less CPU over the web tests (docs/benchmarks.md, "Test suite time").
+# PEARGARDEN_TEST_CHROMIUM names another binary (to compare the two).
+CHROMIUM = os.environ.get("PEARGARDEN_TEST_CHROMIUM") or next(
+    (path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if os.path.exists(path)),
+    "/usr/bin/chromium",
+)
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 CHROMIUM_ARGS = [
     "--no-sandbox",
