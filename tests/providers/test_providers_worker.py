@@ -121,17 +121,18 @@ def test_an_out_of_memory_kill_says_so_and_keeps_the_configuration(
 
 
 def _slow_long_replies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pause: float) -> EmbeddedProvider:
-    """A provider on a self-tested model whose worker writes LONG_REPLY a token every *pause* seconds."""
+    """A provider on a self-tested model whose worker writes LONG_REPLY, its first time a token every
+    *pause* seconds (a reply still streaming when the test acts; the later ones need not wait)."""
     model = fake_model(tmp_path)
     _checked(model)
-    misbehave(monkeypatch, f"slow={pause};reply={LONG_REPLY}")
+    misbehave(monkeypatch, f"slow={pause};slow_replies=1;reply={LONG_REPLY}")
     return EmbeddedProvider(model, limits=SHORT, default_max_tokens=64)
 
 
 def test_a_worker_killed_from_outside_mid_stream(
     fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    provider = _slow_long_replies(tmp_path, monkeypatch, 0.2)
+    provider = _slow_long_replies(tmp_path, monkeypatch, 0.1)
     try:
         chunks = 0
         with pytest.raises(ProviderError, match="SIGKILL"):
