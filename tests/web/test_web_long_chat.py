@@ -15,10 +15,14 @@ import pytest
 from web_harness import Served, beats_done, long_st_chat, open_new_chat, wait_ready
 
 from peargarden.app.play.service import PearApp
-from peargarden.testing.fake_openai import Pause, chunk, sse, text_reply
+from peargarden.testing.fake_openai import Pause, chunk, sse, status, text_reply
 
 CARD = "青梧"
 QUOTED = urllib.parse.quote(CARD)
+# A chat this long is due for the stage's compaction after every beat. Its side call is answered with
+# an error that is not retried, so the beat ends with the warning at once instead of after 1 + 2 + 4 s of
+# back-off on an unscripted 500; the story memory itself is tests/app/test_app_story_memory*.py's.
+COMPACTION_FAILS = status(400, "fake server: no summary in this test")
 
 
 def get(url: str) -> Any:
@@ -94,10 +98,11 @@ def test_a_beat_patches_the_page_without_drawing_the_rest_again(served: Served, 
           }
         }).observe(document.getElementById('messages'), { childList: true });
     }""")
-    served.fake.script([text_reply("“客官，", "雨停了。”")])
+    served.fake.script([text_reply("“客官，", "雨停了。”"), COMPACTION_FAILS])
     page.fill("#composer", "雨停了吗？")
     page.click("#send")
     beats_done(page, 1)
+    assert served.fake.pending == 0
     # The new user message and the reply were added; nothing drawn before them was touched.
     changes = page.evaluate("window.__changes")
     assert sorted(changes) == [151, 152], changes
@@ -109,9 +114,10 @@ def test_a_beat_patches_the_page_without_drawing_the_rest_again(served: Served, 
     assert page.locator("#messages li.msg[data-index='150'] .swipes").count() == 0
     # A regenerate patches the reply only: the user's message stays as drawn.
     page.evaluate("window.__changes = []")
-    served.fake.script([text_reply("“客官，雨小了。”")])
+    served.fake.script([text_reply("“客官，雨小了。”"), COMPACTION_FAILS])
     page.click("#regenerate")
     beats_done(page, 2)
+    assert served.fake.pending == 0
     assert sorted(page.evaluate("window.__changes")) == [152, 152]  # the old reply out, the new in
     assert page.inner_text("#messages li.msg[data-index='152'] .swipe-count") == "2/2"
 
