@@ -185,22 +185,24 @@ def pronoun_slips(
     women: tuple[str, ...] = ("青梧", "掌柜", "老夫人"),
     pronouns: Pronouns = ZH_PRONOUNS,
 ) -> int:
-    """Sentences that call a man of the lore 她 / she: the pronoun and no 他 / he in a sentence that
-    names him, or that follows one naming him and names no woman itself
-    (「…怀瑾公子…走了。她还欠着半钱房钱。」)."""
+    """Sentences that call a man of the lore 她 / she (and say no 他 / he): the pronoun after his name
+    with no woman named between, or in a sentence naming nobody right after one whose last person
+    named is him (「…怀瑾公子…走了。她还欠着半钱房钱。」).  「她记得那位怀瑾公子」 (she, then him) is no slip.
+    Before 2026-12-03 10:00 any 她 in a sentence naming him counted."""
     slips = 0
     about_a_man = False
     for sentence in re.split(pronouns.sentence_end, reply):
-        names_man = any(name in sentence for name in men)
-        names_woman = any(name in sentence for name in women)
-        if (
-            pronouns.she.search(sentence)
-            and not pronouns.he.search(sentence)
-            and (names_man or (about_a_man and not names_woman))
-        ):
-            slips += 1
-        if names_man or names_woman:
-            about_a_man = names_man and not names_woman
+        named = sorted(
+            [(at.start(), True) for name in men for at in re.finditer(re.escape(name), sentence)]
+            + [(at.start(), False) for name in women for at in re.finditer(re.escape(name), sentence)]
+        )
+        she = [at.start() for at in pronouns.she.finditer(sentence)]
+        if she and not pronouns.he.search(sentence):
+            last_before = [man for at, man in named if at < she[-1]]
+            if (last_before and last_before[-1]) or (not named and about_a_man):
+                slips += 1
+        if named:
+            about_a_man = named[-1][1]
     return slips
 
 
