@@ -31,6 +31,9 @@ And the named checks of issue 28 (the failures a person would not keep):
   (greeting and example dialogue included), in the units of the echo guard — a Chinese character,
   or an English word; punctuation and spaces ignored, so a copy does not hide behind a changed
   comma —; 20 characters (zh) or 12 words (en) or more count as a copy;
+* pastes: the same sources, near-copies included — the units of a reply that lie in runs of 5 or
+  more shared with them; 20 characters (zh) or 12 words (en) or more count as a paste (a paste with
+  a word changed every few characters has short runs but is mostly covered);
 * pronoun slips: sentences that call a man of the lore (怀瑾, 周伯; Aldric, Tobin) 她 / she — naming
   him, or right after a sentence that does (and naming no woman themselves);
 * model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型), or
@@ -160,6 +163,22 @@ def longest_copy(reply: str, sources: list[str]) -> int:
             best = length
             length += 1
     return best
+
+
+def pasted_units(reply: str, sources: list[str], run: int = 5) -> int:
+    """How much of *reply* (in units) lies in runs of *run* or more units it shares with *sources*:
+    a paste with a word changed here and there ("伞面上的手绘的几枝桃花已褪成深褐色") is still mostly
+    covered, where its longest run is short."""
+    text = units(reply)
+    haystack = "\n".join(units(source) for source in sources)
+    covered = [False] * len(text)
+    for start in range(len(text)):
+        length = run
+        while start + length <= len(text) and text[start : start + length] in haystack:
+            length += 1
+        if length > run:
+            covered[start : start + length - 1] = [True] * (length - 1)
+    return sum(covered)
 
 
 @dataclass(frozen=True)
@@ -329,6 +348,9 @@ class Run:
     def copies(self) -> list[int]:
         return [longest_copy(reply, self.sources) for reply in self.replies]
 
+    def pastes(self) -> list[int]:
+        return [pasted_units(reply, self.sources) for reply in self.replies]
+
 
 def table_row(runs: list[Run]) -> dict[str, str]:
     """One model's row on one panel, the counts summed over its runs (one per seed)."""
@@ -348,6 +370,7 @@ def table_row(runs: list[Run]) -> dict[str, str]:
     rate = sum(run.completion_tokens for run in runs) / seconds if seconds else 0.0
     ttft = [f"{t:.1f}" for t in first.first_piece[:2]] + ["–"] * (2 - len(first.first_piece[:2]))
     copies = [c for run in runs for c in run.copies()]
+    pastes = [c for run in runs for c in run.pastes()]
     answered = sum(1 for run in runs if run.replies and panel.answers_first(run.replies[0]))
     slips = sum(pronoun_slips(reply, panel.men, panel.women, panel.pronouns) for reply in replies)
     unit = "chars" if panel.key == "zh" else "words"
@@ -362,6 +385,7 @@ def table_row(runs: list[Run]) -> dict[str, str]:
         "echoes": f"{echoed}/{len(replies)}",
         "answers turn 1": f"{answered}/{len(runs)}",
         "copies (longest)": f"{sum(c >= panel.copy_limit for c in copies)} ({max(copies, default=0)} {unit})",
+        "pastes (most)": f"{sum(c >= panel.copy_limit for c in pastes)} ({max(pastes, default=0)} {unit})",
         "pronoun slips": str(slips),
         "model claims": str(sum(claims_to_be_a_model(reply) for reply in replies)),
         "gen tok/s": f"{rate:.1f}",
@@ -466,9 +490,9 @@ def write_report(path: Path, runs: list[Run]) -> None:
     for run in runs:
         seed = "default" if run.seed is None else run.seed
         lines += [f"## {run.model}, panel {run.panel.key}, seed {seed}", ""]
-        copies = run.copies()
+        copies, pastes = run.copies(), run.pastes()
         for index, (turn, reply, stop) in enumerate(zip(run.panel.turns, run.replies, run.stops, strict=False), 1):
-            note = f"{stop}, copy {copies[index - 1]}"
+            note = f"{stop}, copy {copies[index - 1]}, pasted {pastes[index - 1]}"
             lines += [
                 f"**{index}. {run.panel.user}:** {turn}",
                 "",
