@@ -12,6 +12,7 @@ from peargarden.providers._copy_block import (
     run_length,
     user_clauses,
 )
+from peargarden.providers._paste_meter import PASTE_RUN, PASTE_SHARE, PASTE_SLACK, PasteMeter
 
 LONG_TURN = "我一路打听过来，船家说听雨轩的掌柜记得每一位住过的客人，所以冒雨赶了夜路。"
 STORY = "你是青梧，栖水镇客栈「听雨轩」的掌柜。她记得每一位住过的客人。【镇北渡口】每天两班船。"
@@ -177,3 +178,28 @@ def test_the_lore_bound_is_kept_by_any_spelling_and_on_a_retry_too() -> None:
     # The retry's own bans on the user's line still apply beside the lore's.
     retry = _lore_block("掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？", limit=4)
     assert "柜" in _banned(retry, "") and "已" in _banned(retry, "伞面上手绘的几枝桃花")
+
+
+def test_a_paste_with_a_character_changed_here_and_there_is_stopped_too() -> None:
+    """Held to runs of ten, Qwen2.5-0.5B changed a character and pasted on (「竹骨断了一根，伞面上的手绘
+    的几枝桃花已褪成深褐色」): at most PASTE_SHARE of a reply, plus a few units, may lie in runs of the
+    sources of PASTE_RUN units or more."""
+    assert (PASTE_RUN, PASTE_SHARE, PASTE_SLACK) == (5, 0.4, 6)
+    block = _lore_block()
+    assert "枝" in _banned(block, "竹骨断了一根，伞面上的手绘的几")  # 10 pasted, then 5 more of 16: too much
+    assert "枝" not in _banned(block, "竹骨断了一根，伞面上的手绘的")  # 手绘的几 is four: a word, not a paste
+    own = "青梧抬头看了一眼墙上，没有接话，只说那把伞挂了很多年了，"
+    assert "枝" not in _banned(block, own + "伞面上手绘的几")  # a phrase of the lore in a reply of its own
+
+
+def test_the_paste_meter_counts_units_of_runs_and_follows_a_growing_reply() -> None:
+    rule = "the old rule of the shrine is that the lantern by the door burns all night"
+    meter = PasteMeter("听雨轩是栖水镇上最老的一家客栈\x00" + rule, run_length)
+    assert not meter.too_much("听雨轩", 3, "是")  # four units: a name and a word
+    assert meter.too_much("听雨轩是栖水镇上最老的", 11, "一")  # 12 of 12 pasted, over 0.4 × 12 + 6
+    assert not meter.too_much("我们这儿的听雨轩是栖", 5, "水")  # 6 of 11: 0.4 × 11 + 6 = 10.4
+    words = "Yes. We keep the lantern by the door"
+    assert not meter.too_much(words, len("the lantern by the door"), " burns")  # 6 of 9 words: under 9.6
+    pasted = "the old rule of the shrine is that the lantern"
+    assert meter.too_much(pasted, len(pasted), " by")  # 11 of 11 words: over 10.4
+    assert not meter.too_much("", 0, "听")  # a new reply: nothing counted from the one before

@@ -16,11 +16,14 @@ Stretches the story already holds — the system prompt (card, lore) and the tur
 shared words, not only the user's: names and places like 镇北渡口 or 听雨轩的掌柜 may be written
 out, up to :attr:`CopyBlock.shared_limit` characters in a row.
 
-**No run of the story's texts is continued past a phrase** (``sources``: the system prompt — card,
-lore, example dialogue — and the character's own messages, the greeting first): a token that would
-make the reply end with more than :attr:`CopyBlock.source_limit` units in a row of one of them is
-banned.  Asked about the old umbrella, Qwen2.5-0.5B pasted 71 characters of the lore entry; another
-seed gave the same entry again, so this bound applies on every try, not only to a retry.
+**No run of the story's texts is continued past a phrase, nor the reply made mostly of them**
+(``sources``: the system prompt — card, lore, example dialogue — and the character's own messages,
+the greeting first): a token that would make the reply end with more than
+:attr:`CopyBlock.source_limit` units in a row of one of them is banned, and so is one that would put
+more of the reply in runs of them than :mod:`._paste_meter` allows (the model went round the first
+bound by changing a character and pasting on).  Asked about the old umbrella, Qwen2.5-0.5B pasted 71
+characters of the lore entry; another seed gave the same entry again, so these bounds apply on every
+try, not only to a retry.
 
 Runs are measured as the echo guard measures clauses: a Chinese character (any wide character) or a
 punctuation mark counts one, and so does a word of a script written with spaces, whose spaces count
@@ -41,6 +44,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ._echo import MIN_CONTAINED, split_clauses, squash, wide
+from ._paste_meter import PASTE_RUN, PasteMeter
 
 __all__ = ["LIMIT", "SHARED_LIMIT", "SOURCE_LIMIT", "CopyBlock", "copy_block_for", "run_length", "user_clauses"]
 
@@ -123,6 +127,7 @@ class CopyBlock:
         self._lines = [line for line in dict.fromkeys((user_text, swapped)) if line]
         # One text to search: a run never spans two sources (the separator is in none of them).
         self._sources = _SEPARATOR.join(text for text in sources if text)
+        self._meter = PasteMeter(self._sources, run_length)
         self._own = own_text
         self._token_text = token_text
         self._single_token = single_token
@@ -155,21 +160,25 @@ class CopyBlock:
         for line in self._lines:
             out |= self._continuing(text, line, self.limit, self._user_run_too_long)
         if self._sources:
-            out |= self._continuing(text, self._sources, self.source_limit, self._source_run_too_long)
+            bound = min(PASTE_RUN - 1, self.source_limit)
+            out |= self._continuing(text, self._sources, bound, self._source_too_much)
         if self._opens_clause(text, bool(reply)):
             out |= self._openers
         return out
 
-    def _user_run_too_long(self, copied: str) -> bool:
+    def _user_run_too_long(self, text: str, size: int, piece: str) -> bool:
+        copied = text[len(text) - size :] + piece
         length = run_length(copied)
         return length > self.shared_limit or (length > self.limit and copied not in self._own)
 
-    def _source_run_too_long(self, copied: str) -> bool:
-        return run_length(copied) > self.source_limit
+    def _source_too_much(self, text: str, size: int, piece: str) -> bool:
+        if run_length(text[len(text) - size :] + piece) > self.source_limit:
+            return True
+        return self._meter.too_much(text, size, piece)
 
-    def _continuing(self, text: str, line: str, bound: int, too_long: Callable[[str], bool]) -> set[int]:
-        """The tokens that would continue a stretch of *line* the reply ends with into a run
-        *too_long* says no to (no run can be, while it and what follows it in *line* are within *bound*)."""
+    def _continuing(self, text: str, line: str, bound: int, too_much: Callable[[str, int, str], bool]) -> set[int]:
+        """The tokens that would continue a stretch of *line* the reply ends with in a way *too_much*
+        says no to (never while the stretch and what follows it in *line* are within *bound* units)."""
         out: set[int] = set()
         # Every stretch the reply ends with that is in the line, and what follows it there.
         size = 1
@@ -185,7 +194,7 @@ class CopyBlock:
                         piece = self._text(token)
                         if not line.startswith(piece, at + size):
                             piece = piece.lstrip(" ")
-                        if too_long(run + piece):
+                        if too_much(text, size, piece):
                             out.add(token)
                 at = line.find(run, at + 1)
             size += 1
