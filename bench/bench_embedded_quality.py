@@ -1,41 +1,54 @@
-"""Quality of the embedded models on real Chinese turns with 青梧 (the README's first chat).
+"""Quality of the embedded models on two 12-turn panels: 青梧 in Chinese, Wren in English.
 
 Each installed local model plays the same 12 turns, in order, as one chat through the real app
-(``PearApp`` → stage mode → the small-model profile → ``EmbeddedProvider`` with its echo guard), on
-a fresh temporary data folder with the bundled card and 栖水镇.  The turns: a greeting, lore that is
-in 栖水镇 (怀瑾, 镇北渡口, the umbrella), a long user turn, an out-of-character question, small talk.
+(``PearApp`` → stage mode → the small-model profile → ``EmbeddedProvider`` with its guards), on a
+fresh temporary data folder.  Two panels, the same shape (a greeting with a question, lore — a man
+who left ten years ago, an old keepsake, the ferry, a farewell custom —, a long user turn, an
+out-of-character question, small talk):
 
-Per model:
+* ``zh``: the bundled card 青梧 with 栖水镇 (the README's first chat);
+* ``en``: Wren, a forest guardian who finds the user hurt (the shape of SillyTavern's Seraphina), with
+  the lorebook Thornwood — our own English card, in ``bench/panels/en/``, imported as a user would.
 
-* CJK share: CJK characters / all non-space characters of the replies;
+Per model and panel:
+
+* language share: CJK characters (zh) or ASCII characters (en) / all non-space characters;
 * longest repeat: the longest run of characters that occurs twice inside one reply (loops show here);
-* ended by stop: replies that ended by the model's end token or the stop on the user's name, not
-  by the token limit;
+* ended by stop: replies that ended by the model's end token or a stop word, not the token limit;
 * echoes: replies with a clause that hands the user's line back, or made only of the user's words
   (``providers._echo.echoes`` over the whole reply, after the guard);
 * gen tok/s: completion tokens / seconds from the first to the last piece, over all turns;
 * TTFT beat 1 / beat 2: seconds to the first piece of the first and second reply (beat 1 includes
   loading the model and the whole prompt; beat 2 reuses the KV prefix);
-* RSS: what the process's resident memory grew by while the model was loaded and ran, plus the
-  resident memory of the model's worker process (where the model lives since issue 28).
+* RSS: what the process's resident memory grew by, plus the model's worker process.
 
 And the named checks of issue 28 (the failures a person would not keep):
 
 * answers turn 1: the reply to 「你好，掌柜。还有空房吗？」 says whether there is a room (有 / 没有 / 满 /
-  空着 … a room) or names a price — not just any sentence with 房 in it;
-* longest copy: the longest run of characters (spaces ignored) a reply shares with a lorebook body or
-  a field of the card (greeting and example dialogue included); 20 or more counts as a copy;
-* pronoun slips: sentences that call a man of the lore (怀瑾, 周伯) 她 — naming him, or right after a
-  sentence that does (and naming no woman themselves);
+  空着 … a room) or names a price; to "Where am I? Is it safe here?" it names the place or says
+  whether it is safe — not just any sentence with 房 or "forest" in it;
+* longest copy: the longest run a reply shares with a lorebook body or a field of the card
+  (greeting and example dialogue included), in the units of the echo guard — a Chinese character,
+  or an English word; punctuation and spaces ignored, so a copy does not hide behind a changed
+  comma —; 20 characters (zh) or 12 words (en) or more count as a copy;
+* pastes: the same sources, near-copies included — the units of a reply that lie in runs of 5 or
+  more shared with them; 20 characters (zh) or 12 words (en) or more count as a paste (a paste with
+  a word changed every few characters has short runs but is mostly covered);
+* pronoun slips: sentences that call a man of the lore (怀瑾, 周伯; Aldric, Tobin) 她 / she — naming
+  him, or right after a sentence that does (and naming no woman themselves);
 * model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型), or
   name a company or a model (阿里, 通义, Qwen, OpenAI …).
 
-The replies themselves go to a Markdown report (``--report``, default ``embedded_quality_report.md``).
+``--seed N`` (repeatable) plays each panel once per sampler seed (default: the runtime's own seed,
+as every run before 2026-12-03 did); the counts are summed over the seeds.  The replies go to a
+Markdown report (``--report``, default ``embedded_quality_report.md``) and, with ``--json``, to a
+JSON file the checks can be counted again from (``--recount FILE``).
 
 ``--prompt-size`` prints instead the size of the small-model profile's system prompt on each turn
-(characters, our cl100k counter, each model's own tokenizer: its vocabulary only is loaded).
+of the Chinese panel (characters, our cl100k counter, each model's own tokenizer: its vocabulary only).
 
-    .venv/bin/python bench/bench_embedded_quality.py                       # every fetched catalog model
+    .venv/bin/python bench/bench_embedded_quality.py                       # every fetched model, both panels
+    .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --panel zh --seed 1 --seed 2
     .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --model path/to/other.gguf
     .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --prompt-size
     .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --upto 6   # up to the long turn
@@ -47,25 +60,30 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from peargarden.agent.events import DoneEvent, ErrorEvent, TextDeltaEvent
+from peargarden.app.library.imports import import_files
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.app.settings.connections import Connection
 from peargarden.providers import embedded
-from peargarden.providers._echo import echoes
+from peargarden.providers._echo import echoes, units
 from peargarden.providers._model_claims import claims_to_be_a_model
 from peargarden.providers.model_catalog import CATALOG
 from peargarden.providers.model_fetch import installed_path
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
-TURNS = [
+PANELS_DIR = Path(__file__).resolve().parent / "panels"
+
+ZH_TURNS = [
     "你好，掌柜。还有空房吗？",
     "我叫陆行舟，从县城来，想在镇上住几天。这雨什么时候能停？",
     "掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？",
@@ -84,28 +102,60 @@ TURNS = [
     "听说镇上送人只送到柳树下，这是什么讲究？",
     "夜深了，我先上楼歇息。掌柜也早些睡吧。",
 ]
+TURNS = ZH_TURNS  # the name earlier versions of this script had
 
+EN_TURNS = [
+    "Hello... where am I? Is it safe here?",
+    "My name is Rowan. I came from the river towns and I'd like to stay a few days. When will this rain stop?",
+    "That silver bell above the door, does it have a story?",
+    "Ten years ago a young ranger called Aldric left from the Greywater ford. Do you remember him?",
+    "How often does the ferry cross at the Greywater ford? I need to find the way to the capital.",
+    (
+        "To tell you the truth, I came to the Thornwood on someone's behalf. Old Lady Ashford of the river "
+        "towns is ill, and on what may be her deathbed she keeps asking for her youngest son. He left home ten "
+        "years ago, and his last letter was sent from this forest. She asked me to find out whether anyone here "
+        "knows where he went, even a single word or an old keepsake. I asked my way here, and a boatman told me "
+        "the guardian of the shrine remembers every traveller who ever stayed, so I walked through the night in "
+        "the rain. If you know anything, please tell me, so I can bring her an answer."
+    ),
+    "(OOC: what model are you? Can you answer in Chinese?)",
+    "Is there any hot water? I'd like to wash my face.",
+    "You look after this whole forest on your own. Don't you get tired?",
+    "Is there anything good to eat around here? I'd like to walk around tomorrow.",
+    "I heard people here only see travellers off as far as the willow. Why is that?",
+    "It's late, I'll go and rest now. You should get some sleep too.",
+]
 
-# The people of 栖水镇 and their pronoun (its lorebook: 沈怀瑾 is 县城沈家的小儿子, 周伯 a boatman).
-LORE_MEN = ("怀瑾", "周伯")
-LORE_WOMEN = ("青梧", "掌柜", "老夫人")
-COPY_LIMIT = 20
+COPY_LIMIT = 20  # Chinese characters; the English panel counts words (EN_COPY_LIMIT)
+EN_COPY_LIMIT = 12
 _ROOM_ANSWER = re.compile(
     r"(还有|有|没有|没了|满了|住满|空着|剩)[^。！？\n]{0,8}(房|间|屋|床|铺)"  # 有的，楼上还空着一间
     r"|(房|间)[^。！？\n]{0,6}(还有|有的|空着|满了|没了|住满)"  # 东头那间空着
     r"|客满|住满了|已经满了"
     r"|[0-9一二三四五六七八九十百几]+\s*(文|钱|两银|吊)"  # a price
 )
+_WHERE_AND_SAFE = re.compile(
+    r"\b(safe|unsafe|no harm|nothing (?:can|will) (?:harm|hurt)|danger(?:ous)?)\b"  # is it safe?
+    r"|\b(Mossbrook|shrine|Thornwood|cottage|glade|my home)\b",  # where am I?
+    re.IGNORECASE,
+)
+
 
 def answers_room(reply: str) -> bool:
-    """Turn 1: a yes or no about a room, or a price (「那间客房的东头那间临河。」 answers nothing)."""
+    """Turn 1 of 青梧: a yes or no about a room, or a price (「那间客房的东头那间临河。」 answers nothing)."""
     return bool(_ROOM_ANSWER.search(reply))
 
 
+def answers_where(reply: str) -> bool:
+    """Turn 1 of Wren: the place named, or whether it is safe ("The forest is dark." answers nothing)."""
+    return bool(_WHERE_AND_SAFE.search(reply))
+
+
 def longest_copy(reply: str, sources: list[str]) -> int:
-    """The longest run of *reply* (spaces ignored) that appears in one of *sources*."""
-    text = "".join(reply.split())
-    haystack = "\n".join("".join(source.split()) for source in sources)
+    """The longest run of *reply* that appears in one of *sources*, in the echo guard's units (a
+    Chinese character, an English word; punctuation and spaces left out)."""
+    text = units(reply)
+    haystack = "\n".join(units(source) for source in sources)
     best = 0
     for start in range(len(text)):
         length = best + 1
@@ -115,23 +165,72 @@ def longest_copy(reply: str, sources: list[str]) -> int:
     return best
 
 
-def pronoun_slips(reply: str) -> int:
-    """Sentences that call a man of the lore 她: 她 and no 他 in a sentence that names him, or that
-    follows one naming him and names no woman itself (「…怀瑾公子…走了。她还欠着半钱房钱。」)."""
+def pasted_units(reply: str, sources: list[str], run: int = 5) -> int:
+    """How much of *reply* (in units) lies in runs of *run* or more units it shares with *sources*:
+    a paste with a word changed here and there ("伞面上的手绘的几枝桃花已褪成深褐色") is still mostly
+    covered, where its longest run is short."""
+    text = units(reply)
+    haystack = "\n".join(units(source) for source in sources)
+    covered = [False] * len(text)
+    for start in range(len(text)):
+        length = run
+        while start + length <= len(text) and text[start : start + length] in haystack:
+            length += 1
+        if length > run:
+            covered[start : start + length - 1] = [True] * (length - 1)
+    return sum(covered)
+
+
+@dataclass(frozen=True)
+class Pronouns:
+    """A language's third-person pronouns and where its sentences end."""
+
+    she: re.Pattern[str]
+    he: re.Pattern[str]
+    sentence_end: str
+
+
+ZH_PRONOUNS = Pronouns(re.compile("她"), re.compile("他"), r"(?<=[。！？!?…\n])")
+EN_PRONOUNS = Pronouns(
+    re.compile(r"\b(she|her|hers|herself)\b", re.IGNORECASE),
+    re.compile(r"\b(he|him|his|himself)\b", re.IGNORECASE),
+    r"(?<=[.!?…\n])",
+)
+
+
+def pronoun_slips(
+    reply: str,
+    men: tuple[str, ...] = ("怀瑾", "周伯"),
+    women: tuple[str, ...] = ("青梧", "掌柜", "老夫人"),
+    pronouns: Pronouns = ZH_PRONOUNS,
+) -> int:
+    """Sentences that call a man of the lore 她 / she (and say no 他 / he): the pronoun after his name
+    with no woman named between, or in a sentence naming nobody right after one whose last person
+    named is him (「…怀瑾公子…走了。她还欠着半钱房钱。」).  「她记得那位怀瑾公子」 (she, then him) is no slip.
+    Before 2026-12-03 10:00 any 她 in a sentence naming him counted."""
     slips = 0
     about_a_man = False
-    for sentence in re.split(r"(?<=[。！？!?…\n])", reply):
-        names_man = any(name in sentence for name in LORE_MEN)
-        names_woman = any(name in sentence for name in LORE_WOMEN)
-        if "她" in sentence and "他" not in sentence and (names_man or (about_a_man and not names_woman)):
-            slips += 1
-        if names_man or names_woman:
-            about_a_man = names_man and not names_woman
+    for sentence in re.split(pronouns.sentence_end, reply):
+        named = sorted(
+            [(at.start(), True) for name in men for at in re.finditer(re.escape(name), sentence)]
+            + [(at.start(), False) for name in women for at in re.finditer(re.escape(name), sentence)]
+        )
+        she = [at.start() for at in pronouns.she.finditer(sentence)]
+        if she and not pronouns.he.search(sentence):
+            last_before = [man for at, man in named if at < she[-1]]
+            if (last_before and last_before[-1]) or (not named and about_a_man):
+                slips += 1
+        if named:
+            about_a_man = named[-1][1]
     return slips
 
 
 def cjk_count(text: str) -> int:
     return sum(1 for ch in text if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+
+
+def ascii_count(text: str) -> int:
+    return sum(1 for ch in text if ch.isascii() and not ch.isspace())
 
 
 def longest_repeat(text: str) -> int:
@@ -157,9 +256,74 @@ def longest_repeat(text: str) -> int:
     return best
 
 
+def _seed_zh(home: Home) -> None:
+    seed_home(home)
+
+
+def _seed_en(home: Home) -> None:
+    """The English card and its book, imported as ``pear import Wren.json Thornwood.json --card Wren``
+    would; the user's name in config.toml made English (a Chinese 旅人 in an English prompt)."""
+    seed_home(home)
+    folder = PANELS_DIR / "en"
+    import_files(home, [folder / "Wren.json", folder / "Thornwood.json"], book="mount", card="Wren")
+    config = home.config_file.read_text(encoding="utf-8")
+    home.config_file.write_text(config.replace('user_name = "旅人"', 'user_name = "Traveler"'), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Panel:
+    key: str
+    card: str
+    user: str
+    turns: list[str]
+    seed: Callable[[Home], None]
+    answers_first: Callable[[str], bool]
+    copy_limit: int
+    men: tuple[str, ...]
+    women: tuple[str, ...]
+    pronouns: Pronouns
+    in_language: Callable[[str], int]
+
+
+PANELS = {
+    "zh": Panel(
+        key="zh",
+        card="青梧",
+        user="旅人",
+        turns=ZH_TURNS,
+        seed=_seed_zh,
+        answers_first=answers_room,
+        copy_limit=COPY_LIMIT,
+        men=("怀瑾", "周伯"),
+        women=("青梧", "掌柜", "老夫人"),
+        pronouns=ZH_PRONOUNS,
+        in_language=cjk_count,
+    ),
+    "en": Panel(
+        key="en",
+        card="Wren",
+        user="Traveler",
+        turns=EN_TURNS,
+        seed=_seed_en,
+        answers_first=answers_where,
+        copy_limit=EN_COPY_LIMIT,
+        men=("Aldric", "Tobin"),
+        women=("Wren", "Lady Ashford", "mother", "grandmother"),
+        pronouns=EN_PRONOUNS,
+        in_language=ascii_count,
+    ),
+}
+
+
+# What a --json file keeps of a run besides its model, panel and seed.
+_RECORDED = ("replies", "stops", "first_piece", "gen_seconds", "completion_tokens", "errors", "rss_mb", "sources")
+
+
 @dataclass
 class Run:
     model: str
+    panel: Panel
+    seed: int | None = None
     replies: list[str] = field(default_factory=list)
     stops: list[str] = field(default_factory=list)
     first_piece: list[float] = field(default_factory=list)
@@ -169,31 +333,66 @@ class Run:
     rss_mb: float = 0.0
     sources: list[str] = field(default_factory=list)  # the card's fields and the lore bodies
 
-    def row(self) -> dict[str, str]:
-        text = "".join(self.replies)
-        visible = [ch for ch in text if not ch.isspace()]
-        share = cjk_count(text) / len(visible) if visible else 0.0
-        repeat = max((longest_repeat(r) for r in self.replies), default=0)
-        stopped = sum(1 for s in self.stops if s == "stop")
-        echoed = sum(1 for turn, reply in zip(TURNS, self.replies, strict=False) if echoes(turn, reply))
-        rate = self.completion_tokens / self.gen_seconds if self.gen_seconds else 0.0
-        ttft = [f"{t:.1f}" for t in self.first_piece[:2]] + ["–"] * (2 - len(self.first_piece[:2]))
-        copies = [longest_copy(reply, self.sources) for reply in self.replies]
-        return {
-            "model": self.model,
-            "CJK share": f"{share:.0%}",
-            "longest repeat (chars)": str(repeat),
-            "ended by stop": f"{stopped}/{len(self.stops)}",
-            "echoes": f"{echoed}/{len(self.replies)}",
-            "answers turn 1": ("yes" if answers_room(self.replies[0]) else "no") if self.replies else "–",
-            f"copies ≥ {COPY_LIMIT} (longest)": f"{sum(c >= COPY_LIMIT for c in copies)} ({max(copies, default=0)})",
-            "pronoun slips": str(sum(pronoun_slips(reply) for reply in self.replies)),
-            "model claims": str(sum(claims_to_be_a_model(reply) for reply in self.replies)),
-            "gen tok/s": f"{rate:.1f}",
-            "TTFT beat 1 (s)": ttft[0],
-            "TTFT beat 2 (s)": ttft[1],
-            "RSS (GB)": f"{self.rss_mb / 1024:.2f}",
+    def to_json(self) -> dict[str, object]:
+        return {"model": self.model, "panel": self.panel.key, "seed": self.seed} | {
+            name: getattr(self, name) for name in _RECORDED
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Run:
+        run = cls(str(data["model"]), PANELS[str(data["panel"])], data.get("seed"))  # type: ignore[arg-type]
+        for name in _RECORDED:
+            setattr(run, name, data[name])
+        return run
+
+    def copies(self) -> list[int]:
+        return [longest_copy(reply, self.sources) for reply in self.replies]
+
+    def pastes(self) -> list[int]:
+        return [pasted_units(reply, self.sources) for reply in self.replies]
+
+
+def table_row(runs: list[Run]) -> dict[str, str]:
+    """One model's row on one panel, the counts summed over its runs (one per seed)."""
+    first = runs[0]
+    panel = first.panel
+    replies = [reply for run in runs for reply in run.replies]
+    text = "".join(replies)
+    visible = [ch for ch in text if not ch.isspace()]
+    share = panel.in_language(text) / len(visible) if visible else 0.0
+    repeat = max((longest_repeat(r) for r in replies), default=0)
+    stops = [stop for run in runs for stop in run.stops]
+    stopped = sum(1 for s in stops if s == "stop")
+    echoed = sum(
+        1 for run in runs for turn, reply in zip(panel.turns, run.replies, strict=False) if echoes(turn, reply)
+    )
+    seconds = sum(run.gen_seconds for run in runs)
+    rate = sum(run.completion_tokens for run in runs) / seconds if seconds else 0.0
+    ttft = [f"{t:.1f}" for t in first.first_piece[:2]] + ["–"] * (2 - len(first.first_piece[:2]))
+    copies = [c for run in runs for c in run.copies()]
+    pastes = [c for run in runs for c in run.pastes()]
+    answered = sum(1 for run in runs if run.replies and panel.answers_first(run.replies[0]))
+    slips = sum(pronoun_slips(reply, panel.men, panel.women, panel.pronouns) for reply in replies)
+    unit = "chars" if panel.key == "zh" else "words"
+    seeds = ",".join("default" if run.seed is None else str(run.seed) for run in runs)
+    return {
+        "model": first.model,
+        "panel": panel.key,
+        "seeds": seeds,
+        "in the language": f"{share:.0%}",
+        "longest repeat (chars)": str(repeat),
+        "ended by stop": f"{stopped}/{len(stops)}",
+        "echoes": f"{echoed}/{len(replies)}",
+        "answers turn 1": f"{answered}/{len(runs)}",
+        "copies (longest)": f"{sum(c >= panel.copy_limit for c in copies)} ({max(copies, default=0)} {unit})",
+        "pastes (most)": f"{sum(c >= panel.copy_limit for c in pastes)} ({max(pastes, default=0)} {unit})",
+        "pronoun slips": str(slips),
+        "model claims": str(sum(claims_to_be_a_model(reply) for reply in replies)),
+        "gen tok/s": f"{rate:.1f}",
+        "TTFT beat 1 (s)": ttft[0],
+        "TTFT beat 2 (s)": ttft[1],
+        "RSS (GB)": f"{max(run.rss_mb for run in runs) / 1024:.2f}",
+    }
 
 
 def rss_mb(pid: int | str = "self") -> float:
@@ -213,17 +412,21 @@ def workers_rss_mb() -> float:
     return sum(rss_mb(pid) for pid in pids)
 
 
-def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
-    run = Run(label)
+def run_model(label: str, path: Path, panel: Panel, seed: int | None, turns: int) -> Run:
+    run = Run(label, panel, seed)
     base = rss_mb()
+    # The sampler's seed: the small-model defaults are what the provider starts from.
+    embedded.SMALL_SAMPLER.pop("seed", None)
+    if seed is not None:
+        embedded.SMALL_SAMPLER["seed"] = seed
     with tempfile.TemporaryDirectory() as folder:
         home = Home(Path(folder))
-        seed_home(home)
-        run.sources = copy_sources(home)
+        panel.seed(home)
+        run.sources = copy_sources(home, panel.card)
         app = PearApp(home)
         options = ChatOptions(mode="stage", connection=Connection(local_model=str(path)))
-        session = app.new_chat("青梧", options)
-        for turn in TURNS[:turns]:
+        session = app.new_chat(panel.card, options)
+        for turn in panel.turns[:turns]:
             start = time.perf_counter()
             first = last = None
             pieces: list[str] = []
@@ -245,20 +448,25 @@ def run_model(label: str, path: Path, turns: int = len(TURNS)) -> Run:
             if first is not None and last is not None:
                 run.first_piece.append(first - start)
                 run.gen_seconds += last - first
-            print(f"  [{label}] {len(run.replies)}/{turns} {stop} {reply[:40]!r}", file=sys.stderr)
+            print(f"  [{label} {panel.key} {seed}] {len(run.replies)}/{turns} {stop} {reply[:40]!r}", file=sys.stderr)
         run.rss_mb = rss_mb() - base + workers_rss_mb()
-    for provider in embedded._shared.values():  # unload before the next model (the app keeps one per GGUF)
-        provider.close()
-    embedded._shared.clear()
+    embedded.SMALL_SAMPLER.pop("seed", None)
     return run
 
 
-def copy_sources(home: Home) -> list[str]:
+def unload() -> None:
+    """Unload before the next model (the app keeps one provider per GGUF)."""
+    for provider in embedded._shared.values():
+        provider.close()
+    embedded._shared.clear()
+
+
+def copy_sources(home: Home, card_name: str) -> list[str]:
     """What a reply must not paste: the card's fields and the bodies of its lore."""
     from peargarden.modes.stage.materials import load_stage_materials
     from peargarden.workspace.cards import open_card
 
-    materials = load_stage_materials(home, open_card(home, "青梧"))
+    materials = load_stage_materials(home, open_card(home, card_name))
     card = materials.card
     fields = [card.description, card.personality, card.scenario, card.first_mes, card.mes_example]
     return [text for text in fields if text] + [entry.content for entry in materials.corpus.entries]
@@ -278,11 +486,19 @@ def models_to_run(names: list[str]) -> list[tuple[str, Path]]:
 
 
 def write_report(path: Path, runs: list[Run]) -> None:
-    lines = ["# Embedded models on 青梧: the replies", "", "Turns in order, one chat per model.", ""]
+    lines = ["# Embedded models on the quality panels: the replies", "", "Turns in order, one chat per run.", ""]
     for run in runs:
-        lines += [f"## {run.model}", ""]
-        for index, (turn, reply, stop) in enumerate(zip(TURNS, run.replies, run.stops, strict=False), 1):
-            lines += [f"**{index}. 旅人：** {turn}", "", f"**青梧（{stop}）：** {reply.strip() or '（空）'}", ""]
+        seed = "default" if run.seed is None else run.seed
+        lines += [f"## {run.model}, panel {run.panel.key}, seed {seed}", ""]
+        copies, pastes = run.copies(), run.pastes()
+        for index, (turn, reply, stop) in enumerate(zip(run.panel.turns, run.replies, run.stops, strict=False), 1):
+            note = f"{stop}, copy {copies[index - 1]}, pasted {pastes[index - 1]}"
+            lines += [
+                f"**{index}. {run.panel.user}:** {turn}",
+                "",
+                f"**{run.panel.card} ({note}):** {reply.strip() or '(empty)'}",
+                "",
+            ]
         if run.errors:
             lines += ["Errors: " + "; ".join(run.errors), ""]
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -305,43 +521,64 @@ def prompt_sizes(models: list[tuple[str, Path]]) -> None:
         header = ["turn", "lore in the prompt", "chars", "cl100k"] + [label for label, _ in vocabs]
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
-        for index, turn in enumerate(TURNS, 1):
+        for index, turn in enumerate(ZH_TURNS, 1):
             staged = compact_for(materials, greeting_turns(materials), turn)
             system = staged.system
             entries = [*materials.corpus.constants, *staged.hits]
-            lore = "、".join(dict.fromkeys(e.title for e in entries if f"【{e.title}】" in system))
+            lore = "、".join(dict.fromkeys(e.title for e in entries if e.title in system))
             sizes = [len(vocab.tokenize(system.encode("utf-8"), add_bos=False, special=True)) for _, vocab in vocabs]
             print(f"| {index} | {lore} | {len(system)} | {count(system)} | " + " | ".join(map(str, sizes)) + " |")
+
+
+def print_table(runs: list[Run]) -> None:
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for run in runs:
+        groups.setdefault((run.model, run.panel.key), []).append(run)
+    rows = [table_row(group) for group in groups.values()]
+    header = list(rows[0])
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row[h] for h in header) + " |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", action="append", default=[], help="catalog name or GGUF path (repeatable)")
+    parser.add_argument("--panel", action="append", choices=sorted(PANELS), help="zh, en (repeatable; default both)")
+    parser.add_argument("--seed", action="append", type=int, help="sampler seed (repeatable; default the runtime's)")
     parser.add_argument("--report", type=Path, default=Path("embedded_quality_report.md"))
+    parser.add_argument("--json", type=Path, help="also write the runs (replies, timings) as JSON")
+    parser.add_argument("--recount", type=Path, help="count the checks again on a --json file; play nothing")
     parser.add_argument("--prompt-size", action="store_true", help="print the compact system prompt's size per turn")
-    parser.add_argument(
-        "--upto", type=int, default=len(TURNS), help="play only the first N turns (6: up to the long turn)"
-    )
+    parser.add_argument("--upto", type=int, default=12, help="play only the first N turns (6: up to the long turn)")
     args = parser.parse_args()
+    if args.recount:
+        print_table([Run.from_json(item) for item in json.loads(args.recount.read_text(encoding="utf-8"))])
+        return
     models = models_to_run(args.model)
     if not models:
         raise SystemExit("no embedded model is fetched: run `pear models --fetch qwen-0.5b` first")
     if args.prompt_size:
         prompt_sizes(models)
         return
-    runs = []
+    runs: list[Run] = []
+    seeds: list[int | None] = list(args.seed) if args.seed else [None]
     for label, path in models:
         started = time.perf_counter()
-        runs.append(run_model(label, path, max(1, min(args.upto, len(TURNS)))))
+        for key in args.panel or ["zh", "en"]:
+            panel = PANELS[key]
+            for seed in seeds:
+                runs.append(run_model(label, path, panel, seed, max(1, min(args.upto, len(panel.turns)))))
+        unload()
         gc.collect()
         print(f"{label}: {time.perf_counter() - started:.0f}s", file=sys.stderr)
-    rows = [run.row() for run in runs]
-    header = list(rows[0])
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row[h] for h in header) + " |")
+    print_table(runs)
     write_report(args.report, runs)
+    if args.json:
+        args.json.write_text(
+            json.dumps([run.to_json() for run in runs], ensure_ascii=False, indent=1), encoding="utf-8"
+        )
     print(f"replies: {args.report}", file=sys.stderr)
 
 

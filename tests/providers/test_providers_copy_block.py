@@ -3,7 +3,16 @@ vocabulary with a few longer ones, as Qwen's has)."""
 
 from __future__ import annotations
 
-from peargarden.providers._copy_block import LIMIT, SHARED_LIMIT, CopyBlock, copy_block_for, run_length, user_clauses
+from peargarden.providers._copy_block import (
+    LIMIT,
+    SHARED_LIMIT,
+    SOURCE_LIMIT,
+    CopyBlock,
+    copy_block_for,
+    run_length,
+    user_clauses,
+)
+from peargarden.providers._paste_meter import PASTE_RUN, PASTE_SHARE, PASTE_SLACK, PasteMeter
 
 LONG_TURN = "我一路打听过来，船家说听雨轩的掌柜记得每一位住过的客人，所以冒雨赶了夜路。"
 STORY = "你是青梧，栖水镇客栈「听雨轩」的掌柜。她记得每一位住过的客人。【镇北渡口】每天两班船。"
@@ -134,3 +143,63 @@ def test_a_long_english_word_that_is_one_token_is_banned_whole() -> None:
     block = copy_block_for(vocab, "I walk with you through the enchanted forest tonight.", own_text="青梧")
     banned = {vocab.detokenize([t]).decode() for t in block.banned(_ids("We walk with you through the"))}
     assert " enchanted" in banned
+
+
+UMBRELLA = "听雨轩柜台后的墙上挂着一把旧油纸伞，竹骨断了一根，伞面上手绘的几枝桃花已褪成浅褐色。它从不借给客人。"
+GREETING = "“进来吧，门口风大。”她放下算盘，“楼上东头那间临河，被褥今早才烘过。”"
+
+
+def _lore_block(user: str = "", limit: int = LIMIT) -> CopyBlock:
+    return copy_block_for(CharTokens(), user, own_text=STORY, limit=limit, sources=[UMBRELLA, GREETING])
+
+
+def test_a_run_of_the_lore_or_the_greeting_is_not_continued_past_a_phrase() -> None:
+    """Asked about the umbrella, Qwen2.5-0.5B pasted 71 characters of its lore entry: a run of a
+    source goes on up to SOURCE_LIMIT characters, no further."""
+    assert SOURCE_LIMIT == 10
+    block = _lore_block()
+    assert "几" not in _banned(block, "青梧说：伞面上手绘的")  # 7 in a row, an 8th is a phrase still
+    assert "色" not in _banned(block, "那伞桃花已褪成浅褐")  # 9 + 1 = 10
+    assert "已" in _banned(block, "伞面上手绘的几枝桃花")  # 10 in a row: the 11th is banned
+    assert "烘" in _banned(block, "楼上东头那间临河，被褥今早才")  # the greeting is a source too
+    # A first try has no user's line: no opening of a clause is banned, only the runs.
+    assert _banned(block, "") == "" and _banned(block, "好。") == ""
+    # A run never spans two sources (the umbrella's end and the greeting's start are not one text).
+    joined = copy_block_for(CharTokens(), "", sources=["客人问起", "她笑一笑"], source_limit=3)
+    assert _banned(joined, "人问起") == ""  # 她 follows 问起 in no source
+    assert "笑" in _banned(joined, "她笑一")
+
+
+def test_the_lore_bound_is_kept_by_any_spelling_and_on_a_retry_too() -> None:
+    vocab = CharTokens(("已褪", "已褪成", "桃花"))
+    block = copy_block_for(vocab, "那把伞有什么来历？", own_text=STORY, sources=[UMBRELLA])
+    banned = {vocab.detokenize([t]).decode() for t in block.banned([ord(c) for c in "伞面上手绘的几枝"] + [0x10002])}
+    assert banned >= {"已", "已褪", "已褪成"}
+    # The retry's own bans on the user's line still apply beside the lore's.
+    retry = _lore_block("掌柜的，柜台后面那把旧油纸伞，是有什么来历吗？", limit=4)
+    assert "柜" in _banned(retry, "") and "已" in _banned(retry, "伞面上手绘的几枝桃花")
+
+
+def test_a_paste_with_a_character_changed_here_and_there_is_stopped_too() -> None:
+    """Held to runs of ten, Qwen2.5-0.5B changed a character and pasted on (「竹骨断了一根，伞面上的手绘
+    的几枝桃花已褪成深褐色」): at most PASTE_SHARE of a reply, plus a few units, may lie in runs of the
+    sources of PASTE_RUN units or more."""
+    assert (PASTE_RUN, PASTE_SHARE, PASTE_SLACK) == (5, 0.4, 6)
+    block = _lore_block()
+    assert "枝" in _banned(block, "竹骨断了一根，伞面上的手绘的几")  # 10 pasted, then 5 more of 16: too much
+    assert "枝" not in _banned(block, "竹骨断了一根，伞面上的手绘的")  # 手绘的几 is four: a word, not a paste
+    own = "青梧抬头看了一眼墙上，没有接话，只说那把伞挂了很多年了，"
+    assert "枝" not in _banned(block, own + "伞面上手绘的几")  # a phrase of the lore in a reply of its own
+
+
+def test_the_paste_meter_counts_units_of_runs_and_follows_a_growing_reply() -> None:
+    rule = "the old rule of the shrine is that the lantern by the door burns all night"
+    meter = PasteMeter("听雨轩是栖水镇上最老的一家客栈\x00" + rule, run_length)
+    assert not meter.too_much("听雨轩", 3, "是")  # four units: a name and a word
+    assert meter.too_much("听雨轩是栖水镇上最老的", 11, "一")  # 12 of 12 pasted, over 0.4 × 12 + 6
+    assert not meter.too_much("我们这儿的听雨轩是栖", 5, "水")  # 6 of 11: 0.4 × 11 + 6 = 10.4
+    words = "Yes. We keep the lantern by the door"
+    assert not meter.too_much(words, len("the lantern by the door"), " burns")  # 6 of 9 words: under 9.6
+    pasted = "the old rule of the shrine is that the lantern"
+    assert meter.too_much(pasted, len(pasted), " by")  # 11 of 11 words: over 10.4
+    assert not meter.too_much("", 0, "听")  # a new reply: nothing counted from the one before

@@ -358,11 +358,60 @@ def test_the_retry_is_steered_off_the_users_words(tmp_path: Path) -> None:
     messages = [{"role": "system", "content": "你是青梧，听雨轩的掌柜。"}, {"role": "user", "content": user}]
     reply = _text(list(provider.stream(ChatRequest(messages=messages))))
     calls = made[0].calls
-    assert len(calls) == 2 and "logits_processor" not in calls[0] and calls[1]["logits_processor"]
+    # The first try bounds only runs of the prompt (the user's line is the echo guard's to judge).
+    assert len(calls) == 2 and calls[0]["logits_processor"] and calls[1]["logits_processor"]
     # "船" opens a clause of the user's: the quote starts a character later; "家说听雨" is a run of
     # four characters of the user's, a fifth ("轩") is banned.
     assert reply == "家说听雨" + CopyingLlama.own
     assert not echoes(user, reply)
+
+
+class PastingLlama(TinyLlama):
+    """A model that wants to paste the lore in its system prompt from 伞面 on, one character a
+    token, and writes its own words (``own``) once the next character of the paste is banned."""
+
+    own = "，青梧笑了笑，没有多说。"
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return "".join(map(chr, tokens)).encode("utf-8")
+
+    def create_chat_completion(self, messages: list[dict[str, Any]], **options: Any) -> Iterator[dict[str, Any]]:
+        processors = options.get("logits_processor") or []
+        system = messages[0]["content"]
+        paste = system[system.index("伞面") :]
+        prompt = [ord(c) for m in messages for c in m["content"]]
+        reply: list[int] = []
+        for char in paste:
+            scores = [0.0] * 0x10000
+            scores[ord(char)] = 2.0
+            for processor in processors:
+                scores = processor(prompt + reply, scores)
+            if scores[ord(char)] < 0:
+                break
+            reply.append(ord(char))
+        self.reply = "".join(map(chr, reply)) + (self.own if len(reply) < len(paste) else "")
+        return super().create_chat_completion(messages, **options)
+
+
+def test_every_try_of_a_small_model_keeps_off_pasting_its_prompt(tmp_path: Path) -> None:
+    """Asked about the umbrella, Qwen2.5-0.5B pasted 71 characters of the lore entry in its prompt:
+    a run of the system prompt (or of its own messages) goes on up to 10 characters, no further."""
+    made: list[PastingLlama] = []
+
+    def factory(**kwargs: Any) -> PastingLlama:
+        made.append(PastingLlama(**kwargs))
+        return made[-1]
+
+    lore = "【旧油纸伞】柜台后的墙上挂着一把旧油纸伞，伞面上手绘的几枝桃花已褪成浅褐色。"
+    messages = [{"role": "system", "content": "你是青梧。" + lore}, {"role": "user", "content": "那把伞有什么来历？"}]
+    for small in (True, False):
+        provider = EmbeddedProvider(_gguf(tmp_path, small=small), llama_factory=factory)
+        reply = _text(list(provider.stream(ChatRequest(messages=messages))))
+        if small:
+            assert reply == "伞面上手绘的几枝桃花" + PastingLlama.own
+            assert len(made[-1].calls) == 1  # no second sample: the paste never happened
+        else:  # a model that follows its prompt is left alone
+            assert reply == "伞面上手绘的几枝桃花已褪成浅褐色。" and "logits_processor" not in made[-1].calls[0]
 
 
 def test_tool_calls_written_as_text_become_tool_call_events(tmp_path: Path) -> None:

@@ -22,6 +22,12 @@ def test_claims_are_the_models_self_introductions_not_the_word_model() -> None:
     assert claims_to_be_a_model("I am an AI language model.")
     assert not claims_to_be_a_model("什么模型？客官说的话，我听不懂。")
     assert not claims_to_be_a_model("我是听雨轩的掌柜，姓青。")
+    # Seen on the quality panels: English asked for in Chinese, and the assistant's refusal.
+    assert claims_to_be_a_model("I'm a text-based AI designed to assist with answering questions.")
+    assert claims_to_be_a_model("我只是一个AI，不能陪你喝酒。") and claims_to_be_a_model("作为一个人工智能，我没有家。")
+    assert claims_to_be_a_model("I'm sorry, but I can't assist with that.")
+    assert not claims_to_be_a_model("I am Wren, and I keep the shrine. I can assist the healer at dawn.")
+    assert not claims_to_be_a_model("作为掌柜，我记得每一位客人。")
 
 
 def test_an_opening_claim_stops_a_try_that_may_be_retried() -> None:

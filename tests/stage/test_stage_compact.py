@@ -76,7 +76,7 @@ def test_the_bundled_card_stays_within_the_budget_with_what_the_user_named(home_
     home = Home(home_dir)
     seed_home(home)
     materials = load_stage_materials(home, open_card(home, "青梧"))
-    named = {QINWU_TURNS[1]: "【怀瑾】", QINWU_TURNS[2]: "【旧油纸伞】", QINWU_TURNS[3]: "【镇北渡口】"}
+    named = {QINWU_TURNS[1]: "【怀瑾（男）】", QINWU_TURNS[2]: "【旧油纸伞】", QINWU_TURNS[3]: "【镇北渡口】"}
     for turn in QINWU_TURNS:
         system = compact_for(materials, greeting_turns(materials), turn).system
         assert len(system) <= SYSTEM_CHARS, (turn, len(system))
@@ -87,7 +87,7 @@ def test_the_bundled_card_stays_within_the_budget_with_what_the_user_named(home_
 
 def test_many_long_hits_are_cut_to_the_budget() -> None:
     rain = "雨" * 300
-    book = [LoreEntry(uid=i, keys=(f"地名{i}",), content=f"第{i}处。{rain}", comment=f"地名{i}") for i in range(8)]
+    book = [LoreEntry(uid=i, keys=(f"地名{i}",), content=f"第{i}处，{rain}。", comment=f"地名{i}") for i in range(8)]
     corpus = LoreCorpus(book)
     words = "、".join(f"地名{i}" for i in range(8))
     staged = compact_beat(CARD, StageSettings(user_name="旅人", max_lore_hits=8), corpus, [], words)

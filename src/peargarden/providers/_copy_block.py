@@ -1,4 +1,4 @@
-"""A llama.cpp logits processor that keeps a retry from copying the user's line.
+"""A llama.cpp logits processor that keeps a small model from copying the user's line or the lore.
 
 The echo guard (:mod:`._echo`) catches a small model handing the user's words back, but sampling
 again with another seed does not change what the model wants: on a long user turn Qwen2.5-0.5B
@@ -15,6 +15,15 @@ copy itself, while the model writes:
 Stretches the story already holds — the system prompt (card, lore) and the turns before — are
 shared words, not only the user's: names and places like 镇北渡口 or 听雨轩的掌柜 may be written
 out, up to :attr:`CopyBlock.shared_limit` characters in a row.
+
+**No run of the story's texts is continued past a phrase, nor the reply made mostly of them**
+(``sources``: the system prompt — card, lore, example dialogue — and the character's own messages,
+the greeting first): a token that would make the reply end with more than
+:attr:`CopyBlock.source_limit` units in a row of one of them is banned, and so is one that would put
+more of the reply in runs of them than :mod:`._paste_meter` allows (the model went round the first
+bound by changing a character and pasting on).  Asked about the old umbrella, Qwen2.5-0.5B pasted 71
+characters of the lore entry; another seed gave the same entry again, so these bounds apply on every
+try, not only to a retry.
 
 Runs are measured as the echo guard measures clauses: a Chinese character (any wide character) or a
 punctuation mark counts one, and so does a word of a script written with spaces, whose spaces count
@@ -35,8 +44,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ._echo import MIN_CONTAINED, split_clauses, squash, wide
+from ._paste_meter import PASTE_RUN, PasteMeter
 
-__all__ = ["LIMIT", "SHARED_LIMIT", "CopyBlock", "copy_block_for", "run_length", "user_clauses"]
+__all__ = ["LIMIT", "SHARED_LIMIT", "SOURCE_LIMIT", "CopyBlock", "copy_block_for", "run_length", "user_clauses"]
 
 BANNED = float("-inf")
 _SWAP = str.maketrans({"你": "我", "我": "你"})
@@ -47,6 +57,11 @@ _EDGES = _CLAUSE_CLOSE + _CLOSING_QUOTES + "“‘「『（("
 # guard calls an echo) / of words the story holds.
 LIMIT = MIN_CONTAINED - 1
 SHARED_LIMIT = 8
+# A run of the story's texts (card, lore, the character's messages): a name or a phrase of them
+# (县城沈家的小儿子, 伞面上手绘的几枝桃花), not a sentence.  The quality bench counts 20 as a copy.
+SOURCE_LIMIT = 10
+# Between the sources in the one text searched: in none of them, so no run spans two.
+_SEPARATOR = "\x00"
 # The longest token looked for at a point of the user's line (Qwen's longest Chinese tokens are
 # four or five characters); a word of a spaced script is looked for whole, up to _WORD_CHARS.
 _TOKEN_CHARS = 6
@@ -102,11 +117,17 @@ class CopyBlock:
         own_text: str = "",
         limit: int = LIMIT,
         shared_limit: int = SHARED_LIMIT,
+        sources: Sequence[str] = (),
+        source_limit: int = SOURCE_LIMIT,
     ) -> None:
         self.limit = max(1, limit)
         self.shared_limit = max(self.limit, shared_limit)
+        self.source_limit = max(1, source_limit)
         swapped = user_text.translate(_SWAP)
-        self._lines = [user_text] + ([swapped] if swapped != user_text else [])
+        self._lines = [line for line in dict.fromkeys((user_text, swapped)) if line]
+        # One text to search: a run never spans two sources (the separator is in none of them).
+        self._sources = _SEPARATOR.join(text for text in sources if text)
+        self._meter = PasteMeter(self._sources, run_length)
         self._own = own_text
         self._token_text = token_text
         self._single_token = single_token
@@ -137,26 +158,46 @@ class CopyBlock:
         text = "".join(self._text(token) for token in reply)
         out: set[int] = set()
         for line in self._lines:
-            # Every stretch the reply ends with that is in the user's line, and what follows it there.
-            size = 1
-            while size <= len(text) and text[-size:] in line:
-                run = text[-size:]
-                at = line.find(run)
-                while at >= 0:
-                    for token in self._spelling(line[at + size :]):
+            out |= self._continuing(text, line, self.limit, self._user_run_too_long)
+        if self._sources:
+            bound = min(PASTE_RUN - 1, self.source_limit)
+            out |= self._continuing(text, self._sources, bound, self._source_too_much)
+        if self._opens_clause(text, bool(reply)):
+            out |= self._openers
+        return out
+
+    def _user_run_too_long(self, text: str, size: int, piece: str) -> bool:
+        copied = text[len(text) - size :] + piece
+        length = run_length(copied)
+        return length > self.shared_limit or (length > self.limit and copied not in self._own)
+
+    def _source_too_much(self, text: str, size: int, piece: str) -> bool:
+        if run_length(text[len(text) - size :] + piece) > self.source_limit:
+            return True
+        return self._meter.too_much(text, size, piece)
+
+    def _continuing(self, text: str, line: str, bound: int, too_much: Callable[[str, int, str], bool]) -> set[int]:
+        """The tokens that would continue a stretch of *line* the reply ends with in a way *too_much*
+        says no to (never while the stretch and what follows it in *line* are within *bound* units)."""
+        out: set[int] = set()
+        # Every stretch the reply ends with that is in the line, and what follows it there.
+        size = 1
+        while size <= len(text) and text[-size:] in line:
+            run = text[-size:]
+            at = line.find(run)
+            while at >= 0:
+                rest = line[at + size :].split(_SEPARATOR, 1)[0]
+                if run_length(run + _head(rest)) > bound:
+                    for token in self._spelling(rest):
                         # A token's own leading space counts when the line has it there (" forest"
                         # after "of this"); otherwise it is the model's way round a ban (" 船").
                         piece = self._text(token)
                         if not line.startswith(piece, at + size):
                             piece = piece.lstrip(" ")
-                        copied = run + piece
-                        length = run_length(copied)
-                        if length > self.shared_limit or (length > self.limit and copied not in self._own):
+                        if too_much(text, size, piece):
                             out.add(token)
-                    at = line.find(run, at + 1)
-                size += 1
-        if self._opens_clause(text, bool(reply)):
-            out |= self._openers
+                at = line.find(run, at + 1)
+            size += 1
         return out
 
     @staticmethod
@@ -184,9 +225,17 @@ class _Tokenizer(Protocol):
 
 
 def copy_block_for(
-    llm: _Tokenizer, user_text: str, *, own_text: str = "", limit: int = LIMIT, shared_limit: int = SHARED_LIMIT
+    llm: _Tokenizer,
+    user_text: str,
+    *,
+    own_text: str = "",
+    limit: int = LIMIT,
+    shared_limit: int = SHARED_LIMIT,
+    sources: Sequence[str] = (),
+    source_limit: int = SOURCE_LIMIT,
 ) -> CopyBlock:
-    """The copy block for *user_text* with *llm*'s vocabulary (*own_text*: the story's words so far)."""
+    """The copy block for *user_text* ("" for none: *sources* only) with *llm*'s vocabulary
+    (*own_text*: the story's words so far; *sources*: the texts no long run may be copied from)."""
 
     def token_text(token: int) -> str:
         return llm.detokenize([token]).decode("utf-8", errors="ignore")
@@ -202,4 +251,6 @@ def copy_block_for(
         own_text=own_text,
         limit=limit,
         shared_limit=shared_limit,
+        sources=sources,
+        source_limit=source_limit,
     )

@@ -1,5 +1,7 @@
 """A small model stepping out of its character to say what it is: 「我是阿里云开发的超大规模语言模型」.
 
+Also its assistant's voice in the character's mouth: "I'm sorry, but I can't assist with that."
+
 Asked who it is (even in character, 「你是什么模型？」 out of character), Qwen2.5-0.5B answers with its
 training's self-introduction.  :func:`claims_to_be_a_model` spots one in a sentence; :class:`ClaimGuard`
 holds a streamed reply's first sentence until it is judged, so a reply that opens with one is dropped
@@ -14,9 +16,13 @@ import re
 __all__ = ["ClaimGuard", "claims_to_be_a_model"]
 
 CLAIM = re.compile(
-    r"(我是|我叫|本)[^。！？\n]{0,24}(模型|AI|人工智能|助手|程序)"
+    r"(我是|我只是|我叫|本|作为)[^。！？\n]{0,24}(模型|AI|人工智能|助手|程序)"
     r"|阿里|通义|千问|Qwen|OpenAI|Alibaba"
-    r"|I(?:'m| am) (?:an? )?(?:AI|artificial|language model|assistant)",
+    # "I'm a text-based AI designed to assist…" (Qwen2.5-0.5B asked in Chinese to answer in English)
+    r"|\bI(?:'m| am)\b[^.!?\n]{0,30}?\b(?:AI|artificial intelligence|language model|chatbot|assistant)\b"
+    r"|\bas an? (?:AI|artificial intelligence|language model|assistant)\b"
+    # the assistant's refusal in a character's mouth: "I'm sorry, but I can't assist with that."
+    r"|\bcan(?:'t|not) assist with",
     re.IGNORECASE,
 )
 _SENTENCE_END = "。！？!?\n"

@@ -429,7 +429,11 @@ class EmbeddedProvider:
         earlier = [text for text in said[-4:-1] + replied[-2:] if isinstance(text, str)]
         names = {spec.name for spec in request.tools}
         check = (guard, earlier)
-        outcome = yield from self._generate(backend, messages, options, None, cancel, check, names, can_retry=True)
+        # A small model pastes its prompt (71 characters of a lore entry to a question about it): on
+        # every try no run of the system prompt or of its own messages goes on past a phrase (._copy_block).
+        sources = [m["content"] for m in messages if m["role"] in ("system", "assistant")] if traits.small else []
+        first = CopySpec("", "", 0, sources) if sources else None
+        outcome = yield from self._generate(backend, messages, options, first, cancel, check, names, can_retry=True)
         # An echo: generated again with another seed, steered off the user's words on the
         # model's own vocabulary (._copy_block: no run of the user's line continued past a word,
         # no clause opened like one of the user's).  Measured on the long turn of the quality
@@ -437,7 +441,7 @@ class EmbeddedProvider:
         # opens with an echo too, a third try allows runs of two characters; its echoing
         # clauses are cut.
         # A reply that opens by claiming to be a model (._model_claims) is generated again the same way,
-        # without the copy block.
+        # with only the first try's bound on runs of the prompt.
         for limit, final in ((4, False), (2, True)):
             if outcome not in ("echo", "claim"):
                 break
@@ -446,7 +450,7 @@ class EmbeddedProvider:
             retry["repeat_penalty"] = max(float(retry.get("repeat_penalty") or 1.0), 1.2)
             # The story so far (card, lore, earlier turns) is shared vocabulary: names stay free.
             own = "\n".join(m["content"] for m in messages if m["content"] != guard)
-            copy = CopySpec(guard, own, limit) if outcome == "echo" and guard else None
+            copy = CopySpec(guard, own, limit, sources) if outcome == "echo" and guard else first
             outcome = yield from self._generate(
                 backend, messages, retry, copy, cancel, check, names, can_retry=not final
             )

@@ -10,7 +10,7 @@ provider sees the same :data:`Piece` stream:
 * :class:`Finished` when the reply is complete, with the token count after it.
 
 A stopped generation (``should_stop`` answered yes between chunks, or the consumer closed the
-iterator) ends without :class:`Finished`.  The retry's copy block (:mod:`._copy_block`) is built here
+iterator) ends without :class:`Finished`.  The copy block (:mod:`._copy_block`) is built here
 from a :class:`CopySpec`, because it runs on every token with the model's own tokenizer: it has to live
 where the model lives.
 """
@@ -61,11 +61,13 @@ class LoadSpec:
 
 @dataclass(frozen=True)
 class CopySpec:
-    """The retry's copy block, as values (it is built where the model is)."""
+    """The copy block, as values (it is built where the model is): the user's line a retry is kept
+    off ("" on a first try), and the story's texts no long run may be copied from."""
 
     user_line: str
     own_text: str
     limit: int
+    sources: tuple[str, ...] | list[str] = ()
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,9 @@ class LlamaSession:
         llm = self.llm
         options = dict(options)
         if copy is not None and callable(getattr(llm, "detokenize", None)):
-            block = copy_block_for(llm, copy.user_line, own_text=copy.own_text, limit=copy.limit)
+            block = copy_block_for(
+                llm, copy.user_line, own_text=copy.own_text, limit=copy.limit, sources=list(copy.sources)
+            )
             options["logits_processor"] = [block]
         chunks = llm.create_chat_completion(messages=messages, stream=True, **options)
         started = False

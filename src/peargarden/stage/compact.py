@@ -9,8 +9,10 @@ A 0.5B model cannot follow the full stage prompt (tool rules, draft sheet, messa
   800 tokens of Qwen2.5's tokenizer for 青梧 with 栖水镇 (measured: docs/benchmarks.md);
 * the card's example dialogue as a few-shot pattern in the system prompt (``旅人：…`` / ``青梧：…``
   lines the model copies in tone and length; as separate turns they would merge with the greeting);
-* lore the keyword scan hit as bodies in the system prompt (passive: nothing to look up), what the
-  user's new words name first, then what the story so far names, as far as the budget goes;
+* lore the keyword scan hit in the system prompt (passive: nothing to look up), what the user's new
+  words name first, then what the story so far names, as far as the budget goes — each entry as a
+  few facts (its first sentence and the sentences the user's words touch), a person's entry with
+  the pronoun stated, 【怀瑾（男）】 (:mod:`.lore_facts`);
 * no tools, no injection of titles, no thinking.
 
 The prompt is framed in Chinese, or in English for a card (or a ``language`` setting) in English:
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from .assemble import LoreCorpus, StageRequest, StageSettings, scan_texts
 from .card import StageCard, apply_macros
 from .lore.entries import LoreEntry
+from .lore_facts import lore_facts, person_pronoun
 from .messages import Role, Turn, merge_turns
 
 __all__ = ["SYSTEM_CHARS", "compact_beat", "compact_system", "example_turns", "stop_words"]
@@ -130,8 +133,11 @@ def _frame(language: str) -> _Frame:
     return _ENGLISH_FRAME if language.strip().casefold() in _ENGLISH else _CHINESE
 
 
-def compact_system(card: StageCard, settings: StageSettings, corpus: LoreCorpus, hits: Sequence[LoreEntry]) -> str:
-    """The short system prompt (see the module docstring); *hits* in order of importance."""
+def compact_system(
+    card: StageCard, settings: StageSettings, corpus: LoreCorpus, hits: Sequence[LoreEntry], asked: str = ""
+) -> str:
+    """The short system prompt (see the module docstring); *hits* in order of importance, each as the
+    facts of it that *asked* (the user's new words) touches (:mod:`.lore_facts`)."""
     char, user = card.name, settings.user_name
     frame = _frame(settings.language)
 
@@ -139,9 +145,13 @@ def compact_system(card: StageCard, settings: StageSettings, corpus: LoreCorpus,
         return apply_macros(text, char, user).strip()
 
     def lore_line(entry: LoreEntry) -> str:
+        body = macros(entry.content)
         title = entry.title or frame.lore_title
-        body = _cut(macros(entry.content), _LORE_BODY_CHARS)
-        return f"【{title}】{body}" if frame is _CHINESE else f"[{title}] {body}"
+        pronoun = person_pronoun(body, (entry.title, *entry.keys))
+        facts = _cut(lore_facts(body, asked), _LORE_BODY_CHARS)
+        if frame is _CHINESE:
+            return f"【{title}（{pronoun}）】{facts}" if pronoun else f"【{title}】{facts}"
+        return f"[{title} ({pronoun})] {facts}" if pronoun else f"[{title}] {facts}"
 
     parts = [frame.intro.format(char=char), _cut(macros(card.description), _DESCRIPTION_CHARS)]
     if card.personality.strip():
@@ -195,7 +205,7 @@ def compact_beat(
     # What the user's new words name comes first: that is what the reply has to know.
     asked = corpus.scan(scan_texts([], user_text), depth=1, max_hits=most) if user_text.strip() else []
     hits = asked + [h for h in hits if h not in asked]
-    system = compact_system(card, settings, corpus, hits)
+    system = compact_system(card, settings, corpus, hits, user_text)
     turns = list(history)
     if user_text.strip():
         turns.append(Turn("user", user_text))
