@@ -65,6 +65,10 @@ class MessageRow:
     # The message's variables (the current swipe's record: stat_data, display_data, delta_data …);
     # None when it holds none.  ``ChatSession.variables()`` has every message's, per swipe.
     variables: dict[str, Any] | None = None
+    # SillyTavern's number of the message the row belongs to (0 = the greeting; a reply's tool rounds
+    # are one message), as ``ChatSession.variables()`` and TavernHelper's ``getCurrentMessageId()``
+    # count; None for a row outside any (a system note before a reply).
+    message_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,8 @@ def chat_view(
     shown = display_texts([(e.role, text) for e, text in zip(window, texts, strict=True)], scripts, user, char,
                           after=after)  # fmt: skip
     records = session.beat_records()
-    rows = _rows(session, window, start, shown, records, user, char, notes)
+    numbers = tavern_numbers([entry.role for entry in entries[:end]])[start:]
+    rows = _rows(session, window, start, shown, records, user, char, notes, numbers)
     ledgers = next(([r for r in b.rounds if r.get("purpose") == "beat"] for b in reversed(records)
                     if any(r.get("purpose") == "beat" for r in b.rounds)), [])  # fmt: skip
     arrows = swipe_arrows(session)
@@ -158,6 +163,21 @@ def chat_view(
     )
 
 
+def tavern_numbers(roles: list[str]) -> list[int | None]:
+    """SillyTavern's message number of each message of a branch, by role (the SillyTavern export's
+    count: each user message is one, and a reply with the tool rounds and notes up to the next user
+    message is one; a message before any of them has none)."""
+    numbers: list[int | None] = []
+    number, in_reply = -1, False
+    for role in roles:
+        if role == "user":
+            number, in_reply = number + 1, False
+        elif role == "assistant" and not in_reply:
+            number, in_reply = number + 1, True
+        numbers.append(number if role == "user" or in_reply else None)
+    return numbers
+
+
 def _rows(
     session: ChatSession,
     window: list[Entry],
@@ -167,6 +187,7 @@ def _rows(
     user: str,
     char: str,
     notes: dict[str, dict[str, Any]],
+    numbers: list[int | None],
 ) -> list[MessageRow]:
     count = token_counter(session.model)
     seconds = beat_log.generation_seconds(records)
@@ -208,6 +229,7 @@ def _rows(
                 undoable=continued_from(tree, entry) is not None,
                 lore=fired.get(entry.id, []) if role == "assistant" else [],
                 variables=note if isinstance(note, dict) else None,
+                message_id=numbers[offset],
             )
         )
     return rows
