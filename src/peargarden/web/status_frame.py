@@ -37,8 +37,8 @@ _FRONTEND_MARKS = ("html>", "<head>", "<body")
 _FENCE = re.compile(r"^[ \t]*```[^\n`]*\n([\s\S]*?)\n?^[ \t]*```[ \t]*$", re.MULTILINE)
 # What makes HTML run something: a script, an event handler, a javascript: URL.
 _RUNS = re.compile(r"<script\b|\bon[a-z]+\s*=|javascript:", re.IGNORECASE)
-_SCRIPT_SRC = re.compile(r"<script\b[^>]*?\bsrc\s*=[^>]*>[\s\S]*?</script\s*>", re.IGNORECASE)
-_LINK = re.compile(r"<link\b[^>]*>", re.IGNORECASE)
+# A <script src> (with whatever it holds) or a <link>, in the document's order.
+_LOADS = re.compile(r"<script\b[^>]*?\bsrc\s*=[^>]*>[\s\S]*?</script\s*>|<link\b[^>]*>", re.IGNORECASE)
 _QUIET_LINKS = re.compile(r"^(?:preconnect|dns-prefetch|prefetch|canonical|manifest)$", re.IGNORECASE)
 
 # The libraries a frame gets (see frame_libraries.py): a file name a CDN serves it as, a package root
@@ -82,8 +82,15 @@ def rewrite_document(html: str) -> tuple[str, list[str], list[str]]:
         if item not in items:
             items.append(item)
 
-    def script(match: re.Match[str]) -> str:
+    def load(match: re.Match[str]) -> str:
         tag = match.group(0)
+        if tag[:5].lower() == "<link":
+            href = _attribute(tag, "href") or ""
+            if not href or href.lower().startswith("data:"):
+                return tag
+            if not _QUIET_LINKS.match(_attribute(tag, "rel") or ""):
+                note(blocked, href)
+            return ""
         src = _attribute(tag[: tag.index(">") + 1], "src") or ""
         library = library_of(src)
         if library:
@@ -92,16 +99,7 @@ def rewrite_document(html: str) -> tuple[str, list[str], list[str]]:
             note(blocked, src)
         return ""
 
-    def link(match: re.Match[str]) -> str:
-        tag = match.group(0)
-        href = _attribute(tag, "href") or ""
-        if not href or href.lower().startswith("data:"):
-            return tag
-        if not _QUIET_LINKS.match(_attribute(tag, "rel") or ""):
-            note(blocked, href)
-        return ""
-
-    kept = _LINK.sub(link, _SCRIPT_SRC.sub(script, html))
+    kept = _LOADS.sub(load, html)
     for library, use in _LIBRARY_USE.items():
         if use.search(kept):
             note(libraries, library)
