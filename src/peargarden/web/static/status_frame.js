@@ -10,7 +10,7 @@
 // port "size" (its height) and "state" (the data again).  Nothing else is answered and nothing a
 // frame sends changes the chat; what is refused is counted on <body data-status-refused>.
 import { api } from "./common.js";
-import { lang } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { inert } from "./card_html.js";
 
 const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
@@ -116,7 +116,7 @@ export function statusFrame(part, message) {
   frame.className = "card-html status-frame";
   frame.setAttribute("sandbox", "allow-scripts");  // and nothing else: no same origin, forms, popups, top navigation
   frame.setAttribute("referrerpolicy", "no-referrer");
-  frame.title = "status bar";
+  frame.title = t("状态栏", "status bar");
   frame.style.height = "0";
   const info = { frame, messageId: message.message_id, nonce: newNonce(), port: null, part };
   live.add(info);
@@ -131,9 +131,10 @@ export function statusFrame(part, message) {
 
 // -- what frames say -----------------------------------------------------------------------------
 
+// An empty bar takes no room but stays laid out (not hidden): a bar that fills in later (a Vue app
+// behind v-cloak) still reports its new size.
 function sized(info, height, empty) {
-  info.frame.hidden = Boolean(empty);
-  info.frame.style.height = `${Math.min(MAX_HEIGHT, Math.max(0, Math.ceil(height)))}px`;
+  info.frame.style.height = empty ? "0" : `${Math.min(MAX_HEIGHT, Math.max(0, Math.ceil(height)))}px`;
 }
 
 function onPort(info, event) {
