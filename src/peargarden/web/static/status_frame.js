@@ -7,8 +7,8 @@
 //
 // What the page accepts from a frame: one "hello" on the window carrying the nonce of its srcdoc,
 // from the window of a frame drawn here (answered with a MessagePort and the data); then on that
-// port "size" (its height) and "state" (the data again).  Nothing else is answered and nothing a
-// frame sends changes the chat; what is refused is counted on <body data-status-refused>.
+// port "size" (its height).  Nothing else is answered and nothing a frame sends changes the chat;
+// what is refused is counted on <body data-status-refused>.
 import { api } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { inert } from "./card_html.js";
@@ -141,8 +141,6 @@ function onPort(info, event) {
   const data = event.data;
   if (data && typeof data === "object" && data.kind === "size" && Number.isFinite(data.height)) {
     sized(info, data.height, data.empty === true);
-  } else if (data && typeof data === "object" && data.kind === "state" && Number.isInteger(data.id)) {
-    info.port.postMessage({ kind: "state", id: data.id, state: snapshot(info) });
   } else {
     refuse();
   }
