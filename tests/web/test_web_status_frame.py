@@ -121,6 +121,10 @@ def test_sillytavern_message_numbers() -> None:
     roles = ["system", "assistant", "user", "assistant", "tool", "assistant", "user", "assistant"]
     assert tavern_numbers(roles) == [None, 0, 1, 2, 2, 2, 3, 4]
     assert tavern_numbers(["user", "user", "assistant", "assistant"]) == [0, 1, 2, 2]
+    # A group round: two members answer one after the other, the first with a tool round.
+    roles = ["assistant", "assistant", "user", "assistant", "tool", "assistant", "assistant"]
+    finished = [True, True, False, False, False, True, True]
+    assert tavern_numbers(roles, finished) == [0, 1, 2, 3, 3, 3, 4]
 
 
 def _get(url: str) -> tuple[int, str, dict[str, str]]:

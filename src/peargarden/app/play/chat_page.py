@@ -17,7 +17,7 @@ window never starts on a tool result: it begins at the reply that made the call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -116,11 +116,17 @@ class ChatView:
 
 
 def chat_view(
-    session: ChatSession, last: int | None = None, before: int | None = None, since: int | None = None
+    session: ChatSession,
+    last: int | None = None,
+    before: int | None = None,
+    since: int | None = None,
+    *,
+    split_replies: bool = False,
 ) -> ChatView:
     """The page model of *session*; *last*: only that many messages, ending before message number
     *before* (default: the end of the branch); *since*: the messages from that number on (*last* of
-    them, when given)."""
+    them, when given); *split_replies*: a group chat (each member's reply is a message of its own in
+    SillyTavern's numbering)."""
     tree = session.chat.tree
     entries = tree.messages()
     end = len(entries) if before is None else max(0, min(before, len(entries)))
@@ -139,7 +145,9 @@ def chat_view(
     shown = display_texts([(e.role, text) for e, text in zip(window, texts, strict=True)], scripts, user, char,
                           after=after)  # fmt: skip
     records = session.beat_records()
-    numbers = tavern_numbers([entry.role for entry in entries[:end]])[start:]
+    before = entries[:end]
+    finished = [e.role == "assistant" and not e.message.get("tool_calls") for e in before] if split_replies else None
+    numbers = tavern_numbers([entry.role for entry in before], finished)[start:]
     rows = _rows(session, window, start, shown, records, user, char, notes, numbers)
     ledgers = next(([r for r in b.rounds if r.get("purpose") == "beat"] for b in reversed(records)
                     if any(r.get("purpose") == "beat" for r in b.rounds)), [])  # fmt: skip
@@ -163,16 +171,18 @@ def chat_view(
     )
 
 
-def tavern_numbers(roles: list[str]) -> list[int | None]:
+def tavern_numbers(roles: Sequence[str], finished: Sequence[bool] | None = None) -> list[int | None]:
     """SillyTavern's message number of each message of a branch, by role (the SillyTavern export's
-    count: each user message is one, and a reply with the tool rounds and notes up to the next user
-    message is one; a message before any of them has none)."""
+    count: each user message is one, and a reply with the tool rounds up to the next user message is
+    one; a message before any of them has none).  *finished* (a group chat, where replies follow each
+    other): per message, whether it is a reply that called no tool — the next reply is a new message."""
     numbers: list[int | None] = []
     number, in_reply = -1, False
-    for role in roles:
+    for index, role in enumerate(roles):
+        turn_over = finished is not None and index > 0 and finished[index - 1]
         if role == "user":
             number, in_reply = number + 1, False
-        elif role == "assistant" and not in_reply:
+        elif role == "assistant" and (not in_reply or turn_over):
             number, in_reply = number + 1, True
         numbers.append(number if role == "user" or in_reply else None)
     return numbers
