@@ -145,9 +145,9 @@ def chat_view(
     shown = display_texts([(e.role, text) for e, text in zip(window, texts, strict=True)], scripts, user, char,
                           after=after)  # fmt: skip
     records = session.beat_records()
-    before = entries[:end]
-    finished = [e.role == "assistant" and not e.message.get("tool_calls") for e in before] if split_replies else None
-    numbers = tavern_numbers([entry.role for entry in before], finished)[start:]
+    upto = entries[:end]
+    finished = [e.role == "assistant" and not e.message.get("tool_calls") for e in upto] if split_replies else None
+    numbers = tavern_numbers([entry.role for entry in upto], finished)[start:]
     rows = _rows(session, window, start, shown, records, user, char, notes, numbers)
     ledgers = next(([r for r in b.rounds if r.get("purpose") == "beat"] for b in reversed(records)
                     if any(r.get("purpose") == "beat" for r in b.rounds)), [])  # fmt: skip
