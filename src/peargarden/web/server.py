@@ -25,7 +25,7 @@ from peargarden.app import Home
 from peargarden.app.library.card_list import card_rows
 from peargarden.errors import NotFound, PearError
 
-from . import safety
+from . import api_status, safety
 from .guards import RequireToken, SameOriginOnly, is_loopback
 
 HERE = Path(__file__).parent
@@ -102,7 +102,6 @@ def create_app(config: WebConfig) -> FastAPI:
         api_regex,
         api_regex_allow,
         api_settings,
-        api_status,
         api_studio,
         api_tavern,
         api_vault,
