@@ -107,6 +107,12 @@ def test_only_the_cards_own_code_runs() -> None:
     # Raw HTML with a script from the display regex: one frame, unless the words carry a script or a handler.
     raw = "她点点头。<div id='bar'></div><script>bar.textContent = 1</script>"
     assert status_parts(raw, "她点点头。<StatusPlaceHolderImpl/>", _html) == [{"frame": raw, "libs": [], "blocked": []}]
+    # The lines of the model's words the regex left alone stay a message above the bar.
+    story = "她点点头。\n\n*把茶推了过来。*\n"
+    assert status_parts(story + raw, story + "<StatusPlaceHolderImpl/>", _html) == [
+        {"html": "<p>她点点头。</p>\n<p><em>把茶推了过来。</em></p>\n"},
+        {"frame": raw, "libs": [], "blocked": []},
+    ]
     for words in ("她点点头。<script>x()</script>", '她<img src=x onerror="x()">', "<a href='javascript:x()'>点</a>"):
         assert status_parts(raw, words, _html) is None
     # No front-end document and no script: the message as before; nothing from a display script: the same.

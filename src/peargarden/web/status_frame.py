@@ -9,7 +9,7 @@ iframe that runs its scripts; MVU cards turn ``<StatusPlaceHolderImpl/>`` into s
   :mod:`.markdown`); each document is a ``frame`` part, drawn by ``static/status_frame.js`` in an
   ``<iframe sandbox="allow-scripts">`` (never same-origin) whose bridge (``static/frame_bridge.js``)
   answers the part of TavernHelper's API status bars call.  A display with a ``<script>`` and no fence
-  is one frame.
+  is one frame, below the lines of the model's words the regex left as they were.
 * **Only the card's code runs**: a document the model wrote itself (the block is in the stored text, or
   the stored text carries a script or an event handler) is not a ``frame`` but a ``document``: the
   script-less frame every other document gets (``static/card_html.js``).
@@ -111,13 +111,19 @@ def _frame(document: str) -> dict[str, Any]:
     return {"frame": html, "libs": libraries, "blocked": blocked}
 
 
+def _shared_lines(display: str, content: str) -> int:
+    """How much of *display* is *content*'s own beginning, in whole lines."""
+    same = 0
+    for ours, theirs in zip(display, content, strict=False):
+        if ours != theirs:
+            break
+        same += 1
+    return display.rfind("\n", 0, same) + 1
+
+
 @lru_cache(maxsize=1024)
 def _parts(display: str, content: str, render: Callable[[str], str | None]) -> tuple[dict[str, Any], ...] | None:
     fences = [m for m in _FENCE.finditer(display) if any(mark in m.group(1) for mark in _FRONTEND_MARKS)]
-    if not fences:
-        if "<script" not in display.lower() or _RUNS.search(content):
-            return None
-        return (_frame(display),)
     parts: list[dict[str, Any]] = []
 
     def text(segment: str) -> None:
@@ -125,6 +131,14 @@ def _parts(display: str, content: str, render: Callable[[str], str | None]) -> t
             shown = render(segment.strip())
             parts.append({"html": shown} if shown is not None else {"document": segment.strip()})
 
+    if not fences:
+        if "<script" not in display.lower() or _RUNS.search(content):
+            return None
+        # The model's words the regex left as they were (whole lines) stay a message above the bar.
+        cut = _shared_lines(display, content)
+        text(display[:cut])
+        parts.append(_frame(display[cut:]))
+        return tuple(parts)
     at = 0
     for fence in fences:
         text(display[at : fence.start()])
