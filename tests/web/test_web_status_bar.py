@@ -157,6 +157,12 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     assert _text(bar, "#收到") == ""  # no answer to anything it posted
     assert page.evaluate("typeof window.pwned") == "undefined"
 
+    # In English the page draws the bars again and the line says it in English.
+    page.click("#lang-switch")
+    english = _frame(_bar(page, 2)).locator(".pear-blocked")
+    english.wait_for()
+    assert english.inner_text().startswith("⚠ The status bar could not load: vue.global.prod.js")
+
 
 def test_the_xss_corpus_runs_nothing_in_the_page(status_served: Served, page: Page) -> None:
     """The XSS corpus in the model's words and in the card's status bar: the words are drawn as before
