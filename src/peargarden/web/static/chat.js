@@ -51,6 +51,7 @@ const view = new MessageWindow(list, {
 attachStatusBars({
   base,
   rows: () => view.rows,
+  scroller: () => view.scroller(),
   names: () => ({ user: state ? state.persona : "", char: state ? state.char : "" }),
 });
 

@@ -120,13 +120,41 @@ export function statusFrame(part, message) {
   frame.style.height = "0";
   const info = { frame, messageId: message.message_id, nonce: newNonce(), port: null, part };
   live.add(info);
-  Promise.all([bridge(), Promise.all(part.libs.map(library)), need(info.messageId)])
-    .then(([bridgeCode, libraryCode]) => { frame.srcdoc = documentOf(info, bridgeCode, libraryCode); })
+  watcher().observe(frame);
+  frames.set(frame, info);
+  return frame;
+}
+
+// A bar's document is made when it comes near the screen: a window of 100 messages may hold 50 bars,
+// each running its libraries and scripts.
+function fill(info) {
+  Promise.all([bridge(), Promise.all(info.part.libs.map(library)), need(info.messageId)])
+    .then(([bridgeCode, libraryCode]) => { info.frame.srcdoc = documentOf(info, bridgeCode, libraryCode); })
     .catch((error) => {
-      frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><p>⚠ ${String(error.message)
+      info.frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><p>⚠ ${String(error.message)
         .replace(/[<&]/g, (c) => (c === "<" ? "&lt;" : "&amp;"))}</p>`;
     });
-  return frame;
+}
+
+const frames = new WeakMap();  // frame → its info, until it is made
+let nearby = null;
+// Near means within 800 px of what the messages' scroller shows (the list itself on a wide screen:
+// a margin on the viewport would not reach past the list's own clipping).
+function watcher() {
+  if (!nearby) {
+    const scroller = chat.scroller ? chat.scroller() : null;
+    const root = scroller && scroller !== document.scrollingElement ? scroller : null;
+    nearby = new IntersectionObserver((seen) => {
+      for (const item of seen) {
+        if (!item.isIntersecting) continue;
+        nearby.unobserve(item.target);
+        const info = frames.get(item.target);
+        frames.delete(item.target);
+        if (info) fill(info);
+      }
+    }, { root, rootMargin: "800px 0px" });
+  }
+  return nearby;
 }
 
 // -- what frames say -----------------------------------------------------------------------------
