@@ -19,7 +19,7 @@ const STYLE = "*,*::before,*::after{box-sizing:border-box}html,body{margin:0;pad
   + "body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}img,video,table{max-width:100%}";
 const MAX_HEIGHT = 5000;
 
-let chat = null;  // {base, rows(), names()}: attached by the chat page
+let chat = null;  // {base, rows(), names(), scroller()}: attached by the chat page
 const live = new Set();  // {frame, messageId, nonce, port, part}
 const cache = { last: -1, chat: {}, records: new Map() };
 let bridgeText = null;
