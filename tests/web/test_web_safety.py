@@ -43,7 +43,7 @@ def snapshot(root: Path) -> dict[str, str]:
 def test_every_answer_forbids_framing(live_server: LiveServer) -> None:
     for path in ("/", f"/chat/{CARD}", "/api/cards", "/static/app.css", "/api/nowhere", "/settings"):
         _, headers, _ = send(live_server, "GET", path)
-        assert headers["content-security-policy"] == "frame-ancestors 'none'", path
+        assert headers["content-security-policy"] == "frame-ancestors 'none'; frame-src 'none'", path
         assert headers["x-frame-options"] == "DENY", path
 
 

@@ -121,13 +121,14 @@ def test_import_studio_and_a_malicious_greeting(served: Served, page: Page, tmp_
     assert frame.evaluate("typeof window.pwned") == "undefined"
     assert page.evaluate("document.querySelector('[onerror], [onmouseover]') === null")
 
-    # A status bar made by the card's display regex: shown (sandboxed), its script and handler inert.
+    # A status bar made by the card's display regex: its script runs, as TavernHelper runs it, but only
+    # in its own frame (sandboxed without the page's origin): its reach for the page fails there.
     served.fake.script([text_reply("客官慢用。<status>好感 +1</status>")])
     page.fill("#composer", "来一壶酒。")
     page.click("#send")
     beats_done(page, 1)
     reply = page.locator(".msg.assistant").last.locator("iframe")
-    assert reply.get_attribute("sandbox") == "allow-same-origin"
+    assert reply.get_attribute("sandbox") == "allow-scripts"
     bar_frame = reply.element_handle().content_frame()
     assert bar_frame is not None
     bar_frame.wait_for_load_state()

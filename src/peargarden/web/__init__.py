@@ -9,14 +9,19 @@
 - :mod:`.chat_hub` — the open chats and running beats (one ``Beat`` per chat, approval prompts
   waiting for their answer); :mod:`.chat_view` — a row of the service's page model as the page's
   JSON; :mod:`.markdown` — Markdown with the HTML a reply carries → sanitised HTML (documents go
-  to the sandboxed frame).
+  to the sandboxed frame); :mod:`.status_frame` — a card's status bar as parts of its message (the
+  frames that run the card's scripts, what each may load); :mod:`.frame_libraries` — jQuery and
+  lodash for those frames, from the XStatic packages; :mod:`.api_status` — what the frames read
+  through the page (the chat's variables per message and swipe, the libraries).
 - One router per concern, ``api_*.py`` (chats and beats, the inspector, cards and imports, card and
   chat files, lorebooks, regex scripts and their allowance, presets and their editor, personas,
   settings, the studio, the tavern panel, the vault; :mod:`.api_groups`: groups and group chats, with
   their two pages); :mod:`.pages` — the Jinja2 pages (a renamed card's old links redirected); the
   small JS modules per page in ``static/`` (the chat page: ``chat.js`` wiring and beats,
   ``chat_window.js`` the window of a long chat — the last 100 messages, more on scroll, at most 200
-  drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message;
+  drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message,
+  ``status_frame.js`` a status bar's sandboxed frame and the checks on what it says, ``frame_bridge.js``
+  the TavernHelper API inside it;
   ``card_list.js`` the character list's search, sorts, tags and favourites).  Browser tests:
   ``tests/web/``; ``bench/bench_web_chat.py`` and ``bench/bench_card_list.py`` time them.
 """

@@ -1,7 +1,7 @@
 """A message row of the service's page model (``ChatSession.view()``) as the chat page's JSON: the
 avatar URLs of this server and the text as sanitised HTML (``markdown.py``: Markdown with the HTML it
 carries) unless it is a document (a page, a style or script block, a display script's status bar),
-which the page frames."""
+which the page frames; a status bar with scripts comes as ``parts`` (``status_frame.py``)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from urllib.parse import quote
 from peargarden.app.play.chat_page import MessageRow
 
 from .markdown import is_document, render
+from .status_frame import status_parts
 
 
 def message_json(card: str, row: MessageRow) -> dict[str, Any]:
@@ -45,6 +46,9 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "sibling": list(row.sibling),  # (position, count) among the message's versions
         "undoable": row.undoable,  # continued in place: undo gives it its text before
         "lore": row.lore,  # a reply: the lorebook entries that fired for it ({"title", "book"})
+        "message_id": row.message_id,  # SillyTavern's number (TavernHelper's getCurrentMessageId())
+        # A status bar the card's display script made: Markdown around sandboxed frames (status_frame.py)
+        "parts": status_parts(row.display, row.content, _segment_html),
     }
 
 
@@ -53,6 +57,10 @@ def message_html(text: str, from_display_script: bool = False) -> str | None:
     """Sanitised HTML of a message's Markdown; ``None`` for a document (shown in the sandboxed frame).
     Kept for the texts last drawn: a page that scrolls back and forth, or reopens, renders nothing twice."""
     return None if is_document(text, from_display_script=from_display_script) else render(text)
+
+
+def _segment_html(text: str) -> str | None:
+    return message_html(text, True)
 
 
 def sent_ids(sent: str, messages: Iterable[tuple[str | None, str]]) -> list[str]:

@@ -1,7 +1,10 @@
 """Defaults that keep the web app safe and its errors readable, whatever route a request reaches.
 
-* Every answer carries ``Content-Security-Policy: frame-ancestors 'none'`` and ``X-Frame-Options:
-  DENY``: no other site can frame the app and trick a click on it (clickjacking).
+* Every answer carries ``Content-Security-Policy: frame-ancestors 'none'; frame-src 'none'`` and
+  ``X-Frame-Options: DENY``: no other site can frame the app and trick a click on it (clickjacking),
+  and no frame of a page loads a URL — the app's frames are ``srcdoc`` documents (cards' HTML, status
+  bars), which ``frame-src`` does not stop, and a status bar that tries to take its frame elsewhere
+  (``location.href = …``) is refused by the browser before any request leaves.
 * Bodies are capped while they stream in (:class:`BodyLimit`): uploads to ``/api/import`` at
   :data:`UPLOAD_LIMIT`, every other body at :data:`JSON_LIMIT`; a bigger body is refused with 413
   before it has been read in full.  A body that stops coming (a client gone quiet mid-upload) is
@@ -31,7 +34,10 @@ UPLOAD_LIMIT = MAX_INPUT_BYTES + 1024 * 1024
 JSON_LIMIT = 2 * 1024 * 1024
 UPLOAD_PATHS = ("/api/import",)
 
-FRAME_HEADERS = ((b"content-security-policy", b"frame-ancestors 'none'"), (b"x-frame-options", b"DENY"))
+FRAME_HEADERS = (
+    (b"content-security-policy", b"frame-ancestors 'none'; frame-src 'none'"),
+    (b"x-frame-options", b"DENY"),
+)
 # Seconds a request body may go without a byte before it is given up (read when a body is awaited).
 BODY_TIMEOUT = 30.0
 

@@ -25,7 +25,7 @@ from peargarden.app import Home
 from peargarden.app.library.card_list import card_rows
 from peargarden.errors import NotFound, PearError
 
-from . import safety
+from . import api_status, safety
 from .guards import RequireToken, SameOriginOnly, is_loopback
 
 HERE = Path(__file__).parent
@@ -111,7 +111,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, api_groups, pages)  # fmt: skip
+               api_regex_allow, api_groups, api_status, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

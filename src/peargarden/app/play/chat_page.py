@@ -17,7 +17,7 @@ window never starts on a tool result: it begins at the reply that made the call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +65,10 @@ class MessageRow:
     # The message's variables (the current swipe's record: stat_data, display_data, delta_data …);
     # None when it holds none.  ``ChatSession.variables()`` has every message's, per swipe.
     variables: dict[str, Any] | None = None
+    # SillyTavern's number of the message the row belongs to (0 = the greeting; a reply's tool rounds
+    # are one message), as ``ChatSession.variables()`` and TavernHelper's ``getCurrentMessageId()``
+    # count; None for a row outside any (a system note before a reply).
+    message_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -112,11 +116,17 @@ class ChatView:
 
 
 def chat_view(
-    session: ChatSession, last: int | None = None, before: int | None = None, since: int | None = None
+    session: ChatSession,
+    last: int | None = None,
+    before: int | None = None,
+    since: int | None = None,
+    *,
+    split_replies: bool = False,
 ) -> ChatView:
     """The page model of *session*; *last*: only that many messages, ending before message number
     *before* (default: the end of the branch); *since*: the messages from that number on (*last* of
-    them, when given)."""
+    them, when given); *split_replies*: a group chat (each member's reply is a message of its own in
+    SillyTavern's numbering)."""
     tree = session.chat.tree
     entries = tree.messages()
     end = len(entries) if before is None else max(0, min(before, len(entries)))
@@ -135,7 +145,10 @@ def chat_view(
     shown = display_texts([(e.role, text) for e, text in zip(window, texts, strict=True)], scripts, user, char,
                           after=after)  # fmt: skip
     records = session.beat_records()
-    rows = _rows(session, window, start, shown, records, user, char, notes)
+    upto = entries[:end]
+    finished = [e.role == "assistant" and not e.message.get("tool_calls") for e in upto] if split_replies else None
+    numbers = tavern_numbers([entry.role for entry in upto], finished)[start:]
+    rows = _rows(session, window, start, shown, records, user, char, notes, numbers)
     ledgers = next(([r for r in b.rounds if r.get("purpose") == "beat"] for b in reversed(records)
                     if any(r.get("purpose") == "beat" for r in b.rounds)), [])  # fmt: skip
     arrows = swipe_arrows(session)
@@ -158,6 +171,23 @@ def chat_view(
     )
 
 
+def tavern_numbers(roles: Sequence[str], finished: Sequence[bool] | None = None) -> list[int | None]:
+    """SillyTavern's message number of each message of a branch, by role (the SillyTavern export's
+    count: each user message is one, and a reply with the tool rounds up to the next user message is
+    one; a message before any of them has none).  *finished* (a group chat, where replies follow each
+    other): per message, whether it is a reply that called no tool — the next reply is a new message."""
+    numbers: list[int | None] = []
+    number, in_reply = -1, False
+    for index, role in enumerate(roles):
+        turn_over = finished is not None and index > 0 and finished[index - 1]
+        if role == "user":
+            number, in_reply = number + 1, False
+        elif role == "assistant" and (not in_reply or turn_over):
+            number, in_reply = number + 1, True
+        numbers.append(number if role == "user" or in_reply else None)
+    return numbers
+
+
 def _rows(
     session: ChatSession,
     window: list[Entry],
@@ -167,6 +197,7 @@ def _rows(
     user: str,
     char: str,
     notes: dict[str, dict[str, Any]],
+    numbers: list[int | None],
 ) -> list[MessageRow]:
     count = token_counter(session.model)
     seconds = beat_log.generation_seconds(records)
@@ -208,6 +239,7 @@ def _rows(
                 undoable=continued_from(tree, entry) is not None,
                 lore=fired.get(entry.id, []) if role == "assistant" else [],
                 variables=note if isinstance(note, dict) else None,
+                message_id=numbers[offset],
             )
         )
     return rows

@@ -154,7 +154,7 @@ class GroupSession(ChatSession):
         """The page model (:meth:`ChatSession.view`) with the group in ``extra["group"]``: its
         members, strategy and mode, and each reply's card (``row_cards``: entry id → card folder);
         the swipe arrows are the last reply's."""
-        page = chat_view(self, last, before, since)
+        page = chat_view(self, last, before, since, split_replies=True)
         cards = {row.id: card for row in page.rows if row.role == "assistant" and (card := self.card_of(row.id))}
         position, count = reply_swipes(self.chat.tree)
         swipe = replace(page.swipe, position=position, count=count, generate=count > 0)

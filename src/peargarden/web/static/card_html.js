@@ -10,7 +10,7 @@ const STYLE = "html,body{margin:0}body{font-family:\"WenQuanYi Micro Hei\",sans-
 export function looksLikeHtml(text) { return /<\/?[a-z][^>]*>/i.test(text); }
 
 // A <meta http-equiv="refresh"> would send the frame elsewhere: documents do not get to.
-function inert(html) {
+export function inert(html) {
   return html.replace(/<meta\b[^>]*http-equiv[^>]*>/gi, "");
 }
 

@@ -11,6 +11,7 @@ import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
 import { messageItem, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
+import { attachStatusBars, statusChanged } from "./status_frame.js";
 
 const root = document.getElementById("chat");
 const card = root.dataset.card;
@@ -44,6 +45,14 @@ const view = new MessageWindow(list, {
     sibling: (message, step) => change("sibling", { index: message.index, step }, message.index),
     undo: (message) => change("undo", { index: message.index }, message.index),
   },
+});
+
+// A card's status bars read the chat through the page (status_frame.js).
+attachStatusBars({
+  base,
+  rows: () => view.rows,
+  scroller: () => view.scroller(),
+  names: () => ({ user: state ? state.persona : "", char: state ? state.char : "" }),
 });
 
 // -- drawing -----------------------------------------------------------------------------------
@@ -145,6 +154,7 @@ async function change(action, body, anchor = null) {
     const fresh = await post(`${base}/${action}?${query(view.query())}`, body);
     view.draw(fresh, anchor);
     settled(fresh);
+    statusChanged(action).catch((error) => toast(error.message, true));
     await loadChats();  // the picker counts the active branch's messages: a branch or delete changes it
   } catch (error) { toast(error.message, true); }
 }
@@ -308,13 +318,14 @@ async function runBeat(body, mine) {
     } else if (replied) {
       await replied;
       // After the after-beat work: the reply's time (the beat log is written now), the marker,
-      // the context bar — the reply itself is not drawn again.
+      // the context bar — the reply is drawn again only when its shown text changed (a status bar).
       const fresh = await api(`${base}?${query({ since, last: PAGE, mark_from: view.first })}`);
       view.refresh(fresh);
       settled({ ...fresh, warnings: state.warnings });
     } else {
       await patchFrom(since, own);
     }
+    if (body.action !== "impersonate") await statusChanged(body.action);
   } catch (error) { toast(error.message, true); }
   drawWarnings(live.warnings);
   setTidying(false);

@@ -2,7 +2,8 @@
 // its text (Markdown the server rendered and sanitised, or card HTML in the sandboxed frame), thinking
 // folded, a timeline of tool calls, and its buttons.  Nothing here fetches: the page passes handlers.
 import { t } from "./i18n.js";
-import { cardText } from "./card_html.js";
+import { cardFrame, cardText } from "./card_html.js";
+import { statusFrame } from "./status_frame.js";
 
 export function thinkingFold(text) {
   const fold = document.createElement("details");
@@ -113,9 +114,31 @@ function messageHead(message) {
   return head;
 }
 
+// A message whose display holds a card's status bar: Markdown around the bar's frames
+// (web/status_frame.py; a document the model wrote stays in the script-less frame).
+function partsBody(message) {
+  const body = document.createElement("div");
+  body.className = "parts";
+  for (const part of message.parts) {
+    if (part.html != null) {
+      const text = document.createElement("div");
+      text.className = "md";
+      text.innerHTML = part.html;  // sanitised by the server (web/markdown.py)
+      body.append(text);
+    } else if (part.frame != null) {
+      body.append(statusFrame(part, message) || cardFrame(part.frame));
+    } else {
+      body.append(cardFrame(part.document));
+    }
+  }
+  return body;
+}
+
 export function messageBody(message) {
   let body;
-  if (message.html) {  // Markdown rendered and sanitised by the server (web/markdown.py)
+  if (message.parts) {
+    body = partsBody(message);
+  } else if (message.html) {  // Markdown rendered and sanitised by the server (web/markdown.py)
     body = document.createElement("div");
     body.className = "md";
     body.innerHTML = message.html;

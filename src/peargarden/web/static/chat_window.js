@@ -167,12 +167,20 @@ export class MessageWindow {
     return removed;
   }
 
-  // What may change of messages already drawn without their text changing: the time taken and the
-  // token count (the beat log is written after the after-beat work), then as update().
+  // What the after-beat work may change of messages already drawn: the time taken and the token
+  // count (the beat log is written after it), the text shown (MVU appends its status placeholder,
+  // which the card's display regex makes a status bar; the stage strips an update block: such a
+  // message is drawn again), then as update().
   refresh(state) {
     this.fill();
     for (const message of state.messages) {
-      const li = this.list.querySelector(`li.msg[data-id="${CSS.escape(message.id)}"]`);
+      let li = this.list.querySelector(`li.msg[data-id="${CSS.escape(message.id)}"]`);
+      const old = this.rows.find((m) => m.id === message.id);
+      if (li && old && message.role !== "tool" && (old.content !== message.content || old.display !== message.display)) {
+        const again = messageItem(message, this.on);
+        li.replaceWith(again);
+        li = again;
+      }
       const meta = li?.querySelector(".msg-meta");
       if (meta) meta.textContent = metaText(message);
       if (li && message.lore?.length && !li.querySelector(".lore-hits")) {  // known once the beat is logged
@@ -181,6 +189,7 @@ export class MessageWindow {
       const kept = this.rows.findIndex((m) => m.id === message.id);
       if (kept >= 0) this.rows[kept] = message;
     }
+    this.placeResults(state.messages);  // into a reply drawn again
     this.update(state);
   }
 

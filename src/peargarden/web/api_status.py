@@ -1,0 +1,45 @@
+"""What a card's status-bar frames read, through the page (``static/status_frame.js``), never directly:
+
+* ``GET /api/chats/{card}/{chat}/variables`` — the chat's variables as TavernHelper keeps them:
+  ``{"last": <the last message's number>, "chat": {...}, "mvu": bool, "messages": [{"message",
+  "role", "swipe_id", "variables", "swipes"}]}``, SillyTavern's message numbers (0 = the greeting),
+  one record per swipe and ``variables`` the shown swipe's.  ``?message=N`` (repeatable; negative
+  counts from the end, ``-1`` the last) keeps only those messages.  Read-only.
+* ``GET /api/frame-libs/{name}`` — a library frames get locally (``frame_libraries.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from .deps import hub_of
+from .frame_libraries import library_text
+
+router = APIRouter(prefix="/api")
+
+
+@router.get("/chats/{card}/{chat_id}/variables")
+def chat_variables(
+    request: Request, card: str, chat_id: str, message: list[int] | None = Query(None)
+) -> dict[str, Any]:
+    """The chat's variables, per message and per swipe (``?message=N`` for some of them)."""
+    shown = hub_of(request).chat(card, chat_id).session.variables()
+    count = len(shown.messages)
+    picked = {number + count if number < 0 else number for number in message or []}
+    wanted = range(count) if message is None else sorted(picked & set(range(count)))
+    return {
+        "last": count - 1,
+        "chat": shown.chat,
+        "mvu": shown.mvu,
+        "messages": [shown.messages[number].to_json() for number in wanted],
+    }
+
+
+@router.get("/frame-libs/{name}")
+def frame_library(name: str) -> Response:
+    """jQuery or lodash, for the page to put into a status-bar frame."""
+    return Response(library_text(name), media_type="text/javascript; charset=utf-8",
+                    headers={"Cache-Control": "max-age=86400"})  # fmt: skip

@@ -1,0 +1,216 @@
+// A card's status bar: the front-end document its display regex made (web/status_frame.py says which)
+// runs in an <iframe sandbox="allow-scripts"> — never allow-same-origin: the frame has an opaque
+// origin and cannot touch the page, its storage or the API — with a CSP in its srcdoc that loads
+// nothing from the network.  The frame's bridge (frame_bridge.js) gets the chat's data as a copy:
+// the variables of its own message and the latest one (GET …/variables), their text, the chat's
+// variables, put into the srcdoc and sent again with the tavern / MVU events after each beat.
+//
+// What the page accepts from a frame: one "hello" on the window carrying the nonce of its srcdoc,
+// from the window of a frame drawn here (answered with a MessagePort and the data); then on that
+// port "size" (its height).  Nothing else is answered and nothing a frame sends changes the chat;
+// what is refused is counted on <body data-status-refused>.
+import { api } from "./common.js";
+import { lang, t } from "./i18n.js";
+import { inert } from "./card_html.js";
+
+const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+  + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
+const STYLE = "*,*::before,*::after{box-sizing:border-box}html,body{margin:0;padding:0;max-width:100%}"
+  + "body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}img,video,table{max-width:100%}";
+const MAX_HEIGHT = 5000;
+
+let chat = null;  // {base, rows(), names(), scroller()}: attached by the chat page
+const live = new Set();  // {frame, messageId, nonce, port, part}
+const cache = { last: -1, chat: {}, records: new Map() };
+let bridgeText = null;
+const libraries = new Map();
+let refused = 0;
+
+// The chat page hands over where its API is and what it has drawn.
+export function attachStatusBars(context) { chat = context; }
+
+function refuse() {
+  refused += 1;
+  document.body.dataset.statusRefused = String(refused);
+}
+
+// -- the chat's data -----------------------------------------------------------------------------
+
+async function load(ids) {
+  const query = [...new Set([...ids, -1])].map((id) => `message=${encodeURIComponent(id)}`).join("&");
+  const found = await api(`${chat.base}/variables?${query}`);
+  cache.last = found.last;
+  cache.chat = found.chat || {};
+  for (const message of found.messages) cache.records.set(message.message, message.variables || {});
+}
+
+// Frames drawn together ask once.
+let batch = null;
+function need(id) {
+  if (!batch) {
+    const ids = new Set();
+    const done = new Promise((resolve) => { setTimeout(resolve, 0); }).then(() => { batch = null; return load(ids); });
+    batch = { ids, done };
+  }
+  batch.ids.add(id);
+  return batch.done;
+}
+
+function shownMessage(id) {
+  const rows = chat.rows().filter((row) => row.message_id === id && (row.role === "user" || row.role === "assistant"));
+  const row = rows[rows.length - 1];
+  if (!row) return null;
+  return { name: row.speaker, role: row.role, is_hidden: row.tags.includes("hidden"), message: row.content };
+}
+
+function snapshot(info) {
+  const ids = [...new Set([info.messageId, cache.last])].filter((id) => id >= 0);
+  const records = {};
+  const messages = {};
+  for (const id of ids) {
+    if (cache.records.has(id)) records[id] = cache.records.get(id);
+    const message = shownMessage(id);
+    if (message) messages[id] = message;
+  }
+  return { message_id: info.messageId, last: cache.last, chat: cache.chat, records, messages, names: chat.names() };
+}
+
+// -- the frame's document ------------------------------------------------------------------------
+
+async function text(path) {
+  const response = await fetch(path);
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return (await response.text()).replace(/<\/script/gi, "<\\/script");
+}
+
+function bridge() {
+  if (!bridgeText) bridgeText = text("/static/frame_bridge.js");
+  return bridgeText;
+}
+
+function library(name) {
+  if (!libraries.has(name)) libraries.set(name, text(`/api/frame-libs/${encodeURIComponent(name)}`));
+  return libraries.get(name);
+}
+
+function newNonce() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function documentOf(info, bridgeCode, libraryCode) {
+  const boot = { nonce: info.nonce, lang: lang(), blocked: info.part.blocked, state: snapshot(info) };
+  const data = JSON.stringify(boot).replace(/</g, "\\u003c");
+  return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
+    + `<style>${STYLE}</style><script type="application/json" id="pear-frame-data">${data}</script>`
+    + `<script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
+    + inert(info.part.frame);
+}
+
+// The frame for *part* ({frame, libs, blocked}) of *message*; null when no chat is attached (a page
+// without the bridge draws the document in the script-less frame instead).
+export function statusFrame(part, message) {
+  if (!chat || message.message_id == null) return null;
+  const frame = document.createElement("iframe");
+  frame.className = "card-html status-frame";
+  frame.setAttribute("sandbox", "allow-scripts");  // and nothing else: no same origin, forms, popups, top navigation
+  frame.setAttribute("referrerpolicy", "no-referrer");
+  frame.title = t("状态栏", "status bar");
+  frame.style.height = "0";
+  const info = { frame, messageId: message.message_id, nonce: newNonce(), port: null, part };
+  live.add(info);
+  watcher().observe(frame);
+  frames.set(frame, info);
+  return frame;
+}
+
+// A bar's document is made when it comes near the screen: a window of 100 messages may hold 50 bars,
+// each running its libraries and scripts.
+function fill(info) {
+  Promise.all([bridge(), Promise.all(info.part.libs.map(library)), need(info.messageId)])
+    .then(([bridgeCode, libraryCode]) => { info.frame.srcdoc = documentOf(info, bridgeCode, libraryCode); })
+    .catch((error) => {
+      info.frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><p>⚠ ${String(error.message)
+        .replace(/[<&]/g, (c) => (c === "<" ? "&lt;" : "&amp;"))}</p>`;
+    });
+}
+
+const frames = new WeakMap();  // frame → its info, until it is made
+let nearby = null;
+// Near means within 800 px of what the messages' scroller shows (the list itself on a wide screen:
+// a margin on the viewport would not reach past the list's own clipping).
+function watcher() {
+  if (!nearby) {
+    const scroller = chat.scroller ? chat.scroller() : null;
+    const root = scroller && scroller !== document.scrollingElement ? scroller : null;
+    nearby = new IntersectionObserver((seen) => {
+      for (const item of seen) {
+        if (!item.isIntersecting) continue;
+        nearby.unobserve(item.target);
+        const info = frames.get(item.target);
+        frames.delete(item.target);
+        if (info) fill(info);
+      }
+    }, { root, rootMargin: "800px 0px" });
+  }
+  return nearby;
+}
+
+// -- what frames say -----------------------------------------------------------------------------
+
+// An empty bar takes no room but stays laid out (not hidden): a bar that fills in later (a Vue app
+// behind v-cloak) still reports its new size.
+function sized(info, height, empty) {
+  info.frame.style.height = empty ? "0" : `${Math.min(MAX_HEIGHT, Math.max(0, Math.ceil(height)))}px`;
+}
+
+function onPort(info, event) {
+  const data = event.data;
+  if (data && typeof data === "object" && data.kind === "size" && Number.isFinite(data.height)) {
+    sized(info, data.height, data.empty === true);
+  } else {
+    refuse();
+  }
+}
+
+window.addEventListener("message", (event) => {
+  const info = [...live].find((item) => item.frame.contentWindow === event.source);
+  if (!info) return;  // not one of ours (the page's own messages, other windows)
+  const data = event.data;
+  const hello = event.origin === "null" && data && typeof data === "object" && data.pear === "frame"
+    && data.kind === "hello" && data.nonce === info.nonce && !info.port;
+  if (!hello) { refuse(); return; }
+  const channel = new MessageChannel();
+  info.port = channel.port1;
+  info.port.onmessage = (message) => onPort(info, message);
+  event.source.postMessage({ pear: "page", kind: "port", nonce: info.nonce, state: snapshot(info) }, "*", [channel.port2]);
+});
+
+// -- after a beat or a change ---------------------------------------------------------------------
+
+// What TavernHelper / MVU would have said of *action* (the chat page's beat or change), in order.
+function eventsOf(action, latest, before) {
+  const last = cache.last;
+  const replied = [["message_received", last], ["mag_variable_update_ended", latest, before], ["message_updated", last]];
+  switch (action) {
+    case "send": return [["message_sent", Math.max(0, last - 1)], ...replied];
+    case "swipe": return [["message_swiped", last], ...replied];
+    case "regenerate": case "continue": return replied;
+    default: return [["message_updated", last]];
+  }
+}
+
+// The chat changed (*action*: a beat's or an edit's): frames still on the page get the data again
+// and the events; frames no longer drawn are let go.
+export async function statusChanged(action) {
+  for (const info of [...live]) {
+    if (!info.frame.isConnected) { info.port?.close(); live.delete(info); }
+  }
+  if (!chat || !live.size) return;
+  const before = cache.records.get(cache.last) || {};
+  await load([...live].map((info) => info.messageId));
+  const latest = cache.records.get(cache.last) || {};
+  const events = eventsOf(action, latest, before);
+  for (const info of live) info.port?.postMessage({ kind: "update", state: snapshot(info), events });
+}

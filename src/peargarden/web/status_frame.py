@@ -1,0 +1,160 @@
+"""A card's status bar as the chat page draws it: the parts of a message whose display text (the card's
+display regex applied, with the user's allowance) holds a front-end document, and what each frame may load.
+
+TavernHelper renders a code block whose text looks like a page (``html>``, ``<head>`` or ``<body``) as an
+iframe that runs its scripts; MVU cards turn ``<StatusPlaceHolderImpl/>`` into such a block (a fenced
+``html`` document) or into raw HTML with a ``<script>``.  Here:
+
+* **Parts**: the text around a fenced document is a message as usual (Markdown, sanitised by
+  :mod:`.markdown`); each document is a ``frame`` part, drawn by ``static/status_frame.js`` in an
+  ``<iframe sandbox="allow-scripts">`` (never same-origin) whose bridge (``static/frame_bridge.js``)
+  answers the part of TavernHelper's API status bars call.  A display with a ``<script>`` and no fence
+  is one frame, below the lines of the model's words the regex left as they were.
+* **Only the card's code runs**: a document the model wrote itself (the block is in the stored text, or
+  the stored text carries a script or an event handler) is not a ``frame`` but a ``document``: the
+  script-less frame every other document gets (``static/card_html.js``).
+* **Libraries**: status bars count on jQuery (``$``) and lodash (``_``), which TavernHelper puts in every
+  frame, or load them and others (Vue, Font Awesome, …) from CDNs.  No frame loads anything from the
+  network: the two libraries a Python package ships (:mod:`.frame_libraries`) are put into the frame by
+  the page when the document uses or asks for them; every other ``<script src>`` and ``<link href>`` is
+  taken out and named in ``blocked``, which the frame shows in one line.  (What a regex misses — a
+  ``url()``, an ``import`` — the frame's CSP blocks, and the bridge adds it to the same line.)
+
+Rewriting here is for the reader, not for safety: the sandbox and the CSP are the boundary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit
+
+# TavernHelper's test for a code block that is a front-end page.
+_FRONTEND_MARKS = ("html>", "<head>", "<body")
+# A fenced code block: ``` (any language) to ``` on a line of its own.
+_FENCE = re.compile(r"^[ \t]*```[^\n`]*\n([\s\S]*?)\n?^[ \t]*```[ \t]*$", re.MULTILINE)
+# What makes HTML run something: a script, an event handler, a javascript: URL.
+_RUNS = re.compile(r"<script\b|\bon[a-z]+\s*=|javascript:", re.IGNORECASE)
+# A <script src> (with whatever it holds) or a <link>, in the document's order.
+_LOADS = re.compile(r"<script\b[^>]*?\bsrc\s*=[^>]*>[\s\S]*?</script\s*>|<link\b[^>]*>", re.IGNORECASE)
+_QUIET_LINKS = re.compile(r"^(?:preconnect|dns-prefetch|prefetch|canonical|manifest)$", re.IGNORECASE)
+
+# The libraries a frame gets (see frame_libraries.py): a file name a CDN serves it as, a package root
+# (jsdelivr / unpkg ``/npm/jquery@3``), and how a document uses it without loading it.
+_LIBRARY_FILES = {
+    "jquery": re.compile(r"jquery(?:-\d+(?:\.\d+)*)?(?:\.slim)?(?:\.min)?\.js"),
+    "lodash": re.compile(r"lodash(?:\.core)?(?:\.min)?\.js"),
+}
+_LIBRARY_ROOT = re.compile(r"(?:^|/)(jquery|lodash)(?:@[^/]*)?/?$")
+_LIBRARY_USE = {
+    "jquery": re.compile(r"(?<![\w$.])(?:\$\s*[(.]|jQuery\b)"),
+    "lodash": re.compile(r"(?<![\w$.])_\s*\.\s*[A-Za-z]"),
+}
+
+
+def library_of(url: str) -> str | None:
+    """Which library a script URL loads, when it is one a frame gets locally."""
+    path = urlsplit(url.strip()).path.lower()
+    name = path.rsplit("/", 1)[-1]
+    for library, pattern in _LIBRARY_FILES.items():
+        if pattern.fullmatch(name):
+            return library
+    root = _LIBRARY_ROOT.search(path)
+    return root.group(1) if root else None
+
+
+def _attribute(tag: str, name: str) -> str | None:
+    found = re.search(rf"""\b{name}\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", tag, re.IGNORECASE)
+    if not found:
+        return None
+    return next(group for group in found.groups() if group is not None).strip()
+
+
+def rewrite_document(html: str) -> tuple[str, list[str], list[str]]:
+    """*html* without the tags that would load something, the local libraries it needs, and the URLs
+    it asked for that no frame loads (in order, once each)."""
+    libraries: list[str] = []
+    blocked: list[str] = []
+
+    def note(items: list[str], item: str) -> None:
+        if item not in items:
+            items.append(item)
+
+    def load(match: re.Match[str]) -> str:
+        tag = match.group(0)
+        if tag[:5].lower() == "<link":
+            href = _attribute(tag, "href") or ""
+            if not href or href.lower().startswith("data:"):
+                return tag
+            if not _QUIET_LINKS.match(_attribute(tag, "rel") or ""):
+                note(blocked, href)
+            return ""
+        src = _attribute(tag[: tag.index(">") + 1], "src") or ""
+        library = library_of(src)
+        if library:
+            note(libraries, library)
+        elif src:
+            note(blocked, src)
+        return ""
+
+    kept = _LOADS.sub(load, html)
+    for library, use in _LIBRARY_USE.items():
+        if use.search(kept):
+            note(libraries, library)
+    return kept, [name for name in _LIBRARY_FILES if name in libraries], blocked
+
+
+def _frame(document: str) -> dict[str, Any]:
+    html, libraries, blocked = rewrite_document(document)
+    return {"frame": html, "libs": libraries, "blocked": blocked}
+
+
+def _shared_lines(display: str, content: str) -> int:
+    """How much of *display* is *content*'s own beginning, in whole lines."""
+    same = 0
+    for ours, theirs in zip(display, content, strict=False):
+        if ours != theirs:
+            break
+        same += 1
+    return display.rfind("\n", 0, same) + 1
+
+
+@lru_cache(maxsize=1024)
+def _parts(display: str, content: str, render: Callable[[str], str | None]) -> tuple[dict[str, Any], ...] | None:
+    fences = [m for m in _FENCE.finditer(display) if any(mark in m.group(1) for mark in _FRONTEND_MARKS)]
+    parts: list[dict[str, Any]] = []
+
+    def text(segment: str) -> None:
+        if segment.strip():
+            shown = render(segment.strip())
+            parts.append({"html": shown} if shown is not None else {"document": segment.strip()})
+
+    if not fences:
+        if "<script" not in display.lower() or _RUNS.search(content):
+            return None
+        # The model's words the regex left as they were (whole lines) stay a message above the bar.
+        cut = _shared_lines(display, content)
+        text(display[:cut])
+        parts.append(_frame(display[cut:]))
+        return tuple(parts)
+    at = 0
+    for fence in fences:
+        text(display[at : fence.start()])
+        body = fence.group(1)
+        parts.append(_frame(body) if body.strip() not in content else {"document": body})
+        at = fence.end()
+    text(display[at:])
+    return tuple(parts)
+
+
+def status_parts(display: str | None, content: str, render: Callable[[str], str | None]) -> list[dict[str, Any]] | None:
+    """The parts the page draws for a message whose display holds a status bar the card made: ``{"html"}``
+    (sanitised Markdown, *render* of the text), ``{"document"}`` (the script-less frame), ``{"frame",
+    "libs", "blocked"}`` (the status-bar frame); ``None`` when the display holds none (the page draws
+    the message as before)."""
+    if display is None:
+        return None
+    parts = _parts(display, content, render)
+    return [dict(part) for part in parts] if parts is not None else None
