@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from peargarden.agent.approvals import Approver
-from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent
+from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent, WarningEvent
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import (
     card_to_object,
@@ -76,7 +76,9 @@ from ..library.personas import PERSONA_ENTRY_TYPE, choose_persona, recorded_pers
 from ..settings.connections import ResolvedProvider
 from .beat import Beat
 from .chat_page import ChatView, chat_view
+from .chat_variables import ChatVariables
 from .checkpoints import checkpoint_file
+from .group_variables import group_variables, keeps_variables
 from .service import (
     ACTIONS,
     ChatOptions,
@@ -340,6 +342,26 @@ class GroupSession(ChatSession):
         st = group_fields(member.name, scene.speaker, self._round_id, _send_date())
         return {**message, "content": content, "name": member.name, "st": st}
 
+    def _after_reply(self, beat: Beat) -> Iterator[AgentEvent]:
+        """The mode's step after one speaker's reply (MVU handles it), before the next speaker: it
+        sees the reply as the beat's only one, with the speaker's env."""
+        play = self.app.mode(self.mode)
+        if play.after_reply is None:
+            return
+        one = replace(beat.record, replies=beat.record.replies[-1:])
+        work = play.after_reply(self.branch_view(), self.side_call(beat.cancel), one)
+        for warning in work or ():
+            yield WarningEvent(message=warning)
+
+    def variables(self) -> ChatVariables:
+        """Every message's variables (per swipe) and the chat's: one line per reply, as the group's
+        SillyTavern file numbers them."""
+        return group_variables(self.chat.tree, self.chat.header, self._member_folders())
+
+    def _member_folders(self) -> list[tuple[CardFolder, Settings]]:
+        members = self.the_scene.members
+        return [(self.envs[avatar].card, self.envs[avatar].settings) for avatar in members if avatar in self.envs]
+
     def _no_trimming(self) -> bool:
         tavern = self.the_scene.tavern or {}
         power_user = tavern.get("power_user")
@@ -369,6 +391,7 @@ class GroupSession(ChatSession):
         scene.title = group_file.name or self.folder.folder
         scene.speaker_choice = _speaker_choice(settings, self.folder)
         scene.tavern = _tavern(settings)
+        scene.keeps_variables = keeps_variables(self._member_folders())
         if scene.speaker not in scene.members:
             self._speak_as(next(iter(scene.members)))
 
@@ -431,6 +454,8 @@ def _round(
                 entry = done.entry_id or entry
                 for key, value in done.usage.items():
                     usage[key] = usage.get(key, 0) + value
+                if plan.start.record and stop != "error":
+                    yield from session._after_reply(beat)
                 if stop in ("error", "aborted"):
                     break
                 if stop == "ended_by_tool":
@@ -605,6 +630,7 @@ def _session(
     session.story_memory = app.keeps_story_memory(settings, resolved)
     session._lock = ChatLock(lock_file_for(app.home, f"beat:group:{folder.folder}/{chat.chat_id}"), chat.chat_id)
     session.envs = {avatar: _member_env(session, member, scene) for avatar, member in members.items()}
+    scene.keeps_variables = keeps_variables(session._member_folders())
     session._speak_as(first.avatar)
     return session
 
