@@ -79,6 +79,7 @@ from .chat_page import ChatView, chat_view
 from .chat_variables import ChatVariables
 from .checkpoints import checkpoint_file
 from .group_variables import group_variables, keeps_variables
+from .hidden_updates import without_update_blocks
 from .service import (
     ACTIONS,
     ChatOptions,
@@ -440,7 +441,10 @@ def _round(
                 mark = len(session.chat.tree)
                 scene.handed_to = None
                 done = DoneEvent(stop_reason="error")
-                for event in session._beat_events(start, beat.cancel, approver):
+                events = session._beat_events(start, beat.cancel, approver)
+                if session.mode == "stage":  # the stage shows no update block, not even while it streams
+                    events = without_update_blocks(events)
+                for event in events:
                     if isinstance(event, DoneEvent):
                         done = event
                         continue
