@@ -188,3 +188,26 @@ def test_on_the_stage_every_member_updates_through_the_tool_and_no_block_is_show
     assert last is not None and last["stat_data"]["金钱"] == 75 and last["stat_data"]["小梨"]["心情"] == "开心"
     assert _money(variables)[-3:] == [[100], [80], [75]]
     assert "UpdateVariable" not in chat.export_sillytavern().decode("utf-8")
+
+
+def test_with_thinking_off_the_side_model_updates_after_each_speaker(home: Home) -> None:
+    def side(patch: str) -> StreamReply:
+        return text_reply(f"<UpdateVariable><JSONPatch>{patch}</JSONPatch></UpdateVariable>")
+
+    with FakeOpenAIServer() as fake:
+        create_group(home, "戏班", ["小梨", "林月"], strategy="list", mode="stage")
+        connect(home, fake.base_url)
+        fake.script([text_reply("小梨红了脸。"), side('[{"op":"replace","path":"/小梨/心情","value":"害羞"}]'),
+                     text_reply("林月掩嘴一笑。"), side('[{"op":"delta","path":"/金钱","value":-3}]')])  # fmt: skip
+        chat = new_group_chat(PearApp(home, story_memory=False), "戏班", ChatOptions(thinking="off"))
+        beat = chat.play("send", "小梨今天真好看。")
+        list(beat.events())
+        bodies = [request.body for request in fake.chat_requests]
+    assert beat.result is not None
+    assert [sent.purpose for sent in beat.result.requests] == ["beat", "variables", "beat", "variables"]
+    assert all(not body.get("tools") or "variables_update" not in json.dumps(body["tools"]) for body in bodies)
+    assert "心情: 害羞" in json.dumps(bodies[3]["messages"], ensure_ascii=False)  # 林月's side call sees 小梨's change
+    messages = chat.variables().messages
+    moods = [(m.current or {}).get("stat_data", {}).get("小梨", {}).get("心情") for m in messages[-2:]]
+    assert moods == ["害羞", "害羞"]
+    assert _money(chat.variables())[-2:] == [[100], [97]]
