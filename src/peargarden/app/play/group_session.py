@@ -78,7 +78,7 @@ from .beat import Beat
 from .chat_page import ChatView, chat_view
 from .chat_variables import ChatVariables
 from .checkpoints import checkpoint_file
-from .group_variables import group_variables, keeps_variables
+from .group_variables import group_variables, members_keep_variables
 from .hidden_updates import without_update_blocks
 from .service import (
     ACTIONS,
@@ -262,6 +262,7 @@ class GroupSession(ChatSession):
         release = self._hold()
         try:
             self.refresh_group()  # under the chat's lock: never while a round of this chat runs
+            self.the_scene.keeps_variables = members_keep_variables(self._member_envs())
             force = self.member_named(speaker) if speaker else None
             plan = self._plan(action, text, step, force)
         except BaseException:
@@ -359,9 +360,11 @@ class GroupSession(ChatSession):
         SillyTavern file numbers them."""
         return group_variables(self.chat.tree, self.chat.header, self._member_folders())
 
+    def _member_envs(self) -> list[GroupBeatEnv]:
+        return [self.envs[avatar] for avatar in self.the_scene.members if avatar in self.envs]
+
     def _member_folders(self) -> list[tuple[CardFolder, Settings]]:
-        members = self.the_scene.members
-        return [(self.envs[avatar].card, self.envs[avatar].settings) for avatar in members if avatar in self.envs]
+        return [(env.card, env.settings) for env in self._member_envs()]
 
     def _no_trimming(self) -> bool:
         tavern = self.the_scene.tavern or {}
@@ -392,7 +395,6 @@ class GroupSession(ChatSession):
         scene.title = group_file.name or self.folder.folder
         scene.speaker_choice = _speaker_choice(settings, self.folder)
         scene.tavern = _tavern(settings)
-        scene.keeps_variables = keeps_variables(self._member_folders())
         if scene.speaker not in scene.members:
             self._speak_as(next(iter(scene.members)))
 
@@ -634,7 +636,6 @@ def _session(
     session.story_memory = app.keeps_story_memory(settings, resolved)
     session._lock = ChatLock(lock_file_for(app.home, f"beat:group:{folder.folder}/{chat.chat_id}"), chat.chat_id)
     session.envs = {avatar: _member_env(session, member, scene) for avatar, member in members.items()}
-    scene.keeps_variables = keeps_variables(session._member_folders())
     session._speak_as(first.avatar)
     return session
 

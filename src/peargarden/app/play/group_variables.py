@@ -11,10 +11,13 @@ is written when an MVU member's turn first starts, onto the latest message then
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from peargarden.errors import NotFound
+from peargarden.modes.base import BeatEnv
+from peargarden.modes.chat_variables import mvu_active, scripts_allowed
+from peargarden.modes.tavern.variables import card_books
 from peargarden.sessions.tree import SessionTree
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chats import ChatFile
@@ -25,12 +28,18 @@ from peargarden.workspace.home import Home
 from .chat_records import find_chat
 from .chat_variables import ChatVariables, branch_variables, card_keeps_variables, stored_variables
 
-__all__ = ["group_variables", "keeps_variables", "variables_of_chat"]
+__all__ = ["group_variables", "keeps_variables", "members_keep_variables", "variables_of_chat"]
 
 
 def keeps_variables(members: Sequence[tuple[CardFolder, Settings]]) -> bool:
     """Whether a member's card keeps MVU variables (*members*: each card with its settings)."""
     return any(card_keeps_variables(folder, settings)[0] for folder, settings in members)
+
+
+def members_keep_variables(envs: Iterable[BeatEnv]) -> bool:
+    """:func:`keeps_variables` of an open group chat's members, their books read through each
+    member's per-chat cache (checked before every round: a book mounted meanwhile counts)."""
+    return any(mvu_active(scripts_allowed(env), card_books(env)) for env in envs)
 
 
 def group_variables(
