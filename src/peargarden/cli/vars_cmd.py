@@ -43,16 +43,16 @@ def _change_lines(changes: object, prefix: str = "") -> list[str]:
 
 @vars_app.command("show")
 def show_command(
-    chat: str = typer.Option(..., "--chat", help="对话 id（pear sessions list 可查）。"),
+    chat: str = typer.Option(..., "--chat", help="对话 id（角色卡的或群聊的；pear sessions list 可查）。"),
     message: int | None = typer.Option(None, "--message", help="SillyTavern 的消息编号（0 = 开场白）；默认最后一条。"),
     as_json: bool = typer.Option(False, "--json", help="打印 JSON：这条消息每个版本的变量和聊天变量。"),
 ) -> None:
-    """The variables of a stored chat's message (per swipe) and the chat's variables."""
-    from peargarden.app.play.chat_records import find_chat
-    from peargarden.app.play.chat_variables import record_yaml, stored_variables
+    """The variables of a stored chat's message (per swipe) and the chat's variables; a group chat's too."""
+    from peargarden.app.play.chat_variables import record_yaml
+    from peargarden.app.play.group_variables import variables_of_chat
     from peargarden.app.play.variables import record_json
 
-    shown = stored_variables(state.home, find_chat(state.home, chat))
+    shown = variables_of_chat(state.home, chat)
     found = shown.message(message)
     if as_json:
         typer.echo(record_json({"chat": chat, **found.to_json(), "chat_variables": shown.chat}))

@@ -62,6 +62,16 @@ class BeatEnv:
         """The card's character name (the folder name when the card has none)."""
         return str(self.card_fields.get("name") or self.card.folder)
 
+    @property
+    def group_chat(self) -> bool:
+        """Whether the chat is a group's (several speakers' replies follow one another)."""
+        return False
+
+    @property
+    def shares_variables(self) -> bool:
+        """A group chat where a member's card keeps MVU variables: whoever speaks may change them."""
+        return False
+
     # The chat's story memory for a beat (summary, scene notes, budget), from the mode's ``story``
     # step over the chat's branch; set by the service, read by the stage builder.
     story: Callable[[], StoryView | None] | None = None
@@ -172,6 +182,9 @@ class PlayMode:
     prepare: ModePrepare | None = None
     story: ModeStory | None = None
     after_beat: AfterBeat | None = None
+    # A group round's step after each speaker's reply, before the next speaker starts (MVU handles
+    # that reply); its warnings are passed on.  ``after_beat`` still runs once, after the round.
+    after_reply: AfterBeat | None = None
 
 
 # The custom entry that records a mode change on the branch (the latest on the branch wins).

@@ -17,6 +17,10 @@ nothing is written between the user's message and the reply, so a regenerate sta
 MVU runs for a card with an ``[initvar]`` entry or ``[mvu_update]`` rules in its lorebooks, or a chat
 that already holds MVU records, unless the user said no to the card's scripts
 (:mod:`peargarden.workspace.script_allowance`).
+
+A group chat (:func:`speaker_prepare`) is one chat whose records every speaker's reply carries on:
+the same steps run after each speaker's reply, and a speaker's own books seed the variables when
+its turn starts (``docs/variables.md``, *Group chats*).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any
 from peargarden.errors import PearError
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.variables import chat_metadata, chat_variables, note_data, note_records
-from peargarden.variables.history import is_mvu_data, swipe_variables, variables_at
+from peargarden.variables.history import is_mvu_data, last_valid_variables, swipe_variables, variables_at
 from peargarden.variables.initvar import Lorebook, greeting_records, initialize, is_initvar_entry
 from peargarden.variables.marks import is_update_rules
 from peargarden.variables.message import handle_variables_in_message
@@ -74,21 +78,31 @@ class StChat:
 
 
 def st_chat(
-    history: Sequence[ContextMessage], customs: Iterable[Mapping[str, Any]], header: Mapping[str, Any] | None = None
+    history: Sequence[ContextMessage],
+    customs: Iterable[Mapping[str, Any]],
+    header: Mapping[str, Any] | None = None,
+    *,
+    group: bool = False,
 ) -> StChat:
-    """The branch (its context, shown texts applied, and its custom entries) as SillyTavern's chat."""
+    """The branch (its context, shown texts applied, and its custom entries) as SillyTavern's chat.
+    A reply's tool rounds are one message; in a *group* chat a reply that ended (no tool call) or a
+    reply by another member starts a new one, as each speaker's reply is its own message there."""
     customs = list(customs)
     notes = note_records(customs)
     messages: list[dict[str, Any]] = []
     ids: list[str | None] = []
+    previous: ContextMessage | None = None  # the last reply message read
     for message in history:
         if message.role not in ("user", "assistant") or "compaction" in message.tags:
             continue
-        if message.role == "assistant" and messages and not messages[-1]["is_user"] and ids[-1] is not None:
+        follows = message.role == "assistant" and messages and not messages[-1]["is_user"] and ids[-1] is not None
+        if follows and not (group and previous is not None and _new_reply(previous, message)):
             if message.content:  # a later round of the same reply: its text is the reply's
                 messages[-1]["mes"], ids[-1] = message.content, message.entry_id
                 _attach(messages[-1], notes.get(message.entry_id or ""))
+            previous = message
             continue
+        previous = message if message.role == "assistant" else None
         line = {
             "is_user": message.role == "user",
             "is_system": message.hidden,
@@ -111,17 +125,25 @@ def recent_chat(
     history: Sequence[ContextMessage],
     customs: Iterable[Mapping[str, Any]],
     recent_customs: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
+    *,
+    group: bool = False,
 ) -> StChat:
     """:func:`st_chat` of the branch's last messages when they hold an MVU record (a long chat's beat
     reads its end only), else of the whole branch.  *recent_customs*: the custom entries of that end,
     when the caller can give them cheaply (else all of *customs* are read)."""
     if len(history) > TAIL_MESSAGES:
         tail = history[-TAIL_MESSAGES:]
-        chat = st_chat(tail, recent_customs() if recent_customs is not None else customs)
+        chat = st_chat(tail, recent_customs() if recent_customs is not None else customs, group=group)
         if chat.has_mvu():
             chat.metadata = chat_metadata(customs)
             return chat
-    return st_chat(history, customs)
+    return st_chat(history, customs, group=group)
+
+
+def _new_reply(previous: ContextMessage, message: ContextMessage) -> bool:
+    """In a group chat: *message* starts another reply than *previous*'s (that one ended, or another
+    member speaks: the stage's ``next_speaker`` call ends a reply with a tool call)."""
+    return not previous.tool_calls or (message.name or "") != (previous.name or "")
 
 
 def _attach(line: dict[str, Any], note: Mapping[str, Any] | None) -> None:
@@ -173,6 +195,8 @@ class Prepared:
     chat: StChat
     seeded: int | None = None  # the message given its [initvar] seed (the greeting)
     user: int | None = None  # the user's message given its record
+    # A group chat: the message whose record a newly read book's [initvar] seed was merged into.
+    rewritten: int | None = None
     warnings: list[str] = field(default_factory=list)
 
 
@@ -186,24 +210,83 @@ def prepare(chat: StChat, books: Sequence[Lorebook], pending: Mapping[str, dict[
         first = next((i for i, m in enumerate(messages) if not m["is_user"]), 0)
         chat.set_record(first, greeting_seed([messages[first]["mes"]], books)[0])
         out.seeded = first
+    _user_record(out, pending)
+    return out
+
+
+def speaker_prepare(
+    chat: StChat,
+    books: Sequence[Lorebook],
+    pending: Mapping[str, dict[str, Any]] | None = None,
+    reply_id: str | None = None,
+) -> Prepared:
+    """:func:`prepare` for a group chat's speaker (*books*: the speaker's).  MVU checks its
+    ``[initvar]`` books each time a generation starts, and in a group the books active then are the
+    speaker's own (and the global ones): a book not yet in the variables' ``initialized_lorebooks``
+    is read, its seed merged under the variables carried so far (theirs win), and the result written
+    to the latest message — or to every swipe of the greeting when the chat holds that one message
+    only.  The user's message, sent after the generation started, then gets its copy.  *reply_id*:
+    the reply this generation wrote (the chat as it stood before it is what counts)."""
+    out = Prepared(chat)
+    messages = chat.messages
+    end = len(messages)
+    reply = chat.index_of(reply_id) if reply_id else None
+    if reply is not None:
+        end = reply
+    if end and messages[end - 1]["is_user"] and not isinstance(chat.record(end - 1), dict):
+        end -= 1  # the user's message is posted after the generation starts
+    if end and books:
+        _init_check(out, end, books)
+    _user_record(out, pending)
+    return out
+
+
+def _init_check(out: Prepared, end: int, books: Sequence[Lorebook]) -> None:
+    """MVU's ``initCheck`` over the chat's first *end* messages (see :func:`speaker_prepare`)."""
+    chat = out.chat
+    existing = last_valid_variables(chat.messages, end)
+    if end == 1 and not is_mvu_data(existing):
+        chat.set_record(0, greeting_seed([chat.messages[0]["mes"]], books)[0])
+        out.seeded = 0
+        return
+    init = initialize(existing if is_mvu_data(existing) else None, books)
+    out.warnings += init.warnings
+    if init.updated:
+        chat.set_record(end - 1, init.variables)
+        out.rewritten = end - 1
+
+
+def prepare_for(
+    group: bool,
+) -> Callable[[StChat, Sequence[Lorebook], Mapping[str, dict[str, Any]] | None, str | None], Prepared]:
+    """How a chat's records are brought up to a generation: a card's chat (:func:`prepare`, the reply
+    not needed) or a group's (:func:`speaker_prepare`)."""
+    if group:
+        return speaker_prepare
+    return lambda chat, books, pending, _reply: prepare(chat, books, pending)
+
+
+def _user_record(out: Prepared, pending: Mapping[str, dict[str, Any]] | None) -> None:
+    """The last user message's record, when it has none yet (MVU's copy at ``MESSAGE_SENT``)."""
+    chat = out.chat
+    messages = chat.messages
     last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i]["is_user"]), None)
     if last is None or isinstance(chat.record(last), dict):
-        return out
+        return
     kept = (pending or {}).get(chat.ids[last] or "")
     if kept is not None:
         chat.set_record(last, copy.deepcopy(kept))
         out.user = last
-        return out
+        return
     try:
         outcome = handle_variables_in_message(messages[: last + 1], last)
     except PearError as error:
         out.warnings.append(str(error))
-        return out
+        return
     if outcome is not None:
         chat.set_record(last, outcome.message_variables)
         out.user = last
         out.warnings += outcome.warnings
-    return out
 
 
 def pending_records(env: BeatEnv) -> dict[str, dict[str, Any]]:
@@ -240,6 +323,8 @@ def beat_notes(
         for (entry_id, _), record in zip(swipes, greeting_seed([text for _, text in swipes], books), strict=True):
             if entry_id:
                 update.notes.append(note_data(entry_id, variables=record))
+    if prepared.rewritten is not None and chat.ids[prepared.rewritten]:
+        update.notes.append(note_data(str(chat.ids[prepared.rewritten]), variables=chat.record(prepared.rewritten)))
     if prepared.user is not None and chat.ids[prepared.user]:
         update.notes.append(note_data(str(chat.ids[prepared.user]), variables=chat.record(prepared.user)))
     index = chat.index_of(reply_id) if reply_id else None

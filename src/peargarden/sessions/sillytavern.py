@@ -353,14 +353,16 @@ def _beat_reply(
     final = head.id
     current = head
     chain: list[Entry] = []
-    while not (split and _finished(current)):
+    ended = split and _finished(head)
+    while True:
         kids = [kid for kid in tree.children(current.id) if not (kid.type == "message" and kid.role == "user")]
-        if not kids:
-            break
+        if not kids or (ended and kids[-1].type == "message"):
+            break  # once the reply ended, only the entries about it (its variables notes) follow
         current = kids[-1]
         chain.append(current)
         if current.type == "message" and current.role == "assistant" and current.message.get("content"):
             text, reasoning, final = str(current.message["content"]), current.message.get("reasoning"), current.id
+        ended = ended or (split and _finished(current))
     return text, reasoning if isinstance(reasoning, str) else None, final, message_notes(chain)
 
 

@@ -26,6 +26,7 @@ from peargarden.sessions.variables import (
     message_notes,
 )
 from peargarden.variables.history import is_mvu_data
+from peargarden.variables.initvar import Lorebook
 from peargarden.variables.jsvalues import json_stringify
 from peargarden.variables.yaml_dump import yaml_stringify
 from peargarden.workspace.cards import CardFolder
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ChatVariables",
     "MessageVariables",
+    "branch_variables",
+    "card_keeps_variables",
     "chat_variables_of",
     "latest_record",
     "record_yaml",
@@ -105,12 +108,12 @@ def _swipe_records(line: Mapping[str, Any]) -> list[dict[str, Any] | None]:
     return out + [None] * (count - len(out))
 
 
-def chat_variables_of(
-    tree: SessionTree, header: Mapping[str, Any], folder: CardFolder, settings: Settings
-) -> ChatVariables:
-    """The variables of a chat's active branch (see the module docstring)."""
+def branch_variables(tree: SessionTree, header: Mapping[str, Any], *, split_replies: bool = False) -> ChatVariables:
+    """The records of a chat's active branch as its SillyTavern export numbers the messages
+    (*split_replies*: a group chat, one line per reply); ``mvu`` says whether any record is MVU's."""
     st_header = header.get("st_header")
-    lines = export_chat(tree, dict(st_header) if isinstance(st_header, dict) else {}, "", "")
+    lines = export_chat(tree, dict(st_header) if isinstance(st_header, dict) else {}, "", "",
+                        split_replies=split_replies)  # fmt: skip
     messages = []
     for index, line in enumerate(lines[1:]):
         swipe = line.get("swipe_id")
@@ -118,11 +121,26 @@ def chat_variables_of(
                                          swipe if isinstance(swipe, int) else 0, _swipe_records(line)))  # fmt: skip
     metadata = chat_metadata(customs_as_data(tree.path()), st_header if isinstance(st_header, dict) else None)
     result = ChatVariables(messages, chat_variables(metadata))
-    allowed = scripts_allowance(folder)
+    result.mvu = any(is_mvu_data(record) for m in messages for record in m.swipes)
+    return result
+
+
+def card_keeps_variables(folder: CardFolder, settings: Settings) -> tuple[bool, list[Lorebook]]:
+    """Whether MVU keeps the variables of the card's chats (its books call for it and the user did not
+    say no to its scripts), and its books as MVU reads them."""
     worlds, order = card_worlds(folder.home, folder, settings, folder.load_card())
     books = card_books(worlds, order)
-    has_mvu = any(is_mvu_data(record) for m in messages for record in m.swipes)
-    result.mvu = has_mvu or mvu_active(allowed, books)
+    return mvu_active(scripts_allowance(folder), books), books
+
+
+def chat_variables_of(
+    tree: SessionTree, header: Mapping[str, Any], folder: CardFolder, settings: Settings
+) -> ChatVariables:
+    """The variables of a chat's active branch (see the module docstring)."""
+    result = branch_variables(tree, header)
+    has_mvu = result.mvu
+    active, books = card_keeps_variables(folder, settings)
+    result.mvu = has_mvu or active
     if result.mvu and not has_mvu and books:
         _seed_greeting(result, tree, books)
     return result

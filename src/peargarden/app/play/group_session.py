@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from peargarden.agent.approvals import Approver
-from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent
+from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent, WarningEvent
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import (
     card_to_object,
@@ -76,7 +76,10 @@ from ..library.personas import PERSONA_ENTRY_TYPE, choose_persona, recorded_pers
 from ..settings.connections import ResolvedProvider
 from .beat import Beat
 from .chat_page import ChatView, chat_view
+from .chat_variables import ChatVariables
 from .checkpoints import checkpoint_file
+from .group_variables import group_variables, members_keep_variables
+from .hidden_updates import without_update_blocks
 from .service import (
     ACTIONS,
     ChatOptions,
@@ -259,6 +262,7 @@ class GroupSession(ChatSession):
         release = self._hold()
         try:
             self.refresh_group()  # under the chat's lock: never while a round of this chat runs
+            self.the_scene.keeps_variables = members_keep_variables(self._member_envs())
             force = self.member_named(speaker) if speaker else None
             plan = self._plan(action, text, step, force)
         except BaseException:
@@ -340,6 +344,28 @@ class GroupSession(ChatSession):
         st = group_fields(member.name, scene.speaker, self._round_id, _send_date())
         return {**message, "content": content, "name": member.name, "st": st}
 
+    def _after_reply(self, beat: Beat) -> Iterator[AgentEvent]:
+        """The mode's step after one speaker's reply (MVU handles it), before the next speaker: it
+        sees the reply as the beat's only one, with the speaker's env."""
+        play = self.app.mode(self.mode)
+        if play.after_reply is None:
+            return
+        one = replace(beat.record, replies=beat.record.replies[-1:])
+        work = play.after_reply(self.branch_view(), self.side_call(beat.cancel), one)
+        for warning in work or ():
+            yield WarningEvent(message=warning)
+
+    def variables(self) -> ChatVariables:
+        """Every message's variables (per swipe) and the chat's: one line per reply, as the group's
+        SillyTavern file numbers them."""
+        return group_variables(self.chat.tree, self.chat.header, self._member_folders())
+
+    def _member_envs(self) -> list[GroupBeatEnv]:
+        return [self.envs[avatar] for avatar in self.the_scene.members if avatar in self.envs]
+
+    def _member_folders(self) -> list[tuple[CardFolder, Settings]]:
+        return [(env.card, env.settings) for env in self._member_envs()]
+
     def _no_trimming(self) -> bool:
         tavern = self.the_scene.tavern or {}
         power_user = tavern.get("power_user")
@@ -417,7 +443,10 @@ def _round(
                 mark = len(session.chat.tree)
                 scene.handed_to = None
                 done = DoneEvent(stop_reason="error")
-                for event in session._beat_events(start, beat.cancel, approver):
+                events = session._beat_events(start, beat.cancel, approver)
+                if session.mode == "stage":  # the stage shows no update block, not even while it streams
+                    events = without_update_blocks(events)
+                for event in events:
                     if isinstance(event, DoneEvent):
                         done = event
                         continue
@@ -431,6 +460,8 @@ def _round(
                 entry = done.entry_id or entry
                 for key, value in done.usage.items():
                     usage[key] = usage.get(key, 0) + value
+                if plan.start.record and stop != "error":
+                    yield from session._after_reply(beat)
                 if stop in ("error", "aborted"):
                     break
                 if stop == "ended_by_tool":

@@ -46,6 +46,9 @@ class GroupScene:
     spoken: list[str] = field(default_factory=list)  # avatars who spoke in this round, in order
     # What the speaking model asked for through ``next_speaker`` (an avatar), or ``user``.
     handed_to: str | None = None
+    # A member's card keeps MVU variables (its books seed or update them): every speaker's stage
+    # gets the variables tool, as the variables are the scene's, not one member's.
+    keeps_variables: bool = False
 
     @property
     def cast(self) -> Cast:
@@ -84,6 +87,14 @@ class GroupBeatEnv(BeatEnv):
 
     scene: GroupScene | None = None
     member: str = ""  # this env's avatar
+
+    @property
+    def group_chat(self) -> bool:
+        return True
+
+    @property
+    def shares_variables(self) -> bool:
+        return self.scene is not None and self.scene.keeps_variables
 
 
 def group_scene(env: BeatEnv) -> tuple[GroupScene, str]:

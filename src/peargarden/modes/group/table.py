@@ -1,5 +1,10 @@
 """The ways to play a group chat: the stage (the agent way) and tavern mode (SillyTavern's group
-chat, byte-exact).  Work mode is a card's: a group has none."""
+chat, byte-exact).  Work mode is a card's: a group has none.
+
+A card's variables (MVU) play in a group as in a card's chat, once per reply: the variables step
+(:mod:`peargarden.modes.tavern.variables`, :mod:`peargarden.modes.stage.variables`) runs after each
+speaker's reply (``after_reply``) with that speaker's env, so the next speaker's request reads the
+variables the reply left."""
 
 from __future__ import annotations
 
@@ -10,18 +15,22 @@ from ..base import PlayMode
 from ..stage.memory import after_beat as stage_after_beat
 from ..stage.memory import stage_story
 from ..stage.setup import stage_prepare
+from ..stage.variables import after_beat as stage_variables_after_beat
+from ..stage.variables import with_variables
+from ..tavern.variables import after_beat as tavern_variables_after_beat
 from .stage import group_stage_setup
 from .tavern import group_tavern_setup
 
 GROUP_MODES: Mapping[str, PlayMode] = MappingProxyType(
     {
         "stage": PlayMode(
-            group_stage_setup,
+            with_variables(group_stage_setup),
             tool_mode="stage",
             prepare=stage_prepare,
             story=stage_story,
             after_beat=stage_after_beat,
+            after_reply=stage_variables_after_beat,
         ),
-        "tavern": PlayMode(group_tavern_setup, tool_mode="tavern"),
+        "tavern": PlayMode(group_tavern_setup, tool_mode="tavern", after_reply=tavern_variables_after_beat),
     }
 )

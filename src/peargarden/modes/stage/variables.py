@@ -44,7 +44,7 @@ from ..chat_variables import (
     beat_notes,
     mvu_active,
     pending_records,
-    prepare,
+    prepare_for,
     scripts_allowed,
 )
 from ..tavern.variables import beat_reply, branch_chat, card_books, greeting_swipes, late_step, request_variables
@@ -173,7 +173,7 @@ def with_variables(inner: ModeSetup) -> ModeSetup:
     def setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
         builder, tools = inner(env)
         card = _card(env)
-        if card.active and tools_offered(env):
+        if (card.active or env.shares_variables) and tools_offered(env):
             tools = [*tools, VariablesTool(env, update_rules(card.books))]
         return _variables_builder(env, builder), tools
 
@@ -239,8 +239,8 @@ def _write(view: BranchView, side: SideCall, result: BeatResult, chat: StChat, b
     env = view.env
     memo = _beat_memo(env)
     pending = pending_records(env)
-    prepared = prepare(chat, books, pending)
     reply_id = beat_reply(chat, result)
+    prepared = prepare_for(env.group_chat)(chat, books, pending, reply_id)
     start = memo.get("record")
     index = chat.index_of(reply_id) if reply_id else None
     warnings: list[str] = []

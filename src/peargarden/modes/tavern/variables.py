@@ -39,7 +39,7 @@ from ..chat_variables import (
     character_variables,
     mvu_active,
     pending_records,
-    prepare,
+    prepare_for,
     recent_chat,
     scripts_allowed,
     st_chat,
@@ -153,8 +153,9 @@ def request_variables(env: BeatEnv, inp: BeatInput) -> RequestVariables:
     noted = any(custom.get("customType") == MESSAGE_VARIABLES_TYPE for custom in inp.custom_entries)
     if not noted and not mvu_active(scripts_allowed(env), books):
         return RequestVariables(st_chat(inp.history[-_TAIL:], ()), None)
-    chat = recent_chat(inp.history, inp.custom_entries)
-    prepared = prepare(chat, books, pending_records(env)) if mvu_active(scripts_allowed(env), books, chat) else None
+    chat = recent_chat(inp.history, inp.custom_entries, group=env.group_chat)
+    active = mvu_active(scripts_allowed(env), books, chat)
+    prepared = prepare_for(env.group_chat)(chat, books, pending_records(env), None) if active else None
     return RequestVariables(chat, prepared)
 
 
@@ -190,7 +191,8 @@ def late_step(
 
 def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator[str] | None:
     """MVU's work on the finished reply (see the module docstring); ``None`` when the card keeps no
-    variables and no template wrote any (decided without reading the branch)."""
+    variables and no template wrote any (decided without reading the branch).  A group chat runs it
+    after each speaker's reply (``PlayMode.after_reply``), with that speaker's env and books."""
     env = view.env
     books = card_books(env)
     pending = pending_records(env)
@@ -207,12 +209,13 @@ def branch_chat(view: BranchView) -> StChat:
     holds no MVU record (a new chat, whose greeting gets its seed)."""
     path = view.tree.path()
     end = path[-TAIL_ENTRIES:]
+    group = view.env.group_chat
     if len(path) > TAIL_ENTRIES:
-        chat = st_chat(build_context(end), customs_as_data(end))
+        chat = st_chat(build_context(end), customs_as_data(end), group=group)
         if chat.has_mvu():
             chat.metadata = chat_metadata(customs_as_data(view.tree.customs()))
             return chat
-    return st_chat(build_context(path), customs_as_data(view.tree.customs()))
+    return st_chat(build_context(path), customs_as_data(view.tree.customs()), group=group)
 
 
 def beat_reply(chat: StChat, result: BeatResult) -> str | None:
@@ -241,7 +244,7 @@ def _write(
     active: bool,
 ) -> Iterator[str]:
     if active:
-        prepared = prepare(chat, books, pending)
+        prepared = prepare_for(view.env.group_chat)(chat, books, pending, reply_id)
         update = beat_notes(prepared, reply_id, greeting_swipes(view, chat, prepared.seeded), books=books)
     else:
         prepared = Prepared(chat)
