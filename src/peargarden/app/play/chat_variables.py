@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from peargarden.errors import BadInput
 from peargarden.modes.chat_variables import card_books, greeting_seed, mvu_active
 from peargarden.modes.tavern.sources import card_worlds
+from peargarden.modes.tavern.variables import schema_for
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat
 from peargarden.sessions.tree import SessionTree
@@ -28,6 +29,7 @@ from peargarden.sessions.variables import (
 from peargarden.variables.history import is_mvu_data
 from peargarden.variables.jsvalues import json_stringify
 from peargarden.variables.yaml_dump import yaml_stringify
+from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
@@ -119,23 +121,24 @@ def chat_variables_of(
     metadata = chat_metadata(customs_as_data(tree.path()), st_header if isinstance(st_header, dict) else None)
     result = ChatVariables(messages, chat_variables(metadata))
     allowed = scripts_allowance(folder)
-    worlds, order = card_worlds(folder.home, folder, settings, folder.load_card())
+    card = folder.load_card()
+    worlds, order = card_worlds(folder.home, folder, settings, card)
     books = card_books(worlds, order)
     has_mvu = any(is_mvu_data(record) for m in messages for record in m.swipes)
     result.mvu = has_mvu or mvu_active(allowed, books)
     if result.mvu and not has_mvu and books:
-        _seed_greeting(result, tree, books)
+        _seed_greeting(result, tree, books, schema_for(folder.home, card.data.get("extensions"), settings.preset))
     return result
 
 
-def _seed_greeting(result: ChatVariables, tree: SessionTree, books: Sequence[Any]) -> None:
+def _seed_greeting(result: ChatVariables, tree: SessionTree, books: Sequence[Any], schema: MvuSchema | None) -> None:
     """The greeting's seed, as the first beat will write it (every greeting swipe its own)."""
     first = next((i for i, m in enumerate(result.messages) if m.role == "assistant"), None)
     entries = [e for e in tree.messages() if e.role in ("user", "assistant")]
     if first is None or not entries or entries[0].role != "assistant":
         return
     kin = tree.siblings(entries[0].id)
-    records = greeting_seed([str(e.message.get("content") or "") for e in kin], books)
+    records = greeting_seed([str(e.message.get("content") or "") for e in kin], books, schema)
     old = result.messages[first]
     result.messages[first] = MessageVariables(old.index, old.role, kin.index(entries[0]), list(records))
 
