@@ -224,7 +224,6 @@ var __pear = (function () {
   return { register, initialized, applyCommands, load, begin, fail, result, inert, commandValue, yamlParse };
 })();
 
-var registerMvuSchema = __pear.register;
 var window = globalThis;
 var self = globalThis;
 var console = { log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {}, table() {}, group() {}, groupEnd() {} };
