@@ -39,7 +39,8 @@ def _zod_cases() -> list[str]:
     return found
 
 
-NAMES = _zod_cases() or [pytest.param("none", marks=pytest.mark.skip(reason="no zod-schema MVU recording in ../shared"))]
+_NONE = pytest.param("none", marks=pytest.mark.skip(reason="no zod-schema MVU recording in ../shared"))
+NAMES = _zod_cases() or [_NONE]
 
 
 def _steps(folder: Path) -> list[dict[str, Any]]:

@@ -209,6 +209,24 @@ class MvuSchema:
         return None
 
 
+def evaluate(expression: str, *, time_limit: float = TIME_LIMIT_SECONDS) -> Any:
+    """The JSON value of one JavaScript *expression* in the schema sandbox (``z``, ``_`` and the page
+    a schema script sees): how the zod and lodash subsets are checked.  A failure raises ``ValueError``
+    with the JavaScript error's first line."""
+    import quickjs
+
+    context = quickjs.Context()
+    context.set_memory_limit(MEMORY_LIMIT_BYTES)
+    context.set_time_limit(time_limit)
+    context.add_callable("__yaml_parse", _yaml_parse)
+    try:
+        context.eval(_library())
+        text = context.eval(f"JSON.stringify(({expression}))")
+    except (quickjs.JSException, quickjs.StackOverflow) as error:
+        raise ValueError(_first_line(error)) from None
+    return UNDEFINED if text is None else from_json(json.loads(str(text)))
+
+
 def _first_line(error: BaseException) -> str:
     text = str(error).strip() or "out of memory"
     return "out of memory" if text == "null" else text.splitlines()[0]
