@@ -51,8 +51,8 @@ from peargarden.variables.zod_schema import MvuSchema
 _ALIASES = {"remove": "delete", "unset": "delete", "assign": "insert"}
 
 AfterUpdate = Callable[[dict[str, Any], dict[str, Any]], None]
-"""Called with (variables, variables before the update) once the commands ran: where a card's own
-rules (a zod schema's clamps and enum checks, MVU's ``VARIABLE_UPDATE_ENDED`` listeners) would run."""
+"""Called with (variables, variables before the update) once the commands ran: where MVU's
+``VARIABLE_UPDATE_ENDED`` listeners would run (a zod schema runs earlier: the ``schema`` argument)."""
 
 
 @dataclass
