@@ -120,8 +120,11 @@ def test_a_value_the_schema_refuses_leaves_the_state_as_it_was_and_is_said() -> 
 def test_a_path_outside_the_schema_changes_nothing_at_depth_but_a_new_top_key_stays() -> None:
     record = seeded()
     after, warnings = apply(record, "_.set('小梨.身高', 150);\n_.set('天气', '晴');")
-    assert "身高" not in after["stat_data"]["小梨"] and "没有变化" in warnings[0]
+    assert "身高" not in after["stat_data"]["小梨"] and "还原" in warnings[0] and len(warnings) == 1
     assert after["stat_data"]["天气"] == "晴"  # the top level is loose (mvu_zod widens z.object)
+    # Setting a value to what it already is changes nothing and says nothing (MVU says nothing either).
+    _, quiet = apply(record, "_.set('世界.时段', '清晨');")
+    assert quiet == []
 
 
 def test_the_user_message_and_a_reply_without_commands_keep_the_record_shape() -> None:

@@ -102,7 +102,9 @@ var __pear = (function () {
     for (const registration of state.registrations) {
       const schema = registration.unwrap();
       const refuse = (command, why) => warn(`${command.full_match}：${why}`);
+      let attempted;  // the copy as the command left it, before the schema parsed it
       const checked = (data, command, loud) => {
+        attempted = data;
         try {
           const result = schema.safeParse(data);
           if (result.success) return result.data;
@@ -168,6 +170,7 @@ var __pear = (function () {
 
       const consumed = [];
       commands.forEach((command, index) => {
+        attempted = undefined;
         let data = _.cloneDeep(variables.stat_data);
         if (command.type === "move") {
           const from = parsePath(command.args[0]);
@@ -184,7 +187,12 @@ var __pear = (function () {
         if (data === null) return;
         const lost = removed.some((path) => _.has(variables.stat_data, path) && !_.has(data, path));
         if (!lost && _.isEqual(data, _.pick(variables.stat_data, Object.keys(data)))) {
-          return refuse(command, "按变量结构处理后没有变化（路径不在结构里、值没变，或已到取值边界）");
+          // Silent when the command itself changed nothing; said when the schema undid its change.
+          const tried = _.isPlainObject(attempted) ? attempted : {};
+          if (!_.isEqual(tried, _.pick(variables.stat_data, Object.keys(tried)))) {
+            refuse(command, "变量结构把这个改动还原了（路径不在结构里，或值已到取值边界）");
+          }
+          return;
         }
         for (const path of removed) if (!_.has(data, path)) _.unset(variables.stat_data, path);
         variables.stat_data = { ...variables.stat_data, ...data };
