@@ -168,6 +168,18 @@ var z = (function () {
     email(p) { return this._pattern((v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), "email", p || "Invalid email address"); }
     url(p) { return this._pattern((v) => /^[a-z][a-z\d+.-]*:\/\/\S+$/i.test(v), "url", p || "Invalid URL"); }
     uuid(p) { return this._pattern((v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v), "uuid", p || "Invalid UUID"); }
+    datetime(p) { return this._pattern((v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/.test(v), "datetime", p || "Invalid ISO datetime"); }
+    date(p) { return this._pattern((v) => /^\d{4}-\d{2}-\d{2}$/.test(v), "date", p || "Invalid ISO date"); }
+    time(p) { return this._pattern((v) => /^\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/.test(v), "time", p || "Invalid ISO time"); }
+    ipv4(p) { return this._pattern((v) => /^(?:\d{1,3}\.){3}\d{1,3}$/.test(v), "ipv4", p || "Invalid IPv4 address"); }
+    emoji() { return this; }
+    cuid() { return this; }
+    cuid2() { return this; }
+    ulid() { return this; }
+    nanoid() { return this; }
+    base64() { return this; }
+    hex() { return this; }
+    normalize(form) { return this.overwrite((v) => v.normalize(form)); }
     trim() { return this.overwrite((v) => v.trim()); }
     toLowerCase() { return this.overwrite((v) => v.toLowerCase()); }
     toUpperCase() { return this.overwrite((v) => v.toUpperCase()); }
@@ -549,6 +561,19 @@ var z = (function () {
       }),
     }),
     coerce,
+    email: (p) => new ZodString({}).email(p),
+    url: (p) => new ZodString({}).url(p),
+    uuid: (p) => new ZodString({}).uuid(p),
+    iso: {
+      datetime: (p) => new ZodString({}).datetime(p),
+      date: (p) => new ZodString({}).date(p),
+      time: (p) => new ZodString({}).time(p),
+    },
+    nan: () => new ZodCustom({ fn: (v) => typeof v === "number" && v !== v }),
+    symbol: () => new ZodCustom({ fn: (v) => typeof v === "symbol" }),
+    instanceof: (cls, params) => new ZodCustom({ fn: (v) => v instanceof cls, params }),
+    json: () => new ZodAny({}),
+    function: () => new ZodCustom({ fn: (v) => typeof v === "function" }),
     prettifyError,
     treeifyError: (error) => ({ errors: error.issues.map((i) => i.message) }),
     flattenError: (error) => error.flatten(),
