@@ -13,16 +13,15 @@ from typing import Any
 import pytest
 
 from kit.jsorder import exact
-from peargarden.app.library.imports import import_files
+from kit.mvu_chats import card_home, played
 from peargarden.app.play.chat_variables import session_variables
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.providers.base import ToolCall
 from peargarden.providers.scripted import ScriptedProvider, text_turn, tool_turn
-from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+from peargarden.testing.fake_openai import FakeOpenAIServer
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
-from peargarden.workspace.seed import seed_home
 
 CASE = Path(__file__).parents[1] / "variables" / "mvu_e2e" / "01-minimal-classic-mvu"
 PLACEHOLDER = "没有用别管这个"
@@ -86,32 +85,16 @@ def _card_files(folder: Path) -> tuple[Path, Path]:
 
 
 def _home(home_dir: Path, tmp_path: Path, *, preset: bool = True) -> Home:
-    home = Home(home_dir)
-    seed_home(home)
     card_file, book_file = _card_files(tmp_path)
-    import_files(home, [card_file], book="mount", card=None)
-    import_files(home, [book_file], book="mount", card="小梨")
-    settings_file = home.card_dir("小梨") / "卡.json"
-    settings = json.loads(settings_file.read_text(encoding="utf-8"))
-    settings.update({"userName": "User", "regex_allowed": True})
-    if preset:  # the recorded chats' preset (tavern mode); the stage would first declare it with a side call
-        (home.presets_dir / "Oracle.json").write_bytes((CASE / "preset.json").read_bytes())
-        settings["preset"] = "Oracle"
-    settings_file.write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
-    return home
+    # The recorded chats' preset in tavern mode; the stage would first declare it with a side call.
+    preset_bytes = (CASE / "preset.json").read_bytes() if preset else None
+    settings = {"userName": "User", "regex_allowed": True}
+    return card_home(home_dir, card_file, [book_file], "小梨", settings, preset_bytes)
 
 
 @pytest.fixture
 def tavern(home_dir: Path, tmp_path: Path) -> Iterator[tuple[ChatSession, FakeOpenAIServer]]:
-    home = _home(home_dir, tmp_path)
-    with FakeOpenAIServer() as fake:
-        home.config_file.write_text(
-            f'st_version = "1.18"\n[model]\nprovider = "m"\nmodel = "fake"\n'
-            f'[providers.m]\nbase_url = "{fake.base_url}"\n',
-            encoding="utf-8",
-        )
-        fake.script([text_reply(reply) for reply in REPLIES])
-        yield PearApp(home).new_chat("小梨", ChatOptions(mode="tavern")), fake
+    yield from played(_home(home_dir, tmp_path), "小梨", REPLIES)
 
 
 def _records(chat: ChatSession) -> list[list[dict[str, Any] | None]]:

@@ -13,39 +13,22 @@ from typing import Any
 
 import pytest
 
+from kit.mvu_chats import card_home, played
 from kit.thirdparty import thirdparty
-from peargarden.app.library.imports import import_files
 from peargarden.app.play.chat_variables import session_variables
-from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
-from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
-from peargarden.workspace.home import Home
-from peargarden.workspace.seed import seed_home
+from peargarden.app.play.service import ChatSession
+from peargarden.testing.fake_openai import FakeOpenAIServer
 
 PRESET = Path(__file__).parents[1] / "variables" / "mvu_e2e" / "01-minimal-classic-mvu" / "preset.json"
 
 
 def _play(home_dir: Path, files: list[Path], replies: list[str]) -> Iterator[tuple[ChatSession, FakeOpenAIServer]]:
-    home = Home(home_dir)
-    seed_home(home)
-    import_files(home, files[:1], book="mount", card=None)
     name = json.loads(files[0].read_text(encoding="utf-8"))["data"]["name"]
-    if files[1:]:
-        import_files(home, files[1:], book="mount", card=name)
     preset = json.loads(PRESET.read_text(encoding="utf-8"))
     preset["openai_max_context"] = 64000  # room for the cards' constant entries in the world-info budget
-    (home.presets_dir / "Oracle.json").write_text(json.dumps(preset, ensure_ascii=False), encoding="utf-8")
-    settings_file = home.card_dir(name) / "卡.json"
-    settings = json.loads(settings_file.read_text(encoding="utf-8"))
-    settings.update({"preset": "Oracle", "userName": "User", "regex_allowed": True})
-    settings_file.write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
-    with FakeOpenAIServer() as fake:
-        home.config_file.write_text(
-            f'st_version = "1.18"\n[model]\nprovider = "m"\nmodel = "fake"\n'
-            f'[providers.m]\nbase_url = "{fake.base_url}"\n',
-            encoding="utf-8",
-        )
-        fake.script([text_reply(reply) for reply in replies])
-        yield PearApp(home).new_chat(name, ChatOptions(mode="tavern")), fake
+    preset_bytes = json.dumps(preset, ensure_ascii=False).encode("utf-8")
+    home = card_home(home_dir, files[0], files[1:], name, {"userName": "User", "regex_allowed": True}, preset_bytes)
+    yield from played(home, name, replies)
 
 
 def _stat(chat: ChatSession, message: int) -> dict[str, Any]:
