@@ -14,13 +14,11 @@ from typing import Any
 
 import pytest
 
-from kit.jsorder import exact
-from peargarden.app.library.imports import import_files
-from peargarden.app.play.chat_variables import latest_record, session_variables, status_line
-from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
-from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
-from peargarden.workspace.home import Home
-from peargarden.workspace.seed import seed_home
+from kit.mvu_chats import card_home, check_export, check_variables
+from kit.mvu_chats import played as chat_played
+from peargarden.app.play.chat_variables import latest_record, status_line
+from peargarden.app.play.service import ChatSession
+from peargarden.testing.fake_openai import FakeOpenAIServer
 
 CASES = Path(__file__).parents[1] / "variables" / "mvu_e2e"
 NAMES = sorted(path.name for path in CASES.iterdir())
@@ -44,45 +42,11 @@ def played(request: pytest.FixtureRequest, home_dir: Path) -> Iterator[tuple[str
     card's regex allowed (as the recording allowed it), the chat model behind the fake server."""
     case = str(request.param)
     folder = CASES / case
-    home = Home(home_dir)
-    seed_home(home)
-    import_files(home, [folder / "card.json"], book="mount", card=None)
-    import_files(home, [folder / "小梨变量书.json"], book="mount", card="小梨")
-    (home.presets_dir / "Oracle.json").write_bytes((folder / "preset.json").read_bytes())
-    settings_file = home.card_dir("小梨") / "卡.json"
-    settings = json.loads(settings_file.read_text(encoding="utf-8"))
-    settings.update({"preset": "Oracle", "userName": "User", "regex_allowed": True})
-    settings_file.write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
-    with FakeOpenAIServer() as fake:
-        home.config_file.write_text(
-            f'st_version = "1.18"\n[model]\nprovider = "m"\nmodel = "fake"\n'
-            f'[providers.m]\nbase_url = "{fake.base_url}"\n',
-            encoding="utf-8",
-        )
-        fake.script([text_reply(step["reply_text"]) for step in _steps(case)[1:]])
-        yield case, PearApp(home).new_chat("小梨", ChatOptions(mode="tavern")), fake
-
-
-def _check_variables(chat: ChatSession, state: dict[str, Any], where: str) -> None:
-    shown = session_variables(chat)
-    assert len(shown.messages) == len(state["chat"]), where
-    for ours, theirs in zip(shown.messages, state["chat"], strict=True):
-        assert exact(ours.swipes) == exact(theirs["variables"]), f"{where}: message {theirs['index']}"
-        assert ours.swipe_id == theirs.get("swipe_id", 0), where
-    assert shown.chat == state["chat_metadata_variables"], where
-
-
-def _check_export(chat: ChatSession, saved: list[dict[str, Any]], where: str) -> None:
-    lines = [json.loads(line) for line in chat.export_sillytavern().decode("utf-8").split("\n") if line.strip()]
-    assert len(lines) == len(saved), where
-    assert lines[0]["chat_metadata"].get("variables", {}) == saved[0]["chat_metadata"]["variables"], where
-    for ours, theirs in zip(lines[1:], saved[1:], strict=True):
-        for key in ("name", "is_user", "mes"):
-            assert ours.get(key) == theirs.get(key), f"{where}: {key} of {theirs['mes'][:12]}"
-        if not theirs["is_user"]:  # a reply made here with one swipe is written without the list
-            assert ours.get("swipes", [ours["mes"]]) == theirs["swipes"], where
-            assert ours.get("swipe_id", 0) == theirs["swipe_id"], where
-        assert exact(ours.get("variables")) == exact(theirs["variables"]), where
+    settings = {"userName": "User", "regex_allowed": True}
+    home = card_home(home_dir, folder / "card.json", [folder / "小梨变量书.json"], "小梨", settings,
+                     (folder / "preset.json").read_bytes())  # fmt: skip
+    for chat, fake in chat_played(home, "小梨", [step["reply_text"] for step in _steps(case)[1:]]):
+        yield case, chat, fake
 
 
 def test_the_recorded_chats_play_through_the_service_as_sillytavern_played_them(
@@ -91,7 +55,7 @@ def test_the_recorded_chats_play_through_the_service_as_sillytavern_played_them(
     case, chat, fake = played
     steps = _steps(case)
     # Opening the chat: the greeting's [initvar] seed is there before any beat.
-    _check_variables(chat, steps[0]["state"], f"{case} open")
+    check_variables(chat, steps[0]["state"], f"{case} open")
     for number, step in enumerate(steps[1:], 1):
         where = f"{case} step {number} {step['step']}"
         sent_text = step["step"].get("send")
@@ -101,8 +65,8 @@ def test_the_recorded_chats_play_through_the_service_as_sillytavern_played_them(
         assert sent["messages"] == step["request_messages"], where
         recorded = json.loads(step["request_body_raw"])
         assert {key: sent[key] for key in SAMPLER} == {key: recorded[key] for key in SAMPLER}, where
-        _check_variables(chat, step["state"], where)
-        _check_export(chat, _saved(case, number), where)
+        check_variables(chat, step["state"], where)
+        check_export(chat, _saved(case, number), where)
         # MVU's refusals are said, not silent (case 01's schema refuses inserts and removals).
         if case.startswith("01") and number == 2:
             assert any("non-extensible" in warning for warning in warnings), warnings
@@ -116,7 +80,7 @@ def test_a_reopened_chat_reads_the_same_variables(played: tuple[str, ChatSession
     for step in steps[1:3]:
         list(chat.play("send", step["step"]["send"]))
     again = chat.app.open_chat("小梨", chat.chat_id)
-    _check_variables(again, steps[2]["state"], f"{case} reopened")
+    check_variables(again, steps[2]["state"], f"{case} reopened")
 
 
 def test_a_no_to_the_cards_scripts_keeps_mvu_off(played: tuple[str, ChatSession, FakeOpenAIServer]) -> None:

@@ -22,7 +22,10 @@ def _card() -> dict[str, Any]:
     helper = card["data"]["extensions"]["tavern_helper"]
     helper["scripts"] += [
         {"type": "script", "enabled": True, "name": "变量结构", "id": "z1",
-         "content": f"await import('{ZOD}');\nregisterMvuSchema(z.object({{好感度: z.coerce.number()}}));"},
+         "content": f"const {{ registerMvuSchema }} = await import('{ZOD}');\n"
+                    "registerMvuSchema(z.object({好感度: z.coerce.number()}));"},
+        {"type": "script", "enabled": True, "name": "坏结构", "id": "z2",
+         "content": f"import {{ registerMvuSchema }} from '{ZOD}';\nregisterMvuSchema(z.object({{a: z.nope()}}));"},
         {"type": "folder", "enabled": False, "name": "界面", "scripts": [
             {"type": "script", "enabled": True, "name": "状态栏按钮", "id": "u1",
              "content": "$('<div>').appendTo('body'); // 按钮\n"},
@@ -46,10 +49,12 @@ def _import(home: Path, tmp_path: Path, *args: str) -> str:
 def test_each_script_gets_a_line_saying_what_runs_here(home_dir: Path, tmp_path: Path) -> None:
     out = _import(home_dir, tmp_path)
     lines = [line for line in out.splitlines() if line.startswith("脚本\t")]
-    assert len(lines) == 4
-    mvu, zod, ui, old = lines
+    assert len(lines) == 5
+    mvu, zod, broken, ui, old = lines
     assert "「MVU」" in mvu and "运行：MVU 变量更新" in mvu and "MagicalAstrogy/MagVarUpdate/artifact/bundle.js" in mvu
-    assert "「变量结构」" in zod and "zod 变量结构" in zod and ZOD in zod
+    assert "「变量结构」" in zod and "运行：它注册的 zod 变量结构" in zod and "枚举拒绝" in zod and ZOD in zod
+    # A schema script our sandbox cannot run says so (and why), instead of claiming it runs.
+    assert "「坏结构」" in broken and "运行失败" in broken and "not a function" in broken
     assert "「状态栏按钮」（已停用）" in ui and "运行：无" in ui and "远程" not in ui
     assert "「旧版脚本」" in old and "不运行：脚本自己的 JavaScript" in old
 
@@ -83,7 +88,7 @@ def test_scripts_that_do_not_run_are_kept_byte_for_byte(home_dir: Path, tmp_path
         assert _scripts_json({"data": exported.data}) == _scripts_json(_card()), fmt
     # Imported again from the exported PNG: the same scripts, the same report.
     again = pear_in_process(home_dir, "import", str(tmp_path / "出.png"), "--regex", "allow")
-    assert again.returncode == 0 and again.stdout.count("脚本\t") == 4
+    assert again.returncode == 0 and again.stdout.count("脚本\t") == 5
 
 
 def test_a_presets_scripts_are_reported_and_the_preset_kept_as_it_was(home_dir: Path, tmp_path: Path) -> None:

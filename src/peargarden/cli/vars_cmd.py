@@ -17,11 +17,15 @@ def apply_command(
     variables: Path = typer.Option(..., "--variables", help="变量 JSON：MVU 的变量记录，或只有 stat_data。"),
     reply: Path = typer.Option(..., "--reply", help="回复文本（含 <UpdateVariable> / _.set(…); / <JSONPatch>）。"),
     as_json: bool = typer.Option(False, "--json", help="在 stdout 打印更新后的完整变量记录（JSON）。"),
+    card: str | None = typer.Option(
+        None, "--card", help="角色卡文件或卡名：同时按它的脚本注册的 zod 变量结构（registerMvuSchema）检查更新。"
+    ),
 ) -> None:
     """Apply one reply's update commands to the variables; print the variables after it."""
-    from peargarden.app.play.variables import apply_reply_files, record_json
+    from peargarden.app.play.variables import apply_reply_files, card_schema, record_json
 
-    applied = apply_reply_files(variables, reply)
+    schema = card_schema(state.home, card) if card else None
+    applied = apply_reply_files(variables, reply, schema=schema)
     for warning in applied.warnings:
         typer.echo(f"pear: 跳过（skipped）{warning}".rstrip(), err=True)
     if as_json:

@@ -32,12 +32,21 @@ class HelperScript:
 
     @property
     def kind(self) -> str:
-        """``mvu`` (loads MagVarUpdate), ``zod`` (registers an MVU schema) or ``other``."""
+        """``zod`` (defines a zod schema for MVU), ``mvu`` (loads MagVarUpdate) or ``other``."""
         if _ZOD_SCHEMA.search(self.content):
             return "zod"
         if _MVU_BUNDLE.search(self.content):
             return "mvu"
         return "other"
+
+    @property
+    def registers_schema(self) -> bool:
+        """Whether the script hands MVU a zod schema (``registerMvuSchema``): such a script runs here."""
+        return "registerMvuSchema" in self.content
+
+    @property
+    def loads_mvu(self) -> bool:
+        return bool(_MVU_BUNDLE.search(self.content))
 
 
 def _settings(value: Any) -> Mapping[str, Any]:
@@ -77,18 +86,31 @@ def helper_scripts(extensions: Any) -> list[HelperScript]:
     return found
 
 
-def script_report(script: HelperScript, owner: str, *, mvu_on: bool = True) -> str:
-    """One line: the script's name, what will run here, what will not, what it loads from where."""
+def script_report(script: HelperScript, owner: str, *, mvu_on: bool = True, schema_failure: str | None = None) -> str:
+    """One line: the script's name, what will run here, what will not, what it loads from where.
+
+    *schema_failure*: why the script's zod schema did not register when it was tried (``None``: it did,
+    or it was not tried)."""
     state = "" if script.enabled else "（已停用）"
-    if script.kind == "mvu" and script.enabled and mvu_on:
+    if script.registers_schema and script.enabled and mvu_on:
+        mvu = "MVU 变量更新（梨园内置实现）与" if script.loads_mvu else ""
+        if schema_failure:
+            runs = f"运行：{mvu}无——它的 zod 变量结构在梨园运行失败（{schema_failure}），变量按经典 MVU 规则更新"
+        else:
+            runs = (
+                f"运行：{mvu}它注册的 zod 变量结构（梨园的沙箱 JS 运行：开局和每次变量更新后检查，"
+                "取值钳制、类型转换、默认值、枚举拒绝照 MVU 生效；z 与 _ 是梨园自己的实现）"
+            )
+        skips = "不运行：脚本里其余的界面、按钮和事件监听"
+    elif script.kind == "mvu" and script.enabled and mvu_on:
         runs = "运行：MVU 变量更新（梨园内置实现：[initvar] 初始化、更新命令、状态栏占位）与变量宏、<% %> 模板"
         skips = "不运行：脚本自己的 JavaScript 和它加载的库"
-    elif script.kind == "mvu" and script.enabled:
+    elif script.kind in ("mvu", "zod") and script.enabled:
         runs = "运行：无（这张卡的脚本未获允许，MVU 变量更新不做）"
         skips = "不运行：脚本自己的 JavaScript"
-    elif script.kind == "zod":
+    elif script.kind == "zod" and script.enabled:
         runs = "运行：无"
-        skips = "不运行：zod 变量结构（取值范围钳制、枚举检查不生效），脚本自己的 JavaScript"
+        skips = "不运行：脚本自己的 JavaScript（它写的 zod 结构没有用 registerMvuSchema 交给 MVU）"
     else:
         runs = "运行：无"
         skips = "不运行：脚本自己的 JavaScript（界面、按钮、事件监听都不会有）"

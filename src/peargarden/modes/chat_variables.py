@@ -31,12 +31,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from peargarden.errors import PearError
+from peargarden.formats.helper_scripts import helper_scripts
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.variables import chat_metadata, chat_variables, note_data, note_records
 from peargarden.variables.history import is_mvu_data, last_valid_variables, swipe_variables, variables_at
 from peargarden.variables.initvar import Lorebook, greeting_records, initialize, is_initvar_entry
 from peargarden.variables.marks import is_update_rules
 from peargarden.variables.message import handle_variables_in_message
+from peargarden.variables.zod_schema import MvuSchema, schema_of
 from peargarden.workspace.script_allowance import scripts_allowance
 
 from .base import BeatEnv, card_fields, chat_memo
@@ -182,10 +184,19 @@ def _character_book(books: Sequence[Lorebook]) -> str | None:
     return books[0].name if books else None
 
 
-def greeting_seed(texts: Sequence[str], books: Sequence[Lorebook]) -> list[dict[str, Any]]:
-    """The ``[initvar]`` records of a new chat's greeting swipes (one per text)."""
+def greeting_seed(
+    texts: Sequence[str], books: Sequence[Lorebook], schema: MvuSchema | None = None
+) -> list[dict[str, Any]]:
+    """The ``[initvar]`` records of a new chat's greeting swipes (one per text); *schema*: the card's
+    registered zod schema, which parses each seed."""
     init = initialize(None, books)
-    return greeting_records(init, list(texts), books=books, character_book=_character_book(books))
+    return greeting_records(init, list(texts), books=books, character_book=_character_book(books), schema=schema)
+
+
+def schema_scripts(*extensions: Any) -> MvuSchema | None:
+    """The zod schema the TavernHelper scripts in *extensions* (a preset's, then the card's, in the
+    order TavernHelper runs them) register with MVU; ``None`` when no enabled script registers one."""
+    return schema_of((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)
 
 
 @dataclass
@@ -200,17 +211,22 @@ class Prepared:
     warnings: list[str] = field(default_factory=list)
 
 
-def prepare(chat: StChat, books: Sequence[Lorebook], pending: Mapping[str, dict[str, Any]] | None = None) -> Prepared:
+def prepare(
+    chat: StChat,
+    books: Sequence[Lorebook],
+    pending: Mapping[str, dict[str, Any]] | None = None,
+    schema: MvuSchema | None = None,
+) -> Prepared:
     """Fill in what MVU would have written by now: the greeting's seed (when the branch holds no MVU
     record yet) and the last user message's record (*pending*: records a template changed, by
-    message id)."""
+    message id; *schema*: the card's registered zod schema)."""
     out = Prepared(chat)
     messages = chat.messages
     if messages and books and not chat.has_mvu():
         first = next((i for i, m in enumerate(messages) if not m["is_user"]), 0)
-        chat.set_record(first, greeting_seed([messages[first]["mes"]], books)[0])
+        chat.set_record(first, greeting_seed([messages[first]["mes"]], books, schema)[0])
         out.seeded = first
-    _user_record(out, pending)
+    _user_record(out, pending, schema)
     return out
 
 
@@ -219,6 +235,7 @@ def speaker_prepare(
     books: Sequence[Lorebook],
     pending: Mapping[str, dict[str, Any]] | None = None,
     reply_id: str | None = None,
+    schema: MvuSchema | None = None,
 ) -> Prepared:
     """:func:`prepare` for a group chat's speaker (*books*: the speaker's).  MVU checks its
     ``[initvar]`` books each time a generation starts, and in a group the books active then are the
@@ -236,17 +253,17 @@ def speaker_prepare(
     if end and messages[end - 1]["is_user"] and not isinstance(chat.record(end - 1), dict):
         end -= 1  # the user's message is posted after the generation starts
     if end and books:
-        _init_check(out, end, books)
-    _user_record(out, pending)
+        _init_check(out, end, books, schema)
+    _user_record(out, pending, schema)
     return out
 
 
-def _init_check(out: Prepared, end: int, books: Sequence[Lorebook]) -> None:
+def _init_check(out: Prepared, end: int, books: Sequence[Lorebook], schema: MvuSchema | None) -> None:
     """MVU's ``initCheck`` over the chat's first *end* messages (see :func:`speaker_prepare`)."""
     chat = out.chat
     existing = last_valid_variables(chat.messages, end)
     if end == 1 and not is_mvu_data(existing):
-        chat.set_record(0, greeting_seed([chat.messages[0]["mes"]], books)[0])
+        chat.set_record(0, greeting_seed([chat.messages[0]["mes"]], books, schema)[0])
         out.seeded = 0
         return
     init = initialize(existing if is_mvu_data(existing) else None, books)
@@ -258,15 +275,17 @@ def _init_check(out: Prepared, end: int, books: Sequence[Lorebook]) -> None:
 
 def prepare_for(
     group: bool,
-) -> Callable[[StChat, Sequence[Lorebook], Mapping[str, dict[str, Any]] | None, str | None], Prepared]:
+) -> Callable[
+    [StChat, Sequence[Lorebook], Mapping[str, dict[str, Any]] | None, str | None, MvuSchema | None], Prepared
+]:
     """How a chat's records are brought up to a generation: a card's chat (:func:`prepare`, the reply
     not needed) or a group's (:func:`speaker_prepare`)."""
     if group:
         return speaker_prepare
-    return lambda chat, books, pending, _reply: prepare(chat, books, pending)
+    return lambda chat, books, pending, _reply, schema: prepare(chat, books, pending, schema)
 
 
-def _user_record(out: Prepared, pending: Mapping[str, dict[str, Any]] | None) -> None:
+def _user_record(out: Prepared, pending: Mapping[str, dict[str, Any]] | None, schema: MvuSchema | None) -> None:
     """The last user message's record, when it has none yet (MVU's copy at ``MESSAGE_SENT``)."""
     chat = out.chat
     messages = chat.messages
@@ -279,7 +298,7 @@ def _user_record(out: Prepared, pending: Mapping[str, dict[str, Any]] | None) ->
         out.user = last
         return
     try:
-        outcome = handle_variables_in_message(messages[: last + 1], last)
+        outcome = handle_variables_in_message(messages[: last + 1], last, schema=schema)
     except PearError as error:
         out.warnings.append(str(error))
         return
@@ -311,16 +330,18 @@ def beat_notes(
     books: Sequence[Lorebook] = (),
     start: Mapping[str, Any] | None = None,
     shown: Callable[[str], str] | None = None,
+    schema: MvuSchema | None = None,
 ) -> ReplyUpdate:
     """The notes a finished beat writes: the greeting's seed (every swipe: *greeting_swipes* are
     ``(id, text)``), the user's record, and the reply's record and shown text (MVU's handling;
     *start*: the variables the reply applies to when not the ones before it; *shown*: what becomes
-    of the reply's text besides MVU's placeholder)."""
+    of the reply's text besides MVU's placeholder; *schema*: the card's registered zod schema)."""
     chat = prepared.chat
     update = ReplyUpdate(warnings=list(prepared.warnings))
     if prepared.seeded is not None:
         swipes = list(greeting_swipes) or [(chat.ids[prepared.seeded] or "", chat.messages[prepared.seeded]["mes"])]
-        for (entry_id, _), record in zip(swipes, greeting_seed([text for _, text in swipes], books), strict=True):
+        records = greeting_seed([text for _, text in swipes], books, schema)
+        for (entry_id, _), record in zip(swipes, records, strict=True):
             if entry_id:
                 update.notes.append(note_data(entry_id, variables=record))
     if prepared.rewritten is not None and chat.ids[prepared.rewritten]:
@@ -331,7 +352,7 @@ def beat_notes(
     if index is None:
         return update
     try:
-        outcome = handle_variables_in_message(chat.messages, index, start=start)
+        outcome = handle_variables_in_message(chat.messages, index, start=start, schema=schema)
     except PearError as error:  # MVU throws on some replies; the beat is kept, the variables are not
         update.warnings.append(str(error))
         return update

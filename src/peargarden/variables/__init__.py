@@ -13,7 +13,7 @@ MVU's recorded unit cases and two recorded chats (``tests/variables/``).
   JS ``yaml`` package's 1.2 core schema), :mod:`.json5` and :mod:`.json_repair` (own readers: the
   Python libraries read differently).
 - :mod:`.update` — ``update_variables``: display and delta lines, arithmetic, ``[value, "desc"]``
-  leaves, refusals as warnings (``after_update`` is where a zod schema's clamps would run);
+  leaves, refusals as warnings (with a card's zod schema, every command is checked against it);
   :mod:`.schema` — the generated schema and its extensibility markers; :mod:`.template`.
 - :mod:`.initvar` — ``[initvar]`` seeding (disabled entries too, every greeting swipe);
   :mod:`.history` — the variables in force (``chat[i].variables[swipe_id]``, ``variables_at``);
@@ -21,5 +21,7 @@ MVU's recorded unit cases and two recorded chats (``tests/variables/``).
 - :mod:`.macros` + :mod:`.yaml_dump` — ``{{get_/format_…_variable::…}}``, YAML as the ``yaml`` package
   prints it; :mod:`.ejs` + :mod:`.templates_js` — ``<% %>`` card templates in QuickJS (the one module
   that runs an engine, imported lazily; no files, no network, time and memory limits).
+- :mod:`.zod_schema` — a card's ``registerMvuSchema`` script run in QuickJS over our own
+  ``zod_lite.js`` / ``lodash_lite.js`` / ``mvu_schema.js``: the seed parsed, commands clamped or refused.
 - :mod:`.marks` — the ``[initvar]`` / ``[mvu_update]`` comment marks, for modules that only filter entries.
 """

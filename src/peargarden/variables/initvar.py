@@ -22,6 +22,7 @@ from peargarden.variables.lodash import correctly_merge
 from peargarden.variables.parse_string import ParseStringError, parse_string
 from peargarden.variables.schema import clean_up_metadata, regenerate
 from peargarden.variables.update import update_variables
+from peargarden.variables.zod_schema import MvuSchema
 
 _NOT_NEWLINE = r"[^\n\r\u2028\u2029]"
 _XML_WRAPPED = re.compile(rf"{_NOT_NEWLINE}*<initvar>{_NOT_NEWLINE}*\n([\s\S]*)\n{_NOT_NEWLINE}*</initvar>")
@@ -152,11 +153,13 @@ def greeting_records(
     character_book: str | None = None,
     expand_macros: Callable[[str], str] | None = None,
     utc_offset_minutes: int = 0,
+    schema: MvuSchema | None = None,
 ) -> list[dict[str, Any]]:
     """The variables record of each greeting swipe of a new chat (MVU writes every swipe).
 
     A swipe's own ``<initvar>`` blocks replace the books' values (the character's book counts as read,
-    the others are read again); then the swipe's update commands apply.
+    the others are read again); then a registered zod *schema* parses the seed (clamps, defaults),
+    and the swipe's update commands apply.
     """
     records: list[dict[str, Any]] = []
     for index, swipe in enumerate(swipes):
@@ -175,6 +178,10 @@ def greeting_records(
             record["stat_data"] = override
             record["initialized_lorebooks"] = {character_book or "unknown": []}
             load_initvar_data(record, books, expand_macros=expand_macros)
-        update_variables(swipe, record, expand_macros=expand_macros, utc_offset_minutes=utc_offset_minutes)
+        if schema is not None:
+            schema.initialized(record, index)
+        update_variables(
+            swipe, record, expand_macros=expand_macros, utc_offset_minutes=utc_offset_minutes, schema=schema
+        )
         records.append(record)
     return records

@@ -17,6 +17,7 @@ from typing import Any
 from peargarden.variables.history import last_valid_variables, swipe_variables
 from peargarden.variables.jsvalues import UNDEFINED, clone
 from peargarden.variables.update import AfterUpdate, update_variables
+from peargarden.variables.zod_schema import MvuSchema
 
 STATUS_PLACEHOLDER = "<StatusPlaceHolderImpl/>"
 _ECHOED_STATUS = re.compile(r"<(status_current_variable)>(?:(?!<\1>).)*</\1?>", re.IGNORECASE | re.DOTALL)
@@ -73,11 +74,12 @@ def handle_variables_in_message(
     after_update: AfterUpdate | None = None,
     utc_offset_minutes: int = 0,
     start: Mapping[str, Any] | None = None,
+    schema: MvuSchema | None = None,
 ) -> MessageOutcome | None:
     """Handle ``chat[message_id]`` as MVU does when it is received (``None``: MVU leaves it alone).
 
     *start*: the variables to apply the message to instead of the last ones before it (the stage's
-    tool already changed them during the beat)."""
+    tool already changed them during the beat); *schema*: the card's registered zod schema."""
     if not 0 <= message_id < len(chat):
         return None
     message = chat[message_id]
@@ -95,6 +97,7 @@ def handle_variables_in_message(
         expand_macros=expand_macros,
         after_update=after_update,
         utc_offset_minutes=utc_offset_minutes,
+        schema=schema,
     )
     outcome = MessageOutcome(
         message_variables=write_record(swipe_variables(message), variables),

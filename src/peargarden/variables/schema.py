@@ -8,9 +8,9 @@ elements.  An array's element type is the schema of its first element.  After a 
 generated again, keeping what the old one said (``reconcile``).
 
 The node shapes are MVU's (``{"type": "object", "properties": …, "extensible": …}``) because they
-are stored in the chat.  A schema that also carries constraints (a zod schema's ranges and enums,
-for cards that register one) would hang off these nodes as extra keys the generator keeps; none are
-interpreted yet.
+are stored in the chat.  A card that registers a zod schema (``zod_schema``) has its constraints
+checked there instead; its records keep ``ZOD_SCHEMA_PLACEHOLDER`` as their schema, which the
+generator leaves alone.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from peargarden.variables import lodash
 from peargarden.variables.jsvalues import UNDEFINED, clone, is_number, js_keys, truthy
 
 EXTENSIBLE_MARKER = "$__META_EXTENSIBLE__$"
+# What a record keeps as its ``schema`` once a registered zod schema ran (mvu_zod writes it, "no use,
+# never mind this"); MVU's generator answers ``{"type": "any"}`` for it, so it is never replaced.
+ZOD_SCHEMA_PLACEHOLDER = "没有用别管这个"
 _ROOT_FLAGS = ("strictTemplate", "strictSet", "concatTemplateArray")
 
 
@@ -101,12 +104,16 @@ def _object_schema(data: dict[str, Any], old: dict[str, Any] | None, parent_recu
     return node
 
 
-def generate_schema(data: Any, old: dict[str, Any] | None = None, parent_recursive: bool = False) -> dict[str, Any]:
+def generate_schema(
+    data: Any, old: dict[str, Any] | str | None = None, parent_recursive: bool = False
+) -> dict[str, Any]:
     """MVU's ``generateSchema``: the schema of ``data``, inheriting from ``old``.
 
     Like MVU it removes the markers it reads (``$meta``, the extensible string, ``$arrayMeta``
     elements) from ``data``, so callers pass a copy when the data must keep them.
     """
+    if old == ZOD_SCHEMA_PLACEHOLDER:
+        return {"type": "any"}
     if isinstance(data, list):
         return _array_schema(data, old if isinstance(old, dict) else None, parent_recursive)
     if isinstance(data, dict):
@@ -120,9 +127,11 @@ def generate_schema(data: Any, old: dict[str, Any] | None = None, parent_recursi
     return {"type": "any"}
 
 
-def schema_for_path(schema: dict[str, Any] | None, path: str) -> dict[str, Any] | None:
+def schema_for_path(schema: dict[str, Any] | str | None, path: str) -> dict[str, Any] | None:
     """MVU's ``getSchemaForPath``: the schema node a lodash path leads to, or ``None``."""
-    if not path or not schema:
+    if not isinstance(schema, dict):  # none, or a zod card's placeholder: no node to follow
+        return None
+    if not path:
         return schema or None
     current: Any = schema
     for segment in lodash.to_path(path):
@@ -152,7 +161,8 @@ def regenerate(variables: dict[str, Any], *, keep_old_flags: bool = True) -> Non
     """
     old_schema = variables.get("schema")
     stat_data = variables.get("stat_data")
-    new_schema = generate_schema(clone(stat_data), old_schema if isinstance(old_schema, dict) else None)
+    kept = old_schema if isinstance(old_schema, dict) or old_schema == ZOD_SCHEMA_PLACEHOLDER else None
+    new_schema = generate_schema(clone(stat_data), kept)
     if new_schema.get("type") != "object":
         return
     if keep_old_flags and isinstance(old_schema, dict):

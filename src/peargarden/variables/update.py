@@ -38,14 +38,21 @@ from peargarden.variables.jsvalues import (
     to_number,
     typeof,
 )
-from peargarden.variables.schema import clean_up_metadata, generate_schema, reconcile, schema_for_path
+from peargarden.variables.schema import (
+    ZOD_SCHEMA_PLACEHOLDER,
+    clean_up_metadata,
+    generate_schema,
+    reconcile,
+    schema_for_path,
+)
 from peargarden.variables.template import apply_template
+from peargarden.variables.zod_schema import MvuSchema
 
 _ALIASES = {"remove": "delete", "unset": "delete", "assign": "insert"}
 
 AfterUpdate = Callable[[dict[str, Any], dict[str, Any]], None]
-"""Called with (variables, variables before the update) once the commands ran: where a card's own
-rules (a zod schema's clamps and enum checks, MVU's ``VARIABLE_UPDATE_ENDED`` listeners) would run."""
+"""Called with (variables, variables before the update) once the commands ran: where MVU's
+``VARIABLE_UPDATE_ENDED`` listeners would run (a zod schema runs earlier: the ``schema`` argument)."""
 
 
 @dataclass
@@ -363,27 +370,35 @@ def update_variables(
     expand_macros: Callable[[str], str] | None = None,
     after_update: AfterUpdate | None = None,
     utc_offset_minutes: int = 0,
+    schema: MvuSchema | None = None,
 ) -> UpdateResult:
     """Apply the update commands in ``message`` to ``variables`` (in place), as MVU's ``updateVariables``.
 
     ``expand_macros`` is SillyTavern's macro expansion that MVU runs over the message first
     (``{{user}}`` in a command); ``utc_offset_minutes`` is the local time zone for dates written
-    without one.
+    without one; ``schema``: the card's registered zod schema (``zod_schema``), which then takes
+    every command (checked against it) and leaves MVU's own rules none.
     """
     before = clone(variables)
     display_root = clone(variables.get("stat_data"))
     delta_root: dict[str, Any] = {}
-    commands = extract_commands(expand_macros(message) if expand_macros else message)
-    for command in commands:
+    found = extract_commands(expand_macros(message) if expand_macros else message)
+    for command in found:
         command.type = _ALIASES.get(command.type, command.type)
-    for command in commands:
-        if command.args:
-            command.args[0] = path_fix(trim_quotes_and_backslashes(command.args[0]))
     # MVU parks live references to the display and delta records in ``stat_data.$internal`` while the
     # commands run (its event listeners read them there), so a ``_.set('', …)`` shows them too.
     lodash.set_(variables.get("stat_data"), "$internal", {"display_data": display_root, "delta_data": delta_root})
-    run = _Run(variables)
     warnings: list[str] = []
+    commands = list(found)
+    zod = schema.apply_commands(variables, [clone_command(c) for c in commands]) if schema is not None else None
+    if zod is not None:
+        warnings += zod.warnings
+        if zod.registered:  # the schema's listener handled every command; MVU's own loop gets none
+            commands = []
+    for command in commands:
+        if command.args:
+            command.args[0] = path_fix(trim_quotes_and_backslashes(command.args[0]))
+    run = _Run(variables)
     for command in commands:
         path = command.args[0] if command.args and isinstance(command.args[0], str) else ""
         run.reason_str = f"({command.reason})" if command.reason else ""
@@ -411,4 +426,14 @@ def update_variables(
     modified = not is_equal(variables.get("stat_data"), before.get("stat_data"))
     if modified:
         reconcile(variables)
-    return UpdateResult(modified, commands, warnings)
+    if zod is not None and zod.registered:
+        # What mvu_zod leaves when the update ends: no generated schema, no display or delta lines.
+        variables["schema"] = ZOD_SCHEMA_PLACEHOLDER
+        variables.pop("display_data", None)
+        variables.pop("delta_data", None)
+    return UpdateResult(modified, found, warnings)
+
+
+def clone_command(command: Command) -> Command:
+    """A copy of *command* (its arguments too), for a listener that may change it."""
+    return Command(command.type, command.full_match, list(command.args), command.reason, command.index)

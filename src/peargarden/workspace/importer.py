@@ -54,6 +54,7 @@ from peargarden.formats import (
     read_regex_scripts,
 )
 from peargarden.formats.helper_scripts import HelperScript, helper_scripts, script_report
+from peargarden.variables.zod_schema import MvuSchema, SchemaScript
 
 from . import atomic
 from .cards import CHATS_DIR, CardFolder, list_cards, open_card, unique_name
@@ -406,7 +407,17 @@ def _report_scripts(
 ) -> None:
     target = next((item.target for item in reversed(plan.items) if item.source == path and item.kind != "脚本"), path)
     for script in scripts:
-        plan.items.append(ImportedItem(path, "脚本", target, script_report(script, owner, mvu_on=mvu_on)))
+        failure = _schema_failure(script) if script.registers_schema and script.enabled and mvu_on else None
+        line = script_report(script, owner, mvu_on=mvu_on, schema_failure=failure)
+        plan.items.append(ImportedItem(path, "脚本", target, line))
+
+
+def _schema_failure(script: HelperScript) -> str | None:
+    """The script tried once in the schema sandbox: why it registers no schema here, or ``None``."""
+    run = MvuSchema((SchemaScript(script.name, script.content),)).check()
+    if run.registered:
+        return None
+    return run.warnings[0].split("：", 1)[-1] if run.warnings else "它没有注册变量结构"
 
 
 def _joined(first: str, second: str) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from peargarden.errors import BadInput
 from peargarden.modes.chat_variables import card_books, greeting_seed, mvu_active
 from peargarden.modes.tavern.sources import card_worlds
+from peargarden.modes.tavern.variables import schema_for
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat
 from peargarden.sessions.tree import SessionTree
@@ -29,6 +30,7 @@ from peargarden.variables.history import is_mvu_data
 from peargarden.variables.initvar import Lorebook
 from peargarden.variables.jsvalues import json_stringify
 from peargarden.variables.yaml_dump import yaml_stringify
+from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
@@ -142,18 +144,19 @@ def chat_variables_of(
     active, books = card_keeps_variables(folder, settings)
     result.mvu = has_mvu or active
     if result.mvu and not has_mvu and books:
-        _seed_greeting(result, tree, books)
+        extensions = folder.load_card().data.get("extensions")
+        _seed_greeting(result, tree, books, schema_for(folder.home, extensions, settings.preset))
     return result
 
 
-def _seed_greeting(result: ChatVariables, tree: SessionTree, books: Sequence[Any]) -> None:
+def _seed_greeting(result: ChatVariables, tree: SessionTree, books: Sequence[Any], schema: MvuSchema | None) -> None:
     """The greeting's seed, as the first beat will write it (every greeting swipe its own)."""
     first = next((i for i, m in enumerate(result.messages) if m.role == "assistant"), None)
     entries = [e for e in tree.messages() if e.role in ("user", "assistant")]
     if first is None or not entries or entries[0].role != "assistant":
         return
     kin = tree.siblings(entries[0].id)
-    records = greeting_seed([str(e.message.get("content") or "") for e in kin], books)
+    records = greeting_seed([str(e.message.get("content") or "") for e in kin], books, schema)
     old = result.messages[first]
     result.messages[first] = MessageVariables(old.index, old.role, kin.index(entries[0]), list(records))
 

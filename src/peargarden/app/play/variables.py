@@ -3,7 +3,9 @@
 ``pear vars apply`` reads a variables record (MVU's ``stat_data``, ``schema``, ``display_data``,
 ``delta_data``, ``initialized_lorebooks``) or bare ``stat_data`` (then seeded as an ``[initvar]``
 entry would seed it: schema generated, extensibility markers read), applies the reply's update
-commands, and gives the record after.  The engine is ``peargarden.variables`` (pure); the files are
+commands, and gives the record after.  With a card (a file, or a card of the library with its
+preset), the zod schema its TavernHelper scripts register is applied as MVU applies it (the seed
+parsed by it, every command checked against it).  The engine is ``peargarden.variables`` (pure); the files are
 read here.  ``variables at message N`` of a stored chat waits for variables in the session tree.
 """
 
@@ -14,14 +16,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from peargarden.errors import BadInput, FormatError
-from peargarden.formats import decode_utf8
+from peargarden.errors import BadInput, FormatError, PearError
+from peargarden.formats import decode_utf8, read_card
+from peargarden.modes.tavern.variables import schema_for
 from peargarden.variables.initvar import Lorebook, initialize
 from peargarden.variables.jsvalues import from_json, json_stringify
 from peargarden.variables.update import update_variables
+from peargarden.variables.zod_schema import MvuSchema
+from peargarden.workspace.cards import open_card
+from peargarden.workspace.config import load_settings
+from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input
 
-__all__ = ["AppliedReply", "apply_reply", "apply_reply_files", "record_json"]
+__all__ = ["AppliedReply", "apply_reply", "apply_reply_files", "card_schema", "record_json"]
 
 
 @dataclass
@@ -42,25 +49,75 @@ def _seeded(stat_data: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def apply_reply(variables: Any, reply: str, *, source: str = "variables") -> AppliedReply:
-    """``reply``'s update commands applied to ``variables`` (a record or bare ``stat_data``)."""
+def apply_reply(
+    variables: Any, reply: str, *, source: str = "variables", schema: MvuSchema | None = None
+) -> AppliedReply:
+    """``reply``'s update commands applied to ``variables`` (a record or bare ``stat_data``);
+    *schema*: a card's registered zod schema."""
     if not isinstance(variables, dict):
         raise BadInput("变量文件应是一个 JSON 对象（expected a JSON object）", path=source)
-    record = from_json(variables) if "stat_data" in variables else _seeded(from_json(variables))
-    result = update_variables(reply, record)
+    warnings: list[str] = []
+    if "stat_data" in variables:
+        record = from_json(variables)
+    else:
+        record = _seeded(from_json(variables))
+        if schema is not None:  # a new chat's seed goes through the schema before any reply
+            warnings += schema.initialized(record, 0).warnings
+    result = update_variables(reply, record, schema=schema)
     delta = record.get("delta_data")
-    return AppliedReply(record, result.modified, delta if isinstance(delta, dict) else {}, result.warnings)
+    if isinstance(delta, dict):
+        changes: dict[str, Any] = delta
+    else:  # a zod card's record keeps no change lines: the changes are the difference
+        changes = _changed(variables.get("stat_data", variables), record.get("stat_data")) or {}
+    return AppliedReply(record, result.modified, changes, warnings + result.warnings)
 
 
-def apply_reply_files(variables_path: Path, reply_path: Path) -> AppliedReply:
-    """``apply_reply`` on two files; a missing or broken file is a ``BadInput`` naming it."""
+def _changed(before: Any, after: Any) -> Any:
+    """The leaves that differ, nested like MVU's ``delta_data`` (``{"a": {"b": "old->new"}}``)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        out = {}
+        for key in dict.fromkeys([*before, *after]):
+            inner = _changed(before.get(key), after.get(key))
+            if inner != {}:
+                out[key] = inner
+        return out
+    if before == after:
+        return {}
+    shown = [json_stringify(value) if value is not None else "（无）" for value in (before, after)]
+    return f"{shown[0]}->{shown[1]}"
+
+
+def card_schema(home: Home, card: str) -> MvuSchema | None:
+    """The zod schema registered by *card*: a card file (PNG or JSON), or the name of a library card
+    (its preset's scripts too); ``None`` when its scripts register none."""
+    path = Path(card)
+    if path.suffix.lower() in (".png", ".json") and path.exists():
+        loaded = _guarded(path, read_card, read_input(path), str(path))
+        return schema_for(home, loaded.data.get("extensions"), None)
+    folder = open_card(home, card)
+    settings = folder.effective_settings(load_settings(home.config_file))
+    return schema_for(home, folder.load_card().data.get("extensions"), settings.preset)
+
+
+def _guarded(path: Path, read: Any, *args: Any) -> Any:
+    try:
+        return read(*args)
+    except PearError:
+        raise
+    except ValueError as error:
+        raise FormatError(f"读不出角色卡：{error}", path=path) from None
+
+
+def apply_reply_files(variables_path: Path, reply_path: Path, *, schema: MvuSchema | None = None) -> AppliedReply:
+    """``apply_reply`` on two files (and a card's *schema*, :func:`card_schema`); a missing or broken
+    file is a ``BadInput`` naming it."""
     raw = decode_utf8(read_input(variables_path), str(variables_path))
     try:
         variables = json.loads(raw)
     except json.JSONDecodeError as error:
         raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=variables_path) from None
     reply = decode_utf8(read_input(reply_path), str(reply_path))
-    return apply_reply(variables, reply, source=str(variables_path))
+    return apply_reply(variables, reply, source=str(variables_path), schema=schema)
 
 
 def record_json(record: dict[str, Any]) -> str:

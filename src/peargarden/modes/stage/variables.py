@@ -37,6 +37,7 @@ from peargarden.variables.jsvalues import clone
 from peargarden.variables.marks import is_update_rules
 from peargarden.variables.update import update_variables
 from peargarden.variables.yaml_dump import yaml_stringify
+from peargarden.variables.zod_schema import MvuSchema
 
 from ..base import AfterBeat, BeatEnv, BranchView, ModeSetup, SideCall, chat_memo
 from ..chat_variables import (
@@ -47,7 +48,15 @@ from ..chat_variables import (
     prepare_for,
     scripts_allowed,
 )
-from ..tavern.variables import beat_reply, branch_chat, card_books, greeting_swipes, late_step, request_variables
+from ..tavern.variables import (
+    beat_reply,
+    branch_chat,
+    card_books,
+    card_schema,
+    greeting_swipes,
+    late_step,
+    request_variables,
+)
 
 TOOL_NAME = "variables_update"
 _BEAT_KEY = "stage.variables"
@@ -122,8 +131,9 @@ class VariablesTool(Tool):
         "required": ["patch"],
     }
 
-    def __init__(self, env: BeatEnv, rules: str) -> None:
+    def __init__(self, env: BeatEnv, rules: str, schema: MvuSchema | None = None) -> None:
         self._env = env
+        self._schema = schema
         self.description = tool_description(rules)
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -134,15 +144,33 @@ class VariablesTool(Tool):
         work = clone(record)
         patch = json.dumps(args.get("patch") or [], ensure_ascii=False)
         try:
-            result = update_variables(f"<UpdateVariable><JSONPatch>{patch}</JSONPatch></UpdateVariable>", work)
+            block = f"<UpdateVariable><JSONPatch>{patch}</JSONPatch></UpdateVariable>"
+            result = update_variables(block, work, schema=self._schema)
         except PearError as error:
             return ToolResult(f"变量没有更新：{error}", is_error=True)
         memo["record"] = work
-        changes = _change_lines(work.get("delta_data"))
+        delta = work.get("delta_data")
+        # A zod card's record keeps no change lines (mvu_zod drops them): the changes are the difference.
+        if isinstance(delta, dict):
+            changes = _change_lines(delta)
+        else:
+            old = record.get("stat_data") if isinstance(record, dict) else None
+            changes = changed_paths(old, work.get("stat_data"))
         lines = changes or ["变量没有变化"]
         lines += [f"跳过：{warning}" for warning in result.warnings]
         return ToolResult("\n".join(lines), details={"changes": changes, "refused": result.warnings},
                           is_error=bool(result.warnings) and not changes)  # fmt: skip
+
+
+def changed_paths(before: Any, after: Any, prefix: str = "") -> list[str]:
+    """``路径: 旧->新`` for every leaf that differs between two ``stat_data`` (added and removed too)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        keys = list(dict.fromkeys([*before, *after]))
+        return [line for key in keys for line in changed_paths(before.get(key), after.get(key), f"{prefix}{key}.")]
+    if before == after:
+        return []
+    shown = [json.dumps(value, ensure_ascii=False) if value is not None else "（无）" for value in (before, after)]
+    return [f"{prefix[:-1]}: {shown[0]}->{shown[1]}"]
 
 
 def _change_lines(delta: Any, prefix: str = "") -> list[str]:
@@ -160,11 +188,12 @@ def tools_offered(env: BeatEnv) -> bool:
 class _Card:
     books: list[Lorebook]
     active: bool
+    schema: MvuSchema | None
 
 
 def _card(env: BeatEnv) -> _Card:
     books = card_books(env)
-    return _Card(books, mvu_active(scripts_allowed(env), books))
+    return _Card(books, mvu_active(scripts_allowed(env), books), card_schema(env))
 
 
 def with_variables(inner: ModeSetup) -> ModeSetup:
@@ -174,7 +203,7 @@ def with_variables(inner: ModeSetup) -> ModeSetup:
         builder, tools = inner(env)
         card = _card(env)
         if (card.active or env.shares_variables) and tools_offered(env):
-            tools = [*tools, VariablesTool(env, update_rules(card.books))]
+            tools = [*tools, VariablesTool(env, update_rules(card.books), card.schema)]
         return _variables_builder(env, builder), tools
 
     return setup
@@ -232,15 +261,16 @@ def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator
     if not (card.active or chat.has_mvu()) or scripts_allowed(env) is False:
         _beat_memo(env).clear()
         return None
-    return _write(view, side, result, chat, card.books)
+    return _write(view, side, result, chat, card)
 
 
-def _write(view: BranchView, side: SideCall, result: BeatResult, chat: StChat, books: list[Lorebook]) -> Iterator[str]:
+def _write(view: BranchView, side: SideCall, result: BeatResult, chat: StChat, card: _Card) -> Iterator[str]:
     env = view.env
+    books = card.books
     memo = _beat_memo(env)
     pending = pending_records(env)
     reply_id = beat_reply(chat, result)
-    prepared = prepare_for(env.group_chat)(chat, books, pending, reply_id)
+    prepared = prepare_for(env.group_chat)(chat, books, pending, reply_id, card.schema)
     start = memo.get("record")
     index = chat.index_of(reply_id) if reply_id else None
     warnings: list[str] = []
@@ -252,12 +282,12 @@ def _write(view: BranchView, side: SideCall, result: BeatResult, chat: StChat, b
                 try:
                     block = side_update(side, base, update_rules(books), _user_line(chat, index, view), text)
                     start = clone(base)
-                    update_variables(block, start)
+                    update_variables(block, start, schema=card.schema)
                 except PearError as error:
                     warnings.append(f"副模型没能更新变量：{error}")
                     start = None
     update = beat_notes(prepared, reply_id, greeting_swipes(view, chat, prepared.seeded), books=books,
-                        start=start, shown=strip_updates)  # fmt: skip
+                        start=start, shown=strip_updates, schema=card.schema)  # fmt: skip
     for data in update.notes:
         view.append_custom(MESSAGE_VARIABLES_TYPE, data)
         pending.pop(str(data["message"]), None)

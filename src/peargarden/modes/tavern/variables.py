@@ -29,8 +29,10 @@ from peargarden.sessions.variables import MESSAGE_VARIABLES_TYPE, chat_metadata,
 from peargarden.variables.ejs import has_template
 from peargarden.variables.macros import expand_variable_macros
 from peargarden.variables.templates_js import render_template
+from peargarden.variables.zod_schema import MvuSchema
+from peargarden.workspace.home import Home
 
-from ..base import BeatEnv, BranchView, SideCall
+from ..base import BeatEnv, BranchView, SideCall, card_fields
 from ..chat_variables import (
     TAIL_MESSAGES,
     Prepared,
@@ -41,11 +43,12 @@ from ..chat_variables import (
     pending_records,
     prepare_for,
     recent_chat,
+    schema_scripts,
     scripts_allowed,
     st_chat,
 )
 from ..chat_variables import card_books as books_of
-from .sources import card_worlds, chat_keeper
+from .sources import card_worlds, chat_keeper, read_named_preset
 
 _MACRO_MARK = "_variable::"
 _TAIL = 4  # messages read of a chat without variables: enough to find the user's last one
@@ -60,6 +63,23 @@ def card_books(env: BeatEnv) -> list[Any]:
     except PearError:
         return []
     return books_of(worlds, order)
+
+
+def card_schema(env: BeatEnv) -> MvuSchema | None:
+    """The zod schema the card's (and its preset's) TavernHelper scripts register with MVU."""
+    return schema_for(env.card.home, card_fields(env).get("extensions"), env.settings.preset)
+
+
+def schema_for(home: Home, card_extensions: Any, preset_name: str | None) -> MvuSchema | None:
+    """The registered zod schema of a card's ``extensions`` and the named library preset (a preset
+    that cannot be read adds none: the request says so itself)."""
+    preset: Mapping[str, Any] = {}
+    if preset_name:
+        try:
+            preset = read_named_preset(home, preset_name)
+        except PearError:
+            preset = {}
+    return schema_scripts(preset.get("extensions"), card_extensions)
 
 
 @dataclass
@@ -155,7 +175,9 @@ def request_variables(env: BeatEnv, inp: BeatInput) -> RequestVariables:
         return RequestVariables(st_chat(inp.history[-_TAIL:], ()), None)
     chat = recent_chat(inp.history, inp.custom_entries, group=env.group_chat)
     active = mvu_active(scripts_allowed(env), books, chat)
-    prepared = prepare_for(env.group_chat)(chat, books, pending_records(env), None) if active else None
+    prepared = (
+        prepare_for(env.group_chat)(chat, books, pending_records(env), None, card_schema(env)) if active else None
+    )
     return RequestVariables(chat, prepared)
 
 
@@ -244,8 +266,10 @@ def _write(
     active: bool,
 ) -> Iterator[str]:
     if active:
-        prepared = prepare_for(view.env.group_chat)(chat, books, pending, reply_id)
-        update = beat_notes(prepared, reply_id, greeting_swipes(view, chat, prepared.seeded), books=books)
+        schema = card_schema(view.env)
+        prepared = prepare_for(view.env.group_chat)(chat, books, pending, reply_id, schema)
+        swipes = greeting_swipes(view, chat, prepared.seeded)
+        update = beat_notes(prepared, reply_id, swipes, books=books, schema=schema)
     else:
         prepared = Prepared(chat)
         update = beat_notes(prepared, None)

@@ -1,0 +1,239 @@
+"""Cards whose TavernHelper scripts register a zod schema for MVU (``registerMvuSchema``), run here.
+
+Such a card loads MVU and StageDog's ``mvu_zod.js`` and hands it a zod schema: ranges and clamps
+(``z.coerce.number().transform(v => _.clamp(v, 0, 100))``), enums, defaults (``.prefault``), records
+and arrays.  From then on MVU checks every update against it (``docs/variables.md``): each command is
+applied to a copy of ``stat_data`` that must parse — its parsed form (clamped, coerced, defaults
+filled) is what is kept, a copy that does not parse is refused and the state stays as it was — and
+the record keeps the string ``没有用别管这个`` as its ``schema`` and no ``display_data``/``delta_data``.
+
+The script is the card author's JavaScript, so only JavaScript runs it: QuickJS, as for ``<% %>``
+templates (``templates_js``) — a fresh context per use with a memory and a time limit, no files, no
+network.  What the script sees is our own code: ``z`` (``zod_lite.js``, the part of zod 4 such scripts
+use), ``_`` (``lodash_lite.js``) and the page around it (``mvu_schema.js``: ``registerMvuSchema``, MVU's
+handling of the schema, inert ``$``/``eventOn``/``toastr``).  A module the script imports is
+recognised by its URL (the MVU bundle, ``mvu_zod.js``, zod, lodash) and never fetched.  A script that
+fails is named in a warning and registers nothing; with no schema registered MVU's classic rules apply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from peargarden.variables.commands import Command
+from peargarden.variables.jsvalues import UNDEFINED, from_json, json_stringify
+from peargarden.variables.yaml_load import YamlError, load
+
+MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
+TIME_LIMIT_SECONDS = 2.0
+_MAX_JOBS = 10_000
+_LIBRARIES = ("lodash_lite.js", "zod_lite.js", "mvu_schema.js")
+
+_STATIC_IMPORT = re.compile(
+    r"""^[ \t]*import\s+(?:(?P<default>[\w$]+)\s*,?\s*)?(?:\{(?P<names>[^}]*)\}|\*\s*as\s+(?P<star>[\w$]+))?\s*"""
+    r"""(?:from\s*)?(?P<q>['"])(?P<url>[^'"]+)(?P=q)[ \t]*;?""",
+    re.MULTILINE,
+)
+_DYNAMIC_IMPORT = re.compile(r"(?<![\w$.])import\s*\(")
+_EXPORT_DECLARATION = re.compile(r"^([ \t]*)export\s+(?=(?:const|let|var|function|class|async)\b)", re.MULTILINE)
+_EXPORT_DEFAULT = re.compile(r"^([ \t]*)export\s+default\s+", re.MULTILINE)
+_EXPORT_LIST = re.compile(r"^[ \t]*export\s*(?:\*|\{[^}]*\})(?:\s*from\s*['\"][^'\"]*['\"])?[ \t]*;?", re.MULTILINE)
+
+
+@cache
+def _library() -> str:
+    """The three JavaScript files every run starts with (read once, from this package)."""
+    folder = files(__package__)
+    return "\n;\n".join(folder.joinpath(name).read_text(encoding="utf-8") for name in _LIBRARIES)
+
+
+def _bindings(names: str) -> str:
+    """``a, b as c`` of an import list as a destructuring pattern (``a, b: c``)."""
+    parts = [part.strip() for part in names.split(",") if part.strip()]
+    return ", ".join(re.sub(r"^([\w$]+)\s+as\s+([\w$]+)$", r"\1: \2", part) for part in parts)
+
+
+def _static_import(match: re.Match[str]) -> str:
+    module = f"__pear.load({json.dumps(match['url'])})"
+    lines = []
+    if match["default"]:
+        lines.append(f"const {match['default']} = ({module}).default;")
+    if match["names"] is not None:
+        lines.append(f"const {{ {_bindings(match['names'])} }} = {module};")
+    if match["star"]:
+        lines.append(f"const {match['star']} = {module};")
+    return " ".join(lines) or f"{module};"
+
+
+def script_body(source: str) -> str:
+    """A TavernHelper script (an ES module) as the body of an async function: static imports read
+    from the recognised modules, ``import(url)`` answered at once, ``export`` dropped."""
+    body = _STATIC_IMPORT.sub(_static_import, source)
+    body = _DYNAMIC_IMPORT.sub("__pear_import(", body)
+    body = _EXPORT_DECLARATION.sub(r"\1", body)
+    body = _EXPORT_DEFAULT.sub(r"\1const __default_export = ", body)
+    return _EXPORT_LIST.sub("", body)
+
+
+def registers_schema(source: str) -> bool:
+    """Whether a script's code calls ``registerMvuSchema`` (what makes it a schema script)."""
+    return "registerMvuSchema" in source
+
+
+@dataclass(frozen=True)
+class SchemaScript:
+    """One TavernHelper script that registers a schema: its name (for warnings) and its code."""
+
+    name: str
+    code: str
+
+
+@dataclass
+class SchemaRun:
+    """What one use of the schema did: whether any schema was registered, and what to say."""
+
+    registered: bool
+    warnings: list[str] = field(default_factory=list)
+
+
+def _yaml_parse(text: str) -> str:
+    # Called from JavaScript: it must answer, never raise (an exception would not cross back).
+    try:
+        return json_stringify({"ok": True, "value": load(text)}) or '{"ok": true}'
+    except (YamlError, RecursionError, ValueError) as error:
+        return json.dumps({"ok": False, "error": str(error)}, ensure_ascii=False)
+
+
+def _command_json(command: Command) -> dict[str, Any]:
+    return {
+        "type": command.type,
+        "full_match": command.full_match,
+        "args": [None if arg is UNDEFINED else arg for arg in command.args],
+        "undefined": [index for index, arg in enumerate(command.args) if arg is UNDEFINED],
+    }
+
+
+@dataclass(frozen=True)
+class MvuSchema:
+    """The schema scripts of a card (and its preset), in the order TavernHelper runs them.
+
+    Every method starts a fresh QuickJS context, runs the scripts in it (they register their
+    schemas) and then does one of MVU's steps; nothing survives from one call to the next.
+    """
+
+    scripts: tuple[SchemaScript, ...]
+    time_limit: float = TIME_LIMIT_SECONDS
+    memory_limit: int = MEMORY_LIMIT_BYTES
+
+    def check(self) -> SchemaRun:
+        """Only run the scripts: whether they register a schema here, and the failures named."""
+        return self._run("__pear.result({})", {})[0]
+
+    def initialized(self, variables: dict[str, Any], swipe_id: int) -> SchemaRun:
+        """After ``[initvar]`` seeding of one greeting swipe: ``stat_data`` parsed (in place)."""
+        run, out = self._run(
+            "__pear.result({variables: __pear.initialized(__input.variables, __input.swipe)})",
+            {"variables": {"stat_data": variables.get("stat_data", UNDEFINED)}, "swipe": swipe_id},
+        )
+        if run.registered and isinstance(out.get("variables"), dict):
+            variables["stat_data"] = out["variables"].get("stat_data", UNDEFINED)
+        return run
+
+    def apply_commands(self, variables: dict[str, Any], commands: Sequence[Command]) -> SchemaRun:
+        """An update's commands, each checked against the schema (``stat_data`` changed in place)."""
+        script = (
+            "__input.commands.forEach(c => c.undefined.forEach(i => { c.args[i] = undefined; }));"
+            "__pear.result({variables: __pear.applyCommands(__input.variables, __input.commands)})"
+        )
+        given = {
+            "variables": {"stat_data": variables.get("stat_data")},
+            "commands": [_command_json(command) for command in commands],
+        }
+        run, out = self._run(script, given)
+        if run.registered and isinstance(out.get("variables"), dict):
+            variables["stat_data"] = out["variables"].get("stat_data", UNDEFINED)
+        return run
+
+    def _run(self, step: str, given: dict[str, Any]) -> tuple[SchemaRun, dict[str, Any]]:
+        import quickjs
+
+        context = quickjs.Context()
+        context.set_memory_limit(self.memory_limit)
+        context.set_time_limit(self.time_limit)
+        context.add_callable("__yaml_parse", _yaml_parse)
+        warnings: list[str] = []
+        try:
+            context.eval(_library())
+            context.eval("var __pear_import = (url) => Promise.resolve(__pear.load(url));")
+        except (quickjs.JSException, quickjs.StackOverflow) as error:  # our own code: a bug, said plainly
+            return SchemaRun(False, [f"变量结构沙箱无法启动：{_first_line(error)}"]), {}
+        for script in self.scripts:
+            failure = self._script(context, script)
+            if failure:
+                warnings.append(f"变量结构脚本「{script.name}」运行失败（没有生效）：{failure}")
+        try:
+            context.set("__input_json", json_stringify(given) or "{}")
+            text = context.eval(f"var __input = JSON.parse(__input_json); {step}")
+        except (quickjs.JSException, quickjs.StackOverflow) as error:
+            warnings.append(f"变量结构运行失败（variables unchanged）：{_first_line(error)}")
+            return SchemaRun(False, warnings), {}
+        out = from_json(json.loads(str(text)))
+        for name, failure in (out.get("failed") or {}).items():
+            message = f"变量结构脚本「{name}」运行失败（没有生效）：{failure}"
+            if message not in warnings:
+                warnings.append(message)
+        warnings += [str(item) for item in out.get("warnings") or []]
+        return SchemaRun(bool(out.get("registered")), warnings), out
+
+    @staticmethod
+    def _script(context: Any, script: SchemaScript) -> str | None:
+        import quickjs
+
+        wrapped = (
+            f"__pear.begin({json.dumps(script.name, ensure_ascii=False)});\n"
+            f"(async () => {{\n{script_body(script.code)}\n}})().catch(__pear.fail);"
+        )
+        try:
+            context.eval(wrapped)
+            for _ in range(_MAX_JOBS):
+                if not context.execute_pending_job():
+                    break
+        except (quickjs.JSException, quickjs.StackOverflow) as error:
+            return _first_line(error)
+        return None
+
+
+def evaluate(expression: str, *, time_limit: float = TIME_LIMIT_SECONDS) -> Any:
+    """The JSON value of one JavaScript *expression* in the schema sandbox (``z``, ``_`` and the page
+    a schema script sees): how the zod and lodash subsets are checked.  A failure raises ``ValueError``
+    with the JavaScript error's first line."""
+    import quickjs
+
+    context = quickjs.Context()
+    context.set_memory_limit(MEMORY_LIMIT_BYTES)
+    context.set_time_limit(time_limit)
+    context.add_callable("__yaml_parse", _yaml_parse)
+    try:
+        context.eval(_library())
+        text = context.eval(f"JSON.stringify(({expression}))")
+    except (quickjs.JSException, quickjs.StackOverflow) as error:
+        raise ValueError(_first_line(error)) from None
+    return UNDEFINED if text is None else from_json(json.loads(str(text)))
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or "out of memory"
+    return "out of memory" if text == "null" else text.splitlines()[0]
+
+
+def schema_of(scripts: Iterable[tuple[str, str]]) -> MvuSchema | None:
+    """The schema of the scripts given as ``(name, code)`` (enabled ones, in TavernHelper's order):
+    ``None`` when none of them registers one."""
+    found = tuple(SchemaScript(name, code) for name, code in scripts if registers_schema(code))
+    return MvuSchema(found) if found else None
