@@ -51,6 +51,7 @@ from pathlib import Path
 
 from bench_engine import TimedProvider  # type: ignore[import-not-found]
 
+import peargarden
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.cli import main as pear
@@ -188,32 +189,48 @@ def child_cpu(args: list[str], env: dict[str, str]) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
 def measure_processes(size: int, shape: str, repeat: int) -> str:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as server:
         server.default_reply = text_reply("客官，", "听雨轩今日有新茶。")
         home = Home(Path(tmp) / "home")
         seed_home(home)
         env = {**os.environ, "PEARGARDEN_HOME": str(home.root), "PYTHONIOENCODING": "utf-8"}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        # Every module compiled once, before anything is timed.
+        package = Path(peargarden.__file__).parent
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], env=env, check=True)
         played = home.card_dir("青梧") / "chats" / "20261201-999999-play" / SESSION_FILE
         chat_id = played.parent.name
         entries = write_chat(played, chat_id, size, shape)
         endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
         beat = ["chat", "--chat", chat_id, "--once", "掌柜，今天有什么茶？", *endpoint]
         first = child_cpu(beat, env)  # the first open writes the session index
-        later = statistics.median(child_cpu(beat, env) for _ in range(repeat))
+        later_runs, growth = [], []
+        for _ in range(repeat):
+            vault_before = folder_bytes(home.vault_dir)
+            later_runs.append(child_cpu(beat, env))
+            growth.append(folder_bytes(home.vault_dir) - vault_before)
+        later = statistics.median(later_runs)
         show = statistics.median(child_cpu(["sessions", "show", chat_id, "--json"], env) for _ in range(repeat))
         out = str(Path(tmp) / "out.jsonl")
         exporting = ["sessions", "export", chat_id, "-o", out]
         export = statistics.median(child_cpu(exporting, env) for _ in range(repeat))
         new_chat = ["chat", "--once", "掌柜，今天有什么茶？", *endpoint]
         fresh = statistics.median(child_cpu(new_chat, env) for _ in range(repeat))
-        figures = f"{show:>7.2f} {export:>7.2f} {first:>7.2f} {later:>7.2f} {fresh:>7.2f}"
+        grown = statistics.median(growth) / 1024 / 1024
+        figures = f"{show:>7.2f} {export:>7.2f} {first:>7.2f} {later:>7.2f} {fresh:>7.2f} {grown:>9.2f} MB"
         return f"{size:>8} {shape:>7} {entries:>8} {figures}"
 
 
 def run_processes(sizes: list[int], shapes: list[str], repeat: int) -> None:
     print(f"load average at start: {os.getloadavg()}", file=sys.stderr)
-    print(f"{'messages':>8} {'shape':>7} {'entries':>8} {'show':>7} {'export':>7} {'beat 1':>7} {'beat':>7} {'new':>7}")
+    columns = " ".join(f"{name:>7}" for name in ("show", "export", "beat 1", "beat", "new"))
+    print(f"{'messages':>8} {'shape':>7} {'entries':>8} {columns} {'vault/beat':>12}")
     for size in sizes:
         for shape in shapes:
             print(measure_processes(size, shape, repeat), flush=True)
