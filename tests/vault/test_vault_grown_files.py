@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from kit.cli import pear_in_process
 from peargarden.errors import FormatError
+from peargarden.sessions import entry_line, header_line, message_entry
+from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
 from peargarden.workspace.vault import Vault
 from peargarden.workspace.vault._store import ObjectStore
@@ -252,3 +255,44 @@ def test_a_failed_tail_write_leaves_no_object_and_no_snapshot(home: Home, monkey
         vault.snapshot()
     assert [s.id for s in vault.snapshots()] == ids
     assert not [p for p in vault.objects.folder.iterdir() if p.name.endswith(TAIL_SUFFIX)]
+
+
+def _long_chat(home: Path, messages: int) -> Path:
+    """A chat of *messages* Chinese messages for 青梧 (a stage chat), written as the bench writes one."""
+    chat_id = "20261201-000000-长谈"
+    stamp = "2026-12-01T00:00:00.000Z"
+    lines = [header_line(chat_id, stamp, card="青梧", mode="stage")]
+    parent = None
+    for n in range(messages):
+        role = "assistant" if n % 2 == 0 else "user"
+        text = f"青梧放下茶盏，望向窗外的河（{n}）。" * (4 if role == "assistant" else 1)
+        entry = message_entry(f"{n + 1:08x}", parent, stamp, {"role": role, "content": text})
+        lines.append(entry_line(entry))
+        parent = entry.id
+    path = home / "cards" / "青梧" / "chats" / chat_id / "session.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_beat_on_a_long_chat_adds_what_it_appended_not_the_chat(home_dir: Path) -> None:
+    pear_in_process(home_dir, "init", check=True)
+    session = _long_chat(home_dir, 3000)
+    objects = home_dir / "vault" / "objects"
+    with FakeOpenAIServer() as server:
+        server.default_reply = text_reply("客官，", "听雨轩今日有新茶。")
+        once = ["chat", "--chat", session.parent.name, "--once", "掌柜，今天有什么茶？"]
+        once += ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
+        size_before = session.stat().st_size
+        pear_in_process(home_dir, *once, check=True)  # the chat is snapshotted whole once, then its tail
+        assert (session.parent / "web-beats.json").is_file()
+        stored = sum(p.stat().st_size for p in objects.iterdir())
+        pear_in_process(home_dir, *once, check=True)
+        grown = sum(p.stat().st_size for p in objects.iterdir()) - stored
+    appended = session.stat().st_size - size_before  # since the whole object: at most what a tail holds
+    assert 0 < grown <= appended + 1024
+    assert grown < size_before // 20
+    snapshots = Vault(Home(home_dir))
+    newest = snapshots.snapshots()[-1].id
+    assert snapshots.read_file(newest, str(session.relative_to(home_dir))) == session.read_bytes()
+    assert not any(path.endswith("web-beats.json") for path in snapshots.manifest(newest).files)

@@ -6,7 +6,8 @@ For each of the last :data:`KEEP` beats: when it started, how long it took, whic
 wrote, the ledger of every request it sent (the prompt inspector's "exact request": slot, role,
 tokens and text per message) and its warnings.  Kept on disk so that the inspector's "last beat",
 the in-context marker and each message's generation time survive a server restart.  A damaged or
-missing file is an empty log (it is a record, not the story).
+missing file is an empty log (it is a record, not the story: the asset vault leaves it out, as ten
+beats of a long chat's requests are megabytes rewritten on every beat).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from typing import Any
 
 from peargarden.agent.result import BeatResult
 from peargarden.workspace import atomic
+from peargarden.workspace.home import BEAT_LOG_FILE
 
 from .request_ledger import ledger as request_ledger
 from .request_ledger import with_counts
 
-FILE_NAME = "web-beats.json"
+FILE_NAME = BEAT_LOG_FILE
 KEEP = 10
 
 
