@@ -41,7 +41,14 @@ from peargarden.stage.memory.compaction import (
 from peargarden.stage.memory.recall import recall_block
 from peargarden.stage.memory.resident import RESIDENT_MAX, resident_block, resident_budget
 from peargarden.stage.memory.scribe import SCRIBE_MAX_TOKENS, SCRIBE_SYSTEM, scribe_user_text
-from peargarden.stage.memory.story import StoryItem, after, dialogue_lines, story_items, user_indices
+from peargarden.stage.memory.story import (
+    StoryItem,
+    dialogue_lines,
+    last_beat,
+    story_items,
+    story_since,
+    tokens_over,
+)
 from peargarden.stage.memory.view import StoryView
 from peargarden.text.tokens import EstimateCounter, TextCounter, counter_for_model
 from peargarden.workspace import atomic
@@ -244,16 +251,11 @@ class Outcome:
     chars: int = 0
 
 
-def _last_beat(items: list[StoryItem]) -> list[StoryItem]:
-    users = user_indices(items)
-    return items[users[-1] :] if users else items
-
-
 def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
     """One side call that turns the latest beat into a ledger patch, appended at the leaf."""
     tree = view.tree
     leaf = tree.leaf
-    beat = _last_beat(tree_items(tree))
+    beat = last_beat(tree.messages())  # read from the end: a beat of a long chat is its last few
     if not any(item.role == "assistant" for item in beat):
         return Outcome(note="没有可记的正文")
     ledger = current_ledger(tree)
@@ -278,13 +280,10 @@ def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
 
 
 def _live(tree: TreeReader) -> tuple[list[StoryItem], dict[str, Any] | None]:
+    """The story after the active summary (derived from the summary's last beat on), and the summary."""
     summary = active_summary(tree)
     covers = summary.get("coversThroughId") if summary else None
-    return after(tree_items(tree), covers if isinstance(covers, str) else None), summary
-
-
-def live_tokens(items: list[StoryItem], count: TextCounter) -> int:
-    return sum(3 + count(turn.text) for turn in story_turns([item.message for item in items]))
+    return story_since(tree.messages(), covers if isinstance(covers, str) else None), summary
 
 
 RESIDENT_SYSTEM = f"""你在维护一张角色卡的常驻记忆：以后每一局新对话开场都会读到它。
@@ -313,7 +312,7 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
     leaf = tree.leaf
     live, summary = _live(tree)
     count = story_counter(view.model)
-    over = live_tokens(live, count) > settings.compact_threshold
+    over = tokens_over(live, count, settings.compact_threshold)  # newest → oldest, stopped once over
     previous = str(summary["summary"]) if summary else ""
     ledger = current_ledger(tree)
     # The side request's own budget: its window, less the reply, the instructions, the previous
@@ -408,7 +407,7 @@ def _bookkeeping_steps(view: BranchView, side: SideCall) -> Iterator[str]:
 def _due(view: BranchView, result: BeatResult) -> bool:
     if result.action == "impersonate" or result.stop_reason in ("error", "aborted"):
         return False
-    beat = _last_beat(tree_items(view.tree))
+    beat = last_beat(view.tree.messages())
     messages = [item.message for item in beat if item.role != "user"]
     return bool(messages) and beat_result(messages).sealed
 
