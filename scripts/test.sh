@@ -37,7 +37,12 @@ echo "== import-linter (layers, the fronts' imports, no cycles: .importlinter)"
 mypy_cache=${MYPY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/peargarden/mypy}
 mypy_log=$(mktemp)
 trap 'rm -f "$mypy_log"' EXIT
-.venv/bin/mypy --cache-dir "$mypy_cache" >"$mypy_log" 2>&1 &
+# The browser tests are checked too (typed against Playwright's Page, so a misspelt locator call
+# is an error before the browser runs); their cache is kept apart, their options differ.
+(
+  .venv/bin/mypy --cache-dir "$mypy_cache" &&
+    MYPYPATH=tests:tests/web .venv/bin/mypy --cache-dir "$mypy_cache-tests" --strict --explicit-package-bases tests/web
+) >"$mypy_log" 2>&1 &
 mypy_pid=$!
 # The tests' temporary folders (data folders, vaults, chats, chromium's profile and shared memory) go
 # to /dev/shm when it is a tmpfs with room: the code under test fsyncs every write, which on a disk is

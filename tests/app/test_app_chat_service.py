@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -7,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from kit.cli import pear_in_process
 from peargarden.agent.approvals import ApprovalAnswer, default_judge
 from peargarden.agent.tools import FunctionTool
 from peargarden.app.play.service import ChatOptions, PearApp
@@ -17,6 +19,7 @@ from peargarden.modes.plain import plain_builder, plain_setup
 from peargarden.modes.table import MODES
 from peargarden.providers.base import ToolCall
 from peargarden.providers.scripted import ScriptedProvider, ScriptedTurn, text_turn, tool_turn
+from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.chats import SESSION_FILE, ChatFile
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
@@ -329,3 +332,59 @@ def test_view_is_what_a_front_draws(home: Home) -> None:
     window = chat.view(last=2)
     assert [row.index for row in window.rows] == [1, 2] and window.first == 1 and window.total == 3
     assert [row.index for row in chat.view(last=2, before=1).rows] == [0]
+
+
+def test_continue_extends_the_current_swipe_in_place_and_undo_brings_its_text_back(home: Home) -> None:
+    """SillyTavern's continue: the reply shown grows (no new swipe, no copy in the tree); the session
+    file only grows (an amend record); undo gives the swipe its text before the continue."""
+    provider = ScriptedProvider().add(text_turn("甲回复"), text_turn("乙回复"), text_turn("，雨停了。"))
+    app = _app(home, provider)
+    chat = app.new_chat()
+    list(chat.send("问一"))
+    list(chat.regenerate())
+    assert chat.swipe(-1) is None  # back to the first of two swipes
+    reply = chat.chat.tree.messages()[-1]
+    entries, swipes = len(chat.chat.tree), chat.swipe_position()
+    before = chat.chat.path.read_bytes()
+    beat = chat.play("continue")
+    list(beat)
+    assert _texts(chat)[-1] == "甲回复，雨停了。"
+    assert chat.chat.tree.messages()[-1].id == reply.id and len(chat.chat.tree) == entries
+    assert chat.swipe_position() == swipes == (1, 2)  # the same swipe, still one of two
+    assert beat.result is not None and beat.result.entries == [reply.id]  # its time is the continue's
+    after = chat.chat.path.read_bytes()
+    assert after.startswith(before) and b'"type":"amend"' in after[len(before) :]
+    # The model saw the reply it continued; what it wrote went onto it.
+    assert any(m.get("content") == "甲回复" for m in provider.requests[-1].messages)
+    reopened = app.open_chat(None, chat.chat_id)
+    assert _texts(reopened)[-1] == "甲回复，雨停了。" and len(reopened.chat.tree) == entries
+    reopened.undo(len(reopened.messages()) - 1)
+    assert _texts(reopened)[-1] == "甲回复"
+    assert _texts(app.open_chat(None, chat.chat_id)) == _texts(reopened)
+    with pytest.raises(BadInput):
+        reopened.undo(len(reopened.messages()) - 1)  # back to the text it was written with: no more
+    with pytest.raises(BadInput):
+        reopened.undo(1)  # the user's message never changed in place
+
+
+def test_a_continue_that_brings_nothing_changes_nothing(home: Home) -> None:
+    provider = ScriptedProvider().add(text_turn("甲回复"), text_turn(""))
+    chat = _app(home, provider).new_chat()
+    list(chat.send("问一"))
+    before = chat.chat.path.read_bytes()
+    list(chat.continue_())
+    assert _texts(chat)[-1] == "甲回复" and chat.chat.path.read_bytes() == before
+
+
+def test_continue_and_undo_in_pear_chat(home_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/continue`` writes onto the reply shown, ``/undo`` gives it back its text before."""
+    with FakeOpenAIServer() as server:
+        # Each beat's reply, then the scene notes the stage keeps after it.
+        server.script([text_reply("雨小了。"), text_reply("{}"), text_reply("街上没人。"), text_reply("{}")])
+        lines = ["雨停了吗？", "/continue", "/show", "/undo", "/show", "/quit"]
+        monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+        done = pear_in_process(home_dir, "chat", "--base-url", server.base_url, "--model", "m", "--thinking", "off")
+    assert done.returncode == 0, done.stderr
+    shown = [line for line in done.stdout.splitlines() if line.startswith("[2] ")]
+    assert shown == ["[2] 雨小了。街上没人。", "[2] 雨小了。"]  # one reply, grown, then back
+    assert "第 2 条回到了续写之前：雨小了。" in done.stderr

@@ -73,3 +73,34 @@ def test_hide_and_unhide_in_pear_chat(home_dir: Path, monkeypatch: pytest.Monkey
     chat_id = json.loads(pear_in_process(home_dir, "sessions", "list", "--json", check=True).stdout)[0]["id"]
     shown = pear_in_process(home_dir, "sessions", "show", chat_id, check=True).stdout
     assert f"[1] （已隐藏）你：{ASIDE}" in shown and "[2] 青梧：好，客官慢走。" in shown  # 1 hidden, 2 shown again
+
+
+def test_hiding_keeps_the_chat_one_line_and_a_file_of_the_earlier_format_still_reads(home: Home) -> None:
+    """A hide is a flag on the message (SillyTavern's is_system): no copy of what follows, no branch in
+    the tree, the swipes as they were; a chat whose hides were written as copies (the format before)
+    opens with its hidden messages as they were."""
+    provider = ScriptedProvider().add(text_turn("好，客官慢走。"), text_turn("再会。"), text_turn("青梧点了点头。"))
+    app = _app(home, provider)
+    chat = app.new_chat("青梧")
+    list(chat.send(ASIDE))
+    list(chat.regenerate())  # two swipes of the answer
+    list(chat.send("掌柜，我回来了。"))
+    ids, rows = [e.id for e in chat.chat.tree.messages()], len(chat.tree_rows())
+    assert chat.hide(1, 2)
+    assert [e.id for e in chat.chat.tree.messages()] == ids and len(chat.tree_rows()) == rows
+    assert chat.view().rows[2].sibling == (2, 2)  # the answer is still the second of its swipes
+    assert [("hidden" in m.tags) for m in app.open_chat("青梧", chat.chat_id).messages()] == [
+        False, True, True, False, False,
+    ]  # fmt: skip
+
+    # The earlier format: a hide forked a copy of the hidden message and what followed.
+    session = chat.chat.path
+    lines = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
+    header, kept = lines[0], [line for line in lines[1:] if line.get("type") == "message"]
+    user = next(line for line in kept if line["message"]["role"] == "user")
+    copy = {**user, "id": "c0ffee01", "message": {**user["message"], "tags": ["hidden"]}}
+    older = "\n".join(json.dumps(line, ensure_ascii=False) for line in [header, *kept[:2], copy]) + "\n"
+    session.write_text(older, encoding="utf-8")
+    reread = app.open_chat("青梧", chat.chat_id)
+    assert [("hidden" in m.tags) for m in reread.messages()] == [False, True]
+    assert not reread.chat.warnings

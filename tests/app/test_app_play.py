@@ -5,6 +5,7 @@ the chat's mode (``reply_end`` before it, ``done`` after it), a beat that cannot
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,3 +165,41 @@ def test_no_reply_end_when_the_mode_has_nothing_to_do(home: Home) -> None:
     chat = _scripted(home, provider, {"stage": _noting_mode(calls)}).new_chat("青梧")
     assert _types(chat.play("impersonate")) == ["text_delta", "done"]
     assert calls == []
+
+
+def test_a_beat_asked_for_during_the_after_beat_step_waits_for_it(home: Home) -> None:
+    """The reply is complete (``reply_end``): the composer is free and the next beat may be asked for
+    at once; it waits for the scene notes instead of failing, and starts on the chat they left."""
+    gate = threading.Event()
+    order: list[str] = []  # the notes, as written
+
+    def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator[str] | None:
+        def work() -> Iterator[str]:
+            gate.wait(10)
+            view.append_custom("note", {"text": result.text})
+            order.append(f"note:{result.text}")
+            yield from ()
+
+        return work()
+
+    provider = ScriptedProvider().add(text_turn("周伯迎了出来。")).add(text_turn("周伯斟茶。"))
+    chat = _scripted(home, provider, {"stage": PlayMode(plain_setup, after_beat=after_beat)}).new_chat("青梧")
+    chat.story_memory = True
+    first = chat.play("send", "推门进了听雨轩。")
+    while (item := first.next_item()) is not None and item.type != "reply_end":  # type: ignore[union-attr]
+        pass
+    assert chat.tidying
+    second: list[Beat] = []
+    asking = threading.Thread(target=lambda: second.append(chat.play("send", "坐下喝茶。")))
+    asking.start()
+    asking.join(0.3)
+    assert asking.is_alive() and not second  # waiting for the scene notes, not refused
+    gate.set()
+    assert [i.type for i in iter(first.next_item, None)] == ["done"]  # type: ignore[union-attr]
+    asking.join(10)
+    assert second and _types(second[0]) == ["text_delta", "reply_end", "done"]
+    assert order == ["note:周伯迎了出来。", "note:周伯斟茶。"] and not chat.tidying
+    # The second beat's user message follows the first beat's note on the branch.
+    path = chat.chat.tree.path()
+    kinds = [e.body.get("customType") or e.role for e in path][-5:]
+    assert kinds == ["assistant", "note", "user", "assistant", "note"]

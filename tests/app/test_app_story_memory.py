@@ -12,6 +12,8 @@ import pytest
 
 from peargarden.app.play.service import ChatSession, PearApp
 from peargarden.modes.stage import memory as bookkeeping
+from peargarden.sessions import SessionTree, message_entry
+from peargarden.stage.memory.story import last_beat, user_indices
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
@@ -386,3 +388,30 @@ def test_side_requests_of_a_long_history_stay_in_the_side_models_window(
     after = len(messages) - 1 - messages.index(last["coversThroughId"])
     # Only the kept rounds (6 beats and this one), plus a remainder too short to summarise, are left.
     assert after <= 2 * (6 + 1) + 2 * 2
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        ["user", "assistant", "user", "assistant"],
+        ["assistant"],  # a greeting alone
+        ["user", "assistant", "user:work", "assistant:work"],  # the latest beat is a work beat
+        ["user", "assistant", "user:compaction", "user", "assistant", "tool", "assistant"],
+        ["user", "assistant", "user", "assistant:work"],  # a tagged reply makes the whole beat work
+        [],
+    ],
+)
+def test_the_latest_beat_read_from_the_end_is_the_whole_branchs(shape: list[str]) -> None:
+    """``last_beat`` reads only the branch's end; it finds what the whole branch gives."""
+    tree = SessionTree()
+    parent = None
+    for number, kind in enumerate(shape):
+        role, _, tag = kind.partition(":")
+        message: dict[str, Any] = {"role": role, "content": f"第{number}句"}
+        if tag:
+            message["tags"] = [tag]
+        parent = tree.add(message_entry(f"{number:08x}", parent, "2026-12-01T00:00:00Z", message)).id
+    items = bookkeeping.tree_items(tree)
+    users = user_indices(items)
+    expected = items[users[-1] :] if users else items
+    assert [i.entry_id for i in last_beat(tree.messages())] == [i.entry_id for i in expected]

@@ -41,3 +41,31 @@ def test_summaries_are_kept_and_follow_changes(home_dir: Path, monkeypatch: pyte
     assert {r["id"]: r["last"] for r in again}[first.chat_id] == "在，客官请坐。"
     summaries.cache_file(card).write_text("{not json", encoding="utf-8")  # a damaged cache is rebuilt
     assert summaries.chat_summaries(card) == again
+
+
+def test_a_grown_chat_counts_only_what_it_grew_by_and_a_moved_branch_counts_again(home_dir: Path) -> None:
+    """The chat list's message count after beats (appends) reads only the new part of the branch; after
+    a branch moved (a deletion, a swipe) it counts the whole branch again — the same number either way."""
+    home = Home(home_dir)
+    seed_home(home)
+    card = open_card(home, "青梧")
+    chat = ChatFile.create(card.chats_dir, card="青梧", mode="stage")
+
+    def counts() -> tuple[int, int]:
+        listed = {r["id"]: r["visible"] for r in summaries.chat_summaries(card)}[chat.chat_id]
+        whole = summaries.summarize(card, ChatFile.open(card.chats_dir, chat.chat_id))["visible"]
+        return listed, whole
+
+    for turn in range(3):
+        chat.append_message({"role": "user", "content": f"第{turn}问"})
+        chat.append_message({"role": "assistant", "content": f"第{turn}答"})
+        chat.append_custom("note", {"turn": turn})
+    assert counts() == (6, 6)
+    chat.append_message({"role": "user", "content": "再来"})
+    chat.append_message({"role": "tool", "content": "（工具）", "tool_call_id": "c1"})
+    assert counts() == (7, 7)
+    fork = chat.tree.messages()[1].id
+    chat.move_leaf(fork)  # back to the first answer: the branch is shorter now
+    assert counts() == (2, 2)
+    chat.append_message({"role": "user", "content": "换个问法"})
+    assert counts() == (3, 3)

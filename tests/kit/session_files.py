@@ -9,7 +9,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from peargarden.sessions import entry_line, header_line, leaf_line, message_entry
+from peargarden.sessions import amend_line, entry_line, header_line, leaf_line, message_entry
 from peargarden.sessions.codec import LoadedSession
 from peargarden.sessions.entries import ENTRY_TYPES
 from peargarden.sessions.tree import SessionTree
@@ -41,7 +41,7 @@ IDS = st.sampled_from(["0000000a", "0000000b", "0000000c", "0000000d", "梨园"]
 def file_lines(draw: st.DrawFn) -> list[bytes]:
     lines = [header_line("20261202-000000-abcd", STAMP, card="青梧", mode="stage").encode()]
     for _ in range(draw(st.integers(0, 25))):
-        kind = draw(st.integers(0, 11))
+        kind = draw(st.integers(0, 13))
         entry_id, parent = draw(IDS), draw(st.one_of(st.none(), IDS))
         good = entry_line(message_entry(entry_id, parent, STAMP, {"role": "user", "content": draw(TEXT)}))
         if kind <= 4:
@@ -60,8 +60,15 @@ def file_lines(draw: st.DrawFn) -> list[bytes]:
             lines.append(draw(st.sampled_from([b"[1, 2]", b'"\xe6\xa2\xa8"', b"null", b"{", b"}{", b"\xff\xfe"])))
         elif kind == 10:  # invalid UTF-8 inside a text, or a CRLF line end
             lines.append(good.encode().replace("茶".encode(), b"\xe8\x8c") + draw(st.sampled_from([b"", b"\r"])))
-        else:
+        elif kind == 11:
             lines.append(json.dumps({"id": entry_id, "type": "leaf", "leafId": parent}).encode())
+        elif kind == 12:  # a message changed in place (hidden, continued), maybe one that is not there
+            changes = draw(st.sampled_from([{"tags": ["hidden"]}, {"tags": None}, {"content": draw(TEXT)}]))
+            lines.append(amend_line(draw(IDS), changes, STAMP).encode())
+        else:  # an amend record written by another tool, or broken
+            lines.append(draw(st.sampled_from([b'{"type": "amend", "targetId": "0000000a"}',
+                                               b'{"type": "amend", "targetId": 3, "message": {}}',
+                                               b'{"type":"amend","targetId":"0000000b","message":{"content":NaN}}'])))
     return lines
 
 

@@ -71,6 +71,20 @@ def test_streams_chinese_text_usage_and_done(fake_server: FakeOpenAIServer, make
     assert body["messages"][1] == {"role": "user", "content": "青梧是谁？"}
 
 
+def test_streaming_off_asks_for_the_whole_reply(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
+    """``stream = false`` on a connection: ``"stream": false`` in the body, the one JSON answer read as
+    the reply (text, reasoning, usage); the first-byte wait is the whole call's."""
+    pieces = [chunk(role="assistant", content=""), chunk(reasoning_content="想一想。"), chunk(content="青梧是琴师。")]
+    fake_server.script([sse(*pieces, chunk(finish_reason="stop"), usage_chunk(30, 6))])
+    provider = make_provider(stream=False)
+    events = collect(provider, ask())
+    assert text_of(events) == "青梧是琴师。" and thinking_of(events) == "想一想。"
+    assert events[-2:] == [Usage(30, 6), Done("stop", "fake-model")]
+    body = fake_server.chat_requests[0].body
+    assert body["stream"] is False and "stream_options" not in body
+    assert provider.timeouts.first_byte == provider.timeouts.total
+
+
 def test_sse_framing_comments_byte_splits_and_missing_done(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
     # Keep-alive comments, events cut into 7-byte network pieces (through UTF-8 characters), no [DONE].
     fake_server.script(

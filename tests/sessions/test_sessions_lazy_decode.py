@@ -56,6 +56,20 @@ def reference(text: str) -> dict[str, Any]:
             else:
                 warnings.append(f"第 {number} 行指向不存在的条目 {target}，已忽略")
             continue
+        if kind == "amend":  # a message changed in place: its fields replaced, None dropping one
+            target, changes = value.get("targetId"), value.get("message")
+            found = entries.get(target) if isinstance(target, str) else None
+            if found is None or found[2] != "message" or not isinstance(changes, dict):
+                warnings.append(f"第 {number} 行的改写指向不存在的消息，已忽略")
+                continue
+            message = dict(found[4]["message"]) if isinstance(found[4].get("message"), dict) else {}
+            for key, field in changes.items():
+                if field is None:
+                    message.pop(key, None)
+                else:
+                    message[key] = field
+            entries[target] = (*found[:4], {**found[4], "message": message})
+            continue
         entry_id, parent = value.get("id"), value.get("parentId")
         if not isinstance(entry_id, str) or not entry_id:
             warnings.append(f"第 {number} 行不是会话条目（entry without an id），已跳过")

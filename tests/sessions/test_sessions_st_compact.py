@@ -127,6 +127,8 @@ def _apply(tree: SessionTree, plan: ops.Plan | None) -> None:
     tree.set_leaf(plan.start_leaf)
     for entry in plan.entries:
         tree.add(entry)
+    for entry_id, changes in plan.amends:  # a hide changes the message in place
+        tree.amend(entry_id, changes)
 
 
 @settings(max_examples=100, deadline=None)
@@ -152,7 +154,7 @@ def test_after_edits_and_swipes_an_export_is_what_the_whole_lines_gave(
                 if step == 0:
                     _apply(tree, ops.plan_edit(tree, index, text, new_id, "t"))
                 elif step == 1:
-                    _apply(tree, ops.plan_hide(tree, index, index, True, new_id, "t"))
+                    _apply(tree, ops.plan_hide(tree, index, index, True))
                 elif step == 2:
                     _apply(tree, ops.plan_swipe(tree, -1))
                 elif step == 3:

@@ -48,6 +48,8 @@ def apply(tree: SessionTree, plan: ops.Plan | None) -> None:
     tree.set_leaf(plan.start_leaf)
     for entry in plan.entries:
         tree.add(entry)
+    for entry_id, changes in plan.amends:
+        tree.amend(entry_id, changes)
 
 
 def test_regenerate_makes_a_sibling_and_swipe_moves_between_them() -> None:
@@ -187,3 +189,47 @@ def test_a_loaded_leaf_move_near_the_end_rejoins_the_path_in_a_new_list() -> Non
     other_root = message_entry("bbbbbbbb", None, "t", {"role": "user"})
     tree.add_loaded({"bbbbbbbb": other_root}, "bbbbbbbb")
     assert [e.id for e in tree.path()] == ["bbbbbbbb"]
+
+
+def test_going_back_to_a_version_returns_to_where_its_story_was_left() -> None:
+    """A reply far up has three versions; the story went on from the middle one, whose own later
+    replies have versions too (SillyTavern's swipes, imported).  Switching to another version and
+    back finds the story where it was left, not down each newest version."""
+    tree, new_id = SessionTree(), _ids()
+    greeting = _say(tree, new_id, "assistant", "客官里边请。")
+    question = _say(tree, new_id, "user", "雨什么时候停？")
+    versions = [tree.add(message_entry(new_id(), question, TS, {"role": "assistant", "content": f"其{n}"})).id
+                for n in range(3)]  # fmt: skip
+    tree.set_leaf(versions[1])
+    _say(tree, new_id, "user", "再来一壶。")
+    later = tree.leaf
+    kept, newest = (tree.add(message_entry(new_id(), later, TS, {"role": "assistant", "content": t})).id
+                    for t in ("好。", "不卖了。"))  # fmt: skip
+    tree.set_leaf(kept)
+    assert tree.deepest_leaf(versions[1]) == newest  # nothing left yet: the newest versions, as before
+    tree.set_leaf(versions[2])
+    assert tree.deepest_leaf(versions[1]) == kept
+    tree.set_leaf(tree.deepest_leaf(versions[1]))
+    assert _texts(tree) == ["客官里边请。", "雨什么时候停？", "其1", "再来一壶。", "好。"]
+    # The greeting's story was last left at the third version (just now), the first was never left.
+    assert tree.deepest_leaf(greeting) == versions[2] and tree.deepest_leaf(versions[0]) == versions[0]
+
+
+def test_several_messages_deleted_at_once_take_their_tool_results_along() -> None:
+    tree, new_id = SessionTree(), _ids()
+    _say(tree, new_id, "assistant", "客官里边请。")
+    _say(tree, new_id, "user", "查一下怀瑾。")
+    call = {"id": "c1", "name": "lorebook_search", "arguments": "{}"}
+    tree.add(message_entry(new_id(), tree.leaf, TS, {"role": "assistant", "content": "", "tool_calls": [call]}))
+    tree.add(message_entry(new_id(), tree.leaf, TS, {"role": "tool", "content": "怀瑾：……", "tool_call_id": "c1"}))
+    _say(tree, new_id, "assistant", "怀瑾是十年前的客人。")
+    _say(tree, new_id, "user", "他后来呢？")
+    _say(tree, new_id, "assistant", "去了京城。")
+    old_leaf = tree.leaf
+    apply(tree, ops.plan_delete_many(tree, [2, 5, 2], new_id, TS))  # the call (its result goes too), a question
+    assert _texts(tree) == ["客官里边请。", "查一下怀瑾。", "怀瑾是十年前的客人。", "去了京城。"]
+    assert old_leaf in tree  # the old branch is still in the tree
+    with pytest.raises(BadInput):
+        ops.plan_delete_many(tree, [], new_id, TS)
+    with pytest.raises(BadInput):
+        ops.plan_delete_many(tree, [9], new_id, TS)

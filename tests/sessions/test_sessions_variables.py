@@ -70,7 +70,7 @@ def test_a_hide_keeps_the_notes_on_their_messages() -> None:
     tree, new_id = _chat()
     reply = tree.messages()[-1].id
     _note(tree, new_id, reply, {"stat_data": {"心情": "平静"}}, "记得。\n\n<StatusPlaceHolderImpl/>")
-    apply(tree, ops.plan_hide(tree, 1, 2, True, new_id, TS))
+    apply(tree, ops.plan_hide(tree, 1, 2, True))
     assert _variables(tree)[-1] == {"stat_data": {"心情": "平静"}}
     assert build_context(tree.path())[-1].content == "记得。\n\n<StatusPlaceHolderImpl/>"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from web_harness import CHROMIUM, CHROMIUM_ARGS, LiveServer, Served, SharedPage, fake_provider_config
@@ -12,6 +13,9 @@ from web_harness import CHROMIUM, CHROMIUM_ARGS, LiveServer, Served, SharedPage,
 from kit.cli import pear_in_process
 from peargarden.testing.fake_openai import FakeOpenAIServer
 from peargarden.workspace.home import Home
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 
 @pytest.fixture
@@ -28,7 +32,7 @@ def live_server(seeded_home: Home) -> Iterator[LiveServer]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian chromium is not installed (scripts/test.sh installs it when run as root)")
     from playwright.sync_api import sync_playwright
@@ -40,7 +44,7 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def shared_page(browser: object) -> Iterator[SharedPage]:
+def shared_page(browser: Browser) -> Iterator[SharedPage]:
     """The worker's one page; tests take ``page`` (and this only for what a page alone cannot set)."""
     shared = SharedPage(browser)
     yield shared
@@ -48,7 +52,7 @@ def shared_page(browser: object) -> Iterator[SharedPage]:
 
 
 @pytest.fixture
-def page(shared_page: SharedPage) -> Iterator[object]:
+def page(shared_page: SharedPage) -> Iterator[Page]:
     """The worker's page, reset after each test and checked before the next one (web_harness.SharedPage).
 
     A reset that fails is an error of the test that left the page so; the next test gets a new page.

@@ -3,12 +3,17 @@ answer given in the browser (allow once, deny)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from web_harness import Served, beats_done, open_new_chat, screenshot, tool_call_reply
 
 from peargarden.testing.fake_openai import text_reply
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
-def test_allow_once_then_deny(served: Served, page: object) -> None:
+
+def test_allow_once_then_deny(served: Served, page: Page) -> None:
     marker = served.home.card_dir("青梧") / "批准过.txt"
     served.fake.script(
         [
@@ -19,15 +24,15 @@ def test_allow_once_then_deny(served: Served, page: object) -> None:
         ]
     )
     open_new_chat(page, served.url)
-    page.select_option("#mode", "work")  # type: ignore[attr-defined]
-    page.wait_for_function("document.querySelector('#mode').value === 'work'")  # type: ignore[attr-defined]
-    page.fill("#composer", "帮我算一下六乘七")  # type: ignore[attr-defined]
-    page.click("#send")  # type: ignore[attr-defined]
-    dialog = page.locator("dialog#approval[open]")  # type: ignore[attr-defined]
+    page.select_option("#mode", "work")
+    page.wait_for_function("document.querySelector('#mode').value === 'work'")
+    page.fill("#composer", "帮我算一下六乘七")
+    page.click("#send")
+    dialog = page.locator("dialog#approval[open]")
     dialog.wait_for()
-    assert page.inner_text("#approval-tool") == "bash"  # type: ignore[attr-defined]
-    assert "print(6*7)" in page.inner_text("#approval-args")  # type: ignore[attr-defined]
-    assert page.inner_text("#approval-unit").strip() not in ("", "—")  # type: ignore[attr-defined]
+    assert page.inner_text("#approval-tool") == "bash"
+    assert "print(6*7)" in page.inner_text("#approval-args")
+    assert page.inner_text("#approval-unit").strip() not in ("", "—")
     # The beat waits: nothing ran yet and the model was asked only once.
     assert not marker.exists() and len(served.fake.chat_requests) >= 1
     asked_before = len(served.fake.chat_requests)
@@ -36,18 +41,18 @@ def test_allow_once_then_deny(served: Served, page: object) -> None:
     beats_done(page, 1)
     assert marker.read_text(encoding="utf-8").strip() == "42"
     assert len(served.fake.chat_requests) == asked_before + 1
-    result = page.locator(".tool-call .tool-result").last  # type: ignore[attr-defined]
-    assert "42" in result.text_content() and "error" not in (result.get_attribute("class") or "")
+    result = page.locator(".tool-call .tool-result").last
+    assert "42" in result.text_content() and "error" not in (result.get_attribute("class") or "")  # type: ignore[operator]
 
-    page.fill("#composer", "再建一个文件")  # type: ignore[attr-defined]
-    page.click("#send")  # type: ignore[attr-defined]
+    page.fill("#composer", "再建一个文件")
+    page.click("#send")
     dialog.wait_for()
     # Escape denies (the dialog's cancel); it must not also stop the beat (the page's Escape hotkey).
-    page.keyboard.press("Escape")  # type: ignore[attr-defined]
+    page.keyboard.press("Escape")
     beats_done(page, 2)
-    assert "好，不动它。" in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
+    assert "好，不动它。" in page.locator(".msg.assistant").last.inner_text()
     assert not (served.home.card_dir("青梧") / "不许.txt").exists()
-    denied = page.locator(".tool-call .tool-result.error")  # type: ignore[attr-defined]
+    denied = page.locator(".tool-call .tool-result.error")
     assert denied.count() == 1
     # The model was told the call was refused.
     tool_messages = [m for m in served.fake.chat_requests[-1].body["messages"] if m.get("role") == "tool"]

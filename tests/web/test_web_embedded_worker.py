@@ -12,6 +12,7 @@ import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from web_harness import LiveServer, beats_done, open_new_chat, screenshot
@@ -21,6 +22,9 @@ from peargarden.providers import embedded, runtime_check
 from peargarden.providers.embedded import EmbeddedProvider
 from peargarden.providers.worker_client import WorkerLimits
 from peargarden.workspace.home import Home
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 QUESTION = "掌柜，今晚还有空房吗？"
 
@@ -50,42 +54,42 @@ def _answers(url: str) -> int:
         return int(response.status)
 
 
-def _send(page: object, text: str) -> None:
-    page.fill("#composer", text)  # type: ignore[attr-defined]
-    page.click("#send")  # type: ignore[attr-defined]
+def _send(page: Page, text: str) -> None:
+    page.fill("#composer", text)
+    page.click("#send")
 
 
 def test_a_crash_mid_reply_shows_one_line_and_the_next_beat_and_chat_are_answered(
-    local_home: tuple[Home, Path, Path], page: object, monkeypatch: pytest.MonkeyPatch
+    local_home: tuple[Home, Path, Path], page: Page, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home, state, _ = local_home
     misbehave(monkeypatch, "crash_at=4;once")
     with LiveServer(home) as server:
         open_new_chat(page, server.base_url)
         _send(page, QUESTION)
-        toast = page.locator("#toast.error")  # type: ignore[attr-defined]
+        toast = page.locator("#toast.error")
         toast.filter(has_text="SIGSEGV").wait_for()
         beats_done(page, 1)
         assert "安全配置" in toast.inner_text() and "\n" not in toast.inner_text().strip()
         screenshot(page, "chat-embedded-crash")
         assert _answers(server.base_url + "/api/cards") == 200  # the server is still there
-        users = page.locator(".msg.user")  # type: ignore[attr-defined]
+        users = page.locator(".msg.user")
         assert users.count() == 1 and QUESTION in users.last.inner_text()  # the message was kept
-        assert page.locator("#composer").is_enabled() and page.locator("#send").is_enabled()  # type: ignore[attr-defined]
+        assert page.locator("#composer").is_enabled() and page.locator("#send").is_enabled()
         _send(page, "那就要一间。")
         beats_done(page, 2)
-        assert FAKE_REPLY in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
+        assert FAKE_REPLY in page.locator(".msg.assistant").last.inner_text()
         # Another chat of the same server uses the same warm worker.
         open_new_chat(page, server.base_url)
         _send(page, QUESTION)
         beats_done(page, 1)
-        assert FAKE_REPLY in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
+        assert FAKE_REPLY in page.locator(".msg.assistant").last.inner_text()
     workers = [extra for _, extra in loads(state)]
     assert workers == [True, False, True, False]  # self-test ×2, the crashed worker, one fresh safe worker
 
 
 def test_a_hung_worker_is_stopped_while_the_server_keeps_answering(
-    local_home: tuple[Home, Path, Path], page: object, monkeypatch: pytest.MonkeyPatch
+    local_home: tuple[Home, Path, Path], page: Page, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home, state, model = local_home
     # Short limits for this server's model: the provider the app will find for the GGUF.
@@ -94,16 +98,16 @@ def test_a_hung_worker_is_stopped_while_the_server_keeps_answering(
     with LiveServer(home) as server:
         open_new_chat(page, server.base_url)
         _send(page, QUESTION)
-        page.wait_for_function("document.getElementById('stop').hidden === false")  # type: ignore[attr-defined]
+        page.wait_for_function("document.getElementById('stop').hidden === false")
         answered: list[int] = []
         reader = threading.Thread(target=lambda: answered.append(_answers(server.base_url + "/api/cards")))
         reader.start()
         reader.join(timeout=10)
         assert answered == [200]  # answered while the beat waits on the hung worker
-        page.locator("#toast.error", has_text="3 秒没有任何输出").wait_for()  # type: ignore[attr-defined]
+        page.locator("#toast.error", has_text="3 秒没有任何输出").wait_for()
         beats_done(page, 1)
-        assert page.locator("#composer").is_enabled()  # type: ignore[attr-defined]
+        assert page.locator("#composer").is_enabled()
         _send(page, "那就要一间。")
         beats_done(page, 2)
-        assert FAKE_REPLY in page.locator(".msg.assistant").last.inner_text()  # type: ignore[attr-defined]
+        assert FAKE_REPLY in page.locator(".msg.assistant").last.inner_text()
     assert len(loads(state)) == 4

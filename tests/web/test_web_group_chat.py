@@ -10,11 +10,15 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from web_harness import Served, beats_done, screenshot, wait_ready
 
 from kit.groups import add_card, chinese_card
 from peargarden.testing.fake_openai import Gate, StreamReply, chunk, text_reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 
 def _cards(served: Served) -> None:
@@ -48,33 +52,33 @@ def _group_file(served: Served, name: str) -> dict[str, object]:
     return value
 
 
-def test_a_group_is_made_from_cards_and_each_member_greets_with_its_face(served: Served, page: object) -> None:
+def test_a_group_is_made_from_cards_and_each_member_greets_with_its_face(served: Served, page: Page) -> None:
     _cards(served)
-    page.goto(f"{served.url}/groups")  # type: ignore[attr-defined]
+    page.goto(f"{served.url}/groups")
     wait_ready(page)
-    page.fill("#group-name", "雨夜茶馆")  # type: ignore[attr-defined]
+    page.fill("#group-name", "雨夜茶馆")
     # Ticked in speaking order: 周明 first.
-    page.check("#card-choices input[value='周明']")  # type: ignore[attr-defined]
-    page.check("#card-choices input[value='林月']")  # type: ignore[attr-defined]
-    page.select_option("#group-strategy", "list")  # type: ignore[attr-defined]
-    page.click("#create-group")  # type: ignore[attr-defined]
-    page.wait_for_url("**/group/**/*")  # type: ignore[attr-defined]
+    page.check("#card-choices input[value='周明']")
+    page.check("#card-choices input[value='林月']")
+    page.select_option("#group-strategy", "list")
+    page.click("#create-group")
+    page.wait_for_url("**/group/**/*")
     wait_ready(page)
     assert _group_file(served, "雨夜茶馆")["members"] == ["周明.png", "林月.png"]
-    greetings = page.locator(".msg.assistant")  # type: ignore[attr-defined]
+    greetings = page.locator(".msg.assistant")
     assert greetings.count() == 2
     assert greetings.nth(0).locator(".speaker").inner_text() == "周明"
     assert greetings.nth(1).locator(".speaker").inner_text() == "林月"
     src = greetings.nth(1).locator("img.avatar").get_attribute("src")
     assert src == f"/api/cards/{urllib.parse.quote('林月')}/avatar"
-    names = page.locator("#member-strip .member-name").all_inner_texts()  # type: ignore[attr-defined]
+    names = page.locator("#member-strip .member-name").all_inner_texts()
     assert names == ["周明", "林月"]
-    page.goto(f"{served.url}/groups")  # type: ignore[attr-defined]
+    page.goto(f"{served.url}/groups")
     wait_ready(page)
-    assert "雨夜茶馆" in page.inner_text("#group-list")  # type: ignore[attr-defined]
+    assert "雨夜茶馆" in page.inner_text("#group-list")
 
 
-def test_each_speaker_streams_in_turn_and_stop_keeps_the_first(served: Served, page: object) -> None:
+def test_each_speaker_streams_in_turn_and_stop_keeps_the_first(served: Served, page: Page) -> None:
     held = threading.Event()
     served.fake.script(
         [
@@ -91,64 +95,64 @@ def test_each_speaker_streams_in_turn_and_stop_keeps_the_first(served: Served, p
             text_reply("四"),
         ]
     )
-    page.goto(_group(served, "茶馆甲"))  # type: ignore[attr-defined]
+    page.goto(_group(served, "茶馆甲"))
     wait_ready(page)
     before = len(served.fake.chat_requests)
-    page.fill("#composer", "今天喝什么茶？")  # type: ignore[attr-defined]
-    page.click("#send")  # type: ignore[attr-defined]
+    page.fill("#composer", "今天喝什么茶？")
+    page.click("#send")
     # The second speaker's reply is open (its face and name), the first one's text already there.
-    page.locator(".msg.live[data-card='周明']").wait_for()  # type: ignore[attr-defined]
-    first = page.locator(".msg.live[data-card='林月'] .live-text")  # type: ignore[attr-defined]
+    page.locator(".msg.live[data-card='周明']").wait_for()
+    first = page.locator(".msg.live[data-card='林月'] .live-text")
     assert first.inner_text() == "龙井马上就好。"
-    page.click("#stop")  # type: ignore[attr-defined]
+    page.click("#stop")
     beats_done(page, 1)
     held.set()
     assert len(served.fake.chat_requests) == before + 2
-    speakers = page.locator(".msg.assistant .speaker").all_inner_texts()  # type: ignore[attr-defined]
-    texts = page.locator(".msg.assistant .msg-text").all_inner_texts()  # type: ignore[attr-defined]
+    speakers = page.locator(".msg.assistant .speaker").all_inner_texts()
+    texts = page.locator(".msg.assistant .msg-text").all_inner_texts()
     assert speakers[-1] == "林月" and texts[-1].strip() == "龙井马上就好。"
     assert not any("不该出现" in text for text in texts)
     # Regenerate runs the whole round again: both members answer.
-    page.click("#regenerate")  # type: ignore[attr-defined]
+    page.click("#regenerate")
     beats_done(page, 2)
-    speakers = page.locator(".msg.assistant .speaker").all_inner_texts()  # type: ignore[attr-defined]
-    texts = [t.strip() for t in page.locator(".msg.assistant .msg-text").all_inner_texts()]  # type: ignore[attr-defined]
+    speakers = page.locator(".msg.assistant .speaker").all_inner_texts()
+    texts = [t.strip() for t in page.locator(".msg.assistant .msg-text").all_inner_texts()]
     assert speakers[-2:] == ["林月", "周明"] and texts[-2:] == ["三", "四"]
     screenshot(page, "group-chat")
 
 
-def test_the_member_strip_mutes_and_calls_on_a_member(served: Served, page: object) -> None:
+def test_the_member_strip_mutes_and_calls_on_a_member(served: Served, page: Page) -> None:
     served.fake.script([text_reply("只有我来答。"), text_reply("被点名了，我说两句。")])
-    page.goto(_group(served, "茶馆乙"))  # type: ignore[attr-defined]
+    page.goto(_group(served, "茶馆乙"))
     wait_ready(page)
-    chip = page.locator("#member-strip .member[data-card='周明']")  # type: ignore[attr-defined]
+    chip = page.locator("#member-strip .member[data-card='周明']")
     chip.locator("button.mute").click()
-    page.locator("#member-strip .member.muted[data-card='周明']").wait_for()  # type: ignore[attr-defined]
+    page.locator("#member-strip .member.muted[data-card='周明']").wait_for()
     assert _group_file(served, "茶馆乙")["disabled_members"] == ["周明.png"]
     before = len(served.fake.chat_requests)
-    page.fill("#composer", "有人在吗？")  # type: ignore[attr-defined]
-    page.click("#send")  # type: ignore[attr-defined]
+    page.fill("#composer", "有人在吗？")
+    page.click("#send")
     beats_done(page, 1)
     assert len(served.fake.chat_requests) == before + 1  # the muted member kept quiet
-    assert page.locator(".msg.assistant .speaker").all_inner_texts()[-1] == "林月"  # type: ignore[attr-defined]
+    assert page.locator(".msg.assistant .speaker").all_inner_texts()[-1] == "林月"
     # Speak now: the muted member answers at once, and no message of the user's is posted.
-    page.locator("#member-strip .member[data-card='周明'] button.speak").click()  # type: ignore[attr-defined]
+    page.locator("#member-strip .member[data-card='周明'] button.speak").click()
     beats_done(page, 2)
-    last = page.locator(".msg").last  # type: ignore[attr-defined]
+    last = page.locator(".msg").last
     assert last.get_attribute("data-card") == "周明" and "被点名了" in last.inner_text()
-    assert page.locator(".msg.user").count() == 1  # type: ignore[attr-defined]
+    assert page.locator(".msg.user").count() == 1
 
 
-def test_the_groups_settings_are_saved_into_its_file(served: Served, page: object) -> None:
-    page.goto(_group(served, "茶馆丙"))  # type: ignore[attr-defined]
+def test_the_groups_settings_are_saved_into_its_file(served: Served, page: Page) -> None:
+    page.goto(_group(served, "茶馆丙"))
     wait_ready(page)
-    page.click("#group-settings summary")  # type: ignore[attr-defined]
-    page.select_option("#set-strategy", "manual")  # type: ignore[attr-defined]
-    page.select_option("#set-generation", "join")  # type: ignore[attr-defined]
-    page.fill("#set-prefix", "<FIELDNAME>：")  # type: ignore[attr-defined]
-    page.select_option("#set-choice", "model")  # type: ignore[attr-defined]
-    page.click("#save-settings")  # type: ignore[attr-defined]
-    page.locator("#toast:not([hidden])").wait_for()  # type: ignore[attr-defined]
+    page.click("#group-settings summary")
+    page.select_option("#set-strategy", "manual")
+    page.select_option("#set-generation", "join")
+    page.fill("#set-prefix", "<FIELDNAME>：")
+    page.select_option("#set-choice", "model")
+    page.click("#save-settings")
+    page.locator("#toast:not([hidden])").wait_for()
     raw = _group_file(served, "茶馆丙")
     assert (raw["activation_strategy"], raw["generation_mode"], raw["generation_mode_join_prefix"]) == (
         2,
@@ -157,9 +161,9 @@ def test_the_groups_settings_are_saved_into_its_file(served: Served, page: objec
     )
     ours = json.loads(Path(served.home.root / "groups" / "茶馆丙" / "群.json").read_text(encoding="utf-8"))
     assert ours["speaker_choice"] == "model"
-    page.reload()  # type: ignore[attr-defined]
+    page.reload()
     wait_ready(page)
-    assert page.input_value("#set-strategy") == "manual"  # type: ignore[attr-defined]
+    assert page.input_value("#set-strategy") == "manual"
 
 
 def test_a_group_chat_exports_as_sillytavern_and_an_unknown_group_is_404(served: Served) -> None:

@@ -7,12 +7,16 @@ import re
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from web_harness import LiveServer, screenshot
 
 from peargarden.web.server import WebConfig, create_app
 from peargarden.workspace.home import Home
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
@@ -52,32 +56,32 @@ def test_other_hosts_need_the_token(seeded_home: Home) -> None:
         assert get(server.base_url + "/api/cards?token=s3cret")[0] == 200
 
 
-def test_home_shows_the_bundled_card(live_server: LiveServer, page: object) -> None:
-    page.goto(live_server.base_url + "/")  # type: ignore[attr-defined]
-    tile = page.locator(".card-tile", has_text="青梧")  # type: ignore[attr-defined]
+def test_home_shows_the_bundled_card(live_server: LiveServer, page: Page) -> None:
+    page.goto(live_server.base_url + "/")
+    tile = page.locator(".card-tile", has_text="青梧")
     tile.wait_for()
-    natural = page.evaluate("document.querySelector('.card-tile img').naturalWidth")  # type: ignore[attr-defined]
+    natural = page.evaluate("document.querySelector('.card-tile img').naturalWidth")
     assert natural > 0  # the avatar loaded
     screenshot(page, "home")
 
 
-def test_import_by_upload_and_bad_file_message(live_server: LiveServer, page: object, tmp_path: Path) -> None:
+def test_import_by_upload_and_bad_file_message(live_server: LiveServer, page: Page, tmp_path: Path) -> None:
     book = tmp_path / "雨巷.json"
     book.write_text(json.dumps({"entries": {"0": {"uid": 0, "key": ["雨巷"], "content": "一条长长的雨巷。"}}},
                                ensure_ascii=False), encoding="utf-8")  # fmt: skip
     bad = tmp_path / "坏卡.png"
     bad.write_bytes(b"\x89PNG\r\n\x1a\nbroken")
-    page.goto(live_server.base_url + "/")  # type: ignore[attr-defined]
-    page.set_input_files("#file-input", str(bad))  # type: ignore[attr-defined]
-    toast = page.locator("#toast.error")  # type: ignore[attr-defined]
+    page.goto(live_server.base_url + "/")
+    page.set_input_files("#file-input", str(bad))
+    toast = page.locator("#toast.error")
     toast.wait_for()
     assert "坏卡.png" in toast.inner_text()
     assert not (live_server_home(live_server) / "library" / "lorebooks" / "坏卡.json").exists()
-    page.set_input_files("#file-input", str(book))  # type: ignore[attr-defined]
-    page.locator("#toast:not(.error)").wait_for()  # type: ignore[attr-defined]
+    page.set_input_files("#file-input", str(book))
+    page.locator("#toast:not(.error)").wait_for()
     assert (live_server_home(live_server) / "library" / "lorebooks" / "雨巷.json").exists()
 
 
 def live_server_home(server: LiveServer) -> Path:
     app = server.server.config.app
-    return Path(app.state.config.home.root)  # type: ignore[attr-defined]
+    return Path(app.state.config.home.root)  # type: ignore[union-attr]

@@ -96,7 +96,7 @@ def test_the_persona_of_an_open_chat_is_switched(served: Served, page: Any) -> N
     screenshot(page, "persona-switch-1280")
 
     # Reopened (a fresh page, the hub reads the chat again): still 柳七.
-    served.server.server.config.app.state.hub._chats.clear()
+    served.server.server.config.app.state.hub._chats.clear()  # type: ignore[union-attr]
     page.goto(f"{served.url}/chat/%E9%9D%92%E6%A2%A7/{chat_id}")
     wait_ready(page)
     assert page.locator("#persona-name").inner_text() == "柳七"

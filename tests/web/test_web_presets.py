@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import urllib.parse
+from typing import TYPE_CHECKING
 
 from web_harness import Served, screenshot, wait_ready
 
 from peargarden.testing.fake_openai import text_reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 
 def small_preset() -> dict[str, object]:
@@ -18,20 +22,20 @@ def small_preset() -> dict[str, object]:
         {"identifier": "chatHistory", "name": "Chat History", "marker": True},
         {"identifier": "status", "name": "状态栏", "role": "system", "content": "末尾输出状态栏：时间｜地点。"},
     ]
-    order = [{"identifier": p["identifier"], "enabled": True} for p in prompts]
+    order = [{"identifier": p["identifier"], "enabled": True} for p in prompts]  # type: ignore[index]
     return {"temperature": 0.8, "prompts": prompts, "prompt_order": [{"character_id": 100001, "order": order}]}
 
 
-def test_declare_then_relabel_a_block(served: Served, page: object) -> None:
+def test_declare_then_relabel_a_block(served: Served, page: Page) -> None:
     (served.home.presets_dir / "古风.json").write_text(json.dumps(small_preset(), ensure_ascii=False), encoding="utf-8")
     labels = [{"id": "main", "station": "identity"}, {"id": "style", "station": "writing"},
               {"id": "status", "station": "output"}]  # fmt: skip
     served.fake.script([text_reply(json.dumps(labels, ensure_ascii=False))])
-    page.goto(f"{served.url}/presets/{urllib.parse.quote('青梧')}")  # type: ignore[attr-defined]
+    page.goto(f"{served.url}/presets/{urllib.parse.quote('青梧')}")
     wait_ready(page)
-    page.select_option("#preset-select", "古风")  # type: ignore[attr-defined]
-    page.click("#declare")  # type: ignore[attr-defined]
-    row = page.locator("#pieces tr[data-piece='style']")  # type: ignore[attr-defined]
+    page.select_option("#preset-select", "古风")
+    page.click("#declare")
+    row = page.locator("#pieces tr[data-piece='style']")
     row.wait_for()
     assert row.locator("select.station").input_value() == "writing"
     card_dir = served.home.card_dir("青梧")
@@ -41,13 +45,13 @@ def test_declare_then_relabel_a_block(served: Served, page: object) -> None:
     assert "末尾输出状态栏" in agents
 
     row.locator("select.station").select_option("identity")
-    page.locator("#toast:not(.error)").wait_for()  # type: ignore[attr-defined]
+    page.locator("#toast:not(.error)").wait_for()
     assert "雨夜要写得克制" in (card_dir / "APPEND_SYSTEM.md").read_text(encoding="utf-8")
     assert "雨夜要写得克制" not in (card_dir / "AGENTS.md").read_text(encoding="utf-8")
-    assert page.locator("#pieces tr[data-piece='style'] select.station").input_value() == "identity"  # type: ignore[attr-defined]
+    assert page.locator("#pieces tr[data-piece='style'] select.station").input_value() == "identity"
     screenshot(page, "presets")
-    page.click("#remove")  # type: ignore[attr-defined]
-    page.locator("#toast", has_text="已撤下").wait_for()  # type: ignore[attr-defined]
+    page.click("#remove")
+    page.locator("#toast", has_text="已撤下").wait_for()
     assert not (card_dir / "APPEND_SYSTEM.md").exists() or "雨夜" not in (card_dir / "APPEND_SYSTEM.md").read_text(
         encoding="utf-8"
     )

@@ -8,12 +8,16 @@ import http.client
 import json
 import urllib.parse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from web_harness import LiveServer, screenshot
 
 from peargarden.web import safety
 from peargarden.workspace.home import Home
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 CARD = urllib.parse.quote("青梧")
 
@@ -43,12 +47,12 @@ def test_every_answer_forbids_framing(live_server: LiveServer) -> None:
         assert headers["x-frame-options"] == "DENY", path
 
 
-def test_a_framing_page_gets_nothing(live_server: LiveServer, page: object) -> None:
+def test_a_framing_page_gets_nothing(live_server: LiveServer, page: Page) -> None:
     for width, height in ((1280, 800), (390, 844)):
-        page.set_viewport_size({"width": width, "height": height})  # type: ignore[attr-defined]
-        page.set_content(f'<p>another site</p><iframe id="f" src="{live_server.base_url}/" width="600" height="400">')  # type: ignore[attr-defined]
-        page.wait_for_timeout(800)  # type: ignore[attr-defined]
-        framed = page.frames[1]  # type: ignore[attr-defined]
+        page.set_viewport_size({"width": width, "height": height})
+        page.set_content(f'<p>another site</p><iframe id="f" src="{live_server.base_url}/" width="600" height="400">')
+        page.wait_for_timeout(800)
+        framed = page.frames[1]
         # Chromium refuses to draw the app inside another page: the frame holds its error page.
         assert framed.url.startswith("chrome-error://") or framed.locator("#card-grid").count() == 0
         screenshot(page, f"safety-framed-{width}")

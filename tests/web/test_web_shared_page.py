@@ -37,7 +37,7 @@ def test_a_reset_page_is_a_new_page(served: Served, browser: Any, shared_page: S
     shared_page.check_fresh()
     page = shared_page.page
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.accept()))
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.accept()))  # type: ignore[func-returns-value]
     page.route("**/api/health", lambda route: route.fulfill(json={"ok": "伪造"}))
     page.goto(served.url + "/settings")
     wait_ready(page)

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import json
 import urllib.parse
+from typing import TYPE_CHECKING
 
 from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
 
 from peargarden.modes.stage.memory import NOTES_TYPE
 from peargarden.testing.fake_openai import text_reply
 from peargarden.workspace.chats import ChatFile
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 PATCH = {
     "patch": {
@@ -23,7 +27,7 @@ PATCH = {
 }
 
 
-def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: object) -> None:
+def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: Page) -> None:
     config = served.home.config_file
     before = config.read_text(encoding="utf-8")
     config.write_text(before.replace("scene_notes = false", "scene_notes = true"), encoding="utf-8")
@@ -40,15 +44,15 @@ def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: obj
         # The module's fake server is shared: count this test's requests from here (any test order).
         first = len(served.fake.chat_requests)
         chat_id = open_new_chat(page, served.url)
-        page.fill("#composer", "我看着门口进来的老人。")  # type: ignore[attr-defined]
-        page.click("#send")  # type: ignore[attr-defined]
+        page.fill("#composer", "我看着门口进来的老人。")
+        page.click("#send")
         beats_done(page, 1)
         chat = ChatFile.open(served.home.card_dir("青梧") / "chats", chat_id)
         notes = chat.tree.customs(NOTES_TYPE)
         assert len(notes) == 1 and notes[0].body["data"]["ledger"]["location"] == "听雨轩前堂"
 
-        page.fill("#composer", "周伯，这把伞是谁的？")  # type: ignore[attr-defined]
-        page.click("#send")  # type: ignore[attr-defined]
+        page.fill("#composer", "周伯，这把伞是谁的？")
+        page.click("#send")
         beats_done(page, 2)
         # The second beat's request carried the state the first beat's scene notes wrote.
         sent = served.fake.chat_requests[first + 2].body["messages"]
@@ -58,10 +62,10 @@ def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: obj
         assert "黄昏" not in str(served.fake.chat_requests[first].body["messages"][-1]["content"])
 
         # The inspector: the beat's own call, then its scene-notes call, labelled as such.
-        page.goto(f"{served.url}/inspect/{urllib.parse.quote('青梧')}/{chat_id}")  # type: ignore[attr-defined]
+        page.goto(f"{served.url}/inspect/{urllib.parse.quote('青梧')}/{chat_id}")
         wait_ready(page)
-        page.wait_for_selector("body[data-source='last'] .ledger")  # type: ignore[attr-defined]
-        rounds = page.locator("#rounds .round")  # type: ignore[attr-defined]
+        page.wait_for_selector("body[data-source='last'] .ledger")
+        rounds = page.locator("#rounds .round")
         assert rounds.count() == 2
         assert rounds.nth(1).get_attribute("data-purpose") == "scene_notes"
         assert "场记" in rounds.nth(1).locator("h2").inner_text()
@@ -71,7 +75,7 @@ def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: obj
         config.write_text(before, encoding="utf-8")
 
 
-def test_a_configured_side_model_uses_its_stored_key_and_is_recorded(served: Served, page: object) -> None:
+def test_a_configured_side_model_uses_its_stored_key_and_is_recorded(served: Served, page: Page) -> None:
     from peargarden.app.settings.stored_keys import forget_key, store_key
 
     config = served.home.config_file
@@ -85,8 +89,8 @@ def test_a_configured_side_model_uses_its_stored_key_and_is_recorded(served: Ser
     try:
         served.fake.script([text_reply("青梧点了点头。"), text_reply(json.dumps(PATCH, ensure_ascii=False))])
         chat_id = open_new_chat(page, served.url)
-        page.fill("#composer", "掌柜的，外面还在下雨吗？")  # type: ignore[attr-defined]
-        page.click("#send")  # type: ignore[attr-defined]
+        page.fill("#composer", "掌柜的，外面还在下雨吗？")
+        page.click("#send")
         beats_done(page, 1)
         main_call, side_call = served.fake.chat_requests[-2:]
         assert main_call.body["model"] == "fake-model" and side_call.body["model"] == "side-model"
@@ -94,10 +98,10 @@ def test_a_configured_side_model_uses_its_stored_key_and_is_recorded(served: Ser
         chat = ChatFile.open(served.home.card_dir("青梧") / "chats", chat_id)
         assert chat.tree.customs(NOTES_TYPE)[-1].body["data"]["ledger"]["time"] == "第一日 黄昏"
 
-        page.goto(f"{served.url}/inspect/{urllib.parse.quote('青梧')}/{chat_id}")  # type: ignore[attr-defined]
+        page.goto(f"{served.url}/inspect/{urllib.parse.quote('青梧')}/{chat_id}")
         wait_ready(page)
-        page.wait_for_selector("body[data-source='last'] .ledger")  # type: ignore[attr-defined]
-        rounds = page.locator("#rounds .round")  # type: ignore[attr-defined]
+        page.wait_for_selector("body[data-source='last'] .ledger")
+        rounds = page.locator("#rounds .round")
         assert rounds.count() == 2 and rounds.nth(1).get_attribute("data-purpose") == "scene_notes"
         assert "side-model" in rounds.nth(1).inner_text()
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -9,11 +10,14 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from peargarden.testing.fake_openai import FakeOpenAIServer
+from peargarden.testing.fake_openai import FakeOpenAIServer, StreamReply, chunk, sse, tool_call_delta, usage_chunk
 from peargarden.web.server import WebConfig, create_app
 from peargarden.workspace.home import Home
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
@@ -64,10 +68,10 @@ class LiveServer:
         self.thread.join(timeout=10)
 
 
-def screenshot(page: object, name: str) -> Path:
+def screenshot(page: Page, name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    page.screenshot(path=str(path), full_page=True)
     return path
 
 
@@ -84,17 +88,13 @@ def fake_provider_config(base_url: str) -> str:
     )
 
 
-def wait_ready(page: object) -> None:
+def wait_ready(page: Page) -> None:
     """The page's module has drawn its first state (pages set body[data-ready] when done)."""
-    page.wait_for_selector("body[data-ready='1']")  # type: ignore[attr-defined]
+    page.wait_for_selector("body[data-ready='1']")
 
 
-def tool_call_reply(call_id: str, name: str, arguments: dict[str, object]) -> object:
+def tool_call_reply(call_id: str, name: str, arguments: dict[str, object]) -> StreamReply:
     """A streamed model turn that makes one tool call (id and name first, then the arguments)."""
-    import json
-
-    from peargarden.testing.fake_openai import chunk, sse, tool_call_delta, usage_chunk
-
     return sse(
         chunk(role="assistant", content=""),
         chunk(tool_calls=[tool_call_delta(0, id=call_id, name=name, arguments="")]),
@@ -104,7 +104,7 @@ def tool_call_reply(call_id: str, name: str, arguments: dict[str, object]) -> ob
     )
 
 
-def open_new_chat(page: object, base_url: str, card: str = "青梧") -> str:
+def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
     """Open a fresh chat of *card* in the browser; returns its id."""
     import json
     import urllib.parse
@@ -115,14 +115,14 @@ def open_new_chat(page: object, base_url: str, card: str = "青梧") -> str:
     )
     with urllib.request.urlopen(request, timeout=20) as response:
         chat_id = str(json.loads(response.read())["chat_id"])
-    page.goto(f"{base_url}/chat/{urllib.parse.quote(card)}/{chat_id}")  # type: ignore[attr-defined]
+    page.goto(f"{base_url}/chat/{urllib.parse.quote(card)}/{chat_id}")
     wait_ready(page)
     return chat_id
 
 
-def beats_done(page: object, count: int) -> None:
+def beats_done(page: Page, count: int) -> None:
     """Wait until the page has finished *count* beats (chat.js counts them on <body>)."""
-    page.wait_for_selector(f"body[data-beats='{count}']")  # type: ignore[attr-defined]
+    page.wait_for_selector(f"body[data-beats='{count}']")
 
 
 @dataclass
@@ -138,10 +138,10 @@ class Served:
         return self.server.base_url
 
 
-def screenshots(page: object, name: str) -> None:
+def screenshots(page: Page, name: str) -> None:
     """*name* at the two sizes the web is judged at: 1280×800 and 390×844 (a phone)."""
     for width, height in ((1280, 800), (390, 844)):
-        page.set_viewport_size({"width": width, "height": height})  # type: ignore[attr-defined]
+        page.set_viewport_size({"width": width, "height": height})
         screenshot(page, f"{name}-{width}")
 
 
@@ -236,3 +236,28 @@ class SharedPage:
 
     def close(self) -> None:
         self.context.close()
+
+
+LONG_USER = "掌柜可还记得镇北渡口的怀瑾公子？那年也是这样的雨天，*他撑着伞站在柳树下*。"
+LONG_REPLY = "青梧放下茶盏，望向窗外的河，半晌才道：“记得。他走的那天，渡口的柳树才抽芽。”\n\n*雨声渐密。*"
+
+
+def long_st_chat(messages: int, card: str = "青梧", user: str = "旅人") -> bytes:
+    """A SillyTavern chat JSONL of *messages* messages after the header, the character first and the
+    user answering; every reply has three swipes, the middle one chosen (the shape of a long chat a
+    role-player brings over).  Message *i*'s text ends with ``（i）`` or ``（i·其n）`` for swipe n."""
+    import json
+
+    lines: list[dict[str, Any]] = [{"user_name": user, "character_name": card, "create_date": "2026-12-01@10h00m00s",
+                                    "chat_metadata": {}}]  # fmt: skip
+    for index in range(messages):
+        date = f"2026-12-01T10:{index // 60 % 60:02d}:{index % 60:02d}.000Z"
+        if index % 2:
+            lines.append({"name": user, "is_user": True, "is_system": False, "send_date": date,
+                          "mes": f"{LONG_USER}（{index}）", "extra": {}})  # fmt: skip
+        else:
+            swipes = [f"{LONG_REPLY}（{index}·其{n}）" for n in range(3)]
+            lines.append({"name": card, "is_user": False, "is_system": False, "send_date": date, "mes": swipes[1],
+                          "extra": {}, "swipe_id": 1, "swipes": swipes,
+                          "swipe_info": [{"send_date": date, "extra": {}} for _ in swipes]})  # fmt: skip
+    return "\n".join(json.dumps(line, ensure_ascii=False) for line in lines).encode() + b"\n"

@@ -30,7 +30,8 @@ from ._wrap import StreamWrap
 HELP = """命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
   /swipe [-]        下一条 / 上一条回复（超过最后一条就生成新的）
-  /continue         接着最后一条回复往下写
+  /continue         接着最后一条回复往下写（写在这条回复里，同 SillyTavern）
+  /undo [N]         撤销续写：最后一条（或第 N 条）回到续写之前的文字
   /impersonate      让模型替你写下一句（回车发送，输入文字改写，/cancel 放弃）
   /edit N [文字]    改第 N 条消息（从 0 数起；/show 看编号）
   /delete N         删掉第 N 条消息（旧版本仍在 /tree 里）
@@ -525,6 +526,10 @@ def _slash(
         _swipe_counter(session)
     elif command == "/continue":
         play("continue", lambda: session.play("continue"))
+    elif command == "/undo":
+        index = _index(rest)[0] if rest else len(session.messages()) - 1
+        session.undo(index)
+        typer.echo(f"第 {index} 条回到了续写之前：{_preview(session.messages()[index].content, 200)}", err=True)
     elif command == "/impersonate":
         result = play("impersonate", lambda: session.play("impersonate")).result
         draft = result.text.strip() if result is not None else ""
@@ -569,7 +574,7 @@ def _slash(
         typer.echo(f"已跳到 {rest}。", err=True)
     elif command == "/show":
         for number, message in enumerate(session.messages()):
-            mark = "（已隐藏）" if "hidden" in message.tags else ""
+            mark = "（已隐藏）" if message.hidden else ""
             typer.echo(f"[{number}] {mark}{_who(message.role)}{_preview(message.content, 200)}")
     elif command == "/trigger":  # a group chat: that member answers now, muted or not
         if not hasattr(session, "roster"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from peargarden.errors import BadInput
+from peargarden.web.addresses import reachable_urls
 
 from ._app import app, state
 from ._vault import vault_snapshots
@@ -26,8 +27,11 @@ def serve_command(
         raise BadInput(f"端口不对：{port}（bad port）")
     config = WebConfig(home=state.home, host=host, token=token)
     if token:
-        typer.echo(f"访问令牌（token）：{token}\n打开 http://{host}:{port}/?token={token}")
+        # The token goes into the browser's cookie on the first visit and out of the address bar.
+        typer.echo(f"访问令牌（token）：{token}")
+        for url in reachable_urls(host, port, f"?token={token}"):
+            typer.echo(f"打开 {url}")
     else:
-        typer.echo(f"梨园网页：http://{host}:{port}/")
+        typer.echo(f"梨园网页：{reachable_urls(host, port)[0]}")
     with vault_snapshots(state.home):
         uvicorn.run(create_app(config), host=host, port=port, log_level="warning")

@@ -51,6 +51,17 @@ class BeatEnv:
     # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
     cache: dict[str, Any] = field(default_factory=dict)
     cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    @property
+    def card_fields(self) -> dict[str, Any]:
+        """The card's ``data`` object (V2/V3), or the whole object for a V1 card."""
+        data = self.card_data.get("data")
+        return data if isinstance(data, dict) else self.card_data
+
+    @property
+    def char_name(self) -> str:
+        """The card's character name (the folder name when the card has none)."""
+        return str(self.card_fields.get("name") or self.card.folder)
+
     # The chat's story memory for a beat (summary, scene notes, budget), from the mode's ``story``
     # step over the chat's branch; set by the service, read by the stage builder.
     story: Callable[[], StoryView | None] | None = None
@@ -125,7 +136,7 @@ class BranchView:
 
     @property
     def char_name(self) -> str:
-        return str(card_fields(self.env).get("name") or self.env.card.folder)
+        return self.env.char_name
 
 
 class SideCall(Protocol):
@@ -169,5 +180,4 @@ MODE_ENTRY_TYPE = CHAT_MODE_ENTRY  # kept by the session store (workspace.chats)
 
 def card_fields(env: BeatEnv) -> dict[str, Any]:
     """The card's ``data`` object (V2/V3), or the whole object for a V1 card."""
-    data = env.card_data.get("data")
-    return data if isinstance(data, dict) else env.card_data
+    return env.card_fields

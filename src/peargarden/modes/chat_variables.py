@@ -91,7 +91,7 @@ def st_chat(
             continue
         line = {
             "is_user": message.role == "user",
-            "is_system": "hidden" in message.tags,
+            "is_system": message.hidden,
             "mes": message.content,
             "swipe_id": 0,
             "variables": [],

@@ -36,7 +36,7 @@ class SplitHistory:
 def _prose(messages: Sequence[ContextMessage]) -> list[ContextMessage]:
     out = []
     for message in messages:
-        if message.role not in ("user", "assistant") or "hidden" in message.tags:
+        if message.role not in ("user", "assistant") or message.hidden:
             continue
         if not message.content.strip():
             continue
@@ -50,7 +50,7 @@ def split_beat(history: Sequence[ContextMessage], kind: str = "send") -> SplitHi
     """Cut *history* at this beat's user message (for ``continue``/``impersonate``: at the end)."""
     last_user = -1
     for index in range(len(history) - 1, -1, -1):
-        if history[index].role == "user" and "hidden" not in history[index].tags:
+        if history[index].role == "user" and not history[index].hidden:
             last_user = index
             break
     if kind in ("continue", "impersonate") or last_user < 0:

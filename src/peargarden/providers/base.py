@@ -76,6 +76,9 @@ class ChatRequest:
     tool_choice: Any = None
     # What the builder fitted the messages into (tavern mode: the preset's context size); not sent.
     budget: ContextBudget | None = None
+    # The lorebook entries that fired for this request, ``{"title", "book"}`` each; not sent (a front
+    # shows them under the reply).
+    lore: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

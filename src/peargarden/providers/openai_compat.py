@@ -124,6 +124,7 @@ class OpenAICompatProvider:
         sleep: Callable[[float], None] | None = None,
         http_client: httpx2.Client | None = None,
         max_reply_chars: int = MAX_REPLY_CHARS,
+        stream: bool = True,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.max_reply_chars = max_reply_chars
@@ -141,6 +142,13 @@ class OpenAICompatProvider:
             limits = replace(limits, first_byte=timeout, idle=timeout)
         if connect_timeout is not None:
             limits = replace(limits, connect=connect_timeout)
+        # Streaming off (the connection's ``stream = false``): the reply comes as one JSON answer,
+        # whose status line may only come when the reply is done: the first-byte and idle waits
+        # are the whole call's.
+        self.streaming = stream
+        if not stream:
+            whole = limits.total
+            limits = replace(limits, first_byte=max(limits.first_byte, whole), idle=max(limits.idle, whole))
         self.timeouts = limits
         self.timeout = limits.first_byte
         self.retry = retry or RetryPolicy()
@@ -209,6 +217,9 @@ class OpenAICompatProvider:
         if not model:
             raise ProviderError(f"没有为 {self._endpoint().host} 选定模型（no model）：`pear models` 可列出可用模型")
         kwargs = build_create_kwargs(request, model, self.profile)
+        if not self.streaming:
+            kwargs["stream"] = False
+            kwargs.pop("stream_options", None)
         where = self._endpoint(model)
         limits = self.timeouts
         deadline = time.monotonic() + limits.total

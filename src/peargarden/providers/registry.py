@@ -37,6 +37,8 @@ class ConnectionSpec:
     profile: str = ""
     # Connect / first-byte / idle / total limits (None: the defaults of ``Timeouts``).
     timeouts: Timeouts | None = None
+    # False: the whole reply in one answer (``"stream": false``), not as server-sent events.
+    stream: bool = True
 
     @property
     def is_local(self) -> bool:
@@ -75,6 +77,7 @@ def build_provider(spec: ConnectionSpec | None, environ: Mapping[str, str] | Non
         profile=spec.profile or None,
         name=spec.name if spec.name != LOCAL else None,
         timeouts=spec.timeouts,
+        stream=spec.stream,
     )
 
 

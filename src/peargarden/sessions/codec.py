@@ -6,6 +6,10 @@ Line 1 is the header ``{"type": "session", "version": 1, "id": <chat id>, "times
 - entries (see :mod:`.entries`): each one moves the active leaf to itself;
 - leaf records ``{"type": "leaf", "leafId": <id or null>, "timestamp": ...}``: the active leaf moved
   without a new entry (regenerate, swipe, branch).  They are not tree nodes.
+- amend records ``{"type": "amend", "targetId": <id>, "message": {<fields>}, "timestamp": ...}``: an
+  earlier message changed in place (continue extends a reply, a message is hidden): the fields given
+  replace the message's (``null`` removes one).  Not tree nodes either; the line of the message itself
+  is never rewritten.  A file without them reads as before.
 
 Loading is forgiving the way an append-only log must be: a last line that does not parse is a torn
 append (a crash, a full disk) and is skipped with a warning that says so; a bad line in the middle is
@@ -30,6 +34,7 @@ from .tree import SessionTree
 FORMAT_VERSION = 1
 HEADER_TYPE = "session"
 LEAF_TYPE = "leaf"
+AMEND_TYPE = "amend"
 
 
 def encode(value: dict[str, Any]) -> str:
@@ -55,6 +60,10 @@ def entry_line(entry: Entry) -> str:
 
 def leaf_line(leaf_id: str | None, timestamp: str) -> str:
     return encode({"type": LEAF_TYPE, "leafId": leaf_id, "timestamp": timestamp})
+
+
+def amend_line(target_id: str, changes: dict[str, Any], timestamp: str) -> str:
+    return encode({"type": AMEND_TYPE, "targetId": target_id, "message": changes, "timestamp": timestamp})
 
 
 @dataclass
@@ -126,6 +135,7 @@ class ReadState:
     leaf: str | None
     path: list[Entry]
     warnings: list[str]
+    amends: int = 0  # how many amend records had been applied
 
 
 class Record:
@@ -136,14 +146,14 @@ class Record:
     def __init__(self, tree: SessionTree) -> None:
         self.tree = tree  # the tree being read, empty at first
         self.rows: list[int] = []
+        self.amends: list[int] = []  # the rows of the amend records applied, in order
         self.header: int | None = None
         self.before: ReadState | None = None
         self.after: ReadState | None = None
 
-    @staticmethod
-    def state(loaded: LoadedSession) -> ReadState:
+    def state(self, loaded: LoadedSession) -> ReadState:
         tree = loaded.tree
-        return ReadState(len(tree), tree.leaf, tree.path(), list(loaded.warnings))
+        return ReadState(len(tree), tree.leaf, tree.path(), list(loaded.warnings), len(self.amends))
 
 
 def _as_bytes(line: str | bytes) -> bytes:
@@ -169,6 +179,7 @@ class _Head(msgspec.Struct, gc=False):
     type: Any = None
     timestamp: Any = None
     leafId: Any = None
+    targetId: Any = None
 
 
 _HEADS = msgspec.json.Decoder(list[_Head])
@@ -333,6 +344,17 @@ def _feed(
             else:
                 warnings.append(f"第 {first_line + index} 行指向不存在的条目 {target}，已忽略")
             continue
+        elif kind == AMEND_TYPE:
+            if fresh:  # the entries read so far go into the tree first: the amend may change one
+                tree.add_loaded(fresh, leaf)
+                fresh = {}
+                known = tree.ids()
+            if apply_amend(tree, value if value is not None else _value_of(rows[index])):
+                if record is not None:
+                    record.amends.append(index + row_offset)
+            else:
+                warnings.append(f"第 {first_line + index} 行的改写指向不存在的消息，已忽略")
+            continue
         else:
             try:
                 if value is not None:
@@ -359,3 +381,24 @@ def _feed(
 
 
 _ENTRY_TYPES = frozenset(ENTRY_TYPES)
+
+
+def _value_of(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(_text(line))
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def apply_amend(tree: SessionTree, value: dict[str, Any] | None) -> bool:
+    """Apply a decoded amend record to *tree*; False when it names no message of the tree."""
+    if value is None:
+        return False
+    target, changes = value.get("targetId"), value.get("message")
+    if not isinstance(target, str) or target not in tree or not isinstance(changes, dict):
+        return False
+    if tree.get(target).type != "message":
+        return False
+    tree.amend(target, changes)
+    return True

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from .entries import Entry
+from .entries import GREETING_TAG, HIDDEN_TAG, WORK_TAGS, Entry
 from .variables import bound_message
 
 COMPACTION_PREFIX = "此前的对话已压缩为下面的摘要：\n\n<summary>\n"
@@ -39,6 +39,35 @@ class ContextMessage(msgspec.Struct, gc=False):
     tool_call_id: str | None = None
     is_error: bool = False
     tags: list[str] = msgspec.field(default_factory=list)
+
+    @property
+    def hidden(self) -> bool:
+        """Kept in the chat but never sent to the model (SillyTavern's ``/hide``, ``is_system``)."""
+        return HIDDEN_TAG in self.tags
+
+    @property
+    def greeting(self) -> bool:
+        return GREETING_TAG in self.tags
+
+    @property
+    def work(self) -> bool:
+        """A work-mode message (写卡维护): outside the story."""
+        return not WORK_TAGS.isdisjoint(self.tags)
+
+    def to_message(self) -> dict[str, Any]:
+        """The message as a session entry stores it (the fields it has, and no others)."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        for key in ("name", "reasoning", "tool_call_id"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.tool_calls:
+            out["tool_calls"] = list(self.tool_calls)
+        if self.is_error:
+            out["is_error"] = True
+        if self.tags:
+            out["tags"] = list(self.tags)
+        return out
 
     @classmethod
     def from_entry(cls, entry: Entry) -> ContextMessage:
@@ -181,6 +210,9 @@ class ContextMemo:
     gives the last messages plus the new ones: a beat of a 20,000-message chat no longer walks all
     of them.  Anything else (a swipe, a branch, a rewind, a new compaction) is rebuilt in full.
     The messages are shared between calls and must be treated as read-only (as with *cache*).
+
+    *amended* is the tree's list of ids changed in place (:meth:`SessionTree.amend`): their converted
+    messages are forgotten and the context is rebuilt (from the memo, converting only those).
     """
 
     def __init__(self) -> None:
@@ -188,11 +220,26 @@ class ContextMemo:
         self._end: Entry | None = None
         self._length = 0
         self._messages: list[ContextMessage] = []
+        self._amended: list[str] | None = None  # the tree's list last seen, and how much of it
+        self._amends_seen = 0
 
-    def build(self, path: Sequence[Entry]) -> list[ContextMessage]:
+    def _forget_amended(self, amended: list[str] | None) -> bool:
+        """Drop the messages of entries amended since the last build; True when any was."""
+        if amended is None:
+            return False
+        if amended is not self._amended:  # another tree (the file read again): all of its list
+            self._amended, self._amends_seen = amended, 0
+        new = amended[self._amends_seen :]
+        self._amends_seen = len(amended)
+        for entry_id in new:
+            self.cache.pop(entry_id, None)
+        return bool(new)
+
+    def build(self, path: Sequence[Entry], amended: list[str] | None = None) -> list[ContextMessage]:
         known = self._length
         if (
-            known
+            not self._forget_amended(amended)
+            and known
             and len(path) >= known
             and path[known - 1] is self._end
             and all(entry.type != "compaction" for entry in path[known:])

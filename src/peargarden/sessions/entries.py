@@ -22,6 +22,19 @@ from typing import Any, Literal
 
 import msgspec
 
+# Markers in a message's ``tags``, and what they mean everywhere a chat is read:
+HIDDEN_TAG = "hidden"  # SillyTavern's ``is_system``: kept in the chat, never sent to the model
+GREETING_TAG = "greeting"  # the card's opening message (or one of its alternates)
+WORK_TAG = "work"  # a work-mode message (写卡维护): outside the story
+WORK_TAGS = frozenset({WORK_TAG, "写卡维护"})
+
+
+def tagged(message: dict[str, Any], tag: str) -> bool:
+    """Whether the message dict carries *tag* in its ``tags``."""
+    tags = message.get("tags")
+    return isinstance(tags, list) and tag in tags
+
+
 EntryType = Literal["message", "custom", "label", "compaction"]
 ENTRY_TYPES: tuple[EntryType, ...] = ("message", "custom", "label", "compaction")
 
@@ -96,6 +109,21 @@ class Entry(msgspec.Struct, eq=False, gc=False):
     @property
     def role(self) -> str:
         return str(self.message.get("role", "")) if self.type == "message" else ""
+
+    @property
+    def hidden(self) -> bool:
+        """Kept in the chat but never sent to the model (SillyTavern's ``/hide``, ``is_system``)."""
+        return tagged(self.message, HIDDEN_TAG)
+
+    @property
+    def greeting(self) -> bool:
+        return tagged(self.message, GREETING_TAG)
+
+    @property
+    def work(self) -> bool:
+        """A work-mode message (写卡维护): outside the story."""
+        tags = self.message.get("tags")
+        return isinstance(tags, list) and not WORK_TAGS.isdisjoint(tags)
 
     def __eq__(self, other: object) -> bool:
         if self is other:

@@ -27,13 +27,13 @@ from operator import attrgetter
 
 import msgspec
 
-from .codec import LoadedSession, Record, _text, feed_rows, split_rows
+from .codec import LoadedSession, Record, _text, _value_of, apply_amend, feed_rows, split_rows
 from .entries import ENTRY_TYPES, Entry
 from .tree import SessionTree
 
 #: Changes whenever the layout or the meaning of an index changes: an index of another version is
 #: simply not used (and rewritten by the next full read).
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 # The numbers are packed in this machine's byte order: an index from a machine of the other order
 # (a data folder carried over) is not used.
 _MAGIC = f"PEARGARDEN-SESSION-INDEX {sys.byteorder}\n".encode()
@@ -61,6 +61,7 @@ class _Index(msgspec.Struct, array_like=True, gc=False):
     starts: bytes  # array("q"): where each entry's line starts and where the next line starts (a
     ends: bytes  # JSON decoder takes the CR and newline between them as the whitespace they are)
     path: list[str]  # the active path's ids, root first
+    amends: bytes  # array("q"): start and end of each amend record's line, applied in order
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -112,6 +113,8 @@ def _encoded(
         starts=array("q", map(starts.__getitem__, rows_of)).tobytes(),
         ends=array("q", map(starts.__getitem__, map((1).__add__, rows_of))).tobytes(),
         path=list(map(_ID, state.path)),
+        amends=array("q", [at for row in record.amends[: state.amends] for at in (starts[row], starts[row + 1])])
+        .tobytes(),
     )
     try:
         payload = _ENCODER.encode(index)
@@ -154,6 +157,10 @@ def read_with_index(data: bytes, identity: tuple[int, int], blob: bytes) -> tupl
         return None
     tree = SessionTree()
     tree.add_loaded(by_id, index.leaf, path=path)
+    amends = _unpacked(index.amends)
+    for at in range(0, len(amends) - 1, 2):  # messages changed in place since they were written
+        if not apply_amend(tree, _value_of(data[amends[at] : amends[at + 1]])):
+            return None
     loaded = LoadedSession(header, tree, list(index.warnings), newlines=index.newlines)
     tail = data[index.size :]
     feed_rows(loaded, split_rows(tail), index.newlines + 1)
@@ -174,6 +181,7 @@ def _checked(blob: bytes, data: bytes, identity: tuple[int, int]) -> tuple[_Inde
         index = _DECODER.decode(payload)
         starts = _unpacked(index.starts)
         ends = _unpacked(index.ends)
+        amends = _unpacked(index.amends)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
         return None
     size = index.size
@@ -186,6 +194,8 @@ def _checked(blob: bytes, data: bytes, identity: tuple[int, int]) -> tuple[_Inde
         or not count == len(index.parents) == len(index.kinds) == len(index.stamps) == len(starts) == len(ends)
         or (count and not (max(index.kinds) < len(ENTRY_TYPES) and min(starts) >= 0 and max(ends) <= size))
         or (index.header and (len(index.header) != 2 or not 0 <= index.header[0] <= index.header[1] <= size))
+        or len(amends) % 2
+        or (amends and not (min(amends) >= 0 and max(amends) <= size))
     ):
         return None
     if zlib.crc32(memoryview(data)[:size]) != index.crc:

@@ -1,9 +1,11 @@
 """Chat operations as plans over the tree: regenerate, swipe, edit, delete, hide, branch (pure).
 
-A :class:`Plan` says where the leaf goes first and which new entries follow (their ids come from the
-caller's ``new_id``).  The store applies it: it writes each entry (or, when there are none, a leaf
-record) and adds it to the tree.  Nothing is ever removed: an edit or a delete is a new branch that
-copies what came after, so every older version stays reachable in ``/tree``.
+A :class:`Plan` says where the leaf goes first, which new entries follow (their ids come from the
+caller's ``new_id``) and which messages change in place.  The store applies it: it writes each entry
+(or, when there are none, a leaf record) and adds it to the tree, then an amend record per change.
+Nothing is ever removed: an edit or a delete is a new branch that copies what came after, so every
+older version stays reachable in ``/tree``; a hide (SillyTavern's ``is_system`` flag) and a continue
+change the message itself, its earlier versions kept as its revisions (:meth:`SessionTree.revisions`).
 
 Message numbers (``N`` in ``/edit N``) index :meth:`SessionTree.messages` — every message entry on the
 active path, the greeting being 0.
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from peargarden.errors import BadInput
 
-from .entries import Entry
+from .entries import HIDDEN_TAG, Entry
 from .tree import SessionTree
 from .variables import bound_message
 
@@ -27,6 +30,8 @@ NewId = Callable[[], str]
 class Plan:
     start_leaf: str | None
     entries: list[Entry] = field(default_factory=list)
+    # Messages changed in place, after the entries: (entry id, the message fields to set; None drops one).
+    amends: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def message_at(tree: SessionTree, index: int) -> Entry:
@@ -46,12 +51,17 @@ def last_user(tree: SessionTree) -> Entry | None:
 def reply_head(tree: SessionTree) -> Entry | None:
     """The first assistant entry of the latest beat (the one swipes are siblings of)."""
     path = tree.path()
-    anchor = last_user(tree)
-    start = 0 if anchor is None else path.index(anchor) + 1
-    for entry in path[start:]:
-        if entry.type == "message" and entry.role == "assistant":
-            return entry
-    return None
+    # From the end back to the last user message: a long chat's path is not searched from its root.
+    found: Entry | None = None
+    for entry in reversed(path):
+        if entry.type != "message":
+            continue
+        role = entry.role
+        if role == "user":
+            break
+        if role == "assistant":
+            found = entry
+    return found
 
 
 def plan_regenerate(tree: SessionTree) -> Plan:
@@ -149,19 +159,38 @@ def plan_delete(tree: SessionTree, index: int, new_id: NewId, timestamp: str) ->
     return Plan(target.parent_id, _copy_after(tree, target, target.parent_id, new_id, timestamp))
 
 
-HIDDEN_TAG = "hidden"
+def plan_delete_many(tree: SessionTree, indices: list[int], new_id: NewId, timestamp: str) -> Plan:
+    """A branch without the messages at *indices* (SillyTavern's "delete messages", several at once):
+    what came after the first of them is copied onto its parent, leaving those out.  A reply's tool
+    results go with it (left alone they would answer a call no message made)."""
+    messages = tree.messages()
+    chosen = sorted(set(indices))
+    if not chosen:
+        raise BadInput("没有选中要删除的消息")
+    targets = {message_at(tree, index).id for index in chosen}
+    calls = {str(call.get("id")) for entry in messages if entry.id in targets
+             for call in entry.message.get("tool_calls") or [] if isinstance(call, dict)}  # fmt: skip
+    targets |= {entry.id for entry in messages if entry.role == "tool" and entry.message.get("tool_call_id") in calls}
+    path = tree.path()
+    start = next(position for position, entry in enumerate(path) if entry.id in targets)
+    parent = path[start].parent_id
+    out: list[Entry] = []
+    moved: dict[str, str] = {}
+    for entry in path[start:]:
+        if entry.type == "label" or entry.id in targets or bound_message(entry) in targets:
+            continue  # a deleted message's notes go with it
+        copy = _copied(entry, new_id(), parent, timestamp, moved)
+        out.append(copy)
+        parent = copy.id
+    return Plan(path[start].parent_id, out)
 
 
-def is_hidden(entry: Entry) -> bool:
-    """Whether a message entry is hidden from the model (SillyTavern's ``is_system``)."""
-    tags = entry.message.get("tags")
-    return isinstance(tags, list) and HIDDEN_TAG in tags
 
 
-def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool, new_id: NewId, timestamp: str) -> Plan | None:
+def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool) -> Plan | None:
     """Messages *first* … *last* hidden from the model (SillyTavern's ``/hide``) or shown to it again
-    (``/unhide``): a branch from the first message whose state changes, those messages with the tag
-    ``"hidden"`` set or cleared, what came after copied (like an edit, so the old branch stays).
+    (``/unhide``): the tag ``"hidden"`` (ST's ``is_system``) set or cleared on each message in place;
+    the chat stays one line, with no copies in the tree.
 
     Only the user's and the character's messages count: a tool result goes with the reply that
     called it (hidden alone, the call would reach the model without its answer).  ``None`` when
@@ -169,35 +198,60 @@ def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool, new_id: Ne
     messages = tree.messages()
     if not 0 <= first <= last < len(messages):
         raise BadInput(f"没有第 {first}–{last} 条消息（当前分支共 {len(messages)} 条，从 0 数起）")
-    targets: set[str] = set()
+    targets: list[Entry] = []
     calls: set[str] = set()
     for entry in messages[first : last + 1]:
         role = entry.role
-        if role not in ("user", "assistant") or is_hidden(entry) == hidden:
+        if role not in ("user", "assistant") or entry.hidden == hidden:
             continue
-        targets.add(entry.id)
+        targets.append(entry)
         calls.update(str(call.get("id")) for call in entry.message.get("tool_calls") or [] if isinstance(call, dict))
+    chosen = {entry.id for entry in targets}
     for entry in messages[first:]:
-        if entry.role == "tool" and entry.message.get("tool_call_id") in calls:
-            targets.add(entry.id)
+        answers = entry.role == "tool" and entry.message.get("tool_call_id") in calls
+        if answers and entry.id not in chosen and entry.hidden != hidden:
+            targets.append(entry)
+            chosen.add(entry.id)
     if not targets:
         return None
-    path = tree.path()
-    start = next(index for index, entry in enumerate(path) if entry.id in targets)
-    parent = path[start].parent_id
-    out: list[Entry] = []
-    moved: dict[str, str] = {}
-    for entry in path[start:]:
-        if entry.type == "label":
-            continue
-        if entry.id in targets:
-            message = dict(entry.message)
-            tags = [tag for tag in message.get("tags") or [] if tag != HIDDEN_TAG]
-            message["tags"] = [*tags, HIDDEN_TAG] if hidden else tags
-            if not message["tags"]:
-                del message["tags"]
-            entry = Entry(entry.id, entry.parent_id, entry.type, entry.timestamp, {**entry.body, "message": message})
-        copy = _copied(entry, new_id(), parent, timestamp, moved)
-        out.append(copy)
-        parent = copy.id
-    return Plan(path[start].parent_id, out)
+    amends: list[tuple[str, dict[str, Any]]] = []
+    for entry in targets:
+        tags = [tag for tag in entry.message.get("tags") or [] if tag != HIDDEN_TAG]
+        kept = [*tags, HIDDEN_TAG] if hidden else tags
+        amends.append((entry.id, {"tags": kept or None}))
+    return Plan(tree.leaf, amends=amends)
+
+
+def plan_continue(tree: SessionTree, reply: Entry, message: dict[str, Any]) -> Plan:
+    """The last reply *reply* extended in place by a continue (SillyTavern's): *message* is the
+    continued reply as the loop recorded it (its text the old text and the new); the old text stays
+    as the reply's last revision, which :func:`plan_undo` brings back."""
+    changes: dict[str, Any] = {"content": str(message.get("content") or "")}
+    reasoning = "".join(str(part) for part in (reply.message.get("reasoning"), message.get("reasoning")) if part)
+    if reasoning:
+        changes["reasoning"] = reasoning
+    for key in ("tool_calls", "usage", "model", "stop_reason"):
+        if key in message:
+            changes[key] = message[key]
+    return Plan(tree.leaf, amends=[(reply.id, changes)])
+
+
+def continued_from(tree: SessionTree, entry: Entry) -> dict[str, Any] | None:
+    """The message *entry* was before its latest continue (a revision whose text the current text
+    goes on from), or ``None`` when it was never continued."""
+    current = str(entry.message.get("content") or "")
+    for revision in tree.revisions(entry.id)[::-1]:
+        text = str(revision.get("content") or "")
+        if text != current and current.startswith(text):
+            return revision
+    return None
+
+
+def plan_undo(tree: SessionTree, index: int) -> Plan:
+    """Message *index* back to its text before its latest continue (a second undo goes back past an
+    earlier continue, as far as the text the message was written with)."""
+    entry = message_at(tree, index)
+    older = continued_from(tree, entry)
+    if older is None:
+        raise BadInput(f"第 {index} 条消息没有可以撤销的续写")
+    return Plan(tree.leaf, amends=[(entry.id, {"content": older.get("content"), "reasoning": older.get("reasoning")})])

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .entries import Entry, custom_entry, message_entry
+from .entries import HIDDEN_TAG, Entry, custom_entry, message_entry
 from .ops import NewId
 from .tree import SessionTree
 from .variables import (
@@ -101,7 +101,7 @@ def _message_from_st(line: dict[str, Any], text: str, swipe_extra: Any) -> dict[
     if isinstance(extra, dict) and isinstance(extra.get("model"), str):
         message["model"] = extra["model"]
     if line.get("is_system"):
-        message["tags"] = ["hidden"]
+        message["tags"] = [HIDDEN_TAG]
     return message
 
 

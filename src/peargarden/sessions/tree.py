@@ -4,15 +4,20 @@ Pure: ids and timestamps come from the caller.  Every :meth:`SessionTree.add` ma
 leaf; :meth:`set_leaf` moves the leaf without adding anything (the next entry forks there).  The path
 of the active leaf is cached and extended in place when an entry is added under the leaf, so a long
 chat does not pay a root walk per message.
+
+:meth:`amend` changes a message in place (SillyTavern's continue extends the current swipe; a hidden
+message carries a flag): the entry is replaced by a new one with the same id and place, and the
+message it had is kept among its :meth:`revisions` (the session file keeps an ``amend`` record).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, KeysView
+from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
-from peargarden.errors import ConflictError, NotFound
+from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .entries import Entry
 
@@ -26,6 +31,7 @@ class TreeRow:
     on_path: bool
     sibling_index: int
     sibling_count: int
+    more: bool = False  # some of its descendants were left out (a folded side branch, the limit)
 
 
 class SessionTree:
@@ -40,6 +46,13 @@ class SessionTree:
         # The custom entries of the active path (see customs()): the path list they were read from,
         # how much of it was read, and what was found there.
         self._customs_cache: tuple[list[Entry], int, list[Entry]] | None = None
+        # Leaves the active leaf moved away from in this session, the latest last: going back to a
+        # version of a message (a swipe, another branch) returns to where its story was left.
+        self._left: list[str] = []
+        # The messages amended entries had before, oldest first, and the ids amended, in order (a
+        # memo of converted messages forgets those: see context.ContextMemo).
+        self._revisions: dict[str, list[dict[str, Any]]] = {}
+        self.amended: list[str] = []
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -166,19 +179,41 @@ class SessionTree:
                 out.pop(target, None)
         return out
 
-    def rows(self) -> list[TreeRow]:
-        """The whole tree depth-first (children in creation order), for ``/tree`` and ``sessions show``."""
+    def rows(self, root: str | None = None, *, fold: int | None = None, limit: int | None = None) -> list[TreeRow]:
+        """The whole tree depth-first (children in creation order), for ``/tree`` and ``sessions show``.
+
+        *root*: only that entry (at depth 0) and what hangs below it.  *fold*: a branch off the
+        active path shows at most that many rows; *limit*: at most that many rows in all.  A row
+        whose descendants were left out says so (``more``): a page draws the part of a long chat's
+        tree near what it shows."""
         on_path = {entry.id for entry in self._active_path()}
         rows: list[TreeRow] = []
         children = self._children()
-        roots = children.get(None, [])
-        stack = [(child, 0, i, len(roots)) for i, child in reversed(list(enumerate(roots)))]
+        # (id, depth, sibling position, sibling count, rows its side branch may still show)
+        if root is None:
+            tops = children.get(None, [])
+            stack = [(child, 0, i, len(tops), -1) for i, child in reversed(list(enumerate(tops)))]
+        else:
+            kin = children.get(self.get(root).parent_id, [])
+            stack = [(root, 0, kin.index(root), len(kin), -1)]
         while stack:
-            entry_id, depth, position, count = stack.pop()
+            entry_id, depth, position, count, budget = stack.pop()
+            if limit is not None and len(rows) >= limit:
+                if rows:
+                    rows[-1] = TreeRow(rows[-1].depth, rows[-1].entry, rows[-1].on_path, rows[-1].sibling_index,
+                                       rows[-1].sibling_count, True)  # fmt: skip
+                break
             entry = self._entries[entry_id]
-            rows.append(TreeRow(depth, entry, entry_id in on_path, position, count))
+            here = entry_id in on_path
+            if fold is not None and not here and budget < 0:
+                budget = fold  # a side branch starts here
             kids = children.get(entry_id, [])
-            stack.extend((child, depth + 1, i, len(kids)) for i, child in reversed(list(enumerate(kids))))
+            cut = bool(kids) and budget == 1
+            rows.append(TreeRow(depth, entry, here, position, count, cut))
+            if cut:
+                continue
+            below = budget - 1 if budget > 0 else budget
+            stack.extend((child, depth + 1, i, len(kids), below) for i, child in reversed(list(enumerate(kids))))
         return rows
 
     # -- changing ----------------------------------------------------------------------------------
@@ -251,17 +286,65 @@ class SessionTree:
         else:
             self._path_cache = _rejoined(cached, leaf, store)
 
+    def amend(self, entry_id: str, changes: Mapping[str, Any]) -> Entry:
+        """Change fields of message *entry_id* in place (a ``None`` value removes the field); the
+        message it had goes to its :meth:`revisions`.  The entry keeps its id, parent and place."""
+        old = self.get(entry_id)
+        if old.type != "message":
+            raise BadInput(f"条目 {entry_id} 不是消息，不能改写")
+        message = dict(old.message)
+        for key, value in changes.items():
+            if value is None:
+                message.pop(key, None)
+            else:
+                message[key] = value
+        new = Entry(old.id, old.parent_id, old.type, old.timestamp, {**old.body, "message": message})
+        self._entries[entry_id] = new  # same key: its place in creation order is kept
+        self._revisions.setdefault(entry_id, []).append(old.message)
+        self.amended.append(entry_id)
+        path = self._path_cache
+        if path is not None:  # the cached path holds entry objects: the new one takes the old one's place
+            for position in range(len(path) - 1, -1, -1):
+                if path[position] is old:
+                    path[position] = new
+                    break
+        return new
+
+    def revisions(self, entry_id: str) -> list[dict[str, Any]]:
+        """The messages *entry_id* had before each of its amendments, oldest first."""
+        return list(self._revisions.get(entry_id, []))
+
     def set_leaf(self, entry_id: str | None) -> None:
         """Move the active leaf; ``None`` means the next entry starts a new root."""
         if entry_id is not None and entry_id not in self._entries:
             raise NotFound(f"会话里没有条目 {entry_id}")
         if entry_id == self._leaf:
             return
+        if self._leaf is not None:
+            self._left = [*self._left[-(_LEFT_KEPT - 1) :], self._leaf]
         self._leaf = entry_id
         self._path_cache = None
 
+    def _below(self, leaf: str, entry_id: str) -> bool:
+        """Whether *entry_id* is *leaf* or one of its ancestors (a leaf no longer a leaf: no)."""
+        if leaf not in self._entries or self._children().get(leaf):
+            return False
+        current: str | None = leaf
+        for _ in range(len(self._entries)):
+            if current is None:
+                return False
+            if current == entry_id:
+                return True
+            current = self._entries[current].parent_id
+        return False
+
     def deepest_leaf(self, entry_id: str) -> str:
-        """Follow the newest child from *entry_id* down to a leaf (where a swipe's story continues)."""
+        """Where the story below *entry_id* continues (a swipe, a branch picked again): the leaf its
+        branch was last left at, when the leaf moved away from it in this session; else the newest
+        child followed down to a leaf."""
+        for leaf in reversed(self._left):
+            if self._below(leaf, entry_id):
+                return leaf
         current = entry_id
         while True:
             kids = self._children().get(current, [])
@@ -269,6 +352,9 @@ class SessionTree:
                 return current
             current = kids[-1]
 
+
+# How many of the leaves left behind deepest_leaf looks at (each a walk towards the root).
+_LEFT_KEPT = 16
 
 # How far from its end a new leaf's branch may leave the cached path and still be joined to it.
 _NEAR = 64

@@ -52,6 +52,7 @@ class Assembly:
     last_in_context_index: int
     gen_type: str
     world_info_activated: list[str] = field(default_factory=list)
+    world_info_fired: list[dict[str, str]] = field(default_factory=list)  # the same, by title and book
     context: int = 0  # the context size it was assembled for (the preset's openai_max_context)
     response: int = 0  # the reply's share of it (openai_max_tokens)
     stop: list[str] = field(default_factory=list)  # the request's ``stop`` (custom stopping strings)
@@ -202,6 +203,7 @@ class Generation(GenerationContext):
             last_in_context_index=last_in_context,
             gen_type=self.type,
             world_info_activated=list(self.activated),
+            world_info_fired=list(self.fired),
         )
 
 

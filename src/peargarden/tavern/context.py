@@ -122,6 +122,7 @@ class GenerationContext:
         self._depth_thresholds = sorted(thresholds)
         self._groups: dict[tuple[int, bool, int], tuple[tuple[RegexScript, ...], dict[str, str] | None] | None] = {}
         self.activated: list[str] = []
+        self.fired: list[dict[str, str]] = []  # the same entries as readers name them (title, book)
 
     # numbers ----------------------------------------------------------------
     def _setting_int(self, key: str, default: int) -> int:

@@ -12,7 +12,7 @@ AN-top/bottom entries and @depth entries become ``customDepthWI-<depth>-<role>``
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from peargarden.text.jsstring import js_trim
@@ -180,6 +180,7 @@ def world_info(
     if not g.dry_run:
         s.chat_metadata["timedWorldInfo"] = dict(result.timed_world_info)
     g.activated = [f"{a.entry.world}#{a.entry.uid}" for a in result.activated]
+    g.fired = [{"title": _title(a.entry.raw), "book": a.entry.world} for a in result.activated]
     if an_active:
         note = s.table.get(d.NOTE_KEY)
         md = s.chat_metadata
@@ -203,3 +204,13 @@ def world_info(
             s.table.set(OUTLET_PREFIX + name, "\n".join(texts), d.NONE, 0)
     examples = [(x.position, x.content) for x in result.examples]
     return result.wi_before, result.wi_after, examples
+
+
+def _title(raw: Mapping[str, Any]) -> str:
+    """What a reader calls an entry: its comment (SillyTavern's title/memo), else its first key."""
+    comment = raw.get("comment")
+    if isinstance(comment, str) and comment.strip():
+        return comment.strip()
+    keys = raw.get("key")
+    first = next((k for k in keys if isinstance(k, str) and k.strip()), "") if isinstance(keys, list) else ""
+    return first.strip() or f"#{raw.get('uid')}"

@@ -333,6 +333,8 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(status(404, f"no route {self.path}"))
                 return
             reply = server._next_reply()
+            if isinstance(reply, StreamReply) and isinstance(body, dict) and body.get("stream") is False:
+                reply = as_completion(reply)  # asked for the whole reply at once, as a real server answers
             try:
                 if isinstance(reply, JsonReply):
                     self._send_json(reply)
@@ -406,6 +408,41 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def as_completion(reply: StreamReply) -> JsonReply:
+    """A scripted stream as the one ``chat.completion`` a server sends for ``"stream": false``: the
+    deltas joined (text, reasoning, tool calls by index), the last finish reason and the usage."""
+    content, reasoning = "", ""
+    calls: dict[int, JsonDict] = {}
+    finish: str | None = None
+    usage: JsonDict | None = None
+    for item in reply.items:
+        if not isinstance(item, dict):
+            continue  # pauses, gates, raw bytes: a stream's own business
+        usage = item.get("usage") or usage
+        for choice in item.get("choices") or []:
+            delta = choice.get("delta") or {}
+            content += delta.get("content") or ""
+            reasoning += delta.get("reasoning_content") or delta.get("reasoning") or ""
+            for part in delta.get("tool_calls") or []:
+                call = calls.setdefault(part["index"], {"id": "", "type": "function",
+                                                        "function": {"name": "", "arguments": ""}})  # fmt: skip
+                call["id"] = part.get("id") or call["id"]
+                function = part.get("function") or {}
+                call["function"]["name"] += function.get("name") or ""
+                call["function"]["arguments"] += function.get("arguments") or ""
+            finish = choice.get("finish_reason") or finish
+    message: JsonDict = {"role": "assistant", "content": content}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    if calls:
+        message["tool_calls"] = [calls[index] for index in sorted(calls)]
+    body: JsonDict = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake-model",
+                      "choices": [{"index": 0, "message": message, "finish_reason": finish or "stop"}]}  # fmt: skip
+    if usage is not None:
+        body["usage"] = usage
+    return JsonReply(body=body, delay=reply.delay)
+
+
 def _payloads(reply: StreamReply) -> Iterator[bytes | Pause | Gate | Disconnect]:
     for item in reply.items:
         if isinstance(item, (Pause | Gate | Disconnect, bytes)):
@@ -427,6 +464,7 @@ __all__ = [
     "RawReply",
     "RecordedRequest",
     "StreamReply",
+    "as_completion",
     "chunk",
     "sse",
     "status",

@@ -1,15 +1,22 @@
 """The web app (``pear serve``): a thin front over :mod:`peargarden.app`.
 
 - :mod:`.server` — the FastAPI app factory (errors answered with their ``http_status``);
-  :mod:`.guards` — who may drive it (the token off loopback, no foreign Host or cross-site write; plain
-  ASGI middleware); :mod:`.safety` — frame-blocking headers, bodies capped while they stream,
-  ``{"error"}`` bodies for FastAPI's own errors.
+  :mod:`.guards` — who may drive it (the token off loopback: a page asked for with ``?token=``
+  redirected without it, a page without it a form asking for it; no foreign Host or cross-site write;
+  plain ASGI middleware); :mod:`.addresses` — the URLs ``pear serve`` prints for ``0.0.0.0``/``::``;
+  :mod:`.safety` — frame-blocking headers, bodies capped while they stream and given up after 30 s
+  without a byte, ``{"error"}`` bodies for FastAPI's own errors.
 - :mod:`.chat_hub` — the open chats and running beats (one ``Beat`` per chat, approval prompts
   waiting for their answer); :mod:`.chat_view` — a row of the service's page model as the page's
-  JSON; :mod:`.markdown` — Markdown → sanitised HTML.
+  JSON; :mod:`.markdown` — Markdown with the HTML a reply carries → sanitised HTML (documents go
+  to the sandboxed frame).
 - One router per concern, ``api_*.py`` (chats and beats, the inspector, cards and imports, card and
   chat files, lorebooks, regex scripts and their allowance, presets and their editor, personas,
   settings, the studio, the tavern panel, the vault; :mod:`.api_groups`: groups and group chats, with
-  their two pages); :mod:`.pages` — the Jinja2 pages; the small JS
-  modules per page in ``static/``.  Browser tests: ``tests/web/``.
+  their two pages); :mod:`.pages` — the Jinja2 pages (a renamed card's old links redirected); the
+  small JS modules per page in ``static/`` (the chat page: ``chat.js`` wiring and beats,
+  ``chat_window.js`` the window of a long chat — the last 100 messages, more on scroll, at most 200
+  drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message;
+  ``card_list.js`` the character list's search, sorts, tags and favourites).  Browser tests:
+  ``tests/web/``; ``bench/bench_web_chat.py`` and ``bench/bench_card_list.py`` time them.
 """

@@ -53,9 +53,14 @@ class RenameCard(BaseModel):
 
 @router.post("/cards/{card}/rename")
 def rename(request: Request, card: str, body: RenameCard) -> dict[str, Any]:
-    """Change the character's name in the card file (the folder stays)."""
+    """Change the character's name in the card file and the card's folder with it (its pages move;
+    links to the old name still lead there)."""
+    hub = hub_of(request)
+    if hub.busy(card):
+        raise ConflictError("这张卡的对话正在生成回复，等它结束再改名（a beat is running）")
     folder, name, snapshot = card_files.rename_card(home_of(request), card, body.name)
-    hub_of(request).card_changed(folder.folder)
+    hub.forget_card(card)  # its open chats live under the new folder now
+    hub.card_changed(folder.folder)
     return {"folder": folder.folder, "name": name, "undo": {"snapshot": snapshot}}
 
 

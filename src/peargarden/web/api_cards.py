@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import html
 import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Request, UploadFile
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
 
 from peargarden.app import sanitize_name
 from peargarden.app.library import imports
+from peargarden.app.library.card_list import CardRow, card_rows, search, set_marks
 from peargarden.app.library.library import card as open_card
-from peargarden.app.library.library import card_summary
-from peargarden.app.library.library import cards as card_folders
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import MAX_INPUT_BYTES
 
@@ -22,28 +23,54 @@ from .deps import home_of
 
 router = APIRouter(prefix="/api")
 
-_PLACEHOLDER_AVATAR = (
-    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#d9e4dd"/>'
-    '<text x="32" y="42" font-size="28" text-anchor="middle" fill="#4a6b5d">梨</text></svg>'
-)
+def placeholder_avatar(name: str) -> str:
+    """The one picture of a card or persona without one: the first character of its name, white on the
+    accent colour (the chat page's and the persona list's initials look the same)."""
+    initial = html.escape(next(iter(name.strip()), "?"))
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 96"><rect width="64" height="96" fill="#4a6b5d"/>'
+        f'<text x="32" y="58" font-size="30" font-weight="600" text-anchor="middle" fill="#ffffff" '
+        f'font-family="WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif">{initial}</text></svg>'
+    )
 
 
-def _card_row(folder: Any) -> dict[str, Any]:
-    row = card_summary(folder)  # a damaged card is listed with its error: it never hides the others
-    problem = row.get("error")
+def card_json(row: CardRow) -> dict[str, Any]:
+    """One card of the list (a damaged card is listed with its error: it never hides the others)."""
     return {
-        "folder": row["folder"],
-        "name": row["folder"] if problem else row["name"],
-        "lorebooks": [] if problem else row["lorebooks"],
-        "chats": row["chats"],
-        "avatar": f"/api/cards/{quote(row['folder'], safe='')}/avatar",
-        "error": problem,
+        "folder": row.folder,
+        "name": row.name,
+        "lorebooks": row.lorebooks,
+        "chats": row.chats,
+        "avatar": f"/api/cards/{quote(row.folder, safe='')}/avatar",
+        "error": row.error,
+        "creator": row.creator,
+        "notes": row.notes,
+        "tags": row.tags,
+        "own_tags": row.own_tags,
+        "favorite": row.favorite,
+        "added": row.added,
+        "last_chat": row.last_chat,
     }
 
 
 @router.get("/cards")
-def cards(request: Request) -> list[dict[str, Any]]:
-    return [_card_row(folder) for folder in card_folders(home_of(request))]
+def cards(request: Request, q: str = "", tag: str = "", fav: bool = False, sort: str = "name") -> list[dict[str, Any]]:
+    """The cards, searched (``q``: words in the name, creator, tags or creator notes), filtered (``tag``,
+    ``fav``) and sorted (``sort`` = ``name`` | ``last_chat`` | ``added``; favourites first)."""
+    rows = search(card_rows(home_of(request)), q, tag=tag, favorites=fav, sort=sort)
+    return [card_json(row) for row in rows]
+
+
+class MarksBody(BaseModel):
+    favorite: bool | None = None
+    tags: list[str] | None = Field(None, max_length=200)
+
+
+@router.post("/cards/{name}/marks")
+def marks(request: Request, name: str, body: MarksBody) -> dict[str, Any]:
+    """Mark the card a favourite (or not) and/or give it the user's own tags (kept in ``卡.json``)."""
+    folder = open_card(home_of(request), name)
+    return card_json(set_marks(folder, tags=body.tags, favorite=body.favorite))
 
 
 @router.get("/cards/{name}/avatar")
@@ -59,7 +86,11 @@ def avatar(request: Request, name: str) -> Response:
             icon = None
         if icon:
             return Response(icon, media_type="image/png")
-    return Response(_PLACEHOLDER_AVATAR, media_type="image/svg+xml")
+    try:
+        name = folder.load_card().name or folder.folder
+    except PearError:
+        name = folder.folder
+    return Response(placeholder_avatar(name), media_type="image/svg+xml")
 
 
 UPLOAD_CHUNK = 1024 * 1024
@@ -77,11 +108,18 @@ async def save_upload(upload: UploadFile, target: Path, limit: int = MAX_INPUT_B
             out.write(chunk)
 
 
-@router.post("/import")
+@router.post("/import", response_model=None)
 async def import_files(
-    request: Request, files: list[UploadFile], book: str = Form("mount"), card: str | None = Form(None)
-) -> dict[str, Any]:
-    """Import uploaded SillyTavern files; all are checked before anything is written."""
+    request: Request,
+    files: list[UploadFile],
+    book: str = Form("mount"),
+    card: str | None = Form(None),
+    on_conflict: str = Form("ask"),
+) -> dict[str, Any] | JSONResponse:
+    """Import uploaded SillyTavern files; all are checked before anything is written.  A card that is
+    here already is asked about (409 with ``conflicts``), then imported again with ``on_conflict`` =
+    ``replace`` (in its place, chats kept; a vault snapshot first) or ``copy`` (beside it)."""
+    choice = imports.conflict_choice(on_conflict)
     home = home_of(request)
     if not files:
         raise BadInput("没有收到文件（no files）")
@@ -95,7 +133,10 @@ async def import_files(
             await save_upload(upload, target)
             paths.append(target)
         try:
-            _plan, written = imports.import_files(home, paths, book=imports.book_choice(book), card=card or None)
+            _plan, written = imports.import_files(home, paths, book=imports.book_choice(book), card=card or None,
+                                                  on_conflict=choice)  # fmt: skip
+        except imports.CardExists as exists:
+            return JSONResponse({"error": exists.message, "conflicts": exists.names}, status_code=409)
         except PearError as error:  # name the uploaded file, never the server's scratch folder
             if error.path and Path(error.path).is_relative_to(scratch):
                 raise type(error)(error.message, path=Path(error.path).name) from None

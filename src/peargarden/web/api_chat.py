@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from dataclasses import asdict
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from peargarden.app import ChatSession
+from peargarden.app.play.chat_page import MessageRow, TreeRow, branch_rows, sibling_of
 from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .chat_hub import OpenChat
-from .chat_view import message_json
+from .chat_view import message_json, sent_ids
 from .deps import hub_of
 
 router = APIRouter(prefix="/api")
@@ -37,13 +39,82 @@ def _preview(text: str, width: int = 36) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def chat_state(chat: OpenChat) -> dict[str, Any]:
-    """Everything the chat page draws (the service's page model, ``ChatSession.view()``, as JSON):
-    messages (numbered as edit/delete/branch count), swipes, tree, context bar."""
-    view = chat.session.view()
+# SillyTavern draws the last 100 messages of a chat and offers "show more" for the rest.
+WINDOW = 100
+MAX_WINDOW = 1000
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which messages of the active branch a page asks for: the *last* ones ending before message
+    number *before* (default: the end), or from *since* on (what a beat may have changed); the
+    in-context marker is looked for from message *mark_from* on (default: the window's start; none
+    for a *since* window without *mark_from*)."""
+
+    last: int = WINDOW
+    before: int | None = None
+    since: int | None = None
+    mark_from: int | None = None
+
+
+def window_of(
+    last: int = Query(WINDOW, ge=0, le=MAX_WINDOW),
+    before: int | None = Query(None, ge=0),
+    since: int | None = Query(None, ge=0),
+    mark_from: int | None = Query(None, ge=0),
+) -> Window:
+    return Window(last, before, since, mark_from)
+
+
+def chat_state(chat: OpenChat, window: Window | None = None) -> dict[str, Any]:
+    """What the chat page draws (the service's page model, ``ChatSession.view()``, as JSON): a window
+    of messages (numbered as edit/delete/branch count; ``first`` and ``total`` say where it sits),
+    the swipe arrows, the context bar.  The branch tree is ``GET …/tree``: drawn on demand."""
+    window = window or Window()
+    chat.wrote()  # a change just made here (or a GET that read the file just now)
+    view = chat.session.view(window.last, window.before, since=window.since)
     messages = [message_json(view.card, row) for row in view.rows]
-    rows = []
-    for row in view.tree:
+    return {
+        "card": view.card,
+        "chat_id": view.chat_id,
+        "mode": view.mode,
+        "modes": view.modes,
+        "messages": messages,
+        "first": view.first,
+        "total": view.total,
+        "swipe": asdict(view.swipe),
+        "leaf": view.leaf,
+        "warnings": [*view.warnings, *chat.warnings],
+        "model": view.model,
+        "persona": view.persona,
+        "char": view.char_name,
+        "context": asdict(view.context),
+        # A beat's patch asks for the marker only once the beat is over (its request is in the log).
+        "in_context": None
+        if window.since is not None and window.mark_from is None
+        else _in_context(chat, view.rows, view.first, window.mark_from),
+    }
+
+
+def _in_context(chat: OpenChat, rows: list[MessageRow], first: int, mark_from: int | None) -> list[str]:
+    """Which of the page's messages (the window's, or from *mark_from* on) the last beat's request
+    carried: the page's "in context from here" marker."""
+    if mark_from is not None and mark_from < first:
+        rows = chat.session.view(MAX_WINDOW, since=mark_from).rows
+    if not rows:
+        return []
+    records = [b for b in chat.session.beat_records() if any(r.get("purpose") == "beat" for r in b.rounds)]
+    if not records:
+        return []
+    sent = "\n".join(str(m.get("content") or "") for r in records[-1].rounds if r.get("purpose") == "beat"
+                     for m in r.get("messages") or [])  # fmt: skip
+    return sent_ids(sent, ((row.id, row.content) for row in rows))
+
+
+def tree_json(rows: list[TreeRow]) -> list[dict[str, Any]]:
+    """The branch tree's rows as the page draws them: a label per entry, its place among siblings."""
+    out = []
+    for row in rows:
         entry = row.entry
         if entry.type == "message":
             msg = entry.message
@@ -53,7 +124,7 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
             role = str(msg.get("role", ""))
         else:
             label, role = str(entry.body.get("customType", entry.type)), "custom"
-        rows.append(
+        out.append(
             {
                 "id": entry.id,
                 "parent": entry.parent_id,
@@ -62,23 +133,10 @@ def chat_state(chat: OpenChat) -> dict[str, Any]:
                 "label": label,
                 "on_path": row.on_path,
                 "sibling": [row.sibling_index + 1, row.sibling_count],
+                "more": row.more,
             }
         )
-    return {
-        "card": view.card,
-        "chat_id": view.chat_id,
-        "mode": view.mode,
-        "modes": view.modes,
-        "messages": messages,
-        "swipe": asdict(view.swipe),
-        "tree": rows,
-        "leaf": view.leaf,
-        "warnings": [*view.warnings, *chat.warnings],
-        "model": view.model,
-        "persona": view.persona,
-        "char": view.char_name,
-        "context": asdict(view.context),
-    }
+    return out
 
 
 class NewChat(BaseModel):
@@ -93,8 +151,16 @@ def new_chat(request: Request, card: str, body: NewChat | None = None) -> dict[s
 
 
 @router.get("/chats/{card}/{chat_id}")
-def get_chat(request: Request, card: str, chat_id: str) -> dict[str, Any]:
-    return chat_state(hub_of(request).chat(card, chat_id))
+def get_chat(request: Request, card: str, chat_id: str, window: Window = Depends(window_of)) -> dict[str, Any]:
+    """A window of the chat (``?last=100``, ``&before=N``, or ``?since=N``)."""
+    return chat_state(hub_of(request).chat(card, chat_id), window)
+
+
+@router.get("/chats/{card}/{chat_id}/tree")
+def get_tree(request: Request, card: str, chat_id: str, around: int = Query(0, ge=0)) -> dict[str, Any]:
+    """The branch tree near message *around* (a window's first message) down to the branch's end."""
+    session = hub_of(request).chat(card, chat_id).session
+    return {"tree": tree_json(branch_rows(session, around)), "leaf": session.leaf}
 
 
 class BeatBody(BaseModel):
@@ -146,32 +212,58 @@ class IndexBody(BaseModel):
 
 
 def _idle(chat: OpenChat) -> OpenChat:
-    if chat.session.busy:
+    """*chat*, unless a beat is writing its reply (after it, the change waits for the scene notes)."""
+    if chat.session.busy and not chat.session.tidying:
         raise ConflictError("这个对话正在生成回复（a beat is running）")
     return chat
 
 
-@router.post("/chats/{card}/{chat_id}/edit")
-def edit(request: Request, card: str, chat_id: str, body: IndexBody) -> dict[str, Any]:
+def _changed(
+    request: Request, card: str, chat_id: str, window: Window, change: Callable[[ChatSession], object]
+) -> dict[str, Any]:
+    """Make *change* to the chat (refused while a reply is being written) and answer with the page's window."""
     chat = _idle(hub_of(request).chat(card, chat_id))
+    change(chat.session)
+    return chat_state(chat, window)
+
+
+@router.post("/chats/{card}/{chat_id}/edit")
+def edit(
+    request: Request, card: str, chat_id: str, body: IndexBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
     if not body.text.strip():
         raise BadInput("新的内容是空的")
-    chat.session.edit(body.index, body.text)
-    return chat_state(chat)
+    return _changed(request, card, chat_id, window, lambda session: session.edit(body.index, body.text))
+
+
+class DeleteBody(BaseModel):
+    index: int | None = None
+    indices: list[int] | None = Field(None, max_length=10_000)  # several at once (SillyTavern's "delete messages")
 
 
 @router.post("/chats/{card}/{chat_id}/delete")
-def delete(request: Request, card: str, chat_id: str, body: IndexBody) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.delete(body.index)
-    return chat_state(chat)
+def delete(
+    request: Request, card: str, chat_id: str, body: DeleteBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
+    chosen = body.indices if body.indices is not None else body.index
+    if chosen is None:
+        raise BadInput("要删除哪条消息？（index 或 indices）")
+    return _changed(request, card, chat_id, window, lambda session: session.delete(chosen))
 
 
 @router.post("/chats/{card}/{chat_id}/branch")
-def branch(request: Request, card: str, chat_id: str, body: IndexBody) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.branch(body.index)
-    return chat_state(chat)
+def branch(
+    request: Request, card: str, chat_id: str, body: IndexBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
+    return _changed(request, card, chat_id, window, lambda session: session.branch(body.index))
+
+
+@router.post("/chats/{card}/{chat_id}/undo")
+def undo(
+    request: Request, card: str, chat_id: str, body: IndexBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
+    """Message *index* back to its text before its latest continue."""
+    return _changed(request, card, chat_id, window, lambda session: session.undo(body.index))
 
 
 class HideBody(BaseModel):
@@ -181,22 +273,40 @@ class HideBody(BaseModel):
 
 
 @router.post("/chats/{card}/{chat_id}/hide")
-def hide(request: Request, card: str, chat_id: str, body: HideBody) -> dict[str, Any]:
+def hide(
+    request: Request, card: str, chat_id: str, body: HideBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
     """Hide messages from the model or show them again (SillyTavern's ``/hide`` and ``/unhide``)."""
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.hide(body.index, body.last, hidden=body.hidden)
-    return chat_state(chat)
+    return _changed(
+        request, card, chat_id, window, lambda session: session.hide(body.index, body.last, hidden=body.hidden)
+    )
 
 
 class GotoBody(BaseModel):
     entry_id: str
+    deepest: bool = False  # on to the newest end of the branch below it (a sibling's story)
 
 
 @router.post("/chats/{card}/{chat_id}/goto")
-def goto(request: Request, card: str, chat_id: str, body: GotoBody) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.goto(body.entry_id)
-    return chat_state(chat)
+def goto(
+    request: Request, card: str, chat_id: str, body: GotoBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
+    return _changed(request, card, chat_id, window, lambda session: session.goto(body.entry_id, deepest=body.deepest))
+
+
+class SiblingBody(BaseModel):
+    index: int
+    step: Literal[-1, 1]
+
+
+@router.post("/chats/{card}/{chat_id}/sibling")
+def sibling(
+    request: Request, card: str, chat_id: str, body: SiblingBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
+    """Show another version of message *index* (a swipe or an edit anywhere in the chat) and the
+    story that follows it."""
+    return _changed(request, card, chat_id, window,
+                    lambda session: session.goto(sibling_of(session, body.index, body.step), deepest=True))  # fmt: skip
 
 
 class ModeBody(BaseModel):
@@ -204,10 +314,10 @@ class ModeBody(BaseModel):
 
 
 @router.post("/chats/{card}/{chat_id}/mode")
-def set_mode(request: Request, card: str, chat_id: str, body: ModeBody) -> dict[str, Any]:
-    chat = _idle(hub_of(request).chat(card, chat_id))
-    chat.session.set_mode(body.mode)
-    return chat_state(chat)
+def set_mode(
+    request: Request, card: str, chat_id: str, body: ModeBody, window: Window = Depends(window_of)
+) -> dict[str, Any]:
+    return _changed(request, card, chat_id, window, lambda session: session.set_mode(body.mode))
 
 
 @router.get("/chats/{card}/{chat_id}/export")

@@ -25,7 +25,7 @@ from peargarden.app.play.sandbox_judge import configured_sandbox_judge
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.errors import BadInput, ConflictError
 
-from .api_chat import chat_state
+from .api_chat import chat_state, tree_json
 from .chat_hub import ChatHub, OpenChat
 from .deps import home_of, hub_of, templates_of
 
@@ -96,6 +96,7 @@ def group_state(chat: OpenChat) -> dict[str, Any]:
             message["avatar"] = f"/api/cards/{quote(card, safe='')}/avatar"
     state["group"] = session.group_info()
     state["card"] = None
+    state["tree"] = tree_json(session.tree_rows())  # the group page draws its whole tree with the state
     return state
 
 

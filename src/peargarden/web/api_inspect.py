@@ -18,6 +18,7 @@ from peargarden.app.play.request_ledger import ChatRequest, ledger
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import OpenChat
+from .chat_view import sent_ids
 from .deps import hub_of
 
 router = APIRouter(prefix="/api")
@@ -27,12 +28,7 @@ DRY_RUN_TEXT = "（试运行：下一句话）"
 
 def _in_context(chat: OpenChat, rows: list[dict[str, Any]]) -> list[str]:
     sent = "\n".join(r["content"] for r in rows)
-    found = []
-    for message in chat.session.messages():
-        text = message.content.strip()
-        if text and message.entry_id and text in sent:
-            found.append(message.entry_id)
-    return found
+    return sent_ids(sent, ((m.entry_id, m.content) for m in chat.session.messages()))
 
 
 def dry_run(chat: OpenChat, mode: str, text: str = DRY_RUN_TEXT) -> tuple[ChatRequest, list[str]]:

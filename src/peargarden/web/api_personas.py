@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, UploadFile
 from fastapi.responses import FileResponse, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from peargarden.app import sanitize_name
 from peargarden.app.library.personas import (
@@ -52,8 +52,8 @@ def personas(request: Request) -> list[dict[str, Any]]:
 
 
 class PersonaBody(BaseModel):
-    name: str
-    description: str = ""
+    name: str = Field(max_length=1000)  # persona_name says the real limit, in its own words
+    description: str = Field("", max_length=200_000)
 
 
 def _stem(name: str) -> str:
@@ -66,9 +66,7 @@ def _stem(name: str) -> str:
 @router.post("/personas")
 def save_persona(request: Request, body: PersonaBody) -> dict[str, Any]:
     """Add a persona, or change the description of one (``library/personas/<name>.json``)."""
-    name = body.name.strip()
-    _stem(name)  # a name with nothing usable in it is refused
-    save_text(home_of(request).personas_dir, name, body.description.strip())
+    name = save_text(home_of(request).personas_dir, body.name, body.description.strip())  # checked as card names
     return {"name": name, "description": body.description.strip()}
 
 

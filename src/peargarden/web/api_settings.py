@@ -4,23 +4,65 @@ and API keys typed into the page (stored in the data folder with mode 0600; neve
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from peargarden.app.settings.config_edit import Value, set_values
+from peargarden.app.settings.connection_profiles import (
+    active_profile,
+    apply_profile,
+    delete_profile,
+    list_profiles,
+    save_profile,
+)
 from peargarden.app.settings.settings_view import connection_models, save_connection_key, settings_view
 from peargarden.errors import BadInput
 
-from .deps import home_of
+from .deps import home_of, hub_of
 
 router = APIRouter(prefix="/api")
 
 
 @router.get("/settings")
 def settings(request: Request) -> dict[str, Any]:
-    return settings_view(home_of(request))
+    """config.toml as the page shows it, with the connection profiles and the one in force."""
+    home = home_of(request)
+    view = settings_view(home)
+    view["profiles"] = [asdict(profile) for profile in list_profiles(home)]
+    view["active_profile"] = active_profile(home)
+    return view
+
+
+class ProfileBody(BaseModel):
+    name: str = Field(max_length=200)
+    provider: str = Field(max_length=200)
+    model: str = Field("", max_length=500)
+    thinking: str = ""
+    preset: str = Field("", max_length=500)
+
+
+@router.post("/settings/profiles")
+def save_profile_route(request: Request, body: ProfileBody) -> dict[str, Any]:
+    """Keep a connection profile (SillyTavern's): connection, model, thinking and preset under a name."""
+    save_profile(home_of(request), body.name, body.provider, body.model, body.thinking, body.preset)
+    return settings(request)
+
+
+@router.post("/settings/profiles/{name}/apply")
+def apply_profile_route(request: Request, name: str) -> dict[str, Any]:
+    """Put a profile in force; open chats not playing pick it up from their next request."""
+    apply_profile(home_of(request), name)
+    hub_of(request).settings_changed()
+    return settings(request)
+
+
+@router.post("/settings/profiles/{name}/delete")
+def delete_profile_route(request: Request, name: str) -> dict[str, Any]:
+    delete_profile(home_of(request), name)
+    return settings(request)
 
 
 class KeyBody(BaseModel):
@@ -52,6 +94,7 @@ class ConnectionBody(BaseModel):
     base_url: str | None = None
     api_key_env: str | None = None
     profile: str | None = None
+    stream: bool | None = None  # False: replies asked for whole (SillyTavern's streaming switch)
 
 
 class SandboxBody(BaseModel):
@@ -75,7 +118,6 @@ class SettingsBody(BaseModel):
 @router.post("/settings")
 def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
     """Change values in ``config.toml`` in place (comments kept); invalid values change nothing."""
-
     changes: dict[tuple[str, str], Value] = {}
     for key in ("user_name", "user_persona", "mode", "creation_mode", "scan_depth", "max_lore_injections"):
         value = getattr(body, key)
@@ -93,6 +135,8 @@ def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
         for key in ("base_url", "api_key_env", "profile"):
             if getattr(body.connection, key) is not None:
                 changes[(f"providers.{name}", key)] = getattr(body.connection, key).strip()
+        if body.connection.stream is not None:
+            changes[(f"providers.{name}", "stream")] = body.connection.stream
     if body.sandbox is not None:
         for key in ("blacklist", "no_ask_prefixes"):
             items = getattr(body.sandbox, key)
@@ -101,4 +145,5 @@ def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
     if not changes:
         raise BadInput("没有要改的设置（nothing to change）")
     set_values(home_of(request).config_file, changes)
+    hub_of(request).settings_changed()
     return settings(request)

@@ -35,6 +35,11 @@ class OpenChat:
             self.session.reread()
         self.seen = now
 
+    def wrote(self) -> None:
+        """This server changed the chat (a beat, an edit): what the file holds now is what the session
+        holds, so the next request does not read it again."""
+        self.seen = self.session.file_stamp()
+
 
 @dataclass
 class ActiveBeat:
@@ -92,6 +97,14 @@ class ChatHub:
         """Drop every open chat of *card* (its folder was deleted)."""
         with self._guard:
             for key in [key for key in self._chats if key[0] == card]:
+                del self._chats[key]
+
+    def settings_changed(self) -> None:
+        """config.toml changed (a model, a connection, a profile): the open chats that are not playing
+        are dropped, so the next request opens them with the new settings (a playing one keeps its own
+        to the end of its beat)."""
+        with self._guard:
+            for key in [key for key, chat in self._chats.items() if not chat.session.busy]:
                 del self._chats[key]
 
     def busy(self, card: str) -> bool:
@@ -167,5 +180,6 @@ class ChatHub:
                 while beat.next_item() is not None:
                     pass
             active.chat.warnings = list(beat.record.warnings)
+            active.chat.wrote()
             with self._guard:
                 self._beats.pop(beat.id, None)

@@ -1,15 +1,18 @@
 """A message row of the service's page model (``ChatSession.view()``) as the chat page's JSON: the
-avatar URLs of this server and the text as sanitised HTML (``markdown.py``) unless it is card HTML,
+avatar URLs of this server and the text as sanitised HTML (``markdown.py``: Markdown with the HTML it
+carries) unless it is a document (a page, a style or script block, a display script's status bar),
 which the page frames."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
 from peargarden.app.play.chat_page import MessageRow
 
-from .markdown import looks_like_html, render
+from .markdown import is_document, render
 
 
 def message_json(card: str, row: MessageRow) -> dict[str, Any]:
@@ -27,7 +30,7 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "time": row.time,
         "tokens": row.tokens,
         "gen_seconds": row.seconds,
-        "html": message_html(text) if text else "",
+        "html": message_html(text, row.display is not None) if text else "",
         "index": row.index,
         "id": row.id,
         "role": row.role,
@@ -39,9 +42,25 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "tool_call_id": row.tool_call_id,
         "is_error": row.is_error,
         "tags": row.tags,
+        "sibling": list(row.sibling),  # (position, count) among the message's versions
+        "undoable": row.undoable,  # continued in place: undo gives it its text before
+        "lore": row.lore,  # a reply: the lorebook entries that fired for it ({"title", "book"})
     }
 
 
-def message_html(text: str) -> str | None:
-    """Sanitised HTML of a message's Markdown; ``None`` for card HTML (shown in the sandboxed frame)."""
-    return None if looks_like_html(text) else render(text)
+@lru_cache(maxsize=4096)
+def message_html(text: str, from_display_script: bool = False) -> str | None:
+    """Sanitised HTML of a message's Markdown; ``None`` for a document (shown in the sandboxed frame).
+    Kept for the texts last drawn: a page that scrolls back and forth, or reopens, renders nothing twice."""
+    return None if is_document(text, from_display_script=from_display_script) else render(text)
+
+
+def sent_ids(sent: str, messages: Iterable[tuple[str | None, str]]) -> list[str]:
+    """The ids of the (id, text) messages whose text the request text *sent* carries (the page's
+    "in context from here" marker)."""
+    found = []
+    for entry_id, content in messages:
+        text = content.strip()
+        if text and entry_id and text in sent:
+            found.append(entry_id)
+    return found

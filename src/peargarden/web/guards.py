@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from starlette.requests import HTTPConnection
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TOKEN_COOKIE = "pear_token"
@@ -69,9 +69,40 @@ def _token_cookie(token: str) -> tuple[bytes, bytes]:
     return next((name, value) for name, value in response.raw_headers if name == b"set-cookie")
 
 
+# What a browser gets for a page without the token: a form that asks for it (then ?token= sets the
+# cookie).  Plain HTML, no script, nothing loaded from anywhere.
+TOKEN_PAGE = """<!doctype html><html lang="zh-CN"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>梨园 · 需要访问令牌</title>
+<style>body{font-family:sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#2f3b35}
+input,button{font:inherit;padding:.4rem;width:100%;box-sizing:border-box;margin:.3rem 0}</style></head><body>
+<h1>需要访问令牌</h1><p>这个梨园服务不在本机上，打开它需要 <code>pear serve</code> 启动时打印的访问令牌（token）。</p>
+<form method="get"><label>访问令牌 <input name="token" autocomplete="off" autofocus required></label>
+<button type="submit">进入</button></form>
+<p lang="en">This Pear Garden server needs the access token <code>pear serve</code> printed when it started.</p>
+</body></html>"""
+
+
+def _wants_page(scope: Scope) -> bool:
+    """A browser asking for a page (not the API, not a static file)."""
+    path = str(scope.get("path", ""))
+    return scope["method"] in ("GET", "HEAD") and not path.startswith(("/api/", "/static/", "/openapi.json"))
+
+
+def _without_token(scope: Scope) -> str:
+    """The request's own path and query, the token taken out (where the redirect sends the browser)."""
+    query = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+             if k != "token"]  # fmt: skip
+    path = quote(str(scope.get("path", "/")), safe="/")
+    return path + (f"?{urlencode(query)}" if query else "")
+
+
 class RequireToken:
     """Every request carries the token (``Authorization: Bearer``, the cookie, or ``?token=`` once, which
-    sets the cookie), or gets 401.  Without a token (loopback) everything passes."""
+    sets the cookie), or gets 401.  Without a token (loopback) everything passes.
+
+    A page asked for with ``?token=`` is answered with a redirect to the same page without it (the
+    cookie set): the token leaves the address bar, the history and anything the URL is shared to.  A
+    page asked for without the token gets a page that asks for it; the API answers 401 in JSON."""
 
     def __init__(self, app: ASGIApp, token: str | None) -> None:
         self.app = app
@@ -90,12 +121,21 @@ class RequireToken:
             or in_query
         )
         if not hmac.compare_digest(offered.encode(), token.encode()):
-            await JSONResponse({"error": "需要访问令牌（token required）"}, status_code=401)(scope, receive, send)
+            if _wants_page(scope):
+                answer: Response = HTMLResponse(TOKEN_PAGE, status_code=401, headers={"Cache-Control": "no-store"})
+            else:
+                answer = JSONResponse({"error": "需要访问令牌（token required）"}, status_code=401)
+            await answer(scope, receive, send)
             return
         if not in_query:
             await self.app(scope, receive, send)
             return
         cookie = _token_cookie(token)
+        if _wants_page(scope):
+            redirect = RedirectResponse(_without_token(scope), status_code=303, headers={"Cache-Control": "no-store"})
+            redirect.raw_headers.append(cookie)
+            await redirect(scope, receive, send)
+            return
 
         async def with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -3,11 +3,13 @@ that talks to the JSON API.  The routes here only pick the template and pass the
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from collections import Counter
+from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from peargarden.app.cards.card_files import renamed_card
 from peargarden.app.library.library import card as open_card
 
 from .api_cards import cards
@@ -22,7 +24,10 @@ def _page(request: Request, template: str, **context: object) -> HTMLResponse:
 
 @router.get("/", response_class=HTMLResponse)
 def home_page(request: Request) -> HTMLResponse:
-    return _page(request, "home.html", cards=cards(request))
+    listed = cards(request)
+    counts = Counter(tag for card in listed for tag in card["tags"])
+    tags = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return _page(request, "home.html", cards=listed, tags=tags)
 
 
 @router.get("/chat/{card}", response_class=HTMLResponse)
@@ -43,6 +48,7 @@ def chat_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
 
 @router.get("/inspect/{card}/{chat_id}", response_class=HTMLResponse)
 def inspect_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
+    hub_of(request).chat(card, chat_id)  # an unknown chat is a 404, as on the chat page
     return _page(request, "inspect.html", card=card, chat_id=chat_id)
 
 
@@ -84,3 +90,19 @@ def tavern_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
 def lore_page(request: Request) -> HTMLResponse:
     """The lorebook editor (``?book=<name>`` or ``?supplement=<card>`` opens one book)."""
     return _page(request, "lore.html")
+
+
+_CARD_PAGES = ("chat", "studio", "entries", "presets", "tavern", "inspect")
+
+
+def renamed_page(request: Request) -> Response | None:
+    """A page of a card that was renamed since the link was made: the same page under the new name."""
+    parts = request.url.path.split("/")
+    if request.method not in ("GET", "HEAD") or len(parts) < 3 or parts[1] not in _CARD_PAGES:
+        return None
+    moved = renamed_card(home_of(request), unquote(parts[2]))
+    if moved is None:
+        return None
+    parts[2] = quote(moved.folder, safe="")
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse("/".join(parts) + query, status_code=301)

@@ -4,13 +4,16 @@
   DENY``: no other site can frame the app and trick a click on it (clickjacking).
 * Bodies are capped while they stream in (:class:`BodyLimit`): uploads to ``/api/import`` at
   :data:`UPLOAD_LIMIT`, every other body at :data:`JSON_LIMIT`; a bigger body is refused with 413
-  before it has been read in full.
+  before it has been read in full.  A body that stops coming (a client gone quiet mid-upload) is
+  given up after :data:`BODY_TIMEOUT` seconds without a byte: 408, and the route is told the client
+  went away (it never waits for the rest, nor holds a worker for it).
 * FastAPI's own errors (422 validation, 404 of an unknown route, 405) and file names the system
   cannot hold (``ENAMETOOLONG``) answer in the documented shape ``{"error": "<one line>"}``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 
@@ -29,11 +32,17 @@ JSON_LIMIT = 2 * 1024 * 1024
 UPLOAD_PATHS = ("/api/import",)
 
 FRAME_HEADERS = ((b"content-security-policy", b"frame-ancestors 'none'"), (b"x-frame-options", b"DENY"))
+# Seconds a request body may go without a byte before it is given up (read when a body is awaited).
+BODY_TIMEOUT = 30.0
 
 
 def body_limit(path: str) -> int:
     # A card's new picture (POST /api/cards/{card}/avatar) is an upload too.
     return UPLOAD_LIMIT if path in UPLOAD_PATHS or path.endswith("/avatar") else JSON_LIMIT
+
+
+def _timed_out() -> JSONResponse:
+    return JSONResponse({"error": f"上传中断（no data for {BODY_TIMEOUT:.0f} s）"}, status_code=408)
 
 
 def _too_large(limit: int) -> JSONResponse:
@@ -57,15 +66,25 @@ class BodyLimit:
             await _too_large(limit)(scope, receive, send)
             return
         seen = 0
-        started = refused = False
+        started = refused = ended = False
 
         async def counted() -> Message:
             # Past the cap the 413 goes out at once and the app is told the client went away, so
             # no route reads (or spools to disk) the rest of the body.
-            nonlocal seen, refused
+            nonlocal seen, refused, ended
             if refused:
                 return {"type": "http.disconnect"}
-            message = await receive()
+            if ended:  # the body is in: what comes now is the disconnect a stream listens for
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), BODY_TIMEOUT)
+            except TimeoutError:
+                refused = True
+                if not started:
+                    await _timed_out()(scope, receive, send)
+                return {"type": "http.disconnect"}
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                ended = True
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:

@@ -9,19 +9,23 @@ its scripts from a CDN, and the app works offline).
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from peargarden import __version__
 from peargarden.app import Home
-from peargarden.errors import PearError
+from peargarden.app.library.card_list import card_rows
+from peargarden.errors import NotFound, PearError
 
+from . import safety
 from .guards import RequireToken, SameOriginOnly, is_loopback
 
 HERE = Path(__file__).parent
@@ -42,6 +46,17 @@ def templates() -> Jinja2Templates:
     return Jinja2Templates(directory=str(HERE / "templates"))
 
 
+def _warm_card_list(home: Home) -> None:
+    """Read the card list once in the background as the server starts: the first home page then finds
+    the cards in memory (500 card files take a second to read; a listing after that, a few stats)."""
+
+    def warm() -> None:
+        with contextlib.suppress(Exception):  # a card list that cannot be read says so when it is asked for
+            card_rows(home)
+
+    threading.Thread(target=warm, name="pear-card-list", daemon=True).start()
+
+
 def create_app(config: WebConfig) -> FastAPI:
     if not is_loopback(config.host) and not config.token:
         raise ValueError("a token is required when serving on a non-loopback host")
@@ -52,8 +67,7 @@ def create_app(config: WebConfig) -> FastAPI:
     from .chat_hub import ChatHub
 
     app.state.hub = ChatHub(config.home)
-    from . import safety
-
+    _warm_card_list(config.home)
     safety.install(app)
 
     # Added last, run first: the token, then the same-origin check, then safety's headers and body cap.
@@ -61,7 +75,11 @@ def create_app(config: WebConfig) -> FastAPI:
     app.add_middleware(RequireToken, token=config.token)
 
     @app.exception_handler(PearError)
-    async def pear_error(_request: Request, error: PearError) -> JSONResponse:
+    async def pear_error(request: Request, error: PearError) -> Response:
+        if isinstance(error, NotFound):  # a card renamed since the link was made: its new page
+            moved = renamed_page(request)
+            if moved is not None:
+                return moved
         return JSONResponse({"error": str(error)}, status_code=error.http_status)
 
     @app.get("/api/health")
@@ -89,6 +107,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_vault,
         pages,
     )
+    from .pages import renamed_page
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,

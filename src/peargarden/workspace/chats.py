@@ -36,6 +36,7 @@ from peargarden.sessions import (
     LoadedSession,
     Plan,
     SessionTree,
+    amend_line,
     custom_entry,
     decode,
     decode_bytes,
@@ -320,17 +321,31 @@ class ChatFile:
         self._mark_read()
         self.tree.set_leaf(leaf)
 
+    def amend(self, entry_id: str, changes: dict[str, Any]) -> Entry:
+        """Change message *entry_id* in place: an amend record is appended (fsynced; the message's own
+        line is never rewritten), then the tree changes (see ``SessionTree.amend``)."""
+        if self.tree.get(entry_id).type != "message":
+            raise BadInput(f"条目 {entry_id} 不是消息，不能改写")
+        if not self.in_memory:
+            self._materialize()
+            atomic.append_line(self.path, amend_line(entry_id, changes, self.clock()))
+            self._mark_read()
+        return self.tree.amend(entry_id, changes)
+
     def apply(self, plan: Plan) -> None:
-        """Carry out a plan of :mod:`peargarden.sessions.ops` (leaf move, then the new entries)."""
+        """Carry out a plan of :mod:`peargarden.sessions.ops` (leaf move, the new entries, then the
+        messages changed in place)."""
         if not plan.entries:
             self.move_leaf(plan.start_leaf)
-            return
-        first = plan.entries[0]
-        if first.parent_id != plan.start_leaf:
-            raise BadInput("内部错误：计划的第一条不接在起点上")
-        self.tree.set_leaf(plan.start_leaf)  # the entry line itself records the fork on disk
-        for entry in plan.entries:
-            self.append(entry)
+        else:
+            first = plan.entries[0]
+            if first.parent_id != plan.start_leaf:
+                raise BadInput("内部错误：计划的第一条不接在起点上")
+            self.tree.set_leaf(plan.start_leaf)  # the entry line itself records the fork on disk
+            for entry in plan.entries:
+                self.append(entry)
+        for entry_id, changes in plan.amends:
+            self.amend(entry_id, changes)
 
 
 def _read(path: Path) -> tuple[bytes, tuple[int, int]]:

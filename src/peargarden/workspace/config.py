@@ -76,6 +76,9 @@ class ProviderSettings:
     # ``connect_timeout`` / ``first_byte_timeout`` / ``idle_timeout`` / ``total_timeout`` in seconds,
     # by limit name (``connect`` …); the ones not given keep the providers' defaults.
     timeouts: dict[str, float] = field(default_factory=dict)
+    # ``stream = false``: ask for the whole reply at once (SillyTavern's streaming switch; for
+    # endpoints and proxies that stream badly).
+    stream: bool = True
 
 
 @dataclass(frozen=True)
@@ -282,7 +285,8 @@ def _providers(value: Any, where: str | Path) -> dict[str, ProviderSettings]:
             key = f"{limit}_timeout"
             if key in table:
                 timeouts[limit] = timeout_seconds(f"providers.{name}.{key}", table[key], where)
-        result[name] = ProviderSettings(name=name, **fields, sampler=sampler, timeouts=timeouts)
+        stream = _checked(f"providers.{name}.stream", table["stream"], bool, where) if "stream" in table else True
+        result[name] = ProviderSettings(name=name, **fields, sampler=sampler, timeouts=timeouts, stream=stream)
     return result
 
 

@@ -24,7 +24,11 @@ scripts the answer of ``scripts_answer`` (see :mod:`.script_allowance`).  Every 
 a card or a preset gets a line of the report: what will run here, what will not, what it loads from
 where (:func:`peargarden.formats.helper_scripts.script_report`); the scripts stay in the file as they were.
 
-A name already taken gets ``-2``, ``-3`` …; a library file with exactly the same bytes is reused.
+A name already taken gets ``-2``, ``-3`` …; a library file with exactly the same bytes is reused.  A
+card whose folder exists already is, by ``on_conflict``: imported beside it as ``-2`` (``copy``, the
+default), put in its place (``replace``: the card file replaced; its chats, ``卡.json`` and mounted books
+kept, the new embedded book mounted too), or refused with :class:`CardExists` naming every such card
+(``ask``: nothing is written; the front asks the user, then imports again with the answer).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from peargarden.errors import BadInput, FormatError, PearError, storage_error
+from peargarden.errors import BadInput, ConflictError, FormatError, PearError, storage_error
 from peargarden.formats import (
     Card,
     card_like,
@@ -65,6 +69,16 @@ T = TypeVar("T")
 
 BookMode = Literal["mount", "keep", "skip"]
 BOOK_MODES: tuple[BookMode, ...] = ("mount", "keep", "skip")
+OnConflict = Literal["copy", "replace", "ask"]
+ON_CONFLICT: tuple[OnConflict, ...] = ("copy", "replace", "ask")
+
+
+class CardExists(ConflictError):
+    """Cards of this import that are in the data folder already (``on_conflict="ask"``)."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(f"这些角色卡已经有了：{'、'.join(names)}（替换，还是另存一份？）")
+        self.names = names
 
 _CARD_SUFFIX = {"card_png": ".png", "card_json": ".json", "charx": ".charx"}
 _KIND_LABEL = {
@@ -96,6 +110,8 @@ class ImportPlan:
     items: list[ImportedItem] = field(default_factory=list)
     # Card settings to write, by card folder: the mounted books after this import.
     mounts: dict[str, list[str]] = field(default_factory=dict)
+    # Files the import replaces by a file of another name (a card's old file of another kind).
+    removes: list[Path] = field(default_factory=list)
 
 
 @dataclass
@@ -149,9 +165,12 @@ def plan_import(
     progress: ProgressFn | None = None,
     regex_answer: RegexAnswerFn | None = None,
     scripts_answer: ScriptsAnswerFn | None = None,
+    on_conflict: OnConflict = "copy",
 ) -> ImportPlan:
     """Read and check every file; decide every write.  Touches nothing on disk."""
     book = book_mode(book)
+    if on_conflict not in ON_CONFLICT:
+        raise BadInput(f"已有的卡：只能替换（replace）、另存（copy）或询问（ask），实际是 {on_conflict!r}")
     if card is not None and not sanitize_name(card):
         raise BadInput(f"卡名「{card}」只有标点或空白（unusable card name）")
     plan = ImportPlan(home)
@@ -159,6 +178,7 @@ def plan_import(
     if not home.exists():
         _reserve_seeded_content(home, batch)
     deferred: list[tuple[Path, str, bytes | ChatSource]] = []  # lorebooks and chats need --card resolved
+    existing: list[str] = []  # cards of this import already in the data folder (on_conflict="ask")
     for path in files:
         if is_streamed_chat(path):  # a chat is read a line at a time, never whole
             deferred.append((path, "chat_jsonl", ChatSource(path, streamed=True)))
@@ -169,7 +189,12 @@ def plan_import(
         kind = _guarded(path, detect_kind, data, str(path))
         if kind in _CARD_SUFFIX:
             parsed = _guarded(path, read_card, data, str(path))
-            _plan_card(plan, batch, path, kind, data, parsed, book, regex_answer)
+            taken = _existing_card(plan.home, parsed.name, path)
+            if taken is not None and on_conflict == "ask":
+                existing.append(taken.folder)
+                continue
+            _plan_card(plan, batch, path, kind, data, parsed, book, regex_answer,
+                       taken if on_conflict == "replace" else None)  # fmt: skip
             _plan_card_scripts(plan, batch, path, parsed, scripts_answer)
         elif kind == "preset":
             preset = _guarded(path, read_preset, data, str(path))
@@ -186,6 +211,8 @@ def plan_import(
             raise BadInput(f"不支持导入这种文件（{kind}）", path=path)
         if progress is not None:
             progress(path, len(data))
+    if existing:
+        raise CardExists(existing)
     # Lorebooks and chats may belong to a card imported in the same run: plan them last.
     for later, _kind, later_data in deferred:
         if isinstance(later_data, ChatSource):
@@ -224,6 +251,9 @@ def apply_plan(plan: ImportPlan) -> list[Path]:
             except OSError as exc:
                 raise write_failure(exc) from None
             written.append(path)
+        for path in plan.removes:  # replaced by a file of another name, written above
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
     except BaseException:
         for path in reversed(written):
             with contextlib.suppress(OSError):
@@ -279,19 +309,25 @@ def _plan_card(
     card: Card,
     book: BookMode,
     regex_answer: RegexAnswerFn | None = None,
+    replacing: CardFolder | None = None,
 ) -> None:
     name = card.name
-    base = sanitize_name(name)
-    if not base:
-        what = f"角色名「{name}」" if name.strip() else "角色名为空，"
-        raise BadInput(f"{what}只有标点或空白，无法用作文件夹名（unusable name）", path=path)
-    folder = unique_name(base, [c.folder for c in list_cards(plan.home)] + list(batch.pending_settings))
+    base = _card_base(name, path)
+    kept: list[str] = []
+    if replacing is not None and replacing.folder not in batch.cards:
+        folder = replacing.folder  # in its place: the folder, its chats and 卡.json stay
+        kept = replacing.lorebooks()
+        old_file = replacing.card_file()
+        if old_file is not None and old_file.name != f"{folder}{_CARD_SUFFIX[kind]}":
+            plan.removes.append(old_file)
+    else:
+        folder = unique_name(base, [c.folder for c in list_cards(plan.home)] + list(batch.pending_settings))
+        batch.pending_settings[folder] = {}
     batch.cards[folder] = name
-    batch.pending_settings[folder] = {}
     regex_note = ""
     if card_regex_scripts(card):
         answer = regex_answer(card) if regex_answer is not None else None
-        if answer is not None:
+        if answer is not None and folder in batch.pending_settings:
             batch.pending_settings[folder][ALLOW_KEY] = answer
         verdict = "待首次游玩时确认" if answer is None else "已允许" if answer else "未允许"
         regex_note = f"卡内正则脚本{verdict}"
@@ -330,11 +366,25 @@ def _plan_card(
     elif embedded is not None:
         note = _joined(note, "内嵌世界书未导入")
     # The card's 卡.json is written at the end of the plan, with every book mounted in this run.
-    plan.mounts[folder] = books
+    plan.mounts[folder] = [*kept, *(b for b in books if b not in kept)]
     note = "，".join(part for part in (note, regex_note) if part)
     plan.items.append(ImportedItem(path, "角色卡", card_file, note))
     if book_item is not None:
         plan.items.append(book_item)
+
+
+def _card_base(name: str, path: Path) -> str:
+    base = sanitize_name(name)
+    if not base:
+        what = f"角色名「{name}」" if name.strip() else "角色名为空，"
+        raise BadInput(f"{what}只有标点或空白，无法用作文件夹名（unusable name）", path=path)
+    return base
+
+
+def _existing_card(home: Home, name: str, path: Path) -> CardFolder | None:
+    """The card folder a card called *name* would go to, when it exists already."""
+    base = _card_base(name, path).casefold()
+    return next((folder for folder in list_cards(home) if folder.folder.casefold() == base), None)
 
 
 def _plan_card_scripts(
@@ -346,7 +396,7 @@ def _plan_card_scripts(
         return
     folder = list(batch.cards)[-1]  # the card _plan_card just placed
     allowed = answer(card) if answer is not None else None
-    if allowed is not None:
+    if allowed is not None and folder in batch.pending_settings:  # a card replaced keeps its own answer
         batch.pending_settings[folder][SCRIPTS_KEY] = allowed
     _report_scripts(plan, path, scripts, f"卡「{card.name}」", mvu_on=allowed is not False)
 

@@ -2,19 +2,20 @@
 delete into the vault.
 
 Rename changes the character's name inside the card file (SillyTavern's ``name``; ``{{char}}``
-follows it); the folder keeps its name, so the card's chats, ``卡.json`` and links stay where they
-are.  Every change that rewrites or removes a card file takes a vault snapshot first (its id is
-returned: restoring it undoes the change).
+follows it) and the card's folder with it (its chats, ``卡.json`` and books move along); links to the
+old folder name still find the card (``renamed_card``).  Every change that rewrites or removes a card
+file takes a vault snapshot first (its id is returned: restoring it undoes the change).
 """
 
 from __future__ import annotations
 
 import io
+import os
 import shutil
 
 from PIL import Image, UnidentifiedImageError
 
-from peargarden.errors import BadInput
+from peargarden.errors import BadInput, PearError
 from peargarden.formats import Card, card_to_charx, card_to_json, card_to_png
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, folder_name, list_cards, open_card, unique_name
@@ -24,7 +25,7 @@ from peargarden.workspace.home import Home
 from ..library.snapshots import undo_point
 
 __all__ = ["CARD_FORMATS", "create_card", "delete_card", "duplicate_card", "export_card", "rename_card",
-           "set_picture"]  # fmt: skip
+           "renamed_card", "set_picture"]  # fmt: skip
 
 
 def _write_card(folder: CardFolder, card: Card, image: bytes | None = None) -> None:
@@ -53,17 +54,49 @@ def create_card(home: Home, name: str, description: str = "", first_mes: str = "
     return folder
 
 
+RENAMED_FROM = "renamed_from"  # 卡.json: the folder names a card had (their old URLs lead to it)
+
+
 def rename_card(home: Home, name: str, new_name: str) -> tuple[CardFolder, str, str]:
-    """(folder, the new name, the undo snapshot)."""
+    """The character gets *new_name* in its card file, and its folder (so its URLs, its chats' and
+    pages' titles) follows: ``cards/<new>/<new>.<ext>``, chats, ``卡.json`` and books moved along; the
+    old folder name is kept in ``卡.json`` (``renamed_from``) so links to it still lead here.
+    (folder, the new name, the undo snapshot)."""
     folder = open_card(home, name)
     new_name = " ".join(new_name.split())
     if not new_name:
         raise BadInput("新名字是空的（empty name）")
     card = folder.load_card()
+    target = folder_name(new_name)
+    if target != folder.folder:
+        target = unique_name(target, [f.folder for f in list_cards(home) if f.folder != folder.folder])
     snapshot = undo_point(home, f"改名 {folder.folder} → {new_name}")
     card.data["name"] = new_name
     _write_card(folder, card)
-    return folder, new_name, snapshot
+    if target == folder.folder:
+        return folder, new_name, snapshot
+    moved = CardFolder(home, target)
+    os.rename(folder.path, moved.path)  # one step on one file system: no half-moved card
+    card_file = moved.card_file()
+    if card_file is not None and card_file.stem == folder.folder:  # named after its folder: still is
+        card_file.rename(moved.path / f"{target}{card_file.suffix}")
+    settings = moved.settings()
+    earlier = [n for n in settings.get(RENAMED_FROM) or [] if isinstance(n, str) and n != target]
+    settings[RENAMED_FROM] = [*dict.fromkeys([*earlier, folder.folder])]
+    moved.write_settings(settings)
+    return moved, new_name, snapshot
+
+
+def renamed_card(home: Home, old: str) -> CardFolder | None:
+    """The card that was once in folder *old* (a link from before a rename), if any."""
+    for folder in list_cards(home):
+        try:
+            earlier = folder.settings().get(RENAMED_FROM)
+        except PearError:
+            continue
+        if isinstance(earlier, list) and old in earlier:
+            return folder
+    return None
 
 
 def as_png(image: bytes, filename: str | None = None) -> bytes:

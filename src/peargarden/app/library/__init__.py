@@ -1,6 +1,9 @@
 """The data folder's shared things.
 
-- :mod:`.library` — the card list and shared lorebooks: list, mount, export, ``pear init`` (light).
+- :mod:`.library` — the card list and shared lorebooks: list, mount, export, ``pear init`` (light);
+  :mod:`.card_list` — the character list at scale: rows kept in memory while card files are
+  unchanged, search (name, creator, tags, creator notes; width and case folded), sorts, the user's
+  tags and favourites in ``卡.json``.
 - :mod:`.imports` — SillyTavern files in, all checked before anything is written.
 - :mod:`.personas` — personas, their pictures, the in-chat switch; :mod:`.preset_files` — preset
   files and a connection's samplers; :mod:`.json_files` — JSON files written back in their own style.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from peargarden.errors import BadInput
 from peargarden.workspace import atomic
 from peargarden.workspace.home import Home, sanitize_name
 from peargarden.workspace.text_files import read_user_text
@@ -96,10 +97,34 @@ def persona_names(personas_dir: Path) -> list[str]:
     return sorted({p.stem for p in personas_dir.iterdir() if p.suffix in (".json", ".md", ".txt") and p.is_file()})
 
 
-def save_persona(personas_dir: Path, name: str, description: str) -> None:
-    """``<name>.json`` (``{"name", "description"}``), written atomically."""
+MAX_PERSONA_NAME = 200  # characters, as a card's name
 
+
+def persona_name(personas_dir: Path, name: str) -> str:
+    """*name* as a persona is called, checked as a card's name is: spaces (line breaks too) collapsed,
+    at most :data:`MAX_PERSONA_NAME` characters, something usable as a file name left, and no other
+    persona already behind that file name (``旅人?`` and ``旅人_`` would share ``旅人_.json``)."""
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise BadInput("人设名为空（empty name）")
+    if len(cleaned) > MAX_PERSONA_NAME:
+        raise BadInput(f"人设名太长（最多 {MAX_PERSONA_NAME} 个字）")
+    stem = sanitize_name(cleaned)
+    if not stem:
+        raise BadInput(f"人设名「{cleaned}」只有标点或空白，无法用作文件名（unusable name）")
+    if stem in persona_names(personas_dir):
+        other = load_persona(personas_dir, stem).name
+        if other != cleaned:
+            raise BadInput(f"人设名「{cleaned}」和已有的人设「{other}」会用同一个文件 {stem}，请换一个名字")
+    return cleaned
+
+
+def save_persona(personas_dir: Path, name: str, description: str) -> str:
+    """``<name>.json`` (``{"name", "description"}``), written atomically; the name as kept (see
+    :func:`persona_name`)."""
+    name = persona_name(personas_dir, name)
     atomic.write_json(personas_dir / f"{sanitize_name(name)}.json", {"name": name, "description": description})
+    return name
 
 
 def delete_persona(home: Home, name: str) -> dict[str, Any]:

@@ -85,6 +85,25 @@ def generation_seconds(beats: list[BeatRecord]) -> dict[str, float]:
     return {entry: beat.seconds for beat in beats for entry in beat.entries}
 
 
+def lore_fired(beats: list[BeatRecord]) -> dict[str, list[dict[str, str]]]:
+    """Entry id → the lorebook entries that fired for the beat that wrote it (its own requests, not
+    story memory's side calls; each entry once, in the order they fired)."""
+    out: dict[str, list[dict[str, str]]] = {}
+    for beat in beats:
+        fired: dict[tuple[str, str], dict[str, str]] = {}
+        for ledger in beat.rounds:
+            if ledger.get("purpose", "beat") != "beat":
+                continue
+            for hit in ledger.get("lore") or []:
+                if isinstance(hit, dict):
+                    title, book = str(hit.get("title") or ""), str(hit.get("book") or "")
+                    fired.setdefault((title, book), {"title": title, "book": book})
+        if fired:
+            for entry in beat.entries:
+                out[entry] = list(fired.values())
+    return out
+
+
 def log_beat(session_file: Path, result: BeatResult, started: float) -> BeatRecord:
     """Keep a finished beat in its chat's log on disk (the last :data:`KEEP` beats): the requests
     it sent as the inspector's ledgers (token counts left for the reader, see

@@ -8,18 +8,23 @@ frames), and its variables (TavernHelper's record of the message's current swipe
 ``stat_data`` for a status bar; a noted message shows its noted text, e.g. with MVU's status
 placeholder).  Around the rows: the last reply's swipe arrows, the context bar, the branch tree.
 
-A view may be a window of the active branch (``last`` messages ending ``before`` a message number),
-so a chat thousands of messages long is drawn from the part on screen; ``total`` says how many
-messages the branch has and ``first`` where the window starts.
+A view may be a window of the active branch (``last`` messages ending ``before`` a message number,
+or from ``since`` on), so a chat thousands of messages long is drawn from the part on
+screen; ``total`` says how many messages the branch has and ``first`` where the window starts.  A
+window never starts on a tool result: it begins at the reply that made the call.  The branch tree
+(``tree``, every entry of the chat) is read only when asked for: a page draws it on demand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from peargarden.sessions import TreeRow
+from peargarden.errors import BadInput
+from peargarden.sessions import TreeRow as TreeRow  # the fronts draw it (they import no sessions)
 from peargarden.sessions.entries import Entry
+from peargarden.sessions.ops import continued_from, message_at
 from peargarden.sessions.variables import message_notes, shown_text
 
 from ..cards.regex_allowance import card_scripts_allowed
@@ -55,6 +60,8 @@ class MessageRow:
     tags: list[str]
     sibling: tuple[int, int]  # (1-based position, count) among its siblings
     stop_reason: str | None = None
+    undoable: bool = False  # its text changed in place (a continue): ``ChatSession.undo`` brings the old back
+    lore: list[dict[str, str]] = field(default_factory=list)  # a reply: the lorebook entries that fired for it
     # The message's variables (the current swipe's record: stat_data, display_data, delta_data …);
     # None when it holds none.  ``ChatSession.variables()`` has every message's, per swipe.
     variables: dict[str, Any] | None = None
@@ -86,7 +93,6 @@ class ChatView:
     modes: list[str]  # the app's mode table, in order
     rows: list[MessageRow]  # the window of the active branch, oldest first
     total: int  # messages on the active branch
-    tree: list[TreeRow]
     leaf: str | None
     swipe: SwipeArrows
     context: ContextBar
@@ -95,15 +101,31 @@ class ChatView:
     persona: str  # the user's name in this chat
     first: int = 0  # the branch number of the window's first row
     extra: dict[str, Any] = field(default_factory=dict)
+    # The whole tree's rows, made when ``tree`` is first read (a 20,000-message chat with swipes has
+    # 42,000: a second of work a page that only shows the last messages does not need).
+    tree_rows: Callable[[], list[TreeRow]] = field(default=list, repr=False, compare=False)
+
+    @property
+    def tree(self) -> list[TreeRow]:
+        """Every entry of the chat as the branch tree draws it (depth first)."""
+        return self.tree_rows()
 
 
-def chat_view(session: ChatSession, last: int | None = None, before: int | None = None) -> ChatView:
+def chat_view(
+    session: ChatSession, last: int | None = None, before: int | None = None, since: int | None = None
+) -> ChatView:
     """The page model of *session*; *last*: only that many messages, ending before message number
-    *before* (default: the end of the branch)."""
+    *before* (default: the end of the branch); *since*: the messages from that number on (*last* of
+    them, when given)."""
     tree = session.chat.tree
     entries = tree.messages()
     end = len(entries) if before is None else max(0, min(before, len(entries)))
     start = 0 if last is None else max(0, end - last)
+    if since is not None:
+        start = max(0, min(since, len(entries)))
+        end = len(entries) if last is None else min(len(entries), start + last)
+    while 0 < start < end and entries[start].role == "tool":  # a tool result goes with its call
+        start -= 1
     window = entries[start:end]
     user, char = session.env.user_name, session.char_name
     after = sum(1 for entry in entries[end:] if entry.role in ("user", "assistant"))
@@ -125,7 +147,6 @@ def chat_view(session: ChatSession, last: int | None = None, before: int | None 
         modes=list(session.app.modes),
         rows=rows,
         total=len(entries),
-        tree=tree.rows(),
         leaf=tree.leaf,
         swipe=SwipeArrows(arrows["position"], arrows["count"], arrows["generate"]),
         context=ContextBar(**context_fill(session, ledgers)),
@@ -133,6 +154,7 @@ def chat_view(session: ChatSession, last: int | None = None, before: int | None 
         model=session.model,
         persona=user,
         first=start,
+        tree_rows=tree.rows,
     )
 
 
@@ -148,6 +170,7 @@ def _rows(
 ) -> list[MessageRow]:
     count = token_counter(session.model)
     seconds = beat_log.generation_seconds(records)
+    fired = beat_log.lore_fired(records)
     personas = session.app.home.personas_dir
     known = persona_names(personas)
     pictures: dict[str, str | None] = {}  # speaker → the persona picture its messages show
@@ -182,7 +205,35 @@ def _rows(
                 tags=list(message.get("tags") or []),
                 sibling=(kin.index(entry) + 1, len(kin)),
                 stop_reason=message.get("stop_reason"),
+                undoable=continued_from(tree, entry) is not None,
+                lore=fired.get(entry.id, []) if role == "assistant" else [],
                 variables=note if isinstance(note, dict) else None,
             )
         )
     return rows
+
+
+def branch_rows(session: ChatSession, around: int, *, fold: int = 8, limit: int = 1500) -> list[TreeRow]:
+    """The part of the branch tree a page draws beside a window starting at message *around*: from
+    that message's parent down (its siblings included), side branches folded after *fold* rows, at
+    most *limit* rows in all (``TreeRow.more`` marks what was left out)."""
+    tree = session.chat.tree
+    messages = tree.messages()
+    if not messages:
+        return []
+    parent = messages[max(0, min(around, len(messages) - 1))].parent_id
+    if parent is None:
+        return tree.rows(fold=fold, limit=limit)
+    return tree.rows(parent, fold=fold, limit=limit)
+
+
+def sibling_of(session: ChatSession, index: int, step: int) -> str:
+    """The id of the version *step* places before (-1) or after (1) message *index* among its
+    siblings (a swipe or an edit far up the chat); ``BadInput`` past either end."""
+    tree = session.chat.tree
+    entry = message_at(tree, index)
+    kin = tree.siblings(entry.id)
+    target = next(i for i, other in enumerate(kin) if other.id == entry.id) + step
+    if not 0 <= target < len(kin):
+        raise BadInput(f"第 {index} 条消息没有{'更早' if step < 0 else '更新'}的版本")
+    return kin[target].id

@@ -17,16 +17,19 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.sessions import ops
+from peargarden.sessions.entries import Entry
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chat_import import IMPORTED_CHAT_FILE
 from peargarden.workspace.chats import SESSION_FILE, ChatFile, branch_mode, list_chats
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
-def summarize(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
-    """The facts a chat list shows (``pear sessions list --json`` prints these keys)."""
+def summarize(folder: CardFolder, chat: ChatFile, grown_from: tuple[str, int] | None = None) -> dict[str, Any]:
+    """The facts a chat list shows (``pear sessions list --json`` prints these keys).  *grown_from*:
+    (leaf, visible count) of the chat's last summary; when the branch grew from that leaf only what
+    it grew by is counted (the roles of 20,000 messages cost a second to read)."""
     messages = chat.tree.messages()
     last = messages[-1] if messages else None
     position, count = ops.swipe_position(chat.tree)
@@ -40,12 +43,30 @@ def summarize(folder: CardFolder, chat: ChatFile) -> dict[str, Any]:
         "updated": max((e.timestamp for e in chat.tree if e.timestamp), default=chat.header.get("timestamp")),
         "messages": len(messages),
         # What a chat page shows: the messages the user and the character said.
-        "visible": sum(1 for e in messages if e.message.get("role") in ("user", "assistant")),
+        "visible": _visible(chat, messages, grown_from),
         "entries": len(chat.tree),
         "last": str(last.message.get("content") or "") if last else "",
         "swipe": [position, count],
         "warnings": chat.warnings,
     }
+
+
+# How far back from the leaf a summary looks for the leaf of the last one (a few beats' entries).
+_GROWN = 2000
+
+
+def _visible(chat: ChatFile, messages: list[Entry], grown_from: tuple[str, int] | None) -> int:
+    """The user's and the character's messages on the active branch."""
+    if grown_from is not None:
+        old_leaf, counted = grown_from
+        for steps, entry in enumerate(reversed(chat.tree.path())):
+            if entry.id == old_leaf:
+                return counted
+            if steps >= _GROWN:
+                break
+            if entry.type == "message" and entry.role in ("user", "assistant"):
+                counted += 1
+    return sum(1 for e in messages if e.role in ("user", "assistant"))
 
 
 def cache_file(folder: CardFolder) -> Path:
@@ -63,15 +84,29 @@ def chat_summaries(folder: CardFolder) -> list[dict[str, Any]]:
         stamp = _stamp(folder.chats_dir / chat_id)
         hit = cached.get(chat_id)
         if isinstance(hit, dict) and hit.get("stamp") == stamp and isinstance(hit.get("summary"), dict):
-            summary = hit["summary"]
+            summary, leaf = hit["summary"], hit.get("leaf")
         else:
-            summary = summarize(folder, ChatFile.open(folder.chats_dir, chat_id, write_index=False))
-        fresh[chat_id] = {"stamp": stamp, "summary": summary}
+            chat = ChatFile.open(folder.chats_dir, chat_id, write_index=False)
+            summary = summarize(folder, chat, _grown_from(hit, stamp))
+            leaf = chat.tree.leaf
+        fresh[chat_id] = {"stamp": stamp, "summary": summary, "leaf": leaf}
         out.append(summary)
     if fresh != cached:
         with contextlib.suppress(OSError):  # a read-only data folder still lists its chats
             atomic.write_json(path, {"version": CACHE_VERSION, "chats": fresh}, indent=None)
     return out
+
+
+def _grown_from(hit: Any, stamp: list[Any] | None) -> tuple[str, int] | None:
+    """The last summary's leaf and count when the same file only grew since (appended to)."""
+    if not isinstance(hit, dict) or not isinstance(hit.get("stamp"), list) or stamp is None:
+        return None
+    old, leaf, summary = hit["stamp"], hit.get("leaf"), hit.get("summary")
+    same_file = len(old) == 4 and old[0] == stamp[0] == SESSION_FILE and old[3] == stamp[3]
+    if not (same_file and isinstance(old[1], int) and old[1] <= stamp[1] and isinstance(leaf, str)):
+        return None
+    visible = summary.get("visible") if isinstance(summary, dict) else None
+    return (leaf, visible) if isinstance(visible, int) else None
 
 
 def _stamp(chat_dir: Path) -> list[Any] | None:

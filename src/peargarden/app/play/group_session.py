@@ -52,6 +52,7 @@ from peargarden.modes.group.rounds import (
 from peargarden.modes.group.scene import SPEAKER_CHOICES, GroupBeatEnv, GroupScene, Member
 from peargarden.modes.group.table import GROUP_MODES
 from peargarden.sessions import ops
+from peargarden.sessions.entries import GREETING_TAG
 from peargarden.tavern.group import Group
 from peargarden.tavern.group_turns import (
     RoundCall,
@@ -149,11 +150,11 @@ class GroupSession(ChatSession):
         scene = self.the_scene
         return [MemberView(a, m.card.folder, m.name, scene.group.is_muted(a)) for a, m in scene.members.items()]
 
-    def view(self, last: int | None = None, before: int | None = None) -> ChatView:
+    def view(self, last: int | None = None, before: int | None = None, *, since: int | None = None) -> ChatView:
         """The page model (:meth:`ChatSession.view`) with the group in ``extra["group"]``: its
         members, strategy and mode, and each reply's card (``row_cards``: entry id → card folder);
         the swipe arrows are the last reply's."""
-        page = chat_view(self, last, before)
+        page = chat_view(self, last, before, since)
         cards = {row.id: card for row in page.rows if row.role == "assistant" and (card := self.card_of(row.id))}
         position, count = reply_swipes(self.chat.tree)
         swipe = replace(page.swipe, position=position, count=count, generate=count > 0)
@@ -226,7 +227,7 @@ class GroupSession(ChatSession):
                     "role": "assistant",
                     "content": text,
                     "name": member.name,
-                    "tags": ["greeting"],
+                    "tags": [GREETING_TAG],
                     "st": group_fields(member.name, avatar, round_id, _send_date()),
                 }
             )

@@ -69,6 +69,8 @@ def ledger(request: ChatRequest, model: str, *, counted: bool = True, purpose: s
         "sampler": dict(request.sampler),
         # The budget the builder fitted this request into (tavern: the preset's), for the context bar.
         **({"budget": asdict(request.budget)} if request.budget is not None else {}),
+        # The lorebook entries that fired for it (the page lists them under the reply).
+        **({"lore": [dict(hit) for hit in request.lore]} if request.lore else {}),
     }
 
 

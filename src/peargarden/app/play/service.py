@@ -60,7 +60,7 @@ from peargarden.modes.table import MODES
 from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
-from peargarden.sessions.entries import Entry
+from peargarden.sessions.entries import GREETING_TAG, Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 from peargarden.tavern.version import for_version
 from peargarden.text.macro_dispatch import expand
@@ -82,6 +82,9 @@ from .chat_variables import ChatVariables, session_variables
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
 
 DEFAULT_CARD = "青梧"
+# How long a beat asked for while the last one runs its after-beat step (scene notes, compaction)
+# waits for it, seconds; the side model's own timeouts end that step well before.
+AFTER_BEAT_WAIT = 600.0
 
 # What a front may ask a chat to do (``ChatSession.play``).
 Action = Literal["send", "regenerate", "swipe", "continue", "impersonate"]
@@ -348,6 +351,9 @@ class ChatSession:
     story_memory: bool = False
     _context: ContextMemo = field(default_factory=ContextMemo)
     _busy: threading.Lock = field(default_factory=threading.Lock)
+    # Set while the beat holding the chat runs its mode's after-beat step (its reply is complete):
+    # a beat or edit asked for meanwhile waits for it instead of failing (see _hold).
+    _tidying: threading.Event = field(default_factory=threading.Event)
     _lock: ChatLock | None = None
     # The beat running now (its record collects the requests sent), and the chat's beat log as read.
     _beat: Beat | None = None
@@ -416,6 +422,12 @@ class ChatSession:
     def busy(self) -> bool:
         """Whether a beat or an edit holds the chat in this process right now."""
         return self._busy.locked()
+
+    @property
+    def tidying(self) -> bool:
+        """Whether the beat holding the chat is past its reply (its after-beat step runs): a beat or
+        edit asked for now waits for it rather than failing with ``ChatBusy``."""
+        return self._tidying.is_set()
 
     def branch_view(self) -> BranchView:
         """The chat as a mode's steps see it: the active branch, who plays, which model."""
@@ -494,10 +506,11 @@ class ChatSession:
         connection is made on the first call.  *cancel*: the beat's stop event."""
         return _LazySideCall(self.side_connection, cancel, self._observe)
 
-    def view(self, last: int | None = None, before: int | None = None) -> ChatView:
+    def view(self, last: int | None = None, before: int | None = None, *, since: int | None = None) -> ChatView:
         """Everything a front shows of the chat (the web's chat page is drawn from it); *last*: only
-        that many messages, ending before message number *before* (see :mod:`.chat_page`)."""
-        return chat_view(self, last, before)
+        that many messages, ending before message number *before*; *since*: every message from that
+        number on (see :mod:`.chat_page`)."""
+        return chat_view(self, last, before, since)
 
     def variables(self) -> ChatVariables:
         """Every message's variables (per swipe) and the chat's, as SillyTavern numbers the messages."""
@@ -508,7 +521,7 @@ class ChatSession:
         return [ContextMessage.from_entry(entry) for entry in self.chat.tree.messages()]
 
     def context(self) -> list[ContextMessage]:
-        return self._context.build(self.chat.tree.path())
+        return self._context.build(self.chat.tree.path(), self.chat.tree.amended)
 
     def tree_rows(self) -> list[TreeRow]:
         return self.chat.tree.rows()
@@ -555,11 +568,8 @@ class ChatSession:
     # -- greeting ----------------------------------------------------------------------------------
 
     def add_greetings(self) -> None:
-        data = (
-            self.env.card_data.get("data") if isinstance(self.env.card_data.get("data"), dict) else self.env.card_data
-        )
-        assert isinstance(data, dict)
-        name = str(data.get("name") or self.card.folder)
+        data = self.env.card_fields
+        name = self.env.char_name
         greetings = [str(data.get("first_mes") or "")]
         alternates = data.get("alternate_greetings")
         if isinstance(alternates, list):
@@ -569,7 +579,8 @@ class ChatSession:
         for text in greetings:
             self.chat.tree.set_leaf(None)
             text = self._greeting_text(text, name)
-            entry = self.chat.append_message({"role": "assistant", "content": text, "name": name, "tags": ["greeting"]})
+            greeting = {"role": "assistant", "content": text, "name": name, "tags": [GREETING_TAG]}
+            entry = self.chat.append_message(greeting)
             first = first or entry.id
         if first is not None and len(greetings) > 1:
             self.chat.move_leaf(first)
@@ -662,6 +673,8 @@ class ChatSession:
             anchor = ops.last_user(self.chat.tree)
             return _BeatStart("regenerate", anchor.message.get("content", "") if anchor else "", before)
         if action == "continue":
+            # SillyTavern's continue: the current swipe itself grows (its old text stays as its
+            # revision: ``undo``); nothing written when nothing came.
             messages = tree.messages()
             if not messages or messages[-1].role != "assistant":
                 raise BadInput("最后一条不是回复，没有可以续写的内容")
@@ -669,52 +682,54 @@ class ChatSession:
         return _BeatStart("impersonate", "", before, record=False)
 
     def _continue_start(self, last: Entry, before: int) -> _BeatStart:
-        """Continue *last* (the branch's last reply): the beat sees the whole history, the new reply
-        (*last*'s text and its continuation) is recorded as *last*'s sibling, and the leaf goes back
-        to *last* when nothing was written."""
-        history = self.context()
-        original_leaf = self.chat.tree.leaf
-        self.chat.move_leaf(last.parent_id)
-
-        def restore() -> None:
-            if self.chat.tree.leaf == last.parent_id:  # nothing was written: keep the original reply
-                self.chat.move_leaf(original_leaf)
-
+        """Continue *last* (the branch's last reply), SillyTavern's way: the beat sees the whole
+        history and what it writes extends *last* itself (its old text stays as its revision: ``undo``);
+        nothing is written when nothing came."""
         prefix = str(last.message.get("content") or "")
-        return _BeatStart("continue", "", before, history=history, prefix=prefix, before_release=restore)
+        return _BeatStart("continue", "", before, history=self.context(), prefix=prefix, extends=last.id)
 
     def edit(self, index: int, text: str) -> None:
         with self._holding():
             self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
             self.follow_branch()
 
-    def delete(self, index: int) -> None:
+    def delete(self, index: int | list[int]) -> None:
+        """Delete message *index*, or the messages at several (a new branch without them)."""
         with self._holding():
-            self.chat.apply(ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now()))
+            if isinstance(index, list):
+                plan = ops.plan_delete_many(self.chat.tree, index, self.chat.new_id, utc_now())
+            else:
+                plan = ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now())
+            self.chat.apply(plan)
             self.follow_branch()
 
     def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:
         """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``
         and ``/unhide``); ``False`` when none of them changes."""
         with self._holding():
-            plan = ops.plan_hide(self.chat.tree, first, first if last is None else last, hidden,
-                                 self.chat.new_id, utc_now())  # fmt: skip
+            plan = ops.plan_hide(self.chat.tree, first, first if last is None else last, hidden)
             if plan is None:
                 return False
             self.chat.apply(plan)
             self.follow_branch()
             return True
 
+    def undo(self, index: int) -> None:
+        """Message *index* back to its text before its latest continue (``BadInput`` when none)."""
+        with self._holding():
+            self.chat.apply(ops.plan_undo(self.chat.tree, index))
+
     def branch(self, index: int) -> None:
         with self._holding():
             self.chat.apply(ops.plan_branch(self.chat.tree, index))
             self.follow_branch()
 
-    def goto(self, entry_id: str) -> None:
+    def goto(self, entry_id: str, *, deepest: bool = False) -> None:
+        """Move the chat to *entry_id*; *deepest*: on to the newest end of the branch below it."""
         with self._holding():
             if entry_id not in self.chat.tree:
                 raise NotFound(f"会话里没有条目 {entry_id}")
-            self.chat.move_leaf(entry_id)
+            self.chat.move_leaf(self.chat.tree.deepest_leaf(entry_id) if deepest else entry_id)
             self.follow_branch()
 
     def export_sillytavern(self) -> bytes:
@@ -747,7 +762,9 @@ class ChatSession:
         chat's cross-process lock; then what other processes appended is read in, so new entries
         join the chat where it really ends rather than forking a side branch off a stale leaf.
         """
-        if not self._busy.acquire(blocking=False):
+        if not self._busy.acquire(blocking=False) and not (
+            self._tidying.is_set() and self._busy.acquire(timeout=AFTER_BEAT_WAIT)
+        ):
             raise ChatBusy("这段对话正在生成回复：等它结束，或先停止它")
         lock = self._lock or ChatLock(
             chat_lock_file(self.app.home, self.card.folder, self.chat.chat_id), self.chat.chat_id
@@ -763,6 +780,7 @@ class ChatSession:
         def release() -> None:
             if not released.is_set():
                 released.set()
+                self._tidying.clear()
                 lock.release()
                 self._busy.release()
 
@@ -807,6 +825,7 @@ class ChatSession:
         work = play.after_beat(self.branch_view(), self.side_call(beat.cancel), beat.record)
         if work is None:
             return
+        self._tidying.set()  # cleared when the chat is given back
         yield ReplyEndEvent(stop_reason=done.stop_reason, entry_id=done.entry_id)
         for warning in work:
             yield WarningEvent(message=warning)
@@ -814,7 +833,7 @@ class ChatSession:
     def _finish(self, beat: Beat, start: _BeatStart) -> None:
         """What the beat wrote, into its record; the beat log beside the session file."""
         record = beat.record
-        written = self.chat.tree.ids_since(start.before)
+        written = [*start.extended, *self.chat.tree.ids_since(start.before)]
         record.entries = written
         if record.replies:
             record.replies[-1].entries = [i for i in written if self.chat.tree.get(i).role == "assistant"]
@@ -823,6 +842,23 @@ class ChatSession:
                 logged = beat_log.log_beat(self.chat.path, record, beat.started)
                 if self._beats is not None:
                     self._beats = [*self._beats, logged][-beat_log.KEEP :]
+
+    def _recorder(self, start: _BeatStart) -> Recorder:
+        """How the loop keeps a message: appended at the leaf; a continue's first reply extends the
+        reply it continues instead (``ops.plan_continue``)."""
+        chat = self.chat
+
+        def record(message: dict[str, Any]) -> str:
+            target = start.extends
+            if target is not None and not start.extended and message.get("role") == "assistant":
+                added = message.get("content") != start.prefix or message.get("reasoning") or message.get("tool_calls")
+                if added:  # nothing came: nothing is written
+                    chat.apply(ops.plan_continue(chat.tree, chat.tree.get(target), self._stamped(message)))
+                    start.extended.append(target)
+                return target
+            return chat.append_message(self._stamped(message)).id
+
+        return record
 
     def _start_beat(
         self, start: _BeatStart, cancel: threading.Event, approver: Approver | None
@@ -862,9 +898,7 @@ class ChatSession:
             judge=self.app.judge or self._sandbox_judge(),
             approver=approver,
             record_card_grant=self.app.record_card_grant or make_card_grant_recorder(self.app.home, self.card.folder),
-            record=_recording(lambda message: chat.append_message(self._stamped(message)).id, checkpoint)
-            if record
-            else no_record,
+            record=_recording(self._recorder(start), checkpoint) if record else no_record,
             cancel=cancel,
             context=ctx,
             continue_prefix=start.prefix,
@@ -879,7 +913,7 @@ class ChatSession:
 class _BeatStart:
     """What :meth:`ChatSession.play` set up for the loop: the kind of beat, the user's words, the
     number of entries before the beat (what it writes comes after), and for ``continue`` the
-    history, the reply being continued and how to put the leaf back when nothing was written."""
+    history, the reply being continued (its text, its id) and whether it was extended."""
 
     kind: BeatKind
     user_text: str
@@ -888,6 +922,8 @@ class _BeatStart:
     history: list[ContextMessage] | None = None
     prefix: str = ""
     before_release: Callable[[], None] | None = None
+    extends: str | None = None
+    extended: list[str] = field(default_factory=list)
 
 
 def _lifecycle(
@@ -992,9 +1028,7 @@ def _checkpointed(events: Iterator[AgentEvent], checkpoint: StreamCheckpoint) ->
 
 
 def _card_name(session: ChatSession) -> str:
-    data = session.env.card_data.get("data")
-    source = data if isinstance(data, dict) else session.env.card_data
-    return str(source.get("name") or session.card.folder)
+    return session.env.char_name
 
 
 def thinking_level(value: str) -> ThinkingLevel:

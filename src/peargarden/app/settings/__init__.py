@@ -3,7 +3,8 @@
 - :mod:`.connections` — the one connection builder: main and side model, ``profile`` kept, timeouts
   by flag over config; :mod:`.stored_keys` — keys stored from the settings page.
 - :mod:`.config_edit` — ``config.toml`` edited with its comments kept; :mod:`.settings_view` — the
-  settings page (config read, keys stored, model lists).
+  settings page (config read, keys stored, model lists); :mod:`.connection_profiles` — SillyTavern's
+  connection profiles (``[profiles.NAME]``: connection, model, thinking, preset, applied at once).
 - :mod:`.model_lists` — an endpoint's model list; :mod:`.local_models` — the embedded models: list,
   fetch.
 """

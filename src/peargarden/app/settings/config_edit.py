@@ -149,3 +149,18 @@ def remove_value(text: str, table: str, key: str) -> str:
             del lines[index : _value_end(lines, index)]
             return "\n".join(lines)
     return text
+
+
+def remove_table(text: str, table: str) -> str:
+    """*text* without the table ``[table]`` (its header and its lines, up to the next table)."""
+    lines = text.split("\n")
+    headers = _headers(lines)
+    at = next((i for i, (_, name) in enumerate(headers) if name == table), None)
+    if at is None:
+        return text
+    start = headers[at][0]
+    end = headers[at + 1][0] if at + 1 < len(headers) else len(lines)
+    while start > 0 and not lines[start - 1].strip():  # the blank line that set it apart goes too
+        start -= 1
+    del lines[start:end]
+    return "\n".join(lines)

@@ -65,6 +65,7 @@ def connection_spec(settings: Settings, model: ModelSettings) -> ConnectionSpec 
         api_key=conn.api_key,
         profile=conn.profile,
         timeouts=replace(Timeouts(), **conn.timeouts),
+        stream=conn.stream,
     )
 
 

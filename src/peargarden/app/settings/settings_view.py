@@ -34,7 +34,7 @@ def settings_view(home: Home) -> dict[str, Any]:
         else:
             key = ""
         connections.append({"name": name, "base_url": conn.base_url, "api_key_env": conn.api_key_env,
-                            "profile": conn.profile, "key": key})  # fmt: skip
+                            "profile": conn.profile, "key": key, "stream": conn.stream})  # fmt: skip
     personas = sorted(p.stem for p in home.personas_dir.glob("*.json")) if home.personas_dir.is_dir() else []
     return {
         "user_name": current.user_name,

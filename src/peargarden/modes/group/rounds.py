@@ -58,7 +58,7 @@ def _line(entry: Entry, carried: dict[str, Any]) -> dict[str, Any]:
     line: dict[str, Any] = {
         "name": message.get("name") if role != "tool" else carried.get("name"),
         "is_user": role == "user",
-        "is_system": ops.is_hidden(entry),
+        "is_system": entry.hidden,
         "mes": str(message.get("content") or ""),
         "extra": {},
     }

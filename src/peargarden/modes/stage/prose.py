@@ -27,13 +27,7 @@ _Key = tuple[tuple[str, str], ...]
 
 def message_view(message: ContextMessage) -> dict[str, Any]:
     """A context message in the session ``message`` shape :mod:`peargarden.stage.history` reads."""
-    return {
-        "role": message.role,
-        "content": message.content,
-        "tool_calls": message.tool_calls,
-        "tool_call_id": message.tool_call_id,
-        "is_error": message.is_error,
-    }
+    return message.to_message()
 
 
 def _beat_key(beat: Sequence[ContextMessage]) -> _Key | None:

@@ -52,17 +52,12 @@ IMPERSONATE_NOTE = "（请以{user}的身份、用{user}的口吻写出{user}接
 
 
 def _as_dict(message: ContextMessage) -> dict[str, Any]:
-    return {
-        "role": message.role,
-        "content": message.content,
-        "tool_calls": message.tool_calls,
-        "tool_call_id": message.tool_call_id,
-        "is_error": message.is_error,
-    }
+    return message.to_message()
 
 
 def is_hidden(message: ContextMessage) -> bool:
-    return "hidden" in message.tags
+    """The hidden scan's test (a function of its own: the scan's memo is kept per test)."""
+    return message.hidden
 
 
 def hidden_scan() -> MessageScan:
@@ -231,7 +226,8 @@ def _built(
     messages: list[dict[str, Any]] = [{"role": "system", "content": staged.system}]
     messages += staged.messages
     messages += [m.to_openai() for m in rounds]
-    request = ChatRequest(messages=messages, tools=tools)
+    lore = [{"title": hit.title or f"#{hit.uid}", "book": hit.book} for hit in staged.hits]
+    request = ChatRequest(messages=messages, tools=tools, lore=lore)
     return BuiltRequest(request, [*staged.warnings, *materials.warnings])
 
 

@@ -66,7 +66,7 @@ def _st_line(message: ContextMessage, user_name: str, char_name: str) -> dict[st
     return {
         "name": message.name or (user_name if message.role == "user" else char_name),
         "is_user": message.role == "user",
-        "is_system": "hidden" in message.tags,
+        "is_system": message.hidden,
         "send_date": "",
         "mes": message.content,
         "extra": {},
@@ -200,7 +200,7 @@ def tavern_builder(
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
-        request = ChatRequest(messages=list(messages), sampler=sampler)
+        request = ChatRequest(messages=list(messages), sampler=sampler, lore=list(result.world_info_fired))
         if result.context > 0:  # the context bar measures the request against the budget it was built for
             request.budget = ContextBudget(result.used, result.context, result.response)
         customs: list[tuple[str, Any]] = []

@@ -44,14 +44,7 @@ __all__ = [
 
 def as_message(message: ContextMessage) -> dict[str, Any]:
     """A context message in the session ``message`` shape (what the segment functions read)."""
-    return {
-        "role": message.role,
-        "content": message.content,
-        "tags": message.tags,
-        "tool_calls": message.tool_calls,
-        "tool_call_id": message.tool_call_id,
-        "is_error": message.is_error,
-    }
+    return message.to_message()
 
 
 def authoring_system(prompt: str, cwd: Path, card_file: Path | None) -> str:
@@ -61,7 +54,7 @@ def authoring_system(prompt: str, cwd: Path, card_file: Path | None) -> str:
 
 def work_messages(history: Sequence[ContextMessage]) -> list[dict[str, Any]]:
     """The branch for the work-mode model: story runs as prose turns, work beats message by message."""
-    visible = [m for m in history if "hidden" not in m.tags]
+    visible = [m for m in history if not m.hidden]
     views = [as_message(m) for m in visible]
     out: list[dict[str, Any]] = []
     story: list[dict[str, Any]] = []

@@ -1,25 +1,47 @@
-// Card HTML (greetings, status bars made by regex scripts) is never put into the page itself: it is
-// shown in an iframe with an empty sandbox (no scripts, no same-origin) and a strict CSP, so card
-// scripts and event handlers cannot run and cannot reach the page.
+// Card documents (a whole page, style or script blocks, a status bar a display script made) are
+// never put into the page itself: they are shown in an iframe whose sandbox allows no scripts at all
+// (card scripts and event handlers cannot run) and whose CSP loads nothing from anywhere.  The frame
+// keeps the page's origin only so that the page can read how tall its content is: the frame is sized
+// to it (again whenever it reflows), and a document with nothing to show takes no room.
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:";
+const STYLE = "html,body{margin:0}body{font-family:\"WenQuanYi Micro Hei\",sans-serif;padding:.4rem;"
+  + "white-space:pre-wrap;overflow-wrap:anywhere}img,video,table{max-width:100%}";
 
 export function looksLikeHtml(text) { return /<\/?[a-z][^>]*>/i.test(text); }
+
+// A <meta http-equiv="refresh"> would send the frame elsewhere: documents do not get to.
+function inert(html) {
+  return html.replace(/<meta\b[^>]*http-equiv[^>]*>/gi, "");
+}
+
+function fit(frame) {
+  let doc;
+  try { doc = frame.contentDocument; } catch { return; }
+  if (!doc || !doc.documentElement) return;
+  const size = () => {
+    const body = doc.body;
+    const empty = body && !body.innerText.trim() && !body.querySelector("img, svg, hr, table, [style*='background']");
+    frame.hidden = Boolean(empty);
+    frame.style.height = `${Math.ceil(doc.documentElement.scrollHeight)}px`;
+  };
+  size();
+  if (frame._watch) frame._watch.disconnect();
+  frame._watch = new ResizeObserver(size);
+  frame._watch.observe(doc.documentElement);
+  if (doc.body) frame._watch.observe(doc.body);
+}
 
 export function cardFrame(html, className = "card-html") {
   const frame = document.createElement("iframe");
   frame.className = className;
-  frame.setAttribute("sandbox", "");
+  frame.setAttribute("sandbox", "allow-same-origin");  // and nothing else: no scripts, forms, popups
   frame.setAttribute("referrerpolicy", "no-referrer");
-  frame.setAttribute("loading", "lazy");
+  frame.setAttribute("scrolling", "no");
   frame.title = "card HTML";
-  // The frame cannot report its height (no scripts, no same-origin): guess from the text, the user
-  // can still drag it taller.
-  const text = html.replace(/<style[\s\S]*?<\/style>|<script[\s\S]*?<\/script>|<[^>]*>/gi, "");
-  const blocks = (html.match(/<(p|div|br|li|tr|h\d|img)\b/gi) || []).length;
-  const lines = text.length / 40 + text.split("\n").length + blocks;
-  frame.style.height = `${Math.min(28, Math.max(3.5, lines * 1.7 + 1.5))}rem`;
+  frame.style.height = "0";
+  frame.addEventListener("load", () => fit(frame));
   frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
-    + `<style>body{font-family:"WenQuanYi Micro Hei",sans-serif;margin:.4rem;white-space:pre-wrap}</style>${html}`;
+    + `<style>${STYLE}</style>${inert(html)}`;
   return frame;
 }
 

@@ -1,13 +1,16 @@
-// The chat page: messages with thinking folded and a timeline of tool calls, a streaming reply,
-// swipes, regenerate / continue / write-for-me, edit / delete / branch, the branch tree, the mode
-// switch and the warnings.  Everything goes through the JSON API; nothing here knows prompts.
+// The chat page: a window of the chat's messages (chat_window.js) with thinking folded and a timeline
+// of tool calls, a streaming reply patched in when it ends, swipes, regenerate / continue /
+// write-for-me, edit / delete / hide / branch anywhere in the window, the branch tree (drawn on
+// demand, near what is shown), the mode switch and the warnings.  Everything goes through the JSON
+// API; nothing here knows prompts.
 import { api, toast } from "./common.js";
 import { t, translate } from "./i18n.js";
-import { cardText } from "./card_html.js";
 import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
+import { messageItem, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
+import { MessageWindow, PAGE } from "./chat_window.js";
 
 const root = document.getElementById("chat");
 const card = root.dataset.card;
@@ -15,141 +18,35 @@ const chatId = root.dataset.chat;
 const base = `/api/chats/${encodeURIComponent(card)}/${encodeURIComponent(chatId)}`;
 const list = document.getElementById("messages");
 const composer = document.getElementById("composer");
-let state = null;
-let running = null;
-let inContext = null;
+let state = null;  // the last answer's chat-wide facts (mode, persona, context bar, warnings)
+let running = null;  // the beat streaming now
+let beatDone = Promise.resolve();  // the last beat, after-beat work included: the next one waits for it
+let lastToken = 0;  // when the last piece of the reply arrived (bench/bench_web_chat.py reads the marks)
 
 function post(path, body) {
   return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
+function query(window) {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(window)) if (value != null) params.set(key, String(value));
+  return params.toString();
+}
+
+const view = new MessageWindow(list, {
+  fetchWindow: (window) => api(`${base}?${query(window)}`),
+  onSwipe: (step) => swipe(step),
+  on: {
+    edit: (message) => startEdit(message),
+    hide: (message, hidden) => change("hide", { index: message.index, hidden }, message.index),
+    branch: (message) => change("branch", { index: message.index }),
+    remove: (message) => change("delete", { index: message.index }, message.index),
+    sibling: (message, step) => change("sibling", { index: message.index, step }, message.index),
+    undo: (message) => change("undo", { index: message.index }, message.index),
+  },
+});
+
 // -- drawing -----------------------------------------------------------------------------------
-
-function thinkingFold(text) {
-  const fold = document.createElement("details");
-  fold.className = "thinking";
-  const summary = document.createElement("summary");
-  summary.textContent = t("思考", "Thinking");
-  const body = document.createElement("div");
-  body.className = "thinking-text";
-  body.textContent = text;
-  fold.append(summary, body);
-  return fold;
-}
-
-function timelineItem(name, args, callId) {
-  const item = document.createElement("li");
-  item.className = "tool-call";
-  item.dataset.call = callId || "";
-  const head = document.createElement("div");
-  head.className = "tool-head";
-  head.textContent = `⚙ ${name} ${args ? JSON.stringify(args) : ""}`;
-  item.append(head);
-  return item;
-}
-
-function toolResult(item, text, isError) {
-  const fold = document.createElement("details");
-  fold.className = isError ? "tool-result error" : "tool-result";
-  const summary = document.createElement("summary");
-  summary.textContent = (isError ? "✗ " : "↳ ") + (text.split("\n")[0] || "").slice(0, 80);
-  const body = document.createElement("pre");
-  body.textContent = text;
-  fold.append(summary, body);
-  item.append(fold);
-}
-
-function parseArgs(raw) {
-  if (raw && typeof raw === "object") return raw;
-  try { return JSON.parse(raw); } catch { return raw; }
-}
-
-function messageActions(message, last) {
-  const bar = document.createElement("div");
-  bar.className = "msg-actions";
-  const add = (label, en, handler, cls) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = `link ${cls}`;
-    button.textContent = t(label, en);
-    button.addEventListener("click", handler);
-    bar.append(button);
-  };
-  if (message.role === "assistant" && last && state.swipe.count > 0) {
-    // SillyTavern's arrows: ‹ only where an earlier swipe exists; › to a later one, or a new reply
-    // (the server says when: never on the chat's first message, whose arrows only cycle the
-    // alternate greetings it has).
-    const { position, count, generate } = state.swipe;
-    const swipes = document.createElement("span");
-    swipes.className = "swipes";
-    bar.append(swipes);
-    const arrow = (text, step, cls, label) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = `swipe ${cls}`;
-      button.textContent = text;
-      button.setAttribute("aria-label", label);
-      button.addEventListener("click", () => swipe(step));
-      swipes.append(button);
-    };
-    if (position > 1) arrow("‹", -1, "swipe-prev", t("上一条", "previous swipe"));
-    if (count > 1) {
-      const shown = document.createElement("span");
-      shown.className = "swipe-count";
-      shown.textContent = `${position}/${count}`;
-      swipes.append(shown);
-    }
-    if (position < count || generate) arrow("›", 1, "swipe-next", t("下一条", "next swipe"));
-  }
-  add("编辑", "Edit", () => startEdit(message), "edit");
-  if (message.role === "user" || message.role === "assistant") {
-    const hidden = message.tags.includes("hidden");
-    add(hidden ? "取消隐藏" : "隐藏", hidden ? "Unhide" : "Hide",
-      () => change("hide", { index: message.index, hidden: !hidden }), hidden ? "unhide" : "hide");
-  }
-  add("从这里分支", "Branch here", () => change("branch", { index: message.index }), "branch");
-  add("删除", "Delete", () => change("delete", { index: message.index }), "delete");
-  return bar;
-}
-
-// Name, avatar, time and index; token count and generation time in a line shown on hover or by
-// the "details" switch (as SillyTavern shows them).
-function messageHead(message) {
-  const head = document.createElement("div");
-  head.className = "msg-head";
-  if (message.avatar) {
-    const img = document.createElement("img");
-    img.className = "avatar";
-    img.src = message.avatar;
-    img.alt = "";
-    head.append(img);
-  } else {
-    const initial = document.createElement("span");
-    initial.className = "avatar initial";
-    initial.textContent = [...(message.speaker || "?")][0];
-    head.append(initial);
-  }
-  const name = document.createElement("strong");
-  name.className = "speaker";
-  name.textContent = message.speaker;
-  const time = document.createElement("time");
-  time.className = "msg-time";
-  // No time (an imported send_date nobody can read) shows nothing rather than a wrong one.
-  const when = message.time ? new Date(message.time) : null;
-  if (when && !Number.isNaN(when.getTime())) time.dateTime = message.time;
-  time.textContent = !when || Number.isNaN(when.getTime()) ? "" : when.toLocaleString(t("zh-CN", "en-GB"),
-    { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
-  const index = document.createElement("span");
-  index.className = "msg-index";
-  index.textContent = `#${message.index}`;
-  const meta = document.createElement("span");
-  meta.className = "msg-meta";
-  const parts = [t(`${message.tokens} 词元`, `${message.tokens} tokens`)];
-  if (message.gen_seconds != null) parts.push(t(`用时 ${message.gen_seconds.toFixed(1)} 秒`, `${message.gen_seconds.toFixed(1)} s`));
-  meta.textContent = parts.join(" · ");
-  head.append(name, time, index, meta);
-  return head;
-}
 
 // The last request's tokens against the budget it was built for: tavern mode's is the preset's
 // context size, part of which (reserve) is kept for the reply; the prompt is full at limit − reserve.
@@ -168,69 +65,6 @@ function drawContext() {
   bar.title = bar.querySelector(".label").textContent;
 }
 
-function drawMessages() {
-  list.textContent = "";
-  const calls = new Map();
-  const visible = state.messages;
-  const lastAssistant = [...visible].reverse().find((m) => m.role === "assistant");
-  let markerDrawn = false;
-  for (const message of visible) {
-    if (inContext && !markerDrawn && inContext.has(message.id)) {
-      const marker = document.createElement("li");
-      marker.className = "context-marker";
-      marker.textContent = t("—— 以下在上下文中 ——", "—— in context from here ——");
-      list.append(marker);
-      markerDrawn = true;
-    }
-    if (message.role === "tool") {
-      const item = calls.get(message.tool_call_id);
-      if (item) toolResult(item, message.content, message.is_error);
-      continue;
-    }
-    const li = document.createElement("li");
-    li.className = `msg ${message.role}`;
-    li.dataset.index = message.index;
-    li.dataset.id = message.id;
-    if (inContext && inContext.has(message.id)) li.classList.add("in-context");
-    if (message.tags.includes("greeting")) li.classList.add("greeting");
-    const hidden = message.tags.includes("hidden");
-    if (hidden) li.classList.add("hidden-msg");
-    li.append(messageHead(message));
-    if (hidden) {
-      // SillyTavern's hidden message (/hide): kept in the chat, never sent to the model.
-      const note = document.createElement("span");
-      note.className = "hidden-note";
-      note.textContent = t("已隐藏：不发给模型", "hidden: not sent to the model");
-      li.querySelector(".msg-head").append(note);
-    }
-    if (message.reasoning) li.append(thinkingFold(message.reasoning));
-    if (message.content) {
-      let body;
-      if (message.html) {  // Markdown rendered and sanitised by the server (web/markdown.py)
-        body = document.createElement("div");
-        body.className = "md";
-        body.innerHTML = message.html;
-      } else {
-        body = cardText(message.display || message.content, "card-html");
-      }
-      body.classList.add("msg-text");
-      li.append(body);
-    }
-    if (message.tool_calls.length) {
-      const timeline = document.createElement("ol");
-      timeline.className = "timeline";
-      for (const call of message.tool_calls) {
-        const item = timelineItem(call.name, parseArgs(call.arguments), call.id);
-        calls.set(call.id, item);
-        timeline.append(item);
-      }
-      li.append(timeline);
-    }
-    li.append(messageActions(message, message === lastAssistant));
-    list.append(li);
-  }
-}
-
 function drawWarnings(extra = []) {
   const box = document.getElementById("warnings");
   const all = [...new Set([...(state?.warnings || []), ...extra])];
@@ -243,16 +77,7 @@ function drawWarnings(extra = []) {
   box.hidden = all.length === 0;
 }
 
-function showMode(mode) {
-  if (!state) return;
-  state.mode = mode;
-  const select = document.getElementById("mode");
-  if (![...select.options].some((option) => option.value === mode)) { draw(); return; }
-  select.value = mode;
-  root.dataset.mode = mode;
-}
-
-function draw() {
+function drawModes() {
   const select = document.getElementById("mode");
   select.textContent = "";
   for (const mode of state.modes) {
@@ -264,39 +89,69 @@ function draw() {
   }
   select.value = state.mode;
   root.dataset.mode = state.mode;
+}
+
+function showMode(mode) {
+  if (!state) return;
+  state.mode = mode;
+  const select = document.getElementById("mode");
+  if (![...select.options].some((option) => option.value === mode)) { drawModes(); return; }
+  select.value = mode;
+  root.dataset.mode = mode;
+}
+
+// What the page shows besides the messages, from a chat state.
+function drawChrome() {
+  drawModes();
   document.getElementById("persona-name").textContent = state.persona;
-  drawMessages();
   drawContext();
   drawWarnings();
-  drawTree(document.getElementById("tree"), state.tree, state.leaf, (id) => change("goto", { entry_id: id }));
-  translate(root);
-  list.scrollTop = list.scrollHeight;
-  // At phone width the page itself scrolls (the composer stays at the bottom): show the newest message.
-  if (getComputedStyle(list).overflowY === "visible") window.scrollTo(0, document.body.scrollHeight);
+}
+
+// The branch tree near the window's first message, read when the panel is open (it is, unless
+// the reader folded it): a long chat's whole tree is tens of thousands of entries.
+let treeAsked = 0;
+let lastTree = null;
+const goto = (id) => change("goto", { entry_id: id });
+async function loadTree() {
+  const panel = document.getElementById("tree-panel");
+  if (!panel.open) return;
+  const asked = ++treeAsked;
+  try {
+    const found = await api(`${base}/tree?around=${view.first}`);
+    if (asked !== treeAsked) return;  // a newer answer is on its way
+    lastTree = found;
+    drawTree(document.getElementById("tree"), found.tree, found.leaf, goto);
+  } catch (error) { toast(error.message, true); }
+}
+
+function settled(fresh, tree = true) {
+  state = fresh;
+  drawChrome();
+  if (tree) loadTree();
 }
 
 async function refresh() {
-  state = await api(base);
-  inContext = null;  // no beat recorded yet (the context bar counts no tokens): no marker to draw
-  if (state.context.tokens) {
-    try {
-      const seen = await api(`/api/inspect/${encodeURIComponent(card)}/${encodeURIComponent(chatId)}?source=last`);
-      inContext = new Set(seen.in_context);
-    } catch { inContext = null; }
-  }
-  draw();
+  const fresh = await api(`${base}?${query({ last: PAGE })}`);
+  view.draw(fresh);
+  settled(fresh, false);  // the tree once the page is ready
+  translate(root);
 }
 
-async function change(action, body) {
+// An edit, a deletion, a hide, a branch: the server answers with the same window, drawn again;
+// *anchor* (a message number) stays where it was on the screen.
+async function change(action, body, anchor = null) {
   try {
-    state = await post(`${base}/${action}`, body);
-    draw();
+    const fresh = await post(`${base}/${action}?${query(view.query())}`, body);
+    view.draw(fresh, anchor);
+    settled(fresh);
     await loadChats();  // the picker counts the active branch's messages: a branch or delete changes it
   } catch (error) { toast(error.message, true); }
 }
 
 function startEdit(message) {
   const li = list.querySelector(`li.msg[data-index="${message.index}"]`);
+  if (!li) return;
   const box = document.createElement("textarea");
   box.className = "edit-box";
   box.value = message.content;
@@ -304,10 +159,17 @@ function startEdit(message) {
   save.type = "button";
   save.className = "button save-edit";
   save.textContent = t("保存", "Save");
-  save.addEventListener("click", () => change("edit", { index: message.index, text: box.value }));
-  li.textContent = "";
-  li.append(box, save);
+  save.addEventListener("click", () => change("edit", { index: message.index, text: box.value }, message.index));
+  const editing = li.cloneNode(false);
+  editing.classList.add("editing");
+  editing.append(box, save);
+  li.replaceWith(editing);
+  editing.original = li;  // Escape puts the message back as it was
   box.focus();
+}
+
+function cancelEdit() {
+  for (const editing of list.querySelectorAll("li.editing")) editing.replaceWith(editing.original);
 }
 
 // -- beats ---------------------------------------------------------------------------------------
@@ -318,14 +180,30 @@ function liveMessage() {
   const text = document.createElement("div");
   text.className = "msg-text plain live-text";
   li.append(text);
-  list.append(li);
+  list.querySelector("li.more-newer").before(li);  // after the user's words, sent or waiting
   return { li, text, thinking: null, timeline: null, calls: new Map() };
+}
+
+// The user's message as it will be kept, drawn at once with its name, picture and time.
+function sentMessage(text) {
+  const mine = [...view.rows].reverse().find((m) => m.role === "user" && m.speaker === state.persona);
+  const li = messageItem({
+    role: "user", speaker: state.persona, avatar: mine ? mine.avatar : null, time: new Date().toISOString(),
+    index: null, tokens: null, content: text, display: null, html: null, tags: [], tool_calls: [],
+  }, null);
+  li.classList.add("pending");
+  list.querySelector("li.more-newer").before(li);
+  return li;
+}
+
+function scrollDown() {
+  view.toEnd();
 }
 
 function onItem(live, item) {
   switch (item.type) {
     case "beat": running = item.beat_id; break;
-    case "text_delta": live.text.textContent += item.text; break;
+    case "text_delta": live.text.textContent += item.text; lastToken = performance.now(); break;
     case "thinking_delta":
       if (!live.thinking) { live.thinking = thinkingFold(""); live.li.prepend(live.thinking); }
       live.thinking.querySelector(".thinking-text").textContent += item.text;
@@ -345,44 +223,120 @@ function onItem(live, item) {
       break;
     }
     case "approval_prompt": askApproval(item); break;
-    case "warning": drawWarnings([item.message]); break;
+    case "warning": live.warnings.push(item.message); drawWarnings(live.warnings); break;
     case "error": toast(item.message, true); break;
     default: break;
   }
-  list.scrollTop = list.scrollHeight;
+  if (item.type !== "reply_end" && item.type !== "done") scrollDown();
 }
 
+// Where a beat's changes start: a sent message is the next number; a new or other swipe replaces
+// everything after the last message of the user's; continue changes the last message.
+function changedFrom(action) {
+  if (action === "send") return view.total;
+  if (action === "continue") return Math.max(0, view.total - 1);
+  const mine = [...view.rows].reverse().find((m) => m.role === "user");
+  return mine ? mine.index + 1 : view.first;
+}
+
+// The visible count in the chat picker follows the patch (the list itself is not read again).
+function recount(removed, added) {
+  const said = (rows) => rows.filter((m) => m.role === "user" || m.role === "assistant").length;
+  const option = document.getElementById("chat-list").selectedOptions[0];
+  if (!option || !option.dataset.count) return;
+  const count = Number(option.dataset.count) - said(removed) + said(added);
+  option.dataset.count = String(count);
+  option.textContent = `${option.dataset.title} · ${count}`;
+}
+
+// The beat's messages from *since* on, as kept: they replace its own pending and live items.
+// *marked*: with the in-context marker of the drawn window (read from the beat log, written when the
+// beat is over: not at reply_end, when only the reply is wanted, quickly).
+async function patchFrom(since, own, marked = true) {
+  const fresh = await api(`${base}?${query({ since, last: PAGE, mark_from: marked ? view.first : null })}`);
+  for (const li of own) li.remove();
+  // (A swipe back to a reply with a long story after it brings the next PAGE messages of it; the
+  // rest follow as the reader scrolls on.)
+  const removed = view.patch(fresh);
+  recount(removed, fresh.messages);
+  settled({ ...fresh, warnings: state.warnings });
+  return fresh;
+}
+
+// A beat asked for while the last one is still busy after its reply (scene notes) waits for it;
+// the user's words are on the page at once.
 async function play(body) {
-  if (running) return;
+  if (running && !document.getElementById("stop").hidden) return;  // a reply is streaming
+  const previous = beatDone;
+  if (!view.atEnd) await view.showEnd();
+  const mine = body.action === "send" ? sentMessage(body.text) : null;
+  scrollDown();
+  beatDone = (async () => {
+    try { await previous; } catch { /* the last beat's failure was shown already */ }
+    await runBeat(body, mine);
+  })();
+  return beatDone;
+}
+
+async function runBeat(body, mine) {
   const live = liveMessage();
-  if (body.action === "send") {
-    const mine = document.createElement("li");
-    mine.className = "msg user pending";
-    mine.textContent = body.text;
-    live.li.before(mine);
-  }
+  const own = mine ? [mine, live.li] : [live.li];
+  live.warnings = [];
   setBusy(true);
+  scrollDown();
+  const since = changedFrom(body.action);
   let impersonated = "";
+  let replied = null;  // the reply's patch, once the reply is complete (reply_end)
   try {
     await streamPost(`${base}/beat`, body, (item) => {
       if (item.type === "text_delta") impersonated += item.text;
       onItem(live, item);
+      if (item.type === "reply_end" && body.action !== "impersonate") {
+        // The reply is kept: draw it and give the composer back while scene notes are written.
+        replied = patchFrom(since, own, false).then(() => { setBusy(false); setTidying(true); usable(); });
+      }
     });
   } catch (error) {
     toast(error.message, true);
   } finally {
     running = null;
-    setBusy(false);
   }
-  if (body.action === "impersonate") composer.value = impersonated.trim();
-  await Promise.all([refresh(), loadChats().catch(() => {})]);
+  try {
+    if (body.action === "impersonate") {
+      live.li.remove();
+      composer.value = impersonated.trim();
+    } else if (replied) {
+      await replied;
+      // After the after-beat work: the reply's time (the beat log is written now), the marker,
+      // the context bar — the reply itself is not drawn again.
+      const fresh = await api(`${base}?${query({ since, last: PAGE, mark_from: view.first })}`);
+      view.refresh(fresh);
+      settled({ ...fresh, warnings: state.warnings });
+    } else {
+      await patchFrom(since, own);
+    }
+  } catch (error) { toast(error.message, true); }
+  drawWarnings(live.warnings);
+  setTidying(false);
+  setBusy(false);
+  if (!replied) usable();
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
+}
+
+// The page takes input again and shows the reply as kept.
+function usable() {
+  performance.mark("pear-usable", { detail: { lastToken } });
 }
 
 function setBusy(busy) {
   root.classList.toggle("busy", busy);
   document.getElementById("stop").hidden = !busy;
   for (const id of ["send", "regenerate", "continue", "impersonate"]) document.getElementById(id).disabled = busy;
+}
+
+// The after-beat work (scene notes, compaction) runs after the reply: a small note says so.
+function setTidying(on) {
+  document.getElementById("tidying").hidden = !on;
 }
 
 function swipe(step) { play({ action: "swipe", step }); }
@@ -412,14 +366,14 @@ document.addEventListener("keydown", (event) => {
   if (!state || event.defaultPrevented) return;  // the chat bar's own Enter already sent (and emptied it)
   const target = event.target;
   const inField = target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
-  const messages = state.messages;
+  const messages = view.rows;
   const action = hotkey({
     key: event.key, ctrl: event.ctrlKey, alt: event.altKey, shift: event.shiftKey, meta: event.metaKey,
     composing: event.isComposing || event.keyCode === 229,
     field: target === composer ? "composer" : inField ? "other" : "none",
     typed: composer.value.trim() !== "",
   }, {
-    running: Boolean(running), editing: Boolean(list.querySelector(".edit-box")), swipe: state.swipe,
+    running: Boolean(running) && !document.getElementById("stop").hidden, editing: Boolean(list.querySelector(".edit-box")), swipe: view.atEnd ? view.swipe : { position: 0, count: 0, generate: false },
     modal: Boolean(document.querySelector("dialog[open]")),
     hasUser: messages.some((m) => m.role === "user"), hasMessages: messages.length > 0,
   });
@@ -435,7 +389,7 @@ document.addEventListener("keydown", (event) => {
     case "regenerate": play({ action: "regenerate" }); break;
     case "continue": play({ action: "continue" }); break;
     case "stop": document.getElementById("stop").click(); break;
-    case "cancel-edit": draw(); composer.focus(); break;
+    case "cancel-edit": cancelEdit(); composer.focus(); break;
     default: break;
   }
 });
@@ -456,8 +410,54 @@ document.getElementById("new-chat").addEventListener("click", async () => {
     location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(fresh.chat_id)}`;
   } catch (error) { toast(error.message, true); }
 });
-document.addEventListener("pear-lang", draw);
-document.addEventListener("pear-chat-changed", () => { refresh().catch((error) => toast(error.message, true)); });
+// The same window again (the language changed, another persona speaks from now on).
+async function redraw() {
+  const fresh = await api(`${base}?${query(view.query())}`);
+  view.draw(fresh);
+  settled(fresh);
+  translate(root);
+}
+document.addEventListener("pear-lang", () => {
+  view.redraw();
+  drawChrome();
+  if (lastTree) drawTree(document.getElementById("tree"), lastTree.tree, lastTree.leaf, goto);
+});
+document.addEventListener("pear-chat-changed", () => { redraw().catch((error) => toast(error.message, true)); });
+document.getElementById("tree-panel").addEventListener("toggle", () => loadTree());
+
+// SillyTavern's "delete messages": tick several, delete them at once (a new branch without them; the
+// old one stays in the tree).
+const picked = new Set();
+function showPicked() {
+  document.getElementById("picked-count").textContent = t(`已选 ${picked.size} 条`, `${picked.size} selected`);
+  document.getElementById("delete-picked").disabled = picked.size === 0;
+}
+function stopPicking() {
+  picked.clear();
+  root.classList.remove("picking-messages");
+  document.getElementById("picking").hidden = true;
+  for (const box of list.querySelectorAll(".msg-head .pick")) box.checked = false;
+}
+document.getElementById("pick-messages").addEventListener("click", () => {
+  root.classList.add("picking-messages");
+  document.getElementById("picking").hidden = false;
+  showPicked();
+});
+list.addEventListener("change", (event) => {
+  const box = event.target;
+  if (!(box instanceof HTMLInputElement) || !box.classList.contains("pick")) return;
+  if (box.checked) picked.add(Number(box.value)); else picked.delete(Number(box.value));
+  showPicked();
+});
+document.getElementById("cancel-pick").addEventListener("click", stopPicking);
+document.getElementById("delete-picked").addEventListener("click", async () => {
+  if (!picked.size) return;
+  if (!confirm(t(`删除选中的 ${picked.size} 条消息？（旧版本仍在分支树里）`,
+    `Delete the ${picked.size} selected messages? (The old version stays in the branch tree.)`))) return;
+  const indices = [...picked];
+  stopPicking();
+  await change("delete", { indices }, Math.max(0, Math.min(...indices) - 1));
+});
 
 // The card's chats, newest first, with their message counts; read again after every change (a beat,
 // a branch, a deletion) so the picker never lists a chat that is gone or a stale count.
@@ -468,7 +468,9 @@ async function loadChats() {
   for (const chat of chats) {
     const option = document.createElement("option");
     option.value = chat.chat_id;
-    option.textContent = `${chat.title || chat.chat_id} · ${chat.messages}`;
+    option.dataset.title = chat.title || chat.chat_id;
+    option.dataset.count = String(chat.messages);
+    option.textContent = `${option.dataset.title} · ${chat.messages}`;
     select.append(option);
   }
   if (!chats.some((chat) => chat.chat_id === chatId)) {  // this chat was just deleted
@@ -516,6 +518,36 @@ document.getElementById("undo-remove").addEventListener("click", async () => {
   } catch (error) { toast(error.message, true); }
 });
 
+// Connection profiles (SillyTavern's): one choice puts a connection, model and preset in force; this
+// chat answers with them from its next beat.
+async function loadProfiles() {
+  const select = document.getElementById("connection-profile");
+  const settings = await api("/api/settings");
+  select.textContent = "";
+  if (!settings.profiles.length) { select.hidden = true; return; }
+  const none = document.createElement("option");
+  none.value = "";
+  none.textContent = t("（当前模型）", "(current model)");
+  select.append(none);
+  for (const profile of settings.profiles) {
+    const option = document.createElement("option");
+    option.value = profile.name;
+    option.textContent = `${t("配置", "Profile")}：${profile.name}`;
+    select.append(option);
+  }
+  select.value = settings.active_profile;
+  select.hidden = false;
+}
+document.getElementById("connection-profile").addEventListener("change", async (event) => {
+  const name = event.target.value;
+  if (!name) return;
+  try {
+    await post(`/api/settings/profiles/${encodeURIComponent(name)}/apply`, {});
+    await redraw();
+    toast(t(`已切换到「${name}」（${state.model}）`, `Now using "${name}" (${state.model})`));
+  } catch (error) { toast(error.message, true); }
+});
+
 async function loadPersonas() {
   const select = document.getElementById("new-persona");
   for (const persona of await api("/api/personas")) {
@@ -526,5 +558,10 @@ async function loadPersonas() {
   }
 }
 
-Promise.all([refresh(), loadPersonas(), loadChats()]).then(() => { document.body.dataset.ready = "1"; })
-  .catch((error) => toast(error.message, true));
+// The chat is ready once its window is drawn (the picker and personas may come a moment later);
+// the page says it is loaded when all of it is.
+const drawn = refresh().then(() => performance.mark("pear-ready"));
+Promise.all([drawn, loadPersonas(), loadChats(), loadProfiles()]).then(() => {
+  document.body.dataset.ready = "1";
+  loadTree();
+}).catch((error) => toast(error.message, true));

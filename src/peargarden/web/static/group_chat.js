@@ -4,11 +4,11 @@
 // goes through /api/groups; nothing here knows prompts.
 import { api, toast } from "./common.js";
 import { t, translate } from "./i18n.js";
-import { cardText } from "./card_html.js";
 import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
+import { messageBody } from "./chat_message.js";
 
 const root = document.getElementById("chat");
 const group = root.dataset.group;
@@ -105,16 +105,7 @@ function drawMessages() {
     if (message.card) li.dataset.card = message.card;
     if (message.tags.includes("greeting")) li.classList.add("greeting");
     li.append(head(message.speaker, message.avatar));
-    let body;
-    if (message.html) {
-      body = document.createElement("div");
-      body.className = "md";
-      body.innerHTML = message.html;
-    } else {
-      body = cardText(message.display || message.content, "card-html");
-    }
-    body.classList.add("msg-text");
-    li.append(body, actions(message, message === last));
+    li.append(messageBody(message), actions(message, message === last));  // as the chat page draws it
     list.append(li);
   }
 }

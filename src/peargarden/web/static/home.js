@@ -7,7 +7,19 @@ const bar = document.getElementById("import-progress");
 
 const picker = document.getElementById("import-card");
 
-function upload(files) {
+// A card that is here already: replace it (its chats and settings stay; the vault keeps the old
+// one) or keep both — the user says which, then the same files go again with the answer.
+const again = document.getElementById("import-again");
+function askAgain(names) {
+  document.getElementById("import-again-text").textContent = `已经有这些角色卡：${names.join("、")}。替换，还是另存一份？`;
+  return new Promise((resolve) => {
+    for (const button of again.querySelectorAll("button")) button.onclick = () => { again.close(); resolve(button.value); };
+    again.onclose = () => resolve("");
+    again.showModal();
+  });
+}
+
+function upload(files, onConflict = "ask") {
   if (!files.length) return;
   // A SillyTavern chat belongs to a card: the picker says which (lorebooks and cards ignore it).
   const chats = files.some((file) => file.name.toLowerCase().endsWith(".jsonl"));
@@ -20,6 +32,7 @@ function upload(files) {
   const form = new FormData();
   for (const file of files) form.append("files", file, file.name);
   if (chats) form.append("card", picker.value);
+  form.append("on_conflict", onConflict);
   const request = new XMLHttpRequest();
   request.open("POST", "/api/import");
   bar.hidden = false;
@@ -29,6 +42,10 @@ function upload(files) {
     bar.hidden = true;
     let body = {};
     try { body = JSON.parse(request.responseText); } catch { body = { error: request.responseText }; }
+    if (request.status === 409 && body.conflicts) {
+      askAgain(body.conflicts).then((choice) => { if (choice) upload(files, choice); });
+      return;
+    }
     if (request.status >= 400) { toast(`导入失败：${body.error || request.status}`, true); return; }
     toast(`已导入 ${body.written.length} 个文件`);
     // An imported chat opens at once; anything else shows up in the grid.

@@ -41,6 +41,21 @@ function connectionRow(conn) {
     } catch (error) { toast(error.message, true); }
   });
   keyCell.append(state, " ", input, " ", save);
+  // SillyTavern's streaming switch, per connection: off asks for the whole reply at once.
+  const streaming = document.createElement("label");
+  streaming.className = "stream-switch";
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.checked = conn.stream !== false;
+  box.addEventListener("change", async () => {
+    try {
+      await api("/api/settings", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ connection: { name: conn.name, stream: box.checked } }) });
+      toast(box.checked ? t("已开启流式输出", "Streaming on") : t("已关闭流式输出：回复整段到达", "Streaming off: replies arrive whole"));
+    } catch (error) { box.checked = !box.checked; toast(error.message, true); }
+  });
+  streaming.append(box, " ", t("流式输出", "Streaming"));
+  keyCell.append(" ", streaming);
   const models = document.createElement("td");
   const list = document.createElement("button");
   list.type = "button";
@@ -100,10 +115,56 @@ async function load() {
   const rows = document.getElementById("connections");
   rows.textContent = "";
   for (const conn of s.connections) rows.append(connectionRow(conn));
+  drawProfiles(s.profiles, s.active_profile);
   document.getElementById("blacklist").value = s.sandbox.blacklist.join("\n");
   document.getElementById("no-ask").value = s.sandbox.no_ask_prefixes.join("\n");
   translate();
 }
+
+// Connection profiles: apply one (connection, model, thinking, preset at once) or forget it.
+function drawProfiles(profiles, active) {
+  const list = document.getElementById("profiles");
+  list.textContent = "";
+  for (const profile of profiles) {
+    const li = document.createElement("li");
+    li.dataset.profile = profile.name;
+    li.classList.toggle("active", profile.name === active);
+    const text = document.createElement("span");
+    text.textContent = `${profile.name}：${profile.provider} / ${profile.model || "—"}`
+      + (profile.thinking ? ` · ${profile.thinking}` : "") + (profile.preset ? ` · ${t("预设", "preset")} ${profile.preset}` : "")
+      + (profile.name === active ? t("（使用中）", " (in use)") : "");
+    const use = document.createElement("button");
+    use.type = "button";
+    use.className = "link profile-apply";
+    use.textContent = t("应用", "Apply");
+    use.addEventListener("click", () => profileAction(profile.name, "apply", t(`已切换到「${profile.name}」`, `Now using "${profile.name}"`)));
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "link profile-delete";
+    remove.textContent = t("删除", "Delete");
+    remove.addEventListener("click", () => profileAction(profile.name, "delete", t("已删除", "Deleted")));
+    li.append(text, " ", use, remove);
+    list.append(li);
+  }
+}
+
+async function profileAction(name, action, message) {
+  try {
+    await api(`/api/settings/profiles/${encodeURIComponent(name)}/${action}`, { method: "POST" });
+    await load();
+    toast(message);
+  } catch (error) { toast(error.message, true); }
+}
+
+document.getElementById("profile-save").addEventListener("click", async () => {
+  const body = { name: value("profile-name").trim(), provider: value("model-provider"), model: value("model-model").trim(),
+    thinking: value("model-thinking"), preset: value("profile-preset").trim() };
+  try {
+    await api("/api/settings/profiles", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    await load();
+    toast(t("配置已保存", "Profile saved"));
+  } catch (error) { toast(error.message, true); }
+});
 
 function lines(id) { return value(id).split("\n").map((l) => l.trim()).filter(Boolean); }
 

@@ -27,7 +27,7 @@ export function drawTree(box, rows, leaf, onPick) {
       "data-id": row.id, tabindex: "0" });
     group.append(el("circle", { cx: p.x, cy: p.y, r: row.id === leaf ? 5 : 4 }));
     const label = el("text", { x: p.x + 9, y: p.y + 4 });
-    const kin = row.sibling[1] > 1 ? ` (${row.sibling[0]}/${row.sibling[1]})` : "";
+    const kin = (row.sibling[1] > 1 ? ` (${row.sibling[0]}/${row.sibling[1]})` : "") + (row.more ? " …" : "");
     label.textContent = `${row.role === "user" ? t("你：", "You: ") : ""}${row.label}${kin}`;
     group.append(label);
     const title = el("title", {});

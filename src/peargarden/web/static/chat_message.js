@@ -1,0 +1,230 @@
+// One message of the chat page as DOM: its head (avatar, name, time, number, tokens and time taken),
+// its text (Markdown the server rendered and sanitised, or card HTML in the sandboxed frame), thinking
+// folded, a timeline of tool calls, and its buttons.  Nothing here fetches: the page passes handlers.
+import { t } from "./i18n.js";
+import { cardText } from "./card_html.js";
+
+export function thinkingFold(text) {
+  const fold = document.createElement("details");
+  fold.className = "thinking";
+  const summary = document.createElement("summary");
+  summary.textContent = t("思考", "Thinking");
+  const body = document.createElement("div");
+  body.className = "thinking-text";
+  body.textContent = text;
+  fold.append(summary, body);
+  return fold;
+}
+
+export function timelineItem(name, args, callId) {
+  const item = document.createElement("li");
+  item.className = "tool-call";
+  item.dataset.call = callId || "";
+  const head = document.createElement("div");
+  head.className = "tool-head";
+  head.textContent = `⚙ ${name} ${args ? JSON.stringify(args) : ""}`;
+  item.append(head);
+  return item;
+}
+
+export function toolResult(item, text, isError) {
+  const fold = document.createElement("details");
+  fold.className = isError ? "tool-result error" : "tool-result";
+  const summary = document.createElement("summary");
+  summary.textContent = (isError ? "✗ " : "↳ ") + (text.split("\n")[0] || "").slice(0, 80);
+  const body = document.createElement("pre");
+  body.textContent = text;
+  fold.append(summary, body);
+  item.append(fold);
+}
+
+function parseArgs(raw) {
+  if (raw && typeof raw === "object") return raw;
+  try { return JSON.parse(raw); } catch { return raw; }
+}
+
+// The one placeholder for a speaker without a picture: the first character of the name on the accent
+// colour (the home page's cards use the same).
+export function avatarOf(url, speaker) {
+  if (url) {
+    const img = document.createElement("img");
+    img.className = "avatar";
+    img.src = url;
+    img.alt = "";
+    img.loading = "lazy";
+    return img;
+  }
+  const initial = document.createElement("span");
+  initial.className = "avatar initial";
+  initial.textContent = [...(speaker || "?")][0];
+  return initial;
+}
+
+export function formatTime(iso) {
+  const when = iso ? new Date(iso) : null;
+  if (!when || Number.isNaN(when.getTime())) return "";
+  return when.toLocaleString(t("zh-CN", "en-GB"), { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
+export function metaText(message) {
+  const parts = [t(`${message.tokens} 词元`, `${message.tokens} tokens`)];
+  if (message.gen_seconds != null) {
+    parts.push(t(`用时 ${message.gen_seconds.toFixed(1)} 秒`, `${message.gen_seconds.toFixed(1)} s`));
+  }
+  return parts.join(" · ");
+}
+
+// Name, avatar, time and number; token count and generation time in a line shown on hover or by
+// the "details" switch (as SillyTavern shows them).
+function messageHead(message) {
+  const head = document.createElement("div");
+  head.className = "msg-head";
+  const name = document.createElement("strong");
+  name.className = "speaker";
+  name.textContent = message.speaker;
+  const time = document.createElement("time");
+  time.className = "msg-time";
+  // No time (an imported send_date nobody can read) shows nothing rather than a wrong one.
+  const shown = formatTime(message.time);
+  if (shown) time.dateTime = message.time;
+  time.textContent = shown;
+  const index = document.createElement("span");
+  index.className = "msg-index";
+  index.textContent = message.index == null ? "" : `#${message.index}`;
+  const meta = document.createElement("span");
+  meta.className = "msg-meta";
+  meta.textContent = message.tokens == null ? "" : metaText(message);
+  head.append(avatarOf(message.avatar, message.speaker), name, time, index, meta);
+  if (message.index != null) {  // shown while messages are being picked for deletion
+    const pick = document.createElement("input");
+    pick.type = "checkbox";
+    pick.className = "pick";
+    pick.value = String(message.index);
+    pick.setAttribute("aria-label", t(`选择第 ${message.index} 条`, `select #${message.index}`));
+    head.prepend(pick);
+  }
+  if (message.tags.includes("hidden")) {
+    // SillyTavern's hidden message (/hide): kept in the chat, never sent to the model.
+    const note = document.createElement("span");
+    note.className = "hidden-note";
+    note.textContent = t("已隐藏：不发给模型", "hidden: not sent to the model");
+    head.append(note);
+  }
+  return head;
+}
+
+export function messageBody(message) {
+  let body;
+  if (message.html) {  // Markdown rendered and sanitised by the server (web/markdown.py)
+    body = document.createElement("div");
+    body.className = "md";
+    body.innerHTML = message.html;
+  } else {
+    body = cardText(message.display || message.content, "card-html");
+  }
+  body.classList.add("msg-text");
+  return body;
+}
+
+function button(label, en, handler, cls) {
+  const node = document.createElement("button");
+  node.type = "button";
+  node.className = `link ${cls}`;
+  node.textContent = t(label, en);
+  node.addEventListener("click", handler);
+  return node;
+}
+
+// The buttons under a message.  *on*: {edit, hide, branch, remove, sibling, undo}.
+function messageActions(message, on) {
+  const bar = document.createElement("div");
+  bar.className = "msg-actions";
+  const [position, count] = message.sibling || [1, 1];
+  if (count > 1 && on.sibling) {
+    // A message with other versions (a swipe, an edit) anywhere in the chat: step between them.
+    const kin = document.createElement("span");
+    kin.className = "kin";
+    if (position > 1) kin.append(button("‹", "‹", () => on.sibling(message, -1), "kin-prev"));
+    const at = document.createElement("span");
+    at.className = "kin-count";
+    at.textContent = `${position}/${count}`;
+    kin.append(at);
+    if (position < count) kin.append(button("›", "›", () => on.sibling(message, 1), "kin-next"));
+    bar.append(kin);
+  }
+  if (message.undoable && on.undo) bar.append(button("撤销续写", "Undo continue", () => on.undo(message), "undo"));
+  bar.append(button("编辑", "Edit", () => on.edit(message), "edit"));
+  if (message.role === "user" || message.role === "assistant") {
+    const hidden = message.tags.includes("hidden");
+    bar.append(button(hidden ? "取消隐藏" : "隐藏", hidden ? "Unhide" : "Hide", () => on.hide(message, !hidden),
+      hidden ? "unhide" : "hide"));
+  }
+  bar.append(button("从这里分支", "Branch here", () => on.branch(message), "branch"));
+  bar.append(button("删除", "Delete", () => on.remove(message), "delete"));
+  return bar;
+}
+
+// SillyTavern's arrows on the last reply: ‹ only where an earlier swipe exists; › to a later one, or
+// a new reply (the server says when: never on the chat's first message, whose arrows only cycle the
+// alternate greetings it has).
+export function swipeArrows({ position, count, generate }, onSwipe) {
+  const swipes = document.createElement("span");
+  swipes.className = "swipes";
+  const arrow = (text, step, cls, label) => {
+    const node = document.createElement("button");
+    node.type = "button";
+    node.className = `swipe ${cls}`;
+    node.textContent = text;
+    node.setAttribute("aria-label", label);
+    node.addEventListener("click", () => onSwipe(step));
+    swipes.append(node);
+  };
+  if (position > 1) arrow("‹", -1, "swipe-prev", t("上一条", "previous swipe"));
+  if (count > 1) {
+    const shown = document.createElement("span");
+    shown.className = "swipe-count";
+    shown.textContent = `${position}/${count}`;
+    swipes.append(shown);
+  }
+  if (position < count || generate) arrow("›", 1, "swipe-next", t("下一条", "next swipe"));
+  return swipes;
+}
+
+// The lorebook entries that fired for a reply, folded under it.
+export function loreFold(entries) {
+  const fold = document.createElement("details");
+  fold.className = "lore-hits";
+  const summary = document.createElement("summary");
+  summary.textContent = t(`触发的世界书条目（${entries.length}）`, `World info that fired (${entries.length})`);
+  const list = document.createElement("ul");
+  for (const hit of entries) {
+    const item = document.createElement("li");
+    item.textContent = hit.book ? `${hit.title} · ${hit.book}` : hit.title;
+    list.append(item);
+  }
+  fold.append(summary, list);
+  return fold;
+}
+
+// One message as an <li>; tool results are not items of their own: *place* puts each into the
+// timeline of the call that made it (found by the page, maybe in an earlier item).
+export function messageItem(message, on) {
+  const li = document.createElement("li");
+  li.className = `msg ${message.role}`;
+  if (message.index != null) li.dataset.index = message.index;
+  if (message.id) li.dataset.id = message.id;
+  if (message.tags.includes("greeting")) li.classList.add("greeting");
+  if (message.tags.includes("hidden")) li.classList.add("hidden-msg");
+  li.append(messageHead(message));
+  if (message.reasoning) li.append(thinkingFold(message.reasoning));
+  if (message.content) li.append(messageBody(message));
+  if (message.tool_calls && message.tool_calls.length) {
+    const timeline = document.createElement("ol");
+    timeline.className = "timeline";
+    for (const call of message.tool_calls) timeline.append(timelineItem(call.name, parseArgs(call.arguments), call.id));
+    li.append(timeline);
+  }
+  if (message.lore && message.lore.length) li.append(loreFold(message.lore));
+  if (on) li.append(messageActions(message, on));
+  return li;
+}
