@@ -77,30 +77,42 @@ def plan_compaction(
     due = tuple(live[:cut])
     if not due:
         return None
-    if sum(len(str(item.message.get("content") or "")) for item in due) < min_chars:
+    if not _reaches(due, min_chars):
         return None  # what is due is not worth a summary yet (however much of it fits)
     covered = due if budget is None or count is None else _fitting(due, budget, count)
     chars = sum(len(str(item.message.get("content") or "")) for item in covered)
     turns = sum(1 for item in covered if item.role == "user")
-    remaining = sum(1 for item in due[len(covered) :] if item.role == "user")
+    # The user items of *due* are those before the kept rounds; the covered ones are a prefix of them
+    # (counted from *users*: a long import's thousands of due beats are not read again).
+    remaining = len(users) - max(keep_rounds, 0) - turns
     return CompactionPlan(covered, covered[-1].entry_id, turns, chars, remaining)
+
+
+def _reaches(due: Sequence[StoryItem], min_chars: int) -> bool:
+    """Whether the contents of *due* reach *min_chars* characters (stops as soon as they do)."""
+    total = 0
+    for item in due:
+        total += len(str(item.message.get("content") or ""))
+        if total >= min_chars:
+            return True
+    return total >= min_chars
 
 
 def _fitting(due: tuple[StoryItem, ...], budget: int, count: TextCounter) -> tuple[StoryItem, ...]:
     """The longest run of whole beats from the start of *due* whose dialogue fits *budget* (at
-    least the first beat: a step always makes progress)."""
-    starts = [i for i, item in enumerate(due) if item.role == "user"]
-    if not starts or starts[0] != 0:
-        starts = [0, *starts]
-    ends = [*starts[1:], len(due)]
+    least the first beat: a step always makes progress).  A beat starts at each user item (and at
+    the first item); only the beats up to the budget are read."""
     used = 0
-    end = ends[0]
-    for index, (start, stop) in enumerate(zip(starts, ends, strict=True)):
+    start = 0
+    end = 0
+    for stop in range(1, len(due) + 1):
+        if stop < len(due) and due[stop].role != "user":
+            continue
         text = "\n\n".join(str(item.message.get("content") or "") for item in due[start:stop])
         used += count(text) + 8  # a speaker's name and the blank line between turns
-        if used > budget and index > 0:
+        if used > budget and start > 0:
             break
-        end = stop
+        end = start = stop
     return due[:end]
 
 
