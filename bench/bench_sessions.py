@@ -5,7 +5,11 @@ For each size and shape a chat is written to a temporary data folder:
 - ``plain``: N messages, user and assistant alternating (Chinese text, ~30 and ~150 characters);
 - ``swipes``: the same, every reply with two more swipes beside it (ST import shape: siblings, the
   chosen one in the middle), and every 100 messages a side branch of 10 messages left behind by a
-  ``/branch`` (the leaf moved back), so the file holds about 2.2 N entries.
+  ``/branch`` (the leaf moved back), so the file holds about 2.2 N entries;
+- ``summarised``: ``plain`` caught up by story memory, as a chat played here is: a relay summary
+  (``story-summary``) covers all but its last 12 messages, so a beat has nothing due to compact
+  (``plain`` and ``swipes`` are long histories never summarised: every beat compacts one more
+  bounded step of them, as after an import).
 
 Then, CPU time of this process (``time.process_time``; the load of other processes does not count),
 the median of ``--repeat`` runs, milliseconds:
@@ -55,8 +59,9 @@ import peargarden
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.cli import main as pear
+from peargarden.modes.stage.memory import SUMMARY_TYPE
 from peargarden.providers.openai_compat import OpenAICompatProvider
-from peargarden.sessions import entry_line, header_line, leaf_line, message_entry
+from peargarden.sessions import custom_entry, entry_line, header_line, leaf_line, message_entry
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.chats import INDEX_FILE, SESSION_FILE, ChatFile
 from peargarden.workspace.config import Settings
@@ -81,6 +86,7 @@ def write_chat(path: Path, chat_id: str, messages: int, shape: str) -> int:
         return entry.id
 
     parent: str | None = None
+    covered_through = messages - 13 if shape == "summarised" else -1
     for index in range(messages):
         role = "user" if index % 2 else "assistant"
         text = f"{USER}（{index}）" if role == "user" else f"{REPLY}（{index}）"
@@ -90,6 +96,11 @@ def write_chat(path: Path, chat_id: str, messages: int, shape: str) -> int:
             lines.append(leaf_line(parent, STAMP))
         else:
             parent = add(parent, role, text)
+        if index == covered_through:
+            counter += 1
+            summary = {"summary": "## 前情提要\n青梧与怀瑾公子旧事。", "coversThroughId": parent, "turns": index // 2}
+            lines.append(entry_line(custom_entry(f"{counter:08x}", parent, STAMP, SUMMARY_TYPE, summary)))
+            parent = f"{counter:08x}"
         if shape == "swipes" and index % 100 == 99:
             side = parent
             for n in range(10):
