@@ -56,6 +56,7 @@ from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.text_files import read_user_text
 
 from ..base import BranchView, SideCall, TreeReader
+from .compaction_ends import plan_from_ends
 
 __all__ = [
     "MEMORY_DIR",
@@ -279,13 +280,6 @@ def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
     return Outcome(written=True, note="；".join(result.warnings))
 
 
-def _live(tree: TreeReader) -> tuple[list[StoryItem], dict[str, Any] | None]:
-    """The story after the active summary (derived from the summary's last beat on), and the summary."""
-    summary = active_summary(tree)
-    covers = summary.get("coversThroughId") if summary else None
-    return story_since(tree.messages(), covers if isinstance(covers, str) else None), summary
-
-
 RESIDENT_SYSTEM = f"""你在维护一张角色卡的常驻记忆：以后每一局新对话开场都会读到它。
 把【现有常驻记忆】和【新的接力摘要】合并成一份新的常驻记忆：人物与关系、既定事实、未了之事、用户的玩法偏好。
 不超过 {RESIDENT_MAX} 字，只写确实发生过的事。只输出常驻记忆正文。"""
@@ -310,25 +304,43 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
     settings = view_story_settings(view)
     tree = view.tree
     leaf = tree.leaf
-    live, summary = _live(tree)
+    summary = active_summary(tree)
+    covers = summary.get("coversThroughId") if summary else None
     count = story_counter(view.model)
-    over = tokens_over(live, count, settings.compact_threshold)  # newest → oldest, stopped once over
     previous = str(summary["summary"]) if summary else ""
     ledger = current_ledger(tree)
     # The side request's own budget: its window, less the reply, the instructions, the previous
     # summary and the ledger; the dialogue gets the rest (a long import is covered step by step).
     fixed = count(SUMMARY_SYSTEM) + count(summary_user_text(previous, ledger, _EMPTY_PLAN, "", ""))
     room = _side_room(settings, SUMMARY_MAX_TOKENS, fixed)
+    every = 1 if manual else settings.compact_every
     # By count the covered text must be worth a summary; over budget anything older must go.
-    plan = plan_compaction(
-        live,
+    min_chars_over, min_chars = (MANUAL_MIN_CHARS, MANUAL_MIN_CHARS) if manual else (1, AUTO_MIN_CHARS)
+    messages = tree.messages()
+    covers = covers if isinstance(covers, str) else None
+    plan = plan_from_ends(
+        messages,
+        covers,
         keep_rounds=settings.keep_rounds,
-        every=1 if manual else settings.compact_every,
-        over_budget=over,
-        min_chars=MANUAL_MIN_CHARS if manual else (1 if over else AUTO_MIN_CHARS),
+        every=every,
+        min_chars_over=min_chars_over,
+        min_chars=min_chars,
         budget=room,
         count=count,
+        limit=settings.compact_threshold,
     )
+    if plan is None:  # not decided at the ends: the whole story after the summary
+        live = story_since(messages, covers)
+        over = tokens_over(live, count, settings.compact_threshold)  # newest → oldest, stopped once over
+        plan = plan_compaction(
+            live,
+            keep_rounds=settings.keep_rounds,
+            every=every,
+            over_budget=over,
+            min_chars=min_chars_over if over else min_chars,
+            budget=room,
+            count=count,
+        )
     if plan is None:
         if manual:
             raise BadInput(f"没有可以压缩的剧情（最近 {settings.keep_rounds} 轮之前的内容太少）")

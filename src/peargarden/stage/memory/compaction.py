@@ -60,6 +60,7 @@ def plan_compaction(
     min_chars: int = AUTO_MIN_CHARS,
     budget: int | None = None,
     count: TextCounter | None = None,
+    skipped_users: int = 0,
 ) -> CompactionPlan | None:
     """What to summarise among *live* (the story items after the active summary), or ``None``.
 
@@ -68,10 +69,14 @@ def plan_compaction(
     must reach *min_chars*, so a few short lines never become a summary.  *budget*: the tokens
     (by *count*) the covered dialogue may take in the request; what is due past it is left for the
     next step (``remaining_turns``), and a first beat longer than the budget alone is covered all
-    the same (its lines are cut to the budget when the request is written)."""
+    the same (its lines are cut to the budget when the request is written).
+
+    *skipped_users*: user items of the story left out of *live* between its head and its tail (a
+    caller that read only both ends of a long history; the plan must then end inside the head)."""
     users = user_indices(live)
-    by_count = every > 0 and len(users) >= keep_rounds + every
-    if not (by_count or over_budget) or len(users) <= keep_rounds:
+    total = len(users) + skipped_users
+    by_count = every > 0 and total >= keep_rounds + every
+    if not (by_count or over_budget) or total <= keep_rounds:
         return None
     cut = users[-keep_rounds] if keep_rounds > 0 else len(live)
     due = tuple(live[:cut])
@@ -84,7 +89,7 @@ def plan_compaction(
     turns = sum(1 for item in covered if item.role == "user")
     # The user items of *due* are those before the kept rounds; the covered ones are a prefix of them
     # (counted from *users*: a long import's thousands of due beats are not read again).
-    remaining = len(users) - max(keep_rounds, 0) - turns
+    remaining = total - max(keep_rounds, 0) - turns
     return CompactionPlan(covered, covered[-1].entry_id, turns, chars, remaining)
 
 
