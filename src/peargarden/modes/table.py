@@ -12,27 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from peargarden.agent.loop import RequestBuilder
-from peargarden.agent.tools import Tool
 from peargarden.authoring.segments import WORK_TAG
 
-from .base import BeatEnv, PlayMode
+from .base import PlayMode
 from .stage.memory import after_beat as stage_after_beat
 from .stage.memory import stage_story
 from .stage.setup import stage_mode, stage_prepare
 from .stage.variables import after_beat as stage_variables_after_beat
 from .stage.variables import chained, with_variables
+from .tavern.setup import tavern_setup
 from .tavern.variables import after_beat as tavern_after_beat
 from .work.setup import role_play_setup, work_setup
-
-
-def tavern_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
-    """Tavern mode's setup; SillyTavern's assembly is imported by the first tavern beat, so that a
-    stage chat's ``pear chat`` does not load it."""
-    from .tavern.setup import tavern_setup as setup
-
-    return setup(env)
-
 
 MODES: Mapping[str, PlayMode] = MappingProxyType(
     {

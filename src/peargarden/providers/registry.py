@@ -11,12 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from .base import Provider, Timeouts
-
-if TYPE_CHECKING:
-    from .embedded import EmbeddedProvider
+from .embedded import EmbeddedProvider, resolve_local_model, shared_embedded_provider
 
 LOCAL = "local"
 
@@ -50,9 +47,6 @@ def embedded_provider(local_model: str = "", timeouts: Mapping[str, float] | Non
     model's name; "" = the default): one worker, one loaded model, one KV cache.  *timeouts* (given
     by flag, by ``Timeouts`` name) bound its worker: ``first_byte`` the start (the model's load),
     ``idle`` the longest silence once it works."""
-    # Imported on use: a chat with an endpoint never loads the embedded model's runtime.
-    from .embedded import resolve_local_model, shared_embedded_provider
-
     provider = shared_embedded_provider(resolve_local_model(local_model) if local_model else None)
     given = {"start": (timeouts or {}).get("first_byte"), "silence": (timeouts or {}).get("idle")}
     if any(value is not None for value in given.values()):

@@ -28,6 +28,7 @@ from peargarden.sessions import ops
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import st_original
 from peargarden.sessions.tree import SessionTree
+from peargarden.tavern.state import apply_preset, effective_settings
 
 from .chat_files import context_tokens
 
@@ -102,8 +103,6 @@ def tavern_window(session: ChatSession) -> tuple[int, int]:
     """(context size, response length) tavern mode builds the next request for: SillyTavern's
     defaults, then the preset in use, then the card's own ``卡.json`` ``tavern.oai`` values; a value
     that is no number counts as SillyTavern's default, as the assembly counts it."""
-    # SillyTavern's state (and its world info) is loaded by a page that shows it, not by a beat.
-    from peargarden.tavern.state import apply_preset, effective_settings
 
     version = session.settings.st_version
     oai = effective_settings({}, version)["oai_settings"]
