@@ -5,7 +5,11 @@ For each size and shape a chat is written to a temporary data folder:
 - ``plain``: N messages, user and assistant alternating (Chinese text, ~30 and ~150 characters);
 - ``swipes``: the same, every reply with two more swipes beside it (ST import shape: siblings, the
   chosen one in the middle), and every 100 messages a side branch of 10 messages left behind by a
-  ``/branch`` (the leaf moved back), so the file holds about 2.2 N entries.
+  ``/branch`` (the leaf moved back), so the file holds about 2.2 N entries;
+- ``summarised``: ``plain`` caught up by story memory, as a chat played here is: a relay summary
+  (``story-summary``) covers all but its last 12 messages, so a beat has nothing due to compact
+  (``plain`` and ``swipes`` are long histories never summarised: every beat compacts one more
+  bounded step of them, as after an import).
 
 Then, CPU time of this process (``time.process_time``; the load of other processes does not count),
 the median of ``--repeat`` runs, milliseconds:
@@ -51,11 +55,13 @@ from pathlib import Path
 
 from bench_engine import TimedProvider  # type: ignore[import-not-found]
 
+import peargarden
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.cli import main as pear
+from peargarden.modes.stage.memory import SUMMARY_TYPE
 from peargarden.providers.openai_compat import OpenAICompatProvider
-from peargarden.sessions import entry_line, header_line, leaf_line, message_entry
+from peargarden.sessions import custom_entry, entry_line, header_line, leaf_line, message_entry
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.chats import INDEX_FILE, SESSION_FILE, ChatFile
 from peargarden.workspace.config import Settings
@@ -80,6 +86,7 @@ def write_chat(path: Path, chat_id: str, messages: int, shape: str) -> int:
         return entry.id
 
     parent: str | None = None
+    covered_through = messages - 13 if shape == "summarised" else -1
     for index in range(messages):
         role = "user" if index % 2 else "assistant"
         text = f"{USER}（{index}）" if role == "user" else f"{REPLY}（{index}）"
@@ -89,6 +96,11 @@ def write_chat(path: Path, chat_id: str, messages: int, shape: str) -> int:
             lines.append(leaf_line(parent, STAMP))
         else:
             parent = add(parent, role, text)
+        if index == covered_through:
+            counter += 1
+            summary = {"summary": "## 前情提要\n青梧与怀瑾公子旧事。", "coversThroughId": parent, "turns": index // 2}
+            lines.append(entry_line(custom_entry(f"{counter:08x}", parent, STAMP, SUMMARY_TYPE, summary)))
+            parent = f"{counter:08x}"
         if shape == "swipes" and index % 100 == 99:
             side = parent
             for n in range(10):
@@ -188,32 +200,48 @@ def child_cpu(args: list[str], env: dict[str, str]) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
 def measure_processes(size: int, shape: str, repeat: int) -> str:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as server:
         server.default_reply = text_reply("客官，", "听雨轩今日有新茶。")
         home = Home(Path(tmp) / "home")
         seed_home(home)
         env = {**os.environ, "PEARGARDEN_HOME": str(home.root), "PYTHONIOENCODING": "utf-8"}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        # Every module compiled once, before anything is timed.
+        package = Path(peargarden.__file__).parent
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], env=env, check=True)
         played = home.card_dir("青梧") / "chats" / "20261201-999999-play" / SESSION_FILE
         chat_id = played.parent.name
         entries = write_chat(played, chat_id, size, shape)
         endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
         beat = ["chat", "--chat", chat_id, "--once", "掌柜，今天有什么茶？", *endpoint]
         first = child_cpu(beat, env)  # the first open writes the session index
-        later = statistics.median(child_cpu(beat, env) for _ in range(repeat))
+        later_runs, growth = [], []
+        for _ in range(repeat):
+            vault_before = folder_bytes(home.vault_dir)
+            later_runs.append(child_cpu(beat, env))
+            growth.append(folder_bytes(home.vault_dir) - vault_before)
+        later = statistics.median(later_runs)
         show = statistics.median(child_cpu(["sessions", "show", chat_id, "--json"], env) for _ in range(repeat))
         out = str(Path(tmp) / "out.jsonl")
         exporting = ["sessions", "export", chat_id, "-o", out]
         export = statistics.median(child_cpu(exporting, env) for _ in range(repeat))
         new_chat = ["chat", "--once", "掌柜，今天有什么茶？", *endpoint]
         fresh = statistics.median(child_cpu(new_chat, env) for _ in range(repeat))
-        figures = f"{show:>7.2f} {export:>7.2f} {first:>7.2f} {later:>7.2f} {fresh:>7.2f}"
+        grown = statistics.median(growth) / 1024 / 1024
+        figures = f"{show:>7.2f} {export:>7.2f} {first:>7.2f} {later:>7.2f} {fresh:>7.2f} {grown:>9.2f} MB"
         return f"{size:>8} {shape:>7} {entries:>8} {figures}"
 
 
 def run_processes(sizes: list[int], shapes: list[str], repeat: int) -> None:
     print(f"load average at start: {os.getloadavg()}", file=sys.stderr)
-    print(f"{'messages':>8} {'shape':>7} {'entries':>8} {'show':>7} {'export':>7} {'beat 1':>7} {'beat':>7} {'new':>7}")
+    columns = " ".join(f"{name:>7}" for name in ("show", "export", "beat 1", "beat", "new"))
+    print(f"{'messages':>8} {'shape':>7} {'entries':>8} {columns} {'vault/beat':>12}")
     for size in sizes:
         for shape in shapes:
             print(measure_processes(size, shape, repeat), flush=True)

@@ -13,6 +13,7 @@ import pytest
 from peargarden.app.play.service import ChatSession, PearApp
 from peargarden.modes.stage import memory as bookkeeping
 from peargarden.sessions import SessionTree, message_entry
+from peargarden.stage.memory.story import last_beat, user_indices
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
@@ -401,7 +402,7 @@ def test_side_requests_of_a_long_history_stay_in_the_side_models_window(
     ],
 )
 def test_the_latest_beat_read_from_the_end_is_the_whole_branchs(shape: list[str]) -> None:
-    """``last_beat_items`` reads only the branch's end; it finds what the whole branch gives."""
+    """``last_beat`` reads only the branch's end; it finds what the whole branch gives."""
     tree = SessionTree()
     parent = None
     for number, kind in enumerate(shape):
@@ -410,5 +411,7 @@ def test_the_latest_beat_read_from_the_end_is_the_whole_branchs(shape: list[str]
         if tag:
             message["tags"] = [tag]
         parent = tree.add(message_entry(f"{number:08x}", parent, "2026-12-01T00:00:00Z", message)).id
-    expected = bookkeeping._last_beat(bookkeeping.tree_items(tree))
-    assert [i.entry_id for i in bookkeeping.last_beat_items(tree)] == [i.entry_id for i in expected]
+    items = bookkeeping.tree_items(tree)
+    users = user_indices(items)
+    expected = items[users[-1] :] if users else items
+    assert [i.entry_id for i in last_beat(tree.messages())] == [i.entry_id for i in expected]

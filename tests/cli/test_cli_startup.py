@@ -19,6 +19,7 @@ import peargarden.cli
 from peargarden.cli import main
 from peargarden.cli._app import load_command
 from peargarden.cli._commands import COMMANDS
+from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
 # Our dependencies that a listing or the help text never needs (the import names).
 HEAVY = (
@@ -101,6 +102,18 @@ def test_light_commands_load_no_heavy_library(initialised_home: Path, args: list
     command_modules = {name.rsplit(".", 1)[1] for name in modules if name.startswith("peargarden.cli.")}
     expected = {COMMANDS[args[0]].module} if args[0] in COMMANDS else set()
     assert {name for name in command_modules if name.endswith("_cmd")} == expected
+
+
+def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
+    """`pear chat --once` on a stage chat: no script checker (tree-sitter), no tokenizer for a model
+    counted by estimate (tiktoken)."""
+    with FakeOpenAIServer() as server:
+        server.default_reply = text_reply("客官，", "楼上请。")
+        endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
+        out, modules = _modules_after(initialised_home, "chat", "--once", "掌柜，还有空房吗？", *endpoint)
+    assert "楼上请" in out
+    loaded = {name.split(".")[0] for name in modules}
+    assert {"tree_sitter", "tree_sitter_javascript", "tiktoken"} & loaded == set()
 
 
 def test_a_heavy_command_still_loads_what_it_needs(initialised_home: Path, tmp_path: Path) -> None:

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import json
 import ssl
+from collections.abc import Callable
 
 import pytest
 
+from peargarden.providers import _http
 from peargarden.providers._http import EndpointError, MalformedEvent, sse_data, stream_chunks, tls_context
+from peargarden.providers.base import ChatRequest, TextDelta
 from peargarden.providers.openai_compat import OpenAICompatProvider
+from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
 STREAM = (
     ": keep-alive\r\n\r\n"
@@ -78,5 +82,24 @@ def test_clients_share_one_tls_context_that_verifies() -> None:
     finally:
         one.close()
         two.close()
-    assert contexts[0] is contexts[1] is tls_context()
+    assert contexts[0] is contexts[1]
+    # What a connection asks of it is the shared verifying context's own.
+    assert contexts[0].verify_mode == ssl.CERT_REQUIRED and contexts[0].check_hostname
+    assert contexts[0].wrap_socket == tls_context().wrap_socket
     assert tls_context().verify_mode == ssl.CERT_REQUIRED and tls_context().check_hostname
+
+
+def test_a_plain_http_endpoint_never_loads_the_ca_bundle(
+    monkeypatch: pytest.MonkeyPatch, fake_server: FakeOpenAIServer, make_provider: Callable[..., OpenAICompatProvider]
+) -> None:
+    monkeypatch.setattr(_http, "_tls", None)  # as in a new process
+    fake_server.script([text_reply("客官，", "楼上请。")])
+    provider = make_provider()
+    request = ChatRequest(model="fake-model", messages=[{"role": "user", "content": "有空房吗？"}])
+    events = list(provider.stream(request))
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "客官，楼上请。"
+    assert _http._tls is None
+    # The first TLS connection (here: what it asks of the context first) builds the verifying one.
+    pool = provider.client()._client._transport._pool  # type: ignore[attr-defined]
+    assert pool._ssl_context.verify_mode == ssl.CERT_REQUIRED
+    assert _http._tls is not None

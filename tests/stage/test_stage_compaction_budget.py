@@ -3,6 +3,9 @@ fit and says how many are still due; scene notes cut the beat's lines to fit (pu
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from peargarden.stage.memory.compaction import fit_lines, plan_compaction, summary_user_text
 from peargarden.stage.memory.story import StoryItem
 from peargarden.text.tokens import EstimateCounter
@@ -53,3 +56,45 @@ def test_fit_lines_keeps_the_newest_lines_in_order() -> None:
     kept = fit_lines(lines, 300, count)
     assert kept == lines[-len(kept) :] and 0 < len(kept) < 30
     assert sum(count(line) + 2 for line in kept) <= 300
+
+
+
+def _whole_list_plan(live: list[StoryItem], keep: int, min_chars: int, budget: int) -> tuple[int, int, int, int] | None:
+    """A plan's (covered items, turns, characters, remaining turns) by its definition, reading every
+    due item (None when nothing is due or it is too short)."""
+    count = EstimateCounter()
+    users = [i for i, item in enumerate(live) if item.role == "user"]
+    if len(users) <= keep:
+        return None
+    due = live[: users[-keep] if keep > 0 else len(live)]
+    chars = [len(str(item.message.get("content") or "")) for item in due]
+    if not due or sum(chars) < min_chars:
+        return None
+    starts = [0, *[i for i in users if 0 < i < len(due)]]
+    ends = [*starts[1:], len(due)]
+    used, end = 0, ends[0]
+    for index, (start, stop) in enumerate(zip(starts, ends, strict=True)):
+        used += count("\n\n".join(str(item.message.get("content") or "") for item in due[start:stop])) + 8
+        if used > budget and index > 0:
+            break
+        end = stop
+    turns = sum(1 for item in due[:end] if item.role == "user")
+    return end, turns, sum(chars[:end]), sum(1 for item in due[end:] if item.role == "user")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    shape=st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), st.integers(0, 400)), max_size=60),
+    keep=st.integers(0, 4),
+    budget=st.integers(1, 3000),
+    min_chars=st.integers(1, 3000),
+)
+def test_a_plan_read_up_to_its_budget_is_the_whole_lists_plan(
+    shape: list[tuple[str, int]], keep: int, budget: int, min_chars: int
+) -> None:
+    """``plan_compaction`` reads the due items only up to the budget and counts the rest from the
+    user indices: the same plan as reading them all (whole beats, progress, what is left)."""
+    live = [StoryItem(f"e{n}", {"role": role, "content": "雨" * size}) for n, (role, size) in enumerate(shape)]
+    plan = plan_compaction(live, keep_rounds=keep, every=1, min_chars=min_chars, budget=budget, count=EstimateCounter())
+    got = None if plan is None else (len(plan.covered), plan.turns, plan.chars, plan.remaining_turns)
+    assert got == _whole_list_plan(live, keep, min_chars, budget)

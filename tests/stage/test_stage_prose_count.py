@@ -4,6 +4,9 @@ reaches further back — and always equals the count of a plain derivation, acro
 
 from __future__ import annotations
 
+import json
+
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,9 +56,9 @@ def test_a_window_reaching_back_derives_only_the_messages_it_reaches_back_over()
     derived: list[int] = []
 
     class Counting(StoryProse):
-        def _derive(self, messages, *, prune):  # type: ignore[no-untyped-def]
+        def _count(self, messages):  # type: ignore[no-untyped-def]
             derived.append(len(messages))
-            return super()._derive(messages, prune=prune)
+            return super()._count(messages)
 
     prose = Counting()
     messages = beats([n % 6 for n in range(3000)], "")
@@ -68,3 +71,34 @@ def test_a_window_reaching_back_derives_only_the_messages_it_reaches_back_over()
     grown = messages + beats([1, 2], "新")
     assert prose.count_turns(grown, users[2895]) == plain(grown, users[2895])  # then forward again
     assert derived == [users[2895] - users[2890]]
+
+
+def _call(call_id: str, name: str, **arguments: object) -> dict[str, object]:
+    return {"id": call_id, "name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}
+
+
+# Messages of every kind a beat holds: plain text, blank text (spaces, newlines, a full-width space),
+# draft tool calls (one refused by its tool result), a fork question, a tool result, a system line.
+PALETTE = [
+    ContextMessage("user", "掌柜可还记得怀瑾公子？"),
+    ContextMessage("assistant", "青梧放下茶盏：“记得。”"),
+    ContextMessage("assistant", ""),
+    ContextMessage("assistant", " \n\t"),
+    ContextMessage("assistant", "\u3000"),
+    ContextMessage("assistant", "", tool_calls=[_call("c1", "draft_write", content="雨下大了。")]),
+    ContextMessage("assistant", "旁白", tool_calls=[_call("c2", "draft_append", content="灯亮了。")]),
+    ContextMessage("tool", "追加失败", tool_call_id="c2", is_error=True),
+    ContextMessage("assistant", "", tool_calls=[_call("c3", "draft_seal")]),
+    ContextMessage("assistant", "", tool_calls=[_call("c4", "ask", question="追问吗？", options=["追问", "作罢"])]),
+    ContextMessage("assistant", "", tool_calls=[_call("c5", "draft_write", content="")]),
+    ContextMessage("tool", "好", tool_call_id="c1"),
+    ContextMessage("system", "（旁白）"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, len(PALETTE) - 1), max_size=40))
+def test_a_count_without_prose_equals_the_derived_turns(picks: list[int]) -> None:
+    """``_count`` replays only beats with tool calls; it counts what ``story_turns`` gives."""
+    messages = [msgspec.structs.replace(PALETTE[pick], entry_id=f"e{n}") for n, pick in enumerate(picks)]
+    assert StoryProse()._count(messages) == len(story_turns([message_view(m) for m in messages]))

@@ -96,9 +96,11 @@ def test_unchanged_library_is_not_read_again(home_dir: Path, monkeypatch: pytest
     reads: list[Path] = []
     original = ObjectStore.add_file
 
-    def counting(self: ObjectStore, source: Path, known: set[str]) -> tuple[str, int, os.stat_result]:
+    def counting(
+        self: ObjectStore, source: Path, known: set[str], previous: tuple[str, int] | None = None
+    ) -> tuple[str, int, os.stat_result]:
         reads.append(source)
-        return original(self, source, known)
+        return original(self, source, known, previous)
 
     monkeypatch.setattr(ObjectStore, "add_file", counting)
     assert vault.snapshot() is None
@@ -200,10 +202,12 @@ def test_a_snapshot_that_fails_midway_leaves_no_objects_and_no_manifest(
     original = ObjectStore.add_file
     unreadable = home_dir / "library" / "lorebooks" / "新书20.json"
 
-    def failing(self: ObjectStore, source: Path, known: set[str]) -> tuple[str, int, os.stat_result]:
+    def failing(
+        self: ObjectStore, source: Path, known: set[str], previous: tuple[str, int] | None = None
+    ) -> tuple[str, int, os.stat_result]:
         if source == unreadable:
             raise PermissionError(13, "Permission denied", str(source))
-        return original(self, source, known)
+        return original(self, source, known, previous)
 
     monkeypatch.setattr(ObjectStore, "add_file", failing)
     with pytest.raises(BadInput, match="新书20"):

@@ -37,6 +37,7 @@ __all__ = [
     "Peripheral",
     "beats",
     "role_play_plan",
+    "starts_beat",
     "story_branch",
     "switch_target",
     "without_file_names",
@@ -111,7 +112,8 @@ def _is_tagged(message: Mapping[str, Any]) -> bool:
     return isinstance(tags, list) and any(tag in WORK_TAGS for tag in tags)
 
 
-def _starts_beat(message: Mapping[str, Any]) -> bool:
+def starts_beat(message: Mapping[str, Any]) -> bool:
+    """Whether *message* starts a beat (a user message that is not a compaction's summary)."""
     tags = message.get("tags")
     compaction = isinstance(tags, list) and "compaction" in tags
     return message.get("role") == "user" and not compaction
@@ -121,7 +123,7 @@ def beats(messages: Sequence[T], get: Getter = _identity) -> list[list[int]]:
     """Indices of *messages* grouped by beat, in order."""
     groups: list[list[int]] = []
     for index, item in enumerate(messages):
-        if not groups or _starts_beat(get(item)):
+        if not groups or starts_beat(get(item)):
             groups.append([])
         groups[-1].append(index)
     return groups

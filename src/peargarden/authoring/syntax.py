@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-
-import tree_sitter_javascript
-from tree_sitter import Language, Node, Parser
+from typing import TYPE_CHECKING
 
 from peargarden.formats import replace_lone_surrogates
 from peargarden.text.jsregex import regex_from_string
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,11 @@ class Problem:
 
 @lru_cache(maxsize=1)
 def _parser() -> Parser:
+    # tree-sitter is loaded by the first check, not by every module that reads the story through
+    # this package (a beat never checks a script).
+    import tree_sitter_javascript
+    from tree_sitter import Language, Parser
+
     return Parser(Language(tree_sitter_javascript.language()))
 
 

@@ -19,7 +19,7 @@ import json
 import ssl
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 import msgspec
@@ -70,7 +70,8 @@ class ChatClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
-        self._client = http_client or httpx2.Client(timeout=timeout, follow_redirects=True, verify=tls_context())
+        verify = cast(ssl.SSLContext, _DEFERRED_TLS)
+        self._client = http_client or httpx2.Client(timeout=timeout, follow_redirects=True, verify=verify)
         self._headers = {
             "Accept": "application/json",
             "Content-Type": "application/json",
@@ -120,6 +121,19 @@ def tls_context() -> ssl.SSLContext:
         if _tls is None:
             _tls = httpx2.create_ssl_context()
         return _tls
+
+
+class _DeferredTLS:
+    """Stands for :func:`tls_context` until a connection first uses it (any attribute: the ALPN set
+    before a handshake, the handshake itself): a chat with a local ``http://`` endpoint never loads
+    the CA bundle, one with an ``https://`` endpoint (or a redirect, or a proxy, to one) loads it at
+    its first TLS connection, and verifies exactly as before."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(tls_context(), name)
+
+
+_DEFERRED_TLS = _DeferredTLS()
 
 
 def status_error(response: httpx2.Response) -> StatusError:

@@ -90,6 +90,15 @@ class Entry(msgspec.Struct, eq=False, gc=False):
             self._line = None
         return body
 
+    def raw_line(self) -> bytes | memoryview | None:
+        """The entry's line while its body is not decoded yet (None once it is, or for an entry made
+        with a body): for a reader that decodes only what it needs of it."""
+        line = self._line
+        if line is None or self._body is not None:
+            return None
+        end = self._end
+        return memoryview(line)[self._start : end] if end else line
+
     @property
     def message(self) -> dict[str, Any]:
         """The chat message of a ``message`` entry (an empty dict for other types)."""

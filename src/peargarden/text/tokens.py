@@ -20,11 +20,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Protocol
-
-import tiktoken
+from typing import TYPE_CHECKING, Protocol
 
 from peargarden.errors import FormatError
+
+if TYPE_CHECKING:
+    import tiktoken
 
 # sha256 of the *decompressed* rank files, as in tiktoken_ext.openai_public.
 _EXPECTED_SHA256 = {
@@ -86,6 +87,8 @@ def build_encoding(name: str, loader: Callable[[str], bytes] = read_packaged_ran
     """Build the real tiktoken encoding ``name`` from offline rank data."""
     if name not in _PATTERNS:
         raise FormatError(f"未知的分词器 {name}")
+    import tiktoken  # loaded by the first exact count: most beats estimate, and never load it
+
     return tiktoken.Encoding(
         name=name,
         pat_str=_PATTERNS[name],

@@ -12,6 +12,9 @@ ENV_HOME = "PEARGARDEN_HOME"
 CARD_SETTINGS_FILE = "卡.json"
 SUPPLEMENT_BOOK_FILE = "补充设定集.json"
 AUTHORING_DIR = "创作"
+# Beside a chat's session file: the record of its last beats (their requests, for the prompt
+# inspector); a record, not the story, and left out of the vault's snapshots.
+BEAT_LOG_FILE = "web-beats.json"
 
 # Characters that may not appear in a folder or file name on some system SillyTavern users run, and
 # lone surrogates (a card's JSON may hold "\ud800"; no file system can encode one).

@@ -13,6 +13,7 @@ from typing import Any
 
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.modes.tavern.sources import preset_file, read_named_preset
+from peargarden.modes.work.project import write_card
 from peargarden.tavern.controls import KEYS_HELP, apply_control, parse_on_off
 from peargarden.tavern.defaults import DEFAULT_ORDER, DEFAULT_PROMPTS, GLOBAL_ORDER_ID
 from peargarden.tavern.state import apply_preset, effective_settings
@@ -177,8 +178,6 @@ def switch_card_regex(home: Home, card: str, index: int, enabled: bool, name: st
     """Switch the card's regex script number *index* on or off: ``disabled`` of that script in the
     card file, as SillyTavern stores it (a PNG card keeps its image bytes).  With *name*, the script
     must still be called that (the card may have changed since the page read it)."""
-    from peargarden.modes.work.project import write_card
-
     folder = open_card(home, card)
     loaded = folder.load_card()
     extensions = loaded.data.get("extensions")

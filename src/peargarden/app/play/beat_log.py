@@ -6,24 +6,26 @@ For each of the last :data:`KEEP` beats: when it started, how long it took, whic
 wrote, the ledger of every request it sent (the prompt inspector's "exact request": slot, role,
 tokens and text per message) and its warnings.  Kept on disk so that the inspector's "last beat",
 the in-context marker and each message's generation time survive a server restart.  A damaged or
-missing file is an empty log (it is a record, not the story).
+missing file is an empty log (it is a record, not the story: the asset vault leaves it out, as ten
+beats of a long chat's requests are megabytes rewritten on every beat).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from peargarden.agent.result import BeatResult
 from peargarden.workspace import atomic
+from peargarden.workspace.home import BEAT_LOG_FILE
 
 from .request_ledger import ledger as request_ledger
 from .request_ledger import with_counts
 
-FILE_NAME = "web-beats.json"
+FILE_NAME = BEAT_LOG_FILE
 KEEP = 10
 
 
@@ -60,7 +62,22 @@ def load(session_file: Path, *, counted: bool = True) -> list[BeatRecord]:
 
 
 def save(session_file: Path, beats: list[BeatRecord]) -> None:
-    atomic.write_json(log_path(session_file), {"version": 1, "beats": [asdict(b) for b in beats[-KEEP:]]})
+    # One line: an indented file is written by ``json``'s Python encoder, ~0.1 s for the megabytes
+    # of request texts ten beats of a long chat hold; unindented it is C's.
+    beats_json = [_as_json(b) for b in beats[-KEEP:]]
+    atomic.write_json(log_path(session_file), {"version": 1, "beats": beats_json}, indent=None)
+
+
+def _as_json(beat: BeatRecord) -> dict[str, Any]:
+    """The record as written; its ledgers are already JSON values, written as they are (``asdict``
+    deep-copied ten beats of request texts on every beat: a tenth of a second on a long chat)."""
+    return {
+        "started": beat.started,
+        "seconds": beat.seconds,
+        "entries": beat.entries,
+        "rounds": beat.rounds,
+        "warnings": beat.warnings,
+    }
 
 
 def generation_seconds(beats: list[BeatRecord]) -> dict[str, float]:

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import msgspec
+
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool, ToolContext, ToolResult
 from peargarden.modes.base import BeatEnv
@@ -76,7 +78,7 @@ def seen_by(history: list[ContextMessage], scene: GroupScene, avatar: str) -> li
     out: list[ContextMessage] = []
     for message in history:
         if message.role == "assistant" and message.content and message.name and message.name != me:
-            message = replace(message, content=f"【{message.name}】{message.content}")
+            message = msgspec.structs.replace(message, content=f"【{message.name}】{message.content}")
         out.append(message)
     last = next((m for m in reversed(out) if m.role in ("user", "assistant") and m.content), None)
     if last is not None and last.role == "assistant":

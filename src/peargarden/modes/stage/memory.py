@@ -41,7 +41,14 @@ from peargarden.stage.memory.compaction import (
 from peargarden.stage.memory.recall import recall_block
 from peargarden.stage.memory.resident import RESIDENT_MAX, resident_block, resident_budget
 from peargarden.stage.memory.scribe import SCRIBE_MAX_TOKENS, SCRIBE_SYSTEM, scribe_user_text
-from peargarden.stage.memory.story import StoryItem, after, dialogue_lines, story_items, user_indices
+from peargarden.stage.memory.story import (
+    StoryItem,
+    dialogue_lines,
+    last_beat,
+    story_items,
+    story_since,
+    tokens_over,
+)
 from peargarden.stage.memory.view import StoryView
 from peargarden.text.tokens import EstimateCounter, TextCounter, counter_for_model
 from peargarden.workspace import atomic
@@ -49,6 +56,7 @@ from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.text_files import read_user_text
 
 from ..base import BranchView, SideCall, TreeReader
+from .compaction_ends import plan_from_ends
 
 __all__ = [
     "MEMORY_DIR",
@@ -244,35 +252,11 @@ class Outcome:
     chars: int = 0
 
 
-def _last_beat(items: list[StoryItem]) -> list[StoryItem]:
-    users = user_indices(items)
-    return items[users[-1] :] if users else items
-
-
-def last_beat_items(tree: TreeReader) -> list[StoryItem]:
-    """``_last_beat(tree_items(tree))``, read from the branch's end: only the latest beat's messages
-    are converted (a 20,000-message chat's whole branch took a third of a second, before the page
-    could take input again).  The whole branch only when that beat is a work beat (then the story's
-    last beat is an earlier one)."""
-    messages = tree.messages()
-    start = len(messages)
-    while start > 0:
-        start -= 1
-        message = messages[start].message
-        tags = message.get("tags")
-        if message.get("role") == "user" and not (isinstance(tags, list) and "compaction" in tags):
-            break  # where the latest beat starts (authoring.segments.beats)
-    tail = story_items([StoryItem(entry.id, entry.message) for entry in messages[start:]])
-    if start == 0 or any(item.role == "user" for item in tail):
-        return _last_beat(tail)
-    return _last_beat(tree_items(tree))
-
-
 def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
     """One side call that turns the latest beat into a ledger patch, appended at the leaf."""
     tree = view.tree
     leaf = tree.leaf
-    beat = last_beat_items(tree)
+    beat = last_beat(tree.messages())  # read from the end: a beat of a long chat is its last few
     if not any(item.role == "assistant" for item in beat):
         return Outcome(note="没有可记的正文")
     ledger = current_ledger(tree)
@@ -294,16 +278,6 @@ def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
         return Outcome(note="本拍没有需要记的变化")
     view.append_custom(NOTES_TYPE, {"ledger": result.ledger.to_json(), "beat": leaf})
     return Outcome(written=True, note="；".join(result.warnings))
-
-
-def _live(tree: TreeReader) -> tuple[list[StoryItem], dict[str, Any] | None]:
-    summary = active_summary(tree)
-    covers = summary.get("coversThroughId") if summary else None
-    return after(tree_items(tree), covers if isinstance(covers, str) else None), summary
-
-
-def live_tokens(items: list[StoryItem], count: TextCounter) -> int:
-    return sum(3 + count(turn.text) for turn in story_turns([item.message for item in items]))
 
 
 RESIDENT_SYSTEM = f"""你在维护一张角色卡的常驻记忆：以后每一局新对话开场都会读到它。
@@ -330,25 +304,43 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
     settings = view_story_settings(view)
     tree = view.tree
     leaf = tree.leaf
-    live, summary = _live(tree)
+    summary = active_summary(tree)
+    covers = summary.get("coversThroughId") if summary else None
     count = story_counter(view.model)
-    over = live_tokens(live, count) > settings.compact_threshold
     previous = str(summary["summary"]) if summary else ""
     ledger = current_ledger(tree)
     # The side request's own budget: its window, less the reply, the instructions, the previous
     # summary and the ledger; the dialogue gets the rest (a long import is covered step by step).
     fixed = count(SUMMARY_SYSTEM) + count(summary_user_text(previous, ledger, _EMPTY_PLAN, "", ""))
     room = _side_room(settings, SUMMARY_MAX_TOKENS, fixed)
+    every = 1 if manual else settings.compact_every
     # By count the covered text must be worth a summary; over budget anything older must go.
-    plan = plan_compaction(
-        live,
+    min_chars_over, min_chars = (MANUAL_MIN_CHARS, MANUAL_MIN_CHARS) if manual else (1, AUTO_MIN_CHARS)
+    messages = tree.messages()
+    covers = covers if isinstance(covers, str) else None
+    plan = plan_from_ends(
+        messages,
+        covers,
         keep_rounds=settings.keep_rounds,
-        every=1 if manual else settings.compact_every,
-        over_budget=over,
-        min_chars=MANUAL_MIN_CHARS if manual else (1 if over else AUTO_MIN_CHARS),
+        every=every,
+        min_chars_over=min_chars_over,
+        min_chars=min_chars,
         budget=room,
         count=count,
+        limit=settings.compact_threshold,
     )
+    if plan is None:  # not decided at the ends: the whole story after the summary
+        live = story_since(messages, covers)
+        over = tokens_over(live, count, settings.compact_threshold)  # newest → oldest, stopped once over
+        plan = plan_compaction(
+            live,
+            keep_rounds=settings.keep_rounds,
+            every=every,
+            over_budget=over,
+            min_chars=min_chars_over if over else min_chars,
+            budget=room,
+            count=count,
+        )
     if plan is None:
         if manual:
             raise BadInput(f"没有可以压缩的剧情（最近 {settings.keep_rounds} 轮之前的内容太少）")
@@ -427,7 +419,7 @@ def _bookkeeping_steps(view: BranchView, side: SideCall) -> Iterator[str]:
 def _due(view: BranchView, result: BeatResult) -> bool:
     if result.action == "impersonate" or result.stop_reason in ("error", "aborted"):
         return False
-    beat = last_beat_items(view.tree)
+    beat = last_beat(view.tree.messages())
     messages = [item.message for item in beat if item.role != "user"]
     return bool(messages) and beat_result(messages).sealed
 

@@ -257,8 +257,12 @@ def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator
     to the branch, its update block stripped from what is shown; ``None`` for a card without them."""
     env = view.env
     card = _card(env)
-    chat = branch_chat(view)
-    if not (card.active or chat.has_mvu()) or scripts_allowed(env) is False:
+    # A branch holds MVU records only in its notes: without any, a card without MVU is decided
+    # without reading the branch (a long chat's beat would build the whole of it as ST's chat).
+    chat = None
+    if scripts_allowed(env) is not False and (card.active or view.tree.customs(MESSAGE_VARIABLES_TYPE)):
+        chat = branch_chat(view)
+    if chat is None or not (card.active or chat.has_mvu()):
         _beat_memo(env).clear()
         return None
     return _write(view, side, result, chat, card)

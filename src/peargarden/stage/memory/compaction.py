@@ -60,6 +60,7 @@ def plan_compaction(
     min_chars: int = AUTO_MIN_CHARS,
     budget: int | None = None,
     count: TextCounter | None = None,
+    skipped_users: int = 0,
 ) -> CompactionPlan | None:
     """What to summarise among *live* (the story items after the active summary), or ``None``.
 
@@ -68,39 +69,55 @@ def plan_compaction(
     must reach *min_chars*, so a few short lines never become a summary.  *budget*: the tokens
     (by *count*) the covered dialogue may take in the request; what is due past it is left for the
     next step (``remaining_turns``), and a first beat longer than the budget alone is covered all
-    the same (its lines are cut to the budget when the request is written)."""
+    the same (its lines are cut to the budget when the request is written).
+
+    *skipped_users*: user items of the story left out of *live* between its head and its tail (a
+    caller that read only both ends of a long history; the plan must then end inside the head)."""
     users = user_indices(live)
-    by_count = every > 0 and len(users) >= keep_rounds + every
-    if not (by_count or over_budget) or len(users) <= keep_rounds:
+    total = len(users) + skipped_users
+    by_count = every > 0 and total >= keep_rounds + every
+    if not (by_count or over_budget) or total <= keep_rounds:
         return None
     cut = users[-keep_rounds] if keep_rounds > 0 else len(live)
     due = tuple(live[:cut])
     if not due:
         return None
-    if sum(len(str(item.message.get("content") or "")) for item in due) < min_chars:
+    if not _reaches(due, min_chars):
         return None  # what is due is not worth a summary yet (however much of it fits)
     covered = due if budget is None or count is None else _fitting(due, budget, count)
     chars = sum(len(str(item.message.get("content") or "")) for item in covered)
     turns = sum(1 for item in covered if item.role == "user")
-    remaining = sum(1 for item in due[len(covered) :] if item.role == "user")
+    # The user items of *due* are those before the kept rounds; the covered ones are a prefix of them
+    # (counted from *users*: a long import's thousands of due beats are not read again).
+    remaining = total - max(keep_rounds, 0) - turns
     return CompactionPlan(covered, covered[-1].entry_id, turns, chars, remaining)
+
+
+def _reaches(due: Sequence[StoryItem], min_chars: int) -> bool:
+    """Whether the contents of *due* reach *min_chars* characters (stops as soon as they do)."""
+    total = 0
+    for item in due:
+        total += len(str(item.message.get("content") or ""))
+        if total >= min_chars:
+            return True
+    return total >= min_chars
 
 
 def _fitting(due: tuple[StoryItem, ...], budget: int, count: TextCounter) -> tuple[StoryItem, ...]:
     """The longest run of whole beats from the start of *due* whose dialogue fits *budget* (at
-    least the first beat: a step always makes progress)."""
-    starts = [i for i, item in enumerate(due) if item.role == "user"]
-    if not starts or starts[0] != 0:
-        starts = [0, *starts]
-    ends = [*starts[1:], len(due)]
+    least the first beat: a step always makes progress).  A beat starts at each user item (and at
+    the first item); only the beats up to the budget are read."""
     used = 0
-    end = ends[0]
-    for index, (start, stop) in enumerate(zip(starts, ends, strict=True)):
+    start = 0
+    end = 0
+    for stop in range(1, len(due) + 1):
+        if stop < len(due) and due[stop].role != "user":
+            continue
         text = "\n\n".join(str(item.message.get("content") or "") for item in due[start:stop])
         used += count(text) + 8  # a speaker's name and the blank line between turns
-        if used > budget and index > 0:
+        if used > budget and start > 0:
             break
-        end = stop
+        end = start = stop
     return due[:end]
 
 

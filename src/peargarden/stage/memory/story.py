@@ -8,21 +8,26 @@ summaries or recall; tool traces are folded into each beat's final prose by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from peargarden.authoring.segments import story_branch
+from peargarden.authoring.segments import starts_beat, story_branch
 
 from ..history import story_turns
 
 __all__ = [
     "WORK_TAGS",
+    "BranchMessage",
     "StoryItem",
     "after",
+    "beat_start",
     "dialogue_lines",
     "is_story",
+    "last_beat",
     "story_items",
+    "story_since",
+    "tokens_over",
     "user_indices",
 ]
 
@@ -51,6 +56,80 @@ def story_items(items: Sequence[StoryItem]) -> list[StoryItem]:
     # switch into work mode is part of the work beat although it was sent in role play.
     story = story_branch(items, lambda item: item.message)
     return [item for item in story if is_story(item.message)]
+
+
+class BranchMessage(Protocol):
+    """A message entry of the branch as the readers below take it (its body decoded on first use)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def message(self) -> Mapping[str, Any]: ...
+
+
+def _items(messages: Sequence[BranchMessage]) -> list[StoryItem]:
+    return story_items([StoryItem(entry.id, entry.message) for entry in messages])
+
+
+def beat_start(messages: Sequence[BranchMessage], index: int) -> int:
+    """The nearest index at or before *index* where a message starts a beat (0 when none)."""
+    while index > 0 and not starts_beat(messages[index].message):
+        index -= 1
+    return max(index, 0)
+
+
+# How many messages from the end a read of the branch's end starts with (×4 while that is short).
+TAIL_MESSAGES = 16
+
+
+def last_beat(messages: Sequence[BranchMessage]) -> list[StoryItem]:
+    """The story's last beat (from its last user item on; the whole story when it has none) of the
+    branch's *messages*, read from their end: ``story_items(messages)`` from its last user item.
+
+    The story of messages that start at a beat is the end of the whole story (:func:`story_items`
+    judges beat by beat), so a long chat's last beat is found in its last few beats."""
+    size = TAIL_MESSAGES
+    while True:
+        start = beat_start(messages, len(messages) - size) if len(messages) > size else 0
+        items = _items(messages[start:])
+        users = user_indices(items)
+        if users:
+            return items[users[-1] :]
+        if start == 0:
+            return items
+        size *= 4
+
+
+def story_since(messages: Sequence[BranchMessage], entry_id: str | None) -> list[StoryItem]:
+    """``after(story_items(messages), entry_id)``, deriving the story only from the beat that holds
+    *entry_id* (a summary's last covered item: after it comes what is not summarised yet)."""
+    if entry_id is None:
+        return _items(messages)
+    index = len(messages) - 1
+    while index >= 0 and messages[index].id != entry_id:
+        index -= 1
+    if index < 0:
+        return _items(messages)  # not on the branch: all of it, as after() gives
+    items = _items(messages[beat_start(messages, index) :])
+    for position, item in enumerate(items):
+        if item.entry_id == entry_id:
+            return items[position + 1 :]
+    return _items(messages)  # not a story item: all of it, as after() gives
+
+
+def tokens_over(items: Sequence[StoryItem], count: Callable[[str], int], limit: int) -> bool:
+    """Whether the story turns of *items* take more than *limit* tokens (3 + the text's, per turn),
+    counted newest → oldest beat by beat and stopped as soon as they do."""
+    used = 0
+    end = len(items)
+    for index in range(len(items) - 1, -1, -1):
+        if items[index].role == "user" or index == 0:
+            used += sum(3 + count(turn.text) for turn in story_turns([item.message for item in items[index:end]]))
+            if used > limit:
+                return True
+            end = index
+    return used > limit
 
 
 def after(items: Sequence[StoryItem], entry_id: str | None) -> list[StoryItem]:

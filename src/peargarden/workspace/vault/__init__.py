@@ -348,8 +348,9 @@ class Vault:
         with locking.locked(self.home, VAULT_LOCK, timeout=self.lock_timeout):
             yield
 
-    def _scan(self) -> tuple[_Scan, StatCache]:
-        """Hash the data folder (reusing remembered hashes) and store every new content object."""
+    def _scan(self, latest: Manifest | None) -> tuple[_Scan, StatCache]:
+        """Hash the data folder (reusing remembered hashes) and store every new content object; a
+        file that only grew since *latest* (the newest snapshot) is stored as its tail."""
         root = self.home.root
         tree = walk_tree(root)
         signatures = tree.files
@@ -365,9 +366,13 @@ class Vault:
             else:
                 misses.append(rel)
 
+        before = latest.files if latest is not None else {}
+
         def store(rel: str) -> tuple[str, str, int, os.stat_result] | None:
+            entry = before.get(rel)
+            previous = (entry.sha256, entry.size) if entry is not None else None
             try:
-                return (rel, *self.objects.add_file(root / rel, known))
+                return (rel, *self.objects.add_file(root / rel, known, previous))
             except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
                 return None  # deleted or replaced while we walked: the next snapshot sees the new state
             except PermissionError as error:
@@ -397,9 +402,9 @@ class Vault:
         return _Scan(entries, tree.dirs, leaves), cache
 
     def _snapshot_locked(self, reason: str) -> tuple[SnapshotInfo | None, _Scan]:
-        scan, cache = self._scan()
         ids = self.manifests.ids()
         latest = self._latest_readable(ids)
+        scan, cache = self._scan(latest)
         if latest is not None and latest.files == scan.files and latest.dirs == scan.leaves:
             cache.save()
             return None, scan
@@ -448,7 +453,7 @@ class Vault:
         referenced: set[str] = set()
         for manifest in self.manifests.load_all(self.manifests.ids()):
             referenced.update(entry.sha256 for entry in manifest.files.values())
-        return self.objects.remove_unreferenced(referenced)
+        return self.objects.remove_unreferenced(self.objects.referenced(referenced))
 
     def _check_file_target(self, rel: str) -> None:
         target = self.home.root / rel

@@ -2,7 +2,9 @@
 
 Only regular files are taken.  Skipped: the vault itself (top-level ``vault/``), stored API keys
 (top-level ``keys/``: a key the user deletes must not live on in 50 snapshots), cache folders
-(regenerable by definition), temp files left by an interrupted atomic write, and lock files.
+(regenerable by definition), temp files left by an interrupted atomic write, lock files, and a chat's
+beat log (a record of its last ten beats' requests, megabytes on a long chat rewritten on every beat:
+kept, it added them to the vault on every beat, and nothing of the story is in it).
 Symbolic links are not followed (a link could point anywhere, or loop); they are skipped.
 """
 
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import is_temp_name
+from ..home import BEAT_LOG_FILE
 
 VAULT_DIR_NAME = "vault"
 KEYS_DIR_NAME = "keys"
@@ -28,7 +31,7 @@ def is_cache_dir_name(name: str) -> bool:
 
 
 def is_skipped_file_name(name: str) -> bool:
-    return is_temp_name(name) or name.endswith(".lock")
+    return is_temp_name(name) or name.endswith(".lock") or name == BEAT_LOG_FILE
 
 
 @dataclass(frozen=True)

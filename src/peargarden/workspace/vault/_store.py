@@ -1,9 +1,11 @@
 """The vault's storage: content-addressed objects and snapshot manifests.
 
 ``vault/objects/<sha256>`` holds file bytes, written once and shared by every snapshot that has the
-same content.  ``vault/snapshots/<id>.json`` lists one snapshot: ``path → {sha256, size, mode}``.
-Objects are written before the manifest that refers to them, so a crash leaves at worst objects
-nobody refers to; the next garbage collection removes them.
+same content; ``vault/objects/<sha256>.tail`` stands for a file that grew, as an earlier object of it
+plus the bytes appended since (:mod:`._tails`).  ``vault/snapshots/<id>.json`` lists one snapshot:
+``path → {sha256, size, mode}``.  Objects are written (temp file, fsync, rename) before the manifest
+that refers to them, so a crash leaves at worst objects nobody refers to; the next garbage collection
+removes them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from peargarden.errors import FormatError
 
 from .. import atomic
+from ._tails import GROWN_MIN_BYTES, HEADER_LIMIT, TAIL_SUFFIX, TailHeader, base_number, decode_header, encode_header
 
 log = logging.getLogger("peargarden.vault")
 
@@ -126,33 +129,104 @@ class ObjectStore:
     def path(self, sha: str) -> Path:
         return self.folder / sha
 
+    def tail_path(self, sha: str) -> Path:
+        return self.folder / (sha + TAIL_SUFFIX)
+
     def names(self) -> set[str]:
+        """The sha256 of every stored object, whole or tail."""
         try:
-            return {name for name in os.listdir(self.folder) if _SHA256.match(name)}
+            listed = os.listdir(self.folder)
         except FileNotFoundError:
             return set()
+        return {name[:64] for name in listed if _SHA256.match(name[:64]) and name[64:] in ("", TAIL_SUFFIX)}
 
     def has(self, sha: str, size: int) -> bool:
-        try:
-            return self.path(sha).stat().st_size == size
-        except FileNotFoundError:
-            return False
+        """Whether object *sha* of *size* bytes can be read (for a tail object: its whole chain)."""
+        while True:
+            try:
+                return self.path(sha).stat().st_size == size
+            except FileNotFoundError:
+                pass
+            found = self._tail(sha)
+            if found is None:
+                return False
+            header, tail_size = found
+            if header.base_size + tail_size != size:
+                return False
+            sha, size = header.base, header.base_size
 
     def read(self, sha: str) -> bytes:
         """The bytes of object *sha*, checked against their name (a damaged object is an error)."""
-        path = self.path(sha)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise FormatError("快照引用的内容对象不见了", path=path) from None
+        tails: list[bytes] = []
+        current = sha
+        while True:
+            path = self.path(current)
+            try:
+                data = path.read_bytes()
+                break
+            except FileNotFoundError:
+                pass
+            try:
+                blob = self.tail_path(current).read_bytes()
+            except FileNotFoundError:
+                raise FormatError("快照引用的内容对象不见了", path=path) from None
+            decoded = decode_header(blob, _SHA256.match)
+            if decoded is None:
+                raise FormatError("内容对象已损坏（接续对象的头不对）", path=self.tail_path(current))
+            header, start = decoded
+            tails.append(blob[start:])
+            current = header.base
+        data = b"".join([data, *reversed(tails)])
         if hashlib.sha256(data).hexdigest() != sha:
-            raise FormatError("内容对象已损坏（校验和不符）", path=path)
+            raise FormatError("内容对象已损坏（校验和不符）", path=self.path(sha) if not tails else self.tail_path(sha))
         return data
 
-    def add_file(self, source: Path, known: set[str]) -> tuple[str, int, os.stat_result]:
-        """Hash *source* and store its bytes if new; returns (sha256, size, stat of what was read)."""
+    def header(self, sha: str) -> TailHeader | None:
+        """The header of tail object *sha* (None: not a tail object, or a damaged one)."""
+        found = self._tail(sha)
+        return found[0] if found else None
+
+    def _tail(self, sha: str) -> tuple[TailHeader, int] | None:
+        """A tail object's header and the size of its tail; None when there is no readable one."""
+        try:
+            with open(self.tail_path(sha), "rb") as handle:
+                head = handle.read(HEADER_LIMIT)
+                size = os.fstat(handle.fileno()).st_size
+        except FileNotFoundError:
+            return None
+        decoded = decode_header(head, _SHA256.match)
+        if decoded is None:
+            return None
+        header, start = decoded
+        return header, size - start
+
+    def referenced(self, shas: Iterable[str]) -> set[str]:
+        """*shas* and every object they extend, down to the whole ones."""
+        found: set[str] = set()
+        pending = list(shas)
+        while pending:
+            sha = pending.pop()
+            if sha in found:
+                continue
+            found.add(sha)
+            if not self.path(sha).exists() and (header := self.header(sha)) is not None:
+                pending.append(header.base)
+        return found
+
+    def add_file(
+        self, source: Path, known: set[str], previous: tuple[str, int] | None = None
+    ) -> tuple[str, int, os.stat_result]:
+        """Hash *source* and store its bytes if new; returns (sha256, size, stat of what was read).
+
+        *previous*: the (sha256, size) of the file's newest snapshot; when the file only grew since,
+        what is stored is a tail object (that version plus the bytes after it, see :mod:`._tails`)."""
         with open(source, "rb") as handle:
             before = os.fstat(handle.fileno())
+            if previous is not None and GROWN_MIN_BYTES <= previous[1] < before.st_size:
+                grown = self._add_grown(handle, known, previous)
+                if grown is not None:
+                    return (*grown, before)
+                handle.seek(0)
             if before.st_size <= _WHOLE_READ_LIMIT:
                 data = handle.read()
                 sha = hashlib.sha256(data).hexdigest()
@@ -161,6 +235,66 @@ class ObjectStore:
                     known.add(sha)
                 return sha, len(data), before
             return (*self._stream(handle, known), before)
+
+    def _add_grown(self, handle: Any, known: set[str], previous: tuple[str, int]) -> tuple[str, int] | None:
+        """Store what *handle* reads as a tail object when its first bytes are *previous*'s; None
+        (nothing stored) when they are not, or *previous* cannot be read as a chain's member."""
+        old_sha, old_size = previous
+        number = self._number(old_sha, old_size)
+        if number is None:
+            return None
+        # The object the new one extends: the previous one's chain, followed down to the number.
+        base_sha, base_size, base_no = old_sha, old_size, number
+        target = base_number(number + 1)
+        while base_no > target:
+            header = self.header(base_sha)
+            if header is None:
+                return None
+            base_sha, base_size, base_no = header.base, header.base_size, self._number_below(header)
+        if base_no != target:
+            return None  # a chain made otherwise, or a member gone: start a new one
+        # Hash the previous version's bytes again (they must be the file's start), keeping those
+        # after the base: they go into the tail with what was appended, exactly the bytes hashed.
+        digest = hashlib.sha256()
+        tail: list[bytes] = []
+        offset = 0
+        while offset < old_size:
+            chunk = handle.read(min(_CHUNK, old_size - offset))
+            if not chunk:
+                return None  # cut short while we read: not a grown file after all
+            digest.update(chunk)
+            if offset + len(chunk) > base_size:
+                tail.append(chunk[max(0, base_size - offset) :])
+            offset += len(chunk)
+        if digest.hexdigest() != old_sha:
+            return None
+        rest = handle.read()
+        if len(rest) + old_size - base_size > _WHOLE_READ_LIMIT:
+            return None  # a tail that big is streamed whole instead
+        digest.update(rest)
+        sha, size = digest.hexdigest(), old_size + len(rest)
+        if sha not in known or not self.has(sha, size):
+            header = TailHeader(base_sha, base_size, number + 1)
+            atomic.write_bytes(self.tail_path(sha), b"".join([encode_header(header), *tail, rest]), mode=0o444)
+            known.add(sha)
+        return sha, size
+
+    def _number(self, sha: str, size: int) -> int | None:
+        """The number of object *sha* in its chain (0: a whole object); None when it cannot be read."""
+        try:
+            if self.path(sha).stat().st_size == size:
+                return 0
+        except FileNotFoundError:
+            pass
+        found = self._tail(sha)
+        if found is None or found[0].base_size + found[1] != size:
+            return None
+        return found[0].number
+
+    def _number_below(self, header: TailHeader) -> int:
+        """The number of the object *header* extends (it is below the tail's own number)."""
+        number = self._number(header.base, header.base_size)
+        return -1 if number is None else number
 
     def _stream(self, handle: Any, known: set[str]) -> tuple[str, int]:
         atomic.ensure_dir(self.folder)
@@ -194,18 +328,22 @@ class ObjectStore:
 
     def discard(self, shas: set[str]) -> None:
         for sha in shas:
-            with contextlib.suppress(FileNotFoundError):
-                self.path(sha).unlink()
+            for path in (self.path(sha), self.tail_path(sha)):
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
 
     def remove_unreferenced(self, referenced: set[str]) -> int:
-        """Delete objects no kept snapshot refers to, and temp files of interrupted writes."""
+        """Delete objects no kept snapshot refers to (*referenced*: with the objects they extend,
+        see :meth:`referenced`), and temp files of interrupted writes."""
         removed = 0
         try:
             names = os.listdir(self.folder)
         except FileNotFoundError:
             return 0
         for name in names:
-            if (_SHA256.match(name) and name not in referenced) or name.endswith(atomic.TEMP_SUFFIX):
+            sha, suffix = name[:64], name[64:]
+            is_object = _SHA256.match(sha) is not None and suffix in ("", TAIL_SUFFIX)
+            if (is_object and sha not in referenced) or name.endswith(atomic.TEMP_SUFFIX):
                 with contextlib.suppress(FileNotFoundError):
                     (self.folder / name).unlink()
                 removed += 1

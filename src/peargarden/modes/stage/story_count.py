@@ -1,0 +1,61 @@
+"""How many user turns a run of the branch adds to the story, read from the entries' lines.
+
+Compaction of a long history never summarised (an import of thousands of beats) says how many beats
+are still due after each step; counting them by deriving the story decoded every message's body.
+A story user item is a ``user`` message without a work tag (``stage.memory.story.is_story``) outside
+a work beat (``authoring.segments.story_branch``).  When no message of the run has a tool call or a
+work-mode tag, no beat of it is a work beat, and the count needs only each message's role and tags:
+those are decoded from the line (its text is skipped).  Anything else is counted the long way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from peargarden.authoring.segments import WORK_TAGS as WORK_MODE_TAGS
+from peargarden.sessions import Entry
+from peargarden.stage.memory.story import WORK_TAGS, StoryItem, story_items, user_indices
+
+__all__ = ["story_users"]
+
+
+class _Shape(msgspec.Struct):
+    role: Any = None
+    tags: Any = None
+    tool_calls: Any = None
+
+
+class _ShapeLine(msgspec.Struct):
+    message: _Shape
+
+
+_SHAPE = msgspec.json.Decoder(_ShapeLine)
+
+
+def _shape(entry: Entry) -> _Shape:
+    line = entry.raw_line()
+    if line is not None:
+        try:
+            return _SHAPE.decode(line).message
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            pass
+    message = entry.message
+    return _Shape(message.get("role"), message.get("tags"), message.get("tool_calls"))
+
+
+def _tagged(tags: Any, names: frozenset[str]) -> bool:
+    return isinstance(tags, list) and any(tag in names for tag in tags)
+
+
+def story_users(entries: Sequence[Entry]) -> int:
+    """``len(user_indices(story_items(items of entries)))`` for message *entries* that start at a beat."""
+    count = 0
+    for shape in map(_shape, entries):
+        if shape.tool_calls or _tagged(shape.tags, WORK_MODE_TAGS):
+            return len(user_indices(story_items([StoryItem(entry.id, entry.message) for entry in entries])))
+        if shape.role == "user" and not _tagged(shape.tags, WORK_TAGS):
+            count += 1
+    return count
