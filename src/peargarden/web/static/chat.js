@@ -9,7 +9,7 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
-import { messageItem, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
+import { messageItem, thinkingFold, timelineItem, toolResult, warningList } from "./chat_message.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 
@@ -75,15 +75,7 @@ function drawContext() {
 }
 
 function drawWarnings(extra = []) {
-  const box = document.getElementById("warnings");
-  const all = [...new Set([...(state?.warnings || []), ...extra])];
-  box.textContent = "";
-  for (const warning of all) {
-    const li = document.createElement("li");
-    li.textContent = `⚠ ${warning}`;
-    box.append(li);
-  }
-  box.hidden = all.length === 0;
+  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra]);
 }
 
 function drawModes() {

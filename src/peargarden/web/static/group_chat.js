@@ -8,7 +8,7 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
-import { messageBody } from "./chat_message.js";
+import { messageBody, warningList } from "./chat_message.js";
 
 const root = document.getElementById("chat");
 const group = root.dataset.group;
@@ -111,15 +111,7 @@ function drawMessages() {
 }
 
 function drawWarnings(extra = []) {
-  const box = document.getElementById("warnings");
-  const all = [...new Set([...(state?.warnings || []), ...extra])];
-  box.textContent = "";
-  for (const warning of all) {
-    const li = document.createElement("li");
-    li.textContent = `⚠ ${warning}`;
-    box.append(li);
-  }
-  box.hidden = all.length === 0;
+  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra]);
 }
 
 function drawStrip() {
