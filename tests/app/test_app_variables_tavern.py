@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kit.mvu_chats import card_home, check_export, check_variables
+from kit.mvu_chats import card_home, check_export, check_variables, play_recorded_step
 from kit.mvu_chats import played as chat_played
 from peargarden.app.play.chat_variables import latest_record, status_line
 from peargarden.app.play.service import ChatSession
@@ -23,8 +23,6 @@ from peargarden.testing.fake_openai import FakeOpenAIServer
 CASES = Path(__file__).parents[1] / "variables" / "mvu_e2e"
 NAMES = sorted(path.name for path in CASES.iterdir())
 # The sampler fields SillyTavern sent that a connection carries (stream, model: the provider's own).
-SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p")
-
 
 
 def _steps(case: str) -> list[dict[str, Any]]:
@@ -58,14 +56,7 @@ def test_the_recorded_chats_play_through_the_service_as_sillytavern_played_them(
     check_variables(chat, steps[0]["state"], f"{case} open")
     for number, step in enumerate(steps[1:], 1):
         where = f"{case} step {number} {step['step']}"
-        sent_text = step["step"].get("send")
-        beat = chat.play("send", sent_text) if sent_text else chat.play("swipe", step=1)
-        warnings = [item.message for item in beat if getattr(item, "type", "") == "warning"]
-        sent = fake.chat_requests[number - 1].body
-        assert sent["messages"] == step["request_messages"], where
-        recorded = json.loads(step["request_body_raw"])
-        assert {key: sent[key] for key in SAMPLER} == {key: recorded[key] for key in SAMPLER}, where
-        check_variables(chat, step["state"], where)
+        warnings = play_recorded_step(chat, fake, number, step, where)
         check_export(chat, _saved(case, number), where)
         # MVU's refusals are said, not silent (case 01's schema refuses inserts and removals).
         if case.startswith("01") and number == 2:

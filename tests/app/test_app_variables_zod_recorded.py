@@ -15,14 +15,13 @@ from typing import Any
 
 import pytest
 
-from kit.mvu_chats import card_home, check_export, check_variables
+from kit.mvu_chats import card_home, check_export, check_variables, play_recorded_step
 from kit.mvu_chats import played as chat_played
 from kit.thirdparty import SHARED
 from peargarden.app.play.service import ChatSession
 from peargarden.testing.fake_openai import FakeOpenAIServer
 
 CASES = SHARED / "mvu" / "cases"
-SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p")
 
 
 def _zod_cases() -> list[str]:
@@ -71,11 +70,5 @@ def test_the_recorded_zod_chats_play_through_the_service_as_sillytavern_played_t
     check_variables(chat, steps[0]["state"], f"{folder.name} open")
     for number, step in enumerate(steps[1:], 1):
         where = f"{folder.name} step {number} {step['step']}"
-        sent_text = step["step"].get("send")
-        list(chat.play("send", sent_text) if sent_text else chat.play("swipe", step=1))
-        sent = fake.chat_requests[number - 1].body
-        assert sent["messages"] == step["request_messages"], where
-        recorded = json.loads(step["request_body_raw"])
-        assert {key: sent[key] for key in SAMPLER} == {key: recorded[key] for key in SAMPLER}, where
-        check_variables(chat, step["state"], where)
+        play_recorded_step(chat, fake, number, step, where)
         check_export(chat, _saved(folder, number), where)

@@ -1,6 +1,6 @@
 """MVU cards played through the service against the fake OpenAI server: a data folder with the card,
 its lorebooks and a preset, the chat model behind the fake server, and the checks of a recorded step
-(the variables of every message and swipe, the exported chat)."""
+(the request sent, the variables of every message and swipe, the exported chat)."""
 
 from __future__ import annotations
 
@@ -71,3 +71,24 @@ def check_export(chat: ChatSession, saved: list[dict[str, Any]], where: str) -> 
             assert ours.get("swipes", [ours["mes"]]) == theirs["swipes"], where
             assert ours.get("swipe_id", 0) == theirs["swipe_id"], where
         assert exact(ours.get("variables")) == exact(theirs["variables"]), where
+
+
+# The sampler fields a recorded request body is compared on, besides its messages.
+SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p")
+
+
+def play_recorded_step(
+    chat: ChatSession, fake: FakeOpenAIServer, number: int, step: dict[str, Any], where: str
+) -> list[str]:
+    """Play step *number* of a recording (a send or a swipe), check the request it sent and the
+    variables after it against the recording (*where* names the step in a failure), and return the
+    beat's warnings."""
+    sent_text = step["step"].get("send")
+    beat = chat.play("send", sent_text) if sent_text else chat.play("swipe", step=1)
+    warnings = [item.message for item in beat if getattr(item, "type", "") == "warning"]
+    sent = fake.chat_requests[number - 1].body
+    assert sent["messages"] == step["request_messages"], where
+    recorded = json.loads(step["request_body_raw"])
+    assert {key: sent[key] for key in SAMPLER} == {key: recorded[key] for key in SAMPLER}, where
+    check_variables(chat, step["state"], where)
+    return warnings
