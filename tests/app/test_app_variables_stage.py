@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from peargarden.agent.events import TextDeltaEvent
 from peargarden.app.library.imports import import_files
 from peargarden.app.play.chat_variables import session_variables
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
@@ -78,7 +79,8 @@ def test_an_update_block_the_model_still_writes_is_applied_and_stripped(home: Ho
     reply = "小梨接过茶。\n\n<UpdateVariable>\n_.set('小梨.心情', '开心');//喝茶\n_.add('金钱', -5);\n</UpdateVariable>"
     provider = ScriptedProvider().add(text_turn(reply), text_turn("小梨点点头。"))
     chat = _chat(home, provider)
-    list(chat.send("喝茶吗？"))
+    streamed = "".join(event.text for event in chat.send("喝茶吗？") if isinstance(event, TextDeltaEvent))
+    assert streamed.startswith("小梨接过茶。") and "UpdateVariable" not in streamed and "_.set" not in streamed
     assert _stat(chat)["小梨"]["心情"] == "开心" and _stat(chat)["金钱"] == 95
     row = chat.view().rows[-1]
     assert "<UpdateVariable>" not in row.content and row.content.startswith("小梨接过茶。")

@@ -185,6 +185,9 @@ class PlayMode:
     # A group round's step after each speaker's reply, before the next speaker starts (MVU handles
     # that reply); its warnings are passed on.  ``after_beat`` still runs once, after the round.
     after_reply: AfterBeat | None = None
+    # Whether MVU's ``<UpdateVariable>`` blocks stay out of the stream too: the stage changes
+    # variables through its tool and strips a written block after the reply, so none may show live.
+    hides_update_blocks: bool = False
 
 
 # The custom entry that records a mode change on the branch (the latest on the branch wins).

@@ -32,6 +32,7 @@ MODES: Mapping[str, PlayMode] = MappingProxyType(
             prepare=stage_prepare,
             story=stage_story,
             after_beat=chained(stage_variables_after_beat, stage_after_beat),
+            hides_update_blocks=True,
         ),
         "tavern": PlayMode(
             role_play_setup(tavern_setup, switch=False), tool_mode="tavern", after_beat=tavern_after_beat

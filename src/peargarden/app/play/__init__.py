@@ -15,7 +15,7 @@
   :mod:`.variables` — ``pear vars apply``; :mod:`.chat_variables` — a chat's variables per
   message and swipe (``pear vars show``, ``ChatSession.variables()``, the status line);
   :mod:`.group_variables` — a group chat's (one message per reply), ``pear vars show`` on any chat;
-  :mod:`.hidden_updates` — a stage round's stream without ``<UpdateVariable>`` blocks;
+  :mod:`.hidden_updates` — a stage beat's stream without ``<UpdateVariable>`` blocks;
   :mod:`.tavern_cases` — oracle replay.
 - :mod:`.chat_records`, :mod:`.chat_summaries`, :mod:`.chat_files` — chats as records and files:
   find, list with kept summaries, titles, deletion into the vault.

@@ -444,7 +444,7 @@ def _round(
                 scene.handed_to = None
                 done = DoneEvent(stop_reason="error")
                 events = session._beat_events(start, beat.cancel, approver)
-                if session.mode == "stage":  # the stage shows no update block, not even while it streams
+                if session.app.mode(session.mode).hides_update_blocks:
                     events = without_update_blocks(events)
                 for event in events:
                     if isinstance(event, DoneEvent):

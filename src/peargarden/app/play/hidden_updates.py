@@ -1,4 +1,4 @@
-"""A stage reply's ``<UpdateVariable>`` blocks kept out of what streams to the user.
+"""A stage reply's ``<UpdateVariable>`` blocks kept out of what streams to the user (a card's chat or a group's round).
 
 On the stage a card's variables change through the ``variables_update`` tool; a model that still
 writes MVU's update block has it applied and stripped after the reply

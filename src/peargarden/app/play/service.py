@@ -80,6 +80,7 @@ from .beat import Beat
 from .chat_page import ChatView, chat_view
 from .chat_variables import ChatVariables, session_variables
 from .checkpoints import StreamCheckpoint, checkpoint_file, recover
+from .hidden_updates import without_update_blocks
 
 DEFAULT_CARD = "青梧"
 # How long a beat asked for while the last one runs its after-beat step (scene notes, compaction)
@@ -936,7 +937,10 @@ def _lifecycle(
         session._beat = beat
         done: DoneEvent | None = None
         try:
-            for event in session._beat_events(start, beat.cancel, approver):
+            events = session._beat_events(start, beat.cancel, approver)
+            if session.app.mode(session.mode).hides_update_blocks:
+                events = without_update_blocks(events)
+            for event in events:
                 if isinstance(event, DoneEvent):
                     done = event
                     continue

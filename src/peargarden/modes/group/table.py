@@ -30,6 +30,7 @@ GROUP_MODES: Mapping[str, PlayMode] = MappingProxyType(
             story=stage_story,
             after_beat=stage_after_beat,
             after_reply=stage_variables_after_beat,
+            hides_update_blocks=True,
         ),
         "tavern": PlayMode(group_tavern_setup, tool_mode="tavern", after_reply=tavern_variables_after_beat),
     }
