@@ -1,0 +1,37 @@
+"""A sentence the character said before, said again: a small model's loop across beats.
+
+On the English panel Qwen2.5-0.5B opened 7 of 12 replies with the same 「I'm Wren, twenty-six.」
+(its first reply's introduction); in Chinese the same tic is a 「客官说笑了。」 every turn.  Each such
+sentence is too short for the echo guard's bounds (:mod:`._echo`, six units and more) and for the
+copy block's runs (:mod:`._copy_block`, ten), which catch the long copies.
+
+A sentence repeats when its units (a Chinese character, an English word: :func:`._echo.units`) are
+at least :data:`MIN_REPEAT` and all lie in a row in one of the character's earlier messages — the
+card's greeting or an earlier reply.  Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._echo import units
+
+__all__ = ["MIN_REPEAT", "SaidBefore"]
+
+# "I'm Wren, twenty-six." is five units, 「客官说笑了。」 five; "Yes." or 「好的。」 is no loop.
+MIN_REPEAT = 4
+# Between the earlier messages in the one text searched (in no unit), so no match spans two.
+_SEPARATOR = "\x00"
+
+
+class SaidBefore:
+    """The character's earlier messages, to test a new sentence against."""
+
+    def __init__(self, messages: Sequence[str]) -> None:
+        self._said = _SEPARATOR.join(units(text) for text in messages if text.strip())
+
+    def repeats(self, sentence: str) -> bool:
+        """Whether *sentence* says again (in a row, at least :data:`MIN_REPEAT` units) what one of the
+        earlier messages said."""
+        piece = units(sentence)
+        return len(piece) >= MIN_REPEAT and piece in self._said
