@@ -37,7 +37,10 @@ And the named checks of issue 28 (the failures a person would not keep):
 * pronoun slips: sentences that call a man of the lore (怀瑾, 周伯; Aldric, Tobin) 她 / she — naming
   him, or right after a sentence that does (and naming no woman themselves);
 * model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型), or
-  name a company or a model (阿里, 通义, Qwen, OpenAI …).
+  name a company or a model (阿里, 通义, Qwen, OpenAI …);
+* repeated openings: replies whose first sentence of four units or more (the echo guard's units)
+  lies whole in the greeting or in one of the character's earlier replies — 「I'm Wren, twenty-six.」
+  opening reply after reply.
 
 ``--seed N`` (repeatable) plays each panel once per sampler seed (default: the runtime's own seed,
 as every run before 2026-12-03 did); the counts are summed over the seeds.  The replies go to a
@@ -163,6 +166,24 @@ def longest_copy(reply: str, sources: list[str]) -> int:
             best = length
             length += 1
     return best
+
+
+_SENTENCE = re.compile(r"[^。！？!?\n]*?(?:[。！？!?\n]+|\.(?=\s|[\"'”’*)]|$)|$)")
+
+
+def opening(reply: str, least: int = 4) -> str:
+    """The reply's first sentence of at least *least* units (a short action or "Easy." is skipped)."""
+    for found in _SENTENCE.finditer(reply):
+        if len(units(found.group())) >= least:
+            return found.group()
+    return ""
+
+
+def repeated_opening(reply: str, before: list[str]) -> bool:
+    """Whether the reply opens with a sentence (four units or more) that lies whole, in a row, in one
+    of *before* (the greeting and the character's earlier replies)."""
+    first = units(opening(reply))
+    return bool(first) and any(first in units(text) for text in before)
 
 
 def pasted_units(reply: str, sources: list[str], run: int = 5) -> int:
@@ -317,6 +338,8 @@ PANELS = {
 
 # What a --json file keeps of a run besides its model, panel and seed.
 _RECORDED = ("replies", "stops", "first_piece", "gen_seconds", "completion_tokens", "errors", "rss_mb", "sources")
+# Recorded since 2026-12-03 14:00; a file from before has none (its greeting is not counted then).
+_RECORDED_SINCE = {"greeting": ""}
 
 
 @dataclass
@@ -332,10 +355,11 @@ class Run:
     errors: list[str] = field(default_factory=list)
     rss_mb: float = 0.0
     sources: list[str] = field(default_factory=list)  # the card's fields and the lore bodies
+    greeting: str = ""  # the card's first message as the chat shows it
 
     def to_json(self) -> dict[str, object]:
         return {"model": self.model, "panel": self.panel.key, "seed": self.seed} | {
-            name: getattr(self, name) for name in _RECORDED
+            name: getattr(self, name) for name in (*_RECORDED, *_RECORDED_SINCE)
         }
 
     @classmethod
@@ -343,6 +367,8 @@ class Run:
         run = cls(str(data["model"]), PANELS[str(data["panel"])], data.get("seed"))  # type: ignore[arg-type]
         for name in _RECORDED:
             setattr(run, name, data[name])
+        for name, missing in _RECORDED_SINCE.items():
+            setattr(run, name, data.get(name, missing))
         return run
 
     def copies(self) -> list[int]:
@@ -350,6 +376,10 @@ class Run:
 
     def pastes(self) -> list[int]:
         return [pasted_units(reply, self.sources) for reply in self.replies]
+
+    def repeated_openings(self) -> list[bool]:
+        before = [self.greeting] if self.greeting else []
+        return [repeated_opening(reply, before + self.replies[:index]) for index, reply in enumerate(self.replies)]
 
 
 def table_row(runs: list[Run]) -> dict[str, str]:
@@ -388,6 +418,7 @@ def table_row(runs: list[Run]) -> dict[str, str]:
         "pastes (most)": f"{sum(c >= panel.copy_limit for c in pastes)} ({max(pastes, default=0)} {unit})",
         "pronoun slips": str(slips),
         "model claims": str(sum(claims_to_be_a_model(reply) for reply in replies)),
+        "repeated openings": f"{sum(r for run in runs for r in run.repeated_openings())}/{len(replies)}",
         "gen tok/s": f"{rate:.1f}",
         "TTFT beat 1 (s)": ttft[0],
         "TTFT beat 2 (s)": ttft[1],
@@ -423,6 +454,7 @@ def run_model(label: str, path: Path, panel: Panel, seed: int | None, turns: int
         home = Home(Path(folder))
         panel.seed(home)
         run.sources = copy_sources(home, panel.card)
+        run.greeting = greeting_text(home, panel.card)
         app = PearApp(home)
         options = ChatOptions(mode="stage", connection=Connection(local_model=str(path)))
         session = app.new_chat(panel.card, options)
@@ -472,6 +504,16 @@ def copy_sources(home: Home, card_name: str) -> list[str]:
     return [text for text in fields if text] + [entry.content for entry in materials.corpus.entries]
 
 
+def greeting_text(home: Home, card_name: str) -> str:
+    """The card's greeting as the chat shows it (its macros filled in)."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import greeting_turns
+    from peargarden.workspace.cards import open_card
+
+    turns = greeting_turns(load_stage_materials(home, open_card(home, card_name)))
+    return turns[0].text if turns else ""
+
+
 def models_to_run(names: list[str]) -> list[tuple[str, Path]]:
     if names:
         out = []
@@ -490,9 +532,10 @@ def write_report(path: Path, runs: list[Run]) -> None:
     for run in runs:
         seed = "default" if run.seed is None else run.seed
         lines += [f"## {run.model}, panel {run.panel.key}, seed {seed}", ""]
-        copies, pastes = run.copies(), run.pastes()
+        copies, pastes, repeats = run.copies(), run.pastes(), run.repeated_openings()
         for index, (turn, reply, stop) in enumerate(zip(run.panel.turns, run.replies, run.stops, strict=False), 1):
             note = f"{stop}, copy {copies[index - 1]}, pasted {pastes[index - 1]}"
+            note += ", repeated opening" if repeats[index - 1] else ""
             lines += [
                 f"**{index}. {run.panel.user}:** {turn}",
                 "",
