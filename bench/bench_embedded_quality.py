@@ -20,6 +20,8 @@ Per model and panel:
 * gen tok/s: completion tokens / seconds from the first to the last piece, over all turns;
 * TTFT beat 1 / beat 2: seconds to the first piece of the first and second reply (beat 1 includes
   loading the model and the whole prompt; beat 2 reuses the KV prefix);
+* reply s: seconds from sending a turn to the end of its beat (what a person waits, the guards'
+  second and third tries included), the median and the longest over the turns;
 * RSS: what the process's resident memory grew by, plus the model's worker process.
 
 And the named checks of issue 28 (the failures a person would not keep):
@@ -62,9 +64,11 @@ Needs the ``[local]`` extra and fetched models (``bash scripts/chat.sh`` or ``pe
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
 import json
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -339,7 +343,7 @@ PANELS = {
 # What a --json file keeps of a run besides its model, panel and seed.
 _RECORDED = ("replies", "stops", "first_piece", "gen_seconds", "completion_tokens", "errors", "rss_mb", "sources")
 # Recorded since 2026-12-03 14:00; a file from before has none (its greeting is not counted then).
-_RECORDED_SINCE = {"greeting": ""}
+_RECORDED_SINCE: dict[str, object] = {"greeting": "", "reply_seconds": []}
 
 
 @dataclass
@@ -356,6 +360,7 @@ class Run:
     rss_mb: float = 0.0
     sources: list[str] = field(default_factory=list)  # the card's fields and the lore bodies
     greeting: str = ""  # the card's first message as the chat shows it
+    reply_seconds: list[float] = field(default_factory=list)  # each turn, from sending to the beat's end
 
     def to_json(self) -> dict[str, object]:
         return {"model": self.model, "panel": self.panel.key, "seed": self.seed} | {
@@ -368,7 +373,7 @@ class Run:
         for name in _RECORDED:
             setattr(run, name, data[name])
         for name, missing in _RECORDED_SINCE.items():
-            setattr(run, name, data.get(name, missing))
+            setattr(run, name, data.get(name, copy.copy(missing)))
         return run
 
     def copies(self) -> list[int]:
@@ -420,10 +425,16 @@ def table_row(runs: list[Run]) -> dict[str, str]:
         "model claims": str(sum(claims_to_be_a_model(reply) for reply in replies)),
         "repeated openings": f"{sum(r for run in runs for r in run.repeated_openings())}/{len(replies)}",
         "gen tok/s": f"{rate:.1f}",
+        "reply s (median, max)": _median_max([t for run in runs for t in run.reply_seconds]),
         "TTFT beat 1 (s)": ttft[0],
         "TTFT beat 2 (s)": ttft[1],
         "RSS (GB)": f"{max(run.rss_mb for run in runs) / 1024:.2f}",
     }
+
+
+def _median_max(seconds: list[float]) -> str:
+    """The median and the longest reply in whole seconds, as "12 (30)" ("–" when none were timed)."""
+    return f"{statistics.median(seconds):.0f} ({max(seconds):.0f})" if seconds else "–"
 
 
 def rss_mb(pid: int | str = "self") -> float:
@@ -474,6 +485,7 @@ def run_model(label: str, path: Path, panel: Panel, seed: int | None, turns: int
                     run.completion_tokens += int(event.usage.get("completion_tokens", 0))
                 elif isinstance(event, ErrorEvent):
                     run.errors.append(event.message)
+            run.reply_seconds.append(time.perf_counter() - start)
             reply = "".join(pieces)
             run.replies.append(reply)
             run.stops.append(stop)
