@@ -38,8 +38,10 @@ And the named checks of issue 28 (the failures a person would not keep):
   a word changed every few characters has short runs but is mostly covered);
 * pronoun slips: sentences that call a man of the lore (怀瑾, 周伯; Aldric, Tobin) 她 / she — naming
   him, or right after a sentence that does (and naming no woman themselves);
-* model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型), or
-  name a company or a model (阿里, 通义, Qwen, OpenAI …);
+* model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型),
+  name a company or a model (阿里, 通义, Qwen, OpenAI, GPT …), or speak in the assistant's voice
+  (「我无法回答这个问题」, 「如果你有其他问题，欢迎随时问我」, "I can't assist with that") —
+  ``providers._model_claims`` (before 2026-12-03 14:30 the assistant's Chinese voice was not counted);
 * repeated openings: replies whose first sentence of four units or more (the echo guard's units)
   lies whole in the greeting or in one of the character's earlier replies — 「I'm Wren, twenty-six.」
   opening reply after reply.

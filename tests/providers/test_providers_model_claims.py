@@ -26,6 +26,19 @@ def test_the_makers_and_the_models_named_are_claims() -> None:
     assert not claims_to_be_a_model("柜台上放着一只旧算盘，珠子磨得发亮。")
 
 
+def test_the_assistants_voice_is_a_claim_too_but_a_character_may_refuse_in_its_own() -> None:
+    # Qwen2.5-1.5B as 青梧 on the panel, asked when the rain stops and about the old umbrella:
+    assert claims_to_be_a_model("抱歉，我无法回答这个问题。")
+    assert claims_to_be_a_model("我的角色只是听雨轩的掌柜，没有能力预测未来。")
+    assert claims_to_be_a_model("如果你有其他问题，欢迎随时问我！")
+    assert claims_to_be_a_model("好，还有空房。请问您有什么需要帮助的吗？")
+    assert claims_to_be_a_model("If you have any other questions, feel free to ask.")
+    assert claims_to_be_a_model("How can I help you today?")
+    assert not claims_to_be_a_model("那把伞的事，我不能说。")
+    assert not claims_to_be_a_model("客官还要些什么？热水在后院。")
+    assert not claims_to_be_a_model("I can't tell you that, traveller. Not tonight.")
+
+
 def test_a_claiming_sentence_is_cut_and_the_rest_of_the_reply_kept() -> None:
     assert (
         cut_claims("我是一个由OpenAI开发的AI助手。不过今晚，我只是听雨轩的掌柜。") == "不过今晚，我只是听雨轩的掌柜。"

@@ -1,6 +1,7 @@
 """A small model stepping out of its character to say what it is: 「我是阿里云开发的超大规模语言模型」.
 
-Also its assistant's voice in the character's mouth: "I'm sorry, but I can't assist with that."
+Also its assistant's voice in the character's mouth: "I'm sorry, but I can't assist with that.",
+「我无法回答这个问题……如果你有其他问题，欢迎随时问我！」
 
 Asked who it is (even in character, 「你是什么模型？」 out of character), Qwen2.5-0.5B answers with its
 training's self-introduction.  :func:`claims_to_be_a_model` spots one in a sentence;
@@ -24,13 +25,21 @@ CLAIM = re.compile(
     r"|\bI(?:'m| am)\b[^.!?\n]{0,30}?\b(?:AI|artificial intelligence|(?<!role )model|chatbot|assistant)\b"
     r"|\bas an? (?:AI|artificial intelligence|language model|assistant)\b"
     # the assistant's refusal in a character's mouth: "I'm sorry, but I can't assist with that."
-    r"|\bcan(?:'t|not) assist with",
+    r"|\bcan(?:'t|not) assist with"
+    # … and its service voice: Qwen2.5-1.5B as 青梧, asked when the rain stops: 「抱歉，我无法回答这个
+    # 问题。我的角色只是听雨轩的掌柜……如果你有其他问题，欢迎随时问我！」
+    r"|我(?:无法|不能|没有办法)(?:回答|提供)(?:这个|该|此|相关|任何|这方面的)?(?:问题|信息)"
+    r"|我的角色|如果(?:你|您)还?有(?:其他|任何|别的)(?:问题|疑问)|欢迎随时(?:问我|提问|咨询)"
+    r"|(?:你|您)有什么需要帮助的"
+    r"|\bif you have any (?:other |more |further )?questions\b|\bfeel free to ask\b"
+    r"|\bhow (?:can|may) I (?:help|assist) you\b|\bmy role (?:is|as)\b",
     re.IGNORECASE,
 )
 
 
 def claims_to_be_a_model(text: str) -> bool:
-    """Whether *text* says it is a model, an AI, an assistant or a program, or names a model's maker."""
+    """Whether *text* says it is a model, an AI, an assistant or a program, names a model or its
+    maker, or speaks in the assistant's voice (its refusal, its offer of help)."""
     return bool(CLAIM.search(text))
 
 
