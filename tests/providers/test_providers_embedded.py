@@ -362,6 +362,19 @@ def test_a_sentence_the_character_said_before_is_cut_from_the_reply(tmp_path: Pa
     assert len(made[0].calls) == 2
 
 
+def test_said_before_is_the_greeting_and_the_last_eight_replies(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    replies = ["“楼梯滑，小心些。”"] + [f"“今晚是第{n}夜的雨。”" for n in "一二三四五六七八"]
+    messages: list[dict[str, Any]] = [{"role": "assistant", "content": "“这里是听雨轩，进来吧。”"}]
+    for reply in replies:
+        messages += [{"role": "user", "content": "嗯。"}, {"role": "assistant", "content": reply}]
+    messages.append({"role": "user", "content": "我上楼了。"})
+    made[0].replies = ["“这里是听雨轩。楼梯滑，小心些。今晚是第八夜的雨。灯给你。”"]
+    # The greeting and the last eight replies are said before; the reply nine back is not a loop.
+    assert _text(list(provider.stream(ChatRequest(messages=messages)))) == "“楼梯滑，小心些。灯给你。”"
+
+
 class CopyingLlama(TinyLlama):
     """A model that wants to hand the user's line back, token by token (one character a token):
     what a logits processor bans at the start it skips (the quote then starts a character later);

@@ -115,6 +115,10 @@ SMALL_SAMPLER: dict[str, Any] = {
     "repeat_penalty": 1.15,
     "presence_penalty": 0.3,
 }
+# The character's replies before this one a small model's new sentences are tested against (besides
+# its first message): a loop across beats shows in the recent ones, and a long chat's every short
+# sentence ("我知道了。") is not a loop.
+_SAID_REPLIES = 8
 # The 135M fallback needs a harder push against single-token loops.
 TINY_SAMPLER: dict[str, Any] = {**SMALL_SAMPLER, "repeat_penalty": 1.3}
 TINY_MODEL_PARAMETERS = 300_000_000
@@ -440,10 +444,13 @@ class EmbeddedProvider:
         replied = [m.get("content") for m in request.messages if m.get("role") == "assistant"]
         earlier = [text for text in said[-4:-1] + replied[-2:] if isinstance(text, str)]
         names = {spec.name for spec in request.tools}
-        # The sentence guard (._sentence_guard) tests each sentence against all the character said
-        # before, the greeting first, and has the request's in-character line for a last try with
-        # nothing else left.
-        check = _Checks(guard, earlier, [t for t in replied if isinstance(t, str)], request.fallback_reply)
+        # The sentence guard (._sentence_guard) tests each sentence against what the character said
+        # before — the first message (the greeting, the pattern it copies) and the last few replies,
+        # where a loop shows (「I'm Wren, twenty-six.」 opened 7 of 12 replies) — and has the request's
+        # in-character line for a last try with nothing else left.
+        own = [text for text in replied if isinstance(text, str)]
+        said = own[:1] + own[1:][-_SAID_REPLIES:]
+        check = _Checks(guard, earlier, said, request.fallback_reply)
         # A small model pastes its prompt (71 characters of a lore entry to a question about it): on
         # every try no run of the system prompt or of its own messages goes on past a phrase (._copy_block).
         sources = [m["content"] for m in messages if m["role"] in ("system", "assistant")] if traits.small else []
