@@ -135,6 +135,16 @@ def test_a_try_that_only_says_again_what_was_said_is_retried_then_shown_on_the_l
     assert _stream(last, '"I\'m Wren, twenty-six."') == '"I\'m Wren, twenty-six."'
 
 
+def test_a_short_reply_said_again_whole_is_retried() -> None:
+    """Qwen2.5-0.5B answered 「I am Rowan.」 six turns running: three units, under a sentence's bound."""
+    retry = SentenceGuard(can_retry=True, said=[GREETING, "I am Rowan."])
+    assert _stream(retry, "I am Rowan.") is None and retry.outcome == "repeat"
+    assert _stream(SentenceGuard(can_retry=True, said=["“好。”"]), "好！") is None
+    assert _stream(SentenceGuard(can_retry=False, said=["I am Rowan."]), "I am Rowan.") == "I am Rowan."
+    assert _stream(SentenceGuard(can_retry=True, said=["I am Rowan."]), "I am Rowan, yes.") == "I am Rowan, yes."
+    assert SaidBefore(["I am Rowan."]).whole("i am rowan") and not SaidBefore(["……"]).whole("……")
+
+
 def test_a_last_try_of_a_claim_and_a_repeat_shows_the_repeat_not_the_claim() -> None:
     guard = SentenceGuard(can_retry=False, said=[FIRST_REPLY], fallback="*Wren smiles.*")
     assert _stream(guard, "I'm an AI assistant. I'm Wren, twenty-six.") == "I'm Wren, twenty-six."

@@ -5,7 +5,7 @@ Two things a person would not keep, each in a sentence of its own:
 * **a claim to be a model** (:mod:`._model_claims`): 「我是阿里云开发的超大规模语言模型」, "I'm an AI
   model created by OpenAI";
 * **a sentence the character said before** (:mod:`._repeats`): the same 「I'm Wren, twenty-six.」
-  opening reply after reply.
+  opening reply after reply — or a whole short reply again (「I am Rowan.」), retried if it may be.
 
 Each sentence is held until it ends (or, a long one, until :data:`HOLD` characters of it are judged
 clean: the copy block already keeps long runs of earlier replies from being written), then shown or
@@ -74,6 +74,9 @@ class SentenceGuard:
 
     def finish(self) -> str | None:
         """The rest once the reply is complete, or ``None`` (a retry may follow)."""
+        if self.can_retry and not self.shown and self._said.whole(self._reply + self._held):
+            self.outcome = "repeat"  # a short reply said again whole: too short for a sentence's bound
+            return None
         rest = self._judge(self._held) if self._held else ""
         self._held = ""
         if rest is None:
