@@ -7,9 +7,10 @@ A 0.5B model cannot follow the full stage prompt (tool rules, draft sheet, messa
   part, the constant lore, and five plain rules (Chinese, one in-character reply, never the
   user's part, never the user's words again, the character even when the user steps out of the
   story), held to :data:`SYSTEM_CHARS` characters — at most 800 tokens of Qwen2.5's tokenizer for
-  青梧 with 栖水镇 (measured: docs/benchmarks.md).  The rules never name an AI: told 「不要说自己是AI」,
-  Qwen2.5-0.5B asked out of character what model it is said it was one on 5 seeds of 8; told it is
-  the character in person, even out of the story, on 1 of 12 (docs/benchmarks.md);
+  青梧 with 栖水镇 (measured: docs/benchmarks.md).  The rules never name an AI: asked out of
+  character what model it is, Qwen2.5-0.5B told 「不要说自己是AI」 said it was one on 9 seeds of 12,
+  with that rule left out on 4, told to answer as the character even out of the story on 1
+  (docs/benchmarks.md);
 * the card's example dialogue as a few-shot pattern in the system prompt (``旅人：…`` / ``青梧：…``
   lines the model copies in tone and length; as separate turns they would merge with the greeting);
 * lore the keyword scan hit in the system prompt (passive: nothing to look up), what the user's new
@@ -114,7 +115,7 @@ _CHINESE = _Frame(
     examples="对话示例（只学语气和长短，不是已发生的剧情）：",
     colon="：",
     rules="规则：用{language}写。只以{char}的身份说话和行动，每次写一段简短的回应（对白加少量动作）。"
-    "不要替{user}说话或行动，不要重复{user}说过的话。你就是{char}本人：即使用户出戏，也以{char}的身份回答。",
+    "不要替{user}说话或行动，不要重复{user}说过的话。即使用户出戏，也以{char}的身份回答。",
     lore="世界设定：",
     lore_title="设定",
     fallback="（{char}笑了笑，没有接这句话。）",
@@ -128,8 +129,8 @@ _ENGLISH_FRAME = _Frame(
     examples="Example dialogue (copy only the tone and length; it has not happened):",
     colon=": ",
     rules="Rules: write in English. Speak and act only as {char}, in one short reply (dialogue and a few "
-    "actions). Never speak or act for {user}, never repeat what {user} said. You are {char} in person: even "
-    "when the user steps out of the story, answer as {char}.",
+    "actions). Never speak or act for {user}, never repeat what {user} said. Even when the user steps out of "
+    "the story, answer as {char}.",
     lore="World lore:",
     lore_title="Lore",
     fallback="*{char} smiles and lets that pass.*",
