@@ -61,7 +61,10 @@ def test_a_sentence_said_before_is_one_of_four_units_or_more_in_a_row() -> None:
     assert said.repeats("I'm Wren, twenty-six.") and said.repeats("i'm wren — twenty six!")
     assert said.repeats("“客官说笑了。”")
     assert not said.repeats("Easy.") and not said.repeats("好的。")  # too short to be a loop
-    assert not said.repeats("I'm Wren, and the rain will stop.")
+    assert not said.repeats("I'm Wren, and the rain will stop by morning.")
+    # Nearly all of it: the same opening with a word added (two thirds or more in one run).
+    assert said.repeats("I'm Wren; I keep it safe here.") and said.repeats("“客官说笑了，真是。”")
+    assert not said.repeats("I'm Wren; the bell is older than the shrine.")
     # No run spans two messages.
     assert not SaidBefore(["It is late", "tonight we rest"]).repeats("late tonight we")
 
