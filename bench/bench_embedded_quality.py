@@ -17,9 +17,14 @@ Per model and panel:
 * ended by stop: replies that ended by the model's end token or a stop word, not the token limit;
 * echoes: replies with a clause that hands the user's line back, or made only of the user's words
   (``providers._echo.echoes`` over the whole reply, after the guard);
-* gen tok/s: completion tokens / seconds from the first to the last piece, over all turns;
-* TTFT beat 1 / beat 2: seconds to the first piece of the first and second reply (beat 1 includes
-  loading the model and the whole prompt; beat 2 reuses the KV prefix);
+* tok/s end to end: the shown replies' completion tokens / the seconds of all turns, sending to the
+  beat's end (prompt processing and the guards' dropped tries included).  Until 2026-12-03 14:40
+  this was "gen tok/s", over the seconds from a reply's first shown piece to its last: since the
+  sentence guard shows a small model's reply a sentence at a time, a one-sentence reply comes in one
+  piece and that span says nothing about the model's speed;
+* TTFT beat 1 / beat 2: seconds to the first shown piece of the first and second reply (beat 1
+  includes loading the model and the whole prompt; beat 2 reuses the KV prefix; both include the
+  guards' hold: the first clause or sentence is shown once it is judged);
 * reply s: seconds from sending a turn to the end of its beat (what a person waits, the guards'
   second and third tries included), the median and the longest over the turns;
 * RSS: what the process's resident memory grew by, plus the model's worker process.
@@ -403,7 +408,7 @@ def table_row(runs: list[Run]) -> dict[str, str]:
     echoed = sum(
         1 for run in runs for turn, reply in zip(panel.turns, run.replies, strict=False) if echoes(turn, reply)
     )
-    seconds = sum(run.gen_seconds for run in runs)
+    seconds = sum(t for run in runs for t in run.reply_seconds)
     rate = sum(run.completion_tokens for run in runs) / seconds if seconds else 0.0
     ttft = [f"{t:.1f}" for t in first.first_piece[:2]] + ["–"] * (2 - len(first.first_piece[:2]))
     copies = [c for run in runs for c in run.copies()]
@@ -426,7 +431,7 @@ def table_row(runs: list[Run]) -> dict[str, str]:
         "pronoun slips": str(slips),
         "model claims": str(sum(claims_to_be_a_model(reply) for reply in replies)),
         "repeated openings": f"{sum(r for run in runs for r in run.repeated_openings())}/{len(replies)}",
-        "gen tok/s": f"{rate:.1f}",
+        "tok/s end to end": f"{rate:.1f}" if seconds else "–",
         "reply s (median, max)": _median_max([t for run in runs for t in run.reply_seconds]),
         "TTFT beat 1 (s)": ttft[0],
         "TTFT beat 2 (s)": ttft[1],
