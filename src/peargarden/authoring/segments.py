@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+import msgspec
 
 __all__ = [
     "FILE_PLACEHOLDER",
@@ -63,8 +64,7 @@ def _identity(item: Any) -> Mapping[str, Any]:
     return item  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True)
-class Peripheral:
+class Peripheral(msgspec.Struct, frozen=True):
     """A line the role-play context sees for a work beat; ``anchor`` is the index of the message it
     stands for (its entry id keeps summaries' "covered through" marks meaningful)."""
 

@@ -40,9 +40,10 @@ import json
 import os
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+import msgspec
 
 from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
@@ -120,8 +121,7 @@ TINY_SAMPLER: dict[str, Any] = {**SMALL_SAMPLER, "repeat_penalty": 1.3}
 TINY_MODEL_PARAMETERS = 300_000_000
 
 
-@dataclass(frozen=True)
-class ModelTraits:
+class ModelTraits(msgspec.Struct, frozen=True):
     """What the provider knows about its model from the GGUF header (no weights loaded)."""
 
     path: Path

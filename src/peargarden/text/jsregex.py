@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import regex
 
 from ._jstranslate import compile_js_pattern
@@ -18,8 +18,7 @@ from ._jstranslate import compile_js_pattern
 _VALID_FLAGS = set("dgimsuvy")
 
 
-@dataclass(frozen=True)
-class JsRegex:
+class JsRegex(msgspec.Struct, frozen=True):
     """A compiled JS regex: the Python pattern plus the JS flags that change how it is used."""
 
     pattern: Any  # a compiled ``regex`` pattern (JS allows variable-length lookbehind)

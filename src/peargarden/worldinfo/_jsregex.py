@@ -8,10 +8,10 @@ scripts).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+import msgspec
 import regex  # variable-length lookbehind and forward references, as JavaScript allows
 
 from peargarden.text._jstranslate import translate_js
@@ -26,8 +26,7 @@ class _Compiled(Protocol):
     def match(self, text: str) -> object | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class KeyRegex:
+class KeyRegex(msgspec.Struct, frozen=True):
     """A compiled regex key; ``sticky`` (flag ``y``) means ``test()`` only matches at index 0."""
 
     pattern: _Compiled

@@ -9,8 +9,9 @@ seed) shows the seed the first beat will write, so a new chat's variables are th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.modes.chat_variables import card_books, greeting_seed, mvu_active
@@ -55,8 +56,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class MessageVariables:
+class MessageVariables(msgspec.Struct, frozen=True):
     """One SillyTavern message's variables: a record per swipe (``None``: that swipe has none)."""
 
     index: int
@@ -74,12 +74,11 @@ class MessageVariables:
                 "variables": self.current, "swipes": self.swipes}  # fmt: skip
 
 
-@dataclass
-class ChatVariables:
+class ChatVariables(msgspec.Struct):
     """Every message's variables on the active branch and the chat's variables."""
 
     messages: list[MessageVariables]
-    chat: dict[str, Any] = field(default_factory=dict)
+    chat: dict[str, Any] = msgspec.field(default_factory=dict)
     mvu: bool = False  # MVU keeps this chat's variables
 
     def message(self, index: int | None) -> MessageVariables:

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.stage import (
@@ -66,8 +68,7 @@ CARD_APPEND_FILE = "APPEND_SYSTEM.md"
 SUPPLEMENT_BOOK_NAME = SUPPLEMENT_BOOK_FILE.removesuffix(".json")
 
 
-@dataclass(frozen=True)
-class BookSource:
+class BookSource(msgspec.Struct, frozen=True):
     """One book of a card's corpus: where it lives and whether it is the supplement book."""
 
     name: str
@@ -75,8 +76,7 @@ class BookSource:
     overlay: bool = False
 
 
-@dataclass
-class StageMaterials:
+class StageMaterials(msgspec.Struct):
     home: Home
     folder: CardFolder
     card: StageCard
@@ -86,7 +86,7 @@ class StageMaterials:
     corpus: LoreCorpus
     books: list[BookSource]
     disabled_lore: tuple[str, ...] = ()
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     @property
     def creation_mode(self) -> str:
