@@ -11,7 +11,6 @@ import re
 from typing import Any
 
 import msgspec
-import regex
 
 from ._jstranslate import compile_js_pattern
 
@@ -51,6 +50,8 @@ _FLAGS_OK = re.compile(r"^(?!.*?(.).*?\1)[gmixXsuUAJ]+$")
 @functools.lru_cache(maxsize=4096)
 def regex_from_string(text: str) -> JsRegex | None:
     """ST's ``regexFromString``: ``/body/flags`` or a bare pattern; ``None`` when it cannot compile."""
+    import regex  # heavy (19 modules): loaded by the first regex a card really has
+
     try:
         m = _SLASHED.match(text)
         if not m:

@@ -12,7 +12,6 @@ from functools import lru_cache
 from typing import Protocol
 
 import msgspec
-import regex  # variable-length lookbehind and forward references, as JavaScript allows
 
 from peargarden.text._jstranslate import translate_js
 
@@ -50,6 +49,9 @@ def parse_key_regex(key: str) -> KeyRegex | None:
     if len(set(flags)) != len(flags):
         return None  # JS rejects repeated flags
     pattern = pattern.replace("\\/", "/", 1)  # ST unescapes only the first "\/" (the rest stay escapes)
+    # regex, not re: variable-length lookbehind and forward references, as JavaScript allows
+    import regex  # heavy (19 modules): loaded by the first regex a card really has
+
     py_flags = regex.IGNORECASE if "i" in flags else 0
     try:
         compiled: _Compiled = regex.compile(translate_js(pattern, flags), py_flags | regex.VERSION0)

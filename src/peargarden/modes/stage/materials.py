@@ -38,6 +38,10 @@ from peargarden.stage import (
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
 from peargarden.tavern.version import for_version
+from peargarden.text.regex_scripts import (
+    RegexSet,
+    load_scripts,  # the regex library only when a beat runs
+)
 from peargarden.text.rolls import live_random
 from peargarden.variables.marks import UPDATE_RULES_MARK
 from peargarden.workspace import atomic
@@ -251,7 +255,6 @@ def _card_scripts(folder: CardFolder) -> tuple[Any, ...]:
     known = _PARSED.get(key)
     if stamp is not None and known is not None and known[0] == stamp and isinstance(known[1], tuple):
         return known[1]
-    from peargarden.text.regex_scripts import load_scripts  # the regex library only when a beat runs
 
     scripts = tuple(load_scripts(card_regex_scripts(folder.load_card())))
     if stamp is not None:
@@ -262,7 +265,6 @@ def _card_scripts(folder: CardFolder) -> tuple[Any, ...]:
 def regex_set(home: Home, folder: CardFolder) -> tuple[Any, list[str]]:
     """The scripts a stage beat runs (a ``RegexSet``): the library's global ones, then the card's own
     if allowed."""
-    from peargarden.text.regex_scripts import RegexSet, load_scripts
 
     global_raw, warnings = global_regex_scripts(home)
     allowed = regex_allowance(folder) is True
