@@ -268,8 +268,15 @@ def _init_check(out: Prepared, end: int, books: Sequence[Lorebook], schema: MvuS
     init = initialize(existing if is_mvu_data(existing) else None, books)
     out.warnings += init.warnings
     if init.updated:
+        if schema is not None:  # MVU parses what initCheck merged, as it parses a greeting's seed
+            out.warnings += schema.initialized(init.variables, _swipe_of(chat.messages[end - 1])).warnings
         chat.set_record(end - 1, init.variables)
         out.rewritten = end - 1
+
+
+def _swipe_of(message: Mapping[str, Any]) -> int:
+    swipe = message.get("swipe_id")
+    return swipe if isinstance(swipe, int) and not isinstance(swipe, bool) else 0
 
 
 def prepare_for(
