@@ -16,7 +16,7 @@ from kit.groups import connect, tea_house
 from kit.jsorder import exact
 from kit.mvu_chats import card_home, played
 from peargarden.app.library.groups import create_group
-from peargarden.app.play.chat_variables import session_variables
+from peargarden.app.play.chat_variables import session_status, session_variables
 from peargarden.app.play.group_session import new_group_chat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
@@ -209,3 +209,15 @@ def test_a_zod_members_book_first_read_at_its_turn_in_a_group_is_parsed_by_its_s
     last = records[4]
     assert last is not None and last["stat_data"]["小梨"] == parsed
     assert last["stat_data"]["村民"] == {} and last["stat_data"]["金钱"] == 100
+
+
+def test_the_status_line_marks_what_a_zod_cards_reply_changed(tavern: tuple[ChatSession, FakeOpenAIServer]) -> None:
+    """A zod card's records carry no ``delta_data``: the status line compares the reply's values with
+    the record before it."""
+    chat, _ = tavern
+    list(chat.play("send", "练功吧。"))
+    line = session_status(chat)
+    assert line is not None
+    parts = dict(part.split("=", 1) for part in line.removeprefix("【变量】").split(" · "))
+    assert parts["小梨.体力"] == "100*" and parts["金钱"] == "0*" and parts["村民.阿福.好感度"] == "30*"
+    assert parts["世界.时段"] == "清晨" and parts["小梨.好感度"] == "100"  # unchanged: no mark
