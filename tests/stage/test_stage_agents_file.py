@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgspec
+
 from peargarden.stage import StageCard
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.stage.entries import parse_entries, render_for_model, toggle_entry
@@ -11,7 +13,7 @@ from peargarden.stage.lore.entries import LoreEntry
 
 
 def test_created_dossier_keeps_everything_the_card_said(qingwu: StageCard, town_entries: list[LoreEntry]) -> None:
-    card = replace(
+    card = msgspec.structs.replace(
         qingwu,
         system_prompt="不写旁白。",
         post_history_instructions="每拍三百字以内。",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 from stage_fixtures import GREETING, QUESTION
 
 from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, Turn, assemble_beat
@@ -57,7 +58,7 @@ def test_unknown_thinking_level_counts_as_off() -> None:
 
 
 def test_post_history_instructions_only_without_dossier(qingwu: StageCard, town_entries: list[LoreEntry]) -> None:
-    card = StageCard(**{**qingwu.__dict__, "post_history_instructions": "{{char}}每拍不超过三百字。"})
+    card = StageCard(**{**msgspec.structs.asdict(qingwu), "post_history_instructions": "{{char}}每拍不超过三百字。"})
     corpus = LoreCorpus(town_entries)
     plain = assemble_beat(FILES, card, StageSettings(), corpus, [], "你好", thinking="off")
     assert "【卡作者末端指令】\n青梧每拍不超过三百字。" in plain.messages[-1]["content"]

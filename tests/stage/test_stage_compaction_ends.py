@@ -10,9 +10,11 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from peargarden.modes.stage import compaction_ends
+from peargarden.modes.stage import compaction_ends, story_count
 from peargarden.modes.stage.compaction_ends import plan_from_ends
+from peargarden.modes.stage.story_count import story_users
 from peargarden.sessions import Entry, entry_line, message_entry
+from peargarden.sessions.context import build_context
 from peargarden.stage.memory.compaction import plan_compaction
 from peargarden.stage.memory.story import story_since, tokens_over
 from peargarden.text.tokens import EstimateCounter
@@ -105,3 +107,21 @@ def test_a_history_with_work_beats_in_the_middle_counts_them_out() -> None:
     plan = _ends(entries, None, 6, 30, 2000, 14336)
     assert plan is not None and plan == _whole(_entries(kinds), None, 6, 30, 2000, 14336)
     assert plan.remaining_turns == 4000 - 6 - plan.turns
+
+
+def test_the_middle_is_counted_from_what_the_context_noted_as_from_the_lines() -> None:
+    """A beat builds the context first (each line decoded once, its role, tags and tool calls noted on
+    the entry); the count of the middle's user turns then reads those notes, and plans the same."""
+    kinds = ["user", "assistant", "hidden", "blank"] * 1500 + ["work", "draft", "tool"] * 3 + ["user", "long"] * 1500
+    from_lines = _entries(kinds)
+    noted = _entries(kinds)
+    build_context(noted)
+    for entry, kind in zip(noted, kinds, strict=True):
+        message = KINDS[kind]
+        assert entry.shape == (message["role"], tuple(message.get("tags", ())), "tool_calls" in message)
+    counted = story_users(from_lines)
+    assert counted == 3000  # the hidden and work-mode user messages are not story turns
+    with pytest.MonkeyPatch.context() as patch:  # no line is decoded again
+        patch.setattr(story_count, "_SHAPE", None)
+        assert story_users(noted) == counted
+    assert _ends(noted, None, 6, 30, 2000, 14336) == _ends(from_lines, None, 6, 30, 2000, 14336) is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 from stage_fixtures import GREETING, QUESTION
 
 from peargarden.stage import LoreCorpus, PromptFiles, StageCard, StageSettings, Turn, assemble_beat
@@ -38,7 +39,7 @@ def positions(text: str, *needles: str) -> list[int]:
 
 
 def test_layers_come_in_order(qingwu: StageCard, town_entries: list[LoreEntry]) -> None:
-    card = StageCard(**{**qingwu.__dict__, "mes_example": "<START>\n{{char}}：客官请。", "system_prompt": "不写旁白。"})
+    card = msgspec.structs.replace(qingwu, mes_example="<START>\n{{char}}：客官请。", system_prompt="不写旁白。")
     text = build_system_prompt(files(), card, user_name="阿远", lore=town_entries, tool_names=["lorebook_search"]).text
     order = positions(
         text,
@@ -83,7 +84,7 @@ def test_persona_is_always_there(qingwu: StageCard) -> None:
 def test_dossier_replaces_projection_constants_and_card_prompts(
     qingwu: StageCard, town_entries: list[LoreEntry]
 ) -> None:
-    card = StageCard(**{**qingwu.__dict__, "system_prompt": "不写旁白。"})
+    card = StageCard(**{**msgspec.structs.asdict(qingwu), "system_prompt": "不写旁白。"})
     agents = "## 世界规则\n{{char}}不会离开栖水镇。\n<!--\n## 关掉的条目\n不发送。\n-->\n"
     text = build_system_prompt(files(agents=agents), card, user_name="旅人", lore=town_entries).text
     assert "## 世界规则\n青梧不会离开栖水镇。" in text

@@ -9,10 +9,10 @@ muted").
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from peargarden.tavern.assemble import Generation
 from peargarden.tavern.group import Activation, Cast, GenerationMode, Group

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from tavern_builders import StateFactory, alternating_chat
 
 from peargarden.errors import BadInput

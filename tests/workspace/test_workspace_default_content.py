@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 from typing import Any
 
+import msgspec
 import pytest
 from PIL import Image
 
@@ -127,7 +127,7 @@ def test_config_template_is_the_code_defaults_except_creation_mode_and_st_versio
     assert template.st_version == "1.18"
     assert template.user_name == "旅人" and template.language == ""
     assert template.scan_depth == 4 and template.max_lore_injections == 3
-    assert dataclasses.replace(template, creation_mode="silent", st_version="1.12") == code
+    assert msgspec.structs.replace(template, creation_mode="silent", st_version="1.12") == code
     # Every setting is written out (commented), none left to guess.
     for key in (
         "user_name",

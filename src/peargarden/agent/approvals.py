@@ -19,8 +19,9 @@ Without an approver every "ask" is a deny ("no one to ask").
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 from .tools import Tool, ToolContext
 
@@ -30,15 +31,13 @@ Answer = Literal["once", "session", "card", "deny"]
 SESSION_GRANT_TYPE = "sandbox_grant"
 
 
-@dataclass(frozen=True)
-class Judgement:
+class Judgement(msgspec.Struct, frozen=True):
     verdict: Verdict
     unit: str | None = None
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class ApprovalRequest:
+class ApprovalRequest(msgspec.Struct, frozen=True):
     call_id: str
     tool_name: str
     args: dict[str, Any]
@@ -47,8 +46,7 @@ class ApprovalRequest:
     reason: str
 
 
-@dataclass(frozen=True)
-class ApprovalAnswer:
+class ApprovalAnswer(msgspec.Struct, frozen=True):
     choice: Answer
     # Free text the user typed instead of choosing: treated as deny and passed to the model.
     text: str = ""

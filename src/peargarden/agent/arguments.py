@@ -10,16 +10,16 @@ because models have learned to react to them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 # json_repair and jsonschema are imported when first needed (a broken JSON text, a tool call to
 # check): with its format checkers jsonschema alone is about a tenth of `pear chat`'s start, and a
 # beat in which the model calls no tool needs neither.
 
 
-@dataclass(frozen=True)
-class ParsedArguments:
+class ParsedArguments(msgspec.Struct, frozen=True):
     args: dict[str, Any] | None
     repaired: bool = False
     error: str | None = None

@@ -28,22 +28,22 @@ Every event is a frozen dataclass with a ``type`` string and ``to_json()`` (a pl
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+import msgspec
 
 StopReason = Literal["stop", "length", "aborted", "error", "ended_by_tool", "max_rounds"]
 
 
-@dataclass(frozen=True)
-class _Event:
+class _Event(msgspec.Struct, frozen=True):
     type: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # fresh containers all the way down (args, details), as dataclasses.asdict gave
+        return dict(msgspec.to_builtins(self))
 
 
-@dataclass(frozen=True)
-class TextDeltaEvent(_Event):
+class TextDeltaEvent(_Event, frozen=True):
     text: str = ""
     type: str = "text_delta"
 
@@ -52,8 +52,7 @@ class TextDeltaEvent(_Event):
         return {"type": self.type, "text": self.text}
 
 
-@dataclass(frozen=True)
-class ThinkingDeltaEvent(_Event):
+class ThinkingDeltaEvent(_Event, frozen=True):
     text: str = ""
     type: str = "thinking_delta"
 
@@ -61,16 +60,14 @@ class ThinkingDeltaEvent(_Event):
         return {"type": self.type, "text": self.text}
 
 
-@dataclass(frozen=True)
-class ToolStartEvent(_Event):
+class ToolStartEvent(_Event, frozen=True):
     call_id: str = ""
     name: str = ""
     args: dict[str, Any] | None = None
     type: str = "tool_start"
 
 
-@dataclass(frozen=True)
-class ToolEndEvent(_Event):
+class ToolEndEvent(_Event, frozen=True):
     call_id: str = ""
     name: str = ""
     text: str = ""
@@ -79,49 +76,43 @@ class ToolEndEvent(_Event):
     type: str = "tool_end"
 
 
-@dataclass(frozen=True)
-class ApprovalNeededEvent(_Event):
+class ApprovalNeededEvent(_Event, frozen=True):
     call_id: str = ""
     name: str = ""
-    args: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, Any] = msgspec.field(default_factory=dict)
     access: str = ""
     unit: str | None = None
     reason: str = ""
     type: str = "approval_needed"
 
 
-@dataclass(frozen=True)
-class WarningEvent(_Event):
+class WarningEvent(_Event, frozen=True):
     message: str = ""
     type: str = "warning"
 
 
-@dataclass(frozen=True)
-class ErrorEvent(_Event):
+class ErrorEvent(_Event, frozen=True):
     message: str = ""
     type: str = "error"
 
 
-@dataclass(frozen=True)
-class SpeakerEvent(_Event):
+class SpeakerEvent(_Event, frozen=True):
     name: str = ""
     card: str = ""
     type: str = "speaker"
 
 
-@dataclass(frozen=True)
-class ReplyEndEvent(_Event):
+class ReplyEndEvent(_Event, frozen=True):
     stop_reason: str = "stop"
     entry_id: str | None = None
     type: str = "reply_end"
 
 
-@dataclass(frozen=True)
-class DoneEvent(_Event):
+class DoneEvent(_Event, frozen=True):
     stop_reason: str = "stop"
     rounds: int = 0
     entry_id: str | None = None
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = msgspec.field(default_factory=dict)
     type: str = "done"
 
 

@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
+
+import msgspec
 
 from peargarden.errors import PearError
 from peargarden.providers.base import ToolCall
@@ -35,15 +36,13 @@ DENIED_MESSAGE = "用户拒绝了这次工具调用。"
 NO_ANSWER_MESSAGE = "用户没有回答是否允许这次工具调用，本轮已停止。"
 
 
-@dataclass(frozen=True)
-class CallOutcome:
+class CallOutcome(msgspec.Struct, frozen=True):
     result: ToolResult
     # The beat must stop after this call (no answer to an approval).
     stop: bool = False
 
 
-@dataclass
-class Approvals:
+class Approvals(msgspec.Struct):
     judge: Judge
     approver: Approver | None = None
     record_card_grant: CardGrantRecorder | None = None

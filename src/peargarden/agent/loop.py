@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import msgspec
 
 from peargarden.errors import PearError
 from peargarden.providers.base import (
@@ -47,8 +48,7 @@ MAX_ROUNDS = 20
 BeatKind = Literal["send", "regenerate", "continue", "impersonate"]
 
 
-@dataclass
-class BeatInput:
+class BeatInput(msgspec.Struct):
     """What a request builder gets for one model call."""
 
     history: list[ContextMessage]
@@ -63,16 +63,15 @@ class BeatInput:
     custom_entries: Sequence[Mapping[str, Any]] = ()
 
 
-@dataclass
-class BuiltRequest:
+class BuiltRequest(msgspec.Struct):
     request: ChatRequest
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
     # Custom entries to record on the branch once this request's round is over, after its reply, in
     # a recorded beat (a dry run that calls the builder directly records nothing).
-    customs: list[tuple[str, Any]] = field(default_factory=list)
+    customs: list[tuple[str, Any]] = msgspec.field(default_factory=list)
     # What a preview may show besides the request (e.g. tavern mode's SillyTavern body and ledger);
     # never sent, never recorded.
-    inspect: dict[str, Any] = field(default_factory=dict)
+    inspect: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 RequestBuilder = Callable[[BeatInput], "ChatRequest | BuiltRequest"]
@@ -81,21 +80,19 @@ RequestBuilder = Callable[[BeatInput], "ChatRequest | BuiltRequest"]
 MODE_SWITCH_KEY = "switch_mode"
 
 
-@dataclass
-class ModeSwitch:
+class ModeSwitch(msgspec.Struct):
     """What a beat continues with after a tool switched the mode."""
 
     mode: Mode
     builder: RequestBuilder
     tools: ToolRegistry
-    tags: list[str] = field(default_factory=list)
+    tags: list[str] = msgspec.field(default_factory=list)
 
 
-@dataclass
-class BeatSettings:
+class BeatSettings(msgspec.Struct):
     provider: Provider
     builder: RequestBuilder
-    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    tools: ToolRegistry = msgspec.field(default_factory=ToolRegistry)
     thinking: ThinkingLevel = "off"
     mode: Mode = ""
     kind: BeatKind = "send"
@@ -105,21 +102,20 @@ class BeatSettings:
     approver: Approver | None = None
     record_card_grant: CardGrantRecorder | None = None
     record: Recorder = no_record
-    cancel: threading.Event = field(default_factory=threading.Event)
-    context: ToolContext = field(default_factory=ToolContext)
+    cancel: threading.Event = msgspec.field(default_factory=threading.Event)
+    context: ToolContext = msgspec.field(default_factory=ToolContext)
     # /continue: the reply being continued; the recorded message is prefix + new text.
     continue_prefix: str = ""
     # Tags on every message this beat records (e.g. ["work"] in work mode).
-    tags: list[str] = field(default_factory=list)
+    tags: list[str] = msgspec.field(default_factory=list)
     # Called when a tool set ctx.beat_state["switch_mode"]; None = mode switches are ignored.
     switch_mode: Callable[[str], ModeSwitch] | None = None
 
 
-@dataclass
-class _Round:
-    text: list[str] = field(default_factory=list)
-    reasoning: list[str] = field(default_factory=list)
-    calls: list[ToolCall] = field(default_factory=list)
+class _Round(msgspec.Struct):
+    text: list[str] = msgspec.field(default_factory=list)
+    reasoning: list[str] = msgspec.field(default_factory=list)
+    calls: list[ToolCall] = msgspec.field(default_factory=list)
     usage: Usage | None = None
     stop_reason: str = "stop"
     model: str = ""

@@ -8,8 +8,9 @@ next round's request sees it without reloading the session.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.providers.base import ToolCall, Usage
 from peargarden.sessions.context import ContextMessage
@@ -82,9 +83,8 @@ def context_message(message: dict[str, Any], entry_id: str | None) -> ContextMes
     )
 
 
-@dataclass
-class UsageTotal:
-    counts: dict[str, int] = field(
+class UsageTotal(msgspec.Struct):
+    counts: dict[str, int] = msgspec.field(
         default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0}
     )
 

@@ -8,7 +8,7 @@ did for it.  It may hold more than one reply: a group chat has several speakers 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from peargarden.errors import PearError
 from peargarden.providers.base import ChatRequest
@@ -17,8 +17,7 @@ from peargarden.providers.base import ChatRequest
 BEAT_PURPOSE = "beat"
 
 
-@dataclass(frozen=True)
-class SentRequest:
+class SentRequest(msgspec.Struct, frozen=True):
     """One request as the provider received it, with what it was for (``beat``, ``scene_notes``,
     ``compaction``, ``resident_memory``, ``declare``…) and the model it went to."""
 
@@ -27,29 +26,27 @@ class SentRequest:
     model: str = ""
 
 
-@dataclass
-class Reply:
+class Reply(msgspec.Struct):
     """One speaker's reply within a beat: who spoke, the text streamed, the entries it wrote."""
 
     speaker: str
     text: str = ""
     reasoning: str = ""
-    entries: list[str] = field(default_factory=list)
+    entries: list[str] = msgspec.field(default_factory=list)
     stop_reason: str = "stop"
 
 
-@dataclass
-class BeatResult:
+class BeatResult(msgspec.Struct):
     """A beat once it is over (``Beat.result``)."""
 
     action: str
     stop_reason: str = "stop"
-    replies: list[Reply] = field(default_factory=list)
+    replies: list[Reply] = msgspec.field(default_factory=list)
     # Every entry the beat wrote (messages and custom entries), in order; the user's message too.
-    entries: list[str] = field(default_factory=list)
-    usage: dict[str, int] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    requests: list[SentRequest] = field(default_factory=list)
+    entries: list[str] = msgspec.field(default_factory=list)
+    usage: dict[str, int] = msgspec.field(default_factory=dict)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    requests: list[SentRequest] = msgspec.field(default_factory=list)
     seconds: float = 0.0
     # The failure that ended the beat, when it was one of ours (its exit code is the CLI's).
     error: PearError | None = None

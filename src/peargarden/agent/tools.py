@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.providers.base import ThinkingLevel, ToolSpec
@@ -50,8 +51,7 @@ ACCESS_CLASSES: tuple[AccessClass, ...] = ("none", "read", "write", "exec")
 Mode = str
 
 
-@dataclass
-class ToolResult:
+class ToolResult(msgspec.Struct):
     """The outcome of one tool call."""
 
     text: str
@@ -60,8 +60,7 @@ class ToolResult:
     ends_beat: bool = False
 
 
-@dataclass
-class ToolContext:
+class ToolContext(msgspec.Struct):
     """What a running tool may see and use.  Built by the loop once per beat."""
 
     home: Path | None = None
@@ -71,13 +70,13 @@ class ToolContext:
     user_text: str = ""
     thinking: ThinkingLevel = "off"
     mode: Mode = ""
-    cancel: threading.Event = field(default_factory=threading.Event)
+    cancel: threading.Event = msgspec.field(default_factory=threading.Event)
     # Lives for one beat: tools of the same beat share it (draft sheet, counters).
-    beat_state: dict[str, Any] = field(default_factory=dict)
+    beat_state: dict[str, Any] = msgspec.field(default_factory=dict)
     # Custom entries on the active branch, oldest first: {"customType": str, "data": Any}.
-    custom_entries: list[dict[str, Any]] = field(default_factory=list)
+    custom_entries: list[dict[str, Any]] = msgspec.field(default_factory=list)
     # Record a custom entry on the active branch (customType, data).  No-op outside a session.
-    append_custom: Callable[[str, Any], None] = field(default=lambda _type, _data: None)
+    append_custom: Callable[[str, Any], None] = msgspec.field(default=lambda _type, _data: None)
 
     def customs(self, custom_type: str) -> list[Any]:
         """The ``data`` of every custom entry of *custom_type* on the branch, oldest first."""

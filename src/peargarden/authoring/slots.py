@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 Path_ = tuple[str | int, ...]
 SlotKind = Literal["field", "greeting", "lore", "regex-pattern", "regex-template", "script", "html"]
@@ -44,8 +45,7 @@ _EXT: dict[SlotKind, str] = {
 _UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(msgspec.Struct, frozen=True):
     id: str
     kind: SlotKind
     label: str

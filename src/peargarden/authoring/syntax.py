@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from peargarden.formats import replace_lone_surrogates
 from peargarden.text.jsregex import regex_from_string
@@ -13,8 +14,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(msgspec.Struct, frozen=True):
     line: int  # 1-based
     column: int  # 1-based
     message: str

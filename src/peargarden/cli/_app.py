@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import gc
 import importlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import typer
 from typer.core import TyperGroup
 
@@ -81,8 +81,7 @@ app = typer.Typer(
 )
 
 
-@dataclass
-class State:
+class State(msgspec.Struct):
     home_override: Path | None = None
     # Set when this process is the command (see _run._collect_less).
     freeze_after_import: bool = False

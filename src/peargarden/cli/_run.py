@@ -20,7 +20,7 @@ from ._app import root_command, state
 def _click_exception_modules() -> list[ModuleType]:
     """The loaded copies of click's exception module.
 
-    typer >= 0.29 ships its own click as ``typer._click``; the real click is only loaded when a command
+    typer >= 0.26 ships its own click as ``typer._click``; the real click is only loaded when a command
     uses it (``click.edit``), and then its exceptions must be caught too.  A copy that is not loaded
     cannot have raised anything, so nothing is imported here.
     """

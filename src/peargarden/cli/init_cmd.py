@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import typer
 
+from peargarden.app.library.library import init_home
+
 from ._app import app, state
 
 
 @app.command("init")
 def init_command() -> None:
     """Create the data folder with its defaults; never overwrites what is already there."""
-    from peargarden.app.library.library import init_home
 
     home = state.home
     created = init_home(home)

@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from peargarden.app.play.sandbox_judge import check_call, known_card
 from peargarden.errors import BadInput
 
 from ._app import app, state
@@ -37,7 +38,6 @@ def check_command(
 ) -> None:
     """Print {"verdict", "unit", "reason"} for every call; relative paths are read from the data folder."""
     # The service (the sandbox and tree-sitter behind it) is imported by this command only.
-    from peargarden.app.play.sandbox_judge import check_call, known_card
 
     home = state.home
     known_card(home, card)  # an unknown card is an error before the file is read

@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from peargarden.app.cards import tavern_controls
 from peargarden.app.play.tavern_cases import is_group_case, replay_case
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
@@ -140,7 +141,6 @@ def set_cmd(
     preset: str | None = typer.Option(None, "--preset", help="Write preset-level settings into this preset."),
 ) -> None:
     """Change a tavern-mode control where SillyTavern keeps it (preset, card, chat metadata)."""
-    from peargarden.app.cards import tavern_controls
 
     home = state.home
     if key == "regex":

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+
+import msgspec
 
 _INNER = re.compile(r"\{\{([^{}]*)\}\}")
 _TRIM = re.compile(r"(?:\r?\n)*\{\{trim\}\}(?:\r?\n)*", re.IGNORECASE)
 MAX_PASSES = 16
 
 
-@dataclass
-class MacroEnv:
+class MacroEnv(msgspec.Struct):
     char: str
     user: str
-    variables: dict[str, str] = field(default_factory=dict)
-    unsupported: list[str] = field(default_factory=list)
+    variables: dict[str, str] = msgspec.field(default_factory=dict)
+    unsupported: list[str] = msgspec.field(default_factory=list)
     last_user_message_used: bool = False
 
 

@@ -10,8 +10,9 @@ trailing run of assistant pieces after history is SillyTavern's prefill and is d
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import msgspec
 
 from ._macros import MacroEnv, evaluate
 
@@ -41,8 +42,7 @@ STATUS_TEXT: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(msgspec.Struct, frozen=True):
     id: str
     name: str
     role: str
@@ -57,20 +57,18 @@ class Piece:
         return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@dataclass(frozen=True)
-class BlockReport:
+class BlockReport(msgspec.Struct, frozen=True):
     id: str
     name: str
     status: Status
 
 
-@dataclass
-class Compiled:
-    pieces: list[Piece] = field(default_factory=list)
-    blocks: list[BlockReport] = field(default_factory=list)
-    dropped_prefill: list[Piece] = field(default_factory=list)
-    unsupported_macros: list[str] = field(default_factory=list)
-    uses_last_user_message: list[str] = field(default_factory=list)
+class Compiled(msgspec.Struct):
+    pieces: list[Piece] = msgspec.field(default_factory=list)
+    blocks: list[BlockReport] = msgspec.field(default_factory=list)
+    dropped_prefill: list[Piece] = msgspec.field(default_factory=list)
+    unsupported_macros: list[str] = msgspec.field(default_factory=list)
+    uses_last_user_message: list[str] = msgspec.field(default_factory=list)
 
 
 def _order_list(preset: dict[str, Any]) -> list[tuple[str, bool]]:

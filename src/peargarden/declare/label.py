@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, cast
+
+import msgspec
 
 from .compile import Piece
 from .stations import DEFAULT_STATION, STATIONS, Station, is_station
@@ -40,14 +41,13 @@ def label_prompt(preset_name: str, pieces: Sequence[Piece]) -> tuple[str, str]:
     return "\n".join(lines), "\n\n".join(parts)
 
 
-@dataclass
-class Labels:
+class Labels(msgspec.Struct):
     """Stations by piece id, with notes; ``defaulted`` lists pieces that fell back to writing."""
 
-    stations: dict[str, Station] = field(default_factory=dict)
-    notes: dict[str, str] = field(default_factory=dict)
-    defaulted: list[str] = field(default_factory=list)
-    unknown: list[str] = field(default_factory=list)
+    stations: dict[str, Station] = msgspec.field(default_factory=dict)
+    notes: dict[str, str] = msgspec.field(default_factory=dict)
+    defaulted: list[str] = msgspec.field(default_factory=list)
+    unknown: list[str] = msgspec.field(default_factory=list)
 
 
 def _items(reply: str) -> list[Any]:

@@ -8,7 +8,8 @@ Re-routing first strips every ``（预设）`` entry, so the user's entries are 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+
+import msgspec
 
 from peargarden.stage.entries import PRESET_SUFFIX, format_entry, parse_entries, strip_entries_where, unique_entry_name
 
@@ -19,15 +20,14 @@ APPEND_TITLE = f"# 预设提示词{PRESET_SUFFIX}"
 DISABLED_STATIONS: frozenset[str] = frozenset({"thinking", "draft", "output", "memory"})
 
 
-@dataclass
-class Routed:
+class Routed(msgspec.Struct):
     append_markdown: str = ""
     agents_section: str = ""
-    append_ids: list[str] = field(default_factory=list)
-    agents_ids: list[str] = field(default_factory=list)
-    disabled_ids: list[str] = field(default_factory=list)
-    wrapper_ids: list[str] = field(default_factory=list)
-    entry_names: dict[str, str] = field(default_factory=dict)
+    append_ids: list[str] = msgspec.field(default_factory=list)
+    agents_ids: list[str] = msgspec.field(default_factory=list)
+    disabled_ids: list[str] = msgspec.field(default_factory=list)
+    wrapper_ids: list[str] = msgspec.field(default_factory=list)
+    entry_names: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 def route(pieces: Sequence[Piece], stations: Mapping[str, Station], user_names: Sequence[str] = ()) -> Routed:

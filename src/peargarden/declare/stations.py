@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 Station = Literal["identity", "writing", "thinking", "draft", "output", "memory", "wrapper"]
 DEFAULT_STATION: Station = "writing"
 
 
-@dataclass(frozen=True)
-class StationInfo:
+class StationInfo(msgspec.Struct, frozen=True):
     label: str
     meaning: str
     destination: str

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
+
+import msgspec
 
 from peargarden.errors import FormatError
 
@@ -18,8 +19,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _MAX_INFLATED_TEXT = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Chunk:
+class Chunk(msgspec.Struct, frozen=True):
     """One chunk as found in the file; ``raw`` is length + type + data + CRC, ready to copy."""
 
     type: bytes

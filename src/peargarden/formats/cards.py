@@ -9,8 +9,9 @@ conversion, exactly as SillyTavern keeps them.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import msgspec
 
 from peargarden.errors import FormatError
 
@@ -47,8 +48,7 @@ _GRADIO_NAMES = {
 _CREATOR_NOTES_PLACEHOLDER = "Creator's notes go here."
 
 
-@dataclass
-class Card:
+class Card(msgspec.Struct):
     """A character card: ``data`` (V3 shape) plus the source's other top-level keys.
 
     ``top`` keeps the source object's top-level keys in their order (its ``data`` value is
@@ -57,9 +57,9 @@ class Card:
     """
 
     data: JsonObject
-    top: JsonObject = field(default_factory=dict)
+    top: JsonObject = msgspec.field(default_factory=dict)
     source_spec: Spec = "v3"
-    assets: dict[str, bytes] = field(default_factory=dict)
+    assets: dict[str, bytes] = msgspec.field(default_factory=dict)
 
     @classmethod
     def new(cls, name: str, **fields: Any) -> Card:

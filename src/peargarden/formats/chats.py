@@ -13,7 +13,6 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -132,12 +131,11 @@ class TavernMessage:
     __hash__ = None  # type: ignore[assignment]
 
 
-@dataclass
-class TavernChat:
+class TavernChat(msgspec.Struct):
     """A chat file: header (``None`` for a headerless file), messages, and a torn last line if any."""
 
     header: JsonObject | None
-    messages: list[TavernMessage] = field(default_factory=list)
+    messages: list[TavernMessage] = msgspec.field(default_factory=list)
     torn_line: str | None = None
     # SillyTavern writes no final newline; files from other tools may have one, kept on write.
     trailing_newline: bool = False

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
+
+import msgspec
 
 from peargarden.errors import FormatError
 
@@ -42,8 +43,7 @@ _NEW_GROUP_DEFAULTS: tuple[tuple[str, Any], ...] = (
 )
 
 
-@dataclass
-class GroupFile:
+class GroupFile(msgspec.Struct):
     """A group file over its raw dict (key order and unknown keys survive a round-trip)."""
 
     raw: JsonObject

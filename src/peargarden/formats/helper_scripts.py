@@ -12,23 +12,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 _URL = re.compile(r"https?://[^\s'\"`)<>]+")
 _MVU_BUNDLE = re.compile(r"MagVarUpdate|MagicalAstrogy", re.IGNORECASE)
 _ZOD_SCHEMA = re.compile(r"registerMvuSchema|mvu_zod|\bz\.object\s*\(")
 
 
-@dataclass(frozen=True)
-class HelperScript:
+class HelperScript(msgspec.Struct, frozen=True):
     """One TavernHelper script: its name, whether it is enabled, its code and where it was found."""
 
     name: str
     enabled: bool
     content: str
     where: str  # "tavern_helper" or "TavernHelper_scripts"
-    urls: tuple[str, ...] = field(default=())
+    urls: tuple[str, ...] = msgspec.field(default=())
 
     @property
     def kind(self) -> str:

@@ -8,8 +8,9 @@ its persona backup file.  Our own library file is one persona per JSON object.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import FormatError
 
@@ -26,8 +27,7 @@ PERSONA_NONE = 9
 _DESCRIPTION_KEYS = ("description", "position", "depth", "role")
 
 
-@dataclass
-class Persona:
+class Persona(msgspec.Struct):
     """One persona.  ``avatar`` is SillyTavern's avatar file id (its key in ``power_user``);
     ``extra`` keeps the other fields of its description entry (``lorebook``, ``title``, ...)."""
 
@@ -37,7 +37,7 @@ class Persona:
     depth: int = 2
     role: int = 0
     avatar: str = ""
-    extra: JsonObject = field(default_factory=dict)
+    extra: JsonObject = msgspec.field(default_factory=dict)
 
     def description_entry(self) -> JsonObject:
         """The persona's value in ``power_user.persona_descriptions``."""

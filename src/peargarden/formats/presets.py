@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from peargarden.errors import FormatError
 
@@ -32,8 +32,7 @@ PRESET_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class PresetFile:
+class PresetFile(msgspec.Struct, frozen=True):
     """A preset as parsed (``data``) and as received (``raw``: the bytes to store unchanged)."""
 
     data: JsonObject

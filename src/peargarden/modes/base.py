@@ -16,9 +16,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+import msgspec
 
 from peargarden.agent.loop import RequestBuilder
 from peargarden.agent.result import BeatResult
@@ -31,8 +32,7 @@ from peargarden.workspace.chats import MODE_ENTRY_TYPE as CHAT_MODE_ENTRY
 from peargarden.workspace.config import Settings
 
 
-@dataclass
-class BeatEnv:
+class BeatEnv(msgspec.Struct):
     """Everything a mode may need to set up a beat."""
 
     card: CardFolder
@@ -49,8 +49,8 @@ class BeatEnv:
     # A dry run's random rolls, fixed (world-info probability, ``{{random}}``); None: live.
     seed: int | None = None
     # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
-    cache: dict[str, Any] = field(default_factory=dict)
-    cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    cache: dict[str, Any] = msgspec.field(default_factory=dict)
+    cache_lock: threading.Lock = msgspec.field(default_factory=threading.Lock)
     @property
     def card_fields(self) -> dict[str, Any]:
         """The card's ``data`` object (V2/V3), or the whole object for a V1 card."""
@@ -118,8 +118,7 @@ class TreeReader(Protocol):
     def path(self) -> list[Entry]: ...
 
 
-@dataclass(frozen=True)
-class BranchView:
+class BranchView(msgspec.Struct, frozen=True):
     """A chat as a mode's steps see it: the active branch to read, who plays and with which model.
 
     Its one write is a custom entry at the leaf (pi's ``appendEntry``): the state a step keeps with
@@ -169,8 +168,7 @@ ModeStory = Callable[[BranchView], StoryView | None]
 AfterBeat = Callable[[BranchView, SideCall, BeatResult], Iterator[str] | None]
 
 
-@dataclass(frozen=True)
-class PlayMode:
+class PlayMode(msgspec.Struct, frozen=True):
     """One way to play, as a row of the mode table."""
 
     setup: ModeSetup

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import PearError
 from peargarden.formats.helper_scripts import helper_scripts
@@ -46,14 +47,13 @@ from .base import BeatEnv, card_fields, chat_memo
 _PENDING_KEY = "variables.pending"
 
 
-@dataclass
-class StChat:
+class StChat(msgspec.Struct):
     """A branch as SillyTavern's chat: ST-shaped messages (``is_user``, ``is_system``, ``mes``,
     ``swipe_id``, ``variables``: the current swipe's record or none) and the entry each stands for."""
 
     messages: list[dict[str, Any]]
     ids: list[str | None]
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def index_of(self, entry_id: str | None) -> int | None:
         for index in range(len(self.ids) - 1, -1, -1):
@@ -199,8 +199,7 @@ def schema_scripts(*extensions: Any) -> MvuSchema | None:
     return schema_of((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)
 
 
-@dataclass
-class Prepared:
+class Prepared(msgspec.Struct):
     """The chat as a request sees it: records in force, and the ones not yet written to the branch."""
 
     chat: StChat
@@ -208,7 +207,7 @@ class Prepared:
     user: int | None = None  # the user's message given its record
     # A group chat: the message whose record a newly read book's [initvar] seed was merged into.
     rewritten: int | None = None
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def prepare(
@@ -269,8 +268,15 @@ def _init_check(out: Prepared, end: int, books: Sequence[Lorebook], schema: MvuS
     init = initialize(existing if is_mvu_data(existing) else None, books)
     out.warnings += init.warnings
     if init.updated:
+        if schema is not None:  # MVU parses what initCheck merged, as it parses a greeting's seed
+            out.warnings += schema.initialized(init.variables, _swipe_of(chat.messages[end - 1])).warnings
         chat.set_record(end - 1, init.variables)
         out.rewritten = end - 1
+
+
+def _swipe_of(message: Mapping[str, Any]) -> int:
+    swipe = message.get("swipe_id")
+    return swipe if isinstance(swipe, int) and not isinstance(swipe, bool) else 0
 
 
 def prepare_for(
@@ -314,12 +320,11 @@ def pending_records(env: BeatEnv) -> dict[str, dict[str, Any]]:
     return chat_memo(env, _PENDING_KEY, dict)
 
 
-@dataclass
-class ReplyUpdate:
+class ReplyUpdate(msgspec.Struct):
     """What the after-beat step writes: ``(message id, note data)`` pairs, and MVU's refusals."""
 
-    notes: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    notes: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def beat_notes(

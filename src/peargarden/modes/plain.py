@@ -12,8 +12,9 @@ prompt from the card's fields, then the chat; tests and other fronts put it in t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from peargarden.agent.loop import BeatInput, RequestBuilder
 from peargarden.agent.tools import Tool
@@ -26,8 +27,7 @@ IMPERSONATE_INSTRUCTION = "[接下来请以{user}的身份、用{user}的口吻�
 CONTINUE_INSTRUCTION = "[接着上一条回复继续写，不要重复已经写过的内容。]"
 
 
-@dataclass(frozen=True)
-class SplitHistory:
+class SplitHistory(msgspec.Struct, frozen=True):
     prior: list[ContextMessage]  # earlier beats, user/assistant prose only
     user_text: str  # the pending user message of this beat ("" when none)
     rounds: list[ContextMessage]  # this beat's assistant/tool messages so far

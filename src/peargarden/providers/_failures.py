@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import email.utils
 import time
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
+import msgspec
 
 from ._http import EndpointError, StatusError
 
 _RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(msgspec.Struct, frozen=True):
     message: str
     retryable: bool
     retry_after: float | None = None  # seconds the server asked us to wait
 
 
-@dataclass(frozen=True)
-class Endpoint:
+class Endpoint(msgspec.Struct, frozen=True):
     """What an error message needs to name: where, which model, which key variable."""
 
     base_url: str

@@ -8,16 +8,15 @@ invalid JSON is passed on untouched for the agent loop to repair or reject.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from .base import ToolCall
 
 
-@dataclass
-class _Partial:
+class _Partial(msgspec.Struct):
     id: str = ""
     name: str = ""
-    arguments: list[str] = field(default_factory=list)
+    arguments: list[str] = msgspec.field(default_factory=list)
 
 
 class ToolCallAccumulator:

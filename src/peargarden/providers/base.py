@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+import msgspec
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -24,8 +25,7 @@ THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium",
 Message = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Timeouts:
+class Timeouts(msgspec.Struct, frozen=True):
     """Seconds.  ``connect``: TCP and TLS; ``first_byte``: from sending a request to the answer's
     status line; ``idle``: the longest silence inside a streamed reply; ``total``: one call, from the
     first try to the last byte, retries and their waits included."""
@@ -40,8 +40,7 @@ class Timeouts:
 TIMEOUT_KEYS = ("connect", "first_byte", "idle", "total")
 
 
-@dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec(msgspec.Struct, frozen=True):
     """A tool offered to the model (OpenAI ``tools`` entry)."""
 
     name: str
@@ -55,8 +54,7 @@ class ToolSpec:
         }
 
 
-@dataclass(frozen=True)
-class ContextBudget:
+class ContextBudget(msgspec.Struct, frozen=True):
     """The context a builder fitted a request into, for a front's context bar (never sent)."""
 
     tokens: int  # the prompt's tokens, counted as the builder counted them
@@ -64,13 +62,12 @@ class ContextBudget:
     response: int = 0  # the part of it kept for the reply
 
 
-@dataclass
-class ChatRequest:
+class ChatRequest(msgspec.Struct):
     messages: list[Message]
     model: str = ""
-    tools: list[ToolSpec] = field(default_factory=list)
+    tools: list[ToolSpec] = msgspec.field(default_factory=list)
     # Sampler and other top-level body fields (temperature, max_tokens, top_p, ...), sent as given.
-    sampler: dict[str, Any] = field(default_factory=dict)
+    sampler: dict[str, Any] = msgspec.field(default_factory=dict)
     thinking: ThinkingLevel = "off"
     # Forced tool choice ({"type": "function", "function": {"name": ...}}) or "auto"/"none".
     tool_choice: Any = None
@@ -78,27 +75,24 @@ class ChatRequest:
     budget: ContextBudget | None = None
     # The lorebook entries that fired for this request, ``{"title", "book"}`` each; not sent (a front
     # shows them under the reply).
-    lore: list[dict[str, str]] = field(default_factory=list)
+    lore: list[dict[str, str]] = msgspec.field(default_factory=list)
     # A short line in the character's voice that a small model's guards show when every try left
     # the character (claimed to be a model) and nothing else is left; not sent.  The stage's
     # small-model profile makes it from the card ("" = the guard's own pause).
     fallback_reply: str = ""
 
 
-@dataclass(frozen=True)
-class TextDelta:
+class TextDelta(msgspec.Struct, frozen=True):
     text: str
     type: Literal["text"] = "text"
 
 
-@dataclass(frozen=True)
-class ThinkingDelta:
+class ThinkingDelta(msgspec.Struct, frozen=True):
     text: str
     type: Literal["thinking"] = "thinking"
 
 
-@dataclass(frozen=True)
-class ToolCall:
+class ToolCall(msgspec.Struct, frozen=True):
     """A complete tool call, emitted once its arguments have fully arrived.
 
     ``arguments`` is the raw JSON text as the model sent it (it may be truncated or invalid:
@@ -111,16 +105,14 @@ class ToolCall:
     type: Literal["tool_call"] = "tool_call"
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(msgspec.Struct, frozen=True):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
     type: Literal["usage"] = "usage"
 
 
-@dataclass(frozen=True)
-class Done:
+class Done(msgspec.Struct, frozen=True):
     stop_reason: Literal["stop", "length", "tool_calls", "aborted", "error"] = "stop"
     model: str = ""
     type: Literal["done"] = "done"

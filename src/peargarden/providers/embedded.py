@@ -40,9 +40,10 @@ import json
 import os
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+import msgspec
 
 from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
@@ -124,8 +125,7 @@ TINY_SAMPLER: dict[str, Any] = {**SMALL_SAMPLER, "repeat_penalty": 1.3}
 TINY_MODEL_PARAMETERS = 300_000_000
 
 
-@dataclass(frozen=True)
-class ModelTraits:
+class ModelTraits(msgspec.Struct, frozen=True):
     """What the provider knows about its model from the GGUF header (no weights loaded)."""
 
     path: Path
@@ -255,8 +255,7 @@ class _InProcess:
             raise ProviderError(f"内置模型生成失败（generation failed）：{error}") from None
 
 
-@dataclass(frozen=True)
-class _Checks:
+class _Checks(msgspec.Struct, frozen=True):
     """What a small model's reply is held against: the user's line (none: no echo guard) and the
     lines before it the echo guard also reads, the character's own messages (said again: cut), and
     the line that stands in when nothing in character is left."""

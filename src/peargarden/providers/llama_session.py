@@ -23,8 +23,9 @@ import importlib.metadata
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
+
+import msgspec
 
 from ._copy_block import copy_block_for
 from .base import Message
@@ -33,8 +34,7 @@ SETUP_HINT = "请先运行 README 里的聊天命令 `bash scripts/chat.sh`（�
 MISSING_RUNTIME = f"内置模型需要 llama-cpp-python（not installed）：{SETUP_HINT}"
 
 
-@dataclass(frozen=True)
-class LoadSpec:
+class LoadSpec(msgspec.Struct, frozen=True):
     """How to load a model: what the worker is told first, and what the self-test varies."""
 
     model_path: str
@@ -46,7 +46,7 @@ class LoadSpec:
     use_extra_bufts: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return msgspec.structs.asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LoadSpec:
@@ -59,8 +59,7 @@ class LoadSpec:
         )
 
 
-@dataclass(frozen=True)
-class CopySpec:
+class CopySpec(msgspec.Struct, frozen=True):
     """The copy block, as values (it is built where the model is): the user's line a retry is kept
     off ("" on a first try), and the story's texts no long run may be copied from."""
 
@@ -70,19 +69,16 @@ class CopySpec:
     sources: tuple[str, ...] | list[str] = ()
 
 
-@dataclass(frozen=True)
-class Started:
+class Started(msgspec.Struct, frozen=True):
     prompt_tokens: int
 
 
-@dataclass(frozen=True)
-class Chunk:
+class Chunk(msgspec.Struct, frozen=True):
     text: str = ""
     finish: str | None = None
 
 
-@dataclass(frozen=True)
-class Finished:
+class Finished(msgspec.Struct, frozen=True):
     n_tokens: int
 
 

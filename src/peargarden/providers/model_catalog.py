@@ -10,11 +10,10 @@ joined GGUF by its size, sha256 and header (architecture, ``general.name``): see
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True)
-class Chunk:
+class Chunk(msgspec.Struct, frozen=True):
     """One wheel and the part of the GGUF inside it."""
 
     project: str
@@ -25,8 +24,7 @@ class Chunk:
     size: int  # the chunk's size in bytes
 
 
-@dataclass(frozen=True)
-class CatalogModel:
+class CatalogModel(msgspec.Struct, frozen=True):
     key: str  # what `--local-model` / `pear models fetch` take
     display: str
     file_name: str  # the joined GGUF's name in the models folder

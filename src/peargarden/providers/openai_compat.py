@@ -21,11 +21,12 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 import httpx2
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.errors import ProviderError
 
@@ -47,8 +48,7 @@ NO_KEY = "not-needed"
 MAX_REPLY_CHARS = 16_000_000
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, frozen=True):
     attempts: int = 4  # total tries, the first included
     base_delay: float = 1.0  # seconds before the first retry; doubles each time
     max_delay: float = 20.0

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+import msgspec
 
 from peargarden.errors import BadInput
 
@@ -80,8 +81,7 @@ def _never(level: ThinkingLevel, model: str) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class ProviderProfile:
+class ProviderProfile(msgspec.Struct, frozen=True):
     name: str
     thinking: ThinkingMapper
     # Whether assistant messages carry ``reasoning_content`` back to the server for this request.

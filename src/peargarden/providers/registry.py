@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+
+import msgspec
+from msgspec.structs import replace
 
 from .base import Provider, Timeouts
 from .embedded import EmbeddedProvider, resolve_local_model, shared_embedded_provider
@@ -18,8 +20,7 @@ from .embedded import EmbeddedProvider, resolve_local_model, shared_embedded_pro
 LOCAL = "local"
 
 
-@dataclass(frozen=True)
-class ConnectionSpec:
+class ConnectionSpec(msgspec.Struct, frozen=True):
     """One named OpenAI-compatible connection (or ``name == "local"`` for the embedded model)."""
 
     name: str = LOCAL

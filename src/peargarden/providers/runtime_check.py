@@ -27,9 +27,10 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import ProviderError
 
@@ -60,8 +61,7 @@ class RuntimeUnsafe(ProviderError):
     exit_code = 5
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     name: str
     use_extra_bufts: bool
     label: str
@@ -73,8 +73,7 @@ CONFIGS = (FAST, SAFE)
 BY_NAME = {config.name: config for config in CONFIGS}
 
 
-@dataclass
-class Trial:
+class Trial(msgspec.Struct):
     """One configuration's run: ``outcome`` is ``ok``, ``garbage``, or how the worker ended
     (``crash``, ``killed``, ``signal``, ``hang``, ``exit``)."""
 
@@ -98,13 +97,12 @@ class Trial:
         return BEAT_PROMPT / self.prompt_tok_s + BEAT_REPLY / self.gen_tok_s
 
 
-@dataclass
-class CheckResult:
+class CheckResult(msgspec.Struct):
     model: str
     trials: list[Trial]
     chosen: str  # a config name, or "" when none passed
     reason: str
-    record: dict[str, Any] = field(default_factory=dict)
+    record: dict[str, Any] = msgspec.field(default_factory=dict)
     path: str = ""
 
     @property
@@ -121,7 +119,7 @@ class CheckResult:
             "config": {"use_extra_bufts": chosen.use_extra_bufts} if chosen else None,
             "reason": self.reason,
             "rebuild": chosen is None,
-            "trials": [asdict(trial) for trial in self.trials],
+            "trials": [msgspec.structs.asdict(trial) for trial in self.trials],
             "checked_at": self.record.get("checked_at", ""),
             "record": self.path,
         }
@@ -217,7 +215,7 @@ def run_check(
         "chosen": chosen or None,
         "reason": reason,
         "checked_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "trials": [asdict(trial) for trial in trials],
+        "trials": [msgspec.structs.asdict(trial) for trial in trials],
     }
     path = write_record(record, folder)
     return CheckResult(str(model), trials, chosen, reason, record, str(path))
@@ -262,7 +260,7 @@ def note_crash(model: Path, config: Config, detail: str, folder: Path | None = N
         "chosen": SAFE.name,
         "reason": f"fast crashed during a chat ({detail}); safe kept without a new test",
         "checked_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "trials": [asdict(Trial(FAST.name, True, "crash", detail))],
+        "trials": [msgspec.structs.asdict(Trial(FAST.name, True, "crash", detail))],
     }
     write_record(record, folder)
     return SAFE

@@ -5,10 +5,11 @@ that must run at temperature 0.6 does so whatever the preset says)."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
+
+import msgspec.structs
 
 from .base import ChatRequest, Provider, StreamEvent
 
@@ -21,7 +22,7 @@ class SampledProvider:
         self.name = inner.name
 
     def stream(self, request: ChatRequest, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
-        return self.inner.stream(dataclasses.replace(request, sampler={**request.sampler, **self.sampler}), cancel)
+        return self.inner.stream(msgspec.structs.replace(request, sampler={**request.sampler, **self.sampler}), cancel)
 
     def list_models(self) -> list[str]:
         return self.inner.list_models()

@@ -12,13 +12,14 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import msgspec
+
 from peargarden.errors import ProviderError
 
 from .base import ChatRequest, Done, StreamEvent, TextDelta, ThinkingDelta, ToolCall, Usage
 
 
-@dataclass
-class ScriptedTurn:
+class ScriptedTurn(msgspec.Struct):
     """One scripted answer.
 
     Events go out in this order: thinking chunks, text chunks, tool calls, usage, ``Done``.  When
@@ -62,6 +63,7 @@ def tool_turn(*calls: ToolCall, text: Sequence[str] = ()) -> ScriptedTurn:
     return ScriptedTurn(text=text, tool_calls=calls)
 
 
+# A dataclass, not a msgspec Struct: tests subclass it with their own __init__.
 @dataclass
 class ScriptedProvider:
     """Replays ``turns`` in order; records every request in ``requests``.

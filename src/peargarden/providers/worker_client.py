@@ -32,9 +32,10 @@ import threading
 import time
 from collections.abc import Generator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
+
+import msgspec
 
 from peargarden.errors import ProviderError
 
@@ -46,8 +47,7 @@ _CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, s
 _POLL = 0.1  # how often a wait looks at the caller's cancel flag (seconds)
 
 
-@dataclass(frozen=True)
-class WorkerLimits:
+class WorkerLimits(msgspec.Struct, frozen=True):
     """Seconds.  ``start``: from starting the process to the model loaded; ``silence``: the longest
     time without a line from the worker once it works (it speaks after every batch or token it
     evaluates, so only a stuck runtime, or a machine far too busy, reaches this)."""
@@ -238,9 +238,8 @@ class LlamaWorker:
     ) -> Generator[Piece, None, None]:
         """The reply's pieces, as ``LlamaSession.chat`` gives them.  Ends early (no ``Finished``) when
         *cancel* is set or the iterator is closed; ``WorkerFault`` when the worker dies or falls silent."""
-        ident = self._request(
-            {"op": "chat", "messages": messages, "options": options, "copy": asdict(copy) if copy else None}
-        )
+        copy_block = msgspec.structs.asdict(copy) if copy else None
+        ident = self._request({"op": "chat", "messages": messages, "options": options, "copy": copy_block})
         self._pending = ident
         try:
             while True:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from .defaults import FIND_UNSAFE_ACTIONS, NON_PATH_ARGUMENT_COMMANDS
 
@@ -40,8 +41,7 @@ _GLOB_CHARS = set("*?[")
 _SAFE_WRITE_TARGETS = {"/dev/null"}
 
 
-@dataclass(frozen=True)
-class BashFinding:
+class BashFinding(msgspec.Struct, frozen=True):
     safe: bool
     reason: str
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Literal
+
+import msgspec
 
 from ._bash import BashFinding, analyse_command
 from ._paths import Realpath, absolute, inside, relative_to
@@ -45,16 +46,14 @@ VERBS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Grants:
+class Grants(msgspec.Struct, frozen=True):
     """What the user allowed: session grants (from the branch) ∪ permanent grants (卡.json)."""
 
     paths: tuple[str, ...] = ()  # real absolute folders or files
     bash: bool = False
 
 
-@dataclass(frozen=True)
-class SandboxContext:
+class SandboxContext(msgspec.Struct, frozen=True):
     """Everything the verdict needs, already resolved to real absolute paths."""
 
     data_root: str
@@ -68,7 +67,7 @@ class SandboxContext:
     path_cwd: str | None = None
     shared_roots: tuple[str, ...] = ()  # readable without asking, writing asks
     mounted_books: tuple[str, ...] = ()  # book files outside the shared roots, readable
-    grants: Grants = field(default_factory=Grants)
+    grants: Grants = msgspec.field(default_factory=Grants)
     blacklist: Sequence[str] = DEFAULT_BLACKLIST
     no_ask: Sequence[str] = DEFAULT_NO_ASK
 
@@ -87,8 +86,7 @@ class SandboxContext:
         )
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     kind: VerdictKind
     reason: str
     tool: str = ""

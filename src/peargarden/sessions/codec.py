@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Container, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -66,11 +65,10 @@ def amend_line(target_id: str, changes: dict[str, Any], timestamp: str) -> str:
     return encode({"type": AMEND_TYPE, "targetId": target_id, "message": changes, "timestamp": timestamp})
 
 
-@dataclass
-class LoadedSession:
+class LoadedSession(msgspec.Struct):
     header: dict[str, Any]
     tree: SessionTree
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
     # True when the last line was torn (a crash in the middle of an append).
     torn_tail: bool = False
     # How many newlines the bytes read held (set by :func:`decode_bytes`).
@@ -126,8 +124,7 @@ def feed_rows(loaded: LoadedSession, rows: list[bytes], first_line: int, record:
             record.after = record.state(loaded)
 
 
-@dataclass
-class ReadState:
+class ReadState(msgspec.Struct):
     """The state a run of lines left: how many entries (the first ones of the tree), the leaf, the
     active path and the warnings."""
 

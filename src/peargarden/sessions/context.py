@@ -132,6 +132,7 @@ def context_message(entry: Entry) -> ContextMessage:
             pass
         else:
             message.entry_id = entry.id
+            entry.note_shape(message.role, message.tags, bool(message.tool_calls))
             return message
     return ContextMessage.from_entry(entry)
 

@@ -18,6 +18,7 @@ given by the caller).  Type-specific fields sit beside them on the same line:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -67,6 +68,8 @@ class Entry(msgspec.Struct, eq=False, gc=False):
     _line: bytes | None = None
     _start: int = 0
     _end: int = 0  # 0: _line is the line itself
+    # (role, tags, whether it calls tools) as the context read them from the line: see note_shape
+    _shape: tuple[str, tuple[str, ...], bool] | None = None
 
     def with_parent(self, parent_id: str | None) -> Entry:
         """The same entry under another parent (still decoded only when read)."""
@@ -89,6 +92,17 @@ class Entry(msgspec.Struct, eq=False, gc=False):
             body = self._body = _body_of(memoryview(line)[self._start : end] if end else line)
             self._line = None
         return body
+
+    def note_shape(self, role: str, tags: Sequence[str], calls_tools: bool) -> None:
+        """Remember what the context decoded from this message's line (its role, tags and whether it
+        calls tools), so a later pass over the branch in the same process (the count of the user
+        turns still due for compaction) need not decode the line again."""
+        self._shape = (role, tuple(tags), calls_tools)
+
+    @property
+    def shape(self) -> tuple[str, tuple[str, ...], bool] | None:
+        """What :meth:`note_shape` remembered, or ``None``."""
+        return self._shape
 
     def raw_line(self) -> bytes | memoryview | None:
         """The entry's line while its body is not decoded yet (None once it is, or for an entry made

@@ -14,8 +14,9 @@ active path, the greeting being 0.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 
@@ -26,12 +27,11 @@ from .variables import bound_message
 NewId = Callable[[], str]
 
 
-@dataclass
-class Plan:
+class Plan(msgspec.Struct):
     start_leaf: str | None
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry] = msgspec.field(default_factory=list)
     # Messages changed in place, after the entries: (entry id, the message fields to set; None drops one).
-    amends: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    amends: list[tuple[str, dict[str, Any]]] = msgspec.field(default_factory=list)
 
 
 def message_at(tree: SessionTree, index: int) -> Entry:

@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .entries import HIDDEN_TAG, Entry, custom_entry, message_entry
 from .ops import NewId
@@ -127,8 +128,7 @@ def _imported_record(line: dict[str, Any], swipe: int) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and record else None
 
 
-@dataclass(frozen=True)
-class ImportedChat:
+class ImportedChat(msgspec.Struct, frozen=True):
     header: dict[str, Any]  # ST's header line ({} for a headerless file)
     entries: list[Entry]  # in append order (each entry's parent comes before it)
     leaf: str | None  # the end of the chosen-swipe chain: where the story continues

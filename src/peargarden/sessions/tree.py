@@ -13,17 +13,17 @@ message it had is kept among its :meth:`revisions` (the session file keeps an ``
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, KeysView, Mapping
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .entries import Entry
 
 
-@dataclass(frozen=True)
-class TreeRow:
+class TreeRow(msgspec.Struct, frozen=True):
     """One line of a drawn tree: depth, the entry, whether it is on the active path, sibling position."""
 
     depth: int

@@ -14,7 +14,8 @@ by itself.  Once the file exists it is authoritative and the projection stops, s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from peargarden.stage.lore.entries import LoreEntry
 
@@ -42,8 +43,7 @@ EXAMPLE_HEADING = "对白示例（仅供文风与语气参考，不是已发生�
 SUPPLEMENT_BOOK_LABEL = "补充设定"
 
 
-@dataclass(frozen=True)
-class MirrorEntry:
+class MirrorEntry(msgspec.Struct, frozen=True):
     name: str  # with its suffix
     content: str
 

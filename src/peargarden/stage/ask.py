@@ -7,8 +7,9 @@ beat ends there and a choice card is shown; the answer comes back as the next us
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 
@@ -19,8 +20,7 @@ MAX_OPTIONS = 4
 HANDED_OVER = "已把这个岔口交给用户，本拍到此为止。用户的选择会作为下一条消息到来，到时接着写。"
 
 
-@dataclass(frozen=True)
-class AskCard:
+class AskCard(msgspec.Struct, frozen=True):
     question: str
     options: tuple[str, ...]
     free_text: bool = True

@@ -8,8 +8,9 @@ one scan of the recent messages however large the books are.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from peargarden.stage.lore.entries import LoreEntry
 from peargarden.stage.lore.index import title_index_block
@@ -27,8 +28,7 @@ from .system import PromptFiles, build_system_prompt, has_dossier
 __all__ = ["LoreCorpus", "StageRequest", "StageSettings", "assemble_beat", "scan_texts"]
 
 
-@dataclass(frozen=True)
-class StageSettings:
+class StageSettings(msgspec.Struct, frozen=True):
     user_name: str = "旅人"
     user_persona: str = ""
     language: str = ""  # "" = not known: the prompt states no language
@@ -55,8 +55,7 @@ class LoreCorpus:
         return self.scanner.scan(texts, depth=depth, max_hits=max_hits)
 
 
-@dataclass(frozen=True)
-class StageRequest:
+class StageRequest(msgspec.Struct, frozen=True):
     system: str
     messages: list[dict[str, str]]
     warnings: tuple[str, ...]

@@ -8,14 +8,14 @@ how a card file was stored.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 __all__ = ["StageCard", "apply_macros", "card_from_data"]
 
 
-@dataclass(frozen=True)
-class StageCard:
+class StageCard(msgspec.Struct, frozen=True):
     name: str
     description: str = ""
     personality: str = ""

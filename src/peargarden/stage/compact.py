@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from .assemble import LoreCorpus, StageRequest, StageSettings, scan_texts
 from .card import StageCard, apply_macros
@@ -89,8 +90,7 @@ def example_turns(mes_example: str, char: str, user: str) -> list[Turn]:
 _ENGLISH = frozenset({"英语", "英文", "english", "en"})
 
 
-@dataclass(frozen=True)
-class _Frame:
+class _Frame(msgspec.Struct, frozen=True):
     """The fixed words of the short prompt in one language."""
 
     intro: str  # {char}

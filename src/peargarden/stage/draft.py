@@ -16,7 +16,8 @@ free text after the draft is dropped.  Offsets and lengths are Python characters
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+import msgspec
 
 from peargarden.errors import BadInput, ConflictError
 
@@ -33,14 +34,13 @@ EMPTY_BEAT_WARNING = "本拍模型未交出任何正文"
 UNSEALED_WARNING = "稿件已保存，本拍尚未收笔"
 
 
-@dataclass
-class DraftSheet:
+class DraftSheet(msgspec.Struct):
     text: str = ""
     version: int = 0
     sealed: bool = False
     explicit: bool = False  # the model used a draft tool this beat
     # Text streamed in the text channel, kept for the format tail.
-    streamed: list[str] = field(default_factory=list)
+    streamed: list[str] = msgspec.field(default_factory=list)
 
     def _check(self, version: int | None) -> None:
         if self.sealed:
@@ -112,8 +112,7 @@ def format_blocks(text: str) -> list[str]:
     return found
 
 
-@dataclass(frozen=True)
-class BeatProse:
+class BeatProse(msgspec.Struct, frozen=True):
     text: str
     sealed: bool
     warnings: tuple[str, ...] = ()

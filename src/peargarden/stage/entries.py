@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from peargarden.errors import BadInput, NotFound
 
@@ -83,8 +84,7 @@ def entry_source(name: str) -> str | None:
     return split_suffix(name)[1]
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     """One entry as parsed.  Line numbers index ``text.split("\\n")``; ``end`` is exclusive."""
 
     name: str  # heading text with its suffix: the key for toggle/edit/delete

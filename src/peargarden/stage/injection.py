@@ -12,7 +12,8 @@ do not think rarely call tools.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from peargarden.stage.lore.entries import LoreEntry
 
@@ -54,8 +55,7 @@ def language_line(language: str) -> str:
     return f"【语言】以{language}写叙事与对白（专有名词可保留原文）。" if language.strip() else ""
 
 
-@dataclass(frozen=True)
-class Injection:
+class Injection(msgspec.Struct, frozen=True):
     text: str
     hits: tuple[LoreEntry, ...]
 

@@ -9,8 +9,9 @@ reads the question as old history.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 __all__ = ["SUMMARY_PREFIX", "Turn", "build_messages", "merge_turns"]
 
@@ -19,8 +20,7 @@ Role = Literal["user", "assistant"]
 SUMMARY_PREFIX = "【前情提要】以下是更早剧情的接力摘要，是既定事实：\n\n"
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(msgspec.Struct, frozen=True):
     role: Role
     text: str
 

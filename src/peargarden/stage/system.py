@@ -19,7 +19,8 @@ the text is byte-stable within a session (prefix caches keep working) unless the
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from peargarden.stage.lore.entries import LoreEntry
 
@@ -43,8 +44,7 @@ __all__ = [
 SYSTEM_FALLBACK_WARNING = "SYSTEM.md 缺失或为空，本拍用的是随包的默认版本。请在数据文件夹里恢复或编写 SYSTEM.md。"
 
 
-@dataclass(frozen=True)
-class PromptFiles:
+class PromptFiles(msgspec.Struct, frozen=True):
     """The raw prompt files of a card (``None`` = the file does not exist)."""
 
     system: str | None
@@ -55,8 +55,7 @@ class PromptFiles:
     agents: str | None = None
 
 
-@dataclass(frozen=True)
-class SystemPrompt:
+class SystemPrompt(msgspec.Struct, frozen=True):
     text: str
     warnings: tuple[str, ...] = ()
 

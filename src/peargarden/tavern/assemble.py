@@ -9,8 +9,9 @@ fill and the in-context marker.  Nothing here touches files, the clock or random
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.text.regex_scripts import Placement, is_static
 
@@ -29,8 +30,7 @@ from .world_info_step import world_info
 __all__ = ["GEN_TYPES", "Assembly", "Generation", "GenerationContext", "LedgerRow", "generate"]
 
 
-@dataclass
-class LedgerRow:
+class LedgerRow(msgspec.Struct):
     slot: str
     role: str
     tokens: int
@@ -38,8 +38,7 @@ class LedgerRow:
     name: str | None = None
 
 
-@dataclass
-class Assembly:
+class Assembly(msgspec.Struct):
     """The result of one generation's prompt assembly."""
 
     messages: list[dict[str, str]]
@@ -51,11 +50,11 @@ class Assembly:
     in_context_count: int
     last_in_context_index: int
     gen_type: str
-    world_info_activated: list[str] = field(default_factory=list)
-    world_info_fired: list[dict[str, str]] = field(default_factory=list)  # the same, by title and book
+    world_info_activated: list[str] = msgspec.field(default_factory=list)
+    world_info_fired: list[dict[str, str]] = msgspec.field(default_factory=list)  # the same, by title and book
     context: int = 0  # the context size it was assembled for (the preset's openai_max_context)
     response: int = 0  # the reply's share of it (openai_max_tokens)
-    stop: list[str] = field(default_factory=list)  # the request's ``stop`` (custom stopping strings)
+    stop: list[str] = msgspec.field(default_factory=list)  # the request's ``stop`` (custom stopping strings)
 
 
 class Generation(GenerationContext):

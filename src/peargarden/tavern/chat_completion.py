@@ -9,7 +9,8 @@ and raises :class:`TokenBudgetExceeded` when it does not fit (ST then still send
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from peargarden.text.tokens import TextCounter, message_tokens
 
@@ -43,8 +44,7 @@ def cost_function(count: TextCounter) -> MessageCost:
     return cost
 
 
-@dataclass
-class Message:
+class Message(msgspec.Struct):
     role: str
     content: str
     identifier: str
@@ -64,10 +64,9 @@ class Message:
         return out
 
 
-@dataclass
-class Group:
+class Group(msgspec.Struct):
     identifier: str
-    messages: list[Message] = field(default_factory=list)
+    messages: list[Message] = msgspec.field(default_factory=list)
 
     @property
     def tokens(self) -> int:

@@ -11,9 +11,10 @@ import bisect
 import math
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
+
+from msgspec.structs import replace
 
 from peargarden.formats.chats import parse_send_date
 from peargarden.text.jsstring import js_trim

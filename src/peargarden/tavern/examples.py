@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from peargarden.text.jsstring import js_trim
 
 _START = re.compile("<START>", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class ExampleMessage:
+class ExampleMessage(msgspec.Struct, frozen=True):
     content: str
     name: str  # example_user / example_assistant
 

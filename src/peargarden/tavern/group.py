@@ -14,9 +14,10 @@ filters them out), and a muted member still counts in ``{{group}}`` but not in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
+
+import msgspec
 
 
 class Activation(IntEnum):
@@ -51,8 +52,7 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(msgspec.Struct, frozen=True):
     """The assembly-relevant fields of a SillyTavern group file."""
 
     members: tuple[str, ...]  # avatar file names, in the group's order
@@ -103,12 +103,11 @@ def card_name(card: Mapping[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-@dataclass(frozen=True)
-class Cast:
+class Cast(msgspec.Struct, frozen=True):
     """A group and its members' character objects, keyed by avatar file name."""
 
     group: Group
-    cards: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    cards: Mapping[str, dict[str, Any]] = msgspec.field(default_factory=dict)
 
     def card(self, avatar: str) -> dict[str, Any] | None:
         return self.cards.get(avatar)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from peargarden.text.jsstring import js_trim
 
@@ -41,8 +42,7 @@ def _card_text(card: Mapping[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-@dataclass(frozen=True)
-class _Joiner:
+class _Joiner(msgspec.Struct, frozen=True):
     cast: Cast
     speaker: str  # avatar of the member speaking
     expand: Callable[[str, str], str]
@@ -122,8 +122,7 @@ def joined_fields(
     }
 
 
-@dataclass(frozen=True)
-class DepthPrompt:
+class DepthPrompt(msgspec.Struct, frozen=True):
     text: str
     depth: Any  # as stored (``?? 4``): the extension table reads it like ST's setExtensionPrompt
     role: Any  # a role name as stored (``?? "system"``)

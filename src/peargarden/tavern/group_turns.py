@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+import msgspec
 
 from peargarden.text._jsnum import js_number
 
@@ -194,8 +195,7 @@ def impersonate_pick(cast: Cast, random: Random) -> list[str]:
     return cast.present((members[math.floor(random() * len(members))],))
 
 
-@dataclass(frozen=True)
-class RoundCall:
+class RoundCall(msgspec.Struct, frozen=True):
     """What set a group round off."""
 
     kind: str = "normal"  # normal, swipe, continue, impersonate, quiet

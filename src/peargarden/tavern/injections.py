@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
+
+import msgspec
 
 from peargarden.text.jsstring import js_trim
 
@@ -24,8 +25,7 @@ from .prompts import Prompt
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class ExtensionPrompt:
+class ExtensionPrompt(msgspec.Struct, frozen=True):
     value: str
     position: float
     depth: float

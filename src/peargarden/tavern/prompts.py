@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from .defaults import DEFAULT_ORDER, DEFAULT_PROMPTS, GLOBAL_ORDER_ID
 
 
-@dataclass
-class Prompt:
+class Prompt(msgspec.Struct):
     """ST's ``Prompt`` object (only the fields it copies)."""
 
     identifier: str
@@ -71,11 +72,10 @@ def _js_number_eq(value: Any, number: int) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == number
 
 
-@dataclass
-class PromptManagerData:
+class PromptManagerData(msgspec.Struct):
     prompts: list[dict[str, Any]]
     order: list[dict[str, Any]]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     def find(self, identifier: str) -> dict[str, Any] | None:
         for p in self.prompts:

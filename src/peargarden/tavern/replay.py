@@ -11,8 +11,9 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.text.jsstring import js_trim
 from peargarden.text.macros import chat_id_hash, substitute
@@ -27,28 +28,26 @@ from .state import TavernState, apply_preset, deep_merge, effective_settings
 from .version import case_version, for_version, normalize_version
 
 
-@dataclass
-class CaseData:
+class CaseData(msgspec.Struct):
     settings: dict[str, Any]  # the case's settings.json (steps, st_settings_overrides, …)
     card: dict[str, Any]
     preset: dict[str, Any] | None = None
     chat_header: dict[str, Any] | None = None
     chat: list[dict[str, Any]] | None = None  # None: ST creates a new chat from the greeting
-    worlds: dict[str, dict[str, Any]] = field(default_factory=dict)
+    worlds: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     # A group case: the group file, and its members' cards by avatar file name (``card`` is then
     # the first member's).  Replayed by ``peargarden.tavern.group_replay.replay_group``.
     group: dict[str, Any] | None = None
-    members: dict[str, dict[str, Any]] = field(default_factory=dict)
+    members: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class ReplayResult:
+class ReplayResult(msgspec.Struct):
     body: dict[str, Any] | None
     assembly: Assembly | None
     state: TavernState
     warnings: list[str]
-    generations: list[dict[str, Any]] = field(default_factory=list)  # every request body, in order
-    assemblies: list[Assembly] = field(default_factory=list)  # and the assembly of each
+    generations: list[dict[str, Any]] = msgspec.field(default_factory=list)  # every request body, in order
+    assemblies: list[Assembly] = msgspec.field(default_factory=list)  # and the assembly of each
 
 
 def build_state(case: CaseData, counter: TextCounter | None = None, *, version: str | None = None) -> TavernState:

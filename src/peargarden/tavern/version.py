@@ -13,8 +13,10 @@ for 1.18 and is read from the settings when they name it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.errors import BadInput
 
@@ -24,8 +26,7 @@ VERSIONS = (V112, V118)
 DEFAULT_VERSION = V118  # what users run now; new data folders get it
 
 
-@dataclass(frozen=True)
-class StCompat:
+class StCompat(msgspec.Struct, frozen=True):
     """One switch per SillyTavern 1.12.6 → 1.18.0 difference that changes the request."""
 
     version: str = V112

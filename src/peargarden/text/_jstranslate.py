@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import regex
-
 _QUANTIFIER = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
 _WORD = "A-Za-z0-9_"
 _LINE_END = "\\n\\r\\u2028\\u2029"
@@ -332,5 +330,7 @@ def translate_js(source: str, flags: str = "") -> str:
 
 def compile_js_pattern(source: str, flags: str = "") -> Any:
     """Compile a JS pattern; raises ``re.error``/``regex.error``/``ValueError`` when JS would reject it."""
+    import regex  # heavy (19 modules): loaded by the first regex a card really has
+
     py_flags = regex.IGNORECASE if "i" in flags else 0
     return regex.compile(_translate(source, flags), py_flags | regex.VERSION0)

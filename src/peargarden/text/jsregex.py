@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import Any
 
-import regex
+import msgspec
 
 from ._jstranslate import compile_js_pattern
 
 _VALID_FLAGS = set("dgimsuvy")
 
 
-@dataclass(frozen=True)
-class JsRegex:
+class JsRegex(msgspec.Struct, frozen=True):
     """A compiled JS regex: the Python pattern plus the JS flags that change how it is used."""
 
     pattern: Any  # a compiled ``regex`` pattern (JS allows variable-length lookbehind)
@@ -52,6 +50,8 @@ _FLAGS_OK = re.compile(r"^(?!.*?(.).*?\1)[gmixXsuUAJ]+$")
 @functools.lru_cache(maxsize=4096)
 def regex_from_string(text: str) -> JsRegex | None:
     """ST's ``regexFromString``: ``/body/flags`` or a bare pattern; ``None`` when it cannot compile."""
+    import regex  # heavy (19 modules): loaded by the first regex a card really has
+
     try:
         m = _SLASHED.match(text)
         if not m:

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, timedelta
+
+import msgspec
 
 from ._jsnum import is_nan, js_number, js_str
 from ._moment import format_moment, humanize_seconds
@@ -44,22 +45,20 @@ _FALSE_WORDS = ("off", "false", "0")
 # -- tree ------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Span:
+class Span(msgspec.Struct):
     """A raw argument (or variable value): ``text[start:end]`` of the parsed string."""
 
     start: int
     end: int
 
 
-@dataclass
-class MacroNode:
+class MacroNode(msgspec.Struct):
     start: int  # offset of ``{{``
     end: int  # offset after ``}}`` (after the closing macro once a scope is paired)
     inner_end: int = 0  # offset of this macro's own ``}}``
     name: str = ""
     flags: str = ""
-    args: list[Span] = field(default_factory=list)
+    args: list[Span] = msgspec.field(default_factory=list)
     var_scope: str = ""  # "." or "$" for a variable shorthand
     var_op: str = ""
     var_value: Span | None = None
@@ -235,8 +234,7 @@ def _parse_variable(text: str, i: int, node: MacroNode) -> MacroNode | None:
 # -- registry --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MacroCall:
+class MacroCall(msgspec.Struct, frozen=True):
     name: str
     args: list[str]
     flags: str
@@ -247,8 +245,7 @@ class MacroCall:
 Handler = Callable[["_Evaluator", MacroCall], str]
 
 
-@dataclass(frozen=True)
-class MacroDef:
+class MacroDef(msgspec.Struct, frozen=True):
     handler: Handler
     min_args: int = 0
     max_args: int = 0

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+
+import msgspec
 
 from ._jsnum import is_nan, js_number, js_str
 from ._moment import format_moment, humanize_seconds
@@ -25,12 +26,11 @@ from ._seedrandom import cyrb53, seeded_random
 VarValue = str | int | float
 
 
-@dataclass
-class Variables:
+class Variables(msgspec.Struct):
     """Chat-local (``chat_metadata.variables``) and global (``extension_settings.variables.global``)."""
 
-    local: dict[str, object] = field(default_factory=dict)
-    global_: dict[str, object] = field(default_factory=dict)
+    local: dict[str, object] = msgspec.field(default_factory=dict)
+    global_: dict[str, object] = msgspec.field(default_factory=dict)
 
     def _store(self, scope: str) -> dict[str, object]:
         return self.local if scope == "local" else self.global_
@@ -70,8 +70,7 @@ class Variables:
         return result
 
 
-@dataclass(frozen=True)
-class CardMacroFields:
+class CardMacroFields(msgspec.Struct, frozen=True):
     """Values of the card-field macros (``{{description}}`` …), already substituted once."""
 
     char_prompt: str = ""
@@ -84,8 +83,7 @@ class CardMacroFields:
     char_version: str = ""
 
 
-@dataclass(frozen=True)
-class ChatFacts:
+class ChatFacts(msgspec.Struct, frozen=True):
     """Values read from the current chat by ``{{lastMessage}}`` and friends."""
 
     last_message: str = ""
@@ -113,8 +111,7 @@ def _default_random() -> float:
     return 0.0
 
 
-@dataclass
-class MacroEnv:
+class MacroEnv(msgspec.Struct):
     """Everything macro substitution may read.  ``clock`` and ``random`` are injected."""
 
     user: str = "User"
@@ -124,11 +121,11 @@ class MacroEnv:
     group: str | None = None
     group_not_muted: str | None = None
     not_char: str | None = None
-    card: CardMacroFields | None = field(default_factory=CardMacroFields)
+    card: CardMacroFields | None = msgspec.field(default_factory=CardMacroFields)
     model: str = ""
-    extra: Mapping[str, str | Callable[[], str]] = field(default_factory=dict)
-    variables: Variables = field(default_factory=Variables)
-    chat: ChatFacts = field(default_factory=ChatFacts)
+    extra: Mapping[str, str | Callable[[], str]] = msgspec.field(default_factory=dict)
+    variables: Variables = msgspec.field(default_factory=Variables)
+    chat: ChatFacts = msgspec.field(default_factory=ChatFacts)
     max_prompt: int = 0
     input_text: str = ""
     sysprompt: str = "Write {{char}}'s next reply in a fictional chat between {{char}} and {{user}}."
@@ -139,7 +136,7 @@ class MacroEnv:
     chat_id_hash: int = 0
     clock: Callable[[], datetime] = _default_clock
     random: Callable[[], float] = _default_random
-    banned_words: list[str] = field(default_factory=list)
+    banned_words: list[str] = msgspec.field(default_factory=list)
     # Read by the new engine's macros only (1.17+).
     max_context: int = 0
     max_response: int = 0

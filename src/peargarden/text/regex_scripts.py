@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+import msgspec
+
 from ._jsnum import js_number
 from .jsregex import regex_from_string
 
@@ -50,8 +52,7 @@ def _optional_int(value: object) -> int | None:
     return int(number)
 
 
-@dataclass(frozen=True)
-class RegexScript:
+class RegexScript(msgspec.Struct, frozen=True):
     script_name: str = ""
     find_regex: str = ""
     replace_string: str = ""

@@ -22,6 +22,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Protocol
 
+import msgspec
+
 from peargarden.errors import FormatError
 
 if TYPE_CHECKING:
@@ -133,8 +135,7 @@ class TiktokenCounter:
 _CJK_RUNS = re.compile("[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]+")
 
 
-@dataclass(frozen=True)
-class EstimateCounter:
+class EstimateCounter(msgspec.Struct, frozen=True):
     """CJK-aware estimate for models whose tokenizer we do not have.
 
     ``cjk_factor`` tokens per CJK character (1.0 default, 1.5 for cl100k-like vocabularies), other

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.variables.jsvalues import UNDEFINED, clone, js_keys, truthy
 from peargarden.variables.lodash import correctly_merge
@@ -30,8 +31,7 @@ _FENCED = re.compile(rf"```{_NOT_NEWLINE}*\n([\s\S]*)\n```")
 _GREETING_BLOCK = re.compile(rf"<(initvar)>(?:\s*```{_NOT_NEWLINE}*)?([\s\S]*?)(?:```\s*)?</\1>", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Lorebook:
+class Lorebook(msgspec.Struct, frozen=True):
     """A lorebook as MVU sees it: its name and its entries (SillyTavern's ``entries`` object or a list)."""
 
     name: str
@@ -43,13 +43,12 @@ class Lorebook:
         return [entry for entry in self.entries if isinstance(entry, Mapping)]
 
 
-@dataclass
-class InitResult:
+class InitResult(msgspec.Struct):
     """The seeded variables, whether any book was read, and the entries that could not be."""
 
     variables: dict[str, Any]
     updated: bool
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def empty_variables() -> dict[str, Any]:

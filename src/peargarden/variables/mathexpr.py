@@ -17,8 +17,9 @@ import cmath
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from peargarden.variables.jsvalues import number_to_string
 
@@ -39,8 +40,7 @@ _TOKEN = re.compile(
 _WORD_OPERATORS = {"mod", "and", "or", "not", "xor", "to", "in"}
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(msgspec.Struct, frozen=True):
     """An expression tree: ``kind`` and its parts (numbers, names, child nodes)."""
 
     kind: str
@@ -268,8 +268,7 @@ def _string_literal(text: str) -> str:
 Matrix = list[Any]
 
 
-@dataclass(frozen=True)
-class Expression:
+class Expression(msgspec.Struct, frozen=True):
     """A parsed expression as a value (what ``derivative`` returns): it can be evaluated later."""
 
     node: Node

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.variables.history import last_valid_variables, swipe_variables
 from peargarden.variables.jsvalues import UNDEFINED, clone
@@ -24,15 +25,14 @@ _ECHOED_STATUS = re.compile(r"<(status_current_variable)>(?:(?!<\1>).)*</\1?>", 
 _WRITTEN_KEYS = ("initialized_lorebooks", "stat_data", "schema", "display_data", "delta_data")
 
 
-@dataclass
-class MessageOutcome:
+class MessageOutcome(msgspec.Struct):
     """What handling one message writes: the swipe's variables, maybe the chat's, maybe the text."""
 
     message_variables: dict[str, Any]
     chat_variables: dict[str, Any] | None = None
     message_text: str | None = None
     modified: bool = False
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def write_record(existing: Any, variables: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.variables.ejs import TemplateSyntaxError, compile_template, has_template
 from peargarden.variables.jsvalues import clone, from_json
@@ -97,12 +98,11 @@ function __escape(value) {
 """
 
 
-@dataclass
-class Rendered:
+class Rendered(msgspec.Struct):
     """A template's output, the variables after it ran, and a warning when it failed."""
 
     text: str
-    variables: dict[str, Any] = field(default_factory=dict)
+    variables: dict[str, Any] = msgspec.field(default_factory=dict)
     warning: str | None = None
 
 

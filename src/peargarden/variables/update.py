@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.variables import lodash
@@ -55,13 +56,12 @@ AfterUpdate = Callable[[dict[str, Any], dict[str, Any]], None]
 ``VARIABLE_UPDATE_ENDED`` listeners would run (a zod schema runs earlier: the ``schema`` argument)."""
 
 
-@dataclass
-class UpdateResult:
+class UpdateResult(msgspec.Struct):
     """What an update did: whether ``stat_data`` changed, the commands found, and the refusals."""
 
     modified: bool
-    commands: list[Command] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    commands: list[Command] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 class VariableUpdateError(BadInput):
@@ -90,8 +90,7 @@ def _label(value: Any) -> str:
     return to_js_string(value)
 
 
-@dataclass
-class _Run:
+class _Run(msgspec.Struct):
     variables: dict[str, Any]
     reason_str: str = ""
 

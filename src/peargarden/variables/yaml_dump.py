@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.variables.jsvalues import UNDEFINED, is_number, js_keys, js_length, json_stringify, number_to_string
 
@@ -48,8 +50,7 @@ _DOUBLE_ESCAPES = {
 }
 
 
-@dataclass(frozen=True)
-class _Ctx:
+class _Ctx(msgspec.Struct, frozen=True):
     indent: str = ""
     implicit_key: bool = False
     indent_at_start: int | None = None

@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from typing import Any
+
+import msgspec
 
 from peargarden.variables.commands import Command
 from peargarden.variables.jsvalues import UNDEFINED, from_json, json_stringify
@@ -86,20 +87,18 @@ def registers_schema(source: str) -> bool:
     return "registerMvuSchema" in source
 
 
-@dataclass(frozen=True)
-class SchemaScript:
+class SchemaScript(msgspec.Struct, frozen=True):
     """One TavernHelper script that registers a schema: its name (for warnings) and its code."""
 
     name: str
     code: str
 
 
-@dataclass
-class SchemaRun:
+class SchemaRun(msgspec.Struct):
     """What one use of the schema did: whether any schema was registered, and what to say."""
 
     registered: bool
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def _yaml_parse(text: str) -> str:
@@ -119,8 +118,7 @@ def _command_json(command: Command) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class MvuSchema:
+class MvuSchema(msgspec.Struct, frozen=True):
     """The schema scripts of a card (and its preset), in the order TavernHelper runs them.
 
     Every method starts a fresh QuickJS context, runs the scripts in it (they register their

@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
+import msgspec
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
@@ -82,13 +83,13 @@ def chat_state(chat: OpenChat, window: Window | None = None) -> dict[str, Any]:
         "messages": messages,
         "first": view.first,
         "total": view.total,
-        "swipe": asdict(view.swipe),
+        "swipe": msgspec.structs.asdict(view.swipe),
         "leaf": view.leaf,
         "warnings": [*view.warnings, *chat.warnings],
         "model": view.model,
         "persona": view.persona,
         "char": view.char_name,
-        "context": asdict(view.context),
+        "context": msgspec.structs.asdict(view.context),
         # A beat's patch asks for the marker only once the beat is over (its request is in the log).
         "in_context": None
         if window.since is not None and window.mark_from is None

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from pydantic import BaseModel
 
@@ -26,6 +26,7 @@ from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.errors import BadInput, ConflictError
 
 from .api_chat import chat_state, tree_json
+from .api_status import variables_json
 from .chat_hub import ChatHub, OpenChat
 from .deps import home_of, hub_of, templates_of
 
@@ -202,6 +203,14 @@ class RoundBody(BaseModel):
     text: str = ""
     step: int = 1
     speaker: str | None = None  # a member who answers now, muted or not (force-speak)
+
+
+@router.get("/api/groups/{group}/chats/{chat_id}/variables")
+def chat_variables(
+    request: Request, group: str, chat_id: str, message: list[int] | None = Query(None)
+) -> dict[str, Any]:
+    """The group chat's variables, for its status bars (as ``GET /api/chats/{card}/{chat}/variables``)."""
+    return variables_json(_session(_chat(request, group, chat_id)).variables(), message)
 
 
 @router.post("/api/groups/{group}/chats/{chat_id}/beat")

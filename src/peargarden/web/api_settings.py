@@ -4,9 +4,9 @@ and API keys typed into the page (stored in the data folder with mode 0600; neve
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
+import msgspec
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
@@ -31,7 +31,7 @@ def settings(request: Request) -> dict[str, Any]:
     """config.toml as the page shows it, with the connection profiles and the one in force."""
     home = home_of(request)
     view = settings_view(home)
-    view["profiles"] = [asdict(profile) for profile in list_profiles(home)]
+    view["profiles"] = [msgspec.structs.asdict(profile) for profile in list_profiles(home)]
     view["active_profile"] = active_profile(home)
     return view
 

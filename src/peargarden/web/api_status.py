@@ -5,6 +5,8 @@
   "role", "swipe_id", "variables", "swipes"}]}``, SillyTavern's message numbers (0 = the greeting),
   one record per swipe and ``variables`` the shown swipe's.  ``?message=N`` (repeatable; negative
   counts from the end, ``-1`` the last) keeps only those messages.  Read-only.
+* ``GET /api/groups/{group}/chats/{chat}/variables`` — the same for a group chat (its route lives
+  with the group's in ``api_groups.py``).
 * ``GET /api/frame-libs/{name}`` — a library frames get locally (``frame_libraries.py``).
 """
 
@@ -14,6 +16,8 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
+
+from peargarden.app.play.chat_variables import ChatVariables
 
 from .deps import hub_of
 from .frame_libraries import library_text
@@ -26,7 +30,12 @@ def chat_variables(
     request: Request, card: str, chat_id: str, message: list[int] | None = Query(None)
 ) -> dict[str, Any]:
     """The chat's variables, per message and per swipe (``?message=N`` for some of them)."""
-    shown = hub_of(request).chat(card, chat_id).session.variables()
+    return variables_json(hub_of(request).chat(card, chat_id).session.variables(), message)
+
+
+def variables_json(shown: ChatVariables, message: list[int] | None) -> dict[str, Any]:
+    """The answer of a chat's ``…/variables`` (a card's chat or a group's): *message* picks messages
+    by SillyTavern's numbers (negative: from the end), ``None`` all of them."""
     count = len(shown.messages)
     picked = {number + count if number < 0 else number for number in message or []}
     wanted = range(count) if message is None else sorted(picked & set(range(count)))

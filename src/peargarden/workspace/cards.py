@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput, NotFound, PearError, storage_error
 from peargarden.formats import Card, read_card
@@ -33,8 +34,7 @@ _NOT_CARD_FILES = frozenset({CARD_SETTINGS_FILE, SUPPLEMENT_BOOK_FILE})
 CHATS_DIR = "chats"
 
 
-@dataclass(frozen=True)
-class CardFolder:
+class CardFolder(msgspec.Struct, frozen=True):
     """One card's folder.  Constructing one touches nothing on disk."""
 
     home: Home

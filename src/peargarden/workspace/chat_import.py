@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.formats import is_chat_text, iter_chat_jsonl, read_chat_jsonl
@@ -57,8 +58,7 @@ def is_streamed_chat(path: Path) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class ChatSource:
+class ChatSource(msgspec.Struct, frozen=True):
     """A chat file to import: read a line at a time (*streamed*) or whole (UTF-16)."""
 
     path: Path
@@ -78,8 +78,7 @@ def scan_chat(source: ChatSource) -> int:
     return sum("mes" in value for value in source.objects())
 
 
-@dataclass(frozen=True)
-class ChatConversion:
+class ChatConversion(msgspec.Struct, frozen=True):
     """The session file of an imported chat, made as the chat is read (see :meth:`chunks`)."""
 
     source: ChatSource

@@ -24,10 +24,11 @@ import gc
 import os
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput, ConflictError, NotFound
 from peargarden.formats import read_chat_jsonl
@@ -102,8 +103,7 @@ def _converted_lines(chat_id: str, st_file: Path) -> list[str]:
     return out
 
 
-@dataclass
-class ChatFile:
+class ChatFile(msgspec.Struct):
     """One chat: its folder, header and tree, kept in step with the file."""
 
     path: Path

@@ -14,12 +14,12 @@ before the setting existed keeps the requests it had, while a new folder's ``con
 
 from __future__ import annotations
 
-import dataclasses
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.providers.base import TIMEOUT_KEYS
@@ -47,8 +47,7 @@ DEFAULT_BASH_BLACKLIST: tuple[str, ...] = DEFAULT_BLACKLIST
 DEFAULT_NO_ASK_PREFIXES: tuple[str, ...] = DEFAULT_NO_ASK
 
 
-@dataclass(frozen=True)
-class ModelSettings:
+class ModelSettings(msgspec.Struct, frozen=True):
     """Which connection and model a job uses, and how hard it thinks."""
 
     provider: str = LOCAL_PROVIDER
@@ -59,8 +58,7 @@ class ModelSettings:
     local_path: str = ""
 
 
-@dataclass(frozen=True)
-class ProviderSettings:
+class ProviderSettings(msgspec.Struct, frozen=True):
     """One named OpenAI-compatible connection (``[providers.<name>]``)."""
 
     name: str
@@ -72,23 +70,21 @@ class ProviderSettings:
     profile: str = ""
     # ``[providers.<name>.sampler]``: body fields every request to this connection carries
     # (temperature, top_p, max_tokens, penalties…); they win over a preset's.
-    sampler: Mapping[str, float] = field(default_factory=dict)
+    sampler: Mapping[str, float] = msgspec.field(default_factory=dict)
     # ``connect_timeout`` / ``first_byte_timeout`` / ``idle_timeout`` / ``total_timeout`` in seconds,
     # by limit name (``connect`` …); the ones not given keep the providers' defaults.
-    timeouts: dict[str, float] = field(default_factory=dict)
+    timeouts: dict[str, float] = msgspec.field(default_factory=dict)
     # ``stream = false``: ask for the whole reply at once (SillyTavern's streaming switch; for
     # endpoints and proxies that stream badly).
     stream: bool = True
 
 
-@dataclass(frozen=True)
-class SandboxSettings:
+class SandboxSettings(msgspec.Struct, frozen=True):
     blacklist: tuple[str, ...] = DEFAULT_BASH_BLACKLIST
     no_ask_prefixes: tuple[str, ...] = DEFAULT_NO_ASK_PREFIXES
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """Everything configurable, with the code's defaults.
 
     ``model.provider`` empty means the embedded local model; ``side_model`` fields left empty fall
@@ -107,10 +103,10 @@ class Settings:
     preset: str = ""
     st_version: str = "1.12"
     lorebooks: tuple[str, ...] = ()
-    model: ModelSettings = field(default_factory=ModelSettings)
-    side_model: ModelSettings = field(default_factory=lambda: ModelSettings(provider="", thinking="low"))
-    providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
-    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    model: ModelSettings = msgspec.field(default_factory=ModelSettings)
+    side_model: ModelSettings = msgspec.field(default_factory=lambda: ModelSettings(provider="", thinking="low"))
+    providers: Mapping[str, ProviderSettings] = msgspec.field(default_factory=dict)
+    sandbox: SandboxSettings = msgspec.field(default_factory=SandboxSettings)
 
     def main(self) -> ModelSettings:
         """The main model with an empty provider resolved to the embedded one."""
@@ -216,7 +212,7 @@ def settings_from_mapping(doc: Mapping[str, Any], *, where: str | Path = "config
         changes["providers"] = _providers(doc["providers"], where)
     if "sandbox" in doc:
         changes["sandbox"] = _sandbox(doc["sandbox"], where)
-    return _validated(dataclasses.replace(base, **changes), where)
+    return _validated(msgspec.structs.replace(base, **changes), where)
 
 
 def merge_card_settings(settings: Settings, card: Mapping[str, Any], *, where: str | Path = "卡.json") -> Settings:
@@ -230,7 +226,7 @@ def merge_card_settings(settings: Settings, card: Mapping[str, Any], *, where: s
             changes[name] = _string_list(key, value, where)
         else:
             changes[name] = _checked(key, value, _SIMPLE_FIELDS[name], where)
-    return _validated(dataclasses.replace(settings, **changes), where)
+    return _validated(msgspec.structs.replace(settings, **changes), where)
 
 
 def _checked(key: str, value: Any, kind: type, where: str | Path) -> Any:
@@ -264,7 +260,7 @@ def _model(value: Any, key: str, base: ModelSettings, where: str | Path) -> Mode
         for name in ("provider", "model", "thinking", "local_path")
         if name in table
     }
-    model = dataclasses.replace(base, **fields)
+    model = msgspec.structs.replace(base, **fields)
     if model.thinking and model.thinking not in THINKING_LEVELS:
         raise BadInput(f"{key}.thinking 只能是 {' | '.join(THINKING_LEVELS)}，实际是 {model.thinking!r}", path=where)
     return model
@@ -331,4 +327,4 @@ def _validated(settings: Settings, where: str | Path) -> Settings:
     if settings.st_version not in ST_VERSIONS:
         raise BadInput(f"st_version 只能是 1.12 或 1.18，实际是 {settings.st_version!r}", path=where)
     clamped = {name: min(max(getattr(settings, name), low), high) for name, (low, high) in _RANGES.items()}
-    return dataclasses.replace(settings, **clamped)
+    return msgspec.structs.replace(settings, **clamped)

@@ -18,9 +18,10 @@ exports under, so the group file is SillyTavern's as it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats.groups import GroupFile, read_group, write_group
@@ -41,8 +42,7 @@ def groups_dir(home: Home) -> Path:
     return home.root / GROUPS_DIR
 
 
-@dataclass(frozen=True)
-class GroupFolder:
+class GroupFolder(msgspec.Struct, frozen=True):
     """One group's folder.  Constructing one touches nothing on disk."""
 
     home: Home

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 ENV_HOME = "PEARGARDEN_HOME"
 
@@ -50,8 +51,7 @@ def sanitize_name(name: str) -> str:
     return cleaned
 
 
-@dataclass(frozen=True)
-class Home:
+class Home(msgspec.Struct, frozen=True):
     """The data folder. Constructing one touches nothing on disk."""
 
     root: Path

@@ -36,9 +36,10 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+
+import msgspec
 
 from peargarden.errors import BadInput, ConflictError, FormatError, PearError, storage_error
 from peargarden.formats import (
@@ -93,8 +94,7 @@ _KIND_LABEL = {
 }
 
 
-@dataclass(frozen=True)
-class ImportedItem:
+class ImportedItem(msgspec.Struct, frozen=True):
     """One line of the import report."""
 
     source: Path
@@ -103,30 +103,28 @@ class ImportedItem:
     note: str = ""
 
 
-@dataclass
-class ImportPlan:
+class ImportPlan(msgspec.Struct):
     home: Home
     # What to write: bytes, or a chat converted while it is written.
-    writes: list[tuple[Path, bytes | ChatConversion]] = field(default_factory=list)
-    items: list[ImportedItem] = field(default_factory=list)
+    writes: list[tuple[Path, bytes | ChatConversion]] = msgspec.field(default_factory=list)
+    items: list[ImportedItem] = msgspec.field(default_factory=list)
     # Card settings to write, by card folder: the mounted books after this import.
-    mounts: dict[str, list[str]] = field(default_factory=dict)
+    mounts: dict[str, list[str]] = msgspec.field(default_factory=dict)
     # Files the import replaces by a file of another name (a card's old file of another kind).
-    removes: list[Path] = field(default_factory=list)
+    removes: list[Path] = msgspec.field(default_factory=list)
 
 
-@dataclass
-class _Batch:
+class _Batch(msgspec.Struct):
     """What the files imported so far in this run have claimed (names are not on disk yet)."""
 
-    cards: dict[str, str] = field(default_factory=dict)  # folder → card name
-    lorebooks: dict[str, bytes] = field(default_factory=dict)  # stem → bytes
-    presets: dict[str, bytes] = field(default_factory=dict)
-    regex: dict[str, bytes] = field(default_factory=dict)
-    chats: dict[str, list[str]] = field(default_factory=dict)  # card folder → chat ids
+    cards: dict[str, str] = msgspec.field(default_factory=dict)  # folder → card name
+    lorebooks: dict[str, bytes] = msgspec.field(default_factory=dict)  # stem → bytes
+    presets: dict[str, bytes] = msgspec.field(default_factory=dict)
+    regex: dict[str, bytes] = msgspec.field(default_factory=dict)
+    chats: dict[str, list[str]] = msgspec.field(default_factory=dict)  # card folder → chat ids
     # Cards that do not exist yet but will: the imported ones ({} settings) and, when this import
     # sets the data folder up, the bundled card with the settings seeding gives it.
-    pending_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pending_settings: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
 
     def card_settings(self, home: Home, folder: str) -> dict[str, Any]:
         if folder in self.pending_settings:

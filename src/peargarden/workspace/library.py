@@ -5,9 +5,10 @@ A lorebook's or preset's name is its file name without ``.json`` (as in SillyTav
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import read_lorebook
@@ -86,8 +87,7 @@ def read_library_lorebook(home: Home, book: str) -> dict[str, Any]:
     return read_lorebook(read_input(path), str(path))
 
 
-@dataclass(frozen=True)
-class LorebookInfo:
+class LorebookInfo(msgspec.Struct, frozen=True):
     name: str
     path: Path
     entries: int | None

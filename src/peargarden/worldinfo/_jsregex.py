@@ -8,11 +8,10 @@ scripts).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
-import regex  # variable-length lookbehind and forward references, as JavaScript allows
+import msgspec
 
 from peargarden.text._jstranslate import translate_js
 
@@ -26,8 +25,7 @@ class _Compiled(Protocol):
     def match(self, text: str) -> object | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class KeyRegex:
+class KeyRegex(msgspec.Struct, frozen=True):
     """A compiled regex key; ``sticky`` (flag ``y``) means ``test()`` only matches at index 0."""
 
     pattern: _Compiled
@@ -51,6 +49,9 @@ def parse_key_regex(key: str) -> KeyRegex | None:
     if len(set(flags)) != len(flags):
         return None  # JS rejects repeated flags
     pattern = pattern.replace("\\/", "/", 1)  # ST unescapes only the first "\/" (the rest stay escapes)
+    # regex, not re: variable-length lookbehind and forward references, as JavaScript allows
+    import regex  # heavy (19 modules): loaded by the first regex a card really has
+
     py_flags = regex.IGNORECASE if "i" in flags else 0
     try:
         compiled: _Compiled = regex.compile(translate_js(pattern, flags), py_flags | regex.VERSION0)

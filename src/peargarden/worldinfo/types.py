@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+import msgspec
+
 # A JSON value as it came from a SillyTavern file.  Kept loose on purpose: the engine must treat
 # missing or oddly typed fields exactly as SillyTavern's JavaScript would.
 JSONValue = Any
@@ -74,16 +76,14 @@ class WorldInfoEntry:
         return f"{self.world}.{js_to_string(self.uid)}"
 
 
-@dataclass(frozen=True, slots=True)
-class Lorebook:
+class Lorebook(msgspec.Struct, frozen=True):
     """A named book: its entries in SillyTavern's iteration order (numeric uids ascending)."""
 
     name: str
     entries: tuple[WorldInfoEntry, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ScanMessage:
+class ScanMessage(msgspec.Struct, frozen=True):
     """One chat message as the scan sees it: speaker name and text (after prompt-time regex).
 
     Pass the core chat oldest first, hidden and system-notice messages already removed.
@@ -93,8 +93,7 @@ class ScanMessage:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class WorldInfoSettings:
+class WorldInfoSettings(msgspec.Struct, frozen=True):
     """``world_info_settings`` from SillyTavern's settings.json (code defaults of 1.12.6)."""
 
     depth: int = 2
@@ -143,24 +142,21 @@ class WorldInfoSettings:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class CharacterContext:
+class CharacterContext(msgspec.Struct, frozen=True):
     """The active character, for entries with a ``characterFilter``."""
 
     avatar: str  # the card's avatar file name, e.g. "Lin Yue.png" (compared without the extension)
     tags: tuple[str, ...] | None = None  # tag ids; None = the character has no tag map entry
 
 
-@dataclass(frozen=True, slots=True)
-class ExampleInjection:
+class ExampleInjection(msgspec.Struct, frozen=True):
     """An example-message entry: ``position`` is ``"before"`` (EMTop) or ``"after"`` (EMBottom)."""
 
     position: str
     content: str
 
 
-@dataclass(frozen=True, slots=True)
-class DepthInjection:
+class DepthInjection(msgspec.Struct, frozen=True):
     """A group of @depth entries with the same depth and role, in SillyTavern's list order.
 
     ``content`` is the entries joined with ``\\n`` — the value SillyTavern writes into the
@@ -183,8 +179,7 @@ class DepthInjection:
         return f"customDepthWI-{js_to_string(self.depth)}-{self.role}"
 
 
-@dataclass(frozen=True, slots=True)
-class ActivatedEntry:
+class ActivatedEntry(msgspec.Struct, frozen=True):
     """An entry that made it into the prompt, with its final text (macros + transform applied)."""
 
     entry: WorldInfoEntry
@@ -194,8 +189,7 @@ class ActivatedEntry:
     loop: int  # 1-based scan loop that activated it
 
 
-@dataclass(frozen=True, slots=True)
-class WorldInfoResult:
+class WorldInfoResult(msgspec.Struct, frozen=True):
     """Everything one scan produces."""
 
     wi_before: str = ""
@@ -204,9 +198,9 @@ class WorldInfoResult:
     an_bottom: tuple[str, ...] = ()
     examples: tuple[ExampleInjection, ...] = ()
     depth: tuple[DepthInjection, ...] = ()
-    outlets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # 1.18 outlet name → texts
+    outlets: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)  # 1.18 outlet name → texts
     activated: tuple[ActivatedEntry, ...] = ()
-    timed_world_info: Mapping[str, JSONValue] = field(default_factory=dict)
+    timed_world_info: Mapping[str, JSONValue] = msgspec.field(default_factory=dict)
     budget: int = 0
     overflowed: bool = False
     warnings: tuple[str, ...] = ()

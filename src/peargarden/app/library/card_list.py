@@ -16,9 +16,11 @@ from __future__ import annotations
 import threading
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.errors import BadInput, PearError
 from peargarden.workspace.cards import CardFolder, list_cards
@@ -31,16 +33,15 @@ MAX_TAGS = 50
 SORTS = ("name", "last_chat", "added")
 
 
-@dataclass(frozen=True)
-class CardRow:
+class CardRow(msgspec.Struct, frozen=True):
     folder: str
     name: str
     creator: str = ""
     notes: str = ""  # the creator notes, at most NOTES_KEPT characters
-    card_tags: list[str] = field(default_factory=list)  # the card's data.tags
-    own_tags: list[str] = field(default_factory=list)  # the user's, from 卡.json
+    card_tags: list[str] = msgspec.field(default_factory=list)  # the card's data.tags
+    own_tags: list[str] = msgspec.field(default_factory=list)  # the user's, from 卡.json
     favorite: bool = False
-    lorebooks: list[str] = field(default_factory=list)
+    lorebooks: list[str] = msgspec.field(default_factory=list)
     added: float = 0.0  # when the card file came into the data folder (its first stamp seen)
     chats: int = 0
     last_chat: float = 0.0  # when its newest chat was last written (0: no chat)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.workspace import atomic
@@ -18,8 +19,7 @@ _BOM = "\ufeff"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(frozen=True)
-class JsonStyle:
+class JsonStyle(msgspec.Struct, frozen=True):
     indent: str | None = "\t"  # None: everything on one line
     final_newline: bool = True
     newline: str = "\n"

@@ -11,9 +11,10 @@ A persona's picture is ``<name>.png`` (or ``.jpg`` / ``.webp`` / ``.gif``) besid
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.workspace import atomic
@@ -25,8 +26,7 @@ PERSONA_ENTRY_TYPE = "persona"
 AVATAR_SUFFIXES = (".png", ".jpg", ".webp", ".gif")
 
 
-@dataclass(frozen=True)
-class Persona:
+class Persona(msgspec.Struct, frozen=True):
     name: str
     description: str = ""
 

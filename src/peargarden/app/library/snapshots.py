@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from peargarden.errors import BadInput, PearError, StorageError
+from peargarden.workspace.chats import remove_orphan_indexes
 from peargarden.workspace.home import Home
 
 if TYPE_CHECKING:
@@ -35,8 +37,7 @@ def disk_errors(home: Home) -> Iterator[None]:
         raise PearError(f"{error.strerror or error}", path=error.filename or home.root) from None
 
 
-@dataclass(frozen=True)
-class SnapshotDiff:
+class SnapshotDiff(msgspec.Struct, frozen=True):
     """Files added, removed and changed between two snapshots; ``text`` is the unified diff of one
     file when the path asked about is a file of either snapshot (None for a folder or everything)."""
 
@@ -88,7 +89,6 @@ def clear_leftovers(home: Home) -> str | None:
     """Remove the temp files crashed writes left behind, and the session indexes of chats whose
     session file is gone; what was removed, said for the user (None when nothing was, or when the
     folder could not be read: that is logged, and the start goes on)."""
-    from peargarden.workspace.chats import remove_orphan_indexes
     from peargarden.workspace.vault import clear_crash_debris
 
     try:

@@ -23,7 +23,8 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+
+import msgspec
 
 from peargarden.agent.approvals import Answer, ApprovalAnswer, ApprovalRequest, Approver
 from peargarden.agent.events import (
@@ -41,13 +42,12 @@ from peargarden.errors import PearError
 __all__ = ["Answer", "ApprovalPrompt", "Approver", "Beat", "BeatResult"]
 
 
-@dataclass
-class ApprovalPrompt:
+class ApprovalPrompt(msgspec.Struct):
     """A tool call waiting for the user's answer (the sandbox said ``ask``)."""
 
     request: ApprovalRequest
     _reply: ApprovalAnswer | None = None
-    _ready: threading.Event = field(default_factory=threading.Event)
+    _ready: threading.Event = msgspec.field(default_factory=threading.Event)
 
     def answer(self, reply: ApprovalAnswer | None) -> None:
         self._reply = reply

@@ -13,10 +13,11 @@ beats of a long chat's requests are megabytes rewritten on every beat).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.agent.result import BeatResult
 from peargarden.workspace import atomic
@@ -29,13 +30,12 @@ FILE_NAME = BEAT_LOG_FILE
 KEEP = 10
 
 
-@dataclass
-class BeatRecord:
+class BeatRecord(msgspec.Struct):
     started: str
     seconds: float
-    entries: list[str] = field(default_factory=list)
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    entries: list[str] = msgspec.field(default_factory=list)
+    rounds: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def log_path(session_file: Path) -> Path:

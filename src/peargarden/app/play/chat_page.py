@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from peargarden.errors import BadInput
 from peargarden.sessions import TreeRow as TreeRow  # the fronts draw it (they import no sessions)
 from peargarden.sessions.entries import Entry
@@ -38,8 +40,7 @@ if TYPE_CHECKING:
     from .service import ChatSession
 
 
-@dataclass(frozen=True)
-class MessageRow:
+class MessageRow(msgspec.Struct, frozen=True):
     """One message of the active branch as the page shows it."""
 
     index: int  # its number on the branch, from 0, as edit / delete / branch / hide count
@@ -61,7 +62,7 @@ class MessageRow:
     sibling: tuple[int, int]  # (1-based position, count) among its siblings
     stop_reason: str | None = None
     undoable: bool = False  # its text changed in place (a continue): ``ChatSession.undo`` brings the old back
-    lore: list[dict[str, str]] = field(default_factory=list)  # a reply: the lorebook entries that fired for it
+    lore: list[dict[str, str]] = msgspec.field(default_factory=list)  # a reply: the lorebook entries that fired for it
     # The message's variables (the current swipe's record: stat_data, display_data, delta_data …);
     # None when it holds none.  ``ChatSession.variables()`` has every message's, per swipe.
     variables: dict[str, Any] | None = None
@@ -71,15 +72,13 @@ class MessageRow:
     message_id: int | None = None
 
 
-@dataclass(frozen=True)
-class SwipeArrows:
+class SwipeArrows(msgspec.Struct, frozen=True):
     position: int  # the last reply's place among its siblings (0 without one)
     count: int
     generate: bool  # swiping past the last asks the model for a new reply
 
 
-@dataclass(frozen=True)
-class ContextBar:
+class ContextBar(msgspec.Struct, frozen=True):
     tokens: int
     limit: int
     reserve: int

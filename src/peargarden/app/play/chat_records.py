@@ -7,9 +7,10 @@ export are imported by the export only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import NotFound
 from peargarden.formats import TavernChat, TavernMessage, write_chat_jsonl
@@ -27,8 +28,7 @@ from .chat_summaries import summarize
 __all__ = ["CardFolder", "ChatRecord", "Entry", "card_folders", "export_sillytavern", "find_chat", "save_file"]
 
 
-@dataclass(frozen=True)
-class ChatRecord:
+class ChatRecord(msgspec.Struct, frozen=True):
     """A chat as ``pear sessions`` reads it: its card, its active branch and tree, what reading it found."""
 
     folder: CardFolder

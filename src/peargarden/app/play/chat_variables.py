@@ -9,8 +9,9 @@ seed) shows the seed the first beat will write, so a new chat's variables are th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.modes.chat_variables import card_books, greeting_seed, mvu_active
@@ -55,8 +56,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class MessageVariables:
+class MessageVariables(msgspec.Struct, frozen=True):
     """One SillyTavern message's variables: a record per swipe (``None``: that swipe has none)."""
 
     index: int
@@ -74,12 +74,11 @@ class MessageVariables:
                 "variables": self.current, "swipes": self.swipes}  # fmt: skip
 
 
-@dataclass
-class ChatVariables:
+class ChatVariables(msgspec.Struct):
     """Every message's variables on the active branch and the chat's variables."""
 
     messages: list[MessageVariables]
-    chat: dict[str, Any] = field(default_factory=dict)
+    chat: dict[str, Any] = msgspec.field(default_factory=dict)
     mvu: bool = False  # MVU keeps this chat's variables
 
     def message(self, index: int | None) -> MessageVariables:
@@ -200,24 +199,47 @@ STATUS_WIDTH = 160
 def latest_record(tree: SessionTree) -> dict[str, Any] | None:
     """The record in force on the branch (the latest message's), read from the notes alone: cheap
     after every beat of a long chat."""
+    return _latest_records(tree)[0]
+
+
+def _latest_records(tree: SessionTree) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The latest message's record on the branch and the one of the message before it (each ``None``
+    when there is none)."""
     notes = tree.customs(MESSAGE_VARIABLES_TYPE)
     if not notes:
-        return None
+        return None, None
     on_path = {entry.id for entry in tree.messages()}
+    found: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for entry in reversed(notes):
         data = entry.body.get("data")
-        if isinstance(data, dict) and data.get("message") in on_path and isinstance(data.get("variables"), dict):
-            return dict(data["variables"])
-    return None
+        if not isinstance(data, dict) or not isinstance(data.get("variables"), dict):
+            continue
+        message = data.get("message")
+        if message in on_path and message not in seen:  # a message's latest note is its record
+            seen.add(message)
+            found.append(dict(data["variables"]))
+            if len(found) == 2:
+                break
+    return (found[0] if found else None), (found[1] if len(found) > 1 else None)
 
 
-def status_line(record: Mapping[str, Any] | None, width: int = STATUS_WIDTH) -> str | None:
+def status_line(
+    record: Mapping[str, Any] | None, width: int = STATUS_WIDTH, before: Mapping[str, Any] | None = None
+) -> str | None:
     """One compact line of the variables in force, the ones the last reply changed marked ``*``
-    (``None``: the chat keeps no variables)."""
+    (``None``: the chat keeps no variables).  Classic MVU says what changed in ``delta_data``; a zod
+    card's record has none, so its values are compared with *before* (the record of the message
+    before the reply)."""
     if record is None or not isinstance(record.get("stat_data"), dict) or not record["stat_data"]:
         return None
-    changed = {path for path, _ in _leaves(record.get("delta_data") or {})}
-    parts = [f"{path}={_text(value)}{'*' if path in changed else ''}" for path, value in _leaves(record["stat_data"])]
+    leaves = _leaves(record["stat_data"])
+    if "delta_data" in record or before is None or not isinstance(before.get("stat_data"), dict):
+        changed = {path for path, _ in _leaves(record.get("delta_data") or {})}
+    else:
+        earlier = dict(_leaves(before["stat_data"]))
+        changed = {path for path, value in leaves if path not in earlier or earlier[path] != value}
+    parts = [f"{path}={_text(value)}{'*' if path in changed else ''}" for path, value in leaves]
     line = "【变量】" + " · ".join(parts)
     return line if len(line) <= width else line[: width - 1] + "…"
 
@@ -232,13 +254,14 @@ def row_variables(tree: SessionTree, entries: Sequence[Entry]) -> dict[str, dict
 
 def session_status(session: ChatSession) -> str | None:
     """``pear chat``'s status line after a beat (``None``: the chat keeps no variables)."""
-    return status_line(latest_record(session.chat.tree))
+    record, before = _latest_records(session.chat.tree)
+    return status_line(record, before=before)
 
 
 def variables_event(session: ChatSession) -> dict[str, Any] | None:
     """``pear chat --once --json``'s last line when the chat keeps variables: ``{"type": "variables",
     "variables": <the record in force>, "status": <the status line>}``."""
-    record = latest_record(session.chat.tree)
+    record, before = _latest_records(session.chat.tree)
     if record is None:
         return None
-    return {"type": "variables", "variables": record, "status": status_line(record)}
+    return {"type": "variables", "variables": record, "status": status_line(record, before=before)}

@@ -22,13 +22,16 @@ The chat lives in the group's folder (``groups/<group>/chats/<id>/session.jsonl`
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent, WarningEvent
@@ -101,8 +104,7 @@ _CLOCK_IDS = 2**53
 _TRIGGER = re.compile(r"^\s*/trigger(?:\s+(.*))?$", re.DOTALL | re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class MemberView:
+class MemberView(msgspec.Struct, frozen=True):
     """A member as a front lists it."""
 
     avatar: str
@@ -111,25 +113,23 @@ class MemberView:
     muted: bool
 
 
-@dataclass
-class _RoundPlan:
+class _RoundPlan(msgspec.Struct):
     start: _BeatStart
     speakers: list[str]
     round_id: Any
 
 
-@dataclass
 class GroupSession(ChatSession):
     """A group chat (see the module docstring).  ``env`` and ``card`` are the member speaking now
     (the first member between beats)."""
 
     group: GroupFolder | None = None
     scene: GroupScene | None = None
-    envs: dict[str, GroupBeatEnv] = field(default_factory=dict)
+    envs: dict[str, GroupBeatEnv] = msgspec.field(default_factory=dict)
     # Who speaks next is drawn from this (NATURAL and POOLED rolls, impersonate's member).
-    random: Callable[[], float] = field(default_factory=live_random)
+    random: Callable[[], float] = msgspec.field(default_factory=live_random)
     _round_id: Any = None
-    _options: ChatOptions = field(default_factory=ChatOptions)
+    _options: ChatOptions = msgspec.field(default_factory=ChatOptions)
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -162,7 +162,7 @@ class GroupSession(ChatSession):
         position, count = reply_swipes(self.chat.tree)
         swipe = replace(page.swipe, position=position, count=count, generate=count > 0)
         group = {**self.group_info(), "row_cards": cards}
-        return replace(page, swipe=swipe, extra={**page.extra, "group": group})
+        return dataclasses.replace(page, swipe=swipe, extra={**page.extra, "group": group})
 
     def card_of(self, entry_id: str) -> str | None:
         """The card folder of the member who wrote the entry (``None``: the user, or a member gone)."""
@@ -179,7 +179,7 @@ class GroupSession(ChatSession):
         return {
             "folder": self.folder.folder,
             "name": self.char_name,
-            "members": [vars(m) for m in self.roster()],
+            "members": [msgspec.structs.asdict(m) for m in self.roster()],
             "activation_strategy": scene.group.activation,
             "generation_mode": scene.group.mode,
             "allow_self_responses": scene.group.allow_self_responses,

@@ -4,8 +4,9 @@ model, thinking level and samplers.  Used by the web's ``/api/inspect`` and its 
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
+
+import msgspec
 
 from peargarden.providers.base import ChatRequest
 from peargarden.text.tokens import counter_for_model, message_tokens
@@ -68,7 +69,7 @@ def ledger(request: ChatRequest, model: str, *, counted: bool = True, purpose: s
         "thinking": request.thinking,
         "sampler": dict(request.sampler),
         # The budget the builder fitted this request into (tavern: the preset's), for the context bar.
-        **({"budget": asdict(request.budget)} if request.budget is not None else {}),
+        **({"budget": msgspec.structs.asdict(request.budget)} if request.budget is not None else {}),
         # The lorebook entries that fired for it (the page lists them under the reply).
         **({"lore": [dict(hit) for hit in request.lore]} if request.lore else {}),
     }

@@ -25,10 +25,12 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.agent.approvals import Approver, CardGrantRecorder, Judge
 from peargarden.agent.events import (
@@ -95,8 +97,7 @@ ACTIONS: tuple[str, ...] = get_args(Action)
 RequestHook = Callable[[SentRequest], None]
 
 
-@dataclass
-class ChatOptions:
+class ChatOptions(msgspec.Struct):
     """Per-chat choices a front may override (``None`` = from config / card / defaults)."""
 
     mode: str | None = None
@@ -109,15 +110,14 @@ class ChatOptions:
     st_version: str | None = None
 
 
-@dataclass
-class PearApp:
+class PearApp(msgspec.Struct):
     home: Home
     # Tests and the bench inject a provider; None: resolved from config.toml (plus keys stored from
     # the web's settings page) and the front's connection (see app.connections).
     provider_factory: Callable[[Settings, Connection | None], ResolvedProvider] | None = None
     # Called with every request any chat of this app sends, as it is sent (httpx's event hooks):
     # the beats' own records and the beat log need none of them.
-    on_request: list[RequestHook] = field(default_factory=list)
+    on_request: list[RequestHook] = msgspec.field(default_factory=list)
     # None: the sandbox judges every tool call (lists from config.toml) and "allow for this card"
     # answers are written to the card's 卡.json.
     judge: Judge | None = None
@@ -127,7 +127,7 @@ class PearApp:
     # configured (an injected test provider is not spent on side calls unless asked).
     story_memory: bool | None = None
     # The ways to play, by name (the fronts use the standard table; tests pass their own).
-    modes: Mapping[str, PlayMode] = field(default_factory=lambda: MODES)
+    modes: Mapping[str, PlayMode] = msgspec.field(default_factory=lambda: MODES)
 
     def mode(self, name: str) -> PlayMode:
         """The mode called *name*; unknown names fail with the list of known ones."""
@@ -324,8 +324,7 @@ def _card_object(card: Any) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
-@dataclass
-class Preview:
+class Preview(msgspec.Struct):
     """What the next beat would send: the first request, its tools and the warnings it would show."""
 
     mode: str
@@ -333,11 +332,10 @@ class Preview:
     tools: list[Tool]
     warnings: list[str]
     # What the mode's builder shows besides the request (tavern: SillyTavern's "body" and "assembly").
-    inspect: dict[str, Any] = field(default_factory=dict)
+    inspect: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class ChatSession:
+class ChatSession(msgspec.Struct):
     app: PearApp
     card: CardFolder
     chat: ChatFile
@@ -350,11 +348,11 @@ class ChatSession:
     start_mode: str = "stage"
     # Whether the chat keeps story memory (``PearApp.keeps_story_memory``); the mode's steps read it.
     story_memory: bool = False
-    _context: ContextMemo = field(default_factory=ContextMemo)
-    _busy: threading.Lock = field(default_factory=threading.Lock)
+    _context: ContextMemo = msgspec.field(default_factory=ContextMemo)
+    _busy: threading.Lock = msgspec.field(default_factory=threading.Lock)
     # Set while the beat holding the chat runs its mode's after-beat step (its reply is complete):
     # a beat or edit asked for meanwhile waits for it instead of failing (see _hold).
-    _tidying: threading.Event = field(default_factory=threading.Event)
+    _tidying: threading.Event = msgspec.field(default_factory=threading.Event)
     _lock: ChatLock | None = None
     # The beat running now (its record collects the requests sent), and the chat's beat log as read.
     _beat: Beat | None = None
@@ -910,8 +908,7 @@ class ChatSession:
         return _checkpointed(events, checkpoint) if record else events
 
 
-@dataclass
-class _BeatStart:
+class _BeatStart(msgspec.Struct):
     """What :meth:`ChatSession.play` set up for the loop: the kind of beat, the user's words, the
     number of entries before the beat (what it writes comes after), and for ``continue`` the
     history, the reply being continued (its text, its id) and whether it was extended."""
@@ -924,7 +921,7 @@ class _BeatStart:
     prefix: str = ""
     before_release: Callable[[], None] | None = None
     extends: str | None = None
-    extended: list[str] = field(default_factory=list)
+    extended: list[str] = msgspec.field(default_factory=list)
 
 
 def _lifecycle(

@@ -14,6 +14,8 @@ from typing import Any
 from peargarden.errors import BadInput, FormatError, NotFound
 from peargarden.formats import card_to_object, read_card
 from peargarden.formats.groups import read_group
+from peargarden.tavern.group_replay import replay_group
+from peargarden.tavern.replay import CaseData, replay
 from peargarden.workspace.config import check_st_version
 from peargarden.workspace.inputs import read_json
 
@@ -80,7 +82,6 @@ def _group_members(case_dir: Path, settings: dict[str, Any]) -> dict[str, Any]:
 def load_case(case_dir: Path) -> Any:
     """Read an oracle case folder into :class:`peargarden.tavern.replay.CaseData` (a group case —
     ``group.json`` with member cards ``card1.json`` … — fills ``group`` and ``members``)."""
-    from peargarden.tavern.replay import CaseData
 
     if not case_dir.is_dir():
         raise NotFound(f"找不到案例文件夹 {case_dir}")
@@ -130,8 +131,6 @@ def replay_case(case_dir: Path, version: str | None = None) -> Any:
     """Replay the case's steps (as *version* of SillyTavern, default the case's own): the
     ``ReplayResult`` with the body and assembly of the last generation, every generation's body
     (``generations``) and the warnings.  A group case is replayed as the group it records."""
-    from peargarden.tavern.group_replay import replay_group
-    from peargarden.tavern.replay import replay
 
     checked = check_st_version(version) if version else None  # a bad flag is said before the case is read
     case = load_case(case_dir)

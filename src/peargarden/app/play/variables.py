@@ -12,9 +12,10 @@ read here.  ``variables at message N`` of a stored chat waits for variables in t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput, FormatError, PearError
 from peargarden.formats import decode_utf8, read_card
@@ -31,14 +32,13 @@ from peargarden.workspace.inputs import read_input
 __all__ = ["AppliedReply", "apply_reply", "apply_reply_files", "card_schema", "record_json"]
 
 
-@dataclass
-class AppliedReply:
+class AppliedReply(msgspec.Struct):
     """The variables after one reply, the change lines it wrote, and the commands MVU refused."""
 
     variables: dict[str, Any]
     modified: bool
-    changes: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    changes: dict[str, Any] = msgspec.field(default_factory=dict)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def _seeded(stat_data: dict[str, Any]) -> dict[str, Any]:

@@ -10,8 +10,9 @@ whose values are the ones in force.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.workspace import atomic
@@ -26,8 +27,7 @@ MAX_NAME = 60
 _FIELDS = ("provider", "model", "thinking", "preset")
 
 
-@dataclass(frozen=True)
-class ConnectionProfile:
+class ConnectionProfile(msgspec.Struct, frozen=True):
     name: str
     provider: str
     model: str = ""

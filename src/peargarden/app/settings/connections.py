@@ -10,8 +10,10 @@ field of a configured connection (its ``profile`` included) into the provider.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.errors import PearError, ProviderError
 from peargarden.providers.base import Provider, Timeouts
@@ -25,8 +27,7 @@ if TYPE_CHECKING:  # the registry is imported on use: a command that talks to no
 LOCAL = "local"
 
 
-@dataclass(frozen=True)
-class Connection:
+class Connection(msgspec.Struct, frozen=True):
     """A connection named on the command line (``--base-url --model --api-key-env``)."""
 
     base_url: str = ""
@@ -39,8 +40,7 @@ class Connection:
     timeouts: tuple[tuple[str, float], ...] = ()
 
 
-@dataclass
-class ResolvedProvider:
+class ResolvedProvider(msgspec.Struct):
     provider: Provider
     model: str
     embedded: bool

@@ -10,7 +10,9 @@ from typing import Any
 from peargarden.errors import BadInput
 from peargarden.providers.model_catalog import CATALOG, DEFAULT
 from peargarden.providers.model_fetch import fetch, installed_path
+from peargarden.providers.registry import embedded_provider
 from peargarden.providers.runtime_check import recorded_check, run_check, unsafe_error
+from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 
 
@@ -44,8 +46,6 @@ def check_embedded(
     default).  With *if_needed*, a record still valid for this machine, runtime and model is shown
     instead of testing again.  The answer is ``CheckResult.to_json()`` plus ``name`` (the model's)
     and ``fresh`` (tested now)."""
-    from peargarden.providers.registry import embedded_provider
-    from peargarden.workspace.config import load_settings
 
     name = local_model or load_settings(home.config_file).main().local_path
     provider = embedded_provider(name)

@@ -4,9 +4,12 @@ endpoint's ``/v1/models`` list, or the embedded models and which of them are fet
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
+from peargarden.providers.registry import LOCAL, ConnectionSpec
+from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 
 from .local_models import embedded_models
@@ -15,19 +18,16 @@ if TYPE_CHECKING:
     from peargarden.providers.registry import ConnectionSpec
 
 
-@dataclass(frozen=True)
-class ModelList:
+class ModelList(msgspec.Struct, frozen=True):
     connection: str  # the connection's name (``--base-url`` for one given by flag, ``local`` embedded)
     base_url: str  # ``embedded`` for the embedded models
     models: list[str]
     # The embedded models (name, model, fetched, default) when the connection is the embedded one.
-    embedded: list[dict[str, Any]] | None = field(default=None)
+    embedded: list[dict[str, Any]] | None = msgspec.field(default=None)
 
 
 def _configured(home: Home, api_key_env: str | None) -> ConnectionSpec:
     """The main connection of config.toml (the embedded model when none is configured)."""
-    from peargarden.providers.registry import LOCAL, ConnectionSpec
-    from peargarden.workspace.config import load_settings
 
     settings = load_settings(home.config_file)
     main = settings.main()
@@ -46,7 +46,6 @@ def _configured(home: Home, api_key_env: str | None) -> ConnectionSpec:
 def list_models(home: Home, base_url: str | None = None, api_key_env: str | None = None) -> ModelList:
     """The models of the endpoint *base_url* (its key in the variable *api_key_env*), or of the main
     connection of config.toml when no URL is given; the embedded models for the embedded one."""
-    from peargarden.providers.registry import ConnectionSpec
 
     spec = ConnectionSpec("--base-url", base_url, api_key_env=api_key_env or "") if base_url else None
     spec = spec or _configured(home, api_key_env)

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import Any
+
+import msgspec.structs
 
 from peargarden.errors import BadInput
 from peargarden.workspace.config import ModelSettings, load_settings
@@ -71,7 +72,7 @@ def connection_models(home: Home, connection: str | None = None) -> dict[str, An
     if connection:
         if connection not in current.providers:
             raise BadInput(f"config.toml 里没有连接 [providers.{connection}]")
-        current = dataclasses.replace(current, model=dataclasses.replace(current.model, provider=connection))
+        current = msgspec.structs.replace(current, model=msgspec.structs.replace(current.model, provider=connection))
     if current.main().provider == "local":
         return {"connection": "local", "models": ["（内置本地模型）"]}
     resolved = resolve_provider(current)

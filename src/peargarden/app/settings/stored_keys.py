@@ -7,9 +7,10 @@ to a front: :func:`has_stored_key` says only whether one is there.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
+
+import msgspec.structs
 
 from peargarden.errors import BadInput
 from peargarden.workspace import atomic
@@ -58,7 +59,7 @@ def with_stored_key(home: Home, settings: Settings) -> Settings:
         except (BadInput, OSError):
             continue
         if key:
-            changed[name] = dataclasses.replace(conn, api_key=key)
+            changed[name] = msgspec.structs.replace(conn, api_key=key)
     if not changed:
         return settings
-    return dataclasses.replace(settings, providers={**settings.providers, **changed})
+    return msgspec.structs.replace(settings, providers={**settings.providers, **changed})

@@ -9,8 +9,9 @@ cast from it; the service sets the speaker before each reply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.modes.base import BeatEnv
@@ -22,8 +23,7 @@ from peargarden.workspace.cards import CardFolder
 SPEAKER_CHOICES = ("strategy", "model")
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(msgspec.Struct, frozen=True):
     """One member of the group whose card is in the data folder."""
 
     avatar: str  # the member's name in the group file (SillyTavern's avatar file name)
@@ -32,8 +32,7 @@ class Member:
     card_object: dict[str, Any]  # the card as SillyTavern holds it (V2 object), for the cast
 
 
-@dataclass
-class GroupScene:
+class GroupScene(msgspec.Struct):
     """The group as the round sees it (one object shared by every member's env)."""
 
     group: Group
@@ -43,7 +42,7 @@ class GroupScene:
     # Pear Garden's ``tavern`` settings for the group (群.json); None: each member card's own.
     tavern: dict[str, Any] | None = None
     speaker: str = ""  # the avatar speaking now
-    spoken: list[str] = field(default_factory=list)  # avatars who spoke in this round, in order
+    spoken: list[str] = msgspec.field(default_factory=list)  # avatars who spoke in this round, in order
     # What the speaking model asked for through ``next_speaker`` (an avatar), or ``user``.
     handed_to: str | None = None
     # A member's card keeps MVU variables (its books seed or update them): every speaker's stage
@@ -81,7 +80,6 @@ class GroupScene:
         self.handed_to = None
 
 
-@dataclass
 class GroupBeatEnv(BeatEnv):
     """A member's env in a group chat: the member's card, and the scene it shares with the others."""
 

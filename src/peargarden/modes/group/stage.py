@@ -20,10 +20,10 @@ the same notes; lore comes from each speaker's own books.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool, ToolContext, ToolResult

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.errors import BadInput, NotFound
 from peargarden.stage import (
@@ -36,6 +38,10 @@ from peargarden.stage import (
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
 from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
 from peargarden.tavern.version import for_version
+from peargarden.text.regex_scripts import (
+    RegexSet,
+    load_scripts,  # the regex library only when a beat runs
+)
 from peargarden.text.rolls import live_random
 from peargarden.variables.marks import UPDATE_RULES_MARK
 from peargarden.workspace import atomic
@@ -66,8 +72,7 @@ CARD_APPEND_FILE = "APPEND_SYSTEM.md"
 SUPPLEMENT_BOOK_NAME = SUPPLEMENT_BOOK_FILE.removesuffix(".json")
 
 
-@dataclass(frozen=True)
-class BookSource:
+class BookSource(msgspec.Struct, frozen=True):
     """One book of a card's corpus: where it lives and whether it is the supplement book."""
 
     name: str
@@ -75,8 +80,7 @@ class BookSource:
     overlay: bool = False
 
 
-@dataclass
-class StageMaterials:
+class StageMaterials(msgspec.Struct):
     home: Home
     folder: CardFolder
     card: StageCard
@@ -86,7 +90,7 @@ class StageMaterials:
     corpus: LoreCorpus
     books: list[BookSource]
     disabled_lore: tuple[str, ...] = ()
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     @property
     def creation_mode(self) -> str:
@@ -251,7 +255,6 @@ def _card_scripts(folder: CardFolder) -> tuple[Any, ...]:
     known = _PARSED.get(key)
     if stamp is not None and known is not None and known[0] == stamp and isinstance(known[1], tuple):
         return known[1]
-    from peargarden.text.regex_scripts import load_scripts  # the regex library only when a beat runs
 
     scripts = tuple(load_scripts(card_regex_scripts(folder.load_card())))
     if stamp is not None:
@@ -262,7 +265,6 @@ def _card_scripts(folder: CardFolder) -> tuple[Any, ...]:
 def regex_set(home: Home, folder: CardFolder) -> tuple[Any, list[str]]:
     """The scripts a stage beat runs (a ``RegexSet``): the library's global ones, then the card's own
     if allowed."""
-    from peargarden.text.regex_scripts import RegexSet, load_scripts
 
     global_raw, warnings = global_regex_scripts(home)
     allowed = regex_allowance(folder) is True

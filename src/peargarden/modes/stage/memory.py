@@ -21,9 +21,11 @@ from __future__ import annotations
 import time
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from peargarden.agent.result import BeatResult
 from peargarden.errors import BadInput, FormatError, PearError
@@ -85,8 +87,7 @@ RECALL_SECONDS = 5.0
 # -- settings ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class StorySettings:
+class StorySettings(msgspec.Struct, frozen=True):
     """``[story]`` in config.toml (keys as below), overridden by ``"story": {...}`` in 卡.json.
 
     ``compact_every`` defaults to the global ``compact_every_n_turns`` (0 = only by budget);
@@ -240,8 +241,7 @@ def _recall_docs(tree: TreeReader, covers: str | None) -> list[str]:
 # -- side calls ----------------------------------------------------------------------------------
 
 
-@dataclass
-class Outcome:
+class Outcome(msgspec.Struct):
     """What one bookkeeping step did: ``written`` (an entry was appended), or why not."""
 
     written: bool = False

@@ -19,9 +19,10 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.declare import (
@@ -107,14 +108,13 @@ def provider_labeller(provider: Provider, model: str = "") -> Labeller:
     return ask
 
 
-@dataclass
-class DeclareResult:
+class DeclareResult(msgspec.Struct):
     compiled: Compiled
     labels: Labels
     model_called: bool = False
-    asked: list[str] = field(default_factory=list)  # piece ids sent to the model
-    warnings: list[str] = field(default_factory=list)
-    changed_files: list[str] = field(default_factory=list)
+    asked: list[str] = msgspec.field(default_factory=list)  # piece ids sent to the model
+    warnings: list[str] = msgspec.field(default_factory=list)
+    changed_files: list[str] = msgspec.field(default_factory=list)
 
     def _piece_json(self, piece: Piece) -> dict[str, Any]:
         return {

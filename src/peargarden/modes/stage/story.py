@@ -9,7 +9,8 @@ returns a :class:`~peargarden.stage.memory.view.StoryView` for the current branc
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage import StageRequest, Turn, assemble_beat

@@ -36,6 +36,9 @@ _SHAPE = msgspec.json.Decoder(_ShapeLine)
 
 
 def _shape(entry: Entry) -> _Shape:
+    known = entry.shape  # the context of this beat read the line already
+    if known is not None:
+        return _Shape(known[0], known[1], known[2])
     line = entry.raw_line()
     if line is not None:
         try:
@@ -47,7 +50,7 @@ def _shape(entry: Entry) -> _Shape:
 
 
 def _tagged(tags: Any, names: frozenset[str]) -> bool:
-    return isinstance(tags, list) and any(tag in names for tag in tags)
+    return isinstance(tags, list | tuple) and any(tag in names for tag in tags)
 
 
 def story_users(entries: Sequence[Entry]) -> int:

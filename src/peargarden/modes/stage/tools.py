@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.agent.tools import AccessClass, Tool, ToolContext, ToolResult
 from peargarden.errors import BadInput, NotFound, PearError
@@ -55,8 +56,7 @@ __all__ = [
 DUPLICATE_TEXT = "内容与已有条目重复，未写入。"
 
 
-@dataclass(frozen=True)
-class StageToolEnv:
+class StageToolEnv(msgspec.Struct, frozen=True):
     """The data folder and the card the tools work on.  ``creation_mode`` overrides the settings."""
 
     home: Home

@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.result import BeatResult
@@ -184,8 +185,7 @@ def tools_offered(env: BeatEnv) -> bool:
     return not env.embedded and env.thinking != "off"
 
 
-@dataclass(frozen=True)
-class _Card:
+class _Card(msgspec.Struct, frozen=True):
     books: list[Lorebook]
     active: bool
     schema: MvuSchema | None

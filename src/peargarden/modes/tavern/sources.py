@@ -20,6 +20,7 @@ from peargarden.workspace.config import Settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input, read_json
 from peargarden.workspace.library import lorebook_name, lorebook_path, no_such_preset, read_library_lorebook
+from peargarden.worldinfo.sources import character_book_to_world
 
 if TYPE_CHECKING:
     from peargarden.modes.base import BeatEnv
@@ -80,7 +81,6 @@ def card_worlds(
             books.append(SUPPLEMENT_WORLD)
     embedded = card.data.get("character_book")
     if isinstance(embedded, dict) and embedded.get("entries"):
-        from peargarden.worldinfo.sources import character_book_to_world
 
         name, world = kept(
             "embedded", folder.card_file(), lambda: character_book_to_world(embedded, card.name, editor_resave=False)

@@ -18,8 +18,9 @@ Two steps around SillyTavern's own assembly:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from peargarden.agent.loop import BeatInput
 from peargarden.agent.result import BeatResult
@@ -82,14 +83,13 @@ def schema_for(home: Home, card_extensions: Any, preset_name: str | None) -> Mvu
     return schema_scripts(preset.get("extensions"), card_extensions)
 
 
-@dataclass
-class LateStep:
+class LateStep(msgspec.Struct):
     """The messages as sent, what the templates wrote, and a warning per template that failed."""
 
     messages: list[dict[str, Any]]
     message_variables: dict[str, Any]
     chat_variables: dict[str, Any]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def _failing_source(
@@ -158,8 +158,7 @@ def preset_sources(preset: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     ]
 
 
-@dataclass
-class RequestVariables:
+class RequestVariables(msgspec.Struct):
     """What a tavern request knows of the chat's variables before its late step."""
 
     chat: StChat

@@ -6,7 +6,7 @@ returns a partial line only when one line alone exceeds the byte limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
@@ -20,8 +20,7 @@ def format_size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f}MB"
 
 
-@dataclass(frozen=True)
-class Truncated:
+class Truncated(msgspec.Struct, frozen=True):
     text: str
     truncated: bool
     by: str  # "lines" | "bytes" | ""

@@ -13,9 +13,10 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.agent.tools import Tool, ToolContext, ToolResult
 from peargarden.sandbox import SandboxContext, forbidden_reason, judge_path
@@ -31,8 +32,7 @@ GREP_LINE_LIMIT = 500
 _IMAGE_MAGIC = {b"\x89PNG\r\n\x1a\n": "png", b"\xff\xd8\xff": "jpeg", b"GIF8": "gif"}
 
 
-@dataclass(frozen=True)
-class _Where:
+class _Where(msgspec.Struct, frozen=True):
     """Where the tools work: the card folder and the sandbox context used to skip forbidden trees."""
 
     cwd: str

@@ -24,9 +24,10 @@ import hashlib
 import json
 import re
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.authoring import Problem, Slot, card_slots, check_regex, check_script, get_at, set_at
 from peargarden.errors import BadInput, ConflictError, NotFound
@@ -77,15 +78,13 @@ def with_line_endings(edited: str, original: object) -> str:
     return edited
 
 
-@dataclass
-class Change:
+class Change(msgspec.Struct):
     slot: str
     label: str
     file: str
 
 
-@dataclass
-class FileProblem:
+class FileProblem(msgspec.Struct):
     file: str
     line: int
     column: int
@@ -95,18 +94,17 @@ class FileProblem:
         return f"{self.file}:{self.line}:{self.column}: {self.message}"
 
 
-@dataclass
-class CheckReport:
-    changes: list[Change] = field(default_factory=list)
-    problems: list[FileProblem] = field(default_factory=list)
+class CheckReport(msgspec.Struct):
+    changes: list[Change] = msgspec.field(default_factory=list)
+    problems: list[FileProblem] = msgspec.field(default_factory=list)
     # The card file changed since the expansion: slots whose value differs underneath.
     stale: bool = False
-    changed_underneath: list[str] = field(default_factory=list)
+    changed_underneath: list[str] = msgspec.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "changes": [c.__dict__ for c in self.changes],
-            "problems": [p.__dict__ for p in self.problems],
+            "changes": [msgspec.structs.asdict(c) for c in self.changes],
+            "problems": [msgspec.structs.asdict(p) for p in self.problems],
             "stale": self.stale,
             "changed_underneath": self.changed_underneath,
         }

@@ -12,9 +12,10 @@ beat — only its 【写卡维护】 lines (:func:`peargarden.authoring.segments
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.authoring.segments import (

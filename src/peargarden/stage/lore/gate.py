@@ -11,7 +11,7 @@ write*: a blocked write is the end of it, unless the user asks later.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 __all__ = [
     "DELETE_WORDS",
@@ -68,8 +68,7 @@ def has_delete_intent(text: str) -> bool:
     return any(word in lowered for word in DELETE_WORDS)
 
 
-@dataclass(frozen=True)
-class GateVerdict:
+class GateVerdict(msgspec.Struct, frozen=True):
     allowed: bool
     receipt: str = ""  # what the model is told when blocked
 

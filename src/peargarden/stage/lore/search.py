@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from .entries import LoreEntry
 
@@ -54,8 +55,7 @@ def split_terms(query: str) -> list[str]:
     return terms
 
 
-@dataclass(frozen=True)
-class SearchHit:
+class SearchHit(msgspec.Struct, frozen=True):
     entry: LoreEntry
     score: int
 

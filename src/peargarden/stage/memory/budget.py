@@ -7,7 +7,8 @@ sees a story with a hole in the middle.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from ..messages import Turn
 
@@ -21,8 +22,7 @@ def turn_tokens(count: Callable[[str], int], text: str) -> int:
     return MESSAGE_OVERHEAD + count(text)
 
 
-@dataclass(frozen=True)
-class BudgetCut:
+class BudgetCut(msgspec.Struct, frozen=True):
     kept: list[Turn]
     dropped: int
     used: int

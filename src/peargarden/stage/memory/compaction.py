@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from peargarden.text.tokens import TextCounter
 
@@ -41,8 +42,7 @@ MANUAL_MIN_CHARS = 500
 SUMMARY_MAX_TOKENS = 4096
 
 
-@dataclass(frozen=True)
-class CompactionPlan:
+class CompactionPlan(msgspec.Struct, frozen=True):
     covered: tuple[StoryItem, ...]
     covers_through_id: str
     turns: int

@@ -15,8 +15,9 @@ stay one person.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 __all__ = [
     "AFFINITY_MAX",
@@ -40,8 +41,7 @@ _KNOWN_KEYS = frozenset({"time", "location", "characters", "inventory", "flags",
 _CHARACTER_FIELDS = ("status", "notes", "at")
 
 
-@dataclass
-class Character:
+class Character(msgspec.Struct):
     affinity: int | None = None
     status: str = ""
     notes: str = ""
@@ -57,16 +57,17 @@ class Character:
         return out
 
 
-@dataclass
-class Ledger:
+class Ledger(msgspec.Struct):
     time: str = ""
     location: str = ""
-    characters: dict[str, Character] = field(default_factory=dict)
-    inventory: list[str] = field(default_factory=list)
-    flags: dict[str, str] = field(default_factory=dict)
-    plot_threads: list[str] = field(default_factory=list)
+    characters: dict[str, Character] = msgspec.field(default_factory=dict)
+    inventory: list[str] = msgspec.field(default_factory=list)
+    flags: dict[str, str] = msgspec.field(default_factory=dict)
+    plot_threads: list[str] = msgspec.field(default_factory=list)
     # section ("characters" / "items" / "events") → name → first-seen in-story time
-    roster: dict[str, dict[str, str]] = field(default_factory=lambda: {"characters": {}, "items": {}, "events": {}})
+    roster: dict[str, dict[str, str]] = msgspec.field(
+        default_factory=lambda: {"characters": {}, "items": {}, "events": {}}
+    )
 
     @property
     def empty(self) -> bool:
@@ -120,11 +121,10 @@ class Ledger:
         return Ledger.from_json(self.to_json())
 
 
-@dataclass
-class PatchResult:
+class PatchResult(msgspec.Struct):
     ledger: Ledger
     changed: bool
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 def _text(value: Any) -> str:

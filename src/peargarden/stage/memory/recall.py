@@ -36,6 +36,7 @@ def terms(text: str) -> list[str]:
     return out
 
 
+# A dataclass, not a msgspec Struct: it keeps derived tables (_tf, _df…) beside its field.
 @dataclass
 class RecallIndex:
     docs: list[str]

@@ -9,8 +9,9 @@ summaries or recall; tool traces are folded into each beat's final prose by
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 from peargarden.authoring.segments import starts_beat, story_branch
 
@@ -34,8 +35,7 @@ __all__ = [
 WORK_TAGS = frozenset({"work", "写卡维护", "hidden"})
 
 
-@dataclass(frozen=True)
-class StoryItem:
+class StoryItem(msgspec.Struct, frozen=True):
     entry_id: str
     message: Mapping[str, Any]
 

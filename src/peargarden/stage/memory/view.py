@@ -8,8 +8,9 @@ memory, settings); :func:`apply_story` drops the covered messages' turns, fills 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TypeVar
+
+import msgspec
 
 from ..messages import SUMMARY_PREFIX, Turn, build_messages
 from .budget import BudgetCut, fit_history
@@ -19,8 +20,7 @@ __all__ = ["StoryView", "budget_cut", "budget_messages", "drop_covered"]
 T = TypeVar("T")
 
 
-@dataclass
-class StoryView:
+class StoryView(msgspec.Struct):
     summary: str = ""
     covers_through: str | None = None
     world_state: str = ""
@@ -31,7 +31,7 @@ class StoryView:
     count: Callable[[str], int] = len
     # 【剧情记忆】 for a query ("" = nothing); None when recall is off.
     recall: Callable[[str], str] | None = None
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     @property
     def preface(self) -> str:

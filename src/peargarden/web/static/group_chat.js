@@ -9,6 +9,7 @@ import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
 import { messageBody, warningList } from "./chat_message.js";
+import { attachStatusBars, statusChanged } from "./status_frame.js";
 
 const root = document.getElementById("chat");
 const group = root.dataset.group;
@@ -22,6 +23,14 @@ const GENERATIONS = ["swap", "join", "join-muted"];
 let state = null;
 let running = null;
 let speaking = "";
+
+// A member's status bars read the chat through the page, as on a card's chat page (status_frame.js).
+attachStatusBars({
+  base,
+  rows: () => (state ? state.messages : []),
+  scroller: () => list,
+  names: () => ({ user: state ? state.persona : "", char: speaking || (state ? state.char || "" : "") }),
+});
 
 function post(path, body) {
   return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -168,6 +177,7 @@ async function change(action, body) {
   try {
     state = await post(`${base}/${action}`, body);
     draw();
+    statusChanged(action).catch((error) => toast(error.message, true));
   } catch (error) { toast(error.message, true); }
 }
 
@@ -241,6 +251,7 @@ async function play(body) {
   }
   if (body.action === "impersonate") composer.value = impersonated.trim();
   await refresh();
+  if (body.action !== "impersonate") await statusChanged(body.action).catch((error) => toast(error.message, true));
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
 }
 

@@ -23,10 +23,11 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import BadInput, ConflictError, FormatError, NotFound
 
@@ -96,8 +97,7 @@ def local_now() -> datetime:
     return datetime.now().astimezone()
 
 
-@dataclass(frozen=True)
-class SnapshotInfo:
+class SnapshotInfo(msgspec.Struct, frozen=True):
     id: str
     time: str
     reason: str
@@ -119,8 +119,7 @@ class SnapshotInfo:
         )
 
 
-@dataclass(frozen=True)
-class VaultDiff:
+class VaultDiff(msgspec.Struct, frozen=True):
     """What changed from snapshot *a* to snapshot *b* (paths relative to the data folder, sorted)."""
 
     a: str
@@ -134,8 +133,7 @@ class VaultDiff:
         return not (self.added or self.removed or self.changed)
 
 
-@dataclass(frozen=True)
-class RestoreResult:
+class RestoreResult(msgspec.Struct, frozen=True):
     snapshot_id: str
     path: str | None
     written: list[str]
@@ -493,8 +491,7 @@ class Vault:
             raise ConflictError(f"{folder} 的位置被一个文件占着") from None
 
 
-@dataclass(frozen=True)
-class _Scan:
+class _Scan(msgspec.Struct, frozen=True):
     files: dict[str, FileEntry]
     dirs: set[str]  # every folder now in the data folder (cache folders and the vault left out)
     leaves: tuple[str, ...]  # the empty ones, as a manifest records them
@@ -529,8 +526,7 @@ def _as_text(data: bytes) -> str | None:
         return None
 
 
-@dataclass(frozen=True)
-class Debris:
+class Debris(msgspec.Struct, frozen=True):
     """What :func:`clear_crash_debris` removed: temp files of writes a crash cut short."""
 
     files: int

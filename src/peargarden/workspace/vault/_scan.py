@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from ..atomic import is_temp_name
 from ..home import BEAT_LOG_FILE
@@ -34,8 +35,7 @@ def is_skipped_file_name(name: str) -> bool:
     return is_temp_name(name) or name.endswith(".lock") or name == BEAT_LOG_FILE
 
 
-@dataclass(frozen=True)
-class FileSignature:
+class FileSignature(msgspec.Struct, frozen=True):
     """What changes when a file's content may have changed (size, mtime, ctime, inode)."""
 
     size: int
@@ -58,8 +58,7 @@ class FileSignature:
         return [self.size, self.mtime_ns, self.ctime_ns, self.inode]
 
 
-@dataclass
-class ScannedTree:
+class ScannedTree(msgspec.Struct):
     files: dict[str, FileSignature]
     dirs: set[str]  # every folder walked (not the root), by POSIX relative path
 

@@ -18,9 +18,10 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from peargarden.errors import FormatError
 
@@ -41,8 +42,7 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 SNAPSHOT_ID = re.compile(r"^(\d{8}-\d{6})(?:-(\d+))?$")
 
 
-@dataclass(frozen=True)
-class FileEntry:
+class FileEntry(msgspec.Struct, frozen=True):
     sha256: str
     size: int
     mode: int
@@ -62,8 +62,7 @@ class FileEntry:
         return cls(sha256=sha, size=size, mode=int(str(mode), 8) & 0o7777)
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(msgspec.Struct, frozen=True):
     id: str
     time: str
     reason: str

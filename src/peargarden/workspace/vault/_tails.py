@@ -20,8 +20,9 @@ the 2ᵏ before it).  A file that was rewritten, shrank or is small is stored wh
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 TAIL_SUFFIX = ".tail"
 _MAGIC = b"PEARGARDEN-VAULT-TAIL 1 "
@@ -31,8 +32,7 @@ HEADER_LIMIT = 512
 GROWN_MIN_BYTES = 64 * 1024
 
 
-@dataclass(frozen=True)
-class TailHeader:
+class TailHeader(msgspec.Struct, frozen=True):
     base: str  # the object this one extends (its sha256)
     base_size: int  # that object's size: where this tail starts in the file
     number: int  # growths since the chain's full object (which is number 0)
