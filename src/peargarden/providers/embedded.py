@@ -447,9 +447,9 @@ class EmbeddedProvider:
         # before — the first message (the greeting, the pattern it copies) and the last few replies,
         # where a loop shows (「I'm Wren, twenty-six.」 opened 7 of 12 replies) — and has the request's
         # in-character line for a last try with nothing else left.
-        own = [text for text in replied if isinstance(text, str)]
-        said = own[:1] + own[1:][-_SAID_REPLIES:]
-        check = _Checks(guard, earlier, said, request.fallback_reply)
+        character = [text for text in replied if isinstance(text, str)]
+        said_before = character[:1] + character[1:][-_SAID_REPLIES:]
+        check = _Checks(guard, earlier, said_before, request.fallback_reply)
         # A small model pastes its prompt (71 characters of a lore entry to a question about it): on
         # every try no run of the system prompt or of its own messages goes on past a phrase (._copy_block).
         sources = [m["content"] for m in messages if m["role"] in ("system", "assistant")] if traits.small else []
