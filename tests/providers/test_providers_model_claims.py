@@ -24,6 +24,7 @@ def test_the_makers_and_the_models_named_are_claims() -> None:
     assert claims_to_be_a_model("我只是个ChatGPT那样的聊天机器人。")
     assert claims_to_be_a_model("I am Qwen, created by Alibaba Cloud.")
     assert not claims_to_be_a_model("柜台上放着一只旧算盘，珠子磨得发亮。")
+    assert claims_to_be_a_model("我的模型是一个人工智能，我并不具备语言能力。")  # Qwen2.5-0.5B, seed 1
 
 
 def test_the_assistants_voice_is_a_claim_too_but_a_character_may_refuse_in_its_own() -> None:

@@ -21,6 +21,8 @@ __all__ = ["claims_to_be_a_model", "cut_claims"]
 CLAIM = re.compile(
     r"(我是|我只是|我叫|本|作为)[^。！？\n]{0,24}(模型|AI|人工智能|助手|程序)"
     r"|阿里|通义|千问|Qwen|OpenAI|Alibaba|ChatGPT|\bGPT\b|聊天机器人|语言模型"
+    # 「我的模型是一个人工智能」 (Qwen2.5-0.5B on the panel, seed 1)
+    r"|我的(?:模型|型号)|我[^。！？\n]{0,8}(?:AI|人工智能)"
     # "I'm a text-based AI designed to assist…" (Qwen2.5-0.5B asked in Chinese to answer in English)
     r"|\bI(?:'m| am)\b[^.!?\n]{0,30}?\b(?:AI|artificial intelligence|(?<!role )model|chatbot|assistant)\b"
     r"|\bas an? (?:AI|artificial intelligence|language model|assistant)\b"
