@@ -48,8 +48,9 @@ And the named checks of issue 28 (the failures a person would not keep):
   (「我无法回答这个问题」, 「如果你有其他问题，欢迎随时问我」, "I can't assist with that") —
   ``providers._model_claims`` (before 2026-12-03 14:30 the assistant's Chinese voice was not counted);
 * repeated openings: replies whose first sentence of four units or more (the echo guard's units)
-  lies whole in the greeting or in one of the character's earlier replies — 「I'm Wren, twenty-six.」
-  opening reply after reply.
+  lies in the greeting or in one of the character's earlier replies, whole or two thirds of it in
+  one run — 「I'm Wren, twenty-six.」 opening reply after reply, or 「I'm Wren; I keep it safe here.」
+  after the greeting's 「I'm Wren; I keep it.」.
 
 ``--seed N`` (repeatable) plays each panel once per sampler seed (default: the runtime's own seed,
 as every run before 2026-12-03 did); the counts are summed over the seeds.  The replies go to a
@@ -191,10 +192,12 @@ def opening(reply: str, least: int = 4) -> str:
 
 
 def repeated_opening(reply: str, before: list[str]) -> bool:
-    """Whether the reply opens with a sentence (four units or more) that lies whole, in a row, in one
-    of *before* (the greeting and the character's earlier replies)."""
-    first = units(opening(reply))
-    return bool(first) and any(first in units(text) for text in before)
+    """Whether the reply opens with a sentence (four units or more) that lies in one of *before* (the
+    greeting and the character's earlier replies), whole or two thirds of it in one run — the same
+    opening with a word changed ("I'm Wren; I keep it safe here." after "I'm Wren; I keep it.")."""
+    first = opening(reply)
+    size = len(units(first))
+    return size > 0 and longest_copy(first, before) * 3 >= size * 2
 
 
 def pasted_units(reply: str, sources: list[str], run: int = 5) -> int:
