@@ -18,7 +18,7 @@ from peargarden.web.server import WebConfig, create_app
 from peargarden.workspace.home import Home
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
 # Debian's chromium-headless-shell when it is installed (scripts/test.sh installs it): chromium's old
 # headless mode, which Playwright itself runs for headless by default.  The new headless mode of
@@ -31,6 +31,10 @@ CHROMIUM = os.environ.get("PEARGARDEN_TEST_CHROMIUM") or next(
     "/usr/bin/chromium",
 )
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+# Screenshots are pictures to look at, never read back by a test: they are taken only when asked for
+# (PEARGARDEN_SCREENSHOTS=1 bash scripts/test.sh tests/web).  Full-page captures at two sizes were
+# about a twelfth of the browser tests' CPU (docs/benchmarks.md, "Test suite time", eighth round).
+SCREENSHOTS_WANTED = os.environ.get("PEARGARDEN_SCREENSHOTS") == "1"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -78,11 +82,18 @@ class LiveServer:
         self.thread.join(timeout=10)
 
 
-def screenshot(page: Page, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
+def screenshot(page: Page, name: str, *, viewport_only: bool = False) -> None:
+    """The whole page (or what the viewport shows) as build/screenshots/*name*.png, when wanted."""
+    if SCREENSHOTS_WANTED:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=not viewport_only)
+
+
+def element_screenshot(element: Locator, name: str) -> None:
+    """One element of the page as build/screenshots/*name*.png, when wanted."""
+    if SCREENSHOTS_WANTED:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        element.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 
 def fake_provider_config(base_url: str) -> str:
@@ -149,8 +160,10 @@ class Served:
 
 
 def screenshots(page: Page, name: str) -> None:
-    """*name* at the two sizes the web is judged at: 1280×800 and 390×844 (a phone)."""
-    for width, height in ((1280, 800), (390, 844)):
+    """*name* at the two sizes the web is judged at: 1280×800 and 390×844 (a phone).  The page is left at
+    the phone's size, screenshots wanted or not (tests go on at that size)."""
+    sizes = ((1280, 800), (390, 844)) if SCREENSHOTS_WANTED else ((390, 844),)
+    for width, height in sizes:
         page.set_viewport_size({"width": width, "height": height})
         screenshot(page, f"{name}-{width}")
 
