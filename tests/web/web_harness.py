@@ -206,6 +206,25 @@ class SharedPage:
             original_once(event, handler)
 
         self.page.on, self.page.once = on, once
+        # Routes and permissions are noted as they are set, so that reset undoes them only when there
+        # are some (each undo is a round trip through Playwright's driver, for every test).
+        self.routed = self.granted = False
+        page_route, context_route, grant = self.page.route, self.context.route, self.context.grant_permissions
+
+        def route_page(*args: Any, **kwargs: Any) -> Any:
+            self.routed = True
+            return page_route(*args, **kwargs)
+
+        def route_context(*args: Any, **kwargs: Any) -> Any:
+            self.routed = True
+            return context_route(*args, **kwargs)
+
+        def grant_permissions(*args: Any, **kwargs: Any) -> Any:
+            self.granted = True
+            return grant(*args, **kwargs)
+
+        self.page.route, self.context.route = route_page, route_context
+        self.context.grant_permissions = grant_permissions
 
     def _seen(self, frame: Any) -> None:
         parts = urllib.parse.urlsplit(frame.url)
@@ -221,8 +240,10 @@ class SharedPage:
         for event, handler in self.listeners:
             self.page.remove_listener(event, handler)
         self.listeners.clear()
-        self.page.unroute_all(behavior="ignoreErrors")
-        self.context.unroute_all(behavior="ignoreErrors")
+        if self.routed:
+            self.page.unroute_all(behavior="ignoreErrors")
+            self.context.unroute_all(behavior="ignoreErrors")
+            self.routed = False
         for other in self.context.pages:
             if other != self.page:
                 other.close()
@@ -233,11 +254,14 @@ class SharedPage:
         self.origins.clear()
         self.cdp.send("Page.resetNavigationHistory")
         self.context.clear_cookies()
-        self.context.clear_permissions()
+        if self.granted:
+            self.context.clear_permissions()
+            self.granted = False
         if self.timezone is not None:
             self.cdp.send("Emulation.setTimezoneOverride", {"timezoneId": ""})  # "": the system's zone
             self.timezone = None
-        self.page.set_viewport_size(VIEWPORT)
+        if self.page.viewport_size != VIEWPORT:
+            self.page.set_viewport_size(VIEWPORT)
         self.page.mouse.move(0, 0)
 
     def check_fresh(self) -> None:
@@ -247,6 +271,7 @@ class SharedPage:
         assert self.page.viewport_size == VIEWPORT, self.page.viewport_size
         assert self.context.cookies() == [], self.context.cookies()
         assert not self.listeners and not self.origins and self.timezone is None
+        assert not self.routed and not self.granted
         history = self.cdp.send("Page.getNavigationHistory")
         assert len(history["entries"]) == 1, history
 
