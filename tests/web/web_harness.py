@@ -125,17 +125,20 @@ def tool_call_reply(call_id: str, name: str, arguments: dict[str, object]) -> St
     )
 
 
-def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
-    """Open a fresh chat of *card* in the browser; returns its id."""
-    import json
-    import urllib.parse
+def new_chat(base_url: str, card: str = "青梧") -> str:
+    """A fresh chat of *card*, made through the API (no page load); returns its id."""
     import urllib.request
 
     request = urllib.request.Request(
         f"{base_url}/api/chats/{urllib.parse.quote(card)}", data=b"{}", headers={"Content-Type": "application/json"}
     )
     with urllib.request.urlopen(request, timeout=20) as response:
-        chat_id = str(json.loads(response.read())["chat_id"])
+        return str(json.loads(response.read())["chat_id"])
+
+
+def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
+    """Open a fresh chat of *card* in the browser; returns its id."""
+    chat_id = new_chat(base_url, card)
     page.goto(f"{base_url}/chat/{urllib.parse.quote(card)}/{chat_id}")
     wait_ready(page)
     return chat_id
