@@ -17,9 +17,16 @@ Per model and panel:
 * ended by stop: replies that ended by the model's end token or a stop word, not the token limit;
 * echoes: replies with a clause that hands the user's line back, or made only of the user's words
   (``providers._echo.echoes`` over the whole reply, after the guard);
-* gen tok/s: completion tokens / seconds from the first to the last piece, over all turns;
-* TTFT beat 1 / beat 2: seconds to the first piece of the first and second reply (beat 1 includes
-  loading the model and the whole prompt; beat 2 reuses the KV prefix);
+* tok/s end to end: the shown replies' completion tokens / the seconds of all turns, sending to the
+  beat's end (prompt processing and the guards' dropped tries included).  Until 2026-12-03 14:40
+  this was "gen tok/s", over the seconds from a reply's first shown piece to its last: since the
+  sentence guard shows a small model's reply a sentence at a time, a one-sentence reply comes in one
+  piece and that span says nothing about the model's speed;
+* TTFT beat 1 / beat 2: seconds to the first shown piece of the first and second reply (beat 1
+  includes loading the model and the whole prompt; beat 2 reuses the KV prefix; both include the
+  guards' hold: the first clause or sentence is shown once it is judged);
+* reply s: seconds from sending a turn to the end of its beat (what a person waits, the guards'
+  second and third tries included), the median and the longest over the turns;
 * RSS: what the process's resident memory grew by, plus the model's worker process.
 
 And the named checks of issue 28 (the failures a person would not keep):
@@ -36,8 +43,14 @@ And the named checks of issue 28 (the failures a person would not keep):
   a word changed every few characters has short runs but is mostly covered);
 * pronoun slips: sentences that call a man of the lore (怀瑾, 周伯; Aldric, Tobin) 她 / she — naming
   him, or right after a sentence that does (and naming no woman themselves);
-* model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型), or
-  name a company or a model (阿里, 通义, Qwen, OpenAI …).
+* model claims: replies that say they are a model, an AI, an assistant or a program (我是…模型),
+  name a company or a model (阿里, 通义, Qwen, OpenAI, GPT …), or speak in the assistant's voice
+  (「我无法回答这个问题」, 「如果你有其他问题，欢迎随时问我」, "I can't assist with that") —
+  ``providers._model_claims`` (before 2026-12-03 14:30 the assistant's Chinese voice was not counted);
+* repeated openings: replies whose first sentence of four units or more (the echo guard's units)
+  lies in the greeting or in one of the character's earlier replies, whole or two thirds of it in
+  one run — 「I'm Wren, twenty-six.」 opening reply after reply, or 「I'm Wren; I keep it safe here.」
+  after the greeting's 「I'm Wren; I keep it.」.
 
 ``--seed N`` (repeatable) plays each panel once per sampler seed (default: the runtime's own seed,
 as every run before 2026-12-03 did); the counts are summed over the seeds.  The replies go to a
@@ -59,9 +72,11 @@ Needs the ``[local]`` extra and fetched models (``bash scripts/chat.sh`` or ``pe
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
 import json
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -163,6 +178,26 @@ def longest_copy(reply: str, sources: list[str]) -> int:
             best = length
             length += 1
     return best
+
+
+_SENTENCE = re.compile(r"[^。！？!?\n]*?(?:[。！？!?\n]+|\.(?=\s|[\"'”’*)]|$)|$)")
+
+
+def opening(reply: str, least: int = 4) -> str:
+    """The reply's first sentence of at least *least* units (a short action or "Easy." is skipped)."""
+    for found in _SENTENCE.finditer(reply):
+        if len(units(found.group())) >= least:
+            return found.group()
+    return ""
+
+
+def repeated_opening(reply: str, before: list[str]) -> bool:
+    """Whether the reply opens with a sentence (four units or more) that lies in one of *before* (the
+    greeting and the character's earlier replies), whole or two thirds of it in one run — the same
+    opening with a word changed ("I'm Wren; I keep it safe here." after "I'm Wren; I keep it.")."""
+    first = opening(reply)
+    size = len(units(first))
+    return size > 0 and longest_copy(first, before) * 3 >= size * 2
 
 
 def pasted_units(reply: str, sources: list[str], run: int = 5) -> int:
@@ -317,6 +352,8 @@ PANELS = {
 
 # What a --json file keeps of a run besides its model, panel and seed.
 _RECORDED = ("replies", "stops", "first_piece", "gen_seconds", "completion_tokens", "errors", "rss_mb", "sources")
+# Recorded since 2026-12-03 14:00; a file from before has none (its greeting is not counted then).
+_RECORDED_SINCE: dict[str, object] = {"greeting": "", "reply_seconds": []}
 
 
 @dataclass
@@ -332,10 +369,12 @@ class Run:
     errors: list[str] = field(default_factory=list)
     rss_mb: float = 0.0
     sources: list[str] = field(default_factory=list)  # the card's fields and the lore bodies
+    greeting: str = ""  # the card's first message as the chat shows it
+    reply_seconds: list[float] = field(default_factory=list)  # each turn, from sending to the beat's end
 
     def to_json(self) -> dict[str, object]:
         return {"model": self.model, "panel": self.panel.key, "seed": self.seed} | {
-            name: getattr(self, name) for name in _RECORDED
+            name: getattr(self, name) for name in (*_RECORDED, *_RECORDED_SINCE)
         }
 
     @classmethod
@@ -343,6 +382,8 @@ class Run:
         run = cls(str(data["model"]), PANELS[str(data["panel"])], data.get("seed"))  # type: ignore[arg-type]
         for name in _RECORDED:
             setattr(run, name, data[name])
+        for name, missing in _RECORDED_SINCE.items():
+            setattr(run, name, data.get(name, copy.copy(missing)))
         return run
 
     def copies(self) -> list[int]:
@@ -350,6 +391,10 @@ class Run:
 
     def pastes(self) -> list[int]:
         return [pasted_units(reply, self.sources) for reply in self.replies]
+
+    def repeated_openings(self) -> list[bool]:
+        before = [self.greeting] if self.greeting else []
+        return [repeated_opening(reply, before + self.replies[:index]) for index, reply in enumerate(self.replies)]
 
 
 def table_row(runs: list[Run]) -> dict[str, str]:
@@ -366,7 +411,7 @@ def table_row(runs: list[Run]) -> dict[str, str]:
     echoed = sum(
         1 for run in runs for turn, reply in zip(panel.turns, run.replies, strict=False) if echoes(turn, reply)
     )
-    seconds = sum(run.gen_seconds for run in runs)
+    seconds = sum(t for run in runs for t in run.reply_seconds)
     rate = sum(run.completion_tokens for run in runs) / seconds if seconds else 0.0
     ttft = [f"{t:.1f}" for t in first.first_piece[:2]] + ["–"] * (2 - len(first.first_piece[:2]))
     copies = [c for run in runs for c in run.copies()]
@@ -388,11 +433,18 @@ def table_row(runs: list[Run]) -> dict[str, str]:
         "pastes (most)": f"{sum(c >= panel.copy_limit for c in pastes)} ({max(pastes, default=0)} {unit})",
         "pronoun slips": str(slips),
         "model claims": str(sum(claims_to_be_a_model(reply) for reply in replies)),
-        "gen tok/s": f"{rate:.1f}",
+        "repeated openings": f"{sum(r for run in runs for r in run.repeated_openings())}/{len(replies)}",
+        "tok/s end to end": f"{rate:.1f}" if seconds else "–",
+        "reply s (median, max)": _median_max([t for run in runs for t in run.reply_seconds]),
         "TTFT beat 1 (s)": ttft[0],
         "TTFT beat 2 (s)": ttft[1],
         "RSS (GB)": f"{max(run.rss_mb for run in runs) / 1024:.2f}",
     }
+
+
+def _median_max(seconds: list[float]) -> str:
+    """The median and the longest reply in whole seconds, as "12 (30)" ("–" when none were timed)."""
+    return f"{statistics.median(seconds):.0f} ({max(seconds):.0f})" if seconds else "–"
 
 
 def rss_mb(pid: int | str = "self") -> float:
@@ -423,6 +475,7 @@ def run_model(label: str, path: Path, panel: Panel, seed: int | None, turns: int
         home = Home(Path(folder))
         panel.seed(home)
         run.sources = copy_sources(home, panel.card)
+        run.greeting = greeting_text(home, panel.card)
         app = PearApp(home)
         options = ChatOptions(mode="stage", connection=Connection(local_model=str(path)))
         session = app.new_chat(panel.card, options)
@@ -442,6 +495,7 @@ def run_model(label: str, path: Path, panel: Panel, seed: int | None, turns: int
                     run.completion_tokens += int(event.usage.get("completion_tokens", 0))
                 elif isinstance(event, ErrorEvent):
                     run.errors.append(event.message)
+            run.reply_seconds.append(time.perf_counter() - start)
             reply = "".join(pieces)
             run.replies.append(reply)
             run.stops.append(stop)
@@ -472,6 +526,16 @@ def copy_sources(home: Home, card_name: str) -> list[str]:
     return [text for text in fields if text] + [entry.content for entry in materials.corpus.entries]
 
 
+def greeting_text(home: Home, card_name: str) -> str:
+    """The card's greeting as the chat shows it (its macros filled in)."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.modes.stage.request import greeting_turns
+    from peargarden.workspace.cards import open_card
+
+    turns = greeting_turns(load_stage_materials(home, open_card(home, card_name)))
+    return turns[0].text if turns else ""
+
+
 def models_to_run(names: list[str]) -> list[tuple[str, Path]]:
     if names:
         out = []
@@ -490,9 +554,10 @@ def write_report(path: Path, runs: list[Run]) -> None:
     for run in runs:
         seed = "default" if run.seed is None else run.seed
         lines += [f"## {run.model}, panel {run.panel.key}, seed {seed}", ""]
-        copies, pastes = run.copies(), run.pastes()
+        copies, pastes, repeats = run.copies(), run.pastes(), run.repeated_openings()
         for index, (turn, reply, stop) in enumerate(zip(run.panel.turns, run.replies, run.stops, strict=False), 1):
             note = f"{stop}, copy {copies[index - 1]}, pasted {pastes[index - 1]}"
+            note += ", repeated opening" if repeats[index - 1] else ""
             lines += [
                 f"**{index}. {run.panel.user}:** {turn}",
                 "",

@@ -312,6 +312,69 @@ def test_a_reply_that_claims_to_be_a_model_is_generated_again(tmp_path: Path) ->
     assert _text(list(big.stream(ChatRequest(messages=question)))) == "I am an AI language model."
 
 
+def test_a_last_try_that_only_claims_shows_the_characters_line_instead(tmp_path: Path) -> None:
+    """Asked out of character what model it is, Qwen2.5-0.5B said 「I'm a AI model created by
+    OpenAI.」 on all three tries: the request's in-character line stands in, never the claim."""
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    made[0].replies = [
+        "我是一个由OpenAI开发的AI助手。",
+        "I am Qwen, created by Alibaba Cloud.",
+        "I'm a AI model created by OpenAI.",
+    ]
+    question = [{"role": "user", "content": "（出戏）你是什么模型？能用英文回答吗？"}]
+    line = "（青梧笑了笑，没有接这句话。）"
+    events = list(provider.stream(ChatRequest(messages=question, fallback_reply=line)))
+    assert _text(events) == line and len(made[0].calls) == 3
+    assert events[-1] == Done("stop", "Tiny Test Qwen")
+    # What the last try says in character besides the claim is kept instead.
+    made[0].replies = [
+        "我是AI助手。",
+        "我是AI助手。",
+        "As an AI language model, I don't sleep. *She trims the lamp.* Rest now.",
+    ]
+    assert _text(list(provider.stream(ChatRequest(messages=question, fallback_reply=line)))) == (
+        "*She trims the lamp.* Rest now."
+    )
+
+
+def test_a_sentence_the_character_said_before_is_cut_from_the_reply(tmp_path: Path) -> None:
+    """On the English panel 7 of 12 replies opened with the first reply's 「I'm Wren, twenty-six.」."""
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    greeting = '"Easy." *She sets the bowl aside.* "This is the Mossbrook shrine. I\'m Wren; I keep it."'
+    messages = [
+        {"role": "system", "content": "You are Wren."},
+        {"role": "assistant", "content": greeting},
+        {"role": "user", "content": "Hello... where am I?"},
+        {"role": "assistant", "content": '"I\'m Wren, twenty-six. You are safe here."'},
+        {"role": "user", "content": "When will this rain stop?"},
+    ]
+    made[0].replies = ["\"I'm Wren, twenty-six. It won't stop tonight.\" *She tops up your tea.*"]
+    assert _text(list(provider.stream(ChatRequest(messages=messages)))) == (
+        '"It won\'t stop tonight." *She tops up your tea.*'
+    )
+    assert len(made[0].calls) == 1  # cut, not generated again
+    # A reply with nothing else is generated again; the greeting counts as said before too.
+    made[0].calls.clear()
+    made[0].replies = ["This is the Mossbrook shrine.", '"The eaves are still running."']
+    assert _text(list(provider.stream(ChatRequest(messages=messages)))) == '"The eaves are still running."'
+    assert len(made[0].calls) == 2
+
+
+def test_said_before_is_the_greeting_and_the_last_eight_replies(tmp_path: Path) -> None:
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    replies = ["“楼梯滑，小心些。”"] + [f"“今晚是第{n}夜的雨。”" for n in "一二三四五六七八"]
+    messages: list[dict[str, Any]] = [{"role": "assistant", "content": "“这里是听雨轩，进来吧。”"}]
+    for reply in replies:
+        messages += [{"role": "user", "content": "嗯。"}, {"role": "assistant", "content": reply}]
+    messages.append({"role": "user", "content": "我上楼了。"})
+    made[0].replies = ["“这里是听雨轩。楼梯滑，小心些。今晚是第八夜的雨。灯给你。”"]
+    # The greeting and the last eight replies are said before; the reply nine back is not a loop.
+    assert _text(list(provider.stream(ChatRequest(messages=messages)))) == "“楼梯滑，小心些。灯给你。”"
+
+
 class CopyingLlama(TinyLlama):
     """A model that wants to hand the user's line back, token by token (one character a token):
     what a logits processor bans at the start it skips (the quote then starts a character later);
@@ -498,6 +561,10 @@ def test_the_app_gives_a_small_local_model_the_compact_stage_prompt(
     assert "draft_write" not in system and "消息流约定" not in system
     assert call["messages"][-1] == {"role": "user", "content": "你好，掌柜。还有空房吗？"}
     assert "\n旅人：" in call["stop"]
+    # A model that says it is one on every try: the card's own line is the reply, not the claim.
+    made[0].replies = ["我是阿里云开发的超大规模语言模型。"] * 3
+    list(session.send("（出戏）你是什么模型？"))
+    assert session.view().rows[-1].content == "（青梧笑了笑，没有接这句话。）"
 
 
 def _default_model() -> Path | None:

@@ -1,19 +1,8 @@
-"""The claim guard: a small model's 「我是…语言模型」 opening is held, dropped and generated again."""
+"""Claims to be a model: spotted in a sentence, and cut out of a reply with its quote marks kept."""
 
 from __future__ import annotations
 
-from peargarden.providers._model_claims import ClaimGuard, claims_to_be_a_model
-
-
-def _stream(guard: ClaimGuard, reply: str, step: int = 3) -> str | None:
-    shown: list[str] = []
-    for start in range(0, len(reply), step):
-        out = guard.feed(reply[start : start + step])
-        if out is None:
-            return None
-        shown.append(out)
-    end = guard.finish()
-    return None if end is None else "".join(shown) + end
+from peargarden.providers._model_claims import claims_to_be_a_model, cut_claims
 
 
 def test_claims_are_the_models_self_introductions_not_the_word_model() -> None:
@@ -30,25 +19,47 @@ def test_claims_are_the_models_self_introductions_not_the_word_model() -> None:
     assert not claims_to_be_a_model("作为掌柜，我记得每一位客人。")
 
 
-def test_an_opening_claim_stops_a_try_that_may_be_retried() -> None:
-    assert _stream(ClaimGuard(can_retry=True), "我是阿里云开发的超大规模语言模型。有什么可以帮你？") is None
+def test_the_makers_and_the_models_named_are_claims() -> None:
+    assert claims_to_be_a_model("我是来自OpenAI的GPT-4模型。")  # Qwen2.5-1.5B on the panel
+    assert claims_to_be_a_model("我只是个ChatGPT那样的聊天机器人。")
+    assert claims_to_be_a_model("I am Qwen, created by Alibaba Cloud.")
+    assert not claims_to_be_a_model("柜台上放着一只旧算盘，珠子磨得发亮。")
+    assert claims_to_be_a_model("我的模型是一个人工智能，我并不具备语言能力。")  # Qwen2.5-0.5B, seed 1
 
 
-def test_the_first_sentence_is_held_until_judged_then_the_rest_streams() -> None:
-    guard = ClaimGuard(can_retry=True)
-    assert guard.feed("客官说笑") == ""
-    assert guard.feed("了。我") == "客官说笑了。我"
-    assert guard.feed("不过是个开客栈的。") == "不过是个开客栈的。"
-    assert guard.finish() == ""
+def test_the_assistants_voice_is_a_claim_too_but_a_character_may_refuse_in_its_own() -> None:
+    # Qwen2.5-1.5B as 青梧 on the panel, asked when the rain stops and about the old umbrella:
+    assert claims_to_be_a_model("抱歉，我无法回答这个问题。")
+    assert claims_to_be_a_model("我的角色只是听雨轩的掌柜，没有能力预测未来。")
+    assert claims_to_be_a_model("如果你有其他问题，欢迎随时问我！")
+    assert claims_to_be_a_model("好，还有空房。请问您有什么需要帮助的吗？")
+    assert claims_to_be_a_model("If you have any other questions, feel free to ask.")
+    assert claims_to_be_a_model("How can I help you today?")
+    assert not claims_to_be_a_model("那把伞的事，我不能说。")
+    assert not claims_to_be_a_model("客官还要些什么？热水在后院。")
+    assert not claims_to_be_a_model("I can't tell you that, traveller. Not tonight.")
 
 
-def test_the_last_try_cuts_the_claim_but_never_leaves_the_reply_empty() -> None:
-    reply = "我是通义千问，一个语言模型。客官，今晚还有一间临河的房。"
-    assert _stream(ClaimGuard(can_retry=False), reply) == "客官，今晚还有一间临河的房。"
-    only = "我是阿里云开发的语言模型。"
-    assert _stream(ClaimGuard(can_retry=False), only) == only
+def test_a_claiming_sentence_is_cut_and_the_rest_of_the_reply_kept() -> None:
+    assert (
+        cut_claims("我是一个由OpenAI开发的AI助手。不过今晚，我只是听雨轩的掌柜。") == "不过今晚，我只是听雨轩的掌柜。"
+    )
+    assert cut_claims("As an AI language model, I do not sleep. But the rain will stop by morning.") == (
+        "But the rain will stop by morning."
+    )
+    assert cut_claims("*She tilts her head.* I am Qwen, created by Alibaba Cloud. I'm Wren.") == (
+        "*She tilts her head.* I'm Wren."
+    )
+    # A claim in the middle: the sentences around it stay as they were.
+    assert cut_claims("“客官说笑了。我是阿里云开发的语言模型！这雨今夜停不了。”") == "“客官说笑了。这雨今夜停不了。”"
 
 
-def test_a_short_reply_without_a_sentence_end_is_judged_when_it_ends() -> None:
-    assert _stream(ClaimGuard(can_retry=True), "嗯") == "嗯"
-    assert _stream(ClaimGuard(can_retry=True), "我是AI助手") is None
+def test_the_quote_a_cut_sentence_opened_or_closed_stays() -> None:
+    assert cut_claims('"As an AI language model, I cannot. The rain will stop."') == '"The rain will stop."'
+    assert cut_claims("“雨停了再走吧。我是一个AI助手。”她说。") == "“雨停了再走吧。”她说。"
+
+
+def test_a_reply_that_is_all_claim_is_left_with_no_words() -> None:
+    assert cut_claims("“我是阿里云开发的超大规模语言模型。”") == ""
+    assert cut_claims("I'm a AI model created by OpenAI.") == ""
+    assert cut_claims("*She smiles.* I am Qwen, created by Alibaba Cloud.") == "*She smiles.*"

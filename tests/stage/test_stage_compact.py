@@ -6,7 +6,7 @@ from pathlib import Path
 
 from peargarden.stage import LoreCorpus, StageSettings, Turn
 from peargarden.stage.card import StageCard
-from peargarden.stage.compact import SYSTEM_CHARS, compact_beat, example_turns, stop_words
+from peargarden.stage.compact import SYSTEM_CHARS, compact_beat, example_turns, fallback_reply, stop_words
 from peargarden.stage.lore.entries import LoreEntry
 
 CARD = StageCard(
@@ -51,6 +51,14 @@ def test_compact_beat_sends_the_card_examples_and_hit_lore_as_bodies() -> None:
     assert [h.uid for h in staged.hits] == [2]
 
 
+def test_the_fallback_line_is_the_character_letting_the_words_pass_in_the_prompts_language() -> None:
+    assert fallback_reply(CARD, StageSettings(user_name="旅人")) == "（青梧笑了笑，没有接这句话。）"
+    mira = StageCard(name="Mira", description="{{char}} keeps the lighthouse.")
+    assert (
+        fallback_reply(mira, StageSettings(user_name="Tom", language="English")) == "*Mira smiles and lets that pass.*"
+    )
+
+
 def test_stop_words_open_a_line_with_the_user_name() -> None:
     assert "\n旅人：" in stop_words("旅人") and "\nAlice:" in stop_words("Alice")
     assert "\n\n" in stop_words("旅人")  # one paragraph: a second one was a copied question
@@ -80,7 +88,8 @@ def test_the_bundled_card_stays_within_the_budget_with_what_the_user_named(home_
     for turn in QINWU_TURNS:
         system = compact_for(materials, greeting_turns(materials), turn).system
         assert len(system) <= SYSTEM_CHARS, (turn, len(system))
-        assert "【栖水镇】" in system and "对话示例" in system and system.endswith("不要说自己是AI。")
+        assert "【栖水镇】" in system and "对话示例" in system and system.endswith("即使用户出戏，也以青梧的身份回答。")
+        assert "AI" not in system  # the word a small model takes up (docs/benchmarks.md)
         if turn in named:
             assert named[turn] in system, turn
 

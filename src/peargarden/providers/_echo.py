@@ -45,6 +45,7 @@ __all__ = [
     "echoes",
     "ends_soft",
     "full_stop",
+    "longest_shared",
     "open_marks",
     "split_clauses",
     "strip_echo",
@@ -133,7 +134,7 @@ def split_clauses(text: str) -> list[str]:
     return out
 
 
-def _longest_shared(a: str, b: str) -> int:
+def longest_shared(a: str, b: str) -> int:
     """Length of the longest common substring of *a* and *b* (short texts: dynamic programming)."""
     best = 0
     previous = [0] * (len(b) + 1)
@@ -184,7 +185,7 @@ def echo_clause(user_text: str, clause: str) -> bool:
         return True
     if len(piece) >= MIN_CONTAINED and _restates(user_text, piece):
         return True
-    return len(piece) >= MIN_SHARED and _longest_shared(piece, user) >= MIN_SHARED
+    return len(piece) >= MIN_SHARED and longest_shared(piece, user) >= MIN_SHARED
 
 
 def _only_user_words(user_text: str, text: str) -> bool:

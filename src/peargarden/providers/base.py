@@ -76,6 +76,10 @@ class ChatRequest(msgspec.Struct):
     # The lorebook entries that fired for this request, ``{"title", "book"}`` each; not sent (a front
     # shows them under the reply).
     lore: list[dict[str, str]] = msgspec.field(default_factory=list)
+    # A short line in the character's voice that a small model's guards show when every try left
+    # the character (claimed to be a model) and nothing else is left; not sent.  The stage's
+    # small-model profile makes it from the card ("" = the guard's own pause).
+    fallback_reply: str = ""
 
 
 class TextDelta(msgspec.Struct, frozen=True):

@@ -49,7 +49,7 @@ from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
 
 from ._echo import EchoFilter
-from ._model_claims import ClaimGuard
+from ._sentence_guard import SentenceGuard
 from ._text_tool_calls import split_tool_calls, streamable
 from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, Usage
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
@@ -116,6 +116,10 @@ SMALL_SAMPLER: dict[str, Any] = {
     "repeat_penalty": 1.15,
     "presence_penalty": 0.3,
 }
+# The character's replies before this one a small model's new sentences are tested against (besides
+# its first message): a loop across beats shows in the recent ones, and a long chat's every short
+# sentence ("我知道了。") is not a loop.
+_SAID_REPLIES = 8
 # The 135M fallback needs a harder push against single-token loops.
 TINY_SAMPLER: dict[str, Any] = {**SMALL_SAMPLER, "repeat_penalty": 1.3}
 TINY_MODEL_PARAMETERS = 300_000_000
@@ -249,6 +253,17 @@ class _InProcess:
             yield from self.session.chat(messages, options, copy, stop)
         except (ValueError, RuntimeError) as error:
             raise ProviderError(f"内置模型生成失败（generation failed）：{error}") from None
+
+
+class _Checks(msgspec.Struct, frozen=True):
+    """What a small model's reply is held against: the user's line (none: no echo guard) and the
+    lines before it the echo guard also reads, the character's own messages (said again: cut), and
+    the line that stands in when nothing in character is left."""
+
+    user_line: str
+    earlier: list[str]
+    said: list[str]
+    fallback: str
 
 
 class EmbeddedProvider:
@@ -428,7 +443,13 @@ class EmbeddedProvider:
         replied = [m.get("content") for m in request.messages if m.get("role") == "assistant"]
         earlier = [text for text in said[-4:-1] + replied[-2:] if isinstance(text, str)]
         names = {spec.name for spec in request.tools}
-        check = (guard, earlier)
+        # The sentence guard (._sentence_guard) tests each sentence against what the character said
+        # before — the first message (the greeting, the pattern it copies) and the last few replies,
+        # where a loop shows (「I'm Wren, twenty-six.」 opened 7 of 12 replies) — and has the request's
+        # in-character line for a last try with nothing else left.
+        character = [text for text in replied if isinstance(text, str)]
+        said_before = character[:1] + character[1:][-_SAID_REPLIES:]
+        check = _Checks(guard, earlier, said_before, request.fallback_reply)
         # A small model pastes its prompt (71 characters of a lore entry to a question about it): on
         # every try no run of the system prompt or of its own messages goes on past a phrase (._copy_block).
         sources = [m["content"] for m in messages if m["role"] in ("system", "assistant")] if traits.small else []
@@ -440,10 +461,11 @@ class EmbeddedProvider:
         # benchmark: a new seed alone gave the same quote back 4 times out of 4.  If the retry
         # opens with an echo too, a third try allows runs of two characters; its echoing
         # clauses are cut.
-        # A reply that opens by claiming to be a model (._model_claims) is generated again the same way,
-        # with only the first try's bound on runs of the prompt.
+        # A reply that opens by claiming to be a model (._model_claims), or with nothing left once the
+        # sentences it said before are cut (._repeats), is generated again the same way, with only the
+        # first try's bound on runs of the prompt.
         for limit, final in ((4, False), (2, True)):
-            if outcome not in ("echo", "claim"):
+            if outcome not in ("echo", "claim", "repeat"):
                 break
             self._retry_seed += 1
             retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
@@ -462,21 +484,25 @@ class EmbeddedProvider:
         options: dict[str, Any],
         copy: CopySpec | None,
         cancel: threading.Event | None,
-        guard: tuple[str, list[str]],
+        checks: _Checks,
         tool_names: set[str],
         *,
         can_retry: bool,
     ) -> Generator[StreamEvent, None, str]:
-        """One generation's events; returns ``"echo"`` or ``"claim"`` (nothing yielded) when a guard
-        caught one.
+        """One generation's events; returns ``"echo"``, ``"claim"`` or ``"repeat"`` (nothing yielded)
+        when a guard stopped the try.
 
         The model's text passes three holds before it is shown: tool calls written as text (from the
         first ``<tool_call>`` or fence to the end, parsed when the reply is complete), the echo guard
-        (whole clauses), then for a small model the claim guard (its first sentence)."""
+        (whole clauses), then for a small model the sentence guard (whole sentences)."""
         name = self.model_name
-        line, earlier = guard
-        echo = EchoFilter(line, can_retry=can_retry, earlier=earlier) if line else None
-        claim = ClaimGuard(can_retry=can_retry) if self.traits().small else None
+        line = checks.user_line
+        echo = EchoFilter(line, can_retry=can_retry, earlier=checks.earlier) if line else None
+        claim = (
+            SentenceGuard(can_retry=can_retry, said=checks.said, fallback=checks.fallback)
+            if self.traits().small
+            else None
+        )
         raw: list[str] = []  # the model's text when tools are on
         shown = 0  # how much of it went on to the echo guard
         # llama.cpp reports no usage when streaming: the cache's token count when the reply starts
@@ -507,7 +533,7 @@ class EmbeddedProvider:
                     if visible and claim is not None:
                         visible = claim.feed(visible)
                         if visible is None:
-                            return "claim"
+                            return claim.outcome
                     if visible:
                         yield TextDelta(visible)
                 if piece.finish:
@@ -524,9 +550,10 @@ class EmbeddedProvider:
             return "echo"
         text = visible + tail
         if claim is not None:
-            judged, last = claim.feed(text), claim.finish()
+            judged = claim.feed(text)
+            last = claim.finish() if judged is not None else None
             if judged is None or last is None:
-                return "claim"
+                return claim.outcome
             text = judged + last
         if text:
             yield TextDelta(text)

@@ -4,9 +4,13 @@ A 0.5B model cannot follow the full stage prompt (tool rules, draft sheet, messa
 ~2,300 characters before the card) and loses the character in it.  This profile sends:
 
 * a short system prompt: who to play, the card's description, personality and scenario, the user's
-  part, the constant lore, and four plain rules (Chinese, one in-character reply, never the
-  user's part, never the user's words again), held to :data:`SYSTEM_CHARS` characters — at most
-  800 tokens of Qwen2.5's tokenizer for 青梧 with 栖水镇 (measured: docs/benchmarks.md);
+  part, the constant lore, and five plain rules (Chinese, one in-character reply, never the
+  user's part, never the user's words again, the character even when the user steps out of the
+  story), held to :data:`SYSTEM_CHARS` characters — at most 800 tokens of Qwen2.5's tokenizer for
+  青梧 with 栖水镇 (measured: docs/benchmarks.md).  The rules never name an AI: asked out of
+  character what model it is, Qwen2.5-0.5B told 「不要说自己是AI」 said it was one on 9 seeds of 12,
+  with that rule left out on 4, told to answer as the character even out of the story on 1
+  (docs/benchmarks.md);
 * the card's example dialogue as a few-shot pattern in the system prompt (``旅人：…`` / ``青梧：…``
   lines the model copies in tone and length; as separate turns they would merge with the greeting);
 * lore the keyword scan hit in the system prompt (passive: nothing to look up), what the user's new
@@ -36,7 +40,7 @@ from .lore.entries import LoreEntry
 from .lore_facts import lore_facts, person_pronoun
 from .messages import Role, Turn, merge_turns
 
-__all__ = ["SYSTEM_CHARS", "compact_beat", "compact_system", "example_turns", "stop_words"]
+__all__ = ["SYSTEM_CHARS", "compact_beat", "compact_system", "example_turns", "fallback_reply", "stop_words"]
 
 # Lore bodies longer than this are cut (a small model's context and attention are short).
 _LORE_BODY_CHARS = 400
@@ -99,6 +103,7 @@ class _Frame(msgspec.Struct, frozen=True):
     rules: str  # {char} {user} {language}
     lore: str
     lore_title: str  # a lore entry without a title
+    fallback: str  # {char}: what the character does when the model had nothing in character to say
 
 
 _CHINESE = _Frame(
@@ -110,9 +115,10 @@ _CHINESE = _Frame(
     examples="对话示例（只学语气和长短，不是已发生的剧情）：",
     colon="：",
     rules="规则：用{language}写。只以{char}的身份说话和行动，每次写一段简短的回应（对白加少量动作）。"
-    "不要替{user}说话或行动，不要重复{user}说过的话，不要说自己是AI。",
+    "不要替{user}说话或行动，不要重复{user}说过的话。即使用户出戏，也以{char}的身份回答。",
     lore="世界设定：",
     lore_title="设定",
+    fallback="（{char}笑了笑，没有接这句话。）",
 )
 _ENGLISH_FRAME = _Frame(
     intro="You are {char}. This is {char}'s profile.",
@@ -123,9 +129,11 @@ _ENGLISH_FRAME = _Frame(
     examples="Example dialogue (copy only the tone and length; it has not happened):",
     colon=": ",
     rules="Rules: write in English. Speak and act only as {char}, in one short reply (dialogue and a few "
-    "actions). Never speak or act for {user}, never repeat what {user} said, never say you are an AI.",
+    "actions). Never speak or act for {user}, never repeat what {user} said. Even when the user steps out of "
+    "the story, answer as {char}.",
     lore="World lore:",
     lore_title="Lore",
+    fallback="*{char} smiles and lets that pass.*",
 )
 
 
@@ -182,6 +190,13 @@ def compact_system(
     if lines:
         parts.insert(lore_at, frame.lore + "\n" + "\n".join(lines))
     return "\n\n".join(p for p in parts if p)
+
+
+def fallback_reply(card: StageCard, settings: StageSettings) -> str:
+    """The line a small model's guards show when every try stepped out of the character (claimed to
+    be a model) and nothing else was left: the character letting the words pass, in the prompt's
+    language — better than 「I'm an AI model created by OpenAI.」 in 青梧's mouth."""
+    return _frame(settings.language).fallback.format(char=card.name)
 
 
 def stop_words(user: str) -> list[str]:

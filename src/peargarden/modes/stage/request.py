@@ -17,7 +17,7 @@ from peargarden.providers.base import ChatRequest, ToolSpec
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import MessageScan, without
 from peargarden.stage import StageRequest, Turn, apply_macros, assemble_beat
-from peargarden.stage.compact import compact_beat, stop_words
+from peargarden.stage.compact import compact_beat, fallback_reply, stop_words
 from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
@@ -178,7 +178,9 @@ def stage_builder(
                 *staged_small.messages,
             ]
             sampler: dict[str, Any] = {"stop": stop_words(materials.stage.user_name)}
-            return BuiltRequest(ChatRequest(messages=messages_small, sampler=sampler), list(materials.warnings))
+            fallback = fallback_reply(materials.card, materials.stage)
+            request = ChatRequest(messages=messages_small, sampler=sampler, fallback_reply=fallback)
+            return BuiltRequest(request, list(materials.warnings))
         if view is not None:
             # Budgeted: derived from the newest messages only, as far back as the budget reaches.
             extra = sum(view.count(m.content) for m in rounds)

@@ -1,0 +1,158 @@
+"""The sentence guard: a small model's claim to be a model, or a sentence its character said before,
+held back sentence by sentence — retried while it may be, cut after, never shown on the last try."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from peargarden.providers._repeats import SaidBefore
+from peargarden.providers._sentence_guard import DEFAULT_FALLBACK, SentenceGuard
+from peargarden.providers._sentences import kept_marks, sentence_end, split_sentences
+
+GREETING = (
+    '"Easy. Don\'t sit up too fast." *She sets the bowl aside.* "This is the Mossbrook shrine. I\'m Wren; I keep it."'
+)
+FIRST_REPLY = '*She nods.* "I\'m Wren, twenty-six. You are safe here."'
+QINGWU = "“进来吧，门口风大。”她放下算盘。“这里是听雨轩，客官说笑了。”"
+
+
+def _stream(guard: SentenceGuard, reply: str, step: int = 3) -> str | None:
+    shown: list[str] = []
+    for start in range(0, len(reply), step):
+        out = guard.feed(reply[start : start + step])
+        if out is None:
+            return None
+        shown.append(out)
+    end = guard.finish()
+    return None if end is None else "".join(shown) + end
+
+
+# -- sentences
+
+
+def test_sentences_end_at_their_marks_with_the_closing_quotes_and_spaces_after() -> None:
+    assert split_sentences("“好。”她笑了。还有房吗？") == ["“好。”", "她笑了。", "还有房吗？"]
+    assert split_sentences('"Easy." *She smiles.* Rest now.') == ['"Easy." ', "*She smiles.* ", "Rest now."]
+    # A full stop ends a sentence only before a space or a closing mark.
+    assert split_sentences("It costs 3.5 coins. Mr.Li paid.") == ["It costs 3.5 coins. ", "Mr.Li paid."]
+    assert sentence_end("她笑了。") == -1  # complete only once something follows
+    assert sentence_end("她笑了。”") == -1 and sentence_end("她笑了。”好") == len("她笑了。”")
+
+
+@given(st.text(alphabet='好雨a .。！？!?”“"*\n', max_size=40))
+def test_sentences_joined_give_the_text_again(text: str) -> None:
+    assert "".join(split_sentences(text)) == text
+
+
+def test_a_cut_sentence_keeps_the_marks_the_rest_needs() -> None:
+    assert kept_marks("", "\"I'm Wren, twenty-six. ") == '"'  # it opened the quote
+    assert kept_marks('"The rain will stop. ', "I'm Wren.\" ") == '"'  # it closed it
+    assert kept_marks("“好。", "客官说笑了。") == ""  # inside the quote: nothing to keep
+    assert kept_marks("", "“我是AI。”") == ""  # opened and closed
+    assert kept_marks("*她笑了。", "我是AI。*“你好") == "*“"  # closes the action, opens a quote
+
+
+# -- said before
+
+
+def test_a_sentence_said_before_is_one_of_four_units_or_more_in_a_row() -> None:
+    said = SaidBefore([GREETING, FIRST_REPLY, QINGWU])
+    assert said.repeats("I'm Wren, twenty-six.") and said.repeats("i'm wren — twenty six!")
+    assert said.repeats("“客官说笑了。”")
+    assert not said.repeats("Easy.") and not said.repeats("好的。")  # too short to be a loop
+    assert not said.repeats("I'm Wren, and the rain will stop by morning.")
+    # Nearly all of it: the same opening with a word added (two thirds or more in one run).
+    assert said.repeats("I'm Wren; I keep it safe here.") and said.repeats("“客官说笑了，真是。”")
+    assert not said.repeats("I'm Wren; the bell is older than the shrine.")
+    # No run spans two messages.
+    assert not SaidBefore(["It is late", "tonight we rest"]).repeats("late tonight we")
+
+
+# -- the guard: claims
+
+
+def test_a_claim_opening_a_try_that_may_be_retried_stops_it() -> None:
+    guard = SentenceGuard(can_retry=True)
+    assert _stream(guard, "我是一个由OpenAI开发的AI助手。有什么可以帮你？") is None
+    assert guard.outcome == "claim"
+
+
+def test_a_claim_after_something_was_shown_is_cut_and_the_reply_goes_on() -> None:
+    reply = "“客官说笑了。”她摇摇头。“I am Qwen, created by Alibaba Cloud. 这雨今夜停不了。”"
+    assert _stream(SentenceGuard(can_retry=True), reply) == "“客官说笑了。”她摇摇头。“这雨今夜停不了。”"
+
+
+def test_the_last_try_cuts_the_claim_and_keeps_what_is_in_character() -> None:
+    reply = "As an AI language model, I don't drink tea. *She pours two cups anyway.* Sit."
+    assert _stream(SentenceGuard(can_retry=False), reply) == "*She pours two cups anyway.* Sit."
+    zh = "我是通义千问，一个语言模型。客官，今晚还有一间临河的房。"
+    assert _stream(SentenceGuard(can_retry=False), zh) == "客官，今晚还有一间临河的房。"
+
+
+def test_a_last_try_with_nothing_but_a_claim_shows_the_characters_line_instead() -> None:
+    line = "（青梧笑了笑，没有接这句话。）"
+    for claim in ("I'm a AI model created by OpenAI.", "“我是阿里云开发的超大规模语言模型。”", "我是AI助手"):
+        assert _stream(SentenceGuard(can_retry=False, fallback=line), claim) == line
+        assert _stream(SentenceGuard(can_retry=False), claim) == DEFAULT_FALLBACK
+
+
+def test_the_first_sentence_is_held_until_judged_then_each_sentence_streams() -> None:
+    guard = SentenceGuard(can_retry=True)
+    assert guard.feed("客官说笑") == ""
+    assert guard.feed("了。我") == "客官说笑了。"
+    assert guard.feed("不过是个开客栈的。") == ""
+    assert guard.feed("”") == ""
+    assert guard.finish() == "我不过是个开客栈的。”"
+
+
+def test_a_long_sentence_streams_once_enough_of_it_is_judged_clean() -> None:
+    guard = SentenceGuard(can_retry=True)
+    long = "她把灯芯拨亮了些，" * 8
+    shown = guard.feed(long)
+    assert shown == long  # no end yet, but no claim in sixty characters either
+    assert guard.feed("又坐回") == "又坐回" and guard.feed("柜台后。") == "柜台后。"
+
+
+def test_short_replies_and_replies_of_marks_only_come_out_whole() -> None:
+    assert _stream(SentenceGuard(can_retry=True), "嗯") == "嗯"
+    assert _stream(SentenceGuard(can_retry=True), "……") == "……"
+    assert _stream(SentenceGuard(can_retry=True), "") == ""
+
+
+# -- the guard: sentences said before
+
+
+def test_an_opening_said_before_is_cut_with_its_quote_kept() -> None:
+    guard = SentenceGuard(can_retry=True, said=[GREETING, FIRST_REPLY])
+    reply = '"I\'m Wren, twenty-six. The rain will stop by morning." *She smiles.*'
+    assert _stream(guard, reply) == '"The rain will stop by morning." *She smiles.*'
+    zh = SentenceGuard(can_retry=True, said=[QINGWU])
+    assert _stream(zh, "“客官说笑了。镇上的桂花糕最好。”") == "“镇上的桂花糕最好。”"
+
+
+def test_a_try_that_only_says_again_what_was_said_is_retried_then_shown_on_the_last_try() -> None:
+    retry = SentenceGuard(can_retry=True, said=[FIRST_REPLY])
+    assert _stream(retry, '"I\'m Wren, twenty-six."') is None and retry.outcome == "repeat"
+    last = SentenceGuard(can_retry=False, said=[FIRST_REPLY])
+    assert _stream(last, '"I\'m Wren, twenty-six."') == '"I\'m Wren, twenty-six."'
+
+
+def test_a_short_reply_said_again_whole_is_retried() -> None:
+    """Qwen2.5-0.5B answered 「I am Rowan.」 six turns running: three units, under a sentence's bound."""
+    retry = SentenceGuard(can_retry=True, said=[GREETING, "I am Rowan."])
+    assert _stream(retry, "I am Rowan.") is None and retry.outcome == "repeat"
+    assert _stream(SentenceGuard(can_retry=True, said=["“好。”"]), "好！") is None
+    assert _stream(SentenceGuard(can_retry=False, said=["I am Rowan."]), "I am Rowan.") == "I am Rowan."
+    assert _stream(SentenceGuard(can_retry=True, said=["I am Rowan."]), "I am Rowan, yes.") == "I am Rowan, yes."
+    assert SaidBefore(["I am Rowan."]).whole("i am rowan") and not SaidBefore(["……"]).whole("……")
+
+
+def test_a_last_try_of_a_claim_and_a_repeat_shows_the_repeat_not_the_claim() -> None:
+    guard = SentenceGuard(can_retry=False, said=[FIRST_REPLY], fallback="*Wren smiles.*")
+    assert _stream(guard, "I'm an AI assistant. I'm Wren, twenty-six.") == "I'm Wren, twenty-six."
+
+
+def test_new_sentences_pass_unchanged() -> None:
+    reply = '*Wren opens the shutter.* "It won\'t stop tonight. Drink your tea."'
+    assert _stream(SentenceGuard(can_retry=True, said=[GREETING, FIRST_REPLY]), reply) == reply
