@@ -66,14 +66,8 @@ class SentenceGuard:
         character again would show every sentence a clause late (and lose it to a crash)."""
         self._held += text
         out: list[str] = []
-        while (end := sentence_end(self._held)) >= 0:
+        while (end := self._whole_sentence(at_boundary)) > 0:
             sentence, self._held = self._held[:end], self._held[end:]
-            judged = self._judge(sentence)
-            if judged is None:
-                return None
-            out.append(judged)
-        if at_boundary and self._held and sentence_end(self._held + _BOUNDARY) >= len(self._held):
-            sentence, self._held = self._held, ""
             judged = self._judge(sentence)
             if judged is None:
                 return None
@@ -83,6 +77,13 @@ class SentenceGuard:
             out.append(self._pass(self._held))
             self._held = ""
         return "".join(out)
+
+    def _whole_sentence(self, at_boundary: bool) -> int:
+        """The end of the held text's first whole sentence, or -1 (see :meth:`feed`)."""
+        end = sentence_end(self._held)
+        if end < 0 and at_boundary and self._held and sentence_end(self._held + _BOUNDARY) >= len(self._held):
+            return len(self._held)
+        return end
 
     def finish(self) -> str | None:
         """The rest once the reply is complete, or ``None`` (a retry may follow)."""
