@@ -33,8 +33,72 @@ def same(a: Any, b: Any) -> bool:
     return json.dumps(a, ensure_ascii=False, sort_keys=True) == json.dumps(b, ensure_ascii=False, sort_keys=True)
 
 
-TEXT = st.sampled_from(["掌柜，今天有什么茶？", "青梧放下茶盏。", "\ud800孤", "渡口\r\n柳树", "", "\u3000"])
-IDS = st.sampled_from(["0000000a", "0000000b", "0000000c", "0000000d", "梨园"])
+TEXTS = ["掌柜，今天有什么茶？", "青梧放下茶盏。", "\ud800孤", "渡口\r\n柳树", "", "\u3000"]
+ID_LIST = ["0000000a", "0000000b", "0000000c", "0000000d", "梨园"]
+TEXT = st.sampled_from(TEXTS)
+IDS = st.sampled_from(ID_LIST)
+
+# Every line file_lines() draws from, made once: a line is two choices (its kind, then one of that
+# kind's lines; a torn line a third, where it is cut), not five to eight draws of its parts, which
+# were most of the session properties' time.  The odds within a kind are those of drawing the parts:
+# a parent is None half the time (st.one_of(st.none(), IDS)), so None is listed as often as the ids.
+_PARENTS = [None] * len(ID_LIST) + ID_LIST
+_GOOD = [
+    entry_line(message_entry(entry_id, parent, STAMP, {"role": "user", "content": text}))
+    for entry_id in ID_LIST
+    for parent in _PARENTS
+    for text in TEXTS
+]
+_FOREIGN_TYPES = [*ENTRY_TYPES, "session", "leaf", 3, None]
+_LINES: dict[int, list[bytes]] = {
+    # 0-4 (a good line), 6 (torn) and 10 (invalid UTF-8) are made from _GOOD below.
+    5: [leaf_line(parent, STAMP).encode() for parent in _PARENTS],
+    7: [b"", b"   ", "\u3000".encode(), b"\t"],
+    # written by another tool: other key order, spaces, NaN, numbers, odd types
+    8: [
+        json.dumps(
+            {"type": kind, "id": entry_id, "parentId": parent, "x": float("nan"), "timestamp": stamp},
+            indent=None,
+            separators=(", ", ": "),
+        ).encode()
+        for kind in _FOREIGN_TYPES
+        for entry_id in ID_LIST
+        for parent in _PARENTS
+        for stamp in (0, 1.5, None)
+    ],
+    9: [b"[1, 2]", b'"\xe6\xa2\xa8"', b"null", b"{", b"}{", b"\xff\xfe"],
+    # invalid UTF-8 inside a text, or a CRLF line end
+    10: [good.encode().replace("茶".encode(), b"\xe8\x8c") + end for good in _GOOD for end in (b"", b"\r")],
+    11: [
+        json.dumps({"id": entry_id, "type": "leaf", "leafId": parent}).encode()
+        for entry_id in ID_LIST
+        for parent in _PARENTS
+    ],
+    # a message changed in place (hidden, continued), maybe one that is not there: each of the three
+    # kinds of change a third of the time
+    12: [
+        amend_line(target, changes, STAMP).encode()
+        for target in ID_LIST
+        for changes in [{"tags": ["hidden"]}] * len(TEXTS)
+        + [{"tags": None}] * len(TEXTS)
+        + [{"content": text} for text in TEXTS]
+    ],
+    # an amend record written by another tool, or broken
+    13: [
+        b'{"type": "amend", "targetId": "0000000a"}',
+        b'{"type": "amend", "targetId": 3, "message": {}}',
+        b'{"type":"amend","targetId":"0000000b","message":{"content":NaN}}',
+    ],
+}
+_GOOD_LINES = st.sampled_from([good.encode() for good in _GOOD])
+_LINE_OF = {kind: st.sampled_from(lines) for kind, lines in _LINES.items()}
+
+
+@st.composite
+def _torn(draw: st.DrawFn) -> bytes:
+    """A torn append, later followed by more lines."""
+    good = draw(_GOOD_LINES)
+    return good[: draw(st.integers(0, len(good)))]
 
 
 @st.composite
@@ -42,33 +106,12 @@ def file_lines(draw: st.DrawFn) -> list[bytes]:
     lines = [header_line("20261202-000000-abcd", STAMP, card="青梧", mode="stage").encode()]
     for _ in range(draw(st.integers(0, 25))):
         kind = draw(st.integers(0, 13))
-        entry_id, parent = draw(IDS), draw(st.one_of(st.none(), IDS))
-        good = entry_line(message_entry(entry_id, parent, STAMP, {"role": "user", "content": draw(TEXT)}))
         if kind <= 4:
-            lines.append(good.encode())
-        elif kind == 5:
-            lines.append(leaf_line(draw(st.one_of(st.none(), IDS)), STAMP).encode())
-        elif kind == 6:  # a torn append, later followed by more lines
-            lines.append(good.encode()[: draw(st.integers(0, len(good.encode())))])
-        elif kind == 7:
-            lines.append(draw(st.sampled_from([b"", b"   ", "\u3000".encode(), b"\t"])))
-        elif kind == 8:  # written by another tool: other key order, spaces, NaN, numbers, odd types
-            other = {"type": draw(st.sampled_from([*ENTRY_TYPES, "session", "leaf", 3, None])), "id": entry_id}
-            other.update({"parentId": parent, "x": float("nan"), "timestamp": draw(st.sampled_from([0, 1.5, None]))})
-            lines.append(json.dumps(other, indent=None, separators=(", ", ": ")).encode())
-        elif kind == 9:
-            lines.append(draw(st.sampled_from([b"[1, 2]", b'"\xe6\xa2\xa8"', b"null", b"{", b"}{", b"\xff\xfe"])))
-        elif kind == 10:  # invalid UTF-8 inside a text, or a CRLF line end
-            lines.append(good.encode().replace("茶".encode(), b"\xe8\x8c") + draw(st.sampled_from([b"", b"\r"])))
-        elif kind == 11:
-            lines.append(json.dumps({"id": entry_id, "type": "leaf", "leafId": parent}).encode())
-        elif kind == 12:  # a message changed in place (hidden, continued), maybe one that is not there
-            changes = draw(st.sampled_from([{"tags": ["hidden"]}, {"tags": None}, {"content": draw(TEXT)}]))
-            lines.append(amend_line(draw(IDS), changes, STAMP).encode())
-        else:  # an amend record written by another tool, or broken
-            lines.append(draw(st.sampled_from([b'{"type": "amend", "targetId": "0000000a"}',
-                                               b'{"type": "amend", "targetId": 3, "message": {}}',
-                                               b'{"type":"amend","targetId":"0000000b","message":{"content":NaN}}'])))
+            lines.append(draw(_GOOD_LINES))
+        elif kind == 6:
+            lines.append(draw(_torn()))
+        else:
+            lines.append(draw(_LINE_OF[kind]))
     return lines
 
 

@@ -156,3 +156,18 @@ def test_a_last_try_of_a_claim_and_a_repeat_shows_the_repeat_not_the_claim() -> 
 def test_new_sentences_pass_unchanged() -> None:
     reply = '*Wren opens the shutter.* "It won\'t stop tonight. Drink your tea."'
     assert _stream(SentenceGuard(can_retry=True, said=[GREETING, FIRST_REPLY]), reply) == reply
+
+
+def test_a_sentence_ending_where_the_echo_guard_stopped_is_shown_at_once() -> None:
+    """The echo guard lets a clause through only once it saw the next character: a sentence ending
+    there is whole, and is shown without waiting for the next clause (a crash there would lose it)."""
+    waiting = SentenceGuard(can_retry=True)
+    assert waiting.feed("有的，楼上还空着一间。") == ""  # on its own the guard waits for what follows
+    guard = SentenceGuard(can_retry=True)
+    assert guard.feed("有的，", at_boundary=True) == ""  # a clause, not a sentence
+    assert guard.feed("楼上还空着一间。", at_boundary=True) == "有的，楼上还空着一间。"
+    assert guard.feed("“临河。”", at_boundary=True) == "“临河。”"
+    assert SentenceGuard(can_retry=True).feed("I'm Wren.", at_boundary=True) == "I'm Wren."
+    claimed = SentenceGuard(can_retry=True)
+    assert claimed.feed("我是一个由OpenAI开发的AI助手。", at_boundary=True) is None
+    assert claimed.outcome == "claim"

@@ -8,9 +8,13 @@ and lodash without loading them, Vue and Font Awesome from CDNs — and tries to
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from peargarden.formats import card_to_png, read_card
 from peargarden.workspace.home import Home
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Frame, Locator
 
 CARD = "林晚"
 
@@ -98,4 +102,21 @@ def tavern_config(base_url: str) -> str:
         'user_name = "旅人"\nmode = "tavern"\ngreeting = true\n\n[story]\nscene_notes = false\n\n'
         '[model]\nprovider = "fake"\nmodel = "fake-model"\nthinking = "off"\n\n'
         f'[providers.fake]\nbase_url = "{base_url}"\napi_key = "sk-test"\n'
+    )
+
+
+def frame_of(bar: Locator) -> Frame:
+    """The document inside a status bar's frame."""
+    handle = bar.element_handle()
+    assert handle is not None
+    frame = handle.content_frame()
+    assert frame is not None
+    return frame
+
+
+def wait_text(frame: Frame, selector: str, text: str) -> None:
+    """Wait until the element *selector* of *frame* says *text*."""
+    frame.wait_for_function(
+        "([selector, text]) => (document.querySelector(selector)?.textContent || '').includes(text)",
+        arg=[selector, text],
     )

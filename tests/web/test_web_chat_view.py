@@ -140,7 +140,8 @@ def test_phone_width_composer_visible_and_no_sideways_scroll(served: Served, pag
     box = page.locator("#composer").bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844  # in view, without scrolling
     assert page.locator("#send").bounding_box()["y"] + 10 <= 844  # type: ignore[index]
-    page.screenshot(path=str(screenshot(page, "chat-phone-long").with_name("chat-phone-long-viewport.png")))
+    screenshot(page, "chat-phone-long")
+    screenshot(page, "chat-phone-long-viewport", viewport_only=True)
 
 
 def test_rename_delete_and_undo_with_correct_counts(served: Served, page: Page) -> None:

@@ -8,7 +8,7 @@ import urllib.parse
 import urllib.request
 from typing import TYPE_CHECKING
 
-from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
+from web_harness import Served, beats_done, new_chat, open_new_chat, screenshot, wait_ready
 
 from peargarden.testing.fake_openai import text_reply
 
@@ -82,7 +82,7 @@ def test_switching_an_entry_off_removes_it_from_the_request(served: Served, page
 
 
 def test_editing_an_entry_and_the_tavern_stage_diff(served: Served, page: Page) -> None:
-    chat_id = open_new_chat(page, served.url)
+    chat_id = new_chat(served.url)  # the chat page itself is not needed here
     page.goto(f"{served.url}/entries/{urllib.parse.quote('青梧')}")
     wait_ready(page)
     row = page.locator("[data-file='global'] .entry", has_text="稿纸")

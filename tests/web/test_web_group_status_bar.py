@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from status_card import add_status_card, reply, tavern_config
+from status_card import add_status_card, frame_of, reply, tavern_config, wait_text
 from web_harness import LiveServer, Served, beats_done, wait_ready
 
 from kit.groups import add_card, chinese_card
@@ -22,7 +22,7 @@ from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Frame, Locator, Page
+    from playwright.sync_api import Locator, Page
 
 GROUP = "茶馆二人"
 
@@ -44,21 +44,6 @@ def _post(served: Served, path: str) -> dict[str, Any]:
     request = urllib.request.Request(served.url + path, data=b"{}", headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=20) as response:
         return dict(json.loads(response.read()))
-
-
-def _frame(bar: Locator) -> Frame:
-    handle = bar.element_handle()
-    assert handle is not None
-    frame = handle.content_frame()
-    assert frame is not None
-    return frame
-
-
-def _wait_text(frame: Frame, selector: str, text: str) -> None:
-    frame.wait_for_function(
-        "([selector, text]) => (document.querySelector(selector)?.textContent || '').includes(text)",
-        arg=[selector, text],
-    )
 
 
 def _her_bars(page: Page) -> Locator:
@@ -91,9 +76,9 @@ def test_a_members_status_bar_runs_and_follows_the_group_chat(group_served: Serv
     _round(page, "两位早。", 1)
     bars = _her_bars(page)
     assert bars.count() == 1 and bars.first.get_attribute("sandbox") == "allow-scripts"
-    first = _frame(bars.first)
+    first = frame_of(bars.first)
     # Messages: the two greetings, the user's, 林月's reply, 林晚's (message 4) with the bar.
-    _wait_text(first, "#好感", "好感度：15")
+    wait_text(first, "#好感", "好感度：15")
     assert first.locator("#楼层").inner_text() == "楼层：4/4"
     assert first.locator("#正文").inner_text() == "本楼：林晚笑了笑，"
     with urllib.request.urlopen(f"{group_served.url}{base}/variables?message=-1") as answer:
@@ -103,9 +88,9 @@ def test_a_members_status_bar_runs_and_follows_the_group_chat(group_served: Serv
     _round(page, "生意怎么样？", 2)
     bars = _her_bars(page)
     assert bars.count() == 2
-    newest = _frame(bars.nth(1))
-    _wait_text(newest, "#好感", "好感度：22")
+    newest = frame_of(bars.nth(1))
+    wait_text(newest, "#好感", "好感度：22")
     assert newest.locator("#楼层").inner_text() == "楼层：7/7"
-    older = _frame(bars.nth(0))  # drawn again with the page: its own message's values, the latest's too
-    _wait_text(older, "#最新", "最新好感：22")
+    older = frame_of(bars.nth(0))  # drawn again with the page: its own message's values, the latest's too
+    wait_text(older, "#最新", "最新好感：22")
     assert older.locator("#好感").inner_text() == "好感度：15"

@@ -8,7 +8,7 @@ import json
 import urllib.request
 from typing import Any
 
-from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
+from web_harness import Served, beats_done, element_screenshot, open_new_chat, screenshot, wait_ready
 
 from peargarden.testing.fake_openai import text_reply
 from peargarden.workspace.vault import Vault
@@ -21,8 +21,8 @@ def said(page: Any, text: str, error: bool = False) -> None:
 
 def panel_shot(page: Any, width: str) -> None:
     """The whole page, and the persona panel alone (the part this test is about)."""
-    whole = screenshot(page, f"personas-{width}")
-    page.locator("#persona-panel").screenshot(path=str(whole.with_name(f"personas-panel-{width}.png")))
+    screenshot(page, f"personas-{width}")
+    element_screenshot(page.locator("#persona-panel"), f"personas-panel-{width}")
 
 
 def _persona(served: Served, name: str, description: str) -> None:

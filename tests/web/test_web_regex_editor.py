@@ -111,4 +111,3 @@ def test_regex_scripts_are_edited_added_and_deleted_in_the_card_file(served: Ser
     page.locator("#regex .regex-editing form").wait_for()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing scrolls sideways on a phone
     screenshot(page, "regex-editor-390")
-    screenshot(page, "regex-editor-390")

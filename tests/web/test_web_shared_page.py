@@ -18,6 +18,7 @@ FINGERPRINT = """async () => {
     button: document.getElementById("lang-switch").textContent,
     cssFromNetwork: css !== undefined && css.transferSize > 0,
     health: await (await fetch("/api/health")).json(),
+    clipboard: (await navigator.permissions.query({name: "clipboard-read"})).state,
   };
 }"""
 
@@ -48,6 +49,7 @@ def test_a_reset_page_is_a_new_page(served: Served, browser: Any, shared_page: S
     }""")
     page.evaluate("window.open('/vault')")  # a second page in the context
     page.set_viewport_size({"width": 390, "height": 844})
+    shared_page.context.grant_permissions(["clipboard-read"])
     shared_page.emulate_timezone("Asia/Shanghai")
     page.mouse.move(200, 30)
     left = page.evaluate(FINGERPRINT)
@@ -55,6 +57,7 @@ def test_a_reset_page_is_a_new_page(served: Served, browser: Any, shared_page: S
     assert left["local"] == [["pear-lang", "en"]] and left["session"] == [["草稿", "半句话"]]
     assert left["cookie"] == "seen=1" and left["databases"] == ["旧库"] and left["caches"] == ["旧缓存"]
     assert left["health"] == {"ok": "伪造"} and left["width"] == 390 and left["zone"] == "Asia/Shanghai"
+    assert left["clipboard"] == "granted" != expected["clipboard"]
     assert len(shared_page.context.pages) == 2
 
     shared_page.reset()

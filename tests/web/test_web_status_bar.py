@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from status_card import CARD, add_status_card, reply, tavern_config
+from status_card import CARD, add_status_card, frame_of, reply, tavern_config, wait_text
 from test_web_markdown_html import XSS
 from web_harness import LiveServer, Served, beats_done, open_new_chat, screenshots
 
@@ -46,23 +46,8 @@ def status_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             yield Served(home, server, fake)
 
 
-def _frame(bar: Locator) -> Frame:
-    handle = bar.element_handle()
-    assert handle is not None
-    frame = handle.content_frame()
-    assert frame is not None
-    return frame
-
-
 def _text(frame: Frame, selector: str) -> str:
     return frame.locator(selector).inner_text()
-
-
-def _wait_text(frame: Frame, selector: str, text: str) -> None:
-    frame.wait_for_function(
-        "([selector, text]) => (document.querySelector(selector)?.textContent || '').includes(text)",
-        arg=[selector, text],
-    )
 
 
 def _send(page: Page, text: str, beats: int) -> None:
@@ -94,8 +79,8 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     _send(page, "掌柜的，来壶龙井。", 1)
     first = _bar(page, 2)
     assert first.get_attribute("sandbox") == "allow-scripts"
-    bar = _frame(first)
-    _wait_text(bar, "#好感", "好感度：15")
+    bar = frame_of(first)
+    wait_text(bar, "#好感", "好感度：15")
     assert _text(bar, "#心情") == "心情：愉快"
     assert _text(bar, "#最新") == "最新好感：15"
     assert _text(bar, "#楼层") == "楼层：2/2"
@@ -117,7 +102,7 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
 
     # Reaching the page: no document, no cookie, no top navigation, no fetch, no write, and the three
     # messages it posted (a command, a hello with a guessed nonce, a string) are refused and unanswered.
-    _wait_text(bar, "#probe", "write:")
+    wait_text(bar, "#probe", "write:")
     probe = _text(bar, "#probe")
     for said in ("document:SecurityError", "cookie:SecurityError", "top:SecurityError", "fetch:TypeError",
                  "write:refused"):  # fmt: skip
@@ -130,23 +115,23 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     # The next beat: a new bar for the new reply; the first bar keeps its own message's values and
     # follows the latest through MVU's update event.
     _send(page, "今天生意好吗？", 2)
-    second = _frame(_bar(page, 4))
-    _wait_text(second, "#好感", "好感度：22")
+    second = frame_of(_bar(page, 4))
+    wait_text(second, "#好感", "好感度：22")
     assert _text(second, "#楼层") == "楼层：4/4"
-    _wait_text(bar, "#最新", "最新好感：22")
+    wait_text(bar, "#最新", "最新好感：22")
     assert _text(bar, "#好感") == "好感度：15"
     assert _text(bar, "#事件") == "收到第4楼"
 
     # A swipe: the reply's new version has its own variables (from the state before that reply).
     page.locator("#messages .swipe-next").click()
     beats_done(page, 3)
-    swiped = _frame(_bar(page, 4))
-    _wait_text(swiped, "#好感", "好感度：18")
-    _wait_text(bar, "#最新", "最新好感：18")
+    swiped = frame_of(_bar(page, 4))
+    wait_text(swiped, "#好感", "好感度：18")
+    wait_text(bar, "#最新", "最新好感：18")
     # And back: the first version's values again.
     page.locator("#messages .swipe-prev").click()
     beats_done(page, 4)
-    _wait_text(_frame(_bar(page, 4)), "#好感", "好感度：22")
+    wait_text(frame_of(_bar(page, 4)), "#好感", "好感度：22")
 
     # Nothing the frames sent changed the chat: its messages and variables are the beats' own.
     variables = _chat_file(status_served, chat_id)
@@ -159,7 +144,7 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
 
     # In English the page draws the bars again and the line says it in English.
     page.click("#lang-switch")
-    english = _frame(_bar(page, 2)).locator(".pear-blocked")
+    english = frame_of(_bar(page, 2)).locator(".pear-blocked")
     english.wait_for()
     assert english.inner_text().startswith("⚠ The status bar could not load: vue.global.prod.js")
 
@@ -176,12 +161,12 @@ def test_the_xss_corpus_runs_nothing_in_the_page(status_served: Served, page: Pa
     assert words.count() == 1 and words.get_attribute("sandbox") == "allow-same-origin"
     bar = _bar(page, 2)
     assert bar.get_attribute("sandbox") == "allow-scripts"
-    frame = _frame(bar)
-    _wait_text(frame, "#ran", "脚本跑了")  # the card's script ran, in its frame
+    frame = frame_of(bar)
+    wait_text(frame, "#ran", "脚本跑了")  # the card's script ran, in its frame
     assert frame.evaluate("document.body.dataset.refused") == "SecurityError"
-    for inner in (_frame(words), frame):
+    for inner in (frame_of(words), frame):
         for target in inner.locator("body *").all()[:25]:
             if target.is_visible():
                 target.hover(force=True)  # (an element under another one is hovered all the same)
     assert page.evaluate("typeof window.pwned") == "undefined"
-    assert _frame(words).evaluate("typeof window.pwned") == "undefined"
+    assert frame_of(words).evaluate("typeof window.pwned") == "undefined"

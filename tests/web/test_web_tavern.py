@@ -8,7 +8,7 @@ import json
 import urllib.parse
 from typing import TYPE_CHECKING
 
-from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
+from web_harness import Served, beats_done, new_chat, screenshot, wait_ready
 
 from peargarden.testing.fake_openai import text_reply
 
@@ -20,7 +20,7 @@ def test_controls_change_the_next_tavern_request(served: Served, page: Page) -> 
     card_json = served.home.card_dir("青梧") / "卡.json"
     saved = card_json.read_bytes()
     try:
-        chat_id = open_new_chat(page, served.url)
+        chat_id = new_chat(served.url)  # the chat page itself is not needed here
         page.goto(f"{served.url}/tavern/{urllib.parse.quote('青梧')}/{chat_id}")
         wait_ready(page)
         scenario = page.locator("#order li[data-id='scenario']")

@@ -18,7 +18,7 @@ from peargarden.web.server import WebConfig, create_app
 from peargarden.workspace.home import Home
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
 # Debian's chromium-headless-shell when it is installed (scripts/test.sh installs it): chromium's old
 # headless mode, which Playwright itself runs for headless by default.  The new headless mode of
@@ -31,6 +31,10 @@ CHROMIUM = os.environ.get("PEARGARDEN_TEST_CHROMIUM") or next(
     "/usr/bin/chromium",
 )
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+# Screenshots are pictures to look at, never read back by a test: they are taken only when asked for
+# (PEARGARDEN_SCREENSHOTS=1 bash scripts/test.sh tests/web).  Full-page captures at two sizes were
+# about a twelfth of the browser tests' CPU (docs/benchmarks.md, "Test suite time", eighth round).
+SCREENSHOTS_WANTED = os.environ.get("PEARGARDEN_SCREENSHOTS") == "1"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -78,11 +82,18 @@ class LiveServer:
         self.thread.join(timeout=10)
 
 
-def screenshot(page: Page, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
+def screenshot(page: Page, name: str, *, viewport_only: bool = False) -> None:
+    """The whole page (or what the viewport shows) as build/screenshots/*name*.png, when wanted."""
+    if SCREENSHOTS_WANTED:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=not viewport_only)
+
+
+def element_screenshot(element: Locator, name: str) -> None:
+    """One element of the page as build/screenshots/*name*.png, when wanted."""
+    if SCREENSHOTS_WANTED:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        element.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 
 def fake_provider_config(base_url: str) -> str:
@@ -114,17 +125,20 @@ def tool_call_reply(call_id: str, name: str, arguments: dict[str, object]) -> St
     )
 
 
-def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
-    """Open a fresh chat of *card* in the browser; returns its id."""
-    import json
-    import urllib.parse
+def new_chat(base_url: str, card: str = "青梧") -> str:
+    """A fresh chat of *card*, made through the API (no page load); returns its id."""
     import urllib.request
 
     request = urllib.request.Request(
         f"{base_url}/api/chats/{urllib.parse.quote(card)}", data=b"{}", headers={"Content-Type": "application/json"}
     )
     with urllib.request.urlopen(request, timeout=20) as response:
-        chat_id = str(json.loads(response.read())["chat_id"])
+        return str(json.loads(response.read())["chat_id"])
+
+
+def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
+    """Open a fresh chat of *card* in the browser; returns its id."""
+    chat_id = new_chat(base_url, card)
     page.goto(f"{base_url}/chat/{urllib.parse.quote(card)}/{chat_id}")
     wait_ready(page)
     return chat_id
@@ -149,8 +163,10 @@ class Served:
 
 
 def screenshots(page: Page, name: str) -> None:
-    """*name* at the two sizes the web is judged at: 1280×800 and 390×844 (a phone)."""
-    for width, height in ((1280, 800), (390, 844)):
+    """*name* at the two sizes the web is judged at: 1280×800 and 390×844 (a phone).  The page is left at
+    the phone's size, screenshots wanted or not (tests go on at that size)."""
+    sizes = ((1280, 800), (390, 844)) if SCREENSHOTS_WANTED else ((390, 844),)
+    for width, height in sizes:
         page.set_viewport_size({"width": width, "height": height})
         screenshot(page, f"{name}-{width}")
 
@@ -193,6 +209,25 @@ class SharedPage:
             original_once(event, handler)
 
         self.page.on, self.page.once = on, once
+        # Routes and permissions are noted as they are set, so that reset undoes them only when there
+        # are some (each undo is a round trip through Playwright's driver, for every test).
+        self.routed = self.granted = False
+        page_route, context_route, grant = self.page.route, self.context.route, self.context.grant_permissions
+
+        def route_page(*args: Any, **kwargs: Any) -> Any:
+            self.routed = True
+            return page_route(*args, **kwargs)
+
+        def route_context(*args: Any, **kwargs: Any) -> Any:
+            self.routed = True
+            return context_route(*args, **kwargs)
+
+        def grant_permissions(*args: Any, **kwargs: Any) -> Any:
+            self.granted = True
+            return grant(*args, **kwargs)
+
+        self.page.route, self.context.route = route_page, route_context
+        self.context.grant_permissions = grant_permissions
 
     def _seen(self, frame: Any) -> None:
         parts = urllib.parse.urlsplit(frame.url)
@@ -208,8 +243,10 @@ class SharedPage:
         for event, handler in self.listeners:
             self.page.remove_listener(event, handler)
         self.listeners.clear()
-        self.page.unroute_all(behavior="ignoreErrors")
-        self.context.unroute_all(behavior="ignoreErrors")
+        if self.routed:
+            self.page.unroute_all(behavior="ignoreErrors")
+            self.context.unroute_all(behavior="ignoreErrors")
+            self.routed = False
         for other in self.context.pages:
             if other != self.page:
                 other.close()
@@ -220,11 +257,14 @@ class SharedPage:
         self.origins.clear()
         self.cdp.send("Page.resetNavigationHistory")
         self.context.clear_cookies()
-        self.context.clear_permissions()
+        if self.granted:
+            self.context.clear_permissions()
+            self.granted = False
         if self.timezone is not None:
             self.cdp.send("Emulation.setTimezoneOverride", {"timezoneId": ""})  # "": the system's zone
             self.timezone = None
-        self.page.set_viewport_size(VIEWPORT)
+        if self.page.viewport_size != VIEWPORT:
+            self.page.set_viewport_size(VIEWPORT)
         self.page.mouse.move(0, 0)
 
     def check_fresh(self) -> None:
@@ -234,6 +274,7 @@ class SharedPage:
         assert self.page.viewport_size == VIEWPORT, self.page.viewport_size
         assert self.context.cookies() == [], self.context.cookies()
         assert not self.listeners and not self.origins and self.timezone is None
+        assert not self.routed and not self.granted
         history = self.cdp.send("Page.getNavigationHistory")
         assert len(history["entries"]) == 1, history
 

@@ -32,6 +32,9 @@ __all__ = ["DEFAULT_FALLBACK", "HOLD", "SentenceGuard"]
 
 # A sentence this long with no claim in it yet is shown before it ends.
 HOLD = 60
+# Stands for the character after a boundary: a space (an English "." ends a sentence only before one)
+# and then a character that closes nothing.
+_BOUNDARY = " \x00"
 # When the request brings no line of the character's: a pause, not a claim.
 DEFAULT_FALLBACK = "……"
 
@@ -56,11 +59,14 @@ class SentenceGuard:
         self._repeats = False  # a sentence said before was cut
         self.shown = False
 
-    def feed(self, text: str) -> str | None:
-        """What can be shown now ("" = hold on), or ``None``: generate again (``outcome`` says why)."""
+    def feed(self, text: str, *, at_boundary: bool = False) -> str | None:
+        """What can be shown now ("" = hold on), or ``None``: generate again (``outcome`` says why).
+        *at_boundary*: the guard before this one (the echo guard) let *text* through only after it saw
+        the character that follows, so a sentence that ends *text* is whole now: waiting for that
+        character again would show every sentence a clause late (and lose it to a crash)."""
         self._held += text
         out: list[str] = []
-        while (end := sentence_end(self._held)) >= 0:
+        while (end := self._whole_sentence(at_boundary)) > 0:
             sentence, self._held = self._held[:end], self._held[end:]
             judged = self._judge(sentence)
             if judged is None:
@@ -71,6 +77,13 @@ class SentenceGuard:
             out.append(self._pass(self._held))
             self._held = ""
         return "".join(out)
+
+    def _whole_sentence(self, at_boundary: bool) -> int:
+        """The end of the held text's first whole sentence, or -1 (see :meth:`feed`)."""
+        end = sentence_end(self._held)
+        if end < 0 and at_boundary and self._held and sentence_end(self._held + _BOUNDARY) >= len(self._held):
+            return len(self._held)
+        return end
 
     def finish(self) -> str | None:
         """The rest once the reply is complete, or ``None`` (a retry may follow)."""

@@ -531,7 +531,7 @@ class EmbeddedProvider:
                     if visible is None:
                         return "echo"
                     if visible and claim is not None:
-                        visible = claim.feed(visible)
+                        visible = claim.feed(visible, at_boundary=echo is not None)
                         if visible is None:
                             return claim.outcome
                     if visible:
