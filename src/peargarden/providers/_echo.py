@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import unicodedata
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = [
     "MIN_CONTAINED",
@@ -122,11 +122,14 @@ def clause_end(text: str) -> int:
 
 def split_clauses(text: str) -> list[str]:
     """*text* cut after each clause's closing punctuation; joined again they give *text*."""
+    return split_at(text, clause_end)
+
+
+def split_at(text: str, end_of: Callable[[str], int]) -> list[str]:
+    """*text* cut where *end_of* says its first piece ends (-1: no whole piece left), again and again;
+    joined again the pieces give *text*."""
     out: list[str] = []
-    while True:
-        end = clause_end(text)
-        if end < 0:
-            break
+    while (end := end_of(text)) >= 0:
         out.append(text[:end])
         text = text[end:]
     if text:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._echo import open_marks
+from ._echo import open_marks, split_at
 
 __all__ = ["cut", "kept_marks", "sentence_end", "split_sentences"]
 
@@ -42,13 +42,7 @@ def sentence_end(text: str) -> int:
 
 def split_sentences(text: str) -> list[str]:
     """*text* cut after each sentence's closing marks; joined again they give *text*."""
-    out: list[str] = []
-    while (end := sentence_end(text)) >= 0:
-        out.append(text[:end])
-        text = text[end:]
-    if text:
-        out.append(text)
-    return out
+    return split_at(text, sentence_end)
 
 
 def kept_marks(before: str, sentence: str) -> str:
