@@ -26,6 +26,7 @@ from peargarden.app.library.card_list import card_rows
 from peargarden.errors import NotFound, PearError
 
 from . import api_status, safety
+from .chat_hub import ChatHub
 from .guards import RequireToken, SameOriginOnly, is_loopback
 
 HERE = Path(__file__).parent
@@ -63,8 +64,6 @@ def create_app(config: WebConfig) -> FastAPI:
     app = FastAPI(title="梨园 Pear Garden", version=__version__, docs_url=None, redoc_url=None)
     app.state.config = config
     app.state.templates = templates()
-
-    from .chat_hub import ChatHub
 
     app.state.hub = ChatHub(config.home)
     _warm_card_list(config.home)

@@ -20,6 +20,7 @@ from peargarden.errors import BadInput
 from peargarden.workspace import atomic
 from peargarden.workspace.home import Home, sanitize_name
 from peargarden.workspace.text_files import read_user_text
+from peargarden.workspace.vault import Vault
 
 # The custom entry a persona switch inside a chat records on the branch.
 PERSONA_ENTRY_TYPE = "persona"
@@ -129,8 +130,6 @@ def save_persona(personas_dir: Path, name: str, description: str) -> str:
 
 def delete_persona(home: Home, name: str) -> dict[str, Any]:
     """Remove a persona's files (text and picture); the vault keeps a snapshot first."""
-    from peargarden.workspace.vault import Vault
-
     snapshot = Vault(home).snapshot(f"删除人设「{name}」之前") or Vault(home).latest()
     removed = persona_files(home.personas_dir, name)
     for path in removed:

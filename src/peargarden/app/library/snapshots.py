@@ -19,6 +19,7 @@ import msgspec
 from peargarden.errors import BadInput, PearError, StorageError
 from peargarden.workspace.chats import remove_orphan_indexes
 from peargarden.workspace.home import Home
+from peargarden.workspace.vault import Vault, clear_crash_debris, start_background_snapshots
 
 if TYPE_CHECKING:
     from peargarden.workspace.vault import RestoreResult, SnapshotInfo, Vault, VaultDiff
@@ -50,7 +51,6 @@ class Snapshots:
     """The vault of one data folder, every call with its disk errors mapped (see :func:`disk_errors`)."""
 
     def __init__(self, home: Home) -> None:
-        from peargarden.workspace.vault import Vault
 
         self.home = home
         self._vault: Vault = Vault(home)
@@ -89,7 +89,6 @@ def clear_leftovers(home: Home) -> str | None:
     """Remove the temp files crashed writes left behind, and the session indexes of chats whose
     session file is gone; what was removed, said for the user (None when nothing was, or when the
     folder could not be read: that is logged, and the start goes on)."""
-    from peargarden.workspace.vault import clear_crash_debris
 
     try:
         debris = clear_crash_debris(home)
@@ -108,7 +107,6 @@ def background_snapshots(home: Home) -> Iterator[None]:
     """Snapshot the data folder now (before anything of this run can change it), every 10 minutes,
     and after writes; the last writes are snapshotted on the way out.  A vault that cannot start is
     logged and the command runs without it: the vault must never stop a chat."""
-    from peargarden.workspace.vault import start_background_snapshots
 
     try:
         background = start_background_snapshots(home)
@@ -125,7 +123,6 @@ def background_snapshots(home: Home) -> Iterator[None]:
 
 def undo_point(home: Home, reason: str) -> str:
     """A vault snapshot now, or the newest one when nothing changed since (it holds the state as is)."""
-    from peargarden.workspace.vault import Vault
 
     vault = Vault(home)
     info = vault.snapshot(reason) or vault.latest()
