@@ -35,18 +35,21 @@ class _ShapeLine(msgspec.Struct):
 _SHAPE = msgspec.json.Decoder(_ShapeLine)
 
 
-def _shape(entry: Entry) -> _Shape:
+def _shape(entry: Entry) -> tuple[Any, Any, Any]:
+    """(role, tags, tool calls) of a message entry, from what this beat's context noted when it can."""
     known = entry.shape  # the context of this beat read the line already
     if known is not None:
-        return _Shape(known[0], known[1], known[2])
+        return known
     line = entry.raw_line()
     if line is not None:
         try:
-            return _SHAPE.decode(line).message
+            shape = _SHAPE.decode(line).message
         except (msgspec.DecodeError, UnicodeDecodeError):
             pass
+        else:
+            return shape.role, shape.tags, shape.tool_calls
     message = entry.message
-    return _Shape(message.get("role"), message.get("tags"), message.get("tool_calls"))
+    return message.get("role"), message.get("tags"), message.get("tool_calls")
 
 
 def _tagged(tags: Any, names: frozenset[str]) -> bool:
@@ -54,11 +57,15 @@ def _tagged(tags: Any, names: frozenset[str]) -> bool:
 
 
 def story_users(entries: Sequence[Entry]) -> int:
-    """``len(user_indices(story_items(items of entries)))`` for message *entries* that start at a beat."""
+    """``len(user_indices(story_items(items of entries)))`` for message *entries* that start at a beat.
+
+    One pass of plain comparisons: it runs over nearly every message of a long chat on each beat
+    (the middle of the history, between the ends the compaction plan reads), and most messages
+    have no tags at all."""
     count = 0
-    for shape in map(_shape, entries):
-        if shape.tool_calls or _tagged(shape.tags, WORK_MODE_TAGS):
+    for role, tags, calls in map(_shape, entries):
+        if calls or (tags and _tagged(tags, WORK_MODE_TAGS)):
             return len(user_indices(story_items([StoryItem(entry.id, entry.message) for entry in entries])))
-        if shape.role == "user" and not _tagged(shape.tags, WORK_TAGS):
+        if role == "user" and not (tags and _tagged(tags, WORK_TAGS)):
             count += 1
     return count
