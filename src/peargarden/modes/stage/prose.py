@@ -83,21 +83,30 @@ class StoryProse:
         """``len(self.story_turns(messages))`` without the prose: a beat without tool calls has a
         turn exactly when one of its assistant messages has text (``beat_turn``: the rounds' text
         is the draft, and only a tool call gives a fork line), so only beats with tool calls are
-        replayed.  (A new process's first beat on a 20,000-message chat counts ~10,000 beats.)"""
+        replayed.  (A new process's first beat on a 20,000-message chat counts ~10,000 beats: one
+        pass of plain comparisons, no list per beat.)"""
         count = 0
         start = 0
-        for index in range(len(messages) + 1):
-            if index < len(messages) and messages[index].role != "user":
-                continue
-            beat = [m for m in messages[start:index] if m.role in ("assistant", "tool")]
-            if any(m.tool_calls for m in beat):
-                count += len(self._derive(beat, prune=False))
-            elif any(m.role == "assistant" and m.content.strip() for m in beat):
-                count += 1
-            if index < len(messages):
-                count += 1  # the user's turn
-            start = index + 1
-        return count
+        calls = text = False
+        for index, message in enumerate(messages):
+            role = message.role
+            if role == "user":
+                count += 1 + self._beat_turns(messages, start, index, calls, text)
+                start, calls, text = index + 1, False, False
+            elif role == "assistant":
+                calls = calls or bool(message.tool_calls)
+                # ``content.strip()`` without the copy: text that is not all whitespace
+                text = text or (bool(message.content) and not message.content.isspace())
+            elif role == "tool":
+                calls = calls or bool(message.tool_calls)
+        return count + self._beat_turns(messages, start, len(messages), calls, text)
+
+    def _beat_turns(self, messages: Sequence[ContextMessage], start: int, end: int, calls: bool, text: bool) -> int:
+        """The turns of the beat ``messages[start:end]`` (no user message in it) leaves."""
+        if calls:
+            beat = [m for m in messages[start:end] if m.role in ("assistant", "tool")]
+            return len(self._derive(beat, prune=False))
+        return 1 if text else 0
 
     def story_turns(self, messages: Sequence[ContextMessage]) -> list[Turn]:
         """User words and beat prose, in order (roles other than user/assistant/tool are ignored)."""
