@@ -8,7 +8,12 @@ Everything else runs through typer in :mod:`._run`.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import os
 import sys
+import threading
+from typing import NoReturn
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -26,7 +31,43 @@ def main(argv: list[str] | None = None) -> None:
         return
     from ._run import run
 
-    run(args, own_process=argv is None)
+    if argv is not None:
+        run(args)
+        return
+    try:
+        run(args, own_process=True)
+    except SystemExit as done:
+        _leave(_status(done.code))
+    _leave(0)
+
+
+def _status(code: object) -> int:
+    """The exit status ``SystemExit(code)`` gives (a message is printed, as Python prints it)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _leave(status: int) -> NoReturn:
+    """End the command without tearing down what it made.
+
+    Python's own exit frees every object one by one: after a beat on a 20,000-message chat, tens of
+    thousands of entries and messages, ~20-30 ms of CPU for nothing (the kernel takes the memory
+    back whole).  What an exit must still do is done: the exit functions run (a local model's worker
+    is closed), stdout and stderr are flushed.  Every file the program writes is already closed and
+    synced by then (``workspace.atomic``).  A thread that is not a daemon would have been waited
+    for: then the usual exit."""
+    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    if any(thread.is_alive() for thread in others):
+        sys.exit(status)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`pear … | head`): no reader left
+            stream.flush()
+    os._exit(status)
 
 
 def __getattr__(name: str) -> object:
