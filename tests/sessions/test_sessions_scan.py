@@ -95,3 +95,18 @@ def test_shared_start_and_without() -> None:
     assert shared_start([], [a]) == 0
     assert without([a, b, c], []) == [a, b, c]
     assert without([a, b, c], [0, 2]) == [b]
+
+
+def test_a_marked_only_scan_tests_only_messages_with_tags_or_tool_calls() -> None:
+    tested: list[str | None] = []
+
+    def hidden_or_calling(message: ContextMessage) -> bool:
+        tested.append(message.entry_id)
+        return "hidden" in message.tags or bool(message.tool_calls)
+
+    history = [_message(n) for n in range(1, 11)]
+    history.append(ContextMessage("assistant", "", "调用", tool_calls=[{"id": "c1", "name": "lorebook_search"}]))
+    scan = MessageScan(hidden_or_calling, marked_only=True)
+    assert scan(history) == [index for index, message in enumerate(history) if hidden_or_calling(message)]
+    marked = [m.entry_id for m in history if m.tags or m.tool_calls]
+    assert tested[: len(marked)] == marked  # the scan's own calls: the marked messages, in order

@@ -53,8 +53,12 @@ class MessageScan:
     ``[i for i, m in enumerate(messages) if test(m)]`` (``tests/sessions/test_sessions_scan.py``).
     """
 
-    def __init__(self, test: Callable[[ContextMessage], bool]) -> None:
+    def __init__(self, test: Callable[[ContextMessage], bool], *, marked_only: bool = False) -> None:
+        """*marked_only*: *test* is false for every message without tags and tool calls (both scans
+        a request builder runs, hidden and work, are), so those are passed over without calling it:
+        a new process's first beat on a long chat scans every message, nearly none of them marked."""
         self._test = test
+        self._marked_only = marked_only
         self._lock = threading.Lock()
         self._known: list[ContextMessage] = []
         self._found: list[int] = []
@@ -71,5 +75,12 @@ class MessageScan:
                 self._found = [index for index in self._found if index < same]
             new = messages[same:]
             known.extend(new)
-            self._found += [index for index, message in enumerate(new, same) if test(message)]
+            if self._marked_only:
+                self._found += [
+                    index
+                    for index, message in enumerate(new, same)
+                    if (message.tags or message.tool_calls) and test(message)
+                ]
+            else:
+                self._found += [index for index, message in enumerate(new, same) if test(message)]
             return list(self._found)

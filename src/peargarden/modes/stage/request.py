@@ -62,7 +62,7 @@ def is_hidden(message: ContextMessage) -> bool:
 
 def hidden_scan() -> MessageScan:
     """The chat's memo of :func:`is_hidden`, kept between beats (see :func:`visible_messages`)."""
-    return MessageScan(is_hidden)
+    return MessageScan(is_hidden, marked_only=True)  # hidden: a tag
 
 
 def visible_messages(history: Sequence[ContextMessage], hidden: MessageScan | None = None) -> list[ContextMessage]:

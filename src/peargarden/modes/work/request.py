@@ -92,7 +92,7 @@ def may_be_work(message: ContextMessage) -> bool:
 
 def work_scan() -> MessageScan:
     """The chat's memo of :func:`may_be_work` (kept between beats: see :func:`role_play_history`)."""
-    return MessageScan(may_be_work)
+    return MessageScan(may_be_work, marked_only=True)  # a work tag or a mode-switch call
 
 
 def role_play_history(history: Sequence[ContextMessage], scan: MessageScan | None = None) -> list[ContextMessage]:
