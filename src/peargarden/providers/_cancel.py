@@ -62,6 +62,10 @@ class CancelWatch:
         self._deadline_reason = deadline_reason
         self._tap = tap
         self._finished = threading.Event()
+        # Held by the watcher from its look at the clock to the end of its interrupt, and by
+        # __exit__: once the block is left, no interrupt of this watch runs any more (a late one
+        # closed the client a retry had already taken up again: "the client has been closed").
+        self._acting = threading.Lock()
         self._thread: threading.Thread | None = None
         self.fired: str | None = None
 
@@ -73,7 +77,8 @@ class CancelWatch:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._finished.set()
+        with self._acting:
+            self._finished.set()
 
     def _reason(self) -> str | None:
         if self._cancel is not None and self._cancel.is_set():
@@ -87,20 +92,23 @@ class CancelWatch:
 
     def _watch(self) -> None:
         while not self._finished.wait(_POLL_SECONDS):
-            reason = self.fired or self._reason()
-            if reason is None:
-                continue
-            self.fired = reason
-            # Repeated until the reader is out: a connection still being set up when the limit hit
-            # has no socket to shut yet, so the first interrupt may find nothing to wake.
-            if self._interrupt is not None:
-                with contextlib.suppress(Exception):
-                    self._interrupt()
-            else:
-                sock = _socket_of(self._response)
-                if sock is not None:
-                    with contextlib.suppress(OSError):
-                        sock.shutdown(socket.SHUT_RDWR)
+            with self._acting:
+                if self._finished.is_set():  # the block was left while this look began
+                    return
+                reason = self.fired or self._reason()
+                if reason is None:
+                    continue
+                self.fired = reason
+                # Repeated until the reader is out: a connection still being set up when the limit
+                # hit has no socket to shut yet, so the first interrupt may find nothing to wake.
+                if self._interrupt is not None:
+                    with contextlib.suppress(Exception):
+                        self._interrupt()
+                else:
+                    sock = _socket_of(self._response)
+                    if sock is not None:
+                        with contextlib.suppress(OSError):
+                            sock.shutdown(socket.SHUT_RDWR)
 
 
 def _socket_of(response: Any) -> socket.socket | None:
