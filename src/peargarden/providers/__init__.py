@@ -5,7 +5,11 @@
   :mod:`.profiles`.
 * :mod:`.embedded` — a GGUF through ``llama-cpp-python`` in a worker process (:mod:`.worker_client`,
   :mod:`.llama_worker`), with the configuration the self-test chose for this machine
-  (:mod:`.runtime_check`); Qwen2.5-Coder-0.5B-Instruct by default.
+  (:mod:`.runtime_check`); Qwen2.5-Coder-0.5B-Instruct by default.  A small model's guards:
+  :mod:`._echo` (the user's words handed back), :mod:`._copy_block` (runs of the prompt),
+  :mod:`._sentence_guard` with :mod:`._sentences`, :mod:`._model_claims` and :mod:`._repeats` (claims
+  to be a model and sentences said before, cut sentence by sentence).
+* :mod:`._cancel` — the watcher that wakes a read blocked on a silent server (a cancel, a timeout).
 * :mod:`.scripted` — replays scripted turns, for tests.
 * :mod:`.registry` — builds a provider from connection values.
 
