@@ -1,4 +1,5 @@
-"""``SessionTree.customs`` reads only what the active path grew by since it was last asked; whatever
+"""``SessionTree.customs`` and ``messages`` read only what the active path grew by since they were last
+asked; whatever
 the tree did in between (messages, customs, swipes, regenerations, branches, edits, deletions, leaf
 moves, appended lines of another process), it gives what a plain pass over ``tree.path()`` gives."""
 
@@ -29,6 +30,7 @@ def _plain(tree: SessionTree, custom_type: str | None) -> list[Entry]:
 def _check(tree: SessionTree) -> None:
     for custom_type in (None, "persona", "mode", "absent"):
         assert tree.customs(custom_type) == _plain(tree, custom_type)
+    assert tree.messages() == [e for e in tree.path() if e.type == "message"]
 
 
 @settings(max_examples=150, deadline=None)

@@ -43,9 +43,9 @@ class SessionTree:
         self._leaf: str | None = None
         # None: not known since the last fork or leaf move; computed on the next read.
         self._path_cache: list[Entry] | None = []
-        # The custom entries of the active path (see customs()): the path list they were read from,
-        # how much of it was read, and what was found there.
-        self._customs_cache: tuple[list[Entry], int, list[Entry]] | None = None
+        # The entries of one type on the active path (see _on_path()), per type: the path list they
+        # were read from, how much of it was read, and what was found there.
+        self._on_path_cache: dict[str, tuple[list[Entry], int, list[Entry]]] = {}
         # Leaves the active leaf moved away from in this session, the latest last: going back to a
         # version of a message (a swipe, another branch) returns to where its story was left.
         self._left: list[str] = []
@@ -141,27 +141,34 @@ class SessionTree:
 
     def messages(self) -> list[Entry]:
         """The ``message`` entries on the active path, root first."""
-        return [entry for entry in self._active_path() if entry.type == "message"]
+        return list(self._on_path("message"))
 
     def customs(self, custom_type: str | None = None) -> list[Entry]:
-        """``custom`` entries on the active path (optionally of one type), oldest first.
-
-        Asked for on every beat, so the path is not read again each time: the cached path list is
-        only ever extended in place while the leaf grows, and replaced by a new list on any other
-        move (a fork, a leaf move, a reload), so the customs found in the part of that very list
-        read last time still hold, and only what it grew by is read.
-        """
-        path = self._active_path()
-        end = len(path)
-        cached = self._customs_cache
-        if cached is not None and cached[0] is path and cached[1] <= end:
-            found = cached[2] + [entry for entry in path[cached[1] : end] if entry.type == "custom"]
-        else:
-            found = [entry for entry in path[:end] if entry.type == "custom"]
-        self._customs_cache = (path, end, found)
+        """``custom`` entries on the active path (optionally of one type), oldest first."""
+        found = self._on_path("custom")
         if custom_type is None:
             return list(found)
         return [entry for entry in found if entry.body.get("customType") == custom_type]
+
+    def _on_path(self, entry_type: str) -> list[Entry]:
+        """The active path's entries of *entry_type* (a list the caller must not change).
+
+        Asked for several times a beat (the messages by the mode, the story bookkeeping, the
+        after-beat checks; the customs on every beat), so the path is not read again each time: the
+        cached path list is only ever extended in place while the leaf grows, and replaced by a new
+        list on any other move (a fork, a leaf move, a reload), so what was found in the part of that
+        very list read last time still holds, and only what it grew by is read."""
+        path = self._active_path()
+        end = len(path)
+        cached = self._on_path_cache.get(entry_type)
+        if cached is not None and cached[0] is path and cached[1] <= end:
+            found = cached[2]
+            if cached[1] < end:
+                found = found + [entry for entry in path[cached[1] : end] if entry.type == entry_type]
+        else:
+            found = [entry for entry in path if entry.type == entry_type]
+        self._on_path_cache[entry_type] = (path, end, found)
+        return found
 
     def labels(self) -> dict[str, str]:
         """Label per target entry over the whole tree; the last label entry for a target wins."""
@@ -308,6 +315,7 @@ class SessionTree:
                 if path[position] is old:
                     path[position] = new
                     break
+        self._on_path_cache.pop("message", None)  # it held the old entry
         return new
 
     def revisions(self, entry_id: str) -> list[dict[str, Any]]:
