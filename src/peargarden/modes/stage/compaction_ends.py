@@ -47,7 +47,7 @@ def plan_from_ends(
     """``plan_compaction(live, over_budget=tokens_over(live, count, limit), min_chars=min_chars_over
     if over else min_chars, …)`` with ``live = story_since(messages, covers)``, when the history's
     ends decide it (else ``None``: nothing decided, not "nothing due")."""
-    covered_at = len(messages) - 1
+    covered_at = len(messages) - 1 if covers is not None else -1  # never summarised: nothing to find
     while covered_at >= 0 and messages[covered_at].id != covers:
         covered_at -= 1
     if len(messages) <= TAIL_MESSAGES:
