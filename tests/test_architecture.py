@@ -5,6 +5,7 @@ included, which import-linter's sibling contract does not see)."""
 
 from __future__ import annotations
 
+import ast
 import configparser
 
 from kit.imports import PACKAGE, needless_deferrals, project_imports
@@ -53,3 +54,18 @@ def test_imports_are_at_the_top_unless_they_defer_a_heavy_library_or_a_cycle() -
     """An import inside a function is there for a reason: at the top it would load a heavy library
     the module does not load (so a light command would pay for it) or close an import cycle."""
     assert [f"{path.relative_to(PACKAGE.parent)}:{line}: {target}" for path, line, target in needless_deferrals()] == []
+
+
+def test_no_parameter_in_modes_is_typed_any() -> None:
+    """Issue 27: the modes once took ``session: Any`` / ``app: Any`` and reached back into the service
+    through them; a mode's parameters say what they are (a JSON value is ``object``, narrowed where read)."""
+    found = []
+    for path in sorted((PACKAGE / "modes").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                arguments = node.args
+                every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+                every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+                found += [f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}({a.arg})" for a in every
+                          if isinstance(a.annotation, ast.Name) and a.annotation.id == "Any"]  # fmt: skip
+    assert found == []

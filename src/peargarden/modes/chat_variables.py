@@ -193,7 +193,7 @@ def greeting_seed(
     return greeting_records(init, list(texts), books=books, character_book=_character_book(books), schema=schema)
 
 
-def schema_scripts(*extensions: Any) -> MvuSchema | None:
+def schema_scripts(*extensions: object) -> MvuSchema | None:
     """The zod schema the TavernHelper scripts in *extensions* (a preset's, then the card's, in the
     order TavernHelper runs them) register with MVU; ``None`` when no enabled script registers one."""
     return schema_of((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)

@@ -41,7 +41,7 @@ def message_round(message: dict[str, Any]) -> Any:
     return extra.get("gen_id") if isinstance(extra, dict) else None
 
 
-def group_fields(name: str, avatar: str, round_id: Any, send_date: str) -> dict[str, Any]:
+def group_fields(name: str, avatar: str, round_id: object, send_date: str) -> dict[str, Any]:
     """The ``st`` fields of a new reply by *avatar* in round *round_id*."""
     return {
         "name": name,

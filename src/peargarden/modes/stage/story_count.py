@@ -52,7 +52,7 @@ def _shape(entry: Entry) -> tuple[Any, Any, Any]:
     return message.get("role"), message.get("tags"), message.get("tool_calls")
 
 
-def _tagged(tags: Any, names: frozenset[str]) -> bool:
+def _tagged(tags: object, names: frozenset[str]) -> bool:
     return isinstance(tags, list | tuple) and any(tag in names for tag in tags)
 
 

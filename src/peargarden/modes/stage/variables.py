@@ -163,7 +163,7 @@ class VariablesTool(Tool):
                           is_error=bool(result.warnings) and not changes)  # fmt: skip
 
 
-def changed_paths(before: Any, after: Any, prefix: str = "") -> list[str]:
+def changed_paths(before: object, after: object, prefix: str = "") -> list[str]:
     """``路径: 旧->新`` for every leaf that differs between two ``stat_data`` (added and removed too)."""
     if isinstance(before, dict) and isinstance(after, dict):
         keys = list(dict.fromkeys([*before, *after]))
@@ -174,7 +174,7 @@ def changed_paths(before: Any, after: Any, prefix: str = "") -> list[str]:
     return [f"{prefix[:-1]}: {shown[0]}->{shown[1]}"]
 
 
-def _change_lines(delta: Any, prefix: str = "") -> list[str]:
+def _change_lines(delta: object, prefix: str = "") -> list[str]:
     if isinstance(delta, dict):
         return [line for key, value in delta.items() for line in _change_lines(value, f"{prefix}{key}.")]
     return [] if delta is None else [f"{prefix[:-1]}: {delta}"]

@@ -212,7 +212,7 @@ def tavern_builder(
     return build
 
 
-def _global_variables(state: Any) -> dict[str, Any]:
+def _global_variables(state: TavernState) -> dict[str, Any]:
     """SillyTavern's global variables (``{{getglobalvar}}``; TavernHelper's global scope)."""
     found = state.extension_settings.get("variables")
     value = found.get("global") if isinstance(found, dict) else None

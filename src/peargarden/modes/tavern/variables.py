@@ -71,7 +71,7 @@ def card_schema(env: BeatEnv) -> MvuSchema | None:
     return schema_for(env.card.home, card_fields(env).get("extensions"), env.settings.preset)
 
 
-def schema_for(home: Home, card_extensions: Any, preset_name: str | None) -> MvuSchema | None:
+def schema_for(home: Home, card_extensions: object, preset_name: str | None) -> MvuSchema | None:
     """The registered zod schema of a card's ``extensions`` and the named library preset (a preset
     that cannot be read adds none: the request says so itself)."""
     preset: Mapping[str, Any] = {}
