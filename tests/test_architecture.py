@@ -69,3 +69,10 @@ def test_no_parameter_in_modes_is_typed_any() -> None:
                 found += [f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}({a.arg})" for a in every
                           if isinstance(a.annotation, ast.Name) and a.annotation.id == "Any"]  # fmt: skip
     assert found == []
+
+
+def test_the_architecture_doc_stays_a_map() -> None:
+    """Issue 27: one line per package plus the flows, at most 10,000 characters (module lists belong
+    in the packages' docstrings)."""
+    doc = (PACKAGE.parents[1] / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert len(doc) <= 10_000
