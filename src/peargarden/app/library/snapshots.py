@@ -12,17 +12,20 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from peargarden.errors import BadInput, PearError, StorageError
 from peargarden.workspace.chats import remove_orphan_indexes
 from peargarden.workspace.home import Home
-from peargarden.workspace.vault import Vault, clear_crash_debris, start_background_snapshots
-
-if TYPE_CHECKING:
-    from peargarden.workspace.vault import RestoreResult, SnapshotInfo, Vault, VaultDiff
+from peargarden.workspace.vault import (
+    RestoreResult,
+    SnapshotInfo,
+    Vault,
+    VaultDiff,
+    clear_crash_debris,
+    start_background_snapshots,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,6 @@ class Snapshots:
     """The vault of one data folder, every call with its disk errors mapped (see :func:`disk_errors`)."""
 
     def __init__(self, home: Home) -> None:
-
         self.home = home
         self._vault: Vault = Vault(home)
 
@@ -89,7 +91,6 @@ def clear_leftovers(home: Home) -> str | None:
     """Remove the temp files crashed writes left behind, and the session indexes of chats whose
     session file is gone; what was removed, said for the user (None when nothing was, or when the
     folder could not be read: that is logged, and the start goes on)."""
-
     try:
         debris = clear_crash_debris(home)
         indexes = remove_orphan_indexes(home.cards_dir)
@@ -107,7 +108,6 @@ def background_snapshots(home: Home) -> Iterator[None]:
     """Snapshot the data folder now (before anything of this run can change it), every 10 minutes,
     and after writes; the last writes are snapshotted on the way out.  A vault that cannot start is
     logged and the command runs without it: the vault must never stop a chat."""
-
     try:
         background = start_background_snapshots(home)
     except Exception as error:
@@ -123,7 +123,6 @@ def background_snapshots(home: Home) -> Iterator[None]:
 
 def undo_point(home: Home, reason: str) -> str:
     """A vault snapshot now, or the newest one when nothing changed since (it holds the state as is)."""
-
     vault = Vault(home)
     info = vault.snapshot(reason) or vault.latest()
     if info is None:
