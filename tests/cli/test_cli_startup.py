@@ -114,6 +114,25 @@ def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
     assert "楼上请" in out
     loaded = {name.split(".")[0] for name in modules}
     assert {"tree_sitter", "tree_sitter_javascript", "tiktoken"} & loaded == set()
+    # Nor SillyTavern's assembly, the group chats' service and modes, or the embedded model's
+    # provider (loaded on demand).
+    rooms = ("peargarden.tavern.state", "peargarden.modes.tavern.setup", "peargarden.modes.group.",
+             "peargarden.app.play.group_session", "peargarden.providers.embedded")  # fmt: skip
+    assert [name for name in modules if name.startswith(rooms)] == []
+
+
+def test_a_tavern_beat_and_a_group_beat_load_what_they_play(initialised_home: Path) -> None:
+    """The rooms a stage beat leaves out load when a chat plays in them."""
+    with FakeOpenAIServer() as server:
+        server.default_reply = text_reply("客官，", "楼上请。")
+        endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
+        out, modules = _modules_after(initialised_home, "chat", "--mode", "tavern", "--once", "掌柜？", *endpoint)
+        assert "楼上请" in out
+        assert {"peargarden.tavern.state", "peargarden.modes.tavern.setup"} <= set(modules)
+        assert _exit_code("group", "create", "茶馆", "--member", "青梧") == 0
+        out, modules = _modules_after(initialised_home, "chat", "--group", "茶馆", "--once", "掌柜？", *endpoint)
+    assert "楼上请" in out
+    assert {"peargarden.app.play.group_session", "peargarden.modes.group.stage"} <= set(modules)
 
 
 def test_a_heavy_command_still_loads_what_it_needs(initialised_home: Path, tmp_path: Path) -> None:

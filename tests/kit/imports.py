@@ -4,8 +4,9 @@ Which project modules each module imports when it is imported (its top-level sta
 bodies of its functions, not ``if TYPE_CHECKING:``), which third-party libraries it imports there, and
 from that the *heavy* libraries importing a module loads, directly or through the project's modules
 and their packages.  An import made inside a function is allowed only when it would load a heavy
-library the importing module does not already load: that is the one reason to defer an import
-(light commands such as ``pear cards`` must never pay for tiktoken, tree-sitter or the web server).
+library the importing module does not already load (light commands such as ``pear cards`` must never
+pay for tiktoken, tree-sitter or the web server), or one of our own rooms a stage chat never needs
+(:data:`ON_DEMAND`), or when it closes an import cycle.
 """
 
 from __future__ import annotations
@@ -30,6 +31,26 @@ HEAVY = frozenset(
         "importlib.metadata",
     }
 )  # fmt: skip
+
+
+# Our own rooms a chat may not need, imported where a chat first needs them (a chat in tavern mode,
+# a group chat, the embedded model): SillyTavern's assembly and the group modes are about 35
+# modules, the embedded model's provider 17 more, some 30 ms of every `pear chat` on an endpoint
+# that plays a card on the stage (docs/benchmarks.md, "Long chats end to end").
+ON_DEMAND = frozenset(
+    {
+        "peargarden.tavern",
+        "peargarden.modes.tavern.setup",
+        "peargarden.modes.group",
+        "peargarden.app.play.group_session",
+        "peargarden.providers.embedded",
+    }
+)
+
+
+def on_demand(target: str) -> bool:
+    """Whether *target* is (in) one of the rooms loaded on demand."""
+    return any(target == room or target.startswith(room + ".") for room in ON_DEMAND)
 
 
 def _library(target: str) -> str:
@@ -186,6 +207,7 @@ def needless_deferrals() -> list[tuple[Path, int, str]]:
         for line, target in info.deferred:
             if target in modules or target == "peargarden":
                 needed = bool(heavy_loaded(target) - own) or name in loaded(target)
+                needed = needed or (on_demand(target) and target not in loaded(name))
             else:  # another library: deferred only when it is a heavy one this module does not load
                 needed = bool(frozenset({_library(target)}) & HEAVY - own)
             if not needed:

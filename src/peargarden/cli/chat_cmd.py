@@ -18,7 +18,6 @@ from peargarden.app.cards.regex_allowance import pending_question, set_allowance
 from peargarden.app.library.library import init_home
 from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
 from peargarden.app.play.chat_variables import session_status, variables_event
-from peargarden.app.play.group_session import new_group_chat, open_group_chat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
@@ -79,6 +78,9 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: st
     if group is not None:
         if card is not None:
             raise BadInput("--card 和 --group 只能选一个（a card or a group）")
+        # On demand: a group chat's service, its modes and SillyTavern's group cast (a card's chat never loads them).
+        from peargarden.app.play.group_session import new_group_chat, open_group_chat
+
         session: ChatSession = (
             open_group_chat(service, group, chat_id, options) if chat_id else new_group_chat(service, group, options)
         )

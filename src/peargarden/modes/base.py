@@ -14,7 +14,7 @@ branch, who plays, which model) and call the side model through a :class:`SideCa
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -186,6 +186,34 @@ class PlayMode(msgspec.Struct, frozen=True):
     # Whether MVU's ``<UpdateVariable>`` blocks stay out of the stream too: the stage changes
     # variables through its tool and strips a written block after the reply, so none may show live.
     hides_update_blocks: bool = False
+
+
+class ModeTable(Mapping[str, PlayMode]):
+    """A mode table whose rows are made the first time they are asked for.
+
+    Each name maps to a function that imports its mode and returns its row: a chat loads only the
+    modes it plays in (a stage chat never loads SillyTavern's assembly, about 40 modules, nor the
+    group modes).  ``name in table``, iteration and ``len`` name the modes without loading any."""
+
+    def __init__(self, loaders: Mapping[str, Callable[[], PlayMode]]) -> None:
+        self._loaders = dict(loaders)
+        self._made: dict[str, PlayMode] = {}
+
+    def __getitem__(self, name: str) -> PlayMode:
+        made = self._made.get(name)
+        if made is None:
+            # Two threads asking at once may both make the row: equal rows, one of them kept.
+            made = self._made[name] = self._loaders[name]()
+        return made
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._loaders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaders)
+
+    def __len__(self) -> int:
+        return len(self._loaders)
 
 
 # The custom entry that records a mode change on the branch (the latest on the branch wins).

@@ -5,38 +5,41 @@ other fronts pass their own table.  The role-play modes see work-mode beats only
 【写卡维护】 lines; the stage also offers the ``conversation_mode`` switch into work mode.  The stage
 keeps story memory: its ``story`` step reads the branch's summary and scene notes for the builder,
 its ``after_beat`` step writes them.
+
+Tavern mode's row is made on first use (:class:`~peargarden.modes.base.ModeTable`): SillyTavern's
+assembly loads only for a chat played in tavern mode.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 
 from peargarden.authoring.segments import WORK_TAG
 
-from .base import PlayMode
+from .base import ModeTable, PlayMode
 from .stage.memory import after_beat as stage_after_beat
 from .stage.memory import stage_story
 from .stage.setup import stage_mode, stage_prepare
 from .stage.variables import after_beat as stage_variables_after_beat
 from .stage.variables import chained, with_variables
-from .tavern.setup import tavern_setup
 from .tavern.variables import after_beat as tavern_after_beat
 from .work.setup import role_play_setup, work_setup
 
-MODES: Mapping[str, PlayMode] = MappingProxyType(
-    {
-        "stage": PlayMode(
-            role_play_setup(with_variables(stage_mode), switch=True),
-            tool_mode="stage",
-            prepare=stage_prepare,
-            story=stage_story,
-            after_beat=chained(stage_variables_after_beat, stage_after_beat),
-            hides_update_blocks=True,
-        ),
-        "tavern": PlayMode(
-            role_play_setup(tavern_setup, switch=False), tool_mode="tavern", after_beat=tavern_after_beat
-        ),
-        "work": PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,)),
-    }
+STAGE = PlayMode(
+    role_play_setup(with_variables(stage_mode), switch=True),
+    tool_mode="stage",
+    prepare=stage_prepare,
+    story=stage_story,
+    after_beat=chained(stage_variables_after_beat, stage_after_beat),
+    hides_update_blocks=True,
 )
+WORK = PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,))
+
+
+def _tavern() -> PlayMode:
+    from .tavern.setup import tavern_setup  # on demand: SillyTavern's assembly
+
+    return PlayMode(role_play_setup(tavern_setup, switch=False), tool_mode="tavern", after_beat=tavern_after_beat)
+
+
+MODES: Mapping[str, PlayMode] = ModeTable({"stage": lambda: STAGE, "tavern": _tavern, "work": lambda: WORK})

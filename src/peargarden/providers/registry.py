@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import msgspec
 from msgspec.structs import replace
 
 from .base import Provider, Timeouts
-from .embedded import EmbeddedProvider, resolve_local_model, shared_embedded_provider
+
+if TYPE_CHECKING:
+    from .embedded import EmbeddedProvider
 
 LOCAL = "local"
 
@@ -48,6 +51,10 @@ def embedded_provider(local_model: str = "", timeouts: Mapping[str, float] | Non
     model's name; "" = the default): one worker, one loaded model, one KV cache.  *timeouts* (given
     by flag, by ``Timeouts`` name) bound its worker: ``first_byte`` the start (the model's load),
     ``idle`` the longest silence once it works."""
+    # On demand: the embedded model's worker, catalog and guards are 17 modules a chat on an
+    # endpoint never loads.
+    from .embedded import resolve_local_model, shared_embedded_provider
+
     provider = shared_embedded_provider(resolve_local_model(local_model) if local_model else None)
     given = {"start": (timeouts or {}).get("first_byte"), "silence": (timeouts or {}).get("idle")}
     if any(value is not None for value in given.values()):

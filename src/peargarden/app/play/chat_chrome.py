@@ -28,7 +28,6 @@ from peargarden.sessions import ops
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import st_original
 from peargarden.sessions.tree import SessionTree
-from peargarden.tavern.state import apply_preset, effective_settings
 
 from .chat_files import context_tokens
 
@@ -103,6 +102,7 @@ def tavern_window(session: ChatSession) -> tuple[int, int]:
     """(context size, response length) tavern mode builds the next request for: SillyTavern's
     defaults, then the preset in use, then the card's own ``卡.json`` ``tavern.oai`` values; a value
     that is no number counts as SillyTavern's default, as the assembly counts it."""
+    from peargarden.tavern.state import apply_preset, effective_settings  # on demand: tavern mode's
 
     version = session.settings.st_version
     oai = effective_settings({}, version)["oai_settings"]

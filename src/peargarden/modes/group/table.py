@@ -9,29 +9,34 @@ variables the reply left."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 
-from ..base import PlayMode
+from ..base import ModeTable, PlayMode
 from ..stage.memory import after_beat as stage_after_beat
 from ..stage.memory import stage_story
 from ..stage.setup import stage_prepare
 from ..stage.variables import after_beat as stage_variables_after_beat
 from ..stage.variables import with_variables
 from ..tavern.variables import after_beat as tavern_variables_after_beat
-from .stage import group_stage_setup
-from .tavern import group_tavern_setup
 
-GROUP_MODES: Mapping[str, PlayMode] = MappingProxyType(
-    {
-        "stage": PlayMode(
-            with_variables(group_stage_setup),
-            tool_mode="stage",
-            prepare=stage_prepare,
-            story=stage_story,
-            after_beat=stage_after_beat,
-            after_reply=stage_variables_after_beat,
-            hides_update_blocks=True,
-        ),
-        "tavern": PlayMode(group_tavern_setup, tool_mode="tavern", after_reply=tavern_variables_after_beat),
-    }
-)
+
+def _stage() -> PlayMode:
+    from .stage import group_stage_setup  # on demand: a group's scene and SillyTavern's group cast
+
+    return PlayMode(
+        with_variables(group_stage_setup),
+        tool_mode="stage",
+        prepare=stage_prepare,
+        story=stage_story,
+        after_beat=stage_after_beat,
+        after_reply=stage_variables_after_beat,
+        hides_update_blocks=True,
+    )
+
+
+def _tavern() -> PlayMode:
+    from .tavern import group_tavern_setup  # on demand: SillyTavern's assembly for a group
+
+    return PlayMode(group_tavern_setup, tool_mode="tavern", after_reply=tavern_variables_after_beat)
+
+
+GROUP_MODES: Mapping[str, PlayMode] = ModeTable({"stage": _stage, "tavern": _tavern})
