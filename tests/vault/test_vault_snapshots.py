@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,6 +15,8 @@ from vault_test_library import make_library, tree_bytes
 from peargarden.workspace import atomic
 from peargarden.workspace.home import Home
 from peargarden.workspace.vault import Vault
+from peargarden.workspace.vault._scan import FileSignature
+from peargarden.workspace.vault._statcache import StatCache
 from peargarden.workspace.vault._store import ObjectStore
 
 
@@ -238,3 +241,61 @@ def test_stored_api_keys_are_never_snapshotted(vault: Vault, home_dir: Path) -> 
     files = vault.manifest(info.id).files
     assert not any(p.startswith("keys/") for p in files)
     assert "cards/青梧/keys/钥匙.txt" in files  # only the top-level keys/ is the program's
+
+
+def test_a_file_read_a_tick_after_its_last_change_is_remembered_unless_its_times_are_whole_seconds(
+    tmp_path: Path,
+) -> None:
+    """The racy rule waits one tick of the file system's clock, not two seconds, where times carry
+    fractions of a second; times in whole seconds (FAT, ext3, a time set by hand) keep two seconds."""
+    cache = StatCache(tmp_path / "statcache.json")
+    changed = 1_764_700_000_123_456_789
+    fine = FileSignature(size=10, mtime_ns=changed, ctime_ns=changed, inode=7, mode=0o644)
+    cache.remember("剧情.jsonl", fine, "a" * 64, now_ns=changed + 10_000_000)  # within a tick
+    assert cache.lookup("剧情.jsonl", fine) is None
+    cache.remember("剧情.jsonl", fine, "a" * 64, now_ns=changed + 40_000_000)
+    assert cache.lookup("剧情.jsonl", fine) == "a" * 64
+    second = 1_764_700_000 * 10**9
+    whole = FileSignature(size=10, mtime_ns=second, ctime_ns=second, inode=8, mode=0o644)
+    cache.remember("卡.json", whole, "b" * 64, now_ns=whole.mtime_ns + 1_500_000_000)
+    assert cache.lookup("卡.json", whole) is None
+    cache.remember("卡.json", whole, "b" * 64, now_ns=whole.mtime_ns + 2_000_000_000)
+    assert cache.lookup("卡.json", whole) == "b" * 64
+    cache.save()
+    assert StatCache(tmp_path / "statcache.json").lookup("剧情.jsonl", fine) == "a" * 64
+    # A snapshot waits out the rest of a large file's tick before reading it; a small file, a file
+    # changed a tick ago, or one with whole-second times is read at once.
+    big = FileSignature(size=5 << 20, mtime_ns=changed, ctime_ns=changed, inode=9, mode=0o644)
+    assert cache.settle_ns(big, changed + 10_000_000) == 15_000_000
+    assert cache.settle_ns(big, changed + 30_000_000) == 0
+    assert cache.settle_ns(fine, changed + 10_000_000) == 0
+    assert cache.settle_ns(FileSignature(5 << 20, second, second, 10, 0o644), second + 10_000_000) == 0
+
+
+def test_a_grown_chat_snapshotted_after_its_append_is_not_read_again_by_the_next_snapshot(
+    home_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a beat does: append to the chat, snapshot; the next command's first snapshot finds the
+    chat as the last one left it without reading it (it used to hash the whole file again)."""
+    make_library(home_dir)
+    vault = Vault(Home(home_dir), clock=stepping_clock(START))
+    chat = home_dir / "cards" / "青梧" / "chats" / "20261203-000000-聊天" / "session.jsonl"
+    chat.parent.mkdir(parents=True)
+    chat.write_text('{"type": "session"}\n' * 60_000, encoding="utf-8")  # 1.2 MB: worth waiting for
+    time.sleep(0.05)  # the library's small files, written just now, are a tick old by then
+    assert vault.snapshot() is not None
+    with open(chat, "a", encoding="utf-8") as handle:
+        handle.write('{"type": "message", "text": "掌柜，来壶茶。"}\n')
+    assert vault.snapshot() is not None  # at once, as a beat's: it waits out the chat's tick
+    reads: list[Path] = []
+    original = ObjectStore.add_file
+
+    def counting(
+        self: ObjectStore, source: Path, known: set[str], previous: tuple[str, int] | None = None
+    ) -> tuple[str, int, os.stat_result]:
+        reads.append(source)
+        return original(self, source, known, previous)
+
+    monkeypatch.setattr(ObjectStore, "add_file", counting)
+    assert Vault(Home(home_dir), clock=stepping_clock(START)).snapshot() is None
+    assert reads == []

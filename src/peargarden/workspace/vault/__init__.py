@@ -21,6 +21,7 @@ import difflib
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -155,7 +156,8 @@ class Vault:
         lock_timeout: float = locking.DEFAULT_TIMEOUT,
         racy_window: float = 2.0,
     ) -> None:
-        """*racy_window*: files changed less than this many seconds ago are hashed again next time."""
+        """*racy_window*: files changed less than this many seconds before they were read are hashed
+        again next time (on a file system with sub-second times, at most one tick: see ``_statcache``)."""
         if keep < 1:
             raise ValueError("keep must be at least 1")
         self.home = home
@@ -366,11 +368,15 @@ class Vault:
 
         before = latest.files if latest is not None else {}
 
-        def store(rel: str) -> tuple[str, str, int, os.stat_result] | None:
+        def store(rel: str) -> tuple[str, str, int, os.stat_result, int] | None:
             entry = before.get(rel)
             previous = (entry.sha256, entry.size) if entry is not None else None
+            settle = cache.settle_ns(signatures[rel], time.time_ns())
+            if settle:  # changed within a tick: read it once the tick is over, so it is remembered
+                time.sleep(settle / 1e9)
+            reading = time.time_ns()  # what is hashed holds every write made before this
             try:
-                return (rel, *self.objects.add_file(root / rel, known, previous))
+                return (rel, *self.objects.add_file(root / rel, known, previous), reading)
             except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
                 return None  # deleted or replaced while we walked: the next snapshot sees the new state
             except PermissionError as error:
@@ -383,10 +389,10 @@ class Vault:
             for stored in pool.map(store, misses):
                 if stored is None:
                     continue
-                rel, sha, size, seen = stored
+                rel, sha, size, seen, reading = stored
                 seen_signature = FileSignature.of(seen)
                 entries[rel] = FileEntry(sha, size, seen_signature.mode)
-                cache.remember(rel, seen_signature, sha)
+                cache.remember(rel, seen_signature, sha, now_ns=reading)
         except BaseException:
             # A failed snapshot leaves nothing behind: stop, then drop the objects it stored.
             pool.shutdown(wait=True, cancel_futures=True)
