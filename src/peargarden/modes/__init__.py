@@ -4,7 +4,8 @@ edge; the service picks one per beat from the mode table it is given.
 
 - :mod:`.base` — ``BeatEnv``, ``PlayMode`` (setup, tool mode, tags, and the steps around a beat:
   ``prepare``, ``story``, ``after_beat``), ``BranchView`` (the chat as a step sees it), ``SideCall``,
-  ``chat_memo`` (a mode's per-chat memo).
+  ``chat_memo`` (a mode's per-chat memo), ``ModeTable`` (a table whose rows are made on first use:
+  a stage chat never loads SillyTavern's assembly or the group modes).
 - :mod:`.table` — the literal mode table ``MODES`` (nothing registers itself); :mod:`.side` — a
   ``SideCall`` over a provider; :mod:`.plain` — card fields as a system prompt, for tests.
 - :mod:`.chat_variables` — a branch as SillyTavern's chat with its MVU / TavernHelper records, and
