@@ -92,10 +92,8 @@ def test_identical_contents_are_stored_once(vault: Vault, home_dir: Path) -> Non
     assert len(ObjectStore(home_dir / "vault" / "objects").names()) == len(objects) + 1
 
 
-def test_unchanged_library_is_not_read_again(home_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    make_library(home_dir)
-    vault = Vault(Home(home_dir), clock=stepping_clock(START), racy_window=0)
-    assert vault.snapshot() is not None
+def _files_read(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The files the vault reads from now on (each ``ObjectStore.add_file``), in order."""
     reads: list[Path] = []
     original = ObjectStore.add_file
 
@@ -106,6 +104,14 @@ def test_unchanged_library_is_not_read_again(home_dir: Path, monkeypatch: pytest
         return original(self, source, known, previous)
 
     monkeypatch.setattr(ObjectStore, "add_file", counting)
+    return reads
+
+
+def test_unchanged_library_is_not_read_again(home_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_library(home_dir)
+    vault = Vault(Home(home_dir), clock=stepping_clock(START), racy_window=0)
+    assert vault.snapshot() is not None
+    reads = _files_read(monkeypatch)
     assert vault.snapshot() is None
     assert reads == []
     # A changed file is read again even when its size stays the same (new inode via atomic write).
@@ -287,15 +293,6 @@ def test_a_grown_chat_snapshotted_after_its_append_is_not_read_again_by_the_next
     with open(chat, "a", encoding="utf-8") as handle:
         handle.write('{"type": "message", "text": "掌柜，来壶茶。"}\n')
     assert vault.snapshot() is not None  # at once, as a beat's: it waits out the chat's tick
-    reads: list[Path] = []
-    original = ObjectStore.add_file
-
-    def counting(
-        self: ObjectStore, source: Path, known: set[str], previous: tuple[str, int] | None = None
-    ) -> tuple[str, int, os.stat_result]:
-        reads.append(source)
-        return original(self, source, known, previous)
-
-    monkeypatch.setattr(ObjectStore, "add_file", counting)
+    reads = _files_read(monkeypatch)
     assert Vault(Home(home_dir), clock=stepping_clock(START)).snapshot() is None
     assert reads == []
