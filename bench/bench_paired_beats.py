@@ -75,14 +75,13 @@ def main() -> None:
         for run in range(args.runs):
             for tree in args.trees if run % 2 == 0 else args.trees[::-1]:
                 work = Path(tmp) / (f"work-{args.trees.index(tree)}" if args.steady else "work")
+                env = {**envs[tree], "PEARGARDEN_HOME": str(work)}
                 if not (args.steady and work.exists()):
                     shutil.rmtree(work, ignore_errors=True)
                     shutil.copytree(pristine, work, symlinks=True)
-                    env = {**envs[tree], "PEARGARDEN_HOME": str(work)}
                     child_cpu(["sessions", "show", CHAT_ID, "--json"], env)  # the index, untimed
                     if args.steady:
                         child_cpu(beat, env)  # the first beat of a copy hashes the whole folder: untimed
-                env = {**envs[tree], "PEARGARDEN_HOME": str(work)}
                 runs[tree].append(child_cpu(beat, env))
         print(f"load average at end: {os.getloadavg()}", file=sys.stderr)
     for tree, seconds in runs.items():
