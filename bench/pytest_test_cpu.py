@@ -5,8 +5,13 @@ included: a live web server runs in the worker), the CPU of the child processes 
 timeouts, a server's answer): on a loaded machine it is also time the test waited for a core, so
 read the waiting list on a quiet one.
 
-The browser's processes are reaped by Playwright's driver when a worker's session ends, so they land
-on whichever test ran last in that worker.
+The browser's processes are reaped by Playwright's driver when a worker's session ends, so the
+reaped column puts their whole CPU on whichever test ran last in that worker.  A third column reads
+it where it is spent: how much the CPU of the worker's descendants (Playwright's driver, chromium's
+processes, a `pear` a test left running) grew during the test, from ``/proc/<pid>/task/<tid>/children``
+and each one's ``stat`` (its own and its reaped children's ticks) at the test's start and end.  A
+descendant that ends during the test takes what it had already used out of that column (it comes
+back in the reaped one), so own + reaped + descendants counts each CPU second once.
 
     PEARGARDEN_TEST_CPU_DIR=/tmp/cpu PYTHONPATH=bench .venv/bin/python -m pytest -n 3 -p pytest_test_cpu
     .venv/bin/python bench/pytest_test_cpu.py /tmp/cpu     # the largest tests and files
@@ -26,7 +31,41 @@ from typing import Any
 
 import pytest
 
-_ROWS: list[tuple[str, float, float, float]] = []
+_ROWS: list[tuple[str, float, float, float, float]] = []
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", encoding="ascii") as file:
+                    children = [int(word) for word in file.read().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
+
+
+def _live_descendants_cpu() -> dict[int, float]:
+    """Each live descendant's CPU so far: its own and that of the children it reaped."""
+    seconds: dict[int, float] = {}
+    for pid in _descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the name: state is field 3, utime/stime/cutime/cstime fields 14-17.
+        seconds[pid] = sum(int(value) for value in fields[11:15]) / _TICKS
+    return seconds
 
 
 def _cpu(who: int) -> float:
@@ -37,9 +76,12 @@ def _cpu(who: int) -> float:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     own, children, started = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN), time.perf_counter()
+    live = _live_descendants_cpu()
     yield
+    after = _live_descendants_cpu()
+    spent = sum(after.values()) - sum(live.values())
     _ROWS.append((item.nodeid, _cpu(resource.RUSAGE_SELF) - own, _cpu(resource.RUSAGE_CHILDREN) - children,
-                  time.perf_counter() - started))  # fmt: skip
+                  time.perf_counter() - started, spent))  # fmt: skip
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -53,25 +95,28 @@ def report(folder: Path, top: int = 25) -> None:
     rows: list[Any] = []
     for path in folder.glob("test-cpu-*.json"):
         rows += json.loads(path.read_text(encoding="utf-8"))
+    rows = [row if len(row) == 5 else [*row, 0.0] for row in rows]  # files written before the third column
     own, children = sum(row[1] for row in rows), sum(row[2] for row in rows)
-    wall = sum(row[3] for row in rows)
-    print(f"{len(rows)} tests: own {own:.1f} s, children reaped {children:.1f} s, wall {wall:.1f} s (summed)")
+    wall, tree = sum(row[3] for row in rows), sum(row[4] for row in rows)
+    print(f"{len(rows)} tests: own {own:.1f} s, children reaped {children:.1f} s, descendants {tree:.1f} s,"
+          f" wall {wall:.1f} s (summed)")  # fmt: skip
     by_file: collections.Counter[str] = collections.Counter()
     waiting_by_file: collections.Counter[str] = collections.Counter()
-    for nodeid, mine, theirs, seconds in rows:
-        by_file[nodeid.split("::")[0]] += mine + theirs
-        waiting_by_file[nodeid.split("::")[0]] += max(0.0, seconds - mine - theirs)
+    for nodeid, mine, theirs, seconds, grown in rows:
+        by_file[nodeid.split("::")[0]] += mine + theirs + grown
+        waiting_by_file[nodeid.split("::")[0]] += max(0.0, seconds - mine - theirs - grown)
     for name, seconds in by_file.most_common(top):
         print(f"{seconds:7.1f} s  {name}")
-    print()
-    for nodeid, mine, theirs, _ in sorted(rows, key=lambda row: -(row[1] + row[2]))[:top]:
-        print(f"{mine:6.2f} + {theirs:6.2f} s  {nodeid}")
+    print("\n  own + reaped + descendants")
+    for nodeid, mine, theirs, _, grown in sorted(rows, key=lambda row: -(row[1] + row[2] + row[4]))[:top]:
+        print(f"{mine:6.2f} + {theirs:6.2f} + {grown:6.2f} s  {nodeid}")
     print(f"\nwaiting (wall beyond CPU): {sum(waiting_by_file.values()):.1f} s")
     for name, seconds in waiting_by_file.most_common(top):
         print(f"{seconds:7.1f} s  {name}")
     print()
-    for nodeid, mine, theirs, seconds in sorted(rows, key=lambda row: -(row[3] - row[1] - row[2]))[:top]:
-        print(f"{seconds - mine - theirs:6.2f} s waiting of {seconds:6.2f} s  {nodeid}")
+    busy = sorted(rows, key=lambda row: -(row[3] - row[1] - row[2] - row[4]))[:top]
+    for nodeid, mine, theirs, seconds, grown in busy:
+        print(f"{seconds - mine - theirs - grown:6.2f} s waiting of {seconds:6.2f} s  {nodeid}")
 
 
 if __name__ == "__main__":
