@@ -13,6 +13,11 @@ bash scripts/setup.sh --dev
 export PYTHONPYCACHEPREFIX="$PWD/.venv/pycache"
 unset PYTHONDONTWRITEBYTECODE
 
+# Property tests draw a third of the examples their tests name (tests/kit/examples.py): they were a tenth
+# of the suite's CPU. CI runs the full counts (.ci/run sets PEARGARDEN_EXAMPLES=all); so does a plain
+# pytest, and so does this script when PEARGARDEN_EXAMPLES=all is set.
+export PEARGARDEN_EXAMPLES="${PEARGARDEN_EXAMPLES:-quick}"
+
 # The web tests drive Debian's chromium (never a downloaded browser): its old headless mode,
 # chromium-headless-shell, when installed (a third less CPU than /usr/bin/chromium's new headless mode,
 # which draws a whole browser window; tests/web/web_harness.py). CJK text needs a font.

@@ -8,9 +8,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from kit.examples import examples
+
 # Property tests check behaviour, never speed: Hypothesis' per-example deadline (200 ms) and its
 # "too slow" health check are timings, and on a loaded 2-core machine they failed correct code.
-settings.register_profile("pear", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A test that names no count draws Hypothesis' default hundred, or a third of it in a quick run.
+settings.register_profile(
+    "pear", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=examples(100)
+)
 settings.load_profile("pear")
 
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kit.cli import pear_in_process
+from kit.examples import examples
 from peargarden.cli._wrap import StreamWrap, columns
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
@@ -51,7 +52,7 @@ def test_the_texts_own_lines_and_indentation_stay() -> None:
     assert wrap("x" * 25, 10) == "xxxxxxxxxx\nxxxxxxxxxx\nxxxxx"  # a word longer than a line
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", " ", "青", "梧", "，", "\n", "word", "  "]), max_size=60).map("".join),
        st.integers(1, 7))  # fmt: skip
 def test_streaming_in_any_pieces_gives_the_same_lines(text: str, piece: int) -> None:

@@ -15,6 +15,7 @@ from content_corpus import card_png, js_json, jsonl, v2_card
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.formats import card_to_charx, card_to_json, card_to_png, read_card, read_chat_jsonl, write_chat_jsonl
 from peargarden.modes.work.project import same_text, slot_bytes, slot_text, with_line_endings
 
@@ -40,7 +41,7 @@ def _card(description: str, greeting: str, lore: str) -> dict[str, object]:
     return v2_card("卡", description=description, first_mes=greeting, character_book=book)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(TEXTS, TEXTS, TEXTS)
 def test_card_text_survives_every_container(description: str, greeting: str, lore: str) -> None:
     source = _card(description, greeting, lore)
@@ -56,7 +57,7 @@ def test_card_text_survives_every_container(description: str, greeting: str, lor
             assert again["character_book"]["entries"][0]["content"] == lore
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(TEXTS, min_size=1, max_size=4))
 def test_chat_jsonl_keeps_its_bytes(messages: list[str]) -> None:
     head = {"user_name": "旅人", "character_name": "卡", "create_date": "2026-12-1@00h00m00s", "chat_metadata": {}}
@@ -69,7 +70,7 @@ def test_chat_jsonl_keeps_its_bytes(messages: list[str]) -> None:
     assert [json.loads(line) for line in write_chat_jsonl(chat).decode("utf-8").split("\n")] == lines
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(TEXTS, TEXTS)
 @example("\r\r\n", "")  # one CRLF → LF pass leaves "\r\n": still the same text
 def test_slot_files_keep_text_and_line_endings(original: str, edit: str) -> None:

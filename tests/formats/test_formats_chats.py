@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.errors import FormatError
 from peargarden.formats import (
     TavernChat,
@@ -176,7 +177,7 @@ _JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(rows=st.lists(st.dictionaries(st.text(max_size=4), _JSON_VALUES, max_size=4), max_size=6), end=st.booleans())
 def test_a_chat_is_written_as_each_line_written_alone(rows: list[dict[str, Any]], end: bool) -> None:
     """The whole file in one go (one encoder, one surrogate escape) is the lines written one by one."""

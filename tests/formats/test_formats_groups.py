@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.errors import FormatError
 from peargarden.formats import read_chat_jsonl, write_chat_jsonl
 from peargarden.formats.groups import (
@@ -154,7 +155,7 @@ def test_numbers_are_written_as_javascript_writes_them(number: float, text: str)
     assert js_number_text(number) == text
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_javascript_numbers_read_back_to_the_same_float(number: float) -> None:
     text = js_number_text(number)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from kit.formats import text_chunk, tiny_png
 from peargarden.errors import FormatError
 from peargarden.formats import (
@@ -76,7 +77,7 @@ def v2_cards(draw: st.DrawFn) -> dict[str, Any]:
     return obj
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(v2_cards())
 def test_card_v2_to_v3_to_png_to_v3_is_equal(obj: dict[str, Any]) -> None:
     v3 = card_to_object(card_from_object(obj, "v2.json"), "v3")
@@ -126,7 +127,7 @@ entry_fields = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(entry_fields, max_size=5))
 def test_lorebook_standalone_embedded_standalone_keeps_mapped_fields(fields: list[dict[str, Any]]) -> None:
     book = new_lorebook([new_entry(uid, **f) for uid, f in enumerate(fields)])
@@ -150,7 +151,7 @@ message = st.builds(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(message, max_size=6), st.sampled_from(["1.12", "1.18"]), json_value)
 def test_chat_write_read_write_is_stable(messages: list[TavernMessage], style: Any, meta: Any) -> None:
     chat = TavernChat.new(style=style, user_name="我", character_name="青梧", create_date="2026-11-29@22h38m27s")
@@ -175,7 +176,7 @@ def _only_format_errors(data: bytes) -> None:
             assert "\n" not in str(exc) and exc.path == "随机.bin"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.binary(max_size=300))
 def test_random_bytes_only_raise_format_errors(data: bytes) -> None:
     _only_format_errors(data)
@@ -185,7 +186,7 @@ _VALID_PNG = tiny_png(text_chunk("chara", b"eyJzcGVjIjoiY2hhcmFfY2FyZF92MiIsImRh
 _VALID_JSON = json.dumps({"spec": "chara_card_v2", "data": {"name": "青梧", "character_book": {"entries": []}}})
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, len(_VALID_PNG) - 1), st.integers(0, 255), st.integers(0, len(_VALID_PNG)))
 def test_damaged_png_only_raises_format_errors(index: int, byte: int, cut: int) -> None:
     damaged = bytearray(_VALID_PNG)
@@ -193,7 +194,7 @@ def test_damaged_png_only_raises_format_errors(index: int, byte: int, cut: int) 
     _only_format_errors(bytes(damaged[:cut]) if cut > 8 else bytes(damaged))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(json_value)
 def test_any_json_only_raises_format_errors(value: Any) -> None:
     _only_format_errors(json.dumps(value, ensure_ascii=False).encode("utf-8"))
@@ -203,7 +204,7 @@ def test_any_json_only_raises_format_errors(value: Any) -> None:
     _only_format_errors(json.dumps(wrapped, ensure_ascii=False).encode("utf-8"))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.dictionaries(st.sampled_from(["entries", "name", "extensions", "originalData"]), json_value))
 def test_book_conversions_accept_any_shape(book: dict[str, Any]) -> None:
     for entries in (book.get("entries"), [book], [{"keys": book, "extensions": book, "id": book}]):
@@ -217,7 +218,7 @@ def test_book_conversions_accept_any_shape(book: dict[str, Any]) -> None:
 # A name with a NUL inside is cut there by zipfile, so both members may get the same name: a
 # hostile archive's shape too, and zipfile warns when it writes one.
 @pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning")
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(min_size=1, max_size=8), st.sampled_from(["card.json", "assets/x.bin"]))
 def test_odd_member_names_never_break_the_one_line_message(name: str, target: str) -> None:
     import io

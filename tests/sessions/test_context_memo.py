@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.sessions import SessionTree, build_context, compaction_entry, custom_entry, message_entry
 from peargarden.sessions.context import ContextMemo
 
@@ -18,7 +19,7 @@ STEP = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(steps=st.lists(STEP, max_size=60))
 def test_the_memo_equals_a_fresh_build_after_any_steps(steps: list[tuple[str, str, int]]) -> None:
     tree = SessionTree()

@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.sessions.context import ContextMessage, build_context, context_message
 from peargarden.sessions.entries import Entry
 
@@ -48,7 +49,7 @@ def _pair(line: bytes) -> tuple[ContextMessage, ContextMessage]:
     return fast, slow
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.one_of(messages, odd))
 def test_a_message_from_its_line_is_the_message_from_its_body(message: Any) -> None:
     fast, slow = _pair(_line(message))

@@ -10,6 +10,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.errors import PearError
 from peargarden.sessions import SessionTree, custom_entry, message_entry, ops
 from peargarden.sessions.entries import Entry
@@ -33,7 +34,7 @@ def _check(tree: SessionTree) -> None:
     assert tree.messages() == [e for e in tree.path() if e.type == "message"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(steps=st.lists(STEP, max_size=50))
 def test_customs_equal_a_plain_pass_over_the_path_after_any_steps(steps: list[tuple[str, int]]) -> None:
     tree = SessionTree()

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from kit.session_files import STAMP, drawn, file_lines, long_chat, meaning, same
 from peargarden.sessions import decode_bytes, entry_line, header_line, message_entry
 from peargarden.sessions.codec import LoadedSession
@@ -34,7 +35,7 @@ def assert_same_read(got: LoadedSession, data: bytes) -> None:
 ENDS = st.sampled_from([b"\n", b"", b"\r\n", b"\n\n", b"\n\xe3\x80\x80\n"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(first=file_lines(), end=ENDS, appended=file_lines(), glue=st.sampled_from([b"", b"\n", b"\r\n"]))
 def test_an_index_reads_what_the_full_read_reads(
     first: list[bytes], end: bytes, appended: list[bytes], glue: bytes

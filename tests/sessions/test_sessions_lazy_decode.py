@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from kit.session_files import STAMP, drawn, file_lines, meaning, same
 from peargarden.sessions import decode, decode_bytes, entry_line, feed, header_line, message_entry
 from peargarden.sessions.codec import LoadedSession
@@ -92,7 +93,7 @@ def reference(text: str) -> dict[str, Any]:
     return {"header": header, "entries": list(entries.values()), "leaf": leaf, "warnings": warnings, "torn": torn}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(lines=file_lines(), end=st.sampled_from([b"\n", b"", b"\r\n", b"\n\n"]))
 def test_reading_a_file_means_what_reading_it_whole_meant(lines: list[bytes], end: bytes) -> None:
     data = b"\n".join(lines) + end
@@ -104,7 +105,7 @@ def test_reading_a_file_means_what_reading_it_whole_meant(lines: list[bytes], en
     assert same(meaning(decode(data.decode("utf-8", errors="replace").split("\n"))), expected)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(lines=file_lines(), split=st.integers(0, 30))
 def test_lines_appended_later_are_read_the_same(lines: list[bytes], split: int) -> None:
     """What another process appended (``ChatFile.refresh``) lands as if read with the rest."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import MessageScan, shared_start, without
 
@@ -24,7 +25,7 @@ def _message(number: int) -> ContextMessage:
     return ContextMessage(role, f"第{number}句：渡口的柳树", f"{number:08x}", tags=list(TAGS[number % len(TAGS)]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(steps=st.lists(STEP, max_size=40))
 def test_the_scan_equals_a_plain_pass_after_any_steps(steps: list[tuple[str, int]]) -> None:
     calls = 0

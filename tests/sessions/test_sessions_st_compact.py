@@ -18,6 +18,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.errors import BadInput
 from peargarden.sessions import entry_line, ops
 from peargarden.sessions.entries import Entry
@@ -89,7 +90,7 @@ def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(body=st.lists(st_line(), min_size=1, max_size=8))
 def test_each_entry_puts_its_line_back_together(body: list[dict[str, Any]]) -> None:
     header = {"chat_metadata": {"integrity": "雨"}, "user_name": "unused", "character_name": "unused"}
@@ -131,7 +132,7 @@ def _apply(tree: SessionTree, plan: ops.Plan | None) -> None:
         tree.amend(entry_id, changes)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(body=st.lists(st_line(), min_size=2, max_size=8), steps=st.lists(st.integers(0, 4), max_size=5),
        data=st.data())  # fmt: skip
 def test_after_edits_and_swipes_an_export_is_what_the_whole_lines_gave(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.stage.memory.compaction import fit_lines, plan_compaction, summary_user_text
 from peargarden.stage.memory.story import StoryItem
 from peargarden.text.tokens import EstimateCounter
@@ -82,7 +83,7 @@ def _whole_list_plan(live: list[StoryItem], keep: int, min_chars: int, budget: i
     return end, turns, sum(chars[:end]), sum(1 for item in due[end:] if item.role == "user")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     shape=st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), st.integers(0, 400)), max_size=60),
     keep=st.integers(0, 4),

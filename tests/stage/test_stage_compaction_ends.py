@@ -11,6 +11,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.modes.stage import compaction_ends, story_count
 from peargarden.modes.stage.compaction_ends import plan_from_ends
 from peargarden.modes.stage.story_count import story_users
@@ -73,7 +74,7 @@ BEATS = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     beats=st.lists(st.sampled_from(BEATS), min_size=20, max_size=60),
     covers=st.one_of(st.none(), st.integers(0, 40), st.just("不在分支上")),

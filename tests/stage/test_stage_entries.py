@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.errors import BadInput, NotFound
 from peargarden.stage.entries import (
     append_entry,
@@ -184,7 +185,7 @@ _line = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_line, max_size=14))
 def test_toggle_off_then_on_restores_any_file(lines: list[str]) -> None:
     text = "\n".join(lines)
@@ -205,7 +206,7 @@ def _view(text: str) -> list[tuple[str, bool, str]]:
     return [(e.name, e.enabled, e.content) for e in parse_entries(text) if e.name]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_line, max_size=14), st.sampled_from(["新的内容", "两行\n内容", ""]))
 def test_edits_touch_only_their_entry(lines: list[str], new: str) -> None:
     text = "\n".join(lines)

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stage_fixtures import GREETING, QUESTION
 
+from kit.examples import examples
 from peargarden.stage.lore.entries import LoreEntry, entries_from_book, fingerprint, merge_books
 from peargarden.stage.lore.scan import KeywordScanner, scan_window
 
@@ -185,7 +186,7 @@ def _reference_scan(entries: list[LoreEntry], window: str, rule: str) -> list[in
 _KEY = st.text(alphabet="雨伞渡口ab_1 ", min_size=1, max_size=4)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     keys=st.lists(st.lists(_KEY, min_size=1, max_size=3), min_size=1, max_size=8),
     secondary=st.lists(st.lists(_KEY, max_size=2), min_size=8, max_size=8),

@@ -10,6 +10,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.modes.stage.prose import StoryProse, message_view
 from peargarden.sessions.context import ContextMessage
 from peargarden.stage.history import story_turns
@@ -33,7 +34,7 @@ def plain(messages: list[ContextMessage], end: int) -> int:
     return len(story_turns([message_view(m) for m in messages[:end]]))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     picks=st.lists(st.integers(0, 5), min_size=1, max_size=80),
     steps=st.lists(st.tuples(st.sampled_from(["grow", "branch", "same"]), st.integers(0, 200)), max_size=12),
@@ -96,7 +97,7 @@ PALETTE = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.integers(0, len(PALETTE) - 1), max_size=40))
 def test_a_count_without_prose_equals_the_derived_turns(picks: list[int]) -> None:
     """``_count`` replays only beats with tool calls; it counts what ``story_turns`` gives."""

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.agent.loop import BeatInput
 from peargarden.modes.stage.materials import StageMaterials, load_stage_materials
 from peargarden.modes.stage.prose import StoryProse, message_view
@@ -78,7 +79,7 @@ def windowed(
     return built.request.messages, built.warnings
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     picks=st.lists(st.integers(0, 4), min_size=1, max_size=400),
     budget=st.integers(0, 20_000),

@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.stage.history import story_turns
 from peargarden.stage.memory.story import (
     StoryItem,
@@ -84,7 +85,7 @@ def _count(text: str) -> int:
     return len(text) // 2 + 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(branches)
 def test_the_last_beat_from_the_end_is_the_whole_storys(messages: list[Msg]) -> None:
     items = _whole(messages)
@@ -92,7 +93,7 @@ def test_the_last_beat_from_the_end_is_the_whole_storys(messages: list[Msg]) -> 
     assert last_beat(messages) == (items[users[-1] :] if users else items)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(branches, st.integers(min_value=-1, max_value=170))
 def test_the_story_after_a_covered_item_is_the_whole_storys(messages: list[Msg], pick: int) -> None:
     # The covered item: any message of the branch (a story item or not), or one not on it.
@@ -100,7 +101,7 @@ def test_the_story_after_a_covered_item_is_the_whole_storys(messages: list[Msg],
     assert story_since(messages, covers) == after(_whole(messages), covers)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(branches, st.integers(min_value=0, max_value=400))
 def test_over_budget_counted_from_the_end_is_the_whole_count(messages: list[Msg], limit: int) -> None:
     items = _whole(messages)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.modes.tavern.setup import StLines, _st_line
 from peargarden.sessions.context import ContextMessage
 
@@ -23,7 +24,7 @@ def fresh(history: list[ContextMessage], user: str, char: str) -> list[dict[str,
     return [line for m in history if (line := _st_line(m, user, char)) is not None]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     start=st.lists(MESSAGE, max_size=30),
     more=st.lists(MESSAGE, max_size=5),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.tavern.assemble import generate
 from peargarden.tavern.injections import ExtensionTable, insert_newest_first
 from peargarden.tavern.lazy_chat import HeadTail, LazyList
@@ -24,7 +25,7 @@ def reference(depths: list[tuple[int, str]], history: list[str]) -> list[str]:
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     depths=st.lists(st.tuples(st.integers(0, 12), st.sampled_from(ROLES)), max_size=6, unique=True),
     length=st.integers(0, 15),

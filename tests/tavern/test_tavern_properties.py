@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tavern_builders import StateFactory, chat_message
 
+from kit.examples import examples
 from peargarden.tavern.assemble import generate
 
 SNIPPETS = ["雨停了就走吧。", "Shall we go? ", "龙井", "西湖的断桥", "*她笑了笑*", "\n", "好。"]
@@ -17,7 +18,7 @@ texts = st.lists(st.sampled_from(SNIPPETS), min_size=1, max_size=12).map("".join
 chats = st.lists(texts, min_size=1, max_size=25).map(
     lambda items: [chat_message(t, user=i % 2 == 1) for i, t in enumerate(items)]
 )
-PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _history_numbers(result: Any) -> list[int]:

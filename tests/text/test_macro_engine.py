@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from peargarden.text.macro_dispatch import expand
 from peargarden.text.macro_engine import dedent_trim, evaluate, parse_document
 from peargarden.text.macros import CardMacroFields, MacroEnv, Variables
@@ -204,7 +205,7 @@ _SHARED_MACROS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(_PLAIN, _SHARED_MACROS), max_size=10), _VALUE, _VALUE)
 def test_legacy_and_new_engine_agree_on_shared_macros(pieces: list[str], mood: str, season: str) -> None:
     text = "".join(pieces)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kit.examples import examples
 from kit.workspace import card_png, v2_card
 from peargarden.errors import BadInput, NotFound
 from peargarden.workspace.cards import (
@@ -112,7 +113,7 @@ def test_broken_card_settings_are_a_one_line_error(home: Home) -> None:
 
 
 @given(st.text(min_size=1, max_size=40))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_folder_names_are_safe_and_stable(name: str) -> None:
     try:
         cleaned = folder_name(name)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from kit import workspace as wkit
 from kit.cli import pear_in_process as pear
+from kit.examples import examples
 from peargarden.errors import FormatError, PearError
 from peargarden.formats import iter_chat_jsonl, read_chat_jsonl
 from peargarden.workspace import chat_import, importer, inputs
@@ -147,7 +148,7 @@ ROWS = st.sampled_from([
 ])  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(rows=st.lists(ROWS, max_size=8), bom=st.booleans())
 def test_read_a_line_at_a_time_a_chat_means_what_it_means_read_whole(rows: list[str], bom: bool) -> None:
     data = ("\ufeff" if bom else "").encode() + "\n".join(rows).encode("utf-8")

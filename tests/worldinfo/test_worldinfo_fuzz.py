@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from wi_helpers import scan
 
+from kit.examples import examples
 from peargarden.worldinfo import WorldInfoSettings, book_from_st
 
 _json = st.recursive(
@@ -23,7 +24,7 @@ _FIELDS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     entries=st.lists(st.dictionaries(st.sampled_from(_FIELDS), _json, max_size=12), min_size=1, max_size=6),
     timed=st.dictionaries(st.sampled_from(["sticky", "cooldown", "x"]), _json, max_size=3),

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from wi_helpers import char_count, scan
 from wi_helpers import make_entry as mk
 
+from kit.examples import examples
 from peargarden.worldinfo import (
     DepthInjection,
     ExampleInjection,
@@ -101,7 +102,7 @@ def test_settings_from_sillytavern_json() -> None:
 _texts = st.text(alphabet="怀瑾听雨轩西湖茶 ab", min_size=0, max_size=30)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     contents=st.lists(_texts, min_size=1, max_size=12),
     orders=st.lists(st.integers(0, 5), min_size=12, max_size=12),
@@ -116,7 +117,7 @@ def test_budget_is_never_exceeded(contents: list[str], orders: list[int], cap: i
     assert again == result
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     keys=st.lists(st.sampled_from(["怀瑾", "听雨轩", "西湖", "茶", "/怀.?/", "tea"]), min_size=1, max_size=8),
     text=_texts,
@@ -158,7 +159,7 @@ def test_lorebook_cache_reuses_books_for_the_same_data_object() -> None:
     assert cache.get("听雨轩", changed).entries[0].raw["key"] == ["听雨"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     specs=st.lists(
         st.tuples(st.sampled_from(["怀瑾", "听雨轩", "西湖", "茶"]), _texts, st.integers(0, 300)),
