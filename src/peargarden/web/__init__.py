@@ -16,7 +16,9 @@
 - One router per concern, ``api_*.py`` (chats and beats, the inspector, cards and imports, card and
   chat files, lorebooks, regex scripts and their allowance, presets and their editor, personas,
   settings, the studio, the tavern panel, the vault; :mod:`.api_groups`: groups and group chats, with
-  their two pages); :mod:`.pages` — the Jinja2 pages (a renamed card's old links redirected); the
+  their two pages); :mod:`.pages` — the Jinja2 pages (a renamed card's old links redirected);
+  :mod:`.first_answers` — the answers the chat page carries for the GETs its scripts make as they
+  start (``common.js``'s ``api()`` takes each once); the
   small JS modules per page in ``static/`` (the chat page: ``chat.js`` wiring and beats,
   ``chat_window.js`` the window of a long chat — the last 100 messages, more on scroll, at most 200
   drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message,

@@ -14,6 +14,7 @@ from peargarden.app.library.library import card as open_card
 
 from .api_cards import cards
 from .deps import home_of, hub_of, templates_of
+from .first_answers import chat_page_answers
 
 router = APIRouter()
 
@@ -43,7 +44,7 @@ def chat_latest(request: Request, card: str) -> Response:
 @router.get("/chat/{card}/{chat_id}", response_class=HTMLResponse)
 def chat_page(request: Request, card: str, chat_id: str) -> HTMLResponse:
     hub_of(request).chat(card, chat_id)  # an unknown chat is a 404 before the page is drawn
-    return _page(request, "chat.html", card=card, chat_id=chat_id)
+    return _page(request, "chat.html", card=card, chat_id=chat_id, first=chat_page_answers(request, card, chat_id))
 
 
 @router.get("/inspect/{card}/{chat_id}", response_class=HTMLResponse)

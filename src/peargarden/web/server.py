@@ -44,7 +44,11 @@ def new_token() -> str:
 
 
 def templates() -> Jinja2Templates:
-    return Jinja2Templates(directory=str(HERE / "templates"))
+    found = Jinja2Templates(directory=str(HERE / "templates"))
+    # ``tojson`` (answers a page carries, web/first_answers.py) keeps the keys in their order, as the
+    # API sends them, and CJK as itself; it still escapes < > & ' so nothing inside closes the element.
+    found.env.policies["json.dumps_kwargs"] = {"sort_keys": False, "ensure_ascii": False}
+    return found
 
 
 def _warm_card_list(home: Home) -> None:
