@@ -99,10 +99,16 @@ def test_a_beat_patches_the_page_without_drawing_the_rest_again(served: Served, 
         }).observe(document.getElementById('messages'), { childList: true });
     }""")
     served.fake.script([text_reply("“客官，", "雨停了。”"), COMPACTION_FAILS])
+    trees: list[str] = []
+    page.on("request", lambda request: trees.append(request.url) if "/tree?" in request.url else None)
     page.fill("#composer", "雨停了吗？")
     page.click("#send")
     beats_done(page, 1)
     assert served.fake.pending == 0
+    # The branch tree is read once, with the reply: the after-beat work (a compaction that failed)
+    # added no entry, so the beat's last read of the chat does not read the tree again.
+    assert len(trees) == 1, trees
+    page.wait_for_function("document.getElementById('tree').textContent.includes('雨停了')")
     # The new user message and the reply were added; nothing drawn before them was touched.
     changes = page.evaluate("window.__changes")
     assert sorted(changes) == [151, 152], changes

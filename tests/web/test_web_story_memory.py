@@ -50,6 +50,10 @@ def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: Pag
         chat = ChatFile.open(served.home.card_dir("青梧") / "chats", chat_id)
         notes = chat.tree.customs(NOTES_TYPE)
         assert len(notes) == 1 and notes[0].body["data"]["ledger"]["location"] == "听雨轩前堂"
+        # The scene notes are the chat's last entry: the branch tree ends on them, whether they were
+        # written before the page read the tree with the reply or after (then it is read again).
+        assert chat.tree.leaf == notes[0].id
+        page.wait_for_selector(f"#tree .node.leaf[data-id='{chat.tree.leaf}']")
 
         page.fill("#composer", "周伯，这把伞是谁的？")
         page.click("#send")

@@ -311,9 +311,11 @@ async function runBeat(body, mine) {
       await replied;
       // After the after-beat work: the reply's time (the beat log is written now), the marker,
       // the context bar — the reply is drawn again only when its shown text changed (a status bar).
+      // The branch tree was read with the reply; it is read again only if the work added an entry.
+      const leafWithReply = state.leaf;
       const fresh = await api(`${base}?${query({ since, last: PAGE, mark_from: view.first })}`);
       view.refresh(fresh);
-      settled({ ...fresh, warnings: state.warnings });
+      settled({ ...fresh, warnings: state.warnings }, fresh.leaf !== leafWithReply);
     } else {
       await patchFrom(since, own);
     }
