@@ -88,7 +88,9 @@ def run(tree: Path, args: list[str], results: dict[str, tuple[float, float, str]
     summary = next((line for line in reversed(output.splitlines()) if " passed" in line or " failed" in line), "?")
     if found is None:
         raise SystemExit(f"bench_suite_pair: no CPU total from {tree.name}:\n{output[-2000:]}")
-    results[tree.name] = (float(found.group(1)), float(found.group(2)) + float(found.group(3)), summary.strip())
+    failed = [line for line in output.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+    results[tree.name] = (float(found.group(1)), float(found.group(2)) + float(found.group(3)),
+                          "; ".join([summary.strip(), *failed]))  # fmt: skip
 
 
 def pair(first: Path, second: Path, args: list[str]) -> dict[str, tuple[float, float, str]]:
