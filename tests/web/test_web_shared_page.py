@@ -9,7 +9,7 @@ from web_harness import LOCALE, VIEWPORT, Served, SharedPage, wait_ready
 
 # Everything a test could observe of what an earlier test left, read from inside one of our pages.
 FINGERPRINT = """async () => {
-  const css = performance.getEntriesByType("resource").find(e => e.name.endsWith("/static/app.css"));
+  const css = performance.getEntriesByType("resource").find(e => e.name.endsWith("/app.css"));
   return {
     local: Object.entries(localStorage), session: Object.entries(sessionStorage), cookie: document.cookie,
     databases: (await indexedDB.databases()).map(d => d.name), caches: await caches.keys(),

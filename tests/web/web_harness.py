@@ -58,10 +58,10 @@ def free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, home: Home, token: str | None = None, host: str = "127.0.0.1") -> None:
+    def __init__(self, home: Home, token: str | None = None, host: str = "127.0.0.1", port: int | None = None) -> None:
         import uvicorn
 
-        self.port = free_port()
+        self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(create_app(WebConfig(home, host=host, token=token)), host="127.0.0.1",
                                 port=self.port, log_level="warning")  # fmt: skip

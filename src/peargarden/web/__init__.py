@@ -1,6 +1,8 @@
 """The web app (``pear serve``): a thin front over :mod:`peargarden.app`.
 
 - :mod:`.server` — the FastAPI app factory (errors answered with their ``http_status``);
+  :mod:`.static_files` — the pages' files under ``/static/<version>/`` (a hash of them), kept by the
+  browser without asking again and renamed by any change;
   :mod:`.guards` — who may drive it (the token off loopback: a page asked for with ``?token=``
   redirected without it, a page without it a form asking for it; no foreign Host or cross-site write;
   plain ASGI middleware); :mod:`.addresses` — the URLs ``pear serve`` prints for ``0.0.0.0``/``::``;

@@ -28,6 +28,7 @@ from peargarden.errors import NotFound, PearError
 from . import api_status, safety
 from .chat_hub import ChatHub
 from .guards import RequireToken, SameOriginOnly, is_loopback
+from .static_files import ImmutableStatic, static_version
 
 HERE = Path(__file__).parent
 
@@ -89,6 +90,10 @@ def create_app(config: WebConfig) -> FastAPI:
     def health() -> dict[str, str]:
         return {"status": "ok", "version": __version__}
 
+    # The pages name their files under /static/<version>/, kept by the browser (web/static_files.py).
+    version = static_version(HERE / "static")
+    app.state.templates.env.globals["static"] = f"/static/{version}"
+    app.mount(f"/static/{version}", ImmutableStatic(directory=str(HERE / "static")), name="static-versioned")
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     from . import (
         api_card_files,

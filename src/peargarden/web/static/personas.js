@@ -5,7 +5,7 @@ import { el, postJson } from "./dom.js";
 import { t } from "./i18n.js";
 
 const list = document.getElementById("personas");
-document.head.append(el("link", { rel: "stylesheet", href: "/static/personas.css" }));
+document.head.append(el("link", { rel: "stylesheet", href: new URL("personas.css", import.meta.url).href }));
 
 function avatarInput(persona) {
   const input = el("input", { type: "file", accept: "image/png,image/jpeg,image/webp,image/gif", hidden: "", class: "persona-avatar-file" });

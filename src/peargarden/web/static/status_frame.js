@@ -84,7 +84,7 @@ async function text(path) {
 }
 
 function bridge() {
-  if (!bridgeText) bridgeText = text("/static/frame_bridge.js");
+  if (!bridgeText) bridgeText = text(new URL("frame_bridge.js", import.meta.url).href);
   return bridgeText;
 }
 
