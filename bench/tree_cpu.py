@@ -15,7 +15,9 @@ for a breakdown by kind of process (pytest workers, chromium's processes by ``--
 Playwright driver); the breakdown is sampled (a process that lives less than 0.1 s may be missed),
 the total is not.
 
-Prints the wall time, the exact total, the breakdown and the load average at the start and end;
+Prints the wall time, the exact total, the breakdown, the load average at the start and end and the
+machine's idle core-seconds while the command ran (``/proc/stat``: time no process of anybody's wanted
+a core — on a shared machine a floor of what the command left idle, since others may fill some);
 exits with the command's exit code.
 """
 
@@ -113,6 +115,13 @@ class Sampler(threading.Thread):
         return kind(raw.replace(b"\0", b" ").decode(errors="replace").split())
 
 
+def idle_seconds() -> float:
+    """Core-seconds every core of the machine has spent idle since boot (``/proc/stat``'s first line)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = stat.readline().split()
+    return int(fields[4]) / TICKS  # user nice system idle ...
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--":
         argv = argv[1:]
@@ -121,6 +130,7 @@ def main(argv: list[str]) -> int:
         return 2
     become_subreaper()
     load_start = os.getloadavg()
+    idle_start = idle_seconds()
     wall_start = time.monotonic()
     child = subprocess.Popen(argv)
     sampler = Sampler(child.pid)
@@ -148,6 +158,7 @@ def main(argv: list[str]) -> int:
     sampler.join()
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     load_end = os.getloadavg()
+    idle = idle_seconds() - idle_start
     by_kind: dict[str, float] = {}
     for label, ticks in sampler.seen.values():
         by_kind[label] = by_kind.get(label, 0.0) + ticks / TICKS
@@ -157,7 +168,8 @@ def main(argv: list[str]) -> int:
     if leftover:
         print("tree_cpu: processes of the tree were still alive 30 s after the command ended; "
               "their CPU is in the sampled lines only", file=sys.stderr)  # fmt: skip
-    print(f"tree_cpu: load average (1 min) {load_start[0]:.1f} -> {load_end[0]:.1f}", file=sys.stderr)
+    print(f"tree_cpu: load average (1 min) {load_start[0]:.1f} -> {load_end[0]:.1f}; the machine's cores "
+          f"idle {idle:.1f} s of {os.cpu_count()} x {wall:.1f} s", file=sys.stderr)  # fmt: skip
     for label, seconds in sorted(by_kind.items(), key=lambda item: -item[1]):
         print(f"tree_cpu:   {seconds:7.1f} s  {label} (sampled)", file=sys.stderr)
     return status
