@@ -50,9 +50,11 @@ def test_every_answer_forbids_framing(live_server: LiveServer) -> None:
 def test_a_framing_page_gets_nothing(live_server: LiveServer, page: Page) -> None:
     for width, height in ((1280, 800), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
-        page.set_content(f'<p>another site</p><iframe id="f" src="{live_server.base_url}/" width="600" height="400">')
-        page.wait_for_timeout(800)
-        framed = page.frames[1]
+        framing = f'<p>another site</p><iframe id="f" src="{live_server.base_url}/" width="600" height="400">'
+        with page.expect_event("framenavigated", predicate=lambda frame: frame.parent_frame is not None) as seen:
+            page.set_content(framing)
+        framed = seen.value
+        framed.wait_for_load_state()  # the error page, or (what must not be) the app with its card grid
         # Chromium refuses to draw the app inside another page: the frame holds its error page.
         assert framed.url.startswith("chrome-error://") or framed.locator("#card-grid").count() == 0
         screenshot(page, f"safety-framed-{width}")
