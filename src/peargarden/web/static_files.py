@@ -1,8 +1,10 @@
 """The pages' scripts, styles and pictures under a versioned path the browser keeps without asking again.
 
-Served plainly (``/static/chat.js``), every page load asked the server again for each of its files
-(sixteen conditional requests for the chat page, each answered 304): a round trip and a turn of the
-server for nothing, on every navigation.  Pages now name their files under ``/static/<version>/``,
+Served plainly (``/static/chat.js``), a file was either asked for again on a page load (a conditional
+request answered 304, sixteen for the chat page) or, when its Last-Modified was old — as an installed
+package's files are — kept by the browser on heuristic freshness without asking: after an upgrade a
+page could then run old modules beside new ones (tests/web/test_web_static_files.py shows it).  Pages
+now name their files under ``/static/<version>/``,
 where the version is a hash of the folder's files: a path there never changes what it answers, so it
 is sent with ``Cache-Control: immutable`` and a year's ``max-age``, and a changed file (a new release,
 an edited script) gives every file a new path.  The modules' relative imports (``./common.js``) stay
