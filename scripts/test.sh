@@ -67,7 +67,11 @@ if [ -z "${TMPDIR:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] \
   export TMPDIR="/dev/shm/peargarden-tests-$(id -u)"
   mkdir -p "$TMPDIR"
 fi
-echo "== pytest (mypy --strict runs alongside; its report follows)"
+if [ "$PEARGARDEN_EXAMPLES" = quick ]; then
+  echo "== pytest (mypy --strict runs alongside; its report follows; property tests at a third of their examples: PEARGARDEN_EXAMPLES=all for all)"
+else
+  echo "== pytest (mypy --strict runs alongside; its report follows)"
+fi
 set +e
 # One worker per core plus two (pytest-xdist). The workers are idle part of the time — retry back-offs,
 # a hung model worker's silence limit, waiting on `pear` processes, the fake model and the browser — and
