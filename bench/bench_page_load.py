@@ -10,7 +10,11 @@ client), ``wall`` the time.
   and the requests a load makes;
 - the home page, ``about:blank`` and a plain stylesheet as a document (a navigation's floor);
 - 20 ``fetch`` calls of an API and of a static file from the page, per call;
-- 20 ``page.evaluate`` round trips through Playwright's driver, per call.
+- 20 ``page.evaluate`` round trips through Playwright's driver, per call;
+- a beat on the chat page (fill, click, the streamed reply, the patch), against the fake model;
+- a navigation's floor: a page of our own making with no script, with one module script and with
+  fourteen, served by ``http.server`` from a temporary folder;
+- where a chat-page load's browser CPU goes, thread by thread (``/proc/<pid>/task/*/stat``).
 
     .venv/bin/python bench/bench_page_load.py [--repeat 8]
 """
@@ -18,9 +22,14 @@ client), ``wall`` the time.
 from __future__ import annotations
 
 import argparse
+import collections
+import functools
+import http.server
 import os
+import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +48,7 @@ from web_harness import (  # type: ignore[import-not-found]
     wait_ready,
 )
 
-from peargarden.testing.fake_openai import FakeOpenAIServer
+from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
@@ -62,6 +71,58 @@ def children_cpu(root: int) -> float:
             total += cpu
             stack.append(pid)
     return total
+
+
+def threads_cpu(root: int) -> collections.Counter[tuple[str, str]]:
+    """CPU seconds of every thread of every process under *root*, by (process type, thread name)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    by_parent: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                by_parent.setdefault(int(Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[1]),
+                                     []).append(int(name))  # fmt: skip
+            except OSError:
+                continue
+    found: collections.Counter[tuple[str, str]] = collections.Counter()
+    stack = [root]
+    while stack:
+        for pid in by_parent.get(stack.pop(), []):
+            stack.append(pid)
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            typed = re.search(r"--type=(\S+)", command)
+            kind = typed.group(1) if typed else ("driver" if "node" in command.split(" ")[0] else "browser")
+            for task in tasks:
+                try:
+                    raw = Path(f"/proc/{pid}/task/{task}/stat").read_text()
+                except OSError:
+                    continue
+                thread = re.sub(r"\d+$", "", raw[raw.index("(") + 1 : raw.rindex(")")])
+                fields = raw.rsplit(")", 1)[1].split()
+                found[(kind, thread)] += (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # the base class names it "format"
+        pass
+
+
+def synthetic_pages(folder: Path) -> None:
+    """A page with no script, one with one module, one with fourteen (each module a few hundred bytes)."""
+    for index in range(14):
+        (folder / f"m{index}.js").write_text(f"export const v{index} = {index};\n" + "// pad\n" * 200)
+    ready = "document.body.dataset.ready = '1';\n"
+    (folder / "many.js").write_text("".join(f'import {{ v{i} }} from "./m{i}.js";\n' for i in range(14)) + ready)
+    (folder / "one.js").write_text("".join(f"const v{i} = {i};\n" + "// pad\n" * 200 for i in range(14)) + ready)
+    page = "<!doctype html><html><body><p>梨园</p>{}</body></html>"
+    (folder / "none.html").write_text(page.format('<script>document.body.dataset.ready = "1";</script>'))
+    (folder / "one.html").write_text(page.format('<script type="module" src="one.js"></script>'))
+    (folder / "many.html").write_text(page.format('<script type="module" src="many.js"></script>'))
 
 
 def measure(label: str, action: Callable[[], object], repeat: int, per: int = 1) -> None:
@@ -120,6 +181,44 @@ def main() -> None:
                     lambda: page.evaluate(fetches % "'/static/chat.js?' + Math.random()"), repeat, per=20)  # fmt: skip
             measure("page.evaluate round trip (each of 20)",
                     lambda: [page.evaluate("1") for _ in range(20)], repeat, per=20)  # fmt: skip
+
+            fake.default_reply = text_reply("青梧放下茶盏，", "笑道：“有的，", "客官楼上请。”")
+            beats = [0]
+
+            def beat() -> None:
+                beats[0] += 1
+                page.fill("#composer", f"掌柜，还有空房吗？（{beats[0]}）")
+                page.click("#send")
+                page.wait_for_selector(f"body[data-beats='{beats[0]}']")
+
+            load(chat)()
+            measure("a beat (fill, click, reply, patch)", beat, repeat)
+
+            folder = Path(tmp) / "synthetic"
+            folder.mkdir()
+            synthetic_pages(folder)
+            plain = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+            threading.Thread(target=plain.serve_forever, daemon=True).start()
+            for name in ("none", "one", "many"):
+                url = f"http://127.0.0.1:{plain.server_address[1]}/{name}.html"
+
+                def synthetic(url: str = url) -> None:
+                    cdp.send("Network.clearBrowserCache")
+                    page.goto("about:blank")
+                    page.goto(url)
+                    wait_ready(page)
+
+                measure(f"about:blank, then a page: {name} script(s)", synthetic, repeat)
+            plain.shutdown()
+
+            spent: collections.Counter[tuple[str, str]] = collections.Counter()
+            for _ in range(repeat):
+                before = threads_cpu(os.getpid())
+                cleared()
+                spent.update({key: value - before.get(key, 0.0) for key, value in threads_cpu(os.getpid()).items()})
+            print("a chat-page load (cache cleared), by thread:")
+            for (kind, thread), seconds in spent.most_common(10):
+                print(f"  {1000 * seconds / repeat:6.1f} ms  {kind} / {thread}")
             browser.close()
 
 
