@@ -206,13 +206,16 @@ class Generation(GenerationContext):
         )
 
 
-def generate(state: TavernState, gen_type: str = "normal", *, dry_run: bool = False) -> Assembly:
+def generate(
+    state: TavernState, gen_type: str = "normal", *, dry_run: bool = False, quiet_prompt: str = ""
+) -> Assembly:
     """Assemble the Chat Completion messages for one generation of ``gen_type``.
 
     Never raises for bad content: an unexpected failure before the Prompt Manager step gives an
     empty assembly whose warning says what went wrong (the caller prints it).
     """
     generation = Generation(state, gen_type, dry_run=dry_run)
+    generation.quiet_prompt = quiet_prompt
     try:
         return generation.run()
     except Exception as error:  # one bad card field must not take the program down

@@ -94,6 +94,9 @@ class GenerationContext:
         self.s = state
         self.type = gen_type if gen_type in GEN_TYPES else "normal"
         self.dry_run = dry_run
+        # ``Generate('quiet', {quiet_prompt})`` (``/gen``, a side request): the instruction that ends the
+        # prompt in the quietPrompt slot.
+        self.quiet_prompt = ""
         self.warnings: list[str] = []
         oai = state.oai
         model = str(oai.get("custom_model") or oai.get("openai_model") or "gpt-3.5-turbo")

@@ -55,7 +55,7 @@ def prepare_prompts(
         Prompt("charPersonality", "system", personality_text),
         Prompt("scenario", "system", scenario_text),
         Prompt("impersonate", "system", impersonation),
-        Prompt("quietPrompt", "system", ""),
+        Prompt("quietPrompt", "system", g.sub(g.quiet_prompt) if g.quiet_prompt else ""),
     ]
     group_nudge = Prompt("groupNudge", "system", g.sub(str(oai.get("group_nudge_prompt") or "")))
     if compat.bias_role_assistant:  # 1.18: the nudge first, the bias as an assistant message

@@ -16,6 +16,11 @@ JS_SPACE_RUN = re.compile(f"[{re.escape(JS_SPACE)}]+")
 _JS_SPACE_SET = frozenset(JS_SPACE)
 
 
+def js_length(text: str) -> int:
+    """``String.prototype.length``: UTF-16 code units (a character outside the BMP counts two)."""
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
 def js_trim(text: str) -> str:
     """``String.prototype.trim``."""
     if not text or (text[0] not in _JS_SPACE_SET and text[-1] not in _JS_SPACE_SET):

@@ -32,7 +32,7 @@ import msgspec
 from ._jsnum import is_nan, js_number, js_str
 from ._moment import format_moment, humanize_seconds
 from ._seedrandom import cyrb53, seeded_random
-from .macros import MacroEnv, roll_formula, split_random_list
+from .macros import DynamicMacro, MacroEnv, roll_formula, split_random_list
 
 ELSE_MARKER = "\x00\x1fELSE\x1f\x00"
 _IDENT = re.compile(r"[a-zA-Z][\w-]*", re.ASCII)
@@ -305,6 +305,9 @@ class _Evaluator:
     def macro(self, node: MacroNode, text: str, offset: int) -> str:
         if node.var_scope:
             return self.variable(node, text, offset)
+        caller = self._dynamic(node.name)
+        if caller is not None:
+            return self._call_dynamic(caller, node, text, offset)
         definition = lookup(node.name)
         dynamic = self.env.extra.get(node.name) if node.name not in ("//",) else None
         if dynamic is None:
@@ -352,6 +355,23 @@ class _Evaluator:
             return definition.handler(self, call)
         except _MacroError:
             return raw_macro
+
+    def _dynamic(self, name: str) -> DynamicMacro | None:
+        if not self.env.dynamic or name == "//":
+            return None
+        found = self.env.dynamic.get(name)
+        if found is None:
+            lowered = name.lower()
+            found = next((m for k, m in self.env.dynamic.items() if k.lower() == lowered), None)
+        return found
+
+    def _call_dynamic(self, caller: DynamicMacro, node: MacroNode, text: str, offset: int) -> str:
+        args = [self.document(text[s.start : s.end], offset + s.start) for s in node.args]
+        if node.scoped is not None:
+            args.append(self.document(text[node.scoped.start : node.scoped.end], offset + node.scoped.start))
+        if len(args) < caller.min_args or (caller.max_args is not None and len(args) > caller.max_args):
+            return text[node.start : node.end]
+        return caller.handler(args)
 
     def variable(self, node: MacroNode, text: str, offset: int) -> str:
         scope = "local" if node.var_scope == "." else "global"

@@ -111,6 +111,16 @@ def _default_random() -> float:
     return 0.0
 
 
+class DynamicMacro(msgspec.Struct, frozen=True):
+    """A macro a caller adds for one expansion (STscript's ``{{pipe}}``, ``{{var::x}}``, a scope's
+    ``{{timesIndex}}``): its handler gets the evaluated arguments; ``max_args`` None is unbounded.
+    Read by the new engine."""
+
+    handler: Callable[[list[str]], str]
+    min_args: int = 0
+    max_args: int | None = 0
+
+
 class MacroEnv(msgspec.Struct):
     """Everything macro substitution may read.  ``clock`` and ``random`` are injected."""
 
@@ -124,6 +134,7 @@ class MacroEnv(msgspec.Struct):
     card: CardMacroFields | None = msgspec.field(default_factory=CardMacroFields)
     model: str = ""
     extra: Mapping[str, str | Callable[[], str]] = msgspec.field(default_factory=dict)
+    dynamic: Mapping[str, DynamicMacro] = msgspec.field(default_factory=dict)
     variables: Variables = msgspec.field(default_factory=Variables)
     chat: ChatFacts = msgspec.field(default_factory=ChatFacts)
     max_prompt: int = 0

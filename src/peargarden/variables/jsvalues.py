@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from peargarden.text.jsstring import js_length as js_length  # re-exported: the engine's callers use it
 from peargarden.text.jsstring import js_trim
 from peargarden.text.jsvalue import (
     UNDEFINED,
@@ -165,6 +166,3 @@ def to_number(value: JsValue) -> int | float:
     return math.nan
 
 
-def js_length(text: str) -> int:
-    """``String.prototype.length``: UTF-16 code units (a character outside the BMP counts two)."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
