@@ -135,3 +135,21 @@ def test_quick_replies_run_with_arguments(run: Runner) -> None:
     assert done.local["结果"] == "你好，怀瑾"
     assert json.loads(done.pipe) == ["问好"]
     assert done.host.library.get("常用") is not None
+
+
+def test_inject_reaches_the_next_request_and_an_ephemeral_one_only_that(run: Runner) -> None:
+    done = run(
+        "/inject id=天气 position=chat depth=0 窗外雷声阵阵 | "
+        "/inject id=一次 ephemeral=true position=chat depth=0 只这一次 | /gen 写一句 | /gen 再写一句",
+        replies=["甲", "乙"],
+    )
+    first, second = (json.dumps(r["messages"], ensure_ascii=False) for r in done.host.requests)
+    assert "窗外雷声阵阵" in first and "只这一次" in first
+    assert "窗外雷声阵阵" in second and "只这一次" not in second
+    assert set(done.host.state.chat_metadata["script_injects"]) == {"天气"}
+
+
+def test_author_note_commands(run: Runner) -> None:
+    done = run("/note 保持悬疑 | /depth 2 | /freq 3")
+    metadata = done.host.state.chat_metadata
+    assert (metadata["note_prompt"], metadata["note_depth"], metadata["note_interval"]) == ("保持悬疑", 2, 3)

@@ -16,7 +16,6 @@ instead (``"speaker": "Name"`` or ``"speakers": [...]``).
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -165,13 +164,15 @@ class _GroupReplay:
         self.run(RoundCall("normal", force=member), _pinned(step, self.cast))
 
     def slash(self, text: str, step: Mapping[str, Any]) -> None:
-        for part in re.split(r"\|\s*(?=/)", text):
-            m = re.match(r"\s*/trigger(?:\s+(.*))?$", part.strip(), re.DOTALL | re.IGNORECASE)
-            if m:
-                args = re.sub(r"\bawait=\S+\s*", "", m.group(1) or "")
-                self.trigger(args, step)
+        """A script typed into the input box: ``/trigger NAME`` starts a round with that member."""
+
+        def generate(kind: str, argument: str) -> None:
+            if kind == "normal":
+                self.trigger(argument, step)
             else:
-                run_slash(self.state, part, self.warnings)
+                self.run(RoundCall(kind), _pinned(step, self.cast))
+
+        run_slash(self.state, text, self.warnings, generate=generate)
 
     def step(self, step: Mapping[str, Any]) -> None:
         pinned = _pinned(step, self.cast)

@@ -15,7 +15,8 @@ from typing import Any
 
 import msgspec
 
-from peargarden.text.jsstring import js_trim
+from peargarden.stscript.commands import default_registry
+from peargarden.stscript.runtime import Interpreter, run_script
 from peargarden.text.macros import chat_id_hash, substitute
 from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import TextCounter
@@ -23,7 +24,9 @@ from peargarden.worldinfo.sources import character_book_to_world
 
 from . import defaults as d
 from .assemble import Assembly, Generation, generate
+from .chat_messages import assistant_message, user_message
 from .request import request_body
+from .slash_host import TavernSlashHost
 from .state import TavernState, apply_preset, deep_merge, effective_settings
 from .version import case_version, for_version, normalize_version
 
@@ -167,231 +170,17 @@ def restore_script_injects(state: TavernState) -> None:
                 )
 
 
-_BIAS = re.compile(r"""\{\{bias\s+(?:"([^"]*)"|'([^']*)')\s*\}\}""")
-
-
-def _remove_macros(text: str) -> str:
-    """ST's ``removeMacros``: every ``{{…}}`` dropped, then trimmed."""
-    return js_trim(re.sub(r"\{\{[\s\S]*?\}\}", "", text))
-
-
-def user_message(state: TavernState, text: str, *, bias_only_as_system: bool = True) -> dict[str, Any]:
-    """What ``Generate`` adds for typed text: ``sendMessageAsUser``, or for text that is only a
-    ``{{bias "…"}}`` a hidden generic system message carrying the bias ("Start Reply With").
-    A group round that nobody answers posts even such text as a user message
-    (``bias_only_as_system=False``)."""
-    bias_parts = [m.group(1) if m.group(1) is not None else m.group(2) for m in _BIAS.finditer(text)]
-    message_bias = " " + " ".join(bias_parts) if bias_parts else ""  # extractMessageBias
-    if message_bias and bias_only_as_system and not _remove_macros(text):
-        return {
-            "name": "SillyTavern System",
-            "force_avatar": "img/five.png",
-            "is_user": False,
-            "is_system": True,
-            "mes": " ",
-            "extra": {"bias": message_bias, "type": "generic"},
-        }
-    gen = Generation(state, "normal", dry_run=True)
-    _, gen.card_fields = gen.card_macro_fields()
-    text = gen.regexed(text, Placement.USER_INPUT)
-    message: dict[str, Any] = {
-        "name": state.user_name,
-        "is_user": True,
-        "is_system": False,
-        "mes": gen.sub(text),
-        "extra": {"isSmallSys": False},
-    }
-    personas = state.power_user.get("personas")
-    if isinstance(personas, dict) and state.user_avatar in personas:
-        message["force_avatar"] = f"User Avatars/{state.user_avatar}"
-    if message_bias:
-        message["extra"]["bias"] = message_bias
-        message["mes"] = _remove_macros(message["mes"])
-    return message
-
-
-_INJECT_POSITIONS = {"before": d.BEFORE_PROMPT, "after": d.IN_PROMPT, "chat": d.IN_CHAT, "none": d.NONE}
-
-
-def _parse_named(args: str) -> tuple[dict[str, str], str]:
-    named: dict[str, str] = {}
-    rest = args
-    while True:
-        m = re.match(r"\s*([A-Za-z_][\w-]*)=(\"[^\"]*\"|'[^']*'|\S+)", rest)
-        if not m:
-            break
-        value = m.group(2)
-        if value[:1] in "\"'" and value[-1:] == value[:1]:
-            value = value[1:-1]
-        named[m.group(1)] = value
-        rest = rest[m.end() :]
-    return named, rest.strip()
-
-
-def _js_parse_int(text: str) -> int | None:
-    m = re.match(r"\s*([+-]?\d+)", text)
-    return int(m.group(1)) if m else None
-
-
-def _string_to_range(text: str, last: int) -> tuple[int, int] | None:
-    """ST's ``stringToRange(text, 0, last)``: ``N`` or ``A-B`` (parseInt each side); a range that
-    is reversed or reaches outside ``0..last`` is refused as a whole, not clipped."""
-    if "-" in text:
-        parts = text.split("-")
-        start = _js_parse_int(parts[0]) if parts[0] else None
-        end = _js_parse_int(parts[1]) if parts[1] else None
-    else:
-        start = end = _js_parse_int(text)
-    if start is None or end is None or start > end or start < 0 or end > last:
-        return None
-    return start, end
-
-
-def _insert_at(state: TavernState, named: dict[str, str], message: dict[str, Any]) -> None:
-    """``at=N`` puts the message at index N (negative: from the end), else it is appended."""
-    try:
-        at = int(named["at"]) if "at" in named else None
-    except ValueError:
-        at = None
-    if at is not None and at < 0:
-        at += len(state.chat)
-    if at is not None and 0 <= at <= len(state.chat):
-        state.chat.insert(at, message)
-    else:
-        state.chat.append(message)
-
-
-def _context(state: TavernState) -> Generation:
-    gen = Generation(state, "normal", dry_run=True)
-    _, gen.card_fields = gen.card_macro_fields()
-    return gen
-
-
-_VAR_COMMANDS = {
-    "setvar": ("local", "set"),
-    "addvar": ("local", "add"),
-    "incvar": ("local", "inc"),
-    "decvar": ("local", "dec"),
-    "flushvar": ("local", "flush"),
-    "setglobalvar": ("global", "set"),
-    "addglobalvar": ("global", "add"),
-    "incglobalvar": ("global", "inc"),
-    "decglobalvar": ("global", "dec"),
-    "flushglobalvar": ("global", "flush"),
-}
-
-
-def run_slash(state: TavernState, text: str, warnings: list[str]) -> None:
-    """Slash commands as typed into ST's input box; ``|`` chains several (``/sys … | /hide 3``)."""
-    for part in re.split(r"\|\s*(?=/)", text):
-        _run_one_slash(state, part.strip(), warnings)
-
-
-def _run_one_slash(state: TavernState, text: str, warnings: list[str]) -> None:
-    m = re.match(r"\s*/(\S+)\s*(.*)", text, re.DOTALL)
-    if not m:
-        return
-    command, args = m.group(1).lower(), m.group(2)
-    named, body = _parse_named(args)
-    if command in ("sys", "nar", "narrate"):
-        if not body:
-            return
-        name = state.chat_metadata.get("narrator_name") or "System"
-        message = {
-            "name": name,
-            "is_user": False,
-            "is_system": False,
-            "mes": _context(state).sub(body.strip()),
-            "force_avatar": "img/five.png",
-            "extra": {"type": "narrator", "bias": None, "isSmallSys": False, "api": "manual"},
-        }
-        _insert_at(state, named, message)
-    elif command == "comment":
-        if body:
-            message = {
-                "name": "Note",
-                "is_user": False,
-                "is_system": True,  # comments are shown but never sent
-                "mes": _context(state).sub(body.strip()),
-                "extra": {"type": "comment", "isSmallSys": False, "api": "manual"},
-            }
-            _insert_at(state, named, message)
-    elif command == "sendas":
-        if not body:
-            return
-        name = (named.get("name") or "").strip() or state.char_name
-        gen = _context(state)
-        text_out = gen.regexed(body.strip(), Placement.SLASH_COMMAND)
-        message = {"name": name, "is_user": False, "is_system": False, "mes": gen.sub(text_out), "extra": {}}
-        if name != state.char_name:
-            message["force_avatar"] = "img/ai4.png"  # another speaker: ST forces an avatar (name prefix)
-        _insert_at(state, named, message)
-    elif command in ("hide", "unhide"):
-        rng = args.strip()
-        bounds = _string_to_range(rng, len(state.chat) - 1)
-        if bounds is None:
-            warnings.append(f"/{command} 的范围无效：{rng!r}")
-            return
-        for i in range(bounds[0], bounds[1] + 1):
-            state.chat[i]["is_system"] = command == "hide"
-    elif command == "inject":
-        ident = named.get("id")
-        if not ident:
-            warnings.append("/inject 缺少 id，已忽略")
-            return
-        position = _INJECT_POSITIONS.get(named.get("position", "after"), d.IN_PROMPT)
-        try:
-            depth = float(named["depth"]) if "depth" in named else 4.0
-        except ValueError:
-            depth = 4.0
-        role_raw = named.get("role", "system").lower().strip()
-        role = {"system": d.ROLE_SYSTEM, "user": d.ROLE_USER, "assistant": d.ROLE_ASSISTANT}.get(role_raw, 0)
-        scan = named.get("scan", "false").strip().lower() in ("true", "on", "1")  # isTrueBoolean
-        injects = state.chat_metadata.setdefault("script_injects", {})
-        depth_value: int | float = int(depth) if depth.is_integer() else depth
-        if body:
-            injects[ident] = {"value": body, "position": position, "depth": depth_value, "scan": scan, "role": role}
-        else:
-            injects.pop(ident, None)
-        state.table.set(d.SCRIPT_INJECT_PREFIX + ident, body, position, depth_value, scan, role)
-    elif command == "note":
-        state.fill_note_metadata()
-        state.chat_metadata["note_prompt"] = body
-    elif command in ("depth", "freq", "interval"):
-        try:
-            value = abs(float(body))
-        except ValueError:
-            warnings.append(f"/{command} 需要数字：{body!r}")
-            return
-        key = "note_depth" if command == "depth" else "note_interval"
-        state.fill_note_metadata()
-        state.chat_metadata[key] = int(value) if value.is_integer() else value
-    elif command == "pos":
-        # 1.12.6 updates the radio button with an event its handler does not listen to: no effect.
-        warnings.append("/pos 在 SillyTavern 1.12.6 中不生效，已忽略")
-    elif command in _VAR_COMMANDS:
-        scope, action = _VAR_COMMANDS[command]
-        variables = _context(state).variables
-        var_name = (named.get("key") or named.get("name") or "").strip()
-        var_value = body
-        if not var_name and action in ("inc", "dec", "flush"):
-            var_name, var_value = body.strip(), ""
-        if not var_name:
-            warnings.append(f"/{command} 缺少变量名")
-            return
-        store = variables.local if scope == "local" else variables.global_
-        if action == "set":
-            store[var_name] = var_value
-        elif action == "add":
-            variables.add(scope, var_name, var_value)
-        elif action == "inc":
-            variables.add(scope, var_name, 1)
-        elif action == "dec":
-            variables.add(scope, var_name, -1)
-        else:
-            store.pop(var_name, None)
-    else:
-        warnings.append(f"未实现的斜杠命令 /{command}，已忽略")
+def run_slash(
+    state: TavernState, text: str, warnings: list[str], *, generate: Callable[[str, str], None] | None = None
+) -> None:
+    """Slash commands as typed into SillyTavern's input box, run by the STscript interpreter on the
+    state; *generate* (kind, text) makes the replies ``/trigger`` and its kin ask for."""
+    host = TavernSlashHost(state, on_generate=generate)
+    outcome = run_script(Interpreter(default_registry(), host), text)
+    warnings.extend(host.warnings)
+    if outcome.error is not None:
+        warnings.append(f"斜杠命令出错：{outcome.error.message}")
+    warnings.extend(t["message"].split("\n")[0] for t in host.toasts if t["type"] in ("error", "warning"))
 
 
 def run_ui(state: TavernState, text: str, warnings: list[str]) -> None:
@@ -424,22 +213,6 @@ def _reply(number: int) -> str:
     return f"ORACLE_REPLY #{number}"
 
 
-def assistant_message(state: TavernState, text: str) -> dict[str, Any]:
-    """A received reply: AI-output regex scripts run on it before it is stored (as in ST)."""
-    gen = Generation(state, "normal", dry_run=True)
-    _, gen.card_fields = gen.card_macro_fields()
-    text = gen.regexed(text.strip() if state.power_user.get("trim_spaces", True) else text, Placement.AI_OUTPUT)
-    return {
-        "name": state.char_name,
-        "is_user": False,
-        "is_system": False,
-        "mes": text,
-        "extra": {},
-        "swipe_id": 0,
-        "swipes": [text],
-    }
-
-
 def replay(
     case: CaseData,
     *,
@@ -467,41 +240,49 @@ def replay(
         assemblies.append(last)
         count += 1
 
+    def play(kind: str) -> None:
+        """One generation of *kind* and what it does to the chat (a step, or a script's /trigger …)."""
+        if kind == "regenerate" and state.chat and not state.chat[-1].get("is_user"):
+            state.chat.pop()
+        run(kind)
+        text = reply(count)
+        if kind in ("normal", "regenerate"):
+            state.chat.append(assistant_message(state, text))
+        elif kind == "swipe" and state.chat:
+            target = state.chat[-1]
+            target.setdefault("swipes", [target.get("mes", "")]).append(text)
+            target["swipe_id"] = len(target["swipes"]) - 1
+            target["mes"] = text
+        elif kind == "continue" and state.chat:
+            state.chat[-1]["mes"] = str(state.chat[-1].get("mes", "")) + text
+
+    def slash(text: str) -> None:
+        run_slash(state, text, warnings, generate=lambda kind, _text: play(kind))
+
     for step in steps:
         if not isinstance(step, dict):
             continue
         if "send" in step:
             text = str(step["send"])
             if text.lstrip().startswith("/"):
-                run_slash(state, text, warnings)
+                slash(text)
                 continue
             if text:
                 state.chat.append(user_message(state, text))
             elif str(state.oai.get("send_if_empty") or "").strip():
                 # An empty send posts the "replace empty message" text as a real user message.
                 state.chat.append(user_message(state, str(state.oai["send_if_empty"]).strip()))
-            run("normal")
-            state.chat.append(assistant_message(state, reply(count)))
+            play("normal")
         elif "slash" in step:
-            run_slash(state, str(step["slash"]), warnings)
+            slash(str(step["slash"]))
         elif step.get("regenerate"):
-            if state.chat and not state.chat[-1].get("is_user"):
-                state.chat.pop()
-            run("regenerate")
-            state.chat.append(assistant_message(state, reply(count)))
+            play("regenerate")
         elif step.get("swipe"):
-            run("swipe")
-            if state.chat:
-                target = state.chat[-1]
-                target.setdefault("swipes", [target.get("mes", "")]).append(reply(count))
-                target["swipe_id"] = len(target["swipes"]) - 1
-                target["mes"] = reply(count)
+            play("swipe")
         elif step.get("continue"):
-            run("continue")
-            if state.chat:
-                state.chat[-1]["mes"] = str(state.chat[-1].get("mes", "")) + reply(count)
+            play("continue")
         elif step.get("impersonate"):
-            run("impersonate")
+            play("impersonate")
         elif "ui" in step:
             run_ui(state, str(step["ui"]), warnings)
         else:

@@ -7,7 +7,7 @@ the model's replies come from a function, requests and toasts are recorded on th
 
 from __future__ import annotations
 
-import re
+import math
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -16,31 +16,26 @@ from msgspec.structs import replace
 
 from peargarden.stscript.quickreplies import QuickReplyLibrary
 from peargarden.stscript.values import stringify
+from peargarden.text._jsnum import js_number
 from peargarden.text.macro_dispatch import expand
 from peargarden.text.macros import DynamicMacro
 from peargarden.text.regex_scripts import Placement
 
+from . import defaults as d
 from .assemble import Generation, generate
-from .replay import assistant_message
+from .chat_messages import assistant_message, message_bias, remove_macros
 from .request import request_body
 from .state import TavernState
 
-_BIAS = re.compile(r"""\{\{bias\s+(?:"([^"]*)"|'([^']*)')\s*\}\}""")
-_MACRO = re.compile(r"\{\{[\s\S]*?\}\}")
+_INJECT_POSITIONS = {"before": d.BEFORE_PROMPT, "after": d.IN_PROMPT, "chat": d.IN_CHAT, "none": d.NONE}
 _MANUAL = {"api": "manual", "model": "slash command"}
-
-
-def message_bias(text: str) -> str:
-    """SillyTavern's ``extractMessageBias``: the ``{{bias "…"}}`` parts, or ``""``."""
-    parts = [m.group(1) if m.group(1) is not None else m.group(2) for m in _BIAS.finditer(text)]
-    return " " + " ".join(parts) if parts else ""
 
 
 def _only_bias(text: str, bias: str) -> Any:
     """``bias && !removeMacros(text).length``: the bias itself when empty (JavaScript's ``&&``)."""
     if not bias:
         return bias
-    return not _MACRO.sub("", text).strip()
+    return not remove_macros(text)
 
 
 class TavernSlashHost:
@@ -53,6 +48,7 @@ class TavernSlashHost:
         reply: Callable[[int], str] | None = None,
         random: Callable[[], float] | None = None,
         quick_replies: QuickReplyLibrary | None = None,
+        on_generate: Callable[[str, str], None] | None = None,
     ) -> None:
         self.state = state
         self.reply = reply or (lambda n: f"ORACLE_REPLY #{n}")
@@ -62,7 +58,10 @@ class TavernSlashHost:
         self.input_text = ""
         self.library = quick_replies or QuickReplyLibrary()
         self.warnings: list[str] = []
+        # A replay that plays generations itself (its own numbering, a group's round) takes them here.
+        self.on_generate = on_generate
         self._cached: Generation | None = None
+        self.ephemeral: list[str] = []  # /inject ephemeral=true: removed after the next generation
 
     # -- the runtime's needs -----------------------------------------------------------------------
 
@@ -93,6 +92,10 @@ class TavernSlashHost:
 
     def toast(self, kind: str, message: str, title: str = "") -> None:
         self.toasts.append({"type": kind, "title": title, "message": message})
+
+    def console_warn(self, message: str) -> None:
+        """What SillyTavern writes only to the browser's console: kept as a warning, never a toast."""
+        self.warnings.append(message)
 
     def variable_store(self, scope: str) -> dict[str, Any]:
         if scope == "local":
@@ -236,7 +239,16 @@ class TavernSlashHost:
             self.state.oai, messages, gen_type, stop=stop, omit_empty_bias=self.state.compat.omit_empty_logit_bias
         )
         self.requests.append(body)
-        return self.reply(len(self.requests))
+        answer = self.reply(len(self.requests))
+        self._generated()
+        return answer
+
+    def _generated(self) -> None:
+        """After a generation: ``/inject ephemeral=true`` injections are gone, as SillyTavern removes
+        them when the generation ends."""
+        gone, self.ephemeral = self.ephemeral, []
+        for ident in gone:
+            self.inject(ident, "", position="after", depth=4, scan=False, role="system", ephemeral=False)
 
     def generate_quiet(self, prompt: str, **options: Any) -> str:
         assembly = generate(self.state, "quiet", quiet_prompt=prompt)
@@ -255,6 +267,11 @@ class TavernSlashHost:
         return text.strip() if options.get("trim", True) else text
 
     def generate(self, kind: str, text: str, *, wait: bool) -> None:
+        if self.on_generate is not None:
+            self._changed()
+            self.on_generate(kind, text)
+            self._generated()
+            return
         chat = self.state.chat
         if kind == "regenerate" and chat and not chat[-1].get("is_user"):
             chat.pop()
@@ -272,6 +289,49 @@ class TavernSlashHost:
             chat[-1]["mes"] = str(chat[-1].get("mes", "")) + reply
         else:
             chat.append(assistant_message(self.state, reply))
+
+    # -- the prompt -------------------------------------------------------------------------------
+
+    def inject(
+        self, ident: str, text: str, *, position: str, depth: int | float, scan: bool, role: str, ephemeral: bool
+    ) -> None:
+        """``/inject``: kept in ``chat_metadata.script_injects`` and in the extension prompt table."""
+        where = _INJECT_POSITIONS[position]
+        role_number = {"system": d.ROLE_SYSTEM, "user": d.ROLE_USER, "assistant": d.ROLE_ASSISTANT}[role]
+        injects = self.state.chat_metadata.setdefault("script_injects", {})
+        if text:
+            injects[ident] = {"value": text, "position": where, "depth": depth, "scan": scan, "role": role_number}
+        else:
+            injects.pop(ident, None)
+        self.state.table.set(d.SCRIPT_INJECT_PREFIX + ident, text, where, depth, scan, role_number)
+        if ephemeral and text:
+            self.ephemeral.append(ident)
+        self._changed()
+
+    def injections(self) -> dict[str, Any]:
+        found = self.state.chat_metadata.get("script_injects")
+        return dict(found) if isinstance(found, dict) else {}
+
+    def flush_injections(self, ident: str | None) -> None:
+        for name in [ident] if ident else list(self.injections()):
+            if name is not None:
+                self.inject(name, "", position="after", depth=4, scan=False, role="system", ephemeral=False)
+
+    def author_note(self, field: str, value: str) -> None:
+        """``/note``, ``/depth``, ``/freq``: the chat's Author's Note fields."""
+        self.state.fill_note_metadata()
+        if field == "prompt":
+            self.state.chat_metadata["note_prompt"] = value
+        elif field in ("depth", "interval"):
+            number = abs(js_number(value))
+            if math.isnan(number):
+                self.warnings.append(f"/{'depth' if field == 'depth' else 'freq'} 需要数字：{value!r}")
+                return
+            self.state.chat_metadata[f"note_{field}"] = int(number) if number.is_integer() else number
+        else:
+            # SillyTavern sets the radio button with an event its handler does not listen to: no effect.
+            self.warnings.append("/pos 在 SillyTavern 中不生效，已忽略")
+        self._changed()
 
     # -- Quick Replies -----------------------------------------------------------------------------
 

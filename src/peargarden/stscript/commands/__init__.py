@@ -5,6 +5,7 @@
 - :mod:`.numbers` — arithmetic, ``/len``, ``/sort``, ``/rand``
 - :mod:`.strings` — ``/upper`` ``/lower`` ``/substr`` ``/trimstart`` ``/trimend`` ``/replace`` ``/test`` ``/match``
 - :mod:`.chat` — chat edits and generation (``/send`` … ``/gen`` ``/genraw`` ``/trigger``)
+- :mod:`.prompts` — ``/inject`` and the Author's Note (``/note`` ``/depth`` ``/freq`` ``/pos``)
 - :mod:`.quickreplies` — ``/qr-*`` and running a Quick Reply by ``Set.Label``
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from functools import cache
 
 from ..registry import Registry
-from . import chat, core, numbers, quickreplies, strings, variables
+from . import chat, core, numbers, prompts, quickreplies, strings, variables
 
 
 @cache
@@ -26,6 +27,7 @@ def default_registry() -> Registry:
             *numbers.COMMANDS,
             *strings.COMMANDS,
             *chat.COMMANDS,
+            *prompts.COMMANDS,
             *quickreplies.COMMANDS,
         ]
     )

@@ -89,8 +89,11 @@ def _hide(hidden: bool) -> Any:
         if not text:
             return ""
         bounds = string_to_range(text, 0, len(call.host.messages()) - 1)
-        if bounds is not None:
-            call.host.hide(bounds[0], bounds[1], hidden=hidden)
+        if bounds is None:
+            # SillyTavern only writes this to the browser console; the host keeps it as a warning.
+            call.host.console_warn(f"Invalid range provided for /{'hide' if hidden else 'unhide'} command: {text}")
+            return ""
+        call.host.hide(bounds[0], bounds[1], hidden=hidden)
         return ""
 
     return run
@@ -126,6 +129,7 @@ def _messages(call: Call) -> str:
     messages = call.host.messages()
     bounds = string_to_range(call.value, 0, len(messages) - 1)
     if bounds is None:
+        call.host.console_warn(f"Invalid range provided for /messages command: {js.string(call.value)}")
         return ""
     lines = []
     for index in range(bounds[0], bounds[1] + 1):
