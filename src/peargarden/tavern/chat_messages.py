@@ -79,4 +79,11 @@ def assistant_message(state: TavernState, text: str) -> dict[str, Any]:
     }
 
 
-__all__ = ["assistant_message", "message_bias", "remove_macros", "user_message"]
+def add_swipe(message: dict[str, Any], text: str) -> None:
+    """A new swipe on *message*, shown: what a swipe's reply does to the chat."""
+    message.setdefault("swipes", [message.get("mes", "")]).append(text)
+    message["swipe_id"] = len(message["swipes"]) - 1
+    message["mes"] = text
+
+
+__all__ = ["add_swipe", "assistant_message", "message_bias", "remove_macros", "user_message"]

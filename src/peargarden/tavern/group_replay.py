@@ -24,6 +24,7 @@ from peargarden.text.rolls import mulberry32
 from peargarden.text.tokens import TextCounter
 
 from .assemble import Assembly
+from .chat_messages import add_swipe
 from .group import Cast, Group
 from .group_round import greetings, group_fields, speak_as, speaker_request
 from .group_turns import RoundCall, choose_speakers, find_member, next_round_id, round_start, trim_reply
@@ -150,10 +151,7 @@ class _GroupReplay:
         if gen_type == "normal":
             state.chat.append(group_fields(assistant_message(state, text), avatar, round_id))
         elif gen_type == "swipe" and state.chat:
-            target = state.chat[-1]
-            target.setdefault("swipes", [target.get("mes", "")]).append(text)
-            target["swipe_id"] = len(target["swipes"]) - 1
-            target["mes"] = text
+            add_swipe(state.chat[-1], text)
         elif gen_type == "continue" and state.chat:
             state.chat[-1]["mes"] = str(state.chat[-1].get("mes", "")) + text
 

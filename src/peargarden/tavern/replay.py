@@ -24,7 +24,7 @@ from peargarden.worldinfo.sources import character_book_to_world
 
 from . import defaults as d
 from .assemble import Assembly, Generation, generate
-from .chat_messages import assistant_message, user_message
+from .chat_messages import add_swipe, assistant_message, user_message
 from .request import request_body
 from .slash_host import TavernSlashHost
 from .state import TavernState, apply_preset, deep_merge, effective_settings
@@ -249,10 +249,7 @@ def replay(
         if kind in ("normal", "regenerate"):
             state.chat.append(assistant_message(state, text))
         elif kind == "swipe" and state.chat:
-            target = state.chat[-1]
-            target.setdefault("swipes", [target.get("mes", "")]).append(text)
-            target["swipe_id"] = len(target["swipes"]) - 1
-            target["mes"] = text
+            add_swipe(state.chat[-1], text)
         elif kind == "continue" and state.chat:
             state.chat[-1]["mes"] = str(state.chat[-1].get("mes", "")) + text
 

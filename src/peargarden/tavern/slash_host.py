@@ -23,7 +23,7 @@ from peargarden.text.regex_scripts import Placement
 
 from . import defaults as d
 from .assemble import Generation, generate
-from .chat_messages import assistant_message, message_bias, remove_macros
+from .chat_messages import add_swipe, assistant_message, message_bias, remove_macros
 from .request import request_body
 from .state import TavernState
 
@@ -281,10 +281,7 @@ class TavernSlashHost:
         if kind == "impersonate":
             self.input_text = reply
         elif kind == "swipe" and chat:
-            last = chat[-1]
-            last.setdefault("swipes", [last.get("mes", "")]).append(reply)
-            last["swipe_id"] = len(last["swipes"]) - 1
-            last["mes"] = reply
+            add_swipe(chat[-1], reply)
         elif kind == "continue" and chat:
             chat[-1]["mes"] = str(chat[-1].get("mes", "")) + reply
         else:
