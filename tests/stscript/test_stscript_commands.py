@@ -153,3 +153,31 @@ def test_author_note_commands(run: Runner) -> None:
     done = run("/note 保持悬疑 | /depth 2 | /freq 3")
     metadata = done.host.state.chat_metadata
     assert (metadata["note_prompt"], metadata["note_depth"], metadata["note_interval"]) == ("保持悬疑", 2, 3)
+
+
+def test_dialogs_nobody_answers_in_a_replay(run: Runner) -> None:
+    done = run(
+        '/input default=客官 你叫什么？ | /setvar key=名 | /buttons labels=["住店","吃饭"] 要做什么？ | /setvar key=选'
+    )
+    assert done.local == {"名": "客官", "选": ""}
+    assert done.host.popups == ["你叫什么？", "要做什么？"]
+    assert run("/popup result=true 确定吗").pipe == "0"
+
+
+def test_tokens_and_trimtokens(run: Runner) -> None:
+    count = int(run("/tokens 栖水镇的雨下了一整夜").pipe)
+    assert count > 0
+    head = run("/trimtokens limit=3 栖水镇的雨下了一整夜").pipe
+    tail = run("/trimtokens limit=3 direction=start 栖水镇的雨下了一整夜").pipe
+    assert "栖水镇的雨下了一整夜".startswith(head) and "栖水镇的雨下了一整夜".endswith(tail)
+    assert 0 < int(run(f"/tokens {head}").pipe) <= 3 and 0 < int(run(f"/tokens {tail}").pipe) <= 3
+
+
+def test_the_guide_names_every_command() -> None:
+    from pathlib import Path
+
+    from peargarden.stscript.commands import default_registry
+
+    guide = (Path(__file__).parents[2] / "docs" / "stscript.md").read_text(encoding="utf-8")
+    missing = [c.name for c in default_registry().commands() if c.name not in ("/",) and f"`/{c.name}" not in guide]
+    assert missing == []

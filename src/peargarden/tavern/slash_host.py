@@ -56,6 +56,7 @@ class TavernSlashHost:
         self.requests: list[dict[str, Any]] = []
         self.toasts: list[dict[str, str]] = []
         self.input_text = ""
+        self.popups: list[str] = []  # the texts of dialogs a script opened
         self.library = quick_replies or QuickReplyLibrary()
         self.warnings: list[str] = []
         # A replay that plays generations itself (its own numbering, a group's round) takes them here.
@@ -133,6 +134,23 @@ class TavernSlashHost:
         if how.startswith("toast"):
             self.toast("info", as_text())
         return ""
+
+    # -- asking the person: nobody answers a replay --------------------------------------------------
+
+    def popup(self, text: str, *, ok: str, cancel: Any) -> bool:
+        self.popups.append(text)
+        return False
+
+    def prompt_input(self, text: str, default: str) -> str | None:
+        self.popups.append(text)
+        return default
+
+    def choose(self, text: str, labels: list[str], *, multiple: bool) -> str | None:
+        self.popups.append(text)
+        return None
+
+    def count_tokens(self, text: str) -> int:
+        return self._generation().counter(text)
 
     # -- the chat ----------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@
 - :mod:`.strings` — ``/upper`` ``/lower`` ``/substr`` ``/trimstart`` ``/trimend`` ``/replace`` ``/test`` ``/match``
 - :mod:`.chat` — chat edits and generation (``/send`` … ``/gen`` ``/genraw`` ``/trigger``)
 - :mod:`.prompts` — ``/inject`` and the Author's Note (``/note`` ``/depth`` ``/freq`` ``/pos``)
+- :mod:`.dialogs` — ``/popup`` ``/input`` ``/buttons`` (the host asks the person) and ``/tokens`` ``/trimtokens``
 - :mod:`.quickreplies` — ``/qr-*`` and running a Quick Reply by ``Set.Label``
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from functools import cache
 
 from ..registry import Registry
-from . import chat, core, numbers, prompts, quickreplies, strings, variables
+from . import chat, core, dialogs, numbers, prompts, quickreplies, strings, variables
 
 
 @cache
@@ -28,6 +29,7 @@ def default_registry() -> Registry:
             *strings.COMMANDS,
             *chat.COMMANDS,
             *prompts.COMMANDS,
+            *dialogs.COMMANDS,
             *quickreplies.COMMANDS,
         ]
     )
