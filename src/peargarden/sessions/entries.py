@@ -27,6 +27,8 @@ import msgspec
 HIDDEN_TAG = "hidden"  # SillyTavern's ``is_system``: kept in the chat, never sent to the model
 GREETING_TAG = "greeting"  # the card's opening message (or one of its alternates)
 WORK_TAG = "work"  # a work-mode message (写卡维护): outside the story
+NARRATOR_TAG = "narrator"  # SillyTavern's narrator message (``/sys``): sent as a system message
+COMMENT_TAG = "comment"  # SillyTavern's note (``/comment``): shown, hidden from the model
 WORK_TAGS = frozenset({WORK_TAG, "写卡维护"})
 
 

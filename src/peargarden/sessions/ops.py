@@ -20,7 +20,7 @@ import msgspec
 
 from peargarden.errors import BadInput
 
-from .entries import HIDDEN_TAG, Entry
+from .entries import HIDDEN_TAG, Entry, message_entry
 from .tree import SessionTree
 from .variables import bound_message
 
@@ -151,6 +151,31 @@ def plan_edit(tree: SessionTree, index: int, content: str, new_id: NewId, timest
     edited = Entry(new_id(), target.parent_id, "message", timestamp, {**target.body, "message": message})
     moved = {target.id: edited.id}
     return Plan(target.parent_id, [edited, *_copy_after(tree, target, edited.id, new_id, timestamp, moved)])
+
+
+def plan_insert(
+    tree: SessionTree, index: int | None, message: dict[str, Any], new_id: NewId, timestamp: str
+) -> Plan:
+    """*message* written into the chat without a reply: at the end (*index* None or past the last),
+    else before message *index* — a new branch where it stands there and what followed is copied after
+    it (SillyTavern's ``/send at=``, ``/sys at=`` …)."""
+    messages = tree.messages()
+    if index is None or index >= len(messages):
+        leaf = tree.leaf
+        return Plan(leaf, [message_entry(new_id(), leaf, timestamp, message)])
+    target = message_at(tree, max(index, 0))
+    inserted = message_entry(new_id(), target.parent_id, timestamp, message)
+    path = tree.path()
+    out = [inserted]
+    parent = inserted.id
+    moved: dict[str, str] = {}
+    for entry in path[path.index(target) :]:
+        if entry.type == "label":
+            continue
+        copy = _copied(entry, new_id(), parent, timestamp, moved)
+        out.append(copy)
+        parent = copy.id
+    return Plan(target.parent_id, out)
 
 
 def plan_delete(tree: SessionTree, index: int, new_id: NewId, timestamp: str) -> Plan:

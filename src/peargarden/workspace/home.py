@@ -102,6 +102,21 @@ class Home(msgspec.Struct, frozen=True):
         return self.root / "library" / "skills"
 
     @property
+    def quick_replies_dir(self) -> Path:
+        """Quick Reply sets, one SillyTavern set file each (``<name>.json``)."""
+        return self.root / "library" / "quick-replies"
+
+    @property
+    def quick_replies_file(self) -> Path:
+        """Which Quick Reply sets are switched on for every chat."""
+        return self.root / "library" / "quick-replies.json"
+
+    @property
+    def global_variables_file(self) -> Path:
+        """SillyTavern's global variables (``/setglobalvar``, ``{{getglobalvar::}}``)."""
+        return self.root / "library" / "variables.json"
+
+    @property
     def vault_dir(self) -> Path:
         return self.root / "vault"
 

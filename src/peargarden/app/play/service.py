@@ -64,6 +64,7 @@ from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
 from peargarden.sessions.entries import GREETING_TAG, Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
+from peargarden.sessions.variables import CHAT_METADATA_TYPE
 from peargarden.tavern.version import for_version
 from peargarden.text.macro_dispatch import expand
 from peargarden.text.macros import MacroEnv, Variables
@@ -701,6 +702,19 @@ class ChatSession(msgspec.Struct):
                 plan = ops.plan_delete(self.chat.tree, index, self.chat.new_id, utc_now())
             self.chat.apply(plan)
             self.follow_branch()
+
+    def insert_message(self, message: dict[str, Any], at: int | None = None) -> None:
+        """*message* written into the chat with no reply (STscript's ``/send``, ``/sendas``, ``/sys``,
+        ``/comment``): at the end, or before message *at* (a new branch, as an edit makes one)."""
+        with self._holding():
+            self.chat.apply(ops.plan_insert(self.chat.tree, at, message, self.chat.new_id, utc_now()))
+            self.follow_branch()
+
+    def save_chat_metadata(self, metadata: dict[str, Any]) -> None:
+        """SillyTavern's chat metadata (chat variables, script injections, the Author's Note) for the
+        branch from here on, as a tavern beat keeps it."""
+        with self._holding():
+            self.chat.append_custom(CHAT_METADATA_TYPE, metadata)
 
     def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:
         """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``

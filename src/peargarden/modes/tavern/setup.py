@@ -22,6 +22,7 @@ from peargarden.formats import Card, card_to_object
 from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
 from peargarden.sessions.context import ContextMessage
+from peargarden.sessions.entries import COMMENT_TAG, NARRATOR_TAG
 from peargarden.sessions.scan import shared_start
 from peargarden.sessions.variables import CHAT_METADATA_TYPE, chat_metadata
 from peargarden.tavern.assemble import generate
@@ -30,6 +31,7 @@ from peargarden.tavern.replay import start_new_chat, user_message
 from peargarden.tavern.request import request_body
 from peargarden.tavern.state import TavernState
 from peargarden.text.tokens import counter_for_model
+from peargarden.workspace.quick_reply_files import read_global_variables
 from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
 from peargarden.worldinfo.sources import LorebookCache
 
@@ -63,7 +65,7 @@ def _st_line(message: ContextMessage, user_name: str, char_name: str) -> dict[st
     """The SillyTavern chat line of one message (None: ST would not have it in the chat)."""
     if message.role not in ("user", "assistant") or not message.content.strip():
         return None
-    return {
+    line: dict[str, Any] = {
         "name": message.name or (user_name if message.role == "user" else char_name),
         "is_user": message.role == "user",
         "is_system": message.hidden,
@@ -71,6 +73,11 @@ def _st_line(message: ContextMessage, user_name: str, char_name: str) -> dict[st
         "mes": message.content,
         "extra": {},
     }
+    # STscript's /sys and /comment: SillyTavern sends a narrator's message as a system message.
+    for tag in (NARRATOR_TAG, COMMENT_TAG):
+        if tag in message.tags:
+            line["extra"] = {"type": tag}
+    return line
 
 
 class StLines:
@@ -126,6 +133,9 @@ def _preset(env: BeatEnv) -> dict[str, Any] | None:
     return read_named_preset(env.card.home, env.settings.preset) if env.settings.preset else None
 
 
+StateOf = Callable[[BeatInput, list[ContextMessage], dict[str, Any]], tuple[TavernState, list[str]]]
+
+
 def tavern_builder(
     env: BeatEnv,
     *,
@@ -135,6 +145,16 @@ def tavern_builder(
     """SillyTavern's request for the card of *env*.  *tavern_settings*: the ``tavern`` settings to
     use instead of the card's ``卡.json`` ones; *prepare_state*: called on each state before it
     assembles (a group chat makes it the member speaking in the group, :mod:`peargarden.modes.group`)."""
+    return _tavern_functions(env, tavern_settings=tavern_settings, prepare_state=prepare_state)[1]
+
+
+def _tavern_functions(
+    env: BeatEnv,
+    *,
+    tavern_settings: dict[str, Any] | None = None,
+    prepare_state: Callable[[TavernState], None] | None = None,
+) -> tuple[StateOf, RequestBuilder]:
+    """The card's pieces loaded once, and two functions over them: the state of a chat, and the request."""
     loaded = env.card.load_card()
     card_obj = card_to_object(loaded, "v2")
     card_json = env.card.settings()
@@ -152,16 +172,12 @@ def tavern_builder(
     if env.user_persona and "persona_description" not in power_user:
         power_user["persona_description"] = env.user_persona
 
-    def build(inp: BeatInput) -> BuiltRequest:
+    def state_of(
+        inp: BeatInput, history: list[ContextMessage], metadata: dict[str, Any]
+    ) -> tuple[TavernState, list[str]]:
         # Read each round: an answer given in another window applies to the next request.
         global_regex, regex_warnings = global_regex_scripts(env.card.home)
         regex_allowed = regex_allowance(env.card) is True
-        metadata = chat_metadata(inp.custom_entries)
-        known = request_variables(env, inp)
-        history = list(inp.history)
-        pending = ""
-        if inp.kind in ("send", "regenerate") and history and history[-1].role == "user":
-            pending = history.pop().content
         lines = st_lines.lines(history, env.user_name, loaded.name)
         state = user_state(
             card_obj,
@@ -180,10 +196,24 @@ def tavern_builder(
             own_chat=True,
             seed=env.seed,
         )
+        # SillyTavern's global variables (STscript's /setglobalvar, {{getglobalvar::}}) live in the data folder.
+        variables = state.extension_settings.setdefault("variables", {})
+        known = variables.get("global") if isinstance(variables.get("global"), dict) else {}
+        variables["global"] = {**known, **read_global_variables(env.card.home)}
         if prepare_state is not None:
             prepare_state(state)
         if not state.chat and state.cast is None:  # a group chat starts with every member's greeting
             start_new_chat(state)
+        return state, regex_warnings
+
+    def build(inp: BeatInput) -> BuiltRequest:
+        metadata = chat_metadata(inp.custom_entries)
+        known = request_variables(env, inp)
+        history = list(inp.history)
+        pending = ""
+        if inp.kind in ("send", "regenerate") and history and history[-1].role == "user":
+            pending = history.pop().content
+        state, regex_warnings = state_of(inp, history, metadata)
         if pending:
             state.chat.append(user_message(state, pending))
         gen_type = _GEN_TYPES.get(inp.kind, "normal")
@@ -209,7 +239,14 @@ def tavern_builder(
         warnings = list(dict.fromkeys([*regex_warnings, *result.warnings, *late.warnings]))
         return BuiltRequest(request, warnings, customs, {"body": body, "assembly": result})
 
-    return build
+    return state_of, build
+
+
+def chat_tavern_state(env: BeatEnv, inp: BeatInput) -> tuple[TavernState, list[str]]:
+    """SillyTavern's state for the chat as it stands (its history and metadata in *inp*), as the next
+    tavern beat would build it — STscript runs on it (``app/play/slash.py``)."""
+    state_of, _ = _tavern_functions(env)
+    return state_of(inp, list(inp.history), chat_metadata(inp.custom_entries))
 
 
 def _global_variables(state: TavernState) -> dict[str, Any]:
