@@ -126,3 +126,34 @@ def test_quick_replies_are_kept_in_the_data_folder(chat: tuple[ChatSession, Fake
     assert links == {"setList": [{"set": "常用", "isVisible": True}]}
     done = run_chat_script(session, "/run who=怀瑾 常用.问好")
     assert (done.result or {}).get("pipe") == "你好，怀瑾"
+
+
+def test_quick_reply_files_in_and_out(home_dir: Path) -> None:
+    from peargarden.app.library.quick_replies import (
+        delete_quick_reply_set,
+        export_quick_reply_set,
+        import_quick_reply_set,
+        quick_reply_sets,
+        set_global_quick_replies,
+    )
+    from peargarden.errors import FormatError, NotFound
+
+    home = seeded_home(home_dir)
+    reply = {"id": 1, "label": "问好", "message": "/echo 你好", "x-own": 1}
+    raw = json.dumps({"version": 2, "name": "常用", "qrList": [reply]})
+    saved = import_quick_reply_set(home, raw.encode("utf-8"), "常用.json")
+    # Unknown fields kept, SillyTavern's defaults filled in.
+    assert saved["qrList"][0]["x-own"] == 1 and saved["qrList"][0]["executeOnUser"] is False
+    assert json.loads(export_quick_reply_set(home, "常用"))["qrList"][0]["label"] == "问好"
+    assert set_global_quick_replies(home, [{"set": "常用"}]) == [{"set": "常用", "isVisible": True}]
+    assert quick_reply_sets(home)["global"] == [{"set": "常用", "isVisible": True}]
+    with pytest.raises(FormatError) as bad:
+        import_quick_reply_set(home, b'{"qrList": []}', "坏的.json")
+    assert "坏的.json" in str(bad.value) and "name" in str(bad.value)
+    with pytest.raises(FormatError):
+        import_quick_reply_set(home, b"{ not json", "坏的.json")
+    with pytest.raises(NotFound):
+        set_global_quick_replies(home, [{"set": "没有"}])
+    delete_quick_reply_set(home, "常用")
+    left = quick_reply_sets(home)
+    assert (left["sets"], left["global"]) == ([], [])

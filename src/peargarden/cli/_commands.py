@@ -46,7 +46,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "sandbox": CommandEntry("sandbox_cmd", "The sandbox that judges every tool call."),
     "serve": CommandEntry("serve_cmd", "网页界面（web UI）：FastAPI + uvicorn，默认只监听本机。"),
     "sessions": CommandEntry("sessions_cmd", "对话（会话树）：列出、查看、导出。"),
-    "slash": CommandEntry("slash_cmd", "STscript：replay CASE_DIR 回放录制的案例；--chat ID SCRIPT 在对话里运行脚本。"),
+    "slash": CommandEntry("slash_cmd", "STscript：--chat ID SCRIPT 在对话里运行脚本；replay CASE_DIR 回放录制的案例。"),
     "stage": CommandEntry("stage_cmd", "The stage (agent way to play a card): inspect a beat's request."),
     "story": CommandEntry("story_cmd", "剧情记忆：场记（世界状态与登场名录）、压缩、卡的常驻记忆。"),
     "tavern": CommandEntry("tavern_cmd", "SillyTavern 兼容的提示词拼装 (tavern mode)."),

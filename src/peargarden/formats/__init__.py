@@ -68,6 +68,7 @@ from ._common import (
     dumps_json,
     escape_lone_surrogates,
     has_lone_surrogate,
+    parse_json_bytes,
     replace_lone_surrogates,
 )
 from .card_files import card_like, card_to_charx, card_to_json, card_to_png, read_card, read_card_png, read_charx
@@ -159,6 +160,7 @@ __all__ = [
     "new_lorebook",
     "next_uid",
     "normalized_character_book",
+    "parse_json_bytes",
     "parse_send_date",
     "persona_from_object",
     "persona_to_json",

@@ -313,6 +313,41 @@ def run_chat_script(
     )
 
 
+def command_catalog() -> list[dict[str, Any]]:
+    """Every command as the page's autocomplete and help show it."""
+
+    def arg(a: Any) -> dict[str, Any]:
+        return {"name": a.name, "description": a.description, "types": list(a.types), "required": a.required,
+                "default": a.default, "choices": list(a.choices)}  # fmt: skip
+
+    return [
+        {
+            "name": command.name,
+            "aliases": list(command.aliases),
+            "help": command.help,
+            "named": [arg(a) for a in command.named],
+            "unnamed": [arg(a) for a in command.unnamed],
+            "returns": command.returns,
+        }
+        for command in default_registry().commands()
+    ]
+
+
+def chat_quick_reply_links(session: ChatSession) -> list[dict[str, Any]]:
+    """The chat's own Quick Reply sets (its metadata's ``quickReply.setList``)."""
+    state = _tavern_state(session)
+    found = state.chat_metadata.get("quickReply")
+    links = found.get("setList") if isinstance(found, dict) else None
+    return [dict(link) for link in links if isinstance(link, dict)] if isinstance(links, list) else []
+
+
+def set_chat_quick_reply_links(session: ChatSession, value: dict[str, Any]) -> None:
+    """The chat's own Quick Reply sets, kept in its metadata."""
+    metadata = copy.deepcopy(_tavern_state(session).chat_metadata)
+    metadata["quickReply"] = value
+    session.save_chat_metadata(metadata)
+
+
 def run_stored_chat_script(home: Home, chat_id: str, script: str, *, card: str | None = None) -> SlashOutcome:
     """``pear slash --chat ID SCRIPT``: the script on a chat of the data folder."""
     record = find_chat(home, chat_id, card)
@@ -320,4 +355,13 @@ def run_stored_chat_script(home: Home, chat_id: str, script: str, *, card: str |
     return run_chat_script(session, script)
 
 
-__all__ = ["Asker", "ChatSlashHost", "SlashOutcome", "run_chat_script", "run_stored_chat_script"]
+__all__ = [
+    "Asker",
+    "ChatSlashHost",
+    "SlashOutcome",
+    "chat_quick_reply_links",
+    "command_catalog",
+    "run_chat_script",
+    "run_stored_chat_script",
+    "set_chat_quick_reply_links",
+]

@@ -12,6 +12,8 @@ import { hotkey } from "./hotkeys.js";
 import { messageItem, thinkingFold, timelineItem, toolResult, warningList } from "./chat_message.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
+import { attachAutocomplete, isScript, runScript } from "./slash.js";
+import { QuickReplies } from "./quick_replies.js";
 
 const root = document.getElementById("chat");
 const card = root.dataset.card;
@@ -326,6 +328,9 @@ async function runBeat(body, mine) {
   setBusy(false);
   if (!replied) usable();
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
+  // Quick Replies marked to run after the user's message and after a reply (SillyTavern's automation).
+  if (body.action === "send") await quickReplies.automate("user").catch((error) => toast(error.message, true));
+  if (body.action !== "impersonate") await quickReplies.automate("ai").catch((error) => toast(error.message, true));
 }
 
 // The page takes input again and shows the reply as kept.
@@ -350,7 +355,20 @@ document.getElementById("send").addEventListener("click", () => {
   const text = composer.value.trim();
   if (!text) return;
   composer.value = "";
+  if (isScript(text)) {  // SillyTavern's chat bar: a "/" line is STscript (slash.js)
+    runScript(base, text, composer).catch((error) => toast(error.message, true));
+    return;
+  }
   play({ action: "send", text });
+});
+attachAutocomplete(composer, document.getElementById("slash-help"));
+const quickReplies = new QuickReplies({
+  base, card, chatId, composer,
+  bar: document.getElementById("quick-replies"),
+  send: (text) => play({ action: "send", text }),
+});
+document.getElementById("quick-reply-manager").addEventListener("click", () => {
+  quickReplies.manage().catch((error) => toast(error.message, true));
 });
 // Enter sends and Shift+Enter breaks the line (SillyTavern's default); the switch beside the
 // composer makes Enter break the line and Ctrl+Enter send.  Enter that ends an IME composition
@@ -566,7 +584,13 @@ async function loadPersonas() {
 // The chat is ready once its window is drawn (the picker and personas may come a moment later);
 // the page says it is loaded when all of it is.
 const drawn = refresh().then(() => performance.mark("pear-ready"));
-Promise.all([drawn, loadPersonas(), loadChats(), loadProfiles()]).then(() => {
+Promise.all([drawn, loadPersonas(), loadChats(), loadProfiles(), quickReplies.load()]).then(async () => {
   document.body.dataset.ready = "1";
   loadTree();
+  // Quick Replies that run on their own: once per browser session at start, and each time a chat opens.
+  if (!sessionStorage.getItem("pear-qr-started")) {
+    sessionStorage.setItem("pear-qr-started", "1");
+    await quickReplies.automate("startup");
+  }
+  await quickReplies.automate("chat_change");
 }).catch((error) => toast(error.message, true));
