@@ -157,3 +157,16 @@ def test_quick_reply_files_in_and_out(home_dir: Path) -> None:
     delete_quick_reply_set(home, "常用")
     left = quick_reply_sets(home)
     assert (left["sets"], left["global"]) == ([], [])
+
+
+def test_pear_chat_runs_other_slash_lines_as_stscript(home_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    with FakeOpenAIServer() as server:
+        server.script([text_reply("好的，客官。")])
+        lines = ["/setvar key=好感 5 | /echo 记下了", "掌柜好", "/pass 好感={{getvar::好感}}", "/没有这个", "/quit"]
+        monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+        done = pear_in_process(home_dir, "chat", "--mode", "tavern", "--base-url", server.base_url, "--model", "m")
+    assert done.returncode == 0, done.stderr
+    assert "[info] 记下了" in done.stderr and "好感=5" in done.stdout
+    assert "SlashCommandParserError" in done.stderr and "/没有这个" in done.stderr

@@ -43,6 +43,8 @@ ON_DEMAND = frozenset(
         "peargarden.modes.tavern.setup",
         "peargarden.modes.group",
         "peargarden.app.play.group_session",
+        "peargarden.app.play.slash",  # STscript: only when a "/" line is not one of pear chat's own
+        "peargarden.stscript",
         "peargarden.providers.embedded",
     }
 )

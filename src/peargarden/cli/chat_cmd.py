@@ -44,6 +44,7 @@ HELP = """命令：
   /mode [stage|tavern|work]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
   /trigger 名字     群聊里让这位成员马上接话（静音的也行）
   /quit             退出
+  其他 / 开头的行    作为 SillyTavern 的斜杠命令（STscript）运行，例如 /setvar key=好感 5 | /echo 好
 Ctrl-C 停止正在生成的回复（已写出的部分会保留）。"""
 
 
@@ -471,9 +472,27 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
             if command in ("/quit", "/exit", "/q"):
                 return
             if not _slash(session, command, rest, play, printer.echo):
-                typer.echo(f"未知命令 {command}；/help 查看命令。", err=True)
+                _stscript(session, line)
         except PearError as error:
             typer.echo(f"pear: {error}", err=True)
+
+
+def _stscript(session: ChatSession, line: str) -> None:
+    """Any other ``/`` line runs as SillyTavern's slash commands (STscript) on the chat."""
+    if hasattr(session, "roster"):
+        typer.echo(f"未知命令 {line.split()[0]}；/help 查看命令（群聊里还不能运行 STscript）。", err=True)
+        return
+    from peargarden.app.play.slash import run_chat_script
+
+    outcome = run_chat_script(session, line)
+    for toast in outcome.toasts:
+        head = f"[{toast['type']}]" + (f" {toast['title']}" if toast["title"] else "")
+        typer.echo(f"{head} {toast['message']}", err=True)
+    pipe = (outcome.result or {}).get("pipe")
+    if isinstance(pipe, str) and pipe:
+        typer.echo(pipe)
+    if outcome.input_text:
+        typer.echo(f"（输入框：{outcome.input_text}）", err=True)
 
 
 def _title(session: ChatSession) -> str:
