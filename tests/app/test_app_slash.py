@@ -170,3 +170,22 @@ def test_pear_chat_runs_other_slash_lines_as_stscript(home_dir: Path, monkeypatc
     assert done.returncode == 0, done.stderr
     assert "[info] 记下了" in done.stderr and "好感=5" in done.stdout
     assert "SlashCommandParserError" in done.stderr and "/没有这个" in done.stderr
+
+
+def test_pear_import_takes_a_quick_reply_set_file(home_dir: Path, tmp_path: Path) -> None:
+    seeded_home(home_dir)
+    good = tmp_path / "快捷回复.json"
+    good.write_text(
+        json.dumps(
+            {"version": 2, "name": "客栈", "qrList": [{"id": 1, "label": "上茶", "message": "/echo 茶"}]},
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
+    done = pear_in_process(home_dir, "import", good, check=True)
+    assert "Quick Reply" in done.stdout + done.stderr
+    assert (Home(home_dir).quick_replies_dir / "客栈.json").read_bytes() == good.read_bytes()
+    bad = tmp_path / "坏的.json"
+    bad.write_text(json.dumps({"name": "客栈", "qrList": ["不是对象"]}), encoding="utf-8")
+    refused = pear_in_process(home_dir, "import", bad)
+    assert refused.returncode == 2 and "坏的.json" in refused.stderr

@@ -15,7 +15,9 @@ from .lorebooks import is_lorebook_object
 from .presets import is_preset_object
 from .regex_files import is_regex_script_value
 
-Kind = Literal["card_png", "card_json", "charx", "lorebook", "preset", "chat_jsonl", "regex_script"]
+Kind = Literal[
+    "card_png", "card_json", "charx", "lorebook", "preset", "chat_jsonl", "regex_script", "quick_reply_set"
+]
 
 
 def detect_kind(data: bytes, filename: str) -> Kind:
@@ -47,9 +49,11 @@ def detect_kind(data: bytes, filename: str) -> Kind:
         return "card_json"
     if is_preset_object(obj):
         return "preset"
+    if isinstance(obj.get("qrList"), list) and isinstance(obj.get("name"), str):
+        return "quick_reply_set"  # SillyTavern's Quick Reply set file
     raise FormatError(
-        "无法识别的 JSON：不是角色卡、世界书、预设、正则脚本或聊天记录"
-        "（JSON is no card, lorebook, preset, regex script or chat）",
+        "无法识别的 JSON：不是角色卡、世界书、预设、正则脚本、Quick Reply 集或聊天记录"
+        "（JSON is no card, lorebook, preset, regex script, Quick Reply set or chat）",
         path=filename,
     )
 

@@ -55,6 +55,7 @@ from peargarden.formats import (
     read_regex_scripts,
 )
 from peargarden.formats.helper_scripts import HelperScript, helper_scripts, script_report
+from peargarden.stscript.quickreplies import QuickReplySet
 from peargarden.variables.zod_schema import MvuSchema, SchemaScript
 
 from . import atomic
@@ -202,6 +203,8 @@ def plan_import(
         elif kind == "regex_script":
             scripts = _guarded(path, read_regex_scripts, data, str(path))
             _plan_regex(plan, batch, path, data, len(scripts))
+        elif kind == "quick_reply_set":
+            _plan_quick_replies(plan, path, data)
         elif kind == "lorebook":
             deferred.append((path, kind, data))
         elif kind == "chat_jsonl":  # one that cannot be read a line at a time (UTF-16)
@@ -439,6 +442,21 @@ def _plan_regex(plan: ImportPlan, batch: _Batch, path: Path, data: bytes, count:
         plan.writes.append((target, data))
     note = f"{count} 个全局脚本" + ("" if is_new else "，与已有的相同")
     plan.items.append(ImportedItem(path, "正则脚本", target, note))
+
+
+def _plan_quick_replies(plan: ImportPlan, path: Path, data: bytes) -> None:
+    """A Quick Reply set file, checked whole, kept as it is under its set's name (a set of that name is
+    replaced, as SillyTavern replaces it)."""
+    try:
+        found = QuickReplySet.from_json(json.loads(data.decode("utf-8-sig")))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise FormatError(str(error), path=path) from None
+    stem = sanitize_name(found.name)
+    if not stem:
+        raise FormatError(f"Quick Reply 集的名字 {found.name!r} 不能用作文件名", path=path)
+    target = plan.home.quick_replies_dir / f"{stem}{JSON_SUFFIX}"
+    plan.writes.append((target, data))
+    plan.items.append(ImportedItem(path, "Quick Reply 集", target, f"{len(found.replies)} 个按钮"))
 
 
 def _plan_lorebook(
