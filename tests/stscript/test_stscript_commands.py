@@ -98,7 +98,14 @@ def test_chat_edits(run: Runner) -> None:
 def test_cut_and_del(run: Runner) -> None:
     done = run("/send 一 | /send 二 | /send 三 | /cut 1-2 | /setvar key=剪下 | /del 1")
     assert done.local["剪下"] == "一\n二\n"
+    assert done.pipe == "三\n"
     assert [m["mes"] for m in done.chat] == ["Hi, I am Ava."]
+    refused = run("/cut 5 | /del 9 | /del 两")
+    assert [t["message"] for t in refused.host.toasts] == [
+        "Must provide a Message ID or a range to cut.",
+        "Cannot delete more than 1 messages.",
+        "Must enter a number or nothing.",
+    ]
 
 
 def test_gen_sends_the_chat_with_the_instruction(run: Runner) -> None:

@@ -100,26 +100,37 @@ def _hide(hidden: bool) -> Any:
 
 
 def _cut(call: Call) -> str:
-    text = _text(call)
-    if not text:
-        raise CommandError("No range provided for /cut command")
-    bounds = string_to_range(text, 0, len(call.host.messages()) - 1)
+    bounds = string_to_range(_text(call), 0, len(call.host.messages()) - 1)
     if bounds is None:
-        raise CommandError(f"Invalid range provided for /cut command: {text}")
+        call.host.toast("warning", "Must provide a Message ID or a range to cut.")
+        return ""
     messages = call.host.messages()
-    cut = "".join(f"{js.string(messages[i].get('mes', ''))}\n" for i in range(bounds[0], bounds[1] + 1))
+    cut = "".join(f"{js.string(messages[i].get('mes') or '')}\n" for i in range(bounds[0], bounds[1] + 1))
     call.host.remove(list(range(bounds[0], bounds[1] + 1)))
     return cut
 
 
 def _delete(call: Call) -> str:
-    count = js.number(_text(call) or 1)
-    if math.isnan(count) or count < 1:
-        call.host.toast("warning", "Must provide a positive number of messages to delete.")
+    """``/del N``: the last N messages cut (their text passed on); without N SillyTavern only opens its
+    delete mode, which a script cannot use."""
+    text = _text(call)
+    if text and js.is_nan(text):
+        call.host.toast("warning", "Must enter a number or nothing.")
         return ""
+    if not text:
+        return ""
+    count = js.number(text)
     length = len(call.host.messages())
-    call.host.remove(list(range(max(length - int(count), 0), length)))
-    return ""
+    if count < 1:
+        return ""
+    if count > length:
+        call.host.toast("warning", f"Cannot delete more than {length} messages.")
+        return ""
+    start = length - int(count)
+    messages = call.host.messages()
+    cut = "".join(f"{js.string(messages[i].get('mes') or '')}\n" for i in range(start, length))
+    call.host.remove(list(range(start, length)))
+    return cut
 
 
 def _messages(call: Call) -> str:
@@ -258,7 +269,12 @@ COMMANDS = (
         returns="the removed text",
     ),
     Command(
-        "del", _delete, "Deletes the last N messages.", aliases=("delete",), unnamed=(Arg("count", types=("number",)),)
+        "del",
+        _delete,
+        "Deletes the last N messages and passes their text on.",
+        aliases=("delete",),
+        unnamed=(Arg("count", types=("number",)),),
+        returns="the deleted text, a line each",
     ),
     Command(
         "messages",
