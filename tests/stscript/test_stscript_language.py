@@ -163,3 +163,19 @@ def test_closure_serialize_round_trip(run: Runner) -> None:
         "/let key=f | /run f"
     )
     assert run(script).pipe == "序列化"
+
+
+def test_a_bar_inside_a_macro_does_not_end_the_command() -> None:
+    closure = parse("/pass {{甲|乙}} | /pass 丙", default_registry())
+    assert [e.name for e in closure.executors] == ["pass", "pass"]
+    assert closure.executors[0].unnamed[0].value == "{{甲|乙}}"
+    still_open = parse("/pass }} {{a | b", default_registry())  # an unclosed {{ swallows the rest
+    assert len(still_open.executors) == 1
+
+
+def test_getvar_is_not_rewritten_under_the_new_macro_engine() -> None:
+    flags = {"REPLACE_GETVAR": True}
+    new = parse("/pass {{getvar::x}}", default_registry(), flags=flags, new_macro_engine=True)
+    assert [e.name for e in new.executors] == ["pass"]
+    old = parse("/pass {{getvar::x}}", default_registry(), flags=flags)
+    assert [e.name for e in old.executors] == ["let", "getvar", "let", "return", "pass"]

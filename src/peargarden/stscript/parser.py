@@ -46,6 +46,10 @@ class CommandShapes(Protocol):
         """Whether the command's unnamed argument is split into words, and into at most how many."""
         ...
 
+    def raw_quotes(self, name: str) -> bool:
+        """Whether the command keeps the quotes around its unnamed argument (unless ``raw=false``)."""
+        ...
+
 
 def _space(char: str | None) -> bool:
     return char is not None and char in _SPACE
@@ -117,11 +121,22 @@ class _Reader:
 class Parser:
     """One parse of one script.  ``parse`` is the entry point."""
 
-    def __init__(self, text: str, shapes: CommandShapes, *, flags: dict[str, bool] | None = None, verify: bool = True):
+    def __init__(
+        self,
+        text: str,
+        shapes: CommandShapes,
+        *,
+        flags: dict[str, bool] | None = None,
+        verify: bool = True,
+        new_macro_engine: bool = False,
+    ):
         self.r = _Reader(text, dict(flags or {}))
         self.text = text
         self.shapes = shapes
         self.verify = verify
+        # 1.17+'s macro engine evaluates {{getvar::}} once, in order: REPLACE_GETVAR has nothing to do.
+        self.new_macro_engine = new_macro_engine
+        self._braces = (0, 0)  # (position scanned to, {{ … }} depth there): see _inside_macro
         self.depth = 0  # 0: the root closure, which has no ``{: :}`` of its own
         self.current: Closure | None = None
         self._replaced = 0
@@ -145,7 +160,33 @@ class Parser:
         return r.sees(":}")
 
     def _command_ends(self) -> bool:
-        return self._closure_ends() or self.r.sees("|")
+        if self._closure_ends():
+            return True
+        # A | inside an unclosed {{ … }} belongs to the macro (SillyTavern 1.18).
+        return self.r.sees("|") and not self._inside_macro()
+
+    def _inside_macro(self) -> bool:
+        """Whether the text before the position leaves a ``{{`` open.  The scan goes on from where it
+        last stopped (the position only moves on while a command is read), so a long argument is not
+        scanned again for every character."""
+        end = self.r.index
+        scanned, depth = self._braces
+        if end < scanned:
+            scanned, depth = 0, 0
+        text = self.text
+        i = scanned
+        while i < end:
+            pair = text[i : i + 2]
+            if pair == "{{" and i + 1 < end:
+                depth += 1
+                i += 2
+            elif pair == "}}" and i + 1 < end:
+                depth = max(0, depth - 1)
+                i += 2
+            else:
+                i += 1
+        self._braces = (i, depth)
+        return depth > 0
 
     def closure(self, *, root: bool = False) -> Closure:
         r = self.r
@@ -297,7 +338,11 @@ class Parser:
         r.skip_space()
         if not self._command_ends():
             split, count = self.shapes.splits(executor.name)
-            executor.unnamed = self.unnamed_arguments(split=split, count=count)
+            raw = self.shapes.raw_quotes(executor.name)
+            given = next((a for a in executor.named if a.name == "raw"), None)
+            if raw and given is not None:
+                raw = not (isinstance(given.value, str) and given.value.strip().lower() in ("off", "false", "0"))
+            executor.unnamed = self.unnamed_arguments(split=split, count=count, raw_quotes=raw)
         if not self._command_ends():
             raise self._error(f'Unexpected end of command at position {r.index}: "/{executor.name}"')
         executor.end = r.index
@@ -326,7 +371,9 @@ class Parser:
             value = self._word()
         return NamedArgument("".join(key), value, start, r.index)
 
-    def unnamed_arguments(self, *, split: bool, count: int | None = None) -> list[UnnamedArgument]:
+    def unnamed_arguments(
+        self, *, split: bool, count: int | None = None, raw_quotes: bool = False
+    ) -> list[UnnamedArgument]:
         """The command's unnamed argument: one text, or a list of parts (words when the command
         splits, or text and closures side by side)."""
         r = self.r
@@ -341,7 +388,7 @@ class Parser:
             parts.append(UnnamedArgument(item, begin, r.index))
             quoted.append(was_quoted)
 
-        if not split and r.sees('"'):
+        if not split and not raw_quotes and r.sees('"'):
             # A quoted start: the quoted text is one part, whatever follows is another.
             begin = r.index
             push(self._quoted(), True, begin)
@@ -387,7 +434,7 @@ class Parser:
         if as_list:
             return self._trim_ends(parts, quoted, was_split, count)
         text = js_trim(value)
-        if r.flags.get(REPLACE_GETVAR):
+        if r.flags.get(REPLACE_GETVAR) and not self.new_macro_engine:
             text = self._replace_getvar(text)
         return [UnnamedArgument(text, start, r.index)]
 
@@ -425,7 +472,7 @@ class Parser:
             chars.append(r.take())
         r.take()  # closing quote
         value = "".join(chars)
-        if r.flags.get(REPLACE_GETVAR):
+        if r.flags.get(REPLACE_GETVAR) and not self.new_macro_engine:
             value = self._replace_getvar(value)
         return value
 
@@ -449,7 +496,7 @@ class Parser:
             chars.append(r.take())
         chars.append(r.take())  # "]"
         value = "".join(chars)
-        if r.flags.get(REPLACE_GETVAR):
+        if r.flags.get(REPLACE_GETVAR) and not self.new_macro_engine:
             value = self._replace_getvar(value)
         return value
 
@@ -464,7 +511,7 @@ class Parser:
         while not (r.sees(re.compile(r"\s")) or self._command_ends()):
             chars.append(r.take())
         value = "".join(chars)
-        if r.flags.get(REPLACE_GETVAR):
+        if r.flags.get(REPLACE_GETVAR) and not self.new_macro_engine:
             value = self._replace_getvar(value)
         return value
 
@@ -476,7 +523,7 @@ class Parser:
             return value
 
         def replace(match: re.Match[str]) -> str:
-            command, name = match.group(1).lower(), js_trim(match.group(2))
+            command, name = match.group(1).lower(), js_trim(match.group(2))  # the name as registered
             self._replaced += 1
             pipe_name = f"_PARSER_PIPE_{self._replaced}"
             var_name = f"_PARSER_VAR_{self._replaced}"
@@ -499,9 +546,10 @@ def parse(
     *,
     flags: dict[str, bool] | None = None,
     verify: bool = True,
+    new_macro_engine: bool = False,
 ) -> Closure:
     """The script's root closure; :class:`~.syntax.ParserError` when it cannot be read."""
-    return Parser(text, shapes, flags=flags, verify=verify).closure(root=True)
+    return Parser(text, shapes, flags=flags, verify=verify, new_macro_engine=new_macro_engine).closure(root=True)
 
 
 __all__ = ["PARSER_FLAGS", "REPLACE_GETVAR", "STRICT_ESCAPING", "CommandShapes", "Parser", "parse"]

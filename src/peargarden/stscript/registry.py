@@ -41,6 +41,9 @@ class Command(msgspec.Struct, frozen=True):
     split: bool = False
     split_count: int | None = None
     returns: str = ""
+    # The quotes around the unnamed argument are kept (SillyTavern's ``rawQuotes``): ``/echo "hi"``
+    # shows the quotes; ``raw=false`` takes them off.
+    raw_quotes: bool = False
 
 
 class Registry:
@@ -68,6 +71,10 @@ class Registry:
         if command is None or not command.unnamed or not command.split:
             return False, None
         return True, command.split_count
+
+    def raw_quotes(self, name: str) -> bool:
+        command = self._by_name.get(name)
+        return command is not None and command.raw_quotes
 
     def commands(self) -> list[Command]:
         """Each command once, by name."""

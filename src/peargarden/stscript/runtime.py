@@ -295,7 +295,8 @@ class Interpreter:
     # -- entry points ------------------------------------------------------------------------------
 
     def parse(self, text: str, flags: frozenset[str] | None = None) -> Closure:
-        return parse(text, self.registry, flags={name: True for name in flags or ()})
+        engine = self.host.macro_engine == "new"
+        return parse(text, self.registry, flags={name: True for name in flags or ()}, new_macro_engine=engine)
 
     def run(self, text: str, *, scope: Scope | None = None, flags: frozenset[str] | None = None) -> Result:
         """Parse and run ``text``; parser and execution errors are raised."""
