@@ -176,7 +176,7 @@ def test_generate_raw_sends_role_prompts_as_written() -> None:
 
 def test_refused_and_unknown_functions_say_why() -> None:
     api = Setup()
-    for name, reason in [("createCharacter", "角色卡"), ("getModelList", "连接"), ("injectPrompts", "注入")]:
+    for name, reason in [("createCharacter", "角色卡"), ("getModelList", "连接"), ("getPreset", "还没有实现")]:
         with pytest.raises(ScriptError, match=f"^{name} 不可用：.*{reason}"):
             api(name)
     with pytest.raises(ScriptError, match="TavernHelper 没有 没这个 这个函数"):
@@ -211,3 +211,29 @@ def test_script_buttons_are_the_cards_and_their_events_are_named_as_tavern_helpe
     saved = api.state.card["data"]["extensions"]["tavern_helper"]["scripts"][0]
     assert saved["button"]["buttons"] == [{"name": "谢幕", "visible": True}]
     assert saved["export_with"] == {"data": True, "button": True}  # saved in TavernHelper's shape
+
+
+def test_injected_prompts_reach_the_request_and_once_means_one_generation() -> None:
+    api = Setup()
+    quiet = {"id": "旁白", "position": "in_chat", "depth": 0, "role": "system", "content": "台下鸦雀无声。"}
+    api("_injectPrompts", [quiet], {"once": True})
+    api("generate", {"user_input": "开唱"})
+    api("generate", {"user_input": "再唱"})
+    first, second = (r["messages"] for r in api.host.requests)
+    assert {"role": "system", "content": "台下鸦雀无声。"} in first
+    assert {"role": "system", "content": "台下鸦雀无声。"} not in second
+
+
+def test_a_generations_own_injects_go_in_at_their_depth() -> None:
+    api = Setup()
+    inject = {"role": "user", "content": "（台下有人喝彩）", "depth": 1, "position": "in_chat"}
+    api("generate", {"user_input": "开唱", "injects": [inject]})
+    api("generateRaw", {"user_input": "再唱", "injects": [inject]})
+    with_preset, raw = (r["messages"] for r in api.host.requests)
+    greeting = {"role": "assistant", "content": "小梨向你行礼：“师父早！”"}
+    cheer = {"role": "user", "content": "（台下有人喝彩）"}
+    # The preset's history holds the input, so depth 1 is above it; generateRaw's input is its own
+    # placeholder, so depth 1 is above the greeting there (TavernHelper's two paths).
+    assert with_preset[-3:] == [greeting, cheer, {"role": "user", "content": "开唱"}]
+    assert raw[-3:] == [cheer, greeting, {"role": "user", "content": "再唱"}]
+    assert not [key for key in api.state.table.entries if key.startswith("TH-CustomInjects")]

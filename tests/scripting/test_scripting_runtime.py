@@ -114,3 +114,17 @@ def test_an_uncaught_error_names_its_script(chat: ChatFactory) -> None:
     one = chat()
     session = one.run("await Promise.resolve(); throw new Error('台词忘了');", name="忘词")
     assert session.errors == ["脚本「忘词」出错（run）：台词忘了"]
+
+
+def test_inject_prompts_gives_back_its_uninject(chat: ChatFactory) -> None:
+    one = chat()
+    one.run("""
+        const prompt = { id: '锣鼓', position: 'in_chat', depth: 0, role: 'system', content: '锣鼓点起。' };
+        const handle = injectPrompts([prompt]);
+        window.parent.before = Object.keys(handle);
+        handle.uninject();
+    """)
+    assert one.read("before") == ["uninject"]
+    assert "锣鼓" not in one.state.table.entries
+    one.run("injectPrompts([{ id: '胡琴', content: '胡琴拉起。', depth: 2 }]);", script_id="s2")
+    assert one.state.table.entries["胡琴"].value == "胡琴拉起。"

@@ -127,7 +127,6 @@ REFUSED: dict[str, str] = {
         ["rebindGlobalWorldbooks", "rebindCharWorldbooks", "rebindChatWorldbook", "getOrCreateChatWorldbook"],
         "脚本不能改绑世界书：绑定由玩家在梨园里设置",
     ),
-    **dict.fromkeys(["injectPrompts", "uninjectPrompts"], "提示词注入还没有接到梨园的提示词组装"),
     **dict.fromkeys(
         [
             "RawCharacter",
@@ -481,6 +480,24 @@ def _refresh_one_message(api: TavernHelperApi, args: list[Any], script: str | No
     return UNDEFINED
 
 
+def _inject(api: TavernHelperApi, args: list[Any], script: str | None) -> Any:
+    prompts = _arg(args, 0)
+    if not isinstance(prompts, list):
+        raise ScriptError("injectPrompts 需要一个数组")
+    options = _arg(args, 1)
+    once = bool(options.get("once")) if isinstance(options, dict) else False
+    given = [p for p in prompts if isinstance(p, dict)]
+    api.host.inject(given, once=once)
+    # The returned object's ``uninject`` is made on the script's side (it names these ids).
+    return [str(p.get("id", "")) for p in given]
+
+
+def _uninject(api: TavernHelperApi, args: list[Any], script: str | None) -> Any:
+    ids = _arg(args, 0)
+    api.host.uninject([str(i) for i in ids] if isinstance(ids, list) else [])
+    return UNDEFINED
+
+
 def _char_name(api: TavernHelperApi, args: list[Any], script: str | None) -> Any:
     return api.host.char_name or None
 
@@ -596,6 +613,8 @@ SYNC: dict[str, Handler] = {
     "getGlobalWorldbookNames": _global_worldbook_names,
     "getCharWorldbookNames": _char_worldbook_names,
     "getChatWorldbookName": _chat_worldbook_name,
+    "_injectPrompts": _inject,  # injectPrompts (the prelude gives back its ``{uninject}``)
+    "uninjectPrompts": _uninject,
     "getCurrentCharacterName": _char_name,
     "getCharacterNames": _char_names,
     "getCharacterIds": _char_ids,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from peargarden.formats.helper_scripts import settings_object
 from peargarden.text.macros import string_hash
 
 
@@ -73,6 +74,30 @@ def _tree(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def current(extensions: dict[str, Any]) -> dict[str, Any]:
+    """The card's ``tavern_helper`` as an object, made so in place as TavernHelper reads it: the
+    list-of-pairs form becomes the object; the older ``TavernHelper_scripts`` (each script perhaps
+    wrapped in ``value``) and ``TavernHelper_characterScriptVariables`` move into it."""
+    found = extensions.get("tavern_helper")
+    if isinstance(found, dict):
+        return found
+    if found is not None:
+        helper = dict(settings_object(found))
+    elif "TavernHelper_scripts" in extensions or "TavernHelper_characterScriptVariables" in extensions:
+        old = extensions.get("TavernHelper_scripts")
+        scripts = [s.get("value") if isinstance(s, dict) and isinstance(s.get("value"), dict) else s
+                   for s in old if isinstance(s, dict)] if isinstance(old, list) else []  # fmt: skip
+        variables = extensions.get("TavernHelper_characterScriptVariables")
+        helper = {"scripts": scripts, "variables": variables if isinstance(variables, dict) else {}}
+        saved(helper)
+        extensions.pop("TavernHelper_scripts", None)
+        extensions.pop("TavernHelper_characterScriptVariables", None)
+    else:
+        helper = {"scripts": [], "variables": {}}
+    extensions["tavern_helper"] = helper
+    return helper
+
+
 def saved(helper: dict[str, Any]) -> None:
     """``helper`` (the card's ``tavern_helper``) rewritten in place as TavernHelper saves it."""
     scripts = helper.get("scripts")
@@ -82,4 +107,4 @@ def saved(helper: dict[str, Any]) -> None:
     helper["variables"] = variables if isinstance(variables, dict) else {}
 
 
-__all__ = ["saved"]
+__all__ = ["current", "saved"]

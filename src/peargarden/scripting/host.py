@@ -99,6 +99,13 @@ class ScriptHost(Protocol):
         """One ``generate``/``generateRaw``: the prompt assembled, the request sent, the reply's text."""
         ...
 
+    def inject(self, prompts: list[dict[str, Any]], *, once: bool) -> None:
+        """``injectPrompts``: each ``{id, position ('in_chat'|'none'), depth, role, content,
+        should_scan}`` an extension prompt of the chat; ``once``: until the next generation ends."""
+        ...
+
+    def uninject(self, ids: list[str]) -> None: ...
+
     def format_message(self, text: str, message_id: int) -> str:
         """``messageFormatting``: the text as the chat would show it, as HTML."""
         ...

@@ -203,6 +203,12 @@
       const change = typeof fields === 'string' ? { message: fields } : { ...fields };
       return s.setChatMessages([{ ...change, message_id: messageId }], options);
     };
+    s.injectPrompts = (prompts, options = {}) => {
+      const given = prompts.map((p) => ({ ...p, id: p.id ?? `th-inject-${id}-${state.nextTicket++}` }));
+      const ids = callSync(id, '_injectPrompts', [given, options]);
+      let done = false;
+      return { uninject: () => { if (!done) { done = true; s.uninjectPrompts(ids); } } };
+    };
     s.tavern_events = tavern_events;
     s.iframe_events = iframe_events;
     s.builtin_prompt_default_order = builtin_prompt_default_order;

@@ -26,6 +26,7 @@ from peargarden.tavern.replay import CaseData, build_state
 from peargarden.tavern.state import TavernState
 from peargarden.text.jsvalue import UNDEFINED, json_stringify
 
+from . import card_settings
 from .session import Channel, ScriptSession
 from .st_beat import first_message_events, hears_greeting, opened, send, swipe
 from .st_host import TavernScriptHost
@@ -77,19 +78,20 @@ def case_state(case_input: dict[str, Any], overrides: dict[str, Any], preset: di
 def enabled_scripts(card: dict[str, Any]) -> list[dict[str, Any]]:
     """The card's TavernHelper scripts that run: ``type: script`` and enabled (a folder's scripts
     when the folder is), in the order TavernHelper starts them: by id."""
-    helper = ((card.get("data") or {}).get("extensions") or {}).get("tavern_helper") or {}
+    extensions = card.setdefault("data", {}).setdefault("extensions", {})
+    helper = card_settings.current(extensions)
     out: list[dict[str, Any]] = []
 
     def walk(items: Any) -> None:
         for item in items if isinstance(items, list) else []:
-            if not isinstance(item, dict) or not item.get("enabled", True):
+            if not isinstance(item, dict) or item.get("enabled") is not True:
                 continue
             if item.get("type") == "folder":
                 walk(item.get("scripts"))
             elif item.get("type", "script") == "script" and isinstance(item.get("content"), str):
                 out.append(item)
 
-    walk(helper.get("scripts") if isinstance(helper, dict) else None)
+    walk(helper.get("scripts"))
     return sorted(out, key=lambda script: str(script.get("id") or ""))
 
 

@@ -131,6 +131,7 @@ def _after_reply(host: TavernScriptHost, emit: Emit, gen_type: str) -> None:
     index = len(host.state.chat) - 1
     emit("character_message_rendered", [index, gen_type])
     emit("generation_ended", [len(host.state.chat)])
+    host.generation_ended()
     for _ in range(DRY_RUNS_AFTER_REPLY):
         _started("normal", emit, dry_run=True)
         _prompt_events(host.state, _assemble(host.state, "normal", dry_run=True), emit, dry_run=True)

@@ -22,6 +22,7 @@ from typing import Any
 
 from peargarden.stscript.commands import default_registry
 from peargarden.stscript.runtime import ClosureValue, Interpreter, run_script
+from peargarden.tavern import defaults as d
 from peargarden.tavern.assemble import Assembly, Generation, generate
 from peargarden.tavern.examples import ExampleMessage
 from peargarden.tavern.extension_steps import persona_position
@@ -31,6 +32,7 @@ from peargarden.tavern.state import TavernState
 from peargarden.text.regex_scripts import Placement
 from peargarden.variables.jsvalues import UNDEFINED
 
+from . import card_settings
 from .host import Emit, GenerateRequest, SlashOutcome
 
 _PERSONA_IN_PROMPT = 0
@@ -139,6 +141,9 @@ class RawGeneration(Generation):
         limit = self.request.max_chat_history
         if limit is not None:
             history = history[: max(0, limit)]
+        if "user_input" not in [str(item).lower() for item in order if isinstance(item, str)]:
+            history = [{"role": "user", "content": self.user_input}, *history]
+        history = injected(history, self.request.injects)
         names = [item.lower() for item in order if isinstance(item, str)]
         has_history = "chat_history" in names and overrides.get("chat_history") != []
         out: list[dict[str, str]] = []
@@ -153,17 +158,35 @@ class RawGeneration(Generation):
             if builtin.get(key):
                 out.append({"role": "system", "content": str(overrides.get(key, builtin[key]))})
             elif key == "dialogue_examples":
-                out.extend({"role": "system", "content": m.content} for block in examples for m in block if m.content)
+                out.extend({"role": "system", "content": m.content, "name": m.name}
+                           for block in examples for m in block if m.content)  # fmt: skip
             elif key == "chat_history" and has_history:
                 out.append({"role": "system", "content": self.sub(str(self.s.oai.get("new_chat_prompt") or ""))})
-                if "user_input" not in names:
-                    history = [{"role": "user", "content": self.user_input}, *history]
                 out.extend({"role": m["role"], "content": self.sub(m["content"])} for m in reversed(history))
             elif key == "user_input":
                 out.append({"role": "user", "content": self.user_input})
         if "user_input" not in names and not has_history:
             out.append({"role": "user", "content": self.user_input})
         return Assembly(out, [], self.warnings, 0, 0, 0, 0, 0, "normal")
+
+
+def injected(history: list[dict[str, Any]], injects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """TavernHelper's ``populationInjectionPrompts`` for a script's own ``injects``: at each depth
+    (0 = after the newest message), one message per role (system, user, assistant) joining that
+    role's prompts there.  ``history`` is newest first."""
+    out = list(history)
+    inserted = 0
+    depths = sorted({int(p.get("depth") or 0) for p in injects if p.get("content")})
+    for depth in (depth for depth in depths if 0 <= depth <= d.MAX_INJECTION_DEPTH):
+        here = [p for p in injects if int(p.get("depth") or 0) == depth and p.get("content")]
+        joined = []
+        for role in ("system", "user", "assistant"):
+            text = "\n".join(str(p["content"]) for p in here if (p.get("role") or "system") == role).strip()
+            if text:
+                joined.append({"role": role, "content": text})
+        out[depth + inserted : depth + inserted] = joined
+        inserted += len(joined)
+    return out
 
 
 _DEFAULT_ORDER = [
@@ -190,6 +213,7 @@ class TavernScriptHost:
         self.slash = TavernSlashHost(state, reply=reply)
         self.slash.requests = self.requests  # /gen and /send ask the same model, in the same order
         self._generations = itertools.count(1)
+        self._once: set[str] = set()  # injected prompts that last until a generation ends
 
     # -- data --------------------------------------------------------------------------------------
 
@@ -224,9 +248,7 @@ class TavernScriptHost:
 
     def tavern_helper(self) -> dict[str, Any] | None:
         extensions = self.state.card.setdefault("data", {}).setdefault("extensions", {})
-        found = extensions.get("tavern_helper")
-        helper: dict[str, Any] = found if isinstance(found, dict) else {"scripts": [], "variables": {}}
-        extensions["tavern_helper"] = helper
+        helper = card_settings.current(extensions)
         helper.setdefault("variables", {})
         return helper
 
@@ -268,6 +290,26 @@ class TavernScriptHost:
             return SlashOutcome(error=str(result.error_message))
         pipe = result.pipe
         return SlashOutcome(pipe=str(pipe) if isinstance(pipe, ClosureValue) else pipe)
+
+    def inject(self, prompts: list[dict[str, Any]], *, once: bool) -> None:
+        for prompt in prompts:
+            key = str(prompt.get("id"))
+            position = d.NONE if prompt.get("position") == "none" else d.IN_CHAT
+            role = d.ROLE_IDS.get(str(prompt.get("role") or "system"), d.ROLE_SYSTEM)
+            scan = bool(prompt.get("should_scan"))
+            self.state.table.set(key, prompt.get("content") or "", position, prompt.get("depth") or 0, scan, role)
+            if once:
+                self._once.add(key)
+
+    def uninject(self, ids: list[str]) -> None:
+        for key in ids:
+            self.state.table.entries.pop(key, None)
+            self._once.discard(key)
+
+    def generation_ended(self) -> None:
+        """A generation ended: prompts injected ``once`` are taken out (TavernHelper listens for
+        ``GENERATION_ENDED`` and its own end of a script's generation)."""
+        self.uninject(sorted(self._once))
 
     def format_message(self, text: str, message_id: int) -> str:
         """The main steps of ``messageFormatting`` for plain text: the greeting's macros, the display
@@ -333,6 +375,9 @@ class TavernScriptHost:
         generation_id = request.generation_id or f"pear-generate-{next(self._generations)}"
         user_input = self._user_input(request.user_input)
         emit("GENERATION_AFTER_COMMANDS", ["normal", {}, False])
+        if request.use_preset and request.injects:
+            custom = [{"id": f"TH-CustomInjects-{generation_id}-{i}", **p} for i, p in enumerate(request.injects)]
+            self.inject(custom, once=True)
         scratch = self._scratch(request, user_input)
         if request.use_preset:
             assembly = generate(scratch, "normal")
@@ -357,6 +402,7 @@ class TavernScriptHost:
         text = self.reply(len(self.requests))
         emit("js_generation_before_end", [{"message": text}, generation_id])
         emit("js_generation_ended", [text, generation_id])
+        self.generation_ended()
         return text
 
     # -- world books -------------------------------------------------------------------------------
@@ -399,6 +445,7 @@ __all__ = [
     "RawGeneration",
     "TavernScriptHost",
     "activated_entries",
+    "injected",
     "iso",
     "settings_ready_data",
     "variables_left_absent",
