@@ -4,6 +4,10 @@ events awaited listener by listener, timers on a virtual clock, CPU and memory b
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 
 from kit.script_chats import ChatFactory
@@ -128,3 +132,37 @@ def test_inject_prompts_gives_back_its_uninject(chat: ChatFactory) -> None:
     assert "锣鼓" not in one.state.table.entries
     one.run("injectPrompts([{ id: '胡琴', content: '胡琴拉起。', depth: 2 }]);", script_id="s2")
     assert one.state.table.entries["胡琴"].value == "胡琴拉起。"
+
+
+def test_a_looping_script_does_not_outlive_a_killed_parent() -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    time.sleep(0.3)  # the child is in its loop now
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    survived = _alive(child)
+    if survived:
+        os.kill(child, signal.SIGKILL)  # not left spinning when the test fails
+    assert not survived
+
+
+_PARENT = """
+from peargarden.app.play.script_process import ScriptLimits, ScriptProcess
+process = ScriptProcess(ScriptLimits(cpu_seconds=120, wall_seconds=120))
+print(process.proc.pid, flush=True)
+process.request({"op": "script", "id": "s", "name": "死循环", "code": "while (true) {}"}, lambda request: "{}")
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

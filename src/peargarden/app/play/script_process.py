@@ -54,7 +54,7 @@ class ScriptProcess:
         self.limits = limits or ScriptLimits()
         self._buffer = b""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "peargarden.app.play.script_worker"],
+            [sys.executable, "-m", "peargarden.app.play.script_worker", str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

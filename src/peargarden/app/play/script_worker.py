@@ -5,7 +5,7 @@ First line in: ``{"op": "start", "exported": …, "memory_limit": n}``, answered
 Then each command (``script``, ``emit``, ``resolve``, ``tick``, ``read``) is answered by one
 ``{"ev": "report", …}``; while it runs, a call the script makes is sent as
 ``{"ev": "call", "request_json": …}`` and answered by ``{"op": "answer", "answer_json": …}``.
-``{"op": "stop"}`` or the end of stdin ends the process.
+``{"op": "stop"}``, the end of stdin or the parent's death (``PR_SET_PDEATHSIG``) ends the process.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import sys
 from typing import Any, BinaryIO
 
+from peargarden.providers.llama_worker import die_with_parent
 from peargarden.scripting.quickjs_side import JsSide
 
 
@@ -32,6 +33,8 @@ def _read(stdin: BinaryIO) -> dict[str, Any]:
 
 
 def main() -> None:
+    # A script looping when the parent dies would never read its stdin again: the kernel ends it.
+    die_with_parent(int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else None)
     # Our answers go to a copy of stdout; fd 1 becomes stderr, so nothing else can write to the pipe.
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
