@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from kit.script_chats import ChatFactory
 from peargarden.app.play.script_process import ScriptLimits
 from peargarden.text.jsvalue import UNDEFINED
@@ -69,10 +71,12 @@ def test_message_events_give_listeners_numbers(chat: ChatFactory) -> None:
     assert one.read("seen") == [["number", 0, "first_message"]]
 
 
-def test_a_script_that_loops_forever_is_stopped_and_named(chat: ChatFactory) -> None:
+@pytest.mark.parametrize("loop", ["while (true) {}", "while (true) getVariables({ type: 'chat' });"],
+                         ids=["silent", "calling-the-host"])  # fmt: skip
+def test_a_script_that_loops_forever_is_stopped_and_named(chat: ChatFactory, loop: str) -> None:
     one = chat(limits=ScriptLimits(cpu_seconds=0.5, wall_seconds=20))
     started = time.monotonic()
-    session = one.run("while (true) {}", name="死循环脚本")
+    session = one.run(loop, name="死循环脚本")
     assert time.monotonic() - started < 10
     assert session.gone is not None and "CPU" in session.gone
     assert session.errors == [session.gone]

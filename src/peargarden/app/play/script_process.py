@@ -53,6 +53,7 @@ class ScriptProcess:
     def __init__(self, limits: ScriptLimits | None = None) -> None:
         self.limits = limits or ScriptLimits()
         self._buffer = b""
+        self._checked = 0.0
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "peargarden.app.play.script_worker", str(os.getpid())],
             stdin=subprocess.PIPE,
@@ -110,15 +111,6 @@ class ScriptProcess:
         deadline = time.monotonic() + max(0.0, wall)
         wall_start = time.monotonic()
         while b"\n" not in self._buffer:
-            now = time.monotonic()
-            used = _cpu_seconds(self.proc.pid)
-            spent = (used - cpu_start) if used is not None and cpu_start is not None else now - wall_start
-            if spent > cpu:
-                self._kill()
-                raise RuntimeGone(f"脚本{what}时用了超过 {cpu:g} 秒 CPU，已停止（死循环？）")
-            if now >= deadline:
-                self._kill()
-                raise RuntimeGone(f"脚本{what}时超过 {wall:g} 秒没有结束，已停止")
             ready, _, _ = select.select([fd], [], [], _POLL)
             if ready:
                 chunk = os.read(fd, 1 << 16)
@@ -127,6 +119,7 @@ class ScriptProcess:
                     reason = "内存不够" if code in (-9, 137) else f"退出码 {code}"
                     raise RuntimeGone(f"脚本运行时在{what}时意外退出（{reason}）")
                 self._buffer += chunk
+            self._check(cpu, what, cpu_start, wall_start, deadline, wall)
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
             message = json.loads(line.decode("utf-8", errors="replace"))
@@ -134,6 +127,24 @@ class ScriptProcess:
             self._kill()
             raise RuntimeGone("脚本运行时发来无法读懂的一行") from None
         return message if isinstance(message, dict) else {}
+
+    def _check(
+        self, cpu: float, what: str, cpu_start: float | None, wall_start: float, deadline: float, wall: float
+    ) -> None:
+        """The bounds, looked at once a poll interval at most: a script that calls the host in a
+        tight loop is stopped as surely as a silent one, and a chatty one pays no /proc read a call."""
+        now = time.monotonic()
+        if now - self._checked < _POLL:
+            return
+        self._checked = now
+        used = _cpu_seconds(self.proc.pid)
+        spent = (used - cpu_start) if used is not None and cpu_start is not None else now - wall_start
+        if spent > cpu:
+            self._kill()
+            raise RuntimeGone(f"脚本{what}时用了超过 {cpu:g} 秒 CPU，已停止（死循环？）")
+        if now >= deadline:
+            self._kill()
+            raise RuntimeGone(f"脚本{what}时超过 {wall:g} 秒没有结束，已停止")
 
     def _kill(self) -> None:
         if self.proc.poll() is None:
