@@ -61,9 +61,10 @@ def hears_greeting(state: TavernState) -> bool:
 
     TavernHelper starts a card's scripts in frames it makes when the chat changes; SillyTavern
     goes on to emit the greeting's events meanwhile, and a frame's script runs only once the frame
-    has loaded.  In the recordings the scripts missed the greeting's events (cases 10, 13) except
-    where opening the chat had a world book file to load (case 16: the card names one), which
-    gave the frames the time to load first.  So: they hear them when a book is to be loaded."""
+    has loaded — a race.  In the recordings the scripts missed the greeting's events (cases 10, 13,
+    both runs) and heard them where opening the chat had a world book file to load (case 16: the
+    card names one).  Our reading, which those three fit and SillyTavern's code was not read to
+    confirm: loading the book gives the frames the time to start first."""
     selection = state.wi_settings.get("world_info")
     global_books = selection.get("globalSelect") if isinstance(selection, dict) else None
     return bool(state.card_extensions.get("world") or state.chat_metadata.get("world_info") or global_books)
