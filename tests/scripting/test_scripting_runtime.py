@@ -74,10 +74,9 @@ def test_message_events_give_listeners_numbers(chat: ChatFactory) -> None:
 @pytest.mark.parametrize("loop", ["while (true) {}", "while (true) getVariables({ type: 'chat' });"],
                          ids=["silent", "calling-the-host"])  # fmt: skip
 def test_a_script_that_loops_forever_is_stopped_and_named(chat: ChatFactory, loop: str) -> None:
-    one = chat(limits=ScriptLimits(cpu_seconds=0.5, wall_seconds=20))
-    started = time.monotonic()
+    # The wall limit is far: under any load the CPU bound (the scripts' and the host's answering) stops it.
+    one = chat(limits=ScriptLimits(cpu_seconds=0.5, wall_seconds=600))
     session = one.run(loop, name="死循环脚本")
-    assert time.monotonic() - started < 10
     assert session.gone is not None and "CPU" in session.gone
     assert session.errors == [session.gone]
     session.emit("message_received", [0, "normal"])  # a stopped runtime is quiet, not an error

@@ -1,7 +1,8 @@
 """The host's end of the card scripts' process (``script_worker.py``): start it, talk to it, bound it.
 
-Every command's run is bounded: ``cpu_seconds`` of the process's own CPU time (read from
-``/proc/<pid>/stat``; where there is no ``/proc``, the same number of seconds of wall time), and
+Every command's run is bounded: ``cpu_seconds`` of CPU — the process's own (read from
+``/proc/<pid>/stat``; where there is no ``/proc``, the same number of seconds of wall time) plus
+what the host spent answering its calls —, and
 ``wall_seconds`` of waiting in all, so a script that loops (``while (true) {}``) or a process that
 hangs is stopped, never waited for.  Memory is bounded inside, by QuickJS (``memory_limit``).
 Whatever ends the process becomes one :class:`~peargarden.scripting.session.RuntimeGone` line
@@ -54,6 +55,7 @@ class ScriptProcess:
         self.limits = limits or ScriptLimits()
         self._buffer = b""
         self._checked = 0.0
+        self._answering = 0.0  # this command's CPU spent answering its calls
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "peargarden.app.play.script_worker", str(os.getpid())],
             stdin=subprocess.PIPE,
@@ -71,12 +73,18 @@ class ScriptProcess:
         self._write(command)
         started = time.monotonic()
         cpu_start = _cpu_seconds(self.proc.pid)
+        self._answering = 0.0
         what = "运行脚本" if command.get("op") == "script" else f"处理 {command.get('event') or command.get('op')}"
         while True:
             wall_left = self.limits.wall_seconds - (time.monotonic() - started)
             message = self._next(wall_left, self.limits.cpu_seconds, what, cpu_start)
             if message.get("ev") == "call":
-                self._write({"op": "answer", "answer_json": answer(str(message.get("request_json") or "{}"))})
+                # The host's CPU answering the script's calls counts towards the script's bound too
+                # (this thread's: a web server answers on many).
+                before = time.thread_time()
+                reply = answer(str(message.get("request_json") or "{}"))
+                self._answering += time.thread_time() - before
+                self._write({"op": "answer", "answer_json": reply})
                 continue
             return message
 
@@ -139,6 +147,7 @@ class ScriptProcess:
         self._checked = now
         used = _cpu_seconds(self.proc.pid)
         spent = (used - cpu_start) if used is not None and cpu_start is not None else now - wall_start
+        spent += self._answering
         if spent > cpu:
             self._kill()
             raise RuntimeGone(f"脚本{what}时用了超过 {cpu:g} 秒 CPU，已停止（死循环？）")
