@@ -6,7 +6,9 @@ what the host spent answering its calls —, and
 ``wall_seconds`` of waiting in all, so a script that loops (``while (true) {}``) or a process that
 hangs is stopped, never waited for.  Memory is bounded inside, by QuickJS (``memory_limit``).
 Whatever ends the process becomes one :class:`~peargarden.scripting.session.RuntimeGone` line
-naming the script that was running, and the process is killed.
+naming the script that was running, and the process is killed.  It dies with its parent
+(``PR_SET_PDEATHSIG``), which the kernel ties to the *thread* that started it: a server must start
+it from a thread that lives as long as the chat (as ``providers/worker_client.py`` does).
 """
 
 from __future__ import annotations
