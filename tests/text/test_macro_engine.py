@@ -212,3 +212,11 @@ def test_legacy_and_new_engine_agree_on_shared_macros(pieces: list[str], mood: s
     legacy = make_env(local={"心情": mood}, global_={"季节": season})
     new = make_env(local={"心情": mood}, global_={"季节": season})
     assert expand(text, legacy, engine="legacy") == expand(text, new, engine="new")
+
+
+def test_an_object_stored_by_a_script_prints_as_compact_json() -> None:
+    # As SillyTavern 1.18 printed it (../shared/tavernhelper case 14): {{getvar}} of an object is JSON.
+    local: dict[str, object] = {"行头": {"颜色": "红", "件数": [1, 2]}, "唱段": ["甲", "乙"], "songs": ["丙"]}
+    assert ev("{{getvar::行头}}|{{getvar::唱段}}|{{.songs}}", local=local) == (
+        '{"颜色":"红","件数":[1,2]}|["甲","乙"]|["丙"]'
+    )

@@ -83,3 +83,10 @@ def test_pick_is_deterministic_like_sillytavern() -> None:
 def test_empty_and_macro_free_text() -> None:
     assert substitute("", env()) == ""
     assert substitute("没有宏的文字", env()) == "没有宏的文字"
+
+
+def test_an_object_stored_by_a_script_prints_as_javascript_prints_it() -> None:
+    # TavernHelper's replaceVariables stores objects and arrays in chat variables; the 1.12 pipeline
+    # prints them with String() (../shared/tavernhelper case 14 recorded 1.18's engine printing JSON).
+    v = Variables(local={"行头": {"颜色": "红", "件数": [1, 2]}, "唱段": ["甲", "乙"]})
+    assert substitute("{{getvar::行头}}|{{getvar::唱段}}", env(variables=v)) == "[object Object]|甲,乙"

@@ -44,6 +44,7 @@ COMMANDS: dict[str, CommandEntry] = {
     ),
     "preset": CommandEntry("preset_cmd", "预设声明：把酒馆预设分块贴标签，分流进卡的提示词文件。"),
     "sandbox": CommandEntry("sandbox_cmd", "The sandbox that judges every tool call."),
+    "script": CommandEntry("script_cmd", "TavernHelper 脚本：replay CASE_DIR 回放录制的案例。"),
     "serve": CommandEntry("serve_cmd", "网页界面（web UI）：FastAPI + uvicorn，默认只监听本机。"),
     "sessions": CommandEntry("sessions_cmd", "对话（会话树）：列出、查看、导出。"),
     "slash": CommandEntry("slash_cmd", "STscript：--chat ID SCRIPT 在对话里运行脚本；replay CASE_DIR 回放录制的案例。"),

@@ -49,7 +49,7 @@ class HelperScript(msgspec.Struct, frozen=True):
         return bool(_MVU_BUNDLE.search(self.content))
 
 
-def _settings(value: Any) -> Mapping[str, Any]:
+def settings_object(value: Any) -> Mapping[str, Any]:
     """``tavern_helper`` as an object (a list of ``[key, value]`` pairs is read as one)."""
     if isinstance(value, Mapping):
         return value
@@ -81,7 +81,7 @@ def helper_scripts(extensions: Any) -> list[HelperScript]:
     """Every TavernHelper script in *extensions* (a card's ``data.extensions`` or a preset's ``extensions``)."""
     if not isinstance(extensions, Mapping):
         return []
-    found = list(_walk(_settings(extensions.get("tavern_helper")).get("scripts"), "tavern_helper"))
+    found = list(_walk(settings_object(extensions.get("tavern_helper")).get("scripts"), "tavern_helper"))
     found += _walk(extensions.get("TavernHelper_scripts"), "TavernHelper_scripts")
     return found
 

@@ -78,6 +78,10 @@ class TavernSlashHost:
     def _changed(self) -> None:
         self._cached = None
 
+    def refresh(self) -> None:
+        """The chat was changed from outside (a TavernHelper script): read it again."""
+        self._changed()
+
     @property
     def macro_engine(self) -> str:
         return "new" if self.state.compat.new_macro_engine else "legacy"

@@ -387,7 +387,7 @@ class _Evaluator:
             return cache[0]
 
         def current() -> str:
-            return js_str(v.get(scope, name))
+            return v.shown(scope, name, objects_as_json=True)
 
         def falsy(x: str) -> bool:
             return not x or x.strip().lower() in _FALSE_WORDS
@@ -637,7 +637,7 @@ def _var(scope: str, action: str) -> Handler:
         v = ev.env.variables
         name = call.args[0]
         if action == "get":
-            return js_str(v.get(scope, name))
+            return v.shown(scope, name, objects_as_json=True)
         if action == "set":
             v.set(scope, name, call.args[1])
             return ""

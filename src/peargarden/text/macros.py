@@ -22,6 +22,7 @@ import msgspec
 from ._jsnum import is_nan, js_number, js_str
 from ._moment import format_moment, humanize_seconds
 from ._seedrandom import cyrb53, seeded_random
+from .jsvalue import json_stringify, to_string
 
 VarValue = str | int | float
 
@@ -44,6 +45,15 @@ class Variables(msgspec.Struct):
         if value is None or is_nan(number):
             return js_str(value) if value else ""
         return number
+
+    def shown(self, scope: str, name: str, *, objects_as_json: bool) -> str:
+        """What ``{{getvar::name}}`` prints.  A stored object or array (TavernHelper's
+        ``replaceVariables`` stores them) is ``String(value)`` in the legacy engine ("[object Object]")
+        and compact JSON in 1.18's engine, as recorded (``../shared/tavernhelper`` case 14)."""
+        raw = self._store(scope).get(name)
+        if isinstance(raw, dict | list):
+            return (json_stringify(raw) or "") if objects_as_json else to_string(raw)
+        return js_str(self.get(scope, name))
 
     def set(self, scope: str, name: str, value: object) -> None:
         self._store(scope)[name] = value
@@ -96,10 +106,15 @@ class ChatFacts(msgspec.Struct, frozen=True):
     last_message_time: datetime | None = None
 
 
+def string_hash(text: str) -> int:
+    """SillyTavern's ``getStringHash`` (cyrb53, seed 0)."""
+    return cyrb53(text)
+
+
 def chat_id_hash(chat_id: object) -> int:
     """``getChatIdHash`` for a chat without a stored ``chat_id_hash``: the string hash of its id
     (``main_chat`` for a branch, else the chat file's name); 0 when there is no such string."""
-    return cyrb53(chat_id) if isinstance(chat_id, str) else 0
+    return string_hash(chat_id) if isinstance(chat_id, str) else 0
 
 
 def _default_clock() -> datetime:
@@ -208,7 +223,7 @@ def _instruct(text: str, env: MacroEnv) -> str:
 
 def _variables_line(line: str, v: Variables) -> str:
     def get(scope: str) -> Callable[[re.Match[str]], str]:
-        return lambda m: js_str(v.get(scope, m.group(1).strip()))
+        return lambda m: v.shown(scope, m.group(1).strip(), objects_as_json=False)
 
     def setter(scope: str) -> Callable[[re.Match[str]], str]:
         def run(m: re.Match[str]) -> str:
@@ -253,7 +268,7 @@ def _variables_118(text: str, v: Variables) -> str:
         return lambda m: js_str(v.add(scope, m.group(1).strip(), step))
 
     def getter(scope: str) -> Callable[[re.Match[str]], str]:
-        return lambda m: js_str(v.get(scope, m.group(1).strip()))
+        return lambda m: v.shown(scope, m.group(1).strip(), objects_as_json=False)
 
     for scope, suffix in (("local", "var"), ("global", "globalvar")):
         text = _sub(r"\{\{set" + suffix + r"::([^:]+)::([^}]*)\}\}", setter(scope, False), text)
