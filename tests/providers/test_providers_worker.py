@@ -53,6 +53,17 @@ def _checked(model: Path) -> None:
     assert result.chosen == "fast"
 
 
+def _answers_with_one_worker(model: Path, state: Path) -> None:
+    """A new provider answers a beat, loading the model once: no self-test ran before it."""
+    before = len(loads(state))
+    provider = _provider(model)
+    try:
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+    assert len(loads(state)) == before + 1
+
+
 def _partial_then_error(provider: EmbeddedProvider) -> tuple[str, ProviderError]:
     """The text a beat streamed before it failed, and the failure."""
     shown: list[str] = []
@@ -201,13 +212,7 @@ def test_the_self_test_falls_back_when_extra_buffer_types_crash(
     assert (fast["config"], fast["outcome"], fast["detail"]) == ("fast", "crash", "SIGSEGV")
     assert loads(fake_runtime)[-1][1] is False
     # Recorded: the next provider (another process, the next day) skips the self-test.
-    before = len(loads(fake_runtime))
-    again = _provider(model)
-    try:
-        assert _text(_beat(again)) == FAKE_REPLY
-    finally:
-        again.close()
-    assert len(loads(fake_runtime)) == before + 1
+    _answers_with_one_worker(model, fake_runtime)
 
 
 def test_the_self_test_falls_back_on_garbage(
@@ -446,13 +451,7 @@ def test_a_self_test_that_times_out_records_nothing_against_the_cpu_and_chats_st
     assert "--portable" not in line and "load " in line and "pear models --check" in line and "\n" not in line
     assert runtime_check.unsure_error(result).exit_code == 4
     misbehave(monkeypatch, "")
-    before = len(loads(fake_runtime))
-    provider = _provider(model)
-    try:
-        assert _text(_beat(provider)) == FAKE_REPLY
-    finally:
-        provider.close()
-    assert len(loads(fake_runtime)) == before + 1  # no new self-test: the provisional record serves
+    _answers_with_one_worker(model, fake_runtime)  # no new self-test: the provisional record serves
 
 
 def test_only_what_the_cpu_cannot_do_decides_against_a_configuration() -> None:
