@@ -4,6 +4,7 @@ the fake OpenAI server: one beat, a ``speaker`` event and a reply per member, Ch
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,20 @@ def test_a_group_whose_members_are_not_here_is_refused_whole(home: Home, tmp_pat
     result = pear_in_process(home.root, "group", "import", group_file)
     assert result.returncode == 2 and "Lin Yue.png" in result.stderr and "pear import" in result.stderr
     assert not (home.root / "groups").exists()
+
+
+def test_a_member_whose_card_was_deleted_is_named_and_skipped(home: Home) -> None:
+    """Issue 46, item 8: the group skipped a deleted member's card silently."""
+    _tavern_group(home)
+    shutil.rmtree(home.card_dir("周明"))  # as the web's delete, or the user, removes a card
+    with FakeOpenAIServer() as fake:
+        connect(home, fake.base_url)
+        fake.script([text_reply("龙井马上就好。")])
+        result = pear_in_process(home.root, "chat", "--group", "茶馆", "--once", "今天喝什么茶？", check=True)
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("⚠")]
+    assert warnings == [
+        "⚠ 群聊「茶馆」的成员 「周明」 的卡不在数据文件夹里（删掉了？），轮到时跳过："
+        "重新导入这张卡，或用 pear group edit 茶馆 --remove 把它移出群聊"
+    ]
+    assert result.stdout.strip().splitlines() == ["【林月】", "龙井马上就好。"]
+
