@@ -170,3 +170,24 @@ def test_a_member_whose_card_was_deleted_is_named_and_skipped(home: Home) -> Non
     ]
     assert result.stdout.strip().splitlines() == ["【林月】", "龙井马上就好。"]
 
+
+def test_sessions_show_and_export_find_a_group_chat(home: Home, tmp_path: Path) -> None:
+    """Issue 46, item 8: `pear sessions show ID` said "no such chat" for a group's chat."""
+    _tavern_group(home)
+    with FakeOpenAIServer() as fake:
+        connect(home, fake.base_url)
+        fake.script([text_reply("龙井马上就好。"), text_reply("雨落西湖。")])
+        pear_in_process(home.root, "chat", "--group", "茶馆", "--once", "今天喝什么茶？", check=True)
+    (chat_id,) = json.loads(pear_in_process(home.root, "group", "chats", "茶馆", "--json", check=True).stdout)
+    shown = pear_in_process(home.root, "sessions", "show", chat_id, check=True).stdout.splitlines()
+    assert shown[-3:] == ["[2] 你：今天喝什么茶？", "[3] 林月：龙井马上就好。", "[4] 周明：雨落西湖。"]
+    data = json.loads(pear_in_process(home.root, "sessions", "show", chat_id, "--json", check=True).stdout)
+    assert (data["card"], data["group"], data["id"]) == (None, "茶馆", chat_id)
+    assert [row["content"] for row in data["branch"]][-2:] == ["龙井马上就好。", "雨落西湖。"]
+    out = tmp_path / "导出.jsonl"
+    pear_in_process(home.root, "sessions", "export", chat_id, "-o", out, check=True)
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    said = [(line.get("name"), line.get("mes")) for line in lines[-2:]]
+    assert said == [("林月", "龙井马上就好。"), ("周明", "雨落西湖。")] and lines[-1]["original_avatar"] == "周明.png"
+    missing = pear_in_process(home.root, "sessions", "show", "没有这个对话")
+    assert missing.returncode == 2 and "群聊" in missing.stderr
