@@ -15,6 +15,7 @@ file-system encoding Python can neither make them nor open them (``pear init`` e
 from __future__ import annotations
 
 import atexit
+import codecs
 import contextlib
 import os
 import sys
@@ -73,8 +74,6 @@ def _utf8_or_exit() -> None:
 
 
 def _file_names_in_utf8() -> bool:
-    import codecs
-
     return bool(sys.flags.utf8_mode) or codecs.lookup(sys.getfilesystemencoding()).name == "utf-8"
 
 
