@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -144,7 +145,21 @@ class _Batch(msgspec.Struct):
         return CardFolder(home, folder).lorebooks()
 
     def chat_ids(self, home: Home, folder: str) -> list[str]:
-        return [] if folder in self.pending_settings else CardFolder(home, folder).chat_ids()
+        """The names taken in the card's chats folder.  An empty folder takes none: it is what an
+        import killed mid-write leaves once its temp file is cleared, and each one made the next
+        import of that chat ``-2``, ``-3`` …"""
+        if folder in self.pending_settings:
+            return []
+        chats = CardFolder(home, folder).chats_dir
+        return [name for name in CardFolder(home, folder).chat_ids() if not _empty_dir(chats / name)]
+
+
+def _empty_dir(path: Path) -> bool:
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
 
 
 ProgressFn = Callable[[Path, int], None]

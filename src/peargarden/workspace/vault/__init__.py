@@ -33,6 +33,7 @@ import msgspec
 from peargarden.errors import BadInput, ConflictError, FormatError, NotFound
 
 from .. import atomic, locking
+from ..cards import CHATS_DIR
 from ..home import Home
 from ._background import (
     DEFAULT_INTERVAL,
@@ -583,6 +584,11 @@ def clear_crash_debris(home: Home) -> Debris:
             sizes.append(path.lstat().st_size)
 
     removed = atomic.remove_stale_temp_files(home.root, before_removing=measured)
+    for folder in {path.parent for path in removed if path.parent.parent.name == CHATS_DIR}:
+        # A chat folder is made for its session file: one holding nothing once its temp file went
+        # was a chat a killed import (or first write) never finished.
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # refused when anything else is in it
     return Debris(len(removed), sum(sizes))
 
 
