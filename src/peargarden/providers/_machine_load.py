@@ -44,9 +44,6 @@ class Load(msgspec.Struct, frozen=True):
     def describe(self) -> str:
         return f"load {self.average:.1f}，{self.cores} 核"
 
-    def to_json(self) -> dict[str, float | int]:
-        return {"average": round(self.average, 2), "cores": self.cores}
-
 
 def measure() -> Load:
     """The machine's load now (0 where the system does not say)."""

@@ -126,7 +126,6 @@ class LlamaWorker:
         self._stderr_reader: threading.Thread | None = None
         self.version = ""
         self.load_seconds = 0.0
-        self.load = _machine_load.Load(0.0, 1)  # the machine's load when the last limit was set
         self._silence = self.limits.silence or _machine_load.SILENCE_BASE
 
     # -- life
@@ -161,21 +160,19 @@ class LlamaWorker:
         self.load_seconds = float(message.get("seconds") or 0.0)
 
     def _start_limit(self) -> float:
-        self.load = _machine_load.measure()
         if self.limits.start is not None:
             return self.limits.start
         try:
             size = os.stat(self.spec.model_path).st_size
         except OSError:
             size = 0
-        return _machine_load.start_limit(size, self.load)
+        return _machine_load.start_limit(size, _machine_load.measure())
 
     def _silence_limit(self) -> float:
         """The silence allowed from now on (measured at each request: the load moves)."""
         if self.limits.silence is not None:
             return self.limits.silence
-        self.load = _machine_load.measure()
-        return _machine_load.silence_limit(self.load)
+        return _machine_load.silence_limit(_machine_load.measure())
 
     def close(self) -> None:
         """End the worker: its stdin closes, so it exits; killed if it has not within two seconds."""
@@ -363,7 +360,6 @@ class LlamaWorker:
         self.kill()
         seconds = f"{limit:g}"
         load = _machine_load.measure()
-        self.load = load
         cause = f"机器很忙（{load.describe()}）" if load.busy else f"机器并不忙（{load.describe()}），运行时可能卡住了"
         if not self._started:
             return WorkerFault(
