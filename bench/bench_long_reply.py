@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    .venv/bin/python bench/bench_long_reply.py [--mb 1,3,10] [--piece 64] [--runs 1]
+    .venv/bin/python bench/bench_long_reply.py [--mb 1,3,10] [--piece 64] [--runs 1] [--before CHECKOUT]
 
 Each size is one whole beat in a child process (``python -m peargarden chat --once``, stdout to
 ``/dev/null``) against the fake OpenAI-compatible server (:mod:`peargarden.testing.fake_openai`),
@@ -13,6 +13,11 @@ the reply.  The figure is the child's CPU time (user + system, from ``wait4``), 
 the reply's size is counted in UTF-8 bytes of reply text (the stream itself is larger: each event
 carries its JSON envelope).  The chat written is checked: its last message holds the whole reply.
 One short beat runs first, unmeasured (compiled modules written, the disk cache warm).
+
+``--before CHECKOUT`` measures another checkout's code side by side (its ``src`` on the children's
+``PYTHONPATH``, its own data folder): each size's beats alternate between the two, the order swapped
+every run, and the table gives both CPU times and their ratio.  The last lines are the CPU per MB
+between consecutive sizes: flat when the cost is linear in the reply's size.
 """
 
 from __future__ import annotations
@@ -72,36 +77,77 @@ def last_reply_chars(home: Path) -> int:
     return 0
 
 
+class Variant:
+    """One code base under test: its children's environment and its own data folder."""
+
+    def __init__(self, name: str, home: Path, env: dict[str, str]) -> None:
+        self.name, self.home, self.env = name, home, env
+        self.cpu: dict[float, list[float]] = {}
+        self.wall: dict[float, list[float]] = {}
+
+
+def prepare(name: str, folder: Path, base: dict[str, str], src: str | None, server: FakeOpenAIServer) -> Variant:
+    env = dict(base)
+    if src is not None:
+        env["PYTHONPATH"] = src
+    env["PYTHONPYCACHEPREFIX"] = str(folder / f"pycache-{name}")
+    home = folder / f"home-{name}"
+    subprocess.run([sys.executable, "-m", "peargarden", "--home", str(home), "init"], env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    server.script([text_reply("热身。")])  # compiled modules written, disk cache filled
+    run_beat(home, server.base_url, env)
+    return Variant(name, home, env)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", default="1,3,10", help="reply sizes in MB of UTF-8 text, comma-separated")
     parser.add_argument("--piece", type=int, default=64, help="characters per streamed delta")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--reasoning", action="store_true", help="the same amount of reasoning before the reply")
+    parser.add_argument("--before", help="another checkout, measured side by side (its src on PYTHONPATH)")
     options = parser.parse_args()
 
     print(f"python {sys.version.split()[0]}, {options.piece} characters per delta, load {os.getloadavg()[0]:.2f}")
     print()
-    print("| reply (MB) | deltas | CPU (s) | wall (s) | exit | reply kept (chars) |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    with FakeOpenAIServer() as server, tempfile.TemporaryDirectory(prefix="pear-long-reply-") as folder:
+    with FakeOpenAIServer() as server, tempfile.TemporaryDirectory(prefix="pear-long-reply-") as name:
         server.default_reply = text_reply("好。")  # story memory's side calls after the beat
-        home = Path(folder) / "home"
+        folder = Path(name)
         env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
-        subprocess.run([sys.executable, "-m", "peargarden", "--home", str(home), "init"], env=env, check=True,
-                       capture_output=True)  # fmt: skip
-        server.script([text_reply("热身。")])  # compiled modules written, disk cache filled
-        run_beat(home, server.base_url, env)
-        for size in (float(part) for part in options.mb.split(",")):
+        variants = [prepare("after", folder, env, None, server)]
+        if options.before:
+            variants.insert(0, prepare("before", folder, env, str(Path(options.before).resolve() / "src"), server))
+        header = "| reply (MB) | deltas |" + "".join(f" {v.name}: CPU (s) | {v.name}: wall (s) |" for v in variants)
+        print(header + (" after / before (CPU) |" if len(variants) > 1 else "") + " reply kept (chars) |")
+        print("|---:" * (header.count("|") - 1 + (len(variants) > 1) + 1) + "|")
+        sizes = [float(part) for part in options.mb.split(",")]
+        for size in sizes:
             items, chars = reply_items(int(size * 1_000_000), options.piece, options.reasoning)
-            for _ in range(options.runs):
-                server.script([StreamReply(items=items)])
-                cpu, wall, code = run_beat(home, server.base_url, env)
-                kept = last_reply_chars(home)
-                print(f"| {size:g} | {len(items) - 3:,} | {cpu:.2f} | {wall:.2f} | {code} | {kept:,} of {chars:,} |")
+            for run in range(options.runs):
+                kept = []
+                for variant in variants if run % 2 == 0 else variants[::-1]:
+                    server.script([StreamReply(items=items)])
+                    cpu, wall, code = run_beat(variant.home, server.base_url, variant.env)
+                    if code != 0:
+                        raise SystemExit(f"{variant.name}: exit {code}")
+                    variant.cpu.setdefault(size, []).append(cpu)
+                    variant.wall.setdefault(size, []).append(wall)
+                    kept.append(last_reply_chars(variant.home))
+                row = f"| {size:g} | {len(items) - 3:,} |"
+                row += "".join(f" {v.cpu[size][-1]:.2f} | {v.wall[size][-1]:.2f} |" for v in variants)
+                if len(variants) > 1:
+                    row += f" {variants[1].cpu[size][-1] / variants[0].cpu[size][-1]:.2f} |"
+                print(row + f" {min(kept):,} of {chars:,} |")
                 sys.stdout.flush()
+        print()
+        for variant in variants:
+            best = [min(variant.cpu[size]) for size in sizes]
+            slopes = [
+                f"{sizes[i]:g}→{sizes[i + 1]:g} MB: {(best[i + 1] - best[i]) / (sizes[i + 1] - sizes[i]):.2f}"
+                for i in range(len(sizes) - 1)
+            ]
+            print(f"{variant.name}: CPU per MB between sizes (best of runs) — " + ", ".join(slopes))
 
 
 if __name__ == "__main__":

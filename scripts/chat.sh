@@ -10,7 +10,7 @@ args=()
 while [ $# -gt 0 ]; do
   if [ "$1" = "--model" ] && [ $# -ge 2 ] && [[ "$2" =~ ^(qwen-0\.5b|qwen-1\.5b|smollm2)$ ]]; then
     .venv/bin/pear models --fetch "$2" >/dev/null
-    .venv/bin/pear models --check --if-needed --local-model "$2"
+    .venv/bin/pear models --check --if-needed --local-model "$2" || [ $? = 4 ]  # 4: not concluded, chat anyway
     args+=(--local-model "$2")
     shift 2
   else

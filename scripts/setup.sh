@@ -114,7 +114,8 @@ build_llama() {
 
 # The runtime's self-test (pear models --check): prints what it chose and why after a build, and
 # again whenever the runtime, the model or the CPU changed; silent when its record still holds.
-# Exit 5: no configuration of this build works on this CPU.
+# Exit 5: no configuration of this build works on this CPU.  Exit 4: the self-test could not tell
+# (a busy machine, too little memory): no rebuild helps, and chats run with llama.cpp's default.
 check_runtime() {
   .venv/bin/python -m peargarden models --check --if-needed
 }
@@ -141,6 +142,8 @@ if [ "$want_local" = 1 ]; then
       echo "setup: the native build of llama.cpp failed its self-test on this CPU; rebuilding it portable"
       build_llama portable
       check_runtime
+    elif [ "$code" = 4 ]; then
+      echo "setup: the self-test did not conclude (the line above says why); chats run with llama.cpp's default until it does" >&2
     else
       exit "$code"
     fi

@@ -73,6 +73,11 @@ class StorageError(PearError, OSError):
     def __str__(self) -> str:
         return self.message  # not OSError's "[Errno N] …"
 
+    @property
+    def read_only(self) -> bool:
+        """The folder cannot be written at all (not a full disk)."""
+        return self.errno in _READ_ONLY
+
 
 _READ_ONLY = {errno.EPERM: "operation not permitted", errno.EACCES: "permission denied",
               errno.EROFS: "read-only file system"}  # fmt: skip

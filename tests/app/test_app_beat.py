@@ -94,3 +94,22 @@ def test_ctrl_c_stops_pear_chat_once_and_keeps_the_partial_reply(home_dir: Path)
     [chat_dir] = (home_dir / "cards" / "青梧" / "chats").iterdir()
     lines = [json.loads(line) for line in (chat_dir / "session.jsonl").read_text(encoding="utf-8").splitlines()]
     assert lines[-1]["message"]["content"] == "青梧推开窗，" and lines[-1]["message"]["stop_reason"] == "aborted"
+
+
+def test_a_long_reply_is_kept_as_its_pieces_until_it_is_read(home_dir: Path) -> None:
+    """A reply of thousands of deltas is not copied whole at each one (``text += piece`` did: a 20 MB
+    reply cost 48 s of CPU): the record keeps the pieces, and the first read joins them once."""
+    pieces = [f"第{n}句，窗外的雨还没有停。" for n in range(3000)]
+    provider = ScriptedProvider().add(text_turn(*pieces))
+    chat = _app(home_dir, provider).new_chat()
+    beat = chat.play("send", "讲个很长的故事")
+    seen_parts: list[int] = []
+    for event in beat.events():  # on this thread: the record is read as each delta passes
+        if event.type == "text_delta":
+            seen_parts.append(len(beat.record.replies[-1].text_parts))
+    assert seen_parts == list(range(1, 3001))  # one more piece each time, none joined while it streamed
+    (reply,) = beat.record.replies
+    text = "".join(pieces)
+    assert reply.text == text and reply.text_parts == [text]  # joined once, on the first read
+    assert reply.text is reply.text
+    assert chat.messages()[-1].content == text

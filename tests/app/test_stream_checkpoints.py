@@ -32,14 +32,17 @@ def test_checkpoint_writes_are_bounded_and_dropped_once_recorded(tmp_path: Path)
         sizes.append(size())
     assert len(set(sizes)) == 1 and sizes[0] > 0
     assert _written(path) == ("雨", "", "abcd1234")
-    checkpoint.add(text="声" * 499)
-    assert _written(path) == ("雨" * 200 + "声" * 499, "", "abcd1234")
+    checkpoint.add(text="声" * 499)  # 500 characters, but in the same instant: not yet
+    assert _written(path) == ("雨", "", "abcd1234")
+    now[0] += 2 * checkpoints.MIN_GAP
+    checkpoint.add(text="声")  # 500 characters pending and the gap past
+    assert _written(path) == ("雨" * 200 + "声" * 500, "", "abcd1234")
     before = size()
     checkpoint.add(text="")
     assert size() == before
     now[0] += 1.5
     checkpoint.add(reasoning="想")  # a second later, one more character is enough
-    assert _written(path) == ("雨" * 200 + "声" * 499, "想", "abcd1234")
+    assert _written(path) == ("雨" * 200 + "声" * 500, "想", "abcd1234")
     checkpoint.recorded()
     assert not path.exists()
     now[0] += 1.5
@@ -58,16 +61,35 @@ def _bytes_written() -> int:
 @pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs Linux's /proc/self/io")
 def test_a_long_reply_is_appended_not_rewritten(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
-    checkpoint = StreamCheckpoint(path, lambda: "abcd1234", clock=lambda: 100.0)
+    now = [100.0]
+    checkpoint = StreamCheckpoint(path, lambda: "abcd1234", clock=lambda: now[0])
     piece = "掌柜的把灯挑亮了些，窗外的雨还没有停了。" * 5  # 100 characters, 300 bytes of UTF-8
     start = _bytes_written()
-    for _ in range(4000):  # 1.2 MB of text: a checkpoint write every 500 characters
+    for _ in range(4000):  # 1.2 MB of text in 80 s: a checkpoint write every 500 characters
+        now[0] += 0.02
         checkpoint.add(text=piece)
     written = _bytes_written() - start
     # Rewriting the whole text at every step would write it ~800 times over; appending, once.
     assert written < 2 * 4000 * 300, written
     saved = _written(path)[0]  # all but the last characters, fewer than a checkpoint step
     assert (piece * 4000).startswith(saved) and len(piece * 4000) - len(saved) < checkpoints.EVERY_CHARS
+
+
+def test_a_fast_stream_is_written_at_most_twenty_times_a_second(tmp_path: Path) -> None:
+    """A reply that comes as fast as the socket takes it (100 characters a millisecond): the
+    checkpoint keeps up by time, not by every 500 characters (13,000 writes for 20 MB)."""
+    path = tmp_path / "s.json"
+    now = [100.0]
+    checkpoint = StreamCheckpoint(path, lambda: "abcd1234", clock=lambda: now[0])
+    piece = "客官楼上请，掌柜的把灯挑亮了些。" * 6 + "雨还没停"  # 100 characters
+    for _ in range(4000):  # four seconds
+        now[0] += 0.001
+        checkpoint.add(text=piece)
+    lines = path.read_bytes().splitlines()
+    assert len(lines) - 1 <= 4 / checkpoints.MIN_GAP + 1, len(lines)  # the header, then one line a write
+    saved = _written(path)[0]
+    missing = len(piece) * 4000 - len(saved)
+    assert (piece * 4000).startswith(saved) and missing <= len(piece) * checkpoints.MIN_GAP / 0.001
 
 
 def test_a_write_cut_short_leaves_whole_lines_and_no_gap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

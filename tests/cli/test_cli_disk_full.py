@@ -86,6 +86,17 @@ def test_the_users_line_that_does_not_fit_is_not_written(home_dir: Path, server:
     assert chat.warnings == []
 
 
+def test_a_disk_with_no_room_at_all_names_the_chats_file(home_dir: Path, server: FakeOpenAIServer) -> None:
+    """Not one byte fits: the chat lock's pid (which only names the holder in another process's line)
+    was the first write refused, and the line named no file, which docs/cli.md promises (issue 46,
+    item 9).  Now the beat goes on to its first real write, the chat's, and names it."""
+    chat_id, session = _played_chat(home_dir, server)
+    before = session.read_bytes()
+    result = _beat_with_limit(home_dir, 0, chat_id, server)
+    _says_disk_full(result, session)
+    assert session.read_bytes() == before
+
+
 def test_a_reply_that_does_not_fit_leaves_whole_lines(home_dir: Path, server: FakeOpenAIServer) -> None:
     chat_id, session = _played_chat(home_dir, server)
     before = session.read_bytes()

@@ -115,3 +115,53 @@ def test_interactive_chat_keeps_running_after_a_hang(
     assert FAKE_REPLY in done.stdout
     session = _session_text(home_dir)
     assert QUESTION in session and "那就要一间。" in session and FAKE_REPLY in session
+
+
+def test_models_check_on_a_busy_machine_says_what_got_in_the_way_and_the_chat_still_answers(
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both configurations miss the load limit (a busy machine): no rebuild is asked for, nothing is
+    recorded against the CPU, and a chat answers at once (it failed in 1.2 s on a null record)."""
+    misbehave(monkeypatch, "hang_at_start")
+    done = pear_process(home_dir, "models", "--check", "--local-model", model, "--first-byte-timeout", "1")
+    assert done.returncode == 4 and "Traceback" not in done.stderr
+    (error,) = _errors(done.stderr)
+    assert error.startswith("pear: 内置模型的自检没有结论（not concluded (fast: hang (1 秒内没有加载完成，load ")
+    assert "不说明这台 CPU 不能运行它" in error and "--portable" not in done.stdout + done.stderr
+    assert "  safe（CPU extra buffer types 关）：失败：hang（1 秒内没有加载完成，load " in done.stdout
+    again = pear_process(home_dir, "models", "--check", "--if-needed", "--json", "--local-model", model,
+                         "--first-byte-timeout", "1")  # fmt: skip
+    shown = json.loads(again.stdout)
+    assert again.returncode == 4 and shown["fresh"]  # a provisional record is tested again when asked
+    assert shown["provisional"] and shown["chosen"] == "fast" and not shown["rebuild"]
+    assert "自检没有结论" in shown["unsure"]
+    misbehave(monkeypatch, "")
+    chat = pear_process(home_dir, "chat", "--once", QUESTION, "--local-model", model)
+    assert chat.returncode == 0, chat.stderr
+    assert FAKE_REPLY in chat.stdout
+    assert len(loads(fake_runtime)) == 1  # the chat's worker, with llama.cpp's default; no self-test before it
+    assert loads(fake_runtime)[0][1]
+
+
+def test_models_check_refuses_a_limit_that_is_not_positive(home_dir: Path, fake_runtime: Path, model: Path) -> None:
+    done = pear_process(home_dir, "models", "--check", "--local-model", model, "--idle-timeout", "0")
+    assert done.returncode == 2 and _errors(done.stderr) == ["pear: --idle-timeout 应为正数（秒），不是 0"]
+
+
+def test_interactive_chat_answers_the_next_line_when_the_worker_was_killed_as_its_reply_ended(
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One `pear chat`: the worker is killed right after the first reply (shown, its end sent); the
+    second line is answered by a fresh worker, with no error line — not "send it again"."""
+    pear_process(home_dir, "models", "--check", "--local-model", model, check=True)
+    misbehave(monkeypatch, "kill_after_reply;once")
+    command = [sys.executable, "-m", "peargarden", "--home", str(home_dir), "chat", "--local-model", str(model)]
+    done = subprocess.run(
+        command, input=f"{QUESTION}\n那就要一间。\n/quit\n", capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert _errors(done.stderr) == [] and "SIGKILL" not in done.stderr
+    assert done.stdout.count(FAKE_REPLY) == 2
+    session = _session_text(home_dir)
+    assert session.count(FAKE_REPLY) == 2 and "那就要一间。" in session
+    assert len(loads(fake_runtime)) == 4  # two for the self-test, the killed worker, the fresh one

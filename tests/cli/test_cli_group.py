@@ -4,6 +4,7 @@ the fake OpenAI server: one beat, a ``speaker`` event and a reply per member, Ch
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from kit.apps import seeded_home
 from kit.cli import pear_in_process
 from kit.groups import GROUP_CASES, add_card, connect, tea_house
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+from peargarden.workspace import inputs
 from peargarden.workspace.home import Home
 
 
@@ -152,3 +154,80 @@ def test_a_group_whose_members_are_not_here_is_refused_whole(home: Home, tmp_pat
     result = pear_in_process(home.root, "group", "import", group_file)
     assert result.returncode == 2 and "Lin Yue.png" in result.stderr and "pear import" in result.stderr
     assert not (home.root / "groups").exists()
+
+
+def test_a_member_whose_card_was_deleted_is_named_and_skipped(home: Home) -> None:
+    """Issue 46, item 8: the group skipped a deleted member's card silently."""
+    _tavern_group(home)
+    shutil.rmtree(home.card_dir("周明"))  # as the web's delete, or the user, removes a card
+    with FakeOpenAIServer() as fake:
+        connect(home, fake.base_url)
+        fake.script([text_reply("龙井马上就好。")])
+        result = pear_in_process(home.root, "chat", "--group", "茶馆", "--once", "今天喝什么茶？", check=True)
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("⚠")]
+    assert warnings == [
+        "⚠ 群聊「茶馆」的成员 「周明」 的卡不在数据文件夹里（删掉了？），轮到时跳过："
+        "重新导入这张卡，或用 pear group edit 茶馆 --remove 把它移出群聊"
+    ]
+    assert result.stdout.strip().splitlines() == ["【林月】", "龙井马上就好。"]
+
+
+def test_sessions_show_and_export_find_a_group_chat(home: Home, tmp_path: Path) -> None:
+    """Issue 46, item 8: `pear sessions show ID` said "no such chat" for a group's chat."""
+    _tavern_group(home)
+    with FakeOpenAIServer() as fake:
+        connect(home, fake.base_url)
+        fake.script([text_reply("龙井马上就好。"), text_reply("雨落西湖。")])
+        pear_in_process(home.root, "chat", "--group", "茶馆", "--once", "今天喝什么茶？", check=True)
+    (chat_id,) = json.loads(pear_in_process(home.root, "group", "chats", "茶馆", "--json", check=True).stdout)
+    shown = pear_in_process(home.root, "sessions", "show", chat_id, check=True).stdout.splitlines()
+    assert shown[-3:] == ["[2] 你：今天喝什么茶？", "[3] 林月：龙井马上就好。", "[4] 周明：雨落西湖。"]
+    data = json.loads(pear_in_process(home.root, "sessions", "show", chat_id, "--json", check=True).stdout)
+    assert (data["card"], data["group"], data["id"]) == (None, "茶馆", chat_id)
+    assert [row["content"] for row in data["branch"]][-2:] == ["龙井马上就好。", "雨落西湖。"]
+    out = tmp_path / "导出.jsonl"
+    pear_in_process(home.root, "sessions", "export", chat_id, "-o", out, check=True)
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    said = [(line.get("name"), line.get("mes")) for line in lines[-2:]]
+    assert said == [("林月", "龙井马上就好。"), ("周明", "雨落西湖。")] and lines[-1]["original_avatar"] == "周明.png"
+    missing = pear_in_process(home.root, "sessions", "show", "没有这个对话")
+    assert missing.returncode == 2 and "群聊" in missing.stderr
+
+
+def _long_chat(path: Path, lines: int) -> Path:
+    """A SillyTavern group chat of 林月 and 周明 with *lines* messages (a few hundred bytes each)."""
+    header = {"chat_metadata": {}, "user_name": "unused", "character_name": "unused"}
+    rows = [json.dumps(header, ensure_ascii=False)]
+    for n in range(lines):
+        name = ("林月", "周明")[n % 2]
+        said = f"第{n}句：雨还没有停，茶馆里的灯一盏盏亮起来，" + "窗外的柳枝在风里摇。" * 8
+        rows.append(json.dumps({"name": name, "is_user": False, "send_date": "2026-12-01T12:00:00.000Z",
+                                "mes": said, "original_avatar": f"{name}.png", "extra": {"gen_id": n}},
+                               ensure_ascii=False))  # fmt: skip
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_group_chat_larger_than_a_file_read_whole_imports_as_a_cards_chat_does(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 46, item 9: a 100,000-message group chat (83.5 MiB) was refused by the 64 MiB limit of a
+    file read whole, while a card's chat of 108.6 MB imported (read a line at a time).  Here the
+    whole-file limit is made 256 KiB and both chats are 1.2 MB: both import."""
+    monkeypatch.setattr(inputs, "MAX_FILE_BYTES", 256 * 1024)
+    chat = _long_chat(tmp_path / "雨夜.jsonl", 3000)
+    assert chat.stat().st_size > 4 * inputs.MAX_FILE_BYTES
+    group = {"id": "1764000000000", "name": "茶馆", "members": ["林月.png", "周明.png"], "chat_id": "雨夜"}
+    group_file = tmp_path / "1764000000000.json"
+    group_file.write_text(json.dumps(group, ensure_ascii=False), encoding="utf-8")
+    done = pear_in_process(home.root, "group", "import", group_file, chat)
+    assert done.returncode == 0, done.stderr
+    (chat_id,) = json.loads(pear_in_process(home.root, "group", "chats", "茶馆", "--json", check=True).stdout)
+    shown = pear_in_process(home.root, "sessions", "show", chat_id, "--json", check=True)
+    assert len(json.loads(shown.stdout)["branch"]) == 3000
+    card_chat = pear_in_process(home.root, "import", chat, "--card", "林月")
+    assert card_chat.returncode == 0, card_chat.stderr  # the same file into a card: the same limits
+    too_big = tmp_path / "大.json"
+    too_big.write_bytes(b" " * (inputs.MAX_FILE_BYTES + 1))  # a file read whole keeps its limit
+    refused = pear_in_process(home.root, "group", "import", too_big)
+    assert refused.returncode == 2 and "文件过大" in refused.stderr

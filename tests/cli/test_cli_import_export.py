@@ -297,3 +297,54 @@ def test_first_import_sets_up_the_data_folder_without_clobbering_it(tmp_path: Pa
     settings = json.loads((home / "cards" / "青梧" / "卡.json").read_text(encoding="utf-8"))
     assert settings["lorebooks"] == ["栖水镇", "江湖"]
     assert sorted(p.name for p in (home / "library" / "lorebooks").iterdir()) == ["栖水镇.json", "江湖.json"]
+
+
+def _linked_card(folder: Path, name: str, world: str) -> Path:
+    """A card JSON whose ``data.extensions.world`` names *world* (SillyTavern's linked book), none embedded."""
+    data = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": name, "description": f"{name}是茶馆的老板娘。", "first_mes": "欢迎光临。",
+        "extensions": {"world": world}}}  # fmt: skip
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _book(path: Path, content: str) -> Path:
+    entry = {"uid": 0, "key": ["茶"], "content": content, "constant": True, "order": 100, "position": 0}
+    path.write_text(json.dumps({"entries": {"0": entry}}, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_card_and_the_book_it_links_imported_together_are_mounted(tmp_path: Path) -> None:
+    """Issue 46, item 8: `pear import 卡 书.json` left the book unmounted (tavern mode then warned
+    「找不到世界书」 at every beat, and an MVU card's [initvar] there never seeded)."""
+    home = tmp_path / "home"
+    card = _linked_card(tmp_path, "林月", "茶馆旧事")
+    book = _book(tmp_path / "茶馆旧事.json", "茶馆开在西湖边，已有三十年。")
+    done = pear_here(home, "import", card, book)
+    assert done.returncode == 0, done.stderr
+    line = "世界书\t茶馆旧事.json → library/lorebooks/茶馆旧事.json（已挂载到卡「林月」（卡指定的世界书））"
+    assert line in done.stdout.splitlines()
+    settings = json.loads((home / "cards" / "林月" / "卡.json").read_text(encoding="utf-8"))
+    assert settings["lorebooks"] == ["茶馆旧事"]
+    assembled = pear_here(home, "tavern", "assemble", "--card", "林月", "--message", "来壶茶")
+    assert assembled.returncode == 0 and "找不到世界书" not in assembled.stdout + assembled.stderr
+    assert "茶馆开在西湖边，已有三十年。" in assembled.stdout
+
+
+def test_a_linked_book_is_found_by_the_name_it_gives_itself_or_in_the_library_or_said_missing(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    pear_here(home, "init", check=True)
+    renamed = tmp_path / "下载的书.json"
+    entries = {"0": {"uid": 0, "key": ["茶"], "content": "旧事。"}}
+    renamed.write_text(json.dumps({"name": "茶馆旧事", "entries": entries}, ensure_ascii=False), encoding="utf-8")
+    pear_here(home, "import", _linked_card(tmp_path, "林月", "茶馆旧事"), renamed, check=True)
+    assert json.loads((home / "cards" / "林月" / "卡.json").read_text(encoding="utf-8"))["lorebooks"] == ["下载的书"]
+    library = pear_here(home, "import", _linked_card(tmp_path, "周明", "栖水镇"), check=True)  # seeded by init
+    assert "已挂载它指定的世界书「栖水镇」（库中已有）" in library.stdout
+    assert json.loads((home / "cards" / "周明" / "卡.json").read_text(encoding="utf-8"))["lorebooks"] == ["栖水镇"]
+    missing = pear_here(home, "import", _linked_card(tmp_path, "小桃", "无名书"), check=True)
+    said = "它指定的世界书「无名书」不在这次导入里，库中也没有：用 pear import 无名书.json --card 小桃 导入并挂载"
+    assert said in missing.stdout

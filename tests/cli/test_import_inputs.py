@@ -132,3 +132,24 @@ def test_temp_files_a_killed_chat_left_go_when_pear_chat_starts(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     assert "清理了 1 个崩溃留下的临时文件，共 1.1 MB" in done.stderr
     assert not crashed.exists() and "客官请坐。" in done.stdout
+
+
+def test_a_chat_import_killed_mid_write_leaves_no_folder_and_no_new_name(tmp_path: Path) -> None:
+    """Issue 46, item 9: each killed `pear import` of a chat left an empty chat folder (its temp file
+    cleared on the next start), and the next import of that chat was named `-2`, `-3` … (`-6` after
+    five).  The folder here is what a kill leaves: a temp file of a writer that is gone."""
+    home = tmp_path / "home"
+    assert pear_here(home, "init").returncode == 0
+    chat = tmp_path / "雨夜.jsonl"
+    header = {"user_name": "旅人", "character_name": "青梧", "chat_metadata": {}}
+    rows = [header] + [{"name": "青梧", "is_user": False, "mes": f"第{n}句，雨还没有停。"} for n in range(50)]
+    chat.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    chats = home / "cards" / "青梧" / "chats"
+    for name in ("雨夜", "雨夜-2"):
+        (chats / name).mkdir(parents=True)
+        (chats / name / f".session.jsonl.{_dead_pid()}-k2x9_a1b.tmp").write_bytes(b'{"type":"session"')
+    done = pear_here(home, "import", chat, "--card", "青梧")
+    assert done.returncode == 0, done.stderr
+    assert "cards/青梧/chats/雨夜/session.jsonl" in done.stdout  # the name the chat has, not 雨夜-3
+    assert sorted(p.name for p in chats.iterdir()) == ["雨夜"]  # the other leftover folder went too
+    assert "清理了 2 个崩溃留下的临时文件" in done.stderr

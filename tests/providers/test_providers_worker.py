@@ -21,12 +21,12 @@ import pytest
 
 from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave
 from peargarden.errors import ProviderError
-from peargarden.providers import runtime_check
+from peargarden.providers import _machine_load, runtime_check
 from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, Usage
 from peargarden.providers.embedded import EmbeddedProvider
 from peargarden.providers.llama_session import LoadSpec
 from peargarden.providers.runtime_record import find_record
-from peargarden.providers.worker_client import LlamaWorker, WorkerLimits
+from peargarden.providers.worker_client import LlamaWorker, WorkerFault, WorkerLimits
 
 QUESTION = [{"role": "user", "content": "掌柜，今晚还有空房吗？"}]
 SHORT = WorkerLimits(start=20, silence=2)
@@ -51,6 +51,17 @@ def _checked(model: Path) -> None:
     """The self-test done beforehand, so a test's fault hits the chat's worker, not the self-test."""
     result = runtime_check.run_check(model, (1, 1), limits=SHORT)
     assert result.chosen == "fast"
+
+
+def _answers_with_one_worker(model: Path, state: Path) -> None:
+    """A new provider answers a beat, loading the model once: no self-test ran before it."""
+    before = len(loads(state))
+    provider = _provider(model)
+    try:
+        assert _text(_beat(provider)) == FAKE_REPLY
+    finally:
+        provider.close()
+    assert len(loads(state)) == before + 1
 
 
 def _partial_then_error(provider: EmbeddedProvider) -> tuple[str, ProviderError]:
@@ -201,13 +212,7 @@ def test_the_self_test_falls_back_when_extra_buffer_types_crash(
     assert (fast["config"], fast["outcome"], fast["detail"]) == ("fast", "crash", "SIGSEGV")
     assert loads(fake_runtime)[-1][1] is False
     # Recorded: the next provider (another process, the next day) skips the self-test.
-    before = len(loads(fake_runtime))
-    again = _provider(model)
-    try:
-        assert _text(_beat(again)) == FAKE_REPLY
-    finally:
-        again.close()
-    assert len(loads(fake_runtime)) == before + 1
+    _answers_with_one_worker(model, fake_runtime)
 
 
 def test_the_self_test_falls_back_on_garbage(
@@ -388,3 +393,100 @@ def test_the_choice_keeps_the_default_unless_safe_is_clearly_faster() -> None:
     crashed = runtime_check.Trial("fast", True, "crash", "SIGSEGV")
     only_safe = runtime_check.choose([crashed, trial("safe", 40, 10)])
     assert only_safe == ("safe", "only safe passed (fast: crash (SIGSEGV))")
+
+
+def test_a_worker_killed_just_as_its_reply_ended_is_replaced_and_the_next_beat_answers(
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reply was shown and its end sent; the kill is seen only when the next beat asks the worker
+    for something (the issue's "the user has to send twice")."""
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, "kill_after_reply;once")
+    provider = _provider(model)
+    try:
+        assert _text(_beat(provider)) == FAKE_REPLY
+        second = _beat(provider)
+    finally:
+        provider.close()
+    assert _text(second) == FAKE_REPLY and second[-1] == Done("stop", "青梧测试模型")
+    killed, fresh = loads(fake_runtime)[2:]  # after the self-test's two
+    assert killed[0] != fresh[0] and not _running(killed[0])
+    assert fresh[1]  # the same configuration: a kill is not the CPU's fault
+
+
+def test_a_worker_started_for_the_beat_that_dies_before_answering_is_that_beats_failure(
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a worker kept from an earlier beat is replaced on the spot: one started for this beat that
+    dies is this beat's one line (a model the machine cannot hold is not loaded twice a beat)."""
+    model = fake_model(tmp_path)
+    _checked(model)
+    misbehave(monkeypatch, "kill_at=1")
+    provider = _provider(model)
+    try:
+        for workers in (3, 4):
+            shown, error = _partial_then_error(provider)
+            assert shown == "" and "SIGKILL" in str(error)
+            assert len(loads(fake_runtime)) == workers  # one worker a beat
+    finally:
+        provider.close()
+
+
+def test_a_self_test_that_times_out_records_nothing_against_the_cpu_and_chats_still_run(
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy machine: both configurations miss the load limit.  A hang is no verdict on the CPU: the
+    record keeps llama.cpp's default, provisionally, the line says what got in the way (not a rebuild),
+    and the next chat answers (it failed in 1.2 s on a "chosen": null record)."""
+    model = fake_model(tmp_path)
+    misbehave(monkeypatch, "hang_at_start")
+    result = runtime_check.run_check(model, (1, 1), limits=WorkerLimits(start=1, silence=1))
+    assert [t.outcome for t in result.trials] == ["hang", "hang"]
+    assert all(t.cores > 0 for t in result.trials)  # the load was measured with each trial
+    assert (result.chosen, result.provisional) == ("fast", True)
+    record = find_record(model)
+    assert record is not None and record["chosen"] == "fast" and record["provisional"] is True
+    line = str(runtime_check.unsure_error(result))
+    assert "--portable" not in line and "load " in line and "pear models --check" in line and "\n" not in line
+    assert runtime_check.unsure_error(result).exit_code == 4
+    misbehave(monkeypatch, "")
+    _answers_with_one_worker(model, fake_runtime)  # no new self-test: the provisional record serves
+
+
+def test_only_what_the_cpu_cannot_do_decides_against_a_configuration() -> None:
+    crash = runtime_check.Trial("fast", True, "crash", "SIGSEGV")
+    hang = runtime_check.Trial("safe", False, "hang", "120 秒内没有加载完成，load 22.0，2 核")
+    chosen, reason, provisional = runtime_check.verdict([crash, hang])
+    assert (chosen, provisional) == ("safe", True)  # fast ruled out; safe not, though not proven either
+    hang_detail = "safe: hang (120 秒内没有加载完成，load 22.0，2 核)"
+    assert reason == f"not concluded (fast: crash (SIGSEGV); {hang_detail}); safe kept untested"
+    killed = runtime_check.Trial("fast", True, "killed", "SIGKILL")
+    ok = runtime_check.Trial("safe", False, "ok", prompt_tok_s=50, gen_tok_s=10)
+    assert runtime_check.verdict([killed, ok]) == (
+        "safe", "only safe passed (fast: killed (SIGKILL)); not concluded for fast", True)  # fmt: skip
+    garbage = runtime_check.Trial("fast", True, "garbage", "wrote '的的的'")
+    sigill = runtime_check.Trial("safe", False, "crash", "SIGILL")
+    assert runtime_check.verdict([garbage, sigill]) == (
+        "", "no configuration passed (fast: garbage (wrote '的的的'); safe: crash (SIGILL))", False)  # fmt: skip
+
+
+def test_the_load_limit_grows_with_the_model_and_the_machines_load_and_the_line_names_the_load(
+    fake_runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    busy = _machine_load.Load(22.0, 2)
+    assert _machine_load.start_limit(491_000_000, _machine_load.Load(0.3, 2)) == 149.5  # idle: 120 s + 60 s a GB
+    assert _machine_load.start_limit(1_100_000_000, busy) == 1800  # 186 s × 11, at most half an hour
+    assert _machine_load.silence_limit(busy) == 1320
+    # The same rule in a real worker, made small: a base of 0.1 s times a load of 11 a core.
+    monkeypatch.setattr(_machine_load, "START_BASE", 0.1)
+    monkeypatch.setattr(_machine_load, "START_PER_GB", 0.0)
+    monkeypatch.setattr(_machine_load, "measure", lambda: busy)
+    misbehave(monkeypatch, "hang_at_start")
+    worker = LlamaWorker(LoadSpec(str(fake_model(tmp_path)), 512, 1, 1), WorkerLimits())
+    with pytest.raises(WorkerFault) as caught:
+        worker.start()
+    assert caught.value.kind == "hang"
+    assert str(caught.value).startswith("内置模型 1.1 秒内没有加载完成") and "机器很忙（load 22.0，2 核）" in str(
+        caught.value
+    )

@@ -152,20 +152,57 @@ def test_retention_keeps_the_newest_fifty_and_collects_their_objects(vault: Vaul
     assert json.loads(vault.read_file(listed[0], "library/lorebooks/栖水镇.json"))["round"] == 5
 
 
-def test_ids_stay_in_order_when_the_clock_repeats_or_goes_back(home_dir: Path) -> None:
-    make_library(home_dir)
-    times = iter([START, START, START - timedelta(hours=1)])
-    vault = Vault(Home(home_dir), clock=lambda: next(times))
+def _snapshots_at(home_dir: Path, times: list[datetime], vault: Vault | None = None) -> tuple[Vault, list[str]]:
+    """A snapshot at each of *times* (the clock says so), the note changed before each."""
+    clock = iter(times)
+    vault = vault or Vault(Home(home_dir), clock=lambda: next(clock))
+    vault.clock = lambda: next(clock)
     note = home_dir / "cards" / "青梧" / "AGENTS.md"
     made = []
-    for text in ("一", "二", "三"):
-        note.write_text(text, encoding="utf-8")
+    for n, when in enumerate(times):
+        note.write_text(f"{when.isoformat()} 的第 {n} 条笔记", encoding="utf-8")
         info = vault.snapshot()
         assert info is not None
         made.append(info.id)
-    assert made == ["20261130-080000", "20261130-080000-2", "20261130-080000-3"]
+    return vault, made
+
+
+def test_ids_are_the_clock_and_the_order_is_the_order_taken(home_dir: Path) -> None:
+    make_library(home_dir)
+    vault, made = _snapshots_at(home_dir, [START, START, START - timedelta(hours=1)])
+    assert made == ["20261130-080000", "20261130-080000-2", "20261130-070000"]
+    assert [s.id for s in vault.snapshots()] == made  # as taken, not by name
+    assert vault.latest() is not None and vault.latest().id == "20261130-070000"
+
+
+def test_a_snapshot_taken_while_the_clock_was_ahead_does_not_stay_newest(home_dir: Path) -> None:
+    """Issue 46, item 9: with ids sorted by name, one taken while the clock was a year ahead stayed
+    "newest", and every later id had to follow it (``20271130-080000-57``)."""
+    make_library(home_dir)
+    ahead = START + timedelta(days=365)
+    vault, made = _snapshots_at(home_dir, [START, ahead, START + timedelta(minutes=5), START + timedelta(minutes=6)])
+    assert made == ["20261130-080000", "20271130-080000", "20261130-080500", "20261130-080600"]
     assert [s.id for s in vault.snapshots()] == made
-    assert vault.snapshots()[-1].time == "2026-11-30T07:00:00+00:00"
+    latest = vault.latest()
+    assert latest is not None and latest.id == "20261130-080600"
+    assert vault.diff("20261130-080500", "20261130-080600").changed == ["cards/青梧/AGENTS.md"]
+    vault.keep = 2  # retention drops the oldest taken, the ahead one among them
+    _snapshots_at(home_dir, [START + timedelta(minutes=7)], vault)
+    assert [s.id for s in vault.snapshots()] == ["20261130-080600", "20261130-080700"]
+
+
+def test_manifests_of_an_older_version_keep_their_order_before_the_new_ones(home_dir: Path) -> None:
+    make_library(home_dir)
+    vault, made = _snapshots_at(home_dir, [START + timedelta(days=365), START])
+    for snapshot_id in made:  # as an older version wrote them: no "seq"
+        path = vault.manifests.path(snapshot_id)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        del data["seq"]
+        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    older = Vault(Home(home_dir))
+    assert [s.id for s in older.snapshots()] == ["20261130-080000", "20271130-080000"]  # by id, as they were
+    _, later = _snapshots_at(home_dir, [START + timedelta(minutes=1)], older)
+    assert [s.id for s in older.snapshots()] == ["20261130-080000", "20271130-080000", *later]
 
 
 def test_snapshot_of_a_missing_data_folder_creates_nothing(tmp_path: Path) -> None:

@@ -4,11 +4,18 @@ The commands are listed in :mod:`._commands`; each one's module is imported only
 runs, so a light command (``pear cards``) does not load the chat, the web server or the model libraries.
 ``pear --help`` alone does not even load typer: :mod:`._help` writes the same text from the table.
 Everything else runs through typer in :mod:`._run`.
+
+``pear`` runs in Python's UTF-8 mode: started where the file-system encoding is not UTF-8 (``LANG=C``
+with ``PYTHONUTF8=0``, a Latin-1 locale), it starts itself again with ``-X utf8`` before anything
+else (:func:`_utf8_or_exit`): card, chat and data-folder names are Chinese, and with an ASCII
+file-system encoding Python can neither make them nor open them (``pear init`` ended in a
+``UnicodeEncodeError``, ``pear chat --card 青梧`` said a false "no such card").
 """
 
 from __future__ import annotations
 
 import atexit
+import codecs
 import contextlib
 import os
 import sys
@@ -19,6 +26,8 @@ from typing import NoReturn
 def main(argv: list[str] | None = None) -> None:
     """The ``pear`` command; *argv* given: a call from inside another program (the tests), which
     keeps its own garbage-collector settings."""
+    if argv is None:
+        _utf8_or_exit()
     args = sys.argv[1:] if argv is None else argv
     if args == ["--help"]:
         from ._help import help_width, root_help
@@ -39,6 +48,33 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit as done:
         _leave(_status(done.code))
     _leave(0)
+
+
+def _utf8_or_exit() -> None:
+    """Go on in UTF-8 mode: at once when the file-system encoding is UTF-8, else by starting this
+    command again with ``-X utf8`` (and ``PYTHONUTF8=1`` for the processes it starts: the model's
+    worker, a child ``pear``).  The arguments go over as the bytes they came as.  When that cannot
+    be done, one line says what to set."""
+    if _file_names_in_utf8():
+        return
+    env = {**os.environ, "PYTHONUTF8": "1"}
+    args = [sys.executable, "-X", "utf8", "-m", "peargarden", *sys.argv[1:]]
+    try:
+        if sys.executable:
+            os.execve(sys.executable, args, env)
+    except OSError:
+        pass
+    encoding = sys.getfilesystemencoding()
+    sys.stderr.write(
+        f"pear: Python 的文件名编码是 {encoding}，不是 UTF-8，中文的卡名和文件名无法读写"
+        f"（file-system encoding {encoding}）：请设置 PYTHONUTF8=1（或 LANG=C.UTF-8）再运行\n"
+    )
+    sys.stderr.flush()
+    os._exit(2)
+
+
+def _file_names_in_utf8() -> bool:
+    return bool(sys.flags.utf8_mode) or codecs.lookup(sys.getfilesystemencoding()).name == "utf-8"
 
 
 def _status(code: object) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from peargarden.app.settings.local_models import check_embedded, fetch_embedded, require_safe
+from peargarden.app.settings.local_models import check_embedded, check_limits, fetch_embedded, require_safe
 from peargarden.app.settings.model_lists import list_models
 
 from ._app import app, state
@@ -34,11 +34,20 @@ def models_command(
     local_model: str | None = typer.Option(
         None, "--local-model", help="With --check: a GGUF path or an embedded model's name (default: configured)."
     ),
+    first_byte_timeout: float | None = typer.Option(
+        None,
+        "--first-byte-timeout",
+        help="With --check: seconds each configuration may take to load the model (default: by its size and the load).",
+    ),
+    idle_timeout: float | None = typer.Option(
+        None, "--idle-timeout", help="With --check: the longest silence of a loaded model (default: by the load)."
+    ),
 ) -> None:
     """List the models an endpoint offers (default: the main connection in config.toml)."""
     if check:
         progress = None if as_json else (lambda message: typer.echo(f"models: {message}", err=True))
-        result = check_embedded(state.home, local_model or "", if_needed=if_needed, progress=progress)
+        limits = check_limits(first_byte_timeout, idle_timeout)
+        result = check_embedded(state.home, local_model or "", if_needed=if_needed, progress=progress, limits=limits)
         if result["fresh"] or as_json or not if_needed:  # --if-needed with a record that holds: quiet
             _print_check(result, as_json)
         require_safe(result)
@@ -92,3 +101,5 @@ def _print_check(check: dict[str, Any], as_json: bool) -> None:
     when = "刚刚测过" if check["fresh"] else f"沿用 {check['checked_at']} 的记录"
     if check["chosen"]:
         typer.echo(f"选用 {check['chosen']}：{check['reason']}（{when}，记在 {check['record']}）")
+    if check["chosen"] and check.get("provisional") and not check.get("unsure"):
+        typer.echo("（暂定：有一项没测出结论，下次 `pear models --check --if-needed` 会再测）")

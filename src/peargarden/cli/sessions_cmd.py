@@ -11,9 +11,10 @@ from peargarden.app.play.chat_records import (
     CardFolder,
     ChatRecord,
     Entry,
+    GroupChatRecord,
     card_folders,
     export_sillytavern,
-    find_chat,
+    find_any_chat,
     save_file,
 )
 from peargarden.app.play.chat_summaries import chat_summaries
@@ -33,8 +34,8 @@ def _cards(card: str | None) -> list[CardFolder]:
     return card_folders(state.home, card)
 
 
-def _find(chat_id: str, card: str | None) -> ChatRecord:
-    return find_chat(state.home, chat_id, card)
+def _find(chat_id: str, card: str | None) -> ChatRecord | GroupChatRecord:
+    return find_any_chat(state.home, chat_id, card)
 
 
 def _message_row(number: int, entry: Entry) -> dict[str, Any]:

@@ -5,7 +5,8 @@
   :mod:`.profiles`.
 * :mod:`.embedded` — a GGUF through ``llama-cpp-python`` in a worker process (:mod:`.worker_client`,
   :mod:`.llama_worker`), with the configuration the self-test chose for this machine
-  (:mod:`.runtime_check`); Qwen2.5-Coder-0.5B-Instruct by default.  A small model's guards:
+  (:mod:`.runtime_check`; its limits and the worker's grow with the machine's load, :mod:`._machine_load`);
+  Qwen2.5-Coder-0.5B-Instruct by default.  A small model's guards:
   :mod:`._echo` (the user's words handed back), :mod:`._copy_block` (runs of the prompt),
   :mod:`._sentence_guard` with :mod:`._sentences`, :mod:`._model_claims` and :mod:`._repeats` (claims
   to be a model and sentences said before, cut sentence by sentence).

@@ -84,6 +84,8 @@ _MESSAGE_OVERHEAD = 5
 # After trimming, fill only this share of the budget, so the next beats keep a stable prefix
 # (and the KV cache stays useful) instead of shifting the history by one message every beat.
 _TRIM_LOW_WATER = 0.75
+# How a worker that ended by itself or was ended shows (a hang is not retried: it took its limit already).
+_ENDED = ("killed", "crash", "signal", "exit")
 
 __all__ = ["SETUP_HINT", "EmbeddedProvider", "find_model_file", "llama_class", "shared_embedded_provider"]
 
@@ -416,6 +418,20 @@ class EmbeddedProvider:
             yield Done(stop_reason="aborted", model=self.model_name)
             return
         with self._lock:
+            warm = self._worker is not None
+            shown = False
+            try:
+                for event in self._stream_locked(request, cancel):
+                    shown = True
+                    yield event
+                return
+            except WorkerFault as fault:
+                error = self._fault(fault)
+                if shown or not warm or fault.kind not in _ENDED:
+                    raise error from None
+            # The worker kept from the last beat was found gone before this one showed anything: it
+            # ended between beats (killed just as its last reply ended, before we could see it).
+            # Nothing of this beat is lost: a fresh worker answers it, once; its fault is final.
             try:
                 yield from self._stream_locked(request, cancel)
             except WorkerFault as fault:

@@ -14,12 +14,23 @@ process of its own (:mod:`.worker_client`), which may crash without harm:
 * of those that pass, the one with the shorter time for a typical beat (:data:`BEAT_PROMPT` new
   prompt tokens, :data:`BEAT_REPLY` reply tokens) is kept; the safe one only when it is more than
   :data:`MARGIN` (20%) faster, as one timing on a busy machine is noisy;
-* none passing means the build itself does not suit the CPU: ``bash scripts/setup.sh --local
-  --portable`` rebuilds it without ``-march=native`` (:class:`RuntimeUnsafe`).
+* only what the CPU cannot do counts against a configuration: a native crash or garbage
+  (:data:`CANNOT`).  A worker that stayed silent past its limit (``hang``: on a busy machine a
+  1.1 GB model can take minutes to load), was killed (memory), stopped by a signal or exited
+  proves nothing about the CPU: such a trial is *unsure*;
+* every configuration failing by what the CPU cannot do means the build itself does not suit the
+  CPU: ``bash scripts/setup.sh --local --portable`` rebuilds it without ``-march=native``
+  (:class:`RuntimeUnsafe`);
+* a result with an unsure trial is *provisional*: the configuration that passed, or else the one
+  no trial ruled out (llama.cpp's default first), is recorded as such, so chats run with it, and
+  ``pear models --check --if-needed`` tests again; when none passed, :class:`CheckUnsure` says what
+  got in the way (the machine's load, its memory, the runtime) and what to do — never a rebuild.
 
-The result is recorded (:mod:`.runtime_record`) and reused until the machine, the runtime or the
-model changes.  A load error the same for every configuration (no runtime installed, a file
-llama.cpp refuses) is not a configuration's fault: it is raised as it is.
+The limits of each trial grow with the model's size and the machine's load (:mod:`._machine_load`),
+measured as the trial starts and kept in it.  The result is recorded (:mod:`.runtime_record`) and
+reused until the machine, the runtime or the model changes.  A load error the same for every
+configuration (no runtime installed, a file llama.cpp refuses) is not a configuration's fault: it
+is raised as it is.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ import msgspec
 
 from peargarden.errors import ProviderError
 
+from . import _machine_load
 from .llama_session import LoadSpec
 from .runtime_record import find_record, new_record, record_path, write_record
 from .worker_client import LlamaWorker, WorkerFault, WorkerLimits
@@ -50,7 +62,10 @@ BEAT_REPLY = 150
 # configurations measured level on a long alternated benchmark (docs/benchmarks.md): a gap smaller
 # than this is noise, and llama.cpp's default stays.
 MARGIN = 0.2
-CHECK_LIMITS = WorkerLimits(start=120.0, silence=60.0)
+# By the model's size and the machine's load, measured at each trial (see ._machine_load).
+CHECK_LIMITS = WorkerLimits()
+# The outcomes that say the CPU cannot run a configuration; any other failure is unsure.
+CANNOT = ("crash", "garbage")
 
 Progress = Callable[[str], None]
 
@@ -59,6 +74,10 @@ class RuntimeUnsafe(ProviderError):
     """No configuration of the installed runtime passed the self-test on this machine."""
 
     exit_code = 5
+
+
+class CheckUnsure(ProviderError):
+    """The self-test could not tell: no configuration passed, and not every failure was the CPU's."""
 
 
 class Config(msgspec.Struct, frozen=True):
@@ -85,10 +104,18 @@ class Trial(msgspec.Struct):
     gen_tok_s: float = 0.0
     load_seconds: float = 0.0
     text: str = ""
+    # The machine's one-minute load average and cores when the trial began (0: not measured).
+    load: float = 0.0
+    cores: int = 0
 
     @property
     def passed(self) -> bool:
         return self.outcome == "ok"
+
+    @property
+    def cannot(self) -> bool:
+        """Failed by what the CPU cannot do (not by time, memory or an outside signal)."""
+        return self.outcome in CANNOT
 
     def beat_seconds(self) -> float:
         """What a typical warm beat would take with these rates (see the module's docstring)."""
@@ -100,10 +127,12 @@ class Trial(msgspec.Struct):
 class CheckResult(msgspec.Struct):
     model: str
     trials: list[Trial]
-    chosen: str  # a config name, or "" when none passed
+    chosen: str  # a config name, or "" when every configuration failed by what the CPU cannot do
     reason: str
     record: dict[str, Any] = msgspec.field(default_factory=dict)
     path: str = ""
+    # A trial was unsure (see the module's docstring): ``chosen`` is what to run with until a check concludes.
+    provisional: bool = False
 
     @property
     def config(self) -> Config | None:
@@ -118,6 +147,7 @@ class CheckResult(msgspec.Struct):
             "chosen": self.chosen or None,
             "config": {"use_extra_bufts": chosen.use_extra_bufts} if chosen else None,
             "reason": self.reason,
+            "provisional": self.provisional,
             "rebuild": chosen is None,
             "trials": [msgspec.structs.asdict(trial) for trial in self.trials],
             "checked_at": self.record.get("checked_at", ""),
@@ -142,6 +172,7 @@ def run_trial(
     is raised, not returned."""
     spec = LoadSpec(str(model), PROBE_CTX, threads[0], threads[1], use_extra_bufts=config.use_extra_bufts)
     worker = LlamaWorker(spec, limits)
+    load = _machine_load.measure()
     try:
         worker.start()
         # Twice, the faster of each rate kept: one timing on a busy machine is mostly the other load.
@@ -149,7 +180,8 @@ def run_trial(
     except WorkerFault as fault:
         if fault.kind == "fatal":
             raise
-        return Trial(config.name, config.use_extra_bufts, fault.kind, fault.detail or str(fault))
+        return Trial(config.name, config.use_extra_bufts, fault.kind, fault.detail or str(fault),
+                     load=round(load.average, 2), cores=load.cores)  # fmt: skip
     finally:
         worker.close()
     texts = [str(run.get("text") or "") for run in runs]
@@ -162,6 +194,8 @@ def run_trial(
         gen_tok_s=max(_rate(run, "gen_tokens", "gen_seconds") for run in runs),
         load_seconds=worker.load_seconds,
         text=texts[0][:80],
+        load=round(load.average, 2),
+        cores=load.cores,
     )
     if not trial.passed:
         wrong = next(text for text in texts if not continues_counting(text))
@@ -174,12 +208,16 @@ def _rate(run: dict[str, Any], tokens: str, seconds: str) -> float:
     return round(int(run.get(tokens) or 0) / took, 1) if took > 0 else 0.0
 
 
+def _failures(trials: list[Trial]) -> str:
+    return "; ".join(
+        f"{t.config}: {t.outcome}" + (f" ({t.detail})" if t.detail else "") for t in trials if not t.passed
+    )
+
+
 def choose(trials: list[Trial]) -> tuple[str, str]:
     """(the configuration kept, why); ("", why) when none passed."""
     passed = {t.config: t for t in trials if t.passed}
-    failed = "; ".join(
-        f"{t.config}: {t.outcome}" + (f" ({t.detail})" if t.detail else "") for t in trials if not t.passed
-    )
+    failed = _failures(trials)
     if not passed:
         return "", f"no configuration passed ({failed})"
     fast, safe = passed.get(FAST.name), passed.get(SAFE.name)
@@ -193,6 +231,20 @@ def choose(trials: list[Trial]) -> tuple[str, str]:
     only = fast or safe
     assert only is not None
     return only.config, f"only {only.config} passed ({failed})"
+
+
+def verdict(trials: list[Trial]) -> tuple[str, str, bool]:
+    """(the configuration to run with, why, provisional).  ("", why, False): every configuration
+    failed by what the CPU cannot do.  Provisional: a trial was unsure (see the module's docstring);
+    then, with none passed, the first configuration no trial ruled out (llama.cpp's default first)."""
+    chosen, reason = choose(trials)
+    unsure = [t for t in trials if not t.passed and not t.cannot]
+    if not unsure:
+        return chosen, reason, False
+    if chosen:
+        return chosen, f"{reason}; not concluded for {', '.join(t.config for t in unsure)}", True
+    left = unsure[0].config
+    return left, f"not concluded ({_failures(trials)}); {left} kept untested", True
 
 
 def run_check(
@@ -209,27 +261,55 @@ def run_check(
         if progress is not None:
             progress(f"自检 {config.name}（{config.label}）…")
         trials.append(run_trial(model, config, threads, limits))
-    chosen, reason = choose(trials)
+    chosen, reason, provisional = verdict(trials)
     record = {
         **new_record(model),
         "chosen": chosen or None,
         "reason": reason,
+        "provisional": provisional,
         "checked_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "trials": [msgspec.structs.asdict(trial) for trial in trials],
     }
     path = write_record(record, folder)
-    return CheckResult(str(model), trials, chosen, reason, record, str(path))
+    return CheckResult(str(model), trials, chosen, reason, record, str(path), provisional)
 
 
 def recorded_check(model: Path, folder: Path | None = None) -> CheckResult | None:
-    """The recorded result for *model* on this machine and runtime, if there is one."""
+    """The recorded result for *model* on this machine and runtime, if there is one.  A record without
+    a choice whose failures were not all the CPU's (an older version recorded a hang so) is none."""
     record = find_record(model, folder)
     if record is None:
         return None
-    trials = [Trial(**t) for t in record.get("trials") or [] if isinstance(t, dict)]
+    fields = set(Trial.__struct_fields__)
+    trials = [Trial(**{k: v for k, v in t.items() if k in fields}) for t in record.get("trials") or []
+              if isinstance(t, dict)]  # fmt: skip
     chosen = record.get("chosen") or ""
+    if chosen not in BY_NAME and not (trials and all(t.passed or t.cannot for t in trials)):
+        return None
     return CheckResult(str(model), trials, chosen if chosen in BY_NAME else "", str(record.get("reason") or ""),
-                       record, str(record_path(folder)))  # fmt: skip
+                       record, str(record_path(folder)), bool(record.get("provisional")))  # fmt: skip
+
+
+def unsure_error(result: CheckResult) -> CheckUnsure:
+    """What got in the way of a self-test that passed nothing, and what to do: by the unsure trials'
+    outcomes (a rebuild never helps these)."""
+    unsure = [t for t in result.trials if not t.passed and not t.cannot]
+    kinds = {t.outcome for t in unsure}
+    load = _machine_load.measure()
+    if "hang" in kinds:
+        advice = (
+            f"机器太忙或模型加载太慢（现在 {load.describe()}），这不说明这台 CPU 不能运行它；"
+            "等机器空闲些再运行 `pear models --check`，或用 --first-byte-timeout 给加载更长的时间"
+        )
+    elif "killed" in kinds:
+        advice = "进程被系统强行结束（多半是内存不足）：关掉占内存的程序或换小一点的模型，再运行 `pear models --check`"
+    elif "exit" in kinds:
+        advice = "进程启动后退出：运行 `bash scripts/setup.sh --local` 重装运行时，再运行 `pear models --check`"
+    else:
+        advice = "进程被外部信号结束：再运行一次 `pear models --check`"
+    return CheckUnsure(
+        f"内置模型的自检没有结论（{result.reason}）：{advice}；在那之前聊天先用 {result.chosen} 配置"
+    )
 
 
 def unsafe_error(reason: str) -> RuntimeUnsafe:

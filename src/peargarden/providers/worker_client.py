@@ -4,9 +4,11 @@ One :class:`LlamaWorker` is one child process with one loaded model, kept warm b
 cache, and so llama.cpp's prefix reuse, lives there).  Every wait on it is bounded: the start (the
 runtime's import and the model's load) by :attr:`WorkerLimits.start`, everything after by
 :attr:`WorkerLimits.silence` — the longest time without a line, where the worker says it is alive after
-every evaluated batch or token.  Whatever ends it — a native crash, the kernel's out-of-memory kill, a
-hang, an exit at start-up — becomes one :class:`WorkerFault` line (what happened, what to try), and
-the worker is gone: the provider starts a fresh one for the next request.
+every evaluated batch or token.  A limit not given grows with the model's size and the machine's load
+(:mod:`._machine_load`), measured when the worker starts and at each request.  Whatever ends it — a
+native crash, the kernel's out-of-memory kill, a hang, an exit at start-up — becomes one
+:class:`WorkerFault` line (what happened, what to try), and the worker is gone: the provider starts a
+fresh one for the next request.
 
 Cancelling (the front's stop, or the provider dropping a reply the echo guard caught) sends ``cancel``
 and returns at once; the worker ends that generation at its next token, and the next request first
@@ -39,6 +41,7 @@ import msgspec
 
 from peargarden.errors import ProviderError
 
+from . import _machine_load
 from ._worker_protocol import decode, encode
 from .base import Message
 from .llama_session import Chunk, CopySpec, Finished, LoadSpec, Piece, Started
@@ -50,10 +53,11 @@ _POLL = 0.1  # how often a wait looks at the caller's cancel flag (seconds)
 class WorkerLimits(msgspec.Struct, frozen=True):
     """Seconds.  ``start``: from starting the process to the model loaded; ``silence``: the longest
     time without a line from the worker once it works (it speaks after every batch or token it
-    evaluates, so only a stuck runtime, or a machine far too busy, reaches this)."""
+    evaluates, so only a stuck runtime, or a machine far too busy, reaches this).  ``None``: by the
+    model's size and the machine's load (:mod:`._machine_load`)."""
 
-    start: float = 120.0
-    silence: float = 120.0
+    start: float | None = None
+    silence: float | None = None
 
 
 class WorkerFault(ProviderError):
@@ -122,6 +126,7 @@ class LlamaWorker:
         self._stderr_reader: threading.Thread | None = None
         self.version = ""
         self.load_seconds = 0.0
+        self._silence = self.limits.silence or _machine_load.SILENCE_BASE
 
     # -- life
 
@@ -143,7 +148,7 @@ class LlamaWorker:
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True, name="pear-llama-stderr")
         self._stderr_reader.start()
         self._send({"op": "load", "spec": self.spec.to_json()})
-        message = self._next(self.limits.start)
+        message = self._next(self._start_limit())
         if message.get("ev") == "fatal":
             self._finish()
             raise WorkerFault(str(message.get("message") or "内置模型加载失败"), "fatal")
@@ -153,6 +158,21 @@ class LlamaWorker:
         self._started = True
         self.version = str(message.get("version") or "")
         self.load_seconds = float(message.get("seconds") or 0.0)
+
+    def _start_limit(self) -> float:
+        if self.limits.start is not None:
+            return self.limits.start
+        try:
+            size = os.stat(self.spec.model_path).st_size
+        except OSError:
+            size = 0
+        return _machine_load.start_limit(size, _machine_load.measure())
+
+    def _silence_limit(self) -> float:
+        """The silence allowed from now on (measured at each request: the load moves)."""
+        if self.limits.silence is not None:
+            return self.limits.silence
+        return _machine_load.silence_limit(_machine_load.measure())
 
     def close(self) -> None:
         """End the worker: its stdin closes, so it exits; killed if it has not within two seconds."""
@@ -211,7 +231,7 @@ class LlamaWorker:
             return True
         try:
             while True:
-                message = self._next(self.limits.silence)
+                message = self._next(self._silence)
                 if message.get("id") == self._pending and message.get("ev") in ("end", "error"):
                     self._pending = None
                     return True
@@ -243,7 +263,7 @@ class LlamaWorker:
         self._pending = ident
         try:
             while True:
-                message = self._next_or_cancel(self.limits.silence, cancel)
+                message = self._next_or_cancel(self._silence, cancel)
                 if message is None:
                     return  # cancelled: the worker is told in `finally`
                 kind = message.get("ev")
@@ -269,6 +289,7 @@ class LlamaWorker:
     def _request(self, message: dict[str, Any]) -> int:
         if not self._started:
             self.start()
+        self._silence = self._silence_limit()
         if not self.settle():
             raise WorkerFault("内置模型进程已经不在了（worker gone）：再发一次会重新启动它", "exit")
         ident = next(self._ids)
@@ -280,7 +301,7 @@ class LlamaWorker:
 
     def _answer(self, ident: int) -> dict[str, Any]:
         while True:
-            message = self._next(self.limits.silence)
+            message = self._next(self._silence)
             if message.get("id") != ident:
                 continue
             if message.get("ev") == "error":
@@ -334,18 +355,24 @@ class LlamaWorker:
     # -- how it ended
 
     def _hung(self, limit: float) -> WorkerFault:
+        """The fault for a worker silent past *limit*, with the machine's load now: a busy machine
+        explains a slow model; an idle one points at the runtime."""
         self.kill()
         seconds = f"{limit:g}"
+        load = _machine_load.measure()
+        cause = f"机器很忙（{load.describe()}）" if load.busy else f"机器并不忙（{load.describe()}），运行时可能卡住了"
         if not self._started:
             return WorkerFault(
-                f"内置模型 {seconds} 秒内没有加载完成，已停止它（no answer at start-up）："
-                "机器可能太忙或内存不足；再发一次会重新启动它，反复出现请运行 `pear models --check`",
+                f"内置模型 {seconds} 秒内没有加载完成，已停止它（no answer at start-up）：{cause}；"
+                "再发一次会重新启动它（--first-byte-timeout 可给加载更长的时间）",
                 "hang",
+                f"{seconds} 秒内没有加载完成，{load.describe()}",
             )
         return WorkerFault(
-            f"内置模型 {seconds} 秒没有任何输出，已停止它（hang）：机器可能太忙；"
-            "再发一次会重新启动它，反复出现请运行 `pear models --check`",
+            f"内置模型 {seconds} 秒没有任何输出，已停止它（hang）：{cause}；"
+            "再发一次会重新启动它（--idle-timeout 可放宽）",
             "hang",
+            f"{seconds} 秒没有输出，{load.describe()}",
         )
 
     def _finish(self) -> int | None:

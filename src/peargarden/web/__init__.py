@@ -25,7 +25,8 @@
   ``chat_window.js`` the window of a long chat — the last 100 messages, more on scroll, at most 200
   drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message,
   ``status_frame.js`` a status bar's sandboxed frame and the checks on what it says, ``frame_bridge.js``
-  the TavernHelper API inside it;
+  the TavernHelper API inside it, ``frame_guard.js`` its first script, closing what the frame's CSP
+  cannot (WebRTC, frames inside the frame);
   ``card_list.js`` the character list's search, sorts, tags and favourites).  Browser tests:
   ``tests/web/``; ``bench/bench_web_chat.py`` and ``bench/bench_card_list.py`` time them.
 """

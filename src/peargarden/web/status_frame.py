@@ -20,7 +20,10 @@ iframe that runs its scripts; MVU cards turn ``<StatusPlaceHolderImpl/>`` into s
   taken out and named in ``blocked``, which the frame shows in one line.  (What a regex misses — a
   ``url()``, an ``import`` — the frame's CSP blocks, and the bridge adds it to the same line.)
 
-Rewriting here is for the reader, not for safety: the sandbox and the CSP are the boundary.
+Rewriting here is for the reader, not for safety: the sandbox, the CSP and the frame's first script
+(``static/frame_guard.js``: no WebRTC, no frame in the frame) are the boundary.  One rewrite is for the
+guard: a ``<template shadowrootmode>`` would have the parser attach a shadow root, a closed one out of
+the guard's sight, so the attribute is renamed and the template stays a template.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ _RUNS = re.compile(r"<script\b|\bon[a-z]+\s*=|javascript:", re.IGNORECASE)
 # A <script src> (with whatever it holds) or a <link>, in the document's order.
 _LOADS = re.compile(r"<script\b[^>]*?\bsrc\s*=[^>]*>[\s\S]*?</script\s*>|<link\b[^>]*>", re.IGNORECASE)
 _QUIET_LINKS = re.compile(r"^(?:preconnect|dns-prefetch|prefetch|canonical|manifest)$", re.IGNORECASE)
+# A declarative shadow root's attribute (``shadowrootmode``, and ``shadowroot`` of older Chromium).
+_DECLARATIVE_SHADOW = re.compile(r"\bshadowroot(mode)?(?=\s*=)", re.IGNORECASE)
 
 # The libraries a frame gets (see frame_libraries.py): a file name a CDN serves it as, a package root
 # (jsdelivr / unpkg ``/npm/jquery@3``), and how a document uses it without loading it.
@@ -99,7 +104,7 @@ def rewrite_document(html: str) -> tuple[str, list[str], list[str]]:
             note(blocked, src)
         return ""
 
-    kept = _LOADS.sub(load, html)
+    kept = _DECLARATIVE_SHADOW.sub(r"data-pear-shadowroot\1", _LOADS.sub(load, html))
     for library, use in _LIBRARY_USE.items():
         if use.search(kept):
             note(libraries, library)

@@ -66,9 +66,14 @@ class ChatLock:
         except BaseException:
             os.close(fd)
             raise
-        # Ours now; whatever pid the file still names (a crashed holder) is overwritten.
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        # Ours now; whatever pid the file still names (a crashed holder) is overwritten.  The pid only
+        # names us in another process's "busy" line: on a full disk it goes unwritten (the flock is
+        # the lock), and the beat's own write then says what is full, naming the chat's file.
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        except OSError:
+            pass
         self._fd = fd
 
     def release(self) -> None:

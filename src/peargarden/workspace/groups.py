@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from peargarden.errors import BadInput, NotFound, PearError
+from peargarden.errors import BadInput, NotFound, PearError, storage_error
 from peargarden.formats.groups import GroupFile, read_group, write_group
 from peargarden.text.names import did_you_mean
 
@@ -74,8 +74,9 @@ class GroupFolder(msgspec.Struct, frozen=True):
     def write(self, group: GroupFile) -> None:
         try:
             atomic.write_bytes(self.group_file, write_group(group))
-        except OSError as exc:
-            raise PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=self.group_file) from None
+        except OSError as exc:  # read-only or full: its line and exit 5, as for a card or a chat
+            failed = PearError(f"无法写入：{exc.strerror or exc}（write failed）", path=self.group_file)
+            raise storage_error(exc, self.home.root) or failed from None
 
     def settings(self) -> dict[str, Any]:
         """``群.json`` as a dict; ``{}`` when the group has none."""

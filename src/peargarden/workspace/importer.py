@@ -11,6 +11,10 @@ What goes where:
   its embedded lorebook, unless ``book="skip"``, → ``library/lorebooks/<book>.json`` and, with
   ``book="mount"`` (the default), into the card's ``lorebooks``;
 - lorebook JSON → ``library/lorebooks/<stem>.json`` (mounted on ``card`` when one is named);
+- a card's linked world (``data.extensions.world``, a book SillyTavern finds by its file name): with
+  no embedded book mounted, the book of that name is mounted on the card — one imported in the same
+  run (``pear import 卡.png 书.json``), else one already in the library; when there is none, the card's
+  report line says so (an MVU card whose ``[initvar]`` lives there would start with no variables);
 - preset JSON → ``library/presets/<stem>.json``, byte for byte;
 - chat JSONL (needs ``card``) → ``cards/<card>/chats/<stem>/session.jsonl``: converted into a
   session as it is read, a line at a time (:mod:`.chat_import`; a chat may be far larger than the
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -123,6 +128,8 @@ class _Batch(msgspec.Struct):
     presets: dict[str, bytes] = msgspec.field(default_factory=dict)
     regex: dict[str, bytes] = msgspec.field(default_factory=dict)
     chats: dict[str, list[str]] = msgspec.field(default_factory=dict)  # card folder → chat ids
+    # Cards whose linked world (data.extensions.world) is still to be found: folder → book name.
+    worlds: dict[str, str] = msgspec.field(default_factory=dict)
     # Cards that do not exist yet but will: the imported ones ({} settings) and, when this import
     # sets the data folder up, the bundled card with the settings seeding gives it.
     pending_settings: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
@@ -138,7 +145,21 @@ class _Batch(msgspec.Struct):
         return CardFolder(home, folder).lorebooks()
 
     def chat_ids(self, home: Home, folder: str) -> list[str]:
-        return [] if folder in self.pending_settings else CardFolder(home, folder).chat_ids()
+        """The names taken in the card's chats folder.  An empty folder takes none: it is what an
+        import killed mid-write leaves once its temp file is cleared, and each one made the next
+        import of that chat ``-2``, ``-3`` …"""
+        if folder in self.pending_settings:
+            return []
+        chats = CardFolder(home, folder).chats_dir
+        return [name for name in CardFolder(home, folder).chat_ids() if not _empty_dir(chats / name)]
+
+
+def _empty_dir(path: Path) -> bool:
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
 
 
 ProgressFn = Callable[[Path, int], None]
@@ -223,6 +244,7 @@ def plan_import(
         else:
             parsed_book = _guarded(later, read_lorebook, later_data, str(later))
             _plan_lorebook(plan, batch, later, later_data, parsed_book, card)
+    _link_worlds_from_library(plan, batch)
     for folder, books in plan.mounts.items():
         target = CardFolder(home, folder)
         settings = batch.card_settings(home, folder)
@@ -367,12 +389,52 @@ def _plan_card(
             note = _joined(note, f"内嵌世界书已存为「{stem}」，未挂载")
     elif embedded is not None:
         note = _joined(note, "内嵌世界书未导入")
+    world = _linked_world(card)
+    if world and book == "mount" and not books and world not in kept:
+        batch.worlds[folder] = world  # found among this run's books, or the library's, at the end
     # The card's 卡.json is written at the end of the plan, with every book mounted in this run.
     plan.mounts[folder] = [*kept, *(b for b in books if b not in kept)]
     note = "，".join(part for part in (note, regex_note) if part)
     plan.items.append(ImportedItem(path, "角色卡", card_file, note))
     if book_item is not None:
         plan.items.append(book_item)
+
+
+def _linked_world(card: Card) -> str:
+    """The book the card links by name (SillyTavern's ``data.extensions.world``), "" for none."""
+    extensions = card.data.get("extensions")
+    world = extensions.get("world") if isinstance(extensions, dict) else None
+    return sanitize_name(world) if isinstance(world, str) else ""
+
+
+def _mount(plan: ImportPlan, batch: _Batch, folder: str, stem: str) -> None:
+    mounted = plan.mounts.get(folder)
+    if mounted is None:
+        mounted = batch.card_lorebooks(plan.home, folder)
+    if stem not in mounted:
+        plan.mounts[folder] = [*mounted, stem]
+
+
+def _note_card(plan: ImportPlan, folder: str, note: str) -> None:
+    """*note* added to the report line of the card imported into *folder*."""
+    for index, item in enumerate(plan.items):
+        if item.kind == "角色卡" and item.target.parent.name == folder:
+            plan.items[index] = msgspec.structs.replace(item, note=_joined(item.note, note))
+            return
+
+
+def _link_worlds_from_library(plan: ImportPlan, batch: _Batch) -> None:
+    """Cards whose linked world no book of this run answered: the library's book of that name, or a
+    note that it is missing."""
+    names = set(list_lorebook_names(plan.home))
+    for folder, world in batch.worlds.items():
+        if world in names:
+            _mount(plan, batch, folder, world)
+            _note_card(plan, folder, f"已挂载它指定的世界书「{world}」（库中已有）")
+        else:
+            missing = f"它指定的世界书「{world}」不在这次导入里，库中也没有"
+            _note_card(plan, folder, f"{missing}：用 pear import {world}.json --card {folder} 导入并挂载")
+    batch.worlds.clear()
 
 
 def _card_base(name: str, path: Path) -> str:
@@ -477,12 +539,16 @@ def _plan_lorebook(
     note = "" if is_new else "与已有的相同"
     if card is not None:
         folder = _resolve_card(plan, batch, card)
-        mounted = plan.mounts.get(folder)
-        if mounted is None:
-            mounted = batch.card_lorebooks(plan.home, folder)
-        if stem not in mounted:
-            plan.mounts[folder] = [*mounted, stem]
+        _mount(plan, batch, folder, stem)
         note = (note + "，" if note else "") + f"已挂载到卡「{folder}」"
+    # A card of this run that links this book by name (its file name, as SillyTavern finds it, or
+    # the name the book gives itself) gets it mounted.
+    own_names = {_stem(path), sanitize_name(str(parsed.get("name") or ""))}
+    for folder, world in list(batch.worlds.items()):
+        if world in own_names:
+            _mount(plan, batch, folder, stem)
+            del batch.worlds[folder]
+            note = _joined(note, f"已挂载到卡「{folder}」（卡指定的世界书）")
     plan.items.append(ImportedItem(path, "世界书", target, note))
 
 

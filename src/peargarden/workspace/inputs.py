@@ -17,8 +17,10 @@ from peargarden.formats import decode_utf8
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
-def read_input(path: Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of *path*, or ``BadInput`` naming the file: missing, a folder, unreadable, too large."""
+def read_input(path: Path, *, limit: int | None = None) -> bytes:
+    """The bytes of *path*, or ``BadInput`` naming the file: missing, a folder, unreadable, too large
+    (*limit*: :data:`MAX_FILE_BYTES`, read when called)."""
+    limit = MAX_FILE_BYTES if limit is None else limit
     with open_input(path, limit=limit) as handle:
         try:
             # Read one byte past the limit: a file that grew after stat() is still refused.

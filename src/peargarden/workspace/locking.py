@@ -24,7 +24,7 @@ from pathlib import Path
 
 from peargarden.errors import ConflictError, NotFound
 
-from .atomic import ensure_dir
+from .atomic import ensure_dir, storage_errors
 from .home import Home
 
 LOCKS_DIR_NAME = "locks"
@@ -67,7 +67,8 @@ class _FileLock:
 
     def _flocked(self, deadline: float) -> int | None:
         """The lock file open and ``flock``ed by us, or None when *deadline* passed first."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        with storage_errors():  # a read-only data folder: its one line, not "[Errno 30] …"
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             while True:
                 try:

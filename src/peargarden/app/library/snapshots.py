@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import msgspec
 
-from peargarden.errors import BadInput, PearError, StorageError
+from peargarden.errors import BadInput, PearError, StorageError, storage_error
 from peargarden.workspace.chats import remove_orphan_indexes
 from peargarden.workspace.home import Home
 from peargarden.workspace.vault import (
@@ -35,9 +35,12 @@ def disk_errors(home: Home) -> Iterator[None]:
     """An operating-system error as one readable line that names the file (else the data folder)."""
     try:
         yield
-    except StorageError:
-        raise  # read-only or full: its own line and exit code
+    except StorageError as error:
+        raise storage_error(error, home.root) or error from None  # read-only or full: its line, exit 5
     except OSError as error:
+        converted = storage_error(error, home.root)
+        if converted is not None:
+            raise converted from None
         raise PearError(f"{error.strerror or error}", path=error.filename or home.root) from None
 
 

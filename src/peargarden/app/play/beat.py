@@ -214,9 +214,9 @@ class Beat:
 def _note(record: BeatResult, event: AgentEvent) -> None:
     reply = record.replies[-1]
     if isinstance(event, TextDeltaEvent):
-        reply.text += event.text
+        reply.text_parts.append(event.text)
     elif isinstance(event, ThinkingDeltaEvent):
-        reply.reasoning += event.text
+        reply.reasoning_parts.append(event.text)
     elif isinstance(event, WarningEvent):
         record.warnings.append(event.message)
     elif isinstance(event, DoneEvent):

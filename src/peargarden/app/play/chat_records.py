@@ -1,5 +1,6 @@
-"""The chats of the data folder as records, for ``pear sessions``: find a chat by id (in one card or
-in all of them) and write its active branch out as a SillyTavern chat file.
+"""The chats of the data folder as records, for ``pear sessions``: find a chat by id (in one card, or
+in every card and then every group) and write its active branch out as a SillyTavern chat file (a
+group's as SillyTavern's group chat).
 
 Loaded by ``pear sessions list``, a light command: the service and the session codecs behind an
 export are imported by the export only.
@@ -8,7 +9,7 @@ export are imported by the export only.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -21,17 +22,33 @@ from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder, list_cards, open_card
 from peargarden.workspace.chats import ChatFile, list_chats
 from peargarden.workspace.config import load_settings
+from peargarden.workspace.groups import GroupFolder, list_groups
 from peargarden.workspace.home import Home
 
+from ..library.groups import group_chat_jsonl
 from .chat_summaries import summarize
 
-__all__ = ["CardFolder", "ChatRecord", "Entry", "card_folders", "export_sillytavern", "find_chat", "save_file"]
+__all__ = [
+    "CardFolder",
+    "ChatRecord",
+    "Entry",
+    "GroupChatRecord",
+    "card_folders",
+    "export_sillytavern",
+    "find_any_chat",
+    "find_chat",
+    "save_file",
+]
 
 
-class ChatRecord(msgspec.Struct, frozen=True):
-    """A chat as ``pear sessions`` reads it: its card, its active branch and tree, what reading it found."""
+F = TypeVar("F", CardFolder, GroupFolder)
 
-    folder: CardFolder
+
+class _Record(msgspec.Struct, Generic[F], frozen=True):
+    """A chat as ``pear sessions`` reads it: where it lives, its active branch and tree, what reading
+    it found."""
+
+    folder: F
     chat: ChatFile
 
     @property
@@ -53,10 +70,21 @@ class ChatRecord(msgspec.Struct, frozen=True):
     def tree_rows(self) -> list[TreeRow]:
         return self.chat.tree.rows()
 
+
+class ChatRecord(_Record[CardFolder], frozen=True):
+    """A card's chat."""
+
     def summary(self) -> dict[str, Any]:
         """What a chat list shows of it (``pear sessions list --json``'s keys)."""
-
         return summarize(self.folder, self.chat)
+
+
+class GroupChatRecord(_Record[GroupFolder], frozen=True):
+    """A group's chat."""
+
+    def summary(self) -> dict[str, Any]:
+        """A card's chat's keys, with ``card`` ``null`` and ``group`` the group's folder."""
+        return {**summarize(self.folder, self.chat), "card": None, "group": self.folder.folder}
 
 
 def card_folders(home: Home, card: str | None = None) -> list[CardFolder]:
@@ -72,13 +100,29 @@ def find_chat(home: Home, chat_id: str, card: str | None = None) -> ChatRecord:
     raise NotFound(f"没有对话 {chat_id}（no such chat）；用 pear sessions list 查看")
 
 
-def export_sillytavern(home: Home, record: ChatRecord) -> bytes:
+def find_any_chat(home: Home, chat_id: str, card: str | None = None) -> ChatRecord | GroupChatRecord:
+    """The chat *chat_id*: a card's (in *card*, or in every card), else, with no card named, a group's."""
+    try:
+        return find_chat(home, chat_id, card)
+    except NotFound:
+        if card:
+            raise
+    for group in list_groups(home):
+        if chat_id in list_chats(group.chats_dir):
+            return GroupChatRecord(group, ChatFile.open(group.chats_dir, chat_id))
+    raise NotFound(f"没有对话 {chat_id}（no such chat）；卡的对话见 pear sessions list，群聊的见 pear group chats")
+
+
+def export_sillytavern(home: Home, record: ChatRecord | GroupChatRecord) -> bytes:
     """The chat's active branch as a SillyTavern chat JSONL (the other versions of a reply become
     its swipes); the user is the chat's persona, else the card's or config's user name."""
 
     from .service import st_create_date
 
     folder, chat = record.folder, record.chat
+    if isinstance(folder, GroupFolder):
+        user_name = str(chat.header.get("persona") or "") or load_settings(home.config_file).user_name
+        return group_chat_jsonl(chat, user_name, folder.read().name or folder.folder)
     card_data = folder.load_card()
     user_name = str(chat.header.get("persona") or "")
     if not user_name:

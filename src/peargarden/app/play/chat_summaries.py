@@ -22,11 +22,14 @@ from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chat_import import IMPORTED_CHAT_FILE
 from peargarden.workspace.chats import SESSION_FILE, ChatFile, branch_mode, list_chats
+from peargarden.workspace.groups import GroupFolder
 
 CACHE_VERSION = 4
 
 
-def summarize(folder: CardFolder, chat: ChatFile, grown_from: tuple[str, int] | None = None) -> dict[str, Any]:
+def summarize(
+    folder: CardFolder | GroupFolder, chat: ChatFile, grown_from: tuple[str, int] | None = None
+) -> dict[str, Any]:
     """The facts a chat list shows (``pear sessions list --json`` prints these keys).  *grown_from*:
     (leaf, visible count) of the chat's last summary; when the branch grew from that leaf only what
     it grew by is counted (the roles of 20,000 messages cost a second to read)."""

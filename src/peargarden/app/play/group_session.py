@@ -130,6 +130,10 @@ class GroupSession(ChatSession):
     random: Callable[[], float] = msgspec.field(default_factory=live_random)
     _round_id: Any = None
     _options: ChatOptions = msgspec.field(default_factory=ChatOptions)
+    # Members of group.json whose cards are not in the data folder (skipped, as SillyTavern does),
+    # and those the last warning named (a round says so once, and again when the list changes).
+    missing: list[str] = msgspec.field(default_factory=list)
+    _missing_said: list[str] = msgspec.field(default_factory=list)
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -371,6 +375,19 @@ class GroupSession(ChatSession):
         power_user = tavern.get("power_user")
         return isinstance(power_user, dict) and bool(power_user.get("disable_group_trimming"))
 
+    def missing_warning(self) -> WarningEvent | None:
+        """One line naming the members whose cards are gone, when it was not said for this list yet."""
+        if self.missing == self._missing_said:
+            return None
+        self._missing_said = list(self.missing)
+        if not self.missing:
+            return None
+        names = "、".join(f"「{avatar.rsplit('.', 1)[0]}」" for avatar in self.missing)
+        return WarningEvent(
+            message=f"群聊「{self.folder.folder}」的成员 {names} 的卡不在数据文件夹里（删掉了？），轮到时跳过："
+            f"重新导入这张卡，或用 pear group edit {self.folder.folder} --remove 把它移出群聊"
+        )
+
     def _finish(self, beat: Beat, start: _BeatStart) -> None:
         kept = [list(reply.entries) for reply in beat.record.replies]
         super()._finish(beat, start)
@@ -387,6 +404,7 @@ class GroupSession(ChatSession):
         scene = self.the_scene
         if list(group_file.members) != list(scene.group.members):
             members = _members(self.app, group_file)
+            self.missing = _missing(self.app, group_file)
             for avatar, member in members.items():
                 if avatar not in self.envs:
                     self.envs[avatar] = _member_env(self, member, scene)
@@ -425,6 +443,8 @@ def _round(
         scene = session.the_scene
         scene.start_round()
         session._round_id = plan.round_id
+        if (notice := session.missing_warning()) is not None:
+            yield notice
         queue = list(plan.speakers)
         if scene.speaker_choice == "model" and session.mode == "stage" and plan.start.kind == "send":
             queue = queue[:1]  # the speaking model names the next one
@@ -538,6 +558,11 @@ def _members(app: PearApp, group_file: GroupFile) -> dict[str, Member]:
     return members
 
 
+def _missing(app: PearApp, group_file: GroupFile) -> list[str]:
+    """The members' avatars that no card in the data folder stands for, in the group's order."""
+    return list(dict.fromkeys(a for a in group_file.members if member_card(app.home, a) is None))
+
+
 def _group_settings(app: PearApp, folder: GroupFolder, card: CardFolder | None, options: ChatOptions) -> Settings:
     """config.toml, the card's 卡.json (a member's settings), the group's 群.json, the chat's options."""
     settings = load_settings(app.home.config_file)
@@ -636,6 +661,7 @@ def _session(
     session.story_memory = app.keeps_story_memory(settings, resolved)
     session._lock = ChatLock(lock_file_for(app.home, f"beat:group:{folder.folder}/{chat.chat_id}"), chat.chat_id)
     session.envs = {avatar: _member_env(session, member, scene) for avatar, member in members.items()}
+    session.missing = _missing(app, group_file)
     session._speak_as(first.avatar)
     return session
 

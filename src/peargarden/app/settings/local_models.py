@@ -11,7 +11,16 @@ from peargarden.errors import BadInput
 from peargarden.providers.model_catalog import CATALOG, DEFAULT
 from peargarden.providers.model_fetch import fetch, installed_path
 from peargarden.providers.registry import embedded_provider
-from peargarden.providers.runtime_check import recorded_check, run_check, unsafe_error
+from peargarden.providers.runtime_check import (
+    CHECK_LIMITS,
+    CheckResult,
+    CheckUnsure,
+    recorded_check,
+    run_check,
+    unsafe_error,
+    unsure_error,
+)
+from peargarden.providers.worker_client import WorkerLimits
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 
@@ -39,27 +48,51 @@ def fetch_embedded(name: str, progress: Callable[[str], None] | None = None) -> 
 
 
 def check_embedded(
-    home: Home, local_model: str = "", *, if_needed: bool = False, progress: Callable[[str], None] | None = None
+    home: Home,
+    local_model: str = "",
+    *,
+    if_needed: bool = False,
+    progress: Callable[[str], None] | None = None,
+    limits: WorkerLimits = CHECK_LIMITS,
 ) -> dict[str, Any]:
     """The self-test of the embedded model on this machine (:mod:`peargarden.providers.runtime_check`):
     *local_model* (a GGUF path or an embedded model's name; "" = ``[model] local_path``, else the
     default).  With *if_needed*, a record still valid for this machine, runtime and model is shown
-    instead of testing again.  The answer is ``CheckResult.to_json()`` plus ``name`` (the model's)
-    and ``fresh`` (tested now)."""
+    instead of testing again (a provisional one is tested again).  *limits*: the workers' (by the
+    model's size and the machine's load where not given).  The answer is ``CheckResult.to_json()``
+    plus ``name`` (the model's) and ``fresh`` (tested now)."""
 
     name = local_model or load_settings(home.config_file).main().local_path
     provider = embedded_provider(name)
     path = provider.traits().path
-    result = recorded_check(path) if if_needed else None
+    result: CheckResult | None = recorded_check(path) if if_needed else None
+    if result is not None and result.provisional:
+        result = None
     fresh = result is None
     if result is None:
-        result = run_check(path, (provider.n_threads, provider.n_threads_batch), progress=progress)
+        threads = (provider.n_threads, provider.n_threads_batch)
+        result = run_check(path, threads, progress=progress, limits=limits)
         provider.forget_configuration()  # a worker started later in this process uses the new choice
-    return {**result.to_json(), "name": provider.model_name, "fresh": fresh}
+    answer = {**result.to_json(), "name": provider.model_name, "fresh": fresh}
+    if result.provisional and not any(trial.passed for trial in result.trials):
+        answer["unsure"] = str(unsure_error(result))
+    return answer
 
 
 def require_safe(check: dict[str, Any]) -> None:
-    """``RuntimeUnsafe`` (exit 5, what to do) when the self-test found no configuration that works."""
+    """``RuntimeUnsafe`` (exit 5, rebuild) when every configuration failed by what the CPU cannot do;
+    ``CheckUnsure`` (exit 4, what got in the way) when nothing passed but that proves nothing."""
 
     if check.get("chosen") is None:
         raise unsafe_error(str(check.get("reason") or ""))
+    if check.get("unsure"):
+        raise CheckUnsure(str(check["unsure"]))
+
+
+def check_limits(start: float | None = None, silence: float | None = None) -> WorkerLimits:
+    """The self-test's worker limits from ``--first-byte-timeout`` / ``--idle-timeout`` (seconds;
+    ``None``: by the model's size and the machine's load)."""
+    for flag, value in (("--first-byte-timeout", start), ("--idle-timeout", silence)):
+        if value is not None and not value > 0:
+            raise BadInput(f"{flag} 应为正数（秒），不是 {value:g}")
+    return WorkerLimits(start=start, silence=silence)

@@ -269,6 +269,7 @@
   }
   for (const url of boot.blocked || []) block(url);
   document.addEventListener("securitypolicyviolation", (event) => block(event.blockedURI));
+  document.addEventListener("pear-refused", (event) => block(String(event.detail)));  // frame_guard.js
 
   // -- the page: its port, the frame's size, its updates ----------------------------------------
 

@@ -23,6 +23,7 @@ let chat = null;  // {base, rows(), names(), scroller()}: attached by the chat p
 const live = new Set();  // {frame, messageId, nonce, port, part}
 const cache = { last: -1, chat: {}, records: new Map() };
 let bridgeText = null;
+let guardText = null;
 const libraries = new Map();
 let refused = 0;
 
@@ -88,6 +89,12 @@ function bridge() {
   return bridgeText;
 }
 
+// What the CSP cannot close (WebRTC, frames in the frame): the frame's first script, frame_guard.js.
+function guard() {
+  if (!guardText) guardText = text(new URL("frame_guard.js", import.meta.url).href);
+  return guardText;
+}
+
 function library(name) {
   if (!libraries.has(name)) libraries.set(name, text(`/api/frame-libs/${encodeURIComponent(name)}`));
   return libraries.get(name);
@@ -99,10 +106,12 @@ function newNonce() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function documentOf(info, bridgeCode, libraryCode) {
+function documentOf(info, guardCode, bridgeCode, libraryCode) {
   const boot = { nonce: info.nonce, lang: lang(), blocked: info.part.blocked, state: snapshot(info) };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
+    + `<meta http-equiv="x-dns-prefetch-control" content="off">`
+    + `<script>${guardCode}</script>`
     + `<style>${STYLE}</style><script type="application/json" id="pear-frame-data">${data}</script>`
     + `<script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
     + inert(info.part.frame);
@@ -128,8 +137,10 @@ export function statusFrame(part, message) {
 // A bar's document is made when it comes near the screen: a window of 100 messages may hold 50 bars,
 // each running its libraries and scripts.
 function fill(info) {
-  Promise.all([bridge(), Promise.all(info.part.libs.map(library)), need(info.messageId)])
-    .then(([bridgeCode, libraryCode]) => { info.frame.srcdoc = documentOf(info, bridgeCode, libraryCode); })
+  Promise.all([guard(), bridge(), Promise.all(info.part.libs.map(library)), need(info.messageId)])
+    .then(([guardCode, bridgeCode, libraryCode]) => {
+      info.frame.srcdoc = documentOf(info, guardCode, bridgeCode, libraryCode);
+    })
     .catch((error) => {
       info.frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><p>⚠ ${String(error.message)
         .replace(/[<&]/g, (c) => (c === "<" ? "&lt;" : "&amp;"))}</p>`;

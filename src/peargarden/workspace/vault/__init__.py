@@ -11,7 +11,8 @@ bytes are stored once under their sha256 however many snapshots contain them.
 
 The newest :data:`DEFAULT_KEEP` snapshots are kept; objects no kept snapshot refers to are deleted.
 Snapshot ids are the (local) time of the snapshot, ``YYYYMMDD-HHMMSS`` (``-2``, ``-3``… when several
-fall in one second, or when the clock went back); they sort in the order the snapshots were taken.
+fall in one second); snapshots are listed in the order they were taken (each manifest's ``seq``),
+whatever the clock said.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import msgspec
 from peargarden.errors import BadInput, ConflictError, FormatError, NotFound
 
 from .. import atomic, locking
+from ..cards import CHATS_DIR
 from ..home import Home
 from ._background import (
     DEFAULT_INTERVAL,
@@ -421,6 +423,7 @@ class Vault:
             reason=reason,
             files=scan.files,
             dirs=scan.leaves,
+            seq=self.manifests.next_seq(ids),
         )
         self.manifests.save(manifest)
         cache.save()
@@ -435,14 +438,11 @@ class Vault:
 
     @staticmethod
     def _next_id(when: datetime, ids: list[str]) -> str:
+        """The clock's time as an id; ``-2``, ``-3``… when that second has one already (the order is
+        each manifest's ``seq``, so an id need not sort after the newest)."""
         base = when.strftime("%Y%m%d-%H%M%S")
-        if not ids:
-            return base
-        last_base, last_number = snapshot_sort_key(ids[-1])
-        # Same second, or a clock that went back: continue after the newest id so ids keep their order.
-        if base <= last_base:
-            return snapshot_id_from_key(last_base, last_number + 1)
-        return base
+        numbers = [number for taken, number in map(snapshot_sort_key, ids) if taken == base]
+        return snapshot_id_from_key(base, max(numbers) + 1) if numbers else base
 
     def _apply_retention(self) -> None:
         ids = self.manifests.ids()
@@ -583,6 +583,11 @@ def clear_crash_debris(home: Home) -> Debris:
             sizes.append(path.lstat().st_size)
 
     removed = atomic.remove_stale_temp_files(home.root, before_removing=measured)
+    for folder in {path.parent for path in removed if path.parent.parent.name == CHATS_DIR}:
+        # A chat folder is made for its session file: one holding nothing once its temp file went
+        # was a chat a killed import (or first write) never finished.
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # refused when anything else is in it
     return Debris(len(removed), sum(sizes))
 
 

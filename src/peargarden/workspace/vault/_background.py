@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from peargarden.errors import PearError
+from peargarden.errors import PearError, StorageError
 
 from .. import atomic
 
@@ -42,6 +42,12 @@ def _safe_snapshot(vault: Vault, reason: str) -> SnapshotInfo | None:
         return None  # no data folder yet: nothing to protect, and we must not create one
     try:
         return vault.snapshot(reason)
+    except StorageError as error:
+        # A read-only data folder: the command's own first write says so, in its one line (this
+        # one before it was a second line, once a raw "[Errno 30]"); nothing can change there for
+        # a snapshot to keep.  A full disk is said: writes may still fit where a snapshot did not.
+        (log.info if error.read_only else log.warning)("vault snapshot (%s) failed: %s", reason, error)
+        return None
     except (PearError, OSError) as error:
         log.warning("vault snapshot (%s) failed: %s", reason, error)
         return None

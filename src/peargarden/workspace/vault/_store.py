@@ -69,6 +69,9 @@ class Manifest(msgspec.Struct, frozen=True):
     files: dict[str, FileEntry]
     # Folders with nothing snapshotted inside (other folders are implied by the files' paths).
     dirs: tuple[str, ...] = ()
+    # The order it was taken in: one more than the vault's highest when it was taken (0: a
+    # manifest older than this field, ordered by its id among the others of its kind).
+    seq: int = 0
 
     @property
     def total_size(self) -> int:
@@ -79,6 +82,7 @@ class Manifest(msgspec.Struct, frozen=True):
             "format": MANIFEST_FORMAT,
             "version": MANIFEST_VERSION,
             "id": self.id,
+            "seq": self.seq,
             "time": self.time,
             "reason": self.reason,
             "file_count": len(self.files),
@@ -105,9 +109,20 @@ class Manifest(msgspec.Struct, frozen=True):
                 reason=str(value["reason"]),
                 files=files,
                 dirs=tuple(sorted(dirs_raw)),
+                seq=_seq_of(value.get("seq")),
             )
         except (KeyError, ValueError) as error:
             raise FormatError(f"快照清单已损坏：{error}", path=path) from None
+
+
+def _seq_of(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+class _Order(msgspec.Struct):
+    """What ordering a snapshot needs of its manifest (msgspec skips the rest unread into objects)."""
+
+    seq: Any = 0
 
 
 def snapshot_sort_key(snapshot_id: str) -> tuple[str, int]:
@@ -352,20 +367,48 @@ class ObjectStore:
 
 
 class ManifestStore:
+    """The snapshots' manifests, ``<id>.json``.  They are listed in the order they were taken (each
+    one's ``seq``), not by id: an id is the clock's time, and a snapshot taken while the clock was
+    ahead sorted after every later one by name (and each later id had to follow it, the ahead time
+    and all: ``20270301-120000-57``)."""
+
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self._seqs: dict[str, tuple[tuple[int, int], int]] = {}  # id → ((mtime_ns, size), seq)
 
     def path(self, snapshot_id: str) -> Path:
         return self.folder / f"{snapshot_id}.json"
 
     def ids(self) -> list[str]:
-        """Snapshot ids, oldest first."""
+        """Snapshot ids, oldest first (by ``seq``, then by id for manifests without one)."""
         try:
             names = os.listdir(self.folder)
         except FileNotFoundError:
             return []
         ids = [name[:-5] for name in names if name.endswith(".json") and SNAPSHOT_ID.match(name[:-5])]
-        return sorted(ids, key=snapshot_sort_key)
+        return sorted(ids, key=lambda snapshot_id: (self.seq(snapshot_id), snapshot_sort_key(snapshot_id)))
+
+    def seq(self, snapshot_id: str) -> int:
+        """The manifest's ``seq`` (0 when it has none or cannot be read), remembered while its file
+        stays the same."""
+        path = self.path(snapshot_id)
+        try:
+            stat = path.stat()
+        except OSError:
+            return 0
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        known = self._seqs.get(snapshot_id)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        try:
+            seq = _seq_of(msgspec.json.decode(path.read_bytes(), type=_Order).seq)
+        except (OSError, msgspec.DecodeError):
+            seq = 0  # a damaged manifest: listed, and skipped where it is read
+        self._seqs[snapshot_id] = (stamp, seq)
+        return seq
+
+    def next_seq(self, ids: Iterable[str]) -> int:
+        return max((self.seq(snapshot_id) for snapshot_id in ids), default=0) + 1
 
     def load(self, snapshot_id: str) -> Manifest:
         path = self.path(snapshot_id)

@@ -9,6 +9,8 @@ it misbehaves, as ``;``-separated directives:
 * ``crash_extra_bufts`` / ``garbage_extra_bufts``: only when loaded with the CPU extra buffer types
   (llama.cpp's default), SIGSEGV on the first token / nonsense after the counting prompt;
 * ``crash_probe``: SIGSEGV in the self-test's counting, whatever the configuration;
+* ``kill_after_reply``: SIGKILL at the first call after a complete reply (the reply and its end were
+  sent; the parent learns of the kill only when it asks for something next);
 * ``once``: misbehave only the first time (a file in ``PEAR_FAKE_LLAMA_STATE`` remembers it);
 * ``reply=TEXT``: the chat reply; ``slow=SECONDS``: a pause before each of its tokens;
 * ``slow_replies=N``: only the worker's first N replies are slow (the later ones are not paced);
@@ -86,6 +88,7 @@ class Llama:
         self.options = options
         self.n_tokens = 0
         self.replies = 0
+        self.replied = False  # a reply was completed (for kill_after_reply)
         state = _state()
         if state is not None:
             with (state / "loads").open("a", encoding="utf-8") as stream:
@@ -95,7 +98,12 @@ class Llama:
         if "noisy" in self.directives:
             os.write(1, f"ggml noise: {what}\n".encode())
 
+    def _after_reply(self) -> None:
+        if self.replied and "kill_after_reply" in self.directives and _may_misbehave(self.directives):
+            _misbehave("kill")
+
     def tokenize(self, data: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        self._after_reply()
         return [ord(c) for c in data.decode("utf-8")]
 
     def detokenize(self, tokens: list[int]) -> bytes:
@@ -116,6 +124,7 @@ class Llama:
         return None
 
     def create_chat_completion(self, messages: list[dict[str, Any]], **options: Any) -> Iterator[dict[str, Any]]:
+        self._after_reply()
         reply = self.directives.get("reply") or REPLY
         limit = int(options.get("max_tokens") or len(reply))
         prompt = sum(len(str(m.get("content") or "")) + 5 for m in messages)
@@ -136,6 +145,7 @@ class Llama:
                 self.n_tokens += 1
             finish = "length" if limit < len(reply) else "stop"
             yield {"choices": [{"delta": {}, "finish_reason": finish}]}
+            self.replied = True
 
         return chunks()
 
