@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
     request = urllib.request.Request(url, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        # Generous: the first request builds the OpenAPI schema, slow on a machine loaded to 40.
+        with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()

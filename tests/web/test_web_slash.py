@@ -13,6 +13,11 @@ from web_harness import Served, beats_done, open_new_chat
 from peargarden.testing.fake_openai import text_reply
 
 
+def _scripts_done(page: Any, count: int) -> None:
+    """Wait until the page has finished *count* scripts (slash.js counts them on <body>)."""
+    page.wait_for_selector(f"body[data-scripts='{count}']")
+
+
 def _shows(page: Any, text: str) -> None:
     """Wait until a message of the chat shows *text*."""
     page.wait_for_function(
@@ -32,11 +37,13 @@ def test_a_slash_line_runs_as_stscript_with_the_command_list(served: Served, pag
     assert page.input_value("#composer") == "/send "
     page.fill("#composer", "/setvar key=地点 渡口 | /sendas name=青梧 客官，这里是{{getvar::地点}}。 | /echo 到了")
     page.click("#send")
-    page.locator("#toast", has_text="到了").wait_for()
+    _scripts_done(page, 1)
+    assert page.text_content("#toast") == "到了"  # the toast hides after a while; its text stays
     _shows(page, "客官，这里是渡口。")
     page.fill("#composer", "/setinput 草稿里的字")
     page.click("#send")
-    page.wait_for_function("document.querySelector('#composer').value === '草稿里的字'")
+    _scripts_done(page, 2)
+    assert page.input_value("#composer") == "草稿里的字"
 
 
 def test_a_scripts_dialog_is_answered_in_the_page(served: Served, page: Any) -> None:
@@ -96,6 +103,6 @@ def test_a_quick_reply_set_is_imported_clicked_and_runs_on_its_own(served: Serve
     # The hidden reply ran after the user's message: the chat's variable counts it.
     page.fill("#composer", "/pass 回合={{getvar::回合}} | /echo")
     page.click("#send")
-    page.locator("#toast", has_text="回合=1").wait_for()
+    page.wait_for_function("document.querySelector('#toast').textContent === '回合=1'")
     saved = served.home.quick_replies_dir / "客栈.json"
     assert json.loads(saved.read_text(encoding="utf-8"))["qrList"][0]["label"] == "上茶"

@@ -90,6 +90,8 @@ export async function runScript(base, script, composer) {
     composer.dispatchEvent(new Event("input", { bubbles: true }));
   }
   if (outcome.changed) document.dispatchEvent(new CustomEvent("pear-chat-changed"));
+  // Counted on <body> as beats are: a reader (or a test) can tell a script has finished.
+  document.body.dataset.scripts = String(Number(document.body.dataset.scripts || 0) + 1);
   return outcome;
 }
 
