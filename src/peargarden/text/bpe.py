@@ -17,6 +17,7 @@ otherwise :meth:`RankBpe.count` returns ``None`` and the caller asks tiktoken.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import sys
@@ -42,15 +43,20 @@ CHECKED_RANGES = (
     (0x1F680, 0x1F6FF),
     (0x1F900, 0x1F9FF),
 )
-_OUTSIDE = re.compile("[^" + "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in CHECKED_RANGES) + "]")
 
 MAX_PIECE_BYTES = 256
 _NO_RANK = sys.maxsize
 
 
+@functools.cache
+def _outside() -> re.Pattern[str]:
+    # Compiled on first use (~4 ms): every process that imports the tokens module would pay it.
+    return re.compile("[^" + "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in CHECKED_RANGES) + "]")
+
+
 def checked(text: str) -> bool:
     """Whether every character of *text* lies in :data:`CHECKED_RANGES`."""
-    return _OUTSIDE.search(text) is None
+    return _outside().search(text) is None
 
 
 class RankBpe:
