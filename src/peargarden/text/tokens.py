@@ -7,7 +7,7 @@ expects, and build a real :class:`tiktoken.Encoding` from them.
 
 A ``pear`` process that counted paid 0.25 – 0.4 s of CPU for that: ~0.15 s to check and parse the
 100,000 lines of cl100k, ~0.1 s for tiktoken to build its encoder from them.  Now a front hands this
-module a faster source of the same table (:func:`use_rank_source`: the data folder's cache,
+module a faster source of the same table (:mod:`.rank_source`: the data folder's cache,
 ``workspace.tokenizer_cache``, which the core only calls), and :func:`counter_for_model`'s counter
 counts its first texts in Python over that table (:mod:`.bpe`, the same counts), building tiktoken's
 encoder only when a process has counted enough for the build to pay (:data:`PYTHON_COUNT_CHARS`).
@@ -34,6 +34,7 @@ import msgspec
 from peargarden.errors import FormatError
 
 from .bpe import RankBpe
+from .rank_source import rank_table
 
 if TYPE_CHECKING:
     import tiktoken
@@ -94,9 +95,6 @@ def parse_ranks(raw: bytes, name: str) -> dict[bytes, int]:
     return ranks
 
 
-RankSource = Callable[[str], dict[bytes, int]]
-
-
 def packaged_ranks(name: str) -> dict[bytes, int]:
     """The rank table of encoding ``name`` from the installed package, sha256-checked and parsed."""
     if name not in _PATTERNS:
@@ -126,23 +124,13 @@ def build_encoding(name: str, loader: Callable[[str], bytes] = read_packaged_ran
     return encoding_from_ranks(name, parse_ranks(loader(name), name))
 
 
-_rank_source: RankSource = packaged_ranks
-
-
-def use_rank_source(source: RankSource | None) -> None:
-    """Where this process's encodings get their rank tables from (``None``: the packaged files,
-    checked and parsed again).  A front installs the data folder's cache; a table already read
-    stays (it is the same whichever source gave it)."""
-    global _rank_source
-    _rank_source = source or packaged_ranks
-
-
 @lru_cache(maxsize=2)
 def _ranks(name: str) -> dict[bytes, int]:
-    """The process's one rank table of ``name`` (shared by tiktoken's encoder and :class:`RankBpe`)."""
+    """The process's one rank table of ``name`` (shared by tiktoken's encoder and :class:`RankBpe`),
+    from the installed source (:mod:`.rank_source`)."""
     if name not in _PATTERNS:
         raise FormatError(f"未知的分词器 {name}")
-    return _rank_source(name)
+    return rank_table(name, rank_digest(name), lambda: packaged_ranks(name))
 
 
 @lru_cache(maxsize=2)
