@@ -81,6 +81,14 @@ def test_any_text_of_these_characters_encodes_as_tiktoken_does(text: str, name: 
     assert _bpe(name).encode(text) == _tiktoken(name, text)
 
 
+def test_the_ranges_end_where_they_say() -> None:
+    inside = {code for low, high in CHECKED_RANGES for code in (low, high)}
+    outside = {code for low, high in CHECKED_RANGES for code in (low - 1, high + 1) if code >= 0}
+    outside -= {code for low, high in CHECKED_RANGES for code in range(low, high + 1)}
+    assert all(checked("文" + chr(code)) for code in inside)
+    assert not any(checked("文" + chr(code)) for code in outside)
+
+
 def test_what_it_does_not_take_is_left_to_tiktoken() -> None:
     bpe = _bpe("cl100k_base")
     newer = "𠀀𪜀"  # CJK extension B: outside the checked ranges

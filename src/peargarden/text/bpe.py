@@ -17,9 +17,8 @@ otherwise :meth:`RankBpe.count` returns ``None`` and the caller asks tiktoken.
 
 from __future__ import annotations
 
-import functools
+import bisect
 import itertools
-import re
 import sys
 
 # Latin, Greek and Cyrillic; general punctuation, super- and subscripts, currency and letter-like
@@ -48,15 +47,17 @@ MAX_PIECE_BYTES = 256
 _NO_RANK = sys.maxsize
 
 
-@functools.cache
-def _outside() -> re.Pattern[str]:
-    # Compiled on first use (~4 ms): every process that imports the tokens module would pay it.
-    return re.compile("[^" + "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in CHECKED_RANGES) + "]")
+# The ranges as sorted bounds, each range's first code point and the one after its last: a code point
+# lies in a range when it falls after an odd number of bounds.  (A regular expression over these
+# ranges took ~6.5 ms to compile, more than checking every text a short process counts.)
+_BOUNDS = [bound for low, high in CHECKED_RANGES for bound in (low, high + 1)]
 
 
 def checked(text: str) -> bool:
     """Whether every character of *text* lies in :data:`CHECKED_RANGES`."""
-    return _outside().search(text) is None
+    if text.isascii():
+        return True
+    return all(bisect.bisect_right(_BOUNDS, ord(char)) % 2 == 1 for char in set(text))
 
 
 class RankBpe:
