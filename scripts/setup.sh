@@ -51,7 +51,7 @@ fi
 # Our own modules compiled now: the editable install leaves src/ without bytecode (pip compiles only
 # what it copies into .venv), and where writing bytecode at run time is off (PYTHONDONTWRITEBYTECODE,
 # a read-only checkout) every `pear` process compiled the ~300 modules it imports again: about 0.45 s
-# of CPU of each `pear chat --once` (docs/benchmarks.md).  A module whose bytecode is current is
+# of CPU of each `pear chat --once` (docs/benchmarks/cli.md).  A module whose bytecode is current is
 # skipped (one stat and a header read); an edited one is compiled again on the next set-up.  The
 # bytecode goes where Python will look for it: __pycache__ beside the source, or PYTHONPYCACHEPREFIX.
 .venv/bin/python -m compileall -q src/peargarden
