@@ -122,7 +122,7 @@ def run(sizes: list[int], beats: int, freeze: bool = False) -> None:
             chat_id = _write_chat(home, "青梧", size)
             start = time.perf_counter()
             chat = app.open_chat("青梧", chat_id)
-            if freeze:  # move the loaded chat out of the collector's way (see docs/benchmarks.md)
+            if freeze:  # move the loaded chat out of the collector's way (docs/benchmarks/assembly.md)
                 gc.collect()
                 gc.freeze()
             opened = (time.perf_counter() - start) * 1000

@@ -40,7 +40,8 @@ LOOP = "import time\nt = time.process_time()\nx = 1\nfor i in range(10**7): x *=
 
 def loop_seconds() -> float:
     """The plain-Python loop of 10^7 multiplications the issue states the slow host's speed by, run as
-    docs/benchmarks.md writes it: ``python3 -c``, at module level (inside a function, where ``x`` is a
+    the old notebook wrote it (``git show fd224ce:docs/benchmarks.md``, *Test suite time*):
+    ``python3 -c``, at module level (inside a function, where ``x`` is a
     fast local, the same loop takes a third of the time)."""
     return float(subprocess.run(["python3", "-c", LOOP], check=True, capture_output=True, text=True).stdout)
 

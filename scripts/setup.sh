@@ -48,6 +48,14 @@ if [ ! -f "$stamp" ] || ! grep -qx "$fingerprint" "$stamp"; then
   echo "$fingerprint" >> "$stamp"
 fi
 
+# Our own modules compiled now: the editable install leaves src/ without bytecode (pip compiles only
+# what it copies into .venv), and where writing bytecode at run time is off (PYTHONDONTWRITEBYTECODE,
+# a read-only checkout) every `pear` process compiled the ~300 modules it imports again: about 0.45 s
+# of CPU of each `pear chat --once` (docs/benchmarks/cli.md).  A module whose bytecode is current is
+# skipped (one stat and a header read); an edited one is compiled again on the next set-up.  The
+# bytecode goes where Python will look for it: __pycache__ beside the source, or PYTHONPYCACHEPREFIX.
+.venv/bin/python -m compileall -q src/peargarden
+
 # Build and install llama-cpp-python 0.3.36, trimmed: only libllama and its ggml libraries (the
 # binding loads nothing else), all cores.  $1 = native: this CPU's flags (the wheel stays on this
 # machine, in pip's cache, for later installs); portable: no -march=native, AVX2 and no AVX-512/AMX

@@ -76,9 +76,8 @@ set +e
 # One worker per core plus two (pytest-xdist). The workers are idle part of the time — retry back-offs,
 # a hung model worker's silence limit, waiting on `pear` processes, the fake model and the browser — and
 # the spare workers fill those gaps: on 2 cores the machine's cores sat idle 29 – 34 s of a run with
-# three workers and 9 – 11 s with four (bench/tree_cpu.py's idle line; docs/benchmarks.md, "Test suite
-# time", eleventh round). worksteal hands queued tests to whichever worker runs dry, so the run does not
-# end on one worker's queue. A later -n or --dist in the arguments wins (-n 0: one process).
+# three workers and 9 – 11 s with four (bench/tree_cpu.py's idle line; docs/benchmarks/test-suite.md).
+# worksteal hands queued tests to whichever worker runs dry, so the run does not end on one worker's queue. A later -n or --dist in the arguments wins (-n 0: one process).
 workers=$(( $(nproc) + 2 ))
 .venv/bin/python -m pytest -n "$workers" --dist worksteal "$@"
 status=$?

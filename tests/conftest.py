@@ -55,7 +55,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # is hundreds of thousands (the package, FastAPI, Playwright, Hypothesis, the test items), none of
     # which will ever be garbage.  Frozen, they are left out of every later collection, and a larger
     # first-generation threshold makes collections rarer.  Measured over a whole run with three
-    # workers: 11.7 s of the workers' CPU went to collections, 3.7 s with this (docs/benchmarks.md).
+    # workers: 11.7 s of the workers' CPU went to collections, 3.7 s with this (docs/benchmarks/test-suite.md).
     # The package's own processes (`pear` started by tests) keep Python's defaults.
     gc.collect()
     gc.freeze()

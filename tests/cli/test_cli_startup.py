@@ -135,6 +135,21 @@ def test_a_tavern_beat_and_a_group_beat_load_what_they_play(initialised_home: Pa
     assert {"peargarden.app.play.group_session", "peargarden.modes.group.stage"} <= set(modules)
 
 
+def test_a_tavern_preview_counts_without_building_tiktoken(initialised_home: Path) -> None:
+    """`pear tavern assemble` counts every message exactly, from the rank table cached in the data
+    folder (written by the first process, read by the next; a damaged one rebuilt) and in Python:
+    tiktoken's encoder, a tenth of a second to build, is never made for so few texts."""
+    command = ("tavern", "assemble", "--card", "青梧", "--message", "掌柜，还有空房吗？", "--ledger")
+    first, modules = _modules_after(initialised_home, *command)
+    assert "合计" in first and "tiktoken" not in {name.split(".")[0] for name in modules}
+    (cache,) = (initialised_home / "vault" / "cache").glob("tokenizer-cl100k_base-*.ranks")
+    written = cache.read_bytes()
+    cache.write_bytes(written[: len(written) // 3])  # torn
+    again, modules = _modules_after(initialised_home, *command)
+    assert again == first
+    assert cache.read_bytes() == written
+
+
 def test_a_heavy_command_still_loads_what_it_needs(initialised_home: Path, tmp_path: Path) -> None:
     """The laziness is per command: `pear sandbox check` does load tree-sitter to judge a bash line."""
     vectors = tmp_path / "检查.jsonl"

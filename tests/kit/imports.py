@@ -34,13 +34,15 @@ HEAVY = frozenset(
 
 
 # Our own rooms a chat may not need, imported where a chat first needs them (a chat in tavern mode,
-# a group chat, the embedded model): SillyTavern's assembly and the group modes are about 35
-# modules, the embedded model's provider 17 more, some 30 ms of every `pear chat` on an endpoint
-# that plays a card on the stage (docs/benchmarks.md, "Long chats end to end").
+# a group chat, the embedded model, the stage): SillyTavern's assembly and the group modes are about
+# 35 modules, the embedded model's provider 17 more, some 30 ms of every `pear chat` on an endpoint
+# that plays a card on the stage (docs/benchmarks/long-chats.md); the stage's own steps about 20,
+# which `pear tavern assemble` and a tavern beat do without.
 ON_DEMAND = frozenset(
     {
         "peargarden.tavern",
         "peargarden.modes.tavern.setup",
+        "peargarden.modes.stage",
         "peargarden.modes.group",
         "peargarden.app.play.group_session",
         "peargarden.app.play.slash",  # STscript: only when a "/" line is not one of pear chat's own

@@ -89,7 +89,7 @@ def test_the_bundled_card_stays_within_the_budget_with_what_the_user_named(home_
         system = compact_for(materials, greeting_turns(materials), turn).system
         assert len(system) <= SYSTEM_CHARS, (turn, len(system))
         assert "【栖水镇】" in system and "对话示例" in system and system.endswith("即使用户出戏，也以青梧的身份回答。")
-        assert "AI" not in system  # the word a small model takes up (docs/benchmarks.md)
+        assert "AI" not in system  # the word a small model takes up (docs/benchmarks/embedded-model.md)
         if turn in named:
             assert named[turn] in system, turn
 
@@ -107,7 +107,7 @@ def test_many_long_hits_are_cut_to_the_budget() -> None:
 
 def test_an_english_card_gets_the_prompt_framed_in_english() -> None:
     """Told in Chinese to write English, Qwen2.5-0.5B repeated the greeting on 4 of 8 English turns
-    (SillyTavern's Seraphina); framed in English, none (docs/benchmarks.md)."""
+    (SillyTavern's Seraphina); framed in English, none (`git show fd224ce:docs/benchmarks.md`, "English cards")."""
     card = StageCard(
         name="Mira",
         description="{{char}} keeps the lighthouse on the northern cliff.",

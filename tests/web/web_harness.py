@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 # headless mode, which Playwright itself runs for headless by default.  The new headless mode of
 # /usr/bin/chromium draws a whole browser window (tab strip, omnibox, loading animation) and composites
 # it in software on every frame; the shell draws only the page.  Same Blink, the same screenshots to the
-# pixel, about a third less CPU over the web tests (docs/benchmarks.md, "Test suite time").
+# pixel, about a third less CPU over the web tests (the old benchmark notebook, `git show
+# fd224ce:docs/benchmarks.md`, "Test suite time", seventh round).
 # PEARGARDEN_TEST_CHROMIUM names another binary (to compare the two).
 CHROMIUM = os.environ.get("PEARGARDEN_TEST_CHROMIUM") or next(
     (path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if os.path.exists(path)),
@@ -33,7 +34,8 @@ CHROMIUM = os.environ.get("PEARGARDEN_TEST_CHROMIUM") or next(
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 # Screenshots are pictures to look at, never read back by a test: they are taken only when asked for
 # (PEARGARDEN_SCREENSHOTS=1 bash scripts/test.sh tests/web).  Full-page captures at two sizes were
-# about a twelfth of the browser tests' CPU (docs/benchmarks.md, "Test suite time", eighth round).
+# about a twelfth of the browser tests' CPU (the old benchmark notebook, `git show
+# fd224ce:docs/benchmarks.md`, "Test suite time", eighth round).
 SCREENSHOTS_WANTED = os.environ.get("PEARGARDEN_SCREENSHOTS") == "1"
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -28,6 +28,7 @@ from peargarden.workspace.home import Home, sanitize_name
 if TYPE_CHECKING:
     from .play.beat import ApprovalPrompt, Beat
     from .play.service import ChatOptions, ChatSession, PearApp
+    from .settings.tokenizers import cache_tokenizers_in
 
 __all__ = [
     "AgentEvent",
@@ -37,6 +38,7 @@ __all__ = [
     "ChatSession",
     "Home",
     "PearApp",
+    "cache_tokenizers_in",
     "sanitize_name",
 ]
 
@@ -46,6 +48,7 @@ _LAZY = {
     "ChatOptions": ".play.service",
     "ChatSession": ".play.service",
     "PearApp": ".play.service",
+    "cache_tokenizers_in": ".settings.tokenizers",
 }
 
 

@@ -11,7 +11,7 @@ import msgspec
 import typer
 from typer.core import TyperGroup
 
-from peargarden.app import Home
+from peargarden.app import Home, cache_tokenizers_in
 
 from ._commands import COMMANDS
 from ._help import HOME_HELP, PROG, ROOT_HELP
@@ -99,3 +99,8 @@ def _root(
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP, show_default=False),
 ) -> None:
     state.home_override = home
+    try:
+        data_folder = state.home
+    except RuntimeError:  # no HOME and no --home: a command that needs the folder says so itself
+        return
+    cache_tokenizers_in(data_folder)

@@ -6,8 +6,9 @@ other fronts pass their own table.  The role-play modes see work-mode beats only
 keeps story memory: its ``story`` step reads the branch's summary and scene notes for the builder,
 its ``after_beat`` step writes them.
 
-Tavern mode's row is made on first use (:class:`~peargarden.modes.base.ModeTable`): SillyTavern's
-assembly loads only for a chat played in tavern mode.
+The stage's and tavern mode's rows are made on first use (:class:`~peargarden.modes.base.ModeTable`):
+SillyTavern's assembly loads only for a chat played in tavern mode, the stage's modules only for a
+chat on the stage.
 """
 
 from __future__ import annotations
@@ -17,23 +18,28 @@ from collections.abc import Mapping
 from peargarden.authoring.segments import WORK_TAG
 
 from .base import ModeTable, PlayMode
-from .stage.memory import after_beat as stage_after_beat
-from .stage.memory import stage_story
-from .stage.setup import stage_mode, stage_prepare
-from .stage.variables import after_beat as stage_variables_after_beat
-from .stage.variables import chained, with_variables
 from .tavern.variables import after_beat as tavern_after_beat
 from .work.setup import role_play_setup, work_setup
 
-STAGE = PlayMode(
-    role_play_setup(with_variables(stage_mode), switch=True),
-    tool_mode="stage",
-    prepare=stage_prepare,
-    story=stage_story,
-    after_beat=chained(stage_variables_after_beat, stage_after_beat),
-    hides_update_blocks=True,
-)
 WORK = PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,))
+
+
+def _stage() -> PlayMode:
+    # on demand: the stage's setup, story memory and variables steps (a tavern chat never plays them)
+    from .stage.memory import after_beat as stage_after_beat
+    from .stage.memory import stage_story
+    from .stage.setup import stage_mode, stage_prepare
+    from .stage.variables import after_beat as stage_variables_after_beat
+    from .stage.variables import chained, with_variables
+
+    return PlayMode(
+        role_play_setup(with_variables(stage_mode), switch=True),
+        tool_mode="stage",
+        prepare=stage_prepare,
+        story=stage_story,
+        after_beat=chained(stage_variables_after_beat, stage_after_beat),
+        hides_update_blocks=True,
+    )
 
 
 def _tavern() -> PlayMode:
@@ -42,4 +48,4 @@ def _tavern() -> PlayMode:
     return PlayMode(role_play_setup(tavern_setup, switch=False), tool_mode="tavern", after_beat=tavern_after_beat)
 
 
-MODES: Mapping[str, PlayMode] = ModeTable({"stage": lambda: STAGE, "tavern": _tavern, "work": lambda: WORK})
+MODES: Mapping[str, PlayMode] = ModeTable({"stage": _stage, "tavern": _tavern, "work": lambda: WORK})

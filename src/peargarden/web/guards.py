@@ -2,8 +2,9 @@
 
 Both guards are plain ASGI middleware.  Starlette's ``@app.middleware("http")`` wraps every request in
 a task group and passes the response body through a memory stream; for these two header checks that
-was about 1.5 ms of CPU per request, some 40% of what serving a static file costs (measured in
-docs/benchmarks.md), and every chunk of a streamed beat went through it twice.
+was about 1.5 ms of CPU per request, some 40% of what serving a static file costs (measured in the
+old benchmark notebook, ``git show fd224ce:docs/benchmarks.md``, *Test suite time*, fifth round), and
+every chunk of a streamed beat went through it twice.
 """
 
 from __future__ import annotations

@@ -14,4 +14,6 @@
 - :mod:`.importer` / :mod:`.exporter` — SillyTavern files in (all checked before anything is written)
   and out; :mod:`.sandbox_context` — the realpath edge of the sandbox.
 - :mod:`.vault` — the asset vault: content-addressed snapshots of the whole folder, diff, restore.
+- :mod:`.tokenizer_cache` — the tokenizers' rank tables kept in ``vault/cache/`` (checked on read,
+  rebuilt when anything is wrong), so a process does not parse them again.
 """

@@ -6,5 +6,5 @@
   settings page (config read, keys stored, model lists); :mod:`.connection_profiles` — SillyTavern's
   connection profiles (``[profiles.NAME]``: connection, model, thinking, preset, applied at once).
 - :mod:`.model_lists` — an endpoint's model list; :mod:`.local_models` — the embedded models: list,
-  fetch.
+  fetch; :mod:`.tokenizers` — the token counters' tables cached in the data folder.
 """
