@@ -94,6 +94,7 @@ COMMANDS = (
         "input",
         _input,
         "Asks for a line of text (default= when nobody answers).",
+        aliases=("prompt",),
         named=(
             Arg("default"),
             Arg("large", types=("boolean",)),

@@ -1,0 +1,255 @@
+"""Commands exact with SillyTavern 1.18.0 where they had drifted: ``return=``, ``/inject``, the
+Author's Note, the posting commands, generation, ``/hide``, ``/addswipe``.  Expected values come from
+SillyTavern 1.18.0's source (and, for JavaScript's number printing, from Node)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import Runner
+from peargarden.stscript.commands import default_registry
+from peargarden.stscript.parser import parse
+from peargarden.stscript.syntax import ParserError
+from peargarden.stscript.values import number_to_radix
+
+
+def _toasts(done: object) -> list[tuple[str, str, str]]:
+    return [(t["type"], t["title"], t["message"]) for t in done.host.toasts]  # type: ignore[attr-defined]
+
+
+# -- numbers in base 36 (Math.random().toString(36)) -------------------------------------------------
+
+
+def test_number_to_radix_writes_what_v8_writes() -> None:
+    # Node 's own output for these doubles.
+    assert number_to_radix(0.011704753153026104, 36) == "0.0f63hnwsbu4c"
+    assert number_to_radix(0.1, 36) == "0.3lllllllllm"
+    assert number_to_radix(255.5, 16) == "ff.8"
+    assert number_to_radix(123.456, 36) == "3f.gez4w97ry"
+    assert number_to_radix(-8.0, 2) == "-1000"
+
+
+# -- /inject and /listinjects -------------------------------------------------------------------------
+
+
+def test_inject_passes_its_id_on_and_makes_one_up_when_none_is_given(run: Runner) -> None:
+    named = run("/inject id=天气 position=chat 窗外下着雨")
+    assert named.pipe == "天气"
+    assert named.host.toasts == []
+    # The first draw of the host's seeded random source (Mulberry32(7)) in base 36, as Node prints it.
+    made_up = run("/inject 窗外下着雨")
+    assert made_up.pipe == "0f63hnwsbu4c"
+    assert made_up.host.state.chat_metadata["script_injects"]["0f63hnwsbu4c"]["value"] == "窗外下着雨"
+    assert made_up.host.toasts == []
+
+
+def test_listinjects_object_and_text(run: Runner) -> None:
+    done = run("/inject id=天气 depth=2 窗外下着雨 | /listinjects return=object")
+    assert json.loads(done.pipe) == {
+        "天气": {"value": "窗外下着雨", "position": 0, "depth": 2, "scan": False, "role": 0, "filter": None}
+    }
+    text = run("/inject id=天气 depth=2 窗外下着雨 | /listinjects return=pipe").pipe
+    assert (
+        text
+        == "### Script injections:\n* **天气**: <code>窗外下着雨</code> (IN_PROMPT, depth: 2, scan: false, role: 0)"
+    )
+    empty = run("/listinjects return=pipe").pipe
+    assert empty == "### Script injections:\nNo script injections for the current chat"
+
+
+def test_inject_keeps_a_filter_closure_as_text_and_refuses_an_empty_one(run: Runner) -> None:
+    done = run("/inject id=甲 filter={: /pass true :} 只在晚上 | /listinjects return=object")
+    assert json.loads(done.pipe)["甲"]["filter"] == " /pass true "
+    refused = run("/inject id=甲 filter={::} 只在晚上")
+    assert refused.outcome.error is not None
+    assert refused.outcome.error.message == (
+        "Failed to parse the filter argument. Make sure it is a valid non-empty closure."
+    )
+
+
+# -- return= ------------------------------------------------------------------------------------------
+
+
+def test_listvar_pipe_gives_the_markdown_text(run: Runner) -> None:
+    done = run("/setvar key=金币 5 | /setglobalvar key=天气 晴 | /listvar return=pipe")
+    chat = done.host.chat_name
+    assert done.pipe == f"### Local variables ({chat}):\n金币: 5\n\n### Global variables:\n天气: 晴"
+    local = run("/listvar scope=local return=pipe").pipe
+    assert local == f"### Local variables ({chat}):\nNo local variables"
+
+
+def test_an_unknown_return_type_is_an_error(run: Runner) -> None:
+    for script in ("/listvar return=表格", "/listinjects return=表格", "/send return=表格 你好"):
+        done = run(script)
+        assert done.outcome.error is not None and done.outcome.error.message == "Unknown return type: 表格"
+
+
+def test_return_toast_and_chat(run: Runner) -> None:
+    toast = run("/setvar key=金币 5 | /listvar scope=local return=toast-text")
+    assert toast.pipe == ""
+    assert _toasts(toast)[-1][0] == "info" and "金币: 5" in _toasts(toast)[-1][2]
+    chat = run("/setvar key=金币 <5> | /listvar scope=local return=chat-text")
+    posted = chat.chat[-1]
+    assert posted["name"] == "SillyTavern System" and posted["is_system"] is True
+    assert posted["extra"] == {"swipeable": False, "type": "generic"}
+    assert "金币: &lt;5&gt;" in posted["mes"]
+
+
+# -- the Author's Note ----------------------------------------------------------------------------------
+
+
+def test_author_note_commands_pass_the_value_on_with_toasts(run: Runner) -> None:
+    done = run("/note 保持悬疑 | /setvar key=注 | /note-depth -2 | /setvar key=深 | /note-frequency 3 | /setvar key=频")
+    assert done.local == {"注": "保持悬疑", "深": "2", "频": "3"}
+    assert _toasts(done) == [
+        ("success", "", "Author's Note text updated"),
+        ("success", "", "Author's Note depth updated"),
+        ("success", "", "Author's Note frequency updated"),
+    ]
+    # Without text /note passes the note on and keeps it.
+    kept = run("/note 保持悬疑 | /note")
+    assert kept.pipe == "保持悬疑" and kept.host.state.chat_metadata["note_prompt"] == "保持悬疑"
+
+
+def test_author_note_position_and_role(run: Runner) -> None:
+    done = run("/note-position before | /setvar key=位 | /note-role assistant | /setvar key=角")
+    # The position is announced but, as in SillyTavern, not stored: the default (chat) is passed on.
+    assert done.local == {"位": "chat", "角": "assistant"}
+    assert done.host.state.chat_metadata["note_role"] == 2
+    assert _toasts(done) == [
+        ("info", "", "Author's Note position updated"),
+        ("info", "", "Author's Note role updated"),
+    ]
+    bad = run("/note-depth 很深 | /note-pos 中间 | /note-role 旁白")
+    assert [t[2] for t in _toasts(bad)] == ["Not a valid number", "Not a valid position", "Not a valid role"]
+    assert bad.pipe == ""
+
+
+@pytest.mark.parametrize("name", ["interval", "position"])
+def test_invented_aliases_are_gone(name: str) -> None:
+    with pytest.raises(ParserError, match="Unknown command"):
+        parse(f"/{name} 1", default_registry())
+
+
+def test_sillytavern_aliases_exist(run: Runner) -> None:
+    assert run("/call {: /pass 甲 :}").pipe == "甲"
+    assert run("/exec {: /pass 乙 :}").pipe == "乙"
+    assert run("/note-freq 2 | /freq").pipe == "2"
+    done = run("/send 一 | /send 二 | /delmode 1")
+    assert done.pipe == "二\n"
+    assert default_registry().get("prompt") is default_registry().get("input")
+
+
+# -- posting commands ---------------------------------------------------------------------------------
+
+
+def test_quotes_are_kept_unless_raw_is_false(run: Runner) -> None:
+    echoed = run('/echo "客官 请"')
+    assert echoed.pipe == '"客官 请"'
+    assert _toasts(echoed) == [("info", "", '"客官 请"')]
+    assert run('/echo raw=false "客官 请"').pipe == "客官 请"
+    done = run('/send "掌柜，有房吗？" | /sys raw=false "夜深了。"')
+    assert [m["mes"] for m in done.chat[1:]] == ['"掌柜，有房吗？"', "夜深了。"]
+
+
+def test_empty_text_is_still_posted(run: Runner) -> None:
+    done = run('/send "" | /comment')
+    assert [(m["name"], m["mes"]) for m in done.chat[1:]] == [("User", '""'), ("Note", "")]
+
+
+def test_posting_commands_return_what_is_asked(run: Runner) -> None:
+    assert run("/send 掌柜好").pipe == ""
+    assert run("/send return=pipe 掌柜好").pipe == "掌柜好"
+    posted = json.loads(run("/sendas name=Ava return=object 客官请").pipe)
+    assert posted["name"] == "Ava" and posted["mes"] == "客官请"
+    assert run("/comment return=pipe 作者注").pipe == "作者注"
+
+
+def test_sys_takes_a_narrator_name(run: Runner) -> None:
+    done = run("/sys name=说书人 话说那日 | /sys 天黑了")
+    assert [m["name"] for m in done.chat[1:]] == ["说书人", "System"]
+
+
+def test_sendas_finds_the_character_ignoring_case_and_accents(run: Runner) -> None:
+    done = run("/sendas name=ava 你好 | /sendas name=Ává 再会 | /sendas name=怀瑾 久等了")
+    first, second, other = done.chat[1:]
+    assert (first["name"], second["name"]) == ("Ava", "Ava")
+    assert "force_avatar" not in first and "force_avatar" not in second
+    assert other["name"] == "怀瑾" and other["force_avatar"] == other["original_avatar"] == "img/ai4.png"
+
+
+def test_sendas_avatar_and_the_nameless_warning(run: Runner) -> None:
+    missing = run("/sendas name=Ava avatar=怀瑾 你好")
+    assert _toasts(missing) == [("warning", "", "Character for avatar 怀瑾 not found")]
+    assert len(missing.chat) == 1 and missing.pipe == ""
+    nameless = run("/sendas 你好 | /sendas 又见面了")
+    assert [m["name"] for m in nameless.chat[1:]] == ["Ava", "Ava"]
+    assert _toasts(nameless) == [
+        ("warning", "Name defaulted to {{char}}", 'To avoid confusion, please use /sendas name="Character Name"')
+    ]
+
+
+# -- generation -----------------------------------------------------------------------------------------
+
+
+def test_gen_clears_the_input_box_and_trims_to_a_sentence_only_when_asked(run: Runner) -> None:
+    done = run("/setinput 草稿 | /gen 写一句", replies=["天色已晚。她还没"])
+    assert done.pipe == "天色已晚。她还没" and done.host.input_text == ""
+    trimmed = run("/gen trim=true 写一句", replies=["天色已晚。她还没"])
+    assert trimmed.pipe == "天色已晚。"
+
+
+def test_genraw_without_a_prompt_sends_nothing(run: Runner) -> None:
+    done = run("/setinput 草稿 || /genraw")
+    assert done.host.requests == [] and done.pipe == "" and done.host.input_text == "草稿"
+
+
+def test_genraw_reads_variables_for_system_length_and_stop(run: Runner) -> None:
+    script = (
+        '/setvar key=设定 你是说书人。 | /setvar key=长度 50 | /setvar key=停 ["。"] | '
+        "/genraw system=设定 length=长度 stop=停 讲个故事"
+    )
+    done = run(script, replies=["Ava: 从前有座山"])
+    body = done.host.requests[0]
+    assert body["messages"][0] == {"role": "system", "content": "你是说书人。"}
+    assert body["max_tokens"] == 50 and body["stop"] == ["。"]
+    assert done.pipe == "从前有座山"  # the character's name is taken off the answer
+    kept = run("/genraw trim=false 讲个故事", replies=["Ava: 从前有座山"])
+    assert kept.pipe == "从前有座山"  # a name at a line start goes whatever trim= says (names hidden)
+
+
+def test_gen_length_and_stop(run: Runner) -> None:
+    done = run('/gen length=20 stop=["！"] 写一句', replies=["好"])
+    body = done.host.requests[0]
+    assert body["max_tokens"] == 20 and body["stop"] == ["！"]
+
+
+# -- /hide, /unhide, /addswipe ------------------------------------------------------------------------
+
+
+def test_hide_without_a_range_hides_the_last_message(run: Runner) -> None:
+    done = run("/send 一 | /send 二 | /hide")
+    assert [m["is_system"] for m in done.chat] == [False, False, True]
+    shown = run("/send 一 | /hide | /unhide")
+    assert shown.chat[-1]["is_system"] is False
+
+
+def test_hide_name_filter(run: Runner) -> None:
+    done = run("/send 一 | /sendas name=怀瑾 二 | /send 三 | /hide name=User 0-3")
+    # ``/sendas`` writes ``is_system`` as SillyTavern does: ``bias && …``, the empty bias itself.
+    assert [(m["name"], m["is_system"]) for m in done.chat] == [
+        ("Ava", False),
+        ("User", True),
+        ("怀瑾", ""),
+        ("User", True),
+    ]
+
+
+def test_addswipe_switch_takes_the_new_swipes_extra(run: Runner) -> None:
+    done = run("/sendas name=Ava 第一版 | /addswipe switch=true 第二版")
+    last = done.chat[-1]
+    assert done.pipe == "1" and last["mes"] == "第二版" and last["swipe_id"] == 1
+    assert last["extra"] == {"bias": "", "api": "manual", "model": "slash command"}
+    assert last["swipe_info"][0]["extra"]["isSmallSys"] is False  # the old swipe kept its extra
