@@ -253,3 +253,67 @@ def test_addswipe_switch_takes_the_new_swipes_extra(run: Runner) -> None:
     assert done.pipe == "1" and last["mes"] == "第二版" and last["swipe_id"] == 1
     assert last["extra"] == {"bias": "", "api": "manual", "model": "slash command"}
     assert last["swipe_info"][0]["extra"]["isSmallSys"] is False  # the old swipe kept its extra
+
+
+# -- /replace, /test, /match --------------------------------------------------------------------------
+
+
+def test_replace_uses_javascripts_replacement_patterns(run: Runner) -> None:
+    # Expected values are what Node's String.prototype.replace / replaceAll give.
+    # (A | inside quotes ends the command in SillyTavern's default escaping: commas here.)
+    regex = run('/replace mode=regex pattern=/(乙)/ replacer="[$0,$1,$2,$10,$01,$&,$`,$\',$$,$<x>]" 甲乙丙').pipe
+    assert regex == "甲[$0,乙,$2,乙0,乙,乙,甲,丙,$,$<x>]丙"
+    named = run('/replace mode=regex pattern="/(?<名>青梧)/" replacer="<$<名>,$<无>," 青梧客栈').pipe
+    assert named == "<青梧,,客栈"
+    literal = run('/replace pattern=. replacer="[$&$`$\'$$$1]" 甲.乙').pipe
+    assert literal == "甲[.甲乙$$1]乙"
+
+
+def test_replace_errors_as_sillytavern_words_them(run: Runner) -> None:
+    def error(script: str) -> str:
+        done = run(script)
+        assert done.outcome.error is not None
+        return done.outcome.error.message
+
+    assert error("/replace replacer=x 甲乙") == "Argument of 'pattern=' cannot be empty"
+    assert error("/replace mode=regex pattern= 甲乙") == "Argument of 'pattern=' cannot be empty"
+    assert error("/replace mode=整体 pattern=甲 甲乙") == "Invalid '/replace mode=' argument specified!"
+    # An invalid regex is not an error: JavaScript replaces the text "undefined".
+    assert run('/replace mode=regex pattern="/(/" replacer=甲 undefined和undefined').pipe == "甲和undefined"
+
+
+def test_test_and_match_errors(run: Runner) -> None:
+    for command in ("test", "match"):
+        empty = run(f"/{command} 甲乙")
+        assert empty.outcome.error is not None
+        assert empty.outcome.error.message == "Argument of 'pattern=' cannot be empty"
+        bad = run(f'/{command} pattern="/(/" 甲乙')
+        assert bad.outcome.error is not None
+        assert bad.outcome.error.message == "The value of 'pattern' argument is not a valid regular expression."
+
+
+# -- small commands -----------------------------------------------------------------------------------
+
+
+def test_trimtokens_limits(run: Runner) -> None:
+    assert run("/trimtokens limit=很多 栖水镇的雨下了一整夜").pipe == "栖水镇的雨下了一整夜"
+    assert run("/trimtokens limit=0 栖水镇的雨下了一整夜").pipe == ""
+    assert run("/setvar key=上限 1000 | /trimtokens limit=上限 栖水镇").pipe == "栖水镇"
+
+
+def test_buttons_with_bad_labels_give_nothing(run: Runner) -> None:
+    for labels in ("不是JSON", "[]", '[{"icon":"x"}]', '[""]'):
+        done = run(f"/buttons labels={labels} 选一个")
+        assert done.outcome.error is None and done.pipe == ""
+    assert run('/buttons multiple=true labels=["甲","乙"] 选几个').pipe == "[]"
+
+
+def test_trimend_keeps_the_space_before_an_emoji(run: Runner) -> None:
+    assert run("/trimend 你好 😀 然后").pipe == "你好 😀"
+    assert run("/trimend 你好 。然后").pipe == "你好"
+
+
+def test_substr_as_javascript_slices(run: Runner) -> None:
+    assert run('/substr start=1 end="" 青梧客栈').pipe == ""
+    assert run("/substr start=1 青梧客栈").pipe == "梧客栈"
+    assert run("/substr start=0 end=2 😀甲").pipe == "😀"  # UTF-16: the emoji is two code units
