@@ -317,3 +317,104 @@ def test_substr_as_javascript_slices(run: Runner) -> None:
     assert run('/substr start=1 end="" 青梧客栈').pipe == ""
     assert run("/substr start=1 青梧客栈").pipe == "梧客栈"
     assert run("/substr start=0 end=2 😀甲").pipe == "😀"  # UTF-16: the emoji is two code units
+
+
+# -- Quick Replies ------------------------------------------------------------------------------------
+
+
+def test_a_fresh_replay_has_the_default_set_switched_on(run: Runner) -> None:
+    assert run("/qr-set-list").pipe == '["Default"]'
+    assert run("/qr-set-list global").pipe == '["Default"]'
+    assert run("/qr-list Default").pipe == '["HELP","New Chat","Match UI to Background"]'
+
+
+def test_qr_errors_are_toasts_never_thrown(run: Runner) -> None:
+    done = run(
+        "/qr-create set=无 label=甲 /pass 1 | /qr-set-on 无 | /qr-update set=Default label=无 x | "
+        "/qr-list 无 | /qr-get set=Default | /qr-get set=Default label=无"
+    )
+    assert done.outcome.error is None and done.pipe == ""
+    assert [t[2] for t in _toasts(done)] == [
+        'No quick reply set with named "无" found.',
+        'No quick reply set with name "无" found.',
+        'No quick reply with label "无" in set "Default" found.',
+        'No quick reply set with name "" found.',
+        "Please provide a valid id or label.",
+    ]
+    assert {t[0] for t in _toasts(done)} == {"error"}
+
+
+def test_qr_ids_key_order_and_update_keeps_a_blank_message(run: Runner) -> None:
+    done = run(
+        "/qr-set-create 常用 | /qr-create set=常用 label=问好 generation=true /pass 你好 | "
+        "/qr-create set=常用 label=告别 /pass 再会 | /qr-update set=常用 label=问好 newlabel=招呼 || "
+        "/qr-get set=常用 id=2"
+    )
+    reply = json.loads(done.pipe)
+    assert list(reply) == [
+        "id", "icon", "showLabel", "label", "title", "message", "contextList", "preventAutoExecute", "isHidden",
+        "executeOnStartup", "executeOnUser", "executeOnAi", "executeOnChatChange", "executeOnGroupMemberDraft",
+        "executeOnNewChat", "executeBeforeGeneration", "automationId",
+    ]  # fmt: skip
+    assert (reply["id"], reply["label"], reply["message"], reply["executeBeforeGeneration"]) == (
+        2,
+        "招呼",
+        "/pass 你好",
+        True,
+    )
+    assert json.loads(run("/qr-set-create 常用 | /qr-create set=常用 label=甲 x | /qr-create set=常用 label=乙 y || "
+                          "/qr-get set=常用 label=乙").pipe)["id"] == 4  # fmt: skip
+
+
+def test_qr_set_and_chat_set_toggle(run: Runner) -> None:
+    done = run("/qr-set-create 常用 | /qr-set 常用 | /qr-chat-set 常用 | /qr-set Default | /qr-set-list global")
+    assert done.pipe == '["常用"]'
+    assert run("/qr-set-create 常用 | /qr-chat-set 常用 | /qr-chat-set 常用 | /qr-set-list chat").pipe == "[]"
+
+
+def test_qr_set_list_is_sorted_and_set_update_sets_switches(run: Runner) -> None:
+    done = run("/qr-set-create beta | /qr-set-create Alpha | /qr-set-create zeta | /qr-set-list")
+    assert done.pipe == '["Alpha","beta","Default","zeta"]'
+    updated = run("/qr-set-create nosend=true 常用 | /qr-set-update inject=true 常用")
+    switches = updated.host.library.get("常用")
+    assert switches is not None
+    assert (switches.data["disableSend"], switches.data["injectInput"]) == (False, True)
+
+
+@pytest.mark.parametrize("name", ["qr-add", "qr-mod", "qr-del", "qr-get-list"])
+def test_invented_qr_aliases_are_gone(name: str) -> None:
+    with pytest.raises(ParserError, match="Unknown command"):
+        parse(f"/{name} x", default_registry())
+
+
+def test_run_finds_a_label_in_active_sets_first(run: Runner) -> None:
+    done = run(
+        "/qr-set-create 常用 | /qr-create set=常用 label=问好 /pass 常用的 | /qr-set-on 常用 | "
+        "/qr-set-create 甲 | /qr-create set=甲 label=问好 /pass 甲的 | /run 问好 | /setvar key=一 | "
+        "/run 甲.问好 | /setvar key=二"
+    )
+    assert done.local == {"一": "常用的", "二": "甲的"}
+
+
+def test_errors_inside_a_quick_reply_are_prefixed(run: Runner) -> None:
+    done = run("/qr-set-create 常用 | /qr-create set=常用 label=坏 /var 没有 | /run 常用.坏")
+    assert done.outcome.error is not None
+    assert done.outcome.error.message == 'Error running Quick Reply "常用.坏": No such variable: "没有"'
+    parsed = run("/qr-set-create 常用 | /qr-create set=常用 label=坏 /不存在 | /run 常用.坏")
+    assert parsed.outcome.error is None and parsed.pipe == ""
+    assert [t[1] for t in _toasts(parsed)] == ["SlashCommandParserError"]
+
+
+def test_a_quick_reply_of_plain_text_is_sent(run: Runner) -> None:
+    done = run("/qr-set-create 常用 | /qr-create set=常用 label=问 掌柜，有房吗？ | /run 常用.问", replies=["有的。"])
+    assert [m["mes"] for m in done.chat[1:]] == ["掌柜，有房吗？", "有的。"]
+    kept = run("/qr-set-create nosend=true 常用 | /qr-create set=常用 label=问 /pass 不跑 | /run 常用.问")
+    assert kept.host.input_text == "/pass 不跑 " and len(kept.host.requests) == 0
+
+
+def test_qr_arg_does_not_shadow_runs_arguments(run: Runner) -> None:
+    script = (
+        "/qr-set-create 常用 | /qr-create set=常用 label=问 /qr-arg who 无名 \\| /pass 你好{{arg::who}} | "
+        "/run who=怀瑾 常用.问"
+    )
+    assert run(script).pipe == "你好怀瑾"

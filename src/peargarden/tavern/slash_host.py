@@ -94,7 +94,8 @@ class TavernSlashHost:
         self.toasts: list[dict[str, str]] = []
         self.input_text = ""
         self.popups: list[str] = []  # the texts of dialogs a script opened
-        self.library = quick_replies or QuickReplyLibrary()
+        # A replay starts as SillyTavern 1.18's first start left its data folder: the Default set on.
+        self.library = quick_replies if quick_replies is not None else QuickReplyLibrary.first_start()
         self.warnings: list[str] = []
         # A replay that plays generations itself (its own numbering, a group's round) takes them here.
         self.on_generate = on_generate
@@ -317,6 +318,14 @@ class TavernSlashHost:
 
     def set_input(self, text: str) -> None:
         self.input_text = text
+
+    def send_input(self) -> None:
+        """The send button: the input box's text as the user's message, then the reply."""
+        text = js_trim(self.input_text)
+        self.set_input("")
+        if text:
+            self.post("user", text, at=None, compact=False)
+        self.generate("normal", "", wait=True)
 
     def add_swipe(self, text: str, *, switch: bool) -> int:
         self._changed()
