@@ -169,14 +169,17 @@ def test_dialogs_nobody_answers_in_a_replay(run: Runner) -> None:
     assert done.local == {"名": "客官", "选": ""}
     assert done.host.popups == ["你叫什么？", "要做什么？"]
     assert run("/popup result=true 确定吗").pipe == "0"
+    assert run("/popup 确定吗").pipe == "确定吗"  # without result=true the popup's text is passed on
 
 
 def test_tokens_and_trimtokens(run: Runner) -> None:
     count = int(run("/tokens 栖水镇的雨下了一整夜").pipe)
     assert count > 0
-    head = run("/trimtokens limit=3 栖水镇的雨下了一整夜").pipe
-    tail = run("/trimtokens limit=3 direction=start 栖水镇的雨下了一整夜").pipe
+    # As in SillyTavern: direction=end (the default) keeps the last tokens, start the first ones.
+    tail = run("/trimtokens limit=3 栖水镇的雨下了一整夜").pipe
+    head = run("/trimtokens limit=3 direction=start 栖水镇的雨下了一整夜").pipe
     assert "栖水镇的雨下了一整夜".startswith(head) and "栖水镇的雨下了一整夜".endswith(tail)
+    assert head != tail
     assert 0 < int(run(f"/tokens {head}").pipe) <= 3 and 0 < int(run(f"/tokens {tail}").pipe) <= 3
 
 

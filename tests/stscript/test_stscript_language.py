@@ -49,7 +49,7 @@ def test_unknown_command_error_names_the_position() -> None:
 
 def test_parser_error_excerpt_points_under_the_position() -> None:
     with pytest.raises(ParserError) as error:
-        parse('/pass 第一行 |\n/echo "没有结尾', default_registry())
+        parse('/pass 第一行 |\n/pass "没有结尾', default_registry())
     text = error.value.toast_text()
     assert text.startswith("Unexpected end of quoted value at position")
     assert "Line: 1" in text and text.endswith("\n\nClick to see details")

@@ -99,4 +99,3 @@ def _home() -> str | None:
         return str(state.home.root)
     except Exception:  # HOME unset and no --home: the message names the folder of the failed write
         return None
-

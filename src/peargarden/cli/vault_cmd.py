@@ -26,7 +26,6 @@ app.add_typer(vault_app, name="vault")
 def _vault() -> Snapshots:
     # Imported here so that `pear --help` does not load the vault.
 
-
     tidy(state.home)  # what a killed snapshot left behind goes first, and the user is told
     return Snapshots(state.home)
 

@@ -15,9 +15,7 @@ from .lorebooks import is_lorebook_object
 from .presets import is_preset_object
 from .regex_files import is_regex_script_value
 
-Kind = Literal[
-    "card_png", "card_json", "charx", "lorebook", "preset", "chat_jsonl", "regex_script", "quick_reply_set"
-]
+Kind = Literal["card_png", "card_json", "charx", "lorebook", "preset", "chat_jsonl", "regex_script", "quick_reply_set"]
 
 
 def detect_kind(data: bytes, filename: str) -> Kind:

@@ -51,6 +51,7 @@ class BeatEnv(msgspec.Struct):
     # Per-chat cache a mode may keep between beats (e.g. a lore corpus); cleared when the chat closes.
     cache: dict[str, Any] = msgspec.field(default_factory=dict)
     cache_lock: threading.Lock = msgspec.field(default_factory=threading.Lock)
+
     @property
     def card_fields(self) -> dict[str, Any]:
         """The card's ``data`` object (V2/V3), or the whole object for a V1 card."""

@@ -165,9 +165,7 @@ def continues_counting(text: str, count: int = PROBE_NUMBERS) -> bool:
     return numbers == [count + 1, count + 2, count + 3]
 
 
-def run_trial(
-    model: Path, config: Config, threads: tuple[int, int], limits: WorkerLimits = CHECK_LIMITS
-) -> Trial:
+def run_trial(model: Path, config: Config, threads: tuple[int, int], limits: WorkerLimits = CHECK_LIMITS) -> Trial:
     """*config* tried in a fresh worker.  A load error every configuration would share (``fatal``)
     is raised, not returned."""
     spec = LoadSpec(str(model), PROBE_CTX, threads[0], threads[1], use_extra_bufts=config.use_extra_bufts)

@@ -113,8 +113,9 @@ def _encoded(
         starts=array("q", map(starts.__getitem__, rows_of)).tobytes(),
         ends=array("q", map(starts.__getitem__, map((1).__add__, rows_of))).tobytes(),
         path=list(map(_ID, state.path)),
-        amends=array("q", [at for row in record.amends[: state.amends] for at in (starts[row], starts[row + 1])])
-        .tobytes(),
+        amends=array(
+            "q", [at for row in record.amends[: state.amends] for at in (starts[row], starts[row + 1])]
+        ).tobytes(),
     )
     try:
         payload = _ENCODER.encode(index)

@@ -153,9 +153,7 @@ def plan_edit(tree: SessionTree, index: int, content: str, new_id: NewId, timest
     return Plan(target.parent_id, [edited, *_copy_after(tree, target, edited.id, new_id, timestamp, moved)])
 
 
-def plan_insert(
-    tree: SessionTree, index: int | None, message: dict[str, Any], new_id: NewId, timestamp: str
-) -> Plan:
+def plan_insert(tree: SessionTree, index: int | None, message: dict[str, Any], new_id: NewId, timestamp: str) -> Plan:
     """*message* written into the chat without a reply: at the end (*index* None or past the last),
     else before message *index* — a new branch where it stands there and what followed is copied after
     it (SillyTavern's ``/send at=``, ``/sys at=`` …)."""
@@ -208,8 +206,6 @@ def plan_delete_many(tree: SessionTree, indices: list[int], new_id: NewId, times
         out.append(copy)
         parent = copy.id
     return Plan(path[start].parent_id, out)
-
-
 
 
 def plan_hide(tree: SessionTree, first: int, last: int, hidden: bool) -> Plan | None:

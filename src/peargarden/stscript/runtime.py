@@ -37,6 +37,10 @@ class CommandError(Exception):
     """A command refused (JavaScript's ``throw new Error(message)`` inside a command)."""
 
 
+class GenerationError(Exception):
+    """The model could not be asked (a host raises it; ``/gen`` shows it as SillyTavern's "API Error")."""
+
+
 class Host(Protocol):
     """The world a script acts on.  Commands reach further host methods through ``call.host``."""
 
@@ -594,6 +598,7 @@ __all__ = [
     "Call",
     "ClosureValue",
     "CommandError",
+    "GenerationError",
     "Host",
     "Interpreter",
     "Outcome",

@@ -230,6 +230,71 @@ def convert_type(value: Any, kind: Any) -> Any:
     return value
 
 
+def loose_equals(a: Any, b: Any) -> bool:
+    """``a == b`` for the primitives a script compares: ``null`` and ``undefined`` only equal each
+    other; two texts compare as text; otherwise as numbers."""
+    nullish = (None, UNDEFINED)
+    if a in nullish or b in nullish:
+        return a in nullish and b in nullish
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    return number(a) == number(b)
+
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def number_to_radix(value: float, radix: int) -> str:
+    """``Number.prototype.toString(radix)`` for a double, digit for digit as V8 writes it: fraction
+    digits only as far as the double's precision reaches (rounded half to even, carried back into
+    earlier digits), then the integer digits."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    negative = value < 0
+    value = -value if negative else value
+    integer = math.floor(value)
+    fraction = value - integer
+    delta = max(0.5 * (math.nextafter(value, math.inf) - value), math.nextafter(0.0, 1.0))
+    digits: list[int] = []
+    if fraction >= delta:
+        while True:
+            fraction *= radix
+            delta *= radix
+            digit = int(fraction)
+            digits.append(digit)
+            fraction -= digit
+            if (fraction > 0.5 or (fraction == 0.5 and digit & 1)) and fraction + delta > 1:
+                # Round up, carrying back through digits that would reach the radix.
+                while True:
+                    if not digits:
+                        integer += 1
+                        break
+                    last = digits.pop()
+                    if last + 1 < radix:
+                        digits.append(last + 1)
+                        break
+                break
+            if fraction < delta:
+                break
+    head: list[str] = []
+    whole = float(integer)
+    while whole / radix >= 2.0**53:  # digits below the double's precision are written as zeros
+        whole /= radix
+        head.append("0")
+    while True:
+        remainder = math.fmod(whole, radix)
+        head.append(_DIGITS[int(remainder)])
+        whole = (whole - remainder) / radix
+        if whole <= 0:
+            break
+    text = "".join(reversed(head))
+    if digits:
+        text += "." + "".join(_DIGITS[d] for d in digits)
+    return ("-" if negative else "") + text
+
+
 class Mulberry32:
     """The seeded ``Math.random`` the recordings ran with (mulberry32: a 32-bit state, public domain)."""
 
@@ -258,8 +323,10 @@ __all__ = [
     "is_nan",
     "is_true",
     "json_parse",
+    "loose_equals",
     "member",
     "number",
+    "number_to_radix",
     "parse_float",
     "parse_int",
     "property_name",

@@ -7,16 +7,17 @@ the model's replies come from a function, requests and toasts are recorded on th
 
 from __future__ import annotations
 
-import math
+import copy
+import re
 import time
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from msgspec.structs import replace
 
 from peargarden.stscript.quickreplies import QuickReplyLibrary
-from peargarden.stscript.values import stringify
-from peargarden.text._jsnum import js_number
+from peargarden.text.jsstring import js_trim, js_trim_start
 from peargarden.text.macro_dispatch import expand
 from peargarden.text.macros import DynamicMacro
 from peargarden.text.regex_scripts import Placement
@@ -29,6 +30,7 @@ from .state import TavernState
 
 _INJECT_POSITIONS = {"before": d.BEFORE_PROMPT, "after": d.IN_PROMPT, "chat": d.IN_CHAT, "none": d.NONE}
 _MANUAL = {"api": "manual", "model": "slash command"}
+_MAX_STOP_STRINGS = 4  # openai_max_stop_strings
 
 
 def _only_bias(text: str, bias: str) -> Any:
@@ -36,6 +38,41 @@ def _only_bias(text: str, bias: str) -> Any:
     if not bias:
         return bias
     return not remove_macros(text)
+
+
+def _folded(text: str) -> str:
+    """``normalize('NFD')``, combining accents (U+0300–U+036F) dropped, lower case."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not "\u0300" <= c <= "\u036f").lower()
+
+
+def find_char(characters: list[dict[str, Any]], name: str, current_avatar: str) -> dict[str, Any] | None:
+    """SillyTavern's ``findChar({name})``: among the open character, one whose avatar key or name
+    (case and accents ignored) matches; then any character by avatar key (``name`` or ``name.png``);
+    then by name."""
+
+    def matches(char: dict[str, Any]) -> bool:
+        if not name or char.get("avatar") == name:
+            return True
+        own = str(char.get("name") or "")
+        return (own == name) if not own else _folded(own) == _folded(name)
+
+    current = [c for c in characters if c.get("avatar") == current_avatar]
+    found = next((c for c in current if matches(c)), None)
+    if found is not None:
+        return found
+    if name:
+        by_avatar = next(
+            (
+                c
+                for c in characters
+                if c.get("avatar") == name or (not name.endswith(".png") and c.get("avatar") == f"{name}.png")
+            ),
+            None,
+        )
+        if by_avatar is not None:
+            return by_avatar
+    return next((c for c in characters if matches(c)), None)
 
 
 class TavernSlashHost:
@@ -57,12 +94,14 @@ class TavernSlashHost:
         self.toasts: list[dict[str, str]] = []
         self.input_text = ""
         self.popups: list[str] = []  # the texts of dialogs a script opened
-        self.library = quick_replies or QuickReplyLibrary()
+        # A replay starts as SillyTavern 1.18's first start left its data folder: the Default set on.
+        self.library = quick_replies if quick_replies is not None else QuickReplyLibrary.first_start()
         self.warnings: list[str] = []
         # A replay that plays generations itself (its own numbering, a group's round) takes them here.
         self.on_generate = on_generate
         self._cached: Generation | None = None
         self.ephemeral: list[str] = []  # /inject ephemeral=true: removed after the next generation
+        self._sendas_warned = False
 
     # -- the runtime's needs -----------------------------------------------------------------------
 
@@ -131,13 +170,41 @@ class TavernSlashHost:
     def user_name(self) -> str:
         return self.state.user_name
 
-    def deliver(self, how: str, value: Any, as_text: Callable[[], str]) -> Any:
-        """SillyTavern's return helper: ``object`` gives JSON, the rest show the text and give ``""``."""
-        if how in ("pipe", "object"):
-            return stringify(value) or ""
-        if how.startswith("toast"):
-            self.toast("info", as_text())
-        return ""
+    def system_message(self, markup: str) -> dict[str, Any]:
+        """``sendSystemMessage('generic', html)``: a hidden "SillyTavern System" message (``return=chat-*``)."""
+        message: dict[str, Any] = {
+            "name": "SillyTavern System",
+            "force_avatar": "img/five.png",
+            "is_user": False,
+            "is_system": True,
+            "extra": {"swipeable": False, "type": "generic"},
+            "mes": markup,
+        }
+        self._insert(message, None)
+        return message
+
+    # -- characters --------------------------------------------------------------------------------
+
+    @property
+    def current_avatar(self) -> str:
+        return self.state.avatar
+
+    def characters(self) -> list[dict[str, Any]]:
+        """The characters a name can find (``{"name", "avatar"}``): in a replay, the open card."""
+        return [{"name": self.state.char_name, "avatar": self.state.avatar}]
+
+    def find_character(self, name: str) -> dict[str, Any] | None:
+        """SillyTavern's ``findChar``: the open character first, then an avatar key, then a name
+        (case and accents ignored)."""
+        return find_char(self.characters(), name, self.current_avatar)
+
+    def nameless_sendas_warning(self) -> None:
+        """``/sendas`` without ``name=``: SillyTavern warns once per browser profile."""
+        if not self._sendas_warned:
+            self._sendas_warned = True
+            self.toast(
+                "warning", 'To avoid confusion, please use /sendas name="Character Name"', "Name defaulted to {{char}}"
+            )
 
     # -- asking the person: nobody answers a replay --------------------------------------------------
 
@@ -168,7 +235,18 @@ class TavernSlashHost:
         else:
             self.state.chat.append(message)
 
-    def post(self, kind: str, text: str, *, at: int | None, compact: bool, name: str | None = None) -> None:
+    def post(
+        self,
+        kind: str,
+        text: str,
+        *,
+        at: int | None,
+        compact: bool,
+        name: str | None = None,
+        avatar: tuple[str | None, str | None] | None = None,
+    ) -> dict[str, Any]:
+        """A message as ``/send`` (``user``), ``/sendas`` (``character``, with the forced avatar and
+        original avatar it shows), ``/sys`` (``narrator``) or ``/comment`` builds it; returned."""
         gen = self._generation()
         bias = message_bias(text)
         if kind == "user":
@@ -184,7 +262,7 @@ class TavernSlashHost:
             if bias:
                 message["extra"]["bias"] = bias
             self._insert(message, at)
-            return
+            return message
         if kind == "character":
             speaker = name or self.state.char_name
             regexed = gen.regexed(text, Placement.SLASH_COMMAND)
@@ -196,14 +274,16 @@ class TavernSlashHost:
                 "mes": gen.sub(regexed),
                 "extra": extra,
             }
-            if speaker != self.state.char_name:
-                message["force_avatar"] = "img/ai4.png"
-                message["original_avatar"] = "img/ai4.png"
+            force_avatar, original = avatar if avatar is not None else (None, None)
+            if force_avatar is not None:
+                message["force_avatar"] = force_avatar
+            if original is not None:
+                message["original_avatar"] = original
         elif kind == "narrator":
-            name = str(self.state.chat_metadata.get("narrator_name") or "System")
+            speaker = name if name is not None else str(self.state.chat_metadata.get("narrator_name") or "System")
             extra = {"type": "narrator", "bias": (bias.strip() and bias) or None, "isSmallSys": compact, **_MANUAL}
             message = {
-                "name": name,
+                "name": speaker,
                 "is_user": False,
                 "is_system": _only_bias(text, bias),
                 "mes": gen.sub(text.strip()),
@@ -224,6 +304,11 @@ class TavernSlashHost:
         message["swipes"] = [message["mes"]]
         message["swipe_info"] = [{"extra": dict(extra)}]
         self._insert(message, at)
+        return message
+
+    def hide_messages(self, indices: list[int], *, hidden: bool) -> None:
+        for index in indices:
+            self.hide(index, index, hidden=hidden)
 
     def hide(self, start: int, end: int, *, hidden: bool) -> None:
         self._changed()
@@ -238,32 +323,87 @@ class TavernSlashHost:
     def set_input(self, text: str) -> None:
         self.input_text = text
 
+    def send_input(self) -> None:
+        """The send button: the input box's text as the user's message, then the reply."""
+        text = js_trim(self.input_text)
+        self.set_input("")
+        if text:
+            self.post("user", text, at=None, compact=False)
+        self.generate("normal", "", wait=True)
+
     def add_swipe(self, text: str, *, switch: bool) -> int:
         self._changed()
-        last = self.state.chat[-1]
+        chat = self.state.chat
+        last = chat[-1]
         if not isinstance(last.get("swipes"), list):
             last["swipes"] = [last.get("mes", "")]
             last["swipe_info"] = [{}]
             last["swipe_id"] = 0
+        if not isinstance(last.get("swipe_info"), list):
+            last["swipe_info"] = [{} for _ in last["swipes"]]
         last["swipes"].append(text)
-        last.setdefault("swipe_info", []).append({"extra": {"bias": message_bias(text), **_MANUAL}})
+        last["swipe_info"].append({"extra": {"bias": message_bias(text), **_MANUAL}})
         new_id = len(last["swipes"]) - 1
         if switch:
+            self._sync_swipe(last)
             last["swipe_id"] = new_id
             last["mes"] = text
+            # The message takes the new swipe's extra (a copy), as SillyTavern's switch does.
+            last["extra"] = copy.deepcopy(last["swipe_info"][new_id].get("extra") or last.get("extra") or {})
         return new_id
+
+    def _sync_swipe(self, message: dict[str, Any]) -> None:
+        """``syncMesToSwipe``: the shown swipe keeps the message's text and extra before leaving it."""
+        current = message.get("swipe_id")
+        swipes, infos = message.get("swipes"), message.get("swipe_info")
+        if not isinstance(current, int) or not isinstance(swipes, list) or not isinstance(infos, list):
+            return
+        if not 0 <= current < len(swipes) or not isinstance(swipes[current], str) or current >= len(infos):
+            return
+        info = infos[current]
+        if not isinstance(info, dict):
+            return
+        if self.state.chat_metadata.get("tainted") or len(self.state.chat) > 1:
+            swipes[current] = message.get("mes", "")
+        if "extra" in message:
+            info["extra"] = copy.deepcopy(message["extra"])
+        else:
+            info.pop("extra", None)
 
     # -- the model ---------------------------------------------------------------------------------
 
-    def _send(self, messages: list[dict[str, Any]], gen_type: str, stop: list[str] | tuple[str, ...] = ()) -> str:
+    def _send(
+        self,
+        messages: list[dict[str, Any]],
+        gen_type: str,
+        stop: list[str] | tuple[str, ...] = (),
+        length: int = 0,
+    ) -> str:
         self._changed()  # a generation rewrites the greeting's macros and may add a reply
         body = request_body(
-            self.state.oai, messages, gen_type, stop=stop, omit_empty_bias=self.state.compat.omit_empty_logit_bias
+            self._oai(length), messages, gen_type, stop=stop, omit_empty_bias=self.state.compat.omit_empty_logit_bias
         )
         self.requests.append(body)
         answer = self.reply(len(self.requests))
         self._generated()
         return answer
+
+    def _oai(self, length: int) -> dict[str, Any]:
+        """The connection settings, with ``length=`` of ``/gen`` and ``/genraw`` as the reply length."""
+        if length > 0:
+            return {**self.state.oai, "openai_max_tokens": length}
+        return self.state.oai
+
+    def clean_reply(self, text: str, *, trim_names: bool = True) -> str:
+        """SillyTavern's ``cleanUpMessage`` for a chat-completion reply: ``Name:`` at a line start
+        dropped (unless names are shown), the character's name before the text when ``trim_names``,
+        spaces trimmed."""
+        name = self.state.char_name
+        if name and not self.state.power_user.get("allow_name2_display"):
+            text = re.sub(rf"(^|\n){re.escape(name)}:\s*", r"\1", text)
+            if trim_names and text.startswith(f"{name}:"):
+                text = js_trim_start(text.replace(f"{name}:", "", 1))
+        return js_trim(text) if self.state.power_user.get("trim_spaces", True) else text
 
     def _generated(self) -> None:
         """After a generation: ``/inject ephemeral=true`` injections are gone, as SillyTavern removes
@@ -272,21 +412,33 @@ class TavernSlashHost:
         for ident in gone:
             self.inject(ident, "", position="after", depth=4, scan=False, role="system", ephemeral=False)
 
-    def generate_quiet(self, prompt: str, **options: Any) -> str:
+    def generate_quiet(self, prompt: str, *, stop: list[str] | None = None, length: int = 0, **_: Any) -> str:
+        """``generateQuietPrompt``: the chat's prompt with the instruction; the cleaned reply."""
         assembly = generate(self.state, "quiet", quiet_prompt=prompt)
         self.warnings.extend(assembly.warnings)
-        text = self._send(assembly.messages, "quiet", assembly.stop)
-        return text.strip() if options.get("trim", True) else text
+        stops = list(dict.fromkeys([*assembly.stop, *(stop or [])]))[:_MAX_STOP_STRINGS]
+        return self.clean_reply(self._send(assembly.messages, "quiet", stops, length))
 
-    def generate_raw(self, prompt: str, *, system: str = "", prefill: str = "", **options: Any) -> str:
+    def generate_raw(
+        self,
+        prompt: str,
+        *,
+        system: str = "",
+        prefill: str = "",
+        stop: list[str] | None = None,
+        length: int = 0,
+        trim: bool = True,
+        **_: Any,
+    ) -> str:
+        """``generateRaw``: only the system prompt, the prompt and the prefill; the cleaned reply."""
         messages: list[dict[str, Any]] = []
         if system:
             messages.append({"role": "system", "content": system})
         messages.append({"role": "user", "content": prompt})
         if prefill:
             messages.append({"role": "assistant", "content": prefill})
-        text = self._send(messages, "quiet")
-        return text.strip() if options.get("trim", True) else text
+        stops = list(dict.fromkeys(stop or []))[:_MAX_STOP_STRINGS]
+        return self.clean_reply(self._send(messages, "quiet", stops, length), trim_names=trim)
 
     def generate(self, kind: str, text: str, *, wait: bool) -> None:
         if self.on_generate is not None:
@@ -312,14 +464,32 @@ class TavernSlashHost:
     # -- the prompt -------------------------------------------------------------------------------
 
     def inject(
-        self, ident: str, text: str, *, position: str, depth: int | float, scan: bool, role: str, ephemeral: bool
+        self,
+        ident: str,
+        text: str,
+        *,
+        position: str,
+        depth: int | float,
+        scan: bool,
+        role: str,
+        ephemeral: bool,
+        filter: str | None = None,
     ) -> None:
-        """``/inject``: kept in ``chat_metadata.script_injects`` and in the extension prompt table."""
+        """``/inject``: kept in ``chat_metadata.script_injects`` (``filter`` is the closure's text,
+        ``null`` without one) and in the extension prompt table.  The filter closure is kept, not
+        run: the injection is always used."""
         where = _INJECT_POSITIONS[position]
         role_number = {"system": d.ROLE_SYSTEM, "user": d.ROLE_USER, "assistant": d.ROLE_ASSISTANT}[role]
         injects = self.state.chat_metadata.setdefault("script_injects", {})
         if text:
-            injects[ident] = {"value": text, "position": where, "depth": depth, "scan": scan, "role": role_number}
+            injects[ident] = {
+                "value": text,
+                "position": where,
+                "depth": depth,
+                "scan": scan,
+                "role": role_number,
+                "filter": filter,
+            }
         else:
             injects.pop(ident, None)
         self.state.table.set(d.SCRIPT_INJECT_PREFIX + ident, text, where, depth, scan, role_number)
@@ -333,23 +503,17 @@ class TavernSlashHost:
 
     def flush_injections(self, ident: str | None) -> None:
         for name in [ident] if ident else list(self.injections()):
-            if name is not None:
+            if name is not None and name in self.injections():
                 self.inject(name, "", position="after", depth=4, scan=False, role="system", ephemeral=False)
 
-    def author_note(self, field: str, value: str) -> None:
-        """``/note``, ``/depth``, ``/freq``: the chat's Author's Note fields."""
+    def note_metadata(self) -> dict[str, Any]:
+        """The chat's metadata with the Author's Note fields a loaded chat has (``note_prompt`` …)."""
         self.state.fill_note_metadata()
-        if field == "prompt":
-            self.state.chat_metadata["note_prompt"] = value
-        elif field in ("depth", "interval"):
-            number = abs(js_number(value))
-            if math.isnan(number):
-                self.warnings.append(f"/{'depth' if field == 'depth' else 'freq'} 需要数字：{value!r}")
-                return
-            self.state.chat_metadata[f"note_{field}"] = int(number) if number.is_integer() else number
-        else:
-            # SillyTavern sets the radio button with an event its handler does not listen to: no effect.
-            self.warnings.append("/pos 在 SillyTavern 中不生效，已忽略")
+        return self.state.chat_metadata
+
+    def set_note(self, field: str, value: Any) -> None:
+        """One Author's Note field (``prompt``, ``depth``, ``interval``, ``role``) of the chat."""
+        self.note_metadata()[f"note_{field}"] = value
         self._changed()
 
     # -- Quick Replies -----------------------------------------------------------------------------
@@ -364,4 +528,4 @@ class TavernSlashHost:
         """Nothing to write in a replay."""
 
 
-__all__ = ["TavernSlashHost", "message_bias"]
+__all__ = ["TavernSlashHost", "find_char", "message_bias"]

@@ -164,5 +164,3 @@ def to_number(value: JsValue) -> int | float:
         except ValueError:
             return math.nan
     return math.nan
-
-

@@ -23,6 +23,7 @@ from .deps import home_of
 
 router = APIRouter(prefix="/api")
 
+
 def placeholder_avatar(name: str) -> str:
     """The one picture of a card or persona without one: the first character of its name, white on the
     accent colour (the chat page's and the persona list's initials look the same)."""

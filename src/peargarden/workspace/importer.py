@@ -88,6 +88,7 @@ class CardExists(ConflictError):
         super().__init__(f"这些角色卡已经有了：{'、'.join(names)}（替换，还是另存一份？）")
         self.names = names
 
+
 _CARD_SUFFIX = {"card_png": ".png", "card_json": ".json", "charx": ".charx"}
 _KIND_LABEL = {
     "card_png": "角色卡",
@@ -451,9 +452,7 @@ def _existing_card(home: Home, name: str, path: Path) -> CardFolder | None:
     return next((folder for folder in list_cards(home) if folder.folder.casefold() == base), None)
 
 
-def _plan_card_scripts(
-    plan: ImportPlan, batch: _Batch, path: Path, card: Card, answer: ScriptsAnswerFn | None
-) -> None:
+def _plan_card_scripts(plan: ImportPlan, batch: _Batch, path: Path, card: Card, answer: ScriptsAnswerFn | None) -> None:
     """The card's TavernHelper scripts: the user's answer (when given) and a report line for each."""
     scripts = card_helper_scripts(card)
     if not scripts:

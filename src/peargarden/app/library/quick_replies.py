@@ -20,7 +20,7 @@ from peargarden.workspace.quick_reply_files import delete_set, load_library, sav
 
 def _links(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list):
-        raise BadInput("setList 应为列表：[{\"set\": 名字, \"isVisible\": true}]")
+        raise BadInput('setList 应为列表：[{"set": 名字, "isVisible": true}]')
     links = []
     for item in value:
         if not isinstance(item, dict) or not isinstance(item.get("set"), str):

@@ -21,14 +21,14 @@ import msgspec
 
 from peargarden.agent.events import AgentEvent, ErrorEvent, TextDeltaEvent, WarningEvent
 from peargarden.agent.loop import BeatInput
-from peargarden.errors import BadInput
+from peargarden.errors import BadInput, ProviderError
 from peargarden.modes.tavern.setup import chat_tavern_state
 from peargarden.providers.base import ChatRequest, TextDelta
 from peargarden.sessions.entries import COMMENT_TAG, HIDDEN_TAG, NARRATOR_TAG
 from peargarden.sessions.variables import customs_as_data
 from peargarden.stscript.commands import default_registry
 from peargarden.stscript.quickreplies import QuickReplyLibrary, QuickReplySet
-from peargarden.stscript.runtime import Interpreter, run_script
+from peargarden.stscript.runtime import GenerationError, Interpreter, run_script
 from peargarden.tavern.request import request_body
 from peargarden.tavern.slash_host import TavernSlashHost
 from peargarden.tavern.state import TavernState
@@ -188,15 +188,25 @@ class ChatSlashHost(TavernSlashHost):
 
     # -- the model ---------------------------------------------------------------------------------
 
-    def _send(self, messages: list[dict[str, Any]], gen_type: str, stop: list[str] | tuple[str, ...] = ()) -> str:
-        body = request_body(self.state.oai, messages, gen_type, stop=stop)
+    def _send(
+        self,
+        messages: list[dict[str, Any]],
+        gen_type: str,
+        stop: list[str] | tuple[str, ...] = (),
+        length: int = 0,
+    ) -> str:
+        body = request_body(self._oai(length), messages, gen_type, stop=stop)
         self.requests.append(body)
         sampler = {key: body[key] for key in _SAMPLER if body.get(key) is not None}
         sampler["stream"] = False
         request = ChatRequest(messages=list(messages), sampler=sampler)
-        events = self.session.provider.stream(request, threading.Event())
-        text = "".join(e.text for e in events if isinstance(e, TextDelta))
-        self._generated()
+        try:
+            events = self.session.provider.stream(request, threading.Event())
+            text = "".join(e.text for e in events if isinstance(e, TextDelta))
+        except ProviderError as error:
+            raise GenerationError(str(error)) from error
+        finally:
+            self._generated()
         return text
 
     def generate(self, kind: str, text: str, *, wait: bool) -> None:

@@ -48,7 +48,7 @@ def list_profiles(home: Home) -> list[ConnectionProfile]:
     """The profiles config.toml names, in its order (a table that is not one is skipped)."""
     tables = _document(home).get(TABLE)
     found: list[ConnectionProfile] = []
-    for name, table in (tables.items() if isinstance(tables, dict) else []):
+    for name, table in tables.items() if isinstance(tables, dict) else []:
         if isinstance(table, dict) and isinstance(table.get("provider"), str):
             values = {key: str(table.get(key) or "") for key in _FIELDS}
             found.append(ConnectionProfile(name=str(name), **values))
@@ -61,8 +61,10 @@ def active_profile(home: Home) -> str:
     model = settings.main()
     for profile in list_profiles(home):
         same = (profile.provider, profile.model) == (model.provider, model.model)
-        if same and (not profile.thinking or profile.thinking == model.thinking) and (
-            not profile.preset or profile.preset == settings.preset
+        if (
+            same
+            and (not profile.thinking or profile.thinking == model.thinking)
+            and (not profile.preset or profile.preset == settings.preset)
         ):
             return profile.name
     return ""
@@ -71,7 +73,7 @@ def active_profile(home: Home) -> str:
 def _checked_name(name: str) -> str:
     cleaned = " ".join(name.split())
     if not cleaned or len(cleaned) > MAX_NAME or any(ch in cleaned for ch in '."[]'):
-        raise BadInput(f"配置名不合法：{name!r}（不超过 {MAX_NAME} 个字，不含 . \" [ ]）")
+        raise BadInput(f'配置名不合法：{name!r}（不超过 {MAX_NAME} 个字，不含 . " [ ]）')
     return cleaned
 
 

@@ -81,7 +81,6 @@ def card_worlds(
             books.append(SUPPLEMENT_WORLD)
     embedded = card.data.get("character_book")
     if isinstance(embedded, dict) and embedded.get("entries"):
-
         name, world = kept(
             "embedded", folder.card_file(), lambda: character_book_to_world(embedded, card.name, editor_resave=False)
         )

@@ -92,9 +92,7 @@ class LateStep(msgspec.Struct):
     warnings: list[str] = msgspec.field(default_factory=list)
 
 
-def _failing_source(
-    content: str, sources: Sequence[tuple[str, str]], variables: Mapping[str, Any]
-) -> str | None:
+def _failing_source(content: str, sources: Sequence[tuple[str, str]], variables: Mapping[str, Any]) -> str | None:
     """The name of the first source (``(name, raw text)``) of *content* whose own template fails."""
     for name, raw in sources:
         inside = has_template(raw) and bool(raw.strip()) and raw.strip() in content

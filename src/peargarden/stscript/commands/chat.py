@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from urllib.parse import quote
 
+from peargarden.text.jsstring import js_trim
 from peargarden.text.jsvalue import UNDEFINED
 
 from .. import values as js
 from ..registry import Arg, Command
-from ..runtime import Call, CommandError
+from ..runtime import Call, CommandError, GenerationError
+from .returns import RETURN_TYPES, do_return
+from .strings import trim_to_end_sentence
+from .variables import resolve_variable
 
 
 def string_to_range(text: Any, low: int, high: int) -> tuple[int, int] | None:
@@ -51,34 +56,74 @@ def _text(call: Call) -> str:
     return "" if value in (None, UNDEFINED) else js.string(value)
 
 
-def _send(call: Call) -> str:
-    text = _text(call)
-    if not text:
+def _returned(call: Call, message: dict[str, Any] | None) -> str:
+    """``return=`` of the posting commands (default ``none``): the message's text or its JSON."""
+    if message is None:
         return ""
-    name = call.arg("name") if "name" in call.named else None
-    call.host.post("user", text.strip(), at=insert_position(call), compact=js.is_true(call.arg("compact")), name=name)
-    return ""
+    return do_return(call, call.arg("return", "none"), message, lambda m: js.string(m.get("mes", "")))
+
+
+def _send(call: Call) -> str:
+    # No empty-text guard, as in SillyTavern: an empty message is posted too.
+    name = js.string(call.arg("name")) if "name" in call.named else None
+    message = call.host.post(
+        "user", _text(call).strip(), at=insert_position(call), compact=js.is_true(call.arg("compact")), name=name
+    )
+    return _returned(call, message)
+
+
+def thumbnail(avatar: str) -> str:
+    """``getThumbnailUrl('avatar', file)``."""
+    return f"/thumbnail?type=avatar&file={quote(avatar, safe=_URI_SAFE)}"
+
+
+_URI_SAFE = "-_.!~*'()"  # what encodeURIComponent leaves alone
+DEFAULT_AVATAR = "img/ai4.png"
 
 
 def _sendas(call: Call) -> str:
-    text = _text(call)
-    if not text:
-        return ""
+    host = call.host
     given = call.arg("name")
-    name = given.strip() if isinstance(given, str) and given else call.host.char_name
-    call.host.post(
-        "character", text.strip(), at=insert_position(call), compact=js.is_true(call.arg("compact")), name=name
+    name = js_trim(given) if isinstance(given, str) else ""
+    if not name:
+        host.nameless_sendas_warning()
+        name = host.char_name
+    character = host.find_character(name)
+    avatar_name = call.arg("avatar")
+    avatar_character = host.find_character(js.string(avatar_name)) if avatar_name else character
+    if avatar_name and avatar_character is None:
+        host.toast("warning", f"Character for avatar {js.string(avatar_name)} not found")
+        return ""
+    # getNameAndAvatarForMessage: the open character needs no forced avatar; another known one
+    # shows its own; an unknown name gets the default.
+    force_avatar: str | None = None
+    original: str | None = None
+    if avatar_character is not None and avatar_character.get("avatar") == host.current_avatar:
+        pass
+    elif avatar_character is not None and avatar_character.get("avatar") != "none":
+        original = js.string(avatar_character.get("avatar"))
+        force_avatar = thumbnail(original)
+    else:
+        force_avatar = original = DEFAULT_AVATAR
+    speaker = js.string(character.get("name")) if character is not None and character.get("name") else name
+    message = host.post(
+        "character",
+        _text(call).strip(),
+        at=insert_position(call),
+        compact=js.is_true(call.arg("compact")),
+        name=speaker,
+        avatar=(force_avatar, original),
     )
-    return ""
+    return _returned(call, message)
 
 
 def _narrator(kind: str) -> Any:
     def run(call: Call) -> str:
-        text = _text(call)
-        if not text:
-            return ""
-        call.host.post(kind, text, at=insert_position(call), compact=js.is_true(call.arg("compact")))
-        return ""
+        name = js.string(call.arg("name")) if kind == "narrator" and "name" in call.named else None
+        message = call.host.post(
+            kind, _text(call), at=insert_position(call), compact=js.is_true(call.arg("compact")), name=name
+        )
+        return _returned(call, message)
 
     return run
 
@@ -86,14 +131,21 @@ def _narrator(kind: str) -> Any:
 def _hide(hidden: bool) -> Any:
     def run(call: Call) -> str:
         text = _text(call)
-        if not text:
-            return ""
-        bounds = string_to_range(text, 0, len(call.host.messages()) - 1)
+        last = len(call.host.messages()) - 1
+        bounds = string_to_range(text, 0, last) if text else (last, last)
         if bounds is None:
             # SillyTavern only writes this to the browser console; the host keeps it as a warning.
             call.host.console_warn(f"Invalid range provided for /{'hide' if hidden else 'unhide'} command: {text}")
             return ""
-        call.host.hide(bounds[0], bounds[1], hidden=hidden)
+        wanted = js_trim(js.string(call.arg("name", "")))
+        messages = call.host.messages()
+        chosen = [
+            index
+            for index in range(bounds[0], bounds[1] + 1)
+            if 0 <= index < len(messages) and (not wanted or messages[index].get("name") == wanted)
+        ]
+        if chosen:
+            call.host.hide_messages(chosen, hidden=hidden)
         return ""
 
     return run
@@ -189,30 +241,82 @@ def _addswipe(call: Call) -> str:
     return js.string(call.host.add_swipe(text, switch=js.is_true(call.arg("switch"))))
 
 
-def _gen(call: Call) -> str:
-    answer: str = call.host.generate_quiet(
-        _text(call),
-        lock=js.is_true(call.arg("lock")),
-        name=call.arg("name"),
-        length=call.arg("length"),
-        as_role=call.arg("as"),
-        trim=not js.is_false(call.arg("trim")),
-    )
+def _length(call: Call) -> int:
+    """``Number(resolveVariable(length) ?? 0) || 0``: a positive count overrides the reply length."""
+    value = resolve_variable(call, call.arg("length"))
+    number = js.number(0 if value is UNDEFINED or value is None else value)
+    return 0 if math.isnan(number) else int(number) if number.is_integer() else math.floor(number)
+
+
+def _stop(call: Call) -> list[str]:
+    """``stop=["…"]`` (a JSON list, or a variable holding one): stop strings for this generation."""
+    value = resolve_variable(call, call.arg("stop"))
+    if not isinstance(value, str) or not value:
+        return []
+    try:
+        parsed = js.json_parse(value)
+    except js.JsonError:
+        return []
+    out: list[str] = []
+    for item in parsed if isinstance(parsed, list) else []:
+        text = js.string(item)
+        if text not in out:
+            out.append(text)
+    return out
+
+
+def _generated(call: Call, ask: Any) -> str:
+    """A generation as SillyTavern runs one from a command: the input box cleared first, a failure an
+    "API Error" toast and an empty result."""
+    call.host.set_input("")
+    try:
+        answer: str = ask()
+    except GenerationError as error:
+        call.host.toast("error", str(error), "API Error")
+        return ""
     return answer
+
+
+def _gen(call: Call) -> str:
+    trim = js.is_true(js.string(call.arg("trim", "")))
+
+    def ask() -> str:
+        answer: str = call.host.generate_quiet(
+            _text(call),
+            lock=js.is_true(call.arg("lock")),
+            name=call.arg("name"),
+            length=_length(call),
+            as_role=call.arg("as"),
+            stop=_stop(call),
+        )
+        return trim_to_end_sentence(answer) if trim else answer
+
+    return _generated(call, ask)
 
 
 def _genraw(call: Call) -> str:
-    answer: str = call.host.generate_raw(
-        _text(call),
-        system=js.string(call.arg("system", "")),
-        prefill=js.string(call.arg("prefill", "")),
-        as_role=js.string(call.arg("as", "system")),
-        length=call.arg("length"),
-        instruct=not js.is_false(call.arg("instruct")),
-        stop=call.arg("stop"),
-        trim=not js.is_false(call.arg("trim")),
-    )
-    return answer
+    prompt = call.value
+    if prompt in ("", None, UNDEFINED):
+        return ""  # SillyTavern only warns in the console; nothing is sent
+
+    def text_of(name: str) -> str:
+        value = resolve_variable(call, call.arg(name))
+        return js.string(value) if js.truthy(value) else ""
+
+    def ask() -> str:
+        answer: str = call.host.generate_raw(
+            _text(call),
+            system=text_of("system"),
+            prefill=text_of("prefill"),
+            as_role=js.string(call.arg("as", "system")) or "system",
+            length=_length(call),
+            instruct=not js.is_false(call.arg("instruct")),
+            stop=_stop(call),
+            trim=not js.is_false(call.arg("trim")),
+        )
+        return answer
+
+    return _generated(call, ask)
 
 
 def _generation(kind: str) -> Any:
@@ -226,40 +330,69 @@ def _generation(kind: str) -> Any:
 _AT = Arg("at", "where to insert (an index; negative counts from the end)", ("number",))
 _COMPACT = Arg("compact", types=("boolean",), default="false")
 _TEXT = (Arg("text", required=True),)
+RETURN = Arg("return", "how to give the message back", default="none", choices=RETURN_TYPES)
+# The quotes around the text are kept unless raw=false (SillyTavern's rawQuotes).
+RAW = Arg("raw", "false: take the quotes off a quoted text", ("boolean",), default="true")
+_POSTED = "the message's text or JSON when return= asks for it"
 
 COMMANDS = (
     Command(
         "send",
         _send,
         "Adds a message as the user (no reply).",
-        named=(_COMPACT, _AT, Arg("name", "persona name")),
+        named=(_COMPACT, _AT, Arg("name", "persona name"), RETURN, RAW),
         unnamed=_TEXT,
+        raw_quotes=True,
+        returns=_POSTED,
     ),
     Command(
         "sendas",
         _sendas,
-        "Adds a message as a character (name=).",
-        named=(Arg("name", "character name", required=True), _COMPACT, _AT),
+        "Adds a message as a character (name=, matched ignoring case and accents; avatar= borrows another's).",
+        named=(
+            Arg("name", "character name", required=True),
+            Arg("avatar", "the character whose avatar to show"),
+            _COMPACT,
+            _AT,
+            RETURN,
+            RAW,
+        ),
         unnamed=_TEXT,
+        raw_quotes=True,
+        returns=_POSTED,
     ),
     Command(
-        "sys", _narrator("narrator"), "Adds a narrator message.", aliases=("nar",), named=(_COMPACT, _AT), unnamed=_TEXT
+        "sys",
+        _narrator("narrator"),
+        "Adds a narrator message (name= overrides the narrator's name).",
+        aliases=("nar",),
+        named=(_COMPACT, _AT, Arg("name", "narrator name"), RETURN, RAW),
+        unnamed=_TEXT,
+        raw_quotes=True,
+        returns=_POSTED,
     ),
     Command(
         "comment",
         _narrator("comment"),
         "Adds a note that is shown but never sent to the model.",
-        named=(_COMPACT, _AT),
+        named=(_COMPACT, _AT, RETURN, RAW),
         unnamed=_TEXT,
+        raw_quotes=True,
+        returns=_POSTED,
     ),
     Command(
         "hide",
         _hide(True),
-        "Hides messages N or A-B from the model (they stay in the chat).",
-        unnamed=(Arg("range", required=True),),
+        "Hides messages N or A-B (the last one when none is given) from the model; name= only those of that name.",
+        named=(Arg("name", "only messages of this name"),),
+        unnamed=(Arg("range"),),
     ),
     Command(
-        "unhide", _hide(False), "Shows hidden messages to the model again.", unnamed=(Arg("range", required=True),)
+        "unhide",
+        _hide(False),
+        "Shows hidden messages to the model again (the last one when none is given); name= only those of that name.",
+        named=(Arg("name", "only messages of this name"),),
+        unnamed=(Arg("range"),),
     ),
     Command(
         "cut",
@@ -272,7 +405,7 @@ COMMANDS = (
         "del",
         _delete,
         "Deletes the last N messages and passes their text on.",
-        aliases=("delete",),
+        aliases=("delete", "delmode"),
         unnamed=(Arg("count", types=("number",)),),
         returns="the deleted text, a line each",
     ),
@@ -308,7 +441,8 @@ COMMANDS = (
             Arg("name"),
             Arg("length", types=("number",)),
             Arg("as", default="system", choices=("system", "char")),
-            Arg("trim", types=("boolean",), default="on"),
+            Arg("trim", "cut the answer after its last full sentence", ("boolean",), default="false"),
+            Arg("stop", "stop strings (a JSON list)", ("list",)),
         ),
         unnamed=(Arg("prompt", required=True),),
         returns="the model's answer",
@@ -325,7 +459,7 @@ COMMANDS = (
             Arg("system"),
             Arg("prefill"),
             Arg("length", types=("number",)),
-            Arg("trim", types=("boolean",), default="on"),
+            Arg("trim", "take the character's name off the answer", ("boolean",), default="on"),
         ),
         unnamed=(Arg("prompt", required=True),),
         returns="the model's answer",

@@ -17,6 +17,7 @@ from peargarden.text.jsvalue import truthy as js_truthy
 from .. import values as js
 from ..registry import Arg, Command
 from ..runtime import BreakSignal, Call, ClosureValue, CommandError, Result
+from .chat import RAW
 from .quickreplies import run_quick_reply
 from .variables import chat_variables
 
@@ -43,6 +44,9 @@ def _echo(call: Call) -> Any:
         call.host.toast("warning", f"Invalid severity provided for /echo command: {severity}")
         severity = None
     text = js.string(value)
+    on_click = call.arg("onClick")
+    if on_click is not UNDEFINED and not isinstance(on_click, ClosureValue):
+        call.host.toast("warning", "Invalid onClick provided for /echo command. This is not a closure")
     title = call.arg("title")
     kind = severity if isinstance(severity, str) and severity else "info"
     call.host.toast(kind, text, js.string(title) if title not in (UNDEFINED, None, "") else "")
@@ -362,8 +366,10 @@ COMMANDS = (
             Arg("color"),
             Arg("escapeHtml", types=("boolean",), default="true"),
             Arg("onClick", types=("closure",)),
+            RAW,
         ),
         unnamed=(Arg("text", required=True),),
+        raw_quotes=True,
         returns="the text",
     ),
     Command(
@@ -378,6 +384,7 @@ COMMANDS = (
         _run,
         "Runs a closure, a closure kept in a scoped variable, or a Quick Reply (Set.Label); "
         "named arguments go to the closure's parameters.",
+        aliases=("call", "exec"),
         unnamed=(
             Arg("name", "closure, variable or Quick Reply", ("variable_name", "closure", "string"), required=True),
         ),

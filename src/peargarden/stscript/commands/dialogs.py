@@ -9,6 +9,7 @@ dialog had been closed.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from peargarden.text.jsvalue import UNDEFINED
@@ -16,6 +17,7 @@ from peargarden.text.jsvalue import UNDEFINED
 from .. import values as js
 from ..registry import Arg, Command
 from ..runtime import Call, ClosureValue, CommandError
+from .variables import resolve_variable
 
 
 def _text(call: Call) -> str:
@@ -24,15 +26,25 @@ def _text(call: Call) -> str:
 
 
 def _popup(call: Call) -> Any:
-    answer = call.host.popup(_text(call), ok=js.string(call.arg("okButton", "OK")), cancel=call.arg("cancelButton"))
+    ok = call.arg("okButton")
+    cancel = call.arg("cancelButton")
+    answer = call.host.popup(
+        _text(call),
+        ok=ok if isinstance(ok, str) else "OK",
+        cancel=cancel if isinstance(cancel, str) else None,
+    )
     if js.is_true(call.arg("result")):
         return "1" if answer else "0"
-    return ""
+    return _text(call)  # SillyTavern passes the popup's text on
 
 
 def _input(call: Call) -> Any:
     default = call.arg("default", "")
-    answer = call.host.prompt_input(_text(call), js.string(default) if default is not UNDEFINED else "")
+    for name in ("onSuccess", "onCancel"):
+        given = call.arg(name)
+        if given is not UNDEFINED and not isinstance(given, ClosureValue):
+            raise CommandError(f"argument '{name}' must be a closure for command /input")
+    answer = call.host.prompt_input(_text(call), default if isinstance(default, str) else "")
     handler = call.arg("onSuccess") if answer is not None else call.arg("onCancel")
     if isinstance(handler, ClosureValue):
         call.run_closure(handler)
@@ -40,16 +52,24 @@ def _input(call: Call) -> Any:
 
 
 def _buttons(call: Call) -> str:
-    raw = call.arg("labels")
+    """A bad ``labels=`` (not JSON, not a non-empty list, an entry without text) gives nothing,
+    as SillyTavern only warns in the console."""
+    raw = resolve_variable(call, call.arg("labels"))
     try:
-        labels = json.loads(js.string(raw)) if raw is not UNDEFINED else []
+        labels = json.loads(js.string(raw))
     except ValueError:
-        labels = []
-    if not isinstance(labels, list) or not labels:
-        raise CommandError("Invalid labels provided")
-    names = [js.string(label.get("text") if isinstance(label, dict) else label) for label in labels]
-    chosen = call.host.choose(_text(call), names, multiple=js.is_true(call.arg("multiple")))
-    return "" if chosen is None else chosen
+        labels = None
+    entries = [{"text": label} if isinstance(label, str) else label for label in labels or []]
+    usable = isinstance(labels, list) and bool(labels)
+    if not usable or not all(isinstance(e, dict) and isinstance(e.get("text"), str) and e["text"] for e in entries):
+        call.host.console_warn("Invalid labels provided for /buttons command")
+        return ""
+    names = [str(entry["text"]) for entry in entries]
+    multiple = js.is_true(call.arg("multiple"))
+    chosen = call.host.choose(_text(call), names, multiple=multiple)
+    if multiple:
+        return js.stringify([] if chosen is None else chosen if isinstance(chosen, list) else [chosen]) or "[]"
+    return "" if chosen is None else js.string(chosen)
 
 
 def _tokens(call: Call) -> str:
@@ -57,30 +77,39 @@ def _tokens(call: Call) -> str:
 
 
 def _trim_tokens(call: Call) -> str:
+    """``direction=end`` (the default) keeps the last ``limit`` tokens, ``start`` the first; a limit
+    that is not a number changes nothing, one of 0 or less leaves nothing."""
     text = _text(call)
-    limit = js.number(call.arg("limit"))
-    if js.is_nan(limit) or limit < 0:
-        raise CommandError("Invalid limit provided")
-    from_start = js.string(call.arg("direction", "end")) == "start"
+    if not text:
+        return ""
+    limit = js.number(resolve_variable(call, call.arg("limit")))
+    if math.isnan(limit):
+        call.host.console_warn(f"Invalid limit provided for /trimtokens command: {js.string(limit)}")
+        return text
+    if limit <= 0:
+        return ""
+    keep_start = js.string(call.arg("direction", "end")) == "start"
     if call.host.count_tokens(text) <= limit:
         return text
     # The longest head (or tail) within the limit: token counts grow with the text, so halve the range.
     low, high = 0, len(text)
     while low < high:
         middle = (low + high + 1) // 2
-        piece = text[-middle:] if from_start else text[:middle]
+        piece = text[:middle] if keep_start else text[-middle:]
         if call.host.count_tokens(piece) <= limit:
             low = middle
         else:
             high = middle - 1
-    return text[len(text) - low :] if from_start else text[:low]
+    if low == 0:
+        return ""
+    return text[:low] if keep_start else text[-low:]
 
 
 COMMANDS = (
     Command(
         "popup",
         _popup,
-        "Shows the text in a dialog; result=true passes on 1 (OK) or 0.",
+        "Shows the text in a dialog and passes the text on; result=true passes on 1 (OK) or 0 instead.",
         named=(
             Arg("large", types=("boolean",)),
             Arg("wide", types=("boolean",)),
@@ -94,6 +123,7 @@ COMMANDS = (
         "input",
         _input,
         "Asks for a line of text (default= when nobody answers).",
+        aliases=("prompt",),
         named=(
             Arg("default"),
             Arg("large", types=("boolean",)),
@@ -112,7 +142,7 @@ COMMANDS = (
         'Asks to choose one of labels=["…", …] and passes the label on.',
         named=(Arg("labels", types=("list",), required=True), Arg("multiple", types=("boolean",))),
         unnamed=(Arg("text", required=True),),
-        returns="the label chosen",
+        returns="the label chosen (multiple=true: the labels as JSON)",
     ),
     Command(
         "tokens",
@@ -124,7 +154,7 @@ COMMANDS = (
     Command(
         "trimtokens",
         _trim_tokens,
-        "The text cut to limit= tokens (direction=end keeps the start, start keeps the end).",
+        "The text cut to limit= tokens (direction=end keeps the last ones, start the first ones).",
         named=(
             Arg("limit", types=("number",), required=True),
             Arg("direction", default="end", choices=("start", "end")),

@@ -19,17 +19,7 @@ from peargarden.text.jsvalue import UNDEFINED, number_to_string
 from .. import values as js
 from ..registry import Arg, Command
 from ..runtime import Call, CommandError
-from .variables import chat_variables
-
-
-def _resolve(call: Call, name: str) -> Any:
-    if call.scope.exists(name):
-        return call.scope.get(name)
-    variables = chat_variables(call)
-    for scope in ("local", "global"):
-        if variables.exists(scope, name):
-            return variables.read(scope, name)
-    return name
+from .variables import resolve_variable
 
 
 def numbers(call: Call, value: Any) -> list[float]:
@@ -46,7 +36,7 @@ def numbers(call: Call, value: Any) -> list[float]:
             if item == "":
                 continue
         direct = js.number(item)
-        found = js.number(_resolve(call, js.string(item))) if math.isnan(direct) else direct
+        found = js.number(resolve_variable(call, js.string(item))) if math.isnan(direct) else direct
         if not math.isnan(found):
             out.append(found)
     return out

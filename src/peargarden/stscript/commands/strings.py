@@ -8,12 +8,13 @@ SillyTavern's sentence marks (Chinese ones included).  Patterns are JavaScript r
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import regex
 
 from peargarden.text.jsregex import JsRegex, regex_from_string
-from peargarden.text.jsstring import js_trim_end
+from peargarden.text.jsstring import JS_SPACE, js_trim_end
 from peargarden.text.jsvalue import UNDEFINED
 
 from .. import values as js
@@ -25,14 +26,16 @@ _EMOJI = regex.compile(r"\p{Emoji_Presentation}|\p{Extended_Pictographic}")
 
 
 def trim_to_end_sentence(text: str) -> str:
-    """Everything up to the last sentence mark (or emoji); a space before the mark goes with it."""
+    """Everything up to the last sentence mark (or emoji); a space before a mark goes with it."""
     if not text:
         return ""
     last = -1
     for i in range(len(text) - 1, -1, -1):
         char = text[i]
-        if char in _END_MARKS or _EMOJI.match(char):
-            last = i - 1 if i > 0 and text[i - 1].isspace() else i
+        emoji = _EMOJI.match(char) is not None
+        if char in _END_MARKS or emoji:
+            # A space before a mark goes with it; before an emoji it stays (SillyTavern's rule).
+            last = i - 1 if not emoji and i > 0 and text[i - 1] in JS_SPACE else i
             break
     if last == -1:
         return js_trim_end(text)
@@ -61,9 +64,8 @@ def _text(call: Call) -> str:
     return "" if value in (None, UNDEFINED) else js.string(value)
 
 
-def _slice_index(value: Any, length: int, default: int) -> int:
-    if value is UNDEFINED or value is None or value == "":
-        return default
+def _slice_index(value: Any, length: int) -> int:
+    """``String.prototype.slice``'s reading of an index (``NaN`` is 0; negative counts from the end)."""
     number = js.number(value)
     if math.isnan(number):
         return 0
@@ -72,56 +74,128 @@ def _slice_index(value: Any, length: int, default: int) -> int:
 
 
 def _substr(call: Call) -> str:
-    text = _text(call)
-    start = _slice_index(call.arg("start"), len(text), 0)
-    end = _slice_index(call.arg("end"), len(text), len(text))
-    return text[start:end]
+    """``text.slice(Number(start), end && Number(end))``, in UTF-16 code units as JavaScript counts."""
+    value = call.value
+    if not isinstance(value, str):
+        return ""
+    units = value.encode("utf-16-le", "surrogatepass")
+    length = len(units) // 2
+    start = _slice_index(call.arg("start"), length)
+    end_given = call.arg("end")
+    end = length if end_given is UNDEFINED or end_given is None else _slice_index(end_given, length)
+    return units[start * 2 : max(start, end) * 2].decode("utf-16-le", "surrogatepass")
+
+
+_EMPTY_PATTERN = "Argument of 'pattern=' cannot be empty"
 
 
 def _pattern(call: Call) -> JsRegex:
-    source = js.string(call.arg("pattern", ""))
-    compiled = regex_from_string(source)
+    source = call.arg("pattern", "")
+    if not js.truthy(source):
+        raise CommandError(_EMPTY_PATTERN)
+    compiled = regex_from_string(js.string(source))
     if compiled is None:
-        raise CommandError(f"Invalid pattern: {source}")
+        raise CommandError("The value of 'pattern' argument is not a valid regular expression.")
     return compiled
 
 
-def _replace(call: Call) -> str:
-    text = _text(call)
-    mode = js.string(call.arg("mode", "literal"))
-    pattern = js.string(call.arg("pattern", ""))
-    replacer = js.string(call.arg("replacer", ""))
-    if mode == "literal":
-        return text.replace(pattern, replacer) if pattern else text
-    if mode == "regex":
-        compiled = _pattern(call)
-        return compiled.replace(text, lambda m: m.expand(_js_template(replacer)))
-    raise CommandError("/replace: Invalid mode")
-
-
-def _js_template(replacer: str) -> str:
-    """A JavaScript replacement string (``$1``, ``$&``, ``$$``) as a Python template."""
-    out = []
+def substitution(
+    replacer: str,
+    matched: str,
+    position: int,
+    text: str,
+    groups: Sequence[str | None] = (),
+    named: Mapping[str, str | None] | None = None,
+) -> str:
+    """JavaScript's ``GetSubstitution``: ``$$``, ``$&``, ``$```, ``$'``, ``$1``–``$99`` (two digits
+    when that group exists, else one digit and the other as text; ``$0`` and groups that do not exist
+    stay as written), ``$<name>`` (only when the pattern names groups).  A group that did not take
+    part gives nothing."""
+    out: list[str] = []
     i = 0
+    count = len(groups)
     while i < len(replacer):
         char = replacer[i]
-        if char == "$" and i + 1 < len(replacer):
-            nxt = replacer[i + 1]
-            if nxt == "$":
-                out.append("$")
+        nxt = replacer[i + 1] if i + 1 < len(replacer) else ""
+        if char != "$" or not nxt:
+            out.append(char)
+            i += 1
+        elif nxt == "$":
+            out.append("$")
+            i += 2
+        elif nxt == "&":
+            out.append(matched)
+            i += 2
+        elif nxt == "`":
+            out.append(text[:position])
+            i += 2
+        elif nxt == "'":
+            out.append(text[position + len(matched) :])
+            i += 2
+        elif nxt in "0123456789":
+            two = replacer[i + 1 : i + 3]
+            if len(two) == 2 and two.isascii() and two.isdigit() and 1 <= int(two) <= count:
+                out.append(groups[int(two) - 1] or "")
+                i += 3
+            elif 1 <= int(nxt) <= count:
+                out.append(groups[int(nxt) - 1] or "")
                 i += 2
-                continue
-            if nxt == "&":
-                out.append(r"\g<0>")
+            else:
+                out.append(char)
+                i += 1
+        elif nxt == "<" and named is not None:
+            end = replacer.find(">", i + 2)
+            if end < 0:
+                out.append("$<")
                 i += 2
-                continue
-            if nxt.isdigit():
-                out.append(rf"\g<{nxt}>")
-                i += 2
-                continue
-        out.append("\\\\" if char == "\\" else char)
-        i += 1
+            else:
+                out.append(named.get(replacer[i + 2 : end]) or "")
+                i = end + 1
+        else:
+            out.append(char)
+            i += 1
     return "".join(out)
+
+
+def _replace_literal(text: str, pattern: str, replacer: str, *, first_only: bool = False) -> str:
+    """``replaceAll`` (or ``replace``) with a text pattern: each occurrence through ``substitution``."""
+    out: list[str] = []
+    start = 0
+    while True:
+        found = text.find(pattern, start)
+        if found < 0:
+            break
+        out.append(text[start:found])
+        out.append(substitution(replacer, pattern, found, text))
+        start = found + len(pattern)
+        if first_only:
+            break
+    out.append(text[start:])
+    return "".join(out)
+
+
+def _replace(call: Call) -> str:
+    pattern = call.arg("pattern", UNDEFINED)
+    if not js.truthy(pattern):
+        raise CommandError(_EMPTY_PATTERN)
+    text = _text(call)
+    source = js.string(pattern)
+    replacer = js.string(call.arg("replacer", ""))
+    mode = call.arg("mode", "literal")
+    if mode == "literal":
+        return _replace_literal(text, source, replacer)
+    if mode == "regex":
+        compiled = regex_from_string(source)
+        if compiled is None:
+            # ``text.replace(undefined, …)``: JavaScript looks for the text "undefined".
+            return _replace_literal(text, "undefined", replacer, first_only=True)
+
+        def one(match: Any) -> str:
+            named = match.groupdict() if match.re.groupindex else None
+            return substitution(replacer, match.group(0), match.start(), text, match.groups(), named)
+
+        return compiled.replace(text, one)
+    raise CommandError("Invalid '/replace mode=' argument specified!")
 
 
 def _test(call: Call) -> str:

@@ -16,6 +16,7 @@ from peargarden.text.jsvalue import UNDEFINED
 from .. import values as js
 from ..registry import Arg, Command
 from ..runtime import Call, ClosureValue, CommandError, numeric_or_text
+from .returns import RETURN_TYPES, do_return
 
 SCOPES = ("local", "global")
 
@@ -99,6 +100,20 @@ def chat_variables(call: Call) -> ChatVariables:
     return ChatVariables(host.variable_store("local"), host.variable_store("global"))
 
 
+def resolve_variable(call: Call, name: Any) -> Any:
+    """SillyTavern's ``resolveVariable``: a scoped, chat or global variable of that name, else the
+    text itself."""
+    if not isinstance(name, str):
+        return name
+    if call.scope.exists(name):
+        return call.scope.get(name)
+    variables = chat_variables(call)
+    for scope in ("local", "global"):
+        if variables.exists(scope, name):
+            return variables.read(scope, name)
+    return name
+
+
 def _key(call: Call) -> Any:
     key = call.arg("key")
     return key if js.truthy(key) else call.arg("name")
@@ -155,7 +170,7 @@ def _list(call: Call) -> Any:
     local = wanted in ("all", "local")
     global_ = wanted in ("all", "global")
 
-    def as_text() -> str:
+    def as_text(_: Any) -> str:
         def lines(scope: str) -> str:
             items = [f"{key}: {js.string(value)}" for key, value in variables.stores[scope].items()]
             return "\n\n".join(items) if items else f"No {scope} variables"
@@ -167,7 +182,7 @@ def _list(call: Call) -> Any:
             parts.append(f"### Global variables:\n{lines('global')}")
         return "\n\n".join(parts)
 
-    return call.host.deliver(js.string(call.arg("return", "popup-html")), listed, as_text)
+    return do_return(call, call.arg("return", "popup-html"), listed, as_text)
 
 
 def _scoped(scope: str, local_name: str, global_name: str) -> str:
@@ -243,7 +258,7 @@ def _commands() -> tuple[Command, ...]:
             aliases=("listchatvar",),
             named=(
                 Arg("scope", "all, local or global", default="all", choices=("all", "local", "global")),
-                Arg("return", "how to give the list", default="popup-html"),
+                Arg("return", "how to give the list", default="popup-html", choices=RETURN_TYPES),
             ),
             returns="the variables as a JSON list",
         )
@@ -253,4 +268,4 @@ def _commands() -> tuple[Command, ...]:
 
 COMMANDS = _commands()
 
-__all__ = ["COMMANDS", "ChatVariables", "chat_variables"]
+__all__ = ["COMMANDS", "ChatVariables", "chat_variables", "resolve_variable"]
