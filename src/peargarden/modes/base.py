@@ -187,6 +187,9 @@ class PlayMode(msgspec.Struct, frozen=True):
     # Whether MVU's ``<UpdateVariable>`` blocks stay out of the stream too: the stage changes
     # variables through its tool and strips a written block after the reply, so none may show live.
     hides_update_blocks: bool = False
+    # Whether the speaking model may name who speaks next in a group round whose group lets the
+    # model choose (the group stage's ``next_speaker`` tool): the round then starts with one speaker.
+    names_next_speaker: bool = False
 
 
 class ModeTable(Mapping[str, PlayMode]):

@@ -30,6 +30,7 @@ def _stage() -> PlayMode:
         after_beat=stage_after_beat,
         after_reply=stage_variables_after_beat,
         hides_update_blocks=True,
+        names_next_speaker=True,
     )
 
 
