@@ -165,7 +165,8 @@ ModeStory = Callable[[BranchView], StoryView | None]
 # What a mode does once a recorded beat's reply is complete (the stage: scene notes and compaction):
 # ``None`` when nothing is due (decided at once, so a front is told only when work runs), else the
 # work, run as it is iterated, yielding one warning per thing the user should know.  A failure
-# must never cost the beat.
+# costs the beat nothing: the service runs every step through one runner that turns any exception,
+# at the call or in the work, into one warning naming the step (``app.play.mode_steps``).
 AfterBeat = Callable[[BranchView, SideCall, BeatResult], Iterator[str] | None]
 
 

@@ -27,7 +27,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,6 +39,7 @@ from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent, Warning
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import card_to_object, format_send_date, read_chat_jsonl
 from peargarden.formats.groups import GroupFile
+from peargarden.modes.base import PlayMode
 from peargarden.modes.group.rounds import (
     group_fields,
     last_reply,
@@ -528,9 +529,17 @@ def _member_env(session: GroupSession, member: Member) -> GroupBeatEnv:
     return env
 
 
-def _group_mode(name: str) -> None:
-    if name not in GROUP_MODES:
-        raise BadInput(f"群聊的对话方式只能是 {'、'.join(GROUP_MODES)}，收到 {name!r}")
+def _group_table(app: AppCore) -> Mapping[str, PlayMode]:
+    """The app's group modes (the standard table unless a test gave its own)."""
+    return app.group_modes if app.group_modes is not None else GROUP_MODES
+
+
+def _group_mode(table: Mapping[str, PlayMode]) -> Callable[[str], None]:
+    def check(name: str) -> None:
+        if name not in table:
+            raise BadInput(f"群聊的对话方式只能是 {'、'.join(table)}，收到 {name!r}")
+
+    return check
 
 
 def _session(
@@ -547,7 +556,8 @@ def _session(
         raise _no_members(folder)
     group_json = folder.settings()
     settings = _group_settings(app, folder, None, options)
-    mode = chat_mode(GROUP_MODES, _group_mode, asked=options.mode, recorded=recorded_mode(chat),
+    table = _group_table(app)
+    mode = chat_mode(table, _group_mode(table), asked=options.mode, recorded=recorded_mode(chat),
                      named=chat.header.get("mode"), configured=settings.mode)  # fmt: skip
     resolved = resolved or app.resolve(settings, options.connection)
     scene = GroupScene(
@@ -561,7 +571,7 @@ def _session(
     scene.speaker = first.avatar
     player = chat_player(app.home, chat, options, group_json.get("persona"), settings, resolved)
     session = GroupSession(
-        app.with_modes(GROUP_MODES),
+        app.with_modes(table),
         first.card,
         chat,
         settings,
@@ -594,7 +604,8 @@ def new_group_chat(app: AppCore, name: str, options: ChatOptions | None = None) 
     if not _members(app, folder.read()):
         raise _no_members(folder)
     settings = _group_settings(app, folder, None, options)
-    mode = chat_mode(GROUP_MODES, _group_mode, asked=options.mode, named=folder.settings().get("mode"),
+    table = _group_table(app)
+    mode = chat_mode(table, _group_mode(table), asked=options.mode, named=folder.settings().get("mode"),
                      configured=settings.mode)  # fmt: skip
     header = chat_header("group", folder.folder, mode, options)
     resolved = app.resolve(settings, options.connection)  # a failing start writes nothing

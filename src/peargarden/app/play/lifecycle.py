@@ -13,7 +13,9 @@ members: the services (:mod:`.service`, :mod:`.group_session`) only plan the bea
 
 Around each reply the chat's mode runs its steps (``PlayMode.prepare`` before it, ``after_reply``
 after it; ``after_beat`` once the last reply is complete, ``done`` held back meanwhile so a front
-may unlock its composer at ``reply_end``); then the beat's record and log, and the chat given back.
+may unlock its composer at ``reply_end``), each through one runner (:mod:`.mode_steps`: a step's
+failure is one warning, its time goes into the record); then the beat's record and log, and the
+chat given back.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from .beat import Beat
 from .chat_core import ChatCore, offered
 from .checkpoints import StreamCheckpoint
 from .hidden_updates import without_update_blocks
+from .mode_steps import StepRunner
 from .sandbox_judge import make_card_grant_recorder
 
 # How the loop keeps a message: appended to the chat; returns the entry's id.
@@ -118,6 +121,11 @@ class Speaker(msgspec.Struct, frozen=True):
         """The card whose folder its tools work in and whose "always for this card" grants apply."""
         return self.env.card
 
+    @property
+    def name(self) -> str:
+        """Its character's name."""
+        return self.env.char_name
+
 
 class Turns(Protocol):
     """Who speaks in a beat, in turn (a card's chat: one; a group's round: the strategy's order)."""
@@ -150,7 +158,7 @@ def lifecycle(chat: ChatCore, start: BeatStart, turns: Turns, release: Callable[
     def run(beat: Beat, approver: Approver | None) -> Iterator[AgentEvent]:
         chat.beat = beat
         try:
-            yield from _replies(chat, start, turns, beat, approver)
+            yield from _replies(chat, start, turns, beat, approver, StepRunner(beat.record))
         finally:
             chat.beat = None
             try:
@@ -180,7 +188,7 @@ class _Total:
 
 
 def _replies(
-    chat: ChatCore, start: BeatStart, turns: Turns, beat: Beat, approver: Approver | None
+    chat: ChatCore, start: BeatStart, turns: Turns, beat: Beat, approver: Approver | None, steps: StepRunner
 ) -> Iterator[AgentEvent]:
     total = _Total()
     stop, last = "stop", None
@@ -190,30 +198,31 @@ def _replies(
             break
         if speaker.event is not None:
             yield speaker.event
-        done = yield from _reply(chat, speaker, start if last is None else start.next_speaker(), beat, approver)
+        done = yield from _reply(chat, speaker, start if last is None else start.next_speaker(), beat, approver, steps)
         last = speaker
         total.add(done)
         stop = turns.ended(done)
         if start.record:
-            yield from _after_reply(chat, speaker, beat, done)
+            yield from _after_reply(chat, speaker, beat, done, steps)
         if stop in ("error", "aborted"):
             break
     beat.record.seconds = round(time.time() - beat.started, 2)  # the replies' time
     final = total.done(stop)
     if last is not None and start.record:
-        yield from _after_beat(chat, last, beat, final)
+        yield from _after_beat(chat, last, beat, final, steps)
     yield final
 
 
 def _reply(
-    chat: ChatCore, speaker: Speaker, start: BeatStart, beat: Beat, approver: Approver | None
+    chat: ChatCore, speaker: Speaker, start: BeatStart, beat: Beat, approver: Approver | None, steps: StepRunner
 ) -> Generator[AgentEvent, None, DoneEvent]:
     """One speaker's reply: the mode's prepare step (its writes, each said as an event), then the
     loop; its entries into the beat's record; returns the loop's ``done``."""
     play = chat.app.mode(chat.mode)
     mark = len(chat.chat.tree)
-    if start.record and play.prepare is not None:
-        for line in play.prepare(speaker.env, chat.side_model):
+    prepare = play.prepare
+    if start.record and prepare is not None:
+        for line in steps.run("prepare", lambda: prepare(speaker.env, chat.side_model), speaker.name):
             yield WarningEvent(message=line)
     events = _loop(chat, speaker, start, beat.cancel, approver)
     if play.hides_update_blocks:
@@ -231,25 +240,31 @@ def _reply(
     return done
 
 
-def _after_reply(chat: ChatCore, speaker: Speaker, beat: Beat, done: DoneEvent) -> Iterator[AgentEvent]:
+def _after_reply(
+    chat: ChatCore, speaker: Speaker, beat: Beat, done: DoneEvent, steps: StepRunner
+) -> Iterator[AgentEvent]:
     """The mode's step after one reply (a group's MVU handles it before the next speaker): it sees
     the reply as the beat's only one, with the speaker's env."""
-    play = chat.app.mode(chat.mode)
-    if play.after_reply is None:
+    after_reply = chat.app.mode(chat.mode).after_reply
+    if after_reply is None:
         return
     one = replace(beat.record, replies=beat.record.replies[-1:], stop_reason=done.stop_reason)
-    for warning in play.after_reply(chat.branch_view(speaker.env), chat.side_call(beat.cancel), one) or ():
+    view, side = chat.branch_view(speaker.env), chat.side_call(beat.cancel)
+    for warning in steps.run("after_reply", lambda: after_reply(view, side, one), speaker.name):
         yield WarningEvent(message=warning)
 
 
-def _after_beat(chat: ChatCore, speaker: Speaker, beat: Beat, done: DoneEvent) -> Iterator[AgentEvent]:
+def _after_beat(
+    chat: ChatCore, speaker: Speaker, beat: Beat, done: DoneEvent, steps: StepRunner
+) -> Iterator[AgentEvent]:
     """The chat's mode's after-beat step, once the last reply is complete: ``reply_end`` first (a
     front may unlock its composer), then what the step has to say."""
-    play = chat.app.mode(chat.mode)
-    if play.after_beat is None:
+    after_beat = chat.app.mode(chat.mode).after_beat
+    if after_beat is None:
         return
     beat.record.stop_reason = done.stop_reason
-    work = play.after_beat(chat.branch_view(speaker.env), chat.side_call(beat.cancel), beat.record)
+    view, side = chat.branch_view(speaker.env), chat.side_call(beat.cancel)
+    work = steps.start("after_beat", lambda: after_beat(view, side, beat.record), speaker.name)
     if work is None:
         return
     chat.tidy()

@@ -80,6 +80,8 @@ class AppCore(msgspec.Struct):
     story_memory: bool | None = None
     # The ways to play, by name (the fronts use the standard table; tests pass their own).
     modes: Mapping[str, PlayMode] = msgspec.field(default_factory=lambda: MODES)
+    # A group chat's ways to play; None: the standard group table (loaded with the first group chat).
+    group_modes: Mapping[str, PlayMode] | None = None
 
     def mode(self, name: str) -> PlayMode:
         """The mode called *name*; unknown names fail with the list of known ones."""

@@ -12,8 +12,9 @@ What lives where:
 - Settings: ``[story]`` in ``config.toml``, then ``"story"`` in ``卡.json`` (see :class:`StorySettings`).
 
 Side calls are guarded by the leaf: when the branch moved during the call (a swipe, a rewind, a
-new message) the result is discarded.  Any failure only skips the bookkeeping and says so as a
-warning event; the beat itself is never harmed.
+new message) the result is discarded.  A failing side call skips that step and says so; any other
+failure ends the bookkeeping, which the service's step runner says as one warning; the beat itself
+is never harmed.
 """
 
 from __future__ import annotations
@@ -399,21 +400,15 @@ def bookkeeping(view: BranchView, side: SideCall) -> list[str]:
 
 def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator[str] | None:
     """The stage's after-beat step: story bookkeeping for a sealed story beat of a chat that keeps
-    story memory (``None``: nothing is due, decided without a side call).  Nothing that goes wrong
-    here may cost the user the beat: every failure becomes a warning."""
+    story memory (``None``: nothing is due, decided without a side call).  The work runs when it is
+    iterated; a failure in it costs the beat nothing (the service's step runner says it in one line)."""
     if not (view.story_memory and _due(view, result)):
         return None
     return _bookkeeping_steps(view, side)
 
 
 def _bookkeeping_steps(view: BranchView, side: SideCall) -> Iterator[str]:
-    try:
-        warnings = bookkeeping(view, side)
-    except PearError as error:
-        warnings = [f"本拍跳过记账：{error}"]
-    except Exception as error:  # a bug in bookkeeping must not swallow the beat
-        warnings = [f"本拍跳过记账：{type(error).__name__}: {error}"]
-    yield from warnings
+    yield from bookkeeping(view, side)
 
 
 def _due(view: BranchView, result: BeatResult) -> bool:
