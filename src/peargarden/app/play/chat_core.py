@@ -48,7 +48,7 @@ from .beat import Beat
 from .chat_page import branch_rows, sibling_of
 from .chat_variables import latest_records, status_line
 from .checkpoints import recover
-from .opening import AppCore, card_object
+from .opening import AppCore
 from .page_source import PageSource, RowCard
 from .sandbox_judge import make_sandbox_judge
 
@@ -239,7 +239,7 @@ class ChatCore(msgspec.Struct):
             tree=self.chat.tree,
             home=self.app.home,
             card=self.card,
-            card_data=self.env.card_data,
+            card_data=self.env.card.data,
             chat_id=self.chat_id,
             mode=self.mode,
             modes=list(self.app.modes),
@@ -269,7 +269,7 @@ class ChatCore(msgspec.Struct):
 
     def reload_card(self) -> None:
         """The card file was rewritten (a regex script switched, an apply): read it again."""
-        self.env.card_data = card_object(self.card)
+        self.env.card = self.card.load_card()
 
     # -- the side model ----------------------------------------------------------------------------
 

@@ -84,7 +84,6 @@ from .opening import (
     AppCore,
     ChatOptions,
     Player,
-    card_object,
     chat_header,
     chat_mode,
     chat_player,
@@ -166,7 +165,7 @@ class GroupSession(ChatCore, kw_only=True):
         """The member who wrote *entry*, as its row's display scripts see it (``None``: not a member's)."""
         avatar = message_avatar(entry.message)
         member, env = self.scene.members.get(avatar), self.envs.get(avatar)
-        return RowCard(member.card, env.card_data, member.name) if member is not None and env is not None else None
+        return RowCard(member.card, env.card.data, member.name) if member is not None and env is not None else None
 
     def card_of(self, entry_id: str) -> str | None:
         """The card folder of the member who wrote the entry (``None``: the user, or a member gone)."""
@@ -207,7 +206,7 @@ class GroupSession(ChatCore, kw_only=True):
     def reload_card(self) -> None:
         """A member's card file was rewritten: every member's env reads its card again."""
         for env in self.envs.values():
-            env.card_data = card_object(env.card)
+            env.card = env.folder.load_card()
 
     def set_persona(self, name: str) -> None:
         """Play another persona from the next round on, with every member."""
@@ -351,7 +350,7 @@ class GroupSession(ChatCore, kw_only=True):
         return [self.envs[avatar] for avatar in self.scene.members if avatar in self.envs]
 
     def _member_folders(self) -> list[tuple[CardFolder, Settings]]:
-        return [(env.card, env.settings) for env in self._member_envs()]
+        return [(env.folder, env.settings) for env in self._member_envs()]
 
     def trims_replies(self) -> bool:
         """Whether a reply is cut where the model went on as another member (SillyTavern's

@@ -119,7 +119,7 @@ class Speaker(msgspec.Struct, frozen=True):
     @property
     def card(self) -> CardFolder:
         """The card whose folder its tools work in and whose "always for this card" grants apply."""
-        return self.env.card
+        return self.env.folder
 
     @property
     def name(self) -> str:

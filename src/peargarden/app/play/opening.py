@@ -23,7 +23,6 @@ from peargarden.agent.approvals import CardGrantRecorder, Judge
 from peargarden.agent.result import SentRequest
 from peargarden.agent.thinking import parse_level
 from peargarden.errors import BadInput
-from peargarden.formats import card_to_object
 from peargarden.modes.base import BeatEnv, PlayMode
 from peargarden.modes.table import MODES
 from peargarden.providers.base import ThinkingLevel
@@ -174,12 +173,6 @@ def chat_thinking(resolved: ResolvedProvider, options: ChatOptions) -> ThinkingL
 _Env = TypeVar("_Env", bound=BeatEnv)
 
 
-def card_object(folder: CardFolder) -> dict[str, Any]:
-    """The folder's card as its V3 JSON object (what ``BeatEnv.card_data`` holds)."""
-    obj = card_to_object(folder.load_card(), "v3")
-    return obj if isinstance(obj, dict) else {}
-
-
 class Player(msgspec.Struct, frozen=True):
     """Who plays a chat and with what: the persona, the thinking level, the model's traits.  Every
     speaker's env of the chat is made from it (:meth:`env`)."""
@@ -195,8 +188,8 @@ class Player(msgspec.Struct, frozen=True):
         """The env (a *kind*) a speaker of the chat plays with: *folder*'s card (read now),
         *settings*, each env its own per-chat cache; *extra*: a subclass's fields (a group member's)."""
         return kind(
-            card=folder,
-            card_data=card_object(folder),
+            folder=folder,
+            card=folder.load_card(),
             settings=settings,
             user_name=self.user_name,
             user_persona=self.user_persona,

@@ -26,7 +26,7 @@ class RowCard(msgspec.Struct, frozen=True):
     character who wrote the message)."""
 
     folder: CardFolder  # whose allowance decides whether its scripts run
-    data: dict[str, Any]  # its JSON (V3 object)
+    data: dict[str, Any]  # its ``data`` object (``Card.data``)
     name: str  # its character's name (``{{char}}``)
 
 
@@ -40,7 +40,7 @@ class PageSource(msgspec.Struct, frozen=True):
     tree: SessionTree
     home: Home
     card: CardFolder  # the card (a group's: its first member's)
-    card_data: dict[str, Any]  # its JSON (V3 object): the display-only regex scripts
+    card_data: dict[str, Any]  # its ``data`` object (``Card.data``): its display-only regex scripts
     chat_id: str
     mode: str
     modes: list[str]  # the app's mode table, in order

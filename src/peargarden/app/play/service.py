@@ -235,7 +235,7 @@ class ChatSession(ChatCore):
     # -- greeting ----------------------------------------------------------------------------------
 
     def add_greetings(self) -> None:
-        data = self.env.card_fields
+        data = self.env.card.data
         name = self.env.char_name
         greetings = [str(data.get("first_mes") or "")]
         alternates = data.get("alternate_greetings")

@@ -361,7 +361,7 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
     )
     left = plan.remaining_turns
     progress = f"前情压缩：这次压了 {plan.turns} 轮，还有 {left} 轮待压缩" if left else ""
-    resident = _update_resident(view.card, side, text)
+    resident = _update_resident(view.folder, side, text)
     return Outcome(True, resident, progress, remaining=left, turns=plan.turns, chars=plan.chars)
 
 
@@ -379,7 +379,7 @@ def _side_room(settings: StorySettings, reply_tokens: int, fixed_tokens: int) ->
 
 
 def view_story_settings(view: BranchView) -> StorySettings:
-    return story_settings(view.config_file, view.card, view.env.settings.compact_every_n_turns)
+    return story_settings(view.config_file, view.folder, view.env.settings.compact_every_n_turns)
 
 
 def bookkeeping(view: BranchView, side: SideCall) -> list[str]:
@@ -425,7 +425,7 @@ def stage_story(view: BranchView) -> StoryView:
     ``context_tokens`` − ``reserve_tokens``) cuts the history newest → oldest, with its warning."""
     settings = view_story_settings(view)
     if view.story_memory:
-        return story_view(view.tree, view.card, settings, view.model)
+        return story_view(view.tree, view.folder, settings, view.model)
     return StoryView(
         context_tokens=settings.context_tokens,
         reserve_tokens=settings.reserve_tokens,
