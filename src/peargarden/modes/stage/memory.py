@@ -243,11 +243,13 @@ def _recall_docs(tree: TreeReader, covers: str | None) -> list[str]:
 
 
 class Outcome(msgspec.Struct):
-    """What one bookkeeping step did: ``written`` (an entry was appended), or why not."""
+    """What one bookkeeping step did: ``written`` (an entry was appended), or why not
+    (``branch_moved``: the branch moved during the side call, so its result was discarded)."""
 
     written: bool = False
     warning: str = ""
     note: str = ""
+    branch_moved: bool = False
     remaining: int = 0  # beats still due for compaction after this step
     turns: int = 0  # beats this step covered
     chars: int = 0
@@ -270,7 +272,7 @@ def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
     except PearError as error:
         return Outcome(warning=f"场记没记上（旁路模型出错：{error}），本拍跳过记账")
     if tree.leaf != leaf:
-        return Outcome(note="记账期间分支变了，这次的场记作废")
+        return Outcome(note="记账期间分支变了，这次的场记作废", branch_moved=True)
     patch = parse_patch(reply)
     if patch is None:
         return Outcome(warning="场记没记上（旁路模型的回复里没有 JSON），本拍跳过记账")
@@ -352,7 +354,7 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
     except PearError as error:
         return Outcome(warning=f"没能压缩剧情（旁路模型出错：{error}），下一拍再试")
     if tree.leaf != leaf:
-        return Outcome(note="压缩期间分支变了，这次的摘要作废")
+        return Outcome(note="压缩期间分支变了，这次的摘要作废", branch_moved=True)
     if not text:
         return Outcome(warning="没能压缩剧情（旁路模型没有回复），下一拍再试")
     view.append_custom(
@@ -389,7 +391,7 @@ def bookkeeping(view: BranchView, side: SideCall) -> list[str]:
     if settings.scene_notes:
         notes = keep_scene_notes(view, side)
         warnings += [text for text in (notes.warning,) if text]
-        if notes.note.startswith("记账期间分支变了"):
+        if notes.branch_moved:
             warnings.append(notes.note)
     if side.stopped():
         return warnings
