@@ -177,6 +177,10 @@ class PlayMode(msgspec.Struct, frozen=True):
     # A group round's step after each speaker's reply, before the next speaker starts (MVU handles
     # that reply); its warnings are passed on.  ``after_beat`` still runs once, after the round.
     after_reply: AfterBeat | None = None
+    # The step that writes a reply's variables record (MVU), also run on its own (``after_beat`` or
+    # ``after_reply`` run it within a beat): for a reply saved by a process that died before the
+    # record was written, the service runs it when the chat is next claimed, with no side model.
+    variables: AfterBeat | None = None
     # Whether MVU's ``<UpdateVariable>`` blocks stay out of the stream too: the stage changes
     # variables through its tool and strips a written block after the reply, so none may show live.
     hides_update_blocks: bool = False

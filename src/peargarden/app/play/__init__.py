@@ -13,6 +13,9 @@
 - :mod:`.lifecycle` — the one beat lifecycle over a ``ChatCore`` and its ``Turns`` of ``Speaker``
   values (a card's one, a group round's several): prepare → loop → after-reply per speaker,
   after-beat once, the record and the log, the chat given back.
+- :mod:`.mode_steps` — one runner for a mode's steps (a failure is one warning naming the step,
+  each step's time in the record); :mod:`.settle` — a reply a crash left without its variables
+  record gets it when the chat is next claimed.
 - :mod:`.beat` — ``Beat``: iterated on a worker thread with approval prompts as items, or on the
   caller's thread; ``stop()``; its ``BeatResult``.  :mod:`.beat_log` — a chat's last beats on disk;
   :mod:`.request_ledger` — a request as the inspector's ledger; :mod:`.checkpoints` — a streaming

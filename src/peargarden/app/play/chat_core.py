@@ -36,7 +36,7 @@ from peargarden.sessions.entries import Entry
 from peargarden.sessions.variables import CHAT_METADATA_TYPE
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
-from peargarden.workspace.chat_lock import ChatBusy, ChatLock
+from peargarden.workspace.chat_lock import ChatBusy, ChatLock, holder_pid
 from peargarden.workspace.chats import ChatFile, recorded_mode, utc_now
 from peargarden.workspace.config import Settings
 
@@ -51,6 +51,7 @@ from .checkpoints import recover
 from .opening import AppCore
 from .page_source import PageSource, RowCard
 from .sandbox_judge import make_sandbox_judge
+from .settle import settle, unsettled_reply
 
 # How long a beat asked for while the last one runs its after-beat step (scene notes, compaction)
 # waits for it, seconds; the side model's own timeouts end that step well before.
@@ -405,6 +406,9 @@ class ChatCore(msgspec.Struct):
             self._tidying.is_set() and self._busy.acquire(timeout=AFTER_BEAT_WAIT)
         ):
             raise ChatBusy("这段对话正在生成回复：等它结束，或先停止它")
+        # A clean release empties the lock file: a pid still in it names a process that died holding
+        # the chat (read before taking it, when ours overwrites it).
+        died_holding = holder_pid(self.lock_file) is not None
         lock = self._lock or ChatLock(self.lock_file, self.chat.chat_id)
         try:
             lock.acquire()
@@ -426,6 +430,8 @@ class ChatCore(msgspec.Struct):
             changed = recover(self.checkpoint, self.chat, self.env.char_name) or changed
             if changed:
                 self.follow_branch()
+            if died_holding:
+                self.settle_reply()
         except BaseException:
             release()
             raise
@@ -438,6 +444,25 @@ class ChatCore(msgspec.Struct):
             yield
         finally:
             release()
+
+    def settle_reply(self) -> list[str]:
+        """Finish a reply its beat saved but never settled (see :mod:`.settle`): the mode's variables
+        step runs for the branch's last reply when it has no variables record.  What the step says
+        joins the chat's warnings (what the page shows of reading the session file)."""
+        step = self.app.mode(self.mode).variables
+        view = self.branch_view()
+        reply = unsettled_reply(view) if step is not None else None
+        if step is None or reply is None:
+            return []
+        lines = settle(self.branch_view(self.env_of(reply)), step, reply)
+        if unsettled_reply(self.branch_view()) is None:  # the step wrote the reply's record
+            lines = ["上一拍在记下变量之前中断了：已按那条回复补上变量", *lines]
+        self.chat.warnings.extend(lines)
+        return lines
+
+    def env_of(self, entry: Entry) -> BeatEnv:
+        """The env of whoever wrote *entry* (a card's chat: its one env)."""
+        return self.env
 
     def tidy(self) -> None:
         """The beat holding the chat is past its reply (its after-beat step runs): a beat or edit

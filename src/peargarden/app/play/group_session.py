@@ -39,7 +39,7 @@ from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent, Warning
 from peargarden.errors import BadInput, NotFound
 from peargarden.formats import card_to_object, format_send_date, read_chat_jsonl
 from peargarden.formats.groups import GroupFile
-from peargarden.modes.base import PlayMode
+from peargarden.modes.base import BeatEnv, PlayMode
 from peargarden.modes.group.rounds import (
     group_fields,
     last_reply,
@@ -166,6 +166,10 @@ class GroupSession(ChatCore, kw_only=True):
         avatar = message_avatar(entry.message)
         member, env = self.scene.members.get(avatar), self.envs.get(avatar)
         return RowCard(member.card, env.card.data, member.name) if member is not None and env is not None else None
+
+    def env_of(self, entry: Entry) -> BeatEnv:
+        """The env of the member who wrote *entry* (the first member's for the user's)."""
+        return self.envs.get(message_avatar(entry.message), self.env)
 
     def card_of(self, entry_id: str) -> str | None:
         """The card folder of the member who wrote the entry (``None``: the user, or a member gone)."""
