@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from peargarden.app import Home
 from peargarden.app.play.beat import ApprovalPrompt, Beat
-from peargarden.app.play.sandbox_judge import configured_sandbox_judge, make_card_grant_recorder
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import BadInput, NotFound
 
@@ -66,23 +65,19 @@ class ActiveBeat:
 class ChatHub:
     def __init__(self, home: Home) -> None:
         self.home = home
+        # The one service of this server, for every chat it opens (a card's, a group's): the sandbox
+        # judges each tool call with the chat's own settings, and "always for this card" is written
+        # to the 卡.json of the card whose reply asked (the service's defaults, as in `pear chat`).
+        # Story memory (scene notes, compaction) as `pear chat` has it: models resolved the standard
+        # way (config.toml, plus keys stored from the settings page).
+        self.app = PearApp(home)
         self._chats: dict[tuple[str, str], OpenChat] = {}
         self._beats: dict[str, ActiveBeat] = {}
         self._guard = threading.Lock()
 
-    def service(self, card: str) -> PearApp:
-        """A chat service for *card*: the sandbox judges tool calls; "always for this card" writes 卡.json."""
-        return PearApp(
-            self.home,
-            judge=configured_sandbox_judge(self.home),
-            record_card_grant=make_card_grant_recorder(self.home, card),
-            # Story memory (scene notes, compaction) as `pear chat` has it: the hub resolves models
-            # the standard way (config.toml, plus keys stored from the settings page).
-        )
-
     def new_chat(self, card: str, mode: str | None = None, persona: str | None = None) -> OpenChat:
         options = ChatOptions(mode=mode if mode in ("stage", "tavern") else None, persona=persona)
-        session = self.service(card).new_chat(card, options)
+        session = self.app.new_chat(card, options)
         if mode and mode != session.mode:
             session.set_mode(mode)
         return self._keep(card, session)
@@ -93,7 +88,7 @@ class ChatHub:
         if found is not None:
             found.refresh()
             return found
-        return self._keep(card, self.service(card).open_chat(card, chat_id))
+        return self._keep(card, self.app.open_chat(card, chat_id))
 
     def open_sessions(self) -> list[AnyChat]:
         with self._guard:
