@@ -87,7 +87,7 @@ def main() -> None:
 def _row(count: int, runs: int, raw_messages: list[dict[str, Any]]) -> str:
     with tempfile.TemporaryDirectory() as root:
         chat = _chat(Path(root), count)
-        inp = BeatInput(chat.context(), "", "off", [], 0, "tavern", "send", chat._customs())
+        inp = BeatInput(chat.context(), "", "off", [], 0, "tavern", "send", chat.customs())
         tree = chat.chat.tree
         view = chat.branch_view()
 

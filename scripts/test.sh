@@ -21,17 +21,37 @@ export PEARGARDEN_EXAMPLES="${PEARGARDEN_EXAMPLES:-quick}"
 # The web tests drive Debian's chromium (never a downloaded browser): its old headless mode,
 # chromium-headless-shell, when installed (a third less CPU than /usr/bin/chromium's new headless mode,
 # which draws a whole browser window; tests/web/web_harness.py). CJK text needs a font.
+# Without a browser they cannot run, and a run that skipped them all would pass without having looked
+# at one page: that is a failure here (PEARGARDEN_BROWSER=required makes tests/web fail rather than skip)
+# unless PEARGARDEN_NO_BROWSER=1 says to run without them. PEARGARDEN_TEST_CHROMIUM names the browser.
+if [ "${PEARGARDEN_NO_BROWSER:-}" = 1 ]; then
+  export PEARGARDEN_BROWSER=optional
+else
+  export PEARGARDEN_BROWSER=required
+fi
+no_browser() {
+  if [ "$PEARGARDEN_BROWSER" = required ]; then
+    echo "test.sh: $1: the browser tests cannot run, so this run fails" >&2
+    echo "         (install: sudo apt-get install chromium chromium-headless-shell fonts-wqy-microhei;" >&2
+    echo "          or PEARGARDEN_NO_BROWSER=1 bash scripts/test.sh to run without them)" >&2
+    exit 1
+  fi
+  echo "test.sh: $1; the browser tests will be skipped (PEARGARDEN_NO_BROWSER=1)" >&2
+}
 missing=()
-[ -x /usr/bin/chromium ] || missing+=(chromium)
-[ -x /usr/bin/chromium-headless-shell ] || missing+=(chromium-headless-shell)
+if [ -n "${PEARGARDEN_TEST_CHROMIUM:-}" ]; then
+  [ -x "$PEARGARDEN_TEST_CHROMIUM" ] || no_browser "$PEARGARDEN_TEST_CHROMIUM is no browser"
+else
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/chromium-headless-shell ] || missing+=(chromium-headless-shell)
+fi
 fc-list 2>/dev/null | grep -qi "wenquanyi\|wqy" || missing+=(fonts-wqy-microhei)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "test.sh: installing ${missing[*]} for the browser tests"
     (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}") >/dev/null
-  elif [ ! -x /usr/bin/chromium ] && [ ! -x /usr/bin/chromium-headless-shell ]; then
-    echo "test.sh: /usr/bin/chromium is missing; the browser tests will be skipped" >&2
-    echo "         (install: sudo apt-get install chromium chromium-headless-shell fonts-wqy-microhei)" >&2
+  elif [ -z "${PEARGARDEN_TEST_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ] && [ ! -x /usr/bin/chromium-headless-shell ]; then
+    no_browser "/usr/bin/chromium is missing"
   else
     echo "test.sh: ${missing[*]} not installed; the browser tests run slower or without CJK glyphs" >&2
     echo "         (install: sudo apt-get install ${missing[*]})" >&2

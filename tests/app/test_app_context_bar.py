@@ -40,7 +40,7 @@ def _limit(home_dir: Path, provider: Any) -> int:
         return ResolvedProvider(provider, "m", False, "off")
 
     session = PearApp(home, provider_factory=factory, story_memory=False).new_chat("青梧")
-    return int(context_fill(session, [])["limit"])
+    return int(context_fill(session.page_source(session.char_name), [])["limit"])
 
 
 @pytest.mark.parametrize(

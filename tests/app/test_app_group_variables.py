@@ -17,7 +17,7 @@ from kit.apps import seeded_home
 from kit.groups import connect, tea_house
 from peargarden.app.library.groups import create_group
 from peargarden.app.library.imports import import_files
-from peargarden.app.play.chat_variables import ChatVariables, session_status
+from peargarden.app.play.chat_variables import ChatVariables
 from peargarden.app.play.group_session import GroupSession, import_group_chat, new_group_chat
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.testing.fake_openai import FakeOpenAIServer, StreamReply, chunk, text_reply, tool_call_delta
@@ -88,7 +88,7 @@ def test_each_reply_applies_its_commands_to_the_variables_the_message_before_lef
     assert [row.content.endswith(STATUS_PLACEHOLDER) for row in rows[-2:]] == [True, True]
     assert rows[-1].variables == last and STATUS_PLACEHOLDER.replace("/", "\\/") not in bodies[1]
     assert json.dumps(f"小梨: {XIAOLI}\n\n{STATUS_PLACEHOLDER}", ensure_ascii=False)[1:-1] in bodies[1]
-    status = session_status(chat)
+    status = chat.status_line()
     assert status is not None and "金钱=75*" in status and "小梨.心情=开心*" in status and "世界.地点=后台" in status
 
 
@@ -112,7 +112,7 @@ def test_swipes_of_either_speaker_keep_a_record_per_swipe(home: Home) -> None:
     # Back to 小梨's first version: its branch, 林月's replies and their records included, as it was.
     list(chat.play("swipe", step=-1).events())
     assert _money(chat.variables()) == [[None], [100], [100], [80, 50], [75, 79]]
-    status = session_status(chat)
+    status = chat.status_line()
     assert status is not None and "金钱=79*" in status
 
 

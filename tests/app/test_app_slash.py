@@ -12,7 +12,6 @@ import pytest
 
 from kit.apps import seeded_home
 from kit.cli import pear_in_process
-from peargarden.app.play.chat_variables import session_variables
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.app.play.slash import run_chat_script
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
@@ -73,7 +72,7 @@ def test_chat_variables_are_the_chats_and_global_ones_the_data_folders(
     session, _ = chat
     run_chat_script(session, "/setvar key=好感 5 | /addvar key=好感 3 | /setglobalvar key=周目 2")
     reopened = session.app.open_chat("青梧", session.chat_id)
-    assert session_variables(reopened).chat == {"好感": 8}
+    assert reopened.variables().chat == {"好感": 8}
     home = session.app.home
     assert json.loads(home.global_variables_file.read_text(encoding="utf-8")) == {"周目": "2"}
     again = run_chat_script(reopened, "/pass {{getvar::好感}}/{{getglobalvar::周目}}")

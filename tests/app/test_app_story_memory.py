@@ -415,3 +415,32 @@ def test_the_latest_beat_read_from_the_end_is_the_whole_branchs(shape: list[str]
     users = user_indices(items)
     expected = items[users[-1] :] if users else items
     assert [i.entry_id for i in last_beat(tree.messages())] == [i.entry_id for i in expected]
+
+
+class _MovingSide:
+    """A side model that answers a good patch while the user swipes away (the branch moves)."""
+
+    def __init__(self, session: ChatSession) -> None:
+        self.session = session
+
+    def __call__(self, system: str, user: str, max_tokens: int, *, purpose: str = "side") -> str:
+        self.session.chat.append_message({"role": "user", "content": "（换了个说法）"})
+        return json.dumps({"patch": {"location": "听雨轩"}}, ensure_ascii=False)
+
+    def stopped(self) -> bool:
+        return False
+
+
+def test_scene_notes_made_while_the_branch_moved_are_discarded_and_said(home: Home) -> None:
+    from kit.apps import scripted_app
+    from peargarden.providers.scripted import ScriptedProvider, text_turn
+
+    provider = ScriptedProvider().add(text_turn("周伯抬眼笑道：「客官来得巧。」")).add(text_turn("周伯点头。"))
+    chat = scripted_app(home, provider).new_chat("青梧")
+    list(chat.send("推门进了听雨轩。"))
+    outcome = bookkeeping.keep_scene_notes(chat.branch_view(), _MovingSide(chat))
+    assert outcome.branch_moved and not outcome.written and outcome.note == "记账期间分支变了，这次的场记作废"
+    assert not chat.chat.tree.customs(bookkeeping.NOTES_TYPE)
+    # The step's warnings say it, steered by the flag (not by the sentence).
+    list(chat.send("掌柜的，来壶茶。"))
+    assert "记账期间分支变了，这次的场记作废" in bookkeeping.bookkeeping(chat.branch_view(), _MovingSide(chat))

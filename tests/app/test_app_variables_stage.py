@@ -13,7 +13,6 @@ import pytest
 
 from peargarden.agent.events import TextDeltaEvent
 from peargarden.app.library.imports import import_files
-from peargarden.app.play.chat_variables import session_variables
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
 from peargarden.providers.base import ToolCall
@@ -44,7 +43,7 @@ def _chat(home: Home, provider: ScriptedProvider, thinking: str = "medium") -> C
 
 
 def _stat(chat: ChatSession) -> dict[str, Any]:
-    record = session_variables(chat).in_force()
+    record = chat.variables().in_force()
     assert record is not None
     return dict(record["stat_data"])
 

@@ -16,7 +16,6 @@ from kit.groups import connect, tea_house
 from kit.jsorder import exact
 from kit.mvu_chats import card_home, played
 from peargarden.app.library.groups import create_group
-from peargarden.app.play.chat_variables import session_status, session_variables
 from peargarden.app.play.group_session import new_group_chat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.app.settings.connections import Connection, ResolvedProvider
@@ -101,7 +100,7 @@ def tavern(home_dir: Path, tmp_path: Path) -> Iterator[tuple[ChatSession, FakeOp
 
 
 def _records(chat: ChatSession) -> list[list[dict[str, Any] | None]]:
-    return [message.swipes for message in session_variables(chat).messages]
+    return [message.swipes for message in chat.variables().messages]
 
 
 def _stat(record: dict[str, Any] | None) -> dict[str, Any]:
@@ -180,7 +179,7 @@ def test_the_stage_tool_reports_the_schemas_refusals_to_the_model(home_dir: Path
     tool_result = str(provider.requests[1].messages[-1]["content"])
     assert "小梨.体力: 80->100" in tool_result  # the clamped value is what the model is told
     assert "跳过" in tool_result and "黄昏" in tool_result and "Invalid option" in tool_result
-    record = session_variables(chat).in_force()
+    record = chat.variables().in_force()
     stat = _stat(record)
     assert stat["小梨"]["体力"] == 100 and stat["世界"]["时段"] == "清晨"
 
@@ -216,7 +215,7 @@ def test_the_status_line_marks_what_a_zod_cards_reply_changed(tavern: tuple[Chat
     the record before it."""
     chat, _ = tavern
     list(chat.play("send", "练功吧。"))
-    line = session_status(chat)
+    line = chat.status_line()
     assert line is not None
     parts = dict(part.split("=", 1) for part in line.removeprefix("【变量】").split(" · "))
     assert parts["小梨.体力"] == "100*" and parts["金钱"] == "0*" and parts["村民.阿福.好感度"] == "30*"

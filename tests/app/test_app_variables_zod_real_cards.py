@@ -15,7 +15,6 @@ import pytest
 
 from kit.mvu_chats import card_home, played
 from kit.thirdparty import thirdparty
-from peargarden.app.play.chat_variables import session_variables
 from peargarden.app.play.service import ChatSession
 from peargarden.testing.fake_openai import FakeOpenAIServer
 
@@ -32,7 +31,7 @@ def _play(home_dir: Path, files: list[Path], replies: list[str]) -> Iterator[tup
 
 
 def _stat(chat: ChatSession, message: int) -> dict[str, Any]:
-    record = session_variables(chat).messages[message].current
+    record = chat.variables().messages[message].current
     assert record is not None and record["schema"] == "没有用别管这个" and "display_data" not in record
     return dict(record["stat_data"])
 

@@ -6,7 +6,8 @@ from that the *heavy* libraries importing a module loads, directly or through th
 and their packages.  An import made inside a function is allowed only when it would load a heavy
 library the importing module does not already load (light commands such as ``pear cards`` must never
 pay for tiktoken, tree-sitter or the web server), or one of our own rooms a stage chat never needs
-(:data:`ON_DEMAND`), or when it closes an import cycle.
+(:data:`ON_DEMAND`), or when it closes an import cycle — a real one: a module's own package is under
+way while the module is imported, so reaching it again is no cycle (:func:`loaded_while`).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class ModuleImports:
     project: set[str] = field(default_factory=set)  # project modules imported at module level
     third_party: set[str] = field(default_factory=set)  # top-level names of other imports there
     deferred: list[tuple[int, str]] = field(default_factory=list)  # (line, module) imported in functions
+    typing: set[str] = field(default_factory=set)  # project modules imported under ``if TYPE_CHECKING:``
 
 
 def module_name(path: Path) -> str:
@@ -129,10 +131,17 @@ def project_imports() -> dict[str, ModuleImports]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
 
         def note(
-            node: ast.Import | ast.ImportFrom, deferred: bool, info: ModuleImports = info, is_package: bool = is_package
+            node: ast.Import | ast.ImportFrom,
+            deferred: bool,
+            info: ModuleImports = info,
+            is_package: bool = is_package,
+            typing: bool = False,
         ) -> None:
             for target in _targets(node, info.name, is_package, known):
-                if deferred:
+                if typing:
+                    if target in known:
+                        info.typing.add(target)
+                elif deferred:
                     info.deferred.append((node.lineno, target))
                 elif target in known or target == "peargarden":
                     info.project.add(target)
@@ -145,6 +154,10 @@ def project_imports() -> dict[str, ModuleImports]:
                     if not _type_checking(node):
                         visit(node.body)
                         visit(node.orelse)
+                    else:
+                        for inner in node.body:
+                            if isinstance(inner, ast.Import | ast.ImportFrom):
+                                note(inner, deferred=False, typing=True)
                 elif isinstance(node, ast.Try):
                     visit(node.body)
                     for handler in node.handlers:
@@ -158,6 +171,7 @@ def project_imports() -> dict[str, ModuleImports]:
 
         visit(tree.body)
         info.project.discard(name)
+        info.typing.discard(name)
     return found
 
 
@@ -201,6 +215,24 @@ def heavy_loaded(name: str) -> frozenset[str]:
     return frozenset(heavy)
 
 
+def loaded_while(name: str, target: str) -> frozenset[str]:
+    """The project modules importing *target* runs from inside *name*'s import: *name*'s own
+    packages are under way already (Python does not run them again), so they, and what only they
+    import, do not count; *name* among the result means a real cycle."""
+    modules = project_imports()
+    under_way = set(_parents(name))
+    seen: set[str] = set()
+    stack = [target, *_parents(target)]
+    while stack:
+        current = stack.pop()
+        if current in seen or current in under_way or current not in modules:
+            continue
+        seen.add(current)
+        for imported in modules[current].project:
+            stack.extend([imported, *_parents(imported)])
+    return frozenset(seen)
+
+
 def needless_deferrals() -> list[tuple[Path, int, str]]:
     """Imports made inside functions that have no reason to be there: at the top they would load no
     heavy library the module does not already load, and close no import cycle."""
@@ -210,7 +242,7 @@ def needless_deferrals() -> list[tuple[Path, int, str]]:
         own = heavy_loaded(name)
         for line, target in info.deferred:
             if target in modules or target == "peargarden":
-                needed = bool(heavy_loaded(target) - own) or name in loaded(target)
+                needed = bool(heavy_loaded(target) - own) or name in loaded_while(name, target)
                 needed = needed or (on_demand(target) and target not in loaded(name))
             else:  # another library: deferred only when it is a heavy one this module does not load
                 needed = bool(frozenset({_library(target)}) & HEAVY - own)

@@ -11,7 +11,6 @@ from typing import Any
 
 from kit.jsorder import exact
 from peargarden.app.library.imports import import_files
-from peargarden.app.play.chat_variables import session_variables
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
@@ -51,7 +50,7 @@ def played(home: Home, name: str, replies: Sequence[str]) -> Iterator[tuple[Chat
 
 def check_variables(chat: ChatSession, state: dict[str, Any], where: str) -> None:
     """The chat's records per message and swipe, and its chat variables, equal a recorded ``state``."""
-    shown = session_variables(chat)
+    shown = chat.variables()
     assert len(shown.messages) == len(state["chat"]), where
     for ours, theirs in zip(shown.messages, state["chat"], strict=True):
         assert exact(ours.swipes) == exact(theirs["variables"]), f"{where}: message {theirs['index']}"

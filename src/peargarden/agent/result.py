@@ -55,6 +55,15 @@ def _joined(parts: list[str]) -> str:
     return parts[0] if parts else ""
 
 
+class StepTime(msgspec.Struct, frozen=True):
+    """How long one of the mode's steps around the beat took (``prepare``, ``after_reply``,
+    ``after_beat``), from its call to the end of its work; *speaker*: whose reply it was around."""
+
+    step: str
+    seconds: float
+    speaker: str = ""
+
+
 class BeatResult(msgspec.Struct):
     """A beat once it is over (``Beat.result``)."""
 
@@ -71,6 +80,8 @@ class BeatResult(msgspec.Struct):
     error: PearError | None = None
     # False: nothing was generated (a swipe that only showed another kept reply).
     generated: bool = True
+    # The mode's steps around the beat, in the order they ran, with their times.
+    steps: list[StepTime] = msgspec.field(default_factory=list)
 
     @property
     def text(self) -> str:

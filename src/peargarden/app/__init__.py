@@ -27,8 +27,14 @@ from peargarden.workspace.home import Home, sanitize_name
 
 if TYPE_CHECKING:
     from .play.beat import ApprovalPrompt, Beat
+    from .play.group_session import GroupSession
     from .play.service import ChatOptions, ChatSession, PearApp
     from .settings.tokenizers import cache_tokenizers_in
+
+    # What a front holds when it holds either kind of chat (for annotations: a card's chat never
+    # loads the group's modules).  Both have the reads and edits of ``ChatCore``, ``play``, ``view``,
+    # ``variables``, ``swipe_position``, ``export_sillytavern`` and ``char_name``.
+    AnyChat = ChatSession | GroupSession
 
 __all__ = [
     "AgentEvent",
@@ -36,6 +42,7 @@ __all__ = [
     "Beat",
     "ChatOptions",
     "ChatSession",
+    "GroupSession",
     "Home",
     "PearApp",
     "cache_tokenizers_in",
@@ -47,6 +54,7 @@ _LAZY = {
     "Beat": ".play.beat",
     "ChatOptions": ".play.service",
     "ChatSession": ".play.service",
+    "GroupSession": ".play.group_session",
     "PearApp": ".play.service",
     "cache_tokenizers_in": ".settings.tokenizers",
 }

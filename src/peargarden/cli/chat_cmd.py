@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -17,7 +17,6 @@ from peargarden.app import AgentEvent
 from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
 from peargarden.app.library.library import init_home
 from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
-from peargarden.app.play.chat_variables import session_status, variables_event
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
@@ -26,6 +25,9 @@ from peargarden.formats import dumps_json
 from ._app import app, state
 from ._vault import vault_snapshots
 from ._wrap import StreamWrap
+
+if TYPE_CHECKING:
+    from peargarden.app import AnyChat
 
 HELP = """命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
@@ -71,7 +73,7 @@ def _options(
     return ChatOptions(mode=mode, thinking=thinking, persona=persona, connection=connection)
 
 
-def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: str | None = None) -> ChatSession:
+def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: str | None = None) -> AnyChat:
     home = state.home
     if not home.exists():
         init_home(home)  # a fresh machine: the bundled card and files, as `pear init` would
@@ -82,12 +84,12 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: st
         # On demand: a group chat's service, its modes and SillyTavern's group cast (a card's chat never loads them).
         from peargarden.app.play.group_session import new_group_chat, open_group_chat
 
-        session: ChatSession = (
+        group_chat = (
             open_group_chat(service, group, chat_id, options) if chat_id else new_group_chat(service, group, options)
         )
-        for member in session.roster():  # type: ignore[attr-defined]
+        for member in group_chat.roster():
             _ask_card_regex(home, member.card)
-        return session
+        return group_chat
     _ask_card_regex(home, service.card(card).folder)  # before the session builds its request builders
     return service.open_chat(card, chat_id, options) if chat_id else service.new_chat(card, options)
 
@@ -394,19 +396,19 @@ def _ask_card_regex(home: Any, card: str) -> None:
     typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder} 更改）", err=True)
 
 
-def _endpoint(session: ChatSession) -> str:
+def _endpoint(session: AnyChat) -> str:
     """How the "still waiting" line names the model: its endpoint's address, or the embedded model."""
     return session.endpoint or "内置模型"
 
 
-def _status(session: ChatSession) -> None:
+def _status(session: AnyChat) -> None:
     """The card's variables after a beat, one compact line on stderr (only for a chat that has them)."""
-    line = session_status(session)
+    line = session.status_line()
     if line:
         typer.echo(line, err=True)
 
 
-def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting | None = None) -> None:
+def _once(session: AnyChat, text: str, as_json: bool, waiting: _StillWaiting | None = None) -> None:
     beat = _started("send", lambda: session.play("send", text))
     if as_json:
 
@@ -415,7 +417,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
             sys.stdout.flush()
 
         reason, _, code = _run(beat, emit, interactive=False, waiting=waiting)
-        if (event := variables_event(session)) is not None:  # after done: the variables the beat left
+        if (event := session.variables_event()) is not None:  # after done: the variables the beat left
             sys.stdout.write(_json(event) + "\n")
     else:
         printer = _Printer(show_thinking=False, wrap=_terminal_wrap())
@@ -433,7 +435,7 @@ def _once(session: ChatSession, text: str, as_json: bool, waiting: _StillWaiting
         sys.exit(130)
 
 
-def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> None:
+def _interactive(session: AnyChat, waiting: _StillWaiting | None = None) -> None:
     printer = _Printer(wrap=_terminal_wrap())
     typer.echo(
         f"梨园 · {_title(session)} · 对话 {session.chat_id} · {session.mode} · 思考 {session.thinking}",
@@ -477,9 +479,9 @@ def _interactive(session: ChatSession, waiting: _StillWaiting | None = None) -> 
             typer.echo(f"pear: {error}", err=True)
 
 
-def _stscript(session: ChatSession, line: str) -> None:
+def _stscript(session: AnyChat, line: str) -> None:
     """Any other ``/`` line runs as SillyTavern's slash commands (STscript) on the chat."""
-    if hasattr(session, "roster"):
+    if not isinstance(session, ChatSession):
         typer.echo(f"未知命令 {line.split()[0]}；/help 查看命令（群聊里还不能运行 STscript）。", err=True)
         return
     from peargarden.app.play.slash import run_chat_script
@@ -495,7 +497,7 @@ def _stscript(session: ChatSession, line: str) -> None:
         typer.echo(f"（输入框：{outcome.input_text}）", err=True)
 
 
-def _title(session: ChatSession) -> str:
+def _title(session: AnyChat) -> str:
     """The card's folder, or a group chat's name and members."""
     roster = getattr(session, "roster", None)
     if roster is None:
@@ -503,7 +505,7 @@ def _title(session: ChatSession) -> str:
     return f"群聊 {session.char_name}（{'、'.join(m.name for m in roster())}）"
 
 
-def _sender(session: ChatSession, text: str) -> BeatStart:
+def _sender(session: AnyChat, text: str) -> BeatStart:
     return lambda: session.play("send", text)
 
 
@@ -526,7 +528,7 @@ def _range(rest: str) -> tuple[int, int]:
 
 
 def _slash(
-    session: ChatSession,
+    session: AnyChat,
     command: str,
     rest: str,
     play: Callable[[str, BeatStart], Beat],
@@ -608,7 +610,7 @@ def _slash(
     return True
 
 
-def _swipe_counter(session: ChatSession) -> None:
+def _swipe_counter(session: AnyChat) -> None:
     position, count = session.swipe_position()
     if count:
         typer.echo(f"〈{position}/{count}〉", err=True)
@@ -623,7 +625,7 @@ def _preview(text: str, width: int = 40) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _print_tree(session: ChatSession) -> None:
+def _print_tree(session: AnyChat) -> None:
     leaf = session.leaf
     for row in session.tree_rows():
         entry = row.entry

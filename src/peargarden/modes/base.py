@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -24,6 +23,7 @@ import msgspec
 from peargarden.agent.loop import RequestBuilder
 from peargarden.agent.result import BeatResult
 from peargarden.agent.tools import Mode, Tool
+from peargarden.formats import Card
 from peargarden.providers.base import Provider, ThinkingLevel
 from peargarden.sessions.entries import Entry
 from peargarden.stage.memory.view import StoryView
@@ -35,8 +35,8 @@ from peargarden.workspace.config import Settings
 class BeatEnv(msgspec.Struct):
     """Everything a mode may need to set up a beat."""
 
-    card: CardFolder
-    card_data: dict[str, Any]  # the card JSON (V2/V3 object)
+    folder: CardFolder  # the card's folder (its files, 卡.json, books, project)
+    card: Card  # the card itself, as read when the chat opened (or the card was last rewritten)
     settings: Settings  # global settings with the card's 卡.json on top
     user_name: str
     user_persona: str
@@ -53,15 +53,9 @@ class BeatEnv(msgspec.Struct):
     cache_lock: threading.Lock = msgspec.field(default_factory=threading.Lock)
 
     @property
-    def card_fields(self) -> dict[str, Any]:
-        """The card's ``data`` object (V2/V3), or the whole object for a V1 card."""
-        data = self.card_data.get("data")
-        return data if isinstance(data, dict) else self.card_data
-
-    @property
     def char_name(self) -> str:
         """The card's character name (the folder name when the card has none)."""
-        return str(self.card_fields.get("name") or self.card.folder)
+        return self.card.name or self.folder.folder
 
     @property
     def group_chat(self) -> bool:
@@ -83,18 +77,13 @@ ModeSetup = Callable[[BeatEnv], tuple[RequestBuilder, list[Tool]]]
 _Kept = TypeVar("_Kept")
 
 
-def chat_memo(env: object, key: str, kind: type[_Kept], make: Callable[[], _Kept] | None = None) -> _Kept:
+def chat_memo(env: BeatEnv, key: str, kind: type[_Kept], make: Callable[[], _Kept] | None = None) -> _Kept:
     """The chat's one *kind* object under *key* in the env's per-chat cache (``BeatEnv.cache``),
-    made by *make* (default ``kind()``) on first use.  An env without a cache (a test's own, duck
-    typed) gets a new one each time: a memo that starts empty gives the same results, only slower."""
-    create = make or kind
-    cache: dict[str, Any] | None = getattr(env, "cache", None)
-    if cache is None:
-        return create()
-    with getattr(env, "cache_lock", None) or nullcontext():
-        value = cache.get(key)
+    made by *make* (default ``kind()``) on first use."""
+    with env.cache_lock:
+        value = env.cache.get(key)
         if not isinstance(value, kind):
-            value = cache[key] = create()
+            value = env.cache[key] = (make or kind)()
         return value
 
 
@@ -118,6 +107,8 @@ class TreeReader(Protocol):
 
     def path(self) -> list[Entry]: ...
 
+    def siblings(self, entry_id: str) -> list[Entry]: ...
+
 
 class BranchView(msgspec.Struct, frozen=True):
     """A chat as a mode's steps see it: the active branch to read, who plays and with which model.
@@ -137,8 +128,9 @@ class BranchView(msgspec.Struct, frozen=True):
     mode: str = ""
 
     @property
-    def card(self) -> CardFolder:
-        return self.env.card
+    def folder(self) -> CardFolder:
+        """The card's folder (a group's speaker's)."""
+        return self.env.folder
 
     @property
     def user_name(self) -> str:
@@ -165,7 +157,8 @@ ModeStory = Callable[[BranchView], StoryView | None]
 # What a mode does once a recorded beat's reply is complete (the stage: scene notes and compaction):
 # ``None`` when nothing is due (decided at once, so a front is told only when work runs), else the
 # work, run as it is iterated, yielding one warning per thing the user should know.  A failure
-# must never cost the beat.
+# costs the beat nothing: the service runs every step through one runner that turns any exception,
+# at the call or in the work, into one warning naming the step (``app.play.mode_steps``).
 AfterBeat = Callable[[BranchView, SideCall, BeatResult], Iterator[str] | None]
 
 
@@ -184,9 +177,16 @@ class PlayMode(msgspec.Struct, frozen=True):
     # A group round's step after each speaker's reply, before the next speaker starts (MVU handles
     # that reply); its warnings are passed on.  ``after_beat`` still runs once, after the round.
     after_reply: AfterBeat | None = None
+    # The step that writes a reply's variables record (MVU), also run on its own (``after_beat`` or
+    # ``after_reply`` run it within a beat): for a reply saved by a process that died before the
+    # record was written, the service runs it when the chat is next claimed, with no side model.
+    variables: AfterBeat | None = None
     # Whether MVU's ``<UpdateVariable>`` blocks stay out of the stream too: the stage changes
     # variables through its tool and strips a written block after the reply, so none may show live.
     hides_update_blocks: bool = False
+    # Whether the speaking model may name who speaks next in a group round whose group lets the
+    # model choose (the group stage's ``next_speaker`` tool): the round then starts with one speaker.
+    names_next_speaker: bool = False
 
 
 class ModeTable(Mapping[str, PlayMode]):
@@ -219,8 +219,3 @@ class ModeTable(Mapping[str, PlayMode]):
 
 # The custom entry that records a mode change on the branch (the latest on the branch wins).
 MODE_ENTRY_TYPE = CHAT_MODE_ENTRY  # kept by the session store (workspace.chats), read by chat lists
-
-
-def card_fields(env: BeatEnv) -> dict[str, Any]:
-    """The card's ``data`` object (V2/V3), or the whole object for a V1 card."""
-    return env.card_fields

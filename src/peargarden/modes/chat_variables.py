@@ -42,7 +42,7 @@ from peargarden.variables.message import handle_variables_in_message
 from peargarden.variables.zod_schema import MvuSchema, schema_of
 from peargarden.workspace.script_allowance import scripts_allowance
 
-from .base import BeatEnv, card_fields, chat_memo
+from .base import BeatEnv, chat_memo
 
 _PENDING_KEY = "variables.pending"
 
@@ -167,7 +167,7 @@ def _comments(books: Sequence[Lorebook]) -> Iterable[Mapping[str, Any]]:
 
 def scripts_allowed(env: BeatEnv) -> bool | None:
     """The user's answer for the card's scripts (None: never asked)."""
-    return scripts_allowance(env.card)
+    return scripts_allowance(env.folder)
 
 
 def mvu_active(allowed: bool | None, books: Sequence[Lorebook], chat: StChat | None = None) -> bool:
@@ -375,7 +375,7 @@ def beat_notes(
 
 def character_variables(env: BeatEnv) -> dict[str, Any]:
     """TavernHelper's character scope: the card's ``extensions.tavern_helper.variables``."""
-    extensions = card_fields(env).get("extensions")
+    extensions = env.card.data.get("extensions")
     helper = extensions.get("tavern_helper") if isinstance(extensions, dict) else None
     found = helper.get("variables") if isinstance(helper, dict) else None
     return dict(found) if isinstance(found, dict) else {}

@@ -21,7 +21,7 @@ from peargarden.agent.tools import Tool
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.context import ContextMessage
 
-from .base import BeatEnv, card_fields
+from .base import BeatEnv
 
 IMPERSONATE_INSTRUCTION = "[接下来请以{user}的身份、用{user}的口吻写出{user}的下一句话或下一段行动。只写{user}的部分。]"
 CONTINUE_INSTRUCTION = "[接着上一条回复继续写，不要重复已经写过的内容。]"
@@ -96,4 +96,4 @@ def plain_builder(card: dict[str, Any], user_name: str) -> RequestBuilder:
 
 def plain_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
     """A mode with the card's fields as its system prompt and no tools (for tests and other fronts)."""
-    return plain_builder(card_fields(env), env.user_name), []
+    return plain_builder(env.card.data, env.user_name), []

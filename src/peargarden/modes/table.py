@@ -38,6 +38,7 @@ def _stage() -> PlayMode:
         prepare=stage_prepare,
         story=stage_story,
         after_beat=chained(stage_variables_after_beat, stage_after_beat),
+        variables=stage_variables_after_beat,
         hides_update_blocks=True,
     )
 
@@ -45,7 +46,12 @@ def _stage() -> PlayMode:
 def _tavern() -> PlayMode:
     from .tavern.setup import tavern_setup  # on demand: SillyTavern's assembly
 
-    return PlayMode(role_play_setup(tavern_setup, switch=False), tool_mode="tavern", after_beat=tavern_after_beat)
+    return PlayMode(
+        role_play_setup(tavern_setup, switch=False),
+        tool_mode="tavern",
+        after_beat=tavern_after_beat,
+        variables=tavern_after_beat,
+    )
 
 
 MODES: Mapping[str, PlayMode] = ModeTable({"stage": _stage, "tavern": _tavern, "work": lambda: WORK})

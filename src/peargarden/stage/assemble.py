@@ -8,21 +8,19 @@ one scan of the recent messages however large the books are.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from peargarden.stage.lore.entries import LoreEntry
 from peargarden.stage.lore.index import title_index_block
 from peargarden.stage.lore.scan import DEFAULT_MAX_HITS, DEFAULT_SCAN_DEPTH, KeywordScanner, ShortKeyRule
+from peargarden.text.regex_scripts import RegexSet  # the `regex` library itself loads with a card's first script
 
 from .card import StageCard
 from .injection import build_injection
 from .macros import Macros, plain_macros
-
-if TYPE_CHECKING:  # the regex library is loaded only when scripts run
-    from peargarden.text.regex_scripts import RegexSet
 from .messages import Turn, build_messages, merge_turns
+from .regex import regexed_story
 from .system import PromptFiles, build_system_prompt, has_dossier
 
 __all__ = ["LoreCorpus", "StageRequest", "StageSettings", "assemble_beat", "scan_texts"]
@@ -93,8 +91,6 @@ def assemble_beat(
     """Everything a stage beat sends to the model, except the tool list."""
     macros = settings.macros or plain_macros(card.name, settings.user_name)
     if settings.regex is not None:
-        from .regex import regexed_story
-
         history, user_text = regexed_story(history, user_text, settings.regex, macros)
     system = build_system_prompt(
         files,

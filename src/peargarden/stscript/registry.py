@@ -12,9 +12,9 @@ from typing import Any
 
 import msgspec
 
-from .runtime import Call
-
-Handler = Callable[[Call], Any]
+# A command's handler: called with the interpreter's ``runtime.Call`` (named here by what it is, not
+# imported: the interpreter reads this module's ``Registry``, and the two must not need each other).
+Handler = Callable[[Any], Any]
 
 
 class Arg(msgspec.Struct, frozen=True):

@@ -87,7 +87,7 @@ def duplicate(request: Request, card: str) -> dict[str, Any]:
 def delete(request: Request, card: str) -> dict[str, Any]:
     """Remove the card's folder (its chats too) after a vault snapshot; the answer says how to undo."""
     hub = hub_of(request)
-    folder = hub.service(card).card(card)
+    folder = hub.app.card(card)
     if hub.busy(folder.folder):
         raise ConflictError("这张卡有对话正在生成回复（a beat is running）")
     removed, undo = card_files.delete_card(home_of(request), folder.folder)

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 import msgspec
@@ -21,13 +21,15 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from peargarden.app import ChatSession
-from peargarden.app.play.chat_page import MessageRow, TreeRow, branch_rows, sibling_of
+from peargarden.app.play.chat_page import MessageRow, TreeRow
 from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .chat_hub import OpenChat
 from .chat_view import message_json, sent_ids
 from .deps import hub_of
+
+if TYPE_CHECKING:
+    from peargarden.app import AnyChat
 
 router = APIRouter(prefix="/api")
 
@@ -161,7 +163,7 @@ def get_chat(request: Request, card: str, chat_id: str, window: Window = Depends
 def get_tree(request: Request, card: str, chat_id: str, around: int = Query(0, ge=0)) -> dict[str, Any]:
     """The branch tree near message *around* (a window's first message) down to the branch's end."""
     session = hub_of(request).chat(card, chat_id).session
-    return {"tree": tree_json(branch_rows(session, around)), "leaf": session.leaf}
+    return {"tree": tree_json(session.branch_rows(around)), "leaf": session.leaf}
 
 
 class BeatBody(BaseModel):
@@ -220,7 +222,7 @@ def _idle(chat: OpenChat) -> OpenChat:
 
 
 def _changed(
-    request: Request, card: str, chat_id: str, window: Window, change: Callable[[ChatSession], object]
+    request: Request, card: str, chat_id: str, window: Window, change: Callable[[AnyChat], object]
 ) -> dict[str, Any]:
     """Make *change* to the chat (refused while a reply is being written) and answer with the page's window."""
     chat = _idle(hub_of(request).chat(card, chat_id))
@@ -307,7 +309,7 @@ def sibling(
     """Show another version of message *index* (a swipe or an edit anywhere in the chat) and the
     story that follows it."""
     return _changed(request, card, chat_id, window,
-                    lambda session: session.goto(sibling_of(session, body.index, body.step), deepest=True))  # fmt: skip
+                    lambda session: session.goto(session.sibling(body.index, body.step), deepest=True))  # fmt: skip
 
 
 class ModeBody(BaseModel):

@@ -21,7 +21,7 @@ router = APIRouter(prefix="/api")
 @router.get("/chats/{card}")
 def list_chats(request: Request, card: str) -> list[dict[str, Any]]:
     """The card's chats, oldest first: id, title, mode and the count of messages on the active branch."""
-    folder = hub_of(request).service(card).card(card)
+    folder = hub_of(request).app.card(card)
     # From the kept per-chat summaries: a long chat is read again only when its file changed.
     return [{"chat_id": row["id"], "title": chat_files.chat_title(folder, row["id"]), "mode": row["branch_mode"],
              "messages": row["visible"]} for row in chat_summaries(folder)]  # fmt: skip
@@ -34,7 +34,7 @@ class RenameBody(BaseModel):
 @router.post("/chats/{card}/{chat_id}/rename")
 def rename(request: Request, card: str, chat_id: str, body: RenameBody) -> dict[str, Any]:
     """Give the chat a title (an empty one clears it)."""
-    folder = hub_of(request).service(card).card(card)
+    folder = hub_of(request).app.card(card)
     return {"chat_id": chat_id, "title": chat_files.set_title(folder, chat_id, body.title)}
 
 
@@ -42,7 +42,7 @@ def rename(request: Request, card: str, chat_id: str, body: RenameBody) -> dict[
 def remove(request: Request, card: str, chat_id: str) -> dict[str, Any]:
     """Delete the chat's folder after a vault snapshot; the answer says how to undo it."""
     hub = hub_of(request)
-    folder = hub.service(card).card(card)
+    folder = hub.app.card(card)
     chat_files.chat_dir(folder, chat_id)  # an unknown chat is a 404 before anything is opened
     if hub.chat(folder.folder, chat_id).session.busy:
         raise ConflictError("这个对话正在生成回复（a beat is running）")

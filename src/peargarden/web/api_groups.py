@@ -21,7 +21,6 @@ from pydantic import BaseModel
 
 from peargarden.app.library import groups as group_files
 from peargarden.app.play.group_session import GroupSession, new_group_chat, open_group_chat
-from peargarden.app.play.sandbox_judge import configured_sandbox_judge
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.errors import BadInput, ConflictError
 
@@ -53,8 +52,8 @@ def _open_chats(request: Request) -> GroupChats:
 
 
 def _service(request: Request) -> PearApp:
-    home = home_of(request)
-    return PearApp(home, judge=configured_sandbox_judge(home))
+    """The server's one service (the chat hub's), as a card's chats have it."""
+    return hub_of(request).app
 
 
 def _keep(request: Request, session: GroupSession) -> OpenChat:

@@ -112,7 +112,8 @@ def run_slash(request: Request, card: str, chat_id: str, body: ScriptBody) -> St
 
     def work() -> None:
         try:
-            outcome = run_chat_script(chat.session, body.script, asker=PageAsker(items, pending), input_text=body.input)
+            asker = PageAsker(items, pending)
+            outcome = run_chat_script(chat.card_session, body.script, asker=asker, input_text=body.input)
             chat.wrote()
             items.put(
                 {
@@ -161,7 +162,7 @@ def answer(request: Request, ask_id: str, body: AnswerBody) -> dict[str, Any]:
 @router.get("/quick-replies")
 def list_sets(request: Request, card: str | None = None, chat: str | None = None) -> dict[str, Any]:
     """Every set, the ones on for every chat, and (with ``?card=&chat=``) the chat's own."""
-    links = chat_links(hub_of(request).chat(card, chat).session) if card and chat else []
+    links = chat_links(hub_of(request).chat(card, chat).card_session) if card and chat else []
     return quick_reply_sets(home_of(request), links)
 
 
@@ -207,6 +208,6 @@ def set_global(request: Request, body: LinksBody) -> dict[str, Any]:
 def set_chat(request: Request, card: str, chat_id: str, body: LinksBody) -> dict[str, Any]:
     chat = hub_of(request).chat(card, chat_id)
     value = chat_quick_reply_links(body.setList)
-    set_chat_quick_reply_links(chat.session, value)
+    set_chat_quick_reply_links(chat.card_session, value)
     chat.wrote()
     return {"chat": value["setList"]}

@@ -1,9 +1,9 @@
 """Open chats and running beats of the web app (one server process, many browser tabs).
 
-A chat is opened once and kept (``OpenChat``): its :class:`ChatSession` and the warnings of its last
-beat.  A beat is the service's :class:`Beat` (one at a time per chat: the session holds it); the HTTP
-response that started it streams its events, and approval prompts wait in ``ActiveBeat.prompts``
-until ``POST /api/beats/{id}/approval`` answers them.
+A chat is opened once and kept (``OpenChat``): its session (a card's ``ChatSession``, a group's
+``GroupSession``) and the warnings of its last beat.  A beat is the service's :class:`Beat` (one at
+a time per chat: the session holds it); the HTTP response that started it streams its events, and
+approval prompts wait in ``ActiveBeat.prompts`` until ``POST /api/beats/{id}/approval`` answers them.
 """
 
 from __future__ import annotations
@@ -11,22 +11,32 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from peargarden.app import Home
 from peargarden.app.play.beat import ApprovalPrompt, Beat
-from peargarden.app.play.sandbox_judge import configured_sandbox_judge, make_card_grant_recorder
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
-from peargarden.errors import NotFound
+from peargarden.errors import BadInput, NotFound
+
+if TYPE_CHECKING:
+    from peargarden.app import AnyChat
 
 
 @dataclass
 class OpenChat:
-    session: ChatSession
+    session: AnyChat
     # Warnings of the last beat (the bundled SYSTEM.md warning and the like), shown on the page.
     warnings: list[str] = field(default_factory=list)
     # (mtime, size) of the session file when last read: another program (pear chat) may write it too.
     seen: tuple[int, int] | None = None
+
+    @property
+    def card_session(self) -> ChatSession:
+        """The session as a card's chat (the hub's own chats are; a group's, kept by ``api_groups``,
+        cannot run what only a card's chat has yet: STscript)."""
+        if not isinstance(self.session, ChatSession):
+            raise BadInput("群聊里还不能运行 STscript（a group chat）")
+        return self.session
 
     def refresh(self) -> None:
         """Re-read the session file when it changed since it was last read (never during a beat)."""
@@ -55,23 +65,19 @@ class ActiveBeat:
 class ChatHub:
     def __init__(self, home: Home) -> None:
         self.home = home
+        # The one service of this server, for every chat it opens (a card's, a group's): the sandbox
+        # judges each tool call with the chat's own settings, and "always for this card" is written
+        # to the 卡.json of the card whose reply asked (the service's defaults, as in `pear chat`).
+        # Story memory (scene notes, compaction) as `pear chat` has it: models resolved the standard
+        # way (config.toml, plus keys stored from the settings page).
+        self.app = PearApp(home)
         self._chats: dict[tuple[str, str], OpenChat] = {}
         self._beats: dict[str, ActiveBeat] = {}
         self._guard = threading.Lock()
 
-    def service(self, card: str) -> PearApp:
-        """A chat service for *card*: the sandbox judges tool calls; "always for this card" writes 卡.json."""
-        return PearApp(
-            self.home,
-            judge=configured_sandbox_judge(self.home),
-            record_card_grant=make_card_grant_recorder(self.home, card),
-            # Story memory (scene notes, compaction) as `pear chat` has it: the hub resolves models
-            # the standard way (config.toml, plus keys stored from the settings page).
-        )
-
     def new_chat(self, card: str, mode: str | None = None, persona: str | None = None) -> OpenChat:
         options = ChatOptions(mode=mode if mode in ("stage", "tavern") else None, persona=persona)
-        session = self.service(card).new_chat(card, options)
+        session = self.app.new_chat(card, options)
         if mode and mode != session.mode:
             session.set_mode(mode)
         return self._keep(card, session)
@@ -82,9 +88,9 @@ class ChatHub:
         if found is not None:
             found.refresh()
             return found
-        return self._keep(card, self.service(card).open_chat(card, chat_id))
+        return self._keep(card, self.app.open_chat(card, chat_id))
 
-    def open_sessions(self) -> list[ChatSession]:
+    def open_sessions(self) -> list[AnyChat]:
         with self._guard:
             return [chat.session for chat in self._chats.values()]
 
@@ -119,7 +125,7 @@ class ChatHub:
         for chat in opened:
             chat.session.reload_card()
 
-    def _keep(self, card: str, session: ChatSession) -> OpenChat:
+    def _keep(self, card: str, session: AnyChat) -> OpenChat:
         with self._guard:
             found = self._chats.get((card, session.chat_id))
             if found is None:

@@ -35,7 +35,7 @@ def home_page(request: Request) -> HTMLResponse:
 def chat_latest(request: Request, card: str) -> Response:
     """The card's newest chat; without one, a page whose button starts one (a GET changes nothing:
     an ``<img src>`` on another site must not create chats)."""
-    chats = hub_of(request).service(card).list_chats(card)
+    chats = hub_of(request).app.list_chats(card)
     if not chats:
         return _page(request, "chat_start.html", card=open_card(home_of(request), card).folder)
     return RedirectResponse(f"/chat/{quote(card, safe='')}/{quote(chats[-1].chat_id, safe='')}", status_code=303)

@@ -14,6 +14,9 @@ from typing import Any
 
 import msgspec
 
+from ._js import js_to_string
+from ._settings import flag, number
+
 # A JSON value as it came from a SillyTavern file.  Kept loose on purpose: the engine must treat
 # missing or oddly typed fields exactly as SillyTavern's JavaScript would.
 JSONValue = Any
@@ -71,8 +74,6 @@ class WorldInfoEntry:
     @property
     def key(self) -> str:
         """The timed-effects key ``"<world>.<uid>"`` (as JavaScript prints the uid)."""
-        from ._js import js_to_string
-
         return f"{self.world}.{js_to_string(self.uid)}"
 
 
@@ -115,8 +116,6 @@ class WorldInfoSettings(msgspec.Struct, frozen=True):
         """Read the ``world_info_*`` keys of a SillyTavern settings object, or of its
         ``world_info_settings`` (missing ⇒ code default).  Values SillyTavern would reject on load
         are reset the same way it does (budget > 100 ⇒ 25)."""
-        from ._settings import flag, number
-
         found = data.get("world_info_settings", data)
         source: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         budget = number(source, "world_info_budget", 25)
@@ -174,8 +173,6 @@ class DepthInjection(msgspec.Struct, frozen=True):
 
     @property
     def table_key(self) -> str:
-        from ._js import js_to_string
-
         return f"customDepthWI-{js_to_string(self.depth)}-{self.role}"
 
 

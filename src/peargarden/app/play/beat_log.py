@@ -4,7 +4,8 @@ page's inspector shows a beat played in the shell.
 
 For each of the last :data:`KEEP` beats: when it started, how long it took, which message entries it
 wrote, the ledger of every request it sent (the prompt inspector's "exact request": slot, role,
-tokens and text per message) and its warnings.  Kept on disk so that the inspector's "last beat",
+tokens and text per message), its warnings, and how long each of the mode's steps around it took
+(``steps``: ``{"step", "seconds", "speaker"}``).  Kept on disk so that the inspector's "last beat",
 the in-context marker and each message's generation time survive a server restart.  A damaged or
 missing file is an empty log (it is a record, not the story: the asset vault leaves it out, as ten
 beats of a long chat's requests are megabytes rewritten on every beat).
@@ -37,6 +38,7 @@ class BeatRecord(msgspec.Struct):
     entries: list[str] = msgspec.field(default_factory=list)
     rounds: list[dict[str, Any]] = msgspec.field(default_factory=list)
     warnings: list[str] = msgspec.field(default_factory=list)
+    steps: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
 
 def log_path(session_file: Path) -> Path:
@@ -62,8 +64,9 @@ def load(session_file: Path, *, counted: bool = True) -> list[BeatRecord]:
     for item in beats if isinstance(beats, list) else []:
         try:
             rounds = [with_counts(r) if counted and isinstance(r, dict) else r for r in item["rounds"]]
+            steps = [step for step in item.get("steps", []) if isinstance(step, dict)]
             out.append(BeatRecord(str(item["started"]), float(item["seconds"]), [str(e) for e in item["entries"]],
-                                  rounds, [str(w) for w in item.get("warnings", [])]))  # fmt: skip
+                                  rounds, [str(w) for w in item.get("warnings", [])], steps))  # fmt: skip
         except (KeyError, TypeError, ValueError):
             continue
     return out[-KEEP:]
@@ -90,6 +93,7 @@ def _as_json(beat: BeatRecord) -> dict[str, Any]:
         "entries": beat.entries,
         "rounds": beat.rounds,
         "warnings": beat.warnings,
+        "steps": beat.steps,
     }
 
 
@@ -121,10 +125,11 @@ def log_beat(session_file: Path, result: BeatResult, started: float) -> BeatReco
     """Keep a finished beat in its chat's log on disk (the last :data:`KEEP` beats): the requests
     it sent as the inspector's ledgers (token counts left for the reader, see
     ``request_ledger.with_counts``: a beat never loads a tokenizer it did not need), the entries it
-    wrote, the reply's time, its warnings.  Returns the new record."""
+    wrote, the reply's time, its warnings, its mode's steps' times.  Returns the new record."""
     when = datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds")
     rounds = [request_ledger(sent.request, sent.model, counted=False, purpose=sent.purpose) for sent in result.requests]
-    record = BeatRecord(when, result.seconds, list(result.entries), rounds, list(result.warnings))
+    steps = [msgspec.structs.asdict(step) for step in result.steps]
+    record = BeatRecord(when, result.seconds, list(result.entries), rounds, list(result.warnings), steps)
     save(session_file, [*load(session_file, counted=False), record])
     return record
 

@@ -1,4 +1,4 @@
-"""What a front draws around a chat's messages, read from the session: each message's own time,
+"""What a front draws around a chat's messages, read from its read model (:mod:`.page_source`): each message's own time,
 SillyTavern's swipe arrows for the last reply, and the context bar.
 
 Times: a message imported from SillyTavern carries its ``send_date`` (in its line, see
@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from peargarden.errors import NotFound, PearError
 from peargarden.formats import parse_send_date
@@ -30,9 +30,7 @@ from peargarden.sessions.sillytavern import st_original
 from peargarden.sessions.tree import SessionTree
 
 from .chat_files import context_tokens
-
-if TYPE_CHECKING:
-    from .service import ChatSession
+from .page_source import PageSource
 
 
 def message_time(entry: Entry, tree: SessionTree) -> str | None:
@@ -50,18 +48,17 @@ def message_time(entry: Entry, tree: SessionTree) -> str | None:
     return moment.isoformat(timespec="milliseconds") if moment is not None else None
 
 
-def swipe_arrows(session: ChatSession) -> dict[str, Any]:
+def swipe_arrows(tree: SessionTree) -> dict[str, Any]:
     """The last reply's place among its siblings (``position``, ``count``; 0 and 0 without one) and
     whether swiping past the last of them asks the model for a new one (``generate``).
 
     As in SillyTavern: the right arrow of the last reply generates a new swipe, but the chat's first
     message (a greeting: no user message before it) only cycles the alternate greetings it has."""
-    tree = session.chat.tree
     position, count = ops.swipe_position(tree)
     return {"position": position, "count": count, "generate": count > 0 and ops.last_user(tree) is not None}
 
 
-def context_fill(session: ChatSession, rounds: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def context_fill(source: PageSource, rounds: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``{"tokens", "limit", "reserve", "source"}`` for the context bar; *rounds* are the ledgers of
     the last beat's own requests (the inspector's), the newest last.  ``source`` says which budget:
     ``"preset"`` (tavern mode's) or ``"story"``.  Before any request: the current mode's budget."""
@@ -71,20 +68,20 @@ def context_fill(session: ChatSession, rounds: Sequence[dict[str, Any]]) -> dict
         if isinstance(budget, dict):
             return {"tokens": _int(budget.get("tokens")), "limit": _int(budget.get("context")),
                     "reserve": _int(budget.get("response")), "source": "preset"}  # fmt: skip
-        return {"tokens": _int(last.get("total_tokens")), **_story_budget(session)}
-    if session.mode == "tavern":
-        context, response = tavern_window(session)
+        return {"tokens": _int(last.get("total_tokens")), **_story_budget(source)}
+    if source.mode == "tavern":
+        context, response = tavern_window(source)
         return {"tokens": 0, "limit": context, "reserve": response, "source": "preset"}
-    return {"tokens": 0, **_story_budget(session)}
+    return {"tokens": 0, **_story_budget(source)}
 
 
 def _int(value: Any) -> int:
     return int(value) if isinstance(value, int | float) and math.isfinite(value) else 0
 
 
-def _story_budget(session: ChatSession) -> dict[str, Any]:
-    limit = context_tokens(session.app.home, session.card)
-    window = model_window(session.provider)  # through the beat's own wrapper, as a beat sees it
+def _story_budget(source: PageSource) -> dict[str, Any]:
+    limit = context_tokens(source.home, source.card)
+    window = model_window(source.provider)  # through the beat's own wrapper, as a beat sees it
     return {"limit": min(limit, window) if window else limit, "reserve": 0, "source": "story"}
 
 
@@ -98,18 +95,19 @@ def model_window(provider: Any) -> int | None:
     return window if isinstance(window, int) and window > 0 else None
 
 
-def tavern_window(session: ChatSession) -> tuple[int, int]:
+def tavern_window(source: PageSource) -> tuple[int, int]:
     """(context size, response length) tavern mode builds the next request for: SillyTavern's
     defaults, then the preset in use, then the card's own ``卡.json`` ``tavern.oai`` values; a value
     that is no number counts as SillyTavern's default, as the assembly counts it."""
     from peargarden.tavern.state import apply_preset, effective_settings  # on demand: tavern mode's
 
-    version = session.settings.st_version
+    settings = source.settings
+    version = settings.st_version
     oai = effective_settings({}, version)["oai_settings"]
-    if session.settings.preset:
+    if settings.preset:
         with contextlib.suppress(NotFound):  # a lost preset: the beat says so, the bar shows the defaults
-            oai = apply_preset(oai, read_named_preset(session.app.home, session.settings.preset), version=version)
-    tavern = session.card.settings().get("tavern")
+            oai = apply_preset(oai, read_named_preset(source.home, settings.preset), version=version)
+    tavern = source.card.settings().get("tavern")
     extra = tavern.get("oai") if isinstance(tavern, dict) else None
     if isinstance(extra, dict):
         oai = apply_preset(oai, extra, version=version)

@@ -1,4 +1,5 @@
 """A chat as a front draws it (``ChatSession.view()``): the page model, so a front only serialises.
+It is drawn from the chat's read model (:class:`.page_source.PageSource`), not from the session.
 
 Per message row: who speaks, the persona picture a user row shows, when it was written, its token
 count (the chat model's tokenizer; SillyTavern counts the same way), the generation time of the beat
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
@@ -27,6 +28,7 @@ from peargarden.errors import BadInput
 from peargarden.sessions import TreeRow as TreeRow  # the fronts draw it (they import no sessions)
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.ops import continued_from, message_at
+from peargarden.sessions.tree import SessionTree
 from peargarden.sessions.variables import message_notes, shown_text
 
 from ..cards.regex_allowance import card_scripts_allowed
@@ -35,9 +37,7 @@ from . import beat_log
 from .chat_chrome import context_fill, message_time, swipe_arrows
 from .chat_files import token_counter
 from .display_scripts import card_display_scripts, display_texts
-
-if TYPE_CHECKING:
-    from .service import ChatSession
+from .page_source import PageSource, RowCard
 
 
 class MessageRow(msgspec.Struct, frozen=True):
@@ -87,7 +87,7 @@ class ContextBar(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True)
 class ChatView:
-    """Everything a front shows of a chat, read from the session."""
+    """Everything a front shows of a chat, read from its read model."""
 
     card: str  # the card's folder name
     char_name: str  # the card's character name (the folder name when the card has none)
@@ -115,18 +115,18 @@ class ChatView:
 
 
 def chat_view(
-    session: ChatSession,
+    source: PageSource,
     last: int | None = None,
     before: int | None = None,
     since: int | None = None,
     *,
     split_replies: bool = False,
 ) -> ChatView:
-    """The page model of *session*; *last*: only that many messages, ending before message number
+    """The page model of the chat *source* reads; *last*: only that many messages, ending before message number
     *before* (default: the end of the branch); *since*: the messages from that number on (*last* of
     them, when given); *split_replies*: a group chat (each member's reply is a message of its own in
     SillyTavern's numbering)."""
-    tree = session.chat.tree
+    tree = source.tree
     entries = tree.messages()
     end = len(entries) if before is None else max(0, min(before, len(entries)))
     start = 0 if last is None else max(0, end - last)
@@ -136,38 +136,51 @@ def chat_view(
     while 0 < start < end and entries[start].role == "tool":  # a tool result goes with its call
         start -= 1
     window = entries[start:end]
-    user, char = session.env.user_name, session.char_name
+    user, char = source.user_name, source.char_name
     after = sum(1 for entry in entries[end:] if entry.role in ("user", "assistant"))
-    scripts = card_display_scripts(session.env.card_data) if card_scripts_allowed(session.card) else []
     notes = message_notes(tree.path())
     texts = [shown_text(notes, e.id, str(e.message.get("content") or "")) for e in window]
-    shown = display_texts([(e.role, text) for e, text in zip(window, texts, strict=True)], scripts, user, char,
-                          after=after)  # fmt: skip
-    records = session.beat_records()
+    shown = _displayed(source, window, texts, user, char, after)
+    records = source.beat_records()
     upto = entries[:end]
     finished = [e.role == "assistant" and not e.message.get("tool_calls") for e in upto] if split_replies else None
     numbers = tavern_numbers([entry.role for entry in upto], finished)[start:]
-    rows = _rows(session, window, start, shown, records, user, char, notes, numbers)
+    rows = _rows(source, window, start, shown, records, user, char, notes, numbers)
     ledgers = next(([r for r in b.rounds if r.get("purpose") == "beat"] for b in reversed(records)
                     if any(r.get("purpose") == "beat" for r in b.rounds)), [])  # fmt: skip
-    arrows = swipe_arrows(session)
+    arrows = swipe_arrows(tree)
     return ChatView(
-        card=session.card.folder,
+        card=source.card.folder,
         char_name=char,
-        chat_id=session.chat_id,
-        mode=session.mode,
-        modes=list(session.app.modes),
+        chat_id=source.chat_id,
+        mode=source.mode,
+        modes=list(source.modes),
         rows=rows,
         total=len(entries),
         leaf=tree.leaf,
         swipe=SwipeArrows(arrows["position"], arrows["count"], arrows["generate"]),
-        context=ContextBar(**context_fill(session, ledgers)),
-        warnings=list(session.chat.warnings),
-        model=session.model,
+        context=ContextBar(**context_fill(source, ledgers)),
+        warnings=list(source.warnings),
+        model=source.model,
         persona=user,
         first=start,
         tree_rows=tree.rows,
     )
+
+
+def _displayed(
+    source: PageSource, window: list[Entry], texts: list[str], user: str, char: str, after: int
+) -> list[str | None]:
+    """Each row's display text: the display-only scripts of the card whose character wrote it (a
+    group's member; else the chat's card), run only when the user allowed that card's scripts."""
+    pairs = [(e.role, text) for e, text in zip(window, texts, strict=True)]
+    cards = [source.row_card(e) or RowCard(source.card, source.card_data, char) for e in window]
+    by_card: dict[str, list[str | None]] = {}
+    for card in cards:
+        if card.folder.folder not in by_card:
+            scripts = card_display_scripts(card.data) if card_scripts_allowed(card.folder) else []
+            by_card[card.folder.folder] = display_texts(pairs, scripts, user, card.name, after=after)
+    return [by_card[card.folder.folder][index] for index, card in enumerate(cards)]
 
 
 def tavern_numbers(roles: Sequence[str], finished: Sequence[bool] | None = None) -> list[int | None]:
@@ -188,7 +201,7 @@ def tavern_numbers(roles: Sequence[str], finished: Sequence[bool] | None = None)
 
 
 def _rows(
-    session: ChatSession,
+    source: PageSource,
     window: list[Entry],
     start: int,
     shown: list[str | None],
@@ -198,13 +211,13 @@ def _rows(
     notes: dict[str, dict[str, Any]],
     numbers: list[int | None],
 ) -> list[MessageRow]:
-    count = token_counter(session.model)
+    count = token_counter(source.model)
     seconds = beat_log.generation_seconds(records)
     fired = beat_log.lore_fired(records)
-    personas = session.app.home.personas_dir
+    personas = source.home.personas_dir
     known = persona_names(personas)
     pictures: dict[str, str | None] = {}  # speaker → the persona picture its messages show
-    tree = session.chat.tree
+    tree = source.tree
     rows: list[MessageRow] = []
     for offset, entry in enumerate(window):
         message = entry.message
@@ -244,11 +257,10 @@ def _rows(
     return rows
 
 
-def branch_rows(session: ChatSession, around: int, *, fold: int = 8, limit: int = 1500) -> list[TreeRow]:
+def branch_rows(tree: SessionTree, around: int, *, fold: int = 8, limit: int = 1500) -> list[TreeRow]:
     """The part of the branch tree a page draws beside a window starting at message *around*: from
     that message's parent down (its siblings included), side branches folded after *fold* rows, at
     most *limit* rows in all (``TreeRow.more`` marks what was left out)."""
-    tree = session.chat.tree
     messages = tree.messages()
     if not messages:
         return []
@@ -258,10 +270,9 @@ def branch_rows(session: ChatSession, around: int, *, fold: int = 8, limit: int 
     return tree.rows(parent, fold=fold, limit=limit)
 
 
-def sibling_of(session: ChatSession, index: int, step: int) -> str:
+def sibling_of(tree: SessionTree, index: int, step: int) -> str:
     """The id of the version *step* places before (-1) or after (1) message *index* among its
     siblings (a swipe or an edit far up the chat); ``BadInput`` past either end."""
-    tree = session.chat.tree
     entry = message_at(tree, index)
     kin = tree.siblings(entry.id)
     target = next(i for i, other in enumerate(kin) if other.id == entry.id) + step

@@ -1,20 +1,21 @@
 """The chats of the data folder as records, for ``pear sessions``: find a chat by id (in one card, or
 in every card and then every group) and write its active branch out as a SillyTavern chat file (a
-group's as SillyTavern's group chat).
+group's as SillyTavern's group chat; a card's ``create_date`` from the session header:
+:func:`st_create_date`, the service's export's too).
 
-Loaded by ``pear sessions list``, a light command: the service and the session codecs behind an
-export are imported by the export only.
+Loaded by ``pear sessions list``, a light command: it imports no part of the service.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import msgspec
 
 from peargarden.errors import NotFound
-from peargarden.formats import TavernChat, TavernMessage, write_chat_jsonl
+from peargarden.formats import TavernChat, TavernMessage, format_create_date, write_chat_jsonl
 from peargarden.sessions import TreeRow
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat
@@ -116,9 +117,6 @@ def find_any_chat(home: Home, chat_id: str, card: str | None = None) -> ChatReco
 def export_sillytavern(home: Home, record: ChatRecord | GroupChatRecord) -> bytes:
     """The chat's active branch as a SillyTavern chat JSONL (the other versions of a reply become
     its swipes); the user is the chat's persona, else the card's or config's user name."""
-
-    from .service import st_create_date
-
     folder, chat = record.folder, record.chat
     if isinstance(folder, GroupFolder):
         user_name = str(chat.header.get("persona") or "") or load_settings(home.config_file).user_name
@@ -131,6 +129,15 @@ def export_sillytavern(home: Home, record: ChatRecord | GroupChatRecord) -> byte
     st_header = dict(header) if isinstance(header, dict) else {}
     lines = export_chat(chat.tree, st_header, user_name, card_data.name, st_create_date(chat.header))
     return write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
+
+
+def st_create_date(header: dict[str, Any]) -> str:
+    """ST's ``create_date`` for a chat started here: its session header's timestamp, ST-formatted."""
+    try:
+        created = datetime.fromisoformat(str(header.get("timestamp") or "").replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    return format_create_date(created.astimezone())
 
 
 def save_file(path: Path, data: bytes) -> None:

@@ -9,7 +9,7 @@ seed) shows the seed the first beat will write, so a new chat's variables are th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
@@ -37,9 +37,7 @@ from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.script_allowance import scripts_allowance
 
-if TYPE_CHECKING:
-    from .chat_records import ChatRecord
-    from .service import ChatSession
+from .chat_records import ChatRecord
 
 __all__ = [
     "ChatVariables",
@@ -48,9 +46,8 @@ __all__ = [
     "card_keeps_variables",
     "chat_variables_of",
     "latest_record",
+    "latest_records",
     "record_yaml",
-    "session_status",
-    "session_variables",
     "status_line",
     "stored_variables",
 ]
@@ -160,11 +157,6 @@ def _seed_greeting(result: ChatVariables, tree: SessionTree, books: Sequence[Any
     result.messages[first] = MessageVariables(old.index, old.role, kin.index(entries[0]), list(records))
 
 
-def session_variables(session: ChatSession) -> ChatVariables:
-    """The variables of an open chat."""
-    return chat_variables_of(session.chat.tree, session.chat.header, session.card, session.settings)
-
-
 def stored_variables(home: Home, record: ChatRecord) -> ChatVariables:
     """``pear vars show``: the variables of a stored chat (``chat_records.find_chat``)."""
     settings = record.folder.effective_settings(load_settings(home.config_file))
@@ -199,10 +191,10 @@ STATUS_WIDTH = 160
 def latest_record(tree: SessionTree) -> dict[str, Any] | None:
     """The record in force on the branch (the latest message's), read from the notes alone: cheap
     after every beat of a long chat."""
-    return _latest_records(tree)[0]
+    return latest_records(tree)[0]
 
 
-def _latest_records(tree: SessionTree) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def latest_records(tree: SessionTree) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The latest message's record on the branch and the one of the message before it (each ``None``
     when there is none)."""
     notes = tree.customs(MESSAGE_VARIABLES_TYPE)
@@ -250,18 +242,3 @@ def row_variables(tree: SessionTree, entries: Sequence[Entry]) -> dict[str, dict
     wanted = {entry.id for entry in entries}
     return {key: note["variables"] for key, note in notes.items()
             if key in wanted and isinstance(note.get("variables"), dict)}  # fmt: skip
-
-
-def session_status(session: ChatSession) -> str | None:
-    """``pear chat``'s status line after a beat (``None``: the chat keeps no variables)."""
-    record, before = _latest_records(session.chat.tree)
-    return status_line(record, before=before)
-
-
-def variables_event(session: ChatSession) -> dict[str, Any] | None:
-    """``pear chat --once --json``'s last line when the chat keeps variables: ``{"type": "variables",
-    "variables": <the record in force>, "status": <the status line>}``."""
-    record, before = _latest_records(session.chat.tree)
-    if record is None:
-        return None
-    return {"type": "variables", "variables": record, "status": status_line(record, before=before)}

@@ -12,9 +12,9 @@ from typing import Any
 from peargarden.text.regex_scripts import Placement, RegexScript, apply_scripts, load_scripts
 
 
-def card_display_scripts(card_data: dict[str, Any]) -> list[RegexScript]:
-    data = card_data.get("data") if isinstance(card_data.get("data"), dict) else card_data
-    extensions = data.get("extensions") if isinstance(data, dict) else None
+def card_display_scripts(data: dict[str, Any]) -> list[RegexScript]:
+    """The display-only scripts of a card's ``data`` object (``Card.data``)."""
+    extensions = data.get("extensions")
     raw = extensions.get("regex_scripts") if isinstance(extensions, dict) else None
     return [s for s in load_scripts(raw) if not s.disabled and s.markdown_only]
 

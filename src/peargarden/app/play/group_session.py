@@ -6,8 +6,9 @@
     beat.result.replies                               # one Reply per speaker, with its ``speaker``
     chat.play("send", "/trigger 林月")                 # or play("send", speaker="林月"): that member answers
 
-A :class:`GroupSession` is a :class:`~peargarden.app.play.service.ChatSession` whose beat is a round
-(SillyTavern's ``generateGroupWrapper``, see ``docs/group-chats.md``): who speaks comes from
+A :class:`GroupSession` is a chat (:class:`~peargarden.app.play.chat_core.ChatCore`: the reads and
+edits every chat has) whose beat is a round (SillyTavern's ``generateGroupWrapper``, see
+``docs/group-chats.md``), played by the one beat lifecycle (:mod:`.lifecycle`): who speaks comes from
 :mod:`peargarden.tavern.group_turns` (the group's activation strategy, ``/trigger``, the author of
 the last reply for swipe and continue, a random member for impersonate); each speaker's reply is
 one run of the agent loop with that member's env (its card, its books, its caches), in order, each
@@ -21,12 +22,12 @@ The chat lives in the group's folder (``groups/<group>/chats/<id>/session.jsonl`
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import re
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,12 +37,9 @@ from msgspec.structs import replace
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent, DoneEvent, SpeakerEvent, WarningEvent
 from peargarden.errors import BadInput, NotFound
-from peargarden.formats import (
-    card_to_object,
-    format_send_date,
-    read_chat_jsonl,
-)
+from peargarden.formats import card_to_object, format_send_date, read_chat_jsonl
 from peargarden.formats.groups import GroupFile
+from peargarden.modes.base import BeatEnv, PlayMode
 from peargarden.modes.group.rounds import (
     group_fields,
     last_reply,
@@ -55,7 +53,7 @@ from peargarden.modes.group.rounds import (
 from peargarden.modes.group.scene import SPEAKER_CHOICES, GroupBeatEnv, GroupScene, Member
 from peargarden.modes.group.table import GROUP_MODES
 from peargarden.sessions import ops
-from peargarden.sessions.entries import GREETING_TAG
+from peargarden.sessions.entries import GREETING_TAG, Entry
 from peargarden.tavern.group import Group
 from peargarden.tavern.group_turns import (
     RoundCall,
@@ -68,31 +66,31 @@ from peargarden.tavern.group_turns import (
 )
 from peargarden.text.rolls import live_random
 from peargarden.workspace.cards import CardFolder
-from peargarden.workspace.chat_lock import ChatBusy, ChatLock
-from peargarden.workspace.chats import ChatFile, last_written
-from peargarden.workspace.config import Settings, check_st_version, load_settings, merge_card_settings
+from peargarden.workspace.chats import ChatFile, last_written, recorded_mode
+from peargarden.workspace.config import Settings, load_settings, merge_card_settings
 from peargarden.workspace.groups import GroupFolder, member_card, open_group
 from peargarden.workspace.locking import lock_file_for
 
 from ..library.groups import group_chat_jsonl, import_chat_file, remember_chat
-from ..library.personas import PERSONA_ENTRY_TYPE, choose_persona, recorded_persona
 from ..settings.connections import ResolvedProvider
 from .beat import Beat
+from .chat_core import ChatCore, recover_after_crash, user_message
 from .chat_page import ChatView, chat_view
 from .chat_variables import ChatVariables
 from .checkpoints import checkpoint_file
 from .group_variables import group_variables, members_keep_variables
-from .hidden_updates import without_update_blocks
-from .service import (
-    ACTIONS,
+from .lifecycle import BeatRun, BeatStart, Speaker, check_action, continue_start, lifecycle
+from .opening import (
+    AppCore,
     ChatOptions,
-    ChatSession,
-    PearApp,
-    _BeatStart,
-    _card_object,
-    _recorded_mode,
-    chat_thinking,
+    Player,
+    chat_header,
+    chat_mode,
+    chat_player,
+    greeting_text,
+    with_options,
 )
+from .page_source import RowCard
 
 # 群.json keys that are the group's own (the rest are 卡.json's keys, applied over every member's).
 _GROUP_ONLY_KEYS = frozenset({"speaker_choice", "speakerChoice", "tavern", "lorebooks"})
@@ -114,22 +112,23 @@ class MemberView(msgspec.Struct, frozen=True):
 
 
 class _RoundPlan(msgspec.Struct):
-    start: _BeatStart
+    start: BeatStart
     speakers: list[str]
     round_id: Any
 
 
-class GroupSession(ChatSession):
-    """A group chat (see the module docstring).  ``env`` and ``card`` are the member speaking now
-    (the first member between beats)."""
+class GroupSession(ChatCore, kw_only=True):
+    """A group chat (see the module docstring): the reads and edits every chat has
+    (:class:`.chat_core.ChatCore`; ``env`` and ``card`` are the first member's) and the group's
+    own: its members and their envs, its round, its page."""
 
-    group: GroupFolder | None = None
-    scene: GroupScene | None = None
+    group: GroupFolder
+    scene: GroupScene
+    player: Player  # who plays the chat: every member's env is made from it
+    options: ChatOptions
     envs: dict[str, GroupBeatEnv] = msgspec.field(default_factory=dict)
     # Who speaks next is drawn from this (NATURAL and POOLED rolls, impersonate's member).
     random: Callable[[], float] = msgspec.field(default_factory=live_random)
-    _round_id: Any = None
-    _options: ChatOptions = msgspec.field(default_factory=ChatOptions)
     # Members of group.json whose cards are not in the data folder (skipped, as SillyTavern does),
     # and those the last warning named (a round says so once, and again when the list changes).
     missing: list[str] = msgspec.field(default_factory=list)
@@ -139,38 +138,42 @@ class GroupSession(ChatSession):
 
     @property
     def folder(self) -> GroupFolder:
-        assert self.group is not None
         return self.group
-
-    @property
-    def the_scene(self) -> GroupScene:
-        assert self.scene is not None
-        return self.scene
 
     @property
     def char_name(self) -> str:
         """The group's name (a group chat has no one character)."""
-        return self.the_scene.title or self.folder.folder
+        return self.scene.title or self.group.folder
 
     def roster(self) -> list[MemberView]:
         """The members whose cards are here, in the group's order."""
-        scene = self.the_scene
+        scene = self.scene
         return [MemberView(a, m.card.folder, m.name, scene.group.is_muted(a)) for a, m in scene.members.items()]
 
     def view(self, last: int | None = None, before: int | None = None, *, since: int | None = None) -> ChatView:
-        """The page model (:meth:`ChatSession.view`) with the group in ``extra["group"]``: its
+        """The page model (``ChatSession.view``) with the group in ``extra["group"]``: its
         members, strategy and mode, and each reply's card (``row_cards``: entry id → card folder);
         the swipe arrows are the last reply's."""
-        page = chat_view(self, last, before, since, split_replies=True)
+        page = chat_view(self.page_source(self.char_name, self._row_card), last, before, since, split_replies=True)
         cards = {row.id: card for row in page.rows if row.role == "assistant" and (card := self.card_of(row.id))}
         position, count = reply_swipes(self.chat.tree)
         swipe = replace(page.swipe, position=position, count=count, generate=count > 0)
         group = {**self.group_info(), "row_cards": cards}
         return dataclasses.replace(page, swipe=swipe, extra={**page.extra, "group": group})
 
+    def _row_card(self, entry: Entry) -> RowCard | None:
+        """The member who wrote *entry*, as its row's display scripts see it (``None``: not a member's)."""
+        avatar = message_avatar(entry.message)
+        member, env = self.scene.members.get(avatar), self.envs.get(avatar)
+        return RowCard(member.card, env.card.data, member.name) if member is not None and env is not None else None
+
+    def env_of(self, entry: Entry) -> BeatEnv:
+        """The env of the member who wrote *entry* (the first member's for the user's)."""
+        return self.envs.get(message_avatar(entry.message), self.env)
+
     def card_of(self, entry_id: str) -> str | None:
         """The card folder of the member who wrote the entry (``None``: the user, or a member gone)."""
-        member = self.the_scene.members.get(message_avatar(self.chat.tree.get(entry_id).message))
+        member = self.scene.members.get(message_avatar(self.chat.tree.get(entry_id).message))
         return member.card.folder if member is not None else None
 
     def group_info(self) -> dict[str, Any]:
@@ -178,10 +181,10 @@ class GroupSession(ChatSession):
         (read from its files again when no round runs: another window may have changed them)."""
         if not self.busy:
             self.refresh_group()
-        scene = self.the_scene
-        raw = self.folder.read().raw
+        scene = self.scene
+        raw = self.group.read().raw
         return {
-            "folder": self.folder.folder,
+            "folder": self.group.folder,
             "name": self.char_name,
             "members": [msgspec.structs.asdict(m) for m in self.roster()],
             "activation_strategy": scene.group.activation,
@@ -199,13 +202,21 @@ class GroupSession(ChatSession):
         """The active branch as a SillyTavern group chat (``group chats/<id>.jsonl``)."""
         return group_chat_jsonl(self.chat, self.env.user_name, self.char_name)
 
-    def reread(self) -> None:
-        self.chat = ChatFile.open(self.folder.chats_dir, self.chat_id)
-        self._beats = None
-        self.follow_branch()
+    def variables(self) -> ChatVariables:
+        """Every message's variables (per swipe) and the chat's: one line per reply, as the group's
+        SillyTavern file numbers them."""
+        return group_variables(self.chat.tree, self.chat.header, self._member_folders())
 
-    def _checkpoint_path(self) -> Any:
-        return checkpoint_file(self.app.home, f"group:{self.folder.folder}", self.chat.chat_id)
+    def reload_card(self) -> None:
+        """A member's card file was rewritten: every member's env reads its card again."""
+        for env in self.envs.values():
+            env.card = env.folder.load_card()
+
+    def set_persona(self, name: str) -> None:
+        """Play another persona from the next round on, with every member."""
+        super().set_persona(name)
+        for env in self.envs.values():
+            env.user_name, env.user_persona = self.env.user_name, self.env.user_persona
 
     # -- greetings ---------------------------------------------------------------------------------
 
@@ -213,9 +224,8 @@ class GroupSession(ChatSession):
         """A new group chat: every member's greeting in the group's order, muted members too (one
         of a member's greetings at random when it has alternates), each its own round, as
         SillyTavern opens a group."""
-        scene = self.the_scene
         now_ms = time.time() * 1000
-        for avatar, member in scene.members.items():
+        for avatar, member in self.scene.members.items():
             data = member.card_object.get("data")
             fields = data if isinstance(data, dict) else member.card_object
             texts = [str(fields.get("first_mes") or "")]
@@ -227,18 +237,15 @@ class GroupSession(ChatSession):
             text = texts[0].strip() if texts else ""
             if not text:
                 continue
-            self._speak_as(avatar)
-            text = self._greeting_text(text, member.name)
             self.chat.append_message(
                 {
                     "role": "assistant",
-                    "content": text,
+                    "content": greeting_text(self.env.user_name, self.settings, text, member.name),
                     "name": member.name,
                     "tags": [GREETING_TAG],
                     "st": group_fields(member.name, avatar, round_id, _send_date()),
                 }
             )
-        self._speak_as(next(iter(scene.members)))
 
     # -- playing -----------------------------------------------------------------------------------
 
@@ -248,7 +255,7 @@ class GroupSession(ChatSession):
         text: str = "",
         *,
         step: int = 1,
-        cancel: Any = None,
+        cancel: threading.Event | None = None,
         approver: Approver | None = None,
         speaker: str | None = None,
     ) -> Beat:
@@ -256,17 +263,16 @@ class GroupSession(ChatSession):
         ``/trigger NAME`` or *speaker* makes that member answer, muted or not), ``regenerate`` (the
         whole last round again), ``swipe`` / ``continue`` (the last reply, by its speaker),
         ``impersonate`` (the user's next line, with a random member as ``{{char}}``)."""
-        if action not in ACTIONS:
-            raise BadInput(f"未知的动作 {action!r}（可用：{'、'.join(ACTIONS)}）")
+        check_action(action)
         trigger = _TRIGGER.match(text) if action == "send" else None
         if trigger is not None:
             speaker, text = (trigger.group(1) or "").strip(), ""
             if not speaker:
                 raise BadInput("/trigger 需要成员名（/trigger NAME）")
-        release = self._hold()
+        release = self.hold()
         try:
             self.refresh_group()  # under the chat's lock: never while a round of this chat runs
-            self.the_scene.keeps_variables = members_keep_variables(self._member_envs())
+            self.scene.keeps_variables = members_keep_variables(self._member_envs())
             force = self.member_named(speaker) if speaker else None
             plan = self._plan(action, text, step, force)
         except BaseException:
@@ -275,13 +281,29 @@ class GroupSession(ChatSession):
         if plan is None:
             release()
             return Beat(action, None)
-        first = self.the_scene.members[plan.speakers[0]].name if plan.speakers else self.char_name
-        return Beat(action, _round(self, plan, release), speaker=first, cancel=cancel, approver=approver,
-                    release=release)  # fmt: skip
+        first = self.scene.members[plan.speakers[0]].name if plan.speakers else self.char_name
+        turns = _Round(self, plan, self.app.mode(self.mode).names_next_speaker)
+        run = lifecycle(self, plan.start, turns, release)
+        if (notice := self.missing_warning()) is not None:
+            run = _told_first(notice, run)
+        return Beat(action, run, speaker=first, cancel=cancel, approver=approver, release=release)
+
+    def missing_warning(self) -> WarningEvent | None:
+        """One line naming the members whose cards are gone, when it was not said for this list yet."""
+        if self.missing == self._missing_said:
+            return None
+        self._missing_said = list(self.missing)
+        if not self.missing:
+            return None
+        names = "、".join(f"「{avatar.rsplit('.', 1)[0]}」" for avatar in self.missing)
+        return WarningEvent(
+            message=f"群聊「{self.group.folder}」的成员 {names} 的卡不在数据文件夹里（删掉了？），轮到时跳过："
+            f"重新导入这张卡，或用 pear group edit {self.group.folder} --remove 把它移出群聊"
+        )
 
     def member_named(self, name: str) -> str:
         """A member's avatar by its name, card folder or avatar (``NotFound`` naming the members)."""
-        scene = self.the_scene
+        scene = self.scene
         avatar = scene.avatar_named(name)
         if avatar is None:
             avatar = find_member(scene.cast, name)
@@ -293,15 +315,14 @@ class GroupSession(ChatSession):
     def _plan(self, action: str, text: str, step: int, force: str | None) -> _RoundPlan | None:
         tree = self.chat.tree
         before = len(tree)
-        scene = self.the_scene
-        cast = scene.cast
+        cast = self.scene.cast
         lines = spoken_lines(tree.messages())
         if action == "send":
             call = RoundCall("normal", user_input=text.strip())
             speakers = [force] if force else choose_speakers(cast, lines, call, self.random)
             if text.strip():
-                self.chat.append_message(self._user_message(text, self.app.mode(self.mode)))
-            return _RoundPlan(_BeatStart("send", text, before), speakers, _new_round(lines))
+                self.chat.append_message(user_message(self.env, text, self.app.mode(self.mode)))
+            return _RoundPlan(BeatStart("send", text, before), speakers, _new_round(lines))
         if action == "regenerate":
             self.chat.apply(plan_regenerate_round(tree))
             self.follow_branch()
@@ -309,7 +330,7 @@ class GroupSession(ChatSession):
             speakers = [force] if force else choose_speakers(cast, lines, RoundCall("normal"), self.random)
             anchor = ops.last_user(self.chat.tree)
             words = str(anchor.message.get("content") or "") if anchor is not None else ""
-            return _RoundPlan(_BeatStart("send", words, before), speakers, _new_round(lines))
+            return _RoundPlan(BeatStart("send", words, before), speakers, _new_round(lines))
         if action == "swipe":
             plan = plan_swipe_reply(tree, step)
             if plan is not None:
@@ -320,101 +341,102 @@ class GroupSession(ChatSession):
             speakers = swipe_author(cast, lines, random=self.random)
             round_id = message_round(last.message)
             self.chat.move_leaf(last.parent_id)
-            return _RoundPlan(_BeatStart("regenerate", "", before), speakers, round_id or _new_round(lines))
+            return _RoundPlan(BeatStart("regenerate", "", before), speakers, round_id or _new_round(lines))
         if action == "continue":
             last = last_reply(tree)
             speakers = swipe_author(cast, lines, random=self.random)
-            start = self._continue_start(last, before)
+            start = continue_start(self, last, before)
             return _RoundPlan(start, speakers[:1], message_round(last.message) or _new_round(lines))
-        return _RoundPlan(_BeatStart("impersonate", "", before, record=False), impersonate_pick(cast, self.random),
+        return _RoundPlan(BeatStart("impersonate", "", before, record=False), impersonate_pick(cast, self.random),
                           None)  # fmt: skip
 
-    def _speak_as(self, avatar: str) -> None:
-        scene = self.the_scene
-        scene.speaker = avatar
-        self.env = self.envs[avatar]
-        self.card = self.env.card
-
-    def _stamped(self, message: dict[str, Any]) -> dict[str, Any]:
-        """A reply as the group keeps it: its speaker's name, SillyTavern's group fields (who spoke,
-        the round), and cut where the model went on as another member (``cleanGroupMessage``)."""
-        if message.get("role") != "assistant":
-            return message
-        scene = self.the_scene
-        member = scene.current
-        content = str(message.get("content") or "")
-        if content and not self._no_trimming():
-            content = trim_reply(content, scene.cast, member.name)
-        st = group_fields(member.name, scene.speaker, self._round_id, _send_date())
-        return {**message, "content": content, "name": member.name, "st": st}
-
-    def _after_reply(self, beat: Beat) -> Iterator[AgentEvent]:
-        """The mode's step after one speaker's reply (MVU handles it), before the next speaker: it
-        sees the reply as the beat's only one, with the speaker's env."""
-        play = self.app.mode(self.mode)
-        if play.after_reply is None:
-            return
-        one = replace(beat.record, replies=beat.record.replies[-1:])
-        work = play.after_reply(self.branch_view(), self.side_call(beat.cancel), one)
-        for warning in work or ():
-            yield WarningEvent(message=warning)
-
-    def variables(self) -> ChatVariables:
-        """Every message's variables (per swipe) and the chat's: one line per reply, as the group's
-        SillyTavern file numbers them."""
-        return group_variables(self.chat.tree, self.chat.header, self._member_folders())
-
     def _member_envs(self) -> list[GroupBeatEnv]:
-        return [self.envs[avatar] for avatar in self.the_scene.members if avatar in self.envs]
+        return [self.envs[avatar] for avatar in self.scene.members if avatar in self.envs]
 
     def _member_folders(self) -> list[tuple[CardFolder, Settings]]:
-        return [(env.card, env.settings) for env in self._member_envs()]
+        return [(env.folder, env.settings) for env in self._member_envs()]
 
-    def _no_trimming(self) -> bool:
-        tavern = self.the_scene.tavern or {}
+    def trims_replies(self) -> bool:
+        """Whether a reply is cut where the model went on as another member (SillyTavern's
+        ``disable_group_trimming`` off)."""
+        tavern = self.scene.tavern or {}
         power_user = tavern.get("power_user")
-        return isinstance(power_user, dict) and bool(power_user.get("disable_group_trimming"))
-
-    def missing_warning(self) -> WarningEvent | None:
-        """One line naming the members whose cards are gone, when it was not said for this list yet."""
-        if self.missing == self._missing_said:
-            return None
-        self._missing_said = list(self.missing)
-        if not self.missing:
-            return None
-        names = "、".join(f"「{avatar.rsplit('.', 1)[0]}」" for avatar in self.missing)
-        return WarningEvent(
-            message=f"群聊「{self.folder.folder}」的成员 {names} 的卡不在数据文件夹里（删掉了？），轮到时跳过："
-            f"重新导入这张卡，或用 pear group edit {self.folder.folder} --remove 把它移出群聊"
-        )
-
-    def _finish(self, beat: Beat, start: _BeatStart) -> None:
-        kept = [list(reply.entries) for reply in beat.record.replies]
-        super()._finish(beat, start)
-        for reply, entries in zip(beat.record.replies, kept, strict=True):
-            reply.entries = entries
+        return not (isinstance(power_user, dict) and bool(power_user.get("disable_group_trimming")))
 
     # -- the group file ----------------------------------------------------------------------------
 
     def refresh_group(self) -> None:
         """Read ``group.json`` and ``群.json`` again (a member muted from another window, a new
         strategy): the next round follows them."""
-        group_file = self.folder.read()
-        settings = self.folder.settings()
-        scene = self.the_scene
+        group_file = self.group.read()
+        settings = self.group.settings()
+        scene = self.scene
         if list(group_file.members) != list(scene.group.members):
             members = _members(self.app, group_file)
             self.missing = _missing(self.app, group_file)
             for avatar, member in members.items():
                 if avatar not in self.envs:
-                    self.envs[avatar] = _member_env(self, member, scene)
+                    self.envs[avatar] = _member_env(self, member)
             scene.members = members
         scene.group = Group.from_st(group_file.raw)
-        scene.title = group_file.name or self.folder.folder
-        scene.speaker_choice = _speaker_choice(settings, self.folder)
+        scene.title = group_file.name or self.group.folder
+        scene.speaker_choice = _speaker_choice(settings, self.group)
         scene.tavern = _tavern(settings)
         if scene.speaker not in scene.members:
-            self._speak_as(next(iter(scene.members)))
+            scene.speaker = next(iter(scene.members))
+
+
+class _Round:
+    """A group's turns (:class:`.lifecycle.Turns`): the speakers the plan chose, in order, or whom
+    the speaking model hands the turn to (``next_speaker``); at most :data:`_REPLIES_PER_MEMBER`
+    replies per member."""
+
+    def __init__(self, chat: GroupSession, plan: _RoundPlan, names_next_speaker: bool) -> None:
+        scene = self.scene = chat.scene
+        scene.start_round()
+        self.envs = chat.envs
+        self.checkpoint = chat.checkpoint
+        self.round_id = plan.round_id
+        self.trims = chat.trims_replies()
+        self.queue = list(plan.speakers)
+        if scene.speaker_choice == "model" and names_next_speaker and plan.start.kind == "send":
+            self.queue = self.queue[:1]  # the speaking model names the next one
+        self.limit = max(1, _REPLIES_PER_MEMBER * len(scene.members))
+
+    def next(self) -> Speaker | None:
+        scene = self.scene
+        if not self.queue or len(scene.spoken) >= self.limit:
+            return None
+        scene.speaker = self.queue.pop(0)
+        scene.handed_to = None
+        member = scene.current
+        return Speaker(self.envs[scene.speaker], self.checkpoint, stamp=self._stamped,
+                       event=SpeakerEvent(name=member.name, card=member.card.folder))  # fmt: skip
+
+    def ended(self, done: DoneEvent) -> str:
+        scene = self.scene
+        scene.spoken.append(scene.speaker)
+        stop = done.stop_reason
+        if stop == "ended_by_tool":
+            if scene.handed_to is None:
+                self.queue = []  # a fork handed to the user (the stage's ask): the round waits for them
+                return stop
+            stop = "stop"  # handing the turn on (next_speaker) is no way for a round to end
+        self.queue = _next(scene, self.queue)
+        return stop
+
+    def _stamped(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A reply as the group keeps it: its speaker's name, SillyTavern's group fields (who spoke,
+        the round), and cut where the model went on as another member (``cleanGroupMessage``)."""
+        if message.get("role") != "assistant":
+            return message
+        scene = self.scene
+        member = scene.current
+        content = str(message.get("content") or "")
+        if content and self.trims:
+            content = trim_reply(content, scene.cast, member.name)
+        st = group_fields(member.name, scene.speaker, self.round_id, _send_date())
+        return {**message, "content": content, "name": member.name, "st": st}
 
 
 def _send_date() -> str:
@@ -432,90 +454,10 @@ def _beyond_clock(line: dict[str, Any]) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > _CLOCK_IDS
 
 
-def _round(
-    session: GroupSession, plan: _RoundPlan, release: Callable[[], None]
-) -> Callable[[Beat, Approver | None], Iterator[AgentEvent]]:
-    """The round as every front gets it: a ``speaker`` event, then that member's beat, for each
-    speaker in turn; the mode's after-beat step once the last reply is complete; one ``done``."""
-
-    def run(beat: Beat, approver: Approver | None) -> Iterator[AgentEvent]:
-        session._beat = beat
-        scene = session.the_scene
-        scene.start_round()
-        session._round_id = plan.round_id
-        if (notice := session.missing_warning()) is not None:
-            yield notice
-        queue = list(plan.speakers)
-        if scene.speaker_choice == "model" and session.mode == "stage" and plan.start.kind == "send":
-            queue = queue[:1]  # the speaking model names the next one
-        limit = max(1, _REPLIES_PER_MEMBER * len(scene.members))
-        stop, rounds, entry, usage = "stop", 0, None, dict[str, int]()
-        try:
-            while queue and len(scene.spoken) < limit:
-                if beat.cancel.is_set():
-                    stop = "aborted"
-                    break
-                avatar = queue.pop(0)
-                session._speak_as(avatar)
-                member = scene.current
-                yield SpeakerEvent(name=member.name, card=member.card.folder)
-                start = plan.start if not scene.spoken else replace(plan.start, history=None, prefix="")
-                mark = len(session.chat.tree)
-                scene.handed_to = None
-                done = DoneEvent(stop_reason="error")
-                events = session._beat_events(start, beat.cancel, approver)
-                if session.app.mode(session.mode).hides_update_blocks:
-                    events = without_update_blocks(events)
-                for event in events:
-                    if isinstance(event, DoneEvent):
-                        done = event
-                        continue
-                    yield event
-                scene.spoken.append(avatar)
-                reply = beat.record.replies[-1]
-                tree = session.chat.tree
-                reply.entries = [i for i in tree.ids_since(mark) if tree.get(i).role == "assistant"]
-                reply.stop_reason = stop = done.stop_reason
-                rounds += done.rounds
-                entry = done.entry_id or entry
-                for key, value in done.usage.items():
-                    usage[key] = usage.get(key, 0) + value
-                if plan.start.record and stop != "error":
-                    yield from session._after_reply(beat)
-                if stop in ("error", "aborted"):
-                    break
-                if stop == "ended_by_tool":
-                    if _handed(scene) is None:
-                        break  # a fork handed to the user (the stage's ask): the round waits for them
-                    stop = "stop"  # handing the turn on (next_speaker) is no way for a round to end
-                queue = _next(scene, queue)
-            beat.record.seconds = round(time.time() - beat.started, 2)
-            final = DoneEvent(stop_reason=stop, rounds=rounds, entry_id=entry, usage=usage)
-            if scene.spoken and plan.start.record and stop not in ("error",):
-                yield from session._after_beat(beat, final)
-            yield final
-        finally:
-            session._beat = None
-            session._round_id = None
-            try:
-                if plan.start.before_release is not None:
-                    plan.start.before_release()
-                session._finish(beat, plan.start)
-            finally:
-                release()
-
-    return run
-
-
-def _handed(scene: GroupScene) -> str | None:
-    """Whom the speaking model handed the turn to (read after its turn: a tool set it)."""
-    return scene.handed_to
-
-
 def _next(scene: GroupScene, queue: list[str]) -> list[str]:
     """Who speaks after the reply that just ended: whom the model handed the turn to, else the
     rest of the strategy's list."""
-    handed = _handed(scene)
+    handed = scene.handed_to
     if handed == "user":
         return []
     if handed is not None and handed in scene.members:
@@ -543,7 +485,7 @@ def _tavern(settings: dict[str, Any]) -> dict[str, Any] | None:
     return dict(value) if isinstance(value, dict) else None
 
 
-def _members(app: PearApp, group_file: GroupFile) -> dict[str, Member]:
+def _members(app: AppCore, group_file: GroupFile) -> dict[str, Member]:
     """The group's members whose cards are in the data folder, by avatar, in the group's order."""
     members: dict[str, Member] = {}
     for avatar in group_file.members:
@@ -558,81 +500,69 @@ def _members(app: PearApp, group_file: GroupFile) -> dict[str, Member]:
     return members
 
 
-def _missing(app: PearApp, group_file: GroupFile) -> list[str]:
+def _missing(app: AppCore, group_file: GroupFile) -> list[str]:
     """The members' avatars that no card in the data folder stands for, in the group's order."""
     return list(dict.fromkeys(a for a in group_file.members if member_card(app.home, a) is None))
 
 
-def _group_settings(app: PearApp, folder: GroupFolder, card: CardFolder | None, options: ChatOptions) -> Settings:
+def _told_first(notice: WarningEvent, run: BeatRun) -> BeatRun:
+    """The round's events after *notice* (said as the round starts)."""
+
+    def told(beat: Beat, approver: Approver | None) -> Iterator[AgentEvent]:
+        yield notice
+        yield from run(beat, approver)
+
+    return told
+
+
+def _group_settings(app: AppCore, folder: GroupFolder, card: CardFolder | None, options: ChatOptions) -> Settings:
     """config.toml, the card's 卡.json (a member's settings), the group's 群.json, the chat's options."""
     settings = load_settings(app.home.config_file)
     if card is not None:
         settings = card.effective_settings(settings)
     settings = merge_card_settings(settings, _overrides(folder.settings()), where=folder.settings_file)
-    if options.preset:
-        settings = replace(settings, preset=options.preset)
-    if options.st_version:
-        settings = replace(settings, st_version=check_st_version(options.st_version))
-    return settings
+    return with_options(settings, options)
 
 
-def _member_env(session: GroupSession, member: Member, scene: GroupScene) -> GroupBeatEnv:
-    base = session.env
-    env = GroupBeatEnv(
-        card=member.card,
-        card_data=_card_object(member.card.load_card()),
-        settings=_group_settings(session.app, session.folder, member.card, session._options),
-        user_name=base.user_name,
-        user_persona=base.user_persona,
-        thinking=base.thinking,
-        embedded=base.embedded,
-        chat_id=base.chat_id,
-        small_model=base.small_model,
-        scene=scene,
-        member=member.avatar,
-    )
-    env.story = session._story
+def _member_env(session: GroupSession, member: Member) -> GroupBeatEnv:
+    """A member's env: its card, its settings (its 卡.json under the group's 群.json), the scene."""
+    settings = _group_settings(session.app, session.group, member.card, session.options)
+    env = session.player.env(GroupBeatEnv, member.card, settings, scene=session.scene, member=member.avatar)
+    env.story = session.story_of(env)
     return env
 
 
-def _mode(name: str | None) -> str:
-    if name is None:
-        return ""
-    if name not in GROUP_MODES:
-        raise BadInput(f"群聊的对话方式只能是 {'、'.join(GROUP_MODES)}，收到 {name!r}")
-    return name
+def _group_table(app: AppCore) -> Mapping[str, PlayMode]:
+    """The app's group modes (the standard table unless a test gave its own)."""
+    return app.group_modes if app.group_modes is not None else GROUP_MODES
+
+
+def _group_mode(table: Mapping[str, PlayMode]) -> Callable[[str], None]:
+    def check(name: str) -> None:
+        if name not in table:
+            raise BadInput(f"群聊的对话方式只能是 {'、'.join(table)}，收到 {name!r}")
+
+    return check
 
 
 def _session(
-    app: PearApp,
+    app: AppCore,
     folder: GroupFolder,
     chat: ChatFile,
     options: ChatOptions,
     resolved: ResolvedProvider | None = None,
 ) -> GroupSession:
+    """The opening recipe (:mod:`.opening`) for a group's chat: one env per member."""
     group_file = folder.read()
     members = _members(app, group_file)
     if not members:
-        raise BadInput(
-            f"群聊「{folder.folder}」没有一个成员的卡在数据文件夹里（no member card）", path=folder.group_file
-        )
+        raise _no_members(folder)
     group_json = folder.settings()
     settings = _group_settings(app, folder, None, options)
-    header = chat.header
-    recorded = _recorded_mode(chat)
-    start = _mode(options.mode) or (recorded if recorded in GROUP_MODES else "") or _mode(header.get("mode") or None)
-    start = start or (settings.mode if settings.mode in GROUP_MODES else "stage")
+    table = _group_table(app)
+    mode = chat_mode(table, _group_mode(table), asked=options.mode, recorded=recorded_mode(chat),
+                     named=chat.header.get("mode"), configured=settings.mode)  # fmt: skip
     resolved = resolved or app.resolve(settings, options.connection)
-    thinking = chat_thinking(resolved, options)
-    switched = recorded_persona(chat.tree.customs(PERSONA_ENTRY_TYPE))
-    group_persona = group_json.get("persona")
-    persona = choose_persona(
-        app.home.personas_dir,
-        options.persona or switched or str(header.get("persona") or ""),
-        group_persona if isinstance(group_persona, str) else "",
-        settings.user_name,
-        settings.user_persona,
-    )
     scene = GroupScene(
         Group.from_st(group_file.raw),
         members,
@@ -641,50 +571,46 @@ def _session(
         tavern=_tavern(group_json),
     )
     first = next(iter(members.values()))
-    env = GroupBeatEnv(
-        card=first.card,
-        card_data=_card_object(first.card.load_card()),
-        settings=settings,
-        user_name=persona.name,
-        user_persona=persona.description,
-        thinking=thinking,
-        embedded=resolved.embedded,
-        chat_id=chat.chat_id,
-        small_model=resolved.small_model,
+    scene.speaker = first.avatar
+    player = chat_player(app.home, chat, options, group_json.get("persona"), settings, resolved)
+    session = GroupSession(
+        app.with_modes(table),
+        first.card,
+        chat,
+        settings,
+        resolved,
+        mode,
+        player.env(GroupBeatEnv, first.card, settings, scene=scene, member=first.avatar),
+        lock_file_for(app.home, f"beat:group:{folder.folder}/{chat.chat_id}"),
+        checkpoint_file(app.home, f"group:{folder.folder}", chat.chat_id),
+        start_mode=mode,
+        story_memory=app.keeps_story_memory(settings, resolved),
+        group=folder,
         scene=scene,
-        member=first.avatar,
+        player=player,
+        options=options,
     )
-    group_app = replace(app, modes=GROUP_MODES)
-    session = GroupSession(group_app, first.card, chat, settings, resolved, start, env, group=folder, scene=scene)
-    session._options = options
-    session.start_mode = start
-    session.story_memory = app.keeps_story_memory(settings, resolved)
-    session._lock = ChatLock(lock_file_for(app.home, f"beat:group:{folder.folder}/{chat.chat_id}"), chat.chat_id)
-    session.envs = {avatar: _member_env(session, member, scene) for avatar, member in members.items()}
+    session.envs = {avatar: _member_env(session, member) for avatar, member in members.items()}
+    session.env = session.envs[first.avatar]
     session.missing = _missing(app, group_file)
-    session._speak_as(first.avatar)
     return session
 
 
 def _no_members(folder: GroupFolder) -> BadInput:
-    return BadInput(f"群聊「{folder.folder}」的成员都没有卡在数据文件夹里（no member card）", path=folder.group_file)
+    return BadInput(f"群聊「{folder.folder}」没有一个成员的卡在数据文件夹里（no member card）", path=folder.group_file)
 
 
-def new_group_chat(app: PearApp, name: str, options: ChatOptions | None = None) -> GroupSession:
+def new_group_chat(app: AppCore, name: str, options: ChatOptions | None = None) -> GroupSession:
     """A new chat of the group, every member's greeting first (when greetings are on)."""
     options = options or ChatOptions()
     folder = open_group(app.home, name)
-    group_file = folder.read()
-    if not _members(app, group_file):
-        raise BadInput(
-            f"群聊「{folder.folder}」没有一个成员的卡在数据文件夹里（no member card）", path=folder.group_file
-        )
+    if not _members(app, folder.read()):
+        raise _no_members(folder)
     settings = _group_settings(app, folder, None, options)
-    mode = _mode(options.mode) or _mode(str(folder.settings().get("mode") or "") or None)
-    mode = mode or (settings.mode if settings.mode in GROUP_MODES else "stage")
-    header: dict[str, Any] = {"group": folder.folder, "mode": mode}
-    if options.persona:
-        header["persona"] = options.persona
+    table = _group_table(app)
+    mode = chat_mode(table, _group_mode(table), asked=options.mode, named=folder.settings().get("mode"),
+                     configured=settings.mode)  # fmt: skip
+    header = chat_header("group", folder.folder, mode, options)
     resolved = app.resolve(settings, options.connection)  # a failing start writes nothing
     chat = ChatFile.create(folder.chats_dir, **header)
     session = _session(app, folder, chat, options, resolved)
@@ -694,16 +620,14 @@ def new_group_chat(app: PearApp, name: str, options: ChatOptions | None = None) 
     return session
 
 
-def open_group_chat(app: PearApp, name: str, chat_id: str, options: ChatOptions | None = None) -> GroupSession:
+def open_group_chat(app: AppCore, name: str, chat_id: str, options: ChatOptions | None = None) -> GroupSession:
     folder = open_group(app.home, name)
-    chat = ChatFile.open(folder.chats_dir, chat_id)
-    session = _session(app, folder, chat, options or ChatOptions())
-    with contextlib.suppress(ChatBusy):
-        session._hold()()  # recover what a crash left, as a card's chat does
+    session = _session(app, folder, ChatFile.open(folder.chats_dir, chat_id), options or ChatOptions())
+    recover_after_crash(session)  # what a crash left, as a card's chat does
     return session
 
 
-def latest_group_chat(app: PearApp, name: str, options: ChatOptions | None = None) -> GroupSession | None:
+def latest_group_chat(app: AppCore, name: str, options: ChatOptions | None = None) -> GroupSession | None:
     folder = open_group(app.home, name)
     ids = folder.chat_ids()
     if not ids:
@@ -712,7 +636,7 @@ def latest_group_chat(app: PearApp, name: str, options: ChatOptions | None = Non
     return open_group_chat(app, folder.folder, latest, options)
 
 
-def import_group_chat(app: PearApp, name: str, data: bytes, filename: str) -> GroupSession:
+def import_group_chat(app: AppCore, name: str, data: bytes, filename: str) -> GroupSession:
     """A SillyTavern group chat JSONL (``group chats/<id>.jsonl``) as a new chat of the group:
     every line kept (``original_avatar``, ``extra.gen_id``…), swipes as siblings."""
     folder = open_group(app.home, name)

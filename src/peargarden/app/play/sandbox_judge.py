@@ -19,7 +19,6 @@ from peargarden.errors import NotFound
 from peargarden.modes.work.bash_tool import isolation_note
 from peargarden.sandbox import TOOL_ACCESS, judge
 from peargarden.workspace.cards import CardFolder
-from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.sandbox_context import sandbox_context
 
@@ -57,13 +56,6 @@ def _left_work_mode(tool: Tool, ctx: ToolContext) -> bool:
     """The model switched back to role play earlier in this tool batch: its later writes are blocked."""
     back = ctx.beat_state.get(MODE_SWITCH_KEY)
     return ctx.mode == "work" and isinstance(back, str) and back != "work" and tool.access in ("write", "exec")
-
-
-def configured_sandbox_judge(home: Home) -> Judge:
-    """:func:`make_sandbox_judge` with the user's blacklist and no-ask prefixes from config.toml."""
-
-    sandbox = load_settings(home.config_file).sandbox
-    return make_sandbox_judge(sandbox.blacklist, sandbox.no_ask_prefixes)
 
 
 def make_sandbox_judge(blacklist: Sequence[str] | None = None, no_ask: Sequence[str] | None = None) -> Judge:

@@ -29,14 +29,21 @@ def _stage() -> PlayMode:
         story=stage_story,
         after_beat=stage_after_beat,
         after_reply=stage_variables_after_beat,
+        variables=stage_variables_after_beat,
         hides_update_blocks=True,
+        names_next_speaker=True,
     )
 
 
 def _tavern() -> PlayMode:
     from .tavern import group_tavern_setup  # on demand: SillyTavern's assembly for a group
 
-    return PlayMode(group_tavern_setup, tool_mode="tavern", after_reply=tavern_variables_after_beat)
+    return PlayMode(
+        group_tavern_setup,
+        tool_mode="tavern",
+        after_reply=tavern_variables_after_beat,
+        variables=tavern_variables_after_beat,
+    )
 
 
 GROUP_MODES: Mapping[str, PlayMode] = ModeTable({"stage": _stage, "tavern": _tavern})

@@ -12,8 +12,9 @@ What lives where:
 - Settings: ``[story]`` in ``config.toml``, then ``"story"`` in ``卡.json`` (see :class:`StorySettings`).
 
 Side calls are guarded by the leaf: when the branch moved during the call (a swipe, a rewind, a
-new message) the result is discarded.  Any failure only skips the bookkeeping and says so as a
-warning event; the beat itself is never harmed.
+new message) the result is discarded.  A failing side call skips that step and says so; any other
+failure ends the bookkeeping, which the service's step runner says as one warning; the beat itself
+is never harmed.
 """
 
 from __future__ import annotations
@@ -242,11 +243,13 @@ def _recall_docs(tree: TreeReader, covers: str | None) -> list[str]:
 
 
 class Outcome(msgspec.Struct):
-    """What one bookkeeping step did: ``written`` (an entry was appended), or why not."""
+    """What one bookkeeping step did: ``written`` (an entry was appended), or why not
+    (``branch_moved``: the branch moved during the side call, so its result was discarded)."""
 
     written: bool = False
     warning: str = ""
     note: str = ""
+    branch_moved: bool = False
     remaining: int = 0  # beats still due for compaction after this step
     turns: int = 0  # beats this step covered
     chars: int = 0
@@ -269,7 +272,7 @@ def keep_scene_notes(view: BranchView, side: SideCall) -> Outcome:
     except PearError as error:
         return Outcome(warning=f"场记没记上（旁路模型出错：{error}），本拍跳过记账")
     if tree.leaf != leaf:
-        return Outcome(note="记账期间分支变了，这次的场记作废")
+        return Outcome(note="记账期间分支变了，这次的场记作废", branch_moved=True)
     patch = parse_patch(reply)
     if patch is None:
         return Outcome(warning="场记没记上（旁路模型的回复里没有 JSON），本拍跳过记账")
@@ -351,7 +354,7 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
     except PearError as error:
         return Outcome(warning=f"没能压缩剧情（旁路模型出错：{error}），下一拍再试")
     if tree.leaf != leaf:
-        return Outcome(note="压缩期间分支变了，这次的摘要作废")
+        return Outcome(note="压缩期间分支变了，这次的摘要作废", branch_moved=True)
     if not text:
         return Outcome(warning="没能压缩剧情（旁路模型没有回复），下一拍再试")
     view.append_custom(
@@ -360,7 +363,7 @@ def compact_story(view: BranchView, side: SideCall, *, manual: bool = False) -> 
     )
     left = plan.remaining_turns
     progress = f"前情压缩：这次压了 {plan.turns} 轮，还有 {left} 轮待压缩" if left else ""
-    resident = _update_resident(view.card, side, text)
+    resident = _update_resident(view.folder, side, text)
     return Outcome(True, resident, progress, remaining=left, turns=plan.turns, chars=plan.chars)
 
 
@@ -378,7 +381,7 @@ def _side_room(settings: StorySettings, reply_tokens: int, fixed_tokens: int) ->
 
 
 def view_story_settings(view: BranchView) -> StorySettings:
-    return story_settings(view.config_file, view.card, view.env.settings.compact_every_n_turns)
+    return story_settings(view.config_file, view.folder, view.env.settings.compact_every_n_turns)
 
 
 def bookkeeping(view: BranchView, side: SideCall) -> list[str]:
@@ -388,7 +391,7 @@ def bookkeeping(view: BranchView, side: SideCall) -> list[str]:
     if settings.scene_notes:
         notes = keep_scene_notes(view, side)
         warnings += [text for text in (notes.warning,) if text]
-        if notes.note.startswith("记账期间分支变了"):
+        if notes.branch_moved:
             warnings.append(notes.note)
     if side.stopped():
         return warnings
@@ -399,21 +402,15 @@ def bookkeeping(view: BranchView, side: SideCall) -> list[str]:
 
 def after_beat(view: BranchView, side: SideCall, result: BeatResult) -> Iterator[str] | None:
     """The stage's after-beat step: story bookkeeping for a sealed story beat of a chat that keeps
-    story memory (``None``: nothing is due, decided without a side call).  Nothing that goes wrong
-    here may cost the user the beat: every failure becomes a warning."""
+    story memory (``None``: nothing is due, decided without a side call).  The work runs when it is
+    iterated; a failure in it costs the beat nothing (the service's step runner says it in one line)."""
     if not (view.story_memory and _due(view, result)):
         return None
     return _bookkeeping_steps(view, side)
 
 
 def _bookkeeping_steps(view: BranchView, side: SideCall) -> Iterator[str]:
-    try:
-        warnings = bookkeeping(view, side)
-    except PearError as error:
-        warnings = [f"本拍跳过记账：{error}"]
-    except Exception as error:  # a bug in bookkeeping must not swallow the beat
-        warnings = [f"本拍跳过记账：{type(error).__name__}: {error}"]
-    yield from warnings
+    yield from bookkeeping(view, side)
 
 
 def _due(view: BranchView, result: BeatResult) -> bool:
@@ -430,7 +427,7 @@ def stage_story(view: BranchView) -> StoryView:
     ``context_tokens`` − ``reserve_tokens``) cuts the history newest → oldest, with its warning."""
     settings = view_story_settings(view)
     if view.story_memory:
-        return story_view(view.tree, view.card, settings, view.model)
+        return story_view(view.tree, view.folder, settings, view.model)
     return StoryView(
         context_tokens=settings.context_tokens,
         reserve_tokens=settings.reserve_tokens,

@@ -9,7 +9,7 @@ must see to go on.  The system prompt and the injection are the same in every ro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
@@ -20,9 +20,8 @@ from peargarden.stage import StageRequest, Turn, apply_macros, assemble_beat
 from peargarden.stage.compact import compact_beat, fallback_reply, stop_words
 from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
-from peargarden.workspace.cards import CardFolder
 
-from ..base import chat_memo
+from ..base import BeatEnv, chat_memo
 from .materials import StageMaterials, load_stage_materials, with_synced_mirror, with_user
 from .prose import StoryProse
 from .story import StorySource, story_history, story_request
@@ -31,7 +30,6 @@ from .tools import StageToolEnv, stage_tools
 __all__ = [
     "CONTINUE_NOTE",
     "IMPERSONATE_NOTE",
-    "StageEnv",
     "assemble_for",
     "compact_for",
     "greeting_turns",
@@ -233,32 +231,17 @@ def _built(
     return BuiltRequest(request, [*staged.warnings, *materials.warnings])
 
 
-class StageEnv(Protocol):
-    """What :func:`stage_setup` needs of the app's ``BeatEnv`` (duck-typed: agent does not import app)."""
-
-    @property
-    def card(self) -> CardFolder: ...
-
-    @property
-    def user_name(self) -> str: ...
-
-    @property
-    def user_persona(self) -> str: ...
-
-
-def stage_setup(env: StageEnv) -> tuple[RequestBuilder, list[Tool]]:
+def stage_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
     """The stage request (the mode table's ``stage`` wraps it in :mod:`.setup`): the stage request
     builder over the card's materials (read fresh each beat; the lore corpus is cached) and the stage
     tools.  An existing ``AGENTS.md`` is read with its lorebook mirror synced; nothing is written.
     A chosen persona name (``env.user_name``) wins over the settings' user name."""
     # Like a config refresh upstream: an existing AGENTS.md follows the mounted books' constants (read
     # here as it will be; the file itself is rewritten by the mode's prepare step before a beat).
-    materials = with_synced_mirror(load_stage_materials(env.card.home, env.card))
+    materials = with_synced_mirror(load_stage_materials(env.folder.home, env.folder))
     materials.stage = with_user(materials, env.user_name, env.user_persona)
-    story: StorySource | None = getattr(env, "story", None)
-    small = bool(getattr(env, "small_model", False))
     # The chat's memos, kept in the app's per-chat cache (``BeatEnv.cache``).
     prose = chat_memo(env, PROSE_CACHE_KEY, StoryProse)
     hidden = chat_memo(env, HIDDEN_CACHE_KEY, MessageScan, hidden_scan)
-    builder = stage_builder(materials, story=story, prose=prose, small_model=small, hidden=hidden)
-    return builder, stage_tools(StageToolEnv(env.card.home, env.card))
+    builder = stage_builder(materials, story=env.story, prose=prose, small_model=env.small_model, hidden=hidden)
+    return builder, stage_tools(StageToolEnv(env.folder.home, env.folder))

@@ -24,15 +24,15 @@ from .request import stage_setup
 def stage_mode(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
     """The stage request with the declared preset's samplers; writes nothing (a preview may call it)."""
     builder, tools = stage_setup(env)
-    warnings = preset_warnings(env.card.home, env.card)
-    return with_preset(builder, preset_sampler(env.card.home, env.card), warnings), tools
+    warnings = preset_warnings(env.folder.home, env.folder)
+    return with_preset(builder, preset_sampler(env.folder.home, env.folder), warnings), tools
 
 
 def stage_prepare(env: BeatEnv, side: SideModel) -> Iterator[str]:
     """Before a recorded stage beat, like a config refresh: a changed active preset is declared again
     (a side-model call for new pieces, then the card's files), and an existing ``AGENTS.md`` gets its
     lorebook mirror rewritten.  The re-declaration says what it does (the beat waits for it)."""
-    home, folder = env.card.home, env.card
+    home, folder = env.folder.home, env.folder
     stem = stale_preset(home, folder)
     if stem:
         yield f"预设「{stem}」有改动：重新声明中…"

@@ -126,11 +126,11 @@ def _chat_lines(env: BeatEnv) -> StLines:
 
 
 def _worlds(env: BeatEnv, loaded: Card) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    return card_worlds(env.card.home, env.card, env.settings, loaded, kept=chat_keeper(env))
+    return card_worlds(env.folder.home, env.folder, env.settings, loaded, kept=chat_keeper(env))
 
 
 def _preset(env: BeatEnv) -> dict[str, Any] | None:
-    return read_named_preset(env.card.home, env.settings.preset) if env.settings.preset else None
+    return read_named_preset(env.folder.home, env.settings.preset) if env.settings.preset else None
 
 
 StateOf = Callable[[BeatInput, list[ContextMessage], dict[str, Any]], tuple[TavernState, list[str]]]
@@ -155,9 +155,9 @@ def _tavern_functions(
     prepare_state: Callable[[TavernState], None] | None = None,
 ) -> tuple[StateOf, RequestBuilder]:
     """The card's pieces loaded once, and two functions over them: the state of a chat, and the request."""
-    loaded = env.card.load_card()
+    loaded = env.folder.load_card()
     card_obj = card_to_object(loaded, "v2")
-    card_json = env.card.settings()
+    card_json = env.folder.settings()
     tavern = card_json.get("tavern") if isinstance(card_json.get("tavern"), dict) else {}
     if tavern_settings is not None:
         tavern = tavern_settings
@@ -176,8 +176,8 @@ def _tavern_functions(
         inp: BeatInput, history: list[ContextMessage], metadata: dict[str, Any]
     ) -> tuple[TavernState, list[str]]:
         # Read each round: an answer given in another window applies to the next request.
-        global_regex, regex_warnings = global_regex_scripts(env.card.home)
-        regex_allowed = regex_allowance(env.card) is True
+        global_regex, regex_warnings = global_regex_scripts(env.folder.home)
+        regex_allowed = regex_allowance(env.folder) is True
         lines = st_lines.lines(history, env.user_name, loaded.name)
         state = user_state(
             card_obj,
@@ -199,7 +199,7 @@ def _tavern_functions(
         # SillyTavern's global variables (STscript's /setglobalvar, {{getglobalvar::}}) live in the data folder.
         variables = state.extension_settings.setdefault("variables", {})
         known = variables.get("global") if isinstance(variables.get("global"), dict) else {}
-        variables["global"] = {**known, **read_global_variables(env.card.home)}
+        variables["global"] = {**known, **read_global_variables(env.folder.home)}
         if prepare_state is not None:
             prepare_state(state)
         if not state.chat and state.cast is None:  # a group chat starts with every member's greeting

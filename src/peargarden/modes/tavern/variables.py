@@ -33,7 +33,7 @@ from peargarden.variables.templates_js import render_template
 from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.home import Home
 
-from ..base import BeatEnv, BranchView, SideCall, card_fields
+from ..base import BeatEnv, BranchView, SideCall
 from ..chat_variables import (
     TAIL_MESSAGES,
     Prepared,
@@ -60,7 +60,7 @@ def card_books(env: BeatEnv) -> list[Any]:
     """The card's lorebooks as MVU reads them: tavern mode's books, the character's first (none when
     a book cannot be read: the request says so itself, the variables only go without their seed)."""
     try:
-        worlds, order = card_worlds(env.card.home, env.card, env.settings, env.card.load_card(), chat_keeper(env))
+        worlds, order = card_worlds(env.folder.home, env.folder, env.settings, env.folder.load_card(), chat_keeper(env))
     except PearError:
         return []
     return books_of(worlds, order)
@@ -68,7 +68,7 @@ def card_books(env: BeatEnv) -> list[Any]:
 
 def card_schema(env: BeatEnv) -> MvuSchema | None:
     """The zod schema the card's (and its preset's) TavernHelper scripts register with MVU."""
-    return schema_for(env.card.home, card_fields(env).get("extensions"), env.settings.preset)
+    return schema_for(env.folder.home, env.card.data.get("extensions"), env.settings.preset)
 
 
 def schema_for(home: Home, card_extensions: object, preset_name: str | None) -> MvuSchema | None:
@@ -246,12 +246,10 @@ def beat_reply(chat: StChat, result: BeatResult) -> str | None:
 
 def greeting_swipes(view: BranchView, chat: StChat, index: int | None) -> list[tuple[str, str]]:
     """``(id, text)`` of every swipe of the greeting at *index* (its siblings in the tree)."""
-    if index is None or chat.ids[index] is None:
+    greeting = chat.ids[index] if index is not None else None
+    if greeting is None:
         return []
-    siblings = getattr(view.tree, "siblings", None)
-    if siblings is None:
-        return []
-    return [(entry.id, str(entry.message.get("content") or "")) for entry in siblings(chat.ids[index])]
+    return [(entry.id, str(entry.message.get("content") or "")) for entry in view.tree.siblings(greeting)]
 
 
 def _write(

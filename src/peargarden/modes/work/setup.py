@@ -33,7 +33,7 @@ WORK_SCAN_KEY = "work.scan"
 
 
 def authoring_prompt(env: BeatEnv) -> str:
-    path = env.card.home.authoring_file
+    path = env.folder.home.authoring_file
     try:
         return read_user_text(path)
     except (OSError, FormatError):
@@ -41,7 +41,7 @@ def authoring_prompt(env: BeatEnv) -> str:
 
 
 def work_setup(env: BeatEnv) -> tuple[RequestBuilder, list[Tool]]:
-    system = authoring_system(authoring_prompt(env), env.card.path, env.card.card_file())
+    system = authoring_system(authoring_prompt(env), env.folder.path, env.folder.card_file())
     tools: list[Tool] = [*file_tools(), BashTool(), CardProjectTool(), ConversationModeTool(MODE_ENTRY_TYPE)]
     return work_builder(system), tools
 

@@ -19,14 +19,12 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from peargarden.errors import PearError, StorageError
 
 from .. import atomic
-
-if TYPE_CHECKING:  # vault.py re-exports this module, so the import goes one way at run time
-    from . import SnapshotInfo, Vault
+from ..home import Home
 
 log = logging.getLogger("peargarden.vault")
 
@@ -37,20 +35,32 @@ DEFAULT_MAX_DELAY = 30.0
 Monotonic = Callable[[], float]
 
 
-def _safe_snapshot(vault: Vault, reason: str) -> SnapshotInfo | None:
+class Vault(Protocol):
+    """What the background needs of the vault (the package's ``Vault``, which re-exports this
+    module: it is named here by what it does, so the import goes one way): its data folder, its
+    own folder (writes there are no reason for a snapshot) and a snapshot."""
+
+    @property
+    def home(self) -> Home: ...
+
+    @property
+    def folder(self) -> Path: ...
+
+    def snapshot(self, reason: str = "manual") -> object: ...
+
+
+def _safe_snapshot(vault: Vault, reason: str) -> None:
     if not vault.home.root.is_dir():
-        return None  # no data folder yet: nothing to protect, and we must not create one
+        return  # no data folder yet: nothing to protect, and we must not create one
     try:
-        return vault.snapshot(reason)
+        vault.snapshot(reason)
     except StorageError as error:
         # A read-only data folder: the command's own first write says so, in its one line (this
         # one before it was a second line, once a raw "[Errno 30]"); nothing can change there for
         # a snapshot to keep.  A full disk is said: writes may still fit where a snapshot did not.
         (log.info if error.read_only else log.warning)("vault snapshot (%s) failed: %s", reason, error)
-        return None
     except (PearError, OSError) as error:
         log.warning("vault snapshot (%s) failed: %s", reason, error)
-        return None
 
 
 class SnapshotDebouncer:
