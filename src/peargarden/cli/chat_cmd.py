@@ -170,7 +170,8 @@ class _Printer:
         elif kind == "warning":
             typer.echo(f"⚠ {data['message']}", err=True)
         elif kind == "error":
-            typer.echo(f"pear: {data['message']}", err=True)
+            hint = f"：{data['hint']}" if data.get("hint") else ""
+            typer.echo(f"pear: {data['message']}{hint}", err=True)
         elif kind == "done" and data["stop_reason"] == "aborted":
             typer.echo("（已停止，已写出的部分保留）", err=True)
 

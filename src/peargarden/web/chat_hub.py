@@ -172,7 +172,10 @@ class ChatHub:
                         "reason": request.reason,
                     }
                     continue
-                yield item.to_json()
+                said = item.to_json()
+                if said["type"] == "error":
+                    said.pop("hint", None)  # a command for a terminal: the page links to the fix instead
+                yield said
             finished = True
         finally:
             if not finished:

@@ -40,6 +40,15 @@ class WebConfig:
     token: str | None = None
 
 
+def error_body(error: PearError) -> dict[str, str]:
+    """An error as the API answers it: its line without the shell's hint (a page user has no shell),
+    and ``fix``, the setting that fixes it, when it names one."""
+    body = {"error": error.without_hint()}
+    if error.fix:
+        body["fix"] = error.fix
+    return body
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 
@@ -84,7 +93,7 @@ def create_app(config: WebConfig) -> FastAPI:
             moved = renamed_page(request)
             if moved is not None:
                 return moved
-        return JSONResponse({"error": str(error)}, status_code=error.http_status)
+        return JSONResponse(error_body(error), status_code=error.http_status)
 
     @app.get("/api/health")
     def health() -> dict[str, str]:
@@ -101,6 +110,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat,
         api_chat_files,
         api_entries,
+        api_first_reply,
         api_groups,
         api_inspect,
         api_lore,
@@ -119,7 +129,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, api_groups, api_status, pages)  # fmt: skip
+               api_regex_allow, api_groups, api_status, api_first_reply, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

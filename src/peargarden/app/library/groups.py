@@ -143,7 +143,7 @@ def create_group(
 ) -> GroupFolder:
     """A new group of *cards* (at least one), written as SillyTavern's "create group" writes it."""
     if not cards:
-        raise BadInput("群聊至少要有一个成员（--member CARD）")
+        raise BadInput("群聊至少要有一个成员", hint="--member CARD")
     avatars = _member_avatars(home, cards)
     fields: dict[str, Any] = {}
     if strategy is not None:
@@ -284,7 +284,8 @@ def import_group(
     group_file = read_group(data, filename)
     missing = [avatar for avatar in group_file.members if member_card(home, avatar) is None]
     if missing:
-        raise BadInput(f"群聊的成员在数据文件夹里没有卡：{'、'.join(missing)}（先 pear import 这些卡）", path=filename)
+        raise BadInput(f"群聊的成员在数据文件夹里没有卡：{'、'.join(missing)}（先导入这些卡）", path=filename,
+                       hint="pear import 这些卡的文件")  # fmt: skip
     parsed = [(read_chat_jsonl(chat, chat_name), chat_name) for chat, chat_name in chats]
     folder = GroupFolder(home, new_group_folder(home, name or group_file.name or Path(filename).stem))
     atomic.write_bytes(folder.group_file, data)

@@ -6,5 +6,6 @@
   settings page (config read, keys stored, model lists); :mod:`.connection_profiles` — SillyTavern's
   connection profiles (``[profiles.NAME]``: connection, model, thinking, preset, applied at once).
 - :mod:`.model_lists` — an endpoint's model list; :mod:`.local_models` — the embedded models: list,
-  fetch.
+  fetch; :mod:`.first_reply` — a new user's first reply: can the main model answer, and a connection
+  made in one step (address, key, model list, a test) for the home page.
 """

@@ -123,7 +123,7 @@ async function loadTree() {
     if (asked !== treeAsked) return;  // a newer answer is on its way
     lastTree = found;
     drawTree(document.getElementById("tree"), found.tree, found.leaf, goto);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 function settled(fresh, tree = true) {
@@ -146,9 +146,9 @@ async function change(action, body, anchor = null) {
     const fresh = await post(`${base}/${action}?${query(view.query())}`, body);
     view.draw(fresh, anchor);
     settled(fresh);
-    statusChanged(action).catch((error) => toast(error.message, true));
+    statusChanged(action).catch((error) => toast(error, true));
     await loadChats();  // the picker counts the active branch's messages: a branch or delete changes it
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 function startEdit(message) {
@@ -226,7 +226,7 @@ function onItem(live, item) {
     }
     case "approval_prompt": askApproval(item); break;
     case "warning": live.warnings.push(item.message); drawWarnings(live.warnings); break;
-    case "error": toast(item.message, true); break;
+    case "error": toast(item, true); break;
     default: break;
   }
   if (item.type !== "reply_end" && item.type !== "done") scrollDown();
@@ -299,7 +299,7 @@ async function runBeat(body, mine) {
       }
     });
   } catch (error) {
-    toast(error.message, true);
+    toast(error, true);
   } finally {
     running = null;
   }
@@ -320,7 +320,7 @@ async function runBeat(body, mine) {
       await patchFrom(since, own);
     }
     if (body.action !== "impersonate") await statusChanged(body.action);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
   drawWarnings(live.warnings);
   setTidying(false);
   setBusy(false);
@@ -405,7 +405,7 @@ document.getElementById("regenerate").addEventListener("click", () => play({ act
 document.getElementById("continue").addEventListener("click", () => play({ action: "continue" }));
 document.getElementById("impersonate").addEventListener("click", () => play({ action: "impersonate" }));
 document.getElementById("stop").addEventListener("click", () => {
-  if (running) post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error.message, true));
+  if (running) post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error, true));
 });
 document.getElementById("mode").addEventListener("change", (event) => change("mode", { mode: event.target.value }));
 document.getElementById("new-chat").addEventListener("click", async () => {
@@ -413,7 +413,7 @@ document.getElementById("new-chat").addEventListener("click", async () => {
     const persona = document.getElementById("new-persona").value;
     const fresh = await post(`/api/chats/${encodeURIComponent(card)}`, persona ? { persona } : {});
     location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(fresh.chat_id)}`;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 // The same window again (the language changed, another persona speaks from now on).
 async function redraw() {
@@ -427,7 +427,7 @@ document.addEventListener("pear-lang", () => {
   drawChrome();
   if (lastTree) drawTree(document.getElementById("tree"), lastTree.tree, lastTree.leaf, goto);
 });
-document.addEventListener("pear-chat-changed", () => { redraw().catch((error) => toast(error.message, true)); });
+document.addEventListener("pear-chat-changed", () => { redraw().catch((error) => toast(error, true)); });
 document.getElementById("tree-panel").addEventListener("toggle", () => loadTree());
 
 // SillyTavern's "delete messages": tick several, delete them at once (a new branch without them; the
@@ -502,7 +502,7 @@ document.getElementById("rename-chat").addEventListener("click", async () => {
     await post(`${base}/rename`, { title });
     await loadChats();
     toast(t("已重命名", "Renamed"));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 let undo = null;
 document.getElementById("remove-chat").addEventListener("click", async () => {
@@ -514,13 +514,13 @@ document.getElementById("remove-chat").addEventListener("click", async () => {
     await loadChats();
     // The banner comes last: when it shows, the page already agrees with it (controls off, list read again).
     document.getElementById("removed").hidden = false;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 document.getElementById("undo-remove").addEventListener("click", async () => {
   try {
     await post("/api/vault/restore", undo);
     location.reload();
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 // Connection profiles (SillyTavern's): one choice puts a connection, model and preset in force; this
@@ -550,7 +550,7 @@ document.getElementById("connection-profile").addEventListener("change", async (
     await post(`/api/settings/profiles/${encodeURIComponent(name)}/apply`, {});
     await redraw();
     toast(t(`已切换到「${name}」（${state.model}）`, `Now using "${name}" (${state.model})`));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 async function loadPersonas() {
@@ -569,4 +569,4 @@ const drawn = refresh().then(() => performance.mark("pear-ready"));
 Promise.all([drawn, loadPersonas(), loadChats(), loadProfiles()]).then(() => {
   document.body.dataset.ready = "1";
   loadTree();
-}).catch((error) => toast(error.message, true));
+}).catch((error) => toast(error, true));

@@ -130,7 +130,7 @@ function drawStrip() {
       try {
         await post(`${groupBase}/mute`, { member: member.card, muted });
         await refresh();
-      } catch (error) { toast(error.message, true); }
+      } catch (error) { toast(error, true); }
     },
     onSpeak: (member) => play({ action: "send", text: "", speaker: member.card }),
   });
@@ -177,8 +177,8 @@ async function change(action, body) {
   try {
     state = await post(`${base}/${action}`, body);
     draw();
-    statusChanged(action).catch((error) => toast(error.message, true));
-  } catch (error) { toast(error.message, true); }
+    statusChanged(action).catch((error) => toast(error, true));
+  } catch (error) { toast(error, true); }
 }
 
 function startEdit(message) {
@@ -237,13 +237,13 @@ async function play(body) {
           break;
         case "approval_prompt": askApproval(item); break;
         case "warning": drawWarnings([item.message]); break;
-        case "error": toast(item.message, true); break;
+        case "error": toast(item, true); break;
         default: break;
       }
       list.scrollTop = list.scrollHeight;
     });
   } catch (error) {
-    toast(error.message, true);
+    toast(error, true);
   } finally {
     running = null;
     speaking = "";
@@ -251,7 +251,7 @@ async function play(body) {
   }
   if (body.action === "impersonate") composer.value = impersonated.trim();
   await refresh();
-  if (body.action !== "impersonate") await statusChanged(body.action).catch((error) => toast(error.message, true));
+  if (body.action !== "impersonate") await statusChanged(body.action).catch((error) => toast(error, true));
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
 }
 
@@ -276,7 +276,7 @@ document.getElementById("regenerate").addEventListener("click", () => play({ act
 document.getElementById("continue").addEventListener("click", () => play({ action: "continue" }));
 document.getElementById("impersonate").addEventListener("click", () => play({ action: "impersonate" }));
 document.getElementById("stop").addEventListener("click", () => {
-  if (running && running !== "starting") post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error.message, true));
+  if (running && running !== "starting") post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error, true));
 });
 document.getElementById("mode").addEventListener("change", (event) => change("mode", { mode: event.target.value }));
 document.getElementById("save-settings").addEventListener("click", async () => {
@@ -291,14 +291,14 @@ document.getElementById("save-settings").addEventListener("click", async () => {
     });
     await refresh();
     toast(t("已保存", "Saved"));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 async function newChat() {
   try {
     const fresh = await post(`${groupBase}/chats`, {});
     location.href = `/group/${encodeURIComponent(group)}/${encodeURIComponent(fresh.chat_id)}`;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 document.getElementById("new-chat").addEventListener("click", newChat);
 document.getElementById("start-chat").addEventListener("click", newChat);
@@ -328,5 +328,5 @@ if (!chatId) {
   document.body.dataset.ready = "1";
 } else {
   Promise.all([refresh(), loadChats()]).then(() => { document.body.dataset.ready = "1"; })
-    .catch((error) => toast(error.message, true));
+    .catch((error) => toast(error, true));
 }

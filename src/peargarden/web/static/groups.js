@@ -75,9 +75,9 @@ document.getElementById("create-group").addEventListener("click", async () => {
     });
     const chat = await post(`/api/groups/${encodeURIComponent(group.folder)}/chats`, {});
     location.href = `${groupUrl(group.folder)}/${encodeURIComponent(chat.chat_id)}`;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 translate(document.getElementById("groups"));
 Promise.all([drawGroups(), drawCards()]).then(() => { document.body.dataset.ready = "1"; })
-  .catch((error) => toast(error.message, true));
+  .catch((error) => toast(error, true));
