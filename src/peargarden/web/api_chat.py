@@ -22,6 +22,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from peargarden.app import ChatSession
+from peargarden.app.library.system_file import warning_fix
 from peargarden.app.play.chat_page import MessageRow, TreeRow, branch_rows, sibling_of
 from peargarden.errors import BadInput, ConflictError, NotFound
 
@@ -75,6 +76,7 @@ def chat_state(chat: OpenChat, window: Window | None = None) -> dict[str, Any]:
     chat.wrote()  # a change just made here (or a GET that read the file just now)
     view = chat.session.view(window.last, window.before, since=window.since)
     messages = [message_json(view.card, row) for row in view.rows]
+    warnings = [*view.warnings, *chat.warnings]
     return {
         "card": view.card,
         "chat_id": view.chat_id,
@@ -85,7 +87,9 @@ def chat_state(chat: OpenChat, window: Window | None = None) -> dict[str, Any]:
         "total": view.total,
         "swipe": msgspec.structs.asdict(view.swipe),
         "leaf": view.leaf,
-        "warnings": [*view.warnings, *chat.warnings],
+        "warnings": warnings,
+        # The warnings a page can fix with one click, by text: ``system-file`` (app/library/system_file.py).
+        "warning_fixes": {text: fix for text in warnings if (fix := warning_fix(text))},
         "model": view.model,
         "persona": view.persona,
         "char": view.char_name,

@@ -9,7 +9,8 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
-import { messageItem, thinkingFold, timelineItem, toolResult, warningList } from "./chat_message.js";
+import { messageItem, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
+import { warningList } from "./warnings.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 
@@ -74,8 +75,10 @@ function drawContext() {
   bar.title = bar.querySelector(".label").textContent;
 }
 
+const warningFixes = {};  // warning text → the fix the page offers (the state's, and the stream's)
 function drawWarnings(extra = []) {
-  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra]);
+  Object.assign(warningFixes, state?.warning_fixes);
+  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra], warningFixes);
 }
 
 function drawModes() {
@@ -225,7 +228,11 @@ function onItem(live, item) {
       break;
     }
     case "approval_prompt": askApproval(item); break;
-    case "warning": live.warnings.push(item.message); drawWarnings(live.warnings); break;
+    case "warning":
+      live.warnings.push(item.message);
+      if (item.fix) warningFixes[item.message] = item.fix;
+      drawWarnings(live.warnings);
+      break;
     case "error": toast(item, true); break;
     default: break;
   }

@@ -253,13 +253,3 @@ export function messageItem(message, on) {
 }
 
 // The page's warnings, each once, as a list under the composer (hidden when there are none).
-export function warningList(box, warnings) {
-  const all = [...new Set(warnings)];
-  box.textContent = "";
-  for (const warning of all) {
-    const li = document.createElement("li");
-    li.textContent = `⚠ ${warning}`;
-    box.append(li);
-  }
-  box.hidden = all.length === 0;
-}

@@ -8,7 +8,8 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
-import { messageBody, warningList } from "./chat_message.js";
+import { messageBody } from "./chat_message.js";
+import { warningList } from "./warnings.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 
 const root = document.getElementById("chat");
@@ -119,8 +120,10 @@ function drawMessages() {
   }
 }
 
+const warningFixes = {};  // warning text → the fix the page offers (the state's, and the stream's)
 function drawWarnings(extra = []) {
-  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra]);
+  Object.assign(warningFixes, state?.warning_fixes);
+  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra], warningFixes);
 }
 
 function drawStrip() {
@@ -236,7 +239,10 @@ async function play(body) {
           if (live) live.text.textContent += item.text;
           break;
         case "approval_prompt": askApproval(item); break;
-        case "warning": drawWarnings([item.message]); break;
+        case "warning":
+          if (item.fix) warningFixes[item.message] = item.fix;
+          drawWarnings([item.message]);
+          break;
         case "error": toast(item, true); break;
         default: break;
       }
