@@ -70,22 +70,47 @@ def test_regenerate_makes_a_sibling_and_swipe_moves_between_them() -> None:
 def test_branch_edit_delete_keep_old_versions() -> None:
     tree, new_id = _chat()
     before = len(tree)
-    apply(tree, ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？", new_id, TS))
+    asked = tree.messages()[1]
+    apply(tree, ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？"))
     assert _texts(tree) == [
         "客官里边请，听雨轩今日有新茶。",
         "掌柜可认得怀瑾公子？",
         "记得，十年前从镇北渡口走的。",
     ]
-    assert len(tree) == before + 2  # the edited message and a copy of the reply; nothing removed
+    # In place, as SillyTavern edits: no new entry, no new sibling; the old text is its revision.
+    assert len(tree) == before and tree.messages()[1].id == asked.id
+    assert [r["content"] for r in tree.revisions(asked.id)] == [asked.message["content"]]
+    assert ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？").amends == []  # the same text: nothing to write
     apply(tree, ops.plan_delete(tree, 1, new_id, TS))
     assert _texts(tree) == ["客官里边请，听雨轩今日有新茶。", "记得，十年前从镇北渡口走的。"]
     apply(tree, ops.plan_branch(tree, 0))
     _say(tree, new_id, "user", "来一壶雨前龙井。")
     assert _texts(tree) == ["客官里边请，听雨轩今日有新茶。", "来一壶雨前龙井。"]
-    # Four children under the greeting now: the original question, the edit, the delete-copy, the new branch.
-    assert len(tree.children(tree.messages()[0].id)) == 4
+    # Three children under the greeting now: the question (edited in place), the delete-copy, the new branch.
+    assert len(tree.children(tree.messages()[0].id)) == 3
     with pytest.raises(BadInput):
-        ops.plan_edit(tree, 9, "x", new_id, TS)
+        ops.plan_edit(tree, 9, "x")
+
+
+def test_undo_walks_back_through_edits_and_continues_and_never_redoes() -> None:
+    tree, _new_id = _chat()
+    reply = tree.messages()[2]
+    written = reply.message["content"]
+    apply(tree, ops.plan_continue(tree, reply, {"content": written + "那年雨也这么大。"}))
+    apply(tree, ops.plan_hide(tree, 2, 2, True))  # no text changes: nothing to undo for it
+    apply(tree, ops.plan_edit(tree, 2, "记得。"))
+    assert _texts(tree)[-1] == "记得。"
+    apply(tree, ops.plan_undo(tree, 2))
+    assert _texts(tree)[-1] == written + "那年雨也这么大。"  # before the edit
+    apply(tree, ops.plan_undo(tree, 2))
+    assert _texts(tree)[-1] == written  # before the continue
+    with pytest.raises(BadInput):
+        ops.plan_undo(tree, 2)  # as far as the text it was written with; never the edit again
+    assert tree.messages()[2].hidden  # the hide stays
+    apply(tree, ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？"))
+    apply(tree, ops.plan_undo(tree, 1))
+    assert _texts(tree)[1] == "掌柜可还记得怀瑾公子？"
+    assert ops.undo_target(tree, tree.messages()[1]) is None
 
 
 def test_custom_entries_follow_the_branch() -> None:

@@ -26,7 +26,7 @@ import msgspec
 from peargarden.errors import BadInput
 from peargarden.sessions import TreeRow as TreeRow  # the fronts draw it (they import no sessions)
 from peargarden.sessions.entries import Entry
-from peargarden.sessions.ops import continued_from, message_at
+from peargarden.sessions.ops import message_at, undo_target
 from peargarden.sessions.variables import message_notes, shown_text
 
 from ..cards.regex_allowance import card_scripts_allowed
@@ -61,7 +61,7 @@ class MessageRow(msgspec.Struct, frozen=True):
     tags: list[str]
     sibling: tuple[int, int]  # (1-based position, count) among its siblings
     stop_reason: str | None = None
-    undoable: bool = False  # its text changed in place (a continue): ``ChatSession.undo`` brings the old back
+    undoable: bool = False  # its text changed in place (an edit, a continue): ``ChatSession.undo`` brings the old back
     lore: list[dict[str, str]] = msgspec.field(default_factory=list)  # a reply: the lorebook entries that fired for it
     # The message's variables (the current swipe's record: stat_data, display_data, delta_data …);
     # None when it holds none.  ``ChatSession.variables()`` has every message's, per swipe.
@@ -235,7 +235,7 @@ def _rows(
                 tags=list(message.get("tags") or []),
                 sibling=(kin.index(entry) + 1, len(kin)),
                 stop_reason=message.get("stop_reason"),
-                undoable=continued_from(tree, entry) is not None,
+                undoable=undo_target(tree, entry) is not None,
                 lore=fired.get(entry.id, []) if role == "assistant" else [],
                 variables=note if isinstance(note, dict) else None,
                 message_id=numbers[offset],

@@ -689,7 +689,7 @@ class ChatSession(msgspec.Struct):
 
     def edit(self, index: int, text: str) -> None:
         with self._holding():
-            self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
+            self.chat.apply(ops.plan_edit(self.chat.tree, index, text))
             self.follow_branch()
 
     def delete(self, index: int | list[int]) -> None:

@@ -175,7 +175,8 @@ function messageActions(message, on) {
     if (position < count) kin.append(button("›", "›", () => on.sibling(message, 1), "kin-next"));
     bar.append(kin);
   }
-  if (message.undoable && on.undo) bar.append(button("撤销续写", "Undo continue", () => on.undo(message), "undo"));
+  // Its text changed in place (an edit or a continue): undo brings back the text before.
+  if (message.undoable && on.undo) bar.append(button("撤销修改", "Undo the change", () => on.undo(message), "undo"));
   bar.append(button("编辑", "Edit", () => on.edit(message), "edit"));
   if (message.role === "user" || message.role === "assistant") {
     const hidden = message.tags.includes("hidden");
