@@ -17,6 +17,7 @@ from peargarden.sessions import (
     message_entry,
     ops,
 )
+from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 
 TS = "2026-11-30T00:00:00Z"
@@ -258,3 +259,33 @@ def test_several_messages_deleted_at_once_take_their_tool_results_along() -> Non
         ops.plan_delete_many(tree, [], new_id, TS)
     with pytest.raises(BadInput):
         ops.plan_delete_many(tree, [9], new_id, TS)
+
+
+def test_a_drawn_tree_leaves_out_what_it_is_told_and_hangs_the_rest_from_the_nearest_drawn() -> None:
+    """A page's branch tree draws messages only: the variables, notes and bookkeeping after a reply
+    (three per MVU reply) are no nodes, and what follows them hangs from the reply."""
+    tree, new_id = _chat()
+    reply = tree.messages()[2]
+    for kind in ("message-variables", "story-notes", "message-variables"):
+        tree.add(custom_entry(new_id(), tree.leaf, TS, kind, {"名": "青梧"}))
+    last_note = tree.leaf
+    _say(tree, new_id, "user", "那他可曾回来过？")
+    tree.set_leaf(last_note)  # a second branch after the notes: a sibling of the first question
+    _say(tree, new_id, "user", "他后来去了哪里？")
+
+    def messages_only(entry: Entry) -> bool:
+        return entry.type == "message"
+
+    rows = tree.rows(shown=messages_only)
+    assert [row.entry.type for row in rows] == ["message"] * 5
+    asked = [row for row in rows if row.entry.role == "user" and row.depth == 3]
+    assert [row.parent for row in asked] == [reply.id, reply.id]  # past the notes, to the reply
+    assert [(row.sibling_index, row.sibling_count) for row in asked] == [(0, 2), (1, 2)]
+    assert rows[-1].on_path and not asked[0].on_path
+    # Unfiltered, the notes are rows (the terminal's /tree, `pear sessions show`).
+    assert len(tree.rows()) == 8 and all(row.parent == row.entry.parent_id for row in tree.rows())
+    # A root that is no message starts at the message before it; the leaf a page marks, likewise.
+    from_note = tree.rows(last_note, shown=messages_only)
+    assert from_note[0].entry.id == reply.id and from_note[0].sibling_count == 1
+    assert tree.shown_ancestor(last_note, messages_only) == reply.id
+    assert tree.shown_ancestor(None, messages_only) is None

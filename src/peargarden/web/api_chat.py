@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from peargarden.app import ChatSession
 from peargarden.app.library.system_file import warning_fix
-from peargarden.app.play.chat_page import MessageRow, TreeRow, branch_rows, sibling_of
+from peargarden.app.play.chat_page import MessageRow, TreeRow, branch_rows, sibling_of, tree_leaf
 from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .chat_hub import OpenChat
@@ -132,7 +132,7 @@ def tree_json(rows: list[TreeRow]) -> list[dict[str, Any]]:
         out.append(
             {
                 "id": entry.id,
-                "parent": entry.parent_id,
+                "parent": row.parent,
                 "depth": row.depth,
                 "role": role,
                 "label": label,
@@ -165,7 +165,7 @@ def get_chat(request: Request, card: str, chat_id: str, window: Window = Depends
 def get_tree(request: Request, card: str, chat_id: str, around: int = Query(0, ge=0)) -> dict[str, Any]:
     """The branch tree near message *around* (a window's first message) down to the branch's end."""
     session = hub_of(request).chat(card, chat_id).session
-    return {"tree": tree_json(branch_rows(session, around)), "leaf": session.leaf}
+    return {"tree": tree_json(branch_rows(session, around)), "leaf": tree_leaf(session)}
 
 
 class BeatBody(BaseModel):

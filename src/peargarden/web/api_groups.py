@@ -20,6 +20,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from pydantic import BaseModel
 
 from peargarden.app.library import groups as group_files
+from peargarden.app.play.chat_page import tree_leaf, tree_rows
 from peargarden.app.play.group_session import GroupSession, new_group_chat, open_group_chat
 from peargarden.app.play.sandbox_judge import configured_sandbox_judge
 from peargarden.app.play.service import ChatOptions, PearApp
@@ -97,7 +98,8 @@ def group_state(chat: OpenChat) -> dict[str, Any]:
             message["avatar"] = f"/api/cards/{quote(card, safe='')}/avatar"
     state["group"] = session.group_info()
     state["card"] = None
-    state["tree"] = tree_json(session.tree_rows())  # the group page draws its whole tree with the state
+    # The group page draws its whole tree with the state: messages only, and where the chat is.
+    state["tree"], state["tree_leaf"] = tree_json(tree_rows(session)), tree_leaf(session)
     return state
 
 

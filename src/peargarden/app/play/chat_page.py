@@ -244,18 +244,38 @@ def _rows(
     return rows
 
 
+def drawn_in_tree(entry: Entry) -> bool:
+    """Whether a page's branch tree draws *entry*: the user's and the characters' messages.  Internal
+    entries — variables, scene notes, modes, personas, compactions, bookkeeping — and tool results
+    (drawn inside the reply that called them) are not nodes; what hangs below them hangs from the
+    message before them."""
+    return entry.type == "message" and entry.role in ("user", "assistant", "system")
+
+
 def branch_rows(session: ChatSession, around: int, *, fold: int = 8, limit: int = 1500) -> list[TreeRow]:
     """The part of the branch tree a page draws beside a window starting at message *around*: from
     that message's parent down (its siblings included), side branches folded after *fold* rows, at
-    most *limit* rows in all (``TreeRow.more`` marks what was left out)."""
+    most *limit* rows in all (``TreeRow.more`` marks what was left out); messages only
+    (:func:`drawn_in_tree`)."""
     tree = session.chat.tree
     messages = tree.messages()
     if not messages:
         return []
     parent = messages[max(0, min(around, len(messages) - 1))].parent_id
     if parent is None:
-        return tree.rows(fold=fold, limit=limit)
-    return tree.rows(parent, fold=fold, limit=limit)
+        return tree.rows(fold=fold, limit=limit, shown=drawn_in_tree)
+    return tree.rows(parent, fold=fold, limit=limit, shown=drawn_in_tree)
+
+
+def tree_rows(session: ChatSession) -> list[TreeRow]:
+    """The whole branch tree as a page draws it (messages only: :func:`drawn_in_tree`)."""
+    return session.chat.tree.rows(shown=drawn_in_tree)
+
+
+def tree_leaf(session: ChatSession) -> str | None:
+    """The node a page's branch tree marks as where the chat is: the leaf, or the message before it
+    when the leaf is an internal entry (the variables after a reply)."""
+    return session.chat.tree.shown_ancestor(session.leaf, drawn_in_tree)
 
 
 def sibling_of(session: ChatSession, index: int, step: int) -> str:

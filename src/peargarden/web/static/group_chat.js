@@ -166,7 +166,7 @@ function draw() {
   drawSettings();
   drawMessages();
   drawWarnings();
-  drawTree(document.getElementById("tree"), state.tree, state.leaf, (id) => change("goto", { entry_id: id }));
+  drawTree(document.getElementById("tree"), state.tree, state.tree_leaf, (id) => change("goto", { entry_id: id }));
   translate(root);
   list.scrollTop = list.scrollHeight;
 }
