@@ -95,7 +95,7 @@ def group_state(chat: OpenChat) -> dict[str, Any]:
         card = session.card_of(message["id"]) if message["role"] == "assistant" else None
         message["card"] = card
         if card is not None:
-            message["avatar"] = f"/api/cards/{quote(card, safe='')}/avatar"
+            message["avatar"] = f"/api/cards/{quote(card, safe='')}/avatar?size=thumb"
     state["group"] = session.group_info()
     state["card"] = None
     # The group page draws its whole tree with the state: messages only, and where the chat is.

@@ -20,9 +20,9 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
     """One message as the chat page draws it."""
     text = row.display or row.content
     if row.role == "assistant":
-        avatar: str | None = f"/api/cards/{quote(card, safe='')}/avatar"
+        avatar: str | None = f"/api/cards/{quote(card, safe='')}/avatar?size=thumb"
     elif row.role == "user" and row.persona_avatar:
-        avatar = f"/api/personas/{quote(row.persona_avatar, safe='')}/avatar"
+        avatar = f"/api/personas/{quote(row.persona_avatar, safe='')}/avatar?size=thumb"
     else:
         avatar = None
     return {

@@ -83,9 +83,11 @@ def _to_png(image: bytes) -> bytes | None:
 
 
 def placeholder_png() -> bytes:
-    """A plain slate-blue picture for cards that came without one."""
+    """A plain picture in the accent colour for cards that came without one (a PNG card needs one).
+    The pages draw a picture of one flat colour as the one placeholder, the name's first character
+    on this colour (app/cards/avatars.py)."""
     buffer = io.BytesIO()
-    Image.new("RGB", _PLACEHOLDER_SIZE, (72, 84, 100)).save(buffer, format="PNG", optimize=True)
+    Image.new("RGB", _PLACEHOLDER_SIZE, (0x4A, 0x6B, 0x5D)).save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()
 
 

@@ -44,8 +44,25 @@ function parseArgs(raw) {
   try { return JSON.parse(raw); } catch { return raw; }
 }
 
-// The one placeholder for a speaker without a picture: the first character of the name on the accent
-// colour (the home page's cards use the same).
+// The full picture over the page (a message shows a small copy of it: ?size=thumb).
+function showFull(url, speaker) {
+  let dialog = document.getElementById("picture-full");
+  if (!dialog) {
+    dialog = document.createElement("dialog");
+    dialog.id = "picture-full";
+    dialog.className = "picture-full";
+    dialog.addEventListener("click", () => dialog.close());  // anywhere: the picture is all there is
+    dialog.append(document.createElement("img"));
+    document.body.append(dialog);
+  }
+  const img = dialog.querySelector("img");
+  img.src = url.split("?")[0];
+  img.alt = speaker || "";
+  dialog.showModal();
+}
+
+// A speaker's picture, small (a click shows it whole); without one, the one placeholder: the first
+// character of the name on the accent colour (the server draws the same for a card without one).
 export function avatarOf(url, speaker) {
   if (url) {
     const img = document.createElement("img");
@@ -53,6 +70,8 @@ export function avatarOf(url, speaker) {
     img.src = url;
     img.alt = "";
     img.loading = "lazy";
+    img.title = t("看大图", "Full picture");
+    img.addEventListener("click", () => showFull(url, speaker));
     return img;
   }
   const initial = document.createElement("span");

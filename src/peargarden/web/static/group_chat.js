@@ -8,7 +8,7 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
-import { messageBody } from "./chat_message.js";
+import { avatarOf, messageBody } from "./chat_message.js";
 import { warningList } from "./warnings.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 
@@ -37,25 +37,14 @@ function post(path, body) {
   return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
-const avatarOf = (card) => `/api/cards/${encodeURIComponent(card)}/avatar`;
+const cardAvatar = (card) => `/api/cards/${encodeURIComponent(card)}/avatar?size=thumb`;
 
 // -- drawing -----------------------------------------------------------------------------------
 
 function head(speaker, avatar) {
   const box = document.createElement("div");
   box.className = "msg-head";
-  if (avatar) {
-    const img = document.createElement("img");
-    img.className = "avatar";
-    img.src = avatar;
-    img.alt = "";
-    box.append(img);
-  } else {
-    const initial = document.createElement("span");
-    initial.className = "avatar initial";
-    initial.textContent = [...(speaker || "?")][0];
-    box.append(initial);
-  }
+  box.append(avatarOf(avatar, speaker));
   const name = document.createElement("strong");
   name.className = "speaker";
   name.textContent = speaker;
@@ -208,7 +197,7 @@ function liveReply(name, card) {
   if (card) li.dataset.card = card;
   const text = document.createElement("div");
   text.className = "msg-text plain live-text";
-  li.append(head(name, card ? avatarOf(card) : null), text);
+  li.append(head(name, card ? cardAvatar(card) : null), text);
   list.append(li);
   return { li, text };
 }

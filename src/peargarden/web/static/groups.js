@@ -11,7 +11,7 @@ function post(path, body) {
   return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
-const avatar = (card) => `/api/cards/${encodeURIComponent(card)}/avatar`;
+const avatar = (card) => `/api/cards/${encodeURIComponent(card)}/avatar?size=thumb`;
 const groupUrl = (folder) => `/group/${encodeURIComponent(folder)}`;
 
 async function drawGroups() {

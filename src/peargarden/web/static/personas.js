@@ -27,7 +27,7 @@ async function load() {
   list.textContent = "";
   for (const persona of personas) {
     const picture = persona.avatar
-      ? el("img", { class: "persona-avatar", src: `${persona.avatar}?v=${Date.now()}`, alt: persona.name })
+      ? el("img", { class: "persona-avatar", src: `${persona.avatar}?size=thumb`, alt: persona.name })
       : el("span", { class: "persona-avatar empty", text: persona.name.slice(0, 1) });
     const remove = el("button", { type: "button", class: "link persona-delete", text: t("删除", "Delete") });
     remove.addEventListener("click", async () => {
