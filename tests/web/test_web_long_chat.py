@@ -207,3 +207,43 @@ def test_the_composer_is_free_once_the_reply_ends_and_the_next_beat_waits(served
         assert "周伯收起伞进了门" in json.dumps(served.fake.chat_requests[first + 1].body, ensure_ascii=False)
     finally:
         config.write_text(saved, encoding="utf-8")
+
+
+def test_the_composer_is_free_at_reply_end_before_any_request_answers(served: Served, page: Any) -> None:
+    """The after-beat work may keep the server (and, with the embedded model, the machine) busy:
+    the composer does not wait for the request that draws the reply as kept.  Here that request is
+    held back by the browser until the test lets it through."""
+    config = served.home.config_file
+    saved = config.read_text(encoding="utf-8")
+    config.write_text(saved.replace("scene_notes = false", "scene_notes = true"), encoding="utf-8")
+    held: list[Any] = []
+    released = False
+
+    def hold(route: Any) -> None:
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    try:
+        served.fake.script([text_reply("周伯收起伞进了门。"), text_reply("{}")])
+        open_new_chat(page, served.url)
+        page.route("**/api/chats/**since=*", hold)
+        page.fill("#composer", "外面雨大吗？")
+        page.click("#send")
+        page.wait_for_function("performance.getEntriesByName('pear-usable').length > 0")
+        assert page.is_enabled("#send") and page.is_hidden("#stop") and page.is_visible("#tidying")
+        live = page.locator("#messages li.live", has_text="周伯收起伞进了门")
+        assert live.is_visible()  # the reply is on the screen, streamed
+        page.wait_for_function("performance.getEntriesByName('pear-kept').length === 0")
+        assert held  # the patch is asked for and waits
+        released = True
+        for route in held:
+            route.continue_()
+        beats_done(page, 1)
+        kept = page.locator("#messages li.msg[data-index='2']", has_text="周伯收起伞进了门")
+        assert kept.locator("button.edit").count() == 1 and page.locator("#messages li.live").count() == 0
+        assert page.evaluate("performance.getEntriesByName('pear-kept').length") == 1
+    finally:
+        config.write_text(saved, encoding="utf-8")
+

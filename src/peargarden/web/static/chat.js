@@ -301,8 +301,13 @@ async function runBeat(body, mine) {
       if (item.type === "text_delta") impersonated += item.text;
       onItem(live, item);
       if (item.type === "reply_end" && body.action !== "impersonate") {
-        // The reply is kept: draw it and give the composer back while scene notes are written.
-        replied = patchFrom(since, own, false).then(() => { setBusy(false); setTidying(true); usable(); });
+        // The reply is complete and on the screen: the composer is the reader's at once, before any
+        // request (the after-beat work — scene notes, compaction — may keep the server and the
+        // machine busy for seconds); the reply as kept is patched in when its answer comes.
+        setBusy(false);
+        setTidying(true);
+        usable();
+        replied = patchFrom(since, own, false).then(() => kept());
       }
     });
   } catch (error) {
@@ -331,13 +336,18 @@ async function runBeat(body, mine) {
   drawWarnings(live.warnings);
   setTidying(false);
   setBusy(false);
-  if (!replied) usable();
+  if (!replied) { usable(); kept(); }
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
 }
 
-// The page takes input again and shows the reply as kept.
+// The page takes input again (the reply is on the screen: streamed, or drawn as kept).
 function usable() {
   performance.mark("pear-usable", { detail: { lastToken } });
+}
+
+// The reply is drawn as kept (its buttons, its number), after the usable mark when after-beat work runs.
+function kept() {
+  performance.mark("pear-kept", { detail: { lastToken } });
 }
 
 function setBusy(busy) {
