@@ -247,3 +247,37 @@ def test_the_composer_is_free_at_reply_end_before_any_request_answers(served: Se
     finally:
         config.write_text(saved, encoding="utf-8")
 
+
+
+LOADER_IN_VIEW = """() => {
+  const item = document.querySelector('#messages li.more-older');
+  const list = document.getElementById('messages');
+  const scrolls = getComputedStyle(list).overflowY !== 'visible';
+  const view = scrolls ? list.getBoundingClientRect() : { top: 0, bottom: innerHeight };
+  const box = item.getBoundingClientRect();
+  return !item.hidden && box.bottom > view.top && box.top < view.bottom;
+}"""
+# The reader 2,000 px below the "show earlier" item: still screens away from it.
+SCROLL_NEAR_THE_TOP = """() => {
+  const list = document.getElementById('messages');
+  const item = document.querySelector('#messages li.more-older');
+  if (getComputedStyle(list).overflowY === 'visible') {
+    window.scrollTo(0, item.getBoundingClientRect().bottom + window.scrollY + 2000);
+  } else {
+    list.scrollTop = item.offsetTop - list.offsetTop + item.offsetHeight + 2000;
+  }
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_older_messages_come_before_the_reader_reaches_the_top(served: Served, long_chat: str, page: Any,
+                                                                width: int) -> None:  # fmt: skip
+    """Scrolling up asks for the older page while the reader is still screens below its end (a wheel
+    moves 800 px a notch; with a margin of 300 px the loader came into view): the list scrolls on the
+    wide screen, the page on a phone."""
+    page.set_viewport_size({"width": width, "height": 844})
+    open_chat(page, served, long_chat)
+    assert drawn(page)[0] == 201
+    page.evaluate(SCROLL_NEAR_THE_TOP)
+    page.wait_for_function("document.querySelector('#messages li.msg[data-index]').dataset.index < 201")
+    assert drawn(page)[0] == 101 and not page.evaluate(LOADER_IN_VIEW)
