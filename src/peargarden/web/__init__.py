@@ -30,7 +30,8 @@
   the TavernHelper API inside it;
   ``card_list.js`` the character list's search, sorts, tags and favourites; ``first_reply.js`` and
   ``connect_form.js`` the home page's way to a first reply; ``warnings.js`` a chat's warnings with the
-  fix the page makes for them; ``common.js``'s ``toast`` links an error to the setting that fixes it,
+  fix the page makes for them; ``pick_messages.js`` "delete messages", on the chat and group pages;
+  ``common.js``'s ``toast`` links an error to the setting that fixes it,
   never naming a command).  Browser tests:
   ``tests/web/``; ``bench/bench_web_chat.py`` and ``bench/bench_card_list.py`` time them.
 """

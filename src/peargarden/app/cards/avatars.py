@@ -14,7 +14,9 @@ chat page's and the persona list's initials look the same).
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import html
 import io
 from pathlib import Path
@@ -27,6 +29,8 @@ from peargarden.errors import NotFound, PearError
 from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input
 
+from ..library.groups import group as open_group
+from ..library.groups import group_summary
 from ..library.library import card as open_card
 from ..library.personas import persona_avatar
 
@@ -143,3 +147,45 @@ def persona_picture(home: Home, name: str, size: Size | None = None) -> Picture:
     if found is None:
         raise NotFound(f"人设「{name}」没有头像（no picture）")
     return found
+
+
+# Where each member's face goes in a group's picture (a 64 × 64 square), by how many there are (at most
+# four; SillyTavern's group avatars are a collage of the first members too).
+_MOSAIC = {
+    1: [(0, 0, 64, 64)],
+    2: [(0, 0, 32, 64), (32, 0, 32, 64)],
+    3: [(0, 0, 32, 64), (32, 0, 32, 32), (32, 32, 32, 32)],
+    4: [(0, 0, 32, 32), (32, 0, 32, 32), (0, 32, 32, 32), (32, 32, 32, 32)],
+}
+
+
+def _face(home: Home, card: str | None, name: str, box: tuple[int, int, int, int]) -> str:
+    """One member's part of the group picture: its thumb as a data URI, or the placeholder's initial."""
+    x, y, width, height = box
+    picture = card_picture(home, card, "thumb") if card is not None else None
+    if picture is not None and picture.media_type == "image/webp":
+        uri = "data:image/webp;base64," + base64.b64encode(picture.data).decode()
+        return (f'<image x="{x}" y="{y}" width="{width}" height="{height}" href="{uri}" '
+                'preserveAspectRatio="xMidYMid slice"/>')  # fmt: skip
+    initial = html.escape(next(iter(name.strip()), "?"))
+    size = 30 if width == 64 else 16
+    return (f'<rect x="{x}" y="{y}" width="{width}" height="{height}" fill="{ACCENT}"/>'
+            f'<text x="{x + width / 2:g}" y="{y + height / 2 + size * 0.35:g}" font-size="{size}" font-weight="600" '
+            f'text-anchor="middle" fill="#ffffff" font-family="WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif">'
+            f"{initial}</text>")  # fmt: skip
+
+
+def group_picture(home: Home, group: str) -> Picture:
+    """A group's picture made of its members' (the first four, in speaking order): their faces side by
+    side or in a square, each the member's thumb (the placeholder's initial for one without a picture),
+    as one SVG with the faces inside it (an ``<img>`` loads nothing an SVG points at)."""
+    summary = group_summary(open_group(home, group))
+    members = summary["members"][:4]
+    if not members:
+        return _placeholder(str(summary["name"]))
+    faces = [_face(home, m["card"], str(m["name"]), box) for m, box in zip(members, _MOSAIC[len(members)], strict=True)]
+    lines = "".join(f'<path d="M{x},{y}h{w}v{h}h-{w}z" fill="none" stroke="#ffffff" stroke-width="1.5"/>'
+                    for x, y, w, h in _MOSAIC[len(members)]) if len(members) > 1 else ""  # fmt: skip
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">{"".join(faces)}{lines}</svg>'.encode()
+    return Picture(svg, "image/svg+xml", f'"group-{hashlib.sha256(svg).hexdigest()[:24]}"')
+

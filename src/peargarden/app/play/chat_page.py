@@ -28,6 +28,7 @@ from peargarden.sessions import TreeRow as TreeRow  # the fronts draw it (they i
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.ops import message_at, undo_target
 from peargarden.sessions.variables import message_notes, shown_text
+from peargarden.text.regex_scripts import RegexScript
 
 from ..cards.regex_allowance import card_scripts_allowed
 from ..library.personas import persona_names, speaker_avatar
@@ -121,11 +122,13 @@ def chat_view(
     since: int | None = None,
     *,
     split_replies: bool = False,
+    speakers: Callable[[Entry], Speaker | None] | None = None,
 ) -> ChatView:
     """The page model of *session*; *last*: only that many messages, ending before message number
     *before* (default: the end of the branch); *since*: the messages from that number on (*last* of
     them, when given); *split_replies*: a group chat (each member's reply is a message of its own in
-    SillyTavern's numbering)."""
+    SillyTavern's numbering); *speakers*: whose display scripts show a message (a group chat's members:
+    ``member_scripts``), else the card's show every message."""
     tree = session.chat.tree
     entries = tree.messages()
     end = len(entries) if before is None else max(0, min(before, len(entries)))
@@ -141,8 +144,11 @@ def chat_view(
     scripts = card_display_scripts(session.env.card_data) if card_scripts_allowed(session.card) else []
     notes = message_notes(tree.path())
     texts = [shown_text(notes, e.id, str(e.message.get("content") or "")) for e in window]
-    shown = display_texts([(e.role, text) for e, text in zip(window, texts, strict=True)], scripts, user, char,
-                          after=after)  # fmt: skip
+    pairs = [(e.role, text) for e, text in zip(window, texts, strict=True)]
+    if speakers is None:
+        shown = display_texts(pairs, scripts, user, char, after=after)
+    else:
+        shown = _members_shown(pairs, [speakers(entry) for entry in window], user, after)
     records = session.beat_records()
     upto = entries[:end]
     finished = [e.role == "assistant" and not e.message.get("tool_calls") for e in upto] if split_replies else None
@@ -168,6 +174,31 @@ def chat_view(
         first=start,
         tree_rows=tree.rows,
     )
+
+
+class Speaker(msgspec.Struct, frozen=True):
+    """Who wrote a message, as its display needs: a key (the card folder), the ``{{char}}`` name and the
+    display scripts that run on it."""
+
+    key: str
+    name: str
+    scripts: list[RegexScript]
+
+
+def _members_shown(
+    pairs: list[tuple[str, str]], speakers: list[Speaker | None], user: str, after: int
+) -> list[str | None]:
+    """The display of each message by its own speaker's scripts: one pass per speaker over the whole
+    window with the others' texts left out (so a script's depth still counts every message)."""
+    shown: list[str | None] = [None] * len(pairs)
+    for key in dict.fromkeys(s.key for s in speakers if s is not None and s.scripts):
+        own = [speaker is not None and speaker.key == key for speaker in speakers]
+        speaker = next(s for s in speakers if s is not None and s.key == key)
+        masked = [(role, text if mine else "") for (role, text), mine in zip(pairs, own, strict=True)]
+        for index, text in enumerate(display_texts(masked, speaker.scripts, user, speaker.name, after=after)):
+            if own[index]:
+                shown[index] = text
+    return shown
 
 
 def tavern_numbers(roles: Sequence[str], finished: Sequence[bool] | None = None) -> list[int | None]:

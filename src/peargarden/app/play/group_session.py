@@ -83,6 +83,7 @@ from .chat_variables import ChatVariables
 from .checkpoints import checkpoint_file
 from .group_variables import group_variables, members_keep_variables
 from .hidden_updates import without_update_blocks
+from .member_scripts import member_speakers
 from .service import (
     ACTIONS,
     ChatOptions,
@@ -157,7 +158,7 @@ class GroupSession(ChatSession):
         """The page model (:meth:`ChatSession.view`) with the group in ``extra["group"]``: its
         members, strategy and mode, and each reply's card (``row_cards``: entry id → card folder);
         the swipe arrows are the last reply's."""
-        page = chat_view(self, last, before, since, split_replies=True)
+        page = chat_view(self, last, before, since, split_replies=True, speakers=member_speakers(self))
         cards = {row.id: card for row in page.rows if row.role == "assistant" and (card := self.card_of(row.id))}
         position, count = reply_swipes(self.chat.tree)
         swipe = replace(page.swipe, position=position, count=count, generate=count > 0)

@@ -11,6 +11,7 @@ import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
 import { messageItem, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
 import { warningList } from "./warnings.js";
+import { pickMessages } from "./pick_messages.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 
@@ -447,39 +448,8 @@ document.addEventListener("pear-lang", () => {
 document.addEventListener("pear-chat-changed", () => { redraw().catch((error) => toast(error, true)); });
 document.getElementById("tree-panel").addEventListener("toggle", () => loadTree());
 
-// SillyTavern's "delete messages": tick several, delete them at once (a new branch without them; the
-// old one stays in the tree).
-const picked = new Set();
-function showPicked() {
-  document.getElementById("picked-count").textContent = t(`已选 ${picked.size} 条`, `${picked.size} selected`);
-  document.getElementById("delete-picked").disabled = picked.size === 0;
-}
-function stopPicking() {
-  picked.clear();
-  root.classList.remove("picking-messages");
-  document.getElementById("picking").hidden = true;
-  for (const box of list.querySelectorAll(".msg-head .pick")) box.checked = false;
-}
-document.getElementById("pick-messages").addEventListener("click", () => {
-  root.classList.add("picking-messages");
-  document.getElementById("picking").hidden = false;
-  showPicked();
-});
-list.addEventListener("change", (event) => {
-  const box = event.target;
-  if (!(box instanceof HTMLInputElement) || !box.classList.contains("pick")) return;
-  if (box.checked) picked.add(Number(box.value)); else picked.delete(Number(box.value));
-  showPicked();
-});
-document.getElementById("cancel-pick").addEventListener("click", stopPicking);
-document.getElementById("delete-picked").addEventListener("click", async () => {
-  if (!picked.size) return;
-  if (!confirm(t(`删除选中的 ${picked.size} 条消息？（旧版本仍在分支树里）`,
-    `Delete the ${picked.size} selected messages? (The old version stays in the branch tree.)`))) return;
-  const indices = [...picked];
-  stopPicking();
-  await change("delete", { indices }, Math.max(0, Math.min(...indices) - 1));
-});
+// SillyTavern's "delete messages" (pick_messages.js): the window is drawn again around the first one.
+pickMessages(root, list, (indices) => change("delete", { indices }, Math.max(0, Math.min(...indices) - 1)));
 
 // The card's chats, newest first, with their message counts; read again after every change (a beat,
 // a branch, a deletion) so the picker never lists a chat that is gone or a stale count.

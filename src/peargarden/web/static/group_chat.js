@@ -8,7 +8,8 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
-import { avatarOf, messageBody } from "./chat_message.js";
+import { avatarOf, messageItem, swipeArrows } from "./chat_message.js";
+import { pickMessages } from "./pick_messages.js";
 import { warningList } from "./warnings.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 
@@ -52,59 +53,28 @@ function head(speaker, avatar) {
   return box;
 }
 
-function actions(message, last) {
-  const bar = document.createElement("div");
-  bar.className = "msg-actions";
-  if (message.role === "assistant" && last && state.swipe.count > 0) {
-    const { position, count, generate } = state.swipe;
-    const swipes = document.createElement("span");
-    swipes.className = "swipes";
-    const arrow = (text, step, cls) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = `swipe ${cls}`;
-      button.textContent = text;
-      button.addEventListener("click", () => play({ action: "swipe", step }));
-      swipes.append(button);
-    };
-    if (position > 1) arrow("‹", -1, "swipe-prev");
-    if (count > 1) {
-      const shown = document.createElement("span");
-      shown.className = "swipe-count";
-      shown.textContent = `${position}/${count}`;
-      swipes.append(shown);
-    }
-    if (position < count || generate) arrow("›", 1, "swipe-next");
-    bar.append(swipes);
-  }
-  const add = (zh, en, cls, handler) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = `link ${cls}`;
-    button.textContent = t(zh, en);
-    button.addEventListener("click", handler);
-    bar.append(button);
-  };
-  add("编辑", "Edit", "edit", () => startEdit(message));
-  add("从这里分支", "Branch here", "branch", () => change("branch", { index: message.index }));
-  add("删除", "Delete", "delete", () => change("delete", { index: message.index }));
-  return bar;
-}
+// The buttons under a message, as a card's chat page has them (chat_message.js).
+const on = {
+  edit: (message) => startEdit(message),
+  hide: (message, hidden) => change("hide", { index: message.index, hidden }),
+  branch: (message) => change("branch", { index: message.index }),
+  remove: (message) => change("delete", { index: message.index }),
+  undo: (message) => change("undo", { index: message.index }),
+};
 
+// Each message as a card's chat page draws it — its speaker's face and name, time, number, tokens on
+// hover, hidden ones greyed, the member's status bar — and the swipe arrows on the last reply.
 function drawMessages() {
   list.textContent = "";
   const shown = state.messages.filter((m) => m.role === "user" || m.role === "assistant");
   const last = [...shown].reverse().find((m) => m.role === "assistant");
   for (const message of shown) {
     if (message.role === "assistant" && !message.content && !message.reasoning) continue;  // a tool round
-    const li = document.createElement("li");
-    li.className = `msg ${message.role}`;
-    li.dataset.index = message.index;
-    li.dataset.id = message.id;
+    const li = messageItem({ ...message, tool_calls: [] }, on);  // a round's tool calls: its timeline is the inspector's
     if (message.card) li.dataset.card = message.card;
-    if (message.tags.includes("greeting")) li.classList.add("greeting");
-    li.append(head(message.speaker, message.avatar));
-    li.append(messageBody(message), actions(message, message === last));  // as the chat page draws it
+    if (message === last && state.swipe.count > 0) {
+      li.querySelector(".msg-actions").prepend(swipeArrows(state.swipe, (step) => play({ action: "swipe", step })));
+    }
     list.append(li);
   }
 }
@@ -150,6 +120,7 @@ function draw() {
   select.value = state.mode;
   root.dataset.mode = state.mode;
   document.getElementById("group-title").textContent = state.group.name;
+  document.getElementById("group-avatar").src = `${groupBase}/avatar`;
   document.getElementById("persona-name").textContent = state.persona;
   drawStrip();
   drawSettings();
@@ -314,6 +285,11 @@ document.getElementById("chat-list").addEventListener("change", (event) => {
   location.href = `/group/${encodeURIComponent(group)}/${encodeURIComponent(event.target.value)}`;
 });
 document.addEventListener("pear-lang", () => { if (state) draw(); });
+document.getElementById("show-meta").addEventListener("change", (event) => {
+  root.classList.toggle("show-meta", event.target.checked);
+});
+// SillyTavern's "delete messages" (pick_messages.js), once there is a chat.
+if (chatId) pickMessages(root, list, (indices) => change("delete", { indices }));
 
 if (!chatId) {
   // A group without a chat: a button starts one (the page itself made nothing).

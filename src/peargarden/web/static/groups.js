@@ -31,6 +31,11 @@ async function drawGroups() {
       img.title = member.name;
       faces.append(img);
     }
+    // The group's own picture, made of its members' (as SillyTavern's group avatars).
+    const picture = document.createElement("img");
+    picture.className = "group-avatar";
+    picture.src = `/api/groups/${encodeURIComponent(group.folder)}/avatar`;
+    picture.alt = "";
     const link = document.createElement("a");
     link.href = groupUrl(group.folder);
     link.textContent = group.name || group.folder;
@@ -38,7 +43,7 @@ async function drawGroups() {
     about.className = "muted-text";
     about.textContent = group.error ? `⚠ ${group.error}`
       : (group.members || []).map((m) => m.name + (m.muted ? t("（静音）", " (muted)") : "")).join("、");
-    li.append(faces, link, about);
+    li.append(picture, link, faces, about);
     list.append(li);
   }
 }
