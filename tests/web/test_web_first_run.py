@@ -30,10 +30,13 @@ KEY = "sk-first-run-0123456789"  # ASCII (a header value), unique to this test
 
 
 @contextmanager
-def pear_serve(home: Path, models: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`pear --home HOME serve` as a child process, as a user starts it; its URL once it answers."""
+def pear_serve(home: Path, models: Path | None) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`pear --home HOME serve` as a child process, as a user starts it; its URL once it answers.
+    *models*: the embedded models' folder (``None``: this machine's own)."""
     port = free_port()
-    env = {**os.environ, "PEARGARDEN_MODELS": str(models), "PYTHONIOENCODING": "utf-8"}
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    if models is not None:
+        env["PEARGARDEN_MODELS"] = str(models)
     command = [sys.executable, "-m", "peargarden", "--home", str(home), "serve", "--port", str(port)]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
@@ -172,3 +175,35 @@ def test_the_connect_form_says_what_is_wrong_in_one_line(page: Page, tmp_path: P
         assert {"bad-url": "http://", "unset-variable": "环境变量"}[kind] in said
         assert "\n" not in said.strip() and "Traceback" not in said
     assert (home / "config.toml").read_bytes() == before  # nothing was saved
+
+
+
+def _embedded_ready() -> bool:
+    from peargarden.providers.llama_session import runtime_version
+    from peargarden.providers.model_catalog import DEFAULT, FALLBACK
+    from peargarden.providers.model_fetch import installed_path
+
+    return bool(runtime_version()) and any(installed_path(model) is not None for model in (DEFAULT, FALLBACK))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _embedded_ready(), reason="the embedded runtime or model is not here (bash scripts/chat.sh)")
+def test_a_new_user_gets_a_first_reply_from_the_built_in_model(page: Page, tmp_path: Path) -> None:
+    """The same walk with the embedded model this machine has: nothing to connect, a reply written by
+    llama.cpp (a minute at most on two busy cores)."""
+    home = tmp_path / "新的数据文件夹"
+    home.mkdir()
+    with pear_serve(home, None) as (url, _server):
+        page.goto(url + "/")
+        page.wait_for_selector("body[data-first-reply='ready']")
+        assert "内置模型" in page.locator("#first-reply-model").inner_text()
+        page.locator("#first-reply-start").click()
+        page.locator("#start-chat").click()
+        wait_ready(page)
+        page.fill("#composer", "掌柜，还有空房吗？")
+        page.click("#send")
+        page.wait_for_selector("body[data-beats='1']", timeout=240_000)
+        reply = page.locator("#messages li.msg.assistant").last
+        assert reply.inner_text().strip() and page.locator("#toast.error").count() == 0
+        assert not SHELL.search(shown_text(page)), shown_text(page)
+

@@ -4,6 +4,7 @@
 import { api, toast } from "./common.js";
 import { t, translate } from "./i18n.js";
 import { connectForm } from "./connect_form.js";
+import { embeddedSetup } from "./embedded_setup.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -31,12 +32,28 @@ function draw(state) {
   }
   $("embedded-state").textContent = embeddedLine(state.embedded);
   $("use-embedded").hidden = !state.embedded.ready || state.provider === "local";
+  $("setup-start").hidden = state.embedded.ready || installing;
   document.body.dataset.firstReply = state.ready ? "ready" : "needed";
+}
+
+let installing = false;  // the install's own progress replaces its button while it runs
+
+async function reread() {
+  try { draw(await api("/api/first-reply")); } catch (error) { toast(error, true); }
 }
 
 $("use-embedded").addEventListener("click", async () => {
   try { draw(await api("/api/first-reply/embedded", { method: "POST" })); } catch (error) { toast(error, true); }
 });
 connectForm((state) => draw(state));
-api("/api/first-reply").then((state) => { draw(state); translate($("first-reply")); })
-  .catch((error) => toast(error, true));
+const setup = embeddedSetup((finished) => {
+  installing = false;
+  if (finished.state === "done") toast(t("内置模型装好了", "The built-in model is installed"));
+  reread();
+});
+Promise.all([api("/api/first-reply"), setup]).then(([state, work]) => {
+  installing = work.state === "running";
+  draw(state);
+  translate($("first-reply"));
+}).catch((error) => toast(error, true));
+document.getElementById("setup-start").addEventListener("click", () => { installing = true; });
