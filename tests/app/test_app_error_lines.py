@@ -21,13 +21,9 @@ ERRORS = re.compile(r"(Error|Fault|BadInput|NotFound|Unsafe|Busy|Exists|Failed|B
 
 
 def _texts(node: ast.expr) -> list[str]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [node.value]
-    if isinstance(node, ast.JoinedStr):
-        return [part.value for part in node.values if isinstance(part, ast.Constant) and isinstance(part.value, str)]
-    if isinstance(node, ast.BinOp):
-        return _texts(node.left) + _texts(node.right)
-    return []
+    """Every string written in the message's expression (an f-string's parts, a ``near or '…'`` inside
+    one, concatenations)."""
+    return [part.value for part in ast.walk(node) if isinstance(part, ast.Constant) and isinstance(part.value, str)]
 
 
 def error_lines() -> list[tuple[str, int, str]]:

@@ -41,8 +41,8 @@ function usePanel() {
 
 function emptyHint() {
   return el("p", { id: "preset-empty", text: t(
-    "资料库里还没有预设。在首页把 SillyTavern 导出的预设 JSON 拖进来（或运行 pear import 预设.json），它就会出现在这里。",
-    "No presets in the library yet. Drop a preset JSON exported from SillyTavern on the home page (or run pear import preset.json) and it shows up here.") });
+    "资料库里还没有预设。在首页把 SillyTavern 导出的预设 JSON 拖进来，它就会出现在这里。",
+    "No presets in the library yet. Drop a preset JSON exported from SillyTavern on the home page and it shows up here.") });
 }
 
 async function save(path, body, message) {
