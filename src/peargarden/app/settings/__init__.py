@@ -7,5 +7,6 @@
   connection profiles (``[profiles.NAME]``: connection, model, thinking, preset, applied at once).
 - :mod:`.model_lists` — an endpoint's model list; :mod:`.local_models` — the embedded models: list,
   fetch; :mod:`.first_reply` — a new user's first reply: can the main model answer, and a connection
-  made in one step (address, key, model list, a test) for the home page.
+  made in one step (address, key, model list, a test) for the home page; :mod:`.embedded_setup` — the
+  embedded model installed (runtime, model, self-test), for ``pear models --install`` and the page.
 """
