@@ -33,9 +33,9 @@ HELP = """命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
   /swipe [-]        下一条 / 上一条回复（超过最后一条就生成新的）
   /continue         接着最后一条回复往下写（写在这条回复里，同 SillyTavern）
-  /undo [N]         撤销续写：最后一条（或第 N 条）回到续写之前的文字
+  /undo [N]         撤销修改：最后一条（或第 N 条）回到上次编辑或续写之前的文字
   /impersonate      让模型替你写下一句（回车发送，输入文字改写，/cancel 放弃）
-  /edit N [文字]    改第 N 条消息（从 0 数起；/show 看编号）
+  /edit N [文字]    改第 N 条消息，就地修改（从 0 数起；/show 看编号；/undo N 撤销）
   /delete N         删掉第 N 条消息（旧版本仍在 /tree 里）
   /branch N         回到第 N 条消息，从那里另起分支
   /hide N[-M]       不再把第 N（到 M）条消息发给模型（仍留在对话里；同 SillyTavern 的 /hide）
@@ -173,7 +173,8 @@ class _Printer:
         elif kind == "warning":
             typer.echo(f"⚠ {data['message']}", err=True)
         elif kind == "error":
-            typer.echo(f"pear: {data['message']}", err=True)
+            hint = f"：{data['hint']}" if data.get("hint") else ""
+            typer.echo(f"pear: {data['message']}{hint}", err=True)
         elif kind == "done" and data["stop_reason"] == "aborted":
             typer.echo("（已停止，已写出的部分保留）", err=True)
 
@@ -550,7 +551,7 @@ def _slash(
     elif command == "/undo":
         index = _index(rest)[0] if rest else len(session.messages()) - 1
         session.undo(index)
-        typer.echo(f"第 {index} 条回到了续写之前：{_preview(session.messages()[index].content, 200)}", err=True)
+        typer.echo(f"第 {index} 条回到了上次修改之前：{_preview(session.messages()[index].content, 200)}", err=True)
     elif command == "/impersonate":
         result = play("impersonate", lambda: session.play("impersonate")).result
         draft = result.text.strip() if result is not None else ""
@@ -572,7 +573,7 @@ def _slash(
             if not text:
                 return True
         session.edit(index, text)
-        typer.echo(f"已改第 {index} 条（旧版本仍在 /tree 里）。", err=True)
+        typer.echo(f"已改第 {index} 条（/undo {index} 可撤销）。", err=True)
     elif command == "/delete":
         index, _ = _index(rest)
         session.delete(index)

@@ -18,7 +18,10 @@
 - One router per concern, ``api_*.py`` (chats and beats, the inspector, cards and imports, card and
   chat files, lorebooks, regex scripts and their allowance, presets and their editor, personas,
   settings, the studio, the tavern panel, the vault; :mod:`.api_groups`: groups and group chats, with
-  their two pages); :mod:`.pages` — the Jinja2 pages (a renamed card's old links redirected);
+  their two pages; :mod:`.api_first_reply`: a new user's first reply — can the main model answer, a
+  connection made inline; :mod:`.api_embedded`: the built-in model installed in the background;
+  :mod:`.api_system_file`: the bundled ``SYSTEM.md`` written back from its warning); :mod:`.pages` —
+  the Jinja2 pages (a renamed card's old links redirected);
   :mod:`.first_answers` — the answers the chat page carries for the GETs its scripts make as they
   start (``common.js``'s ``api()`` takes each once); the
   small JS modules per page in ``static/`` (the chat page: ``chat.js`` wiring and beats,
@@ -27,6 +30,10 @@
   ``status_frame.js`` a status bar's sandboxed frame and the checks on what it says, ``frame_bridge.js``
   the TavernHelper API inside it, ``frame_guard.js`` its first script, closing what the frame's CSP
   cannot (WebRTC, frames inside the frame);
-  ``card_list.js`` the character list's search, sorts, tags and favourites).  Browser tests:
-  ``tests/web/``; ``bench/bench_web_chat.py`` and ``bench/bench_card_list.py`` time them.
+  ``card_list.js`` the character list's search, sorts, tags and favourites; ``first_reply.js``,
+  ``connect_form.js`` and ``embedded_setup.js`` the home page's way to a first reply; ``warnings.js``
+  a chat's warnings with the fix the page makes for them; ``pick_messages.js`` "delete messages", on
+  the chat and group pages; ``common.js``'s ``toast`` links an error to the setting that fixes it,
+  never naming a command).  Browser tests: ``tests/web/``; ``bench/bench_web_chat.py``,
+  ``bench/bench_chat_page.py`` and ``bench/bench_card_list.py`` time them.
 """

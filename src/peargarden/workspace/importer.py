@@ -175,7 +175,7 @@ def book_mode(value: str) -> BookMode:
     for mode in BOOK_MODES:
         if value == mode:
             return mode
-    raise BadInput(f"--book 只能是 mount、keep 或 skip，实际是 {value!r}")
+    raise BadInput(f"世界书的处理（book）只能是 mount、keep 或 skip，实际是 {value!r}", hint="--book")
 
 
 def plan_import(
@@ -555,7 +555,7 @@ def _plan_chat(
     plan: ImportPlan, batch: _Batch, path: Path, source: ChatSource, messages: int, card: str | None
 ) -> None:
     if card is None:
-        raise BadInput("导入聊天记录需要用 --card 指明角色卡（a chat needs --card NAME）", path=path)
+        raise BadInput("导入聊天记录需要指明角色卡（a chat needs a card）", path=path, hint="--card NAME")
     folder = _resolve_card(plan, batch, card)
     base = sanitize_name(path.stem)
     if not base:

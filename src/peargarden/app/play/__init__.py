@@ -22,7 +22,8 @@
   reply checkpointed, a crash's checkpoint recovered as an incomplete message.
 - :mod:`.chat_page` — the page model (``ChatSession.view()``), drawn from a chat's read model
   (:mod:`.page_source`), over :mod:`.chat_chrome` (times, swipe arrows, the context bar) and
-  :mod:`.display_scripts` (a card's display-only regex scripts).
+  :mod:`.display_scripts` (a card's display-only regex scripts); :mod:`.member_scripts` — a group
+  chat's replies each shown by its member's own scripts.
 - :mod:`.sandbox_judge` — the sandbox as the loop's judge, "always for this card" grants;
   :mod:`.story` — ``pear story`` (scene notes, compaction, resident memory);
   :mod:`.variables` — ``pear vars apply``; :mod:`.chat_variables` — a chat's variables per

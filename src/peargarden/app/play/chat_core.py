@@ -333,7 +333,7 @@ class ChatCore(msgspec.Struct):
 
     def edit(self, index: int, text: str) -> None:
         with self.holding():
-            self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
+            self.chat.apply(ops.plan_edit(self.chat.tree, index, text))
             self.follow_branch()
 
     def delete(self, index: int | list[int]) -> None:
