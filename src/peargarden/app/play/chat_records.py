@@ -111,7 +111,9 @@ def find_any_chat(home: Home, chat_id: str, card: str | None = None) -> ChatReco
     for group in list_groups(home):
         if chat_id in list_chats(group.chats_dir):
             return GroupChatRecord(group, ChatFile.open(group.chats_dir, chat_id))
-    raise NotFound(f"没有对话 {chat_id}（no such chat）；卡的对话见 pear sessions list，群聊的见 pear group chats")
+    raise NotFound(
+        f"没有对话 {chat_id}（no such chat）", hint="卡的对话见 pear sessions list，群聊的见 pear group chats"
+    )
 
 
 def export_sillytavern(home: Home, record: ChatRecord | GroupChatRecord) -> bytes:
