@@ -186,11 +186,16 @@ def _character_book(books: Sequence[Lorebook]) -> str | None:
 
 def greeting_seed(
     texts: Sequence[str], books: Sequence[Lorebook], schema: MvuSchema | None = None
-) -> list[dict[str, Any]]:
-    """The ``[initvar]`` records of a new chat's greeting swipes (one per text); *schema*: the card's
-    registered zod schema, which parses each seed."""
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The ``[initvar]`` records of a new chat's greeting swipes (one per text), and what could not
+    be read (an ``[initvar]`` entry named with its problem); *schema*: the card's registered zod
+    schema, which parses each seed."""
     init = initialize(None, books)
-    return greeting_records(init, list(texts), books=books, character_book=_character_book(books), schema=schema)
+    warnings = list(init.warnings)
+    records = greeting_records(
+        init, list(texts), books=books, character_book=_character_book(books), schema=schema, warnings=warnings
+    )
+    return records, list(dict.fromkeys(warnings))
 
 
 def schema_scripts(*extensions: object) -> MvuSchema | None:
@@ -223,7 +228,9 @@ def prepare(
     messages = chat.messages
     if messages and books and not chat.has_mvu():
         first = next((i for i, m in enumerate(messages) if not m["is_user"]), 0)
-        chat.set_record(first, greeting_seed([messages[first]["mes"]], books, schema)[0])
+        records, warnings = greeting_seed([messages[first]["mes"]], books, schema)
+        out.warnings += warnings
+        chat.set_record(first, records[0])
         out.seeded = first
     _user_record(out, pending, schema)
     return out
@@ -262,7 +269,9 @@ def _init_check(out: Prepared, end: int, books: Sequence[Lorebook], schema: MvuS
     chat = out.chat
     existing = last_valid_variables(chat.messages, end)
     if end == 1 and not is_mvu_data(existing):
-        chat.set_record(0, greeting_seed([chat.messages[0]["mes"]], books, schema)[0])
+        records, warnings = greeting_seed([chat.messages[0]["mes"]], books, schema)
+        chat.set_record(0, records[0])
+        out.warnings += warnings
         out.seeded = 0
         return
     init = initialize(existing if is_mvu_data(existing) else None, books)
@@ -345,7 +354,7 @@ def beat_notes(
     update = ReplyUpdate(warnings=list(prepared.warnings))
     if prepared.seeded is not None:
         swipes = list(greeting_swipes) or [(chat.ids[prepared.seeded] or "", chat.messages[prepared.seeded]["mes"])]
-        records = greeting_seed([text for _, text in swipes], books, schema)
+        records, _ = greeting_seed([text for _, text in swipes], books, schema)  # said by *prepared*
         for (entry_id, _), record in zip(swipes, records, strict=True):
             if entry_id:
                 update.notes.append(note_data(entry_id, variables=record))

@@ -77,6 +77,8 @@ class ChatVariables(msgspec.Struct):
     messages: list[MessageVariables]
     chat: dict[str, Any] = msgspec.field(default_factory=dict)
     mvu: bool = False  # MVU keeps this chat's variables
+    # What could not be read for them (a broken or oversized [initvar] entry, named).
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     def message(self, index: int | None) -> MessageVariables:
         """Message *index* (``None``: the last one); a clear error for a number the chat lacks."""
@@ -152,7 +154,7 @@ def _seed_greeting(result: ChatVariables, tree: SessionTree, books: Sequence[Any
     if first is None or not entries or entries[0].role != "assistant":
         return
     kin = tree.siblings(entries[0].id)
-    records = greeting_seed([str(e.message.get("content") or "") for e in kin], books, schema)
+    records, result.warnings = greeting_seed([str(e.message.get("content") or "") for e in kin], books, schema)
     old = result.messages[first]
     result.messages[first] = MessageVariables(old.index, old.role, kin.index(entries[0]), list(records))
 

@@ -20,6 +20,7 @@ import msgspec
 from peargarden.errors import BadInput, FormatError, PearError
 from peargarden.formats import decode_utf8, read_card
 from peargarden.modes.tavern.variables import schema_for
+from peargarden.variables.bounds import depth_message, problem
 from peargarden.variables.initvar import Lorebook, initialize
 from peargarden.variables.jsvalues import from_json, json_stringify
 from peargarden.variables.update import update_variables
@@ -56,6 +57,9 @@ def apply_reply(
     *schema*: a card's registered zod schema."""
     if not isinstance(variables, dict):
         raise BadInput("变量文件应是一个 JSON 对象（expected a JSON object）", path=source)
+    too_large = problem(variables.get("stat_data", variables)) or problem(variables, record=True)
+    if too_large:
+        raise BadInput(f"变量{too_large}，不读", path=source)
     warnings: list[str] = []
     if "stat_data" in variables:
         record = from_json(variables)
@@ -116,6 +120,8 @@ def apply_reply_files(variables_path: Path, reply_path: Path, *, schema: MvuSche
         variables = json.loads(raw)
     except json.JSONDecodeError as error:
         raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=variables_path) from None
+    except RecursionError:
+        raise FormatError(f"变量{depth_message()}，不读", path=variables_path) from None
     reply = decode_utf8(read_input(reply_path), str(reply_path))
     return apply_reply(variables, reply, source=str(variables_path), schema=schema)
 
