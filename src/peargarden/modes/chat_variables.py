@@ -26,6 +26,7 @@ its turn starts (``docs/variables.md``, *Group chats*).
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,7 @@ from peargarden.variables.history import is_mvu_data, last_valid_variables, swip
 from peargarden.variables.initvar import Lorebook, greeting_records, initialize, is_initvar_entry
 from peargarden.variables.marks import is_update_rules
 from peargarden.variables.message import handle_variables_in_message
+from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.zod_schema import MvuSchema, schema_of
 from peargarden.workspace.script_allowance import scripts_allowance
 
@@ -198,10 +200,26 @@ def greeting_seed(
     return records, list(dict.fromkeys(warnings))
 
 
-def schema_scripts(*extensions: object) -> MvuSchema | None:
+def schema_scripts(*extensions: object, budget: ScriptBudget) -> MvuSchema | None:
     """The zod schema the TavernHelper scripts in *extensions* (a preset's, then the card's, in the
-    order TavernHelper runs them) register with MVU; ``None`` when no enabled script registers one."""
-    return schema_of((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)
+    order TavernHelper runs them) register with MVU, spending *budget*; ``None`` when no enabled
+    script registers one."""
+    scripts = ((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)
+    return schema_of(scripts, budget)
+
+
+_BUDGET_KEY = "variables.script_budget"
+
+
+def script_budget(env: BeatEnv) -> ScriptBudget:
+    """The CPU budget the card's scripts share in the beat running now (kept in the env's per-chat
+    cache).  :func:`start_beat` renews it."""
+    return chat_memo(env, _BUDGET_KEY, ScriptBudget, lambda: ScriptBudget(time.thread_time))
+
+
+def start_beat(env: BeatEnv) -> None:
+    """A beat (or a preview) starts for *env*'s card: its scripts get their whole budget again."""
+    script_budget(env).start_beat()
 
 
 class Prepared(msgspec.Struct):
