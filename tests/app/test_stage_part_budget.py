@@ -10,10 +10,11 @@ from pathlib import Path
 from kit.mvu_chats import card_home
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.app.settings.connections import Connection
-from peargarden.stage import StageCard, StageSettings, assemble_beat
+from peargarden.stage import StageCard, StageSettings, assemble_beat, card_language
 from peargarden.stage.assemble import LoreCorpus
 from peargarden.stage.lore.entries import entries_from_book
-from peargarden.stage.system import PromptFiles
+from peargarden.stage.part_budget import PartBudget
+from peargarden.stage.system import PromptFiles, card_projection
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.home import Home
@@ -68,3 +69,21 @@ def test_each_part_is_held_to_the_budget_on_its_own() -> None:
     plain = StageSettings(user_name="旅人")
     whole = assemble_beat(files, card, plain, corpus, [], "井边和渡口还在吗？", thinking="off")
     assert "沉静。" in whole.system and whole.warnings == ()
+
+
+def test_a_huge_field_is_read_for_its_language_by_its_start_and_left_out_before_its_macros_run() -> None:
+    # The language is judged from each field's first 20,000 characters: matching twelve million of
+    # them listed every match (about 1 GB for the card).
+    english = "The rain has not stopped for three days. " * 600  # 24,000 characters
+    card = StageCard(name="青梧", description=english + "雨" * 200_000, personality="Calm.")
+    assert card_language(card) == "英语"
+    # A field far past what the request can hold is never given to the macros at all.
+    seen: list[int] = []
+
+    def macros(text: str) -> str:
+        seen.append(len(text))
+        return text
+
+    budget = PartBudget(1_000, len)
+    assert card_projection(card, "旅人", macros, budget) == "# 你扮演的角色：青梧\n\n## 性格\nCalm."
+    assert seen == [len("Calm.")] and "描述（description）" in budget.warnings[0]

@@ -107,7 +107,9 @@ def build_injection(
         blocks.append(m(index_block))
     if memory and kept("剧情记忆", memory.strip()):
         blocks.append("【剧情记忆】\n" + memory.strip())
-    post = kept("角色卡的末端指令（post_history_instructions）", m(post_history.replace("{{original}}", "").strip()))
+    post = post_history.replace("{{original}}", "").strip()
+    label = "角色卡的末端指令（post_history_instructions）"
+    post = m(post) if budget is None else budget.keep_rendered(label, post, m)
     if post:
         blocks.append("【卡作者末端指令】\n" + post)
     if language_line(language):

@@ -50,3 +50,10 @@ class PartBudget:
         if warning not in self.warnings:
             self.warnings.append(warning)
         return ""
+
+    def keep_rendered(self, label: str, raw: str, render: Callable[[str], str]) -> str:
+        """``render(raw)`` held to the budget; a *raw* far longer than the budget can hold is left out
+        before *render* (macros over millions of characters) runs at all."""
+        if len(raw) > self.tokens * MAX_TOKEN_CHARS:
+            return self.keep(label, raw)
+        return self.keep(label, render(raw))

@@ -73,8 +73,9 @@ def _or_plain(macros: Macros | None, char: str, user: str) -> Macros:
     return macros if macros is not None else (lambda text: apply_macros(text, char, user))
 
 
-def _kept(budget: PartBudget | None, label: str, text: str) -> str:
-    return text if budget is None else budget.keep(label, text)
+def _kept(budget: PartBudget | None, label: str, raw: str, render: Macros = str) -> str:
+    """``render(raw)``, held to *budget* when there is one (a huge *raw* is not rendered at all)."""
+    return render(raw) if budget is None else budget.keep_rendered(label, raw, render)
 
 
 def card_projection(
@@ -84,7 +85,7 @@ def card_projection(
     run = _or_plain(macros, card.name, user_name)
 
     def m(label: str, text: str) -> str:
-        return _kept(budget, f"角色卡的{label}", run(text.strip()))
+        return _kept(budget, f"角色卡的{label}", text.strip(), run)
 
     parts: list[str] = []
     description = m("描述（description）", card.description) if card.description.strip() else ""
@@ -107,7 +108,7 @@ def card_projection(
 def persona_block(
     user_name: str, user_persona: str, char_name: str, macros: Macros | None = None, budget: PartBudget | None = None
 ) -> str:
-    body = _kept(budget, "用户人设", _or_plain(macros, char_name, user_name)(user_persona.strip()))
+    body = _kept(budget, "用户人设", user_persona.strip(), _or_plain(macros, char_name, user_name))
     return f"# 用户扮演：{user_name}\n" + (body or f"（{user_name} 的具体形象由用户在剧情中自行呈现）")
 
 
@@ -134,7 +135,7 @@ def _card_system_prompt(card: StageCard, macros: Macros, budget: PartBudget | No
     text = card.system_prompt.replace("{{original}}", "").strip()
     if not text:
         return ""
-    kept = _kept(budget, "角色卡的系统提示（system_prompt）", macros(text))
+    kept = _kept(budget, "角色卡的系统提示（system_prompt）", text, macros)
     return "# 卡作者附加指令（优先级最高）\n" + kept if kept else ""
 
 
@@ -163,13 +164,14 @@ def build_system_prompt(
     sections: list[str] = [head]
     layers = (("全局的 APPEND_SYSTEM.md", files.global_append), ("卡的 APPEND_SYSTEM.md", files.card_append))
     for label, layer in layers:
-        rendered = _kept(budget, label, m(render_for_model(layer or "")))
+        rendered = _kept(budget, label, layer or "", lambda text: m(render_for_model(text)))
         if rendered:
             sections.append(rendered)
     dossier = has_dossier(files.agents)
     if dossier:
         # The mirror is applied in memory too, so the prompt is current even before the file is synced.
-        rendered = _kept(budget, "AGENTS.md", m(render_for_model(sync_lorebook_mirror(files.agents or "", lore))))
+        mirrored = sync_lorebook_mirror(files.agents or "", lore)
+        rendered = _kept(budget, "AGENTS.md", mirrored, lambda text: m(render_for_model(text)))
         if rendered:
             sections.append(rendered)
     else:
