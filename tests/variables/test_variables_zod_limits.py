@@ -58,6 +58,13 @@ def test_a_script_keeping_the_job_queue_busy_is_stopped_by_the_use_and_then_the_
     assert "这一次最多 0.25 秒" in again[0]
 
 
+def test_a_beat_with_too_little_left_to_load_the_page_says_the_script_did_not_run() -> None:
+    # What is left may not cover even our own library (≈ 10 ms): that is the beat's budget at its
+    # end, said as such, not "the sandbox could not start".
+    warnings, _ = seed(schema(REGISTER, ScriptBudget(time.thread_time, per_use=5, per_beat=0.001)))
+    assert warnings == [f"变量结构脚本{SCRIPT}没有运行：这一拍的 0.001 秒 CPU 已用完（这一步按 MVU 的经典规则）"]
+
+
 def test_a_script_within_its_budget_registers_as_before() -> None:
     warnings, record = seed(schema(SOME_WORK, ScriptBudget(time.thread_time, per_use=30, per_beat=30)))
     assert warnings == [] and record["stat_data"] == {"金钱": 5}

@@ -173,9 +173,7 @@ class MvuSchema(msgspec.Struct, frozen=True):
         import quickjs
 
         if self.budget.exhausted:
-            names = "".join(f"「{script.name}」" for script in self.scripts)
-            skipped = f"变量结构脚本{names}没有运行：{self.budget.beat_used_up()}（这一步按 MVU 的经典规则）"
-            return SchemaRun(False, [skipped]), {}
+            return self._not_run(self.budget.beat_used_up()), {}
         use = self.budget.use()
         context = quickjs.Context()
         context.set_memory_limit(self.memory_limit)
@@ -185,6 +183,8 @@ class MvuSchema(msgspec.Struct, frozen=True):
             use.call(context.set_time_limit, lambda: context.eval(_library()))
             use.call(context.set_time_limit, lambda: context.eval(_IMPORT))
         except (quickjs.JSException, quickjs.StackOverflow, OutOfTime) as error:  # our own code
+            if isinstance(error, OutOfTime) or str(error).startswith("InternalError: interrupted"):
+                return self._not_run(use.why()), {}  # what was left of the budget did not cover it
             return SchemaRun(False, [f"变量结构沙箱无法启动：{_failure(error, use, self.memory_limit)}"]), {}
         for script in self.scripts:
             failure = self._script(context, script, use)
@@ -214,6 +214,10 @@ class MvuSchema(msgspec.Struct, frozen=True):
         said = out.get("warnings")
         warnings += [_line(item) for item in (said if isinstance(said, list) else [])[:_MAX_WARNINGS]]
         return SchemaRun(bool(out.get("registered")), warnings), out
+
+    def _not_run(self, why: str) -> SchemaRun:
+        names = "".join(f"「{script.name}」" for script in self.scripts)
+        return SchemaRun(False, [f"变量结构脚本{names}没有运行：{why}（这一步按 MVU 的经典规则）"])
 
     def _script(self, context: Any, script: SchemaScript, use: ScriptUse) -> str | None:
         import quickjs
