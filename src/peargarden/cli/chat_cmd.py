@@ -230,25 +230,46 @@ def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
 
 
 class _StillWaiting:
-    """Says on stderr, every *every* seconds without news from the beat, how long it has waited."""
+    """Says on stderr, every *every* seconds without news from the beat, how long it has waited —
+    and on what: the model's endpoint only while a request is out (one was sent since the last news,
+    or the reply was streaming); before the first request, between a tool and the next request and
+    after the reply, the time is this machine's (the card's scripts, variables, lore, tools), and
+    naming the endpoint then would blame it for the card's time."""
 
     def __init__(self, endpoint: str, every: float) -> None:
         self.endpoint = endpoint
         self.every = every
         self.started = self.last_news = self.last_said = time.monotonic()
+        self.beat: Beat | None = None
+        self.requests = 0  # requests the beat had sent at the last news
+        self.streaming = False  # the last news was a piece of the reply
 
-    def restart(self) -> None:
+    def restart(self, beat: Beat | None = None) -> None:
         self.started = self.last_news = self.last_said = time.monotonic()
+        self.beat, self.requests, self.streaming = beat, 0, False
 
-    def news(self) -> None:
+    def news(self, item: object = None) -> None:
         self.last_news = self.last_said = time.monotonic()
+        self.requests = self._sent()
+        self.streaming = getattr(item, "type", "") in ("text_delta", "thinking_delta")
+
+    def _sent(self) -> int:
+        return len(self.beat.record.requests) if self.beat is not None else 0
+
+    def on_model(self) -> bool:
+        """Whether the time since the last news is the model's."""
+        return self.beat is None or self.streaming or self._sent() > self.requests
 
     def tick(self) -> None:
         now = time.monotonic()
         if self.every <= 0 or now - max(self.last_news, self.last_said) < self.every:
             return
         self.last_said = now
-        typer.echo(f"（仍在等待 {self.endpoint} 的回复：已等 {now - self.started:.0f} 秒；Ctrl-C 停止）", err=True)
+        waited = f"已等 {now - self.started:.0f} 秒；Ctrl-C 停止"
+        if self.on_model():
+            typer.echo(f"（仍在等待 {self.endpoint} 的回复：{waited}）", err=True)
+        else:
+            typer.echo(f"（还在本机处理：角色卡的脚本、变量、世界书或工具，没有在等模型；{waited}）", err=True)
 
 
 # What a command plays: called once, it starts the beat (``ChatSession.play``).
@@ -278,12 +299,12 @@ def _run(
     """
     tick = None
     if waiting is not None:
-        waiting.restart()
+        waiting.restart(beat)
         tick = waiting.tick
     with _ctrl_c_stops(beat):
         while (item := beat.next_item(tick)) is not None:
             if waiting is not None:
-                waiting.news()
+                waiting.news(item)
             if isinstance(item, ApprovalPrompt):
                 with _ctrl_c_default():
                     _ask_approval(item, interactive)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -61,6 +62,7 @@ from peargarden.formats import (
 )
 from peargarden.formats.helper_scripts import HelperScript, helper_scripts, script_report
 from peargarden.stscript.quickreplies import QuickReplySet
+from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.zod_schema import MvuSchema, SchemaScript
 
 from . import atomic
@@ -468,15 +470,17 @@ def _report_scripts(
     plan: ImportPlan, path: Path, scripts: Sequence[HelperScript], owner: str, *, mvu_on: bool = True
 ) -> None:
     target = next((item.target for item in reversed(plan.items) if item.source == path and item.kind != "脚本"), path)
+    budget = ScriptBudget(time.thread_time)  # the card's scripts together, as in one beat
     for script in scripts:
-        failure = _schema_failure(script) if script.registers_schema and script.enabled and mvu_on else None
+        tried = script.registers_schema and script.enabled and mvu_on
+        failure = _schema_failure(script, budget) if tried else None
         line = script_report(script, owner, mvu_on=mvu_on, schema_failure=failure)
         plan.items.append(ImportedItem(path, "脚本", target, line))
 
 
-def _schema_failure(script: HelperScript) -> str | None:
+def _schema_failure(script: HelperScript, budget: ScriptBudget) -> str | None:
     """The script tried once in the schema sandbox: why it registers no schema here, or ``None``."""
-    run = MvuSchema((SchemaScript(script.name, script.content),)).check()
+    run = MvuSchema((SchemaScript(script.name, script.content),), budget).check()
     if run.registered:
         return None
     return run.warnings[0].split("：", 1)[-1] if run.warnings else "它没有注册变量结构"

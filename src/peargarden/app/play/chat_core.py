@@ -28,6 +28,7 @@ from peargarden.agent.result import BEAT_PURPOSE, BeatResult, SentRequest
 from peargarden.agent.tools import Tool, ToolRegistry
 from peargarden.errors import NotFound, PearError, StorageError
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, BranchView, PlayMode, SideCall
+from peargarden.modes.chat_variables import start_beat
 from peargarden.modes.side import ProviderSideCall, side_thinking
 from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
@@ -208,6 +209,7 @@ class ChatCore(msgspec.Struct):
         whose prepare step has work to do (a changed preset) says so in the warnings."""
         name = mode or self.mode
         play = self.app.mode(name)
+        start_beat(self.env)  # a preview's scripts get a beat's budget of their own
         builder, tools = play.setup(self.env)
         tools = offered(self.env, tools, "send")
         history = self.context()
