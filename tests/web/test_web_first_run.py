@@ -60,6 +60,10 @@ def pear_serve(home: Path, models: Path | None) -> Iterator[tuple[str, subproces
             process.wait()
 
 
+# A chat's own page (/chat/CARD/CHAT_ID), not the card's or the home page, which are ready too.
+A_CHAT = re.compile(r"/chat/[^/?#]+/[^/?#]+$")
+
+
 def shown_text(page: Page) -> str:
     return str(page.evaluate("document.body.innerText"))
 
@@ -91,6 +95,7 @@ def test_a_new_user_gets_a_first_reply_from_the_page_alone(page: Page, tmp_path:
         # The first message without a model: its error names no command and links to what fixes it.
         page.locator(".card-tile a", has_text="青梧").click()
         page.locator("#start-chat").click()
+        page.wait_for_url(A_CHAT)  # the page before was ready too: wait for the chat's own page
         wait_ready(page)
         page.fill("#composer", "掌柜，还有空房吗？")
         page.click("#send")
@@ -120,6 +125,7 @@ def test_a_new_user_gets_a_first_reply_from_the_page_alone(page: Page, tmp_path:
 
         # Back to the chat: the message that had no reply gets one.
         page.locator("#first-reply-start").click()
+        page.wait_for_url(A_CHAT)
         wait_ready(page)
         page.click("#regenerate")
         page.wait_for_selector("li.msg.assistant:has-text('楼上还有一间临河的房')")
@@ -199,6 +205,7 @@ def test_a_new_user_gets_a_first_reply_from_the_built_in_model(page: Page, tmp_p
         assert "内置模型" in page.locator("#first-reply-model").inner_text()
         page.locator("#first-reply-start").click()
         page.locator("#start-chat").click()
+        page.wait_for_url(A_CHAT)  # the page before was ready too: wait for the chat's own page
         wait_ready(page)
         page.fill("#composer", "掌柜，还有空房吗？")
         page.click("#send")
