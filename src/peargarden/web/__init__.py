@@ -26,7 +26,9 @@
   drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message,
   ``status_frame.js`` a status bar's sandboxed frame and the checks on what it says, ``frame_bridge.js``
   the TavernHelper API inside it, ``frame_guard.js`` its first script, closing what the frame's CSP
-  cannot (WebRTC, frames inside the frame);
+  cannot (WebRTC, frames inside the frame), ``frame_world.js`` the world TavernHelper's frames have
+  (``parent``/``top`` as the frame's host, its globals), ``script_panel.js`` the page's lines of what
+  the frames said (errors, unknown functions, with counts);
   ``card_list.js`` the character list's search, sorts, tags and favourites).  Browser tests:
   ``tests/web/``; ``bench/bench_web_chat.py`` and ``bench/bench_card_list.py`` time them.
 """

@@ -7,6 +7,7 @@
 // its own, no network (the CSP), and talks to the page only through the port it is given.
 (function () {
   "use strict";
+  const realParent = window.parent;  // before the frame world puts its host in its place
   const holder = document.getElementById("pear-frame-data");
   const boot = JSON.parse(holder.textContent);
   holder.remove();
@@ -215,8 +216,8 @@
     });
   }
   function context() {
-    return { chat: knownMessages(), name1: state.names.user, name2: state.names.char,
-      chatMetadata: { variables: clone(state.chat || {}) } };
+    return { chat: knownMessages(), name1: state.names.user, name2: state.names.char, characterId: 0, groupId: null,
+      chatMetadata: { variables: clone(state.chat || {}) }, mainApi: "openai" };
   }
 
   const api = {
@@ -232,9 +233,38 @@
     tavern_events, iframe_events, Mvu,
   };
   for (const name of WRITES) api[name] = readOnly(name);
-  Object.assign(window, api);
-  window.TavernHelper = { ...api };
-  window.SillyTavern = { ...context(), getContext: context };
+
+  // -- notes for the page's script panel: an error or an unknown call counted, sent at most every
+  // 250 ms (a bar that throws in a loop sends one line with its count, not a flood) ---------------
+  const notes = new Map();  // "kind:text" → {kind, text, count, sent}
+  const MAX_NOTES = 100;
+  let flushing = null;
+  let toasts = 0;
+  function flush() {
+    flushing = null;
+    if (!port) return;
+    for (const note of notes.values()) {
+      if (note.count === note.sent) continue;
+      note.sent = note.count;
+      port.postMessage({ kind: "note", note: note.kind, text: note.text, count: note.count });
+    }
+  }
+  function report(kind, detail) {
+    if (kind === "toast") {
+      toasts += 1;
+      if (port && toasts <= 20) port.postMessage({ kind: "toast", ...detail });
+      return;
+    }
+    const key = `${kind}:${detail}`;
+    const note = notes.get(key) || (notes.size < MAX_NOTES ? { kind, text: String(detail), count: 0, sent: 0 } : null);
+    if (!note) return;
+    note.count += 1;
+    notes.set(key, note);
+    if (!flushing) flushing = setTimeout(flush, 250);
+  }
+  const world = window.__pearWorld;
+  delete window.__pearWorld;
+  world(api, { report, say, context, refused: boot.refused || {} });
 
   // -- what could not be loaded: one line at the top of the frame -------------------------------
 
@@ -296,24 +326,24 @@
     if (!data || typeof data !== "object") return;
     if (data.kind === "update") {
       state = data.state;
-      window.SillyTavern = { ...context(), getContext: context };
       (async () => { for (const [type, ...args] of data.events || []) await eventEmit(type, ...args); })();
     }
   }
 
   window.addEventListener("message", (event) => {
     const data = event.data;
-    if (event.source !== parent || port || !data || data.pear !== "page" || data.kind !== "port" || data.nonce !== nonce) return;
+    if (event.source !== realParent || port || !data || data.pear !== "page" || data.kind !== "port" || data.nonce !== nonce) return;
     if (!event.ports || event.ports.length !== 1) return;
     port = event.ports[0];
     port.onmessage = onPage;
     state = data.state;
     connected = true;
+    flush();
     for (const resolve of waiting.splice(0)) resolve();
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchSize);
     else watchSize();
     window.addEventListener("load", reportSize);
   });
   document.addEventListener("DOMContentLoaded", showBlocked);
-  parent.postMessage({ pear: "frame", kind: "hello", nonce }, "*");
+  realParent.postMessage({ pear: "frame", kind: "hello", nonce }, "*");
 })();
