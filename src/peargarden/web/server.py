@@ -109,6 +109,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_presets,
         api_regex,
         api_regex_allow,
+        api_scripts,
         api_settings,
         api_slash,
         api_studio,
@@ -120,7 +121,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, api_groups, api_status, api_slash, pages)  # fmt: skip
+               api_regex_allow, api_groups, api_status, api_scripts, api_slash, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

@@ -64,7 +64,7 @@ from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
 from peargarden.sessions.entries import GREETING_TAG, Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
-from peargarden.sessions.variables import CHAT_METADATA_TYPE
+from peargarden.sessions.variables import CHAT_METADATA_TYPE, MESSAGE_VARIABLES_TYPE, note_data
 from peargarden.tavern.version import for_version
 from peargarden.text.macro_dispatch import expand
 from peargarden.text.macros import MacroEnv, Variables
@@ -715,6 +715,12 @@ class ChatSession(msgspec.Struct):
         branch from here on, as a tavern beat keeps it."""
         with self._holding():
             self.chat.append_custom(CHAT_METADATA_TYPE, metadata)
+
+    def save_message_variables(self, entry_id: str, variables: Any) -> None:
+        """TavernHelper's variables of one message (the entry its shown swipe is), as MVU keeps them,
+        for the branch from here on (a card's script wrote them)."""
+        with self._holding():
+            self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note_data(entry_id, variables=variables))
 
     def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:
         """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``

@@ -234,37 +234,14 @@
   };
   for (const name of WRITES) api[name] = readOnly(name);
 
-  // -- notes for the page's script panel: an error or an unknown call counted, sent at most every
-  // 250 ms (a bar that throws in a loop sends one line with its count, not a flood) ---------------
-  const notes = new Map();  // "kind:text" → {kind, text, count, sent}
-  const MAX_NOTES = 100;
-  let flushing = null;
-  let toasts = 0;
-  function flush() {
-    flushing = null;
-    if (!port) return;
-    for (const note of notes.values()) {
-      if (note.count === note.sent) continue;
-      note.sent = note.count;
-      port.postMessage({ kind: "note", note: note.kind, text: note.text, count: note.count });
-    }
-  }
-  function report(kind, detail) {
-    if (kind === "toast") {
-      toasts += 1;
-      if (port && toasts <= 20) port.postMessage({ kind: "toast", ...detail });
-      return;
-    }
-    const key = `${kind}:${detail}`;
-    const note = notes.get(key) || (notes.size < MAX_NOTES ? { kind, text: String(detail), count: 0, sent: 0 } : null);
-    if (!note) return;
-    note.count += 1;
-    notes.set(key, note);
-    if (!flushing) flushing = setTimeout(flush, 250);
+  // What the frame says before the page answered its hello waits (a little of it).
+  const outbox = [];
+  function send(message) {
+    if (port) port.postMessage(message); else if (outbox.length < 200) outbox.push(message);
   }
   const world = window.__pearWorld;
   delete window.__pearWorld;
-  world(api, { report, say, context, refused: boot.refused || {} });
+  const { flush } = world(api, { send, say, context, refused: boot.refused || {} });
 
   // -- what could not be loaded: one line at the top of the frame -------------------------------
 
@@ -338,6 +315,7 @@
     port.onmessage = onPage;
     state = data.state;
     connected = true;
+    for (const message of outbox.splice(0)) port.postMessage(message);
     flush();
     for (const resolve of waiting.splice(0)) resolve();
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchSize);

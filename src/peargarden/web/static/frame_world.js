@@ -17,7 +17,8 @@
 //   every error the card's code lets escape is reported: the page counts both in its script panel.
 //
 // The bridge that runs after this (frame_bridge.js for a status bar, script_bridge.js for a script)
-// calls `__pearWorld(api, hooks)` once with the functions it answers; this script then removes itself.
+// calls `__pearWorld(api, hooks)` once with the functions it answers and how to reach the page
+// (`hooks.send`); it gets back the host and `report(kind, detail)`, the notes and toasts for the page.
 (function () {
   "use strict";
   const realParent = window.parent;
@@ -28,15 +29,35 @@
     "_bind", "__esModule", "default"]);
 
   function install(api, hooks) {
-    const report = hooks.report;  // (kind, detail) → the page's script panel
     const refused = hooks.refused || {};  // TavernHelper names refused → why
-    const said = new Set();
 
-    function once(kind, text) {
-      const key = `${kind}:${text}`;
-      report(kind, text, !said.has(key));
-      said.add(key);
+    // -- notes for the page's script panel: an error or an unknown call counted, sent at most every
+    // 250 ms (a frame that throws in a loop sends one line with its count, not a flood); toasts ---
+    const notes = new Map();  // "kind:text" → {kind, text, count, sent}
+    let flushing = null;
+    let toasts = 0;
+    function flush() {
+      flushing = null;
+      for (const note of notes.values()) {
+        if (note.count === note.sent) continue;
+        note.sent = note.count;
+        hooks.send({ kind: "note", note: note.kind, text: note.text, count: note.count });
+      }
     }
+    function report(kind, detail) {
+      if (kind === "toast") {
+        toasts += 1;
+        if (toasts <= 50) hooks.send({ kind: "toast", ...detail });
+        return;
+      }
+      const key = `${kind}:${detail}`;
+      const note = notes.get(key) || (notes.size < 100 ? { kind, text: String(detail), count: 0, sent: 0 } : null);
+      if (!note) return;
+      note.count += 1;
+      notes.set(key, note);
+      if (!flushing) flushing = setTimeout(flush, 250);
+    }
+    const once = report;
 
     // -- TavernHelper: the functions answered, the refused ones throwing their reason ---------------
     const functions = { ...api };
@@ -158,7 +179,7 @@
     ownWindow.addEventListener("unhandledrejection", (event) => {
       once("error", firstLine(event.reason));
     });
-    return host;
+    return { host, report, flush };
   }
 
   Object.defineProperty(window, "__pearWorld", { value: install, configurable: true, writable: false });

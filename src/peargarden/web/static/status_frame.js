@@ -13,6 +13,7 @@ import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { inert } from "./card_html.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
+import { attachScripts, scriptsChanged } from "./script_frames.js";
 
 const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
   + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
@@ -30,8 +31,23 @@ let worldNames = null;
 const libraries = new Map();
 let refused = 0;
 
-// The chat page hands over where its API is and what it has drawn.
-export function attachStatusBars(context) { chat = context; }
+// The chat page hands over where its API is and what it has drawn; a card's chat page then starts
+// the card's scripts (script_frames.js), which share the bars' process.
+export function attachStatusBars(context) {
+  chat = context;
+  attachScripts(context, restartBars).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
+}
+
+// Every bar drawn again in a new frame (the frames' process was ended: a script froze it).
+function restartBars() {
+  for (const info of [...live]) {
+    info.port?.close();
+    live.delete(info);
+    if (!info.frame.isConnected) continue;
+    const fresh = statusFrame(info.part, { message_id: info.messageId });
+    if (fresh) info.frame.replaceWith(fresh);
+  }
+}
 
 function refuse() {
   refused += 1;
@@ -240,6 +256,7 @@ function eventsOf(action, latest, before) {
 // The chat changed (*action*: a beat's or an edit's): frames still on the page get the data again
 // and the events; frames no longer drawn are let go.
 export async function statusChanged(action) {
+  scriptsChanged(action).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
   for (const info of [...live]) {
     if (!info.frame.isConnected) { info.port?.close(); live.delete(info); }
   }
