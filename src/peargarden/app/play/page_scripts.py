@@ -148,16 +148,17 @@ class PageScriptHost(TavernScriptHost):
     # -- writing back ------------------------------------------------------------------------------
 
     def persist(self) -> None:
-        """What the last call changed, written through the service."""
+        """What the last call changed in the chat's messages and the card, written through the service.
+        The chat's metadata and the global variables are kept in memory across a re-read (the chat
+        host's) and written once, by :meth:`finish`: a script setting a variable in a loop adds one
+        metadata entry to the chat per request of the page, not one per call."""
         parts, self.parts = self.parts, set()
-        if not parts:
-            return
         if "preset" in parts:
             raise ScriptError("脚本不能改写预设（预设变量只在预设编辑器里改）")
+        if not parts & {"chat", "character"}:
+            return
         if "chat" in parts:
             self._persist_chat()
-        if parts & {"chat_metadata", "globals"}:
-            self.chat_host.finish()
         if "character" in parts:
             helper = self.tavern_helper() or {}
             settings = self.session.card.settings()
@@ -165,6 +166,10 @@ class PageScriptHost(TavernScriptHost):
             self.session.card.write_settings(settings)
         self.chat_host._reread()
         self._adopted()
+
+    def finish(self) -> None:
+        """The chat's metadata and the global variables, saved when they changed."""
+        self.chat_host.finish()
 
     def _persist_chat(self) -> None:
         chat = self.state.chat
@@ -272,6 +277,7 @@ def run_calls(session: ChatSession, calls: list[dict[str, Any]]) -> dict[str, An
         text = json_stringify(value)
         answers.append({} if text is None else {"json": text})
     answers.extend({"error": "一次调用太多（超过 200 个）"} for _ in calls[MAX_CALLS:])
+    host.finish()
     return {"answers": answers, "events": plain(host.events) or [], "world": host.world()}
 
 

@@ -30,6 +30,7 @@ const ACK_WAIT_MS = 1000;  // an event a frame has not taken by then: the next f
 const PING_MS = 400;
 const FROZEN_MS = 1500;
 const MAX_HEIGHT = 4000;
+const MAX_WAITING = 300;  // calls of one frame waiting for the server
 
 let context = null;  // {base, names()} from the chat page
 let loaded = null;  // the server's answer: {scripts, world, names, allowed}
@@ -98,7 +99,12 @@ function drawButtons() {
       button.className = "button script-button";
       button.textContent = name;
       button.title = info.script.name;
-      button.addEventListener("click", () => info.port?.postMessage({ kind: "button", name }));
+      button.addEventListener("click", () => {
+        // Busy until it answers a ping sent after the click: a handler that loops is named.
+        info.busy = t(`按钮「${name}」`, `button "${name}"`);
+        info.busyAfter = pingSeq;
+        info.port?.postMessage({ kind: "button", name });
+      });
       bar.append(button);
     }
   }
@@ -175,7 +181,13 @@ function onPort(info, event) {
   info.lastPong = performance.now();
   switch (data.kind) {
     case "call":
-      if (Number.isInteger(data.id) && typeof data.name === "string" && Array.isArray(data.args)) {
+      if (!Number.isInteger(data.id) || typeof data.name !== "string" || !Array.isArray(data.args)) {
+        say(info, "refused", t("看不懂的调用", "a call that could not be read"));
+      } else if (queue.filter((call) => call.info === info).length >= MAX_WAITING) {
+        // A script that floods the bridge: its calls past the bound fail at once, the server never sees them.
+        say(info, "refused", t(`调用太多（同时等待的最多 ${MAX_WAITING} 个）`, `too many calls (at most ${MAX_WAITING} waiting)`));
+        info.port.postMessage({ kind: "answer", id: data.id, error: t("调用太多，已拒绝", "too many calls: refused") });
+      } else {
         queue.push({ info, id: data.id, name: data.name, args: data.args });
         flush();
       }
@@ -192,7 +204,9 @@ function onPort(info, event) {
       if (done) done();
       break;
     }
-    case "pong": break;
+    case "pong":
+      if (info.busyAfter !== undefined && data.seq > info.busyAfter) { info.busy = null; info.busyAfter = undefined; }
+      break;
     case "size": {
       const height = Math.min(MAX_HEIGHT, Math.max(0, Math.ceil(Number(data.height) || 0)));
       info.frame.style.height = data.empty ? "0" : `${height}px`;
@@ -209,7 +223,7 @@ function onPort(info, event) {
     case "buttons":
       if (Array.isArray(data.buttons)) { info.buttons = data.buttons.slice(0, 20).map((b) => short(b, 40)); drawButtons(); }
       break;
-    default: break;
+    default: say(info, "refused", t(`页面不接受的消息（${short(data.kind, 20)}）`, `a message the page does not take (${short(data.kind, 20)})`));
   }
 }
 
@@ -313,8 +327,12 @@ function watch() {
 }
 
 function stopFrozen() {
+  // The script that froze the process: the one a click or its start left busy, else the one an
+  // event was waiting for (a frame handed an event while another loops waits too: a victim).
   const busy = frames.filter((info) => info.busy && !info.stopped);
-  const offender = busy.length === 1 ? busy[0] : null;
+  const own = busy.filter((info) => info.busy === "start" || info.busyAfter !== undefined);
+  const offender = own.length === 1 ? own[0] : own.length === 0 && busy.length === 1 ? busy[0] : null;
+  document.body.dataset.scriptsBusy = busy.map((info) => `${info.script.name}:${info.busy}`).join("|");
   for (const info of frames) { info.port?.close(); info.item.remove(); }
   const others = frames.filter((info) => info !== offender && !info.stopped).map((info) => info.script);
   const named = offender ? offender.script.name : t("某个脚本", "one of the scripts");
