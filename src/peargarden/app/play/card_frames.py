@@ -1,6 +1,7 @@
 """What the chat page's card frames run, made ready on the server: a status bar's document with its
 scripts' ``top`` read as the frame's host (``scripting/page_source.py`` says why), and the libraries of
-our own a frame may get besides the packaged ones (``z``: the zod of ``variables/zod_lite.js``)."""
+our own a frame may get besides the packaged ones (``z``: the zod of ``variables/zod_lite.js``); and
+which of a card's scripts only the page runs (the CLI says so)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 from peargarden.errors import NotFound
 from peargarden.scripting.api import exported
 from peargarden.scripting.page_source import rename_top, rename_top_in_html
+from peargarden.workspace.cards import CardFolder
+from peargarden.workspace.script_allowance import card_helper_scripts, scripts_allowance
 
 # name → (package, file) of our own code
 _OWN_LIBRARIES = {"zod": ("peargarden.variables", "zod_lite.js")}
@@ -39,10 +42,19 @@ def own_libraries() -> tuple[str, ...]:
     return tuple(_OWN_LIBRARIES)
 
 
+def scripts_needing_page(folder: CardFolder) -> list[str]:
+    """The names of the card's enabled TavernHelper scripts that only the chat page runs: neither MVU
+    (the built-in one keeps the variables) nor a zod schema (run in QuickJS here too).  None when the
+    user said no to the card's scripts."""
+    if scripts_allowance(folder) is False:
+        return []
+    return [s.name for s in card_helper_scripts(folder.load_card()) if s.enabled and s.kind == "other"]
+
+
 def tavern_helper_names() -> dict[str, Any]:
     """TavernHelper's functions as a frame knows them: ``sync`` and ``async`` (answered here),
     ``refused`` (each with the reason its error gives)."""
     return exported()
 
 
-__all__ = ["frame_html", "frame_script", "own_libraries", "own_library", "tavern_helper_names"]
+__all__ = ["frame_html", "frame_script", "own_libraries", "own_library", "scripts_needing_page", "tavern_helper_names"]
