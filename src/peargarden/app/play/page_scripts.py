@@ -221,11 +221,13 @@ def page_scripts(session: ChatSession) -> dict[str, Any]:
     """What the chat page runs: ``{"allowed", "count", "scripts": [{"id", "name", "code", "buttons"}],
     "world"}``; ``allowed`` is the user's answer for the card's scripts (``null``: never asked; none
     run), ``count`` how many are enabled in the card."""
-    host = PageScriptHost(session)
     allowed = scripts_allowance(session.card)
-    enabled = enabled_scripts(copy.deepcopy(host.state.card))
+    enabled = enabled_scripts({"data": copy.deepcopy(session.card.load_card().data)})
+    if not (allowed and enabled):  # nothing runs: SillyTavern's state of the chat is not built
+        return {"allowed": allowed, "count": len(enabled), "scripts": [], "world": {}}
+    host = PageScriptHost(session)
     scripts = []
-    for script in enabled if allowed else []:
+    for script in enabled:
         found = script.get("button")
         button: dict[str, Any] = found if isinstance(found, dict) else {}
         shown = [b.get("name") for b in button.get("buttons") or [] if isinstance(b, dict) and b.get("visible")]
