@@ -31,6 +31,10 @@
   :mod:`.group_variables` — a group chat's (one message per reply), ``pear vars show`` on any chat;
   :mod:`.hidden_updates` — a stage beat's stream without ``<UpdateVariable>`` blocks;
   :mod:`.tavern_cases` — oracle replay.
+- :mod:`.card_frames` — what the page's card frames run, made ready here: a status bar's scripts with
+  ``top`` renamed, our own frame libraries (``z``), TavernHelper's names; :mod:`.page_scripts` — a
+  card's TavernHelper scripts in the chat page: the host their calls run on, over the chat (writes
+  as edits through the service), the data their frames read.
 - :mod:`.chat_records`, :mod:`.chat_summaries`, :mod:`.chat_files` — chats as records and files:
   find, list with kept summaries, titles, deletion into the vault.
 """
