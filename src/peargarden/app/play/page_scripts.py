@@ -212,9 +212,10 @@ class PageScriptHost(TavernScriptHost):
 
 def frame_code(content: str) -> str:
     """A TavernHelper script (an ES module) as the body of the async function its frame runs: its
-    static imports read through ``__pear.load(url)`` (loaded before it runs), ``import(url)`` through
-    ``__pear_import``, ``export`` dropped, ``top`` the frame's host."""
-    return rename_top(script_body(content))
+    static imports and ``import(url)`` awaited through ``__pear_import`` (the frame's own modules, or a
+    remote one from the page: ``remote_modules.py``), in the order written, ``export`` dropped, ``top``
+    the frame's host."""
+    return rename_top(script_body(content).replace("__pear.load(", "await __pear_import("))
 
 
 def page_scripts(session: ChatSession) -> dict[str, Any]:

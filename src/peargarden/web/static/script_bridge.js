@@ -411,18 +411,60 @@
 
   // -- modules: what a script imports ---------------------------------------------------------------
   // MVU and StageDog's mvu_zod are kept by the server (its MVU, its zod schema runtime); zod and lodash
-  // are this frame's.  Any other module is not loaded here (one line says which).
+  // are this frame's.  Any other module comes from the page (remote_modules.py): from the data folder,
+  // or fetched once after the user allowed its host for this card; refused with one line otherwise.
+  // It runs as a real module from a blob: address, its own imports loaded the same way first.
   const KNOWN = [
     [/mvu_zod/i, () => ({ registerMvuSchema: () => undefined })],
     [/MagVarUpdate|MagicalAstrogy/i, () => ({})],
     [/(^|\/)zod(@[^/]*)?(\/|$)/i, () => ({ z: window.z, default: window.z, ...window.z })],
     [/(^|\/)lodash(-es)?(@[^/]*)?(\/|$)/i, () => ({ default: window._, ...window._ })],
   ];
+  const known = (url) => KNOWN.find(([pattern]) => pattern.test(String(url)));
   function load(url) {
-    const found = KNOWN.find(([pattern]) => pattern.test(String(url)));
+    const found = known(url);
     if (found) return found[1]();
-    report("blocked", String(url));
-    throw new Error(say(`没有加载远程模块 ${url}（这里不从网络加载）`, `the remote module ${url} was not loaded (nothing is loaded from the network here)`));
+    throw new Error(say(`模块 ${url} 要异步加载（import()）`, `the module ${url} loads asynchronously (import())`));
+  }
+  const blobs = new Map();  // address → Promise of its blob: address
+  function knownBlob(url) {
+    // A module importing one the frame has (zod, lodash…): a module that hands the frame's own on.
+    const value = known(url)[1]();
+    window.__pearKnown = window.__pearKnown || {};
+    window.__pearKnown[url] = value;
+    // Exported under string names (zod has `null`, `function`…: words a `const` cannot be called).
+    const names = Object.keys(value).filter((name) => name !== "default");
+    const code = `const m = globalThis.__pearKnown[${JSON.stringify(url)}]; export default m.default;\n`
+      + names.map((name, i) => `const e${i} = m[${JSON.stringify(name)}]; export { e${i} as ${JSON.stringify(name)} };`).join("\n");
+    return URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+  }
+  function blobOf(url, chain = []) {
+    if (chain.includes(url)) return Promise.reject(new Error(say(`模块互相导入：${[...chain, url].join(" → ")}`, `modules import each other: ${[...chain, url].join(" → ")}`)));
+    if (!blobs.has(url)) {
+      blobs.set(url, (async () => {
+        if (known(url)) return knownBlob(url);
+        const id = nextCall++;
+        send({ kind: "module", id, url: String(url) });
+        const found = await new Promise((resolve, reject) => answers.set(id, { resolve, reject }));
+        const deps = [];
+        for (const dep of found.deps) deps.push(await blobOf(dep, [...chain, url]));
+        const code = found.code.replace(/__pear_dep_(\d+)__/g, (mark, n) => deps[Number(n)] ?? mark);
+        return URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+      })());
+      blobs.get(url).catch(() => blobs.delete(url));  // a refusal is not kept: an answer may change it
+    }
+    return blobs.get(url);
+  }
+  async function importModule(url) {
+    const found = known(url);
+    if (found) return found[1]();
+    try {
+      return await import(await blobOf(String(url)));
+    } catch (error) {
+      const line = say(`没有加载模块 ${url}：${error.message}`, `the module ${url} was not loaded: ${error.message}`);
+      report("blocked", line);
+      throw new Error(line);
+    }
   }
   window.__pear = {
     load,
@@ -433,7 +475,7 @@
       Promise.resolve(running).then(done, (error) => { report("error", String((error && error.message) || error)); done(); });
     },
   };
-  window.__pear_import = (url) => new Promise((resolve) => resolve(load(url)));
+  window.__pear_import = importModule;
 
   // -- the page: its port, its answers, its events ---------------------------------------------------
   let lastSize = "";

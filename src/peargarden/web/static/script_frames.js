@@ -19,9 +19,12 @@
 // named in one line and left stopped, and the others start again.
 import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
+import { cardModule } from "./remote_modules.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
 
-const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+// blob: is the frame's own text made a module (remote modules come as text from the page), no more
+// than eval, which a script has anyway; no host is named: nothing is fetched from the network.
+const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:; style-src 'unsafe-inline'; "
   + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
 const STYLE = "html,body{margin:0;padding:0}body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}";
 const LIBRARIES = ["jquery", "lodash", "yaml", "zod"];
@@ -192,6 +195,15 @@ function onPort(info, event) {
         flush();
       }
       break;
+    case "module": {
+      // A module the script imports: the page fetches it on the frame's behalf (the card's allowance).
+      if (!Number.isInteger(data.id) || typeof data.url !== "string") break;
+      const card = decodeURIComponent(context.base.split("/")[3]);
+      cardModule(card, data.url.slice(0, 4000)).then(
+        (found) => info.port?.postMessage({ kind: "answer", id: data.id, json: JSON.stringify(found) }),
+        (error) => info.port?.postMessage({ kind: "answer", id: data.id, error: String(error.message) }));
+      break;
+    }
     case "emit": emitAll(short(data.type, 200), Array.isArray(data.args) ? data.args : [], info); break;
     case "ready":
       info.ready = true;
