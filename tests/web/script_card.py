@@ -91,8 +91,10 @@ def helper_script(name: str, content: str, buttons: list[str], ident: str) -> di
             "button": {"enabled": True, "buttons": shown}, "data": {}}  # fmt: skip
 
 
-def script_card_data(*, looping: bool = False, extra: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    data = card_data("<div>（状态栏）</div>", CARD, ARI_INITVAR)
+def script_card_data(
+    *, looping: bool = False, extra: list[dict[str, Any]] | None = None, status_bar: str = "<div>（状态栏）</div>"
+) -> dict[str, Any]:
+    data = card_data(status_bar, CARD, ARI_INITVAR)
     scripts = [
         helper_script("MVU", MVU, [], "0a-mvu"),
         helper_script("账本面板", PANEL, ["记账", "问天气"], "0b-panel"),
@@ -106,11 +108,18 @@ def script_card_data(*, looping: bool = False, extra: list[dict[str, Any]] | Non
     return data
 
 
-def add_script_card(home: Home, *, looping: bool = False, allowed: bool | None = True,
-                    name: str = CARD, extra: list[dict[str, Any]] | None = None) -> None:
+def add_script_card(
+    home: Home,
+    *,
+    looping: bool = False,
+    allowed: bool | None = True,
+    name: str = CARD,
+    extra: list[dict[str, Any]] | None = None,
+    status_bar: str = "<div>（状态栏）</div>",
+) -> None:
     """The card in *home* (as a PNG), its regex allowed and its scripts as *allowed* says; *extra*
     scripts after the card's own."""
-    data = script_card_data(looping=looping, extra=extra)
+    data = script_card_data(looping=looping, extra=extra, status_bar=status_bar)
     data["data"]["name"] = name
     card = read_card(json.dumps(data, ensure_ascii=False).encode("utf-8"), f"{name}.json")
     folder = home.card_dir(name)

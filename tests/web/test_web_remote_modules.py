@@ -33,6 +33,26 @@ export const 余额行 = (value) => 格式(z.coerce.number().parse(value));
 export default { 版本: "1.2.0" };
 """
 FORMAT = "export default (n) => '余额 ' + n + ' 元';\n"
+OLD_STYLE = "window.旧库 = { 括: (text) => '【' + text + '】' };\n"
+STYLE = "#栏 { color: rgb(1, 2, 3); }\n"
+
+
+def _status_bar(css: str, classic: str, fmt: str) -> str:
+    """A bar as the template cards make it (kai's loads pinia from the CDN in an inline module): a
+    style sheet and a classic script from the CDN, an inline module importing a +esm bundle."""
+    return f"""<html><head>
+<link rel="stylesheet" href="{css}">
+<script src="{classic}"></script>
+<script type="module">
+import 格式 from '{fmt}';
+const host = () => (window.parent && window.parent !== window ? window.parent : window);
+const draw = () => {{
+  const data = host().Mvu.getMvuData({{ type: 'message', message_id: getCurrentMessageId() }});
+  document.getElementById('栏').textContent = 旧库.括(格式(_.get(data, 'stat_data.房东.资金')));
+}};
+draw();
+eventOn(host().Mvu.events.VARIABLE_UPDATE_ENDED, draw);
+</script></head><body><div id="栏">读取中…</div></body></html>"""
 
 
 def _panel_script(tool_url: str) -> str:
@@ -62,11 +82,14 @@ def remote_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Se
     seed_home(home)
     with FakeCdn() as cdn:
         tool = cdn.add("/npm/账本工具@1.2.0/+esm", TOOL)
-        cdn.add("/npm/格式@1.0.0/+esm", FORMAT)
+        fmt = cdn.add("/npm/格式@1.0.0/+esm", FORMAT)
+        bar = _status_bar(
+            cdn.add("/npm/样式@1/样式.css", STYLE, "text/css"), cdn.add("/npm/旧库@1/旧库.js", OLD_STYLE), fmt
+        )
         other = cdn.url("/gh/别人/脚本.js").replace("127.0.0.1", "localhost")
         extra = [helper_script("远程面板", _panel_script(tool), [], "0e-remote"),
                  helper_script("别的主机", _refused_script(other), [], "0f-other")]  # fmt: skip
-        add_script_card(home, name=CARD, extra=extra)
+        add_script_card(home, name=CARD, extra=extra, status_bar=bar)
         with FakeOpenAIServer() as fake:
             home.config_file.write_text(tavern_config(fake.base_url), encoding="utf-8")
             with LiveServer(home) as server:
@@ -98,11 +121,21 @@ def test_remote_modules_are_asked_fetched_once_and_played_offline(
     page.click("#send")
     beats_done(page, 1)
     wait_text(panel, "#远程面板", "余额 58 元")
+    # The reply's status bar: its style sheet, classic script and module from the same host.
+    bar = frame_of(page.locator("#messages iframe.status-frame").last)
+    wait_text(bar, "#栏", "【余额 58 元】")
+    assert bar.locator("#栏").evaluate("(node) => getComputedStyle(node).color") == "rgb(1, 2, 3)"
+    loaded = {
+        "/npm/账本工具@1.2.0/+esm": 1,
+        "/npm/格式@1.0.0/+esm": 1,
+        "/npm/样式@1/样式.css": 1,
+        "/npm/旧库@1/旧库.js": 1,
+    }
+    assert cdn.requests == loaded
 
     settings = json.loads((served.home.card_dir(CARD) / "卡.json").read_text(encoding="utf-8"))
     assert settings["remote_hosts"] == {cdn.host: True, cdn.host.replace("127.0.0.1", "localhost"): False}
-    assert sorted(settings["remote_modules"]) == sorted([cdn.url("/npm/账本工具@1.2.0/+esm"),
-                                                         cdn.url("/npm/格式@1.0.0/+esm")])  # fmt: skip
+    assert sorted(settings["remote_modules"]) == sorted(cdn.url(path) for path in loaded)
 
     # Offline: the same code from the data folder, no question, no request.
     cdn.stop()
@@ -110,6 +143,7 @@ def test_remote_modules_are_asked_fetched_once_and_played_offline(
     page.wait_for_selector("body[data-scripts-ready]")
     panel = frame_of(page.locator("#script-frames iframe[title='脚本：远程面板']"))
     wait_text(panel, "#远程面板", "余额 58 元")
+    wait_text(frame_of(page.locator("#messages iframe.status-frame").last), "#栏", "【余额 58 元】")
     assert page.locator(".remote-ask").count() == 0
-    assert cdn.requests == {"/npm/账本工具@1.2.0/+esm": 1, "/npm/格式@1.0.0/+esm": 1}
+    assert cdn.requests == loaded
     assert errors == []

@@ -7,6 +7,10 @@ import { api } from "./common.js";
 import { t } from "./i18n.js";
 
 const questions = new Map();  // "card\nhost" → Promise<boolean>
+const answered = [];  // called with (card, host, allowed) after each answer
+
+// *callback*(card, host, allowed) after the user answered a question (the bars draw again after a yes).
+export function onHostAnswered(callback) { answered.push(callback); }
 
 function ask(card, question) {
   const key = `${card}\n${question.host}`;
@@ -34,6 +38,7 @@ function ask(card, question) {
           });
         } finally {
           resolve(allowed);
+          for (const callback of answered) callback(card, question.host, allowed);
         }
       };
       yes.addEventListener("click", () => answer(true));
@@ -47,14 +52,18 @@ function ask(card, question) {
 }
 
 // The module at *url* for a frame of *card*: {url, code, deps, type, sha256, fetched}; an Error with
-// one line when it is refused or cannot be fetched.
-export async function cardModule(card, url, module = true) {
+// one line when it is refused or cannot be fetched.  A host never answered is asked about; with *wait*
+// the module comes after the answer, without (a status bar, drawn at once) the question stays and this
+// fails at once.
+export async function cardModule(card, url, module = true, wait = true) {
   const path = `/api/cards/${encodeURIComponent(card)}/modules`;
   const post = () => api(path, { method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ url, module }) });
   let found = await post();
   if (found.ask) {
-    await ask(card, found.ask);
+    const answer = ask(card, found.ask);
+    if (!wait) throw new Error(t(`等待回答：是否允许从 ${found.ask.host} 加载`, `waiting for an answer: may it load from ${found.ask.host}?`));
+    await answer;
     found = await post();  // the server has the answer now: the module, or the refusal's line
   }
   if (found.ask) throw new Error(t(`没有回答是否允许 ${found.ask.host}`, `no answer for ${found.ask.host}`));
