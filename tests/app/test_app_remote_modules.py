@@ -130,3 +130,38 @@ def test_module_text_rewrites_addresses_not_bare_names() -> None:
     ]
     assert code == ('import{a}from"__pear_dep_0__";export*from"__pear_dep_1__";'
                     'const c=await import("__pear_dep_2__");import "vue";')  # fmt: skip
+
+
+# A template card's schema script only imports its schema from a URL (diealone's card); the module is
+# a bundle whose first line imports StageDog's mvu_zod and which registers once the page is ready.
+SCHEMA_MODULE = """import * as 工具 from "https://testingcf.jsdelivr.net/gh/StageDog/tavern_resource/dist/util/mvu_zod.js";
+const Schema = z.object({ 白娅: z.object({ 依存度: z.coerce.number().transform(v => _.clamp(v, 0, 100)) }) });
+$(() => { 工具.registerMvuSchema(Schema); });
+"""
+
+
+def test_a_schema_imported_from_a_url_is_the_cards_once_pinned(home: Home, cdn: FakeCdn) -> None:
+    from peargarden.app.play.variables import card_schema
+
+    url = cdn.add("/gh/作者/模板/脚本/变量结构/index.js", SCHEMA_MODULE)
+    script = {"type": "script", "enabled": True, "name": "变量结构", "id": "s1", "content": f"import '{url}';"}
+    extensions = {"tavern_helper": {"scripts": [script]}}
+    card = {
+        "spec": "chara_card_v2",
+        "spec_version": "2.0",
+        "data": {"name": "依存", "first_mes": "……", "extensions": extensions},
+    }
+    folder = home.card_dir("依存")
+    folder.mkdir(parents=True)
+    (folder / "依存.json").write_text(json.dumps(card, ensure_ascii=False), encoding="utf-8")
+    assert card_schema(home, "依存") is None  # not fetched yet: MVU's classic rules, as before
+
+    answer_host(home, "依存", cdn.host, True)
+    card_module(home, "依存", url)  # the chat page's frame loaded it once
+    cdn.stop()
+    schema = card_schema(home, "依存")
+    assert schema is not None
+    record = {"stat_data": {"白娅": {"依存度": "190"}}}
+    run = schema.initialized(record, 0)
+    assert run.registered and run.warnings == []
+    assert record["stat_data"] == {"白娅": {"依存度": 100}}  # coerced and clamped by the card's schema

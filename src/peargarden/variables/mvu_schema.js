@@ -235,7 +235,20 @@ const __pear = Object.freeze((function () {
     [/(?:^|\/)zod(?:@[^/]*)?(?:\/|$)/i, () => ({ z, default: z, ...z })],
     [/(?:^|\/)lodash(?:-es)?(?:@[^/]*)?(?:\/|$)/i, () => ({ default: _, ..._ })],
   ];
+  // Remote modules the card plays from the data folder (a schema imported from a URL): run once, on
+  // first import, as the page would; their exports are not read here.
+  const defined = new Map();
+  function define(url, body) { if (!defined.has(url)) defined.set(url, { body, ran: false }); }
   function load(url) {
+    const own = defined.get(String(url));
+    if (own) {
+      if (!own.ran) {
+        own.ran = true;
+        const name = state.script;
+        apply(then, own.body(), [undefined, (error) => { state.failed[name] = failure(error); }]);
+      }
+      return {};
+    }
     const found = modules.find(([pattern]) => pattern.test(String(url)));
     if (!found) {
       state.notes.push(String(url));
@@ -254,7 +267,7 @@ const __pear = Object.freeze((function () {
     state.warnings = [];
     return stringify(out);
   }
-  return { register, initialized, applyCommands, load, run, input, result, inert, commandValue, yamlParse };
+  return { register, initialized, applyCommands, load, define, run, input, result, inert, commandValue, yamlParse };
 })());
 
 var window = globalThis;

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -126,6 +127,25 @@ def _safe_host(url: str) -> str | None:
         return None
 
 
+def pinned_sources(folder: CardFolder) -> Callable[[str], str | None]:
+    """The text of a module the card plays from the data folder, by its address (None: not pinned,
+    its bytes gone, or changed on disk — then it is not run, and the page says why when it loads it)."""
+    table = pins(folder)
+    store = ModuleStore(folder.home)
+
+    def source(url: str) -> str | None:
+        found = table.get(url)
+        if found is None:
+            return None
+        try:
+            data = store.get(found.sha256)
+        except PearError:
+            return None
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    return source
+
+
 class ModuleStore(msgspec.Struct, frozen=True):
     """The data folder's content-addressed bytes of remote modules."""
 
@@ -176,6 +196,7 @@ __all__ = [
     "host_answers",
     "host_of",
     "pin",
+    "pinned_sources",
     "pins",
     "set_host_allowance",
 ]

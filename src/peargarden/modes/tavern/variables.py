@@ -17,7 +17,7 @@ Two steps around SillyTavern's own assembly:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -34,6 +34,7 @@ from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.templates_js import render_template
 from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.home import Home
+from peargarden.workspace.remote_modules import pinned_sources
 
 from ..base import BeatEnv, BranchView, SideCall
 from ..chat_variables import (
@@ -72,19 +73,27 @@ def card_books(env: BeatEnv) -> list[Any]:
 def card_schema(env: BeatEnv) -> MvuSchema | None:
     """The zod schema the card's (and its preset's) TavernHelper scripts register with MVU, on the
     beat's CPU budget for them."""
-    return schema_for(env.folder.home, env.card.data.get("extensions"), env.settings.preset, script_budget(env))
+    extensions = env.card.data.get("extensions")
+    return schema_for(env.folder.home, extensions, env.settings.preset, script_budget(env), pinned_sources(env.folder))
 
 
-def schema_for(home: Home, card_extensions: object, preset_name: str | None, budget: ScriptBudget) -> MvuSchema | None:
+def schema_for(
+    home: Home,
+    card_extensions: object,
+    preset_name: str | None,
+    budget: ScriptBudget,
+    sources: Callable[[str], str | None] | None = None,
+) -> MvuSchema | None:
     """The registered zod schema of a card's ``extensions`` and the named library preset (a preset
-    that cannot be read adds none: the request says so itself), spending *budget*."""
+    that cannot be read adds none: the request says so itself), spending *budget*; *sources*: the
+    card's remote modules kept in the data folder (``workspace/remote_modules.py``)."""
     preset: Mapping[str, Any] = {}
     if preset_name:
         try:
             preset = read_named_preset(home, preset_name)
         except PearError:
             preset = {}
-    return schema_scripts(preset.get("extensions"), card_extensions, budget=budget)
+    return schema_scripts(preset.get("extensions"), card_extensions, budget=budget, sources=sources)
 
 
 class LateStep(msgspec.Struct):
