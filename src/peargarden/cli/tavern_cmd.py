@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from peargarden.app.cards import tavern_controls
+from peargarden.app.play.remote_modules import hosts_state, set_host
 from peargarden.app.play.tavern_cases import is_group_case, replay_case
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
@@ -132,6 +133,25 @@ def _print_assembly(body: dict[str, Any], assembly: Any, warnings: list[str], *,
         print(dumps_json(body, indent=2))
 
 
+@tavern_app.command("hosts")
+def hosts_cmd(
+    card: str = typer.Option(..., "--card", help="Card name (folder) in the data folder."),
+    as_json: bool = typer.Option(False, "--json", help="Print {card, hosts, pins} as JSON."),
+) -> None:
+    """The hosts the card may load remote modules from (the answers) and the modules it plays from the
+    data folder (each address pinned to its bytes' sha256)."""
+    found = hosts_state(state.home, card)
+    if as_json:
+        print(dumps_json(found, indent=2))
+        return
+    if not found["hosts"] and not found["pins"]:
+        print(f"卡「{found['card']}」没有回答过远程模块的主机，也没有钉住的模块")
+    for host, allowed in sorted(found["hosts"].items()):
+        print(f"{host}\t{'允许' if allowed else '不允许'}")
+    for item in found["pins"]:
+        print(f"{item['sha256'][:12]}\t{item['url']}")
+
+
 @tavern_app.command("set")
 def set_cmd(
     key: str = typer.Argument(..., help="What to set (context, response, prompt.<id>, order, note.prompt, …)."),
@@ -155,6 +175,14 @@ def set_cmd(
         allowed = tavern_controls.set_scripts(home, card, value)
         print(f"卡「{card}」的 TavernHelper 脚本：{'变量系统（MVU）运行' if allowed else '变量系统（MVU）不运行'}"
               "（保存在卡.json 的 scripts_allowed；脚本自己的代码从不运行）")  # fmt: skip
+        return
+    if key.startswith("host."):
+        if card is None:
+            raise BadInput(f"设置 {key} 需要 --card")
+        host, allowed, dropped = set_host(home, card, key.removeprefix("host."), value)
+        said = "允许加载（第一次用到时下载一次，之后离线用数据文件夹里的同一份）" if allowed else "不加载"
+        gone = f"；删掉了 {dropped} 个已钉住的模块" if dropped else ""
+        print(f"卡「{card}」从 {host} 的远程模块：{said}（保存在卡.json 的 remote_hosts）{gone}")
         return
     if key == "preset":
         if card is None:

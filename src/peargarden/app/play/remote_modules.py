@@ -192,6 +192,19 @@ def hosts_state(home: Home, card: str) -> dict[str, Any]:
     return {"card": folder.folder, "hosts": host_answers(folder), "pins": found}
 
 
+def set_host(home: Home, card: str, host: str, value: str) -> tuple[str, bool, int]:
+    """``pear tavern set host.<host> on|off|forget --card``: the answer kept (``forget``: no, and the
+    card's pins of the host dropped); (the host as kept, the answer, how many pins were dropped)."""
+    folder = open_card(home, card)
+    if value.strip().lower() == "forget":
+        kept = set_host_allowance(folder, check_host(host), False)
+        return kept, False, forget_pins(folder, kept)
+    from peargarden.tavern.controls import parse_on_off
+
+    allowed = parse_on_off(f"host.{host}", value)
+    return set_host_allowance(folder, check_host(host), allowed), allowed, 0
+
+
 def answer_host(home: Home, card: str, host: str, allowed: bool, *, forget: bool = False) -> str:
     """Keep the answer for *host* (and with *forget*, drop the card's pins of it); the host as kept."""
     folder = open_card(home, card)
@@ -213,4 +226,5 @@ __all__ = [
     "http_fetch",
     "load_module",
     "module_text",
+    "set_host",
 ]
