@@ -476,6 +476,9 @@
     },
   };
   window.__pear_import = importModule;
+  // What frame_guard.js took out (a frame in the frame, WebRTC…): one line in the script panel, never silently.
+  document.addEventListener("pear-refused", (event) => report("blocked", say(`${event.detail}（脚本框里不允许）`,
+    `${event.detail} (not allowed in a script's frame)`)));
 
   // -- the page: its port, its answers, its events ---------------------------------------------------
   let lastSize = "";
@@ -486,7 +489,18 @@
     const empty = ![...body.childNodes].some((node) => (node.nodeType === 1
       ? !["SCRIPT", "STYLE", "TEMPLATE", "LINK", "META"].includes(node.nodeName)
       : node.nodeType === 3 && node.textContent.trim()));
-    const height = Math.ceil(Math.max(document.documentElement.getBoundingClientRect().height, body.scrollHeight));
+    // What a script draws floating (a phone, a floating ball: position fixed or absolute) takes no
+    // room in the flow; the panel grows to its lowest edge, or it would be cut off (a 0 px panel).
+    let bottom = 0;
+    if (!empty) {
+      const all = body.getElementsByTagName("*");
+      for (let i = 0; i < Math.min(all.length, 3000); i += 1) {
+        const rect = all[i].getBoundingClientRect();
+        if (rect.height && rect.bottom > bottom) bottom = rect.bottom;
+      }
+    }
+    const height = Math.ceil(Math.max(document.documentElement.getBoundingClientRect().height, body.scrollHeight,
+      bottom + window.scrollY));
     const size = `${height}:${empty}`;
     if (size === lastSize) return;
     lastSize = size;
@@ -526,6 +540,13 @@
     flush();
     const watch = new ResizeObserver(reportSize);
     watch.observe(document.documentElement);
+    // Floating parts change without changing the document's size: checked once a frame after a change.
+    let pending = false;
+    new MutationObserver(() => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => { pending = false; reportSize(); });
+    }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["style", "class", "hidden"] });
     reportSize();
   });
   realParent.postMessage({ pear: "frame", kind: "hello", nonce }, "*");
