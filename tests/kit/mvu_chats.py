@@ -73,7 +73,7 @@ def check_export(chat: ChatSession, saved: list[dict[str, Any]], where: str) -> 
 
 
 # The sampler fields a recorded request body is compared on, besides its messages.
-SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p")
+SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p", "stream")
 
 
 def play_recorded_step(

@@ -230,7 +230,9 @@ def _tavern_functions(
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
-        request = ChatRequest(messages=list(messages), sampler=sampler, lore=list(result.world_info_fired))
+        # The preset's stream_openai, as SillyTavern sends it (a connection set to answer whole stays so).
+        request = ChatRequest(messages=list(messages), sampler=sampler, lore=list(result.world_info_fired),
+                              stream=bool(body.get("stream")))  # fmt: skip
         if result.context > 0:  # the context bar measures the request against the budget it was built for
             request.budget = ContextBudget(result.used, result.context, result.response)
         customs: list[tuple[str, Any]] = []
