@@ -122,6 +122,19 @@ def _yaml_parse(text: str) -> str:
         return json.dumps({"ok": False, "error": str(error)}, ensure_ascii=False)
 
 
+def _yaml_answers(commands: Sequence[Command]) -> dict[str, Any]:
+    """What YAML reads of each text value of *commands* (as MVU's command parser may ask for it),
+    read here: QuickJS cannot call into Python while a time limit is set, so ``[温热, 香]`` — a value
+    only YAML reads — was kept as its text.  Bounded like the rest: a value past the bounds is
+    refused with YAML's own error, as the JavaScript side would have got it."""
+    answers: dict[str, Any] = {}
+    for command in commands:
+        for arg in command.args:
+            if isinstance(arg, str) and arg.strip() and arg.strip() not in answers:
+                answers[arg.strip()] = json.loads(_yaml_parse(arg.strip()))
+    return answers
+
+
 def _command_json(command: Command) -> dict[str, Any]:
     return {
         "type": command.type,
@@ -161,11 +174,13 @@ class MvuSchema(msgspec.Struct, frozen=True):
         """An update's commands, each checked against the schema (``stat_data`` changed in place)."""
         script = (
             "__input.commands.forEach(c => c.undefined.forEach(i => { c.args[i] = undefined; }));"
+            "__pear.yamlKnown(__input.yaml);"
             "__pear.result({variables: __pear.applyCommands(__input.variables, __input.commands)})"
         )
         given = {
             "variables": {"stat_data": variables.get("stat_data")},
             "commands": [_command_json(command) for command in commands],
+            "yaml": _yaml_answers(commands),
         }
         run, out = self._run(script, given)
         if run.registered and isinstance(out.get("variables"), dict):
