@@ -19,7 +19,11 @@ chat's lock, the vault, a new branch, so undo works):
   own when the card is read here (the card file stays as imported);
 * ``triggerSlash`` runs STscript on the chat itself; ``generate`` / ``generateRaw`` assemble the
   prompt as SillyTavern does and send it as a side request (nothing is written);
-* world books are read; a script's write to one, and to the preset, is refused with one line.
+* world books — read; a script's change to a book the card plays (a library book mounted on it, its
+  supplement book) is written to that book's file as the stage's lorebook tools write it (atomically,
+  the same writer) and behind the same write gate (``creation_mode = "ask"``: only when the user's
+  latest message asks to record); the card's embedded book, deleting a whole book and the preset are
+  refused with one line.
 
 Events the API emits while it runs (a message drawn again…) are handed back for the page to emit.
 """
@@ -28,20 +32,28 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 from peargarden.errors import PearError
+from peargarden.modes.stage.materials import forget_corpus
+from peargarden.modes.tavern.sources import SUPPLEMENT_WORLD
 from peargarden.scripting.api import TavernHelperApi
 from peargarden.scripting.host import ScriptError, SlashOutcome
 from peargarden.scripting.page_source import rename_top
 from peargarden.scripting.replay import enabled_scripts, plain
 from peargarden.scripting.st_host import TavernScriptHost, slash_outcome, variables_left_absent
+from peargarden.stage.lore.book import dump_book
+from peargarden.stage.lore.gate import check_write_gate
 from peargarden.stscript.commands import default_registry
 from peargarden.stscript.runtime import Interpreter, run_script
 from peargarden.tavern.slash_host import TavernSlashHost
 from peargarden.text.jsvalue import json_stringify
 from peargarden.variables.jsvalues import from_json
 from peargarden.variables.zod_schema import script_body
+from peargarden.workspace import atomic
+from peargarden.workspace.config import load_settings
+from peargarden.workspace.library import lorebook_path
 from peargarden.workspace.script_allowance import scripts_allowance
 
 from .service import ChatSession
@@ -131,7 +143,33 @@ class PageScriptHost(TavernScriptHost):
         self.parts.add(part)
 
     def save_world(self, name: str, data: dict[str, Any]) -> None:
-        raise ScriptError(f"脚本不能改写世界书「{name}」：梨园里世界书只由玩家和舞台的工具改写")
+        path = self._book_file(name)
+        verdict = check_write_gate("lorebook_update", self._user_words(), self.session.settings.creation_mode)
+        if not verdict.allowed:
+            gate = "写入闸门（creation_mode = ask）只在玩家这一轮要求记录时放行"
+            raise ScriptError(f"脚本没有改写世界书「{name}」：{gate}")
+        if not isinstance(data.get("entries"), dict):
+            raise ScriptError(f"脚本给世界书「{name}」的内容没有 entries，没有写入")
+        atomic.write_text(path, dump_book(data))
+        forget_corpus()
+        super().save_world(name, data)
+
+    def _book_file(self, name: str) -> Path:
+        """The file of the book *name* as this chat plays it: a library book mounted on the card, or
+        its supplement book; anything else is refused."""
+        folder = self.session.card
+        if name == SUPPLEMENT_WORLD:
+            return folder.supplement_book_file
+        if name in folder.effective_settings(load_settings(folder.home.config_file)).lorebooks:
+            return lorebook_path(folder.home, name)
+        raise ScriptError(f"脚本不能改写世界书「{name}」：只能改写这张卡挂载的世界书（角色卡内嵌的那本不行）")
+
+    def _user_words(self) -> str:
+        """The player's latest message: what the write gate reads, as for the stage's tools."""
+        for message in reversed(self.state.chat):
+            if message.get("is_user"):
+                return str(message.get("mes") or "")
+        return ""
 
     def delete_world(self, name: str) -> bool:
         raise ScriptError(f"脚本不能删除世界书「{name}」：梨园里世界书只由玩家删除")
@@ -184,6 +222,8 @@ class PageScriptHost(TavernScriptHost):
                 self.chat_host._insert(message, index if index < len(chat) - 1 else None)
                 continue
             text, variables = before[id(message)]
+            if message.get("mes") == text and _shown_variables(message) == variables:
+                continue  # unchanged (a new chat's greeting, not written yet, has no number to ask for)
             number = self.chat_host._number(index)
             if message.get("mes") != text:
                 self.session.edit(number, str(message.get("mes") or ""))

@@ -367,6 +367,20 @@
       await api.replaceWorldbook(book, await updater(await api.getWorldbook(book)), given);
       return api.getWorldbook(book);
     },
+    // As the QuickJS prelude has them (scripting/prelude.js): over updateWorldbookWith.
+    createWorldbookEntries: async (book, entries, given) => {
+      let start = 0;
+      const worldbook = await api.updateWorldbookWith(book, (data) => { start = data.length; return [...data, ...entries]; }, given);
+      return { worldbook, new_entries: worldbook.slice(start) };
+    },
+    deleteWorldbookEntries: async (book, predicate, given) => {
+      let deleted = [];
+      const worldbook = await api.updateWorldbookWith(book, (data) => {
+        deleted = data.filter((entry) => predicate(entry));
+        return data.filter((entry) => !deleted.includes(entry));
+      }, given);
+      return { worldbook, deleted_entries: deleted };
+    },
     injectPrompts: unavailable("injectPrompts", say("注入的提示词还进不了梨园的回复", "injected prompts do not reach Pear Garden's replies yet")),
     uninjectPrompts: () => undefined,
     eventOn: (type, fn) => listen(type, fn, "on"), eventMakeLast: (type, fn) => listen(type, fn, "on"),
