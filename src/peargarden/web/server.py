@@ -116,6 +116,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat_files,
         api_embedded,
         api_entries,
+        api_extras,
         api_first_reply,
         api_groups,
         api_inspect,
@@ -130,6 +131,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_studio,
         api_system_file,
         api_tavern,
+        api_translate,
         api_vault,
         pages,
     )
@@ -138,7 +140,7 @@ def create_app(config: WebConfig) -> FastAPI:
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
                api_regex_allow, api_groups, api_status, api_slash, api_first_reply, api_system_file,
-               api_embedded, pages)  # fmt: skip
+               api_embedded, api_extras, api_translate, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

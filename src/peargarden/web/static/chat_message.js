@@ -168,7 +168,7 @@ export function messageBody(message) {
   return body;
 }
 
-function button(label, en, handler, cls) {
+export function button(label, en, handler, cls) {
   const node = document.createElement("button");
   node.type = "button";
   node.className = `link ${cls}`;
