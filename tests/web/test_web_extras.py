@@ -3,13 +3,24 @@ themes on the chat page and the extensions page, each back end a local fake (pea
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from web_harness import Served, beats_done, fake_provider_config, open_new_chat, screenshot
+from web_harness import (
+    Served,
+    beats_done,
+    fake_provider_config,
+    open_new_chat,
+    post_json,
+    screenshot,
+    wait_ready,
+)
 
-from peargarden.testing.fake_media import FakeMediaServer
+from kit.groups import add_card, chinese_card
+from peargarden.testing.fake_media import FakeMediaServer, tiny_png
 from peargarden.testing.fake_openai import text_reply
 
 if TYPE_CHECKING:
@@ -82,6 +93,66 @@ def test_translation_by_click_and_of_every_input(
     mine.locator("button.show-original").click()
     assert "楼上还有空房吗？" in mine.locator(".msg-text:not(.translated)").inner_text()
     assert chat_id
+
+
+def test_sprites_imported_on_the_page_show_the_expression_of_each_reply(
+    served: Served, page: Page, configure: Configure, tmp_path: Path
+) -> None:
+    configure('[expressions]\nclassify = "keywords"\n')
+    for name, colour in (("joy.png", (250, 200, 0)), ("惊讶.png", (0, 120, 250)), ("neutral.png", (90, 90, 90))):
+        (tmp_path / name).write_bytes(tiny_png(colour))
+    page.goto(f"{served.url}/extras")
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#sprites-card", "青梧")
+    page.set_input_files("#sprites-files", [str(tmp_path / n) for n in ("joy.png", "惊讶.png", "neutral.png")])
+    page.click("#sprites-upload")
+    page.wait_for_function("document.querySelectorAll('.sprite-grid li').length === 3")
+    assert page.locator(".sprite-grid li span").all_inner_texts() == ["joy", "neutral", "surprise"]
+    screenshot(page, "extras-sprites")
+
+    served.fake.script([text_reply("青梧一愣，惊讶地看着你：“怀瑾？”")])
+    open_new_chat(page, served.url)
+    _ready(page)
+    sprite = page.locator(".extras-sprite")
+    sprite.wait_for()
+    page.fill("#composer", "掌柜，怀瑾回来了。")
+    page.click("#send")
+    beats_done(page, 1)
+    page.wait_for_function("document.querySelector('.extras-sprite')?.dataset.label === 'surprise'")
+    assert "surprise.png" in str(sprite.locator("img").get_attribute("src"))
+    page.check("#extras-vn")
+    assert "vn" in str(page.locator("#chat").get_attribute("class"))
+    box = sprite.locator("img").bounding_box()
+    assert box is not None and box["height"] > 600  # full height in the visual-novel layout
+    screenshot(page, "extras-vn")
+    page.uncheck("#extras-vn")
+
+
+def test_a_group_shows_each_speakers_sprite(served: Served, page: Page, configure: Configure) -> None:
+    configure('[expressions]\nclassify = "keywords"\n')
+    for name, first in (("白芷", "白芷推门进来。"), ("苏木", "苏木在窗边看书。")):
+        add_card(served.home, name, chinese_card(name, f"{name}是茶馆的常客。", first))
+        sprites = served.home.card_dir(name) / "sprites"
+        sprites.mkdir()
+        for label in ("joy", "surprise", "neutral"):
+            (sprites / f"{label}.png").write_bytes(tiny_png())
+    group = post_json(served.url, "/api/groups", {"name": "茶馆", "members": ["白芷", "苏木"], "strategy": "list",
+                                          "mode": "tavern"})  # fmt: skip
+    folder = urllib.parse.quote(str(group["folder"]))
+    chat = post_json(served.url, f"/api/groups/{folder}/chats", {})
+    served.fake.script([text_reply("白芷笑了笑：“来啦。”"), text_reply("苏木一愣，惊讶地抬起头。")])
+    page.goto(f"{served.url}/group/{folder}/{urllib.parse.quote(str(chat['chat_id']))}")
+    wait_ready(page)
+    _ready(page)
+    page.fill("#composer", "两位好。")
+    page.click("#send")
+    beats_done(page, 1)
+    page.wait_for_function(
+        "() => document.querySelector('.extras-sprite[data-card=\"白芷\"]')?.dataset.label === 'joy'"
+        " && document.querySelector('.extras-sprite[data-card=\"苏木\"]')?.dataset.label === 'surprise'"
+    )
+    assert page.locator(".extras-stage .extras-sprite").count() == 2
+    screenshot(page, "extras-group-sprites")
 
 
 def test_every_feature_says_it_is_off_when_none_is_configured(served: Served, page: Page, configure: Configure) -> None:

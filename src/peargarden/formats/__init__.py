@@ -16,6 +16,7 @@ Cards (V1, V2 ``chara_card_v2``, V3 ``chara_card_v3``; JSON, PNG, CHARX)::
     card_to_json(card, spec="v3"|"v2") -> bytes            # v2 = SillyTavern's hybrid
     card_to_png(card, image_png, spec="v3") -> bytes        # chara (+ ccv3) before IEND
     card_to_charx(card, assets=None, icon=None) -> bytes
+    read_zip(data, filename) -> {path: bytes}    # any zip, as safely as a CHARX (paths, sizes, bombs)
     card_to_object(card, spec) -> dict ; card_from_object(obj, filename) -> Card
 
 Lorebooks (standalone ``{"entries": {uid: entry}}`` ⇄ embedded ``character_book``)::
@@ -62,6 +63,7 @@ Personas (SillyTavern ``power_user``)::
     read_personas(data, filename) ; persona_to_json(p) ; personas_to_backup_json(personas)
 """
 
+from ._charx import read_archive as read_zip
 from ._common import (
     MAX_INPUT_BYTES,
     decode_utf8,
@@ -176,6 +178,7 @@ __all__ = [
     "read_personas",
     "read_preset",
     "read_regex_scripts",
+    "read_zip",
     "replace_lone_surrogates",
     "write_chat_jsonl",
     "write_group",

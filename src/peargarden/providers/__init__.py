@@ -15,6 +15,8 @@
 * :mod:`._cancel` — the watcher that wakes a read blocked on a silent server (a cancel, a timeout).
 * :mod:`.scripted` — replays scripted turns, for tests.
 * :mod:`.registry` — builds a provider from connection values.
+* :mod:`.media_http` — the media back ends' HTTP (one request, its whole answer, one line when it
+  fails); :mod:`.translators` — LibreTranslate, DeepL, DeepLX.
 
 Only the interface types are re-exported here: the backends import packages a light command does not
 need (httpx2, ``llama_cpp``) and are imported where they are used.

@@ -17,8 +17,10 @@ from pydantic import BaseModel
 
 from peargarden.app.extras.settings import all_settings, save_key, save_settings
 
+from .api_expressions import sprite_rows
 from .api_translate import kept_translations
-from .deps import home_of, hub_of, templates_of
+from .deps import home_of, templates_of
+from .extras_chats import both, chat_of
 
 router = APIRouter()
 
@@ -38,15 +40,20 @@ def change(request: Request, table: str, values: dict[str, Any]) -> dict[str, An
     return save_settings(home_of(request), table, values)
 
 
-@router.get("/api/chats/{card}/{chat_id}/extras")
+@router.get(both("/extras")[0])
+@router.get(both("/extras")[1])
 def chat_extras(request: Request, card: str, chat_id: str) -> dict[str, Any]:
-    """What the chat page's features read as they start, in one answer (the page carries it)."""
+    """What the chat page's features read as they start, in one answer (the card's chat page carries
+    it): the settings, the chat's kept translations, the sprites of each card that speaks in it."""
     home = home_of(request)
-    chat = hub_of(request).chat(card, chat_id)
+    session = chat_of(request, card, chat_id).session
     found = all_settings(home)
+    roster = getattr(session, "roster", None)  # a group chat: its members' cards
+    cards = [member.card for member in roster()] if roster is not None else [session.card.folder]
     return {
         "settings": found,
-        "translations": kept_translations(chat.session) if found["translate"]["backend"] else {},
+        "translations": kept_translations(session) if found["translate"]["backend"] else {},
+        "sprites": {folder: sprite_rows(home, folder) for folder in cards},
     }
 
 

@@ -1,4 +1,5 @@
-"""``/api/chats/{card}/{chat}/translations`` and friends: SillyTavern's translate extension on the chat page.
+"""``/api/chats/{card}/{chat}/translations`` and friends: SillyTavern's translate extension on the chat page
+(a group's chats the same, under ``/api/groups/{group}/chats/{chat}/``).
 
 - ``GET …/translations`` — the chat's kept translations by message id (``text``, ``html``, ``lang``,
   ``source_lang``, ``kind``), only for messages that still say what they were translated from;
@@ -25,12 +26,13 @@ from peargarden.app.extras.translation import (
 )
 
 from .chat_view import message_html
-from .deps import home_of, hub_of
+from .deps import home_of
+from .extras_chats import both, chat_of
 
 if TYPE_CHECKING:
     from peargarden.app import ChatSession
 
-router = APIRouter(prefix="/api/chats/{card}/{chat_id}")
+router = APIRouter()
 
 
 def _html(text: str) -> str | None:
@@ -43,9 +45,10 @@ def kept_translations(session: ChatSession) -> dict[str, Any]:
     return {entry: {**record, "html": _html(str(record.get("text") or ""))} for entry, record in kept.items()}
 
 
-@router.get("/translations")
+@router.get(both("/translations")[0])
+@router.get(both("/translations")[1])
 def kept(request: Request, card: str, chat_id: str) -> dict[str, Any]:
-    return kept_translations(hub_of(request).chat(card, chat_id).session)
+    return kept_translations(chat_of(request, card, chat_id).session)
 
 
 class TranslateBody(BaseModel):
@@ -53,9 +56,10 @@ class TranslateBody(BaseModel):
     to: str | None = None
 
 
-@router.post("/translate")
+@router.post(both("/translate")[0])
+@router.post(both("/translate")[1])
 def translate(request: Request, card: str, chat_id: str, body: TranslateBody) -> dict[str, Any]:
-    chat = hub_of(request).chat(card, chat_id)
+    chat = chat_of(request, card, chat_id)
     found = translate_message(home_of(request), chat.session, body.index, body.to)
     entry = chat.session.chat.tree.messages()[body.index]
     return {"id": entry.id, "text": found.text, "html": _html(found.text), "source_lang": found.source_lang}
@@ -65,10 +69,11 @@ class InputBody(BaseModel):
     text: str
 
 
-@router.post("/translate-input")
+@router.post(both("/translate-input")[0])
+@router.post(both("/translate-input")[1])
 def translate_input(request: Request, card: str, chat_id: str, body: InputBody) -> dict[str, str]:
     home = home_of(request)
-    chat = hub_of(request).chat(card, chat_id)
+    chat = chat_of(request, card, chat_id)
     target = model_language(home, chat.session)
     return {"text": translate_text(home, chat.session, body.text, target).text, "to": target}
 
@@ -78,8 +83,9 @@ class KeepBody(BaseModel):
     original: str
 
 
-@router.post("/keep-input")
+@router.post(both("/keep-input")[0])
+@router.post(both("/keep-input")[1])
 def keep(request: Request, card: str, chat_id: str, body: KeepBody) -> dict[str, bool]:
-    chat = hub_of(request).chat(card, chat_id)
+    chat = chat_of(request, card, chat_id)
     keep_input(home_of(request), chat.session, body.index, body.original)
     return {"kept": True}

@@ -116,6 +116,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat_files,
         api_embedded,
         api_entries,
+        api_expressions,
         api_extras,
         api_first_reply,
         api_groups,
@@ -137,10 +138,12 @@ def create_app(config: WebConfig) -> FastAPI:
     )
     from .pages import renamed_page
 
+    # The features beside the chat come before the groups' router: its POST …/chats/{chat}/{action}
+    # would take their routes on a group's chat.
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, api_groups, api_status, api_slash, api_first_reply, api_system_file,
-               api_embedded, api_extras, api_translate, pages)  # fmt: skip
+               api_regex_allow, api_extras, api_translate, api_expressions, api_groups, api_status, api_slash,
+               api_first_reply, api_system_file, api_embedded, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

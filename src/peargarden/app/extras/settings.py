@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from peargarden.errors import BadInput
+from peargarden.extras.expressions import LABELS
 from peargarden.extras.languages import LANGUAGES
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
@@ -148,6 +149,7 @@ def all_settings(home: Home) -> dict[str, Any]:
     for name in ("translate", "tts", "pictures"):
         found[name]["has_key"] = has_stored_key(home, key_name(name))
     found["languages"] = [{"code": code, "zh": zh, "en": en} for code, (zh, en) in LANGUAGES.items()]
+    found["labels"] = list(LABELS)
     return found
 
 

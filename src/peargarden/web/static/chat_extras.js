@@ -6,9 +6,11 @@
 import { api, toast } from "./common.js";
 import { t } from "./i18n.js";
 import { Translation } from "./translate.js";
+import { Expressions } from "./expressions.js";
 
 const root = document.getElementById("chat");
 const card = root.dataset.card;
+const group = root.dataset.group;  // the group page (group_chat.js) has the same parts
 const chatId = root.dataset.chat;
 const list = document.getElementById("messages");
 const panel = document.getElementById("extras-panel");
@@ -18,8 +20,9 @@ function post(path, body) {
 }
 
 const context = {
-  card, chatId, list, post, toast,
-  base: `/api/chats/${encodeURIComponent(card)}/${encodeURIComponent(chatId)}`,
+  card, group, chatId, list, post, toast,
+  base: group ? `/api/groups/${encodeURIComponent(group)}/chats/${encodeURIComponent(chatId)}`
+    : `/api/chats/${encodeURIComponent(card)}/${encodeURIComponent(chatId)}`,
   // The messages drawn now, oldest first (the window of a long chat).
   messages: () => [...list.querySelectorAll("li.msg[data-id]:not(.pending)")],
   // A link to the page where a feature that is off is switched on.
@@ -35,9 +38,7 @@ const context = {
   },
   redecorate: () => scan(true),
 };
-
-const state = await api(`${context.base}/extras`);  // carried by the page (web/first_answers.py)
-const features = [new Translation(context, state.settings.translate, state.translations)];
+let features = [];
 
 function section(feature) {
   const box = document.createElement("section");
@@ -69,14 +70,24 @@ function scan(again = false) {
   }
 }
 
-for (const feature of features) feature.panel(section(feature));
-new MutationObserver(() => scan()).observe(list, { childList: true });
-let beats = document.body.dataset.beats || "0";
-new MutationObserver(() => {
-  if ((document.body.dataset.beats || "0") === beats) return;
-  beats = document.body.dataset.beats;
-  for (const feature of features) feature.afterBeat().catch((error) => toast(error.message, true));
-}).observe(document.body, { attributes: true, attributeFilter: ["data-beats"] });
-await Promise.all(features.map((feature) => feature.start().catch((error) => toast(error.message, true))));
-scan(true);
-document.body.dataset.extrasReady = "1";
+async function start() {
+  const state = await api(`${context.base}/extras`);  // carried by the card's chat page (web/first_answers.py)
+  features = [
+    new Expressions(context, state.settings.expressions, state.sprites),
+    new Translation(context, state.settings.translate, state.translations),
+  ];
+  for (const feature of features) feature.panel(section(feature));
+  new MutationObserver(() => scan()).observe(list, { childList: true });
+  let beats = document.body.dataset.beats || "0";
+  new MutationObserver(() => {
+    if ((document.body.dataset.beats || "0") === beats) return;
+    beats = document.body.dataset.beats;
+    for (const feature of features) feature.afterBeat().catch((error) => toast(error.message, true));
+  }).observe(document.body, { attributes: true, attributeFilter: ["data-beats"] });
+  await Promise.all(features.map((feature) => feature.start().catch((error) => toast(error.message, true))));
+  scan(true);
+  document.body.dataset.extrasReady = "1";
+}
+
+// A group page before its first chat has nothing to decorate.
+if (chatId) start().catch((error) => toast(error.message, true));

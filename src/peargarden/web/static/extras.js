@@ -20,6 +20,12 @@ const TABLES = [
     ["auto", "select", "自动翻译", "Translate on their own", [["none", t("不自动", "none")], ["replies", t("回复", "replies")], ["inputs", t("输入", "inputs")], ["both", t("回复和输入", "both")]]],
     ["model_language", "select", "发给模型的语言", "Language the model reads", [["", t("卡的语言", "the card's")], ...languages()]],
   ]],
+  ["expressions", "表情", "Expressions", null, () => [
+    ["classify", "select", "谁来判断表情", "Who picks the label", [["auto", t("自动（有副模型端点用它，否则看关键词）", "auto (the side model when it is an endpoint, else keywords)")], ["side", t("副模型", "side model")], ["keywords", t("关键词", "keywords")]]],
+    ["fallback", "select", "没有对应立绘时", "When a label has no sprite", settings.labels.map((label) => [label, label])],
+    ["prompt", "area", "副模型的提示（{{labels}} 是标签表）", "Side model's instruction ({{labels}}: the labels)"],
+    ["layout", "select", "显示", "Layout", [["side", t("聊天旁边", "beside the chat")], ["vn", t("全屏立绘（视觉小说）", "full height (visual novel)")], ["off", t("关闭", "off")]]],
+  ], drawSprites],
 ];
 
 function field(table, [key, kind, zh, en, choices], value) {
@@ -87,7 +93,70 @@ function keyRow(table, form) {
   form.append(box);
 }
 
-function drawTable([table, zh, en, key, fields]) {
+// A card's sprite set: pick the card, upload pictures named by label (or a zip / CHARX), see what it has.
+async function drawSprites(form) {
+  const box = document.createElement("div");
+  box.className = "extras-sprites";
+  const title = document.createElement("h3");
+  title.textContent = t("表情立绘", "Sprites");
+  const cardSelect = document.createElement("select");
+  cardSelect.id = "sprites-card";
+  const files = document.createElement("input");
+  files.type = "file";
+  files.id = "sprites-files";
+  files.multiple = true;
+  files.accept = "image/*,.zip,.charx";
+  const upload = document.createElement("button");
+  upload.type = "button";
+  upload.className = "secondary";
+  upload.id = "sprites-upload";
+  upload.textContent = t("导入", "Import");
+  const grid = document.createElement("ul");
+  grid.className = "sprite-grid";
+  const hint = document.createElement("p");
+  hint.className = "hint";
+  hint.textContent = t("每张图以表情命名（joy.png、开心.png…），或一个 zip（酒馆的 characters/<名字>/）、CHARX 卡。",
+    "Name each picture by its label (joy.png, 开心.png…), or give a zip (SillyTavern's characters/<name>/) or a CHARX card.");
+  box.append(title, hint, cardSelect, files, upload, grid);
+  form.append(box);
+  const show = (rows) => {
+    grid.textContent = "";
+    for (const row of rows) {
+      const item = document.createElement("li");
+      const img = document.createElement("img");
+      img.src = row.url;
+      img.alt = row.label;
+      img.loading = "lazy";
+      const label = document.createElement("span");
+      label.textContent = row.label;
+      item.append(img, label);
+      grid.append(item);
+    }
+    if (!rows.length) grid.textContent = t("这张卡还没有表情立绘。", "This card has no sprites yet.");
+  };
+  const load = async () => show(await api(`/api/cards/${encodeURIComponent(cardSelect.value)}/sprites`));
+  for (const card of await api("/api/cards")) {
+    const option = document.createElement("option");
+    option.value = card.folder;
+    option.textContent = card.name || card.folder;
+    cardSelect.append(option);
+  }
+  cardSelect.addEventListener("change", () => load().catch((error) => toast(error.message, true)));
+  upload.addEventListener("click", async () => {
+    if (!files.files.length) return;
+    const body = new FormData();
+    for (const file of files.files) body.append("files", file);
+    try {
+      const done = await api(`/api/cards/${encodeURIComponent(cardSelect.value)}/sprites`, { method: "POST", body });
+      show(done.sprites);
+      files.value = "";
+      toast(t(`导入了 ${done.written.length} 张`, `${done.written.length} imported`));
+    } catch (error) { toast(error.message, true); }
+  });
+  if (cardSelect.value) await load();
+}
+
+function drawTable([table, zh, en, key, fields, more]) {
   const form = document.createElement("form");
   form.className = "panel extras-form";
   form.id = `extras-${table}`;
@@ -102,6 +171,7 @@ function drawTable([table, zh, en, key, fields]) {
   save.textContent = t("保存", "Save");
   form.append(title, grid, save);
   if (key) keyRow(table, form);
+  if (more) more(form).catch((error) => toast(error.message, true));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const values = {};
