@@ -155,10 +155,81 @@ def test_a_group_shows_each_speakers_sprite(served: Served, page: Page, configur
     screenshot(page, "extras-group-sprites")
 
 
+def test_voices_set_on_the_page_read_a_message_and_each_new_reply(
+    served: Served, media: FakeMediaServer, page: Page, configure: Configure
+) -> None:
+    configure("")
+    page.goto(f"{served.url}/extras")
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#tts-backend", "openai")
+    page.fill("#tts-base_url", f"{media.url}/v1")
+    page.fill("#tts-voices", "青梧 = nova\n旅人 = echo")
+    page.click("#extras-tts button[type=submit]")
+    page.locator("#toast", has_text="已保存").wait_for()
+    config = served.home.config_file.read_text(encoding="utf-8")
+    assert '[tts.voices]\n"青梧" = "nova"\n"旅人" = "echo"' in config
+    page.fill("#tts-key", "sk-语音")
+    page.click("#extras-tts .extras-key button")
+    page.locator("#toast", has_text="密钥只能是 ASCII 字符").wait_for()
+    page.fill("#tts-key", "sk-tts-secret")
+    page.click("#extras-tts .extras-key button")
+    page.locator("#toast", has_text="密钥已保存").wait_for()
+    key_file = served.home.root / "keys" / "extra-tts.key"
+    assert key_file.read_text(encoding="utf-8") == "sk-tts-secret" and key_file.stat().st_mode & 0o077 == 0
+    assert "secret" not in served.home.config_file.read_text(encoding="utf-8")
+
+    open_new_chat(page, served.url)
+    _ready(page)
+    before = len(media.to("/v1/audio/speech"))
+    greeting = page.locator("li.msg.assistant").first
+    greeting.locator("button.speak").click()
+    page.wait_for_function("document.querySelector('audio.extras-audio')?.src.startsWith('blob:')")
+    sent = media.to("/v1/audio/speech")[before:]
+    assert len(sent) == 1 and sent[0].body["voice"] == "nova" and sent[0].body["model"] == "tts-1"
+    assert sent[0].headers["authorization"] == "Bearer sk-tts-secret"
+    greeting.locator("button.speak").click()  # kept by the page: not asked for again
+    page.wait_for_timeout(300)
+    assert len(media.to("/v1/audio/speech")) == before + 1
+
+    page.check("#tts-auto")
+    served.fake.script([text_reply("“客官慢用。”青梧笑道。")])
+    played = page.evaluate("document.querySelector('audio.extras-audio').src")
+    page.fill("#composer", "来壶茶。")
+    page.click("#send")
+    beats_done(page, 1)
+    page.wait_for_function("old => document.querySelector('audio.extras-audio').src !== old", arg=played)
+    assert page.evaluate("document.body.dataset.ttsPlaying === "
+                         "[...document.querySelectorAll('li.msg.assistant')].pop().dataset.id")
+    assert media.to("/v1/audio/speech")[-1].body["input"] == "“客官慢用。”青梧笑道。"
+    page.uncheck("#tts-auto")
+
+
+def test_the_browsers_own_voice_needs_no_server(
+    served: Served, media: FakeMediaServer, page: Page, configure: Configure
+) -> None:
+    configure('[tts]\nbackend = "browser"\nquotes_only = true\n[tts.voices]\n"青梧" = "Fake Voice"\n')
+    page.add_init_script(
+        "window.__spoken = [];"
+        "if (window.speechSynthesis) speechSynthesis.speak = (u) => { window.__spoken.push(u.text);"
+        " setTimeout(() => u.onend && u.onend(), 10); };"
+    )
+    asked = len(media.requests)
+    chat_id = open_new_chat(page, served.url)
+    _ready(page)
+    from peargarden.app.extras.speech import line_of  # what the page is given to speak
+    from peargarden.app.play.service import PearApp
+
+    expected = line_of(served.home, PearApp(served.home).open_chat("青梧", chat_id), 0).text
+    page.locator("li.msg.assistant").first.locator("button.speak").click()
+    page.wait_for_function("window.__spoken.length === 1")
+    assert page.evaluate("window.__spoken[0]") == expected
+    assert len(media.requests) == asked
+
+
 def test_every_feature_says_it_is_off_when_none_is_configured(served: Served, page: Page, configure: Configure) -> None:
     configure("")
     open_new_chat(page, served.url)
     _ready(page)
     panel = page.locator("#extras-panel").inner_text()
-    assert "翻译：未开启" in panel
+    assert "翻译：未开启" in panel and "语音：未开启" in panel
     assert page.locator("li.msg button.translate").count() == 0

@@ -54,6 +54,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "story": CommandEntry("story_cmd", "剧情记忆：场记（世界状态与登场名录）、压缩、卡的常驻记忆。"),
     "tavern": CommandEntry("tavern_cmd", "SillyTavern 兼容的提示词拼装 (tavern mode)."),
     "translate": CommandEntry("translate_cmd", "翻译对话里的一条消息（原文保留）：--chat ID --message N --to LANG。"),
+    "tts": CommandEntry("tts_cmd", "朗读对话里的一条消息，把语音写进文件：--chat ID --message N --out FILE。"),
     "vars": CommandEntry("vars_cmd", "聊天变量（MVU）：一条回复做了什么，一段对话里有什么。"),
     "vault": CommandEntry("vault_cmd", "资产保险库：整个数据文件夹的快照（世界书、预设、人设、技能、每张卡和对话）。"),
 }

@@ -75,6 +75,8 @@ class MediaClient:
             raise ProviderError(f"{self.what}：{url} 超时没有回答（timeout）") from None
         except httpx2.HTTPError as error:
             raise ProviderError(f"{self.what}：连不上 {url}（{type(error).__name__}: {error}）") from None
+        except UnicodeEncodeError:  # a header (the key) that is not ASCII
+            raise ProviderError(f"{self.what}：密钥里有非 ASCII 字符，请求发不出去") from None
         answer = Answer(response.status_code, response.headers.get("content-type", ""), response.content)
         if answer.status >= 400:
             raise ProviderError(f"{self.what}：{url} 回答 {answer.status}：{server_words(answer.body)}")

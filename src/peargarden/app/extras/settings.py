@@ -19,10 +19,12 @@ import msgspec
 from peargarden.errors import BadInput
 from peargarden.extras.expressions import LABELS
 from peargarden.extras.languages import LANGUAGES
-from peargarden.workspace.config import load_settings
+from peargarden.workspace import atomic
+from peargarden.workspace.config import load_settings, parse_settings
 from peargarden.workspace.home import Home
+from peargarden.workspace.text_files import read_user_text
 
-from ..settings.config_edit import Value, config_document, set_values
+from ..settings.config_edit import config_document, remove_table, set_value
 from ..settings.stored_keys import forget_key, has_stored_key, key_file, store_key, with_stored_key
 
 
@@ -154,22 +156,26 @@ def all_settings(home: Home) -> dict[str, Any]:
 
 
 def save_settings(home: Home, table: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    """Change keys of *table* (checked as a whole first: nothing is written when one is wrong)."""
+    """Change keys of *table* (checked as a whole first: nothing is written when one is wrong); a
+    sub-table given (``voices``, ``instructions``) replaces the one in the file, names left out gone."""
     kind = TABLES.get(table)
     if kind is None:
         raise BadInput(f"没有设置表 [{table}]（可用：{'、'.join(TABLES)}）")
-    document = config_document(home.config_file)
-    current = dict(document.get(table) or {})
-    merged = {**current, **values}
-    _checked(table, kind, merged, home.config_file)
-    changes: dict[tuple[str, str], Value] = {}
+    current = dict(config_document(home.config_file).get(table) or {})
+    _checked(table, kind, {**current, **values}, home.config_file)
+    try:
+        text = read_user_text(home.config_file)
+    except FileNotFoundError:
+        text = ""
     for key, value in values.items():
-        if isinstance(value, dict):  # a sub-table ([tts.voices]): one line per name
-            for name, text in value.items():
-                changes[(f"{table}.{key}", str(name))] = str(text)
+        if isinstance(value, dict):
+            text = remove_table(text, f"{table}.{key}")
+            for name, item in value.items():
+                text = set_value(text, f"{table}.{key}", str(name), str(item))
         else:
-            changes[(table, key)] = value
-    set_values(home.config_file, changes)
+            text = set_value(text, table, key, value)
+    parse_settings(text, where=home.config_file)  # the rest of the file still reads
+    atomic.write_text(home.config_file, text)
     saved: dict[str, Any] = msgspec.to_builtins(feature_settings(home, table, kind))
     return saved
 
@@ -182,6 +188,8 @@ def key_name(feature: str) -> str:
 def save_key(home: Home, feature: str, key: str) -> None:
     if feature not in ("translate", "tts", "pictures"):
         raise BadInput(f"{feature} 不需要密钥")
+    if not key.isascii():  # an API key is ASCII; anything else would fail in the request's header
+        raise BadInput("密钥只能是 ASCII 字符（是不是粘贴了别的文字？）")
     if key.strip():
         store_key(home, key_name(feature), key)
     else:

@@ -7,6 +7,7 @@ import { api, toast } from "./common.js";
 import { t } from "./i18n.js";
 import { Translation } from "./translate.js";
 import { Expressions } from "./expressions.js";
+import { Voices } from "./tts.js";
 
 const root = document.getElementById("chat");
 const card = root.dataset.card;
@@ -75,6 +76,7 @@ async function start() {
   features = [
     new Expressions(context, state.settings.expressions, state.sprites),
     new Translation(context, state.settings.translate, state.translations),
+    new Voices(context, state.settings.tts),
   ];
   for (const feature of features) feature.panel(section(feature));
   new MutationObserver(() => scan()).observe(list, { childList: true });

@@ -26,7 +26,44 @@ const TABLES = [
     ["prompt", "area", "副模型的提示（{{labels}} 是标签表）", "Side model's instruction ({{labels}}: the labels)"],
     ["layout", "select", "显示", "Layout", [["side", t("聊天旁边", "beside the chat")], ["vn", t("全屏立绘（视觉小说）", "full height (visual novel)")], ["off", t("关闭", "off")]]],
   ], drawSprites],
+  ["tts", "语音", "Voices", "key", () => [
+    ["backend", "select", "后端", "Back end", [["", t("关闭", "off")], ["browser", t("浏览器自带（不需要服务器）", "the browser's own (no server)")], ["openai", t("OpenAI 兼容 /v1/audio/speech", "OpenAI-compatible /v1/audio/speech")], ["gpt-sovits", "GPT-SoVITS"]]],
+    ["base_url", "text", "服务器地址", "Server address"],
+    ["connection", "text", "或用一个连接（名字）", "Or a connection (its name)"],
+    ["api_key_env", "text", "密钥的环境变量", "Key's environment variable"],
+    ["model", "text", "模型", "Model"],
+    ["voice", "text", "默认声音", "Default voice"],
+    ["voices", "map", "每个角色的声音（一行一个：名字 = 声音）", "A voice per character (one a line: name = voice)"],
+    ["speed", "number", "语速", "Speed"],
+    ["auto_play", "check", "自动朗读回复", "Read replies aloud"],
+    ["quotes_only", "check", "只念引号里的话", "Only the quotes"],
+    ["skip_asterisks", "check", "不念 *星号* 里的内容", "Not what is inside *asterisks*"],
+    ["skip_code", "check", "不念代码块", "Skip code blocks"],
+    ["narrate_user", "check", "也念你发的话", "Read your messages too"],
+    ["text_lang", "text", "GPT-SoVITS：文本语言", "GPT-SoVITS: text language"],
+    ["prompt_lang", "text", "GPT-SoVITS：参考音频语言", "GPT-SoVITS: reference audio language"],
+  ], drawBrowserVoices],
 ];
+
+// The voices this browser has (for the browser back end: a name from this list).
+async function drawBrowserVoices(form) {
+  if (!window.speechSynthesis) return;
+  const list = document.createElement("datalist");
+  list.id = "browser-voices";
+  const fill = () => {
+    list.textContent = "";
+    for (const voice of speechSynthesis.getVoices()) {
+      const option = document.createElement("option");
+      option.value = voice.name;
+      option.label = `${voice.name} (${voice.lang})`;
+      list.append(option);
+    }
+  };
+  fill();
+  speechSynthesis.addEventListener("voiceschanged", fill);
+  form.append(list);
+  form.querySelector("#tts-voice")?.setAttribute("list", "browser-voices");
+}
 
 function field(table, [key, kind, zh, en, choices], value) {
   const id = `${table}-${key}`;
@@ -51,6 +88,10 @@ function field(table, [key, kind, zh, en, choices], value) {
     input = document.createElement("textarea");
     input.rows = 3;
     input.value = value ?? "";
+  } else if (kind === "map") {
+    input = document.createElement("textarea");
+    input.rows = 3;
+    input.value = Object.entries(value || {}).map(([name, item]) => `${name} = ${item}`).join("\n");
   } else {
     input = document.createElement("input");
     input.type = kind === "number" ? "number" : "text";
@@ -65,6 +106,14 @@ function field(table, [key, kind, zh, en, choices], value) {
 
 function valueOf(input) {
   if (input.dataset.kind === "check") return input.checked;
+  if (input.dataset.kind === "map") {
+    const found = {};
+    for (const line of input.value.split("\n")) {
+      const cut = line.indexOf("=");
+      if (cut > 0 && line.slice(0, cut).trim()) found[line.slice(0, cut).trim()] = line.slice(cut + 1).trim();
+    }
+    return found;
+  }
   if (input.dataset.kind === "number") return Number(input.value);
   return input.value;
 }
