@@ -226,10 +226,31 @@ def test_the_browsers_own_voice_needs_no_server(
     assert len(media.requests) == asked
 
 
+def test_a_picture_of_the_last_reply_comes_into_the_chat(
+    served: Served, media: FakeMediaServer, page: Page, configure: Configure
+) -> None:
+    configure(f'[pictures]\nbackend = "sdwebui"\nbase_url = "{media.url}"\n')
+    open_new_chat(page, served.url)
+    _ready(page)
+    served.fake.script([text_reply("1girl, teahouse, rainy night, lantern")])  # the side model's prompt
+    page.click("#picture-go")
+    picture = page.locator("li.msg.picture-msg img.msg-picture")
+    picture.wait_for()
+    page.wait_for_function("document.querySelector('img.msg-picture').naturalWidth > 0")
+    assert media.to("/sdapi/v1/txt2img")[-1].body["prompt"] == "1girl, teahouse, rainy night, lantern"
+    assert "1girl, teahouse" in page.locator("li.msg.picture-msg").inner_text()
+    page.select_option("#picture-kind", "free")
+    page.fill("#picture-prompt", "油纸伞，雨夜")
+    page.click("#picture-go")
+    page.wait_for_function("document.querySelectorAll('li.msg.picture-msg').length === 2")
+    assert media.to("/sdapi/v1/txt2img")[-1].body["prompt"] == "油纸伞，雨夜"
+    screenshot(page, "extras-picture")
+
+
 def test_every_feature_says_it_is_off_when_none_is_configured(served: Served, page: Page, configure: Configure) -> None:
     configure("")
     open_new_chat(page, served.url)
     _ready(page)
     panel = page.locator("#extras-panel").inner_text()
-    assert "翻译：未开启" in panel and "语音：未开启" in panel
+    assert "翻译：未开启" in panel and "语音：未开启" in panel and "生图：未开启" in panel
     assert page.locator("li.msg button.translate").count() == 0

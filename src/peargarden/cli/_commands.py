@@ -34,6 +34,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "expression": CommandEntry("expression_cmd", "一条回复的表情和卡的表情立绘：--chat ID --message N --json。"),
     "export": CommandEntry("export_cmd", "Export a card (PNG, JSON, CHARX) or a lorebook (SillyTavern JSON)."),
     "group": CommandEntry("group_cmd", "群聊：建群、列出、修改、静音成员、删除、导入导出 SillyTavern 群聊。"),
+    "imagine": CommandEntry("imagine_cmd", "为对话生成一张图（存进对话并写到文件）：--chat ID --out FILE。"),
     "import": CommandEntry("import_cmd", "Import SillyTavern files."),
     "init": CommandEntry(
         "init_cmd", "Create the data folder with its defaults; never overwrites what is already there."

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
+from peargarden.app.extras.pictures import save_workflow
 from peargarden.app.extras.settings import all_settings, save_key, save_settings
 
 from .api_expressions import sprite_rows
@@ -55,6 +56,17 @@ def chat_extras(request: Request, card: str, chat_id: str) -> dict[str, Any]:
         "translations": kept_translations(session) if found["translate"]["backend"] else {},
         "sprites": {folder: sprite_rows(home, folder) for folder in cards},
     }
+
+
+class WorkflowBody(BaseModel):
+    name: str
+    text: str
+
+
+@router.post("/api/extras/comfy-workflow")
+def workflow(request: Request, body: WorkflowBody) -> dict[str, str]:
+    """A ComfyUI workflow file (API format) kept in the data folder and put in ``[pictures] workflow``."""
+    return {"workflow": save_workflow(home_of(request), body.name, body.text)}
 
 
 class KeyBody(BaseModel):

@@ -123,6 +123,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_inspect,
         api_lore,
         api_personas,
+        api_pictures,
         api_preset_edit,
         api_presets,
         api_regex,
@@ -143,8 +144,8 @@ def create_app(config: WebConfig) -> FastAPI:
     # would take their routes on a group's chat.
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, api_extras, api_translate, api_expressions, api_tts, api_groups, api_status,
-               api_slash, api_first_reply, api_system_file, api_embedded, pages)  # fmt: skip
+               api_regex_allow, api_extras, api_translate, api_expressions, api_tts, api_pictures, api_groups,
+               api_status, api_slash, api_first_reply, api_system_file, api_embedded, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

@@ -19,6 +19,7 @@ import msgspec
 from peargarden.errors import BadInput
 from peargarden.extras.expressions import LABELS
 from peargarden.extras.languages import LANGUAGES
+from peargarden.extras.pictures import DEFAULT_INSTRUCTIONS
 from peargarden.workspace import atomic
 from peargarden.workspace.config import load_settings, parse_settings
 from peargarden.workspace.home import Home
@@ -152,6 +153,7 @@ def all_settings(home: Home) -> dict[str, Any]:
         found[name]["has_key"] = has_stored_key(home, key_name(name))
     found["languages"] = [{"code": code, "zh": zh, "en": en} for code, (zh, en) in LANGUAGES.items()]
     found["labels"] = list(LABELS)
+    found["picture_instructions"] = dict(DEFAULT_INSTRUCTIONS)
     return found
 
 

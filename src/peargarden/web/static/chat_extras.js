@@ -8,6 +8,7 @@ import { t } from "./i18n.js";
 import { Translation } from "./translate.js";
 import { Expressions } from "./expressions.js";
 import { Voices } from "./tts.js";
+import { Pictures } from "./pictures.js";
 
 const root = document.getElementById("chat");
 const card = root.dataset.card;
@@ -77,6 +78,7 @@ async function start() {
     new Expressions(context, state.settings.expressions, state.sprites),
     new Translation(context, state.settings.translate, state.translations),
     new Voices(context, state.settings.tts),
+    new Pictures(context, state.settings.pictures),
   ];
   for (const feature of features) feature.panel(section(feature));
   new MutationObserver(() => scan()).observe(list, { childList: true });

@@ -43,7 +43,52 @@ const TABLES = [
     ["text_lang", "text", "GPT-SoVITS：文本语言", "GPT-SoVITS: text language"],
     ["prompt_lang", "text", "GPT-SoVITS：参考音频语言", "GPT-SoVITS: reference audio language"],
   ], drawBrowserVoices],
+  ["pictures", "生图", "Pictures", "key", () => [
+    ["backend", "select", "后端", "Back end", [["", t("关闭", "off")], ["openai", t("OpenAI 兼容 /v1/images/generations", "OpenAI-compatible /v1/images/generations")], ["sdwebui", "Stable Diffusion WebUI"], ["comfyui", "ComfyUI"]]],
+    ["base_url", "text", "服务器地址", "Server address"],
+    ["connection", "text", "或用一个连接（名字）", "Or a connection (its name)"],
+    ["api_key_env", "text", "密钥的环境变量", "Key's environment variable"],
+    ["model", "text", "模型", "Model"],
+    ["width", "number", "宽", "Width"],
+    ["height", "number", "高", "Height"],
+    ["steps", "number", "步数", "Steps"],
+    ["cfg_scale", "number", "CFG", "CFG scale"],
+    ["sampler", "text", "采样器", "Sampler"],
+    ["seed", "number", "种子（-1 随机）", "Seed (-1 random)"],
+    ["negative", "area", "反向提示词", "Negative prompt"],
+    ["prefix", "text", "每个提示词前加上", "Put before every prompt"],
+    ["workflow", "text", "ComfyUI 工作流文件（API 格式）", "ComfyUI workflow file (API format)"],
+    ["instructions.last", "area", "副模型怎么写「最后一条回复」的提示词", "Side model's instruction: the last reply", null, settings.picture_instructions.last],
+    ["instructions.character", "area", "……「角色」的", "… the character", null, settings.picture_instructions.character],
+    ["instructions.scene", "area", "……「场景」的", "… the scene", null, settings.picture_instructions.scene],
+  ], drawWorkflowUpload],
 ];
+
+// A ComfyUI workflow saved with "Save (API Format)": kept in the data folder and named in [pictures].
+async function drawWorkflowUpload(form) {
+  const box = document.createElement("div");
+  box.className = "extras-key";
+  const file = document.createElement("input");
+  file.type = "file";
+  file.id = "workflow-file";
+  file.accept = ".json,application/json";
+  const send = document.createElement("button");
+  send.type = "button";
+  send.className = "secondary";
+  send.textContent = t("上传 ComfyUI 工作流", "Upload a ComfyUI workflow");
+  send.addEventListener("click", async () => {
+    const chosen = file.files[0];
+    if (!chosen) return;
+    try {
+      const done = await post("/api/extras/comfy-workflow", { name: chosen.name, text: await chosen.text() });
+      form.querySelector("#pictures-workflow").value = done.workflow;
+      settings.pictures.workflow = done.workflow;
+      toast(t("工作流已保存", "Workflow saved"));
+    } catch (error) { toast(error.message, true); }
+  });
+  box.append(file, send);
+  form.append(box);
+}
 
 // The voices this browser has (for the browser back end: a name from this list).
 async function drawBrowserVoices(form) {
@@ -65,8 +110,8 @@ async function drawBrowserVoices(form) {
   form.querySelector("#tts-voice")?.setAttribute("list", "browser-voices");
 }
 
-function field(table, [key, kind, zh, en, choices], value) {
-  const id = `${table}-${key}`;
+function field(table, [key, kind, zh, en, choices, hint], value) {
+  const id = `${table}-${key.replace(".", "-")}`;
   const label = document.createElement("label");
   label.htmlFor = id;
   label.textContent = t(zh, en);
@@ -98,6 +143,7 @@ function field(table, [key, kind, zh, en, choices], value) {
     if (kind === "number") input.step = "any";
     input.value = value ?? "";
   }
+  if (hint) input.placeholder = hint;
   input.id = id;
   input.dataset.key = key;
   input.dataset.kind = kind;
@@ -213,7 +259,10 @@ function drawTable([table, zh, en, key, fields, more]) {
   title.textContent = t(zh, en);
   const grid = document.createElement("div");
   grid.className = "kv";
-  for (const spec of fields()) grid.append(...field(table, spec, settings[table][spec[0]]));
+  for (const spec of fields()) {
+    const [head, tail] = spec[0].split(".");
+    grid.append(...field(table, spec, tail ? (settings[table][head] || {})[tail] : settings[table][head]));
+  }
   const save = document.createElement("button");
   save.type = "submit";
   save.className = "button";
@@ -224,7 +273,12 @@ function drawTable([table, zh, en, key, fields, more]) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const values = {};
-    for (const input of grid.querySelectorAll("[data-key]")) values[input.dataset.key] = valueOf(input);
+    for (const input of grid.querySelectorAll("[data-key]")) {
+      const [head, tail] = input.dataset.key.split(".");
+      if (!tail) values[head] = valueOf(input);
+      else if (valueOf(input)) values[head] = { ...(values[head] || {}), [tail]: valueOf(input) };
+      else values[head] = values[head] || {};  // a sub-table given whole: what is left empty is ours again
+    }
     try {
       settings[table] = { ...settings[table], ...(await post(`/api/extras/settings/${table}`, values)) };
       toast(t("已保存", "Saved"));
