@@ -3,6 +3,7 @@ themes on the chat page and the extensions page, each back end a local fake (pea
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -245,6 +246,62 @@ def test_a_picture_of_the_last_reply_comes_into_the_chat(
     page.wait_for_function("document.querySelectorAll('li.msg.picture-msg').length === 2")
     assert media.to("/sdapi/v1/txt2img")[-1].body["prompt"] == "油纸伞，雨夜"
     screenshot(page, "extras-picture")
+
+
+def test_a_sillytavern_theme_in_and_out_dark_mode_and_css_that_cannot_reach_out(
+    served: Served, media: FakeMediaServer, page: Page, configure: Configure, tmp_path: Path
+) -> None:
+    configure("")
+    leak = media.url
+    theme = {
+        "name": "青瓷", "blur_strength": 6, "main_text_color": "rgba(20, 60, 80, 1)",
+        "quote_text_color": "rgba(200, 90, 40, 1)", "bot_mes_blur_tint_color": "rgba(235, 245, 240, 1)",
+        "font_scale": 1, "avatar_style": 2, "chat_display": 1, "chat_width": 60,
+        "custom_css": (f"@import url({leak}/import.css);\n"
+                       f"body {{ background-image: url({leak}/leak.png); }}\n"
+                       f".msg {{ background-image: image-set(\"{leak}/set.png\" 1x); }}\n"
+                       f".msg-head {{ background: u\\72 l({leak}/escaped.png); }}\n"
+                       ".chat-title { letter-spacing: 3px; }\n"
+                       "</style><script>document.body.dataset.pwned = '1'</script>\n"),
+    }  # fmt: skip
+    (tmp_path / "青瓷.json").write_text(json.dumps(theme, ensure_ascii=False), encoding="utf-8")
+    page.goto(f"{served.url}/extras")
+    page.wait_for_selector("body[data-ready='1']")
+    with page.expect_navigation():
+        page.set_input_files("#theme-file", str(tmp_path / "青瓷.json"))
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.input_value("#theme-name") == "青瓷"
+    assert "url(" in page.locator(".extras-removed").inner_text()  # the page says what it leaves out
+
+    asked = len(media.requests)
+    open_new_chat(page, served.url)
+    _ready(page)
+    page.wait_for_timeout(300)
+    style = page.evaluate("document.getElementById('pear-theme').textContent")
+    assert "<" not in style and leak not in style
+    assert page.evaluate("getComputedStyle(document.body).color") == "rgb(20, 60, 80)"
+    assert page.evaluate("getComputedStyle(document.querySelector('.chat-title')).letterSpacing") == "3px"
+    assert page.evaluate("getComputedStyle(document.querySelector('li.msg.assistant')).backgroundColor") == (
+        "rgb(235, 245, 240)")  # fmt: skip
+    assert page.evaluate("document.body.dataset.pwned") is None
+    assert len(media.requests) == asked  # nothing the CSS named was asked for
+    screenshot(page, "extras-theme")
+
+    # Dark, then the theme back out in SillyTavern's format.
+    page.goto(f"{served.url}/extras")
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#theme-mode", "dark")
+    page.select_option("#theme-name", "")
+    with page.expect_navigation():
+        page.click("#theme-use")
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(29, 35, 32)"
+    page.select_option("#theme-name", "青瓷")
+    with page.expect_download() as download:
+        page.click("#theme-export")
+    exported = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert exported == theme and list(exported)[:3] == ["name", "blur_strength", "main_text_color"]
+    screenshot(page, "extras-dark")
 
 
 def test_every_feature_says_it_is_off_when_none_is_configured(served: Served, page: Page, configure: Configure) -> None:

@@ -54,6 +54,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "stage": CommandEntry("stage_cmd", "The stage (agent way to play a card): inspect a beat's request."),
     "story": CommandEntry("story_cmd", "剧情记忆：场记（世界状态与登场名录）、压缩、卡的常驻记忆。"),
     "tavern": CommandEntry("tavern_cmd", "SillyTavern 兼容的提示词拼装 (tavern mode)."),
+    "theme": CommandEntry("theme_cmd", "酒馆主题（美化）：导入、导出、选用、明暗、自定义 CSS。"),
     "translate": CommandEntry("translate_cmd", "翻译对话里的一条消息（原文保留）：--chat ID --message N --to LANG。"),
     "tts": CommandEntry("tts_cmd", "朗读对话里的一条消息，把语音写进文件：--chat ID --message N --out FILE。"),
     "vars": CommandEntry("vars_cmd", "聊天变量（MVU）：一条回复做了什么，一段对话里有什么。"),

@@ -49,6 +49,11 @@ JSON text (lone UTF-16 surrogates, legal in SillyTavern's JavaScript strings, wr
     dumps_json(value, indent=None, compact=False) ; escape_lone_surrogates(json_text)
     replace_lone_surrogates(text)   # → U+FFFD, for model requests
 
+SillyTavern theme files (``themes/<name>.json``; fields in its order, unknown ones kept)::
+
+    read_theme(data, filename) -> dict ; theme_from_object(obj, filename) ; theme_to_json(theme) -> bytes
+    is_theme_object(obj) -> bool
+
 Regex-script files (one script object, or an array)::
 
     read_regex_scripts(data, filename) -> list[dict]
@@ -117,6 +122,7 @@ from .personas import (
 )
 from .presets import PresetFile, load_preset, read_preset
 from .regex_files import read_regex_scripts
+from .themes import is_theme_object, read_theme, theme_from_object, theme_to_json
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -153,6 +159,7 @@ __all__ = [
     "format_send_date",
     "has_lone_surrogate",
     "is_chat_text",
+    "is_theme_object",
     "iter_chat_jsonl",
     "load_preset",
     "lorebook_from_character_book",
@@ -178,8 +185,11 @@ __all__ = [
     "read_personas",
     "read_preset",
     "read_regex_scripts",
+    "read_theme",
     "read_zip",
     "replace_lone_surrogates",
+    "theme_from_object",
+    "theme_to_json",
     "write_chat_jsonl",
     "write_group",
 ]

@@ -26,7 +26,8 @@
   start (``common.js``'s ``api()`` takes each once); the features beside the chat (issue 48):
   :mod:`.api_extras` (their page ``/extras``, their settings, what the chat page reads of them first)
   and a router each (:mod:`.api_translate`, :mod:`.api_expressions`, :mod:`.api_tts`,
-  :mod:`.api_pictures`; :mod:`.extras_chats`: a card's chat or a group's), on the chat and group
+  :mod:`.api_pictures`, :mod:`.api_themes`; :mod:`.extras_chats`: a card's chat or a group's; every
+  page carries the theme's CSS, ``base.html``), on the chat and group
   pages ``chat_extras.js`` with a module each (``translate.js``, ``expressions.js``, ``tts.js``,
   ``pictures.js``), hooked in beside chat.js; the
   small JS modules per page in ``static/`` (the chat page: ``chat.js`` wiring and beats,

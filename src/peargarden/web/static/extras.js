@@ -287,14 +287,86 @@ function drawTable([table, zh, en, key, fields, more]) {
   return form;
 }
 
-function draw() {
+// Themes (SillyTavern's UI themes): light or dark, the theme in force, import / export / delete, and
+// the user CSS (the theme's custom_css; the page takes out what could load anything).
+async function drawThemes() {
+  const state = await api("/api/themes");
+  const form = document.createElement("form");
+  form.className = "panel extras-form";
+  form.id = "extras-theme";
+  const title = document.createElement("h2");
+  title.textContent = t("主题（美化）", "Themes");
+  const grid = document.createElement("div");
+  grid.className = "kv";
+  const [modeLabel, mode] = field("theme", ["mode", "select", "明暗", "Light or dark",
+    [["light", t("亮", "light")], ["dark", t("暗", "dark")], ["auto", t("跟随系统", "as the system")]]], state.mode);
+  const [nameLabel, name] = field("theme", ["name", "select", "主题", "Theme",
+    [["", t("梨园自己的样子", "Pear Garden's own")], ...state.themes.map((theme) => [theme.name, theme.error ? `${theme.name} ⚠` : theme.name])]], state.active);
+  const [cssLabel, css] = field("theme", ["css", "area", "自定义 CSS（存进正在用的主题）", "Your CSS (kept in the theme in force)"], state.css);
+  css.rows = 6;
+  css.classList.add("mono");
+  grid.append(modeLabel, mode, nameLabel, name, cssLabel, css);
+  const removed = document.createElement("ul");
+  removed.className = "extras-removed";
+  for (const item of state.removed) {
+    const li = document.createElement("li");
+    li.textContent = t(`页面不会用：${item}`, `The page leaves out: ${item}`);
+    removed.append(li);
+  }
+  const buttons = document.createElement("div");
+  buttons.className = "extras-key";
+  const act = (zh, en, id, handler) => {
+    const node = document.createElement("button");
+    node.type = "button";
+    node.className = "secondary";
+    node.id = id;
+    node.textContent = t(zh, en);
+    node.addEventListener("click", async () => {
+      try { await handler(); location.reload(); } catch (error) { toast(error.message, true); }
+    });
+    buttons.append(node);
+  };
+  act("使用", "Use", "theme-use", async () => {
+    await post("/api/themes/mode", { mode: mode.value });
+    await post("/api/themes/use", { name: name.value });
+  });
+  act("保存 CSS", "Save CSS", "theme-css", () => post("/api/themes/css", { css: css.value }));
+  act("删除主题", "Delete theme", "theme-delete", () => (name.value ? post("/api/themes/delete", { name: name.value }) : null));
+  const exportLink = document.createElement("a");
+  exportLink.id = "theme-export";
+  exportLink.textContent = t("导出（酒馆格式）", "Export (SillyTavern)");
+  const exportHref = () => { exportLink.href = `/api/themes/export${name.value ? `?name=${encodeURIComponent(name.value)}` : ""}`; };
+  name.addEventListener("change", exportHref);
+  exportHref();
+  const file = document.createElement("input");
+  file.type = "file";
+  file.id = "theme-file";
+  file.accept = ".json,application/json";
+  file.addEventListener("change", async () => {
+    const chosen = file.files[0];
+    if (!chosen) return;
+    try {
+      const done = await post("/api/themes/import", { name: chosen.name, text: await chosen.text() });
+      await post("/api/themes/use", { name: done.name });
+      location.reload();
+    } catch (error) { toast(error.message, true); }
+  });
+  const importLabel = document.createElement("label");
+  importLabel.append(`${t("导入酒馆主题文件", "Import a SillyTavern theme file")} `, file);
+  buttons.append(exportLink, importLabel);
+  form.append(title, grid, removed, buttons);
+  return form;
+}
+
+async function draw() {
   const box = document.getElementById("extras-forms");
   box.textContent = "";
+  box.append(await drawThemes());
   for (const table of TABLES) box.append(drawTable(table));
   translate(document.getElementById("extras"));
 }
 
 settings = await api("/api/extras/settings");
-draw();
-document.addEventListener("pear-lang", draw);
+await draw();
+document.addEventListener("pear-lang", () => draw().catch((error) => toast(error.message, true)));
 document.body.dataset.ready = "1";
