@@ -3,8 +3,10 @@ themes on the chat page and the extensions page, each back end a local fake (pea
 
 from __future__ import annotations
 
+import hashlib
 import json
 import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +16,7 @@ from web_harness import (
     Served,
     beats_done,
     fake_provider_config,
+    new_chat,
     open_new_chat,
     post_json,
     screenshot,
@@ -302,6 +305,26 @@ def test_a_sillytavern_theme_in_and_out_dark_mode_and_css_that_cannot_reach_out(
     exported = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
     assert exported == theme and list(exported)[:3] == ["name", "blur_strength", "main_text_color"]
     screenshot(page, "extras-dark")
+
+
+def test_no_get_of_the_extras_changes_the_data_folder(served: Served, configure: Configure) -> None:
+    configure('[expressions]\nclassify = "keywords"\n[translate]\nbackend = "side"\n')
+    chat_id = new_chat(served.url)
+    post_json(served.url, "/api/themes/css", {"css": ".md q { color: teal }"})
+
+    def snapshot() -> dict[str, str]:
+        return {str(p.relative_to(served.home.root)): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(served.home.root.rglob("*")) if p.is_file() and "vault" not in p.parts}  # fmt: skip
+
+    before = snapshot()
+    card, chat = urllib.parse.quote("青梧"), urllib.parse.quote(chat_id)
+    paths = ("/extras", "/api/extras/settings", f"/api/chats/{card}/{chat}/extras", f"/api/cards/{card}/sprites",
+             f"/api/chats/{card}/{chat}/translations", "/api/themes", "/api/themes/export", f"/chat/{card}/{chat}")
+    for path in paths:
+        with urllib.request.urlopen(served.url + path, timeout=20) as response:
+            assert response.status == 200, path
+    assert snapshot() == before
+    post_json(served.url, "/api/themes/use", {"name": ""})
 
 
 def test_every_feature_says_it_is_off_when_none_is_configured(served: Served, page: Page, configure: Configure) -> None:
