@@ -1,5 +1,6 @@
 """What SillyTavern users switch on beside the chat, the pure parts: no clock, file or network.
 
+- :mod:`.media_types` — what a file of bytes is (PNG, JPEG …; MP3, WAV …) by its first bytes.
 - :mod:`.languages` — language codes as the user writes them (``zh``, ``中文``, ``zh-TW``) and as
   each translation back end spells them.
 - :mod:`.translation` — a message translated: the side model's request and the cleaning of its
