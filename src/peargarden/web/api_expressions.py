@@ -27,7 +27,7 @@ from .deps import home_of
 from .extras_chats import both, chat_of
 
 if TYPE_CHECKING:
-    from peargarden.app import ChatSession
+    from peargarden.app import AnyChat
 
 router = APIRouter(prefix="/api")
 
@@ -75,7 +75,7 @@ class ExpressionBody(BaseModel):
     index: int
 
 
-def _answer(home: Home, session: ChatSession, index: int) -> dict[str, Any]:
+def _answer(home: Home, session: AnyChat, index: int) -> dict[str, Any]:
     found = expression_of(home, session, index)
     sprite = sprite_url(found.card, found.sprite) if found.sprite else None
     return {"label": found.label, "by": found.by, "card": found.card, "sprite": sprite}

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from peargarden.app.extras.pictures import save_workflow
 from peargarden.app.extras.settings import all_settings, save_key, save_settings
+from peargarden.app.play.group_session import GroupSession
 
 from .api_expressions import sprite_rows
 from .api_translate import kept_translations
@@ -49,8 +50,8 @@ def chat_extras(request: Request, card: str, chat_id: str) -> dict[str, Any]:
     home = home_of(request)
     session = chat_of(request, card, chat_id).session
     found = all_settings(home)
-    roster = getattr(session, "roster", None)  # a group chat: its members' cards
-    cards = [member.card for member in roster()] if roster is not None else [session.card.folder]
+    # A group chat: its members' cards.
+    cards = [member.card for member in session.roster()] if isinstance(session, GroupSession) else [session.card.folder]
     return {
         "settings": found,
         "translations": kept_translations(session) if found["translate"]["backend"] else {},

@@ -30,7 +30,7 @@ from .deps import home_of
 from .extras_chats import both, chat_of
 
 if TYPE_CHECKING:
-    from peargarden.app import ChatSession
+    from peargarden.app import AnyChat
 
 router = APIRouter()
 
@@ -39,7 +39,7 @@ def _html(text: str) -> str | None:
     return message_html(text)
 
 
-def kept_translations(session: ChatSession) -> dict[str, Any]:
+def kept_translations(session: AnyChat) -> dict[str, Any]:
     """The chat's kept translations by message id, each with its sanitised HTML."""
     kept = translations(session)
     return {entry: {**record, "html": _html(str(record.get("text") or ""))} for entry, record in kept.items()}

@@ -25,14 +25,14 @@ from peargarden.workspace.home import Home
 from ..play.chat_records import find_chat
 
 if TYPE_CHECKING:
-    from ..play.service import ChatSession
+    from ..play.chat_core import ChatCore
 
 TRANSLATIONS_FILE = "translations.json"
 IMAGES_DIR = "images"
 CACHE_DIR = ".cache"
 
 
-def chat_dir(session: ChatSession) -> Path:
+def chat_dir(session: ChatCore) -> Path:
     return session.chat.path.parent
 
 
@@ -65,7 +65,7 @@ def write_records(path: Path, records: dict[str, Any], *, cache: bool) -> None:
         atomic.write_json(path, records)
 
 
-def message_at(session: ChatSession, index: int) -> Entry:
+def message_at(session: ChatCore, index: int) -> Entry:
     """Message *index* of the active branch (numbered from 0, as ``/edit N`` counts)."""
     messages = session.chat.tree.messages()
     if not 0 <= index < len(messages):
@@ -77,7 +77,7 @@ def content_of(entry: Entry) -> str:
     return str(entry.message.get("content") or "")
 
 
-def open_stored_chat(home: Home, chat_id: str, card: str | None = None) -> ChatSession:
+def open_stored_chat(home: Home, chat_id: str, card: str | None = None) -> ChatCore:
     """``--chat ID`` of a command: the chat of the data folder with that id (in *card*, or any card)."""
     from ..play.service import ChatOptions, PearApp
 

@@ -25,7 +25,7 @@ from .settings import ExpressionSettings, expression_settings
 from .sprites import by_label, card_sprites, sprite_path
 
 if TYPE_CHECKING:
-    from ..play.service import ChatSession
+    from ..play.chat_core import ChatCore
 
 CACHE_FILE = "expressions.json"
 
@@ -41,7 +41,7 @@ _CACHING = threading.Lock()
 
 
 def _classify(
-    session: ChatSession, cfg: ExpressionSettings, text: str, labels: list[str], char: str
+    session: ChatCore, cfg: ExpressionSettings, text: str, labels: list[str], char: str
 ) -> tuple[str, str]:
     """(label, by) for *text*: the side model when the settings ask for it, else the keywords."""
     use_side = cfg.classify == "side" or (cfg.classify == "auto" and not session.side_connection().embedded)
@@ -61,20 +61,18 @@ def _classify(
     return keyword_label(text, labels) or "neutral", "keywords"
 
 
-def speaker_card(session: ChatSession, entry_id: str) -> CardFolder:
+def speaker_card(session: ChatCore, entry_id: str) -> CardFolder:
     """The card whose character wrote a reply: a group chat's member, else the chat's card."""
-    card_of = getattr(session, "card_of", None)  # a group chat (app.play.group_session) knows each reply's
-    folder = card_of(entry_id) if card_of is not None else None
-    return CardFolder(session.app.home, folder) if isinstance(folder, str) and folder else session.card
+    return session.env_of(session.chat.tree.get(entry_id)).folder
 
 
-def expression_of(home: Home, session: ChatSession, index: int) -> Expression:
+def expression_of(home: Home, session: ChatCore, index: int) -> Expression:
     """The expression of message *index* (a character's reply) and its speaker's sprite for it."""
     entry = chat_files.message_at(session, index)
     if entry.role != "assistant":
         raise BadInput(f"第 {index} 条不是角色的回复，没有表情")
     card = speaker_card(session, entry.id)
-    char = str(entry.message.get("name") or session.char_name)
+    char = str(entry.message.get("name") or session.env_of(entry).char_name)
     cfg = expression_settings(home)
     sprites = card_sprites(card)
     grouped = by_label(sprites)

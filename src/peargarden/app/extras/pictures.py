@@ -29,7 +29,7 @@ from . import chat_files
 from .settings import PictureSettings, endpoint, off, picture_settings, save_settings
 
 if TYPE_CHECKING:
-    from ..play.service import ChatSession
+    from ..play.chat_core import ChatCore
 
 
 class Picture(msgspec.Struct, frozen=True):
@@ -47,27 +47,27 @@ class Overrides(msgspec.Struct, frozen=True):
     model: str = ""
 
 
-def _history(session: ChatSession) -> list[tuple[str, str]]:
+def _history(session: ChatCore) -> list[tuple[str, str]]:
     """The branch's last words as (speaker, text), pictures and hidden messages left out."""
     found: list[tuple[str, str]] = []
     for entry in session.chat.tree.messages()[-12:]:
         if entry.role in ("user", "assistant") and not entry.hidden and chat_files.content_of(entry):
-            speaker = "user" if entry.role == "user" else str(entry.message.get("name") or session.char_name)
+            speaker = "user" if entry.role == "user" else str(entry.message.get("name") or session.env.char_name)
             found.append((speaker, chat_files.content_of(entry)))
     return found
 
 
-def picture_prompt(home: Home, session: ChatSession, kind: str, cfg: PictureSettings | None = None) -> str:
+def picture_prompt(home: Home, session: ChatCore, kind: str, cfg: PictureSettings | None = None) -> str:
     """The side model's prompt for a picture of *kind* (``last``, ``character``, ``scene``)."""
     cfg = cfg or picture_settings(home)
     if kind not in pic.DEFAULT_INSTRUCTIONS:
         raise BadInput(f"图片种类只能是 {' | '.join(pic.KINDS)}，实际是 {kind!r}（free 需要 --prompt）")
-    fields = session.env.card_fields
+    fields = session.env.card.data
     card = {key: str(fields.get(key) or "") for key in ("name", "description", "personality", "scenario")}
     context = pic.context_text(kind, card, _history(session))
     if not context.strip():
         raise BadInput("对话里还没有可以画的内容")
-    system = pic.instruction(kind, cfg.instructions, session.char_name, session.env.user_name)
+    system = pic.instruction(kind, cfg.instructions, session.env.char_name, session.env.user_name)
     answer = session.side_call()(system, context, 600, purpose="picture-prompt")
     prompt = pic.clean_prompt(answer)
     if not prompt:
@@ -97,7 +97,7 @@ def _request(home: Home, cfg: PictureSettings, backend: str, prompt: str, model:
 
 
 def imagine(
-    home: Home, session: ChatSession, kind: str = "last", prompt: str | None = None, overrides: Overrides | None = None
+    home: Home, session: ChatCore, kind: str = "last", prompt: str | None = None, overrides: Overrides | None = None
 ) -> Picture:
     """A picture of *kind* (or of *prompt*, a free one), kept with the chat and shown as a message."""
     given = overrides or Overrides()
@@ -124,7 +124,7 @@ def imagine(
     file = chat_files.chat_dir(session) / chat_files.IMAGES_DIR / name
     atomic.write_bytes(file, data)
     image = f"{chat_files.IMAGES_DIR}/{name}"
-    char = session.char_name
+    char = session.env.char_name
     session.insert_message({
         "role": "assistant",
         "name": char,
@@ -136,7 +136,7 @@ def imagine(
     return Picture(file, data, full, kind, len(session.chat.tree.messages()) - 1)
 
 
-def picture_file(session: ChatSession, name: str) -> tuple[bytes, str]:
+def picture_file(session: ChatCore, name: str) -> tuple[bytes, str]:
     """One of the chat's pictures and its content type."""
     path = chat_files.chat_dir(session) / chat_files.IMAGES_DIR / name
     if "/" in name or "\\" in name or name.startswith(".") or not path.is_file():

@@ -25,7 +25,7 @@ from . import chat_files
 from .settings import SpeechSettings, endpoint, off, speech_settings
 
 if TYPE_CHECKING:
-    from ..play.service import ChatSession
+    from ..play.chat_core import ChatCore
 
 TTS_CACHE = "tts"
 
@@ -56,7 +56,7 @@ class Overrides(msgspec.Struct, frozen=True):
     voice: str = ""
 
 
-def line_of(home: Home, session: ChatSession, index: int, cfg: SpeechSettings | None = None, voice: str = "") -> Line:
+def line_of(home: Home, session: ChatCore, index: int, cfg: SpeechSettings | None = None, voice: str = "") -> Line:
     """Message *index* as it is spoken: the text (SillyTavern's options), its speaker and voice."""
     cfg = cfg or speech_settings(home)
     entry = chat_files.message_at(session, index)
@@ -64,12 +64,12 @@ def line_of(home: Home, session: ChatSession, index: int, cfg: SpeechSettings | 
     text = spoken_text(chat_files.content_of(entry), **options)
     if not text:
         raise BadInput(f"第 {index} 条没有要念的文字")
-    fallback = session.env.user_name if entry.role == "user" else session.char_name
+    fallback = session.env.user_name if entry.role == "user" else session.env_of(entry).char_name
     speaker = str(entry.message.get("name") or fallback)
     return Line(text, speaker, voice or cfg.voices.get(speaker) or cfg.voice)
 
 
-def speak(home: Home, session: ChatSession, index: int, overrides: Overrides | None = None) -> Audio:
+def speak(home: Home, session: ChatCore, index: int, overrides: Overrides | None = None) -> Audio:
     """Message *index* as audio from the configured server (or the one *overrides* names)."""
     given = overrides or Overrides()
     cfg = speech_settings(home)

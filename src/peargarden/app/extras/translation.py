@@ -27,7 +27,7 @@ from . import chat_files
 from .settings import TranslateSettings, endpoint, off, translate_settings
 
 if TYPE_CHECKING:
-    from ..play.service import ChatSession
+    from ..play.chat_core import ChatCore
 
 __all__ = ["Translation", "card_language", "keep_input", "translate_message", "translate_text", "translations"]
 
@@ -42,18 +42,18 @@ class Record(msgspec.Struct, frozen=True):
     of: str  # the hash of the content it belongs to
 
 
-def _records_path(session: ChatSession) -> Any:
+def _records_path(session: ChatCore) -> Any:
     return chat_files.chat_dir(session) / chat_files.TRANSLATIONS_FILE
 
 
-def card_language(session: ChatSession) -> str:
+def card_language(session: ChatCore) -> str:
     """The card's own language as a code (from its text's script); ``""`` when it does not say."""
-    fields = session.env.card_fields
+    fields = session.env.card.data
     text = "\n".join(str(fields.get(key) or "") for key in ("description", "personality", "scenario", "first_mes"))
     return script_code(text_language(text))
 
 
-def _side(session: ChatSession, text: str, target: str) -> Translation:
+def _side(session: ChatCore, text: str, target: str) -> Translation:
     system, user = side_request(text, target)
     answer = session.side_call()(system, user, min(8192, 256 + 4 * len(text)), purpose="translate")
     try:
@@ -64,7 +64,7 @@ def _side(session: ChatSession, text: str, target: str) -> Translation:
 
 
 def translate_text(
-    home: Home, session: ChatSession, text: str, target: str, cfg: TranslateSettings | None = None
+    home: Home, session: ChatCore, text: str, target: str, cfg: TranslateSettings | None = None
 ) -> Translation:
     """*text* into *target* (a language code) through the configured back end."""
     cfg = cfg or translate_settings(home)
@@ -82,7 +82,7 @@ def translate_text(
     return translate(cfg.backend, found.base_url, found.api_key, text, target)
 
 
-def translations(session: ChatSession) -> dict[str, dict[str, Any]]:
+def translations(session: ChatCore) -> dict[str, dict[str, Any]]:
     """The chat's kept translations by message id, only those whose message still says what they
     were made from."""
     records = chat_files.read_records(_records_path(session), cache=False)
@@ -100,7 +100,7 @@ def translations(session: ChatSession) -> dict[str, dict[str, Any]]:
 _KEEPING = threading.Lock()
 
 
-def _keep(session: ChatSession, entry_id: str, record: Record) -> None:
+def _keep(session: ChatCore, entry_id: str, record: Record) -> None:
     path = _records_path(session)
     with _KEEPING:
         records = chat_files.read_records(path, cache=False)
@@ -108,7 +108,7 @@ def _keep(session: ChatSession, entry_id: str, record: Record) -> None:
         chat_files.write_records(path, records, cache=False)
 
 
-def translate_message(home: Home, session: ChatSession, index: int, to: str | None = None) -> Translation:
+def translate_message(home: Home, session: ChatCore, index: int, to: str | None = None) -> Translation:
     """Message *index* into *to* (default: the user's language), kept beside it; a translation kept
     already for the same text and language is given back without asking again."""
     cfg = translate_settings(home)
@@ -123,7 +123,7 @@ def translate_message(home: Home, session: ChatSession, index: int, to: str | No
     return result
 
 
-def model_language(home: Home, session: ChatSession) -> str:
+def model_language(home: Home, session: ChatCore) -> str:
     """What an input is translated into for the model: ``model_language``, else the card's own."""
     cfg = translate_settings(home)
     if cfg.model_language:
@@ -134,7 +134,7 @@ def model_language(home: Home, session: ChatSession) -> str:
     return found
 
 
-def keep_input(home: Home, session: ChatSession, index: int, original: str) -> None:
+def keep_input(home: Home, session: ChatCore, index: int, original: str) -> None:
     """Message *index* was sent translated: keep *original* (the user's words) as its translation."""
     entry = chat_files.message_at(session, index)
     if entry.role != "user":
