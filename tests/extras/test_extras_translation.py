@@ -31,7 +31,7 @@ def test_language_codes_read_what_users_write() -> None:
     assert [language_code(v) for v in written] == ["zh", "zh", "zh", "zh", "en", "en", "ja", "zh-TW"]
     assert (libre_code("zh-TW"), deepl_code("zh-TW")) == ("zt", "ZH-HANT")
     assert (deepl_code("en"), deepl_code("ja")) == ("EN-US", "JA")
-    with pytest.raises(BadInput, match="--to 不认识的语言：'克林贡语'"):
+    with pytest.raises(BadInput, match=r"^不认识的语言：'克林贡语'"):
         language_code("克林贡语")
 
 
@@ -135,7 +135,7 @@ def test_pear_translate_prints_the_json_contract(world: World) -> None:
     plain = pear_in_process(world.home.root, *args, "--to", "ja")
     assert plain.stdout == f"«ja» {REPLY}\n"
     bad = pear_in_process(world.home.root, *args, "--to", "xx")
-    assert bad.returncode == 2 and bad.stderr.startswith("pear: --to 不认识的语言") and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.startswith("pear: 不认识的语言：'xx'") and "Traceback" not in bad.stderr
     world.configure()
     off = pear_in_process(world.home.root, *args, "--to", "en")
     assert off.returncode == 2 and "翻译没有开启" in off.stderr

@@ -41,8 +41,8 @@ _ALIASES: dict[str, str] = {
 _SCRIPT_NAMES = {"中文": "zh", "日语": "ja", "韩语": "ko", "英语": "en", "俄语": "ru"}
 
 
-def language_code(value: str, *, what: str = "--to") -> str:
-    """*value* as one of :data:`LANGUAGES`' codes; ``BadInput`` naming *what* when it is none."""
+def language_code(value: str, *, what: str = "") -> str:
+    """*value* as one of :data:`LANGUAGES`' codes; ``BadInput`` (naming *what*, a setting) when it is none."""
     text = value.strip()
     if text in LANGUAGES:
         return text
@@ -55,7 +55,7 @@ def language_code(value: str, *, what: str = "--to") -> str:
     if text in _ALIASES:
         return _ALIASES[text]
     known = "、".join(LANGUAGES)
-    raise BadInput(f"{what} 不认识的语言：{value!r}（可用：{known}）")
+    raise BadInput(f"{what + ' ' if what else ''}不认识的语言：{value!r}（可用：{known}）")
 
 
 def language_name(code: str) -> str:

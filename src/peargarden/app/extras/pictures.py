@@ -61,7 +61,7 @@ def picture_prompt(home: Home, session: ChatCore, kind: str, cfg: PictureSetting
     """The side model's prompt for a picture of *kind* (``last``, ``character``, ``scene``)."""
     cfg = cfg or picture_settings(home)
     if kind not in pic.DEFAULT_INSTRUCTIONS:
-        raise BadInput(f"图片种类只能是 {' | '.join(pic.KINDS)}，实际是 {kind!r}（free 需要 --prompt）")
+        raise BadInput(f"图片种类只能是 {' | '.join(pic.KINDS)}，实际是 {kind!r}（free：自己写提示词）")
     fields = session.env.card.data
     card = {key: str(fields.get(key) or "") for key in ("name", "description", "personality", "scenario")}
     context = pic.context_text(kind, card, _history(session))
@@ -106,7 +106,7 @@ def imagine(
     if not backend:
         raise off("pictures")
     if prompt is not None and not prompt.strip():
-        raise BadInput("--prompt 是空的")
+        raise BadInput("提示词是空的")
     kind = "free" if prompt is not None else kind
     written = prompt.strip() if prompt is not None else picture_prompt(home, session, kind, cfg)
     full = pic.full_prompt(cfg.prefix, written)

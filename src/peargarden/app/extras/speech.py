@@ -80,8 +80,8 @@ def speak(home: Home, session: ChatCore, index: int, overrides: Overrides | None
         raise off("tts")
     if backend == "browser":
         raise BadInput(
-            '[tts] backend = "browser" 用网页里浏览器自己的语音朗读，没有音频文件；'
-            "要文件请用 --base-url 指一个 OpenAI 兼容的语音服务"
+            '[tts] backend = "browser" 用网页里浏览器自己的语音朗读，没有音频文件',
+            hint="要文件请用 --base-url 指一个 OpenAI 兼容的语音服务",
         )
     line = line_of(home, session, index, cfg, given.voice)
     connection = "" if given.base_url else cfg.connection

@@ -112,7 +112,7 @@ def translate_message(home: Home, session: ChatCore, index: int, to: str | None 
     """Message *index* into *to* (default: the user's language), kept beside it; a translation kept
     already for the same text and language is given back without asking again."""
     cfg = translate_settings(home)
-    target = language_code(to or cfg.language, what="--to" if to else "[translate] language")
+    target = language_code(to or cfg.language, what="" if to else "[translate] language")
     entry = chat_files.message_at(session, index)
     content = chat_files.content_of(entry)
     kept = translations(session).get(entry.id)
