@@ -9,7 +9,10 @@ of each after one untimed load: ``browser`` the CPU of chromium's processes, ``s
 (the web server and Playwright's client), ``wall`` the time to ``body[data-ready]`` (and, with the
 extras, to ``body[data-extras-ready]``).
 
-    .venv/bin/python bench/bench_extras_page.py [--repeat 12]
+    .venv/bin/python bench/bench_extras_page.py [--repeat 12] [--against REV]
+
+``--against REV``: a third load in each round, the page with the extras' scripts as they were at git
+revision REV (served in their place through Playwright), so a change to them is measured side by side.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +28,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "web"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -65,9 +70,36 @@ def all_on(home: Home, media: str) -> str:
     )
 
 
+EXTRAS_SCRIPTS = ("chat_extras.js", "translate.js", "expressions.js", "tts.js", "pictures.js")
+
+
+def scripts_at(revision: str) -> dict[str, bytes]:
+    """The extras' scripts as they were at git *revision* (a script it did not have is left out)."""
+    root = Path(__file__).resolve().parents[1]
+    found = {}
+    for name in EXTRAS_SCRIPTS:
+        shown = subprocess.run(["git", "show", f"{revision}:src/peargarden/web/static/{name}"], cwd=root,
+                               capture_output=True, check=False)  # fmt: skip
+        if shown.returncode == 0:
+            found[name] = shown.stdout
+    return found
+
+
+def serving(body: bytes | None) -> Callable[[Any], None]:
+    """A route handler that answers with a script as it was (a script the revision did not have: none)."""
+
+    def serve(route: Any) -> None:
+        if body is None:
+            route.abort()
+        else:
+            route.fulfill(body=body, content_type="text/javascript")
+
+    return serve
+
+
 def timed(label: str, runs: dict[str, Callable[[], None]], repeat: int) -> None:
     """Each of *runs* once untimed, then *repeat* rounds of all of them in turn; a line each, and the
-    ratio of the first to the second."""
+    ratio of each to the last (the page without the extras)."""
     me = os.getpid()
     spent = {name: [0.0, 0.0, 0.0] for name in runs}
     for run in runs.values():
@@ -79,18 +111,20 @@ def timed(label: str, runs: dict[str, Callable[[], None]], repeat: int) -> None:
             spent[name][0] += children_cpu(me) - browser
             spent[name][1] += time.process_time() - server
             spent[name][2] += time.perf_counter() - wall
+    base = list(spent.values())[-1]
     for name, (browser, server, wall) in spent.items():
-        print(f"{label:28} {name:22} browser {1000 * browser / repeat:6.1f} ms  server {1000 * server / repeat:5.1f} ms"
-              f"  wall {1000 * wall / repeat:6.1f} ms")  # fmt: skip
-    (a, b) = list(spent.values())[:2]
-    print(f"{label:28} {'ratio (with / without)':22} browser {a[0] / b[0]:6.2f}     server {a[1] / b[1]:5.2f}"
-          f"     wall {a[2] / b[2]:6.2f}")  # fmt: skip
+        print(f"{label:20} {name:24} browser {1000 * browser / repeat:6.1f} ms ({browser / base[0]:4.2f})  "
+              f"server {1000 * server / repeat:5.1f} ms ({server / base[1]:4.2f})  "
+              f"wall {1000 * wall / repeat:6.1f} ms ({wall / base[2]:4.2f})")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=12)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--against", help="a git revision whose extras' scripts load in a third page")
+    args = parser.parse_args()
+    repeat = args.repeat
+    old = scripts_at(args.against) if args.against else {}
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as fake, FakeMediaServer() as media, \
             sync_playwright() as playwright:  # fmt: skip
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -118,7 +152,19 @@ def main() -> None:
                     held.goto(url)
                     held.wait_for_selector("body[data-ready='1']")
 
-                timed(label, {"with the extras": with_extras, "their script held back": without}, repeat)
+                runs = {"with the extras": with_extras}
+                if args.against:
+                    then = context.new_page()
+                    for name in EXTRAS_SCRIPTS:
+                        then.route(f"**/{name}", serving(old.get(name)))
+
+                    def with_old(then: Page = then, url: str = url) -> None:
+                        then.goto(url)
+                        then.wait_for_selector("body[data-ready='1'][data-extras-ready='1']")
+
+                    runs[f"as at {args.against}"] = with_old
+                runs["their script held back"] = without
+                timed(label, runs, repeat)
                 api = f"{server.base_url}/api/chats/{urllib.parse.quote('青梧')}/{chat_id}/extras"
 
                 def carried(api: str = api) -> None:
@@ -129,7 +175,7 @@ def main() -> None:
                 started, wall = time.process_time(), time.perf_counter()
                 for _ in range(repeat):
                     carried()
-                print(f"{label:28} GET …/extras (the answer the page carries), per call: "
+                print(f"{label:20} GET …/extras (the answer the page carries), per call: "
                       f"server+client CPU {1000 * (time.process_time() - started) / (20 * repeat):5.2f} ms, "
                       f"wall {1000 * (time.perf_counter() - wall) / (20 * repeat):5.2f} ms")  # fmt: skip
                 context.close()
