@@ -26,7 +26,8 @@ CARD = "记账的阿梨"
 BOOK = "账本书"
 SCRIPT = """
 eventOn(getButtonEvent('整理账本'), async () => {
-  await updateWorldbookWith('账本书', (entries) => entries.map((e) => ({ ...e, content: e.content.replace('30', '58') })));
+  const raise = (e) => ({ ...e, content: e.content.replace('30', '58') });
+  await updateWorldbookWith('账本书', (entries) => entries.map(raise));
   await createWorldbookEntries('账本书', [{ name: '押金', content: '押金 100。', enabled: true }]);
   const { deleted_entries } = await deleteWorldbookEntries('账本书', (e) => e.name === '旧账');
   const book = await getWorldbook('账本书');
