@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from peargarden.app import AgentEvent
-from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
-from peargarden.app.library.library import init_home
-from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
-from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
-from peargarden.app.settings.connections import Connection, flag_timeouts
+from peargarden.app import AgentEvent, ApprovalPrompt, Beat, ChatOptions, ChatSession, PearApp
+from peargarden.app.cards import pending_question, set_allowance  # not at import: light --help
+from peargarden.app.library import init_home
+from peargarden.app.play import MODE_NAMES, Answer, thinking_level
+from peargarden.app.settings import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
 from peargarden.formats import dumps_json
 
@@ -29,7 +28,7 @@ from ._wrap import StreamWrap
 if TYPE_CHECKING:
     from peargarden.app import AnyChat
 
-HELP = """命令：
+HELP = f"""命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
   /swipe [-]        下一条 / 上一条回复（超过最后一条就生成新的）
   /continue         接着最后一条回复往下写（写在这条回复里，同 SillyTavern）
@@ -43,7 +42,7 @@ HELP = """命令：
   /tree             显示整棵对话树
   /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
-  /mode [stage|tavern|work]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
+  /mode [{'|'.join(MODE_NAMES)}]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
   /trigger 名字     群聊里让这位成员马上接话（静音的也行）
   /quit             退出
   其他 / 开头的行    作为 SillyTavern 的斜杠命令（STscript）运行，例如 /setvar key=好感 5 | /echo 好
@@ -60,8 +59,8 @@ def _options(
     local_model: str | None = None,
     timeouts: dict[str, float | None] | None = None,
 ) -> ChatOptions:
-    if mode is not None and mode not in ("stage", "tavern", "work"):
-        raise BadInput(f"--mode 只能是 stage、tavern 或 work，收到 {mode!r}")
+    if mode is not None and mode not in MODE_NAMES:
+        raise BadInput(f"--mode 只能是 {'、'.join(MODE_NAMES)} 之一，收到 {mode!r}")
     if thinking is not None:
         thinking_level(thinking)
     if local_model and base_url:
@@ -82,7 +81,7 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: st
         if card is not None:
             raise BadInput("--card 和 --group 只能选一个（a card or a group）")
         # On demand: a group chat's service, its modes and SillyTavern's group cast (a card's chat never loads them).
-        from peargarden.app.play.group_session import new_group_chat, open_group_chat
+        from peargarden.app.play import new_group_chat, open_group_chat
 
         group_chat = (
             open_group_chat(service, group, chat_id, options) if chat_id else new_group_chat(service, group, options)
@@ -349,7 +348,9 @@ def _ctrl_c_default() -> Iterator[None]:
 @app.command("chat")
 def chat_command(
     card: str | None = typer.Option(None, "--card", help="卡名（默认：青梧）。"),
-    mode: str | None = typer.Option(None, "--mode", help="stage | tavern | work（默认来自设置；work 是工作模式）。"),
+    mode: str | None = typer.Option(
+        None, "--mode", help=f"{' | '.join(MODE_NAMES)}（默认来自设置；work 是工作模式）。"
+    ),
     base_url: str | None = typer.Option(
         None, "--base-url", help="OpenAI 兼容服务的地址，如 https://api.deepseek.com/v1"
     ),
@@ -506,7 +507,7 @@ def _stscript(session: AnyChat, line: str) -> None:
     if not isinstance(session, ChatSession):
         typer.echo(f"未知命令 {line.split()[0]}；/help 查看命令（群聊里还不能运行 STscript）。", err=True)
         return
-    from peargarden.app.play.slash import run_chat_script
+    from peargarden.app.play import run_chat_script
 
     outcome = run_chat_script(session, line)
     for toast in outcome.toasts:
