@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from peargarden.app.play.chat_variables import ChatVariables
+from peargarden.app.play import ChatVariables
 
 from .deps import hub_of
 from .frame_libraries import library_text

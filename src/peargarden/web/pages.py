@@ -9,8 +9,8 @@ from urllib.parse import quote, unquote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from peargarden.app.cards.card_files import renamed_card
-from peargarden.app.library.library import card as open_card
+from peargarden.app.cards import renamed_card
+from peargarden.app.library import open_card
 
 from .api_cards import cards
 from .deps import home_of, hub_of, templates_of
