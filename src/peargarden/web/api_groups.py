@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from peargarden.app import ChatOptions, GroupSession, PearApp
 from peargarden.app.cards import group_picture
 from peargarden.app.library import (
+    GROUP_MODE_NAMES,
     create_group,
     delete_group,
     edit_group,
@@ -309,7 +310,7 @@ def _page(request: Request, template: str, **context: object) -> HTMLResponse:
 @router.get("/groups", response_class=HTMLResponse)
 def groups_page(request: Request) -> HTMLResponse:
     """The groups, and a form that makes one from cards."""
-    return _page(request, "groups.html")
+    return _page(request, "groups.html", modes=GROUP_MODE_NAMES)
 
 
 @router.get("/group/{group}", response_class=HTMLResponse)

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from peargarden.app.cards import renamed_card
 from peargarden.app.library import open_card
+from peargarden.app.play import MODE_NAMES
 
 from .api_cards import cards
 from .deps import home_of, hub_of, templates_of
@@ -72,7 +73,7 @@ def vault_page(request: Request) -> HTMLResponse:
 
 @router.get("/settings", response_class=HTMLResponse)
 def settings_page(request: Request) -> HTMLResponse:
-    return _page(request, "settings.html")
+    return _page(request, "settings.html", modes=MODE_NAMES)
 
 
 @router.get("/presets/{card}", response_class=HTMLResponse)
