@@ -17,15 +17,28 @@ The fronts import this package and the four rooms' packages, nothing deeper (``t
 checks it): each face exports exactly the names the fronts use, each loaded from its module on first use
 (:mod:`._lazy`), so a light command such as ``pear cards`` never loads the chat machinery.  Here: the
 service (``PearApp``, ``ChatOptions``, ``ChatSession``, ``GroupSession``, ``AnyChat`` for either), a
-beat (``Beat``, ``ApprovalPrompt``) and its events (``AgentEvent``), the data folder (``Home``,
-``sanitize_name``), the tokenizers' cache (``cache_tokenizers_in``).
+beat (``Beat``, ``ApprovalPrompt``) and its events (``AgentEvent``; the classes a front matches on,
+``TextDeltaEvent`` … ``DoneEvent``, the reader's ``ProseEvent`` and ``ChoiceEvent``), the data
+folder (``Home``, ``sanitize_name``), the tokenizers' cache (``cache_tokenizers_in``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peargarden.agent.events import AgentEvent
+from peargarden.agent.events import (
+    AgentEvent,
+    ChoiceEvent,
+    DoneEvent,
+    ErrorEvent,
+    ProseEvent,
+    SpeakerEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+    WarningEvent,
+)
 from peargarden.app._lazy import lazy_names
 from peargarden.workspace.home import Home, sanitize_name
 
@@ -46,9 +59,19 @@ __all__ = [
     "Beat",
     "ChatOptions",
     "ChatSession",
+    "ChoiceEvent",
+    "DoneEvent",
+    "ErrorEvent",
     "GroupSession",
     "Home",
     "PearApp",
+    "ProseEvent",
+    "SpeakerEvent",
+    "TextDeltaEvent",
+    "ThinkingDeltaEvent",
+    "ToolEndEvent",
+    "ToolStartEvent",
+    "WarningEvent",
     "cache_tokenizers_in",
     "sanitize_name",
 ]

@@ -13,7 +13,24 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from peargarden.app import AgentEvent, ApprovalPrompt, Beat, ChatOptions, ChatSession, PearApp
+from peargarden.app import (
+    AgentEvent,
+    ApprovalPrompt,
+    Beat,
+    ChatOptions,
+    ChatSession,
+    ChoiceEvent,
+    DoneEvent,
+    ErrorEvent,
+    PearApp,
+    ProseEvent,
+    SpeakerEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+    WarningEvent,
+)
 from peargarden.app.cards import pending_question, set_allowance  # not at import: light --help
 from peargarden.app.library import init_home
 from peargarden.app.play import MODE_NAMES, Answer, thinking_level
@@ -140,58 +157,58 @@ class _Printer:
         typer.echo(text)
 
     def event(self, event: AgentEvent) -> None:
-        data = event.to_json()
-        kind = event.type
-        if kind == "thinking_delta":
-            if self.show_thinking:
-                if not self.in_thinking:
-                    sys.stderr.write("\x1b[2m（思考）")
-                    self.in_thinking = True
-                sys.stderr.write(data["text"])
-                sys.stderr.flush()
-            return
-        self._end_thinking()
-        if kind == "speaker":  # a group chat: whose reply follows
-            self._newline()
-            typer.echo(f"【{data['name']}】")
-            return
-        if kind == "text_delta":
-            sys.stdout.write(self.wrap.feed(data["text"]) if self.wrap is not None else data["text"])
-            sys.stdout.flush()
-            self.line_open = True
-            return
-        self._newline()
-        if kind == "tool_start":
-            args = _json(data["args"]) if data["args"] is not None else "（参数无法解析）"
-            typer.echo(f"  ⚙ {data['name']} {args}", err=True)
-        elif kind == "tool_end":
-            first = (data["text"].strip().splitlines() or [""])[0][:80]
-            mark = "✗" if data["is_error"] else "↳"
-            typer.echo(f"    {mark} {first}", err=True)
-            self._story_tool(data)
-        elif kind == "warning":
-            typer.echo(f"⚠ {data['message']}", err=True)
-        elif kind == "error":
-            hint = f"：{data['hint']}" if data.get("hint") else ""
-            typer.echo(f"pear: {data['message']}{hint}", err=True)
-        elif kind == "done" and data["stop_reason"] == "aborted":
-            typer.echo("（已停止，已写出的部分保留）", err=True)
+        match event:
+            case ThinkingDeltaEvent(text=text):
+                self._thinking(text)
+            case SpeakerEvent(name=name):  # a group chat: whose reply follows
+                self._end_thinking()
+                self._newline()
+                typer.echo(f"【{name}】")
+            case TextDeltaEvent(text=text):
+                self._end_thinking()
+                sys.stdout.write(self.wrap.feed(text) if self.wrap is not None else text)
+                sys.stdout.flush()
+                self.line_open = True
+            case _:
+                self._end_thinking()
+                self._newline()
+                self._line(event)
 
-    def _story_tool(self, data: dict[str, Any]) -> None:
-        """The beat's prose arrives sealed through draft_seal, and a fork as the ask tool's choice card:
-        both are the reply the user reads, so they go to stdout like streamed text."""
-        details = data.get("details") or {}
-        if data["is_error"]:
-            return
-        if data["name"] == "draft_seal" and isinstance(details.get("prose"), str):
-            self.echo(details["prose"].strip())
-        elif details.get("kind") == "choice":
-            self.choices = [str(o) for o in details.get("options") or []]
-            typer.echo(f"【岔口】{details.get('question', '')}")
-            for number, option in enumerate(self.choices, start=1):
-                typer.echo(f"  {number}. {option}")
-            if details.get("free_text", True):
-                typer.echo("  （输入编号，或直接写你自己的选择）")
+    def _thinking(self, text: str) -> None:
+        if self.show_thinking:
+            if not self.in_thinking:
+                sys.stderr.write("\x1b[2m（思考）")
+                self.in_thinking = True
+            sys.stderr.write(text)
+            sys.stderr.flush()
+
+    def _line(self, event: AgentEvent) -> None:
+        """An event that starts on a line of its own: the tools' timeline and notices on stderr; the
+        reply the user reads (sealed prose, a choice card) on stdout like streamed text."""
+        match event:
+            case ToolStartEvent(name=name, args=args):
+                shown = _json(args) if args is not None else "（参数无法解析）"
+                typer.echo(f"  ⚙ {name} {shown}", err=True)
+            case ToolEndEvent(text=text, is_error=is_error):
+                first = (text.strip().splitlines() or [""])[0][:80]
+                typer.echo(f"    {'✗' if is_error else '↳'} {first}", err=True)
+            case ProseEvent(text=text):
+                self.echo(text.strip())
+            case ChoiceEvent(question=question, options=options, free_text=free_text):
+                self.choices = list(options)
+                typer.echo(f"【岔口】{question}")
+                for number, option in enumerate(self.choices, start=1):
+                    typer.echo(f"  {number}. {option}")
+                if free_text:
+                    typer.echo("  （输入编号，或直接写你自己的选择）")
+            case WarningEvent(message=message):
+                typer.echo(f"⚠ {message}", err=True)
+            case ErrorEvent(message=message, hint=hint):
+                typer.echo(f"pear: {message}{f'：{hint}' if hint else ''}", err=True)
+            case DoneEvent(stop_reason="aborted"):
+                typer.echo("（已停止，已写出的部分保留）", err=True)
+            case _:
+                pass
 
     def answer(self, line: str) -> str:
         """A bare option number after a choice card stands for that option's text."""
