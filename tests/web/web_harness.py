@@ -45,6 +45,10 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # As desktop Chrome does (headless-shell leaves it off): frames of another site — a card's sandboxed
+    # frames, an opaque origin — run in a process of their own, so a card's script that loops cannot
+    # stop the page (tests/web/test_web_script_bounds.py).
+    "--site-per-process",
 ]
 
 

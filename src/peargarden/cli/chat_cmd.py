@@ -33,7 +33,7 @@ from peargarden.app import (
 )
 from peargarden.app.cards import pending_question, set_allowance  # not at import: light --help
 from peargarden.app.library import init_home
-from peargarden.app.play import MODE_NAMES, Answer, thinking_level
+from peargarden.app.play import MODE_NAMES, Answer, scripts_needing_page, thinking_level
 from peargarden.app.settings import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
 from peargarden.formats import dumps_json
@@ -405,6 +405,8 @@ def chat_command(
     limits["total"] = total_timeout
     options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model, limits)
     session = _open(card, chat_id, options, group)
+    if isinstance(session, ChatSession):  # a card's chat (a group's members' scripts: not yet)
+        _page_scripts(session)
     waiting = _StillWaiting(_endpoint(session), still_waiting)
     with vault_snapshots(state.home):
         if once is not None:
@@ -434,6 +436,14 @@ def _ask_card_regex(home: Any, card: str) -> None:
         return
     set_allowance(home, folder, typer.confirm(question, default=False))
     typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder} 更改）", err=True)
+
+
+def _page_scripts(session: ChatSession) -> None:
+    """Once per chat opened: the card's scripts that only the chat page runs, named (never silently)."""
+    names = scripts_needing_page(session.card)
+    if names:
+        shown = "、".join(names[:5]) + ("…" if len(names) > 5 else "")
+        typer.echo(f"此卡的 {len(names)} 个脚本需要网页：pear serve（{shown}）", err=True)
 
 
 def _endpoint(session: AnyChat) -> str:

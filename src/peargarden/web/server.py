@@ -125,6 +125,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_presets,
         api_regex,
         api_regex_allow,
+        api_scripts,
         api_settings,
         api_slash,
         api_studio,
@@ -137,7 +138,7 @@ def create_app(config: WebConfig) -> FastAPI:
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, api_groups, api_status, api_slash, api_first_reply, api_system_file,
+               api_regex_allow, api_groups, api_status, api_scripts, api_slash, api_first_reply, api_system_file,
                api_embedded, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)

@@ -31,6 +31,10 @@
   :mod:`.group_variables` — a group chat's (one message per reply), ``pear vars show`` on any chat;
   :mod:`.hidden_updates` — a stage beat's stream without ``<UpdateVariable>`` blocks;
   :mod:`.tavern_cases` — oracle replay.
+- :mod:`.card_frames` — what the page's card frames run, made ready here: a status bar's scripts with
+  ``top`` renamed, our own frame libraries (``z``), TavernHelper's names; :mod:`.page_scripts` — a
+  card's TavernHelper scripts in the chat page: the host their calls run on, over the chat (writes
+  as edits through the service), the data their frames read.
 - :mod:`.chat_records`, :mod:`.chat_summaries`, :mod:`.chat_files` — chats as records and files:
   find, list with kept summaries, titles, deletion into the vault.
 
@@ -63,6 +67,10 @@ first use); every other name and module here is private to ``app``:
 - Oracle replay of SillyTavern's assembly (:mod:`.tavern_cases`): ``replay_tavern_case``, ``is_group_case``.
 - Oracle replay of STscript (:mod:`.slash_cases`): ``replay_slash_case``.
 - Oracle replay of TavernHelper scripts (:mod:`.script_cases`): ``replay_script_case``.
+- The page's card frames (:mod:`.card_frames`): ``frame_html``, ``own_libraries``, ``own_library``,
+  ``tavern_helper_names``, and the scripts only the page runs, ``scripts_needing_page``.
+- A card's TavernHelper scripts in the chat page (:mod:`.page_scripts`): ``chat_page_scripts``,
+  ``page_world``, ``run_calls``.
 """
 
 from __future__ import annotations
@@ -73,6 +81,7 @@ from peargarden.app._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .beat import Answer
+    from .card_frames import frame_html, own_libraries, own_library, scripts_needing_page, tavern_helper_names
     from .chat_files import MAX_TITLE, chat_dir, chat_title, remove_chat, set_title
     from .chat_page import MessageRow, TreeRow, tree_leaf, tree_rows
     from .chat_records import (
@@ -90,6 +99,8 @@ if TYPE_CHECKING:
     from .group_session import new_group_chat, open_group_chat
     from .group_variables import variables_of_chat
     from .opening import MODE_NAMES, STAGE, TAVERN
+    from .page_scripts import page_scripts as chat_page_scripts
+    from .page_scripts import page_world, run_calls
     from .request_ledger import ChatRequest, ledger
     from .sandbox_judge import check_call, known_card
     from .script_cases import replay_case as replay_script_case
@@ -122,6 +133,7 @@ __all__ = [
     "card_folders",
     "card_schema",
     "chat_dir",
+    "chat_page_scripts",
     "chat_quick_replies",
     "chat_title",
     "check_call",
@@ -130,11 +142,15 @@ __all__ = [
     "ensure_file",
     "export_sillytavern",
     "find_any_chat",
+    "frame_html",
     "is_group_case",
     "known_card",
     "ledger",
     "new_group_chat",
     "open_group_chat",
+    "own_libraries",
+    "own_library",
+    "page_world",
     "record_json",
     "record_yaml",
     "remove_chat",
@@ -143,13 +159,16 @@ __all__ = [
     "replay_tavern_case",
     "resident_file",
     "resident_text",
+    "run_calls",
     "run_chat_script",
     "run_stored_chat_script",
     "save_file",
+    "scripts_needing_page",
     "set_chat_quick_reply_links",
     "set_title",
     "story_session",
     "story_state",
+    "tavern_helper_names",
     "thinking_level",
     "tree_leaf",
     "tree_rows",
@@ -176,6 +195,7 @@ _LAZY = {
     "card_folders": ".chat_records",
     "card_schema": ".variables",
     "chat_dir": ".chat_files",
+    "chat_page_scripts": ".page_scripts:page_scripts",
     "chat_quick_replies": ".slash:chat_quick_reply_links",
     "chat_title": ".chat_files",
     "check_call": ".sandbox_judge",
@@ -184,11 +204,15 @@ _LAZY = {
     "ensure_file": ".story",
     "export_sillytavern": ".chat_records",
     "find_any_chat": ".chat_records",
+    "frame_html": ".card_frames",
     "is_group_case": ".tavern_cases",
     "known_card": ".sandbox_judge",
     "ledger": ".request_ledger",
     "new_group_chat": ".group_session",
     "open_group_chat": ".group_session",
+    "own_libraries": ".card_frames",
+    "own_library": ".card_frames",
+    "page_world": ".page_scripts",
     "record_json": ".variables",
     "record_yaml": ".chat_variables",
     "remove_chat": ".chat_files",
@@ -197,13 +221,16 @@ _LAZY = {
     "replay_tavern_case": ".tavern_cases:replay_case",
     "resident_file": ".story",
     "resident_text": ".story",
+    "run_calls": ".page_scripts",
     "run_chat_script": ".slash",
     "run_stored_chat_script": ".slash",
     "save_file": ".chat_records",
+    "scripts_needing_page": ".card_frames",
     "set_chat_quick_reply_links": ".slash",
     "set_title": ".chat_files",
     "story_session": ".story",
     "story_state": ".story",
+    "tavern_helper_names": ".card_frames",
     "thinking_level": ".service",
     "tree_leaf": ".chat_page",
     "tree_rows": ".chat_page",

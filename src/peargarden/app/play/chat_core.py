@@ -34,7 +34,7 @@ from peargarden.providers.base import ChatRequest, Provider, StreamEvent, Thinki
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
 from peargarden.sessions.entries import Entry
-from peargarden.sessions.variables import CHAT_METADATA_TYPE
+from peargarden.sessions.variables import CHAT_METADATA_TYPE, MESSAGE_VARIABLES_TYPE, note_data
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, holder_pid
@@ -360,6 +360,12 @@ class ChatCore(msgspec.Struct):
         branch from here on, as a tavern beat keeps it."""
         with self.holding():
             self.chat.append_custom(CHAT_METADATA_TYPE, metadata)
+
+    def save_message_variables(self, entry_id: str, variables: Any) -> None:
+        """TavernHelper's variables of one message (the entry its shown swipe is), as MVU keeps them,
+        for the branch from here on (a card's script wrote them)."""
+        with self.holding():
+            self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note_data(entry_id, variables=variables))
 
     def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:
         """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``

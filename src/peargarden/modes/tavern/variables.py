@@ -29,6 +29,7 @@ from peargarden.sessions.context import build_context
 from peargarden.sessions.variables import MESSAGE_VARIABLES_TYPE, chat_metadata, customs_as_data, note_data
 from peargarden.variables.ejs import has_template
 from peargarden.variables.macros import expand_variable_macros
+from peargarden.variables.message import without_status_placeholder
 from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.templates_js import render_template
 from peargarden.variables.zod_schema import MvuSchema
@@ -201,6 +202,8 @@ def late_step(
         "global": dict(global_variables or {}),
     }
     step = render_messages(messages, scopes, sources)
+    if known.prepared is not None:  # MVU keeps this chat's variables: its prompt filter runs on what is sent
+        step.messages = without_status_placeholder(step.messages)
     if step.chat_variables != scopes["chat"]:
         chat_metadata["variables"] = step.chat_variables
     last_user = next((i for i in range(len(chat.messages) - 1, -1, -1) if chat.messages[i]["is_user"]), None)

@@ -64,6 +64,8 @@ function draw(setup) {
   const line = setup.state === "failed" ? setup.error : setup.state === "done" ? setup.note : "";
   error.hidden = !line;
   error.textContent = line || "";
+  // A stopped or failed set-up may start again: its button is back before the state says so.
+  if (setup.state === "failed" || setup.state === "cancelled") $("setup-start").hidden = false;
   document.body.dataset.embeddedSetup = setup.state;
 }
 
