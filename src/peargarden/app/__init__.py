@@ -12,8 +12,9 @@ Rooms, one job each:
   personas, preset files, JSON files written back in their own style, the asset vault.
 - :mod:`.settings` — connections (main and side model), stored keys, ``config.toml`` edits, the
   settings page, model lists and the embedded models.
+- :mod:`.extras` — beside the chat: translation, expressions and sprites, voices, pictures, themes.
 
-The fronts import this package and the four rooms' packages, nothing deeper (``tests/test_architecture.py``
+The fronts import this package and the rooms' packages, nothing deeper (``tests/test_architecture.py``
 checks it): each face exports exactly the names the fronts use, each loaded from its module on first use
 (:mod:`._lazy`), so a light command such as ``pear cards`` never loads the chat machinery.  Here: the
 service (``PearApp``, ``ChatOptions``, ``ChatSession``, ``GroupSession``, ``AnyChat`` for either), a

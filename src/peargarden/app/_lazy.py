@@ -1,6 +1,6 @@
 """A face's names, each imported from its module when a front first asks for it (PEP 562).
 
-The fronts import ``peargarden.app`` and its four rooms' packages only; a room's ``__init__`` lists
+The fronts import ``peargarden.app`` and its rooms' packages only; a room's ``__init__`` lists
 what the fronts use in a ``_LAZY`` table and gets its module ``__getattr__`` from :func:`lazy_names`,
 so a light command such as ``pear cards`` loads only the modules of the names it imports.
 """
