@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
-from peargarden.app.play.chat_page import MessageRow
+from peargarden.app.play import MessageRow
 
 from .markdown import is_document, render
 from .status_frame import status_parts
