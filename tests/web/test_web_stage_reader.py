@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from web_harness import Served, beats_done, open_new_chat, screenshot, tool_call_reply
+from web_harness import Served, beats_done, open_new_chat, screenshot, tool_call_reply, wait_ready
 
 from peargarden.sessions.context import context_message
 from peargarden.testing.fake_openai import text_reply
@@ -67,3 +67,45 @@ def test_sealed_prose_is_the_live_reply_and_a_fork_is_a_choice_card(served: Serv
     beats_done(page, 3)
     assert card.is_hidden()
     assert _user_messages(served, chat_id)[-1] == "留在店里"
+
+
+def test_a_saved_stage_beat_reads_as_its_prose_and_an_open_fork_survives_a_reload(served: Served, page: Page) -> None:
+    prose = "雨点打在油纸伞上。青梧收了伞：“客官，里边坐，茶刚沏好。”"
+    served.fake.script(
+        [
+            tool_call_reply("c1", "draft_write", {"content": "雨点打在油纸伞上。"}),
+            tool_call_reply("c2", "draft_append", {"content": "青梧收了伞：“客官，里边坐，茶刚沏好。”"}),
+            tool_call_reply("c3", "draft_seal", {}),
+        ]
+    )
+    open_new_chat(page, served.url)
+    page.fill("#composer", "雨下得好大。")
+    page.click("#send")
+    beats_done(page, 1)
+    ask: dict[str, object] = {"question": "坐哪儿？", "options": ["靠窗", "靠炉子"]}
+    served.fake.script([tool_call_reply("c4", "ask", ask)])
+    page.fill("#composer", "我进去了。")
+    page.click("#send")
+    beats_done(page, 2)
+
+    page.reload()
+    wait_ready(page)
+    # The kept reply reads as the prose the reader saw, not as the calls' arguments: the beat's
+    # first two rounds are folded steps without a text, the sealing round carries the prose.
+    steps = page.locator("li.msg.assistant.beat-step")
+    assert steps.count() == 2 and steps.locator(".msg-text").count() == 0
+    assert "draft_append" in steps.nth(1).locator(".timeline-fold").text_content()
+    assert not steps.nth(1).locator(".tool-head").first.is_visible()  # folded away
+    reply = page.locator("li.msg.assistant:not(.beat-step)", has=page.locator(".timeline-fold")).first
+    assert reply.locator(".msg-text").inner_text().replace("\n", "") == prose
+    assert not reply.locator(".tool-head").first.is_visible()
+    # The fork the story stopped at is open again, its options the buttons.
+    card = page.locator("#choice-card")
+    card.wait_for()
+    assert card.locator("button.choice-option").all_inner_texts() == ["靠窗", "靠炉子"]
+    served.fake.script([text_reply("青梧引你到窗边坐下。")])
+    card.locator("button.choice-option", has_text="靠窗").click()
+    beats_done(page, 1)  # the page's own count, since the reload
+    page.reload()
+    wait_ready(page)
+    assert card.is_hidden()  # answered: a reload does not ask again

@@ -137,6 +137,13 @@ function settled(fresh, tree = true) {
   state = fresh;
   drawChrome();
   if (tree) loadTree();
+  // A fork the story stopped at is still open after a reload, until the reader answers it.
+  const messages = fresh.messages || [];
+  if (fresh.first + messages.length === fresh.total) {
+    let open = null;
+    for (let i = messages.length - 1; i >= 0 && messages[i].role !== "user" && !open; i--) open = messages[i].choice;
+    if (open) showChoice(open); else if (!running) hideChoice();
+  }
 }
 
 async function refresh() {
