@@ -94,7 +94,7 @@ def test_a_saved_stage_beat_reads_as_its_prose_and_an_open_fork_survives_a_reloa
     # first two rounds are folded steps without a text, the sealing round carries the prose.
     steps = page.locator("li.msg.assistant.beat-step")
     assert steps.count() == 2 and steps.locator(".msg-text").count() == 0
-    assert "draft_append" in steps.nth(1).locator(".timeline-fold").text_content()
+    assert "draft_append" in (steps.nth(1).locator(".timeline-fold").text_content() or "")
     assert not steps.nth(1).locator(".tool-head").first.is_visible()  # folded away
     reply = page.locator("li.msg.assistant:not(.beat-step)", has=page.locator(".timeline-fold")).first
     assert reply.locator(".msg-text").inner_text().replace("\n", "") == prose
