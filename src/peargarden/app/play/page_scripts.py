@@ -179,9 +179,16 @@ class PageScriptHost(TavernScriptHost):
             self.chat_host.remove(gone)
             return
         before = {id(message): (text, variables) for message, text, variables in self._before}
+        new = [index for index, message in enumerate(chat) if id(message) not in before]
+        if new:
+            # New messages, written where they stand, the last first: each goes before the message
+            # after it, which is written by then (the chat host numbers the chat as written, so its
+            # state is read again first — the calls changed it in place).
+            self.chat_host._reread()
+            for unwritten, index in reversed(list(enumerate(new))):
+                self.chat_host._insert(chat[index], index - unwritten if index < len(chat) - 1 else None)
         for index, message in enumerate(chat):
-            if id(message) not in before:  # a new message: written where it stands
-                self.chat_host._insert(message, index if index < len(chat) - 1 else None)
+            if id(message) not in before:
                 continue
             text, variables = before[id(message)]
             number = self.chat_host._number(index)

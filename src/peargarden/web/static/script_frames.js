@@ -252,12 +252,13 @@ async function flush() {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ calls: batch.map((call) => ({ script: call.info.script.id, name: call.name, args: call.args })) }),
     });
+    // The chat's new data first: a script that awaited a call reads what the call did at once.
+    loaded.world = answer.world;
+    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world });
     batch.forEach((call, index) => {
       const result = answer.answers[index] || { error: "没有回答" };
       call.info.port?.postMessage({ kind: "answer", id: call.id, ...result });
     });
-    loaded.world = answer.world;
-    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world });
     for (const [type, args] of answer.events || []) await emitAll(type, args);
     if (batch.some((call) => !["replaceVariables", "insertOrAssignVariables", "insertVariables", "deleteVariable",
       "replaceScriptButtons", "replaceScriptInfo", "getWorldbook", "generate", "generateRaw"].includes(call.name))) {
