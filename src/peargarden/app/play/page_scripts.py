@@ -31,6 +31,7 @@ import json
 from typing import Any
 
 from peargarden.errors import PearError
+from peargarden.scripting import card_settings
 from peargarden.scripting.api import TavernHelperApi
 from peargarden.scripting.host import ScriptError, SlashOutcome
 from peargarden.scripting.page_source import rename_top
@@ -71,6 +72,7 @@ def _overlay(helper: dict[str, Any], saved: Any) -> None:
         kept = scripts.get(str(script.get("id")))
         if isinstance(kept, dict):
             script.update({key: kept[key] for key in ("data", "info", "button") if key in kept})
+    card_settings.saved(helper)  # TavernHelper saved the card's field whole, in its own shape
 
 
 def _all_scripts(items: Any) -> list[dict[str, Any]]:
@@ -113,6 +115,7 @@ class PageScriptHost(TavernScriptHost):
         if helper is not None:
             _overlay(helper, self.session.card.settings().get(STATE_KEY))
         self._shown_variables()
+        self._swipes()
         self._before = [(message, message.get("mes"), _shown_variables(message)) for message in self.state.chat]
 
     def _shown_variables(self) -> None:
@@ -124,8 +127,37 @@ class PageScriptHost(TavernScriptHost):
             if message is not None and not message.get("variables") and any(shown.swipes):
                 message["variables"] = [copy.deepcopy(record) if record else {} for record in shown.swipes]
 
+    def _swipes(self) -> None:
+        """Each reply's swipes (its siblings in the chat) and which one is shown, as SillyTavern holds
+        them (``swipes``, ``swipe_id``) — the chat host's lines carry only the text.  A new chat's
+        greeting gets its date and one ``swipe_info`` per greeting, as SillyTavern 1.18 opens a chat."""
+        chat = self.state.chat
+        numbers = self.chat_host._ids()
+        rows = self.session.messages()
+        tree = self.session.chat.tree
+        for index, message in enumerate(chat):
+            number = int(numbers[index]) if index < len(numbers) else -1
+            entry = rows[number].entry_id if 0 <= number < len(rows) else None
+            if entry is None or message.get("is_user"):
+                continue
+            kin = tree.siblings(entry)
+            message["swipes"] = [str(other.message.get("content") or "") for other in kin]
+            message["swipe_id"] = next(i for i, other in enumerate(kin) if other.id == entry)
+            if index == 0 and tree.get(entry).parent_id is None:  # the greeting(s): the entries' own dates
+                stamp = tree.get(entry).timestamp
+                message["send_date"] = stamp
+                message["swipe_info"] = [{"send_date": stamp, "extra": {}} for _ in kin]
+
     def _reply(self, number: int) -> str:
         return side_request(self.session, self.requests[number - 1])
+
+    def set_global_variables(self, value: dict[str, Any]) -> None:
+        """Replaced in the chat host's own table, the one it saves when the calls are done."""
+        table = self.chat_host.globals
+        given = dict(value)
+        table.clear()
+        table.update(given)
+        super().set_global_variables(table)
 
     def changed(self, part: str) -> None:
         self.parts.add(part)
@@ -188,10 +220,14 @@ class PageScriptHost(TavernScriptHost):
             for unwritten, index in reversed(list(enumerate(new))):
                 self.chat_host._insert(chat[index], index - unwritten if index < len(chat) - 1 else None)
         for index, message in enumerate(chat):
-            if id(message) not in before:
+            number = self.chat_host._number(index)
+            if id(message) not in before:  # a new message's variables (createChatMessages' data)
+                shown = json.loads(_shown_variables(message))
+                entry = self.session.messages()[number].entry_id
+                if shown and entry is not None:
+                    self.session.save_message_variables(entry, shown)
                 continue
             text, variables = before[id(message)]
-            number = self.chat_host._number(index)
             if message.get("mes") != text:
                 self.session.edit(number, str(message.get("mes") or ""))
             if _shown_variables(message) != variables:

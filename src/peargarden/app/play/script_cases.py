@@ -24,7 +24,10 @@ def _object(path: Path) -> dict[str, Any]:
     return value
 
 
-def read_case(case_dir: Path, common: Path | None = None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
+CaseFiles = tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]  # input.json, overrides, preset
+
+
+def read_case(case_dir: Path, common: Path | None = None) -> CaseFiles:
     """A recorded case: ``case_dir/input.json``, and ``common``'s ``st_settings_overrides.json`` and
     ``preset.json`` (default ``case_dir/../../common``, where the recordings keep them)."""
     if not case_dir.is_dir():

@@ -292,8 +292,9 @@ async function emitAll(type, args, from = null) {
 
 // What SillyTavern emits around *action* (the chat page's beat or change), in order.
 function eventsOf(action, last) {
-  const reply = [["generation_started", action === "send" ? "normal" : action], ["message_received", last, action],
-    ["character_message_rendered", last, action], ["generation_ended", last + 1], ["message_updated", last]];
+  const type = action === "send" ? "normal" : action;  // SillyTavern's generation type
+  const reply = [["generation_started", type], ["message_received", last, type],
+    ["character_message_rendered", last, type], ["generation_ended", last + 1], ["message_updated", last]];
   switch (action) {
     case "send": return [["message_sent", last - 1], ["user_message_rendered", last - 1], ...reply];
     case "swipe": return [["message_swiped", last], ...reply];
