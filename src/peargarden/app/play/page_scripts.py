@@ -116,7 +116,8 @@ class PageScriptHost(TavernScriptHost):
             _overlay(helper, self.session.card.settings().get(STATE_KEY))
         self._shown_variables()
         self._swipes()
-        self._before = [(message, message.get("mes"), _shown_variables(message)) for message in self.state.chat]
+        self._before = [(message, message.get("mes"), _shown_variables(message), message.get("swipe_id"))
+                        for message in self.state.chat]  # fmt: skip
 
     def _shown_variables(self) -> None:
         """The variables the page shows for a message that has none yet in SillyTavern's state (a new
@@ -129,8 +130,10 @@ class PageScriptHost(TavernScriptHost):
 
     def _swipes(self) -> None:
         """Each reply's swipes (its siblings in the chat) and which one is shown, as SillyTavern holds
-        them (``swipes``, ``swipe_id``) — the chat host's lines carry only the text.  A new chat's
-        greeting gets its date and one ``swipe_info`` per greeting, as SillyTavern 1.18 opens a chat."""
+        them (``swipes``, ``swipe_id``, ``swipe_info``) — the chat host's lines carry only the text.
+        The greeting's swipe infos carry its date, as SillyTavern 1.18 opens a chat; the others an
+        empty ``extra`` each, as drawing a message made by a script leaves them (a reply's dates and
+        model are not kept here)."""
         chat = self.state.chat
         numbers = self.chat_host._ids()
         rows = self.session.messages()
@@ -147,6 +150,8 @@ class PageScriptHost(TavernScriptHost):
                 stamp = tree.get(entry).timestamp
                 message["send_date"] = stamp
                 message["swipe_info"] = [{"send_date": stamp, "extra": {}} for _ in kin]
+            elif not isinstance(message.get("swipe_info"), list):  # what drawing a message leaves on it
+                message["swipe_info"] = [{"extra": {}} for _ in kin]
 
     def _reply(self, number: int) -> str:
         return side_request(self.session, self.requests[number - 1])
@@ -206,11 +211,11 @@ class PageScriptHost(TavernScriptHost):
     def _persist_chat(self) -> None:
         chat = self.state.chat
         now = {id(message) for message in chat}
-        gone = [index for index, (message, _, _) in enumerate(self._before) if id(message) not in now]
+        gone = [index for index, (message, *_) in enumerate(self._before) if id(message) not in now]
         if gone:
             self.chat_host.remove(gone)
             return
-        before = {id(message): (text, variables) for message, text, variables in self._before}
+        before = {id(message): (text, variables, swipe) for message, text, variables, swipe in self._before}
         new = [index for index, message in enumerate(chat) if id(message) not in before]
         if new:
             # New messages, written where they stand, the last first: each goes before the message
@@ -227,13 +232,33 @@ class PageScriptHost(TavernScriptHost):
                 if shown and entry is not None:
                     self.session.save_message_variables(entry, shown)
                 continue
-            text, variables = before[id(message)]
+            text, variables, swipe = before[id(message)]
+            if message.get("swipe_id") != swipe and self._switched(index, number, message):
+                text = message.get("mes")
             if message.get("mes") != text:
                 self.session.edit(number, str(message.get("mes") or ""))
             if _shown_variables(message) != variables:
                 entry = self.session.messages()[number].entry_id
                 if entry is not None:
                     self.session.save_message_variables(entry, json.loads(_shown_variables(message)) or {})
+
+    def _switched(self, index: int, number: int, message: dict[str, Any]) -> bool:
+        """Another of the message's swipes shown (``setChatMessages`` with a ``swipe_id``): the chat moves
+        to that sibling, as the page's own swipe arrows do.  Only the last message: an earlier one's
+        swipes are branches here, each with its own later messages.  ``False`` when its swipes were
+        changed too (then its text is edited, as before)."""
+        entry = self.session.messages()[number].entry_id
+        kin = self.session.chat.tree.siblings(entry) if entry is not None else []
+        swipe = message.get("swipe_id")
+        texts = [str(other.message.get("content") or "") for other in kin]
+        if not isinstance(swipe, int) or message.get("swipes") != texts or not 0 <= swipe < len(kin):
+            return False
+        if index != len(self.state.chat) - 1:
+            raise ScriptError(
+                f"第 {index} 条消息后面还有消息：梨园里更早的消息换一个 swipe 就是换一条分支，脚本不能这样切换"
+            )
+        self.session.goto(kin[swipe].id, deepest=True)
+        return True
 
     # -- what the page's frames read ---------------------------------------------------------------
 

@@ -313,6 +313,15 @@ export async function scriptsChanged(action) {
   for (const info of frames) info.port?.postMessage({ kind: "world", world: fresh.world });
   const last = (fresh.world.chat || []).length - 1;
   for (const [type, ...args] of eventsOf(action, last)) await emitAll(type, args);
+  await settledCalls();
+}
+
+// The calls the frames have made so far, answered (bounded: a call the server has not answered within
+// SETTLE_MS is left to come later).
+const SETTLE_MS = 5000;
+async function settledCalls() {
+  const until = performance.now() + SETTLE_MS;
+  while ((sending || queue.length) && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 // -- bounded: a frozen process of frames is ended, the script that froze it named ----------------------
