@@ -91,7 +91,7 @@ def play_case(page: Page, fake: FakeOpenAIServer, case_dir: Path, tmp_path: Path
         output = published(frame, case)
         state = state_after(PearApp(home), card, chat_id)
     requests = [request.body for request in fake.chat_requests[seen:]]
-    return normalised({"script_output": output, "state_after": state, "requests": requests})
+    return normalised({"script_output": output, "state_after": state, "requests": requests})  # type: ignore[no-any-return]
 
 
 # What the page does not give yet, as measured (the first divergence of each run against the recording).
