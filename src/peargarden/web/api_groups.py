@@ -81,6 +81,11 @@ def _chat(request: Request, group: str, chat_id: str) -> OpenChat:
     return _keep(request, open_group_chat(_service(request), folder.folder, chat_id))
 
 
+def group_chat(request: Request, group: str, chat_id: str) -> OpenChat:
+    """The group chat *chat_id* of *group*, open in this server (for the routers beside the group page)."""
+    return _chat(request, group, chat_id)
+
+
 def _session(chat: OpenChat) -> GroupSession:
     session = chat.session
     assert isinstance(session, GroupSession)

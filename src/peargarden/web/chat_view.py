@@ -49,6 +49,7 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "message_id": row.message_id,  # SillyTavern's number (TavernHelper's getCurrentMessageId())
         # A status bar the card's display script made: Markdown around sandboxed frames (status_frame.py)
         "parts": status_parts(row.display, row.content, _segment_html),
+        "image": row.image,  # a picture message: the picture in the chat's folder (images/<file>)
     }
 
 

@@ -70,6 +70,9 @@ class MessageRow(msgspec.Struct, frozen=True):
     # are one message), as ``ChatSession.variables()`` and TavernHelper's ``getCurrentMessageId()``
     # count; None for a row outside any (a system note before a reply).
     message_id: int | None = None
+    # A picture message (SillyTavern's ``extra.image``, app/extras/pictures.py): the picture's path in
+    # the chat's folder (``images/<file>``).
+    image: str | None = None
 
 
 class SwipeArrows(msgspec.Struct, frozen=True):
@@ -252,9 +255,16 @@ def _rows(
                 lore=fired.get(entry.id, []) if role == "assistant" else [],
                 variables=note if isinstance(note, dict) else None,
                 message_id=numbers[offset],
+                image=_picture(message),
             )
         )
     return rows
+
+
+def _picture(message: dict[str, Any]) -> str | None:
+    extra = message.get("extra")
+    image = extra.get("image") if isinstance(extra, dict) else None
+    return image if isinstance(image, str) and image.startswith("images/") else None
 
 
 def drawn_in_tree(entry: Entry) -> bool:

@@ -147,7 +147,15 @@ async function refresh() {
 
 // An edit, a deletion, a hide, a branch: the server answers with the same window, drawn again;
 // *anchor* (a message number) stays where it was on the screen.
-async function change(action, body, anchor = null) {
+// A change still on its way (the mode picked just now) lands before the next beat starts.
+let changing = Promise.resolve();
+function change(action, body, anchor = null) {
+  const done = applyChange(action, body, anchor);
+  changing = done;
+  return done;
+}
+
+async function applyChange(action, body, anchor) {
   try {
     const fresh = await post(`${base}/${action}?${query(view.query())}`, body);
     view.draw(fresh, anchor);
@@ -285,6 +293,7 @@ async function play(body) {
   scrollDown();
   beatDone = (async () => {
     try { await previous; } catch { /* the last beat's failure was shown already */ }
+    await changing;
     await runBeat(body, mine);
   })();
   return beatDone;

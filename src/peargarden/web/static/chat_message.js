@@ -153,6 +153,20 @@ function partsBody(message) {
   return body;
 }
 
+// A picture of the chat (a picture message's images/<file>), served beside the chat it belongs to.
+function pictureOf(image) {
+  const page = document.getElementById("chat").dataset;
+  const chat = encodeURIComponent(page.chat);
+  const base = page.group ? `/api/groups/${encodeURIComponent(page.group)}/chats/${chat}`
+    : `/api/chats/${encodeURIComponent(page.card)}/${chat}`;
+  const img = document.createElement("img");
+  img.className = "msg-picture";
+  img.src = `${base}/pictures/${encodeURIComponent(image.replace(/^images\//, ""))}`;
+  img.alt = "";
+  img.loading = "lazy";
+  return img;
+}
+
 export function messageBody(message) {
   let body;
   if (message.parts) {
@@ -165,10 +179,11 @@ export function messageBody(message) {
     body = cardText(message.display || message.content, "card-html");
   }
   body.classList.add("msg-text");
+  if (message.image) body.prepend(pictureOf(message.image));
   return body;
 }
 
-function button(label, en, handler, cls) {
+export function button(label, en, handler, cls) {
   const node = document.createElement("button");
   node.type = "button";
   node.className = `link ${cls}`;
@@ -258,6 +273,7 @@ export function messageItem(message, on) {
   if (message.id) li.dataset.id = message.id;
   if (message.tags.includes("greeting")) li.classList.add("greeting");
   if (message.tags.includes("hidden")) li.classList.add("hidden-msg");
+  if (message.image) li.classList.add("picture-msg");
   li.append(messageHead(message));
   if (message.reasoning) li.append(thinkingFold(message.reasoning));
   if (message.content) li.append(messageBody(message));

@@ -221,6 +221,9 @@ async function play(body) {
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
 }
 
+// A feature beside the chat wrote into it (a picture: chat_extras.js).
+document.addEventListener("pear-chat-changed", () => { refresh().catch((error) => toast(error.message, true)); });
+
 function setBusy(busy) {
   root.classList.toggle("busy", busy);
   document.getElementById("stop").hidden = !busy;
