@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from peargarden.agent.approvals import SESSION_GRANT_TYPE, ApprovalAnswer, ApprovalRequest
+from peargarden.agent.events import ChoiceEvent
 from peargarden.agent.loop import BeatInput, BeatSettings, run_beat
 from peargarden.agent.tools import FunctionTool, ToolContext, ToolRegistry, ToolResult
 from peargarden.providers.base import ChatRequest, ToolCall
@@ -181,3 +182,36 @@ def test_thinking_level_and_model_reach_the_request() -> None:
     settings, _, _ = _settings(provider, thinking="high", model="deepseek-chat")
     list(run_beat(HISTORY, settings))
     assert provider.requests[0].thinking == "high" and provider.requests[0].model == "deepseek-chat"
+
+
+def test_a_tools_reader_event_follows_its_tool_end() -> None:
+    """A tool's result may carry an event for the reader (issue 43): the loop emits it right after
+    that tool's ``tool_end``; the model and the recorded message never see it."""
+    choice = ChoiceEvent(question="今晚住哪？", options=("听雨轩", "渡口客栈"), free_text=False)
+    pick = FunctionTool(
+        "pick",
+        "把岔口交给用户",
+        {"type": "object", "properties": {}},
+        lambda args, ctx: ToolResult("已交给用户", ends_beat=True, reader=choice),
+    )
+    provider = ScriptedProvider().add(tool_turn(_bash_call("c1"), ToolCall("c2", "pick", "{}")))
+    settings, recorded, _ = _settings(provider, approver=lambda _r: ApprovalAnswer("once"))
+    settings.tools = ToolRegistry([BASH, pick])
+    events = list(run_beat(HISTORY, settings))
+    assert [(e.type, getattr(e, "name", None)) for e in events] == [
+        ("tool_start", "bash"),
+        ("approval_needed", "bash"),
+        ("tool_end", "bash"),
+        ("tool_start", "pick"),
+        ("tool_end", "pick"),
+        ("choice", None),
+        ("done", None),
+    ]
+    assert events[-2] is choice and events[-1].to_json()["stop_reason"] == "ended_by_tool"
+    assert choice.to_json() == {
+        "type": "choice",
+        "question": "今晚住哪？",
+        "options": ["听雨轩", "渡口客栈"],
+        "free_text": False,
+    }
+    assert recorded[-1]["content"] == "已交给用户" and "听雨轩" not in str(recorded)

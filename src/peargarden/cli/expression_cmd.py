@@ -8,10 +8,16 @@ from pathlib import Path
 
 import typer
 
-from peargarden.app.extras.chat_files import open_stored_chat
-from peargarden.app.extras.expressions import expression_of, speaker_card, sprite_location
-from peargarden.app.extras.sprites import card_sprites, import_sprites, sprite_path
-from peargarden.app.library.library import card as open_card
+from peargarden.app.extras import (
+    card_sprites,
+    expression_of,
+    import_sprites,
+    open_stored_chat,
+    speaker_card,
+    sprite_location,
+    sprite_path,
+)
+from peargarden.app.library import open_card
 from peargarden.formats import dumps_json
 
 from ._app import app, state

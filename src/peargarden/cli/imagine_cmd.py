@@ -8,9 +8,9 @@ from pathlib import Path
 
 import typer
 
-from peargarden.app.extras.chat_files import open_stored_chat
-from peargarden.app.extras.pictures import Overrides, imagine
-from peargarden.app.play.chat_records import save_file
+from peargarden.app.extras import PictureOverrides as Overrides
+from peargarden.app.extras import imagine, open_stored_chat
+from peargarden.app.play import save_file
 
 from ._app import app, state
 

@@ -14,9 +14,16 @@ from typing import Any
 
 import typer
 
-from peargarden.app.settings.embedded_setup import Setup, install, real_steps
-from peargarden.app.settings.local_models import check_embedded, check_limits, fetch_embedded, require_safe
-from peargarden.app.settings.model_lists import list_models
+from peargarden.app.settings import (
+    Setup,
+    check_embedded,
+    check_limits,
+    fetch_embedded,
+    install_embedded,
+    list_models,
+    real_steps,
+    require_safe,
+)
 from peargarden.errors import PearError
 
 from ._app import app, state
@@ -105,7 +112,7 @@ def _install(portable: bool) -> None:
             said[step.name] = (step.text, time.monotonic())
 
     try:
-        done = install(real_steps(state.home), report, cancel, portable=portable)
+        done = install_embedded(real_steps(state.home), report, cancel, portable=portable)
     except KeyboardInterrupt:
         cancel.set()
         raise

@@ -7,16 +7,9 @@ from pathlib import Path
 
 import typer
 
-from peargarden.app.extras.settings import theme_settings
-from peargarden.app.extras.themes import (
-    export_theme,
-    import_theme_file,
-    list_themes,
-    save_css_file,
-    set_mode,
-    use_theme,
-)
-from peargarden.app.play.chat_records import save_file
+from peargarden.app.extras import export_theme, import_theme_file, list_themes, save_css_file, theme_settings, use_theme
+from peargarden.app.extras import set_theme_mode as set_mode
+from peargarden.app.play import save_file
 from peargarden.formats import dumps_json
 
 from ._app import app, state

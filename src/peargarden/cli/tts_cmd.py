@@ -8,9 +8,9 @@ from pathlib import Path
 
 import typer
 
-from peargarden.app.extras.chat_files import open_stored_chat
-from peargarden.app.extras.speech import Overrides, speak
-from peargarden.app.play.chat_records import save_file
+from peargarden.app.extras import SpeechOverrides as Overrides
+from peargarden.app.extras import open_stored_chat, speak
+from peargarden.app.play import save_file
 
 from ._app import app, state
 

@@ -17,9 +17,8 @@ from fastapi.responses import Response
 from pydantic import BaseModel
 
 from peargarden.app import Home
-from peargarden.app.extras.expressions import expression_of
-from peargarden.app.extras.sprites import MAX_SPRITE_BYTES, card_sprites, import_sprites, sprite_file
-from peargarden.app.library.library import card as open_card
+from peargarden.app.extras import MAX_SPRITE_BYTES, card_sprites, expression_of, import_sprites, sprite_file
+from peargarden.app.library import open_card
 from peargarden.errors import BadInput
 
 from .api_cards import UPLOAD_CHUNK

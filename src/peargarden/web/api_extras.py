@@ -15,9 +15,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-from peargarden.app.extras.pictures import save_workflow
-from peargarden.app.extras.settings import all_settings, save_key, save_settings
-from peargarden.app.play.group_session import GroupSession
+from peargarden.app import GroupSession
+from peargarden.app.extras import all_settings, save_key, save_settings, save_workflow
 
 from .api_expressions import sprite_rows
 from .api_translate import kept_translations

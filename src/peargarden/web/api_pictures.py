@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from peargarden.app.extras.pictures import imagine, picture_file
+from peargarden.app.extras import imagine, picture_file
 
 from .deps import home_of
 from .extras_chats import both, chat_of

@@ -18,7 +18,7 @@ import msgspec
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.play.remote_modules import HostQuestion, answer_host, card_module, hosts_state
+from peargarden.app.play import HostQuestion, answer_host, card_module, hosts_state
 
 from .deps import home_of
 

@@ -21,8 +21,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from peargarden.app.extras.settings import theme_settings
-from peargarden.app.extras.themes import (
+from peargarden.app.extras import (
     delete_theme,
     export_theme,
     import_theme,
@@ -30,9 +29,10 @@ from peargarden.app.extras.themes import (
     load_theme,
     page_css_removed,
     save_css,
-    set_mode,
+    theme_settings,
     use_theme,
 )
+from peargarden.app.extras import set_theme_mode as set_mode
 
 from .deps import home_of
 

@@ -17,13 +17,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.extras.translation import (
-    keep_input,
-    model_language,
-    translate_message,
-    translate_text,
-    translations,
-)
+from peargarden.app.extras import keep_input, model_language, translate_message, translate_text, translations
 
 from .chat_view import message_html
 from .deps import home_of

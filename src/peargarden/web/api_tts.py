@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from peargarden.app.extras.speech import line_of, speak
+from peargarden.app.extras import line_of, speak
 
 from .deps import home_of
 from .extras_chats import both, chat_of

@@ -21,7 +21,7 @@ from typing import Any
 
 from fastapi import Request
 
-from peargarden.app.cards.regex_allowance import allowance_state
+from peargarden.app.cards import allowance_state
 from peargarden.errors import PearError
 
 from .api_chat import WINDOW, Window, chat_state

@@ -23,9 +23,9 @@ from fastapi.templating import Jinja2Templates
 
 from peargarden import __version__
 from peargarden.app import Home
-from peargarden.app.extras.themes import page_style
-from peargarden.app.library.card_list import card_rows
-from peargarden.app.settings.embedded_setup import SetupJob, Steps, real_steps
+from peargarden.app.extras import page_style
+from peargarden.app.library import card_rows
+from peargarden.app.settings import SetupJob, SetupSteps, real_steps
 from peargarden.errors import NotFound, PearError
 
 from . import api_status, safety
@@ -42,7 +42,7 @@ class WebConfig:
     host: str = "127.0.0.1"
     token: str | None = None
     # What installing the embedded model does (app/settings/embedded_setup.py); tests give stand-ins.
-    setup_steps: Callable[[Home], Steps] = real_steps
+    setup_steps: Callable[[Home], SetupSteps] = real_steps
 
 
 def error_body(error: PearError) -> dict[str, str]:

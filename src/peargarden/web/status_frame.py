@@ -36,8 +36,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from peargarden.app.play.card_frames import frame_html
-from peargarden.app.play.remote_modules import module_text
+from peargarden.app.play import frame_html, module_text
 
 # TavernHelper's test for a code block that is a front-end page.
 _FRONTEND_MARKS = ("html>", "<head>", "<body")

@@ -274,14 +274,27 @@ export function messageItem(message, on) {
   if (message.tags.includes("greeting")) li.classList.add("greeting");
   if (message.tags.includes("hidden")) li.classList.add("hidden-msg");
   if (message.image) li.classList.add("picture-msg");
-  li.append(messageHead(message));
+  if (message.beat_step) li.classList.add("beat-step");  // its beat's text is on a later row
+  else li.append(messageHead(message));
   if (message.reasoning) li.append(thinkingFold(message.reasoning));
   if (message.content) li.append(messageBody(message));
+  // A stage beat's prose is the reply's text; the tool calls that wrote it fold under it.
+  if (message.prose) li.append(messageBody({ content: message.prose, html: message.prose_html }));
   if (message.tool_calls && message.tool_calls.length) {
     const timeline = document.createElement("ol");
     timeline.className = "timeline";
     for (const call of message.tool_calls) timeline.append(timelineItem(call.name, parseArgs(call.arguments), call.id));
-    li.append(timeline);
+    if (message.prose || message.choice || message.beat_step) {
+      const fold = document.createElement("details");
+      fold.className = "timeline-fold";
+      const summary = document.createElement("summary");
+      const count = message.tool_calls.length;
+      summary.textContent = t(`写作过程（${count} 步）`, `How it was written (${count} steps)`);
+      fold.append(summary, timeline);
+      li.append(fold);
+    } else {
+      li.append(timeline);
+    }
   }
   if (message.lore && message.lore.length) li.append(loreFold(message.lore));
   if (on) li.append(messageActions(message, on));

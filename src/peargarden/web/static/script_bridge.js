@@ -183,9 +183,12 @@
     return String(text)
       .replace(/\{\{lastMessageId\}\}/gi, String(chat().length - 1))
       .replace(/\{\{user\}\}/gi, names.user || "").replace(/\{\{char\}\}/gi, names.char || "")
-      .replace(/\{\{getvar::([^}]*)\}\}/gi, (m, key) => String(_.get(readScope({ type: "chat" }), key, "")))
-      .replace(/\{\{getglobalvar::([^}]*)\}\}/gi, (m, key) => String(_.get(world.globals || {}, key, "")));
+      .replace(/\{\{getvar::([^}]*)\}\}/gi, (m, key) => macroValue(_.get(readScope({ type: "chat" }), key)))
+      .replace(/\{\{getglobalvar::([^}]*)\}\}/gi, (m, key) => macroValue(_.get(world.globals || {}, key)));
   }
+  // A variable as SillyTavern's {{getvar}} prints it: an object as compact JSON, nothing as "".
+  const macroValue = (value) => (value === undefined || value === null ? ""
+    : typeof value === "object" ? JSON.stringify(value) : String(value));
   function range(text, last) {
     const clamp = (v) => Math.max(0, Math.min(last, v < 0 ? last + v + 1 : v));
     const one = /^(-?\d+)$/.exec(text);

@@ -316,14 +316,17 @@ function eventsOf(action, latest, before) {
 // The chat changed (*action*: a beat's or an edit's): frames still on the page get the data again
 // and the events; frames no longer drawn are let go.
 export async function statusChanged(action) {
-  scriptsChanged(action).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
+  // The card scripts hear the beat's events, and what their listeners wrote is kept, before this ends
+  // (the beat counts as done): the next send or swipe reads it, as SillyTavern awaits the listeners.
+  const scripts = scriptsChanged(action).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
   for (const info of [...live]) {
     if (!info.frame.isConnected) { info.port?.close(); live.delete(info); }
   }
-  if (!chat || !live.size) return;
+  if (!chat || !live.size) { await scripts; return; }
   const before = cache.records.get(cache.last) || {};
   await load([...live].map((info) => info.messageId));
   const latest = cache.records.get(cache.last) || {};
   const events = eventsOf(action, latest, before);
   for (const info of live) info.port?.postMessage({ kind: "update", state: snapshot(info), events });
+  await scripts;
 }
