@@ -99,6 +99,7 @@ def test_a_saved_stage_beat_reads_as_its_prose_and_an_open_fork_survives_a_reloa
     reply = page.locator("li.msg.assistant:not(.beat-step)", has=page.locator(".timeline-fold")).first
     assert reply.locator(".msg-text").inner_text().replace("\n", "") == prose
     assert not reply.locator(".tool-head").first.is_visible()
+    assert page.locator("li.msg.assistant .msg-fork").inner_text() == "坐哪儿？（靠窗／靠炉子）"
     # The fork the story stopped at is open again, its options the buttons.
     card = page.locator("#choice-card")
     card.wait_for()

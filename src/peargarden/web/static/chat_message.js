@@ -280,6 +280,13 @@ export function messageItem(message, on) {
   if (message.content) li.append(messageBody(message));
   // A stage beat's prose is the reply's text; the tool calls that wrote it fold under it.
   if (message.prose) li.append(messageBody({ content: message.prose, html: message.prose_html }));
+  // The fork the beat ended at, as the story keeps it (the open one is also a card of buttons).
+  if (message.choice) {
+    const fork = document.createElement("p");
+    fork.className = "msg-fork";
+    fork.textContent = `${message.choice.question}（${message.choice.options.join("／")}）`;
+    li.append(fork);
+  }
   if (message.tool_calls && message.tool_calls.length) {
     const timeline = document.createElement("ol");
     timeline.className = "timeline";
