@@ -165,3 +165,22 @@ def test_interactive_chat_answers_the_next_line_when_the_worker_was_killed_as_it
     session = _session_text(home_dir)
     assert session.count(FAKE_REPLY) == 2 and "那就要一间。" in session
     assert len(loads(fake_runtime)) == 4  # two for the self-test, the killed worker, the fresh one
+
+
+def test_chat_once_shows_a_sentence_taken_back_and_keeps_the_rest(
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 49: a sentence the guard let out clause by clause and then rejected is taken back where
+    the reader sees it: a ``text_retract`` line with ``--json``, a line on stderr in the terminal."""
+    reply = "有的，楼上还空着一间。我是这里的掌柜，管着这间客栈，也是阿里云开发的模型。热水在灶上，客官先坐。"
+    kept = "有的，楼上还空着一间。热水在灶上，客官先坐。"
+    misbehave(monkeypatch, f"reply={reply}")
+    done = pear_process(home_dir, "chat", "--once", QUESTION, "--local-model", model, "--json", check=True)
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {"type": "text_retract", "text": "我是这里的掌柜，", "reason": "claim"} in events
+    streamed = [e["text"] for e in events if e["type"] == "text_delta"]
+    assert "我是这里的掌柜，" in "".join(streamed)  # it went out first
+    assert kept in _session_text(home_dir) and "阿里云" not in _session_text(home_dir)
+    plain = pear_process(home_dir, "chat", "--once", QUESTION, "--local-model", model, check=True)
+    assert "↺ 收回「我是这里的掌柜，」（跳出了角色），改写：" in plain.stderr
+    assert plain.stdout.replace("\n", "") == "有的，楼上还空着一间。我是这里的掌柜，热水在灶上，客官先坐。"

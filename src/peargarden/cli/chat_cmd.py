@@ -105,6 +105,15 @@ def _terminal_wrap() -> StreamWrap | None:
     return StreamWrap(shutil.get_terminal_size().columns - 1)
 
 
+# Why a small model's guard took text back (a ``text_retract`` event's ``reason``).
+_RETRACT_REASONS = {
+    "echo": "复述了你的话",
+    "claim": "跳出了角色",
+    "repeat": "重复了前面说过的话",
+    "user": "替你说话了",
+}
+
+
 class _Printer:
     """Streams events to the terminal: reply on stdout, everything else on stderr."""
 
@@ -162,6 +171,13 @@ class _Printer:
             self.line_open = True
             return
         self._newline()
+        if kind == "text_retract":
+            # What was printed stays on the screen: the line says it is withdrawn and why, and the
+            # reply goes on below it (as a swipe shows another version).
+            taken = " ".join(data["text"].split())
+            why = _RETRACT_REASONS.get(data.get("reason", ""), "没有通过检查")
+            typer.echo(f"  ↺ 收回「{taken}」（{why}），改写：", err=True)
+            return
         if kind == "tool_start":
             args = _json(data["args"]) if data["args"] is not None else "（参数无法解析）"
             typer.echo(f"  ⚙ {data['name']} {args}", err=True)

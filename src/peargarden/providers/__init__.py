@@ -26,11 +26,14 @@ from .base import (
     Provider,
     StreamEvent,
     TextDelta,
+    TextRetract,
     ThinkingDelta,
     ThinkingLevel,
     ToolCall,
     ToolSpec,
     Usage,
+    stream_text,
+    take_back,
 )
 
 __all__ = [
@@ -41,9 +44,12 @@ __all__ = [
     "Provider",
     "StreamEvent",
     "TextDelta",
+    "TextRetract",
     "ThinkingDelta",
     "ThinkingLevel",
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "stream_text",
+    "take_back",
 ]

@@ -48,9 +48,9 @@ from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
 
 from ._echo import EchoFilter
-from ._sentence_guard import SentenceGuard
+from ._sentence_guard import SentenceGuard, Shown
 from ._text_tool_calls import split_tool_calls, streamable
-from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, Usage
+from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, TextRetract, Usage, take_back
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
 from .llama_session import (
     MISSING_RUNTIME,
@@ -267,6 +267,28 @@ class _Checks(msgspec.Struct, frozen=True):
     earlier: list[str]
     said: list[str]
     fallback: str
+
+
+class _Screen:
+    """What one try showed: text goes out as it passes the guards, and what a guard rejects after
+    it went out is taken back (a ``TextRetract``), the whole try's when another try follows."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def show(self, shown: Shown) -> Iterator[StreamEvent]:
+        if shown.back:
+            self.text = take_back(self.text, shown.back)
+            yield TextRetract(shown.back, shown.reason)
+        if shown.text:
+            self.text += shown.text
+            yield TextDelta(shown.text)
+
+    def withdraw(self, reason: str) -> Iterator[StreamEvent]:
+        """The try is dropped for another: everything it showed goes."""
+        if self.text:
+            yield TextRetract(self.text, reason)
+            self.text = ""
 
 
 class EmbeddedProvider:
@@ -506,12 +528,13 @@ class EmbeddedProvider:
         *,
         can_retry: bool,
     ) -> Generator[StreamEvent, None, str]:
-        """One generation's events; returns ``"echo"``, ``"claim"`` or ``"repeat"`` (nothing yielded)
-        when a guard stopped the try.
+        """One generation's events; returns ``"echo"``, ``"claim"`` or ``"repeat"`` when a guard stopped
+        the try (what it had shown taken back: a ``TextRetract``).
 
         The model's text passes three holds before it is shown: tool calls written as text (from the
         first ``<tool_call>`` or fence to the end, parsed when the reply is complete), the echo guard
-        (whole clauses), then for a small model the sentence guard (whole sentences)."""
+        (whole clauses), then for a small model the sentence guard (clause by clause; a sentence it
+        rejects once it ends is taken back)."""
         name = self.model_name
         line = checks.user_line
         echo = EchoFilter(line, can_retry=can_retry, earlier=checks.earlier) if line else None
@@ -520,6 +543,7 @@ class EmbeddedProvider:
             if self.traits().small
             else None
         )
+        screen = _Screen()
         raw: list[str] = []  # the model's text when tools are on
         shown = 0  # how much of it went on to the echo guard
         # llama.cpp reports no usage when streaming: the cache's token count when the reply starts
@@ -546,13 +570,14 @@ class EmbeddedProvider:
                 if content:
                     visible = echo.feed(content) if echo is not None else content
                     if visible is None:
+                        yield from screen.withdraw("echo")
                         return "echo"
-                    if visible and claim is not None:
-                        visible = claim.feed(visible, at_boundary=echo is not None)
-                        if visible is None:
-                            return claim.outcome
-                    if visible:
-                        yield TextDelta(visible)
+                    judged = claim.feed(visible, at_boundary=echo is not None) if claim is not None else Shown(visible)
+                    if judged is None:
+                        assert claim is not None
+                        yield from screen.withdraw(claim.outcome)
+                        return claim.outcome
+                    yield from screen.show(judged)
                 if piece.finish:
                     finish = piece.finish
                 if cancel is not None and cancel.is_set():
@@ -564,16 +589,19 @@ class EmbeddedProvider:
         visible = echo.feed(rest) if echo is not None else rest
         tail = echo.finish() if echo is not None else ""
         if visible is None or tail is None:
+            yield from screen.withdraw("echo")
             return "echo"
         text = visible + tail
         if claim is not None:
             judged = claim.feed(text)
             last = claim.finish() if judged is not None else None
             if judged is None or last is None:
+                yield from screen.withdraw(claim.outcome)
                 return claim.outcome
-            text = judged + last
-        if text:
-            yield TextDelta(text)
+            yield from screen.show(judged)
+            yield from screen.show(last)
+        else:
+            yield from screen.show(Shown(text))
         yield from calls
         counted = end_tokens - prompt_tokens + (1 if finish == "length" else 0)
         completion = max(0, min(counted, options["max_tokens"]))

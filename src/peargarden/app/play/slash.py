@@ -19,11 +19,11 @@ from typing import Any
 
 import msgspec
 
-from peargarden.agent.events import AgentEvent, ErrorEvent, TextDeltaEvent, WarningEvent
+from peargarden.agent.events import AgentEvent, ErrorEvent, TextDeltaEvent, TextRetractEvent, WarningEvent
 from peargarden.agent.loop import BeatInput
 from peargarden.errors import BadInput, ProviderError
 from peargarden.modes.tavern.setup import chat_tavern_state
-from peargarden.providers.base import ChatRequest, TextDelta
+from peargarden.providers.base import ChatRequest, stream_text, take_back
 from peargarden.sessions.entries import COMMENT_TAG, HIDDEN_TAG, NARRATOR_TAG
 from peargarden.sessions.variables import customs_as_data
 from peargarden.stscript.commands import default_registry
@@ -202,7 +202,7 @@ class ChatSlashHost(TavernSlashHost):
         request = ChatRequest(messages=list(messages), sampler=sampler)
         try:
             events = self.session.provider.stream(request, threading.Event())
-            text = "".join(e.text for e in events if isinstance(e, TextDelta))
+            text = stream_text(events)
         except ProviderError as error:
             raise GenerationError(str(error)) from error
         finally:
@@ -236,6 +236,8 @@ class ChatSlashHost(TavernSlashHost):
         for event in events:
             if isinstance(event, TextDeltaEvent):
                 written.append(event.text)
+            elif isinstance(event, TextRetractEvent):
+                written[:] = [take_back("".join(written), event.text)]
             elif isinstance(event, ErrorEvent):
                 self.toast("error", event.message)
             elif isinstance(event, WarningEvent):

@@ -9,7 +9,7 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
-import { messageItem, thinkingFold, timelineItem, toolResult, warningList } from "./chat_message.js";
+import { messageItem, takeBack, thinkingFold, timelineItem, toolResult, warningList } from "./chat_message.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 import { attachAutocomplete, isScript, runScript } from "./slash.js";
@@ -208,6 +208,7 @@ function onItem(live, item) {
   switch (item.type) {
     case "beat": running = item.beat_id; break;
     case "text_delta": live.text.textContent += item.text; lastToken = performance.now(); break;
+    case "text_retract": takeBack(live.text, item.text, item.reason); break;
     case "thinking_delta":
       if (!live.thinking) { live.thinking = thinkingFold(""); live.li.prepend(live.thinking); }
       live.thinking.querySelector(".thinking-text").textContent += item.text;
@@ -294,6 +295,7 @@ async function runBeat(body, mine) {
   try {
     await streamPost(`${base}/beat`, body, (item) => {
       if (item.type === "text_delta") impersonated += item.text;
+      if (item.type === "text_retract") impersonated = impersonated.slice(0, Math.max(0, impersonated.length - item.text.length));
       onItem(live, item);
       if (item.type === "reply_end" && body.action !== "impersonate") {
         // The reply is kept: draw it and give the composer back while scene notes are written.

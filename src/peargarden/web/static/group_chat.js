@@ -8,7 +8,7 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
-import { messageBody, warningList } from "./chat_message.js";
+import { messageBody, takeBack, warningList } from "./chat_message.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 
 const root = document.getElementById("chat");
@@ -234,6 +234,10 @@ async function play(body) {
         case "text_delta":
           impersonated += item.text;
           if (live) live.text.textContent += item.text;
+          break;
+        case "text_retract":
+          impersonated = impersonated.slice(0, Math.max(0, impersonated.length - item.text.length));
+          if (live) takeBack(live.text, item.text, item.reason);
           break;
         case "approval_prompt": askApproval(item); break;
         case "warning": drawWarnings([item.message]); break;
