@@ -600,7 +600,8 @@ def test_the_compact_prompt_for_qinwu_is_at_most_800_tokens_of_the_default_model
     vocab = embedded.llama_class()(model_path=str(model), vocab_only=True, verbose=False)
     turns = ["你好，掌柜。还有空房吗？", "十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？", "柜台后面那把旧油纸伞呢？"]
     for turn in turns:
-        system = compact_for(materials, greeting_turns(materials), turn).system
+        staged = compact_for(materials, greeting_turns(materials), turn)
+        system = staged.system + "\n\n" + staged.injection  # the prompt and this beat's lore note
         assert len(vocab.tokenize(system.encode("utf-8"), add_bos=False, special=True)) <= 800, turn
 
 
