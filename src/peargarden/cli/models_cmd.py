@@ -1,6 +1,7 @@
 """``pear models``: what an endpoint offers (its ``/v1/models`` list), or the embedded models and
 which of them are fetched; ``--fetch NAME`` downloads and verifies one; ``--check`` runs the embedded
-runtime's self-test on this machine."""
+runtime's self-test on this machine; ``--choose`` measures the packaged models and picks the one this
+machine runs by default; ``--use NAME`` switches the data folder's embedded model."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from typing import Any
 
 import typer
 
-from peargarden.app.settings.local_models import check_embedded, check_limits, fetch_embedded, require_safe
+from peargarden.app.settings.local_models import (
+    check_embedded,
+    check_limits,
+    choose_embedded,
+    fetch_embedded,
+    require_safe,
+    use_embedded,
+)
 from peargarden.app.settings.model_lists import list_models
 
 from ._app import app, state
@@ -42,8 +50,28 @@ def models_command(
     idle_timeout: float | None = typer.Option(
         None, "--idle-timeout", help="With --check: the longest silence of a loaded model (default: by the load)."
     ),
+    choose_model: bool = typer.Option(
+        False,
+        "--choose",
+        help="Measure qwen-0.5b and qwen-1.5b here and pick the default: the 1.5B when it is fast enough.",
+    ),
+    use: str | None = typer.Option(
+        None, "--use", help="The embedded model chats use: qwen-0.5b, qwen-1.5b, smollm2, a GGUF path, or auto."
+    ),
 ) -> None:
     """List the models an endpoint offers (default: the main connection in config.toml)."""
+    if choose_model:
+        progress = None if as_json else (lambda message: typer.echo(f"models: {message}", err=True))
+        limits = check_limits(first_byte_timeout, idle_timeout)
+        choice = choose_embedded(if_needed=if_needed, progress=progress, limits=limits)
+        if as_json:
+            typer.echo(json.dumps(choice, ensure_ascii=False, indent=2))
+        elif choice["fresh"] or not if_needed:
+            typer.echo(choice["reason"])
+        return
+    if use is not None:
+        typer.echo(use_embedded(state.home, use))
+        return
     if check:
         progress = None if as_json else (lambda message: typer.echo(f"models: {message}", err=True))
         limits = check_limits(first_byte_timeout, idle_timeout)

@@ -66,8 +66,10 @@ from .llama_session import (
     runtime_module,
 )
 from .model_catalog import CATALOG, DEFAULT, FALLBACK, CatalogModel
+from .model_choice import read_choice
 from .model_fetch import installed_path, models_dir
 from .runtime_check import FAST, SAFE, Config, configuration_for, note_crash
+from .runtime_record import machine_identity
 from .worker_client import LlamaWorker, WorkerFault, WorkerLimits
 
 # The legacy home of the fallback GGUF (older set-ups installed this package into .venv).
@@ -162,10 +164,19 @@ def _legacy_fallback() -> Path | None:
     return None
 
 
+def chosen_model(folder: Path | None = None) -> CatalogModel | None:
+    """The packaged model the set-up chose for this machine (:mod:`.model_choice`), if it did."""
+    choice = read_choice(str(machine_identity()["flags_sha"]), folder)
+    return CATALOG.get(choice.model) if choice is not None else None
+
+
 def find_model_file(folder: Path | None = None) -> Path:
-    """The default model if fetched and verified, else the SmolLM2 fallback, else a clear error."""
+    """The model the set-up chose for this machine if fetched and verified, else the default one,
+    else the SmolLM2 fallback, else a clear error."""
     folder = folder or models_dir()
-    for model in (DEFAULT, FALLBACK):
+    for model in (chosen_model(folder), DEFAULT, FALLBACK):
+        if model is None:
+            continue
         found = installed_path(model, folder)
         if found is not None:
             return found

@@ -188,22 +188,25 @@ class LlamaSession:
         yield Finished(int(llm.n_tokens))
 
     def probe(self, prompt: str, max_tokens: int) -> dict[str, Any]:
-        """A greedy plain completion of *prompt*, timed (the self-test's generation)."""
+        """A greedy plain completion of *prompt*, timed: in seconds, and in CPU-seconds of this process
+        (llama.cpp's threads run in it), which a busy machine does not stretch as it stretches the
+        wall clock — what the CPU can do (issue 49)."""
         llm = self.llm
         with contextlib.suppress(AttributeError):
             llm.reset()  # nothing cached: the prompt is evaluated in full
         pieces: list[str] = []
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         first = last = start
+        cpu_first = cpu_last = cpu_start
         prompt_tokens = 0
         for index, chunk in enumerate(
             llm.create_completion(prompt, max_tokens=max_tokens, temperature=0.0, top_k=1, stream=True)
         ):
-            now = time.perf_counter()
+            now, cpu = time.perf_counter(), time.process_time()
             if index == 0:
-                first = now
+                first, cpu_first = now, cpu
                 prompt_tokens = int(llm.n_tokens)
-            last = now
+            last, cpu_last = now, cpu
             pieces.append(chunk["choices"][0].get("text") or "")
         # Between the first piece and the last, every sampled token but the last was evaluated: the
         # tokens the cache grew by are the decodes in that window.
@@ -214,6 +217,8 @@ class LlamaSession:
             "prompt_seconds": first - start,
             "gen_tokens": generated,
             "gen_seconds": last - first,
+            "prompt_cpu": cpu_first - cpu_start,
+            "gen_cpu": cpu_last - cpu_first,
         }
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ from peargarden.app.settings.connection_profiles import (
     list_profiles,
     save_profile,
 )
+from peargarden.app.settings.local_models import local_path_value
 from peargarden.app.settings.settings_view import connection_models, save_connection_key, settings_view
 from peargarden.errors import BadInput
 
@@ -87,6 +88,7 @@ class ModelBody(BaseModel):
     provider: str | None = None
     model: str | None = None
     thinking: str | None = None
+    local_path: str | None = None  # the embedded model: a catalog key, a GGUF path, "" = the set-up's choice
 
 
 class ConnectionBody(BaseModel):
@@ -128,6 +130,8 @@ def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
             for key in ("provider", "model", "thinking"):
                 if getattr(model, key) is not None:
                     changes[(table, key)] = getattr(model, key)
+            if model.local_path is not None:
+                changes[(table, "local_path")] = local_path_value(model.local_path)
     if body.connection is not None:
         name = body.connection.name.strip()
         if not name or name == "local" or any(ch in name for ch in '."[]'):
