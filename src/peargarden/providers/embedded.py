@@ -123,6 +123,15 @@ SMALL_SAMPLER: dict[str, Any] = {
 # its first message): a loop across beats shows in the recent ones, and a long chat's every short
 # sentence ("我知道了。") is not a loop.
 _SAID_REPLIES = 8
+# How a small model's reply is kept from ending after one short sentence (issue 49): "hold" bans the
+# tokens that end a reply until it has ``min_tokens`` (._min_length); "continue" lets it end, then, when
+# it is shorter than ``min_chars`` visible characters, asks once for a sentence more (the reply so far
+# and a note, the prefix reused); "" neither.  Chosen on the quality bench (docs/benchmarks/embedded-model.md).
+SMALL_LENGTH: dict[str, Any] = {"method": "hold", "min_tokens": 40, "min_chars": 40}
+_CONTINUE_NOTE = {
+    "zh": "（接着上面这段回复往下写一两句：一句对白，或一个动作、神态。不要重复已经写过的。）",
+    "en": "(Go on with the reply above for a sentence or two: a line of dialogue, or an action. Do not repeat it.)",
+}
 # The 135M fallback needs a harder push against single-token loops.
 TINY_SAMPLER: dict[str, Any] = {**SMALL_SAMPLER, "repeat_penalty": 1.3}
 TINY_MODEL_PARAMETERS = 300_000_000
@@ -563,7 +572,7 @@ class EmbeddedProvider:
         prompt_tokens = 0
         end_tokens: int | None = None
         finish: str | None = None
-        with contextlib.closing(backend.chat(messages, options, copy, cancel)) as pieces:
+        with contextlib.closing(self._reply_pieces(backend, messages, options, copy, cancel)) as pieces:
             for piece in pieces:
                 if isinstance(piece, Started):
                     prompt_tokens = piece.prompt_tokens
@@ -623,6 +632,61 @@ class EmbeddedProvider:
             yield Done(stop_reason="tool_calls" if calls else "stop", model=name)
         return "done"
 
+    def _reply_pieces(
+        self,
+        backend: _Backend,
+        messages: list[Message],
+        options: dict[str, Any],
+        copy: CopySpec | None,
+        cancel: threading.Event | None,
+    ) -> Generator[Piece, None, None]:
+        """The model's pieces for one try; with the "continue" length method (:data:`SMALL_LENGTH`), a
+        reply that ended short goes on once: the reply so far and a note asking for a sentence more."""
+        written: list[str] = []
+        finished: Finished | None = None
+        stopped = False
+        with contextlib.closing(backend.chat(messages, options, copy, cancel)) as pieces:
+            for piece in pieces:
+                if isinstance(piece, Finished):
+                    finished = piece  # held: a continuation ends with its own
+                    continue
+                if isinstance(piece, Chunk):
+                    written.append(piece.text)
+                    stopped = stopped or piece.finish == "stop"
+                yield piece
+        if finished is None:
+            return  # cancelled, or the worker ended it
+        if not (stopped and self._continues("".join(written), cancel)):
+            yield finished
+            return
+        so_far = "".join(written)
+        wide = any(ord(char) > 0x2E80 for char in so_far)
+        more = [
+            *messages,
+            {"role": "assistant", "content": so_far},
+            {"role": "system", "content": _CONTINUE_NOTE["zh" if wide else "en"]},
+        ]
+        # The continuation's own start is no news: the prompt's tokens are the first call's.
+        started = False
+        with contextlib.closing(backend.chat(more, options, copy, cancel)) as pieces:
+            for piece in pieces:
+                if isinstance(piece, Started):
+                    continue
+                if isinstance(piece, Chunk) and not started and piece.text:
+                    started = True
+                    text = piece.text.lstrip() if wide else piece.text
+                    if not wide and so_far and not so_far[-1].isspace() and text and not text[0].isspace():
+                        text = " " + text  # an English sentence more
+                    piece = Chunk(text, piece.finish)
+                yield piece
+
+    def _continues(self, reply: str, cancel: threading.Event | None) -> bool:
+        if SMALL_LENGTH.get("method") != "continue" or not self.traits().small:
+            return False
+        if cancel is not None and cancel.is_set():
+            return False
+        return sum(not char.isspace() for char in reply) < int(SMALL_LENGTH.get("min_chars") or 0)
+
     def _sampler(self, sampler: dict[str, Any]) -> dict[str, Any]:
         options: dict[str, Any] = {}
         for key, value in sampler.items():
@@ -636,6 +700,8 @@ class EmbeddedProvider:
         limit = options.get("max_tokens") or self.default_max_tokens
         # Leave room for at least a short prompt.
         options["max_tokens"] = max(1, min(int(limit), self.n_ctx // 2))
+        if traits.small and SMALL_LENGTH.get("method") == "hold":
+            options["min_tokens"] = min(int(SMALL_LENGTH.get("min_tokens") or 0), options["max_tokens"] // 2)
         return options
 
     # -- fitting the context

@@ -27,6 +27,7 @@ from typing import Any
 import msgspec
 
 from ._copy_block import copy_block_for
+from ._min_length import MinLength, ending_tokens
 from .base import Message
 
 SETUP_HINT = "请先运行 README 里的聊天命令 `bash scripts/chat.sh`（它会下载并校验内置模型）"
@@ -147,6 +148,7 @@ class LlamaSession:
 
     def __init__(self, llm: Any) -> None:
         self.llm = llm
+        self._ends: set[int] | None = None  # the tokens that end a reply (read from the vocabulary once)
 
     def count(self, texts: Sequence[str]) -> list[int]:
         tokenize = self.llm.tokenize
@@ -162,11 +164,18 @@ class LlamaSession:
         """The reply's pieces (see the module's docstring).  ``ValueError``/``RuntimeError`` pass up."""
         llm = self.llm
         options = dict(options)
+        # Ours, not llama.cpp's: hold the reply open until it has this many tokens (._min_length).
+        min_tokens = int(options.pop("min_tokens", 0) or 0)
+        processors: list[Any] = []
         if copy is not None and callable(getattr(llm, "detokenize", None)):
             block = copy_block_for(
                 llm, copy.user_line, own_text=copy.own_text, limit=copy.limit, sources=list(copy.sources)
             )
-            options["logits_processor"] = [block]
+            processors.append(block)
+        if min_tokens > 0 and (ends := self.ending_tokens()):
+            processors.append(MinLength(ends, min_tokens))
+        if processors:
+            options["logits_processor"] = processors
         chunks = llm.create_chat_completion(messages=messages, stream=True, **options)
         started = False
         try:
@@ -186,6 +195,26 @@ class LlamaSession:
         finally:
             chunks.close()
         yield Finished(int(llm.n_tokens))
+
+    def ending_tokens(self) -> set[int]:
+        """The model's tokens that end a reply (its end tokens, and those with a line break), read
+        from its vocabulary the first time (a stand-in without one has none)."""
+        if self._ends is None:
+            llm = self.llm
+            if not all(callable(getattr(llm, name, None)) for name in ("n_vocab", "token_eos", "detokenize")):
+                self._ends = set()
+                return self._ends
+
+            def text(token: int) -> str:
+                return bytes(llm.detokenize([token])).decode("utf-8", errors="ignore")
+
+            specials = {int(llm.token_eos())}
+            for name in ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<end_of_turn>"):
+                found = llm.tokenize(name.encode("utf-8"), add_bos=False, special=True)
+                if len(found) == 1:
+                    specials.add(int(found[0]))
+            self._ends = ending_tokens(int(llm.n_vocab()), text, specials)
+        return self._ends
 
     def probe(self, prompt: str, max_tokens: int) -> dict[str, Any]:
         """A greedy plain completion of *prompt*, timed: in seconds, and in CPU-seconds of this process

@@ -64,6 +64,10 @@ SYSTEM_CHARS = 1000
 _MIN_LORE_CHARS = 60
 _DESCRIPTION_CHARS = 1200
 _EXAMPLE_TURNS = 6
+#: The card's example dialogue as turns of their own before the story (closed by a note), not lines
+#: of the system prompt: a way to show the model a reply's length, measured on the quality bench
+#: against holding the reply open (issue 49; docs/benchmarks/embedded-model.md).
+EXAMPLES_AS_TURNS = False
 
 
 def _cut(text: str, limit: int) -> str:
@@ -112,6 +116,7 @@ class _Frame(msgspec.Struct, frozen=True):
     user: str  # {user}
     persona: str  # {user} {persona}
     examples: str
+    examples_end: str  # after the example turns, when they are turns (EXAMPLES_AS_TURNS)
     colon: str  # between a speaker's name and the words (example lines)
     rules: str  # {char} {user} {language}
     lore: str  # the constant lore, in the system prompt
@@ -127,8 +132,9 @@ _CHINESE = _Frame(
     user="用户扮演{user}。",
     persona="用户扮演{user}：{persona}",
     examples="对话示例（只学语气和长短，不是已发生的剧情）：",
+    examples_end="（以上是对话示例，只学语气和长短。下面才是正在发生的故事。）",
     colon="：",
-    rules="规则：用{language}写。只以{char}的身份说话和行动，每次写一段简短的回应（对白加少量动作）。"
+    rules="规则：用{language}写。只以{char}的身份说话和行动，每次回应写两到四句：{char}说的话，加上一个小动作或神态。"
     "不要替{user}说话或行动，不要重复{user}说过的话。即使用户出戏，也以{char}的身份回答。",
     lore="世界设定：",
     lore_now="这一轮用得上的设定：",
@@ -142,10 +148,11 @@ _ENGLISH_FRAME = _Frame(
     user="The user plays {user}.",
     persona="The user plays {user}: {persona}",
     examples="Example dialogue (copy only the tone and length; it has not happened):",
+    examples_end="(Those were examples, for the tone and length only. The story starts here.)",
     colon=": ",
-    rules="Rules: write in English. Speak and act only as {char}, in one short reply (dialogue and a few "
-    "actions). Never speak or act for {user}, never repeat what {user} said. Even when the user steps out of "
-    "the story, answer as {char}.",
+    rules="Rules: write in English. Speak and act only as {char}. Each reply is two to four sentences: what "
+    "{char} says, and a small action or gesture. Never speak or act for {user}, never repeat what {user} said. "
+    "Even when the user steps out of the story, answer as {char}.",
     lore="World lore:",
     lore_now="Lore for this turn:",
     lore_title="Lore",
@@ -194,10 +201,10 @@ def compact_prompt(
     persona = macros(settings.user_persona)
     parts.append(frame.persona.format(user=user, persona=persona) if persona else frame.user.format(user=user))
     lore_at = len(parts)
-    examples = example_turns(card.mes_example, char, user)
+    examples = [] if EXAMPLES_AS_TURNS else example_turns(card.mes_example, char, user)
     if examples:
-        lines = [f"{user if t.role == 'user' else char}{frame.colon}{t.text}" for t in examples]
-        parts.append(frame.examples + "\n" + "\n".join(lines))
+        said = [f"{user if t.role == 'user' else char}{frame.colon}{t.text}" for t in examples]
+        parts.append(frame.examples + "\n" + "\n".join(said))
     parts.append(frame.rules.format(char=char, user=user, language=settings.language or "中文"))
     constants = [lore_line(e, constant=True) for e in corpus.constants]
     if constants:
@@ -257,4 +264,8 @@ def compact_beat(
     messages = [{"role": t.role, "content": t.text} for t in merge_turns(turns)]
     if note and messages and messages[-1]["role"] == "user":
         messages.insert(len(messages) - 1, {"role": "system", "content": note})
+    examples = example_turns(card.mes_example, card.name, settings.user_name) if EXAMPLES_AS_TURNS else []
+    if examples:
+        shown = [{"role": t.role, "content": t.text} for t in examples]
+        messages = [*shown, {"role": "system", "content": _frame(settings.language).examples_end}, *messages]
     return StageRequest(system, messages, (), tuple(hits), note)
