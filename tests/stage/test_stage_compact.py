@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from peargarden.stage import LoreCorpus, StageSettings, Turn
+import pytest
+
+from peargarden.stage import LoreCorpus, StageSettings, Turn, compact
 from peargarden.stage.card import StageCard
 from peargarden.stage.compact import SYSTEM_CHARS, compact_beat, example_turns, fallback_reply, stop_words
 from peargarden.stage.lore.entries import LoreEntry
@@ -165,3 +167,28 @@ def test_an_english_card_gets_the_prompt_framed_in_english() -> None:
     # A Chinese card (or no language known) keeps the Chinese frame, word for word as before.
     chinese = compact_beat(CARD, StageSettings(user_name="旅人", language=""), LoreCorpus(BOOK), [], "你好").system
     assert chinese.startswith("你是青梧。下面是青梧的设定。") and "规则：用中文写。" in chinese
+
+
+def test_the_rules_ask_for_two_to_four_sentences_of_speech_and_a_small_action() -> None:
+    """Issue 49: asked for 「一段简短的回应」, Qwen2.5-Coder-0.5B wrote one sentence (median 17 characters)."""
+    system = compact_beat(CARD, StageSettings(user_name="旅人"), LoreCorpus(BOOK), [], "你好").system
+    assert "每次回应写两到四句：青梧说的话，加上一个小动作或神态。" in system and "简短" not in system
+
+
+def test_the_card_examples_can_go_as_turns_of_their_own_before_the_story(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quality bench's third way to show a reply's length (stage.compact.EXAMPLES_AS_TURNS)."""
+    monkeypatch.setattr(compact, "EXAMPLES_AS_TURNS", True)
+    history = [Turn("assistant", "“进来吧，门口风大。”")]
+    staged = compact_beat(CARD, StageSettings(user_name="旅人"), LoreCorpus(BOOK), history, "你好")
+    assert "对话示例" not in staged.system and "只有米酒" not in staged.system
+    assert staged.messages[:5] == [
+        {"role": "user", "content": "掌柜的，这雨什么时候能停？"},
+        {"role": "assistant", "content": "青梧侧耳听了一会儿。\n“今夜是停不了的。”"},
+        {"role": "user", "content": "有酒吗？"},
+        {"role": "assistant", "content": "只有米酒。"},
+        {"role": "system", "content": "（以上是对话示例，只学语气和长短。下面才是正在发生的故事。）"},
+    ]
+    assert staged.messages[5:] == [
+        {"role": "assistant", "content": "“进来吧，门口风大。”"},
+        {"role": "user", "content": "你好"},
+    ]
