@@ -10,7 +10,8 @@ serves the chat page at 1280×800 and at 390×844 (a phone).  Per size and viewp
   server (``cold``: the first load, which opens the chat from its session index);
 - ``nodes``: elements in the page once the branch tree is drawn too;
 - ``usable``: milliseconds from the last streamed piece of a reply to the page taking input again
-  with the reply drawn as kept (the ``pear-usable`` mark), the median of ``--beats`` beats;
+  (the ``pear-usable`` mark; with after-beat work, at ``reply_end``, before the reply is drawn as
+  kept: ``bench_chat_page.py`` times that too), the median of ``--beats`` beats;
 - ``scroll p95`` / ``max``: frame times (``requestAnimationFrame`` deltas) while the wheel scrolls the
   messages up for ``--scroll`` steps, loading older messages on the way;
 - ``drawn``: messages in the page after that scroll (the window is capped).

@@ -1,8 +1,12 @@
 """One exception family for everything a person may need to read.
 
 Every error carries a message meant for people (Chinese-speaking users first, English kept short
-and plain).  Fronts (CLI, web) print ``str(error)`` in one line; no traceback reaches a user.  Each
-class also says how a front reports it: ``exit_code`` for the CLI, ``http_status`` for the web.
+and plain).  Fronts (CLI, web) print it in one line; no traceback reaches a user.  Each class also
+says how a front reports it: ``exit_code`` for the CLI, ``http_status`` for the web.
+
+What fixes it comes in two kinds, because a page user has no shell: ``hint``, a command to run (the
+CLI prints ``str(error)``, which ends with it), and ``fix``, the name of the setting that fixes it
+(one of :data:`FIXES`; the web links to that setting and shows :meth:`PearError.without_hint`).
 """
 
 from __future__ import annotations
@@ -11,6 +15,12 @@ import errno
 import os
 from pathlib import Path
 
+#: The settings an error may name as its ``fix`` (a contract: the web links each to its place).
+#: ``model``: which model answers (the main connection and model, the thinking level);
+#: ``connection``: an endpoint's address or key; ``embedded``: the embedded model and its runtime
+#: (installed, built, self-tested).
+FIXES = ("model", "connection", "embedded")
+
 
 class PearError(Exception):
     """Base of every error the program reports to a person."""
@@ -18,11 +28,20 @@ class PearError(Exception):
     exit_code = 1
     http_status = 400
 
-    def __init__(self, message: str, *, path: str | Path | None = None) -> None:
+    def __init__(self, message: str, *, path: str | Path | None = None, hint: str = "", fix: str = "") -> None:
+        if fix and fix not in FIXES:
+            raise ValueError(f"unknown fix {fix!r}")
         self.path = str(path) if path is not None else None
-        full = f"{self.path}: {message}" if self.path else message
+        self.hint = hint  # a command to run; the CLI shows it, a page never does
+        self.fix = fix  # the setting that fixes it (FIXES), linked by the web
+        said = f"{message}：{hint}" if hint else message
+        full = f"{self.path}: {said}" if self.path else said
         super().__init__(full)
         self.message = message
+
+    def without_hint(self) -> str:
+        """The line for a front without a shell (the web): the file and the problem, no command."""
+        return f"{self.path}: {self.message}" if self.path else self.message
 
 
 class BadInput(PearError):
@@ -65,13 +84,13 @@ class StorageError(PearError, OSError):
     exit_code = 5
     http_status = 507
 
-    def __init__(self, message: str, cause: OSError) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, cause: OSError, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
         self.cause = cause
         self.errno, self.strerror, self.filename = cause.errno, cause.strerror, cause.filename
 
     def __str__(self) -> str:
-        return self.message  # not OSError's "[Errno N] …"
+        return str(self.args[0])  # the line with its hint, not OSError's "[Errno N] …"
 
     @property
     def read_only(self) -> bool:
@@ -95,9 +114,9 @@ def storage_error(error: OSError, home: str | Path | None = None) -> StorageErro
         reason = f"无法写入{where}（{_READ_ONLY[error.errno]}）"
         if home is not None and (target is None or _inside(target, home)):
             return StorageError(
-                f"{reason}：数据文件夹 {home} 不可写。请给它写权限（如 chmod -R u+w {home}），"
-                "或用 --home 换一个可写的数据文件夹",
+                f"{reason}：数据文件夹 {home} 不可写。请给它写权限",
                 error,
+                hint=f"如 chmod -R u+w {home}，或用 --home 换一个可写的数据文件夹",
             )
         folder = str(Path(target).parent) if target is not None else "这个文件夹"  # a new file is made in it
         return StorageError(f"{reason}：{folder} 不可写，请给它写权限，或换一个可写的位置", error)

@@ -387,4 +387,4 @@ def test_continue_and_undo_in_pear_chat(home_dir: Path, monkeypatch: pytest.Monk
     assert done.returncode == 0, done.stderr
     shown = [line for line in done.stdout.splitlines() if line.startswith("[2] ")]
     assert shown == ["[2] 雨小了。街上没人。", "[2] 雨小了。"]  # one reply, grown, then back
-    assert "第 2 条回到了续写之前：雨小了。" in done.stderr
+    assert "第 2 条回到了上次修改之前：雨小了。" in done.stderr

@@ -107,7 +107,7 @@ def test_a_beat_that_cannot_start_raises_and_a_front_can_show_it_as_a_failed_bea
         chat.play("send", "第二句")
     failed = Beat.failed("send", ConflictError("忙"))
     assert [item.to_json() for item in failed] == [  # type: ignore[union-attr]
-        {"type": "error", "message": "忙"},
+        {"type": "error", "message": "忙", "hint": "", "fix": ""},
         {"type": "done", "stop_reason": "error", "rounds": 0, "entry_id": None, "usage": {}},
     ]
     assert failed.result is not None and isinstance(failed.result.error, ConflictError)

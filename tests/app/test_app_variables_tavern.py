@@ -84,3 +84,31 @@ def test_a_no_to_the_cards_scripts_keeps_mvu_off(played: tuple[str, ChatSession,
     assert not shown.mvu and all(record is None for m in shown.messages for record in m.swipes)
     assert "<StatusPlaceHolderImpl/>" not in chat.view().rows[-1].content
     assert "世界:\n  时间" not in fake.chat_requests[0].body["messages"][1]["content"]  # no seed to show
+
+
+def test_mvus_prompt_filter_takes_the_placeholder_out_of_the_request(home_dir: Path, tmp_path: Path) -> None:
+    """A card without a regex hiding ``<StatusPlaceHolderImpl/>`` from the model (real cards often have
+    none): MVU's own prompt filter takes ``\\n<StatusPlaceHolderImpl/>`` out of every message it sends,
+    while the stored replies keep the placeholder (their status bars)."""
+    folder = CASES / "02-classic-mvu-extensible"
+    card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+    regexes = card["data"]["extensions"]["regex_scripts"]
+    card["data"]["extensions"]["regex_scripts"] = [r for r in regexes if "StatusPlaceHolderImpl" not in r["findRegex"]]
+    bare = tmp_path / "小梨.json"
+    bare.write_text(json.dumps(card, ensure_ascii=False), encoding="utf-8")
+    settings = {"userName": "User", "regex_allowed": True}
+    preset = (folder / "preset.json").read_bytes()
+    home = card_home(home_dir, bare, [folder / "小梨变量书.json"], "小梨", settings, preset)
+    steps = _steps("02-classic-mvu-extensible")
+    for chat, fake in chat_played(home, "小梨", [step["reply_text"] for step in steps[1:]]):
+        for step in steps[1:4]:
+            list(chat.play("send", step["step"]["send"]))
+        sent = [json.dumps(request.body["messages"], ensure_ascii=False) for request in fake.chat_requests]
+        assert len(sent) == 3 and not any("StatusPlaceHolderImpl" in text for text in sent)
+        assert "<StatusPlaceHolderImpl/>" in chat.view().rows[-1].content  # kept in the chat
+        # As SillyTavern + MVU sent it with the card's regex, but for the newline before each placeholder,
+        # which MVU's filter takes with it and the regex (the tag alone) had left.
+        ours, recorded = json.loads(sent[2]), steps[3]["request_messages"]
+        assert len(ours) == len(recorded)
+        differ = [i for i, (a, b) in enumerate(zip(ours, recorded, strict=True)) if a != b]
+        assert differ and all(recorded[i]["content"] == ours[i]["content"] + "\n" for i in differ)

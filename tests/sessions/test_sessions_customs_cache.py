@@ -68,7 +68,7 @@ def test_customs_equal_a_plain_pass_over_the_path_after_any_steps(steps: list[tu
             elif kind == "branch" and messages:
                 apply(ops.plan_branch(tree, index))
             elif kind == "edit" and messages:
-                apply(ops.plan_edit(tree, index, f"改过的第{pick}句", new_id, TS))
+                apply(ops.plan_edit(tree, index, f"改过的第{pick}句"))
             elif kind == "delete" and messages:
                 apply(ops.plan_delete(tree, index, new_id, TS))
             elif kind == "leaf":

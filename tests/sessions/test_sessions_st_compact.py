@@ -153,7 +153,7 @@ def test_after_edits_and_swipes_an_export_is_what_the_whole_lines_gave(
 
             try:
                 if step == 0:
-                    _apply(tree, ops.plan_edit(tree, index, text, new_id, "t"))
+                    _apply(tree, ops.plan_edit(tree, index, text))
                 elif step == 1:
                     _apply(tree, ops.plan_hide(tree, index, index, True))
                 elif step == 2:

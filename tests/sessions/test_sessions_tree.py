@@ -17,6 +17,7 @@ from peargarden.sessions import (
     message_entry,
     ops,
 )
+from peargarden.sessions.entries import Entry
 from peargarden.sessions.sillytavern import export_chat, import_chat
 
 TS = "2026-11-30T00:00:00Z"
@@ -70,22 +71,47 @@ def test_regenerate_makes_a_sibling_and_swipe_moves_between_them() -> None:
 def test_branch_edit_delete_keep_old_versions() -> None:
     tree, new_id = _chat()
     before = len(tree)
-    apply(tree, ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？", new_id, TS))
+    asked = tree.messages()[1]
+    apply(tree, ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？"))
     assert _texts(tree) == [
         "客官里边请，听雨轩今日有新茶。",
         "掌柜可认得怀瑾公子？",
         "记得，十年前从镇北渡口走的。",
     ]
-    assert len(tree) == before + 2  # the edited message and a copy of the reply; nothing removed
+    # In place, as SillyTavern edits: no new entry, no new sibling; the old text is its revision.
+    assert len(tree) == before and tree.messages()[1].id == asked.id
+    assert [r["content"] for r in tree.revisions(asked.id)] == [asked.message["content"]]
+    assert ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？").amends == []  # the same text: nothing to write
     apply(tree, ops.plan_delete(tree, 1, new_id, TS))
     assert _texts(tree) == ["客官里边请，听雨轩今日有新茶。", "记得，十年前从镇北渡口走的。"]
     apply(tree, ops.plan_branch(tree, 0))
     _say(tree, new_id, "user", "来一壶雨前龙井。")
     assert _texts(tree) == ["客官里边请，听雨轩今日有新茶。", "来一壶雨前龙井。"]
-    # Four children under the greeting now: the original question, the edit, the delete-copy, the new branch.
-    assert len(tree.children(tree.messages()[0].id)) == 4
+    # Three children under the greeting now: the question (edited in place), the delete-copy, the new branch.
+    assert len(tree.children(tree.messages()[0].id)) == 3
     with pytest.raises(BadInput):
-        ops.plan_edit(tree, 9, "x", new_id, TS)
+        ops.plan_edit(tree, 9, "x")
+
+
+def test_undo_walks_back_through_edits_and_continues_and_never_redoes() -> None:
+    tree, _new_id = _chat()
+    reply = tree.messages()[2]
+    written = reply.message["content"]
+    apply(tree, ops.plan_continue(tree, reply, {"content": written + "那年雨也这么大。"}))
+    apply(tree, ops.plan_hide(tree, 2, 2, True))  # no text changes: nothing to undo for it
+    apply(tree, ops.plan_edit(tree, 2, "记得。"))
+    assert _texts(tree)[-1] == "记得。"
+    apply(tree, ops.plan_undo(tree, 2))
+    assert _texts(tree)[-1] == written + "那年雨也这么大。"  # before the edit
+    apply(tree, ops.plan_undo(tree, 2))
+    assert _texts(tree)[-1] == written  # before the continue
+    with pytest.raises(BadInput):
+        ops.plan_undo(tree, 2)  # as far as the text it was written with; never the edit again
+    assert tree.messages()[2].hidden  # the hide stays
+    apply(tree, ops.plan_edit(tree, 1, "掌柜可认得怀瑾公子？"))
+    apply(tree, ops.plan_undo(tree, 1))
+    assert _texts(tree)[1] == "掌柜可还记得怀瑾公子？"
+    assert ops.undo_target(tree, tree.messages()[1]) is None
 
 
 def test_custom_entries_follow_the_branch() -> None:
@@ -233,3 +259,33 @@ def test_several_messages_deleted_at_once_take_their_tool_results_along() -> Non
         ops.plan_delete_many(tree, [], new_id, TS)
     with pytest.raises(BadInput):
         ops.plan_delete_many(tree, [9], new_id, TS)
+
+
+def test_a_drawn_tree_leaves_out_what_it_is_told_and_hangs_the_rest_from_the_nearest_drawn() -> None:
+    """A page's branch tree draws messages only: the variables, notes and bookkeeping after a reply
+    (three per MVU reply) are no nodes, and what follows them hangs from the reply."""
+    tree, new_id = _chat()
+    reply = tree.messages()[2]
+    for kind in ("message-variables", "story-notes", "message-variables"):
+        tree.add(custom_entry(new_id(), tree.leaf, TS, kind, {"名": "青梧"}))
+    last_note = tree.leaf
+    _say(tree, new_id, "user", "那他可曾回来过？")
+    tree.set_leaf(last_note)  # a second branch after the notes: a sibling of the first question
+    _say(tree, new_id, "user", "他后来去了哪里？")
+
+    def messages_only(entry: Entry) -> bool:
+        return entry.type == "message"
+
+    rows = tree.rows(shown=messages_only)
+    assert [row.entry.type for row in rows] == ["message"] * 5
+    asked = [row for row in rows if row.entry.role == "user" and row.depth == 3]
+    assert [row.parent for row in asked] == [reply.id, reply.id]  # past the notes, to the reply
+    assert [(row.sibling_index, row.sibling_count) for row in asked] == [(0, 2), (1, 2)]
+    assert rows[-1].on_path and not asked[0].on_path
+    # Unfiltered, the notes are rows (the terminal's /tree, `pear sessions show`).
+    assert len(tree.rows()) == 8 and all(row.parent == row.entry.parent_id for row in tree.rows())
+    # A root that is no message starts at the message before it; the leaf a page marks, likewise.
+    from_note = tree.rows(last_note, shown=messages_only)
+    assert from_note[0].entry.id == reply.id and from_note[0].sibling_count == 1
+    assert tree.shown_ancestor(last_note, messages_only) == reply.id
+    assert tree.shown_ancestor(None, messages_only) is None

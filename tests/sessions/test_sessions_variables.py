@@ -49,14 +49,14 @@ def test_a_note_gives_its_message_variables_and_the_text_it_shows() -> None:
     assert notes["variables"] == {"stat_data": {"好感度": 20}} and notes["text"].endswith("<StatusPlaceHolderImpl/>")
 
 
-def test_notes_follow_an_edit_and_go_with_a_deleted_message() -> None:
+def test_notes_stay_on_an_edited_message_and_go_with_a_deleted_one() -> None:
     tree, new_id = _chat()
     greeting, user, reply = (entry.id for entry in tree.messages())
     _note(tree, new_id, reply, {"stat_data": {"金钱": 80}})
-    apply(tree, ops.plan_edit(tree, 2, "记得，他从渡口走的。", new_id, TS))
-    assert _variables(tree) == [None, None, {"stat_data": {"金钱": 80}}]  # the copy names the edited message
-    edited = tree.messages()[-1].id
-    assert edited != reply and message_notes(tree.path())[edited]["variables"] == {"stat_data": {"金钱": 80}}
+    apply(tree, ops.plan_edit(tree, 2, "记得，他从渡口走的。"))
+    assert _variables(tree) == [None, None, {"stat_data": {"金钱": 80}}]  # edited in place: the same message
+    assert tree.messages()[-1].id == reply
+    assert message_notes(tree.path())[reply]["variables"] == {"stat_data": {"金钱": 80}}
     apply(tree, ops.plan_delete(tree, 2, new_id, TS))
     assert _variables(tree) == [None, None]
     assert not message_notes(tree.path())  # the deleted reply's note did not land on the user's message

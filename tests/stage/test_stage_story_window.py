@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from kit.examples import examples
 from peargarden.agent.loop import BeatInput
@@ -50,13 +51,14 @@ def chat(picks: list[int], *, start: int = 0) -> list[ContextMessage]:
 
 
 def whole_story(materials: StageMaterials, history: list[ContextMessage], view: StoryView) -> tuple[list, list]:
-    """The request as the whole story gives it (the algorithm before the window)."""
+    """The request as the whole story gives it (the algorithm before the window), every part held to
+    the request's budget as a budgeted beat holds it."""
     earlier, words, _rounds = split_rounds(history)
     turns = story_turns([message_view(m) for m in earlier])
     staged = assemble_beat(
         materials.files,
         materials.card,
-        materials.stage,
+        replace(materials.stage, budget_tokens=view.context_tokens - view.reserve_tokens, count=view.count),
         materials.corpus,
         turns,
         words,

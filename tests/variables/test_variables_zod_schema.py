@@ -5,11 +5,13 @@ defaults kept, refusals leaving the state as it was — and the record as mvu_zo
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from kit.jsorder import exact
 from peargarden.variables.jsvalues import clone
 from peargarden.variables.schema import ZOD_SCHEMA_PLACEHOLDER
+from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.update import update_variables
 from peargarden.variables.zod_schema import MvuSchema, SchemaScript, schema_of, script_body
 
@@ -42,7 +44,11 @@ export const Schema = z.object({{
 $(() => {{ registerMvuSchema(Schema); }});
 """
 
-SCHEMA = MvuSchema((SchemaScript("变量结构", SCRIPT),))
+def budget(**limits: float) -> ScriptBudget:
+    return ScriptBudget(time.thread_time, **limits)
+
+
+SCHEMA = MvuSchema((SchemaScript("变量结构", SCRIPT),), budget(per_beat=1e9))
 
 
 def seeded() -> dict[str, Any]:
@@ -140,20 +146,20 @@ def test_module_syntax_is_read_and_imports_are_recognised_never_fetched() -> Non
     assert not re.search(r"^\s*(?:import|export)\b", body, re.MULTILINE)
     assert '__pear.load("https://x/MagVarUpdate/bundle.js")' in body and "const { registerMvuSchema: 注册 }" in body
     renamed = f"import {{ registerMvuSchema as 注册 }} from '{ZOD_URL}';\n注册(z.object({{}}));"
-    found = schema_of([("甲", renamed)])
+    found = schema_of([("甲", renamed)], budget())
     assert found is not None and found.check().registered
 
 
 def test_a_failing_script_is_named_and_mvus_classic_rules_apply() -> None:
     code = f"import {{ registerMvuSchema }} from '{ZOD_URL}';\nthrow new Error('坏了');"
-    broken = MvuSchema((SchemaScript("坏脚本", code),))
+    broken = MvuSchema((SchemaScript("坏脚本", code),), budget())
     record = {"initialized_lorebooks": {}, "stat_data": {"金钱": 1}, "schema": {"type": "object", "properties": {}}}
     result = update_variables("_.set('金钱', 2);//买", record, schema=broken)
     assert result.warnings and "「坏脚本」" in result.warnings[0] and "坏了" in result.warnings[0]
     assert record["stat_data"]["金钱"] == 2 and record["delta_data"] == {"金钱": "1->2 (买)"}
-    endless = MvuSchema((SchemaScript("死循环", "while (true) {}"),), time_limit=0.2).check()
+    endless = MvuSchema((SchemaScript("死循环", "while (true) {}"),), budget(per_use=0.2)).check()
     assert not endless.registered and "「死循环」" in endless.warnings[0]
 
 
 def test_scripts_without_registration_make_no_schema() -> None:
-    assert schema_of([("界面", "$('body').append('<div>');")]) is None
+    assert schema_of([("界面", "$('body').append('<div>');")], budget()) is None

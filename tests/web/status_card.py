@@ -49,9 +49,12 @@ STATUS_BAR = """<!doctype html>
   if (own !== 2) return;  // the first reply's bar tries the page (once)
   window.addEventListener('message', (event) => $('#收到').text('收到了：' + JSON.stringify(event.data)));
   const tries = [];
-  try { tries.push('document:' + parent.document.title); } catch (error) { tries.push('document:' + error.name); }
+  const page = window['top'];  // the real page (the frame's host stands in for parent and top)
+  try { tries.push('document:' + page.document.title); } catch (error) { tries.push('document:' + error.name); }
+  tries.push(parent.document === document ? 'host:own-document' : 'host:page-document');
   try { tries.push('cookie:' + document.cookie); } catch (error) { tries.push('cookie:' + error.name); }
-  try { top.location.href = '/settings'; tries.push('top:tried'); } catch (error) { tries.push('top:' + error.name); }
+  try { page.location.href = '/settings'; tries.push('top:tried'); } catch (error) { tries.push('top:' + error.name); }
+  try { top.location.href = '/settings'; tries.push('host:tried'); } catch (error) { tries.push('host:' + error.name); }
   try { await fetch('/api/cards'); tries.push('fetch:ok'); } catch (error) { tries.push('fetch:' + error.name); }
   try { replaceVariables({ 林晚: {} }, { type: 'chat' }); tries.push('write:ok'); }
   catch (error) { tries.push('write:refused'); }
@@ -71,23 +74,23 @@ def reply(text: str, updates: str) -> str:
     return f"{text}\n<UpdateVariable>\n{updates}\n</UpdateVariable>"
 
 
-def card_data(status_bar: str = STATUS_BAR, name: str = CARD) -> dict[str, object]:
+def card_data(status_bar: str = STATUS_BAR, name: str = CARD, initvar: str = INITVAR) -> dict[str, object]:
     scripts = [
         {"scriptName": "状态栏", "findRegex": "/<StatusPlaceHolderImpl\\/>/g",
          "replaceString": f"```html\n{status_bar}\n```", "placement": [2], "markdownOnly": True, "disabled": False},
         {"scriptName": "隐藏变量更新", "findRegex": "/<UpdateVariable>[\\s\\S]*?<\\/UpdateVariable>/g",
          "replaceString": "", "placement": [2], "markdownOnly": True, "disabled": False},
     ]  # fmt: skip
-    book = {"entries": [{"keys": [], "content": INITVAR, "comment": "[initvar]变量初始化", "enabled": False,
+    book = {"entries": [{"keys": [], "content": initvar, "comment": "[initvar]变量初始化", "enabled": False,
                          "constant": False, "insertion_order": 100, "extensions": {}}]}  # fmt: skip
     return {"spec": "chara_card_v2", "spec_version": "2.0",
             "data": {"name": name, "description": "茶社掌柜林晚，说话慢条斯理。", "first_mes": "林晚抬头：“客官来了？”",
                      "character_book": book, "extensions": {"regex_scripts": scripts}}}  # fmt: skip
 
 
-def add_status_card(home: Home, status_bar: str = STATUS_BAR, name: str = CARD) -> None:
+def add_status_card(home: Home, status_bar: str = STATUS_BAR, name: str = CARD, initvar: str = INITVAR) -> None:
     """The card in *home* (as a PNG, like an imported one), its regex allowed (the user's yes)."""
-    data = card_data(status_bar, name)
+    data = card_data(status_bar, name, initvar)
     card = read_card(json.dumps(data, ensure_ascii=False).encode("utf-8"), f"{name}.json")
     folder = home.card_dir(name)
     folder.mkdir(parents=True)

@@ -77,21 +77,25 @@ def test_regenerate_swipe_edit_and_branch_tree(served: Served, page: Page) -> No
     assert page.inner_text(".swipe-count") == "1/2"
     assert "第一版回答" in page.locator(".msg.assistant").last.inner_text()
 
-    # Edit the user's words: a new branch; the old one stays in the tree.
+    # Edit the user's words: in place, as SillyTavern edits (no new version beside them).
     user = page.locator(".msg.user").last
+    user_id = user.get_attribute("data-id")
     user.locator("button.edit").click()
     page.fill(".edit-box", "雨明天会停吗？")
     page.click(".save-edit")
     page.locator(".msg.user", has_text="雨明天会停吗？").wait_for()
+    assert page.locator(".msg.user").last.get_attribute("data-id") == user_id
+    assert page.inner_text(".swipe-count") == "1/2"  # the replies are as they were
     page.click("#regenerate")
     beats_done(page, 4)
     assert "改过之后的回答" in page.locator(".msg.assistant").last.inner_text()
+    assert page.inner_text(".swipe-count") == "3/3"
     nodes = page.locator("#tree .node")
     labels = nodes.all_text_contents()
-    assert any("雨什么时候停" in t for t in labels) and any("雨明天会停吗" in t for t in labels)
-    # Going back to the old branch through the tree picture.
+    assert any("雨明天会停吗" in t for t in labels) and not any("雨什么时候停" in t for t in labels)
+    # Another reply through the tree picture.
     page.locator("#tree .node", has_text="第二版回答").click()
-    page.locator(".msg.user", has_text="雨什么时候停？").wait_for()
+    page.locator(".msg.assistant", has_text="第二版回答").wait_for()
     # Branch from the greeting: the story after it is gone from the active path.
     page.locator(".msg.assistant").first.locator("button.branch").click()
     page.wait_for_function("document.querySelectorAll('.msg.user').length === 0")
@@ -111,6 +115,7 @@ def test_mode_switch_and_the_bundled_system_warning(served: Served, page: Page) 
         warnings = page.locator("#warnings")
         assert warnings.is_visible() and "SYSTEM.md" in warnings.inner_text()
         page.select_option("#mode", "tavern")
+        page.wait_for_selector("#chat[data-mode='tavern']")  # the switch answered (a send may not overtake it)
         page.fill("#composer", "再来一句")
         page.click("#send")
         beats_done(page, 2)

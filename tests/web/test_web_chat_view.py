@@ -56,7 +56,7 @@ def test_messages_show_markdown_and_their_chrome(served: Served, page: Page) -> 
     # Chrome: the character's name and avatar, the time, the index; tokens and time on demand.
     head = reply.locator(".msg-head")
     assert head.locator(".speaker").inner_text() == "青梧"
-    assert head.locator("img.avatar").get_attribute("src") == f"/api/cards/{CARD}/avatar"
+    assert head.locator("img.avatar").get_attribute("src") == f"/api/cards/{CARD}/avatar?size=thumb"
     assert head.locator(".msg-index").inner_text() == "#2"
     assert head.locator(".msg-time").inner_text().strip()
     user = page.locator(".msg.user").last

@@ -1,5 +1,6 @@
-"""Continue and hide as SillyTavern has them, on the chat page: continue writes onto the reply shown
-(no new swipe) and can be undone; a hide flags the message (no copies in the branch tree)."""
+"""Continue, edit and hide as SillyTavern has them, on the chat page: continue writes onto the reply
+shown and an edit changes it (no new swipe), both undone by undo; a hide flags the message (no copies
+in the branch tree)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,40 @@ def test_continue_grows_the_reply_in_place_and_undo_takes_it_back(served: Served
     )
     assert page.locator("#messages li.msg[data-index='2'] button.undo").count() == 0
     assert "雨小了。" in page.locator("#messages li.msg[data-index='2']").inner_text()
+
+
+def test_an_edit_changes_the_swipe_shown_in_place_and_undo_takes_it_back(served: Served, page: Any) -> None:
+    served.fake.script([text_reply("雨小了。"), text_reply("雨还大着呢。")])
+    open_new_chat(page, served.url)
+    page.fill("#composer", "雨停了吗？")
+    page.click("#send")
+    beats_done(page, 1)
+    page.click("#regenerate")
+    beats_done(page, 2)
+    reply = page.locator("#messages li.msg.assistant[data-index='2']")
+    reply_id = reply.get_attribute("data-id")
+    assert reply.locator(".swipe-count").inner_text() == "2/2"
+    reply.locator("button.edit").click()
+    page.fill(".edit-box", "雨还大着呢，客官再坐坐。")
+    page.click(".save-edit")
+    reply = page.locator("#messages li.msg.assistant[data-index='2']", has_text="客官再坐坐")
+    reply.wait_for()
+    assert reply.get_attribute("data-id") == reply_id  # the same swipe, changed
+    assert reply.locator(".swipe-count").inner_text() == "2/2"  # not a third version
+    # The swipe itself holds the new text: away and back again.
+    reply.locator("button.swipe-prev").click()
+    page.locator("#messages li.msg.assistant[data-index='2']", has_text="雨小了。").wait_for()
+    page.locator("#messages li.msg.assistant[data-index='2'] button.swipe-next").click()
+    reply = page.locator("#messages li.msg.assistant[data-index='2']", has_text="客官再坐坐")
+    reply.wait_for()
+    # Undo: the text before the edit, and nothing more to undo.
+    reply.locator("button.undo").click()
+    page.wait_for_function(
+        "!document.querySelector(\"#messages li.msg[data-index='2']\").innerText.includes('客官再坐坐')"
+    )
+    reply = page.locator("#messages li.msg.assistant[data-index='2']")
+    assert "雨还大着呢。" in reply.inner_text() and reply.locator("button.undo").count() == 0
+    assert page.locator("#tree .node").count() == 4  # greeting, question, two replies: no edit copies
 
 
 def test_hiding_flags_the_message_and_the_tree_shows_no_copies(served: Served, page: Any) -> None:

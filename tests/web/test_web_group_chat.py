@@ -70,7 +70,7 @@ def test_a_group_is_made_from_cards_and_each_member_greets_with_its_face(served:
     assert greetings.nth(0).locator(".speaker").inner_text() == "周明"
     assert greetings.nth(1).locator(".speaker").inner_text() == "林月"
     src = greetings.nth(1).locator("img.avatar").get_attribute("src")
-    assert src == f"/api/cards/{urllib.parse.quote('林月')}/avatar"
+    assert src == f"/api/cards/{urllib.parse.quote('林月')}/avatar?size=thumb"
     names = page.locator("#member-strip .member-name").all_inner_texts()
     assert names == ["周明", "林月"]
     page.goto(f"{served.url}/groups")

@@ -61,8 +61,10 @@ def test_home_shows_the_bundled_card(live_server: LiveServer, page: Page) -> Non
     page.goto(live_server.base_url + "/")
     tile = page.locator(".card-tile", has_text="青梧")
     tile.wait_for()
+    # The avatar loaded (a small copy made on the first request: waited for, not raced).
+    page.wait_for_function("document.querySelector('.card-tile img').complete")
     natural = page.evaluate("document.querySelector('.card-tile img').naturalWidth")
-    assert natural > 0  # the avatar loaded
+    assert natural > 0
     screenshot(page, "home")
 
 

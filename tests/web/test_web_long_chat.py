@@ -207,3 +207,77 @@ def test_the_composer_is_free_once_the_reply_ends_and_the_next_beat_waits(served
         assert "周伯收起伞进了门" in json.dumps(served.fake.chat_requests[first + 1].body, ensure_ascii=False)
     finally:
         config.write_text(saved, encoding="utf-8")
+
+
+def test_the_composer_is_free_at_reply_end_before_any_request_answers(served: Served, page: Any) -> None:
+    """The after-beat work may keep the server (and, with the embedded model, the machine) busy:
+    the composer does not wait for the request that draws the reply as kept.  Here that request is
+    held back by the browser until the test lets it through."""
+    config = served.home.config_file
+    saved = config.read_text(encoding="utf-8")
+    config.write_text(saved.replace("scene_notes = false", "scene_notes = true"), encoding="utf-8")
+    held: list[Any] = []
+    released = False
+
+    def hold(route: Any) -> None:
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    try:
+        served.fake.script([text_reply("周伯收起伞进了门。"), text_reply("{}")])
+        open_new_chat(page, served.url)
+        page.route("**/api/chats/**since=*", hold)
+        page.fill("#composer", "外面雨大吗？")
+        page.click("#send")
+        page.wait_for_function("performance.getEntriesByName('pear-usable').length > 0")
+        assert page.is_enabled("#send") and page.is_hidden("#stop") and page.is_visible("#tidying")
+        live = page.locator("#messages li.live", has_text="周伯收起伞进了门")
+        assert live.is_visible()  # the reply is on the screen, streamed
+        page.wait_for_function("performance.getEntriesByName('pear-kept').length === 0")
+        assert held  # the patch is asked for and waits
+        released = True
+        for route in held:
+            route.continue_()
+        beats_done(page, 1)
+        kept = page.locator("#messages li.msg[data-index='2']", has_text="周伯收起伞进了门")
+        assert kept.locator("button.edit").count() == 1 and page.locator("#messages li.live").count() == 0
+        assert page.evaluate("performance.getEntriesByName('pear-kept').length") == 1
+    finally:
+        config.write_text(saved, encoding="utf-8")
+
+
+
+LOADER_IN_VIEW = """() => {
+  const item = document.querySelector('#messages li.more-older');
+  const list = document.getElementById('messages');
+  const scrolls = getComputedStyle(list).overflowY !== 'visible';
+  const view = scrolls ? list.getBoundingClientRect() : { top: 0, bottom: innerHeight };
+  const box = item.getBoundingClientRect();
+  return !item.hidden && box.bottom > view.top && box.top < view.bottom;
+}"""
+# The reader 2,000 px below the "show earlier" item: still screens away from it.
+SCROLL_NEAR_THE_TOP = """() => {
+  const list = document.getElementById('messages');
+  const item = document.querySelector('#messages li.more-older');
+  if (getComputedStyle(list).overflowY === 'visible') {
+    window.scrollTo(0, item.getBoundingClientRect().bottom + window.scrollY + 2000);
+  } else {
+    list.scrollTop = item.offsetTop - list.offsetTop + item.offsetHeight + 2000;
+  }
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_older_messages_come_before_the_reader_reaches_the_top(served: Served, long_chat: str, page: Any,
+                                                                width: int) -> None:  # fmt: skip
+    """Scrolling up asks for the older page while the reader is still screens below its end (a wheel
+    moves 800 px a notch; with a margin of 300 px the loader came into view): the list scrolls on the
+    wide screen, the page on a phone."""
+    page.set_viewport_size({"width": width, "height": 844})
+    open_chat(page, served, long_chat)
+    assert drawn(page)[0] == 201
+    page.evaluate(SCROLL_NEAR_THE_TOP)
+    page.wait_for_function("document.querySelector('#messages li.msg[data-index]').dataset.index < 201")
+    assert drawn(page)[0] == 101 and not page.evaluate(LOADER_IN_VIEW)

@@ -125,7 +125,7 @@ def test_user_messages_show_the_picture_of_the_persona_who_spoke(served: Served,
     page.click("#send")
     beats_done(page, 1)
     first = page.locator(".msg.user").first.locator(".msg-head img.avatar")
-    assert first.get_attribute("src") == "/api/personas/%E7%99%BD%E9%9C%B2/avatar"
+    assert first.get_attribute("src") == "/api/personas/%E7%99%BD%E9%9C%B2/avatar?size=thumb"
     page.wait_for_function("document.querySelector('.msg.user .msg-head img.avatar').naturalWidth > 0")
 
     # Another persona from here on: its messages show its own face (an initial: it has no picture),
@@ -137,7 +137,7 @@ def test_user_messages_show_the_picture_of_the_persona_who_spoke(served: Served,
     beats_done(page, 2)
     second = page.locator(".msg.user").nth(1).locator(".msg-head")
     assert second.locator("img.avatar").count() == 0 and second.locator(".avatar.initial").inner_text() == "墨"
-    assert first.get_attribute("src") == "/api/personas/%E7%99%BD%E9%9C%B2/avatar"
+    assert first.get_attribute("src") == "/api/personas/%E7%99%BD%E9%9C%B2/avatar?size=thumb"
     for width, height in ((1280, 800), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
         screenshot(page, f"chat-persona-avatars-{width}")

@@ -30,7 +30,11 @@ def test_a_slash_line_runs_as_stscript_with_the_command_list(served: Served, pag
     page.click("#composer")
     page.keyboard.type("/sen")
     help_list = page.locator("#slash-help")
-    help_list.wait_for()
+    # The list follows each keystroke: wait for the one drawn for "/sen", not the first one shown.
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#slash-help li code')].every(c => c.textContent.startsWith('/sen'))"
+        " && document.querySelectorAll('#slash-help li').length > 0"
+    )
     names = help_list.locator("li code").all_inner_texts()
     assert any(name.startswith("/send") for name in names) and any(name.startswith("/sendas") for name in names)
     page.keyboard.press("Tab")

@@ -25,12 +25,14 @@ from peargarden.workspace.seed import seed_home
 if TYPE_CHECKING:
     from playwright.sync_api import Frame, Locator, Page
 
-# A status bar made of the XSS corpus (each payload tries to set parent.pwned) and one line of script.
+# A status bar made of the XSS corpus (each payload tries to set parent.pwned) and one line of script
+# that tries both the host the frame sees as its parent and the real page.
 HOSTILE_CARD = "恶作剧"
 # (The corpus ends inside an unclosed <style>: the bar's own script comes first.)
 HOSTILE_BAR = "<!doctype html><html><body><p id='ran'>状态栏</p>" + (
     "<script>document.getElementById('ran').textContent = '脚本跑了';"
-    "try { parent.pwned = 99; } catch (error) { document.body.dataset.refused = error.name; }</script>"
+    "parent.pwned = 99;"  # the frame's own host: nothing reaches the page
+    "try { window['top'].pwned = 99; } catch (error) { document.body.dataset.refused = error.name; }</script>"
 ) + "".join(XSS) + "</body></html>"
 
 
@@ -104,8 +106,8 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     # messages it posted (a command, a hello with a guessed nonce, a string) are refused and unanswered.
     wait_text(bar, "#probe", "write:")
     probe = _text(bar, "#probe")
-    for said in ("document:SecurityError", "cookie:SecurityError", "top:SecurityError", "fetch:TypeError",
-                 "write:refused"):  # fmt: skip
+    for said in ("document:SecurityError", "host:own-document", "cookie:SecurityError", "top:SecurityError",
+                 "host:SecurityError", "fetch:TypeError", "write:refused"):  # fmt: skip
         assert said in probe, probe
     page.wait_for_selector("body[data-status-refused='3']")
     assert page.url == start_url

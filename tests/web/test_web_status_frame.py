@@ -56,7 +56,7 @@ def test_loads_are_taken_out_and_named() -> None:
         "</head><body><i class='fa fa-heart'></i><script>$('#好感').text('15');</script></body>"
     )
     kept, libraries, blocked = rewrite_document(html)
-    assert libraries == ["jquery"]
+    assert libraries == ["jquery", "lodash"]  # (in every frame, as in TavernHelper's)
     assert blocked == [
         "https://cdn.jsdelivr.net/npm/vue@3/dist/vue.global.prod.js",
         "https://cdnjs.cloudflare.com/ajax/libs/font-awesome/6.4.0/css/all.min.css",
@@ -70,18 +70,19 @@ def test_loads_are_taken_out_and_named() -> None:
 @pytest.mark.parametrize(
     ("script", "libraries"),
     [
-        ("$(() => draw())", ["jquery"]),
-        ("jQuery('#a').hide()", ["jquery"]),
-        ("const v = _.get(data, 'stat_data.林晚.好感度');", ["lodash"]),
-        ("$('#a').text(_.get(d, 'x'))", ["jquery", "lodash"]),
-        ("const price = '$100'; const my_.x = 1; a$.b(); obj._.get", []),
         ("document.body.textContent = `好感 ${value}`", []),
+        ("const data = YAML.parse(text);", ["yaml"]),
+        ("const schema = z.object({ 好感度: z.coerce.number() });", ["zod"]),
+        ("parent.YAML.stringify(v); window.parent.z.string()", ["yaml", "zod"]),
+        ("const YAMLish = 1; const biz = 2; xyz.object; a.z.x", []),
     ],
 )  # fmt: skip
 def test_libraries_a_document_uses_without_loading_them(script: str, libraries: list[str]) -> None:
-    assert rewrite_document(f"<script>{script}</script>")[1] == libraries
+    # jQuery and lodash are in every frame, as in TavernHelper's; YAML and zod where the document names them.
+    assert rewrite_document(f"<script>{script}</script>")[1] == ["jquery", "lodash", *libraries]
 
 
+LIBS = ["jquery", "lodash"]
 BAR = "<!doctype html><html><body><div id='bar'></div><script>bar.textContent = 1</script></body></html>"
 
 
@@ -91,7 +92,7 @@ def test_a_fenced_status_bar_is_a_frame_between_messages() -> None:
     parts = status_parts(display, content, _html)
     assert parts == [
         {"html": "<p>林晚笑了笑。</p>\n"},
-        {"frame": BAR, "libs": [], "blocked": []},
+        {"frame": BAR, "libs": LIBS, "blocked": []},
         {"html": "<p><em>（茶凉了）</em></p>\n"},
     ]
 
@@ -106,12 +107,13 @@ def test_only_the_cards_own_code_runs() -> None:
     ]
     # Raw HTML with a script from the display regex: one frame, unless the words carry a script or a handler.
     raw = "她点点头。<div id='bar'></div><script>bar.textContent = 1</script>"
-    assert status_parts(raw, "她点点头。<StatusPlaceHolderImpl/>", _html) == [{"frame": raw, "libs": [], "blocked": []}]
+    frame = {"frame": raw, "libs": LIBS, "blocked": []}
+    assert status_parts(raw, "她点点头。<StatusPlaceHolderImpl/>", _html) == [frame]
     # The lines of the model's words the regex left alone stay a message above the bar.
     story = "她点点头。\n\n*把茶推了过来。*\n"
     assert status_parts(story + raw, story + "<StatusPlaceHolderImpl/>", _html) == [
         {"html": "<p>她点点头。</p>\n<p><em>把茶推了过来。</em></p>\n"},
-        {"frame": raw, "libs": [], "blocked": []},
+        {"frame": raw, "libs": LIBS, "blocked": []},
     ]
     for words in ("她点点头。<script>x()</script>", '她<img src=x onerror="x()">', "<a href='javascript:x()'>点</a>"):
         assert status_parts(raw, words, _html) is None

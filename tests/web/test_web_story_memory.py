@@ -50,10 +50,13 @@ def test_scene_notes_fill_the_world_state_after_a_beat(served: Served, page: Pag
         chat = ChatFile.open(served.home.card_dir("青梧") / "chats", chat_id)
         notes = chat.tree.customs(NOTES_TYPE)
         assert len(notes) == 1 and notes[0].body["data"]["ledger"]["location"] == "听雨轩前堂"
-        # The scene notes are the chat's last entry: the branch tree ends on them, whether they were
-        # written before the page read the tree with the reply or after (then it is read again).
-        assert chat.tree.leaf == notes[0].id
-        page.wait_for_selector(f"#tree .node.leaf[data-id='{chat.tree.leaf}']")
+        # The scene notes are the chat's last entry, and no node of the branch tree (issue 47): the tree
+        # marks the reply before them as where the chat is, whether the notes were written before the
+        # page read the tree with the reply or after.
+        reply = chat.tree.messages()[-1]
+        assert chat.tree.leaf == notes[0].id and notes[0].parent_id == reply.id
+        page.wait_for_selector(f"#tree .node.leaf[data-id='{reply.id}']")
+        assert page.locator(f"#tree .node[data-id='{notes[0].id}']").count() == 0
 
         page.fill("#composer", "周伯，这把伞是谁的？")
         page.click("#send")

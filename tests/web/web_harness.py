@@ -45,6 +45,10 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # As desktop Chrome does (headless-shell leaves it off): frames of another site — a card's sandboxed
+    # frames, an opaque origin — run in a process of their own, so a card's script that loops cannot
+    # stop the page (tests/web/test_web_script_bounds.py).
+    "--site-per-process",
 ]
 
 
@@ -60,14 +64,17 @@ def free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, home: Home, token: str | None = None, host: str = "127.0.0.1", port: int | None = None) -> None:
+    def __init__(
+        self, home: Home, token: str | None = None, host: str = "127.0.0.1", port: int | None = None, **config: Any
+    ) -> None:
+        """*config*: more of ``WebConfig`` (a test's stand-in for installing the embedded model)."""
         import uvicorn
 
         self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(create_app(WebConfig(home, host=host, token=token)), host="127.0.0.1",
+        served = uvicorn.Config(create_app(WebConfig(home, host=host, token=token, **config)), host="127.0.0.1",
                                 port=self.port, log_level="warning")  # fmt: skip
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(served)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> LiveServer:

@@ -15,7 +15,10 @@ Every event is a frozen dataclass with a ``type`` string and ``to_json()`` (a pl
 ``approval_needed`` ``call_id``, ``name``, ``args``, ``access``, ``unit``, ``reason``: the loop waits for
                     the front's answer (see :mod:`peargarden.agent.approvals`).
 ``warning``         ``message``: something the user should know; the beat goes on.
-``error``           ``message``: the beat failed; it ends with ``done`` (stop reason ``error``).
+``error``           ``message``: the beat failed; it ends with ``done`` (stop reason ``error``).  With
+                    ``hint`` (a command that fixes it: a terminal shows it after the message) and
+                    ``fix`` (the setting that fixes it, one of ``peargarden.errors.FIXES``: a page
+                    links to it) when the error has them.
 ``speaker``         ``name``, ``card``: the next reply is this member's (a group chat: one beat, several
                     speakers; ``card`` is the member's card folder).  Sent by the service before each
                     speaker's events; a single-card chat sends none.
@@ -35,6 +38,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
+
+from peargarden.errors import PearError
 
 StopReason = Literal["stop", "length", "aborted", "error", "ended_by_tool", "max_rounds"]
 
@@ -104,6 +109,13 @@ class WarningEvent(_Event, frozen=True):
 class ErrorEvent(_Event, frozen=True):
     message: str = ""
     type: str = "error"
+    hint: str = ""
+    fix: str = ""
+
+
+def error_event(error: PearError) -> ErrorEvent:
+    """The ``error`` event of *error*: its line for a page, with the shell's hint and the setting apart."""
+    return ErrorEvent(message=error.without_hint(), hint=error.hint, fix=error.fix)
 
 
 class SpeakerEvent(_Event, frozen=True):

@@ -48,6 +48,7 @@ from .events import (
     TextRetractEvent,
     ThinkingDeltaEvent,
     WarningEvent,
+    error_event,
 )
 from .execute import LENGTH_MESSAGE, SKIPPED_MESSAGE, Approvals, execute_call, skipped
 from .record import Recorder, UsageTotal, assistant_message, context_message, no_record, tool_message
@@ -129,7 +130,7 @@ class _Round(msgspec.Struct):
     usage: Usage | None = None
     stop_reason: str = "stop"
     model: str = ""
-    failure: str | None = None
+    failure: PearError | None = None
 
 
 def _stream(settings: BeatSettings, request: ChatRequest, state: _Round) -> Iterator[AgentEvent]:
@@ -161,19 +162,22 @@ def _stream(settings: BeatSettings, request: ChatRequest, state: _Round) -> Iter
                 state.model = event.model
                 return
     except PearError as error:
-        state.failure = str(error)
+        state.failure = error
     except Exception as error:  # an unexpected provider bug still ends the beat cleanly
-        state.failure = f"模型调用失败：{type(error).__name__}: {error}"
+        state.failure = PearError(f"模型调用失败：{type(error).__name__}: {error}")
     if settings.cancel.is_set():
         state.stop_reason = "aborted"
 
 
-def no_reply_message(stop_reason: str, reasoning: str) -> str:
-    """The line for a round that ended without words or tool calls: only reasoning, or nothing."""
+def no_reply_error(stop_reason: str, reasoning: str) -> PearError:
+    """The error of a round that ended without words or tool calls: only reasoning, or nothing."""
     if reasoning.strip():
-        hint = "：思考用完了输出长度，可降低思考强度（--thinking）或调高输出上限" if stop_reason == "length" else ""
-        return f"模型只给了思考，没有正文（reasoning only, stop_reason={stop_reason}）{hint}"
-    return f"模型的回复是空的（empty reply, stop_reason={stop_reason}）"
+        said = f"模型只给了思考，没有正文（reasoning only, stop_reason={stop_reason}）"
+        if stop_reason != "length":
+            return PearError(said)
+        # The thinking level is a setting (the page's 思考档位) and a flag (the CLI's --thinking).
+        return PearError(f"{said}：思考用完了输出长度，可降低思考强度或调高输出上限", hint="--thinking", fix="model")
+    return PearError(f"模型的回复是空的（empty reply, stop_reason={stop_reason}）")
 
 
 def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[AgentEvent]:
@@ -213,7 +217,7 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
         try:
             built = settings.builder(beat_input)
         except PearError as error:
-            yield ErrorEvent(message=str(error))
+            yield error_event(error)
             yield done("error")
             return
         except Exception as error:  # a builder bug ends the beat with a readable line, not a traceback
@@ -244,7 +248,7 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
         replied = bool(said.strip()) or bool(calls)
         if not (stopped or failed or replied):
             # Nothing but reasoning, or nothing at all: not a reply, whichever the provider.
-            state.failure, failed = no_reply_message(state.stop_reason, "".join(state.reasoning)), True
+            state.failure, failed = no_reply_error(state.stop_reason, "".join(state.reasoning)), True
         # A round without words or tool calls is not recorded: no empty assistant message in the chat.
         if replied:
             reason = "aborted" if stopped else ("error" if failed else state.stop_reason)
@@ -258,7 +262,7 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
         for custom_type, data in built.customs:
             ctx.append_custom(custom_type, data)
         if failed:
-            yield ErrorEvent(message=state.failure or "模型返回了错误")
+            yield error_event(state.failure or PearError("模型返回了错误"))
             yield done("error")
             return
         if stopped:

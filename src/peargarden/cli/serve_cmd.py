@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from peargarden.app.library.library import init_home
 from peargarden.errors import BadInput
 from peargarden.web.addresses import reachable_urls
 
@@ -25,6 +26,11 @@ def serve_command(
     token = None if is_loopback(host) else new_token()
     if not 0 < port < 65536:
         raise BadInput(f"端口不对：{port}（bad port）")
+    if not state.home.exists():
+        # A fresh machine: the bundled card and files, as `pear chat` and `pear init` make them (the
+        # page then shows how to get a model; nothing else needs a shell).
+        init_home(state.home)
+        typer.echo(f"已创建数据文件夹：{state.home.root}")
     config = WebConfig(home=state.home, host=host, token=token)
     if token:
         # The token goes into the browser's cookie on the first visit and out of the address bar.

@@ -57,6 +57,8 @@ def show_command(
     from peargarden.app.play.variables import record_json
 
     shown = variables_of_chat(state.home, chat)
+    for warning in shown.warnings:  # a seed that could not be read: said, whatever is shown
+        typer.echo(f"⚠ {warning}", err=True)
     found = shown.message(message)
     if as_json:
         typer.echo(record_json({"chat": chat, **found.to_json(), "chat_variables": shown.chat}))

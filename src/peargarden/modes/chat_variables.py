@@ -26,6 +26,7 @@ its turn starts (``docs/variables.md``, *Group chats*).
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,7 @@ from peargarden.variables.history import is_mvu_data, last_valid_variables, swip
 from peargarden.variables.initvar import Lorebook, greeting_records, initialize, is_initvar_entry
 from peargarden.variables.marks import is_update_rules
 from peargarden.variables.message import handle_variables_in_message
+from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.zod_schema import MvuSchema, schema_of
 from peargarden.workspace.script_allowance import scripts_allowance
 
@@ -186,17 +188,38 @@ def _character_book(books: Sequence[Lorebook]) -> str | None:
 
 def greeting_seed(
     texts: Sequence[str], books: Sequence[Lorebook], schema: MvuSchema | None = None
-) -> list[dict[str, Any]]:
-    """The ``[initvar]`` records of a new chat's greeting swipes (one per text); *schema*: the card's
-    registered zod schema, which parses each seed."""
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The ``[initvar]`` records of a new chat's greeting swipes (one per text), and what could not
+    be read (an ``[initvar]`` entry named with its problem); *schema*: the card's registered zod
+    schema, which parses each seed."""
     init = initialize(None, books)
-    return greeting_records(init, list(texts), books=books, character_book=_character_book(books), schema=schema)
+    warnings = list(init.warnings)
+    records = greeting_records(
+        init, list(texts), books=books, character_book=_character_book(books), schema=schema, warnings=warnings
+    )
+    return records, list(dict.fromkeys(warnings))
 
 
-def schema_scripts(*extensions: object) -> MvuSchema | None:
+def schema_scripts(*extensions: object, budget: ScriptBudget) -> MvuSchema | None:
     """The zod schema the TavernHelper scripts in *extensions* (a preset's, then the card's, in the
-    order TavernHelper runs them) register with MVU; ``None`` when no enabled script registers one."""
-    return schema_of((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)
+    order TavernHelper runs them) register with MVU, spending *budget*; ``None`` when no enabled
+    script registers one."""
+    scripts = ((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)
+    return schema_of(scripts, budget)
+
+
+_BUDGET_KEY = "variables.script_budget"
+
+
+def script_budget(env: BeatEnv) -> ScriptBudget:
+    """The CPU budget the card's scripts share in the beat running now (kept in the env's per-chat
+    cache).  :func:`start_beat` renews it."""
+    return chat_memo(env, _BUDGET_KEY, ScriptBudget, lambda: ScriptBudget(time.thread_time))
+
+
+def start_beat(env: BeatEnv) -> None:
+    """A beat (or a preview) starts for *env*'s card: its scripts get their whole budget again."""
+    script_budget(env).start_beat()
 
 
 class Prepared(msgspec.Struct):
@@ -223,7 +246,9 @@ def prepare(
     messages = chat.messages
     if messages and books and not chat.has_mvu():
         first = next((i for i, m in enumerate(messages) if not m["is_user"]), 0)
-        chat.set_record(first, greeting_seed([messages[first]["mes"]], books, schema)[0])
+        records, warnings = greeting_seed([messages[first]["mes"]], books, schema)
+        out.warnings += warnings
+        chat.set_record(first, records[0])
         out.seeded = first
     _user_record(out, pending, schema)
     return out
@@ -262,7 +287,9 @@ def _init_check(out: Prepared, end: int, books: Sequence[Lorebook], schema: MvuS
     chat = out.chat
     existing = last_valid_variables(chat.messages, end)
     if end == 1 and not is_mvu_data(existing):
-        chat.set_record(0, greeting_seed([chat.messages[0]["mes"]], books, schema)[0])
+        records, warnings = greeting_seed([chat.messages[0]["mes"]], books, schema)
+        chat.set_record(0, records[0])
+        out.warnings += warnings
         out.seeded = 0
         return
     init = initialize(existing if is_mvu_data(existing) else None, books)
@@ -345,7 +372,7 @@ def beat_notes(
     update = ReplyUpdate(warnings=list(prepared.warnings))
     if prepared.seeded is not None:
         swipes = list(greeting_swipes) or [(chat.ids[prepared.seeded] or "", chat.messages[prepared.seeded]["mes"])]
-        records = greeting_seed([text for _, text in swipes], books, schema)
+        records, _ = greeting_seed([text for _, text in swipes], books, schema)  # said by *prepared*
         for (entry_id, _), record in zip(swipes, records, strict=True):
             if entry_id:
                 update.notes.append(note_data(entry_id, variables=record))

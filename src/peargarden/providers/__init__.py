@@ -9,7 +9,9 @@
   Qwen2.5-Coder-0.5B-Instruct by default.  A small model's guards:
   :mod:`._echo` (the user's words handed back), :mod:`._copy_block` (runs of the prompt),
   :mod:`._sentence_guard` with :mod:`._sentences`, :mod:`._model_claims` and :mod:`._repeats` (claims
-  to be a model and sentences said before, cut sentence by sentence).
+  to be a model and sentences said before, cut sentence by sentence).  :mod:`.runtime_build` builds
+  its runtime (llama-cpp-python by pip, native or portable, progress and cancel); :mod:`.model_fetch`
+  fetches and verifies its model.
 * :mod:`._cancel` — the watcher that wakes a read blocked on a silent server (a cancel, a timeout).
 * :mod:`.scripted` — replays scripted turns, for tests.
 * :mod:`.registry` — builds a provider from connection values.

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 import httpx2
 import msgspec
 
+from peargarden.errors import ProviderError
+
 from ._http import EndpointError, StatusError
 
 _RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
@@ -19,6 +21,8 @@ class Failure(msgspec.Struct, frozen=True):
     message: str
     retryable: bool
     retry_after: float | None = None  # seconds the server asked us to wait
+    hint: str = ""  # a command to run (peargarden.errors.PearError.hint)
+    fix: str = ""  # the setting that fixes it (peargarden.errors.FIXES)
 
 
 class Endpoint(msgspec.Struct, frozen=True):
@@ -34,6 +38,12 @@ class Endpoint(msgspec.Struct, frozen=True):
         return parts.netloc or self.base_url
 
 
+def failure_error(failure: Failure, message: str) -> ProviderError:
+    """The error a failure that is not retried ends in: *message* (the failure's, said with the tries
+    made) with the failure's hint and fix."""
+    return ProviderError(message, hint=failure.hint, fix=failure.fix)
+
+
 def classify(
     error: BaseException, where: Endpoint, timeout: float | None = None, connect: float | None = None
 ) -> Failure:
@@ -42,14 +52,15 @@ def classify(
         return _from_status(error.status_code, _server_message(error.body, error.message), error.headers, where)
     if _caused_by(error, httpx2.ConnectTimeout):  # the handshake never finished: not a silent server
         limit = f" {connect:g} 秒内" if connect else ""
-        return Failure(f"无法连接 {where.base_url}：{limit}没有连上（connect timeout）", retryable=True)
+        text = f"无法连接 {where.base_url}：{limit}没有连上（connect timeout）"
+        return Failure(text, retryable=True, fix="connection")
     if isinstance(error, httpx2.TimeoutException):
         limit = f" {timeout:g} 秒内" if timeout else ""
         return Failure(f"{where.host}{limit}没有回应（timed out）", retryable=True)
     if isinstance(error, httpx2.TransportError):
         cause = _root_cause(error)
         if _is_connect_error(error):
-            return Failure(f"无法连接 {where.base_url}（cannot connect）：{cause}", retryable=True)
+            return Failure(f"无法连接 {where.base_url}（cannot connect）：{cause}", retryable=True, fix="connection")
         return Failure(f"与 {where.host} 的连接中断（connection failed）：{cause}", retryable=True)
     if isinstance(error, EndpointError):
         # An ``error`` object inside the SSE stream (or in a 200 answer).
@@ -68,14 +79,15 @@ def _from_status(code: int, detail: str, headers: Any, where: Endpoint) -> Failu
     suffix = f"：{detail}" if detail else ""
     if code == 401:
         key = f"${where.api_key_env}" if where.api_key_env else "API 密钥"
-        return Failure(f"{where.host} 拒绝了 API 密钥（401），请检查 {key}{suffix}", retryable=False)
+        return Failure(f"{where.host} 拒绝了 API 密钥（401），请检查 {key}{suffix}", retryable=False, fix="connection")
     if code == 403:
-        return Failure(f"{where.host} 拒绝访问（403 forbidden）{suffix}", retryable=False)
+        return Failure(f"{where.host} 拒绝访问（403 forbidden）{suffix}", retryable=False, fix="connection")
     if code == 404:
         return Failure(
-            f"{where.base_url} 找不到（404 not found）：模型名 {where.model!r} 对吗？地址是 /v1 端点吗？"
-            f"`pear models` 可列出可用模型{suffix}",
+            f"{where.base_url} 找不到（404 not found）：模型名 {where.model!r} 对吗？地址是 /v1 端点吗？{suffix}",
             retryable=False,
+            hint="`pear models` 可列出可用模型",
+            fix="model",
         )
     if code in _RETRY_STATUSES:
         label = "限流（429 rate limited）" if code == 429 else f"服务器错误（{code}）"

@@ -3,7 +3,8 @@
 Parent → worker (the worker's stdin):
 
 * ``{"op": "load", "spec": LoadSpec}`` — first and once; answered ``ready`` (``version``, ``seconds``) or
-  ``fatal`` (``message``: the model or the runtime cannot be loaded; the worker then exits);
+  ``fatal`` (``message``: the model or the runtime cannot be loaded, with the error's ``hint`` and
+  ``fix`` when it has them; the worker then exits);
 * ``{"op": "count", "id", "texts"}`` → ``{"ev": "counts", "id", "counts"}``;
 * ``{"op": "chat", "id", "messages", "options", "copy"}`` → ``started`` (``prompt_tokens``), ``chunk``
   (``text``, ``finish``)…, then ``end`` (``n_tokens``; ``stopped`` when cancelled) or ``error``

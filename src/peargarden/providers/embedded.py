@@ -53,7 +53,6 @@ from ._text_tool_calls import split_tool_calls, streamable
 from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, TextRetract, Usage, take_back
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
 from .llama_session import (
-    MISSING_RUNTIME,
     SETUP_HINT,
     Chunk,
     CopySpec,
@@ -63,6 +62,7 @@ from .llama_session import (
     Piece,
     Started,
     load_llama,
+    missing_runtime,
     runtime_module,
 )
 from .model_catalog import CATALOG, DEFAULT, FALLBACK, CatalogModel
@@ -192,7 +192,7 @@ def find_model_file(folder: Path | None = None) -> Path:
     legacy = _legacy_fallback()
     if legacy is not None:
         return legacy
-    raise ProviderError(f"找不到内置模型（no verified model in {folder}）：{SETUP_HINT}")
+    raise ProviderError(f"找不到内置模型（no verified model in {folder}）", hint=SETUP_HINT, fix="embedded")
 
 
 def catalog_entry(path: Path) -> CatalogModel | None:
@@ -206,7 +206,8 @@ def resolve_local_model(value: str, folder: Path | None = None) -> Path:
     if model is not None:
         found = installed_path(model, folder or models_dir())
         if found is None:
-            raise ProviderError(f"模型 {value} 还没有下载：运行 `pear models fetch {value}`（not fetched yet）")
+            fetch = f"运行 `pear models --fetch {value}`"
+            raise ProviderError(f"模型 {value} 还没有下载（not fetched yet）", hint=fetch, fix="embedded")
         return found
     return Path(value).expanduser()
 
@@ -232,7 +233,7 @@ def llama_class() -> Any:
     try:
         return runtime_module().Llama
     except ImportError:
-        raise ProviderError(MISSING_RUNTIME) from None
+        raise missing_runtime() from None
 
 
 def default_threads() -> tuple[int, int]:
@@ -390,7 +391,7 @@ class EmbeddedProvider:
             try:
                 self._llama = load_llama(spec, self._llama_factory)
             except ImportError:
-                raise ProviderError(MISSING_RUNTIME) from None
+                raise missing_runtime() from None
             except (ValueError, RuntimeError, OSError) as error:
                 name = self.traits().path.name
                 raise ProviderError(f"内置模型加载失败（cannot load {name}）：{error}") from None

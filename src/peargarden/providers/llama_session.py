@@ -26,12 +26,20 @@ from typing import Any
 
 import msgspec
 
+from peargarden.errors import ProviderError
+
 from ._copy_block import copy_block_for
 from ._min_length import MinLength, ending_tokens
 from .base import Message
 
+# A missing runtime or model: the shell's way out (the hint) and the page's (the ``embedded`` fix:
+# the home page installs both through the same steps, app/settings/embedded_setup.py).
 SETUP_HINT = "请先运行 README 里的聊天命令 `bash scripts/chat.sh`（它会下载并校验内置模型）"
-MISSING_RUNTIME = f"内置模型需要 llama-cpp-python（not installed）：{SETUP_HINT}"
+MISSING_RUNTIME = "内置模型需要 llama-cpp-python（not installed）"
+
+
+def missing_runtime() -> ProviderError:
+    return ProviderError(MISSING_RUNTIME, hint=SETUP_HINT, fix="embedded")
 
 
 class LoadSpec(msgspec.Struct, frozen=True):

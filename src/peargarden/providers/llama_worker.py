@@ -23,7 +23,17 @@ import time
 from typing import Any, BinaryIO
 
 from ._worker_protocol import ALIVE_EVERY, decode, encode
-from .llama_session import MISSING_RUNTIME, Chunk, CopySpec, Finished, LlamaSession, LoadSpec, Started, load_llama
+from .llama_session import (
+    MISSING_RUNTIME,
+    SETUP_HINT,
+    Chunk,
+    CopySpec,
+    Finished,
+    LlamaSession,
+    LoadSpec,
+    Started,
+    load_llama,
+)
 
 _PR_SET_PDEATHSIG = 1
 
@@ -101,7 +111,7 @@ class Worker:
             spec = LoadSpec.from_json(message["spec"])
             llm = load_llama(spec)
         except ImportError:
-            self.send({"ev": "fatal", "message": MISSING_RUNTIME})
+            self.send({"ev": "fatal", "message": MISSING_RUNTIME, "hint": SETUP_HINT, "fix": "embedded"})
             return False
         except (ValueError, RuntimeError, OSError, KeyError, TypeError) as error:
             name = os.path.basename(str(message.get("spec", {}).get("model_path", "")))

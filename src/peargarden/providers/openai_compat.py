@@ -32,7 +32,7 @@ from peargarden.errors import ProviderError
 
 from ._cancel import ByteTap, CancelWatch, shut_pool_sockets
 from ._chunks import ChunkReader, completion_as_chunk
-from ._failures import Endpoint, Failure, classify
+from ._failures import Endpoint, Failure, classify, failure_error
 from ._http import ChatClient, EndpointError, MalformedEvent, StatusError, stream_chunks
 from ._request_body import build_create_kwargs
 from .base import ChatRequest, Done, StreamEvent, Timeouts
@@ -215,7 +215,9 @@ class OpenAICompatProvider:
     def _stream(self, request: ChatRequest, cancel: threading.Event | None) -> Iterator[StreamEvent]:
         model = request.model or self.model
         if not model:
-            raise ProviderError(f"没有为 {self._endpoint().host} 选定模型（no model）：`pear models` 可列出可用模型")
+            raise ProviderError(
+                f"没有为 {self._endpoint().host} 选定模型（no model）", hint="`pear models` 可列出可用模型", fix="model"
+            )
         kwargs = build_create_kwargs(request, model, self.profile)
         if not self.streaming:
             kwargs["stream"] = False
@@ -348,14 +350,14 @@ class OpenAICompatProvider:
         """Sleep before the next attempt, or raise the one-line error when there is none."""
         if not failure.retryable or attempt >= self.retry.attempts:
             tries = f"（已尝试 {attempt} 次）" if attempt > 1 else ""
-            raise ProviderError(failure.message + tries)
+            raise failure_error(failure, failure.message + tries)
         if failure.retry_after is not None and failure.retry_after > self.retry.max_retry_after:
             wait = f"{failure.retry_after:.0f}"
-            raise ProviderError(f"{failure.message}（服务器要求等待 {wait} 秒，不再重试）")
+            raise failure_error(failure, f"{failure.message}（服务器要求等待 {wait} 秒，不再重试）")
         delay = self.retry.delay(attempt, failure.retry_after)
         if deadline is not None and time.monotonic() + delay >= deadline:
             total = f"{self.timeouts.total:g}"
-            raise ProviderError(f"{failure.message}（已尝试 {attempt} 次，{total} 秒的总时限内不再重试）")
+            raise failure_error(failure, f"{failure.message}（已尝试 {attempt} 次，{total} 秒的总时限内不再重试）")
         if self._sleep is not None:
             self._sleep(delay)
         elif cancel is not None:

@@ -328,8 +328,9 @@ def unsure_error(result: CheckResult) -> CheckUnsure:
 
 def unsafe_error(reason: str) -> RuntimeUnsafe:
     return RuntimeUnsafe(
-        f"这台机器上内置模型的运行时自检没有通过（{reason}）：运行 `bash scripts/setup.sh --local --portable` "
-        "重新编译 llama.cpp（不用 -march=native / AMX），再运行 `pear models --check`"
+        f"这台机器上内置模型的运行时自检没有通过（{reason}）：需要不用 -march=native / AMX 重新编译 llama.cpp",
+        hint="运行 `bash scripts/setup.sh --local --portable`，再运行 `pear models --check`",
+        fix="embedded",
     )
 
 

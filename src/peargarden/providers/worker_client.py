@@ -60,13 +60,17 @@ class WorkerLimits(msgspec.Struct, frozen=True):
     silence: float | None = None
 
 
+# What to run when the worker keeps failing (the page's way: the ``embedded`` fix, its self-test).
+CHECK_HINT = "反复出现请运行 `pear models --check`"
+
+
 class WorkerFault(ProviderError):
     """The worker is gone: ``kind`` is ``crash`` (a native fault signal), ``killed`` (SIGKILL: most
     often the out-of-memory killer), ``signal`` (another signal), ``hang`` (silent past the limit),
     ``exit`` (it exited by itself) or ``fatal`` (it could not load the runtime or the model)."""
 
-    def __init__(self, message: str, kind: str, detail: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, kind: str, detail: str = "", *, hint: str = "", fix: str = "") -> None:
+        super().__init__(message, hint=hint, fix=fix)
         self.kind = kind
         self.detail = detail
 
@@ -151,7 +155,12 @@ class LlamaWorker:
         message = self._next(self._start_limit())
         if message.get("ev") == "fatal":
             self._finish()
-            raise WorkerFault(str(message.get("message") or "内置模型加载失败"), "fatal")
+            raise WorkerFault(
+                str(message.get("message") or "内置模型加载失败"),
+                "fatal",
+                hint=str(message.get("hint") or ""),
+                fix=str(message.get("fix") or ""),
+            )
         if message.get("ev") != "ready":
             self.kill()
             raise WorkerFault(f"内置模型进程的回答看不懂（unexpected {message.get('ev')!r}）", "exit")
@@ -364,15 +373,18 @@ class LlamaWorker:
         if not self._started:
             return WorkerFault(
                 f"内置模型 {seconds} 秒内没有加载完成，已停止它（no answer at start-up）：{cause}；"
-                "再发一次会重新启动它（--first-byte-timeout 可给加载更长的时间）",
+                "再发一次会重新启动它",
                 "hang",
                 f"{seconds} 秒内没有加载完成，{load.describe()}",
+                hint=f"--first-byte-timeout 可给加载更长的时间；{CHECK_HINT}",
+                fix="embedded",
             )
         return WorkerFault(
-            f"内置模型 {seconds} 秒没有任何输出，已停止它（hang）：{cause}；"
-            "再发一次会重新启动它（--idle-timeout 可放宽）",
+            f"内置模型 {seconds} 秒没有任何输出，已停止它（hang）：{cause}；再发一次会重新启动它",
             "hang",
             f"{seconds} 秒没有输出，{load.describe()}",
+            hint=f"--idle-timeout 可放宽；{CHECK_HINT}",
+            fix="embedded",
         )
 
     def _finish(self) -> int | None:
@@ -399,25 +411,29 @@ class LlamaWorker:
             if number == signal.SIGKILL:
                 return WorkerFault(
                     f"内置模型进程被系统强行结束（{name}，多半是内存不足）：关掉占内存的程序或换小一点的模型"
-                    "（--local-model qwen-0.5b）再发；下次会重新启动它",
+                    "再发；下次会重新启动它",
                     "killed",
                     name,
+                    hint="小一点的模型：--local-model qwen-0.5b",
+                    fix="embedded",
                 )
             if number in _CRASH_SIGNALS:
                 return WorkerFault(
-                    f"内置模型的运行时崩溃了（llama.cpp: {name}）：再发一次会重新启动它；"
-                    "反复出现请运行 `pear models --check` 找这台机器的安全配置",
+                    f"内置模型的运行时崩溃了（llama.cpp: {name}）：再发一次会重新启动它",
                     "crash",
                     name,
+                    hint="反复出现请运行 `pear models --check` 找这台机器的安全配置",
+                    fix="embedded",
                 )
             return WorkerFault(f"内置模型进程被信号 {name} 结束：再发一次会重新启动它", "signal", name)
         said = next((line for line in reversed(self._stderr) if line.strip()), "")
         detail = f"exit {code}" + (f": {said}" if said else "")
         if not self._started:
             return WorkerFault(
-                f"内置模型进程启动后立即退出（{detail}）：运行 `bash scripts/setup.sh --local` 重装运行时，"
-                "或 `pear models --check`",
+                f"内置模型进程启动后立即退出（{detail}）",
                 "exit",
                 detail,
+                hint="运行 `bash scripts/setup.sh --local` 重装运行时，或 `pear models --check`",
+                fix="embedded",
             )
         return WorkerFault(f"内置模型进程意外退出（{detail}）：再发一次会重新启动它", "exit", detail)

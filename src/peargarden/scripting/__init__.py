@@ -9,6 +9,8 @@ runs the scripts (pure: the scripts' own process is started by ``app/play/script
 - ``prelude.js`` — the globals a script sees in QuickJS; :mod:`.quickjs_side` —
   the context that runs it; :mod:`.session` — the event loop on the host's side (promised calls,
   tavern events awaited listener by listener, virtual timers)
+- :mod:`.page_source` — a card's code for a sandboxed frame of the page (``top`` read as the frame's
+  host, which no script can put in its place)
 - :mod:`.st_host` — the host over SillyTavern's state; :mod:`.st_beat` — a chat opened, a send and
   a swipe with SillyTavern 1.18's events; :mod:`.replay` — a recorded case (``pear script replay``)
 """

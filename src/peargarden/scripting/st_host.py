@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from peargarden.stscript.commands import default_registry
-from peargarden.stscript.runtime import ClosureValue, Interpreter, run_script
+from peargarden.stscript.runtime import ClosureValue, Interpreter, Outcome, run_script
 from peargarden.tavern import defaults as d
 from peargarden.tavern.assemble import Assembly, Generation, generate
 from peargarden.tavern.examples import ExampleMessage
@@ -202,6 +202,19 @@ _DEFAULT_ORDER = [
 ]
 
 
+def slash_outcome(outcome: Outcome) -> SlashOutcome:
+    """An STscript run as ``executeSlashCommandsWithOptions`` reports it to a script."""
+    if outcome.error is not None:
+        return SlashOutcome(thrown=outcome.error.message)
+    result = outcome.result
+    if result is None:
+        return SlashOutcome(pipe=UNDEFINED)
+    if result.is_error:
+        return SlashOutcome(error=str(result.error_message))
+    pipe = result.pipe
+    return SlashOutcome(pipe=str(pipe) if isinstance(pipe, ClosureValue) else pipe)
+
+
 class TavernScriptHost:
     """The ``ScriptHost`` over a ``TavernState``; ``reply(n)`` is the model's n-th reply."""
 
@@ -280,16 +293,7 @@ class TavernScriptHost:
     def run_slash(self, text: str) -> SlashOutcome:
         self.slash.refresh()
         with variables_left_absent(self.state):
-            outcome = run_script(Interpreter(default_registry(), self.slash), text)
-        if outcome.error is not None:
-            return SlashOutcome(thrown=outcome.error.message)
-        result = outcome.result
-        if result is None:
-            return SlashOutcome(pipe=UNDEFINED)
-        if result.is_error:
-            return SlashOutcome(error=str(result.error_message))
-        pipe = result.pipe
-        return SlashOutcome(pipe=str(pipe) if isinstance(pipe, ClosureValue) else pipe)
+            return slash_outcome(run_script(Interpreter(default_registry(), self.slash), text))
 
     def inject(self, prompts: list[dict[str, Any]], *, once: bool) -> None:
         for prompt in prompts:
@@ -448,5 +452,6 @@ __all__ = [
     "injected",
     "iso",
     "settings_ready_data",
+    "slash_outcome",
     "variables_left_absent",
 ]

@@ -3,9 +3,10 @@
 A :class:`Plan` says where the leaf goes first, which new entries follow (their ids come from the
 caller's ``new_id``) and which messages change in place.  The store applies it: it writes each entry
 (or, when there are none, a leaf record) and adds it to the tree, then an amend record per change.
-Nothing is ever removed: an edit or a delete is a new branch that copies what came after, so every
-older version stays reachable in ``/tree``; a hide (SillyTavern's ``is_system`` flag) and a continue
-change the message itself, its earlier versions kept as its revisions (:meth:`SessionTree.revisions`).
+Nothing is ever removed: a delete is a new branch that copies what came after, so every older version
+stays reachable in ``/tree``; an edit, a hide (SillyTavern's ``is_system`` flag) and a continue change
+the message itself — the swipe shown, as SillyTavern's edit does — its earlier versions kept as its
+revisions (:meth:`SessionTree.revisions`), from which :func:`plan_undo` takes back an edit or a continue.
 
 Message numbers (``N`` in ``/edit N``) index :meth:`SessionTree.messages` — every message entry on the
 active path, the greeting being 0.
@@ -143,14 +144,14 @@ def _copy_after(
     return out
 
 
-def plan_edit(tree: SessionTree, index: int, content: str, new_id: NewId, timestamp: str) -> Plan:
-    """A sibling of message *index* with new content, followed by copies of what came after it."""
+def plan_edit(tree: SessionTree, index: int, content: str) -> Plan:
+    """Message *index* with new content, changed in place (SillyTavern's edit: the swipe shown changes,
+    no new version appears among its siblings); its text before stays as its latest revision, which
+    :func:`plan_undo` brings back.  Nothing changes when the text is the same."""
     target = message_at(tree, index)
-    message = dict(target.message)
-    message["content"] = content
-    edited = Entry(new_id(), target.parent_id, "message", timestamp, {**target.body, "message": message})
-    moved = {target.id: edited.id}
-    return Plan(target.parent_id, [edited, *_copy_after(tree, target, edited.id, new_id, timestamp, moved)])
+    if content == target.message.get("content"):
+        return Plan(tree.leaf)
+    return Plan(tree.leaf, amends=[(target.id, {"content": content})])
 
 
 def plan_insert(tree: SessionTree, index: int | None, message: dict[str, Any], new_id: NewId, timestamp: str) -> Plan:
@@ -257,22 +258,31 @@ def plan_continue(tree: SessionTree, reply: Entry, message: dict[str, Any]) -> P
     return Plan(tree.leaf, amends=[(reply.id, changes)])
 
 
-def continued_from(tree: SessionTree, entry: Entry) -> dict[str, Any] | None:
-    """The message *entry* was before its latest continue (a revision whose text the current text
-    goes on from), or ``None`` when it was never continued."""
-    current = str(entry.message.get("content") or "")
-    for revision in tree.revisions(entry.id)[::-1]:
-        text = str(revision.get("content") or "")
-        if text != current and current.startswith(text):
-            return revision
-    return None
+def undo_target(tree: SessionTree, entry: Entry) -> dict[str, Any] | None:
+    """The message *entry* was before its latest change of text in place (an edit or a continue) that
+    no undo has taken back, or ``None`` when there is none.
+
+    Read off its revisions as a stack: each change of text pushes the text it made; a text already on
+    the stack (what an undo writes back) pops down to it.  So undo after undo walks back through the
+    edits and continues, as far as the text the message was written with, and never redoes one; a
+    hide changes no text and only refreshes the top."""
+    stack: list[dict[str, Any]] = []
+    for state in [*tree.revisions(entry.id), entry.message]:
+        text = str(state.get("content") or "")
+        same = next((i for i, kept in enumerate(stack) if str(kept.get("content") or "") == text), None)
+        if same is None:
+            stack.append(state)
+        else:
+            del stack[same + 1 :]
+            stack[same] = state
+    return stack[-2] if len(stack) > 1 else None
 
 
 def plan_undo(tree: SessionTree, index: int) -> Plan:
-    """Message *index* back to its text before its latest continue (a second undo goes back past an
-    earlier continue, as far as the text the message was written with)."""
+    """Message *index* back to its text before its latest edit or continue (a second undo goes back past
+    the one before, as far as the text the message was written with: :func:`undo_target`)."""
     entry = message_at(tree, index)
-    older = continued_from(tree, entry)
+    older = undo_target(tree, entry)
     if older is None:
-        raise BadInput(f"第 {index} 条消息没有可以撤销的续写")
+        raise BadInput(f"第 {index} 条消息没有可以撤销的编辑或续写")
     return Plan(tree.leaf, amends=[(entry.id, {"content": older.get("content"), "reasoning": older.get("reasoning")})])

@@ -268,14 +268,21 @@ def import_chat(lines: Sequence[dict[str, Any]], new_id: NewId, timestamp: str) 
 
 def st_original(tree: SessionTree, entry: Entry) -> dict[str, Any] | None:
     """The SillyTavern line *entry* was imported from, as it was in the file (``None`` for a message
-    made here, or when its line cannot be put back together)."""
+    made here, or when its line cannot be put back together).  The texts come from the messages as
+    imported: one changed in place since (an edit, a continue) keeps that message as its first
+    revision."""
+
+    def imported(each: Entry) -> dict[str, Any]:
+        revisions = tree.revisions(each.id)
+        return revisions[0] if revisions else each.message
+
     message = entry.message
     holder_id = message.get(ST_LINE)
     if not isinstance(holder_id, str):
         line = message.get(ST)
         return line if isinstance(line, dict) else None  # made here, or imported whole (older sessions)
     holder = tree.get(holder_id) if holder_id in tree else entry
-    kept = holder.message
+    kept = imported(holder)
     skeleton, elided = kept.get(ST), kept.get(ST_ELIDED)
     if not isinstance(skeleton, dict) or not isinstance(elided, int):
         return None
@@ -287,20 +294,20 @@ def st_original(tree: SessionTree, entry: Entry) -> dict[str, Any] | None:
     chosen_index = shown if isinstance(shown, int) and ST_SWIPE in kept else 0
     chosen = members[chosen_index] if 0 <= chosen_index < len(members) else members[0]
     if elided & MES:
-        line["mes"] = chosen.message.get("content")
+        line["mes"] = imported(chosen).get("content")
     if elided & SWIPES:
-        line["swipes"] = [member.message.get("content") for member in members]
+        line["swipes"] = [imported(member).get("content") for member in members]
     if elided & REASONING:
-        line["extra"] = {**line["extra"], "reasoning": chosen.message.get("reasoning")}
+        line["extra"] = {**line["extra"], "reasoning": imported(chosen).get("reasoning")}
     if elided & NAME:
-        line["name"] = holder.message.get("name")
+        line["name"] = kept.get("name")
     if elided & MODEL:
-        line["extra"] = {**line["extra"], "model": holder.message.get("model")}
+        line["extra"] = {**line["extra"], "model": kept.get("model")}
     if elided & SWIPE_INFO:  # after the line's own fields: the chosen record may be a copy of them
-        line["swipe_info"] = [_mirror(line) if ST_MIRROR in m.message else _record(m.message) for m in members]
+        line["swipe_info"] = [_mirror(line) if ST_MIRROR in imported(m) else _record(imported(m)) for m in members]
     if elided & ONLY_SWIPE_REASONING:
         record = line["swipe_info"][0]
-        line["swipe_info"] = [{**record, "extra": {**record["extra"], "reasoning": chosen.message.get("reasoning")}}]
+        line["swipe_info"] = [{**record, "extra": {**record["extra"], "reasoning": imported(chosen).get("reasoning")}}]
     return line
 
 

@@ -12,7 +12,7 @@ message it had is kept among its :meth:`revisions` (the session file keeps an ``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, KeysView, Mapping
+from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
 from itertools import islice
 from typing import Any
 
@@ -32,6 +32,7 @@ class TreeRow(msgspec.Struct, frozen=True):
     sibling_index: int
     sibling_count: int
     more: bool = False  # some of its descendants were left out (a folded side branch, the limit)
+    parent: str | None = None  # the row it hangs from: its entry's parent, or the nearest one drawn
 
 
 class SessionTree:
@@ -186,42 +187,86 @@ class SessionTree:
                 out.pop(target, None)
         return out
 
-    def rows(self, root: str | None = None, *, fold: int | None = None, limit: int | None = None) -> list[TreeRow]:
+    def rows(
+        self,
+        root: str | None = None,
+        *,
+        fold: int | None = None,
+        limit: int | None = None,
+        shown: Callable[[Entry], bool] | None = None,
+    ) -> list[TreeRow]:
         """The whole tree depth-first (children in creation order), for ``/tree`` and ``sessions show``.
 
         *root*: only that entry (at depth 0) and what hangs below it.  *fold*: a branch off the
         active path shows at most that many rows; *limit*: at most that many rows in all.  A row
         whose descendants were left out says so (``more``): a page draws the part of a long chat's
-        tree near what it shows."""
+        tree near what it shows.  *shown*: only the entries it accepts are rows, each hanging from
+        its nearest accepted ancestor (``TreeRow.parent``), siblings counted among those; a *root*
+        it does not accept starts the drawing at its nearest accepted ancestor."""
         on_path = {entry.id for entry in self._active_path()}
         rows: list[TreeRow] = []
         children = self._children()
-        # (id, depth, sibling position, sibling count, rows its side branch may still show)
+
+        def kids_of(entry_id: str | None) -> list[str]:
+            if shown is None:
+                return children.get(entry_id, [])
+            return self._shown_children(children, shown, entry_id)
+
+        if shown is not None and root is not None:
+            root = self.shown_ancestor(root, shown)
+        # (id, drawn parent, depth, sibling position, sibling count, rows its side branch may still show)
+        stack: list[tuple[str, str | None, int, int, int, int]]
         if root is None:
-            tops = children.get(None, [])
-            stack = [(child, 0, i, len(tops), -1) for i, child in reversed(list(enumerate(tops)))]
+            tops = kids_of(None)
+            stack = [(child, None, 0, i, len(tops), -1) for i, child in reversed(list(enumerate(tops)))]
         else:
-            kin = children.get(self.get(root).parent_id, [])
-            stack = [(root, 0, kin.index(root), len(kin), -1)]
+            above = self.get(root).parent_id
+            if shown is not None and above is not None:
+                above = self.shown_ancestor(above, shown)
+            kin = kids_of(above)
+            stack = [(root, above, 0, kin.index(root), len(kin), -1)]
         while stack:
-            entry_id, depth, position, count, budget = stack.pop()
+            entry_id, parent, depth, position, count, budget = stack.pop()
             if limit is not None and len(rows) >= limit:
                 if rows:
-                    rows[-1] = TreeRow(rows[-1].depth, rows[-1].entry, rows[-1].on_path, rows[-1].sibling_index,
-                                       rows[-1].sibling_count, True)  # fmt: skip
+                    rows[-1] = msgspec.structs.replace(rows[-1], more=True)
                 break
             entry = self._entries[entry_id]
             here = entry_id in on_path
             if fold is not None and not here and budget < 0:
                 budget = fold  # a side branch starts here
-            kids = children.get(entry_id, [])
+            kids = kids_of(entry_id)
             cut = bool(kids) and budget == 1
-            rows.append(TreeRow(depth, entry, here, position, count, cut))
+            rows.append(TreeRow(depth, entry, here, position, count, cut, parent))
             if cut:
                 continue
             below = budget - 1 if budget > 0 else budget
-            stack.extend((child, depth + 1, i, len(kids), below) for i, child in reversed(list(enumerate(kids))))
+            stack.extend((child, entry_id, depth + 1, i, len(kids), below)
+                         for i, child in reversed(list(enumerate(kids))))  # fmt: skip
         return rows
+
+    def _shown_children(
+        self, children: Mapping[str | None, list[str]], shown: Callable[[Entry], bool], entry_id: str | None
+    ) -> list[str]:
+        """The entries *shown* accepts that hang from *entry_id* through entries it does not, in order."""
+        out: list[str] = []
+        waiting = list(reversed(children.get(entry_id, [])))
+        while waiting:
+            kid = waiting.pop()
+            if shown(self._entries[kid]):
+                out.append(kid)
+            else:
+                waiting.extend(reversed(children.get(kid, [])))
+        return out
+
+    def shown_ancestor(self, entry_id: str | None, shown: Callable[[Entry], bool]) -> str | None:
+        """*entry_id* itself when *shown* accepts it, else its nearest ancestor that it accepts."""
+        while entry_id is not None:
+            entry = self._entries[entry_id]
+            if shown(entry):
+                return entry_id
+            entry_id = entry.parent_id
+        return None
 
     # -- changing ----------------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 The system prompt is built from layered prompt files (:mod:`.system`), each ``#`` heading in them is
 a switchable entry (:mod:`.entries`); lore arrives per beat as titles plus an index in the last user
 message (:mod:`.injection`, :mod:`.messages`); :mod:`.assemble` puts one beat together.  The beat's
-prose lives on a draft sheet (:mod:`.draft`); forks go to the user (:mod:`.ask`).
+prose lives on a draft sheet (:mod:`.draft`); forks go to the user (:mod:`.ask`).  Every part of a
+request is held to the request's token budget (:mod:`.part_budget`): one larger is left out, said.
 """
 
 from .assemble import LoreCorpus, StageRequest, StageSettings, assemble_beat, scan_texts

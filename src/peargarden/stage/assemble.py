@@ -7,7 +7,7 @@ one scan of the recent messages however large the books are.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import msgspec
 
@@ -20,6 +20,7 @@ from .card import StageCard
 from .injection import build_injection
 from .macros import Macros, plain_macros
 from .messages import Turn, build_messages, merge_turns
+from .part_budget import PartBudget
 from .regex import regexed_story
 from .system import PromptFiles, build_system_prompt, has_dossier
 
@@ -36,6 +37,10 @@ class StageSettings(msgspec.Struct, frozen=True):
     macros: Macros | None = None
     # The regex scripts that run (global, plus the card's own when allowed); None = none.
     regex: RegexSet | None = None
+    # The tokens the whole request may take (``context_tokens`` − ``reserve_tokens``), counted with
+    # *count*: every part larger is left out (``part_budget``).  None = no budget (a dry assembly).
+    budget_tokens: int | None = None
+    count: Callable[[str], int] = len
 
 
 class LoreCorpus:
@@ -90,6 +95,7 @@ def assemble_beat(
 ) -> StageRequest:
     """Everything a stage beat sends to the model, except the tool list."""
     macros = settings.macros or plain_macros(card.name, settings.user_name)
+    budget = PartBudget(settings.budget_tokens, settings.count) if settings.budget_tokens is not None else None
     if settings.regex is not None:
         history, user_text = regexed_story(history, user_text, settings.regex, macros)
     system = build_system_prompt(
@@ -100,6 +106,7 @@ def assemble_beat(
         lore=corpus.constants,
         tool_names=tool_names,
         macros=macros,
+        budget=budget,
     )
     hits = corpus.scan(scan_texts(history, user_text), depth=settings.scan_depth, max_hits=settings.max_lore_hits)
     injection = build_injection(
@@ -115,8 +122,8 @@ def assemble_beat(
         panels=panels,
         memory=memory,
         macros=macros,
+        budget=budget,
     )
     messages = build_messages(history, user_text, injection.text, summary=summary)
-    return StageRequest(
-        system.text, messages, system.warnings, injection.hits, injection.text, tuple(history), user_text
-    )
+    warnings = (*system.warnings, *(budget.warnings if budget is not None else ()))
+    return StageRequest(system.text, messages, warnings, injection.hits, injection.text, tuple(history), user_text)

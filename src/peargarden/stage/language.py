@@ -23,20 +23,23 @@ _NOISE = re.compile(r"\{\{.*?\}\}|<[^>\n]*>|https?://\S+", re.S)
 
 # Below this many signals (characters of a CJK script, words of an alphabetic one): unknown.
 _MIN_SIGNAL = 12
+# How much of each field is read: a card's language shows long before this, and a field of millions
+# of characters (a hostile card) would otherwise be matched whole, its matches listed (1 GB at 12M).
+_SAMPLE_CHARS = 20_000
 
 
 def text_language(text: str) -> str:
     """``中文``, ``日语``, ``韩语``, ``英语``, ``俄语`` — or ``""`` when the text does not say."""
     clean = _NOISE.sub(" ", text)
-    kana = len(_KANA.findall(clean))
-    han = len(_HAN.findall(clean))
+    kana = _count(_KANA, clean)
+    han = _count(_HAN, clean)
     # A CJK character is about a word: compare characters of CJK scripts with words of alphabets.
     counts = {
         "日语": kana + (han if kana * 5 >= han else 0),
         "中文": han if kana * 5 < han else 0,
-        "韩语": len(_HANGUL.findall(clean)),
-        "英语": len(_LATIN_WORD.findall(clean)),
-        "俄语": len(_CYRILLIC_WORD.findall(clean)),
+        "韩语": _count(_HANGUL, clean),
+        "英语": _count(_LATIN_WORD, clean),
+        "俄语": _count(_CYRILLIC_WORD, clean),
     }
     best = max(counts, key=lambda name: counts[name])
     if counts[best] < _MIN_SIGNAL:
@@ -45,11 +48,15 @@ def text_language(text: str) -> str:
     return best if counts[best] >= 2 * runner_up else ""
 
 
+def _count(pattern: re.Pattern[str], text: str) -> int:
+    return sum(1 for _ in pattern.finditer(text))
+
+
 def card_language(card: StageCard) -> str:
-    """The language of the card's own text (description, personality, scenario, greeting, examples)."""
-    return text_language(
-        "\n".join((card.description, card.personality, card.scenario, card.first_mes, card.mes_example))
-    )
+    """The language of the card's own text (description, personality, scenario, greeting, examples),
+    each read up to its first 20,000 characters."""
+    fields = (card.description, card.personality, card.scenario, card.first_mes, card.mes_example)
+    return text_language("\n".join(field[:_SAMPLE_CHARS] for field in fields))
 
 
 #: What a prompt in an alphabetic language calls the user when the settings keep the Chinese default

@@ -3,6 +3,10 @@
 In order: ``true``/``false``/``null``/``undefined``; JSON; an object or array literal; a math.js
 expression (numbers rounded to 12 significant digits, complex numbers and matrices as math.js
 prints them); YAML; and last the text with its outer quotes and backslashes trimmed.
+
+Past MVU: text nested deeper than ``bounds.MAX_DEPTH`` brackets, or a value past its limits, raises
+``bounds.TooLarge`` (the command is refused); YAML whose aliases expand too far is refused as the
+``yaml`` package refuses it, so the value is the trimmed text as in MVU, and *notes* gets a line.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from typing import Any
 
 from peargarden.text.jsstring import js_trim
 from peargarden.variables import mathexpr
+from peargarden.variables.bounds import TooLarge, check_value, depth_message, text_nesting_exceeds
 from peargarden.variables.json5 import Json5Error, parse_js_literal
 from peargarden.variables.jsvalues import UNDEFINED, from_json, is_number, js_number
-from peargarden.variables.yaml_load import YamlError
+from peargarden.variables.yaml_load import YamlAliasError, YamlError
 from peargarden.variables.yaml_load import load as yaml_parse
 
 # JavaScript's ``.`` stops at line terminators: a value spanning lines is left as it is.
@@ -70,10 +75,19 @@ def _math_value(text: str) -> Any:
     return None
 
 
-def parse_command_value(text: Any) -> Any:
-    """MVU's ``parseCommandValue``: the value a command argument stands for."""
+def parse_command_value(text: Any, notes: list[str] | None = None) -> Any:
+    """MVU's ``parseCommandValue``: the value a command argument stands for (see the module
+    docstring for ``TooLarge`` and *notes*)."""
     if not isinstance(text, str):
         return text
+    if text_nesting_exceeds(text):
+        raise TooLarge(depth_message())
+    value = _command_value(text, notes)
+    check_value(value)
+    return value
+
+
+def _command_value(text: str, notes: list[str] | None) -> Any:
     trimmed = js_trim(text)
     if trimmed in ("true", "false"):
         return trimmed == "true"
@@ -97,6 +111,9 @@ def parse_command_value(text: Any) -> Any:
         return computed
     try:
         return yaml_parse(trimmed)
+    except YamlAliasError as error:
+        if notes is not None:
+            notes.append(f"{error}：按原文写入")
     except YamlError:
         pass
     return trim_quotes_and_backslashes(text)

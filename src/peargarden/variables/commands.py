@@ -15,7 +15,7 @@ from typing import Any
 from peargarden.text.jsstring import js_trim
 from peargarden.variables import lodash
 from peargarden.variables.jsvalues import UNDEFINED, json_stringify
-from peargarden.variables.parse_string import parse_string
+from peargarden.variables.parse_string import ParseStringError, parse_string
 
 _COMMAND_START = re.compile(r"_\.(set|insert|assign|remove|unset|delete|add)\(")
 # JavaScript's ``.`` stops at every line terminator, Python's only at ``\n``.
@@ -144,21 +144,25 @@ def _patch_commands(patch: list[dict[str, Any]], index: int) -> list[Command]:
     return commands
 
 
-def _json_patch_commands(text: str) -> list[Command]:
+def _json_patch_commands(text: str, refusals: list[str] | None) -> list[Command]:
     commands: list[Command] = []
     for match in _JSON_PATCH_BLOCK.finditer(text):
         try:
             patch = parse_string(js_trim(match.group(2)))
-        except ValueError:
+        except ValueError as error:
+            if isinstance(error, ParseStringError) and error.refusal and refusals is not None:
+                # past a limit: said (an unreadable block MVU skips quietly, as here)
+                refusals.append(f"<JSONPatch> 块没有执行：{error}")
             continue
         if is_json_patch(patch):
             commands.extend(_patch_commands(patch, match.start()))
     return commands
 
 
-def extract_commands(text: str) -> list[Command]:
-    """Every update command in ``text`` (MVU's ``extractCommands``), in the order they appear."""
-    commands = _json_patch_commands(text)
+def extract_commands(text: str, refusals: list[str] | None = None) -> list[Command]:
+    """Every update command in ``text`` (MVU's ``extractCommands``), in the order they appear;
+    *refusals* gets a line for each ``<JSONPatch>`` block past a size limit (``bounds``)."""
+    commands = _json_patch_commands(text, refusals)
     position = 0
     while position < len(text):
         found = _COMMAND_START.search(text, position)

@@ -58,6 +58,20 @@ def with_status_placeholder(text: str) -> str:
     return text
 
 
+def without_status_placeholder(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The request's messages as MVU sends them (its prompt filter on
+    ``CHAT_COMPLETION_SETTINGS_READY``): in each text message that holds the placeholder, every
+    ``"\n<StatusPlaceHolderImpl/>"`` is taken out — a newline and the tag, exactly (the blank line
+    before it stays, and a placeholder at the very start stays)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str) and STATUS_PLACEHOLDER in content:
+            message = {**message, "content": content.replace("\n" + STATUS_PLACEHOLDER, "")}
+        out.append(dict(message))
+    return out
+
+
 def _role(message: Mapping[str, Any]) -> str:
     if message.get("is_user"):
         return "user"

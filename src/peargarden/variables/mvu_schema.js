@@ -10,8 +10,15 @@
 //   - paths with a segment starting with "_" are read-only; `delta` adds only to numbers;
 //     `move` is a remove then a set.
 // Everything a script may touch besides z and _ ($, eventOn, toastr, SillyTavern …) is an inert stub.
+// `__pear` is a frozen constant holding the built-ins it needs as they were before any script ran: a
+// script may replace JSON.stringify, Promise.prototype.then or __pear's methods for itself, but the
+// result handed back and the failure it records stay ours (what Python reads is checked all the same).
 "use strict";
-var __pear = (function () {
+const __pear = Object.freeze((function () {
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const then = Promise.prototype.then;
+  const apply = Reflect.apply;
   const state = { registrations: [], script: "", warnings: [], notes: [], failed: {} };
   const warn = (text) => state.warnings.push(text);
 
@@ -20,7 +27,7 @@ var __pear = (function () {
   const readOnly = (path) => _.toPath(path).some((part) => part.startsWith("_"));
 
   function yamlParse(source) {
-    const answer = JSON.parse(__yaml_parse(String(source)));
+    const answer = parse(__yaml_parse(String(source)));
     if (!answer.ok) throw new Error(answer.error);
     return answer.value;
   }
@@ -34,7 +41,7 @@ var __pear = (function () {
     let value;
     let found = false;
     try {
-      value = JSON.parse(trimmed);
+      value = parse(trimmed);
       found = true;
     } catch (e) {
       const bracketed = (trimmed.startsWith("{") && trimmed.endsWith("}")) || (trimmed.startsWith("[") && trimmed.endsWith("]"));
@@ -52,7 +59,11 @@ var __pear = (function () {
       try {
         value = yamlParse(trimmed);
         found = true;
-      } catch (e) { /* not YAML either: the trimmed text */ }
+      } catch (e) {
+        // Not YAML either: the trimmed text.  Refused for its aliases (as the yaml package refuses
+        // them): the same, and said.
+        if (String(e && e.message).includes("alias")) warn(`${trimQuotes(raw).slice(0, 80)}：${e.message}：按原文写入`);
+      }
     }
     if (!found) return trimQuotes(raw);
     if (value instanceof Date) return value.toISOString();
@@ -73,7 +84,17 @@ var __pear = (function () {
       .join("；");
   }
   function failure(e) {
-    return e && e.message ? `${e.name || "Error"}: ${e.message}` : String(e);
+    // QuickJS throws null when memory ran out before the error itself could be made.  A thrown value
+    // whose name, message or string form throws (a Proxy) is still a failure, said as such.
+    if (e === null || (e instanceof Error && e.name === "InternalError" && e.message === "out of memory")) {
+      return "内存用完了（out of memory）";
+    }
+    try {
+      const text = e && e.message ? `${e.name || "Error"}: ${e.message}` : String(e);
+      return typeof text === "string" ? text : "抛出的值读不出来";
+    } catch (inner) {
+      return "抛出的值读不出来（a thrown value that cannot be read）";
+    }
   }
 
   function register(input) {
@@ -222,15 +243,19 @@ var __pear = (function () {
     }
     return found[1]();
   }
-  function begin(name) { state.script = name; }
-  function fail(error) { state.failed[state.script] = failure(error); }
+  // One script: its body (an async function) run, its rejection recorded under its name.
+  function run(name, body) {
+    state.script = name;
+    apply(then, body(), [undefined, (error) => { state.failed[name] = failure(error); }]);
+  }
+  function input(text) { return parse(text); }
   function result(extra) {
     const out = { warnings: state.warnings, notes: state.notes, failed: state.failed, registered: state.registrations.length, ...extra };
     state.warnings = [];
-    return JSON.stringify(out);
+    return stringify(out);
   }
-  return { register, initialized, applyCommands, load, begin, fail, result, inert, commandValue, yamlParse };
-})();
+  return { register, initialized, applyCommands, load, run, input, result, inert, commandValue, yamlParse };
+})());
 
 var window = globalThis;
 var self = globalThis;

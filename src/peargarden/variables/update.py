@@ -24,6 +24,7 @@ import msgspec
 
 from peargarden.errors import BadInput
 from peargarden.variables import lodash
+from peargarden.variables.bounds import TooLarge, check_value
 from peargarden.variables.command_value import parse_command_value, to_precision_12, trim_quotes_and_backslashes
 from peargarden.variables.commands import Command, extract_commands, path_fix
 from peargarden.variables.jsdate import parse_date_ms, to_iso_string
@@ -93,6 +94,14 @@ def _label(value: Any) -> str:
 class _Run(msgspec.Struct):
     variables: dict[str, Any]
     reason_str: str = ""
+    notes: list[str] = msgspec.field(default_factory=list)  # said about the command running now
+
+    def value(self, text: Any) -> Any:
+        """A command argument's value; one past the size limits skips the command."""
+        try:
+            return parse_command_value(text, self.notes)
+        except TooLarge as error:
+            raise _Skip(f"值{error}，没有写入 {self.reason_str}".rstrip()) from None
 
     @property
     def stat(self) -> Any:
@@ -114,7 +123,7 @@ class _Run(msgspec.Struct):
         if path != "" and not lodash.has(stat, path):
             raise _Skip(f"Path '{path}' does not exist in stat_data, skipping set command {self.reason_str}")
         old_value = clone(stat) if path == "" else lodash.get(stat, path)
-        new_value = parse_command_value(command.args[-1])
+        new_value = self.value(command.args[-1])
         strict_set = self.flag("strictSet", False)
         path_is_vwd = False
         if (
@@ -157,7 +166,7 @@ class _Run(msgspec.Struct):
                         "SCHEMA VIOLATION: Cannot merge data into non-extensible object "
                         f"at path '{path}'. {self.reason_str}"
                     )
-                new_key = to_js_string(parse_command_value(command.args[1]))
+                new_key = to_js_string(self.value(command.args[1]))
                 if not lodash.has(target_schema.get("properties"), [new_key]):
                     raise _Skip(
                         f"SCHEMA VIOLATION: Cannot assign new key '{new_key}' into non-extensible object at path "
@@ -184,7 +193,7 @@ class _Run(msgspec.Struct):
         strict, concat = self._template_options()
         template = target_schema.get("template", UNDEFINED) if target_schema else UNDEFINED
         if len(command.args) == 2:
-            value = parse_command_value(command.args[1])
+            value = self.value(command.args[1])
             collection = stat if path == "" else lodash.get(stat, path)
             if not isinstance(collection, dict | list):
                 collection = [] if isinstance(value, list) else {}
@@ -201,8 +210,8 @@ class _Run(msgspec.Struct):
                 kind = "array" if isinstance(value, list) else "non-object"
                 raise _Skip(f"Cannot merge {kind} into object at '{path}'")
         else:
-            value = parse_command_value(command.args[2])
-            key = parse_command_value(command.args[1])
+            value = self.value(command.args[2])
+            key = self.value(command.args[1])
             collection = stat if path == "" else lodash.get(stat, path)
             if isinstance(collection, list) and (is_number(key) or key == "-"):
                 position = len(collection) if key == "-" else _splice_index(key, len(collection))
@@ -247,7 +256,7 @@ class _Run(msgspec.Struct):
         container_path = path
         key: Any = UNDEFINED
         if len(command.args) > 1:
-            key = parse_command_value(command.args[1])
+            key = self.value(command.args[1])
             if isinstance(key, str):
                 key = trim_quotes_and_backslashes(key)
         else:
@@ -275,7 +284,7 @@ class _Run(msgspec.Struct):
                         f"SCHEMA VIOLATION: Cannot remove required key '{name}' from path '{container_path}'. "
                         f"{self.reason_str}"
                     )
-        target = parse_command_value(command.args[1]) if len(command.args) > 1 else UNDEFINED
+        target = self.value(command.args[1]) if len(command.args) > 1 else UNDEFINED
         if target is UNDEFINED:
             lodash.unset(stat, path)
             return f"REMOVED path '{path}' {self.reason_str}"
@@ -324,7 +333,7 @@ class _Run(msgspec.Struct):
             date_ms = parse_date_ms(base, utc_offset_minutes)
         if len(command.args) != 2:
             raise _Skip(f"Invalid number of arguments for _.add on path '{path}' {self.reason_str}")
-        delta = parse_command_value(command.args[1])
+        delta = self.value(command.args[1])
         if date_ms is not None:
             if not is_number(delta):
                 raise _Skip(
@@ -351,6 +360,18 @@ class _Run(msgspec.Struct):
         if is_vwd:
             return f"{_json(initial[0])}->{_json(final[0])} {self.reason_str}"
         return f"{_json(initial)}->{_json(final)} {self.reason_str}"
+
+
+# A refusal names its command; one that carries a huge value is named by its start (one line stays
+# one line, not the megabytes a reply can hold).
+_SHOWN_COMMAND_CHARS = 300
+
+
+def _shown_command(command: Command) -> str:
+    text = command.full_match
+    if len(text) <= _SHOWN_COMMAND_CHARS:
+        return text
+    return f"{text[:_SHOWN_COMMAND_CHARS]}…（共 {len(text):,} 字）"
 
 
 def _splice_index(key: float, length: int) -> int:
@@ -381,13 +402,13 @@ def update_variables(
     before = clone(variables)
     display_root = clone(variables.get("stat_data"))
     delta_root: dict[str, Any] = {}
-    found = extract_commands(expand_macros(message) if expand_macros else message)
+    warnings: list[str] = []
+    found = extract_commands(expand_macros(message) if expand_macros else message, warnings)
     for command in found:
         command.type = _ALIASES.get(command.type, command.type)
     # MVU parks live references to the display and delta records in ``stat_data.$internal`` while the
     # commands run (its event listeners read them there), so a ``_.set('', …)`` shows them too.
     lodash.set_(variables.get("stat_data"), "$internal", {"display_data": display_root, "delta_data": delta_root})
-    warnings: list[str] = []
     commands = list(found)
     zod = schema.apply_commands(variables, [clone_command(c) for c in commands]) if schema is not None else None
     if zod is not None:
@@ -412,8 +433,11 @@ def update_variables(
             elif command.type == "add":
                 display = run.add(command, path, utc_offset_minutes)
         except _Skip as skipped:
-            warnings.append(f"{command.full_match}: {skipped}")
+            warnings.append(f"{_shown_command(command)}: {skipped}")
             continue
+        finally:
+            warnings += [f"{_shown_command(command)}: {note}" for note in dict.fromkeys(run.notes)]
+            run.notes.clear()
         if display:
             lodash.set_(display_root, path, display)
             lodash.set_(delta_root, path, display)
@@ -422,6 +446,12 @@ def update_variables(
     if after_update is not None:
         after_update(variables, before)
     lodash.unset(variables.get("stat_data"), "$internal")
+    try:
+        check_value(variables.get("stat_data"))
+    except TooLarge as error:  # each value fitted, all of them together do not: none of them is kept
+        variables.clear()
+        variables.update(before)
+        return UpdateResult(False, found, [*warnings, f"这条回复的变量更新没有生效：变量{error}"])
     modified = not is_equal(variables.get("stat_data"), before.get("stat_data"))
     if modified:
         reconcile(variables)

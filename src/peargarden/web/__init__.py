@@ -14,11 +14,15 @@
   to the sandboxed frame); :mod:`.status_frame` — a card's status bar as parts of its message (the
   frames that run the card's scripts, what each may load); :mod:`.frame_libraries` — jQuery and
   lodash for those frames, from the XStatic packages; :mod:`.api_status` — what the frames read
-  through the page (the chat's variables per message and swipe, the libraries).
+  through the page (the chat's variables per message and swipe, the libraries); :mod:`.api_scripts` —
+  a card's scripts for its chat page and the calls their frames make.
 - One router per concern, ``api_*.py`` (chats and beats, the inspector, cards and imports, card and
   chat files, lorebooks, regex scripts and their allowance, presets and their editor, personas,
   settings, the studio, the tavern panel, the vault; :mod:`.api_groups`: groups and group chats, with
-  their two pages); :mod:`.pages` — the Jinja2 pages (a renamed card's old links redirected);
+  their two pages; :mod:`.api_first_reply`: a new user's first reply — can the main model answer, a
+  connection made inline; :mod:`.api_embedded`: the built-in model installed in the background;
+  :mod:`.api_system_file`: the bundled ``SYSTEM.md`` written back from its warning); :mod:`.pages` —
+  the Jinja2 pages (a renamed card's old links redirected);
   :mod:`.first_answers` — the answers the chat page carries for the GETs its scripts make as they
   start (``common.js``'s ``api()`` takes each once); the
   small JS modules per page in ``static/`` (the chat page: ``chat.js`` wiring and beats,
@@ -26,7 +30,15 @@
   drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message,
   ``status_frame.js`` a status bar's sandboxed frame and the checks on what it says, ``frame_bridge.js``
   the TavernHelper API inside it, ``frame_guard.js`` its first script, closing what the frame's CSP
-  cannot (WebRTC, frames inside the frame);
-  ``card_list.js`` the character list's search, sorts, tags and favourites).  Browser tests:
-  ``tests/web/``; ``bench/bench_web_chat.py`` and ``bench/bench_card_list.py`` time them.
+  cannot (WebRTC, frames inside the frame), ``frame_world.js`` the world TavernHelper's frames have
+  (``parent``/``top`` as the frame's host, its globals), ``script_panel.js`` the page's lines of what
+  the frames said (errors, unknown functions, with counts), ``script_frames.js`` a card's scripts each
+  in a frame of its own (their calls to :mod:`.api_scripts`, events, buttons, the frozen process
+  ended), ``script_bridge.js`` the TavernHelper API inside a script's frame;
+  ``card_list.js`` the character list's search, sorts, tags and favourites; ``first_reply.js``,
+  ``connect_form.js`` and ``embedded_setup.js`` the home page's way to a first reply; ``warnings.js``
+  a chat's warnings with the fix the page makes for them; ``pick_messages.js`` "delete messages", on
+  the chat and group pages; ``common.js``'s ``toast`` links an error to the setting that fixes it,
+  never naming a command).  Browser tests: ``tests/web/``; ``bench/bench_web_chat.py``,
+  ``bench/bench_chat_page.py`` and ``bench/bench_card_list.py`` time them.
 """

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from peargarden.app import sanitize_name
+from peargarden.app.cards.avatars import Picture, Size, card_picture
 from peargarden.app.library import imports
 from peargarden.app.library.card_list import CardRow, card_rows, search, set_marks
 from peargarden.app.library.library import card as open_card
@@ -23,18 +23,6 @@ from .deps import home_of
 
 router = APIRouter(prefix="/api")
 
-
-def placeholder_avatar(name: str) -> str:
-    """The one picture of a card or persona without one: the first character of its name, white on the
-    accent colour (the chat page's and the persona list's initials look the same)."""
-    initial = html.escape(next(iter(name.strip()), "?"))
-    return (
-        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 96"><rect width="64" height="96" fill="#4a6b5d"/>'
-        f'<text x="32" y="58" font-size="30" font-weight="600" text-anchor="middle" fill="#ffffff" '
-        f'font-family="WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif">{initial}</text></svg>'
-    )
-
-
 def card_json(row: CardRow) -> dict[str, Any]:
     """One card of the list (a damaged card is listed with its error: it never hides the others)."""
     return {
@@ -42,7 +30,7 @@ def card_json(row: CardRow) -> dict[str, Any]:
         "name": row.name,
         "lorebooks": row.lorebooks,
         "chats": row.chats,
-        "avatar": f"/api/cards/{quote(row.folder, safe='')}/avatar",
+        "avatar": f"/api/cards/{quote(row.folder, safe='')}/avatar?size=tile",
         "error": row.error,
         "creator": row.creator,
         "notes": row.notes,
@@ -75,23 +63,18 @@ def marks(request: Request, name: str, body: MarksBody) -> dict[str, Any]:
 
 
 @router.get("/cards/{name}/avatar")
-def avatar(request: Request, name: str) -> Response:
-    folder = open_card(home_of(request), name)
-    path = folder.card_file()
-    if path is not None and path.suffix.lower() == ".png":
-        return Response(path.read_bytes(), media_type="image/png", headers={"Cache-Control": "no-cache"})
-    if path is not None:
-        try:
-            icon = folder.load_card().icon()
-        except Exception:
-            icon = None
-        if icon:
-            return Response(icon, media_type="image/png")
-    try:
-        name = folder.load_card().name or folder.folder
-    except PearError:
-        name = folder.folder
-    return Response(placeholder_avatar(name), media_type="image/svg+xml")
+def avatar(request: Request, name: str, size: Size | None = None) -> Response:
+    """The card's picture: as it is, or ``size`` = ``thumb`` (a message's head, 96 px) or ``tile`` (the
+    card grid's, 256 × 384), WebP; the placeholder for a card without one."""
+    return picture_response(request, card_picture(home_of(request), name, size))
+
+
+def picture_response(request: Request, picture: Picture) -> Response:
+    """A picture, or ``304`` when the browser has this version (it asks again on every page)."""
+    headers = {"Cache-Control": "no-cache", "ETag": picture.etag}
+    if request.headers.get("if-none-match") == picture.etag:
+        return Response(status_code=304, headers=headers)
+    return Response(picture.data, media_type=picture.media_type, headers=headers)
 
 
 UPLOAD_CHUNK = 1024 * 1024

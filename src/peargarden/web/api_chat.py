@@ -21,7 +21,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from peargarden.app.play.chat_page import MessageRow, TreeRow
+from peargarden.app.library.system_file import warning_fix
+from peargarden.app.play.chat_page import MessageRow, TreeRow, tree_leaf
 from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .chat_hub import OpenChat
@@ -77,6 +78,7 @@ def chat_state(chat: OpenChat, window: Window | None = None) -> dict[str, Any]:
     chat.wrote()  # a change just made here (or a GET that read the file just now)
     view = chat.session.view(window.last, window.before, since=window.since)
     messages = [message_json(view.card, row) for row in view.rows]
+    warnings = [*view.warnings, *chat.warnings]
     return {
         "card": view.card,
         "chat_id": view.chat_id,
@@ -87,7 +89,9 @@ def chat_state(chat: OpenChat, window: Window | None = None) -> dict[str, Any]:
         "total": view.total,
         "swipe": msgspec.structs.asdict(view.swipe),
         "leaf": view.leaf,
-        "warnings": [*view.warnings, *chat.warnings],
+        "warnings": warnings,
+        # The warnings a page can fix with one click, by text: ``system-file`` (app/library/system_file.py).
+        "warning_fixes": {text: fix for text in warnings if (fix := warning_fix(text))},
         "model": view.model,
         "persona": view.persona,
         "char": view.char_name,
@@ -130,7 +134,7 @@ def tree_json(rows: list[TreeRow]) -> list[dict[str, Any]]:
         out.append(
             {
                 "id": entry.id,
-                "parent": entry.parent_id,
+                "parent": row.parent,
                 "depth": row.depth,
                 "role": role,
                 "label": label,
@@ -163,7 +167,7 @@ def get_chat(request: Request, card: str, chat_id: str, window: Window = Depends
 def get_tree(request: Request, card: str, chat_id: str, around: int = Query(0, ge=0)) -> dict[str, Any]:
     """The branch tree near message *around* (a window's first message) down to the branch's end."""
     session = hub_of(request).chat(card, chat_id).session
-    return {"tree": tree_json(session.branch_rows(around)), "leaf": session.leaf}
+    return {"tree": tree_json(session.branch_rows(around)), "leaf": tree_leaf(session.chat.tree, session.leaf)}
 
 
 class BeatBody(BaseModel):

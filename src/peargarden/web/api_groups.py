@@ -17,13 +17,16 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from peargarden.app.cards.avatars import group_picture
 from peargarden.app.library import groups as group_files
+from peargarden.app.play.chat_page import tree_leaf, tree_rows
 from peargarden.app.play.group_session import GroupSession, new_group_chat, open_group_chat
 from peargarden.app.play.service import ChatOptions, PearApp
 from peargarden.errors import BadInput, ConflictError
 
+from .api_cards import picture_response
 from .api_chat import chat_state, tree_json
 from .api_status import variables_json
 from .chat_hub import ChatHub, OpenChat
@@ -93,10 +96,12 @@ def group_state(chat: OpenChat) -> dict[str, Any]:
         card = session.card_of(message["id"]) if message["role"] == "assistant" else None
         message["card"] = card
         if card is not None:
-            message["avatar"] = f"/api/cards/{quote(card, safe='')}/avatar"
+            message["avatar"] = f"/api/cards/{quote(card, safe='')}/avatar?size=thumb"
     state["group"] = session.group_info()
     state["card"] = None
-    state["tree"] = tree_json(session.tree_rows())  # the group page draws its whole tree with the state
+    # The group page draws its whole tree with the state: messages only, and where the chat is.
+    tree = session.chat.tree
+    state["tree"], state["tree_leaf"] = tree_json(tree_rows(tree)), tree_leaf(tree, session.leaf)
     return state
 
 
@@ -177,6 +182,12 @@ def delete(request: Request, group: str) -> dict[str, Any]:
 # -- group chats -----------------------------------------------------------------------------------
 
 
+@router.get("/api/groups/{group}/avatar")
+def avatar(request: Request, group: str) -> Response:
+    """The group's picture, made of its members' (the first four): as SillyTavern's group avatars."""
+    return picture_response(request, group_picture(home_of(request), group))
+
+
 @router.get("/api/groups/{group}/chats")
 def chats(request: Request, group: str) -> list[dict[str, Any]]:
     return [{"chat_id": chat_id} for chat_id in group_files.group(home_of(request), group).chat_ids()]
@@ -234,6 +245,9 @@ class IndexBody(BaseModel):
     text: str = ""
     entry_id: str = ""
     mode: str = ""
+    indices: list[int] | None = Field(None, max_length=100_000)  # delete: several at once
+    last: int | None = None  # hide: index … last
+    hidden: bool = True  # hide: false shows them again
 
 
 def _idle(chat: OpenChat) -> GroupSession:
@@ -244,7 +258,8 @@ def _idle(chat: OpenChat) -> GroupSession:
 
 @router.post("/api/groups/{group}/chats/{chat_id}/{action}")
 def change(request: Request, group: str, chat_id: str, action: str, body: IndexBody) -> dict[str, Any]:
-    """``edit`` (index, text), ``delete`` / ``branch`` (index), ``goto`` (entry_id), ``mode`` (mode)."""
+    """``edit`` (index, text), ``delete`` (index, or indices), ``branch`` (index), ``hide`` (index, last,
+    hidden), ``undo`` (index), ``goto`` (entry_id), ``mode`` (mode): as a card's chat has them."""
     chat = _chat(request, group, chat_id)
     session = _idle(chat)
     if action == "edit":
@@ -252,7 +267,11 @@ def change(request: Request, group: str, chat_id: str, action: str, body: IndexB
             raise BadInput("新的内容是空的")
         session.edit(body.index, body.text)
     elif action == "delete":
-        session.delete(body.index)
+        session.delete(body.indices if body.indices else body.index)
+    elif action == "hide":
+        session.hide(body.index, body.last, hidden=body.hidden)
+    elif action == "undo":
+        session.undo(body.index)
     elif action == "branch":
         session.branch(body.index)
     elif action == "goto":

@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, UploadFile
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from peargarden.app import sanitize_name
+from peargarden.app.cards.avatars import Size, persona_picture
 from peargarden.app.library.personas import (
     delete_persona as delete_files,
 )
@@ -25,6 +26,7 @@ from peargarden.app.library.personas import (
 )
 from peargarden.errors import BadInput, NotFound
 
+from .api_cards import picture_response
 from .api_chat import _idle, chat_state
 from .deps import home_of, hub_of
 
@@ -32,7 +34,6 @@ router = APIRouter(prefix="/api")
 
 AVATAR_LIMIT = 8 * 1024 * 1024  # a persona picture larger than this is refused, read no further
 _IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", ".png"), (b"\xff\xd8\xff", ".jpg"), (b"GIF87a", ".gif"), (b"GIF89a", ".gif"))
-_MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}
 
 
 def _names(request: Request) -> list[str]:
@@ -86,11 +87,9 @@ def delete_persona(request: Request, name: str) -> dict[str, Any]:
 
 
 @router.get("/personas/{name}/avatar")
-def avatar(request: Request, name: str) -> Response:
-    path = persona_avatar(home_of(request).personas_dir, _stem(name))
-    if path is None:
-        raise NotFound(f"人设「{name}」没有头像（no picture）")
-    return FileResponse(path, media_type=_MEDIA[path.suffix], headers={"Cache-Control": "no-cache"})
+def avatar(request: Request, name: str, size: Size | None = None) -> Response:
+    """The persona's picture, as it is or ``size`` = ``thumb`` (as the card's)."""
+    return picture_response(request, persona_picture(home_of(request), _stem(name), size))
 
 
 def _image_suffix(head: bytes) -> str | None:

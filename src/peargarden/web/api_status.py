@@ -8,6 +8,8 @@
 * ``GET /api/groups/{group}/chats/{chat}/variables`` — the same for a group chat (its route lives
   with the group's in ``api_groups.py``).
 * ``GET /api/frame-libs/{name}`` — a library frames get locally (``frame_libraries.py``).
+* ``GET /api/frame-world`` — TavernHelper's function names as frames know them: ``{"sync", "async",
+  "refused": {name: reason}}`` (``frame_world.js`` makes the refused ones throw their reason).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from peargarden.app.play.card_frames import tavern_helper_names
 from peargarden.app.play.chat_variables import ChatVariables
 
 from .deps import hub_of
@@ -52,3 +55,9 @@ def frame_library(name: str) -> Response:
     """jQuery or lodash, for the page to put into a status-bar frame."""
     return Response(library_text(name), media_type="text/javascript; charset=utf-8",
                     headers={"Cache-Control": "max-age=86400"})  # fmt: skip
+
+
+@router.get("/frame-world")
+def frame_world() -> dict[str, Any]:
+    """TavernHelper's names: answered, refused (with why)."""
+    return tavern_helper_names()

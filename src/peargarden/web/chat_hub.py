@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from peargarden.app import Home
+from peargarden.app.library.system_file import warning_fix
 from peargarden.app.play.beat import ApprovalPrompt, Beat
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.errors import BadInput, NotFound
@@ -113,6 +114,13 @@ class ChatHub:
             for key in [key for key, chat in self._chats.items() if not chat.session.busy]:
                 del self._chats[key]
 
+    def fixed(self, fix: str) -> None:
+        """What the warnings of *fix* said was made right: the open chats stop showing them (their
+        next beat says again whatever still holds)."""
+        with self._guard:
+            for chat in self._chats.values():
+                chat.warnings = [text for text in chat.warnings if warning_fix(text) != fix]
+
     def busy(self, card: str) -> bool:
         """Whether a beat is running on one of *card*'s chats."""
         with self._guard:
@@ -178,7 +186,12 @@ class ChatHub:
                         "reason": request.reason,
                     }
                     continue
-                yield item.to_json()
+                said = item.to_json()
+                if said["type"] == "error":
+                    said.pop("hint", None)  # a command for a terminal: the page links to the fix instead
+                elif said["type"] == "warning" and (fix := warning_fix(said["message"])):
+                    said["fix"] = fix  # one the page can make (the bundled SYSTEM.md written back)
+                yield said
             finished = True
         finally:
             if not finished:

@@ -20,9 +20,9 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
     """One message as the chat page draws it."""
     text = row.display or row.content
     if row.role == "assistant":
-        avatar: str | None = f"/api/cards/{quote(card, safe='')}/avatar"
+        avatar: str | None = f"/api/cards/{quote(card, safe='')}/avatar?size=thumb"
     elif row.role == "user" and row.persona_avatar:
-        avatar = f"/api/personas/{quote(row.persona_avatar, safe='')}/avatar"
+        avatar = f"/api/personas/{quote(row.persona_avatar, safe='')}/avatar?size=thumb"
     else:
         avatar = None
     return {
@@ -44,7 +44,7 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "is_error": row.is_error,
         "tags": row.tags,
         "sibling": list(row.sibling),  # (position, count) among the message's versions
-        "undoable": row.undoable,  # continued in place: undo gives it its text before
+        "undoable": row.undoable,  # edited or continued in place: undo gives it its text before
         "lore": row.lore,  # a reply: the lorebook entries that fired for it ({"title", "book"})
         "message_id": row.message_id,  # SillyTavern's number (TavernHelper's getCurrentMessageId())
         # A status bar the card's display script made: Markdown around sandboxed frames (status_frame.py)

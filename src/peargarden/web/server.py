@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from fastapi.templating import Jinja2Templates
 from peargarden import __version__
 from peargarden.app import Home
 from peargarden.app.library.card_list import card_rows
+from peargarden.app.settings.embedded_setup import SetupJob, Steps, real_steps
 from peargarden.errors import NotFound, PearError
 
 from . import api_status, safety
@@ -38,6 +40,17 @@ class WebConfig:
     home: Home
     host: str = "127.0.0.1"
     token: str | None = None
+    # What installing the embedded model does (app/settings/embedded_setup.py); tests give stand-ins.
+    setup_steps: Callable[[Home], Steps] = real_steps
+
+
+def error_body(error: PearError) -> dict[str, str]:
+    """An error as the API answers it: its line without the shell's hint (a page user has no shell),
+    and ``fix``, the setting that fixes it, when it names one."""
+    body = {"error": error.without_hint()}
+    if error.fix:
+        body["fix"] = error.fix
+    return body
 
 
 def new_token() -> str:
@@ -71,6 +84,7 @@ def create_app(config: WebConfig) -> FastAPI:
     app.state.templates = templates()
 
     app.state.hub = ChatHub(config.home)
+    app.state.setup_job = SetupJob(lambda: config.setup_steps(config.home))
     _warm_card_list(config.home)
     safety.install(app)
 
@@ -84,7 +98,7 @@ def create_app(config: WebConfig) -> FastAPI:
             moved = renamed_page(request)
             if moved is not None:
                 return moved
-        return JSONResponse({"error": str(error)}, status_code=error.http_status)
+        return JSONResponse(error_body(error), status_code=error.http_status)
 
     @app.get("/api/health")
     def health() -> dict[str, str]:
@@ -100,7 +114,9 @@ def create_app(config: WebConfig) -> FastAPI:
         api_cards,
         api_chat,
         api_chat_files,
+        api_embedded,
         api_entries,
+        api_first_reply,
         api_groups,
         api_inspect,
         api_lore,
@@ -109,9 +125,11 @@ def create_app(config: WebConfig) -> FastAPI:
         api_presets,
         api_regex,
         api_regex_allow,
+        api_scripts,
         api_settings,
         api_slash,
         api_studio,
+        api_system_file,
         api_tavern,
         api_vault,
         pages,
@@ -120,7 +138,8 @@ def create_app(config: WebConfig) -> FastAPI:
 
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, api_groups, api_status, api_slash, pages)  # fmt: skip
+               api_regex_allow, api_groups, api_status, api_scripts, api_slash, api_first_reply, api_system_file,
+               api_embedded, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

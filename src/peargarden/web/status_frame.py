@@ -14,10 +14,11 @@ iframe that runs its scripts; MVU cards turn ``<StatusPlaceHolderImpl/>`` into s
   the stored text carries a script or an event handler) is not a ``frame`` but a ``document``: the
   script-less frame every other document gets (``static/card_html.js``).
 * **Libraries**: status bars count on jQuery (``$``) and lodash (``_``), which TavernHelper puts in every
-  frame, or load them and others (Vue, Font Awesome, …) from CDNs.  No frame loads anything from the
-  network: the two libraries a Python package ships (:mod:`.frame_libraries`) are put into the frame by
-  the page when the document uses or asks for them; every other ``<script src>`` and ``<link href>`` is
-  taken out and named in ``blocked``, which the frame shows in one line.  (What a regex misses — a
+  frame, and on ``YAML`` and ``z``, or load them and others (Vue, Font Awesome, …) from CDNs.  No frame
+  loads anything from the network: the libraries of :mod:`.frame_libraries` are put into the frame by
+  the page — jQuery and lodash always, YAML and zod when the document names or asks for them; every
+  other ``<script src>`` and ``<link href>`` is taken out and named in ``blocked``, which the frame
+  shows in one line.  (What a regex misses — a
   ``url()``, an ``import`` — the frame's CSP blocks, and the bridge adds it to the same line.)
 
 Rewriting here is for the reader, not for safety: the sandbox, the CSP and the frame's first script
@@ -33,6 +34,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
+
+from peargarden.app.play.card_frames import frame_html
 
 # TavernHelper's test for a code block that is a front-end page.
 _FRONTEND_MARKS = ("html>", "<head>", "<body")
@@ -51,11 +54,17 @@ _DECLARATIVE_SHADOW = re.compile(r"\bshadowroot(mode)?(?=\s*=)", re.IGNORECASE)
 _LIBRARY_FILES = {
     "jquery": re.compile(r"jquery(?:-\d+(?:\.\d+)*)?(?:\.slim)?(?:\.min)?\.js"),
     "lodash": re.compile(r"lodash(?:\.core)?(?:\.min)?\.js"),
+    "yaml": re.compile(r"(?:js-)?yaml(?:\.min)?\.js"),
+    "zod": re.compile(r"zod(?:\.min)?\.js"),
 }
-_LIBRARY_ROOT = re.compile(r"(?:^|/)(jquery|lodash)(?:@[^/]*)?/?$")
+_LIBRARY_ROOT = re.compile(r"(?:^|/)(jquery|lodash|yaml|zod)(?:@[^/]*)?(?:/\+esm)?/?$")
+# jQuery and lodash are in every frame, as in TavernHelper's (a bar reaches them as ``$``, ``parent.$``,
+# ``const $$ = host().$ || window.$``…: no pattern finds every way); YAML and zod where the document
+# names them.
+_ALWAYS = ("jquery", "lodash")
 _LIBRARY_USE = {
-    "jquery": re.compile(r"(?<![\w$.])(?:\$\s*[(.]|jQuery\b)"),
-    "lodash": re.compile(r"(?<![\w$.])_\s*\.\s*[A-Za-z]"),
+    "yaml": re.compile(r"\bYAML\b"),
+    "zod": re.compile(r"(?:(?<![\w$.])|(?<=parent\.)|(?<=window\.)|(?<=top\.)|(?<=self\.))z\s*\.\s*[a-z]"),
 }
 
 
@@ -105,6 +114,7 @@ def rewrite_document(html: str) -> tuple[str, list[str], list[str]]:
         return ""
 
     kept = _DECLARATIVE_SHADOW.sub(r"data-pear-shadowroot\1", _LOADS.sub(load, html))
+    libraries.extend(name for name in _ALWAYS if name not in libraries)
     for library, use in _LIBRARY_USE.items():
         if use.search(kept):
             note(libraries, library)
@@ -113,7 +123,7 @@ def rewrite_document(html: str) -> tuple[str, list[str], list[str]]:
 
 def _frame(document: str) -> dict[str, Any]:
     html, libraries, blocked = rewrite_document(document)
-    return {"frame": html, "libs": libraries, "blocked": blocked}
+    return {"frame": frame_html(html), "libs": libraries, "blocked": blocked}
 
 
 def _shared_lines(display: str, content: str) -> int:

@@ -174,7 +174,7 @@ def open_card(home: Home, name: str) -> CardFolder:
     if not sanitize_name(wanted):
         raise BadInput(f"卡名「{name}」里没有可用的字符（name has no letters or digits）")
     near = did_you_mean(wanted, [folder.folder for folder in list_cards(home)])
-    raise NotFound(f"没有名为「{name}」的卡（no such card）{near or '；用 pear cards 查看已有的卡'}")
+    raise NotFound(f"没有名为「{name}」的卡（no such card）{near}", hint="" if near else "用 pear cards 查看已有的卡")
 
 
 def folder_name(name: str, *, source: str | Path | None = None) -> str:

@@ -35,7 +35,8 @@ ST_VERSIONS = ("1.12", "1.18")  # SillyTavern releases tavern mode can match (pe
 def check_st_version(value: str) -> str:
     """``--st-version``: one of the SillyTavern releases matched (1.12 or 1.18)."""
     if value not in ST_VERSIONS:
-        raise BadInput(f"--st-version 只能是 {' 或 '.join(ST_VERSIONS)}，实际是 {value!r}")
+        raise BadInput(f"SillyTavern 版本（st_version）只能是 {' 或 '.join(ST_VERSIONS)}，实际是 {value!r}",
+                       hint="--st-version")  # fmt: skip
     return value
 
 

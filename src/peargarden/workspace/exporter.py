@@ -33,11 +33,11 @@ _PLACEHOLDER_SIZE = (400, 600)
 def export_card(home: Home, name: str, fmt: str, spec: str | None = None) -> tuple[CardFolder, bytes]:
     """The card *name* encoded as *fmt* (``png``, ``json`` or ``charx``)."""
     if fmt not in CARD_FORMATS:
-        raise BadInput(f"--format 只能是 png、json 或 charx，实际是 {fmt!r}")
+        raise BadInput(f"导出格式（format）只能是 png、json 或 charx，实际是 {fmt!r}", hint="--format")
     if spec is not None and spec not in CARD_SPECS:
-        raise BadInput(f"--spec 只能是 v2 或 v3，实际是 {spec!r}")
+        raise BadInput(f"卡的规格（spec）只能是 v2 或 v3，实际是 {spec!r}", hint="--spec")
     if fmt == "charx" and spec == "v2":
-        raise BadInput("CHARX 只有 V3 一种（CHARX is always V3）；去掉 --spec v2 或换一种格式")
+        raise BadInput("CHARX 只有 V3 一种（CHARX is always V3）：用 V3，或换一种格式", hint="去掉 --spec v2")
     folder = open_card(home, name)
     card = folder.load_card()
     chosen: CardSpec = default_spec(card)
@@ -83,9 +83,11 @@ def _to_png(image: bytes) -> bytes | None:
 
 
 def placeholder_png() -> bytes:
-    """A plain slate-blue picture for cards that came without one."""
+    """A plain picture in the accent colour for cards that came without one (a PNG card needs one).
+    The pages draw a picture of one flat colour as the one placeholder, the name's first character
+    on this colour (app/cards/avatars.py)."""
     buffer = io.BytesIO()
-    Image.new("RGB", _PLACEHOLDER_SIZE, (72, 84, 100)).save(buffer, format="PNG", optimize=True)
+    Image.new("RGB", _PLACEHOLDER_SIZE, (0x4A, 0x6B, 0x5D)).save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()
 
 

@@ -110,7 +110,8 @@ def open_group(home: Home, name: str) -> GroupFolder:
             if folder.group_file.is_file():
                 return folder
     near = did_you_mean(wanted, [g.folder for g in list_groups(home)])
-    raise NotFound(f"没有名为「{name}」的群聊（no such group）{near or '；用 pear group list 查看已有的群聊'}")
+    listing = "" if near else "用 pear group list 查看已有的群聊"
+    raise NotFound(f"没有名为「{name}」的群聊（no such group）{near}", hint=listing)
 
 
 def new_group_folder(home: Home, name: str) -> str:

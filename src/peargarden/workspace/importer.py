@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -61,6 +62,7 @@ from peargarden.formats import (
 )
 from peargarden.formats.helper_scripts import HelperScript, helper_scripts, script_report
 from peargarden.stscript.quickreplies import QuickReplySet
+from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.zod_schema import MvuSchema, SchemaScript
 
 from . import atomic
@@ -175,7 +177,7 @@ def book_mode(value: str) -> BookMode:
     for mode in BOOK_MODES:
         if value == mode:
             return mode
-    raise BadInput(f"--book 只能是 mount、keep 或 skip，实际是 {value!r}")
+    raise BadInput(f"世界书的处理（book）只能是 mount、keep 或 skip，实际是 {value!r}", hint="--book")
 
 
 def plan_import(
@@ -468,15 +470,17 @@ def _report_scripts(
     plan: ImportPlan, path: Path, scripts: Sequence[HelperScript], owner: str, *, mvu_on: bool = True
 ) -> None:
     target = next((item.target for item in reversed(plan.items) if item.source == path and item.kind != "脚本"), path)
+    budget = ScriptBudget(time.thread_time)  # the card's scripts together, as in one beat
     for script in scripts:
-        failure = _schema_failure(script) if script.registers_schema and script.enabled and mvu_on else None
+        tried = script.registers_schema and script.enabled and mvu_on
+        failure = _schema_failure(script, budget) if tried else None
         line = script_report(script, owner, mvu_on=mvu_on, schema_failure=failure)
         plan.items.append(ImportedItem(path, "脚本", target, line))
 
 
-def _schema_failure(script: HelperScript) -> str | None:
+def _schema_failure(script: HelperScript, budget: ScriptBudget) -> str | None:
     """The script tried once in the schema sandbox: why it registers no schema here, or ``None``."""
-    run = MvuSchema((SchemaScript(script.name, script.content),)).check()
+    run = MvuSchema((SchemaScript(script.name, script.content),), budget).check()
     if run.registered:
         return None
     return run.warnings[0].split("：", 1)[-1] if run.warnings else "它没有注册变量结构"
@@ -555,7 +559,7 @@ def _plan_chat(
     plan: ImportPlan, batch: _Batch, path: Path, source: ChatSource, messages: int, card: str | None
 ) -> None:
     if card is None:
-        raise BadInput("导入聊天记录需要用 --card 指明角色卡（a chat needs --card NAME）", path=path)
+        raise BadInput("导入聊天记录需要指明角色卡（a chat needs a card）", path=path, hint="--card NAME")
     folder = _resolve_card(plan, batch, card)
     base = sanitize_name(path.stem)
     if not base:

@@ -46,7 +46,8 @@ def no_such_lorebook(home: Home, book: str) -> NotFound:
     """The error for a library lorebook that is not there, naming the near names."""
     name = lorebook_name(book)
     near = did_you_mean(name, list_lorebook_names(home))
-    return NotFound(f"世界书库里没有「{name}」（no such lorebook）{near or '；用 pear lorebook list 查看'}")
+    listing = "" if near else "用 pear lorebook list 查看"
+    return NotFound(f"世界书库里没有「{name}」（no such lorebook）{near}", hint=listing)
 
 
 def no_such_preset(home: Home, preset: str) -> NotFound:

@@ -128,7 +128,7 @@ def locked(home: Home, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> Iterat
     and then get a :class:`ConflictError`.
     """
     if not home.root.is_dir():
-        raise NotFound(f"数据文件夹不存在：{home.root}（先运行 pear init）")
+        raise NotFound(f"数据文件夹不存在：{home.root}", hint="先运行 pear init")
     path = lock_file_for(home, name)
     ensure_dir(path.parent)
     lock = _lock_object(path)

@@ -1,10 +1,11 @@
 """May a card's TavernHelper scripts act here?  The user's answer, kept in the card's ``卡.json``.
 
 SillyTavern's TavernHelper asks once per card ("enable this card's embedded scripts?") and runs
-none of them before a yes.  Pear Garden never runs a script's JavaScript; what the answer decides is
-whether the card's variables are kept by the built-in MVU (the scripts that load MagVarUpdate).  An
-unanswered card keeps them (the built-in MVU is our own code, the answer only turns it off), so a
-card imported without a terminal to ask on still plays as made.
+none of them before a yes.  The answer decides whether the card's variables are kept by the built-in
+MVU (the scripts that load MagVarUpdate) and whether the chat page runs the card's scripts, each in a
+sandboxed frame (``app/play/page_scripts.py``; only after a yes).  An unanswered card keeps its
+variables (the built-in MVU is our own code, the answer only turns it off), so a card imported
+without a terminal to ask on still plays as made; its scripts wait for the yes.
 """
 
 from __future__ import annotations
@@ -39,5 +40,5 @@ def scripts_question(card: Card) -> str:
     names = "、".join(script.name for script in card_helper_scripts(card)[:5])
     return (
         f"卡「{card.name}」带有 TavernHelper 脚本（{names}）。"
-        "允许它的变量系统（MVU）在梨园运行吗？脚本自己的代码不会运行。"
+        "允许它的脚本运行吗？变量系统（MVU）由梨园内置运行；其余脚本只在聊天网页的沙箱框里运行，碰不到你的文件。"
     )

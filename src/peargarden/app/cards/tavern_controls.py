@@ -70,7 +70,7 @@ def set_control(home: Home, key: str, value: str, *, card: str | None, chat: str
     if preset is not None and (key in _PRESET_KEYS or key.startswith("prompt.")):
         preset_data = read_named_preset(home, preset)
     if card is None and preset_data is None:
-        raise BadInput(f"需要 --card（或对预设设置用 --preset）；可用的设置：{KEYS_HELP}")
+        raise BadInput(f"需要一张卡（或对预设的设置给一个预设）；可用的设置：{KEYS_HELP}", hint="--card 或 --preset")
     folder = None
     card_json: dict[str, Any] = {}
     if card is not None:

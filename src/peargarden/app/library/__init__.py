@@ -10,5 +10,6 @@
 - :mod:`.groups` — group chats as data: create, list, edit, mute, delete; SillyTavern group files
   and group chats in and out.
 - :mod:`.snapshots` — the asset vault for the fronts: take, list, diff, restore, undo points, crash
-  leftovers, background snapshots.
+  leftovers, background snapshots; :mod:`.system_file` — the bundled ``SYSTEM.md`` written back from
+  its warning, with undo through the vault.
 """

@@ -144,7 +144,7 @@ def create_group(
 ) -> GroupFolder:
     """A new group of *cards* (at least one), written as SillyTavern's "create group" writes it."""
     if not cards:
-        raise BadInput("群聊至少要有一个成员（--member CARD）")
+        raise BadInput("群聊至少要有一个成员", hint="--member CARD")
     avatars = _member_avatars(home, cards)
     fields: dict[str, Any] = {}
     if strategy is not None:
@@ -307,7 +307,8 @@ def import_group_files(home: Home, group_file: Path, chats: Sequence[Path] = (),
 def _members_here(home: Home, group_file: GroupFile, filename: str) -> None:
     missing = [avatar for avatar in group_file.members if member_card(home, avatar) is None]
     if missing:
-        raise BadInput(f"群聊的成员在数据文件夹里没有卡：{'、'.join(missing)}（先 pear import 这些卡）", path=filename)
+        raise BadInput(f"群聊的成员在数据文件夹里没有卡：{'、'.join(missing)}（先导入这些卡）", path=filename,
+                       hint="pear import 这些卡的文件")  # fmt: skip
 
 
 def _import(home: Home, group_file: GroupFile, data: bytes, filename: str, chats: Sequence[tuple[ChatLines, str]],

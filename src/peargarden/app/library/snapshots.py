@@ -84,6 +84,11 @@ class Snapshots:
                 text = vault.file_diff(a, b, rel)
             return SnapshotDiff(vault.diff(a, b, path), rel, text)
 
+    def files(self, snapshot_id: str) -> set[str]:
+        """The files a snapshot holds (paths relative to the data folder)."""
+        with disk_errors(self.home):
+            return set(self._vault.manifest(snapshot_id).files)
+
     def restore(self, snapshot_id: str, path: str | None = None) -> RestoreResult:
         """Bring back a snapshot (or one file or folder of it); the current state is snapshotted first."""
         with disk_errors(self.home):

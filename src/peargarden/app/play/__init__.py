@@ -22,7 +22,8 @@
   reply checkpointed, a crash's checkpoint recovered as an incomplete message.
 - :mod:`.chat_page` — the page model (``ChatSession.view()``), drawn from a chat's read model
   (:mod:`.page_source`), over :mod:`.chat_chrome` (times, swipe arrows, the context bar) and
-  :mod:`.display_scripts` (a card's display-only regex scripts).
+  :mod:`.display_scripts` (a card's display-only regex scripts); :mod:`.member_scripts` — a group
+  chat's replies each shown by its member's own scripts.
 - :mod:`.sandbox_judge` — the sandbox as the loop's judge, "always for this card" grants;
   :mod:`.story` — ``pear story`` (scene notes, compaction, resident memory);
   :mod:`.variables` — ``pear vars apply``; :mod:`.chat_variables` — a chat's variables per
@@ -30,6 +31,10 @@
   :mod:`.group_variables` — a group chat's (one message per reply), ``pear vars show`` on any chat;
   :mod:`.hidden_updates` — a stage beat's stream without ``<UpdateVariable>`` blocks;
   :mod:`.tavern_cases` — oracle replay.
+- :mod:`.card_frames` — what the page's card frames run, made ready here: a status bar's scripts with
+  ``top`` renamed, our own frame libraries (``z``), TavernHelper's names; :mod:`.page_scripts` — a
+  card's TavernHelper scripts in the chat page: the host their calls run on, over the chat (writes
+  as edits through the service), the data their frames read.
 - :mod:`.chat_records`, :mod:`.chat_summaries`, :mod:`.chat_files` — chats as records and files:
   find, list with kept summaries, titles, deletion into the vault.
 """

@@ -36,6 +36,7 @@ from peargarden.agent.events import (
     TextRetractEvent,
     ThinkingDeltaEvent,
     WarningEvent,
+    error_event,
 )
 from peargarden.agent.result import BeatResult, Reply
 from peargarden.errors import PearError
@@ -199,7 +200,7 @@ class Beat:
                     yield event
             except PearError as error:
                 record.error = error
-                for event in (ErrorEvent(message=str(error)), DoneEvent(stop_reason="error")):
+                for event in (error_event(error), DoneEvent(stop_reason="error")):
                     self._note(event)
                     yield event
             except Exception as error:  # never let a beat die without its done

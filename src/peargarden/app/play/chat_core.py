@@ -28,12 +28,13 @@ from peargarden.agent.result import BEAT_PURPOSE, BeatResult, SentRequest
 from peargarden.agent.tools import Tool, ToolRegistry
 from peargarden.errors import NotFound, PearError, StorageError
 from peargarden.modes.base import MODE_ENTRY_TYPE, BeatEnv, BranchView, PlayMode, SideCall
+from peargarden.modes.chat_variables import start_beat
 from peargarden.modes.side import ProviderSideCall, side_thinking
 from peargarden.providers.base import ChatRequest, Provider, StreamEvent, ThinkingLevel
 from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
 from peargarden.sessions.entries import Entry
-from peargarden.sessions.variables import CHAT_METADATA_TYPE
+from peargarden.sessions.variables import CHAT_METADATA_TYPE, MESSAGE_VARIABLES_TYPE, note_data
 from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, holder_pid
@@ -208,6 +209,7 @@ class ChatCore(msgspec.Struct):
         whose prepare step has work to do (a changed preset) says so in the warnings."""
         name = mode or self.mode
         play = self.app.mode(name)
+        start_beat(self.env)  # a preview's scripts get a beat's budget of their own
         builder, tools = play.setup(self.env)
         tools = offered(self.env, tools, "send")
         history = self.context()
@@ -333,7 +335,7 @@ class ChatCore(msgspec.Struct):
 
     def edit(self, index: int, text: str) -> None:
         with self.holding():
-            self.chat.apply(ops.plan_edit(self.chat.tree, index, text, self.chat.new_id, utc_now()))
+            self.chat.apply(ops.plan_edit(self.chat.tree, index, text))
             self.follow_branch()
 
     def delete(self, index: int | list[int]) -> None:
@@ -358,6 +360,12 @@ class ChatCore(msgspec.Struct):
         branch from here on, as a tavern beat keeps it."""
         with self.holding():
             self.chat.append_custom(CHAT_METADATA_TYPE, metadata)
+
+    def save_message_variables(self, entry_id: str, variables: Any) -> None:
+        """TavernHelper's variables of one message (the entry its shown swipe is), as MVU keeps them,
+        for the branch from here on (a card's script wrote them)."""
+        with self.holding():
+            self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note_data(entry_id, variables=variables))
 
     def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:
         """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``

@@ -27,7 +27,7 @@ import msgspec
 from peargarden.errors import BadInput
 from peargarden.sessions import TreeRow as TreeRow  # the fronts draw it (they import no sessions)
 from peargarden.sessions.entries import Entry
-from peargarden.sessions.ops import continued_from, message_at
+from peargarden.sessions.ops import message_at, undo_target
 from peargarden.sessions.tree import SessionTree
 from peargarden.sessions.variables import message_notes, shown_text
 
@@ -61,7 +61,7 @@ class MessageRow(msgspec.Struct, frozen=True):
     tags: list[str]
     sibling: tuple[int, int]  # (1-based position, count) among its siblings
     stop_reason: str | None = None
-    undoable: bool = False  # its text changed in place (a continue): ``ChatSession.undo`` brings the old back
+    undoable: bool = False  # its text changed in place (an edit, a continue): ``ChatSession.undo`` brings the old back
     lore: list[dict[str, str]] = msgspec.field(default_factory=list)  # a reply: the lorebook entries that fired for it
     # The message's variables (the current swipe's record: stat_data, display_data, delta_data …);
     # None when it holds none.  ``ChatSession.variables()`` has every message's, per swipe.
@@ -248,7 +248,7 @@ def _rows(
                 tags=list(message.get("tags") or []),
                 sibling=(kin.index(entry) + 1, len(kin)),
                 stop_reason=message.get("stop_reason"),
-                undoable=continued_from(tree, entry) is not None,
+                undoable=undo_target(tree, entry) is not None,
                 lore=fired.get(entry.id, []) if role == "assistant" else [],
                 variables=note if isinstance(note, dict) else None,
                 message_id=numbers[offset],
@@ -257,17 +257,37 @@ def _rows(
     return rows
 
 
+def drawn_in_tree(entry: Entry) -> bool:
+    """Whether a page's branch tree draws *entry*: the user's and the characters' messages.  Internal
+    entries — variables, scene notes, modes, personas, compactions, bookkeeping — and tool results
+    (drawn inside the reply that called them) are not nodes; what hangs below them hangs from the
+    message before them."""
+    return entry.type == "message" and entry.role in ("user", "assistant", "system")
+
+
 def branch_rows(tree: SessionTree, around: int, *, fold: int = 8, limit: int = 1500) -> list[TreeRow]:
     """The part of the branch tree a page draws beside a window starting at message *around*: from
     that message's parent down (its siblings included), side branches folded after *fold* rows, at
-    most *limit* rows in all (``TreeRow.more`` marks what was left out)."""
+    most *limit* rows in all (``TreeRow.more`` marks what was left out); messages only
+    (:func:`drawn_in_tree`)."""
     messages = tree.messages()
     if not messages:
         return []
     parent = messages[max(0, min(around, len(messages) - 1))].parent_id
     if parent is None:
-        return tree.rows(fold=fold, limit=limit)
-    return tree.rows(parent, fold=fold, limit=limit)
+        return tree.rows(fold=fold, limit=limit, shown=drawn_in_tree)
+    return tree.rows(parent, fold=fold, limit=limit, shown=drawn_in_tree)
+
+
+def tree_rows(tree: SessionTree) -> list[TreeRow]:
+    """The whole branch tree as a page draws it (messages only: :func:`drawn_in_tree`)."""
+    return tree.rows(shown=drawn_in_tree)
+
+
+def tree_leaf(tree: SessionTree, leaf: str | None) -> str | None:
+    """The node a page's branch tree marks as where the chat is: *leaf*, or the message before it
+    when the leaf is an internal entry (the variables after a reply)."""
+    return tree.shown_ancestor(leaf, drawn_in_tree)
 
 
 def sibling_of(tree: SessionTree, index: int, step: int) -> str:

@@ -98,7 +98,7 @@ def find_chat(home: Home, chat_id: str, card: str | None = None) -> ChatRecord:
     for folder in card_folders(home, card):
         if chat_id in list_chats(folder.chats_dir):
             return ChatRecord(folder, ChatFile.open(folder.chats_dir, chat_id))
-    raise NotFound(f"没有对话 {chat_id}（no such chat）；用 pear sessions list 查看")
+    raise NotFound(f"没有对话 {chat_id}（no such chat）", hint="用 pear sessions list 查看")
 
 
 def find_any_chat(home: Home, chat_id: str, card: str | None = None) -> ChatRecord | GroupChatRecord:
@@ -111,7 +111,9 @@ def find_any_chat(home: Home, chat_id: str, card: str | None = None) -> ChatReco
     for group in list_groups(home):
         if chat_id in list_chats(group.chats_dir):
             return GroupChatRecord(group, ChatFile.open(group.chats_dir, chat_id))
-    raise NotFound(f"没有对话 {chat_id}（no such chat）；卡的对话见 pear sessions list，群聊的见 pear group chats")
+    raise NotFound(
+        f"没有对话 {chat_id}（no such chat）", hint="卡的对话见 pear sessions list，群聊的见 pear group chats"
+    )
 
 
 def export_sillytavern(home: Home, record: ChatRecord | GroupChatRecord) -> bytes:

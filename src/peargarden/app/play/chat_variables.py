@@ -8,6 +8,7 @@ seed) shows the seed the first beat will write, so a new chat's variables are th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from peargarden.sessions.variables import (
 from peargarden.variables.history import is_mvu_data
 from peargarden.variables.initvar import Lorebook
 from peargarden.variables.jsvalues import json_stringify
+from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.yaml_dump import yaml_stringify
 from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.cards import CardFolder
@@ -77,6 +79,8 @@ class ChatVariables(msgspec.Struct):
     messages: list[MessageVariables]
     chat: dict[str, Any] = msgspec.field(default_factory=dict)
     mvu: bool = False  # MVU keeps this chat's variables
+    # What could not be read for them (a broken or oversized [initvar] entry, named).
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     def message(self, index: int | None) -> MessageVariables:
         """Message *index* (``None``: the last one); a clear error for a number the chat lacks."""
@@ -141,7 +145,8 @@ def chat_variables_of(
     result.mvu = has_mvu or active
     if result.mvu and not has_mvu and books:
         extensions = folder.load_card().data.get("extensions")
-        _seed_greeting(result, tree, books, schema_for(folder.home, extensions, settings.preset))
+        budget = ScriptBudget(time.thread_time)  # reading the page is a use of its own
+        _seed_greeting(result, tree, books, schema_for(folder.home, extensions, settings.preset, budget))
     return result
 
 
@@ -152,7 +157,7 @@ def _seed_greeting(result: ChatVariables, tree: SessionTree, books: Sequence[Any
     if first is None or not entries or entries[0].role != "assistant":
         return
     kin = tree.siblings(entries[0].id)
-    records = greeting_seed([str(e.message.get("content") or "") for e in kin], books, schema)
+    records, result.warnings = greeting_seed([str(e.message.get("content") or "") for e in kin], books, schema)
     old = result.messages[first]
     result.messages[first] = MessageVariables(old.index, old.role, kin.index(entries[0]), list(records))
 

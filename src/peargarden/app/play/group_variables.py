@@ -64,4 +64,4 @@ def variables_of_chat(home: Home, chat_id: str) -> ChatVariables:
         chat = ChatFile.open(folder.chats_dir, chat_id)
         cards = [card for avatar in folder.read().members if (card := member_card(home, avatar)) is not None]
         return group_variables(chat.tree, chat.header, [(card, card.effective_settings(config)) for card in cards])
-    raise NotFound(f"没有对话 {chat_id}（no such chat）；用 pear sessions list 或 pear group list 查看")
+    raise NotFound(f"没有对话 {chat_id}（no such chat）", hint="用 pear sessions list 或 pear group list 查看")

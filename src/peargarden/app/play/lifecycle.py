@@ -45,6 +45,7 @@ from peargarden.agent.record import no_record
 from peargarden.agent.tools import ToolContext, ToolRegistry
 from peargarden.errors import BadInput
 from peargarden.modes.base import BeatEnv
+from peargarden.modes.chat_variables import start_beat
 from peargarden.sessions import ops
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.entries import Entry
@@ -220,6 +221,7 @@ def _reply(
     """One speaker's reply: the mode's prepare step (its writes, each said as an event), then the
     loop; its entries into the beat's record; returns the loop's ``done``."""
     play = chat.app.mode(chat.mode)
+    start_beat(speaker.env)  # the card's scripts: a CPU budget per beat (a group: per speaker's reply)
     mark = len(chat.chat.tree)
     prepare = play.prepare
     if start.record and prepare is not None:

@@ -31,7 +31,7 @@ def replay_case(case_dir: Path, common: Path | None = None, limits: ScriptLimits
         raise NotFound(f"找不到案例文件夹 {case_dir}")
     common = common or case_dir.parent.parent / "common"
     if not common.is_dir():
-        raise NotFound(f"找不到 common 文件夹 {common}（用 --common 指定）")
+        raise NotFound(f"找不到 common 文件夹 {common}", hint="用 --common 指定")
     input_path = case_dir / "input.json"
     case_input = _object(input_path)
     if not isinstance(case_input.get("card"), dict):

@@ -49,6 +49,16 @@ from .service import ChatOptions, ChatSession, PearApp
 _SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p", "top_k", "stop", "seed")
 
 
+def side_request(session: ChatSession, body: dict[str, Any], cancel: threading.Event | None = None) -> str:
+    """A request body built as SillyTavern builds it, sent to the chat's model as a side request (not a
+    beat: nothing is written); the reply's text."""
+    sampler = {key: body[key] for key in _SAMPLER if body.get(key) is not None}
+    sampler["stream"] = False
+    request = ChatRequest(messages=list(body.get("messages") or []), sampler=sampler)
+    # The text a guard took back after it went out is not part of the reply (issue 49, item 3).
+    return stream_text(session.provider.stream(request, cancel or threading.Event()))
+
+
 class Asker:
     """How a script asks the person: the page answers; by default nobody does (a popup is only
     recorded, ``/input`` gives its default, ``/buttons`` nothing)."""
@@ -197,12 +207,8 @@ class ChatSlashHost(TavernSlashHost):
     ) -> str:
         body = request_body(self._oai(length), messages, gen_type, stop=stop)
         self.requests.append(body)
-        sampler = {key: body[key] for key in _SAMPLER if body.get(key) is not None}
-        sampler["stream"] = False
-        request = ChatRequest(messages=list(messages), sampler=sampler)
         try:
-            events = self.session.provider.stream(request, threading.Event())
-            text = stream_text(events)
+            text = side_request(self.session, body)
         except ProviderError as error:
             raise GenerationError(str(error)) from error
         finally:
@@ -376,4 +382,5 @@ __all__ = [
     "run_chat_script",
     "run_stored_chat_script",
     "set_chat_quick_reply_links",
+    "side_request",
 ]

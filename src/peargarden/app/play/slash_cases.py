@@ -39,7 +39,7 @@ def replay_slash_case(case_dir: Path, common: Path | None = None) -> dict[str, A
         raise NotFound(f"找不到案例文件夹 {case_dir}")
     common = common or case_dir.parent.parent / "common"
     if not common.is_dir():
-        raise NotFound(f"找不到 common 文件夹 {common}（用 --common 指定）")
+        raise NotFound(f"找不到 common 文件夹 {common}", hint="用 --common 指定")
     case_input = _object(case_dir / "input.json")
     if not isinstance(case_input.get("script", ""), str):
         raise FormatError("input.json 的 script 必须是文本", path=case_dir / "input.json")

@@ -28,7 +28,7 @@ def story_session(home: Home, card: str, chat_id: str | None) -> ChatSession:
         return service.open_chat(card, chat_id)
     session = service.latest_chat(card)
     if session is None:
-        raise NotFound(f"卡「{card}」还没有对话；先用 pear chat 开一局")
+        raise NotFound(f"卡「{card}」还没有对话：先开一局", hint="pear chat")
     return session
 
 

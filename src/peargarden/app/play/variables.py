@@ -12,6 +12,7 @@ read here.  ``variables at message N`` of a stored chat waits for variables in t
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,10 @@ import msgspec
 from peargarden.errors import BadInput, FormatError, PearError
 from peargarden.formats import decode_utf8, read_card
 from peargarden.modes.tavern.variables import schema_for
+from peargarden.variables.bounds import depth_message, problem
 from peargarden.variables.initvar import Lorebook, initialize
 from peargarden.variables.jsvalues import from_json, json_stringify
+from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.update import update_variables
 from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.cards import open_card
@@ -56,6 +59,9 @@ def apply_reply(
     *schema*: a card's registered zod schema."""
     if not isinstance(variables, dict):
         raise BadInput("变量文件应是一个 JSON 对象（expected a JSON object）", path=source)
+    too_large = problem(variables.get("stat_data", variables)) or problem(variables, record=True)
+    if too_large:
+        raise BadInput(f"变量{too_large}，不读", path=source)
     warnings: list[str] = []
     if "stat_data" in variables:
         record = from_json(variables)
@@ -89,14 +95,15 @@ def _changed(before: Any, after: Any) -> Any:
 
 def card_schema(home: Home, card: str) -> MvuSchema | None:
     """The zod schema registered by *card*: a card file (PNG or JSON), or the name of a library card
-    (its preset's scripts too); ``None`` when its scripts register none."""
+    (its preset's scripts too); ``None`` when its scripts register none.  Its scripts get one beat's
+    CPU budget for the command."""
     path = Path(card)
     if path.suffix.lower() in (".png", ".json") and path.exists():
         loaded = _guarded(path, read_card, read_input(path), str(path))
-        return schema_for(home, loaded.data.get("extensions"), None)
+        return schema_for(home, loaded.data.get("extensions"), None, ScriptBudget(time.thread_time))
     folder = open_card(home, card)
     settings = folder.effective_settings(load_settings(home.config_file))
-    return schema_for(home, folder.load_card().data.get("extensions"), settings.preset)
+    return schema_for(home, folder.load_card().data.get("extensions"), settings.preset, ScriptBudget(time.thread_time))
 
 
 def _guarded(path: Path, read: Any, *args: Any) -> Any:
@@ -116,6 +123,8 @@ def apply_reply_files(variables_path: Path, reply_path: Path, *, schema: MvuSche
         variables = json.loads(raw)
     except json.JSONDecodeError as error:
         raise FormatError(f"不是有效的 JSON：{error.msg}（第 {error.lineno} 行）", path=variables_path) from None
+    except RecursionError:
+        raise FormatError(f"变量{depth_message()}，不读", path=variables_path) from None
     reply = decode_utf8(read_input(reply_path), str(reply_path))
     return apply_reply(variables, reply, source=str(variables_path), schema=schema)
 

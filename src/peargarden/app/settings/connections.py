@@ -108,7 +108,9 @@ def _embedded(local_model: str = "", override: Connection | None = None) -> Prov
         return provider
     except ImportError:
         raise ProviderError(
-            "内置本地模型不可用：请安装可选组件（pip install -e '.[local]'），或用 --base-url/--model 指定一个模型服务"
+            "内置本地模型不可用：它的运行时没有安装，或换一个模型服务",
+            hint="pip install -e '.[local]'，或用 --base-url/--model 指定一个模型服务",
+            fix="embedded",
         ) from None
 
 

@@ -72,7 +72,7 @@ def cache_path(home: Home, stem: str) -> Path:
 def load_preset_file(home: Home, stem: str) -> dict[str, Any]:
     path = preset_path(home, stem)
     if not path.is_file():
-        raise NotFound(f"没有这个预设：{stem}（先 pear import 预设文件）", path=path)
+        raise NotFound(f"没有这个预设：{stem}（先导入预设文件）", path=path)
     return read_preset(read_input(path), str(path))
 
 

@@ -17,6 +17,7 @@ from peargarden.stage import StageRequest, Turn, assemble_beat
 from peargarden.stage.memory.budget import BudgetCut
 from peargarden.stage.memory.view import StoryView, budget_cut, drop_covered
 from peargarden.stage.messages import build_messages, merge_turns
+from peargarden.stage.part_budget import PartBudget
 from peargarden.text.regex_scripts import is_static
 
 from .materials import StageMaterials
@@ -85,6 +86,9 @@ def story_request(
     A regex script whose replacement runs macros with side effects runs over the whole story, as
     before.
     """
+    view, held = _held_preface(view)
+    # Every part of the request held to what the whole request may take (``stage.part_budget``).
+    stage = replace(materials.stage, budget_tokens=view.context_tokens - view.reserve_tokens, count=view.count)
     memory = view.recall(user_text) if view.recall is not None and user_text.strip() else None
     regex = materials.stage.regex
     windowed = regex is None or all(is_static(script) for script in regex.scripts())
@@ -97,7 +101,7 @@ def story_request(
         staged = assemble_beat(
             materials.files,
             materials.card,
-            materials.stage,
+            stage,
             materials.corpus,
             turns,
             user_text,
@@ -118,5 +122,16 @@ def story_request(
         prose.window = fitted_window(len(source) - start, len(cut.kept), len(staged.history))
         cut = BudgetCut(cut.kept, cut.dropped + before, cut.used)
     messages = build_messages(cut.kept, staged.words, staged.injection, summary=view.preface)
-    warnings = (*staged.warnings, *view.warnings, *((cut.warning,) if cut.warning else ()))
+    warnings = (*held, *staged.warnings, *view.warnings, *((cut.warning,) if cut.warning else ()))
     return replace(staged, messages=messages, warnings=warnings)
+
+
+def _held_preface(view: StoryView) -> tuple[StoryView, list[str]]:
+    """*view* with its summary and the card's resident memory (the 【前情提要】) each held to the
+    request's budget, and the warnings for what was left out."""
+    budget = PartBudget(view.context_tokens - view.reserve_tokens, view.count)
+    summary = budget.keep("前情提要（剧情摘要）", view.summary)
+    resident = budget.keep("角色卡的常驻记忆", view.resident)
+    if summary == view.summary and resident == view.resident:
+        return view, []
+    return replace(view, summary=summary, resident=resident), budget.warnings

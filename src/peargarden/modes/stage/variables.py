@@ -296,7 +296,7 @@ def _write(view: BranchView, side: SideCall, result: BeatResult, chat: StChat, c
         view.append_custom(MESSAGE_VARIABLES_TYPE, data)
         pending.pop(str(data["message"]), None)
     memo.clear()
-    for warning in [*warnings, *update.warnings]:
+    for warning in dict.fromkeys([*warnings, *update.warnings]):  # several uses may say the same
         yield f"变量更新：{warning}"
 
 

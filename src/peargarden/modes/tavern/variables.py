@@ -29,6 +29,8 @@ from peargarden.sessions.context import build_context
 from peargarden.sessions.variables import MESSAGE_VARIABLES_TYPE, chat_metadata, customs_as_data, note_data
 from peargarden.variables.ejs import has_template
 from peargarden.variables.macros import expand_variable_macros
+from peargarden.variables.message import without_status_placeholder
+from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.templates_js import render_template
 from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.home import Home
@@ -45,6 +47,7 @@ from ..chat_variables import (
     prepare_for,
     recent_chat,
     schema_scripts,
+    script_budget,
     scripts_allowed,
     st_chat,
 )
@@ -67,20 +70,21 @@ def card_books(env: BeatEnv) -> list[Any]:
 
 
 def card_schema(env: BeatEnv) -> MvuSchema | None:
-    """The zod schema the card's (and its preset's) TavernHelper scripts register with MVU."""
-    return schema_for(env.folder.home, env.card.data.get("extensions"), env.settings.preset)
+    """The zod schema the card's (and its preset's) TavernHelper scripts register with MVU, on the
+    beat's CPU budget for them."""
+    return schema_for(env.folder.home, env.card.data.get("extensions"), env.settings.preset, script_budget(env))
 
 
-def schema_for(home: Home, card_extensions: object, preset_name: str | None) -> MvuSchema | None:
+def schema_for(home: Home, card_extensions: object, preset_name: str | None, budget: ScriptBudget) -> MvuSchema | None:
     """The registered zod schema of a card's ``extensions`` and the named library preset (a preset
-    that cannot be read adds none: the request says so itself)."""
+    that cannot be read adds none: the request says so itself), spending *budget*."""
     preset: Mapping[str, Any] = {}
     if preset_name:
         try:
             preset = read_named_preset(home, preset_name)
         except PearError:
             preset = {}
-    return schema_scripts(preset.get("extensions"), card_extensions)
+    return schema_scripts(preset.get("extensions"), card_extensions, budget=budget)
 
 
 class LateStep(msgspec.Struct):
@@ -198,6 +202,8 @@ def late_step(
         "global": dict(global_variables or {}),
     }
     step = render_messages(messages, scopes, sources)
+    if known.prepared is not None:  # MVU keeps this chat's variables: its prompt filter runs on what is sent
+        step.messages = without_status_placeholder(step.messages)
     if step.chat_variables != scopes["chat"]:
         chat_metadata["variables"] = step.chat_variables
     last_user = next((i for i in range(len(chat.messages) - 1, -1, -1) if chat.messages[i]["is_user"]), None)
@@ -275,5 +281,5 @@ def _write(
     for data in update.notes:
         view.append_custom(MESSAGE_VARIABLES_TYPE, data)
         pending.pop(str(data["message"]), None)
-    for warning in update.warnings:
+    for warning in dict.fromkeys(update.warnings):  # several uses of the schema may say the same
         yield f"变量更新：{warning}"

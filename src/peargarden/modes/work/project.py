@@ -127,7 +127,7 @@ class CardProject:
         try:
             value = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise NotFound("还没有展开这张卡；先运行 pear card expand（not expanded yet）", path=path) from None
+            raise NotFound("还没有展开这张卡（not expanded yet）", path=path, hint="先运行 pear card expand") from None
         except (OSError, ValueError) as error:
             raise BadInput(f"创作清单损坏：{error}", path=path) from None
         if not isinstance(value, dict) or value.get("version") != 1:
@@ -163,8 +163,9 @@ class CardProject:
                 if pending:
                     names = "、".join(c.label for c in pending)
                     raise ConflictError(
-                        f"卡文件在展开后被改过，而创作/里还有未应用的修改：{names}。先 apply 或用 --force 丢弃"
+                        f"卡文件在展开后被改过，而创作/里还有未应用的修改：{names}。先应用它们，或丢弃"
                         "（card changed since expansion and edits are pending）",
+                        hint="pear card apply，或用 --force 丢弃",
                         path=card_path,
                     )
         # Everything is prepared before the first write, and a first expansion that fails half-way

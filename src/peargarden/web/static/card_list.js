@@ -36,7 +36,7 @@ async function apply() {
     for (const [folder, tile] of tiles) if (!shown.has(folder)) tile.hidden = true;
     count.textContent = t(`${shown.size} / ${tiles.size} 张卡`, `${shown.size} of ${tiles.size} cards`);
     grid.dataset.shown = String(shown.size);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 let typing = null;
@@ -70,14 +70,14 @@ for (const [folder, tile] of tiles) {
   const url = `/api/cards/${encodeURIComponent(folder)}/marks`;
   tile.querySelector(".card-star").addEventListener("click", async () => {
     try { drawMarks(tile, await api(url, json({ favorite: !tile.classList.contains("favorite") }))); }
-    catch (error) { toast(error.message, true); }
+    catch (error) { toast(error, true); }
   });
   tile.querySelector(".card-own-tags")?.addEventListener("click", async () => {
     const text = prompt(t("你的标签（用逗号分开；卡自带的标签不在这里改）", "Your tags (comma-separated; the card's own stay)"),
       tile.dataset.ownTags || "");
     if (text === null) return;
     try { drawMarks(tile, await api(url, json({ tags: text.split(/[,，、;；]/) }))); }
-    catch (error) { toast(error.message, true); }
+    catch (error) { toast(error, true); }
   });
 }
 

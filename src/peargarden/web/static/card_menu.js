@@ -12,7 +12,7 @@ document.getElementById("new-card-save").addEventListener("click", async () => {
     const made = await api("/api/cards", json({ name: value("new-card-name"), description: value("new-card-description"),
       first_mes: value("new-card-first") }));
     location.href = `/chat/${encodeURIComponent(made.folder)}`;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 let undo = null;
@@ -20,7 +20,7 @@ document.getElementById("card-undo").addEventListener("click", async () => {
   try {
     await api("/api/vault/restore", json(undo));
     location.reload();
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 for (const tile of document.querySelectorAll(".card-tile")) {
@@ -29,7 +29,7 @@ for (const tile of document.querySelectorAll(".card-tile")) {
     const name = prompt(t("新的名字", "New name"), tile.querySelector(".card-name").textContent);
     if (!name) return;
     try { await api(`${cardUrl(folder)}/rename`, json({ name })); location.reload(); }
-    catch (error) { toast(error.message, true); }
+    catch (error) { toast(error, true); }
   });
   tile.querySelector(".card-avatar input")?.addEventListener("change", async (event) => {
     const file = event.target.files[0];
@@ -37,11 +37,11 @@ for (const tile of document.querySelectorAll(".card-tile")) {
     const form = new FormData();
     form.append("file", file, file.name);
     try { await api(`${cardUrl(folder)}/avatar`, { method: "POST", body: form }); location.reload(); }
-    catch (error) { toast(error.message, true); }
+    catch (error) { toast(error, true); }
   });
   tile.querySelector(".card-duplicate")?.addEventListener("click", async () => {
     try { await api(`${cardUrl(folder)}/duplicate`, json({})); location.reload(); }
-    catch (error) { toast(error.message, true); }
+    catch (error) { toast(error, true); }
   });
   tile.querySelector(".card-delete")?.addEventListener("click", async () => {
     const name = tile.querySelector(".card-name").textContent;
@@ -51,7 +51,7 @@ for (const tile of document.querySelectorAll(".card-tile")) {
       undo = (await api(`${cardUrl(folder)}/delete`, json({}))).undo;
       tile.remove();
       document.getElementById("card-removed").hidden = false;
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
 }
 document.body.dataset.ready = "1";

@@ -9,7 +9,9 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
-import { messageItem, takeBack, thinkingFold, timelineItem, toolResult, warningList } from "./chat_message.js";
+import { messageItem, takeBack, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
+import { warningList } from "./warnings.js";
+import { pickMessages } from "./pick_messages.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 import { attachAutocomplete, isScript, runScript } from "./slash.js";
@@ -76,8 +78,10 @@ function drawContext() {
   bar.title = bar.querySelector(".label").textContent;
 }
 
+const warningFixes = {};  // warning text → the fix the page offers (the state's, and the stream's)
 function drawWarnings(extra = []) {
-  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra]);
+  Object.assign(warningFixes, state?.warning_fixes);
+  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra], warningFixes);
 }
 
 function drawModes() {
@@ -125,7 +129,7 @@ async function loadTree() {
     if (asked !== treeAsked) return;  // a newer answer is on its way
     lastTree = found;
     drawTree(document.getElementById("tree"), found.tree, found.leaf, goto);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 function settled(fresh, tree = true) {
@@ -148,9 +152,9 @@ async function change(action, body, anchor = null) {
     const fresh = await post(`${base}/${action}?${query(view.query())}`, body);
     view.draw(fresh, anchor);
     settled(fresh);
-    statusChanged(action).catch((error) => toast(error.message, true));
+    statusChanged(action).catch((error) => toast(error, true));
     await loadChats();  // the picker counts the active branch's messages: a branch or delete changes it
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 function startEdit(message) {
@@ -228,8 +232,12 @@ function onItem(live, item) {
       break;
     }
     case "approval_prompt": askApproval(item); break;
-    case "warning": live.warnings.push(item.message); drawWarnings(live.warnings); break;
-    case "error": toast(item.message, true); break;
+    case "warning":
+      live.warnings.push(item.message);
+      if (item.fix) warningFixes[item.message] = item.fix;
+      drawWarnings(live.warnings);
+      break;
+    case "error": toast(item, true); break;
     default: break;
   }
   if (item.type !== "reply_end" && item.type !== "done") scrollDown();
@@ -298,12 +306,17 @@ async function runBeat(body, mine) {
       if (item.type === "text_retract") impersonated = impersonated.slice(0, Math.max(0, impersonated.length - item.text.length));
       onItem(live, item);
       if (item.type === "reply_end" && body.action !== "impersonate") {
-        // The reply is kept: draw it and give the composer back while scene notes are written.
-        replied = patchFrom(since, own, false).then(() => { setBusy(false); setTidying(true); usable(); });
+        // The reply is complete and on the screen: the composer is the reader's at once, before any
+        // request (the after-beat work — scene notes, compaction — may keep the server and the
+        // machine busy for seconds); the reply as kept is patched in when its answer comes.
+        setBusy(false);
+        setTidying(true);
+        usable();
+        replied = patchFrom(since, own, false).then(() => kept());
       }
     });
   } catch (error) {
-    toast(error.message, true);
+    toast(error, true);
   } finally {
     running = null;
   }
@@ -324,20 +337,25 @@ async function runBeat(body, mine) {
       await patchFrom(since, own);
     }
     if (body.action !== "impersonate") await statusChanged(body.action);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
   drawWarnings(live.warnings);
   setTidying(false);
   setBusy(false);
-  if (!replied) usable();
+  if (!replied) { usable(); kept(); }
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
   // Quick Replies marked to run after the user's message and after a reply (SillyTavern's automation).
-  if (body.action === "send") await quickReplies.automate("user").catch((error) => toast(error.message, true));
-  if (body.action !== "impersonate") await quickReplies.automate("ai").catch((error) => toast(error.message, true));
+  if (body.action === "send") await quickReplies.automate("user").catch((error) => toast(error, true));
+  if (body.action !== "impersonate") await quickReplies.automate("ai").catch((error) => toast(error, true));
 }
 
-// The page takes input again and shows the reply as kept.
+// The page takes input again (the reply is on the screen: streamed, or drawn as kept).
 function usable() {
   performance.mark("pear-usable", { detail: { lastToken } });
+}
+
+// The reply is drawn as kept (its buttons, its number), after the usable mark when after-beat work runs.
+function kept() {
+  performance.mark("pear-kept", { detail: { lastToken } });
 }
 
 function setBusy(busy) {
@@ -425,7 +443,7 @@ document.getElementById("regenerate").addEventListener("click", () => play({ act
 document.getElementById("continue").addEventListener("click", () => play({ action: "continue" }));
 document.getElementById("impersonate").addEventListener("click", () => play({ action: "impersonate" }));
 document.getElementById("stop").addEventListener("click", () => {
-  if (running) post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error.message, true));
+  if (running) post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error, true));
 });
 document.getElementById("mode").addEventListener("change", (event) => change("mode", { mode: event.target.value }));
 document.getElementById("new-chat").addEventListener("click", async () => {
@@ -433,7 +451,7 @@ document.getElementById("new-chat").addEventListener("click", async () => {
     const persona = document.getElementById("new-persona").value;
     const fresh = await post(`/api/chats/${encodeURIComponent(card)}`, persona ? { persona } : {});
     location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(fresh.chat_id)}`;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 // The same window again (the language changed, another persona speaks from now on).
 async function redraw() {
@@ -447,42 +465,11 @@ document.addEventListener("pear-lang", () => {
   drawChrome();
   if (lastTree) drawTree(document.getElementById("tree"), lastTree.tree, lastTree.leaf, goto);
 });
-document.addEventListener("pear-chat-changed", () => { redraw().catch((error) => toast(error.message, true)); });
+document.addEventListener("pear-chat-changed", () => { redraw().catch((error) => toast(error, true)); });
 document.getElementById("tree-panel").addEventListener("toggle", () => loadTree());
 
-// SillyTavern's "delete messages": tick several, delete them at once (a new branch without them; the
-// old one stays in the tree).
-const picked = new Set();
-function showPicked() {
-  document.getElementById("picked-count").textContent = t(`已选 ${picked.size} 条`, `${picked.size} selected`);
-  document.getElementById("delete-picked").disabled = picked.size === 0;
-}
-function stopPicking() {
-  picked.clear();
-  root.classList.remove("picking-messages");
-  document.getElementById("picking").hidden = true;
-  for (const box of list.querySelectorAll(".msg-head .pick")) box.checked = false;
-}
-document.getElementById("pick-messages").addEventListener("click", () => {
-  root.classList.add("picking-messages");
-  document.getElementById("picking").hidden = false;
-  showPicked();
-});
-list.addEventListener("change", (event) => {
-  const box = event.target;
-  if (!(box instanceof HTMLInputElement) || !box.classList.contains("pick")) return;
-  if (box.checked) picked.add(Number(box.value)); else picked.delete(Number(box.value));
-  showPicked();
-});
-document.getElementById("cancel-pick").addEventListener("click", stopPicking);
-document.getElementById("delete-picked").addEventListener("click", async () => {
-  if (!picked.size) return;
-  if (!confirm(t(`删除选中的 ${picked.size} 条消息？（旧版本仍在分支树里）`,
-    `Delete the ${picked.size} selected messages? (The old version stays in the branch tree.)`))) return;
-  const indices = [...picked];
-  stopPicking();
-  await change("delete", { indices }, Math.max(0, Math.min(...indices) - 1));
-});
+// SillyTavern's "delete messages" (pick_messages.js): the window is drawn again around the first one.
+pickMessages(root, list, (indices) => change("delete", { indices }, Math.max(0, Math.min(...indices) - 1)));
 
 // The card's chats, newest first, with their message counts; read again after every change (a beat,
 // a branch, a deletion) so the picker never lists a chat that is gone or a stale count.
@@ -522,7 +509,7 @@ document.getElementById("rename-chat").addEventListener("click", async () => {
     await post(`${base}/rename`, { title });
     await loadChats();
     toast(t("已重命名", "Renamed"));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 let undo = null;
 document.getElementById("remove-chat").addEventListener("click", async () => {
@@ -534,13 +521,13 @@ document.getElementById("remove-chat").addEventListener("click", async () => {
     await loadChats();
     // The banner comes last: when it shows, the page already agrees with it (controls off, list read again).
     document.getElementById("removed").hidden = false;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 document.getElementById("undo-remove").addEventListener("click", async () => {
   try {
     await post("/api/vault/restore", undo);
     location.reload();
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 // Connection profiles (SillyTavern's): one choice puts a connection, model and preset in force; this
@@ -570,7 +557,7 @@ document.getElementById("connection-profile").addEventListener("change", async (
     await post(`/api/settings/profiles/${encodeURIComponent(name)}/apply`, {});
     await redraw();
     toast(t(`已切换到「${name}」（${state.model}）`, `Now using "${name}" (${state.model})`));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 async function loadPersonas() {
@@ -595,4 +582,4 @@ Promise.all([drawn, loadPersonas(), loadChats(), loadProfiles(), quickReplies.lo
     await quickReplies.automate("startup");
   }
   await quickReplies.automate("chat_change");
-}).catch((error) => toast(error.message, true));
+}).catch((error) => toast(error, true));

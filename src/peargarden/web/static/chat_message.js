@@ -68,8 +68,25 @@ function parseArgs(raw) {
   try { return JSON.parse(raw); } catch { return raw; }
 }
 
-// The one placeholder for a speaker without a picture: the first character of the name on the accent
-// colour (the home page's cards use the same).
+// The full picture over the page (a message shows a small copy of it: ?size=thumb).
+function showFull(url, speaker) {
+  let dialog = document.getElementById("picture-full");
+  if (!dialog) {
+    dialog = document.createElement("dialog");
+    dialog.id = "picture-full";
+    dialog.className = "picture-full";
+    dialog.addEventListener("click", () => dialog.close());  // anywhere: the picture is all there is
+    dialog.append(document.createElement("img"));
+    document.body.append(dialog);
+  }
+  const img = dialog.querySelector("img");
+  img.src = url.split("?")[0];
+  img.alt = speaker || "";
+  dialog.showModal();
+}
+
+// A speaker's picture, small (a click shows it whole); without one, the one placeholder: the first
+// character of the name on the accent colour (the server draws the same for a card without one).
 export function avatarOf(url, speaker) {
   if (url) {
     const img = document.createElement("img");
@@ -77,6 +94,8 @@ export function avatarOf(url, speaker) {
     img.src = url;
     img.alt = "";
     img.loading = "lazy";
+    img.title = t("看大图", "Full picture");
+    img.addEventListener("click", () => showFull(url, speaker));
     return img;
   }
   const initial = document.createElement("span");
@@ -199,7 +218,8 @@ function messageActions(message, on) {
     if (position < count) kin.append(button("›", "›", () => on.sibling(message, 1), "kin-next"));
     bar.append(kin);
   }
-  if (message.undoable && on.undo) bar.append(button("撤销续写", "Undo continue", () => on.undo(message), "undo"));
+  // Its text changed in place (an edit or a continue): undo brings back the text before.
+  if (message.undoable && on.undo) bar.append(button("撤销修改", "Undo the change", () => on.undo(message), "undo"));
   bar.append(button("编辑", "Edit", () => on.edit(message), "edit"));
   if (message.role === "user" || message.role === "assistant") {
     const hidden = message.tags.includes("hidden");
@@ -277,13 +297,3 @@ export function messageItem(message, on) {
 }
 
 // The page's warnings, each once, as a list under the composer (hidden when there are none).
-export function warningList(box, warnings) {
-  const all = [...new Set(warnings)];
-  box.textContent = "";
-  for (const warning of all) {
-    const li = document.createElement("li");
-    li.textContent = `⚠ ${warning}`;
-    box.append(li);
-  }
-  box.hidden = all.length === 0;
-}

@@ -7,6 +7,6 @@ document.getElementById("start-chat").addEventListener("click", async () => {
     const fresh = await api(`/api/chats/${encodeURIComponent(card)}`, {
       method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
     location.href = `/chat/${encodeURIComponent(card)}/${encodeURIComponent(fresh.chat_id)}`;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 document.body.dataset.ready = "1";

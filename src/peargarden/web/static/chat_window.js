@@ -11,6 +11,10 @@ const MAX_DRAWN = 200;
 // A window is drawn newest first: this many messages at once (a screen and more), the rest of the
 // window on the next frame, so a long chat is on the screen as soon as a short one.
 const FIRST_DRAWN = 30;
+// How far ahead of the reader more messages are asked for: a wheel moves 800 px a notch, and a
+// reader scrolling fast passes a few screens a second; with 300 px the loader came into view before
+// its page arrived (issue 47).  A page of 100 messages is many screens, so one load covers the rest.
+const AHEAD = 3000;
 
 export class MessageWindow {
   // fetchWindow(query) → a chat state for that window; on: the message buttons' handlers;
@@ -58,21 +62,49 @@ export class MessageWindow {
     return getComputedStyle(this.list).overflowY === "visible" ? document.scrollingElement : this.list;
   }
 
-  // Scrolling up to "show earlier" loads them (once the reader has scrolled: a short window that
-  // fits the screen does not pull the whole chat in by itself); down to "show later", the newer.
+  // Scrolling up towards "show earlier" loads them before the reader gets there (once the reader has
+  // scrolled: a short window that fits the screen does not pull the whole chat in by itself); down
+  // towards "show later", the newer.  After a load the ends are looked at again: an observer says
+  // nothing while its target stays near, and a reader still scrolling may need the next page too.
   watch() {
     const mark = () => { this.scrolled = true; };
     this.list.addEventListener("scroll", mark, { passive: true });
     window.addEventListener("scroll", mark, { passive: true });
+    this.observe();
+    // A phone's page scrolls, a wide screen scrolls the list: the observer's root follows.
+    window.addEventListener("resize", () => { if (this.observedIn !== this.scroller()) this.observe(); });
+  }
+
+  // The margin applies to the root only: with the list as the scroller its own edge clips what is
+  // near, so the list must be the root.
+  observe() {
+    this.observer?.disconnect();
+    this.observedIn = this.scroller();
     this.observer = new IntersectionObserver((seen) => {
       for (const item of seen) {
         if (!item.isIntersecting || !this.scrolled || this.loading) continue;
         if (item.target === this.older) this.loadOlder();
         else if (item.target === this.newer) this.loadNewer();
       }
-    }, { rootMargin: "300px 0px" });
+    }, { root: this.observedIn === this.list ? this.list : null, rootMargin: `${AHEAD}px 0px` });
     this.observer.observe(this.older);
     this.observer.observe(this.newer);
+  }
+
+  // Whether an end's "show more" is within AHEAD of what the reader sees.
+  near(item) {
+    if (item.hidden || !item.isConnected) return false;
+    const scroller = this.scroller();
+    const view = scroller === this.list ? this.list.getBoundingClientRect() : { top: 0, bottom: window.innerHeight };
+    const box = item.getBoundingClientRect();
+    return box.bottom > view.top - AHEAD && box.top < view.bottom + AHEAD;
+  }
+
+  // After a load: the next page at once when the reader is still near that end.
+  again() {
+    if (!this.scrolled || this.loading) return;
+    if (this.near(this.older)) this.loadOlder();
+    else if (this.near(this.newer)) this.loadNewer();
   }
 
   // -- drawing --------------------------------------------------------------------------------
@@ -251,6 +283,7 @@ export class MessageWindow {
       this.trim("end");
       this.update({ ...state, swipe: this.swipe, in_context: [...this.inContext] });
     } finally { this.loading = false; }
+    requestAnimationFrame(() => this.again());
   }
 
   async loadNewer() {
@@ -267,6 +300,7 @@ export class MessageWindow {
       this.trim("start");
       this.update(state);
     } finally { this.loading = false; }
+    requestAnimationFrame(() => this.again());
   }
 
   // Back to the end of the chat (before a beat, when the reader had scrolled far back).
@@ -284,7 +318,8 @@ export class MessageWindow {
     const scroller = this.scroller();
     const view = scroller === this.list ? this.list.getBoundingClientRect()
       : { top: 0, bottom: window.innerHeight };
-    const margin = Math.max(1200, 2 * (view.bottom - view.top));
+    // Farther than the loads reach (AHEAD): what is dropped is not asked for again at once.
+    const margin = Math.max(2 * AHEAD, 2 * (view.bottom - view.top));
     const far = (li) => (side === "end" ? li.getBoundingClientRect().top > view.bottom + margin
       : li.getBoundingClientRect().bottom < view.top - margin);
     const items = [...this.list.querySelectorAll("li.msg[data-index]")];

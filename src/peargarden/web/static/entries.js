@@ -28,7 +28,7 @@ function entryRow(file, entry) {
       await post(`/api/entries/${card}/${file}/switch`, { name: entry.name, enabled: toggle.checked });
       row.classList.toggle("off", !toggle.checked);
       toast(toggle.checked ? t(`已打开「${entry.title}」`, `"${entry.title}" on`) : t(`已关闭「${entry.title}」`, `"${entry.title}" off`));
-    } catch (error) { toggle.checked = !toggle.checked; toast(error.message, true); }
+    } catch (error) { toggle.checked = !toggle.checked; toast(error, true); }
   });
   const name = document.createElement("span");
   name.className = "entry-name";
@@ -61,7 +61,7 @@ function entryRow(file, entry) {
         entry.content = area.value;
         area.remove(); save.remove();
         toast(t("已保存", "Saved"));
-      } catch (error) { toast(error.message, true); }
+      } catch (error) { toast(error, true); }
     });
     row.append(area, save);
     area.focus();
@@ -85,4 +85,4 @@ async function load() {
   translate(root);
 }
 
-load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error, true));

@@ -7,6 +7,7 @@
 // its own, no network (the CSP), and talks to the page only through the port it is given.
 (function () {
   "use strict";
+  const realParent = window.parent;  // before the frame world puts its host in its place
   const holder = document.getElementById("pear-frame-data");
   const boot = JSON.parse(holder.textContent);
   holder.remove();
@@ -215,8 +216,8 @@
     });
   }
   function context() {
-    return { chat: knownMessages(), name1: state.names.user, name2: state.names.char,
-      chatMetadata: { variables: clone(state.chat || {}) } };
+    return { chat: knownMessages(), name1: state.names.user, name2: state.names.char, characterId: 0, groupId: null,
+      chatMetadata: { variables: clone(state.chat || {}) }, mainApi: "openai" };
   }
 
   const api = {
@@ -232,9 +233,15 @@
     tavern_events, iframe_events, Mvu,
   };
   for (const name of WRITES) api[name] = readOnly(name);
-  Object.assign(window, api);
-  window.TavernHelper = { ...api };
-  window.SillyTavern = { ...context(), getContext: context };
+
+  // What the frame says before the page answered its hello waits (a little of it).
+  const outbox = [];
+  function send(message) {
+    if (port) port.postMessage(message); else if (outbox.length < 200) outbox.push(message);
+  }
+  const world = window.__pearWorld;
+  delete window.__pearWorld;
+  const { flush } = world(api, { send, say, context, refused: boot.refused || {} });
 
   // -- what could not be loaded: one line at the top of the frame -------------------------------
 
@@ -296,24 +303,25 @@
     if (!data || typeof data !== "object") return;
     if (data.kind === "update") {
       state = data.state;
-      window.SillyTavern = { ...context(), getContext: context };
       (async () => { for (const [type, ...args] of data.events || []) await eventEmit(type, ...args); })();
     }
   }
 
   window.addEventListener("message", (event) => {
     const data = event.data;
-    if (event.source !== parent || port || !data || data.pear !== "page" || data.kind !== "port" || data.nonce !== nonce) return;
+    if (event.source !== realParent || port || !data || data.pear !== "page" || data.kind !== "port" || data.nonce !== nonce) return;
     if (!event.ports || event.ports.length !== 1) return;
     port = event.ports[0];
     port.onmessage = onPage;
     state = data.state;
     connected = true;
+    for (const message of outbox.splice(0)) port.postMessage(message);
+    flush();
     for (const resolve of waiting.splice(0)) resolve();
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchSize);
     else watchSize();
     window.addEventListener("load", reportSize);
   });
   document.addEventListener("DOMContentLoaded", showBlocked);
-  parent.postMessage({ pear: "frame", kind: "hello", nonce }, "*");
+  realParent.postMessage({ pear: "frame", kind: "hello", nonce }, "*");
 })();

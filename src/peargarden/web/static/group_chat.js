@@ -8,7 +8,9 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
-import { messageBody, takeBack, warningList } from "./chat_message.js";
+import { avatarOf, messageItem, swipeArrows, takeBack } from "./chat_message.js";
+import { pickMessages } from "./pick_messages.js";
+import { warningList } from "./warnings.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
 
 const root = document.getElementById("chat");
@@ -36,25 +38,14 @@ function post(path, body) {
   return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
-const avatarOf = (card) => `/api/cards/${encodeURIComponent(card)}/avatar`;
+const cardAvatar = (card) => `/api/cards/${encodeURIComponent(card)}/avatar?size=thumb`;
 
 // -- drawing -----------------------------------------------------------------------------------
 
 function head(speaker, avatar) {
   const box = document.createElement("div");
   box.className = "msg-head";
-  if (avatar) {
-    const img = document.createElement("img");
-    img.className = "avatar";
-    img.src = avatar;
-    img.alt = "";
-    box.append(img);
-  } else {
-    const initial = document.createElement("span");
-    initial.className = "avatar initial";
-    initial.textContent = [...(speaker || "?")][0];
-    box.append(initial);
-  }
+  box.append(avatarOf(avatar, speaker));
   const name = document.createElement("strong");
   name.className = "speaker";
   name.textContent = speaker;
@@ -62,65 +53,36 @@ function head(speaker, avatar) {
   return box;
 }
 
-function actions(message, last) {
-  const bar = document.createElement("div");
-  bar.className = "msg-actions";
-  if (message.role === "assistant" && last && state.swipe.count > 0) {
-    const { position, count, generate } = state.swipe;
-    const swipes = document.createElement("span");
-    swipes.className = "swipes";
-    const arrow = (text, step, cls) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = `swipe ${cls}`;
-      button.textContent = text;
-      button.addEventListener("click", () => play({ action: "swipe", step }));
-      swipes.append(button);
-    };
-    if (position > 1) arrow("‹", -1, "swipe-prev");
-    if (count > 1) {
-      const shown = document.createElement("span");
-      shown.className = "swipe-count";
-      shown.textContent = `${position}/${count}`;
-      swipes.append(shown);
-    }
-    if (position < count || generate) arrow("›", 1, "swipe-next");
-    bar.append(swipes);
-  }
-  const add = (zh, en, cls, handler) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = `link ${cls}`;
-    button.textContent = t(zh, en);
-    button.addEventListener("click", handler);
-    bar.append(button);
-  };
-  add("编辑", "Edit", "edit", () => startEdit(message));
-  add("从这里分支", "Branch here", "branch", () => change("branch", { index: message.index }));
-  add("删除", "Delete", "delete", () => change("delete", { index: message.index }));
-  return bar;
-}
+// The buttons under a message, as a card's chat page has them (chat_message.js).
+const on = {
+  edit: (message) => startEdit(message),
+  hide: (message, hidden) => change("hide", { index: message.index, hidden }),
+  branch: (message) => change("branch", { index: message.index }),
+  remove: (message) => change("delete", { index: message.index }),
+  undo: (message) => change("undo", { index: message.index }),
+};
 
+// Each message as a card's chat page draws it — its speaker's face and name, time, number, tokens on
+// hover, hidden ones greyed, the member's status bar — and the swipe arrows on the last reply.
 function drawMessages() {
   list.textContent = "";
   const shown = state.messages.filter((m) => m.role === "user" || m.role === "assistant");
   const last = [...shown].reverse().find((m) => m.role === "assistant");
   for (const message of shown) {
     if (message.role === "assistant" && !message.content && !message.reasoning) continue;  // a tool round
-    const li = document.createElement("li");
-    li.className = `msg ${message.role}`;
-    li.dataset.index = message.index;
-    li.dataset.id = message.id;
+    const li = messageItem({ ...message, tool_calls: [] }, on);  // a round's tool calls: its timeline is the inspector's
     if (message.card) li.dataset.card = message.card;
-    if (message.tags.includes("greeting")) li.classList.add("greeting");
-    li.append(head(message.speaker, message.avatar));
-    li.append(messageBody(message), actions(message, message === last));  // as the chat page draws it
+    if (message === last && state.swipe.count > 0) {
+      li.querySelector(".msg-actions").prepend(swipeArrows(state.swipe, (step) => play({ action: "swipe", step })));
+    }
     list.append(li);
   }
 }
 
+const warningFixes = {};  // warning text → the fix the page offers (the state's, and the stream's)
 function drawWarnings(extra = []) {
-  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra]);
+  Object.assign(warningFixes, state?.warning_fixes);
+  warningList(document.getElementById("warnings"), [...(state?.warnings || []), ...extra], warningFixes);
 }
 
 function drawStrip() {
@@ -130,7 +92,7 @@ function drawStrip() {
       try {
         await post(`${groupBase}/mute`, { member: member.card, muted });
         await refresh();
-      } catch (error) { toast(error.message, true); }
+      } catch (error) { toast(error, true); }
     },
     onSpeak: (member) => play({ action: "send", text: "", speaker: member.card }),
   });
@@ -158,12 +120,13 @@ function draw() {
   select.value = state.mode;
   root.dataset.mode = state.mode;
   document.getElementById("group-title").textContent = state.group.name;
+  document.getElementById("group-avatar").src = `${groupBase}/avatar`;
   document.getElementById("persona-name").textContent = state.persona;
   drawStrip();
   drawSettings();
   drawMessages();
   drawWarnings();
-  drawTree(document.getElementById("tree"), state.tree, state.leaf, (id) => change("goto", { entry_id: id }));
+  drawTree(document.getElementById("tree"), state.tree, state.tree_leaf, (id) => change("goto", { entry_id: id }));
   translate(root);
   list.scrollTop = list.scrollHeight;
 }
@@ -177,8 +140,8 @@ async function change(action, body) {
   try {
     state = await post(`${base}/${action}`, body);
     draw();
-    statusChanged(action).catch((error) => toast(error.message, true));
-  } catch (error) { toast(error.message, true); }
+    statusChanged(action).catch((error) => toast(error, true));
+  } catch (error) { toast(error, true); }
 }
 
 function startEdit(message) {
@@ -205,7 +168,7 @@ function liveReply(name, card) {
   if (card) li.dataset.card = card;
   const text = document.createElement("div");
   text.className = "msg-text plain live-text";
-  li.append(head(name, card ? avatarOf(card) : null), text);
+  li.append(head(name, card ? cardAvatar(card) : null), text);
   list.append(li);
   return { li, text };
 }
@@ -240,14 +203,17 @@ async function play(body) {
           if (live) takeBack(live.text, item.text, item.reason);
           break;
         case "approval_prompt": askApproval(item); break;
-        case "warning": drawWarnings([item.message]); break;
-        case "error": toast(item.message, true); break;
+        case "warning":
+          if (item.fix) warningFixes[item.message] = item.fix;
+          drawWarnings([item.message]);
+          break;
+        case "error": toast(item, true); break;
         default: break;
       }
       list.scrollTop = list.scrollHeight;
     });
   } catch (error) {
-    toast(error.message, true);
+    toast(error, true);
   } finally {
     running = null;
     speaking = "";
@@ -255,7 +221,7 @@ async function play(body) {
   }
   if (body.action === "impersonate") composer.value = impersonated.trim();
   await refresh();
-  if (body.action !== "impersonate") await statusChanged(body.action).catch((error) => toast(error.message, true));
+  if (body.action !== "impersonate") await statusChanged(body.action).catch((error) => toast(error, true));
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
 }
 
@@ -280,7 +246,7 @@ document.getElementById("regenerate").addEventListener("click", () => play({ act
 document.getElementById("continue").addEventListener("click", () => play({ action: "continue" }));
 document.getElementById("impersonate").addEventListener("click", () => play({ action: "impersonate" }));
 document.getElementById("stop").addEventListener("click", () => {
-  if (running && running !== "starting") post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error.message, true));
+  if (running && running !== "starting") post(`/api/beats/${running}/stop`, {}).catch((error) => toast(error, true));
 });
 document.getElementById("mode").addEventListener("change", (event) => change("mode", { mode: event.target.value }));
 document.getElementById("save-settings").addEventListener("click", async () => {
@@ -295,14 +261,14 @@ document.getElementById("save-settings").addEventListener("click", async () => {
     });
     await refresh();
     toast(t("已保存", "Saved"));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 async function newChat() {
   try {
     const fresh = await post(`${groupBase}/chats`, {});
     location.href = `/group/${encodeURIComponent(group)}/${encodeURIComponent(fresh.chat_id)}`;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 document.getElementById("new-chat").addEventListener("click", newChat);
 document.getElementById("start-chat").addEventListener("click", newChat);
@@ -323,6 +289,11 @@ document.getElementById("chat-list").addEventListener("change", (event) => {
   location.href = `/group/${encodeURIComponent(group)}/${encodeURIComponent(event.target.value)}`;
 });
 document.addEventListener("pear-lang", () => { if (state) draw(); });
+document.getElementById("show-meta").addEventListener("change", (event) => {
+  root.classList.toggle("show-meta", event.target.checked);
+});
+// SillyTavern's "delete messages" (pick_messages.js), once there is a chat.
+if (chatId) pickMessages(root, list, (indices) => change("delete", { indices }));
 
 if (!chatId) {
   // A group without a chat: a button starts one (the page itself made nothing).
@@ -332,5 +303,5 @@ if (!chatId) {
   document.body.dataset.ready = "1";
 } else {
   Promise.all([refresh(), loadChats()]).then(() => { document.body.dataset.ready = "1"; })
-    .catch((error) => toast(error.message, true));
+    .catch((error) => toast(error, true));
 }

@@ -11,7 +11,7 @@ function post(path, body) {
   return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
-const avatar = (card) => `/api/cards/${encodeURIComponent(card)}/avatar`;
+const avatar = (card) => `/api/cards/${encodeURIComponent(card)}/avatar?size=thumb`;
 const groupUrl = (folder) => `/group/${encodeURIComponent(folder)}`;
 
 async function drawGroups() {
@@ -31,6 +31,11 @@ async function drawGroups() {
       img.title = member.name;
       faces.append(img);
     }
+    // The group's own picture, made of its members' (as SillyTavern's group avatars).
+    const picture = document.createElement("img");
+    picture.className = "group-avatar";
+    picture.src = `/api/groups/${encodeURIComponent(group.folder)}/avatar`;
+    picture.alt = "";
     const link = document.createElement("a");
     link.href = groupUrl(group.folder);
     link.textContent = group.name || group.folder;
@@ -38,7 +43,7 @@ async function drawGroups() {
     about.className = "muted-text";
     about.textContent = group.error ? `⚠ ${group.error}`
       : (group.members || []).map((m) => m.name + (m.muted ? t("（静音）", " (muted)") : "")).join("、");
-    li.append(faces, link, about);
+    li.append(picture, link, faces, about);
     list.append(li);
   }
 }
@@ -75,9 +80,9 @@ document.getElementById("create-group").addEventListener("click", async () => {
     });
     const chat = await post(`/api/groups/${encodeURIComponent(group.folder)}/chats`, {});
     location.href = `${groupUrl(group.folder)}/${encodeURIComponent(chat.chat_id)}`;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 translate(document.getElementById("groups"));
 Promise.all([drawGroups(), drawCards()]).then(() => { document.body.dataset.ready = "1"; })
-  .catch((error) => toast(error.message, true));
+  .catch((error) => toast(error, true));

@@ -98,7 +98,7 @@ async function diff() {
       box.append(span);
     }
     box.hidden = false;
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 document.getElementById("source").addEventListener("change", show);

@@ -58,7 +58,7 @@ async function openBook(kind, name) {
     history.replaceState(null, "", `/lore?${kind}=${encodeURIComponent(name)}`);
     drawBook();
     drawBooks();
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 function drawBook(openUid = null) {
@@ -77,7 +77,7 @@ function drawBook(openUid = null) {
           current = await post(`${bookUrl(current)}/mount`, { card, mounted: box.checked });
           await loadBooks();
           toast(box.checked ? t(`已挂到「${card}」`, `Mounted on "${card}"`) : t(`已从「${card}」卸下`, `Unmounted from "${card}"`));
-        } catch (error) { box.checked = !box.checked; toast(error.message, true); }
+        } catch (error) { box.checked = !box.checked; toast(error, true); }
       });
       mounts.append(el("label", { class: "mount" }, box, ` ${card}`));
     }
@@ -114,7 +114,7 @@ async function deleteBook() {
     // The list is reloaded before the message, so what the toast says is already what the page shows.
     await loadBooks();
     toast(t(`已删除「${result.deleted}」（快照 ${result.snapshot}）`, `Deleted "${result.deleted}" (snapshot ${result.snapshot})`));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 async function addEntry() {
@@ -124,7 +124,7 @@ async function addEntry() {
     drawBook(result.uid);
     await loadBooks();
     toast(t("已新建条目", "Entry created"));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 // ----- one entry ----------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ async function save(item, fields, message) {
     drawBook(item.uid);
     await loadBooks();
     toast(message);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 async function removeEntry(item) {
@@ -309,7 +309,7 @@ async function removeEntry(item) {
     drawBook();
     await loadBooks();
     toast(t("已删除条目", "Entry deleted"));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 document.getElementById("new-book").addEventListener("click", async () => {
@@ -321,7 +321,7 @@ document.getElementById("new-book").addEventListener("click", async () => {
     drawBook();
     drawBooks();
     toast(t(`已新建世界书「${current.name}」`, `Lorebook "${current.name}" created`));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 async function start() {
@@ -331,4 +331,4 @@ async function start() {
   else if (params.get("supplement")) await openBook("supplement", params.get("supplement"));
 }
 
-start().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+start().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error, true));

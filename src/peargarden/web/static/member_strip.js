@@ -11,7 +11,7 @@ export function drawMemberStrip(box, members, { speaking = "", busy = false, onM
     chip.classList.toggle("muted", member.muted);
     chip.classList.toggle("speaking", member.card === speaking);
     const img = document.createElement("img");
-    img.src = `/api/cards/${encodeURIComponent(member.card)}/avatar`;
+    img.src = `/api/cards/${encodeURIComponent(member.card)}/avatar?size=thumb`;
     img.alt = "";
     const name = document.createElement("strong");
     name.className = "member-name";

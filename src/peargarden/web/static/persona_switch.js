@@ -24,11 +24,11 @@ async function start() {
       // Messages that carry no persona of their own show the active one's picture: redraw them.
       document.dispatchEvent(new CustomEvent("pear-chat-changed"));
       toast(t(`现在你扮演「${state.persona}」`, `You now play "${state.persona}"`));
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
     select.value = "";
   });
   anchor.after(select);
   root.dataset.personaSwitch = "ready";
 }
 
-start().catch((error) => toast(error.message, true));
+start().catch((error) => toast(error, true));

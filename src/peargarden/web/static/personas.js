@@ -17,7 +17,7 @@ function avatarInput(persona) {
       await api(`/api/personas/${encodeURIComponent(persona.name)}/avatar`, { method: "POST", body: form });
       await load();
       toast(t(`已更换「${persona.name}」的头像`, `Picture of "${persona.name}" changed`));
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   return el("label", { class: "link persona-avatar-set" }, t("换头像", "Picture"), input);
 }
@@ -27,7 +27,7 @@ async function load() {
   list.textContent = "";
   for (const persona of personas) {
     const picture = persona.avatar
-      ? el("img", { class: "persona-avatar", src: `${persona.avatar}?v=${Date.now()}`, alt: persona.name })
+      ? el("img", { class: "persona-avatar", src: `${persona.avatar}?size=thumb`, alt: persona.name })
       : el("span", { class: "persona-avatar empty", text: persona.name.slice(0, 1) });
     const remove = el("button", { type: "button", class: "link persona-delete", text: t("删除", "Delete") });
     remove.addEventListener("click", async () => {
@@ -36,7 +36,7 @@ async function load() {
         await postJson(`/api/personas/${encodeURIComponent(persona.name)}/delete`);
         await load();
         toast(t(`已删除人设「${persona.name}」`, `Persona "${persona.name}" deleted`));
-      } catch (error) { toast(error.message, true); }
+      } catch (error) { toast(error, true); }
     });
     list.append(el("li", { "data-persona": persona.name, class: "persona-row" }, picture,
       el("span", { class: "persona-text" }, el("strong", { text: persona.name }), persona.description ? ` — ${persona.description}` : ""),
@@ -54,7 +54,7 @@ document.getElementById("persona-save").addEventListener("click", async () => {
     document.getElementById("persona-new-description").value = "";
     await load();
     toast(t(`已保存人设「${name}」`, `Persona "${name}" saved`));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
-load().then(() => { list.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+load().then(() => { list.dataset.ready = "1"; }).catch((error) => toast(error, true));

@@ -33,7 +33,7 @@ function usePanel() {
       const result = await postJson(`/api/presets/${card}/use`, { preset: select.value });
       active = result.preset;
       toast(active ? t(`这张卡现在用预设「${active}」`, `This card now uses "${active}"`) : t("这张卡不再用预设", "No preset for this card"));
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   panel.append(el("div", { class: "toolbar" }, select, use));
   return panel;
@@ -41,8 +41,8 @@ function usePanel() {
 
 function emptyHint() {
   return el("p", { id: "preset-empty", text: t(
-    "资料库里还没有预设。在首页把 SillyTavern 导出的预设 JSON 拖进来（或运行 pear import 预设.json），它就会出现在这里。",
-    "No presets in the library yet. Drop a preset JSON exported from SillyTavern on the home page (or run pear import preset.json) and it shows up here.") });
+    "资料库里还没有预设。在首页把 SillyTavern 导出的预设 JSON 拖进来，它就会出现在这里。",
+    "No presets in the library yet. Drop a preset JSON exported from SillyTavern on the home page and it shows up here.") });
 }
 
 async function save(path, body, message) {
@@ -50,7 +50,7 @@ async function save(path, body, message) {
     editing = await postJson(`/api/preset/${encodeURIComponent(editing.name)}/${path}`, body);
     draw();
     toast(message);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 function orderBody(order) { return { order: order.map((e) => ({ identifier: e.identifier, enabled: e.enabled })) }; }
@@ -136,7 +136,7 @@ function samplerPanel() {
         toast(t(`采样参数已保存（连接「${name}」，config.toml）`, `Samplers saved (connection "${name}", config.toml)`));
       }
       fill();
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   panel.append(el("div", { class: "toolbar" }, scope), grid, el("div", { class: "toolbar" }, apply));
   return panel;
@@ -158,7 +158,7 @@ function draw() {
 }
 
 async function open(name) {
-  try { editing = await api(`/api/preset/${encodeURIComponent(name)}`); draw(); } catch (error) { toast(error.message, true); }
+  try { editing = await api(`/api/preset/${encodeURIComponent(name)}`); draw(); } catch (error) { toast(error, true); }
 }
 
 async function start() {
@@ -171,4 +171,4 @@ async function start() {
   root.dataset.editor = "ready";
 }
 
-start().catch((error) => toast(error.message, true));
+start().catch((error) => toast(error, true));

@@ -35,7 +35,7 @@ function drawResult(result) {
       try {
         drawResult(await post(`/api/presets/${card}/${encodeURIComponent(select.value)}/relabel`, { piece: piece.id, station: choice.value }));
         toast(t("已改标签并重新分流", "Relabelled and routed again"));
-      } catch (error) { toast(error.message, true); }
+      } catch (error) { toast(error, true); }
     });
     label.append(choice);
     const note = document.createElement("td");
@@ -73,14 +73,14 @@ async function load() {
 document.getElementById("declare").addEventListener("click", async () => {
   if (!select.value) { toast(t("资料库里还没有预设：先导入一个", "No presets in the library yet: import one"), true); return; }
   try { drawResult(await post(`/api/presets/${card}/${encodeURIComponent(select.value)}/declare`)); }
-  catch (error) { toast(error.message, true); }
+  catch (error) { toast(error, true); }
 });
 document.getElementById("remove").addEventListener("click", async () => {
   try {
     await post(`/api/presets/${card}/remove`);
     document.getElementById("pieces").textContent = "";
     toast(t("已撤下预设", "Preset taken off"));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
-load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error, true));

@@ -27,7 +27,7 @@ async function answer(card, allowed) {
     show(state);
     toast(allowed ? "已允许卡内正则脚本" : "卡内正则脚本不会运行");
   } catch (error) {
-    toast(error.message, true);
+    toast(error, true);
   }
 }
 
@@ -40,7 +40,7 @@ async function start() {
   try {
     show(await api(url(card)));
   } catch (error) {
-    toast(error.message, true);
+    toast(error, true);
   }
 }
 

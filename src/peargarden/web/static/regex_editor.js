@@ -62,7 +62,7 @@ export function scriptForm(card, item, onSaved) {
       // The page first shows what was saved, then says so (a toast before the reload raced it).
       await onSaved();
       toast(t("正则脚本已保存（写入角色卡）", "Regex script saved (in the card)"));
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   const actions = el("div", { class: "toolbar" }, save);
   if (item) {
@@ -73,7 +73,7 @@ export function scriptForm(card, item, onSaved) {
         await post(`/api/regex/${card}/${item.index}/delete`, { name: script.scriptName || "" });
         await onSaved();
         toast(t("正则脚本已删除", "Regex script deleted"));
-      } catch (error) { toast(error.message, true); }
+      } catch (error) { toast(error, true); }
     });
     actions.append(remove);
   }

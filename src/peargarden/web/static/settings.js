@@ -2,6 +2,7 @@
 // field (stored 0600, never echoed) and their model lists, personas, the sandbox lists.
 import { api, toast } from "./common.js";
 import { t, translate } from "./i18n.js";
+import { connectForm } from "./connect_form.js";
 
 function keyLabel(key) {
   if (!key) return t("未设置", "not set");
@@ -38,7 +39,7 @@ function connectionRow(conn) {
       input.value = "";
       state.textContent = keyLabel(conn.key || "stored");
       toast(t("密钥已保存", "Key stored"));
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   keyCell.append(state, " ", input, " ", save);
   // SillyTavern's streaming switch, per connection: off asks for the whole reply at once.
@@ -52,7 +53,7 @@ function connectionRow(conn) {
       await api("/api/settings", { method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ connection: { name: conn.name, stream: box.checked } }) });
       toast(box.checked ? t("已开启流式输出", "Streaming on") : t("已关闭流式输出：回复整段到达", "Streaming off: replies arrive whole"));
-    } catch (error) { box.checked = !box.checked; toast(error.message, true); }
+    } catch (error) { box.checked = !box.checked; toast(error, true); }
   });
   streaming.append(box, " ", t("流式输出", "Streaming"));
   keyCell.append(" ", streaming);
@@ -72,7 +73,7 @@ function connectionRow(conn) {
         const li = document.createElement("li"); li.textContent = name; box.append(li);
         const option = document.createElement("option"); option.value = name; known.append(option);
       }
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   models.append(list);
   tr.append(keyCell, models);
@@ -182,7 +183,7 @@ async function profileAction(name, action, message) {
     await api(`/api/settings/profiles/${encodeURIComponent(name)}/${action}`, { method: "POST" });
     await load();
     toast(message);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 document.getElementById("profile-save").addEventListener("click", async () => {
@@ -192,7 +193,7 @@ document.getElementById("profile-save").addEventListener("click", async () => {
     await api("/api/settings/profiles", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     await load();
     toast(t("配置已保存", "Profile saved"));
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
 function lines(id) { return value(id).split("\n").map((l) => l.trim()).filter(Boolean); }
@@ -204,7 +205,7 @@ async function save(body, message) {
     // is not overwritten by a reload still on its way).
     await load();
     toast(message);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 document.getElementById("settings-form").addEventListener("submit", (event) => {
@@ -223,4 +224,6 @@ document.getElementById("save-connection").addEventListener("click", () => {
   save({ connection: { name: value("conn-name").trim(), base_url: value("conn-url").trim() } }, t("连接已保存", "Connection saved"));
 });
 
-load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+// The one-step connection (the home page's): saved and in force, the page reads the settings again.
+connectForm(() => load().catch((error) => toast(error, true)));
+load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error, true));

@@ -97,9 +97,10 @@ export async function runScript(base, script, composer) {
 
 // -- autocomplete and help ------------------------------------------------------------------------------
 
+// One request for the command list, shared by every keystroke that arrives before it answers.
 let catalog = null;
-async function commands() {
-  if (catalog === null) catalog = await api("/api/slash/commands");
+function commands() {
+  if (catalog === null) catalog = api("/api/slash/commands").catch((error) => { catalog = null; throw error; });
   return catalog;
 }
 
@@ -132,11 +133,14 @@ export function attachAutocomplete(composer, list) {
     hide();
   };
 
+  let drawing = 0;  // the latest keystroke's draw: an older one that answers late draws nothing
   const draw = async () => {
+    const mine = ++drawing;
     if (!isScript(composer.value)) return hide();
     const found = wordAt(composer.value, composer.selectionStart);
     if (!found) return hide();
     const all = await commands();
+    if (mine !== drawing) return;
     const name = found.name.toLowerCase();
     shown = all.filter((c) => [c.name, ...c.aliases].some((n) => n.toLowerCase().startsWith(name))).slice(0, 12);
     const exact = all.find((c) => c.name === found.name || c.aliases.includes(found.name));

@@ -9,9 +9,11 @@
 // from the window of a frame drawn here (answered with a MessagePort and the data); then on that
 // port "size" (its height).  Nothing else is answered and nothing a frame sends changes the chat;
 // what is refused is counted on <body data-status-refused>.
-import { api } from "./common.js";
+import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { inert } from "./card_html.js";
+import { frameIdentity, scriptNote } from "./script_panel.js";
+import { attachScripts, scriptsChanged } from "./script_frames.js";
 
 const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
   + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
@@ -24,11 +26,28 @@ const live = new Set();  // {frame, messageId, nonce, port, part}
 const cache = { last: -1, chat: {}, records: new Map() };
 let bridgeText = null;
 let guardText = null;
+let worldText = null;
+let worldNames = null;
 const libraries = new Map();
 let refused = 0;
 
-// The chat page hands over where its API is and what it has drawn.
-export function attachStatusBars(context) { chat = context; }
+// The chat page hands over where its API is and what it has drawn; a card's chat page then starts
+// the card's scripts (script_frames.js), which share the bars' process.
+export function attachStatusBars(context) {
+  chat = context;
+  attachScripts(context, restartBars).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
+}
+
+// Every bar drawn again in a new frame (the frames' process was ended: a script froze it).
+function restartBars() {
+  for (const info of [...live]) {
+    info.port?.close();
+    live.delete(info);
+    if (!info.frame.isConnected) continue;
+    const fresh = statusFrame(info.part, { message_id: info.messageId });
+    if (fresh) info.frame.replaceWith(fresh);
+  }
+}
 
 function refuse() {
   refused += 1;
@@ -95,6 +114,18 @@ function guard() {
   return guardText;
 }
 
+// The globals and the host TavernHelper's frames have (frame_world.js), for the bridge to fill.
+function world() {
+  if (!worldText) worldText = text(new URL("frame_world.js", import.meta.url).href);
+  return worldText;
+}
+
+// TavernHelper's function names (the refused ones throw their reason in a frame).
+function names() {
+  if (!worldNames) worldNames = api("/api/frame-world");
+  return worldNames;
+}
+
 function library(name) {
   if (!libraries.has(name)) libraries.set(name, text(`/api/frame-libs/${encodeURIComponent(name)}`));
   return libraries.get(name);
@@ -106,14 +137,14 @@ function newNonce() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function documentOf(info, guardCode, bridgeCode, libraryCode) {
-  const boot = { nonce: info.nonce, lang: lang(), blocked: info.part.blocked, state: snapshot(info) };
+function documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known) {
+  const boot = { nonce: info.nonce, lang: lang(), blocked: info.part.blocked, state: snapshot(info), refused: known.refused };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
     + `<meta http-equiv="x-dns-prefetch-control" content="off">`
     + `<script>${guardCode}</script>`
     + `<style>${STYLE}</style><script type="application/json" id="pear-frame-data">${data}</script>`
-    + `<script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
+    + `<script>${worldCode}</script><script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
     + inert(info.part.frame);
 }
 
@@ -127,7 +158,7 @@ export function statusFrame(part, message) {
   frame.setAttribute("referrerpolicy", "no-referrer");
   frame.title = t("状态栏", "status bar");
   frame.style.height = "0";
-  const info = { frame, messageId: message.message_id, nonce: newNonce(), port: null, part };
+  const info = { frame, messageId: message.message_id, nonce: newNonce(), port: null, part, who: frameIdentity() };
   live.add(info);
   watcher().observe(frame);
   frames.set(frame, info);
@@ -137,9 +168,9 @@ export function statusFrame(part, message) {
 // A bar's document is made when it comes near the screen: a window of 100 messages may hold 50 bars,
 // each running its libraries and scripts.
 function fill(info) {
-  Promise.all([guard(), bridge(), Promise.all(info.part.libs.map(library)), need(info.messageId)])
-    .then(([guardCode, bridgeCode, libraryCode]) => {
-      info.frame.srcdoc = documentOf(info, guardCode, bridgeCode, libraryCode);
+  Promise.all([guard(), world(), bridge(), Promise.all(info.part.libs.map(library)), names(), need(info.messageId)])
+    .then(([guardCode, worldCode, bridgeCode, libraryCode, known]) => {
+      info.frame.srcdoc = documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known);
     })
     .catch((error) => {
       info.frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><p>⚠ ${String(error.message)
@@ -176,10 +207,20 @@ function sized(info, height, empty) {
   info.frame.style.height = empty ? "0" : `${Math.min(MAX_HEIGHT, Math.max(0, Math.ceil(height)))}px`;
 }
 
+const TOASTS = new Set(["success", "info", "warning", "error"]);
+const short = (value, length) => String(value ?? "").slice(0, length);
+
 function onPort(info, event) {
   const data = event.data;
   if (data && typeof data === "object" && data.kind === "size" && Number.isFinite(data.height)) {
     sized(info, data.height, data.empty === true);
+  } else if (data && typeof data === "object" && data.kind === "note" && typeof data.text === "string") {
+    // An error the bar's code let escape, a TavernHelper function that does not exist here.
+    scriptNote(info.who, t(`状态栏（第 ${info.messageId} 楼）`, `status bar (message ${info.messageId})`),
+      short(data.note, 20), short(data.text, 300), Number(data.count) || 1);
+  } else if (data && typeof data === "object" && data.kind === "toast" && TOASTS.has(data.type)) {
+    const title = short(data.title, 80);
+    toast(`${title ? `${title}：` : ""}${short(data.message, 300)}`, data.type === "error");
   } else {
     refuse();
   }
@@ -215,6 +256,7 @@ function eventsOf(action, latest, before) {
 // The chat changed (*action*: a beat's or an edit's): frames still on the page get the data again
 // and the events; frames no longer drawn are let go.
 export async function statusChanged(action) {
+  scriptsChanged(action).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
   for (const info of [...live]) {
     if (!info.frame.isConnected) { info.port?.close(); live.delete(info); }
   }

@@ -8,8 +8,11 @@ export async function streamPost(path, body, onItem) {
   });
   if (!response.ok) {
     let message = `${response.status}`;
-    try { message = (await response.json()).error || message; } catch { /* not JSON */ }
-    throw new Error(message);
+    let fix = null;
+    try { ({ error: message = message, fix = null } = await response.json()); } catch { /* not JSON */ }
+    const error = new Error(message);
+    error.fix = fix;  // the setting that fixes it (common.js links to it)
+    throw error;
   }
   const reader = response.body.getReader();
   const decoder = new TextDecoder();

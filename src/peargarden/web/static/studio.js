@@ -73,7 +73,7 @@ function loreForm(book, entry) {
       });
       drawBooks(data.lorebooks);
       toast(t("条目已保存", "Entry saved"));
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   form.append(save);
   return form;
@@ -129,7 +129,7 @@ function drawProject(project) {
     const expand = node("button", "button", t("展开到 创作/", "Expand into 创作/"));
     expand.id = "expand";
     expand.addEventListener("click", async () => {
-      try { drawProject((await post(`/api/studio/${card}/expand`)).project); } catch (error) { toast(error.message, true); }
+      try { drawProject((await post(`/api/studio/${card}/expand`)).project); } catch (error) { toast(error, true); }
     });
     box.append(expand);
     return;
@@ -161,14 +161,14 @@ function drawProject(project) {
       if (slot) slot.text = area.value;
       drawProblems(problems, check);
       toast(check.problems.length ? t(`有 ${check.problems.length} 处问题`, `${check.problems.length} problem(s)`) : t("检查通过", "Check passed"), check.problems.length > 0);
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   apply.addEventListener("click", async () => {
     try {
       const result = await post(`/api/studio/${card}/apply`);
       await load();
       toast(t(`已写回：${result.applied.join("、") || "没有改动"}`, `Applied: ${result.applied.join(", ") || "nothing"}`));
-    } catch (error) { toast(error.message, true); }
+    } catch (error) { toast(error, true); }
   });
   editor.append(area, save, " ", apply);
   box.append(select, editor, problems);
@@ -185,4 +185,4 @@ async function load() {
   translate(root);
 }
 
-load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error, true));

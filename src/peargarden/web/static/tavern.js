@@ -17,7 +17,7 @@ async function set(key, value, quiet = false) {
     draw();
     await dryRun();
     if (!quiet) toast(t(`已保存（${result.where}）`, `Saved (${result.where})`));
-  } catch (error) { toast(error.message, true); await load(); }
+  } catch (error) { toast(error, true); await load(); }
 }
 
 // On/off of one of the card's regex scripts: written into the card file (extensions.regex_scripts[i].disabled).
@@ -29,7 +29,7 @@ async function switchRegex(script, enabled) {
     await dryRun();
     toast(enabled ? t("正则脚本已启用（写入角色卡）", "Regex script on (saved in the card)")
       : t("正则脚本已停用（写入角色卡）", "Regex script off (saved in the card)"));
-  } catch (error) { toast(error.message, true); await load(); }
+  } catch (error) { toast(error, true); await load(); }
 }
 
 function move(index, step) {
@@ -111,7 +111,7 @@ async function openScript(li, index) {
     holder.className = "regex-editing";
     holder.append(scriptForm(card, item, regexSaved));
     li.after(holder);
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 }
 
 document.getElementById("regex-new").addEventListener("click", () => {
@@ -150,4 +150,4 @@ document.getElementById("note-save").addEventListener("click", async () => {
   for (const [index, [key, value]] of fields.entries()) await set(key, value, index < fields.length - 1);
 });
 
-Promise.all([load(), dryRun()]).then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+Promise.all([load(), dryRun()]).then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error, true));

@@ -74,7 +74,7 @@ function draw() {
         toast(t(`已恢复：写回 ${result.written.length} 个文件，删除 ${result.removed.length} 个`,
           `Restored: ${result.written.length} written, ${result.removed.length} removed`));
         await load();
-      } catch (error) { toast(error.message, true); }
+      } catch (error) { toast(error, true); }
     }));
     tr.append(actions);
     rows.append(tr);
@@ -101,7 +101,7 @@ document.getElementById("snapshot-now").addEventListener("click", async () => {
     toast(result.snapshot ? t(`已存快照 ${result.snapshot.id}`, `Snapshot ${result.snapshot.id}`)
       : t("没有变化，未新建快照", "Nothing changed; no new snapshot"));
     await load();
-  } catch (error) { toast(error.message, true); }
+  } catch (error) { toast(error, true); }
 });
 
-load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error.message, true));
+load().then(() => { document.body.dataset.ready = "1"; }).catch((error) => toast(error, true));

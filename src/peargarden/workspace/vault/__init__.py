@@ -194,7 +194,7 @@ class Vault:
             return matches[0]
         if matches:
             raise BadInput(f"快照编号 {wanted} 不唯一：{', '.join(matches[:5])}…")
-        raise NotFound(f"没有这个快照：{wanted}（pear vault list 列出全部）")
+        raise NotFound(f"没有这个快照：{wanted}", hint="pear vault list 列出全部")
 
     def manifest(self, snapshot_id: str) -> Manifest:
         return self.manifests.load(self.resolve(snapshot_id))

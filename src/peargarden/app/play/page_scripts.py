@@ -1,0 +1,286 @@
+"""A card's TavernHelper scripts in the chat page (issue 45): the host their calls run on, over the chat.
+
+The page runs each enabled script of a card whose scripts the user allowed in a sandboxed frame of
+its own (``web/static/script_frames.js``).  What a script reads at once it reads from a copy of the
+chat's data the page hands it (:func:`page_world`, the same dicts TavernHelper reads); every call
+that changes something, and every call TavernHelper answers with a promise, comes here
+(:func:`run_calls`) and runs on :class:`PageScriptHost` through the one implementation of the API
+(``scripting/api.py``) — the same semantics as ``pear script replay``.  The host is SillyTavern's
+state of the chat as the next tavern beat would build it (``ChatSlashHost``: card, preset, books,
+macros), and what a call changed is written back through the service like any edit of the chat (the
+chat's lock, the vault, a new branch, so undo works):
+
+* ``chat`` — a message's text: ``ChatSession.edit``; its variables (the shown swipe's):
+  ``save_message_variables``; new messages: an insert; deleted ones: a deletion;
+* ``chat_metadata`` / ``globals`` — saved as STscript saves them (the chat's metadata, the library's
+  global variables);
+* ``character`` — what TavernHelper keeps in the card (character variables, each script's ``data``,
+  ``info`` and buttons): in the card's ``卡.json`` under ``tavern_helper_state``, laid over the card's
+  own when the card is read here (the card file stays as imported);
+* ``triggerSlash`` runs STscript on the chat itself; ``generate`` / ``generateRaw`` assemble the
+  prompt as SillyTavern does and send it as a side request (nothing is written);
+* world books are read; a script's write to one, and to the preset, is refused with one line.
+
+Events the API emits while it runs (a message drawn again…) are handed back for the page to emit.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from peargarden.errors import PearError
+from peargarden.scripting.api import TavernHelperApi
+from peargarden.scripting.host import ScriptError, SlashOutcome
+from peargarden.scripting.page_source import rename_top
+from peargarden.scripting.replay import enabled_scripts, plain
+from peargarden.scripting.st_host import TavernScriptHost, slash_outcome, variables_left_absent
+from peargarden.stscript.commands import default_registry
+from peargarden.stscript.runtime import Interpreter, run_script
+from peargarden.tavern.slash_host import TavernSlashHost
+from peargarden.text.jsvalue import json_stringify
+from peargarden.variables.jsvalues import from_json
+from peargarden.variables.zod_schema import script_body
+from peargarden.workspace.script_allowance import scripts_allowance
+
+from .service import ChatSession
+from .slash import ChatSlashHost, side_request
+
+STATE_KEY = "tavern_helper_state"  # 卡.json: what the card's scripts wrote to the card
+MAX_CALLS = 200  # calls in one request of the page
+
+
+def _shown_variables(message: dict[str, Any]) -> str:
+    tables = message.get("variables")
+    found = message.get("swipe_id")
+    swipe = found if isinstance(found, int) else 0
+    table = tables[swipe] if isinstance(tables, list) and 0 <= swipe < len(tables) else None
+    return json_stringify(table) or "null"
+
+
+def _overlay(helper: dict[str, Any], saved: Any) -> None:
+    """What the scripts wrote before, laid over the card's ``tavern_helper``."""
+    if not isinstance(saved, dict):
+        return
+    if isinstance(saved.get("variables"), dict):
+        helper["variables"] = saved["variables"]
+    found = saved.get("scripts")
+    scripts: dict[str, Any] = found if isinstance(found, dict) else {}
+    for script in _all_scripts(helper.get("scripts")):
+        kept = scripts.get(str(script.get("id")))
+        if isinstance(kept, dict):
+            script.update({key: kept[key] for key in ("data", "info", "button") if key in kept})
+
+
+def _all_scripts(items: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and item.get("type") == "folder":
+            out.extend(_all_scripts(item.get("scripts")))
+        elif isinstance(item, dict):
+            out.append(item)
+    return out
+
+
+def _state_of(helper: dict[str, Any]) -> dict[str, Any]:
+    scripts = {
+        str(script.get("id")): {key: script[key] for key in ("data", "info", "button") if key in script}
+        for script in _all_scripts(helper.get("scripts"))
+    }
+    return plain({"variables": helper.get("variables") or {}, "scripts": scripts}) or {}
+
+
+class PageScriptHost(TavernScriptHost):
+    """TavernHelper's host over a chat of the service (see the module's docstring)."""
+
+    def __init__(self, session: ChatSession) -> None:
+        self.session = session
+        self.chat_host = ChatSlashHost(session)
+        super().__init__(self.chat_host.state, reply=self._reply)
+        self.events: list[list[Any]] = []
+        self.parts: set[str] = set()
+        self._adopted()
+
+    # -- the state ---------------------------------------------------------------------------------
+
+    def _adopted(self) -> None:
+        """The chat host's state is this host's (again, after a change was written back)."""
+        self.state = self.chat_host.state
+        self.slash = TavernSlashHost(self.state, reply=self._reply)
+        self.slash.requests = self.requests
+        helper = self.tavern_helper()
+        if helper is not None:
+            _overlay(helper, self.session.card.settings().get(STATE_KEY))
+        self._shown_variables()
+        self._before = [(message, message.get("mes"), _shown_variables(message)) for message in self.state.chat]
+
+    def _shown_variables(self) -> None:
+        """The variables the page shows for a message that has none yet in SillyTavern's state (a new
+        chat's greeting carries its ``[initvar]`` record before the first beat writes it)."""
+        chat = self.state.chat
+        for shown in self.session.variables().messages:
+            message = chat[shown.index] if 0 <= shown.index < len(chat) else None
+            if message is not None and not message.get("variables") and any(shown.swipes):
+                message["variables"] = [copy.deepcopy(record) if record else {} for record in shown.swipes]
+
+    def _reply(self, number: int) -> str:
+        return side_request(self.session, self.requests[number - 1])
+
+    def changed(self, part: str) -> None:
+        self.parts.add(part)
+
+    def save_world(self, name: str, data: dict[str, Any]) -> None:
+        raise ScriptError(f"脚本不能改写世界书「{name}」：梨园里世界书只由玩家和舞台的工具改写")
+
+    def delete_world(self, name: str) -> bool:
+        raise ScriptError(f"脚本不能删除世界书「{name}」：梨园里世界书只由玩家删除")
+
+    def run_slash(self, text: str) -> SlashOutcome:
+        """STscript on the chat itself (its ``/send``, ``/setvar``… are edits of the chat)."""
+        with variables_left_absent(self.state):
+            outcome = run_script(Interpreter(default_registry(), self.chat_host), text)
+        self.chat_host.finish()
+        self.chat_host._reread()
+        self._adopted()
+        return slash_outcome(outcome)
+
+    # -- writing back ------------------------------------------------------------------------------
+
+    def persist(self) -> None:
+        """What the last call changed in the chat's messages and the card, written through the service.
+        The chat's metadata and the global variables are kept in memory across a re-read (the chat
+        host's) and written once, by :meth:`finish`: a script setting a variable in a loop adds one
+        metadata entry to the chat per request of the page, not one per call."""
+        parts, self.parts = self.parts, set()
+        if "preset" in parts:
+            raise ScriptError("脚本不能改写预设（预设变量只在预设编辑器里改）")
+        if not parts & {"chat", "character"}:
+            return
+        if "chat" in parts:
+            self._persist_chat()
+        if "character" in parts:
+            helper = self.tavern_helper() or {}
+            settings = self.session.card.settings()
+            settings[STATE_KEY] = _state_of(helper)
+            self.session.card.write_settings(settings)
+        self.chat_host._reread()
+        self._adopted()
+
+    def finish(self) -> None:
+        """The chat's metadata and the global variables, saved when they changed."""
+        self.chat_host.finish()
+
+    def _persist_chat(self) -> None:
+        chat = self.state.chat
+        now = {id(message) for message in chat}
+        gone = [index for index, (message, _, _) in enumerate(self._before) if id(message) not in now]
+        if gone:
+            self.chat_host.remove(gone)
+            return
+        before = {id(message): (text, variables) for message, text, variables in self._before}
+        for index, message in enumerate(chat):
+            if id(message) not in before:  # a new message: written where it stands
+                self.chat_host._insert(message, index if index < len(chat) - 1 else None)
+                continue
+            text, variables = before[id(message)]
+            number = self.chat_host._number(index)
+            if message.get("mes") != text:
+                self.session.edit(number, str(message.get("mes") or ""))
+            if _shown_variables(message) != variables:
+                entry = self.session.messages()[number].entry_id
+                if entry is not None:
+                    self.session.save_message_variables(entry, json.loads(_shown_variables(message)) or {})
+
+    # -- what the page's frames read ---------------------------------------------------------------
+
+    def world(self) -> dict[str, Any]:
+        """The copy a frame answers its reads from: SillyTavern's chat and metadata, the global
+        variables, what TavernHelper keeps in the card, the names."""
+        helper = self.tavern_helper() or {}
+        scripts = [{key: script.get(key) for key in ("id", "name", "info", "data", "button")}
+                   for script in _all_scripts(helper.get("scripts"))]  # fmt: skip
+        return plain({
+            "chat": self.state.chat,
+            "chat_metadata": self.state.chat_metadata,
+            "globals": self.global_variables(),
+            "character": {"variables": helper.get("variables") or {}, "scripts": scripts},
+            "names": {"user": self.user_name, "char": self.char_name},
+            "character_id": self.character_id,
+        }) or {}  # fmt: skip
+
+
+def frame_code(content: str) -> str:
+    """A TavernHelper script (an ES module) as the body of the async function its frame runs: its
+    static imports read through ``__pear.load(url)`` (loaded before it runs), ``import(url)`` through
+    ``__pear_import``, ``export`` dropped, ``top`` the frame's host."""
+    return rename_top(script_body(content))
+
+
+def page_scripts(session: ChatSession) -> dict[str, Any]:
+    """What the chat page runs: ``{"allowed", "count", "scripts": [{"id", "name", "code", "buttons"}],
+    "world"}``; ``allowed`` is the user's answer for the card's scripts (``null``: never asked; none
+    run), ``count`` how many are enabled in the card."""
+    allowed = scripts_allowance(session.card)
+    enabled = enabled_scripts({"data": copy.deepcopy(session.card.load_card().data)})
+    if not (allowed and enabled):  # nothing runs: SillyTavern's state of the chat is not built
+        return {"allowed": allowed, "count": len(enabled), "scripts": [], "world": {}}
+    host = PageScriptHost(session)
+    scripts = []
+    for script in enabled:
+        found = script.get("button")
+        button: dict[str, Any] = found if isinstance(found, dict) else {}
+        shown = [b.get("name") for b in button.get("buttons") or [] if isinstance(b, dict) and b.get("visible")]
+        scripts.append({
+            "id": str(script.get("id") or script.get("name")),
+            "name": str(script.get("name") or ""),
+            "code": frame_code(str(script.get("content") or "")),
+            "buttons": [str(name) for name in shown] if button.get("enabled", True) else [],
+        })  # fmt: skip
+    return {"allowed": allowed, "count": len(enabled), "scripts": scripts, "world": host.world()}
+
+
+def page_world(session: ChatSession) -> dict[str, Any]:
+    """The copy of the chat's data the frames read, after a beat or an edit."""
+    return PageScriptHost(session).world()
+
+
+def run_calls(session: ChatSession, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The page's calls, in order, each ``{"script", "name", "args"}`` (a call naming a script the card
+    does not run here is refused): ``{"answers": [{"json"} | {"error"}], "events": [[event, args]],
+    "world"}``."""
+    host = PageScriptHost(session)
+    allowed = scripts_allowance(session.card) is True
+    enabled = enabled_scripts(copy.deepcopy(host.state.card)) if allowed else []
+    scripts = {str(script.get("id") or script.get("name")) for script in enabled}
+    api = TavernHelperApi(host, lambda event, args: host.events.append([event, args]))
+    answers: list[dict[str, Any]] = []
+    for call in calls[:MAX_CALLS]:
+        script = str(call.get("script") or "")
+        name = str(call.get("name") or "")
+        args = from_json(call.get("args")) if isinstance(call.get("args"), list) else []
+        try:
+            if script not in scripts:
+                raise ScriptError(f"这个聊天没有运行脚本 {script}")
+            value = api.call(name, list(args), script)
+            host.persist()
+        except ScriptError as error:
+            answers.append({"error": str(error)})
+            host.parts.clear()
+            continue
+        except PearError as error:
+            answers.append({"error": error.message})
+            host.parts.clear()
+            continue
+        except Exception as error:  # a bug of ours: the script gets one line, the page goes on
+            answers.append({"error": f"{name} 内部错误（{type(error).__name__}: {error}）"})
+            host.parts.clear()
+            continue
+        text = json_stringify(value)
+        answers.append({} if text is None else {"json": text})
+    answers.extend({"error": "一次调用太多（超过 200 个）"} for _ in calls[MAX_CALLS:])
+    host.finish()
+    return {"answers": answers, "events": plain(host.events) or [], "world": host.world()}
+
+
+__all__ = ["STATE_KEY", "PageScriptHost", "frame_code", "page_scripts", "page_world", "run_calls"]

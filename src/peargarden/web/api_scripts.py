@@ -1,0 +1,61 @@
+"""A card's TavernHelper scripts in the chat page (``static/script_frames.js`` runs each in a frame):
+
+* ``GET /api/chats/{card}/{chat}/scripts`` — ``{"allowed", "count", "scripts": [{"id", "name", "code",
+  "buttons"}], "world", "names"}``: the card's enabled scripts when the user allowed them (``allowed``:
+  the answer, ``null`` when never asked — then none run; ``count``: how many the card has), the copy
+  of the chat's data their reads are answered from, and TavernHelper's function names (``sync``,
+  ``async``, ``refused``).  ``GET …/scripts/world`` gives ``{"world"}`` again (after a beat).
+* ``POST /api/chats/{card}/{chat}/scripts/call`` with ``{"calls": [{"script", "name", "args"}]}`` —
+  the calls the page collected from its frames, run in order on the chat (``app/play/page_scripts.py``):
+  ``{"answers": [{"json"} | {"error"}], "events": [[event, args]], "world"}``.  A call may only name
+  a script this card runs; what it changes is an edit of this chat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel
+
+from peargarden.app import ChatSession
+from peargarden.app.play.card_frames import tavern_helper_names
+from peargarden.app.play.page_scripts import page_scripts, page_world, run_calls
+from peargarden.errors import BadInput
+
+from .chat_hub import OpenChat
+from .deps import hub_of
+
+router = APIRouter(prefix="/api")
+
+
+class CallsBody(BaseModel):
+    calls: list[dict[str, Any]]
+
+
+def _card_chat(chat: OpenChat) -> ChatSession:
+    """The card's chat whose scripts run in the page (a group's members' scripts do not, yet)."""
+    if not isinstance(chat.session, ChatSession):
+        raise BadInput("群聊里还不能运行角色卡的脚本（card scripts run in a card's chat only）")
+    return chat.session
+
+
+@router.get("/chats/{card}/{chat_id}/scripts")
+def chat_scripts(request: Request, card: str, chat_id: str) -> dict[str, Any]:
+    """The card's scripts for this chat's page, and the data they read."""
+    return {**page_scripts(_card_chat(hub_of(request).chat(card, chat_id))), "names": tavern_helper_names()}
+
+
+@router.get("/chats/{card}/{chat_id}/scripts/world")
+def chat_script_world(request: Request, card: str, chat_id: str) -> dict[str, Any]:
+    """The data the frames read, again (after a beat or an edit)."""
+    return {"world": page_world(_card_chat(hub_of(request).chat(card, chat_id)))}
+
+
+@router.post("/chats/{card}/{chat_id}/scripts/call")
+def script_calls(request: Request, card: str, chat_id: str, body: CallsBody) -> dict[str, Any]:
+    """The frames' calls, run on the chat in order."""
+    chat = hub_of(request).chat(card, chat_id)
+    answer = run_calls(_card_chat(chat), body.calls)
+    chat.wrote()
+    return answer

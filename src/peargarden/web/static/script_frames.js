@@ -1,0 +1,385 @@
+// A card's TavernHelper scripts on its chat page (issue 45): each enabled script of a card whose
+// scripts the user allowed runs in an <iframe sandbox="allow-scripts"> of its own — an opaque origin,
+// the CSP of a status bar (nothing from the network), frame_guard.js first — with TavernHelper's API
+// (script_bridge.js over frame_world.js).  Its calls come here on its port and go to the server in
+// order (POST …/scripts/call, app/play/page_scripts.py runs them on the chat); the answers, the chat's
+// new data and the events the calls made go back to the frames.  After each beat the frames get the
+// chat's data again and the tavern events of the beat, frame after frame, each frame's listeners
+// started before the next frame's (SillyTavern awaits each listener in turn).
+//
+// What a script draws "into the page" is drawn in its own frame, shown in the script panel under the
+// warnings (docked, or floating at a click); a frame that draws nothing takes no room.  Its buttons
+// go to the chat bar, above the Quick Replies; a click is the button's event (its frame names it) in
+// every frame.  Its toasts are the page's.
+//
+// Bounded: the frames of the page's card scripts and status bars run in one process of their own (the
+// browser's, for sandboxed frames), so a script that loops never stops this page — the composer types
+// and sends — but stops every other frame.  The page pings each frame; when none has answered for
+// FROZEN_MS the frames are all taken out (which ends that process), the script that was running is
+// named in one line and left stopped, and the others start again.
+import { api, toast } from "./common.js";
+import { lang, t } from "./i18n.js";
+import { frameIdentity, scriptNote } from "./script_panel.js";
+
+const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+  + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
+const STYLE = "html,body{margin:0;padding:0}body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}";
+const LIBRARIES = ["jquery", "lodash", "yaml", "zod"];
+const START_WAIT_MS = 3000;  // a script that has not said it is done by then: the next one starts anyway
+const ACK_WAIT_MS = 1000;  // an event a frame has not taken by then: the next frame gets it anyway
+const PING_MS = 400;
+const FROZEN_MS = 1500;
+const MAX_HEIGHT = 4000;
+const MAX_WAITING = 300;  // calls of one frame waiting for the server
+
+let context = null;  // {base, names()} from the chat page
+let loaded = null;  // the server's answer: {scripts, world, names, allowed}
+const frames = [];  // {script, frame, nonce, port, ready, lastPong, who, busy, stopped}
+const stoppedScripts = new Set();
+let queue = [];  // calls waiting for the server: {info, id, name, args, kind}
+let sending = false;
+let pingSeq = 0;
+let generation = 0;  // a new one each time the frames are started again
+const LOAD_GRACE_MS = 4000;  // a frame that has not said hello by then counts as not answering
+let eventSeq = 0;
+const files = new Map();
+
+function text(path) {
+  if (!files.has(path)) {
+    files.set(path, fetch(path).then((response) => {
+      if (!response.ok) throw new Error(`${path}: ${response.status}`);
+      return response.text();
+    }).then((body) => body.replace(/<\/script/gi, "<\\/script")));
+  }
+  return files.get(path);
+}
+const staticFile = (name) => text(new URL(name, import.meta.url).href);
+const library = (name) => text(`/api/frame-libs/${encodeURIComponent(name)}`);
+
+function newNonce() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// -- the panel the frames are shown in, and the buttons ------------------------------------------
+
+function panel() {
+  let box = document.getElementById("script-frames");
+  if (!box) {
+    box = document.createElement("section");
+    box.id = "script-frames";
+    box.className = "script-frames";
+    const anchor = document.getElementById("warnings");
+    if (anchor) anchor.after(box); else document.body.append(box);
+  }
+  return box;
+}
+
+function buttonBar() {
+  let bar = document.getElementById("script-buttons");
+  if (!bar) {
+    bar = document.createElement("div");
+    bar.id = "script-buttons";
+    bar.className = "script-buttons";
+    const anchor = document.getElementById("quick-replies");
+    if (anchor) anchor.before(bar); else panel().before(bar);
+  }
+  return bar;
+}
+
+function drawButtons() {
+  const bar = buttonBar();
+  bar.textContent = "";
+  for (const info of frames) {
+    if (info.stopped) continue;
+    for (const name of info.buttons) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "button script-button";
+      button.textContent = name;
+      button.title = info.script.name;
+      button.addEventListener("click", () => {
+        // Busy until it answers a ping sent after the click: a handler that loops is named.
+        info.busy = t(`按钮「${name}」`, `button "${name}"`);
+        info.busyAfter = pingSeq;
+        info.port?.postMessage({ kind: "button", name });
+      });
+      bar.append(button);
+    }
+  }
+  bar.hidden = !bar.childElementCount;
+}
+
+// -- a script's frame --------------------------------------------------------------------------------
+
+async function documentOf(info) {
+  const [guard, world, bridge, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
+    staticFile("script_bridge.js"), ...LIBRARIES.map(library)]);
+  const chatId = decodeURIComponent(context.base.split("/").pop());
+  const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: loaded.world, names: loaded.names,
+    script: { id: info.script.id, name: info.script.name } };
+  const data = JSON.stringify(boot).replace(/</g, "\\u003c");
+  const code = info.script.code.replace(/<\/script/gi, "<\\/script");
+  return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
+    + `<meta http-equiv="x-dns-prefetch-control" content="off"><script>${guard}</script><style>${STYLE}</style>`
+    + `<script type="application/json" id="pear-frame-data">${data}</script><script>${world}</script>`
+    + libs.map((lib) => `<script>${lib}</script>`).join("") + `<script>${bridge}</script>`
+    + `<body></body><script>__pear.run(async function () {\n"use strict";\n${code}\n});</script>`;
+}
+
+function frameFor(script) {
+  const item = document.createElement("div");
+  // Empty (drawing nothing) until its frame says otherwise: no room taken, but laid out — a frame
+  // shown as nothing would lay nothing out and never tell its size.
+  item.className = "script-frame empty";
+  const head = document.createElement("div");
+  head.className = "script-frame-head";
+  const title = document.createElement("span");
+  title.textContent = script.name;
+  const float = document.createElement("button");
+  float.type = "button";
+  float.className = "script-float";
+  float.textContent = t("浮动", "Float");
+  float.addEventListener("click", () => item.classList.toggle("floating"));
+  head.append(title, float);
+  const frame = document.createElement("iframe");
+  frame.className = "script-frame-view";
+  frame.setAttribute("sandbox", "allow-scripts");  // and nothing else: no same origin, forms, popups, top navigation
+  frame.setAttribute("referrerpolicy", "no-referrer");
+  frame.title = t(`脚本：${script.name}`, `script: ${script.name}`);
+  frame.style.height = "0";
+  item.append(head, frame);
+  panel().append(item);
+  return { item, frame };
+}
+
+async function start(script) {
+  const { item, frame } = frameFor(script);
+  const info = { script, item, frame, nonce: newNonce(), port: null, ready: false, lastPong: performance.now(),
+    who: frameIdentity(), busy: "start", stopped: false, buttons: [...script.buttons], waiting: new Map() };
+  frames.push(info);
+  drawButtons();
+  frame.srcdoc = await documentOf(info);
+  info.lastPong = performance.now() + LOAD_GRACE_MS - FROZEN_MS;
+  return new Promise((resolve) => {
+    info.started = resolve;
+    setTimeout(() => { if (info.busy === "start" && info.port) info.busy = null; resolve(); }, START_WAIT_MS);
+  });
+}
+
+function say(info, kind, detail, count = 1) {
+  scriptNote(info.who, t(`脚本「${info.script.name}」`, `script "${info.script.name}"`), kind, detail, count);
+}
+
+const short = (value, length) => String(value ?? "").slice(0, length);
+const TOASTS = new Set(["success", "info", "warning", "error"]);
+
+function onPort(info, event) {
+  const data = event.data;
+  if (!data || typeof data !== "object" || info.stopped) return;
+  info.lastPong = performance.now();
+  switch (data.kind) {
+    case "call":
+      if (!Number.isInteger(data.id) || typeof data.name !== "string" || !Array.isArray(data.args)) {
+        say(info, "refused", t("看不懂的调用", "a call that could not be read"));
+      } else if (queue.filter((call) => call.info === info).length >= MAX_WAITING) {
+        // A script that floods the bridge: its calls past the bound fail at once, the server never sees them.
+        say(info, "refused", t(`调用太多（同时等待的最多 ${MAX_WAITING} 个）`, `too many calls (at most ${MAX_WAITING} waiting)`));
+        info.port.postMessage({ kind: "answer", id: data.id, error: t("调用太多，已拒绝", "too many calls: refused") });
+      } else {
+        queue.push({ info, id: data.id, name: data.name, args: data.args });
+        flush();
+      }
+      break;
+    case "emit": emitAll(short(data.type, 200), Array.isArray(data.args) ? data.args : [], info); break;
+    case "ready":
+      info.ready = true;
+      if (info.busy === "start") info.busy = null;
+      if (info.started) info.started();
+      break;
+    case "ack": {
+      const done = info.waiting.get(data.seq);
+      info.waiting.delete(data.seq);
+      if (done) done();
+      break;
+    }
+    case "pong":
+      if (info.busyAfter !== undefined && data.seq > info.busyAfter) { info.busy = null; info.busyAfter = undefined; }
+      break;
+    case "size": {
+      const height = Math.min(MAX_HEIGHT, Math.max(0, Math.ceil(Number(data.height) || 0)));
+      info.frame.style.height = data.empty ? "0" : `${height}px`;
+      info.item.classList.toggle("empty", data.empty === true);
+      break;
+    }
+    case "note": say(info, short(data.note, 20), short(data.text, 300), Number(data.count) || 1); break;
+    case "toast":
+      if (TOASTS.has(data.type)) {
+        const title = short(data.title, 80);
+        toast(`${title ? `${title}：` : ""}${short(data.message, 300)}`, data.type === "error");
+      }
+      break;
+    case "buttons":
+      if (Array.isArray(data.buttons)) { info.buttons = data.buttons.slice(0, 20).map((b) => short(b, 40)); drawButtons(); }
+      break;
+    default: say(info, "refused", t(`页面不接受的消息（${short(data.kind, 20)}）`, `a message the page does not take (${short(data.kind, 20)})`));
+  }
+}
+
+window.addEventListener("message", (event) => {
+  const info = frames.find((item) => item.frame.contentWindow === event.source);
+  if (!info) return;  // a status bar's, or not ours
+  const data = event.data;
+  const hello = event.origin === "null" && data && typeof data === "object" && data.pear === "frame"
+    && data.kind === "hello" && data.nonce === info.nonce && !info.port;
+  if (!hello) { say(info, "refused", t("伪造的消息", "a forged message")); return; }
+  const channel = new MessageChannel();
+  info.port = channel.port1;
+  info.port.onmessage = (message) => onPort(info, message);
+  event.source.postMessage({ pear: "page", kind: "port", nonce: info.nonce }, "*", [channel.port2]);
+});
+
+// -- calls to the server, in order ---------------------------------------------------------------------
+
+async function flush() {
+  if (sending || !queue.length) return;
+  sending = true;
+  const batch = queue.slice(0, 100);
+  queue = queue.slice(batch.length);
+  try {
+    const answer = await api(`${context.base}/scripts/call`, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ calls: batch.map((call) => ({ script: call.info.script.id, name: call.name, args: call.args })) }),
+    });
+    batch.forEach((call, index) => {
+      const result = answer.answers[index] || { error: "没有回答" };
+      call.info.port?.postMessage({ kind: "answer", id: call.id, ...result });
+    });
+    loaded.world = answer.world;
+    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world });
+    for (const [type, args] of answer.events || []) await emitAll(type, args);
+    if (batch.some((call) => !["replaceVariables", "insertOrAssignVariables", "insertVariables", "deleteVariable",
+      "replaceScriptButtons", "replaceScriptInfo", "getWorldbook", "generate", "generateRaw"].includes(call.name))) {
+      document.dispatchEvent(new CustomEvent("pear-chat-changed"));  // the chat page draws the chat again
+    }
+  } catch (error) {
+    for (const call of batch) call.info.port?.postMessage({ kind: "answer", id: call.id, error: String(error.message) });
+  } finally {
+    sending = false;
+    if (queue.length) flush();
+  }
+}
+
+// -- events -------------------------------------------------------------------------------------------
+
+// *type* to every running frame but *from* (which ran its own listeners), one frame after another.
+async function emitAll(type, args, from = null) {
+  for (const info of frames) {
+    if (info === from || info.stopped || !info.port) continue;
+    eventSeq += 1;
+    const seq = eventSeq;
+    info.busy = type;
+    await new Promise((resolve) => {
+      info.waiting.set(seq, resolve);
+      setTimeout(resolve, ACK_WAIT_MS);
+      info.port.postMessage({ kind: "event", seq, type, args });
+    });
+    if (info.busy === type) info.busy = null;
+  }
+}
+
+// What SillyTavern emits around *action* (the chat page's beat or change), in order.
+function eventsOf(action, last) {
+  const reply = [["generation_started", action === "send" ? "normal" : action], ["message_received", last, action],
+    ["character_message_rendered", last, action], ["generation_ended", last + 1], ["message_updated", last]];
+  switch (action) {
+    case "send": return [["message_sent", last - 1], ["user_message_rendered", last - 1], ...reply];
+    case "swipe": return [["message_swiped", last], ...reply];
+    case "regenerate": case "continue": return reply;
+    case "delete": return [["message_deleted", last]];
+    case "edit": return [["message_edited", last], ["message_updated", last]];
+    default: return [["message_updated", last]];
+  }
+}
+
+// The chat changed (a beat, an edit): the frames get its data again, then the events.
+export async function scriptsChanged(action) {
+  if (!loaded || !frames.length) return;
+  const fresh = await api(`${context.base}/scripts/world`);
+  loaded.world = fresh.world;
+  for (const info of frames) info.port?.postMessage({ kind: "world", world: fresh.world });
+  const last = (fresh.world.chat || []).length - 1;
+  for (const [type, ...args] of eventsOf(action, last)) await emitAll(type, args);
+}
+
+// -- bounded: a frozen process of frames is ended, the script that froze it named ----------------------
+
+let onRestartBars = null;
+function watch() {
+  setInterval(() => {
+    const now = performance.now();
+    const live = frames.filter((info) => !info.stopped);
+    for (const info of live) { pingSeq += 1; info.port?.postMessage({ kind: "ping", seq: pingSeq }); }
+    if (!live.length || live.some((info) => now - info.lastPong < FROZEN_MS)) return;
+    stopFrozen();
+  }, PING_MS);
+}
+
+function stopFrozen() {
+  // The script that froze the process: the one a click or its start left busy, else the one an
+  // event was waiting for (a frame handed an event while another loops waits too: a victim).
+  const busy = frames.filter((info) => info.busy && !info.stopped);
+  const own = busy.filter((info) => info.busy === "start" || info.busyAfter !== undefined);
+  const offender = own.length === 1 ? own[0] : own.length === 0 && busy.length === 1 ? busy[0] : null;
+  document.body.dataset.scriptsBusy = busy.map((info) => `${info.script.name}:${info.busy}`).join("|");
+  for (const info of frames) { info.port?.close(); info.item.remove(); }
+  const others = frames.filter((info) => info !== offender && !info.stopped).map((info) => info.script);
+  const named = offender ? offender.script.name : t("某个脚本", "one of the scripts");
+  const why = offender && offender.busy !== "start" ? t(`（处理 ${offender.busy} 时）`, ` (handling ${offender.busy})`) : "";
+  if (offender) {
+    stoppedScripts.add(offender.script.id);
+    say(offender, "stopped", t(`${named} 超过 ${FROZEN_MS / 1000} 秒没有响应${why}，已停止（死循环？）`,
+      `${named} did not answer for ${FROZEN_MS / 1000} s${why} and was stopped (an endless loop?)`));
+  } else {
+    scriptNote({ id: 0 }, t("脚本", "scripts"), "stopped", t(`脚本超过 ${FROZEN_MS / 1000} 秒没有响应，已全部重新启动`,
+      `the scripts did not answer for ${FROZEN_MS / 1000} s and were all started again`));
+  }
+  frames.length = 0;
+  drawButtons();
+  if (onRestartBars) onRestartBars();  // the status bars shared the frozen process
+  runAll(others);
+}
+
+async function runAll(scripts) {
+  generation += 1;
+  const mine = generation;
+  for (const script of scripts) {
+    if (mine !== generation) return;  // the frames were started again meanwhile
+    if (stoppedScripts.has(script.id)) continue;
+    await start(script);
+  }
+  drawButtons();
+}
+
+// -- start ---------------------------------------------------------------------------------------------
+
+// The chat page's scripts start (a card's chat page only: the base is /api/chats/<card>/<chat>).
+// *restartBars*: draws the page's status bars again (after a frozen process was ended).
+export async function attachScripts(chatContext, restartBars) {
+  context = chatContext;
+  onRestartBars = restartBars;
+  if (!context.base.startsWith("/api/chats/")) return;
+  loaded = await api(`${context.base}/scripts`);
+  if (loaded.allowed !== true) {
+    if (loaded.count) {
+      scriptNote({ id: 0 }, t("脚本", "scripts"), "blocked", t(`此卡有 ${loaded.count} 个脚本，还没有允许运行（在卡片的设置里允许）`,
+        `this card has ${loaded.count} scripts, not allowed to run yet (allow them in the card's settings)`));
+    }
+    return;
+  }
+  if (!loaded.scripts.length) return;
+  watch();
+  await runAll(loaded.scripts);
+  document.body.dataset.scriptsReady = String(frames.length);
+}
