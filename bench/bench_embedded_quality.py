@@ -57,6 +57,20 @@ as every run before 2026-12-03 did); the counts are summed over the seeds.  The 
 Markdown report (``--report``, default ``embedded_quality_report.md``) and, with ``--json``, to a
 JSON file the checks can be counted again from (``--recount FILE``).
 
+Issue 49's panel (``--acceptance``: 青梧 3 chats × 8 turns, seeds 1 – 3; Wren 2 × 6, seeds 1 – 2) adds
+a second table, counted by the reader's own checks in ``embedded_checks.py`` (not the guards'
+functions): length and sentences, 2 – 4 sentences with dialogue and an action, echoes (re-voiced and
+short runs included), speaking as the user, the last-resort line shown, the first text's lead over
+the reply's end, text taken back, CPU-seconds per reply (the model runs in the child process that
+plays the chat) and the prompt tokens llama.cpp read again per turn.  ``--before DIR`` plays each chat
+also with another checkout's ``src`` (a ``git archive`` of the commit before), the order swapped chat
+by chat; ``--variant`` plays each chat with each way of lengthening a reply (``VARIANTS``).  Each chat
+runs in a child process of its own.
+
+    .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --acceptance --before /tmp/before
+    .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --panel zh --seed 1 --upto 3 \
+        --variant none --variant hold --variant continue --variant examples
+
 ``--prompt-size`` prints instead the size of the small-model profile's system prompt on each turn
 of the Chinese panel (characters, our cl100k counter, each model's own tokenizer: its vocabulary only).
 
