@@ -218,7 +218,7 @@ def test_models_choose_measures_both_packaged_models_and_chats_run_the_choice(
     assert 'local_path = ""' in (home_dir / "config.toml").read_text("utf-8")
     refused = pear_process(home_dir, "models", "--use", "smollm2")
     assert refused.returncode != 0 and _errors(refused.stderr) == [
-        "pear: 模型 smollm2 还没有下载：先运行 `pear models --fetch smollm2`（not fetched）"
+        "pear: 模型 smollm2 还没有下载（not fetched）：先运行 pear models --fetch smollm2"
     ]
 
 

@@ -184,7 +184,7 @@ def local_path_value(name: str) -> str:
     value = "" if name.strip() in ("", "auto") else name.strip()
     model = CATALOG.get(value)
     if model is not None and installed_path(model) is None:
-        raise BadInput(f"模型 {value} 还没有下载：先运行 `pear models --fetch {value}`（not fetched）")
+        raise BadInput(f"模型 {value} 还没有下载（not fetched）", hint=f"先运行 pear models --fetch {value}")
     if value and model is None and not Path(value).expanduser().is_file():
         raise BadInput(f"没有这个内置模型或 GGUF 文件：{value}（known: {', '.join(CATALOG)}）")
     return value
