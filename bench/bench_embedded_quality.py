@@ -514,12 +514,12 @@ def reader_row(runs: list[Run]) -> dict[str, str]:
     # The prompt re-read on turns after the first (the first reads the whole prompt once).
     read = [run.prompt_read[i] for run, i in turns if 0 < i < len(run.prompt_read)]
     total = [run.prompt_tokens[i] for run, i in turns if 0 < i < len(run.prompt_tokens)]
-    unit = "chars" if panel.key == "zh" else "words"
     return {
         "model": first.model,
         "code": first.code or "this",
         "panel": f"{panel.key} {len(runs)}×{len(first.replies)}",
-        f"length, median ({unit})": f"{statistics.median(sizes):.0f}" if sizes else "–",
+        # (Chinese in characters, English in words: one column for both panels)
+        "length, median (zh chars, en words)": f"{statistics.median(sizes):.0f}" if sizes else "–",
         "sentences, median": f"{statistics.median(counted):.0f}" if counted else "–",
         "2–4 sentences, dialogue and action": f"{shaped}/{len(replies)}",
         "echoes": f"{echoed}/{len(replies)}",
