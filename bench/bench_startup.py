@@ -13,6 +13,10 @@ when other jobs share the machine.  ``python -c pass``
 is measured in the same run, interleaved with the commands, and every median is also given as a ratio
 to it.  One more run per command under ``-X importtime`` lists the modules it imported: the count, and
 the third-party packages among them.
+
+``--against SRC`` measures another tree's package too (``SRC`` is its ``src`` folder, put first on
+``PYTHONPATH``), each command of both trees interleaved in the same runs, and adds its columns and the
+ratio now / other side by side.
 """
 
 from __future__ import annotations
@@ -76,7 +80,9 @@ def third_party(modules: list[str], bare: list[str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--against", type=Path, help="another tree's src folder, measured in the same runs")
     options = parser.parse_args()
+    trees = {"now": None} if options.against is None else {"other": options.against.resolve(), "now": None}
 
     server = FakeOpenAIServer()
     server.default_reply = text_reply("有的，", "客官楼上请。")
@@ -92,23 +98,39 @@ def main() -> None:
         ]
         beat = [part.replace("{url}", server.base_url) for part in BEAT]
         cases.append(("pear chat --once", ["-m", "peargarden", *beat]))
+        envs = {tree: env if src is None else {**env, "PYTHONPATH": str(src)} for tree, src in trees.items()}
         for _, args in cases:  # one warm-up each: .pyc files written, disk cache filled
-            cpu_seconds(args, env)
-        times: dict[str, list[float]] = {label: [] for label, _ in cases}
+            for tree_env in envs.values():
+                cpu_seconds(args, tree_env)
+        times: dict[tuple[str, str], list[float]] = {(tree, label): [] for tree in trees for label, _ in cases}
         for _ in range(options.runs):
-            for label, args in cases:  # interleaved, so a burst of load hits every case alike
-                times[label].append(cpu_seconds(args, env))
-        modules = {label: imported_modules(args, env) for label, args in cases}
+            for label, args in cases:  # interleaved, so a burst of load hits every case and tree alike
+                for tree, tree_env in envs.items():
+                    times[tree, label].append(cpu_seconds(args, tree_env))
+        modules = {(tree, label): imported_modules(args, envs[tree]) for tree in trees for label, args in cases}
 
-    bare = statistics.median(times["python -c pass"])
     print(f"python {sys.version.split()[0]}, {options.runs} runs, load average {os.getloadavg()[0]:.2f}")
+    if options.against is not None:
+        print(f"other: {options.against}")
     print()
-    print("| command | median CPU (ms) | × bare start | modules imported | third-party packages imported |")
-    print("|---|---:|---:|---:|---|")
+    print(
+        "| command |"
+        + "".join(f" {tree}: median CPU (ms) | × bare | modules |" for tree in trees)
+        + (" now / other |" if len(trees) > 1 else "")
+        + " third-party packages imported (now) |"
+    )
+    print("|---|" + "---:|---:|---:|" * len(trees) + ("---:|" if len(trees) > 1 else "") + "---|")
     for label, _ in cases:
-        median = statistics.median(times[label])
-        packages = ", ".join(third_party(modules[label], modules["python -c pass"])) or "—"
-        print(f"| `{label}` | {median * 1000:.1f} | {median / bare:.2f} | {len(modules[label])} | {packages} |")
+        row = f"| `{label}` |"
+        for tree in trees:
+            median = statistics.median(times[tree, label])
+            bare = statistics.median(times[tree, "python -c pass"])
+            row += f" {median * 1000:.1f} | {median / bare:.2f} | {len(modules[tree, label])} |"
+        if len(trees) > 1:
+            ratio = statistics.median(times["now", label]) / statistics.median(times["other", label])
+            row += f" {ratio:.2f} |"
+        packages = ", ".join(third_party(modules["now", label], modules["now", "python -c pass"])) or "—"
+        print(f"{row} {packages} |")
 
 
 if __name__ == "__main__":

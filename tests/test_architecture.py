@@ -1,17 +1,23 @@
 """The house's layout rules that import-linter cannot state: the fronts' contract is an allow-list
-(every package but ``app``, ``errors`` and ``formats`` is forbidden to ``cli`` and ``web``), and no two
-modules import each other at module level or for the type checker, siblings or not (a package and
-its own submodule included, which import-linter's sibling contract does not see)."""
+(every package but ``app``, ``errors`` and ``formats`` is forbidden to ``cli`` and ``web``); the fronts
+take from ``app`` only what its faces export (``app`` and its rooms' packages: every import, in a
+function or for the type checker too, and every name); no two modules import each other at module
+level or for the type checker, siblings or not (a package and its own submodule included, which
+import-linter's sibling contract does not see)."""
 
 from __future__ import annotations
 
 import ast
 import configparser
+import importlib
 
-from kit.imports import PACKAGE, needless_deferrals, project_imports
+from kit.imports import PACKAGE, lazy_names, needless_deferrals, project_imports
 
 FRONTS = {"cli", "web"}
 FRONTS_MAY_USE = {"app", "errors", "formats"}
+# Every package in app is a room with a face (a new room is checked from its first day).
+ROOMS = tuple(sorted(init.parent.name for init in (PACKAGE / "app").glob("*/__init__.py")))
+FACES = ("peargarden.app", *(f"peargarden.app.{room}" for room in ROOMS))
 
 
 def _top_level_packages() -> set[str]:
@@ -78,3 +84,128 @@ def test_the_architecture_doc_stays_a_map() -> None:
     in the packages' docstrings)."""
     doc = (PACKAGE.parents[1] / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
     assert len(doc) <= 10_000
+
+
+def _face_source(face: str) -> ast.Module:
+    return ast.parse(PACKAGE.parent.joinpath(*face.split("."), "__init__.py").read_text(encoding="utf-8"))
+
+
+def _exported(face: str) -> set[str]:
+    """The face's ``__all__``."""
+    for node in _face_source(face).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def _typing_only(face: str) -> set[str]:
+    """Names a face defines for annotations alone (``AnyChat``): bound under ``if TYPE_CHECKING:`` by
+    an assignment, never imported at run time."""
+    names: set[str] = set()
+    for node in _face_source(face).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            names |= {t.id for inner in node.body if isinstance(inner, ast.Assign)
+                      for t in inner.targets if isinstance(t, ast.Name)}  # fmt: skip
+    return names
+
+
+def face_imports(source: str, where: str) -> tuple[list[str], dict[str, set[str]]]:
+    """What a front's *source* takes from ``app``: the imports that go past the faces (``where:line:
+    what``), and the names it takes from each face — imported, or read off a room imported whole
+    (``from peargarden.app import cards`` … ``cards.create_book``).  Every import counts, in a
+    function and under ``if TYPE_CHECKING:`` too."""
+    deep: list[str] = []
+    used: dict[str, set[str]] = {face: set() for face in FACES}
+    rooms: dict[str, str] = {}  # a local name bound to a room's package → the room
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("peargarden.app"):
+                    deep.append(f"{where}:{node.lineno}: import {alias.name}")  # a face is imported from, not whole
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("peargarden.app"):
+            module = node.module or ""
+            if module not in FACES:
+                deep.append(f"{where}:{node.lineno}: from {module} import …")
+                continue
+            for alias in node.names:
+                if module == "peargarden.app" and alias.name in ROOMS:
+                    rooms[alias.asname or alias.name] = f"{module}.{alias.name}"
+                else:
+                    used[module].add(alias.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in rooms:
+            used[rooms[node.value.id]].add(node.attr)
+    for face, names in used.items():
+        unknown = sorted(names - _exported(face) - _typing_only(face))
+        deep += [f"{where}: {face}.{name} is no name of the face" for name in unknown]
+    return deep, used
+
+
+def _fronts() -> dict[str, str]:
+    paths = sorted(p for front in FRONTS for p in (PACKAGE / front).rglob("*.py"))
+    return {str(path.relative_to(PACKAGE.parent)): path.read_text(encoding="utf-8") for path in paths}
+
+
+def test_the_fronts_take_from_app_only_what_its_faces_export() -> None:
+    """Issue 43: the fronts import ``peargarden.app`` and the rooms' packages; every module in
+    them is private to ``app`` (import-linter's ``faces`` contract says so for run-time imports)."""
+    found = [line for where, source in _fronts().items() for line in face_imports(source, where)[0]]
+    assert found == []
+
+
+def test_each_face_exports_exactly_the_names_the_fronts_use() -> None:
+    used: dict[str, set[str]] = {face: set() for face in FACES}
+    for where, source in _fronts().items():
+        for face, names in face_imports(source, where)[1].items():
+            used[face] |= names
+    assert {face: names - _typing_only(face) for face, names in used.items()} == {f: _exported(f) for f in FACES}
+
+
+def test_a_deep_import_is_found_wherever_it_is() -> None:
+    """The check above can fail: an import of a room's module (at the top, in a function, for the
+    type checker), a name a face does not export, and a module read off a room imported whole."""
+    source = """
+from typing import TYPE_CHECKING
+from peargarden.app import Beat, cards
+from peargarden.app.play.service import PearApp
+from peargarden.app.library import open_card, chat_files
+if TYPE_CHECKING:
+    from peargarden.app.play.beat import ApprovalPrompt
+
+def handler():
+    import peargarden.app.settings.connections
+    return cards.lore_books.create_book, cards.create_book
+"""
+    deep, used = face_imports(source, "web/例子.py")
+    assert deep == [
+        "web/例子.py:4: from peargarden.app.play.service import …",
+        "web/例子.py:7: from peargarden.app.play.beat import …",
+        "web/例子.py:10: import peargarden.app.settings.connections",
+        "web/例子.py: peargarden.app.cards.lore_books is no name of the face",
+        "web/例子.py: peargarden.app.library.chat_files is no name of the face",
+    ]
+    assert used["peargarden.app"] == {"Beat"} and used["peargarden.app.cards"] == {"create_book", "lore_books"}
+
+
+def test_every_name_of_a_face_is_its_modules_own() -> None:
+    """A face's ``__all__`` is what it imports at the top (light names: ``Home``) and its ``_LAZY``
+    table, which its type checker's imports name too; no name is one of its package's modules (once
+    that module is imported, the package's attribute is the module, and a lazy name of the same name
+    would never be asked for); each resolves."""
+    for face in FACES:
+        folder = PACKAGE.parent.joinpath(*face.split("."))
+        declared: set[str] = set()
+        eager: set[str] = set()
+        for node in _face_source(face).body:
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+                declared |= {alias.asname or alias.name for inner in node.body if isinstance(inner, ast.ImportFrom)
+                             for alias in inner.names}  # fmt: skip
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("peargarden."):
+                eager |= {alias.asname or alias.name for alias in node.names} - {"lazy_names"}
+        exported, lazy = _exported(face), set(lazy_names(face))
+        assert (lazy | eager, declared | eager, lazy & eager) == (exported, exported, set()), face
+        modules = {p.stem for p in folder.glob("*.py")} | {p.parent.name for p in folder.glob("*/__init__.py")}
+        assert exported & modules == set(), face
+        package = importlib.import_module(face)
+        assert [name for name in sorted(exported) if getattr(package, name, None) is None] == [], face

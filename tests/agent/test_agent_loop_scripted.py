@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from peargarden.agent.approvals import SESSION_GRANT_TYPE, ApprovalAnswer, ApprovalRequest
+from peargarden.agent.events import ChoiceEvent
 from peargarden.agent.loop import BeatInput, BeatSettings, run_beat
 from peargarden.agent.tools import FunctionTool, ToolContext, ToolRegistry, ToolResult
 from peargarden.providers.base import ChatRequest, TextDelta, TextRetract, ToolCall
@@ -200,3 +201,36 @@ def test_text_a_provider_takes_back_leaves_the_stream_and_the_recorded_reply() -
     assert kinds == ["text_delta", "text_delta", "text_retract", "text_delta", "done"]
     assert events[2].to_json() == {"type": "text_retract", "text": "我是这里的掌柜，", "reason": "claim"}
     assert recorded[0]["content"] == "有的，楼上还空着一间。热水在灶上。"
+
+
+def test_a_tools_reader_event_follows_its_tool_end() -> None:
+    """A tool's result may carry an event for the reader (issue 43): the loop emits it right after
+    that tool's ``tool_end``; the model and the recorded message never see it."""
+    choice = ChoiceEvent(question="今晚住哪？", options=("听雨轩", "渡口客栈"), free_text=False)
+    pick = FunctionTool(
+        "pick",
+        "把岔口交给用户",
+        {"type": "object", "properties": {}},
+        lambda args, ctx: ToolResult("已交给用户", ends_beat=True, reader=choice),
+    )
+    provider = ScriptedProvider().add(tool_turn(_bash_call("c1"), ToolCall("c2", "pick", "{}")))
+    settings, recorded, _ = _settings(provider, approver=lambda _r: ApprovalAnswer("once"))
+    settings.tools = ToolRegistry([BASH, pick])
+    events = list(run_beat(HISTORY, settings))
+    assert [(e.type, getattr(e, "name", None)) for e in events] == [
+        ("tool_start", "bash"),
+        ("approval_needed", "bash"),
+        ("tool_end", "bash"),
+        ("tool_start", "pick"),
+        ("tool_end", "pick"),
+        ("choice", None),
+        ("done", None),
+    ]
+    assert events[-2] is choice and events[-1].to_json()["stop_reason"] == "ended_by_tool"
+    assert choice.to_json() == {
+        "type": "choice",
+        "question": "今晚住哪？",
+        "options": ["听雨轩", "渡口客栈"],
+        "free_text": False,
+    }
+    assert recorded[-1]["content"] == "已交给用户" and "听雨轩" not in str(recorded)

@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from kit.cli import pear_in_process
 from peargarden.testing.fake_openai import FakeOpenAIServer, chunk, sse, text_reply, tool_call_delta
 
@@ -19,8 +21,8 @@ def _tool_turn(*calls: tuple[str, str, dict[str, object]]) -> object:
     return sse(*items)  # type: ignore[arg-type]
 
 
-def _once(home: Path, server: FakeOpenAIServer, text: str) -> subprocess.CompletedProcess[str]:
-    args = ["chat", "--once", text, "--mode", "stage", "--base-url", server.base_url, "--model", "m"]
+def _once(home: Path, server: FakeOpenAIServer, text: str, *more: str) -> subprocess.CompletedProcess[str]:
+    args = ["chat", "--once", text, "--mode", "stage", "--base-url", server.base_url, "--model", "m", *more]
     return pear_in_process(home, *args)
 
 
@@ -59,3 +61,47 @@ def test_a_bare_number_answers_with_the_option() -> None:
     assert printer.answer("2") == "2"  # the card is used up by the first answer
     printer.choices = ["跟她去", "留在店里"]
     assert printer.answer("我自己去渡口") == "我自己去渡口"
+
+
+def test_json_gives_the_reply_the_user_reads_as_events_of_its_own(home_dir: Path) -> None:
+    """``--json``: the sealed draft is a ``prose`` event and the fork a ``choice`` event, each right
+    after its tool's ``tool_end`` (docs/cli.md)."""
+    prose = "青梧提起灯笼：“渡口的船，只在月圆夜走。”"
+    ask = {"question": "要不要等到月圆？", "options": ["等", "不等"]}
+    with FakeOpenAIServer() as server:
+        server.script([
+            _tool_turn(("c1", "draft_write", {"content": prose}), ("c2", "draft_seal", {})),
+            text_reply('{"patch": {}}'),
+            _tool_turn(("c3", "ask", ask)),
+            text_reply('{"patch": {}}'),
+        ])  # fmt: skip
+        sealed = _once(home_dir, server, "船什么时候走？", "--json")
+        asked = _once(home_dir, server, "那我等等看。", "--json")
+    for done in (sealed, asked):
+        assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in sealed.stdout.splitlines()]
+    at = next(i for i, e in enumerate(events) if e["type"] == "tool_end" and e["name"] == "draft_seal")
+    assert events[at + 1] == {"type": "prose", "text": prose, "version": 1}
+    events = [json.loads(line) for line in asked.stdout.splitlines()]
+    at = next(i for i, e in enumerate(events) if e["type"] == "tool_end" and e["name"] == "ask")
+    choice = {"type": "choice", "question": "要不要等到月圆？", "options": ["等", "不等"], "free_text": True}
+    assert events[at + 1] == choice
+
+
+def test_the_printer_reads_the_events_not_the_tools(capsys: pytest.CaptureFixture[str]) -> None:
+    """The terminal prints the reader's events; a tool's own result (its name, its details) is only
+    a line of the timeline, whatever it carries."""
+    from peargarden.agent.events import ChoiceEvent, ProseEvent, ToolEndEvent
+    from peargarden.cli.chat_cmd import _Printer
+
+    printer = _Printer()
+    printer.event(ToolEndEvent(call_id="c1", name="draft_seal", text="已收笔", details={"prose": "不该印出的字"}))
+    printer.event(ProseEvent(text="青梧笑了。\n", version=2))
+    printer.event(ChoiceEvent(question="去哪？", options=("渡口", "后院"), free_text=False))
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["青梧笑了。", "【岔口】去哪？", "  1. 渡口", "  2. 后院"]
+    assert "已收笔" in err and "不该印出的字" not in out + err
+    assert printer.answer("2") == "后院"
+    # Nothing in the terminal's chat knows the stage's tools by name or its details' shapes.
+    source = (Path(__file__).parents[2] / "src" / "peargarden" / "cli" / "chat_cmd.py").read_text(encoding="utf-8")
+    assert "draft_seal" not in source and '"kind"' not in source and "details" not in source

@@ -112,3 +112,35 @@ def test_mvus_prompt_filter_takes_the_placeholder_out_of_the_request(home_dir: P
         assert len(ours) == len(recorded)
         differ = [i for i, (a, b) in enumerate(zip(ours, recorded, strict=True)) if a != b]
         assert differ and all(recorded[i]["content"] == ours[i]["content"] + "\n" for i in differ)
+
+
+def _strict(line: str) -> Any:
+    """A line read as Node's ``JSON.parse`` reads it: ``NaN`` and ``Infinity`` are not JSON."""
+
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(line, parse_constant=refuse)
+
+
+def test_a_number_given_words_is_null_in_the_session_file_and_the_export(home_dir: Path) -> None:
+    """MVU makes a number variable ``NaN`` when a reply sets it to words (``"很多"``); SillyTavern writes it
+    ``null`` (``JSON.stringify``), and so must the session file and the export: a raw ``NaN`` line is
+    one Node's ``JSON.parse`` (and SillyTavern's chat import) refuses."""
+    folder = CASES / "02-classic-mvu-extensible"
+    settings = {"userName": "User", "regex_allowed": True}
+    home = card_home(home_dir, folder / "card.json", [folder / "小梨变量书.json"], "小梨", settings,
+                     (folder / "preset.json").read_bytes())  # fmt: skip
+    reply = "小梨数了数钱袋。\n<UpdateVariable>\n_.set('金钱', '很多');//数不清\n</UpdateVariable>"
+    for chat, _fake in chat_played(home, "小梨", [reply]):
+        list(chat.play("send", "你有多少钱？"))
+        latest = chat.variables().messages[-1]
+        assert latest.current is not None and latest.current["display_data"]["金钱"] == "100->null (数不清)"
+        files = list((home.card_dir("小梨") / "chats").rglob("*.jsonl"))
+        assert files
+        for path in files:
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    _strict(line)
+        exported = [_strict(line) for line in chat.export_sillytavern().decode("utf-8").split("\n") if line.strip()]
+        assert exported[-1]["variables"][0]["stat_data"]["金钱"] is None

@@ -80,3 +80,23 @@ def test_a_failing_template_is_left_as_it_was_with_a_warning_naming_its_entry(ho
     warnings = [e.message for e in chat.send("在吗？") if getattr(e, "type", "") == "warning"]
     assert any("「阶段书·坏模板」" in w and "坏了" in w for w in warnings), warnings
     assert "<% throw new Error('坏了') %>" in _sent(provider, 0)
+
+
+def test_failing_entries_are_each_named_and_the_others_in_their_message_still_render(home: Home) -> None:
+    """SillyTavern merges the world-info entries into one message: one bad entry left the whole message
+    unrendered (the good entry's ``<% %>`` went to the model as code) and only one of the bad ones was
+    named."""
+    path = lorebook_path(home, "阶段书")
+    book = json.loads(path.read_text(encoding="utf-8"))
+    book["entries"]["2"] = _entry(2, "坏模板", "<% throw new Error('坏了') %>")
+    book["entries"]["3"] = _entry(3, "另一个坏模板", "<%= 没有这个变量 %>")
+    path.write_text(json.dumps(book, ensure_ascii=False), encoding="utf-8")
+    provider = ScriptedProvider().add(text_turn("青梧没有说话。"))
+    chat = _chat(home, provider, "tavern")
+    warnings = [e.message for e in chat.send("在吗？") if getattr(e, "type", "") == "warning"]
+    assert any("「阶段书·坏模板」" in w and "坏了" in w for w in warnings), warnings
+    assert any("「阶段书·另一个坏模板」" in w and "没有这个变量" in w for w in warnings), warnings
+    sent = _sent(provider, 0)
+    assert "两人还在磨合。" in sent and "getvar(" not in sent  # the good entry rendered
+    assert "<% throw new Error('坏了') %>" in sent and "<%= 没有这个变量 %>" in sent  # the bad ones as written
+    assert chat.variables().chat == {"提示次数": 1}  # the good entry's setvar kept

@@ -89,13 +89,17 @@ def _type_checking(node: ast.If) -> bool:
 
 
 @cache
-def _lazy_names() -> dict[str, str]:
-    """``peargarden.app``'s names loaded on first use (its ``_LAZY`` table): name → module."""
-    tree = ast.parse((PACKAGE / "app" / "__init__.py").read_text(encoding="utf-8"))
-    for node in tree.body:
+def lazy_names(package: str) -> dict[str, str]:
+    """A face's names loaded on first use (the ``_LAZY`` table of *package*'s ``__init__``, as
+    ``peargarden.app`` and its rooms have): name → the module that defines it; ``{}`` for a package
+    without one."""
+    path = PACKAGE.parent.joinpath(*package.split(".")) / "__init__.py"
+    if not path.is_file():
+        return {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_LAZY" for t in node.targets):
             table = ast.literal_eval(node.value)
-            return {key: "peargarden.app" + value for key, value in table.items()}
+            return {key: package + value.partition(":")[0] for key, value in table.items()}
     return {}
 
 
@@ -112,7 +116,7 @@ def _targets(node: ast.Import | ast.ImportFrom, name: str, is_package: bool, kno
         target = ".".join([*base, *(node.module.split(".") if node.module else [])])
     else:
         target = node.module or ""
-    lazy = _lazy_names() if target == "peargarden.app" else {}
+    lazy = lazy_names(target) if target.startswith("peargarden.") else {}
     covered = [alias.name for alias in node.names if f"{target}.{alias.name}" in known or alias.name in lazy]
     # `from pkg import module` imports the module (a lazy name: the module that defines it) …
     yield from {lazy.get(n) or f"{target}.{n}" for n in covered}

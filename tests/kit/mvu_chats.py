@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kit.jsorder import exact
+from peargarden.agent.events import WarningEvent
 from peargarden.app.library.imports import import_files
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
@@ -73,7 +74,7 @@ def check_export(chat: ChatSession, saved: list[dict[str, Any]], where: str) -> 
 
 
 # The sampler fields a recorded request body is compared on, besides its messages.
-SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p")
+SAMPLER = ("temperature", "max_tokens", "presence_penalty", "frequency_penalty", "top_p", "stream")
 
 
 def play_recorded_step(
@@ -84,7 +85,7 @@ def play_recorded_step(
     beat's warnings."""
     sent_text = step["step"].get("send")
     beat = chat.play("send", sent_text) if sent_text else chat.play("swipe", step=1)
-    warnings = [item.message for item in beat if getattr(item, "type", "") == "warning"]
+    warnings = [item.message for item in beat if isinstance(item, WarningEvent)]
     sent = fake.chat_requests[number - 1].body
     assert sent["messages"] == step["request_messages"], where
     recorded = json.loads(step["request_body_raw"])

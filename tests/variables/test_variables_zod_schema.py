@@ -163,3 +163,17 @@ def test_a_failing_script_is_named_and_mvus_classic_rules_apply() -> None:
 
 def test_scripts_without_registration_make_no_schema() -> None:
     assert schema_of([("界面", "$('body').append('<div>');")], budget()) is None
+
+
+def test_a_value_only_yaml_reads_is_parsed_as_mvu_and_zod_would() -> None:
+    """``[温热, 香]`` is neither JSON nor a JavaScript literal: MVU reads it with YAML (a list of two
+    strings).  Under the schema's time limit QuickJS could not call the YAML reader, so it was kept as
+    the text ``"[温热, 香]"`` — accepted silently by a string field, refused by an array field."""
+    record = seeded()
+    after, warnings = apply(record, "<UpdateVariable>\n_.set('小梨.物品', [温热, 香]);\n</UpdateVariable>")
+    assert warnings == []
+    assert after["stat_data"]["小梨"]["物品"] == ["温热", "香"]
+    after, warnings = apply(record, "<UpdateVariable>\n_.set('小梨._暗线', [温热, 香]);\n</UpdateVariable>")
+    assert after["stat_data"]["小梨"]["_暗线"] == "未揭晓"  # a read-only key: unchanged either way
+    after, warnings = apply(record, "<UpdateVariable>\n_.set('世界.时段', [清晨, 香]);\n</UpdateVariable>")
+    assert after["stat_data"]["世界"]["时段"] == "清晨" and len(warnings) == 1 and "时段" in warnings[0]

@@ -85,30 +85,41 @@ const note = (what, result) => tried.push(what + ':' + result);
 """
 
 
-def _script(name: str, content: str, buttons: list[str], ident: str) -> dict[str, Any]:
+def helper_script(name: str, content: str, buttons: list[str], ident: str) -> dict[str, Any]:
     shown = [{"name": b, "visible": True} for b in buttons]
     return {"type": "script", "enabled": True, "name": name, "id": ident, "content": content, "info": "",
             "button": {"enabled": True, "buttons": shown}, "data": {}}  # fmt: skip
 
 
-def script_card_data(*, looping: bool = False) -> dict[str, Any]:
-    data = card_data("<div>（状态栏）</div>", CARD, ARI_INITVAR)
+def script_card_data(
+    *, looping: bool = False, extra: list[dict[str, Any]] | None = None, status_bar: str = "<div>（状态栏）</div>"
+) -> dict[str, Any]:
+    data = card_data(status_bar, CARD, ARI_INITVAR)
     scripts = [
-        _script("MVU", MVU, [], "0a-mvu"),
-        _script("账本面板", PANEL, ["记账", "问天气"], "0b-panel"),
+        helper_script("MVU", MVU, [], "0a-mvu"),
+        helper_script("账本面板", PANEL, ["记账", "问天气"], "0b-panel"),
     ]
     if looping:
-        scripts.append(_script("会卡死的脚本", LOOP, ["卡死"], "0c-loop"))
-        scripts.append(_script("想逃出去的脚本", ATTACK, [], "0d-attack"))
+        scripts.append(helper_script("会卡死的脚本", LOOP, ["卡死"], "0c-loop"))
+        scripts.append(helper_script("想逃出去的脚本", ATTACK, [], "0d-attack"))
+    scripts.extend(extra or [])
     extensions = data["data"]["extensions"]  # type: ignore[index]
     extensions["tavern_helper"] = {"scripts": scripts, "variables": {}}
     return data
 
 
-def add_script_card(home: Home, *, looping: bool = False, allowed: bool | None = True,
-                    name: str = CARD) -> None:
-    """The card in *home* (as a PNG), its regex allowed and its scripts as *allowed* says."""
-    data = script_card_data(looping=looping)
+def add_script_card(
+    home: Home,
+    *,
+    looping: bool = False,
+    allowed: bool | None = True,
+    name: str = CARD,
+    extra: list[dict[str, Any]] | None = None,
+    status_bar: str = "<div>（状态栏）</div>",
+) -> None:
+    """The card in *home* (as a PNG), its regex allowed and its scripts as *allowed* says; *extra*
+    scripts after the card's own."""
+    data = script_card_data(looping=looping, extra=extra, status_bar=status_bar)
     data["data"]["name"] = name
     card = read_card(json.dumps(data, ensure_ascii=False).encode("utf-8"), f"{name}.json")
     folder = home.card_dir(name)
@@ -121,4 +132,4 @@ def add_script_card(home: Home, *, looping: bool = False, allowed: bool | None =
     (folder / "卡.json").write_text(json.dumps(settings), encoding="utf-8")
 
 
-__all__ = ["CARD", "INITVAR", "add_script_card", "script_card_data"]
+__all__ = ["CARD", "INITVAR", "add_script_card", "helper_script", "script_card_data"]

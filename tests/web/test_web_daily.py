@@ -131,8 +131,10 @@ def test_importing_a_card_again_asks_replace_or_copy(seeded_home: Home, page: An
         page.locator("#import-again[open]").wait_for()
         assert "说书人" in page.inner_text("#import-again-text")
         assert not seeded_home.card_dir("说书人-2").exists()  # asked before anything was written
+        page.evaluate("window.beforeImport = true")
         page.click("#import-again button[value='replace']")
-        page.wait_for_function("document.querySelector('#toast') && !document.querySelector('#toast').hidden")
+        # The page reloads itself after an import: wait for the new page, or a goto below races it.
+        page.wait_for_function("window.beforeImport === undefined")
         page.wait_for_selector(".card-tile[data-folder='说书人']")
         assert read_card((folder / "说书人.png").read_bytes(), "说书人.png").data["description"] == "新的描述。"
         assert (folder / "chats" / "20260101-000000-aaaa").is_dir()  # its chats stay

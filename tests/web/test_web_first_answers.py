@@ -39,9 +39,11 @@ def test_the_page_carries_what_the_api_answers(served: Served) -> None:
     assert len(found) == 1
     carried = json.loads(found[0])
     # Each answer is what a GET of its path answers now (the chat's window, the settings, the personas,
-    # the card's regex allowance); the keys are the paths as the page asks for them, decoded.
+    # the card's regex allowance, what the extensions read); the keys are the paths as the page asks
+    # for them, decoded.
     assert sorted(carried) == sorted([f"/api/chats/{CARD}/{chat_id}?last=100", "/api/settings", "/api/personas",
-                                      f"/api/cards/{CARD}/regex-allowance"])  # fmt: skip
+                                      f"/api/cards/{CARD}/regex-allowance",
+                                      f"/api/chats/{CARD}/{chat_id}/extras"])  # fmt: skip
     for path, answer in carried.items():
         target, _, query = path.partition("?")
         url = served.url + urllib.parse.quote(target) + (f"?{query}" if query else "")
@@ -60,7 +62,8 @@ def test_the_chat_page_starts_without_asking_for_what_it_carries(served: Served,
     page.on("request", note)
     chat_id = open_new_chat(page, served.url)
     window = f"/api/chats/{CARD}/{chat_id}?last=100"
-    assert not {window, "/api/settings", f"/api/cards/{CARD}/regex-allowance"} & set(asked), asked
+    carried = {window, "/api/settings", f"/api/cards/{CARD}/regex-allowance", f"/api/chats/{CARD}/{chat_id}/extras"}
+    assert not carried & set(asked), asked
     # Two scripts read the personas as they start; one answer is carried, the other asks.
     assert asked.count("/api/personas") <= 1, asked
     assert page.locator(".msg.assistant").count() == 1  # the greeting, drawn from the carried window

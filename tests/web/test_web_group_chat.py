@@ -12,13 +12,21 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from web_harness import Served, beats_done, screenshot, wait_ready
+from web_harness import Served, beats_done, screenshot, tool_call_reply, wait_ready
 
 from kit.groups import add_card, chinese_card
 from peargarden.testing.fake_openai import Gate, StreamReply, chunk, text_reply
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
+
+# Every text a live reply showed while the round ran (a live item is replaced by the kept message).
+WATCH_LIVE = """() => {
+  window.liveTexts = [];
+  new MutationObserver(() => {
+    for (const text of document.querySelectorAll('.msg.live .live-text')) window.liveTexts.push(text.textContent);
+  }).observe(document.getElementById('messages'), { subtree: true, childList: true, characterData: true });
+}"""
 
 
 def _cards(served: Served) -> None:
@@ -192,3 +200,28 @@ def test_a_group_chat_exports_as_sillytavern_and_an_unknown_group_is_404(served:
         assert error.code == 404 and "没有名为「没这个群」的群聊" in json.loads(error.read())["error"]
     else:
         raise AssertionError("an unknown group must be 404")
+
+
+def test_a_stage_round_shows_the_speakers_sealed_prose(served: Served, page: Page) -> None:
+    _cards(served)
+    group = _post(served, "/api/groups", {"name": "茶馆舞台", "members": ["林月", "周明"], "strategy": "list",
+                                          "mode": "stage"})  # fmt: skip
+    folder = urllib.parse.quote(str(group["folder"]))
+    chat = _post(served, f"/api/groups/{folder}/chats", {})
+    prose = "林月替你斟上一杯龙井：“雨前的，尝尝。”"
+    served.fake.script(
+        [tool_call_reply("a", "draft_write", {"content": prose}), tool_call_reply("b", "draft_seal", {})]
+    )
+    page.goto(f"{served.url}/group/{folder}/{urllib.parse.quote(str(chat['chat_id']))}")
+    wait_ready(page)
+    page.evaluate(WATCH_LIVE)
+    page.fill("#composer", "今天喝什么茶？")
+    page.click("#send")
+    beats_done(page, 1)
+    # While the round ran, the speaker's live reply showed the sealed prose …
+    assert prose in page.evaluate("window.liveTexts")
+    # … and the kept round reads as that reply under its speaker (before: a tool round, not drawn).
+    reply = page.locator(".msg.assistant:not(.greeting)")
+    assert reply.count() == 1
+    assert reply.locator(".speaker").inner_text() == "林月"
+    assert reply.locator(".msg-text").inner_text().strip() == prose

@@ -92,7 +92,7 @@ def test_a_fenced_status_bar_is_a_frame_between_messages() -> None:
     parts = status_parts(display, content, _html)
     assert parts == [
         {"html": "<p>林晚笑了笑。</p>\n"},
-        {"frame": BAR, "libs": LIBS, "blocked": []},
+        {"frame": BAR, "libs": LIBS, "blocked": [], "remote": []},
         {"html": "<p><em>（茶凉了）</em></p>\n"},
     ]
 
@@ -107,13 +107,13 @@ def test_only_the_cards_own_code_runs() -> None:
     ]
     # Raw HTML with a script from the display regex: one frame, unless the words carry a script or a handler.
     raw = "她点点头。<div id='bar'></div><script>bar.textContent = 1</script>"
-    frame = {"frame": raw, "libs": LIBS, "blocked": []}
+    frame = {"frame": raw, "libs": LIBS, "blocked": [], "remote": []}
     assert status_parts(raw, "她点点头。<StatusPlaceHolderImpl/>", _html) == [frame]
     # The lines of the model's words the regex left alone stay a message above the bar.
     story = "她点点头。\n\n*把茶推了过来。*\n"
     assert status_parts(story + raw, story + "<StatusPlaceHolderImpl/>", _html) == [
         {"html": "<p>她点点头。</p>\n<p><em>把茶推了过来。</em></p>\n"},
-        {"frame": raw, "libs": LIBS, "blocked": []},
+        frame,
     ]
     for words in ("她点点头。<script>x()</script>", '她<img src=x onerror="x()">', "<a href='javascript:x()'>点</a>"):
         assert status_parts(raw, words, _html) is None
@@ -173,3 +173,26 @@ def test_the_endpoints_frames_read_through_the_page(home_dir: Path) -> None:
         assert _get(f"{server.base_url}/api/frame-libs/lodash")[1].lstrip().startswith("/**")
         status, text, _ = _get(f"{server.base_url}/api/frame-libs/vue")
         assert status == 404 and "vue" in json.loads(text)["error"]
+
+
+def test_remote_loads_are_markers_the_page_fills() -> None:
+    html = (
+        '<link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/font-awesome@4.7.0/css/font-awesome.min.css">'
+        '<link rel="preconnect" href="https://fonts.loli.net">'
+        '<script src="https://unpkg.com/vue@3"></script><script src="https://code.jquery.com/jquery-3.7.1.min.js"></script>'
+        "<script type=\"module\">import{createPinia as t}from'https://testingcf.jsdelivr.net/npm/pinia/+esm';t()</script>"
+    )
+    part = status_parts(f"```html\n<body>{html}</body>\n```", "<StatusPlaceHolderImpl/>", _html)
+    assert part is not None
+    assert part[0]["remote"] == [
+        {"url": "https://cdn.jsdelivr.net/npm/font-awesome@4.7.0/css/font-awesome.min.css", "kind": "style"},
+        {"url": "https://unpkg.com/vue@3", "kind": "script"},
+        {"kind": "inline", "deps": ["https://testingcf.jsdelivr.net/npm/pinia/+esm"]},
+    ]
+    assert part[0]["frame"] == (
+        '<body><style data-pear-remote="0"></style><script data-pear-remote="1"></script>'
+        '<script type="text/x-pear-module" data-pear-remote="2">'
+        "import{createPinia as t}from'__pear_dep_0__';t()</script>"
+        "</body>"
+    )
+    assert part[0]["libs"] == ["jquery", "lodash"] and part[0]["blocked"] == []  # jQuery is the frame's own

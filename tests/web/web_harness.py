@@ -145,6 +145,18 @@ def new_chat(base_url: str, card: str = "青梧") -> str:
         return str(json.loads(response.read())["chat_id"])
 
 
+def post_json(base_url: str, path: str, body: dict[str, object]) -> dict[str, object]:
+    """POST *body* to the server's *path* (no page); the JSON object it answers."""
+    import urllib.request
+
+    request = urllib.request.Request(base_url + path, data=json.dumps(body).encode("utf-8"),
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(request, timeout=20) as response:
+        value = json.loads(response.read())
+    assert isinstance(value, dict)
+    return value
+
+
 def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
     """Open a fresh chat of *card* in the browser; returns its id."""
     chat_id = new_chat(base_url, card)

@@ -26,11 +26,19 @@ Every event is a frozen dataclass with a ``type`` string and ``to_json()`` (a pl
                     (scene notes, compaction, variable updates) runs now; ``done`` follows when it
                     is over.  Sent by the service (not the loop) and only when such work runs: a
                     front may unlock its composer here.
+``prose``           ``text``, ``version``: the reply the user reads, handed over whole by a tool (the
+                    stage's sealed draft); right after that tool's ``tool_end``.
+``choice``          ``question``, ``options``, ``free_text``: a fork handed to the user (the stage's
+                    ``ask``), right after its ``tool_end``; the beat ends, and the answer (an
+                    option's text, or the user's own words when ``free_text``) is the next message.
 ``done``            ``stop_reason`` (``stop``, ``length``, ``aborted``, ``error``, ``ended_by_tool``,
                     ``max_rounds``), ``rounds`` (model calls made), ``entry_id`` (the last entry written
                     for this beat, or ``None``), ``usage`` (summed token counts).
 
-``done`` is always the last event of a beat, exactly once.
+``done`` is always the last event of a beat, exactly once.  ``prose`` and ``choice`` are *reader
+events*: a tool's :class:`~peargarden.agent.tools.ToolResult` carries one (``reader``) and the loop
+emits it after the tool's ``tool_end``, so a front shows what the user reads without knowing the
+tool's name or its ``details``.
 """
 
 from __future__ import annotations
@@ -130,6 +138,26 @@ class ReplyEndEvent(_Event, frozen=True):
     type: str = "reply_end"
 
 
+class ProseEvent(_Event, frozen=True):
+    text: str = ""
+    version: int = 0
+    type: str = "prose"
+
+
+class ChoiceEvent(_Event, frozen=True):
+    question: str = ""
+    options: tuple[str, ...] = ()
+    free_text: bool = True
+    type: str = "choice"
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "options": list(self.options)}  # a JSON array, as on the wire
+
+
+# What a tool may hand to the reader (``ToolResult.reader``).
+ReaderEvent = ProseEvent | ChoiceEvent
+
+
 class DoneEvent(_Event, frozen=True):
     stop_reason: str = "stop"
     rounds: int = 0
@@ -149,6 +177,8 @@ AgentEvent = (
     | ErrorEvent
     | SpeakerEvent
     | ReplyEndEvent
+    | ProseEvent
+    | ChoiceEvent
     | DoneEvent
 )
 
@@ -163,5 +193,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "error",
     "speaker",
     "reply_end",
+    "prose",
+    "choice",
     "done",
 )

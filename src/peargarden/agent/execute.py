@@ -2,7 +2,7 @@
 (and the user when the judge says "ask"), run it, turn any failure into an error result.
 
 :func:`execute_call` is a generator: it yields the events of the call (``tool_start``,
-``approval_needed``, ``tool_end``) and returns a :class:`CallOutcome`.
+``approval_needed``, ``tool_end``, then the result's reader event if it has one) and returns a :class:`CallOutcome`.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ def execute_call(
     yield ToolEndEvent(
         call_id=call.id, name=call.name, text=result.text, is_error=result.is_error, details=result.details
     )
+    if result.reader is not None:
+        yield result.reader
     return outcome
 
 

@@ -22,7 +22,8 @@ A tool is anything with these attributes (subclass :class:`Tool` or build a :cla
 :class:`ToolResult` carries ``text`` (what the model sees), ``details`` (free-form JSON-able data for
 the UI and for the session file, never sent to the model), ``is_error`` and ``ends_beat`` (the beat
 stops after this tool batch without another model call; the ``ask`` tool uses it to hand a choice
-to the user).
+to the user) and ``reader``: an event for the reader that the loop emits right after the tool's
+``tool_end`` (the stage's sealed prose, its choice card: :data:`peargarden.agent.events.ReaderEvent`).
 
 :class:`ToolContext` is what a tool may use: the data folder, the card folder, the chat id, the
 user's words of this beat, the thinking level, the mode, the cancel event, a scratch dict that lives
@@ -42,6 +43,8 @@ import msgspec
 from peargarden.errors import BadInput
 from peargarden.providers.base import ThinkingLevel, ToolSpec
 
+from .events import ReaderEvent
+
 AccessClass = Literal["none", "read", "write", "exec"]
 ACCESS_CLASSES: tuple[AccessClass, ...] = ("none", "read", "write", "exec")
 
@@ -58,6 +61,8 @@ class ToolResult(msgspec.Struct):
     details: dict[str, Any] | None = None
     is_error: bool = False
     ends_beat: bool = False
+    # What the user reads from this call, as an event of its own (never sent to the model).
+    reader: ReaderEvent | None = None
 
 
 class ToolContext(msgspec.Struct):

@@ -12,17 +12,36 @@ Rooms, one job each:
   personas, preset files, JSON files written back in their own style, the asset vault.
 - :mod:`.settings` — connections (main and side model), stored keys, ``config.toml`` edits, the
   settings page, model lists and the embedded models.
+- :mod:`.extras` — beside the chat: translation, expressions and sprites, voices, pictures, themes.
 
-The names below are what the fronts annotate with; the service itself is loaded on first use (a
-light command such as ``pear cards`` never loads the chat machinery).
+The fronts import this package and the rooms' packages, nothing deeper (``tests/test_architecture.py``
+checks it): each face exports exactly the names the fronts use, each loaded from its module on first use
+(:mod:`._lazy`), so a light command such as ``pear cards`` never loads the chat machinery.  Here: the
+service (``PearApp``, ``ChatOptions``, ``ChatSession``, ``GroupSession``, ``AnyChat`` for either), a
+beat (``Beat``, ``ApprovalPrompt``) and its events (``AgentEvent``; the classes a front matches on,
+``TextDeltaEvent`` … ``DoneEvent``, the reader's ``ProseEvent`` and ``ChoiceEvent``), the data
+folder (``Home``, ``sanitize_name``), the tokenizers' cache (``cache_tokenizers_in``).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from peargarden.agent.events import AgentEvent
+from peargarden.agent.events import (
+    AgentEvent,
+    ChoiceEvent,
+    DoneEvent,
+    ErrorEvent,
+    ProseEvent,
+    SpeakerEvent,
+    TextDeltaEvent,
+    TextRetractEvent,
+    ThinkingDeltaEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+    WarningEvent,
+)
+from peargarden.app._lazy import lazy_names
 from peargarden.workspace.home import Home, sanitize_name
 
 if TYPE_CHECKING:
@@ -42,9 +61,20 @@ __all__ = [
     "Beat",
     "ChatOptions",
     "ChatSession",
+    "ChoiceEvent",
+    "DoneEvent",
+    "ErrorEvent",
     "GroupSession",
     "Home",
     "PearApp",
+    "ProseEvent",
+    "SpeakerEvent",
+    "TextDeltaEvent",
+    "TextRetractEvent",
+    "ThinkingDeltaEvent",
+    "ToolEndEvent",
+    "ToolStartEvent",
+    "WarningEvent",
     "cache_tokenizers_in",
     "sanitize_name",
 ]
@@ -59,9 +89,4 @@ _LAZY = {
     "cache_tokenizers_in": ".settings.tokenizers",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """The service's names, imported when a front first asks for them."""
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)

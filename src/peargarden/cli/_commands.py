@@ -31,8 +31,10 @@ COMMANDS: dict[str, CommandEntry] = {
     "cards": CommandEntry("cards_cmd", "List the cards: folder, name, card file, mounted lorebooks, number of chats."),
     "chat": CommandEntry("chat_cmd", "和一张卡对话（交互式、流式输出）；--once 只走一拍。"),
     "entries": CommandEntry("entries_cmd", "Entries of APPEND_SYSTEM.md / AGENTS.md: list them, switch one on or off."),
+    "expression": CommandEntry("expression_cmd", "一条回复的表情和卡的表情立绘：--chat ID --message N --json。"),
     "export": CommandEntry("export_cmd", "Export a card (PNG, JSON, CHARX) or a lorebook (SillyTavern JSON)."),
     "group": CommandEntry("group_cmd", "群聊：建群、列出、修改、静音成员、删除、导入导出 SillyTavern 群聊。"),
+    "imagine": CommandEntry("imagine_cmd", "为对话生成一张图（存进对话并写到文件）：--chat ID --out FILE。"),
     "import": CommandEntry("import_cmd", "Import SillyTavern files."),
     "init": CommandEntry(
         "init_cmd", "Create the data folder with its defaults; never overwrites what is already there."
@@ -48,9 +50,13 @@ COMMANDS: dict[str, CommandEntry] = {
     "serve": CommandEntry("serve_cmd", "网页界面（web UI）：FastAPI + uvicorn，默认只监听本机。"),
     "sessions": CommandEntry("sessions_cmd", "对话（会话树）：列出、查看、导出。"),
     "slash": CommandEntry("slash_cmd", "STscript：--chat ID SCRIPT 在对话里运行脚本；replay CASE_DIR 回放录制的案例。"),
+    "sprites": CommandEntry("expression_cmd", "卡的表情立绘：列出，或从酒馆的文件夹、zip、CHARX 导入。"),
     "stage": CommandEntry("stage_cmd", "The stage (agent way to play a card): inspect a beat's request."),
     "story": CommandEntry("story_cmd", "剧情记忆：场记（世界状态与登场名录）、压缩、卡的常驻记忆。"),
     "tavern": CommandEntry("tavern_cmd", "SillyTavern 兼容的提示词拼装 (tavern mode)."),
+    "theme": CommandEntry("theme_cmd", "酒馆主题（美化）：导入、导出、选用、明暗、自定义 CSS。"),
+    "translate": CommandEntry("translate_cmd", "翻译对话里的一条消息（原文保留）：--chat ID --message N --to LANG。"),
+    "tts": CommandEntry("tts_cmd", "朗读对话里的一条消息，把语音写进文件：--chat ID --message N --out FILE。"),
     "vars": CommandEntry("vars_cmd", "聊天变量（MVU）：一条回复做了什么，一段对话里有什么。"),
     "vault": CommandEntry("vault_cmd", "资产保险库：整个数据文件夹的快照（世界书、预设、人设、技能、每张卡和对话）。"),
 }

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import typer
 
 from peargarden.app import Home
-from peargarden.app.library.snapshots import background_snapshots, clear_leftovers
+from peargarden.app.library import background_snapshots, clear_leftovers
 
 
 def tidy(home: Home) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from peargarden.app.cards.card_project import CardProject, open_project
+from peargarden.app.cards import CardProject, open_project
 from peargarden.formats import dumps_json
 
 from ._app import app, state

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from peargarden.app.library.library import card_summary, cards
+from peargarden.app.library import card_summary, cards
 
 from ._app import app, state
 

@@ -13,13 +13,29 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from peargarden.app import AgentEvent
-from peargarden.app.cards.regex_allowance import pending_question, set_allowance  # not at import: light --help
-from peargarden.app.library.library import init_home
-from peargarden.app.play.beat import Answer, ApprovalPrompt, Beat
-from peargarden.app.play.card_frames import scripts_needing_page
-from peargarden.app.play.service import ChatOptions, ChatSession, PearApp, thinking_level
-from peargarden.app.settings.connections import Connection, flag_timeouts
+from peargarden.app import (
+    AgentEvent,
+    ApprovalPrompt,
+    Beat,
+    ChatOptions,
+    ChatSession,
+    ChoiceEvent,
+    DoneEvent,
+    ErrorEvent,
+    PearApp,
+    ProseEvent,
+    SpeakerEvent,
+    TextDeltaEvent,
+    TextRetractEvent,
+    ThinkingDeltaEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+    WarningEvent,
+)
+from peargarden.app.cards import pending_question, set_allowance  # not at import: light --help
+from peargarden.app.library import init_home
+from peargarden.app.play import MODE_NAMES, Answer, scripts_needing_page, thinking_level
+from peargarden.app.settings import Connection, flag_timeouts
 from peargarden.errors import BadInput, PearError, ProviderError
 from peargarden.formats import dumps_json
 
@@ -30,7 +46,7 @@ from ._wrap import StreamWrap
 if TYPE_CHECKING:
     from peargarden.app import AnyChat
 
-HELP = """命令：
+HELP = f"""命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
   /swipe [-]        下一条 / 上一条回复（超过最后一条就生成新的）
   /continue         接着最后一条回复往下写（写在这条回复里，同 SillyTavern）
@@ -44,7 +60,7 @@ HELP = """命令：
   /tree             显示整棵对话树
   /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
-  /mode [stage|tavern|work]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
+  /mode [{'|'.join(MODE_NAMES)}]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
   /trigger 名字     群聊里让这位成员马上接话（静音的也行）
   /quit             退出
   其他 / 开头的行    作为 SillyTavern 的斜杠命令（STscript）运行，例如 /setvar key=好感 5 | /echo 好
@@ -61,8 +77,8 @@ def _options(
     local_model: str | None = None,
     timeouts: dict[str, float | None] | None = None,
 ) -> ChatOptions:
-    if mode is not None and mode not in ("stage", "tavern", "work"):
-        raise BadInput(f"--mode 只能是 stage、tavern 或 work，收到 {mode!r}")
+    if mode is not None and mode not in MODE_NAMES:
+        raise BadInput(f"--mode 只能是 {'、'.join(MODE_NAMES)} 之一，收到 {mode!r}")
     if thinking is not None:
         thinking_level(thinking)
     if local_model and base_url:
@@ -83,7 +99,7 @@ def _open(card: str | None, chat_id: str | None, options: ChatOptions, group: st
         if card is not None:
             raise BadInput("--card 和 --group 只能选一个（a card or a group）")
         # On demand: a group chat's service, its modes and SillyTavern's group cast (a card's chat never loads them).
-        from peargarden.app.play.group_session import new_group_chat, open_group_chat
+        from peargarden.app.play import new_group_chat, open_group_chat
 
         group_chat = (
             open_group_chat(service, group, chat_id, options) if chat_id else new_group_chat(service, group, options)
@@ -151,65 +167,63 @@ class _Printer:
         typer.echo(text)
 
     def event(self, event: AgentEvent) -> None:
-        data = event.to_json()
-        kind = event.type
-        if kind == "thinking_delta":
-            if self.show_thinking:
-                if not self.in_thinking:
-                    sys.stderr.write("\x1b[2m（思考）")
-                    self.in_thinking = True
-                sys.stderr.write(data["text"])
-                sys.stderr.flush()
-            return
-        self._end_thinking()
-        if kind == "speaker":  # a group chat: whose reply follows
-            self._newline()
-            typer.echo(f"【{data['name']}】")
-            return
-        if kind == "text_delta":
-            sys.stdout.write(self.wrap.feed(data["text"]) if self.wrap is not None else data["text"])
-            sys.stdout.flush()
-            self.line_open = True
-            return
-        self._newline()
-        if kind == "text_retract":
-            # What was printed stays on the screen: the line says it is withdrawn and why, and the
-            # reply goes on below it (as a swipe shows another version).
-            taken = " ".join(data["text"].split())
-            why = _RETRACT_REASONS.get(data.get("reason", ""), "没有通过检查")
-            typer.echo(f"  ↺ 收回「{taken}」（{why}），改写：", err=True)
-            return
-        if kind == "tool_start":
-            args = _json(data["args"]) if data["args"] is not None else "（参数无法解析）"
-            typer.echo(f"  ⚙ {data['name']} {args}", err=True)
-        elif kind == "tool_end":
-            first = (data["text"].strip().splitlines() or [""])[0][:80]
-            mark = "✗" if data["is_error"] else "↳"
-            typer.echo(f"    {mark} {first}", err=True)
-            self._story_tool(data)
-        elif kind == "warning":
-            typer.echo(f"⚠ {data['message']}", err=True)
-        elif kind == "error":
-            hint = f"：{data['hint']}" if data.get("hint") else ""
-            typer.echo(f"pear: {data['message']}{hint}", err=True)
-        elif kind == "done" and data["stop_reason"] == "aborted":
-            typer.echo("（已停止，已写出的部分保留）", err=True)
+        match event:
+            case ThinkingDeltaEvent(text=text):
+                self._thinking(text)
+            case SpeakerEvent(name=name):  # a group chat: whose reply follows
+                self._end_thinking()
+                self._newline()
+                typer.echo(f"【{name}】")
+            case TextDeltaEvent(text=text):
+                self._end_thinking()
+                sys.stdout.write(self.wrap.feed(text) if self.wrap is not None else text)
+                sys.stdout.flush()
+                self.line_open = True
+            case _:
+                self._end_thinking()
+                self._newline()
+                self._line(event)
 
-    def _story_tool(self, data: dict[str, Any]) -> None:
-        """The beat's prose arrives sealed through draft_seal, and a fork as the ask tool's choice card:
-        both are the reply the user reads, so they go to stdout like streamed text."""
-        details = data.get("details") or {}
-        if data["is_error"]:
-            return
-        if data["name"] == "draft_seal" and isinstance(details.get("prose"), str):
-            self.echo(details["prose"].strip())
-        elif details.get("kind") == "choice":
-            self.choices = [str(o) for o in details.get("options") or []]
-            typer.echo(f"【岔口】{details.get('question', '')}")
-            for number, option in enumerate(self.choices, start=1):
-                typer.echo(f"  {number}. {option}")
-            if details.get("free_text", True):
-                typer.echo("  （输入编号，或直接写你自己的选择）")
+    def _thinking(self, text: str) -> None:
+        if self.show_thinking:
+            if not self.in_thinking:
+                sys.stderr.write("\x1b[2m（思考）")
+                self.in_thinking = True
+            sys.stderr.write(text)
+            sys.stderr.flush()
+
+    def _line(self, event: AgentEvent) -> None:
+        """An event that starts on a line of its own: the tools' timeline and notices on stderr; the
+        reply the user reads (sealed prose, a choice card) on stdout like streamed text."""
+        match event:
+            case ToolStartEvent(name=name, args=args):
+                shown = _json(args) if args is not None else "（参数无法解析）"
+                typer.echo(f"  ⚙ {name} {shown}", err=True)
+            case ToolEndEvent(text=text, is_error=is_error):
+                first = (text.strip().splitlines() or [""])[0][:80]
+                typer.echo(f"    {'✗' if is_error else '↳'} {first}", err=True)
+            case TextRetractEvent(text=taken, reason=reason):
+                # What was printed stays on the screen: the line says it is withdrawn and why, and
+                # the reply goes on below it (as a swipe shows another version).
+                why = _RETRACT_REASONS.get(reason, "没有通过检查")
+                typer.echo(f"  ↺ 收回「{' '.join(taken.split())}」（{why}），改写：", err=True)
+            case ProseEvent(text=text):
+                self.echo(text.strip())
+            case ChoiceEvent(question=question, options=options, free_text=free_text):
+                self.choices = list(options)
+                typer.echo(f"【岔口】{question}")
+                for number, option in enumerate(self.choices, start=1):
+                    typer.echo(f"  {number}. {option}")
+                if free_text:
+                    typer.echo("  （输入编号，或直接写你自己的选择）")
+            case WarningEvent(message=message):
+                typer.echo(f"⚠ {message}", err=True)
+            case ErrorEvent(message=message, hint=hint):
+                typer.echo(f"pear: {message}{f'：{hint}' if hint else ''}", err=True)
+            case DoneEvent(stop_reason="aborted"):
+                typer.echo("（已停止，已写出的部分保留）", err=True)
+            case _:
+                pass
 
     def answer(self, line: str) -> str:
         """A bare option number after a choice card stands for that option's text."""
@@ -366,7 +380,9 @@ def _ctrl_c_default() -> Iterator[None]:
 @app.command("chat")
 def chat_command(
     card: str | None = typer.Option(None, "--card", help="卡名（默认：青梧）。"),
-    mode: str | None = typer.Option(None, "--mode", help="stage | tavern | work（默认来自设置；work 是工作模式）。"),
+    mode: str | None = typer.Option(
+        None, "--mode", help=f"{' | '.join(MODE_NAMES)}（默认来自设置；work 是工作模式）。"
+    ),
     base_url: str | None = typer.Option(
         None, "--base-url", help="OpenAI 兼容服务的地址，如 https://api.deepseek.com/v1"
     ),
@@ -533,7 +549,7 @@ def _stscript(session: AnyChat, line: str) -> None:
     if not isinstance(session, ChatSession):
         typer.echo(f"未知命令 {line.split()[0]}；/help 查看命令（群聊里还不能运行 STscript）。", err=True)
         return
-    from peargarden.app.play.slash import run_chat_script
+    from peargarden.app.play import run_chat_script
 
     outcome = run_chat_script(session, line)
     for toast in outcome.toasts:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from peargarden.app.cards.prompt_files import named_entries, switch_entry
+from peargarden.app.cards import named_entries, switch_entry
 from peargarden.errors import NotFound
 
 from ._app import app, state

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from peargarden.app.library.library import export_card_file, export_lorebook_file
+from peargarden.app.library import export_card_file, export_lorebook_file
 
 from ._app import app, state
 

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import typer
 
-from peargarden.app.library import groups as group_files
+from peargarden.app.library import (
+    GROUP_MODE_NAMES,
+    create_group,
+    delete_group,
+    edit_group,
+    export_group,
+    group_list,
+    import_group_files,
+    open_group,
+    set_muted,
+)
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
 
@@ -22,7 +32,7 @@ _STRATEGY_HELP = (
     "发言策略：natural（点名 + 健谈度）| list（按顺序都说）| manual（只在 /trigger 时说）| pooled（轮流一人）。"
 )
 _GENERATION_HELP = "角色卡：swap（只用发言者的）| join（合并未静音成员的）| join-muted（合并全部成员的）。"
-_MODE_HELP = "新对话的方式：stage | tavern。"
+_MODE_HELP = f"新对话的方式：{' | '.join(GROUP_MODE_NAMES)}。"
 _CHOICE_HELP = "舞台模式里谁接着说：strategy（按发言策略）| model（由发言的模型用 next_speaker 指定）。"
 
 
@@ -36,7 +46,7 @@ def create_command(
     speaker_choice: str | None = typer.Option(None, "--speaker-choice", help=_CHOICE_HELP),
 ) -> None:
     """Make a group of cards (groups/NAME/group.json, as SillyTavern writes it)."""
-    folder = group_files.create_group(
+    folder = create_group(
         state.home, name, member, strategy=strategy, generation=generation, mode=mode, speaker_choice=speaker_choice
     )
     typer.echo(f"已建群聊「{folder.folder}」：{'、'.join(member)}（pear chat --group {folder.folder}）")
@@ -45,7 +55,7 @@ def create_command(
 @group_app.command("list")
 def list_command(as_json: bool = typer.Option(False, "--json", help="JSON output (non-ASCII kept readable).")) -> None:
     """List the groups: members (muted ones marked), strategy, card joining, number of chats."""
-    rows = group_files.groups(state.home)
+    rows = group_list(state.home)
     if as_json:
         typer.echo(dumps_json(rows, indent=2))
         return
@@ -82,7 +92,7 @@ def edit_command(
     speaker_choice: str | None = typer.Option(None, "--speaker-choice", help=_CHOICE_HELP),
 ) -> None:
     """Change a group: members, name, strategy, card joining, self-responses, join prefix/suffix, mode."""
-    folder = group_files.edit_group(
+    folder = edit_group(
         state.home,
         name,
         add=add,
@@ -105,7 +115,7 @@ def mute_command(
     card: str = typer.Argument(..., help="成员（卡名或角色名）。"),
 ) -> None:
     """Mute a member: it speaks only when called on (/trigger); its greeting and past lines stay."""
-    changed = group_files.set_muted(state.home, name, card, True)
+    changed = set_muted(state.home, name, card, True)
     typer.echo(f"已静音「{card}」" if changed else f"「{card}」本来就是静音的")
 
 
@@ -115,14 +125,14 @@ def unmute_command(
     card: str = typer.Argument(..., help="成员（卡名或角色名）。"),
 ) -> None:
     """Unmute a member."""
-    changed = group_files.set_muted(state.home, name, card, False)
+    changed = set_muted(state.home, name, card, False)
     typer.echo(f"已取消静音「{card}」" if changed else f"「{card}」没有被静音")
 
 
 @group_app.command("delete")
 def delete_command(name: str = typer.Argument(..., help="群聊名。")) -> None:
     """Delete a group and its chats (a vault snapshot is taken first: pear vault restore undoes it)."""
-    done = group_files.delete_group(state.home, name)
+    done = delete_group(state.home, name)
     typer.echo(f"已删除 {done['path']}（快照 {done['snapshot']}：pear vault restore {done['snapshot']} 可恢复）")
 
 
@@ -132,7 +142,7 @@ def chats_command(
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """The group's chats (ids for pear chat --group NAME --chat ID)."""
-    ids = group_files.group(state.home, name).chat_ids()
+    ids = open_group(state.home, name).chat_ids()
     if as_json:
         typer.echo(dumps_json(ids, indent=2))
         return
@@ -147,7 +157,7 @@ def import_command(
     name: str | None = typer.Option(None, "--name", help="群聊在这里的名字（默认：文件里的 name）。"),
 ) -> None:
     """Import a SillyTavern group (its members' cards must be imported first) and its chats."""
-    folder, ids = group_files.import_group_files(state.home, group_file, chats or [], name=name)
+    folder, ids = import_group_files(state.home, group_file, chats or [], name=name)
     typer.echo(f"已导入群聊「{folder.folder}」" + (f"，对话：{'、'.join(ids)}" if ids else ""))
 
 
@@ -159,5 +169,5 @@ def export_command(
     """Export a group as SillyTavern's files: OUT/groups/<id>.json and OUT/group chats/<chat>.jsonl."""
     if out.exists() and not out.is_dir():
         raise BadInput("-o 要给一个文件夹", path=out)
-    for path in group_files.export_group(state.home, name, out):
+    for path in export_group(state.home, name, out):
         typer.echo(str(path))

@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-from peargarden.app.cards.regex_allowance import regex_question, scripts_question
-from peargarden.app.library.imports import (
+from peargarden.app.cards import regex_question, scripts_question
+from peargarden.app.library import (
     BookMode,
     ImportPlan,
     RegexAnswerFn,

@@ -20,7 +20,7 @@ def search_command(
     as_json: bool = typer.Option(False, "--json", help="JSON array sorted by score (non-ASCII readable)."),
 ) -> None:
     """Score every enabled entry (+5 key, +3 title, +1 per body occurrence up to 3, per term)."""
-    from peargarden.app.cards.lore_books import search_lore
+    from peargarden.app.cards import search_lore
 
     hits, warnings = search_lore(state.home, card, query, limit)
     for warning in warnings:

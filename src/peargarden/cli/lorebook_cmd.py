@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from peargarden.app.library.library import lorebook_rows, mount, unmount
+from peargarden.app.library import lorebook_rows, mount, unmount
 from peargarden.formats import dumps_json
 
 from ._app import app, state

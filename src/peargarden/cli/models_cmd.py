@@ -16,16 +16,18 @@ from typing import Any
 
 import typer
 
-from peargarden.app.settings.embedded_setup import Setup, install, real_steps
-from peargarden.app.settings.local_models import (
+from peargarden.app.settings import (
+    Setup,
     check_embedded,
     check_limits,
     choose_embedded,
     fetch_embedded,
+    install_embedded,
+    list_models,
+    real_steps,
     require_safe,
-    use_embedded,
+    use_local_model,
 )
-from peargarden.app.settings.model_lists import list_models
 from peargarden.errors import PearError
 
 from ._app import app, state
@@ -84,7 +86,7 @@ def models_command(
             typer.echo(choice["reason"])
         return
     if use is not None:
-        typer.echo(use_embedded(state.home, use))
+        typer.echo(use_local_model(state.home, use))
         return
     if install:
         _install(portable)
@@ -134,7 +136,7 @@ def _install(portable: bool) -> None:
             said[step.name] = (step.text, time.monotonic())
 
     try:
-        done = install(real_steps(state.home), report, cancel, portable=portable)
+        done = install_embedded(real_steps(state.home), report, cancel, portable=portable)
     except KeyboardInterrupt:
         cancel.set()
         raise

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from peargarden.app.cards import declarations
+from peargarden.app.cards import block_places, declare_preset, preset_labels, relabel_block, remove_declaration
 from peargarden.errors import BadInput
 
 from ._app import app, state
@@ -40,18 +40,18 @@ def declare_command(
     """Label each block (cache, --labels or the side model) and route it; sets the card's active preset."""
     home = state.home
     if remove:
-        changed = declarations.remove(home, card)
+        changed = remove_declaration(home, card)
         typer.echo(json.dumps({"removed": True, "changed_files": changed}, ensure_ascii=False) if as_json
                    else "已移除预设条目：" + ("、".join(changed) or "无改动"))  # fmt: skip
         return
     if not preset:
         raise BadInput("需要预设名（PRESET），或用 --remove")
     given = _given_labels(labels) if labels is not None else None
-    result = declarations.declare(home, card, preset, given)
+    result = declare_preset(home, card, preset, given)
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
         return
-    for block_id, where in declarations.block_places(result):
+    for block_id, where in block_places(result):
         typer.echo(f"{block_id:<24} {where}")
     for warning in result.warnings:
         typer.echo(f"提醒：{warning}", err=True)
@@ -61,7 +61,7 @@ def declare_command(
 @preset_app.command("labels")
 def labels_command(preset: str, as_json: bool = typer.Option(False, "--json")) -> None:
     """The cached labels of a preset (shared by all cards)."""
-    items = declarations.labels(state.home, preset)
+    items = preset_labels(state.home, preset)
     if as_json:
         typer.echo(json.dumps(items, ensure_ascii=False))
         return
@@ -72,6 +72,6 @@ def labels_command(preset: str, as_json: bool = typer.Option(False, "--json")) -
 @preset_app.command("relabel")
 def relabel_command(preset: str, block_id: str, station: str, card: str = typer.Option(..., "--card")) -> None:
     """Set one block's station yourself and re-route the card."""
-    result = declarations.relabel_block(state.home, preset, card, block_id, station)
+    result = relabel_block(state.home, preset, card, block_id, station)
     changed = "、".join(result.changed_files) or "无"
     typer.echo(f"{block_id} → {result.labels.stations[block_id]}；改动文件：{changed}")

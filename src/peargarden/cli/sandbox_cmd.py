@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from peargarden.app.play.sandbox_judge import check_call, known_card
+from peargarden.app.play import check_call, known_card
 from peargarden.errors import BadInput
 
 from ._app import app, state

@@ -21,8 +21,8 @@ def script_cmd(
 ) -> None:
     """TavernHelper 脚本：replay CASE_DIR 回放录制的案例。"""
     if len(words) == 2 and words[0] == "replay":
-        from peargarden.app.play.script_cases import replay_case
+        from peargarden.app.play import replay_script_case
 
-        print(dumps_json(replay_case(Path(words[1]), common), indent=2))
+        print(dumps_json(replay_script_case(Path(words[1]), common), indent=2))
         return
     raise BadInput("用法：pear script replay CASE_DIR [--common DIR]")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from peargarden.app.library.library import init_home
+from peargarden.app.library import init_home
 from peargarden.errors import BadInput
 from peargarden.web.addresses import reachable_urls
 

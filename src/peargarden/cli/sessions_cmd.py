@@ -7,17 +7,17 @@ from typing import Any
 
 import typer
 
-from peargarden.app.play.chat_records import (
+from peargarden.app.play import (
     CardFolder,
     ChatRecord,
     Entry,
     GroupChatRecord,
+    card_chat_summaries,
     card_folders,
     export_sillytavern,
     find_any_chat,
     save_file,
 )
-from peargarden.app.play.chat_summaries import chat_summaries
 from peargarden.formats import dumps_json
 
 from ._app import app, state
@@ -71,7 +71,7 @@ def list_command(
     rows = []
     for folder in _cards(card):
         # Kept per chat and re-read only for chats that changed (a long chat is not read every time).
-        for summary in chat_summaries(folder):
+        for summary in card_chat_summaries(folder):
             rows.append({key: value for key, value in summary.items() if key not in _INTERNAL})
     if as_json:
         typer.echo(dumps_json(rows, indent=2))

@@ -25,12 +25,12 @@ def slash_cmd(
     """STscript：--chat ID SCRIPT 在对话里运行脚本；replay CASE_DIR 回放录制的案例。"""
     if chat is None:
         if len(words) == 2 and words[0] == "replay":
-            from peargarden.app.play.slash_cases import replay_slash_case
+            from peargarden.app.play import replay_slash_case
 
             print(dumps_json(replay_slash_case(Path(words[1]), common), indent=2))
             return
         raise BadInput("用法：pear slash --chat ID SCRIPT [--json]，或 pear slash replay CASE_DIR [--common DIR]")
-    from peargarden.app.play.slash import run_stored_chat_script
+    from peargarden.app.play import run_stored_chat_script
 
     outcome = run_stored_chat_script(state.home, chat, " ".join(words), card=card)
     if as_json:

@@ -68,13 +68,14 @@ _Beat = tuple[str, list[Any], list[Any], list[str]]
 
 
 def _preview(card: str, chat: str | None, message: str, thinking: str | None, small: bool | None) -> _Beat:
-    from peargarden.app.play.service import ChatOptions, PearApp
+    from peargarden.app import ChatOptions, PearApp
+    from peargarden.app.play import STAGE
 
-    options = ChatOptions(mode="stage", thinking=thinking.strip().lower() if thinking else None)
+    options = ChatOptions(mode=STAGE, thinking=thinking.strip().lower() if thinking else None)
     service = PearApp(state.home)
     # Without --chat, a new chat that is never written: its preview is the first beat `pear chat` sends.
     session = service.open_chat(card, chat, options) if chat else service.draft_chat(card, options, small_model=small)
-    preview = session.preview("stage", message)
+    preview = session.preview(STAGE, message)
     messages = list(preview.request.messages)
     system = ""
     if messages and messages[0].get("role") == "system":

@@ -9,8 +9,8 @@ from typing import Any
 
 import typer
 
-from peargarden.app.cards import tavern_controls
-from peargarden.app.play.tavern_cases import is_group_case, replay_case
+from peargarden.app.cards import set_card_preset, set_control, set_regex, set_scripts
+from peargarden.app.play import hosts_state, is_group_case, replay_tavern_case, set_host
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
 
@@ -58,7 +58,7 @@ def replay_cmd(
     """Replay an oracle case's steps and print the request body of the last generation (a group
     case: a JSON array of every request body, in order)."""
 
-    result = replay_case(case_dir, st_version)
+    result = replay_tavern_case(case_dir, st_version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if result.body is None or result.assembly is None:
@@ -106,8 +106,9 @@ def assemble_cmd(
 def _chat_preview(card: str, chat: str, message: str) -> tuple[dict[str, Any], Any, list[str]]:
     """The next tavern beat of *chat* exactly as ``pear chat`` would send it (the service's preview)."""
     from peargarden.app import ChatOptions, PearApp
+    from peargarden.app.play import TAVERN
 
-    preview = PearApp(state.home).open_chat(card, chat, ChatOptions(mode="tavern")).preview("tavern", message)
+    preview = PearApp(state.home).open_chat(card, chat, ChatOptions(mode=TAVERN)).preview(TAVERN, message)
     return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
 
 
@@ -117,9 +118,10 @@ def _new_chat_preview(
     """The first tavern beat of a new chat with *card*, exactly as ``pear chat`` would send it (the
     service's preview of a chat that lives only in memory)."""
     from peargarden.app import ChatOptions, PearApp
+    from peargarden.app.play import TAVERN
 
-    options = ChatOptions(mode="tavern", preset=preset, st_version=st_version)
-    preview = PearApp(state.home).draft_chat(card, options, seed=seed).preview("tavern", message)
+    options = ChatOptions(mode=TAVERN, preset=preset, st_version=st_version)
+    preview = PearApp(state.home).draft_chat(card, options, seed=seed).preview(TAVERN, message)
     return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
 
 
@@ -130,6 +132,25 @@ def _print_assembly(body: dict[str, Any], assembly: Any, warnings: list[str], *,
         print(format_ledger(assembly))
     else:
         print(dumps_json(body, indent=2))
+
+
+@tavern_app.command("hosts")
+def hosts_cmd(
+    card: str = typer.Option(..., "--card", help="Card name (folder) in the data folder."),
+    as_json: bool = typer.Option(False, "--json", help="Print {card, hosts, pins} as JSON."),
+) -> None:
+    """The hosts the card may load remote modules from (the answers) and the modules it plays from the
+    data folder (each address pinned to its bytes' sha256)."""
+    found = hosts_state(state.home, card)
+    if as_json:
+        print(dumps_json(found, indent=2))
+        return
+    if not found["hosts"] and not found["pins"]:
+        print(f"卡「{found['card']}」没有回答过远程模块的主机，也没有钉住的模块")
+    for host, allowed in sorted(found["hosts"].items()):
+        print(f"{host}\t{'允许' if allowed else '不允许'}")
+    for item in found["pins"]:
+        print(f"{item['sha256'][:12]}\t{item['url']}")
 
 
 @tavern_app.command("set")
@@ -146,21 +167,29 @@ def set_cmd(
     if key == "regex":
         if card is None:
             raise BadInput("设置 regex 需要 --card")
-        allowed = tavern_controls.set_regex(home, card, value)
+        allowed = set_regex(home, card, value)
         print(f"卡「{card}」自带的正则脚本：{'允许运行' if allowed else '不运行'}（保存在卡.json 的 regex_allowed）")
         return
     if key == "scripts":
         if card is None:
             raise BadInput("设置 scripts 需要 --card")
-        allowed = tavern_controls.set_scripts(home, card, value)
+        allowed = set_scripts(home, card, value)
         print(f"卡「{card}」的 TavernHelper 脚本：{'变量系统（MVU）运行' if allowed else '变量系统（MVU）不运行'}"
               "（保存在卡.json 的 scripts_allowed；脚本自己的代码从不运行）")  # fmt: skip
+        return
+    if key.startswith("host."):
+        if card is None:
+            raise BadInput(f"设置 {key} 需要 --card")
+        host, allowed, dropped = set_host(home, card, key.removeprefix("host."), value)
+        said = "允许加载（第一次用到时下载一次，之后离线用数据文件夹里的同一份）" if allowed else "不加载"
+        gone = f"；删掉了 {dropped} 个已钉住的模块" if dropped else ""
+        print(f"卡「{card}」从 {host} 的远程模块：{said}（保存在卡.json 的 remote_hosts）{gone}")
         return
     if key == "preset":
         if card is None:
             raise BadInput("设置 preset 需要 --card")
-        tavern_controls.set_card_preset(home, card, value)
+        set_card_preset(home, card, value)
         print(f"卡「{card}」改用预设「{value}」")
         return
-    where = tavern_controls.set_control(home, key, value, card=card, chat=chat, preset=preset)
+    where = set_control(home, key, value, card=card, chat=chat, preset=preset)
     print(f"{key} = {value}（保存在{where}）")

@@ -22,7 +22,7 @@ def apply_command(
     ),
 ) -> None:
     """Apply one reply's update commands to the variables; print the variables after it."""
-    from peargarden.app.play.variables import apply_reply_files, card_schema, record_json
+    from peargarden.app.play import apply_reply_files, card_schema, record_json
 
     schema = card_schema(state.home, card) if card else None
     applied = apply_reply_files(variables, reply, schema=schema)
@@ -52,9 +52,7 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="打印 JSON：这条消息每个版本的变量和聊天变量。"),
 ) -> None:
     """The variables of a stored chat's message (per swipe) and the chat's variables; a group chat's too."""
-    from peargarden.app.play.chat_variables import record_yaml
-    from peargarden.app.play.group_variables import variables_of_chat
-    from peargarden.app.play.variables import record_json
+    from peargarden.app.play import record_json, record_yaml, variables_of_chat
 
     shown = variables_of_chat(state.home, chat)
     for warning in shown.warnings:  # a seed that could not be read: said, whatever is shown

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from peargarden.app.library.snapshots import Snapshots
+from peargarden.app.library import Snapshots
 
 from ._app import app, state
 from ._vault import tidy
 
 if TYPE_CHECKING:
-    from peargarden.app.library.snapshots import Snapshots
+    from peargarden.app.library import Snapshots
 
 vault_app = typer.Typer(
     name="vault",

@@ -16,6 +16,7 @@ Cards (V1, V2 ``chara_card_v2``, V3 ``chara_card_v3``; JSON, PNG, CHARX)::
     card_to_json(card, spec="v3"|"v2") -> bytes            # v2 = SillyTavern's hybrid
     card_to_png(card, image_png, spec="v3") -> bytes        # chara (+ ccv3) before IEND
     card_to_charx(card, assets=None, icon=None) -> bytes
+    read_zip(data, filename) -> {path: bytes}    # any zip, as safely as a CHARX (paths, sizes, bombs)
     card_to_object(card, spec) -> dict ; card_from_object(obj, filename) -> Card
 
 Lorebooks (standalone ``{"entries": {uid: entry}}`` ⇄ embedded ``character_book``)::
@@ -48,6 +49,11 @@ JSON text (lone UTF-16 surrogates, legal in SillyTavern's JavaScript strings, wr
     dumps_json(value, indent=None, compact=False) ; escape_lone_surrogates(json_text)
     replace_lone_surrogates(text)   # → U+FFFD, for model requests
 
+SillyTavern theme files (``themes/<name>.json``; fields in its order, unknown ones kept)::
+
+    read_theme(data, filename) -> dict ; theme_from_object(obj, filename) ; theme_to_json(theme) -> bytes
+    is_theme_object(obj) -> bool
+
 Regex-script files (one script object, or an array)::
 
     read_regex_scripts(data, filename) -> list[dict]
@@ -62,6 +68,7 @@ Personas (SillyTavern ``power_user``)::
     read_personas(data, filename) ; persona_to_json(p) ; personas_to_backup_json(personas)
 """
 
+from ._charx import read_archive as read_zip
 from ._common import (
     MAX_INPUT_BYTES,
     decode_utf8,
@@ -115,6 +122,7 @@ from .personas import (
 )
 from .presets import PresetFile, load_preset, read_preset
 from .regex_files import read_regex_scripts
+from .themes import is_theme_object, read_theme, theme_from_object, theme_to_json
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -151,6 +159,7 @@ __all__ = [
     "format_send_date",
     "has_lone_surrogate",
     "is_chat_text",
+    "is_theme_object",
     "iter_chat_jsonl",
     "load_preset",
     "lorebook_from_character_book",
@@ -176,7 +185,11 @@ __all__ = [
     "read_personas",
     "read_preset",
     "read_regex_scripts",
+    "read_theme",
+    "read_zip",
     "replace_lone_surrogates",
+    "theme_from_object",
+    "theme_to_json",
     "write_chat_jsonl",
     "write_group",
 ]

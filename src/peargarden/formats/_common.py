@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -113,10 +114,29 @@ def has_lone_surrogate(text: str) -> bool:
     return _LONE_SURROGATE.search(text) is not None
 
 
+def _finite(value: Any) -> Any:
+    """*value* with every ``NaN`` and infinity as ``None``, as ``JSON.stringify`` writes them (``null``)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(child) for key, child in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(child) for child in value]
+    return value
+
+
 def dumps_json(value: Any, *, indent: int | str | None = None, compact: bool = False) -> str:
-    """``json.dumps`` with CJK kept readable and lone surrogates escaped (so it always encodes)."""
+    """``json.dumps`` with CJK kept readable and lone surrogates escaped (so it always encodes), and
+    ``NaN``/``Infinity`` written ``null`` as ``JSON.stringify`` writes them: a number variable MVU made
+    ``NaN`` (a card's ``"很多"``) would otherwise be a line Node's ``JSON.parse`` and SillyTavern refuse."""
     separators = (",", ":") if compact else None
-    return escape_lone_surrogates(json.dumps(value, ensure_ascii=False, indent=indent, separators=separators))
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators, allow_nan=False)
+    except ValueError as error:  # a NaN or an infinity somewhere (rare): written as JavaScript writes it
+        if "float" not in str(error):  # a circular reference: json's own error
+            raise
+        text = json.dumps(_finite(value), ensure_ascii=False, indent=indent, separators=separators)
+    return escape_lone_surrogates(text)
 
 
 def dumps_compact(value: Any) -> str:
@@ -141,7 +161,16 @@ def jsonl_bytes(values: Iterable[Any], trailing_newline: bool = True) -> bytes:
             pass
         else:
             return data + b"\n" if trailing_newline else data
-    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    strict = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+    def encode(row: Any) -> str:
+        try:
+            return strict(row)
+        except ValueError as error:  # NaN or an infinity: null, as JSON.stringify writes them
+            if "float" not in str(error):
+                raise
+            return strict(_finite(row))
+
     text = "\n".join(map(encode, rows))
     if trailing_newline:
         text += "\n"

@@ -200,12 +200,15 @@ def greeting_seed(
     return records, list(dict.fromkeys(warnings))
 
 
-def schema_scripts(*extensions: object, budget: ScriptBudget) -> MvuSchema | None:
+def schema_scripts(
+    *extensions: object, budget: ScriptBudget, sources: Callable[[str], str | None] | None = None
+) -> MvuSchema | None:
     """The zod schema the TavernHelper scripts in *extensions* (a preset's, then the card's, in the
     order TavernHelper runs them) register with MVU, spending *budget*; ``None`` when no enabled
-    script registers one."""
+    script registers one.  *sources*: the card's remote modules kept in the data folder (a schema
+    imported from a URL)."""
     scripts = ((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)
-    return schema_of(scripts, budget)
+    return schema_of(scripts, budget, sources)
 
 
 _BUDGET_KEY = "variables.script_budget"

@@ -23,6 +23,10 @@ from .work.setup import role_play_setup, work_setup
 
 WORK = PlayMode(work_setup, tool_mode="work", tags=(WORK_TAG,))
 
+# The role-play modes' names, for whoever names one: `pear stage assemble` previews the stage, the
+# prompt inspector compares tavern against stage.
+STAGE, TAVERN = "stage", "tavern"
+
 
 def _stage() -> PlayMode:
     # on demand: the stage's setup, story memory and variables steps (a tavern chat never plays them)
@@ -54,4 +58,4 @@ def _tavern() -> PlayMode:
     )
 
 
-MODES: Mapping[str, PlayMode] = ModeTable({"stage": _stage, "tavern": _tavern, "work": lambda: WORK})
+MODES: Mapping[str, PlayMode] = ModeTable({STAGE: _stage, TAVERN: _tavern, "work": lambda: WORK})

@@ -15,6 +15,10 @@
 * :mod:`._cancel` — the watcher that wakes a read blocked on a silent server (a cancel, a timeout).
 * :mod:`.scripted` — replays scripted turns, for tests.
 * :mod:`.registry` — builds a provider from connection values.
+* :mod:`.media_http` — the media back ends' HTTP (one request, its whole answer, one line when it
+  fails); :mod:`.translators` — LibreTranslate, DeepL, DeepLX; :mod:`.speech` — OpenAI-compatible
+  ``/v1/audio/speech``, GPT-SoVITS; :mod:`.pictures` — ``/v1/images/generations``, Stable Diffusion
+  WebUI, ComfyUI.
 
 Only the interface types are re-exported here: the backends import packages a light command does not
 need (httpx2, ``llama_cpp``) and are imported where they are used.

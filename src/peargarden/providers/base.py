@@ -80,6 +80,9 @@ class ChatRequest(msgspec.Struct):
     # the character (claimed to be a model) and nothing else is left; not sent.  The stage's
     # small-model profile makes it from the card ("" = the guard's own pause).
     fallback_reply: str = ""
+    # Whether to ask for server-sent events: None: the connection's setting; False: the whole reply in
+    # one answer (``"stream": false``), as SillyTavern sends it when the preset says ``stream_openai: false``.
+    stream: bool | None = None
 
 
 class TextDelta(msgspec.Struct, frozen=True):

@@ -213,10 +213,24 @@ def resolve_local_model(value: str, folder: Path | None = None) -> Path:
 
 
 def model_traits(path: Path) -> ModelTraits:
-    """Read and check *path*'s header: one-line ``BadGguf`` for a non-GGUF or an unknown architecture."""
+    """Read and check *path*'s header: one-line ``BadGguf`` for a non-GGUF or an unknown architecture.
+
+    A catalog model fetched and verified here (its sha256 at the fetch, its size and time unchanged
+    since: ``installed_path``) has the header the catalog pinned; it is not read again."""
+    entry = catalog_entry(path)
+    if entry is not None and entry.header is not None and installed_path(entry, path.parent) == path:
+        pinned = entry.header
+        return ModelTraits(
+            path=path,
+            name=entry.display,
+            architecture=entry.architecture,
+            parameters=pinned.parameters,
+            context_length=pinned.context_length,
+            has_chat_template=pinned.has_chat_template,
+            catalog_key=entry.key,
+        )
     info: GgufInfo = read_gguf(path)
     check_runtime_can_load(info, path)
-    entry = catalog_entry(path)
     return ModelTraits(
         path=path,
         name=entry.display if entry else (info.name or path.stem),

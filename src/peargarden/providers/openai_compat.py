@@ -219,7 +219,7 @@ class OpenAICompatProvider:
                 f"没有为 {self._endpoint().host} 选定模型（no model）", hint="`pear models` 可列出可用模型", fix="model"
             )
         kwargs = build_create_kwargs(request, model, self.profile)
-        if not self.streaming:
+        if not self.streaming or request.stream is False:
             kwargs["stream"] = False
             kwargs.pop("stream_options", None)
         where = self._endpoint(model)

@@ -13,7 +13,8 @@
   never rewritten), a torn tail tolerated; :mod:`.index` — the session index
   that lets a long chat's open read only what was appended.
 - :mod:`.sillytavern` — SillyTavern chat import (swipes → siblings) and export of the active branch,
-  each line's variables per swipe included; :mod:`.variables` — a message's variables (and shown
+  each line's variables per swipe included, a picture message (``extra.image``) a line of its own
+  with its ``extra``; :mod:`.variables` — a message's variables (and shown
   text) as a note naming it, the chat's SillyTavern metadata.
 
 File I/O lives in :mod:`peargarden.workspace.chats`.

@@ -28,8 +28,9 @@ at the root; export writes each line's records back from the notes (a swipe with
 a line whose records are unchanged keeps its own ``variables``), the shown text of a noted message
 as its ``mes``, and the branch's chat variables as the header's ``chat_metadata.variables``.
 
-Export: the active branch as ST lines.  A beat's tool rounds collapse into its final reply; the
-siblings of a reply become its swipes, the active one chosen by ``swipe_id``.  A line nobody changed
+Export: the active branch as ST lines.  A beat's tool rounds collapse into its final reply (a picture
+message, ``extra.image``, is a line of its own with the ``extra`` it carries); the siblings of a reply
+become its swipes, the active one chosen by ``swipe_id``.  A line nobody changed
 (same text, same swipes, same choice) is written back exactly as it was imported; a changed one keeps
 every field it had and gets fresh ``swipes``/``swipe_id``/``swipe_info``.  The header is ST's own
 when the chat came from ST; a new chat gets ST's header with its ``create_date``.
@@ -350,6 +351,13 @@ def _finished(entry: Entry) -> bool:
     return entry.type == "message" and entry.role == "assistant" and not entry.message.get("tool_calls")
 
 
+def _picture(entry: Entry) -> bool:
+    """A picture message (SillyTavern's ``extra.image``, written by the image generation): a line of its
+    own, never a round of the reply before it."""
+    extra = entry.message.get("extra") if entry.type == "message" else None
+    return isinstance(extra, dict) and bool(extra.get("image"))
+
+
 def _beat_reply(
     tree: SessionTree, head: Entry, split: bool = False
 ) -> tuple[str, str | None, str, dict[str, dict[str, Any]]]:
@@ -363,7 +371,7 @@ def _beat_reply(
     ended = split and _finished(head)
     while True:
         kids = [kid for kid in tree.children(current.id) if not (kid.type == "message" and kid.role == "user")]
-        if not kids or (ended and kids[-1].type == "message"):
+        if not kids or (ended and kids[-1].type == "message") or _picture(kids[-1]):
             break  # once the reply ended, only the entries about it (its variables notes) follow
         current = kids[-1]
         chain.append(current)
@@ -403,6 +411,8 @@ def _st_line(
     base.setdefault("send_date", timestamp)
     base["mes"] = text
     extra = dict(base.get("extra") or {})
+    if isinstance(message.get("extra"), dict):  # written as SillyTavern writes it (a picture's image, title …)
+        extra.update(message["extra"])
     if message.get("reasoning"):
         extra["reasoning"] = message["reasoning"]
     if message.get("model"):
@@ -517,6 +527,8 @@ def export_chat(
         while index < len(path) and roles[index] != "user":
             if split_replies and roles[index] == "assistant" and _finished(last):
                 break
+            if roles[index] and (_picture(path[index]) or _picture(entry)):
+                break  # a picture is a line of its own, and the reply before it ends there
             if roles[index]:  # a message (custom entries, such as recorded metadata, have no role)
                 last = path[index]
             index += 1

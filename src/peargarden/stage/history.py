@@ -16,13 +16,25 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from peargarden.errors import PearError
 
-from .ask import parse_ask
+from .ask import AskCard, parse_ask
 from .draft import BeatProse, DraftSheet, finish_beat
 from .messages import Turn
 
-__all__ = ["DRAFT_TOOLS", "beat_prose", "beat_result", "beat_turn", "fork_line", "replay_draft", "story_turns"]
+__all__ = [
+    "DRAFT_TOOLS",
+    "BeatReading",
+    "beat_prose",
+    "beat_reading",
+    "beat_result",
+    "beat_turn",
+    "fork_line",
+    "replay_draft",
+    "story_turns",
+]
 
 DRAFT_TOOLS = frozenset({"draft_write", "draft_append", "draft_edit", "draft_seal"})
 
@@ -109,6 +121,46 @@ def fork_line(messages: Sequence[Mapping[str, Any]]) -> str:
                     continue
                 line = f"【岔口】{card.question}（{'／'.join(card.options)}）"
     return line
+
+
+class BeatReading(msgspec.Struct, frozen=True):
+    """What a reader of a finished beat reads, and on which of its messages a page shows it: the
+    draft's prose on the last message that wrote to the sheet (*prose_at*, an index into the beat),
+    the fork on the message that asked (*choice_at*).  ``None`` where the beat has neither: a beat
+    whose model never used the sheet shows its streamed text as it is."""
+
+    prose: str = ""
+    prose_at: int | None = None
+    choice: AskCard | None = None
+    choice_at: int | None = None
+
+
+def _good_calls(beat: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any]]]:
+    """(message index, call) of every tool call of the beat whose result was not an error."""
+    failed = {str(m.get("tool_call_id")) for m in beat if m.get("role") == "tool" and m.get("is_error") is True}
+    return [
+        (index, call)
+        for index, message in enumerate(beat)
+        if message.get("role") == "assistant"
+        for call in message.get("tool_calls") or []
+        if isinstance(call, Mapping) and str(call.get("id")) not in failed
+    ]
+
+
+def beat_reading(beat: Sequence[Mapping[str, Any]]) -> BeatReading:
+    """The reader's view of one beat's assistant and tool messages (see :class:`BeatReading`)."""
+    calls = _good_calls(beat)
+    drafts = [index for index, call in calls if call.get("name") in DRAFT_TOOLS]
+    prose = beat_prose(beat) if drafts else ""
+    choice: AskCard | None = None
+    choice_at: int | None = None
+    for index, call in calls:
+        if call.get("name") == "ask":
+            try:
+                choice, choice_at = parse_ask(_args(call.get("arguments"))), index
+            except PearError:
+                continue
+    return BeatReading(prose, drafts[-1] if prose else None, choice, choice_at)
 
 
 def beat_turn(beat: Sequence[Mapping[str, Any]]) -> Turn | None:

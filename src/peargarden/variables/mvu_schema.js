@@ -26,8 +26,15 @@ const __pear = Object.freeze((function () {
   const parsePath = (s) => trimQuotes(s).replace(/^(?:stat_data|status_current_variables)\./, "");
   const readOnly = (path) => _.toPath(path).some((part) => part.startsWith("_"));
 
+  // YAML read in Python beforehand for the commands' values (the binding cannot call Python while a
+  // time limit is set, which every use of the schema has): text → {ok, value | error}.
+  const yamlRead = new Map();
+  function yamlKnown(table) {
+    for (const [text, answer] of Object.entries(table || {})) yamlRead.set(text, answer);
+  }
   function yamlParse(source) {
-    const answer = parse(__yaml_parse(String(source)));
+    const text = String(source);
+    const answer = yamlRead.has(text) ? yamlRead.get(text) : parse(__yaml_parse(text));
     if (!answer.ok) throw new Error(answer.error);
     return answer.value;
   }
@@ -235,7 +242,20 @@ const __pear = Object.freeze((function () {
     [/(?:^|\/)zod(?:@[^/]*)?(?:\/|$)/i, () => ({ z, default: z, ...z })],
     [/(?:^|\/)lodash(?:-es)?(?:@[^/]*)?(?:\/|$)/i, () => ({ default: _, ..._ })],
   ];
+  // Remote modules the card plays from the data folder (a schema imported from a URL): run once, on
+  // first import, as the page would; their exports are not read here.
+  const defined = new Map();
+  function define(url, body) { if (!defined.has(url)) defined.set(url, { body, ran: false }); }
   function load(url) {
+    const own = defined.get(String(url));
+    if (own) {
+      if (!own.ran) {
+        own.ran = true;
+        const name = state.script;
+        apply(then, own.body(), [undefined, (error) => { state.failed[name] = failure(error); }]);
+      }
+      return {};
+    }
     const found = modules.find(([pattern]) => pattern.test(String(url)));
     if (!found) {
       state.notes.push(String(url));
@@ -254,7 +274,7 @@ const __pear = Object.freeze((function () {
     state.warnings = [];
     return stringify(out);
   }
-  return { register, initialized, applyCommands, load, run, input, result, inert, commandValue, yamlParse };
+  return { register, initialized, applyCommands, load, define, run, input, result, inert, commandValue, yamlParse, yamlKnown };
 })());
 
 var window = globalThis;

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -96,10 +96,13 @@ def registers_schema(source: str) -> bool:
 
 
 class SchemaScript(msgspec.Struct, frozen=True):
-    """One TavernHelper script that registers a schema: its name (for warnings) and its code."""
+    """One TavernHelper script that registers a schema: its name (for warnings), its code, and the
+    remote modules it imports that the card plays from the data folder (``(url, source)``: a script
+    that only imports its schema from a URL, as the template cards do, registers it from there)."""
 
     name: str
     code: str
+    modules: tuple[tuple[str, str], ...] = ()
 
 
 class SchemaRun(msgspec.Struct):
@@ -117,6 +120,19 @@ def _yaml_parse(text: str) -> str:
         return json_stringify({"ok": True, "value": value}) or '{"ok": true}'
     except (YamlError, TooLarge, RecursionError, ValueError) as error:
         return json.dumps({"ok": False, "error": str(error)}, ensure_ascii=False)
+
+
+def _yaml_answers(commands: Sequence[Command]) -> dict[str, Any]:
+    """What YAML reads of each text value of *commands* (as MVU's command parser may ask for it),
+    read here: QuickJS cannot call into Python while a time limit is set, so ``[温热, 香]`` — a value
+    only YAML reads — was kept as its text.  Bounded like the rest: a value past the bounds is
+    refused with YAML's own error, as the JavaScript side would have got it."""
+    answers: dict[str, Any] = {}
+    for command in commands:
+        for arg in command.args:
+            if isinstance(arg, str) and arg.strip() and arg.strip() not in answers:
+                answers[arg.strip()] = json.loads(_yaml_parse(arg.strip()))
+    return answers
 
 
 def _command_json(command: Command) -> dict[str, Any]:
@@ -158,11 +174,13 @@ class MvuSchema(msgspec.Struct, frozen=True):
         """An update's commands, each checked against the schema (``stat_data`` changed in place)."""
         script = (
             "__input.commands.forEach(c => c.undefined.forEach(i => { c.args[i] = undefined; }));"
+            "__pear.yamlKnown(__input.yaml);"
             "__pear.result({variables: __pear.applyCommands(__input.variables, __input.commands)})"
         )
         given = {
             "variables": {"stat_data": variables.get("stat_data")},
             "commands": [_command_json(command) for command in commands],
+            "yaml": _yaml_answers(commands),
         }
         run, out = self._run(script, given)
         if run.registered and isinstance(out.get("variables"), dict):
@@ -223,7 +241,11 @@ class MvuSchema(msgspec.Struct, frozen=True):
         import quickjs
 
         name = json.dumps(script.name, ensure_ascii=False)
-        wrapped = f"__pear.run({name}, async () => {{\n{script_body(script.code)}\n}});"
+        defined = "".join(
+            f"__pear.define({json.dumps(url)}, async () => {{\n{script_body(source)}\n}});\n"
+            for url, source in script.modules
+        )
+        wrapped = f"{defined}__pear.run({name}, async () => {{\n{script_body(script.code)}\n}});"
         try:
             use.call(context.set_time_limit, lambda: context.eval(wrapped))
             for _ in range(_MAX_JOBS):
@@ -314,8 +336,21 @@ def _first_line(error: BaseException) -> str:
     return "out of memory" if text == "null" else text.splitlines()[0]
 
 
-def schema_of(scripts: Iterable[tuple[str, str]], budget: ScriptBudget) -> MvuSchema | None:
+def imported_urls(code: str) -> list[str]:
+    """The addresses a script's static imports name, in order."""
+    return list(dict.fromkeys(match["url"] for match in _STATIC_IMPORT.finditer(code)))
+
+
+def schema_of(
+    scripts: Iterable[tuple[str, str]], budget: ScriptBudget, sources: Callable[[str], str | None] | None = None
+) -> MvuSchema | None:
     """The schema of the scripts given as ``(name, code)`` (enabled ones, in TavernHelper's order),
-    spending *budget*: ``None`` when none of them registers one."""
-    found = tuple(SchemaScript(name, code) for name, code in scripts if registers_schema(code))
-    return MvuSchema(found, budget) if found else None
+    spending *budget*: ``None`` when none of them registers one.  *sources* gives the text of a remote
+    module the card plays from the data folder (None: not there); a script whose imported module
+    registers a schema is a schema script too."""
+    found = []
+    for name, code in scripts:
+        modules = tuple((url, text) for url in imported_urls(code) if sources and (text := sources(url)) is not None)
+        if registers_schema(code) or any(registers_schema(text) for _, text in modules):
+            found.append(SchemaScript(name, code, modules))
+    return MvuSchema(tuple(found), budget) if found else None

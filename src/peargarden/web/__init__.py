@@ -24,7 +24,13 @@
   :mod:`.api_system_file`: the bundled ``SYSTEM.md`` written back from its warning); :mod:`.pages` —
   the Jinja2 pages (a renamed card's old links redirected);
   :mod:`.first_answers` — the answers the chat page carries for the GETs its scripts make as they
-  start (``common.js``'s ``api()`` takes each once); the
+  start (``common.js``'s ``api()`` takes each once); the features beside the chat (issue 48):
+  :mod:`.api_extras` (their page ``/extras``, their settings, what the chat page reads of them first)
+  and a router each (:mod:`.api_translate`, :mod:`.api_expressions`, :mod:`.api_tts`,
+  :mod:`.api_pictures`, :mod:`.api_themes`; :mod:`.extras_chats`: a card's chat or a group's; every
+  page carries the theme's CSS, ``base.html``), on the chat and group
+  pages ``chat_extras.js`` with a module each (``translate.js``, ``expressions.js``, ``tts.js``,
+  ``pictures.js``), hooked in beside chat.js; the
   small JS modules per page in ``static/`` (the chat page: ``chat.js`` wiring and beats,
   ``chat_window.js`` the window of a long chat — the last 100 messages, more on scroll, at most 200
   drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message,

@@ -12,7 +12,15 @@ from fastapi import APIRouter, Request, UploadFile
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from peargarden.app.cards import card_files
+from peargarden.app.cards import (
+    CARD_FORMATS,
+    create_card,
+    delete_card,
+    duplicate_card,
+    export_card,
+    rename_card,
+    set_picture,
+)
 from peargarden.errors import BadInput, ConflictError
 
 from .api_cards import save_upload
@@ -27,9 +35,9 @@ _MEDIA = {"png": "image/png", "json": "application/json", "charx": "application/
 @router.get("/cards/{card}/export")
 def export(request: Request, card: str, format: str = "png") -> Response:
     """The card as a SillyTavern file (``format`` = ``png`` | ``json`` | ``charx``)."""
-    if format not in card_files.CARD_FORMATS:
+    if format not in CARD_FORMATS:
         raise BadInput(f"format 只能是 png、json 或 charx，实际是 {format!r}")
-    folder, data = card_files.export_card(home_of(request), card, format)
+    folder, data = export_card(home_of(request), card, format)
     disposition = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(f'{folder.folder}.{format}')}"}
     return Response(data, media_type=_MEDIA[format], headers=disposition)
 
@@ -43,7 +51,7 @@ class NewCard(BaseModel):
 @router.post("/cards")
 def create(request: Request, body: NewCard) -> dict[str, Any]:
     """A new card from scratch (a V3 PNG card with a plain picture)."""
-    folder = card_files.create_card(home_of(request), body.name, body.description, body.first_mes)
+    folder = create_card(home_of(request), body.name, body.description, body.first_mes)
     return {"folder": folder.folder, "name": body.name.strip()}
 
 
@@ -58,7 +66,7 @@ def rename(request: Request, card: str, body: RenameCard) -> dict[str, Any]:
     hub = hub_of(request)
     if hub.busy(card):
         raise ConflictError("这张卡的对话正在生成回复，等它结束再改名（a beat is running）")
-    folder, name, snapshot = card_files.rename_card(home_of(request), card, body.name)
+    folder, name, snapshot = rename_card(home_of(request), card, body.name)
     hub.forget_card(card)  # its open chats live under the new folder now
     hub.card_changed(folder.folder)
     return {"folder": folder.folder, "name": name, "undo": {"snapshot": snapshot}}
@@ -71,7 +79,7 @@ async def avatar(request: Request, card: str, file: UploadFile) -> dict[str, Any
         target = Path(scratch) / "upload"
         await save_upload(file, target, MAX_AVATAR_BYTES)
         image = target.read_bytes()
-    folder, snapshot = card_files.set_picture(home_of(request), card, image, file.filename)
+    folder, snapshot = set_picture(home_of(request), card, image, file.filename)
     hub_of(request).card_changed(folder.folder)
     return {"folder": folder.folder, "undo": {"snapshot": snapshot}}
 
@@ -79,7 +87,7 @@ async def avatar(request: Request, card: str, file: UploadFile) -> dict[str, Any
 @router.post("/cards/{card}/duplicate")
 def duplicate(request: Request, card: str) -> dict[str, Any]:
     """A copy of the card's folder without its chats (as SillyTavern duplicates a character)."""
-    target = card_files.duplicate_card(home_of(request), card)
+    target = duplicate_card(home_of(request), card)
     return {"folder": target.folder, "name": target.load_card().name}
 
 
@@ -90,6 +98,6 @@ def delete(request: Request, card: str) -> dict[str, Any]:
     folder = hub.app.card(card)
     if hub.busy(folder.folder):
         raise ConflictError("这张卡有对话正在生成回复（a beat is running）")
-    removed, undo = card_files.delete_card(home_of(request), folder.folder)
+    removed, undo = delete_card(home_of(request), folder.folder)
     hub.forget_card(removed.folder)
     return {"removed": removed.folder, "undo": undo}

@@ -11,11 +11,9 @@ from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from peargarden.app import sanitize_name
-from peargarden.app.cards.avatars import Picture, Size, card_picture
-from peargarden.app.library import imports
-from peargarden.app.library.card_list import CardRow, card_rows, search, set_marks
-from peargarden.app.library.library import card as open_card
+from peargarden.app import library, sanitize_name
+from peargarden.app.cards import Picture, Size, card_picture
+from peargarden.app.library import CardRow, card_rows, open_card, search_cards, set_marks
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.formats import MAX_INPUT_BYTES
 
@@ -46,7 +44,7 @@ def card_json(row: CardRow) -> dict[str, Any]:
 def cards(request: Request, q: str = "", tag: str = "", fav: bool = False, sort: str = "name") -> list[dict[str, Any]]:
     """The cards, searched (``q``: words in the name, creator, tags or creator notes), filtered (``tag``,
     ``fav``) and sorted (``sort`` = ``name`` | ``last_chat`` | ``added``; favourites first)."""
-    rows = search(card_rows(home_of(request)), q, tag=tag, favorites=fav, sort=sort)
+    rows = search_cards(card_rows(home_of(request)), q, tag=tag, favorites=fav, sort=sort)
     return [card_json(row) for row in rows]
 
 
@@ -103,7 +101,7 @@ async def import_files(
     """Import uploaded SillyTavern files; all are checked before anything is written.  A card that is
     here already is asked about (409 with ``conflicts``), then imported again with ``on_conflict`` =
     ``replace`` (in its place, chats kept; a vault snapshot first) or ``copy`` (beside it)."""
-    choice = imports.conflict_choice(on_conflict)
+    choice = library.conflict_choice(on_conflict)
     home = home_of(request)
     if not files:
         raise BadInput("没有收到文件（no files）")
@@ -117,9 +115,9 @@ async def import_files(
             await save_upload(upload, target)
             paths.append(target)
         try:
-            _plan, written = imports.import_files(home, paths, book=imports.book_choice(book), card=card or None,
+            _plan, written = library.import_files(home, paths, book=library.book_choice(book), card=card or None,
                                                   on_conflict=choice)  # fmt: skip
-        except imports.CardExists as exists:
+        except library.CardExists as exists:
             return JSONResponse({"error": exists.message, "conflicts": exists.names}, status_code=409)
         except PearError as error:  # name the uploaded file, never the server's scratch folder
             if error.path and Path(error.path).is_relative_to(scratch):

@@ -21,8 +21,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from peargarden.app.library.system_file import warning_fix
-from peargarden.app.play.chat_page import MessageRow, TreeRow, tree_leaf
+from peargarden.app.library import warning_fix
+from peargarden.app.play import MessageRow, TreeRow, tree_leaf
 from peargarden.errors import BadInput, ConflictError, NotFound
 
 from .chat_hub import OpenChat

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.settings.embedded_setup import SetupJob
+from peargarden.app.settings import SetupJob
 
 router = APIRouter(prefix="/api/embedded/setup")
 

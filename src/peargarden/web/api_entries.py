@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.cards.prompt_files import FILE_LABELS, FileKey, edit_entry, named_entries, prompt_file, switch_entry
+from peargarden.app.cards import FILE_LABELS, FileKey, edit_prompt_entry, named_entries, prompt_file, switch_entry
 
 from .deps import home_of
 
@@ -60,5 +60,5 @@ def switch(request: Request, card: str, file: FileKey, body: SwitchBody) -> dict
 
 @router.post("/entries/{card}/{file}/edit")
 def edit(request: Request, card: str, file: FileKey, body: EditBody) -> dict[str, Any]:
-    edit_entry(prompt_file(home_of(request), card, file), body.name, body.content)
+    edit_prompt_entry(prompt_file(home_of(request), card, file), body.name, body.content)
     return {"name": body.name}

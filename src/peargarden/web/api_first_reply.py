@@ -10,14 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from peargarden.app.settings.first_reply import (
-    connect,
-    endpoint,
-    endpoint_models,
-    readiness,
-    try_endpoint,
-    use_embedded,
-)
+from peargarden.app.settings import connect, endpoint, endpoint_models, readiness, try_endpoint, use_embedded
 
 from .deps import home_of, hub_of
 

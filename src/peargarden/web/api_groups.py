@@ -19,11 +19,19 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 
-from peargarden.app.cards.avatars import group_picture
-from peargarden.app.library import groups as group_files
-from peargarden.app.play.chat_page import tree_leaf, tree_rows
-from peargarden.app.play.group_session import GroupSession, new_group_chat, open_group_chat
-from peargarden.app.play.service import ChatOptions, PearApp
+from peargarden.app import ChatOptions, GroupSession, PearApp
+from peargarden.app.cards import group_picture
+from peargarden.app.library import (
+    GROUP_MODE_NAMES,
+    create_group,
+    delete_group,
+    edit_group,
+    group_list,
+    group_summary,
+    open_group,
+    set_muted,
+)
+from peargarden.app.play import new_group_chat, open_group_chat, tree_leaf, tree_rows
 from peargarden.errors import BadInput, ConflictError
 
 from .api_cards import picture_response
@@ -71,7 +79,7 @@ def _keep(request: Request, session: GroupSession) -> OpenChat:
 
 
 def _chat(request: Request, group: str, chat_id: str) -> OpenChat:
-    folder = group_files.group(home_of(request), group)
+    folder = open_group(home_of(request), group)
     chats = _open_chats(request)
     with chats.lock:
         found = chats.chats.get((folder.folder, chat_id))
@@ -79,6 +87,11 @@ def _chat(request: Request, group: str, chat_id: str) -> OpenChat:
         found.refresh()
         return found
     return _keep(request, open_group_chat(_service(request), folder.folder, chat_id))
+
+
+def group_chat(request: Request, group: str, chat_id: str) -> OpenChat:
+    """The group chat *chat_id* of *group*, open in this server (for the routers beside the group page)."""
+    return _chat(request, group, chat_id)
 
 
 def _session(chat: OpenChat) -> GroupSession:
@@ -119,16 +132,16 @@ class NewGroup(BaseModel):
 
 @router.get("/api/groups")
 def list_groups(request: Request) -> list[dict[str, Any]]:
-    return group_files.groups(home_of(request))
+    return group_list(home_of(request))
 
 
 @router.post("/api/groups")
 def create(request: Request, body: NewGroup) -> dict[str, Any]:
     """A group of cards (``pear group create``)."""
-    folder = group_files.create_group(home_of(request), body.name, body.members, strategy=body.strategy,
+    folder = create_group(home_of(request), body.name, body.members, strategy=body.strategy,
                                       generation=body.generation, mode=body.mode,
                                       speaker_choice=body.speaker_choice)  # fmt: skip
-    return group_files.group_summary(folder)
+    return group_summary(folder)
 
 
 class GroupSettings(BaseModel):
@@ -147,12 +160,12 @@ class GroupSettings(BaseModel):
 @router.post("/api/groups/{group}/settings")
 def settings(request: Request, group: str, body: GroupSettings) -> dict[str, Any]:
     """Change the group (``pear group edit``); open chats follow from their next round."""
-    folder = group_files.edit_group(home_of(request), group, add=body.add, remove=body.remove, title=body.name,
+    folder = edit_group(home_of(request), group, add=body.add, remove=body.remove, title=body.name,
                                     strategy=body.strategy, generation=body.generation,
                                     self_responses=body.self_responses, join_prefix=body.join_prefix,
                                     join_suffix=body.join_suffix, mode=body.mode,
                                     speaker_choice=body.speaker_choice)  # fmt: skip
-    return group_files.group_summary(folder)
+    return group_summary(folder)
 
 
 class MuteBody(BaseModel):
@@ -163,20 +176,20 @@ class MuteBody(BaseModel):
 @router.post("/api/groups/{group}/mute")
 def mute(request: Request, group: str, body: MuteBody) -> dict[str, Any]:
     """Mute a member or unmute it (the member strip)."""
-    group_files.set_muted(home_of(request), group, body.member, body.muted)
-    return group_files.group_summary(group_files.group(home_of(request), group))
+    set_muted(home_of(request), group, body.member, body.muted)
+    return group_summary(open_group(home_of(request), group))
 
 
 @router.post("/api/groups/{group}/delete")
 def delete(request: Request, group: str) -> dict[str, Any]:
     chats = _open_chats(request)
-    folder = group_files.group(home_of(request), group)
+    folder = open_group(home_of(request), group)
     with chats.lock:
         if any(key[0] == folder.folder and chat.session.busy for key, chat in chats.chats.items()):
             raise ConflictError("这个群聊正在生成回复（a beat is running）")
         for key in [key for key in chats.chats if key[0] == folder.folder]:
             del chats.chats[key]
-    return {"deleted": folder.folder, **group_files.delete_group(home_of(request), folder.folder)}
+    return {"deleted": folder.folder, **delete_group(home_of(request), folder.folder)}
 
 
 # -- group chats -----------------------------------------------------------------------------------
@@ -190,7 +203,7 @@ def avatar(request: Request, group: str) -> Response:
 
 @router.get("/api/groups/{group}/chats")
 def chats(request: Request, group: str) -> list[dict[str, Any]]:
-    return [{"chat_id": chat_id} for chat_id in group_files.group(home_of(request), group).chat_ids()]
+    return [{"chat_id": chat_id} for chat_id in open_group(home_of(request), group).chat_ids()]
 
 
 class NewChat(BaseModel):
@@ -302,14 +315,14 @@ def _page(request: Request, template: str, **context: object) -> HTMLResponse:
 @router.get("/groups", response_class=HTMLResponse)
 def groups_page(request: Request) -> HTMLResponse:
     """The groups, and a form that makes one from cards."""
-    return _page(request, "groups.html")
+    return _page(request, "groups.html", modes=GROUP_MODE_NAMES)
 
 
 @router.get("/group/{group}", response_class=HTMLResponse)
 def group_latest(request: Request, group: str) -> Response:
     """The group's newest chat; without one, the group page whose button starts one (a GET makes
     nothing)."""
-    folder = group_files.group(home_of(request), group)
+    folder = open_group(home_of(request), group)
     ids = folder.chat_ids()
     if ids:
         return RedirectResponse(f"/group/{quote(folder.folder, safe='')}/{quote(ids[-1], safe='')}", status_code=303)

@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from peargarden.app.play.request_ledger import ChatRequest, ledger
+from peargarden.app.play import MODE_NAMES, STAGE, TAVERN, ChatRequest, ledger
 from peargarden.errors import BadInput, NotFound
 
 from .chat_hub import OpenChat
@@ -50,7 +50,8 @@ def inspect_source(chat: OpenChat, source: str) -> dict[str, Any]:
             except ValueError:
                 raise BadInput(f"不认识的来源 {source!r}") from None
         elif source != "last":
-            raise BadInput(f"不认识的来源 {source!r}（last、beat:N、dry:stage、dry:tavern）")
+            dry = "、".join(f"dry:{mode}" for mode in MODE_NAMES)
+            raise BadInput(f"不认识的来源 {source!r}（last、beat:N、{dry}）")
         # The beat log (kept on disk beside the chat): still there after the server restarts.
         beats = [b for b in chat.session.beat_records() if b.rounds]
         if back >= len(beats):
@@ -80,7 +81,9 @@ def _as_text(result: dict[str, Any]) -> list[str]:
 
 
 @router.get("/inspect/{card}/{chat_id}/diff")
-def diff(request: Request, card: str, chat_id: str, a: str = "dry:tavern", b: str = "dry:stage") -> dict[str, Any]:
+def diff(
+    request: Request, card: str, chat_id: str, a: str = f"dry:{TAVERN}", b: str = f"dry:{STAGE}"
+) -> dict[str, Any]:
     """A unified diff between two sources (two beats, or tavern against stage)."""
     chat = hub_of(request).chat(card, chat_id)
     left, right = inspect_source(chat, a), inspect_source(chat, b)

@@ -13,8 +13,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.cards import lore_books
-from peargarden.app.cards.lore_books import Kind
+from peargarden.app import cards
+from peargarden.app.cards import BookKind
 
 from .deps import home_of
 
@@ -23,7 +23,7 @@ router = APIRouter(prefix="/api")
 
 @router.get("/lore")
 def books(request: Request) -> dict[str, Any]:
-    return lore_books.list_books(home_of(request))
+    return cards.list_books(home_of(request))
 
 
 class NewBook(BaseModel):
@@ -33,12 +33,12 @@ class NewBook(BaseModel):
 @router.post("/lore")
 def create_book(request: Request, body: NewBook) -> dict[str, Any]:
     """An empty library book, as SillyTavern's "create" writes it; an existing name is 409."""
-    return lore_books.create_book(home_of(request), body.name)
+    return cards.create_book(home_of(request), body.name)
 
 
 @router.post("/lore/book/{name}/delete")
 def delete_book(request: Request, name: str) -> dict[str, Any]:
-    return lore_books.delete_book(home_of(request), name)
+    return cards.delete_book(home_of(request), name)
 
 
 class MountBody(BaseModel):
@@ -48,12 +48,12 @@ class MountBody(BaseModel):
 
 @router.post("/lore/book/{name}/mount")
 def mount(request: Request, name: str, body: MountBody) -> dict[str, Any]:
-    return lore_books.set_mounted(home_of(request), name, body.card, body.mounted)
+    return cards.set_mounted(home_of(request), name, body.card, body.mounted)
 
 
 @router.get("/lore/{kind}/{name}")
-def book(request: Request, kind: Kind, name: str) -> dict[str, Any]:
-    return lore_books.read_book(home_of(request), kind, name)
+def book(request: Request, kind: BookKind, name: str) -> dict[str, Any]:
+    return cards.read_book(home_of(request), kind, name)
 
 
 class EntryBody(BaseModel):
@@ -62,15 +62,15 @@ class EntryBody(BaseModel):
 
 
 @router.post("/lore/{kind}/{name}/entries")
-def new_entry(request: Request, kind: Kind, name: str, body: EntryBody) -> dict[str, Any]:
-    return lore_books.new_entry(home_of(request), kind, name, body.fields)
+def new_entry(request: Request, kind: BookKind, name: str, body: EntryBody) -> dict[str, Any]:
+    return cards.new_lore_entry(home_of(request), kind, name, body.fields)
 
 
 @router.post("/lore/{kind}/{name}/entries/{uid}")
-def edit_entry(request: Request, kind: Kind, name: str, uid: str, body: EntryBody) -> dict[str, Any]:
-    return lore_books.edit_entry(home_of(request), kind, name, uid, body.fields, body.fp)
+def edit_entry(request: Request, kind: BookKind, name: str, uid: str, body: EntryBody) -> dict[str, Any]:
+    return cards.edit_lore_entry(home_of(request), kind, name, uid, body.fields, body.fp)
 
 
 @router.post("/lore/{kind}/{name}/entries/{uid}/delete")
-def remove_entry(request: Request, kind: Kind, name: str, uid: str) -> dict[str, Any]:
-    return lore_books.remove_entry(home_of(request), kind, name, uid)
+def remove_entry(request: Request, kind: BookKind, name: str, uid: str) -> dict[str, Any]:
+    return cards.remove_lore_entry(home_of(request), kind, name, uid)

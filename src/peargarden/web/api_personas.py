@@ -11,19 +11,10 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from peargarden.app import sanitize_name
-from peargarden.app.cards.avatars import Size, persona_picture
-from peargarden.app.library.personas import (
-    delete_persona as delete_files,
-)
-from peargarden.app.library.personas import (
-    load_persona,
-    persona_avatar,
-    persona_names,
-    save_avatar,
-)
-from peargarden.app.library.personas import (
-    save_persona as save_text,
-)
+from peargarden.app.cards import Size, persona_picture
+from peargarden.app.library import delete_persona as delete_files
+from peargarden.app.library import load_persona, persona_avatar, persona_names, save_avatar
+from peargarden.app.library import save_persona as save_text
 from peargarden.errors import BadInput, NotFound
 
 from .api_cards import picture_response

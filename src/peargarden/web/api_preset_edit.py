@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.library import preset_files
+from peargarden.app import library
 
 from .deps import home_of, hub_of
 
@@ -19,7 +19,7 @@ router = APIRouter(prefix="/api")
 
 @router.get("/preset/{name}")
 def preset(request: Request, name: str) -> dict[str, Any]:
-    return preset_files.read_preset_view(home_of(request), name)
+    return library.read_preset_view(home_of(request), name)
 
 
 class PromptBody(BaseModel):
@@ -30,7 +30,7 @@ class PromptBody(BaseModel):
 @router.post("/preset/{name}/prompt")
 def edit_prompt(request: Request, name: str, body: PromptBody) -> dict[str, Any]:
     """One prompt's text (``content``), ``name`` or ``role``."""
-    return preset_files.edit_prompt(home_of(request), name, body.identifier, body.changes)
+    return library.edit_prompt(home_of(request), name, body.identifier, body.changes)
 
 
 class OrderBody(BaseModel):
@@ -40,7 +40,7 @@ class OrderBody(BaseModel):
 @router.post("/preset/{name}/order")
 def edit_order(request: Request, name: str, body: OrderBody) -> dict[str, Any]:
     """The prompt order and switches (the global Chat Completion order)."""
-    return preset_files.edit_order(home_of(request), name, body.order)
+    return library.edit_order(home_of(request), name, body.order)
 
 
 class SamplerBody(BaseModel):
@@ -49,7 +49,7 @@ class SamplerBody(BaseModel):
 
 @router.post("/preset/{name}/samplers")
 def edit_samplers(request: Request, name: str, body: SamplerBody) -> dict[str, Any]:
-    return preset_files.edit_samplers(home_of(request), name, body.values)
+    return library.edit_samplers(home_of(request), name, body.values)
 
 
 class UseBody(BaseModel):
@@ -59,15 +59,15 @@ class UseBody(BaseModel):
 @router.post("/presets/{card}/use")
 def use_preset(request: Request, card: str, body: UseBody) -> dict[str, Any]:
     """Tavern mode sends it as SillyTavern would; stage mode declares it at its next beat."""
-    return preset_files.use_preset(home_of(request), card, body.preset)
+    return library.use_preset(home_of(request), card, body.preset)
 
 
 @router.get("/connections/samplers")
 def connection_samplers(request: Request) -> dict[str, Any]:
-    return preset_files.connection_samplers(home_of(request))
+    return library.connection_samplers(home_of(request))
 
 
 @router.post("/connections/{name}/samplers")
 def edit_connection_samplers(request: Request, name: str, body: SamplerBody) -> dict[str, Any]:
     providers = [session.provider for session in hub_of(request).open_sessions()]
-    return preset_files.set_connection_samplers(home_of(request), name, body.values, providers)
+    return library.set_connection_samplers(home_of(request), name, body.values, providers)

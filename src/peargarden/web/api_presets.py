@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.cards import declarations
+from peargarden.app.cards import declare_preset, preset_panel, relabel_block, remove_declaration
 
 from .deps import home_of
 
@@ -20,13 +20,13 @@ router = APIRouter(prefix="/api")
 
 @router.get("/presets/{card}")
 def presets(request: Request, card: str) -> dict[str, Any]:
-    return declarations.panel(home_of(request), card)
+    return preset_panel(home_of(request), card)
 
 
 @router.post("/presets/{card}/{stem}/declare")
 def declare(request: Request, card: str, stem: str) -> dict[str, Any]:
     """Label the preset's blocks (cached labels first; the side model only for new blocks) and route them."""
-    return declarations.declare(home_of(request), card, stem).to_json()
+    return declare_preset(home_of(request), card, stem).to_json()
 
 
 class RelabelBody(BaseModel):
@@ -37,10 +37,10 @@ class RelabelBody(BaseModel):
 @router.post("/presets/{card}/{stem}/relabel")
 def change_label(request: Request, card: str, stem: str, body: RelabelBody) -> dict[str, Any]:
     """The user's own label for one block; the card's files are routed again."""
-    return declarations.relabel_block(home_of(request), stem, card, body.piece, body.station).to_json()
+    return relabel_block(home_of(request), stem, card, body.piece, body.station).to_json()
 
 
 @router.post("/presets/{card}/remove")
 def remove(request: Request, card: str) -> dict[str, Any]:
     """Take the declared preset off the card (its files go back to what they were)."""
-    return {"restored": declarations.remove(home_of(request), card)}
+    return {"restored": remove_declaration(home_of(request), card)}

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.cards.card_regex import card_scripts, change_scripts
+from peargarden.app.cards import card_scripts, change_scripts
 from peargarden.formats.regex_edit import add_script, delete_script, update_script
 
 from .deps import home_of, hub_of

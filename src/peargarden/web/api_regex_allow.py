@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.cards.regex_allowance import allowance_state, set_allowance
+from peargarden.app.cards import allowance_state, set_allowance
 
 from .deps import home_of, hub_of
 

@@ -19,8 +19,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from peargarden.app import ChatSession
-from peargarden.app.play.card_frames import tavern_helper_names
-from peargarden.app.play.page_scripts import page_scripts, page_world, run_calls
+from peargarden.app.play import chat_page_scripts, page_world, run_calls, tavern_helper_names
 from peargarden.errors import BadInput
 
 from .chat_hub import OpenChat
@@ -43,7 +42,7 @@ def _card_chat(chat: OpenChat) -> ChatSession:
 @router.get("/chats/{card}/{chat_id}/scripts")
 def chat_scripts(request: Request, card: str, chat_id: str) -> dict[str, Any]:
     """The card's scripts for this chat's page, and the data they read."""
-    return {**page_scripts(_card_chat(hub_of(request).chat(card, chat_id))), "names": tavern_helper_names()}
+    return {**chat_page_scripts(_card_chat(hub_of(request).chat(card, chat_id))), "names": tavern_helper_names()}
 
 
 @router.get("/chats/{card}/{chat_id}/scripts/world")

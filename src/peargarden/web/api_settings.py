@@ -10,16 +10,19 @@ import msgspec
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from peargarden.app.settings.config_edit import Value, set_values
-from peargarden.app.settings.connection_profiles import (
+from peargarden.app.settings import (
+    ConfigValue,
     active_profile,
     apply_profile,
+    connection_models,
     delete_profile,
     list_profiles,
+    local_path_value,
+    save_connection_key,
     save_profile,
+    set_values,
+    settings_page,
 )
-from peargarden.app.settings.local_models import local_path_value
-from peargarden.app.settings.settings_view import connection_models, save_connection_key, settings_view
 from peargarden.errors import BadInput
 
 from .deps import home_of, hub_of
@@ -31,7 +34,7 @@ router = APIRouter(prefix="/api")
 def settings(request: Request) -> dict[str, Any]:
     """config.toml as the page shows it, with the connection profiles and the one in force."""
     home = home_of(request)
-    view = settings_view(home)
+    view = settings_page(home)
     view["profiles"] = [msgspec.structs.asdict(profile) for profile in list_profiles(home)]
     view["active_profile"] = active_profile(home)
     return view
@@ -120,7 +123,7 @@ class SettingsBody(BaseModel):
 @router.post("/settings")
 def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
     """Change values in ``config.toml`` in place (comments kept); invalid values change nothing."""
-    changes: dict[tuple[str, str], Value] = {}
+    changes: dict[tuple[str, str], ConfigValue] = {}
     for key in ("user_name", "user_persona", "mode", "creation_mode", "scan_depth", "max_lore_injections"):
         value = getattr(body, key)
         if value is not None:

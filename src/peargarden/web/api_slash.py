@@ -21,7 +21,7 @@ from fastapi import APIRouter, File, Request, UploadFile
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel
 
-from peargarden.app.library.quick_replies import (
+from peargarden.app.library import (
     chat_quick_reply_links,
     delete_quick_reply_set,
     export_quick_reply_set,
@@ -30,13 +30,7 @@ from peargarden.app.library.quick_replies import (
     save_quick_reply_set,
     set_global_quick_replies,
 )
-from peargarden.app.play.slash import (
-    Asker,
-    command_catalog,
-    run_chat_script,
-    set_chat_quick_reply_links,
-)
-from peargarden.app.play.slash import chat_quick_reply_links as chat_links
+from peargarden.app.play import Asker, chat_quick_replies, command_catalog, run_chat_script, set_chat_quick_reply_links
 from peargarden.errors import NotFound, PearError
 
 from .deps import home_of, hub_of
@@ -162,7 +156,7 @@ def answer(request: Request, ask_id: str, body: AnswerBody) -> dict[str, Any]:
 @router.get("/quick-replies")
 def list_sets(request: Request, card: str | None = None, chat: str | None = None) -> dict[str, Any]:
     """Every set, the ones on for every chat, and (with ``?card=&chat=``) the chat's own."""
-    links = chat_links(hub_of(request).chat(card, chat).card_session) if card and chat else []
+    links = chat_quick_replies(hub_of(request).chat(card, chat).card_session) if card and chat else []
     return quick_reply_sets(home_of(request), links)
 
 

@@ -19,8 +19,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from peargarden.app.play.card_frames import tavern_helper_names
-from peargarden.app.play.chat_variables import ChatVariables
+from peargarden.app.play import ChatVariables, tavern_helper_names
 
 from .deps import hub_of
 from .frame_libraries import library_text

@@ -11,8 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.cards import card_project
-from peargarden.app.cards import studio as studio_files
+from peargarden.app import cards
 
 from .deps import home_of
 
@@ -21,13 +20,13 @@ router = APIRouter(prefix="/api")
 
 @router.get("/studio/{card}")
 def studio(request: Request, card: str) -> dict[str, Any]:
-    return studio_files.studio_view(home_of(request), card)
+    return cards.studio_view(home_of(request), card)
 
 
 @router.post("/studio/{card}/expand")
 def expand(request: Request, card: str) -> dict[str, Any]:
     """Expand the card into ``创作/`` (one file per slot)."""
-    return studio_files.expand(home_of(request), card)
+    return cards.expand_project(home_of(request), card)
 
 
 class SlotBody(BaseModel):
@@ -38,13 +37,13 @@ class SlotBody(BaseModel):
 @router.post("/studio/{card}/slot")
 def save_slot(request: Request, card: str, body: SlotBody) -> dict[str, Any]:
     """Save one slot file and check the project (scripts and regexes get a syntax check)."""
-    return card_project.save_slot(home_of(request), card, body.file, body.text)
+    return cards.save_slot(home_of(request), card, body.file, body.text)
 
 
 @router.post("/studio/{card}/apply")
 def apply(request: Request, card: str) -> dict[str, Any]:
     """Write the changed slots back into the card (refused while a check finds problems)."""
-    return studio_files.apply(home_of(request), card)
+    return cards.apply_project(home_of(request), card)
 
 
 class LoreBody(BaseModel):
@@ -64,7 +63,7 @@ def save_lore(request: Request, card: str, body: LoreBody) -> dict[str, Any]:
     """Change one lorebook entry (title, keys, content, order, constant/keyword, on/off), or add one to
     the card's supplement book.  The book file is written atomically; the next beat reads it."""
     home = home_of(request)
-    studio_files.save_lore_entry(home, card, body.book, supplement=body.supplement, fp=body.fp,
+    cards.save_lore_entry(home, card, body.book, supplement=body.supplement, fp=body.fp,
                                  comment=body.comment, keys=body.keys, content=body.content, order=body.order,
                                  constant=body.constant, disabled=body.disabled)  # fmt: skip
-    return studio_files.studio_view(home, card)
+    return cards.studio_view(home, card)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from peargarden.app.library.system_file import SYSTEM_FILE_FIX, undo_bundled_system, write_bundled_system
+from peargarden.app.library import SYSTEM_FILE_FIX, undo_bundled_system, write_bundled_system
 
 from .deps import home_of, hub_of
 

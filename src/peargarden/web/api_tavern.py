@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.cards import tavern_controls
+from peargarden.app.cards import set_panel_control, switch_card_regex, tavern_panel
 
 from .deps import home_of, hub_of
 
@@ -23,7 +23,7 @@ router = APIRouter(prefix="/api")
 
 @router.get("/tavern/{card}")
 def controls(request: Request, card: str, chat: str | None = None) -> dict[str, Any]:
-    return tavern_controls.panel(home_of(request), card, chat)
+    return tavern_panel(home_of(request), card, chat)
 
 
 class RegexBody(BaseModel):
@@ -37,7 +37,7 @@ class RegexBody(BaseModel):
 def switch_regex(request: Request, card: str, body: RegexBody) -> dict[str, Any]:
     """Switch one of the card's regex scripts on or off: ``disabled`` of that script in the card file,
     as SillyTavern stores it (a PNG card keeps its image bytes).  Open chats of the card follow."""
-    tavern_controls.switch_card_regex(home_of(request), card, body.index, body.enabled, body.name)
+    switch_card_regex(home_of(request), card, body.index, body.enabled, body.name)
     hub_of(request).card_changed(card)
     return controls(request, card, body.chat)
 
@@ -51,5 +51,5 @@ class ControlBody(BaseModel):
 @router.post("/tavern/{card}")
 def set_control(request: Request, card: str, body: ControlBody) -> dict[str, Any]:
     """One control (the keys of ``pear tavern set``); the Author's Note goes to the chat when given."""
-    where = tavern_controls.set_panel_control(home_of(request), card, body.key, body.value, body.chat)
+    where = set_panel_control(home_of(request), card, body.key, body.value, body.chat)
     return {"key": body.key, "where": where, "controls": controls(request, card, body.chat)}

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
-from peargarden.app.library.snapshots import Snapshots
+from peargarden.app.library import Snapshots
 
 from .deps import home_of
 

@@ -13,10 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from peargarden.app import Home
-from peargarden.app.library.system_file import warning_fix
-from peargarden.app.play.beat import ApprovalPrompt, Beat
-from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
+from peargarden.app import ApprovalPrompt, Beat, ChatOptions, ChatSession, Home, PearApp
+from peargarden.app.library import warning_fix
 from peargarden.errors import BadInput, NotFound
 
 if TYPE_CHECKING:
@@ -77,10 +75,8 @@ class ChatHub:
         self._guard = threading.Lock()
 
     def new_chat(self, card: str, mode: str | None = None, persona: str | None = None) -> OpenChat:
-        options = ChatOptions(mode=mode if mode in ("stage", "tavern") else None, persona=persona)
-        session = self.app.new_chat(card, options)
-        if mode and mode != session.mode:
-            session.set_mode(mode)
+        # Any mode of the table, work mode too (an unknown one is refused by the service, naming the known).
+        session = self.app.new_chat(card, ChatOptions(mode=mode or None, persona=persona))
         return self._keep(card, session)
 
     def chat(self, card: str, chat_id: str) -> OpenChat:

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
-from peargarden.app.play.chat_page import MessageRow
+from peargarden.app.play import MessageRow
 
 from .markdown import is_document, render
 from .status_frame import status_parts
@@ -49,6 +49,13 @@ def message_json(card: str, row: MessageRow) -> dict[str, Any]:
         "message_id": row.message_id,  # SillyTavern's number (TavernHelper's getCurrentMessageId())
         # A status bar the card's display script made: Markdown around sandboxed frames (status_frame.py)
         "parts": status_parts(row.display, row.content, _segment_html),
+        "image": row.image,  # a picture message: the picture in the chat's folder (images/<file>)
+        # A stage beat's row that ends its draft: the prose the reader read, drawn as the reply's text
+        # (its tool calls fold away); the row that asked: the fork ({"question", "options", "free_text"}).
+        "prose": row.prose,
+        "prose_html": message_html(row.prose) if row.prose else None,
+        "choice": row.choice,
+        "beat_step": row.beat_step,  # an earlier round of such a beat: drawn as its folded calls only
     }
 
 

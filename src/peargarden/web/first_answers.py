@@ -21,10 +21,11 @@ from typing import Any
 
 from fastapi import Request
 
-from peargarden.app.cards.regex_allowance import allowance_state
+from peargarden.app.cards import allowance_state
 from peargarden.errors import PearError
 
 from .api_chat import WINDOW, Window, chat_state
+from .api_extras import chat_extras
 from .api_personas import personas
 from .api_settings import settings
 from .deps import home_of, hub_of
@@ -41,11 +42,12 @@ def _answered(parts: dict[str, Callable[[], Any]]) -> dict[str, Any]:
 
 
 def chat_page_answers(request: Request, card: str, chat_id: str) -> dict[str, Any]:
-    """What the chat page's scripts (chat.js, regex_allow.js, persona_switch.js) ask for first."""
+    """What the chat page's scripts (chat.js, regex_allow.js, persona_switch.js, chat_extras.js) ask for first."""
     return _answered({
         f"/api/chats/{card}/{chat_id}?last={WINDOW}": lambda: chat_state(hub_of(request).chat(card, chat_id),
                                                                         Window(last=WINDOW)),
         "/api/settings": lambda: settings(request),
         "/api/personas": lambda: personas(request),
         f"/api/cards/{card}/regex-allowance": lambda: allowance_state(home_of(request), card),
+        f"/api/chats/{card}/{chat_id}/extras": lambda: chat_extras(request, card, chat_id),
     })  # fmt: skip

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-from peargarden.app.play.card_frames import own_libraries, own_library
+from peargarden.app.play import own_libraries, own_library
 from peargarden.errors import NotFound
 
 # name → (package, file): the minified builds.

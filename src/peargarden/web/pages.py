@@ -9,8 +9,9 @@ from urllib.parse import quote, unquote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from peargarden.app.cards.card_files import renamed_card
-from peargarden.app.library.library import card as open_card
+from peargarden.app.cards import renamed_card
+from peargarden.app.library import open_card
+from peargarden.app.play import MODE_NAMES
 
 from .api_cards import cards
 from .deps import home_of, hub_of, templates_of
@@ -72,7 +73,7 @@ def vault_page(request: Request) -> HTMLResponse:
 
 @router.get("/settings", response_class=HTMLResponse)
 def settings_page(request: Request) -> HTMLResponse:
-    return _page(request, "settings.html")
+    return _page(request, "settings.html", modes=MODE_NAMES)
 
 
 @router.get("/presets/{card}", response_class=HTMLResponse)

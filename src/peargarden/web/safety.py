@@ -43,8 +43,8 @@ BODY_TIMEOUT = 30.0
 
 
 def body_limit(path: str) -> int:
-    # A card's new picture (POST /api/cards/{card}/avatar) is an upload too.
-    return UPLOAD_LIMIT if path in UPLOAD_PATHS or path.endswith("/avatar") else JSON_LIMIT
+    # A card's new picture (POST /api/cards/{card}/avatar) and its sprites (…/sprites) are uploads too.
+    return UPLOAD_LIMIT if path in UPLOAD_PATHS or path.endswith(("/avatar", "/sprites")) else JSON_LIMIT
 
 
 def _timed_out() -> JSONResponse:

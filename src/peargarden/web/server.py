@@ -23,8 +23,9 @@ from fastapi.templating import Jinja2Templates
 
 from peargarden import __version__
 from peargarden.app import Home
-from peargarden.app.library.card_list import card_rows
-from peargarden.app.settings.embedded_setup import SetupJob, Steps, real_steps
+from peargarden.app.extras import page_style
+from peargarden.app.library import card_rows
+from peargarden.app.settings import SetupJob, SetupSteps, real_steps
 from peargarden.errors import NotFound, PearError
 
 from . import api_status, safety
@@ -41,7 +42,7 @@ class WebConfig:
     host: str = "127.0.0.1"
     token: str | None = None
     # What installing the embedded model does (app/settings/embedded_setup.py); tests give stand-ins.
-    setup_steps: Callable[[Home], Steps] = real_steps
+    setup_steps: Callable[[Home], SetupSteps] = real_steps
 
 
 def error_body(error: PearError) -> dict[str, str]:
@@ -107,6 +108,8 @@ def create_app(config: WebConfig) -> FastAPI:
     # The pages name their files under /static/<version>/, kept by the browser (web/static_files.py).
     version = static_version(HERE / "static")
     app.state.templates.env.globals["static"] = f"/static/{version}"
+    # Every page carries the look in force (a theme, dark or light, user CSS made harmless).
+    app.state.templates.env.globals["theme_style"] = lambda: page_style(config.home)
     app.mount(f"/static/{version}", ImmutableStatic(directory=str(HERE / "static")), name="static-versioned")
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     from . import (
@@ -116,29 +119,39 @@ def create_app(config: WebConfig) -> FastAPI:
         api_chat_files,
         api_embedded,
         api_entries,
+        api_expressions,
+        api_extras,
         api_first_reply,
         api_groups,
         api_inspect,
         api_lore,
         api_personas,
+        api_pictures,
         api_preset_edit,
         api_presets,
         api_regex,
         api_regex_allow,
+        api_remote_modules,
         api_scripts,
         api_settings,
         api_slash,
         api_studio,
         api_system_file,
         api_tavern,
+        api_themes,
+        api_translate,
+        api_tts,
         api_vault,
         pages,
     )
     from .pages import renamed_page
 
+    # The features beside the chat come before the groups' router: its POST …/chats/{chat}/{action}
+    # would take their routes on a group's chat.
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
-               api_regex_allow, api_groups, api_status, api_scripts, api_slash, api_first_reply, api_system_file,
+               api_regex_allow, api_remote_modules, api_extras, api_translate, api_expressions, api_tts, api_pictures,
+               api_themes, api_groups, api_status, api_scripts, api_slash, api_first_reply, api_system_file,
                api_embedded, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)

@@ -18,7 +18,8 @@ iframe that runs its scripts; MVU cards turn ``<StatusPlaceHolderImpl/>`` into s
   loads anything from the network: the libraries of :mod:`.frame_libraries` are put into the frame by
   the page — jQuery and lodash always, YAML and zod when the document names or asks for them; every
   other ``<script src>`` and ``<link href>`` is taken out and named in ``blocked``, which the frame
-  shows in one line.  (What a regex misses — a
+  shows in one line — but those of a web address, and inline modules importing one, which the page
+  fills with the card's remote modules (:func:`remote_loads`, ``app/play/remote_modules.py``).  (What a regex misses — a
   ``url()``, an ``import`` — the frame's CSP blocks, and the bridge adds it to the same line.)
 
 Rewriting here is for the reader, not for safety: the sandbox, the CSP and the frame's first script
@@ -35,7 +36,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from peargarden.app.play.card_frames import frame_html
+from peargarden.app.play import frame_html, module_text
 
 # TavernHelper's test for a code block that is a front-end page.
 _FRONTEND_MARKS = ("html>", "<head>", "<body")
@@ -121,9 +122,61 @@ def rewrite_document(html: str) -> tuple[str, list[str], list[str]]:
     return kept, [name for name in _LIBRARY_FILES if name in libraries], blocked
 
 
+_WEB = re.compile(r"^https?://", re.IGNORECASE)
+_STYLESHEET = re.compile(r"(?:^|\s)stylesheet(?:\s|$)", re.IGNORECASE)
+_INLINE_MODULE = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>[\s\S]*?)</script\s*>", re.IGNORECASE)
+_MODULE_TYPE = re.compile(r"""\btype\s*=\s*["']?module\b""", re.IGNORECASE)
+
+
+def remote_loads(html: str) -> tuple[str, list[dict[str, Any]]]:
+    """*html* with each ``<script src>`` and style sheet ``<link>`` of a web address (not a library a
+    frame has) as an empty marker the page fills with the card's remote module (``remote_modules.py``:
+    asked once per host, fetched once, offline after), and the list of them: ``{"url", "kind":
+    "script"|"style"}``, the marker's ``data-pear-remote`` its index."""
+    remote: list[dict[str, Any]] = []
+
+    def one(match: re.Match[str]) -> str:
+        tag = match.group(0)
+        if tag[:5].lower() == "<link":
+            href = _attribute(tag, "href") or ""
+            if not (_WEB.match(href) and _STYLESHEET.search(_attribute(tag, "rel") or "")):
+                return tag
+            remote.append({"url": href, "kind": "style"})
+            return f'<style data-pear-remote="{len(remote) - 1}"></style>'
+        opening = tag[: tag.index(">") + 1]
+        src = _attribute(opening, "src") or ""
+        if not _WEB.match(src) or library_of(src):
+            return tag
+        kind = "module" if _MODULE_TYPE.search(opening) else "script"
+        remote.append({"url": src, "kind": kind})
+        return f'<script data-pear-remote="{len(remote) - 1}"></script>'
+
+    return _LOADS.sub(one, html), remote
+
+
+def remote_inline_modules(html: str, remote: list[dict[str, Any]]) -> str:
+    """*html* with each inline ``<script type="module">`` that imports from a web address made inert
+    (``text/x-pear-module``), its imports as markers; the frame's bridge runs it once the page has
+    handed over its modules (``{"kind": "inline", "deps"}`` added to *remote*)."""
+
+    def one(match: re.Match[str]) -> str:
+        if not _MODULE_TYPE.search(match["attrs"]):
+            return match.group(0)
+        code, deps = module_text(match["body"], "")
+        if not deps:
+            return match.group(0)
+        remote.append({"kind": "inline", "deps": deps})
+        code = code.replace("</script", "<\\/script")
+        return f'<script type="text/x-pear-module" data-pear-remote="{len(remote) - 1}">{code}</script>'
+
+    return _INLINE_MODULE.sub(one, html)
+
+
 def _frame(document: str) -> dict[str, Any]:
-    html, libraries, blocked = rewrite_document(document)
-    return {"frame": frame_html(html), "libs": libraries, "blocked": blocked}
+    marked, remote = remote_loads(document)
+    html, libraries, blocked = rewrite_document(marked)
+    return {"frame": remote_inline_modules(frame_html(html), remote), "libs": libraries, "blocked": blocked,
+            "remote": remote}  # fmt: skip
 
 
 def _shared_lines(display: str, content: str) -> int:
@@ -167,8 +220,8 @@ def _parts(display: str, content: str, render: Callable[[str], str | None]) -> t
 def status_parts(display: str | None, content: str, render: Callable[[str], str | None]) -> list[dict[str, Any]] | None:
     """The parts the page draws for a message whose display holds a status bar the card made: ``{"html"}``
     (sanitised Markdown, *render* of the text), ``{"document"}`` (the script-less frame), ``{"frame",
-    "libs", "blocked"}`` (the status-bar frame); ``None`` when the display holds none (the page draws
-    the message as before)."""
+    "libs", "blocked", "remote"}`` (the status-bar frame; ``remote``: :func:`remote_loads`); ``None``
+    when the display holds none (the page draws the message as before)."""
     if display is None:
         return None
     parts = _parts(display, content, render)

@@ -38,6 +38,7 @@ from .chat_chrome import context_fill, message_time, swipe_arrows
 from .chat_files import token_counter
 from .display_scripts import card_display_scripts, display_texts
 from .page_source import PageSource, RowCard
+from .reader_rows import RowReading, row_readings
 
 
 class MessageRow(msgspec.Struct, frozen=True):
@@ -70,6 +71,14 @@ class MessageRow(msgspec.Struct, frozen=True):
     # are one message), as ``ChatSession.variables()`` and TavernHelper's ``getCurrentMessageId()``
     # count; None for a row outside any (a system note before a reply).
     message_id: int | None = None
+    # A picture message (SillyTavern's ``extra.image``, app/extras/pictures.py): the picture's path in
+    # the chat's folder (``images/<file>``).
+    image: str | None = None
+    # A stage beat's row that ends its draft: the prose the reader read (the row itself holds only the
+    # tool calls); the row that asked: the fork ({"question", "options", "free_text"}).  reader_rows.py.
+    prose: str | None = None
+    choice: dict[str, Any] | None = None
+    beat_step: bool = False  # an earlier round of such a beat: its calls fold away, it has no text of its own
 
 
 class SwipeArrows(msgspec.Struct, frozen=True):
@@ -145,7 +154,8 @@ def chat_view(
     upto = entries[:end]
     finished = [e.role == "assistant" and not e.message.get("tool_calls") for e in upto] if split_replies else None
     numbers = tavern_numbers([entry.role for entry in upto], finished)[start:]
-    rows = _rows(source, window, start, shown, records, user, char, notes, numbers)
+    readings = row_readings(entries, start, end, split_replies=split_replies)
+    rows = _rows(source, window, start, shown, records, user, char, notes, numbers, readings)
     ledgers = next(([r for r in b.rounds if r.get("purpose") == "beat"] for b in reversed(records)
                     if any(r.get("purpose") == "beat" for r in b.rounds)), [])  # fmt: skip
     arrows = swipe_arrows(tree)
@@ -210,6 +220,7 @@ def _rows(
     char: str,
     notes: dict[str, dict[str, Any]],
     numbers: list[int | None],
+    readings: dict[int, RowReading],
 ) -> list[MessageRow]:
     count = token_counter(source.model)
     seconds = beat_log.generation_seconds(records)
@@ -228,6 +239,7 @@ def _rows(
         if role == "user" and speaker not in pictures:
             pictures[speaker] = speaker_avatar(personas, speaker, user, known)
         kin = tree.siblings(entry.id)
+        reading = readings.get(start + offset, RowReading())
         rows.append(
             MessageRow(
                 index=start + offset,
@@ -252,9 +264,19 @@ def _rows(
                 lore=fired.get(entry.id, []) if role == "assistant" else [],
                 variables=note if isinstance(note, dict) else None,
                 message_id=numbers[offset],
+                image=_picture(message),
+                prose=reading.prose,
+                choice=reading.choice,
+                beat_step=reading.step,
             )
         )
     return rows
+
+
+def _picture(message: dict[str, Any]) -> str | None:
+    extra = message.get("extra")
+    image = extra.get("image") if isinstance(extra, dict) else None
+    return image if isinstance(image, str) and image.startswith("images/") else None
 
 
 def drawn_in_tree(entry: Entry) -> bool:

@@ -37,6 +37,7 @@ from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
+from peargarden.workspace.remote_modules import pinned_sources
 from peargarden.workspace.script_allowance import scripts_allowance
 
 from .chat_records import ChatRecord
@@ -146,7 +147,8 @@ def chat_variables_of(
     if result.mvu and not has_mvu and books:
         extensions = folder.load_card().data.get("extensions")
         budget = ScriptBudget(time.thread_time)  # reading the page is a use of its own
-        _seed_greeting(result, tree, books, schema_for(folder.home, extensions, settings.preset, budget))
+        schema = schema_for(folder.home, extensions, settings.preset, budget, pinned_sources(folder))
+        _seed_greeting(result, tree, books, schema)
     return result
 
 

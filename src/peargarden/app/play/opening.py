@@ -25,6 +25,8 @@ from peargarden.agent.thinking import parse_level
 from peargarden.errors import BadInput
 from peargarden.modes.base import BeatEnv, PlayMode
 from peargarden.modes.table import MODES
+from peargarden.modes.table import STAGE as STAGE
+from peargarden.modes.table import TAVERN as TAVERN
 from peargarden.providers.base import ThinkingLevel
 from peargarden.tavern.version import for_version
 from peargarden.text.macro_dispatch import expand
@@ -169,6 +171,9 @@ def chat_thinking(resolved: ResolvedProvider, options: ChatOptions) -> ThinkingL
         return "off"
     return parse_level(options.thinking or resolved.thinking or "medium")
 
+
+# The standard table's modes by name, for the fronts' flags, help and checks (they name no mode).
+MODE_NAMES: tuple[str, ...] = tuple(MODES)
 
 _Env = TypeVar("_Env", bound=BeatEnv)
 

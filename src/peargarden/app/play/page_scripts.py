@@ -19,7 +19,11 @@ chat's lock, the vault, a new branch, so undo works):
   own when the card is read here (the card file stays as imported);
 * ``triggerSlash`` runs STscript on the chat itself; ``generate`` / ``generateRaw`` assemble the
   prompt as SillyTavern does and send it as a side request (nothing is written);
-* world books are read; a script's write to one, and to the preset, is refused with one line.
+* world books — read; a script's change to a book the card plays (a library book mounted on it, its
+  supplement book) is written to that book's file as the stage's lorebook tools write it (atomically,
+  the same writer) and behind the same write gate (``creation_mode = "ask"``: only when the user's
+  latest message asks to record); the card's embedded book, deleting a whole book and the preset are
+  refused with one line.
 
 Events the API emits while it runs (a message drawn again…) are handed back for the page to emit.
 """
@@ -28,20 +32,29 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 from peargarden.errors import PearError
+from peargarden.modes.stage.materials import forget_corpus
+from peargarden.modes.tavern.sources import SUPPLEMENT_WORLD
+from peargarden.scripting import card_settings
 from peargarden.scripting.api import TavernHelperApi
 from peargarden.scripting.host import ScriptError, SlashOutcome
 from peargarden.scripting.page_source import rename_top
 from peargarden.scripting.replay import enabled_scripts, plain
 from peargarden.scripting.st_host import TavernScriptHost, slash_outcome, variables_left_absent
+from peargarden.stage.lore.book import dump_book
+from peargarden.stage.lore.gate import check_write_gate
 from peargarden.stscript.commands import default_registry
 from peargarden.stscript.runtime import Interpreter, run_script
 from peargarden.tavern.slash_host import TavernSlashHost
 from peargarden.text.jsvalue import json_stringify
 from peargarden.variables.jsvalues import from_json
 from peargarden.variables.zod_schema import script_body
+from peargarden.workspace import atomic
+from peargarden.workspace.config import load_settings
+from peargarden.workspace.library import lorebook_path
 from peargarden.workspace.script_allowance import scripts_allowance
 
 from .service import ChatSession
@@ -71,6 +84,7 @@ def _overlay(helper: dict[str, Any], saved: Any) -> None:
         kept = scripts.get(str(script.get("id")))
         if isinstance(kept, dict):
             script.update({key: kept[key] for key in ("data", "info", "button") if key in kept})
+    card_settings.saved(helper)  # TavernHelper saved the card's field whole, in its own shape
 
 
 def _all_scripts(items: Any) -> list[dict[str, Any]]:
@@ -113,7 +127,9 @@ class PageScriptHost(TavernScriptHost):
         if helper is not None:
             _overlay(helper, self.session.card.settings().get(STATE_KEY))
         self._shown_variables()
-        self._before = [(message, message.get("mes"), _shown_variables(message)) for message in self.state.chat]
+        self._swipes()
+        self._before = [(message, message.get("mes"), _shown_variables(message), message.get("swipe_id"))
+                        for message in self.state.chat]  # fmt: skip
 
     def _shown_variables(self) -> None:
         """The variables the page shows for a message that has none yet in SillyTavern's state (a new
@@ -124,14 +140,73 @@ class PageScriptHost(TavernScriptHost):
             if message is not None and not message.get("variables") and any(shown.swipes):
                 message["variables"] = [copy.deepcopy(record) if record else {} for record in shown.swipes]
 
+    def _swipes(self) -> None:
+        """Each reply's swipes (its siblings in the chat) and which one is shown, as SillyTavern holds
+        them (``swipes``, ``swipe_id``, ``swipe_info``) — the chat host's lines carry only the text.
+        The greeting's swipe infos carry its date, as SillyTavern 1.18 opens a chat; the others an
+        empty ``extra`` each, as drawing a message made by a script leaves them (a reply's dates and
+        model are not kept here)."""
+        chat = self.state.chat
+        numbers = self.chat_host._ids()
+        rows = self.session.messages()
+        tree = self.session.chat.tree
+        for index, message in enumerate(chat):
+            number = int(numbers[index]) if index < len(numbers) else -1
+            entry = rows[number].entry_id if 0 <= number < len(rows) else None
+            if entry is None or message.get("is_user"):
+                continue
+            kin = tree.siblings(entry)
+            message["swipes"] = [str(other.message.get("content") or "") for other in kin]
+            message["swipe_id"] = next(i for i, other in enumerate(kin) if other.id == entry)
+            if index == 0 and tree.get(entry).parent_id is None:  # the greeting(s): the entries' own dates
+                stamp = tree.get(entry).timestamp
+                message["send_date"] = stamp
+                message["swipe_info"] = [{"send_date": stamp, "extra": {}} for _ in kin]
+            elif not isinstance(message.get("swipe_info"), list):  # what drawing a message leaves on it
+                message["swipe_info"] = [{"extra": {}} for _ in kin]
+
     def _reply(self, number: int) -> str:
         return side_request(self.session, self.requests[number - 1])
+
+    def set_global_variables(self, value: dict[str, Any]) -> None:
+        """Replaced in the chat host's own table, the one it saves when the calls are done."""
+        table = self.chat_host.globals
+        given = dict(value)
+        table.clear()
+        table.update(given)
+        super().set_global_variables(table)
 
     def changed(self, part: str) -> None:
         self.parts.add(part)
 
     def save_world(self, name: str, data: dict[str, Any]) -> None:
-        raise ScriptError(f"脚本不能改写世界书「{name}」：梨园里世界书只由玩家和舞台的工具改写")
+        path = self._book_file(name)
+        verdict = check_write_gate("lorebook_update", self._user_words(), self.session.settings.creation_mode)
+        if not verdict.allowed:
+            gate = "写入闸门（creation_mode = ask）只在玩家这一轮要求记录时放行"
+            raise ScriptError(f"脚本没有改写世界书「{name}」：{gate}")
+        if not isinstance(data.get("entries"), dict):
+            raise ScriptError(f"脚本给世界书「{name}」的内容没有 entries，没有写入")
+        atomic.write_text(path, dump_book(data))
+        forget_corpus()
+        super().save_world(name, data)
+
+    def _book_file(self, name: str) -> Path:
+        """The file of the book *name* as this chat plays it: a library book mounted on the card, or
+        its supplement book; anything else is refused."""
+        folder = self.session.card
+        if name == SUPPLEMENT_WORLD:
+            return folder.supplement_book_file
+        if name in folder.effective_settings(load_settings(folder.home.config_file)).lorebooks:
+            return lorebook_path(folder.home, name)
+        raise ScriptError(f"脚本不能改写世界书「{name}」：只能改写这张卡挂载的世界书（角色卡内嵌的那本不行）")
+
+    def _user_words(self) -> str:
+        """The player's latest message: what the write gate reads, as for the stage's tools."""
+        for message in reversed(self.state.chat):
+            if message.get("is_user"):
+                return str(message.get("mes") or "")
+        return ""
 
     def delete_world(self, name: str) -> bool:
         raise ScriptError(f"脚本不能删除世界书「{name}」：梨园里世界书只由玩家删除")
@@ -174,23 +249,59 @@ class PageScriptHost(TavernScriptHost):
     def _persist_chat(self) -> None:
         chat = self.state.chat
         now = {id(message) for message in chat}
-        gone = [index for index, (message, _, _) in enumerate(self._before) if id(message) not in now]
+        gone = [index for index, (message, *_) in enumerate(self._before) if id(message) not in now]
         if gone:
             self.chat_host.remove(gone)
             return
-        before = {id(message): (text, variables) for message, text, variables in self._before}
+        before = {id(message): (text, variables, swipe) for message, text, variables, swipe in self._before}
+        new = [index for index, message in enumerate(chat) if id(message) not in before]
+        if new:
+            # New messages, written where they stand, the last first: each goes before the message
+            # after it, which is written by then (the chat host numbers the chat as written, so its
+            # state is read again first — the calls changed it in place).
+            self.chat_host._reread()
+            for unwritten, index in reversed(list(enumerate(new))):
+                self.chat_host._insert(chat[index], index - unwritten if index < len(chat) - 1 else None)
         for index, message in enumerate(chat):
-            if id(message) not in before:  # a new message: written where it stands
-                self.chat_host._insert(message, index if index < len(chat) - 1 else None)
-                continue
-            text, variables = before[id(message)]
+            if id(message) in before:
+                text, variables, swipe = before[id(message)]
+                same = message.get("mes") == text and message.get("swipe_id") == swipe
+                if same and _shown_variables(message) == variables:
+                    continue  # unchanged (a new chat's greeting, not written yet, has no number to ask for)
             number = self.chat_host._number(index)
+            if id(message) not in before:  # a new message's variables (createChatMessages' data)
+                shown = json.loads(_shown_variables(message))
+                entry = self.session.messages()[number].entry_id
+                if shown and entry is not None:
+                    self.session.save_message_variables(entry, shown)
+                continue
+            text, variables, swipe = before[id(message)]
+            if message.get("swipe_id") != swipe and self._switched(index, number, message):
+                text = message.get("mes")
             if message.get("mes") != text:
                 self.session.edit(number, str(message.get("mes") or ""))
             if _shown_variables(message) != variables:
                 entry = self.session.messages()[number].entry_id
                 if entry is not None:
                     self.session.save_message_variables(entry, json.loads(_shown_variables(message)) or {})
+
+    def _switched(self, index: int, number: int, message: dict[str, Any]) -> bool:
+        """Another of the message's swipes shown (``setChatMessages`` with a ``swipe_id``): the chat moves
+        to that sibling, as the page's own swipe arrows do.  Only the last message: an earlier one's
+        swipes are branches here, each with its own later messages.  ``False`` when its swipes were
+        changed too (then its text is edited, as before)."""
+        entry = self.session.messages()[number].entry_id
+        kin = self.session.chat.tree.siblings(entry) if entry is not None else []
+        swipe = message.get("swipe_id")
+        texts = [str(other.message.get("content") or "") for other in kin]
+        if not isinstance(swipe, int) or message.get("swipes") != texts or not 0 <= swipe < len(kin):
+            return False
+        if index != len(self.state.chat) - 1:
+            raise ScriptError(
+                f"第 {index} 条消息后面还有消息：梨园里更早的消息换一个 swipe 就是换一条分支，脚本不能这样切换"
+            )
+        self.session.goto(kin[swipe].id, deepest=True)
+        return True
 
     # -- what the page's frames read ---------------------------------------------------------------
 
@@ -212,9 +323,10 @@ class PageScriptHost(TavernScriptHost):
 
 def frame_code(content: str) -> str:
     """A TavernHelper script (an ES module) as the body of the async function its frame runs: its
-    static imports read through ``__pear.load(url)`` (loaded before it runs), ``import(url)`` through
-    ``__pear_import``, ``export`` dropped, ``top`` the frame's host."""
-    return rename_top(script_body(content))
+    static imports and ``import(url)`` awaited through ``__pear_import`` (the frame's own modules, or a
+    remote one from the page: ``remote_modules.py``), in the order written, ``export`` dropped, ``top``
+    the frame's host."""
+    return rename_top(script_body(content).replace("__pear.load(", "await __pear_import("))
 
 
 def page_scripts(session: ChatSession) -> dict[str, Any]:

@@ -24,8 +24,11 @@ def _object(path: Path) -> dict[str, Any]:
     return value
 
 
-def replay_case(case_dir: Path, common: Path | None = None, limits: ScriptLimits | None = None) -> dict[str, Any]:
-    """Replay ``case_dir/input.json`` with ``common``'s ``st_settings_overrides.json`` and
+CaseFiles = tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]  # input.json, overrides, preset
+
+
+def read_case(case_dir: Path, common: Path | None = None) -> CaseFiles:
+    """A recorded case: ``case_dir/input.json``, and ``common``'s ``st_settings_overrides.json`` and
     ``preset.json`` (default ``case_dir/../../common``, where the recordings keep them)."""
     if not case_dir.is_dir():
         raise NotFound(f"找不到案例文件夹 {case_dir}")
@@ -39,8 +42,14 @@ def replay_case(case_dir: Path, common: Path | None = None, limits: ScriptLimits
     overrides = _object(common / "st_settings_overrides.json")
     preset_path = common / "preset.json"
     preset = _object(preset_path) if preset_path.exists() else None
+    return case_input, overrides, preset
+
+
+def replay_case(case_dir: Path, common: Path | None = None, limits: ScriptLimits | None = None) -> dict[str, Any]:
+    """Replay a recorded case (:func:`read_case`), the card's scripts in their own process."""
+    case_input, overrides, preset = read_case(case_dir, common)
     channel = ScriptProcess(limits)
     return replay_script_case(case_input, overrides, preset, channel=channel, clock=lambda: datetime.now(UTC))
 
 
-__all__ = ["replay_case"]
+__all__ = ["read_case", "replay_case"]

@@ -31,6 +31,7 @@ from peargarden.workspace.cards import open_card
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input
+from peargarden.workspace.remote_modules import pinned_sources
 
 __all__ = ["AppliedReply", "apply_reply", "apply_reply_files", "card_schema", "record_json"]
 
@@ -103,7 +104,8 @@ def card_schema(home: Home, card: str) -> MvuSchema | None:
         return schema_for(home, loaded.data.get("extensions"), None, ScriptBudget(time.thread_time))
     folder = open_card(home, card)
     settings = folder.effective_settings(load_settings(home.config_file))
-    return schema_for(home, folder.load_card().data.get("extensions"), settings.preset, ScriptBudget(time.thread_time))
+    extensions = folder.load_card().data.get("extensions")
+    return schema_for(home, extensions, settings.preset, ScriptBudget(time.thread_time), pinned_sources(folder))
 
 
 def _guarded(path: Path, read: Any, *args: Any) -> Any:

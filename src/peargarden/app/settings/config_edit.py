@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from peargarden.errors import BadInput
 from peargarden.workspace import atomic
@@ -23,6 +25,17 @@ Value = str | int | float | bool | Sequence[str]
 
 _TABLE = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def config_document(config_file: Path) -> dict[str, Any]:
+    """``config.toml`` as plain TOML (the tables :class:`Settings` does not read included); ``{}``
+    when there is none, one line naming the file when it does not read."""
+    try:
+        return tomllib.loads(read_user_text(config_file))
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise BadInput(f"无法读取设置文件：{error}", path=config_file) from None
 
 
 def toml_value(value: Value) -> str:

@@ -9,9 +9,6 @@ whose values are the ones in force.
 
 from __future__ import annotations
 
-import tomllib
-from typing import Any
-
 import msgspec
 
 from peargarden.errors import BadInput, NotFound
@@ -20,7 +17,7 @@ from peargarden.workspace.config import THINKING_LEVELS, load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.text_files import read_user_text
 
-from .config_edit import Value, remove_table, set_values
+from .config_edit import Value, config_document, remove_table, set_values
 
 TABLE = "profiles"
 MAX_NAME = 60
@@ -35,18 +32,9 @@ class ConnectionProfile(msgspec.Struct, frozen=True):
     preset: str = ""  # tavern mode's preset ("" leaves the preset as it is)
 
 
-def _document(home: Home) -> dict[str, Any]:
-    try:
-        return tomllib.loads(read_user_text(home.config_file))
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise BadInput(f"无法读取设置文件：{error}", path=home.config_file) from None
-
-
 def list_profiles(home: Home) -> list[ConnectionProfile]:
     """The profiles config.toml names, in its order (a table that is not one is skipped)."""
-    tables = _document(home).get(TABLE)
+    tables = config_document(home.config_file).get(TABLE)
     found: list[ConnectionProfile] = []
     for name, table in tables.items() if isinstance(tables, dict) else []:
         if isinstance(table, dict) and isinstance(table.get("provider"), str):

@@ -190,7 +190,7 @@ def local_path_value(name: str) -> str:
     return value
 
 
-def use_embedded(home: Home, name: str) -> str:
+def use_local_model(home: Home, name: str) -> str:
     """``[model] local_path`` of *home*'s config.toml set to *name* (a catalog key, a GGUF path, or
     ``auto``: empty, the set-up's choice), with ``provider = "local"``; the line that says so."""
     value = local_path_value(name)

@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from peargarden.agent.events import ChoiceEvent, ProseEvent
 from peargarden.agent.tools import AccessClass, Tool, ToolContext, ToolResult
 from peargarden.errors import BadInput, NotFound, PearError
 from peargarden.stage.ask import HANDED_OVER, parse_ask
@@ -357,12 +358,14 @@ def _run_draft_seal(args: dict[str, Any], ctx: ToolContext, _env_: StageToolEnv 
         f"已收笔（v{version}），本拍正文定稿。",
         details={"prose": sheet.text, "version": version},
         ends_beat=True,
+        reader=ProseEvent(text=sheet.text, version=version),
     )
 
 
 def _run_ask(args: dict[str, Any], ctx: ToolContext, _env_: StageToolEnv | None) -> ToolResult:
     card = parse_ask(args)
-    return ToolResult(HANDED_OVER, details=card.to_json(), ends_beat=True)
+    choice = ChoiceEvent(question=card.question, options=card.options, free_text=card.free_text)
+    return ToolResult(HANDED_OVER, details=card.to_json(), ends_beat=True, reader=choice)
 
 
 # ------------------------------------------------------------------------------------------ registry

@@ -230,7 +230,11 @@ def _tavern_functions(
         sampler = {key: body[key] for key in _SAMPLER_KEYS if body.get(key) is not None}
         if not sampler.get("logit_bias"):
             sampler.pop("logit_bias", None)
-        request = ChatRequest(messages=list(messages), sampler=sampler, lore=list(result.world_info_fired))
+        # A preset's stream_openai, as SillyTavern sends it (a connection set to answer whole stays so);
+        # without a preset that says, the connection's way (SillyTavern's own default differs by version).
+        stream = bool(body.get("stream")) if preset is not None and "stream_openai" in preset else None
+        request = ChatRequest(messages=list(messages), sampler=sampler, lore=list(result.world_info_fired),
+                              stream=stream)  # fmt: skip
         if result.context > 0:  # the context bar measures the request against the budget it was built for
             request.budget = ContextBudget(result.used, result.context, result.response)
         customs: list[tuple[str, Any]] = []

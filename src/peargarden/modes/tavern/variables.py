@@ -17,7 +17,7 @@ Two steps around SillyTavern's own assembly:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -34,6 +34,7 @@ from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.templates_js import render_template
 from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.home import Home
+from peargarden.workspace.remote_modules import pinned_sources
 
 from ..base import BeatEnv, BranchView, SideCall
 from ..chat_variables import (
@@ -72,19 +73,27 @@ def card_books(env: BeatEnv) -> list[Any]:
 def card_schema(env: BeatEnv) -> MvuSchema | None:
     """The zod schema the card's (and its preset's) TavernHelper scripts register with MVU, on the
     beat's CPU budget for them."""
-    return schema_for(env.folder.home, env.card.data.get("extensions"), env.settings.preset, script_budget(env))
+    extensions = env.card.data.get("extensions")
+    return schema_for(env.folder.home, extensions, env.settings.preset, script_budget(env), pinned_sources(env.folder))
 
 
-def schema_for(home: Home, card_extensions: object, preset_name: str | None, budget: ScriptBudget) -> MvuSchema | None:
+def schema_for(
+    home: Home,
+    card_extensions: object,
+    preset_name: str | None,
+    budget: ScriptBudget,
+    sources: Callable[[str], str | None] | None = None,
+) -> MvuSchema | None:
     """The registered zod schema of a card's ``extensions`` and the named library preset (a preset
-    that cannot be read adds none: the request says so itself), spending *budget*."""
+    that cannot be read adds none: the request says so itself), spending *budget*; *sources*: the
+    card's remote modules kept in the data folder (``workspace/remote_modules.py``)."""
     preset: Mapping[str, Any] = {}
     if preset_name:
         try:
             preset = read_named_preset(home, preset_name)
         except PearError:
             preset = {}
-    return schema_scripts(preset.get("extensions"), card_extensions, budget=budget)
+    return schema_scripts(preset.get("extensions"), card_extensions, budget=budget, sources=sources)
 
 
 class LateStep(msgspec.Struct):
@@ -96,13 +105,43 @@ class LateStep(msgspec.Struct):
     warnings: list[str] = msgspec.field(default_factory=list)
 
 
-def _failing_source(content: str, sources: Sequence[tuple[str, str]], variables: Mapping[str, Any]) -> str | None:
-    """The name of the first source (``(name, raw text)``) of *content* whose own template fails."""
+def _hold(index: int) -> str:
+    # Private-use characters: no template, no macro and no card text holds them.
+    return f"\ue000pear-template-{index}\ue001"
+
+
+def _render_content(
+    content: str, store: dict[str, Any], sources: Sequence[tuple[str, str]]
+) -> tuple[str, dict[str, Any], list[str]]:
+    """*content* (one request message) with its templates evaluated: ``(text, variables after,
+    warnings)``.  SillyTavern merges world-info entries into one message; when the whole fails, each
+    source (``(name, raw text)``: an entry, a prompt) found in it whose own template fails is left as
+    written and named, and the rest is rendered around it — one bad entry does not leave the others
+    unrendered.  A failure outside every named source leaves the message as written, with its line."""
+    whole = render_template(content, store)
+    if whole.warning is None:
+        return whole.text, whole.variables, []
+    held: list[str] = []
+    warnings: list[str] = []
+    rest = content
     for name, raw in sources:
-        inside = has_template(raw) and bool(raw.strip()) and raw.strip() in content
-        if inside and render_template(raw, variables, name=name).warning is not None:
-            return name
-    return None
+        part = raw.strip()
+        if not (part and has_template(part) and part in rest):
+            continue
+        failed = render_template(part, store, name=name).warning
+        if failed is not None:
+            warnings.append(failed)
+            rest = rest.replace(part, _hold(len(held)))
+            held.append(part)
+    if not held:
+        return content, store, [whole.warning]
+    rendered = render_template(rest, store)
+    if rendered.warning is not None:
+        return content, store, [*warnings, rendered.warning]
+    text = rendered.text
+    for index, part in enumerate(held):
+        text = text.replace(_hold(index), part)
+    return text, rendered.variables, warnings
 
 
 def render_messages(
@@ -122,12 +161,9 @@ def render_messages(
             out.append(dict(message))
             continue
         if has_template(content):
-            rendered = render_template(content, store, name=_failing_source(content, sources, store) or "")
-            if rendered.warning is not None:
-                warnings.append(rendered.warning)
-            else:
-                content = rendered.text
-                store = {name: rendered.variables.get(name, {}) for name in store}
+            content, after, failed = _render_content(content, store, sources)
+            warnings.extend(failed)
+            store = {name: after.get(name, {}) for name in store}
         if _MACRO_MARK in content:
             content = expand_variable_macros(content, {**scopes, **store})
         out.append({**message, "content": content})

@@ -11,6 +11,7 @@ import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
 import { messageItem, takeBack, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
 import { warningList } from "./warnings.js";
+import { el } from "./dom.js";
 import { pickMessages } from "./pick_messages.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
@@ -136,6 +137,13 @@ function settled(fresh, tree = true) {
   state = fresh;
   drawChrome();
   if (tree) loadTree();
+  // A fork the story stopped at is still open after a reload, until the reader answers it.
+  const messages = fresh.messages || [];
+  if (fresh.first + messages.length === fresh.total) {
+    let open = null;
+    for (let i = messages.length - 1; i >= 0 && messages[i].role !== "user" && !open; i--) open = messages[i].choice;
+    if (open) showChoice(open); else if (!running) hideChoice();
+  }
 }
 
 async function refresh() {
@@ -147,7 +155,15 @@ async function refresh() {
 
 // An edit, a deletion, a hide, a branch: the server answers with the same window, drawn again;
 // *anchor* (a message number) stays where it was on the screen.
-async function change(action, body, anchor = null) {
+// A change still on its way (the mode picked just now) lands before the next beat starts.
+let changing = Promise.resolve();
+function change(action, body, anchor = null) {
+  const done = applyChange(action, body, anchor);
+  changing = done;
+  return done;
+}
+
+async function applyChange(action, body, anchor) {
   try {
     const fresh = await post(`${base}/${action}?${query(view.query())}`, body);
     view.draw(fresh, anchor);
@@ -231,6 +247,10 @@ function onItem(live, item) {
       if (item.details && typeof item.details.mode === "string") showMode(item.details.mode);
       break;
     }
+    // The reply the user reads, handed over whole (the stage's sealed draft): it is the reply's text
+    // while the beat is live (what streamed before were the model's notes between its tool calls).
+    case "prose": live.text.textContent = item.text; break;
+    case "choice": showChoice(item); break;
     case "approval_prompt": askApproval(item); break;
     case "warning":
       live.warnings.push(item.message);
@@ -241,6 +261,30 @@ function onItem(live, item) {
     default: break;
   }
   if (item.type !== "reply_end" && item.type !== "done") scrollDown();
+}
+
+// A fork handed to the reader (the stage's ask): the question and a button per option, which sends
+// that option's text as the next message; with free_text the reader may write their own answer
+// instead. It stays below the messages until the next beat starts.
+function showChoice(item) {
+  const card = document.getElementById("choice-card");
+  card.textContent = "";
+  card.append(el("p", { class: "choice-question", text: item.question }));
+  const buttons = el("div", { class: "choice-options" });
+  for (const option of item.options) {
+    const button = el("button", { type: "button", class: "secondary choice-option", text: option });
+    button.addEventListener("click", () => play({ action: "send", text: option }));
+    buttons.append(button);
+  }
+  card.append(buttons);
+  if (item.free_text) card.append(el("p", { class: "hint", text: t("也可以在下面直接写你自己的选择。", "Or write your own answer below.") }));
+  card.hidden = false;
+}
+
+function hideChoice() {
+  const card = document.getElementById("choice-card");
+  card.hidden = true;
+  card.textContent = "";
 }
 
 // Where a beat's changes start: a sent message is the next number; a new or other swipe replaces
@@ -281,11 +325,13 @@ async function patchFrom(since, own, marked = true) {
 async function play(body) {
   if (running && !document.getElementById("stop").hidden) return;  // a reply is streaming
   const previous = beatDone;
+  hideChoice();
   if (!view.atEnd) await view.showEnd();
   const mine = body.action === "send" ? sentMessage(body.text) : null;
   scrollDown();
   beatDone = (async () => {
     try { await previous; } catch { /* the last beat's failure was shown already */ }
+    await changing;
     await runBeat(body, mine);
   })();
   return beatDone;

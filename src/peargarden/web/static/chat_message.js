@@ -177,6 +177,20 @@ function partsBody(message) {
   return body;
 }
 
+// A picture of the chat (a picture message's images/<file>), served beside the chat it belongs to.
+function pictureOf(image) {
+  const page = document.getElementById("chat").dataset;
+  const chat = encodeURIComponent(page.chat);
+  const base = page.group ? `/api/groups/${encodeURIComponent(page.group)}/chats/${chat}`
+    : `/api/chats/${encodeURIComponent(page.card)}/${chat}`;
+  const img = document.createElement("img");
+  img.className = "msg-picture";
+  img.src = `${base}/pictures/${encodeURIComponent(image.replace(/^images\//, ""))}`;
+  img.alt = "";
+  img.loading = "lazy";
+  return img;
+}
+
 export function messageBody(message) {
   let body;
   if (message.parts) {
@@ -189,10 +203,11 @@ export function messageBody(message) {
     body = cardText(message.display || message.content, "card-html");
   }
   body.classList.add("msg-text");
+  if (message.image) body.prepend(pictureOf(message.image));
   return body;
 }
 
-function button(label, en, handler, cls) {
+export function button(label, en, handler, cls) {
   const node = document.createElement("button");
   node.type = "button";
   node.className = `link ${cls}`;
@@ -282,14 +297,35 @@ export function messageItem(message, on) {
   if (message.id) li.dataset.id = message.id;
   if (message.tags.includes("greeting")) li.classList.add("greeting");
   if (message.tags.includes("hidden")) li.classList.add("hidden-msg");
-  li.append(messageHead(message));
+  if (message.image) li.classList.add("picture-msg");
+  if (message.beat_step) li.classList.add("beat-step");  // its beat's text is on a later row
+  else li.append(messageHead(message));
   if (message.reasoning) li.append(thinkingFold(message.reasoning));
   if (message.content) li.append(messageBody(message));
+  // A stage beat's prose is the reply's text; the tool calls that wrote it fold under it.
+  if (message.prose) li.append(messageBody({ content: message.prose, html: message.prose_html }));
+  // The fork the beat ended at, as the story keeps it (the open one is also a card of buttons).
+  if (message.choice) {
+    const fork = document.createElement("p");
+    fork.className = "msg-fork";
+    fork.textContent = `${message.choice.question}（${message.choice.options.join("／")}）`;
+    li.append(fork);
+  }
   if (message.tool_calls && message.tool_calls.length) {
     const timeline = document.createElement("ol");
     timeline.className = "timeline";
     for (const call of message.tool_calls) timeline.append(timelineItem(call.name, parseArgs(call.arguments), call.id));
-    li.append(timeline);
+    if (message.prose || message.choice || message.beat_step) {
+      const fold = document.createElement("details");
+      fold.className = "timeline-fold";
+      const summary = document.createElement("summary");
+      const count = message.tool_calls.length;
+      summary.textContent = t(`写作过程（${count} 步）`, `How it was written (${count} steps)`);
+      fold.append(summary, timeline);
+      li.append(fold);
+    } else {
+      li.append(timeline);
+    }
   }
   if (message.lore && message.lore.length) li.append(loreFold(message.lore));
   if (on) li.append(messageActions(message, on));

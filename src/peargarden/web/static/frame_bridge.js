@@ -278,6 +278,43 @@
   document.addEventListener("securitypolicyviolation", (event) => block(event.blockedURI));
   document.addEventListener("pear-refused", (event) => block(String(event.detail)));  // frame_guard.js
 
+  // -- remote modules the page handed over (status_frame.js): run as real modules from blob: ---------
+  // A bar's inline module that imports from the web, or its <script type="module" src>, runs once the
+  // document is parsed (as a module script would), its imports made blob: addresses of their text.
+  const remote = boot.remote || { items: [], modules: {} };
+  const blobs = new Map();
+  function blobOf(url, chain = []) {
+    if (!blobs.has(url)) {
+      const found = remote.modules[url];
+      if (!found || chain.includes(url)) return null;
+      const deps = found.deps.map((dep) => blobOf(dep, [...chain, url]));
+      const code = found.code.replace(/__pear_dep_(\d+)__/g, (mark, n) => deps[Number(n)] || mark);
+      blobs.set(url, URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
+    }
+    return blobs.get(url);
+  }
+  function runModule(code, deps) {
+    const addresses = deps.map((dep) => blobOf(dep));
+    const missing = deps.filter((dep, i) => !addresses[i]);
+    if (missing.length) { missing.forEach(block); return; }
+    const text = code.replace(/__pear_dep_(\d+)__/g, (mark, n) => addresses[Number(n)] || mark);
+    const tag = document.createElement("script");
+    tag.type = "module";
+    tag.src = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+    document.head.append(tag);
+  }
+  function runRemote() {
+    for (const holder of document.querySelectorAll("script[data-pear-remote]")) {
+      const item = remote.items[Number(holder.dataset.pearRemote)];
+      if (item && item.kind === "inline" && holder.type === "text/x-pear-module") runModule(holder.textContent, item.deps);
+      else if (item && item.kind === "module") runModule("import '__pear_dep_0__';", [item.url]);
+    }
+  }
+  if (remote.items.length) {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", runRemote, { once: true });
+    else runRemote();
+  }
+
   // -- the page: its port, the frame's size, its updates ----------------------------------------
 
   let lastSize = "";

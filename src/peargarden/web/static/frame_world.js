@@ -183,4 +183,49 @@
   }
 
   Object.defineProperty(window, "__pearWorld", { value: install, configurable: true, writable: false });
+
+  // -- localStorage / sessionStorage: an opaque origin has none (reading either throws), and real
+  // scripts keep their settings there (房东模拟器's phone, its workshop).  Each frame gets one in
+  // memory, for the page's life (not saved), bounded as a browser bounds it (5 million characters).
+  const LIMIT = 5_000_000;
+  function memoryStorage() {
+    const items = new Map();
+    let size = 0;
+    const methods = {
+      getItem: (key) => (items.has(String(key)) ? items.get(String(key)) : null),
+      setItem(key, value) {
+        const name = String(key);
+        const text = String(value);
+        const grown = size - (items.has(name) ? name.length + items.get(name).length : 0) + name.length + text.length;
+        if (grown > LIMIT) throw new DOMException("the storage is full (5,000,000 characters)", "QuotaExceededError");
+        items.set(name, text);
+        size = grown;
+      },
+      removeItem(key) {
+        const name = String(key);
+        if (items.has(name)) { size -= name.length + items.get(name).length; items.delete(name); }
+      },
+      clear() { items.clear(); size = 0; },
+      key: (index) => [...items.keys()][index] ?? null,
+    };
+    return new Proxy(methods, {
+      get(target, key) {
+        if (key === "length") return items.size;
+        if (typeof key === "symbol" || key in target) return target[key];
+        return items.has(key) ? items.get(key) : undefined;
+      },
+      set(target, key, value) { if (typeof key === "string") methods.setItem(key, value); return true; },
+      has(target, key) { return key in target || items.has(key); },
+      deleteProperty(target, key) { methods.removeItem(key); return true; },
+      ownKeys() { return [...items.keys()]; },
+      getOwnPropertyDescriptor(target, key) {
+        return items.has(key) ? { value: items.get(key), enumerable: true, configurable: true, writable: true } : undefined;
+      },
+    });
+  }
+  for (const name of ["localStorage", "sessionStorage"]) {
+    let usable = false;
+    try { usable = Boolean(window[name]); } catch { usable = false; }
+    if (!usable) Object.defineProperty(window, name, { value: memoryStorage(), configurable: true, enumerable: true });
+  }
 })();

@@ -69,7 +69,8 @@ function drawMessages() {
   const shown = state.messages.filter((m) => m.role === "user" || m.role === "assistant");
   const last = [...shown].reverse().find((m) => m.role === "assistant");
   for (const message of shown) {
-    if (message.role === "assistant" && !message.content && !message.reasoning) continue;  // a tool round
+    // A tool round shows nothing of its own, unless it ended a stage beat: then it carries the prose.
+    if (message.role === "assistant" && !message.content && !message.reasoning && !message.prose && !message.choice) continue;
     const li = messageItem({ ...message, tool_calls: [] }, on);  // a round's tool calls: its timeline is the inspector's
     if (message.card) li.dataset.card = message.card;
     if (message === last && state.swipe.count > 0) {
@@ -202,6 +203,9 @@ async function play(body) {
           impersonated = impersonated.slice(0, Math.max(0, impersonated.length - item.text.length));
           if (live) takeBack(live.text, item.text, item.reason);
           break;
+        // The stage's sealed draft is the speaker's reply while the round runs (what streamed
+        // before were the model's notes between its tool calls).
+        case "prose": if (live) live.text.textContent = item.text; break;
         case "approval_prompt": askApproval(item); break;
         case "warning":
           if (item.fix) warningFixes[item.message] = item.fix;
@@ -224,6 +228,9 @@ async function play(body) {
   if (body.action !== "impersonate") await statusChanged(body.action).catch((error) => toast(error, true));
   document.body.dataset.beats = String(Number(document.body.dataset.beats || 0) + 1);
 }
+
+// A feature beside the chat wrote into it (a picture: chat_extras.js).
+document.addEventListener("pear-chat-changed", () => { refresh().catch((error) => toast(error.message, true)); });
 
 function setBusy(busy) {
   root.classList.toggle("busy", busy);

@@ -183,9 +183,12 @@
     return String(text)
       .replace(/\{\{lastMessageId\}\}/gi, String(chat().length - 1))
       .replace(/\{\{user\}\}/gi, names.user || "").replace(/\{\{char\}\}/gi, names.char || "")
-      .replace(/\{\{getvar::([^}]*)\}\}/gi, (m, key) => String(_.get(readScope({ type: "chat" }), key, "")))
-      .replace(/\{\{getglobalvar::([^}]*)\}\}/gi, (m, key) => String(_.get(world.globals || {}, key, "")));
+      .replace(/\{\{getvar::([^}]*)\}\}/gi, (m, key) => macroValue(_.get(readScope({ type: "chat" }), key)))
+      .replace(/\{\{getglobalvar::([^}]*)\}\}/gi, (m, key) => macroValue(_.get(world.globals || {}, key)));
   }
+  // A variable as SillyTavern's {{getvar}} prints it: an object as compact JSON, nothing as "".
+  const macroValue = (value) => (value === undefined || value === null ? ""
+    : typeof value === "object" ? JSON.stringify(value) : String(value));
   function range(text, last) {
     const clamp = (v) => Math.max(0, Math.min(last, v < 0 ? last + v + 1 : v));
     const one = /^(-?\d+)$/.exec(text);
@@ -367,6 +370,20 @@
       await api.replaceWorldbook(book, await updater(await api.getWorldbook(book)), given);
       return api.getWorldbook(book);
     },
+    // As the QuickJS prelude has them (scripting/prelude.js): over updateWorldbookWith.
+    createWorldbookEntries: async (book, entries, given) => {
+      let start = 0;
+      const worldbook = await api.updateWorldbookWith(book, (data) => { start = data.length; return [...data, ...entries]; }, given);
+      return { worldbook, new_entries: worldbook.slice(start) };
+    },
+    deleteWorldbookEntries: async (book, predicate, given) => {
+      let deleted = [];
+      const worldbook = await api.updateWorldbookWith(book, (data) => {
+        deleted = data.filter((entry) => predicate(entry));
+        return data.filter((entry) => !deleted.includes(entry));
+      }, given);
+      return { worldbook, deleted_entries: deleted };
+    },
     injectPrompts: unavailable("injectPrompts", say("注入的提示词还进不了梨园的回复", "injected prompts do not reach Pear Garden's replies yet")),
     uninjectPrompts: () => undefined,
     eventOn: (type, fn) => listen(type, fn, "on"), eventMakeLast: (type, fn) => listen(type, fn, "on"),
@@ -411,18 +428,60 @@
 
   // -- modules: what a script imports ---------------------------------------------------------------
   // MVU and StageDog's mvu_zod are kept by the server (its MVU, its zod schema runtime); zod and lodash
-  // are this frame's.  Any other module is not loaded here (one line says which).
+  // are this frame's.  Any other module comes from the page (remote_modules.py): from the data folder,
+  // or fetched once after the user allowed its host for this card; refused with one line otherwise.
+  // It runs as a real module from a blob: address, its own imports loaded the same way first.
   const KNOWN = [
     [/mvu_zod/i, () => ({ registerMvuSchema: () => undefined })],
     [/MagVarUpdate|MagicalAstrogy/i, () => ({})],
     [/(^|\/)zod(@[^/]*)?(\/|$)/i, () => ({ z: window.z, default: window.z, ...window.z })],
     [/(^|\/)lodash(-es)?(@[^/]*)?(\/|$)/i, () => ({ default: window._, ...window._ })],
   ];
+  const known = (url) => KNOWN.find(([pattern]) => pattern.test(String(url)));
   function load(url) {
-    const found = KNOWN.find(([pattern]) => pattern.test(String(url)));
+    const found = known(url);
     if (found) return found[1]();
-    report("blocked", String(url));
-    throw new Error(say(`没有加载远程模块 ${url}（这里不从网络加载）`, `the remote module ${url} was not loaded (nothing is loaded from the network here)`));
+    throw new Error(say(`模块 ${url} 要异步加载（import()）`, `the module ${url} loads asynchronously (import())`));
+  }
+  const blobs = new Map();  // address → Promise of its blob: address
+  function knownBlob(url) {
+    // A module importing one the frame has (zod, lodash…): a module that hands the frame's own on.
+    const value = known(url)[1]();
+    window.__pearKnown = window.__pearKnown || {};
+    window.__pearKnown[url] = value;
+    // Exported under string names (zod has `null`, `function`…: words a `const` cannot be called).
+    const names = Object.keys(value).filter((name) => name !== "default");
+    const code = `const m = globalThis.__pearKnown[${JSON.stringify(url)}]; export default m.default;\n`
+      + names.map((name, i) => `const e${i} = m[${JSON.stringify(name)}]; export { e${i} as ${JSON.stringify(name)} };`).join("\n");
+    return URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+  }
+  function blobOf(url, chain = []) {
+    if (chain.includes(url)) return Promise.reject(new Error(say(`模块互相导入：${[...chain, url].join(" → ")}`, `modules import each other: ${[...chain, url].join(" → ")}`)));
+    if (!blobs.has(url)) {
+      blobs.set(url, (async () => {
+        if (known(url)) return knownBlob(url);
+        const id = nextCall++;
+        send({ kind: "module", id, url: String(url) });
+        const found = await new Promise((resolve, reject) => answers.set(id, { resolve, reject }));
+        const deps = [];
+        for (const dep of found.deps) deps.push(await blobOf(dep, [...chain, url]));
+        const code = found.code.replace(/__pear_dep_(\d+)__/g, (mark, n) => deps[Number(n)] ?? mark);
+        return URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+      })());
+      blobs.get(url).catch(() => blobs.delete(url));  // a refusal is not kept: an answer may change it
+    }
+    return blobs.get(url);
+  }
+  async function importModule(url) {
+    const found = known(url);
+    if (found) return found[1]();
+    try {
+      return await import(await blobOf(String(url)));
+    } catch (error) {
+      const line = say(`没有加载模块 ${url}：${error.message}`, `the module ${url} was not loaded: ${error.message}`);
+      report("blocked", line);
+      throw new Error(line);
+    }
   }
   window.__pear = {
     load,
@@ -433,7 +492,10 @@
       Promise.resolve(running).then(done, (error) => { report("error", String((error && error.message) || error)); done(); });
     },
   };
-  window.__pear_import = (url) => new Promise((resolve) => resolve(load(url)));
+  window.__pear_import = importModule;
+  // What frame_guard.js took out (a frame in the frame, WebRTC…): one line in the script panel, never silently.
+  document.addEventListener("pear-refused", (event) => report("blocked", say(`${event.detail}（脚本框里不允许）`,
+    `${event.detail} (not allowed in a script's frame)`)));
 
   // -- the page: its port, its answers, its events ---------------------------------------------------
   let lastSize = "";
@@ -444,7 +506,18 @@
     const empty = ![...body.childNodes].some((node) => (node.nodeType === 1
       ? !["SCRIPT", "STYLE", "TEMPLATE", "LINK", "META"].includes(node.nodeName)
       : node.nodeType === 3 && node.textContent.trim()));
-    const height = Math.ceil(Math.max(document.documentElement.getBoundingClientRect().height, body.scrollHeight));
+    // What a script draws floating (a phone, a floating ball: position fixed or absolute) takes no
+    // room in the flow; the panel grows to its lowest edge, or it would be cut off (a 0 px panel).
+    let bottom = 0;
+    if (!empty) {
+      const all = body.getElementsByTagName("*");
+      for (let i = 0; i < Math.min(all.length, 3000); i += 1) {
+        const rect = all[i].getBoundingClientRect();
+        if (rect.height && rect.bottom > bottom) bottom = rect.bottom;
+      }
+    }
+    const height = Math.ceil(Math.max(document.documentElement.getBoundingClientRect().height, body.scrollHeight,
+      bottom + window.scrollY));
     const size = `${height}:${empty}`;
     if (size === lastSize) return;
     lastSize = size;
@@ -484,6 +557,13 @@
     flush();
     const watch = new ResizeObserver(reportSize);
     watch.observe(document.documentElement);
+    // Floating parts change without changing the document's size: checked once a frame after a change.
+    let pending = false;
+    new MutationObserver(() => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => { pending = false; reportSize(); });
+    }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["style", "class", "hidden"] });
     reportSize();
   });
   realParent.postMessage({ pear: "frame", kind: "hello", nonce }, "*");

@@ -19,9 +19,12 @@
 // named in one line and left stopped, and the others start again.
 import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
+import { cardModule } from "./remote_modules.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
 
-const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+// blob: is the frame's own text made a module (remote modules come as text from the page), no more
+// than eval, which a script has anyway; no host is named: nothing is fetched from the network.
+const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:; style-src 'unsafe-inline'; "
   + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
 const STYLE = "html,body{margin:0;padding:0}body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}";
 const LIBRARIES = ["jquery", "lodash", "yaml", "zod"];
@@ -192,6 +195,15 @@ function onPort(info, event) {
         flush();
       }
       break;
+    case "module": {
+      // A module the script imports: the page fetches it on the frame's behalf (the card's allowance).
+      if (!Number.isInteger(data.id) || typeof data.url !== "string") break;
+      const card = decodeURIComponent(context.base.split("/")[3]);
+      cardModule(card, data.url.slice(0, 4000)).then(
+        (found) => info.port?.postMessage({ kind: "answer", id: data.id, json: JSON.stringify(found) }),
+        (error) => info.port?.postMessage({ kind: "answer", id: data.id, error: String(error.message) }));
+      break;
+    }
     case "emit": emitAll(short(data.type, 200), Array.isArray(data.args) ? data.args : [], info); break;
     case "ready":
       info.ready = true;
@@ -252,12 +264,13 @@ async function flush() {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ calls: batch.map((call) => ({ script: call.info.script.id, name: call.name, args: call.args })) }),
     });
+    // The chat's new data first: a script that awaited a call reads what the call did at once.
+    loaded.world = answer.world;
+    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world });
     batch.forEach((call, index) => {
       const result = answer.answers[index] || { error: "没有回答" };
       call.info.port?.postMessage({ kind: "answer", id: call.id, ...result });
     });
-    loaded.world = answer.world;
-    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world });
     for (const [type, args] of answer.events || []) await emitAll(type, args);
     if (batch.some((call) => !["replaceVariables", "insertOrAssignVariables", "insertVariables", "deleteVariable",
       "replaceScriptButtons", "replaceScriptInfo", "getWorldbook", "generate", "generateRaw"].includes(call.name))) {
@@ -291,8 +304,9 @@ async function emitAll(type, args, from = null) {
 
 // What SillyTavern emits around *action* (the chat page's beat or change), in order.
 function eventsOf(action, last) {
-  const reply = [["generation_started", action === "send" ? "normal" : action], ["message_received", last, action],
-    ["character_message_rendered", last, action], ["generation_ended", last + 1], ["message_updated", last]];
+  const type = action === "send" ? "normal" : action;  // SillyTavern's generation type
+  const reply = [["generation_started", type], ["message_received", last, type],
+    ["character_message_rendered", last, type], ["generation_ended", last + 1], ["message_updated", last]];
   switch (action) {
     case "send": return [["message_sent", last - 1], ["user_message_rendered", last - 1], ...reply];
     case "swipe": return [["message_swiped", last], ...reply];
@@ -311,6 +325,15 @@ export async function scriptsChanged(action) {
   for (const info of frames) info.port?.postMessage({ kind: "world", world: fresh.world });
   const last = (fresh.world.chat || []).length - 1;
   for (const [type, ...args] of eventsOf(action, last)) await emitAll(type, args);
+  await settledCalls();
+}
+
+// The calls the frames have made so far, answered (bounded: a call the server has not answered within
+// SETTLE_MS is left to come later).
+const SETTLE_MS = 5000;
+async function settledCalls() {
+  const until = performance.now() + SETTLE_MS;
+  while ((sending || queue.length) && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 // -- bounded: a frozen process of frames is ended, the script that froze it named ----------------------

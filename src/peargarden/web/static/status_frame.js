@@ -14,8 +14,10 @@ import { lang, t } from "./i18n.js";
 import { inert } from "./card_html.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
 import { attachScripts, scriptsChanged } from "./script_frames.js";
+import { cardModule, onHostAnswered } from "./remote_modules.js";
 
-const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+// blob: for the bar's remote modules, handed over as text and made modules in the frame (no host named).
+const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:; style-src 'unsafe-inline'; "
   + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
 const STYLE = "*,*::before,*::after{box-sizing:border-box}html,body{margin:0;padding:0;max-width:100%}"
   + "body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}img,video,table{max-width:100%}";
@@ -37,6 +39,11 @@ export function attachStatusBars(context) {
   chat = context;
   attachScripts(context, restartBars).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
 }
+
+// A host allowed for the card: the bars that could not load from it are drawn again.
+onHostAnswered((card, host, allowed) => {
+  if (allowed && chat && chatCard() === card) restartBars();
+});
 
 // Every bar drawn again in a new frame (the frames' process was ended: a script froze it).
 function restartBars() {
@@ -137,15 +144,67 @@ function newNonce() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known) {
-  const boot = { nonce: info.nonce, lang: lang(), blocked: info.part.blocked, state: snapshot(info), refused: known.refused };
+// -- remote modules: a bar's <script src>, style sheets and module imports from the web ----------------
+// Each comes from the server (remote_modules.js): the card's own, asked once per host, fetched once,
+// from the data folder after.  Classic scripts and style sheets go into the document in their place;
+// modules (with their own imports) go to the frame's bridge as text.  What is refused is a line.
+function chatCard() {
+  const parts = chat.base.split("/");  // /api/chats/<card>/<chat>; a group's members: not yet
+  return parts[2] === "chats" ? decodeURIComponent(parts[3]) : null;
+}
+
+async function remoteOf(part) {
+  const remote = part.remote || [];
+  let html = part.frame;
+  const modules = {};
+  const refusedLoads = [];
+  if (!remote.length) return { html, modules, refusedLoads };
+  const card = chatCard();
+  // The frame's one line names each (file and host); why is the script panel's line.
+  const refuse = (url, error) => {
+    if (!refusedLoads.includes(url)) refusedLoads.push(url);
+    scriptNote({ id: 0 }, t("状态栏", "status bar"), "blocked", `${url}：${error.message}`);
+  };
+  async function tree(url) {
+    if (url in modules) return;
+    modules[url] = null;
+    try {
+      if (!card) throw new Error(t("群聊里还不加载远程模块", "remote modules are not loaded in group chats yet"));
+      const found = await cardModule(card, url, true, false);
+      modules[url] = { code: found.code, deps: found.deps };
+      for (const dep of found.deps) await tree(dep);
+    } catch (error) {
+      delete modules[url];
+      refuse(url, error);
+    }
+  }
+  for (const [index, item] of remote.entries()) {
+    if (item.kind === "inline") { for (const dep of item.deps) await tree(dep); continue; }
+    if (item.kind === "module") { await tree(item.url); continue; }
+    const tag = item.kind === "style" ? "style" : "script";
+    const marker = `<${tag} data-pear-remote="${index}"></${tag}>`;
+    let body = "";
+    try {
+      if (!card) throw new Error(t("群聊里还不加载远程模块", "remote modules are not loaded in group chats yet"));
+      body = (await cardModule(card, item.url, false, false)).code.replace(new RegExp(`</${tag}`, "gi"), `<\\/${tag}`);
+    } catch (error) {
+      refuse(item.url, error);
+    }
+    html = html.replace(marker, () => `<${tag}>${body}</${tag}>`);
+  }
+  return { html, modules, refusedLoads };
+}
+
+function documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known, remote) {
+  const boot = { nonce: info.nonce, lang: lang(), blocked: [...info.part.blocked, ...remote.refusedLoads],
+    state: snapshot(info), refused: known.refused, remote: { items: info.part.remote || [], modules: remote.modules } };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
     + `<meta http-equiv="x-dns-prefetch-control" content="off">`
     + `<script>${guardCode}</script>`
     + `<style>${STYLE}</style><script type="application/json" id="pear-frame-data">${data}</script>`
     + `<script>${worldCode}</script><script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
-    + inert(info.part.frame);
+    + inert(remote.html);
 }
 
 // The frame for *part* ({frame, libs, blocked}) of *message*; null when no chat is attached (a page
@@ -168,9 +227,10 @@ export function statusFrame(part, message) {
 // A bar's document is made when it comes near the screen: a window of 100 messages may hold 50 bars,
 // each running its libraries and scripts.
 function fill(info) {
-  Promise.all([guard(), world(), bridge(), Promise.all(info.part.libs.map(library)), names(), need(info.messageId)])
-    .then(([guardCode, worldCode, bridgeCode, libraryCode, known]) => {
-      info.frame.srcdoc = documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known);
+  Promise.all([guard(), world(), bridge(), Promise.all(info.part.libs.map(library)), names(), need(info.messageId),
+    remoteOf(info.part)])
+    .then(([guardCode, worldCode, bridgeCode, libraryCode, known, , remote]) => {
+      info.frame.srcdoc = documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known, remote);
     })
     .catch((error) => {
       info.frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><p>⚠ ${String(error.message)
@@ -256,14 +316,17 @@ function eventsOf(action, latest, before) {
 // The chat changed (*action*: a beat's or an edit's): frames still on the page get the data again
 // and the events; frames no longer drawn are let go.
 export async function statusChanged(action) {
-  scriptsChanged(action).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
+  // The card scripts hear the beat's events, and what their listeners wrote is kept, before this ends
+  // (the beat counts as done): the next send or swipe reads it, as SillyTavern awaits the listeners.
+  const scripts = scriptsChanged(action).catch((error) => scriptNote({ id: 0 }, t("脚本", "scripts"), "error", String(error.message)));
   for (const info of [...live]) {
     if (!info.frame.isConnected) { info.port?.close(); live.delete(info); }
   }
-  if (!chat || !live.size) return;
+  if (!chat || !live.size) { await scripts; return; }
   const before = cache.records.get(cache.last) || {};
   await load([...live].map((info) => info.messageId));
   const latest = cache.records.get(cache.last) || {};
   const events = eventsOf(action, latest, before);
   for (const info of live) info.port?.postMessage({ kind: "update", state: snapshot(info), events });
+  await scripts;
 }
