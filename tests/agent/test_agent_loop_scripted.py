@@ -10,8 +10,8 @@ from peargarden.agent.approvals import SESSION_GRANT_TYPE, ApprovalAnswer, Appro
 from peargarden.agent.events import ChoiceEvent
 from peargarden.agent.loop import BeatInput, BeatSettings, run_beat
 from peargarden.agent.tools import FunctionTool, ToolContext, ToolRegistry, ToolResult
-from peargarden.providers.base import ChatRequest, ToolCall
-from peargarden.providers.scripted import ScriptedProvider, text_turn, tool_turn
+from peargarden.providers.base import ChatRequest, TextDelta, TextRetract, ToolCall
+from peargarden.providers.scripted import ScriptedProvider, ScriptedTurn, text_turn, tool_turn
 from peargarden.sessions.context import ContextMessage
 
 RAN: list[str] = []
@@ -182,6 +182,25 @@ def test_thinking_level_and_model_reach_the_request() -> None:
     settings, _, _ = _settings(provider, thinking="high", model="deepseek-chat")
     list(run_beat(HISTORY, settings))
     assert provider.requests[0].thinking == "high" and provider.requests[0].model == "deepseek-chat"
+
+
+def test_text_a_provider_takes_back_leaves_the_stream_and_the_recorded_reply() -> None:
+    """A small model's guard took back a sentence it had let through (issue 49): the front gets a
+    ``text_retract`` with that text, and the reply kept is what is left."""
+    turn = ScriptedTurn(
+        events=[
+            TextDelta("有的，楼上还空着一间。"),
+            TextDelta("我是这里的掌柜，"),
+            TextRetract("我是这里的掌柜，", "claim"),
+            TextDelta("热水在灶上。"),
+        ]
+    )
+    settings, recorded, _ = _settings(ScriptedProvider([turn]))
+    events = list(run_beat(list(HISTORY), settings))
+    kinds = [event.type for event in events]
+    assert kinds == ["text_delta", "text_delta", "text_retract", "text_delta", "done"]
+    assert events[2].to_json() == {"type": "text_retract", "text": "我是这里的掌柜，", "reason": "claim"}
+    assert recorded[0]["content"] == "有的，楼上还空着一间。热水在灶上。"
 
 
 def test_a_tools_reader_event_follows_its_tool_end() -> None:

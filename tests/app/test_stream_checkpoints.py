@@ -139,3 +139,22 @@ def test_recovery_brings_back_words_not_reasoning_alone(tmp_path: Path, text: st
     assert recover(path, chat, "青梧") is added and not path.exists()
     last = chat.tree.messages()[-1]
     assert (last.role, last.message["content"]) == (("assistant", text) if added else ("user", "掌柜？"))
+
+
+def test_text_taken_back_is_out_of_the_checkpoint_too(tmp_path: Path) -> None:
+    """A small model's guard took back text it had streamed (issue 49): a crash after that does not
+    bring it back.  What still waits is cut; what a write already holds gets a ``retract`` line."""
+    now = [100.0]
+    path = tmp_path / "s.json"
+    checkpoint = StreamCheckpoint(path, lambda: "abcd1234", clock=lambda: now[0])
+    checkpoint.add(text="有的。我是")  # written at once (the first piece)
+    checkpoint.add(text="这里的掌柜，")  # waits
+    checkpoint.take_back("这里的掌柜，")  # all of it still waiting: nothing to write
+    now[0] += 1.5
+    checkpoint.add(text="这里的掌柜，")
+    assert _written(path)[0] == "有的。我是这里的掌柜，"
+    checkpoint.add(text="也是")
+    checkpoint.take_back("我是这里的掌柜，也是")  # spans what was written and what waits
+    now[0] += 1.5
+    checkpoint.add(text="热水在灶上。")
+    assert _written(path)[0] == "有的。热水在灶上。"

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from kit.cli import pear_process
-from kit.fake_llama import FAKE_REPLY, fake_model, loads, misbehave
+from kit.fake_llama import FAKE_REPLY, fake_fetched, fake_model, loads, misbehave
+from peargarden.providers.model_catalog import QWEN_05B, QWEN_15B
 
 QUESTION = "掌柜，今晚还有空房吗？"
 
@@ -165,3 +166,62 @@ def test_interactive_chat_answers_the_next_line_when_the_worker_was_killed_as_it
     session = _session_text(home_dir)
     assert session.count(FAKE_REPLY) == 2 and "那就要一间。" in session
     assert len(loads(fake_runtime)) == 4  # two for the self-test, the killed worker, the fresh one
+
+
+def test_chat_once_shows_a_sentence_taken_back_and_keeps_the_rest(
+    home_dir: Path, fake_runtime: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 49: a sentence the guard let out clause by clause and then rejected is taken back where
+    the reader sees it: a ``text_retract`` line with ``--json``, a line on stderr in the terminal."""
+    reply = "有的，楼上还空着一间。我是这里的掌柜，管着这间客栈，也是阿里云开发的模型。热水在灶上，客官先坐。"
+    kept = "有的，楼上还空着一间。热水在灶上，客官先坐。"
+    misbehave(monkeypatch, f"reply={reply}")
+    done = pear_process(home_dir, "chat", "--once", QUESTION, "--local-model", model, "--json", check=True)
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {"type": "text_retract", "text": "我是这里的掌柜，", "reason": "claim"} in events
+    streamed = [e["text"] for e in events if e["type"] == "text_delta"]
+    assert "我是这里的掌柜，" in "".join(streamed)  # it went out first
+    assert kept in _session_text(home_dir) and "阿里云" not in _session_text(home_dir)
+    plain = pear_process(home_dir, "chat", "--once", QUESTION, "--local-model", model, check=True)
+    assert "↺ 收回「我是这里的掌柜，」（跳出了角色），改写：" in plain.stderr
+    assert plain.stdout.replace("\n", "") == "有的，楼上还空着一间。我是这里的掌柜，热水在灶上，客官先坐。"
+
+
+def test_models_choose_measures_both_packaged_models_and_chats_run_the_choice(
+    home_dir: Path, fake_runtime: Path
+) -> None:
+    """Issue 49, item 1: the set-up's `pear models --choose` self-tests both packaged models, picks
+    one with one line, and a chat with no `local_path` runs it; `--use` switches, `--use auto` goes back."""
+    models = fake_runtime / "models"  # $PEARGARDEN_MODELS of the fake runtime
+    small, large = fake_fetched(models, QWEN_05B), fake_fetched(models, QWEN_15B)
+    done = pear_process(home_dir, "models", "--choose", "--json", check=True)
+    choice = json.loads(done.stdout)
+    # The fake runtime does the same work whatever the file: the 1.5B is as fast, so it is kept.
+    assert choice["model"] == "qwen-1.5b" and choice["fresh"]
+    assert [s["model"] for s in choice["speeds"]] == ["qwen-0.5b", "qwen-1.5b"]
+    assert all(s["gen_tok_s"] > 0 and s["prompt_tok_s"] > 0 and not s["predicted"] for s in choice["speeds"])
+    assert choice["reason"].startswith("内置模型选用 qwen-1.5b：") and "按每 CPU 秒折算" in choice["reason"]
+    assert len(loads(fake_runtime)) == 4  # both configurations of both models
+    quiet = pear_process(home_dir, "models", "--choose", "--if-needed", check=True)
+    assert quiet.stdout == "" and len(loads(fake_runtime)) == 4  # still holds: nothing ran, nothing said
+    listed = json.loads(pear_process(home_dir, "models", "--json", check=True).stdout)["embedded"]
+    assert [row["name"] for row in listed if row["default"]] == ["qwen-1.5b"]
+    chat = pear_process(home_dir, "chat", "--once", QUESTION, check=True)
+    assert FAKE_REPLY in chat.stdout
+    assert _last_loaded(fake_runtime) == str(large)  # the chat ran the choice
+    # The user's switch wins, in config.toml; "auto" gives the set-up's choice back.
+    used = pear_process(home_dir, "models", "--use", "qwen-0.5b", check=True)
+    assert "qwen-0.5b" in used.stdout and 'local_path = "qwen-0.5b"' in (home_dir / "config.toml").read_text("utf-8")
+    pear_process(home_dir, "chat", "--once", QUESTION, check=True)
+    assert _last_loaded(fake_runtime) == str(small)
+    pear_process(home_dir, "models", "--use", "auto", check=True)
+    assert 'local_path = ""' in (home_dir / "config.toml").read_text("utf-8")
+    refused = pear_process(home_dir, "models", "--use", "smollm2")
+    assert refused.returncode != 0 and _errors(refused.stderr) == [
+        "pear: 模型 smollm2 还没有下载（not fetched）：先运行 pear models --fetch smollm2"
+    ]
+
+
+def _last_loaded(state: Path) -> str:
+    """The model file the last worker loaded (the fake runtime's trace)."""
+    return (state / "paths").read_text(encoding="utf-8").splitlines()[-1]

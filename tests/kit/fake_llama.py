@@ -7,12 +7,14 @@ fake's docstring), and keep its traces and the self-test's ``runtime.json`` in a
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
 from kit.gguf_files import qwen_like
+from peargarden.providers.model_catalog import CatalogModel
 
 FAKE_RUNTIME = Path(__file__).resolve().parent / "fake_runtime"
 # The fake's chat reply (its REPLY: the fake cannot be imported here, its name is llama_cpp's).
@@ -57,3 +59,18 @@ def loads(state: Path) -> list[tuple[int, bool]]:
     except FileNotFoundError:
         return []
     return [(int(pid), flag == "1") for pid, flag in zip(lines[::2], lines[1::2], strict=True)]
+
+
+def fake_fetched(folder: Path, model: CatalogModel) -> Path:
+    """*model* as `pear models --fetch` leaves it in *folder*: a file of its size (a qwen2 header, the
+    rest sparse: nothing written) with the note that says it was verified.  Only the fake runtime can
+    "load" it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / model.file_name
+    with path.open("wb") as stream:
+        stream.write(qwen_like(model.gguf_name, payload_size=4096))
+        stream.truncate(model.size)
+    stat = path.stat()
+    note = {"sha256": model.sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    path.with_name(path.name + ".verified").write_text(json.dumps(note), encoding="utf-8")
+    return path

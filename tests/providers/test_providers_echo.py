@@ -178,7 +178,20 @@ ENGLISH_ECHOES = [
         "My mother sent me here because the last letter from my brother came from this very town.",
         "She nods, because the last letter from my brother came from this very town.",
     ),
+    # issue 49: a short clause of the user's again (three words), and the user's line re-voiced
+    ("*I wake up slowly...* Where am I?", "*You wake slowly, wincing as you try to sit up.* Where... where am I?"),
+    ("I am so tired. I walked all night in the rain.", "You are so tired. You walked all night in the rain."),
 ]
+
+ENGLISH_NOT_ECHOES = [
+    ("*I wake up slowly...* Where am I?", '"You are in my glade, at the Mossbrook shrine." *She smiles.*'),
+    ("Thank you.", '"Thank you for the tea, too." *Wren bows.*'),  # two words: no clause of the user's
+]
+
+
+@pytest.mark.parametrize(("user", "reply"), ENGLISH_NOT_ECHOES)
+def test_english_replies_that_answer_are_not_echoes(user: str, reply: str) -> None:
+    assert not echoes(user, reply)
 
 
 @pytest.mark.parametrize(("user", "reply"), ENGLISH_ECHOES)

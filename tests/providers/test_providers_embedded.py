@@ -600,7 +600,8 @@ def test_the_compact_prompt_for_qinwu_is_at_most_800_tokens_of_the_default_model
     vocab = embedded.llama_class()(model_path=str(model), vocab_only=True, verbose=False)
     turns = ["你好，掌柜。还有空房吗？", "十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？", "柜台后面那把旧油纸伞呢？"]
     for turn in turns:
-        system = compact_for(materials, greeting_turns(materials), turn).system
+        staged = compact_for(materials, greeting_turns(materials), turn)
+        system = staged.system + "\n\n" + staged.injection  # the prompt and this beat's lore note
         assert len(vocab.tokenize(system.encode("utf-8"), add_bos=False, special=True)) <= 800, turn
 
 
@@ -642,3 +643,26 @@ def test_the_context_bar_reads_the_window_from_the_gguf_header(tmp_path: Path) -
     provider = EmbeddedProvider(_gguf(tmp_path))
     assert model_window(provider) == 8192
     assert model_window(EmbeddedProvider(models_folder=tmp_path / "空")) is None  # no model fetched yet
+
+
+def test_a_short_reply_is_continued_once_with_the_continue_method(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(embedded.SMALL_LENGTH, "method", "continue")
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    made[0].replies = ["“好。”", "青梧笑了笑，把茶递了过去：“路上当心，雨天石板滑，慢些走。”", "青梧点点头。"]
+    messages = [{"role": "system", "content": "你是青梧。"}, {"role": "user", "content": "我走了。"}]
+    request = ChatRequest(messages=messages)
+    text = "".join(e.text for e in provider.stream(request) if isinstance(e, TextDelta))
+    assert text == "“好。”青梧笑了笑，把茶递了过去：“路上当心，雨天石板滑，慢些走。”"
+    first, second = made[0].calls
+    assert second["messages"][: len(first["messages"])] == first["messages"]  # the prefix reused
+    assert second["messages"][-2:] == [
+        {"role": "assistant", "content": "“好。”"},
+        {"role": "system", "content": embedded._CONTINUE_NOTE["zh"]},
+    ]
+    # A reply long enough is not continued.
+    made[0].replies = ["青梧笑了笑，把茶递了过去：“路上当心，雨天石板滑，慢些走，到了渡口记得捎个信回来。”"]
+    list(provider.stream(request))
+    assert len(made[0].calls) == 3

@@ -7,8 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from peargarden.providers._repeats import SaidBefore
-from peargarden.providers._sentence_guard import DEFAULT_FALLBACK, SentenceGuard
+from peargarden.providers._sentence_guard import DEFAULT_FALLBACK, SentenceGuard, Shown
 from peargarden.providers._sentences import kept_marks, sentence_end, split_sentences
+from peargarden.providers.base import take_back
 
 GREETING = (
     '"Easy. Don\'t sit up too fast." *She sets the bowl aside.* "This is the Mossbrook shrine. I\'m Wren; I keep it."'
@@ -17,15 +18,29 @@ FIRST_REPLY = '*She nods.* "I\'m Wren, twenty-six. You are safe here."'
 QINGWU = "“进来吧，门口风大。”她放下算盘。“这里是听雨轩，客官说笑了。”"
 
 
+def _apply(screen: str, out: Shown) -> str:
+    """What a reader sees after *out*: its take-back first, then its text."""
+    assert screen.endswith(out.back)  # only what was shown can be taken back
+    return take_back(screen, out.back) + out.text
+
+
 def _stream(guard: SentenceGuard, reply: str, step: int = 3) -> str | None:
-    shown: list[str] = []
+    screen = ""
     for start in range(0, len(reply), step):
         out = guard.feed(reply[start : start + step])
         if out is None:
             return None
-        shown.append(out)
+        screen = _apply(screen, out)
     end = guard.finish()
-    return None if end is None else "".join(shown) + end
+    return None if end is None else _apply(screen, end)
+
+
+def _text(out: Shown | None) -> str | None:
+    """The text of a feed with nothing taken back (None: a retry)."""
+    if out is None:
+        return None
+    assert not out.back
+    return out.text
 
 
 # -- sentences
@@ -97,21 +112,48 @@ def test_a_last_try_with_nothing_but_a_claim_shows_the_characters_line_instead()
         assert _stream(SentenceGuard(can_retry=False), claim) == DEFAULT_FALLBACK
 
 
-def test_the_first_sentence_is_held_until_judged_then_each_sentence_streams() -> None:
+def test_each_clause_streams_once_it_is_whole_before_its_sentence_is_judged() -> None:
+    """Issue 49: the guards held a whole sentence, and a small model writes one a reply — the first
+    text came with the reply's end.  Now a clause shows as soon as the next character follows it."""
     guard = SentenceGuard(can_retry=True)
-    assert guard.feed("客官说笑") == ""
-    assert guard.feed("了。我") == "客官说笑了。"
-    assert guard.feed("不过是个开客栈的。") == ""
-    assert guard.feed("”") == ""
-    assert guard.finish() == "我不过是个开客栈的。”"
+    assert _text(guard.feed("客官说笑")) == ""
+    assert _text(guard.feed("了，这")) == "客官说笑了，"  # a clause, its sentence not judged yet
+    assert _text(guard.feed("雨下了三天。我")) == "这雨下了三天。"
+    assert _text(guard.feed("不过是个开客栈的。")) == ""  # whole only once something follows
+    assert _text(guard.feed("”")) == ""
+    end = guard.finish()
+    assert end is not None and _text(end) == "我不过是个开客栈的。”"
 
 
-def test_a_long_sentence_streams_once_enough_of_it_is_judged_clean() -> None:
+def test_a_long_clause_streams_once_enough_of_it_is_judged_clean() -> None:
     guard = SentenceGuard(can_retry=True)
-    long = "她把灯芯拨亮了些，" * 8
-    shown = guard.feed(long)
-    assert shown == long  # no end yet, but no claim in sixty characters either
-    assert guard.feed("又坐回") == "又坐回" and guard.feed("柜台后。") == "柜台后。"
+    long = "她把灯芯拨亮了些又坐回柜台后面拿起算盘" * 4  # no punctuation at all
+    assert _text(guard.feed(long)) == long  # no end yet, but no claim in sixty characters either
+    assert _text(guard.feed("，")) == "，" and _text(guard.feed("笑了")) == ""  # now clause by clause again
+
+
+def test_a_sentence_said_before_shown_in_part_is_taken_back_when_it_ends() -> None:
+    """A clause of a sentence that turns out to be said before went out: it is taken back (the
+    reader sees it go, as a swipe), and the reply goes on."""
+    guard = SentenceGuard(can_retry=True, said=["“这雨下了三天，镇上的人都说是老天在哭。”"])
+    assert _text(guard.feed("“客官，这雨下了三天，")) == "“客官，"  # the second clause is held: said before
+    out = guard.feed("镇上的人都说是老天在哭。”她笑了。")
+    assert out == Shown("", "“客官，", "repeat")
+    out = guard.feed("好")
+    assert out is not None and out.text == "她笑了。" and not out.back  # (its quote marks paired: none kept)
+    # A claim in a later sentence goes the same way.
+    claim = SentenceGuard(can_retry=True)
+    assert _text(claim.feed("有的。我是这里的掌柜，也")) == "有的。我是这里的掌柜，"
+    taken = claim.feed("是阿里云开发的模型。好")
+    assert taken is not None and taken.back == "我是这里的掌柜，" and taken.reason == "claim"
+
+
+def test_a_claim_opening_a_try_after_a_clause_was_shown_stops_the_try() -> None:
+    """The provider takes back what the try showed (the guard returns None: a retry)."""
+    guard = SentenceGuard(can_retry=True)
+    assert _text(guard.feed("我叫青梧，是")) == "我叫青梧，"
+    assert guard.feed("阿里云开发的语言模型。") is not None
+    assert guard.feed("好") is None and guard.outcome == "claim"
 
 
 def test_short_replies_and_replies_of_marks_only_come_out_whole() -> None:
@@ -162,12 +204,12 @@ def test_a_sentence_ending_where_the_echo_guard_stopped_is_shown_at_once() -> No
     """The echo guard lets a clause through only once it saw the next character: a sentence ending
     there is whole, and is shown without waiting for the next clause (a crash there would lose it)."""
     waiting = SentenceGuard(can_retry=True)
-    assert waiting.feed("有的，楼上还空着一间。") == ""  # on its own the guard waits for what follows
+    assert _text(waiting.feed("有的，楼上还空着一间。")) == "有的，"  # the sentence waits for what follows
     guard = SentenceGuard(can_retry=True)
-    assert guard.feed("有的，", at_boundary=True) == ""  # a clause, not a sentence
-    assert guard.feed("楼上还空着一间。", at_boundary=True) == "有的，楼上还空着一间。"
-    assert guard.feed("“临河。”", at_boundary=True) == "“临河。”"
-    assert SentenceGuard(can_retry=True).feed("I'm Wren.", at_boundary=True) == "I'm Wren."
+    assert _text(guard.feed("有的，", at_boundary=True)) == "有的，"  # a clause: shown, not yet judged
+    assert _text(guard.feed("楼上还空着一间。", at_boundary=True)) == "楼上还空着一间。"
+    assert _text(guard.feed("“临河。”", at_boundary=True)) == "“临河。”"
+    assert _text(SentenceGuard(can_retry=True).feed("I'm Wren.", at_boundary=True)) == "I'm Wren."
     claimed = SentenceGuard(can_retry=True)
     assert claimed.feed("我是一个由OpenAI开发的AI助手。", at_boundary=True) is None
     assert claimed.outcome == "claim"

@@ -74,7 +74,7 @@ def test_the_compact_prompt_sends_facts_with_the_pronoun_stated() -> None:
         LoreEntry(uid=2, keys=("油纸伞",), content=UMBRELLA, comment="旧油纸伞"),
     ]
     settings = StageSettings(user_name="旅人")
-    system = compact_beat(card, settings, LoreCorpus(book), [], "怀瑾公子从镇北渡口走了？那把油纸伞呢？").system
+    system = compact_beat(card, settings, LoreCorpus(book), [], "怀瑾公子从镇北渡口走了？那把油纸伞呢？").injection
     assert "【怀瑾（男）】沈怀瑾，镇上人都叫他怀瑾公子" in system
     assert "从镇北渡口搭船走了" in system and "写得一手好字" not in system
     assert "【旧油纸伞】听雨轩柜台后的墙上挂着一把旧油纸伞" in system
@@ -82,4 +82,4 @@ def test_the_compact_prompt_sends_facts_with_the_pronoun_stated() -> None:
     aldric = "Aldric Ashford was a young ranger. Ten years ago he left on the ferry. He wrote letters for others."
     entry = LoreEntry(uid=1, keys=("Aldric",), content=aldric, comment="Aldric")
     prompt = compact_beat(english, StageSettings(user_name="Tom", language="英语"), LoreCorpus([entry]), [], "Aldric?")
-    assert "[Aldric (he)] Aldric Ashford was a young ranger." in prompt.system
+    assert "[Aldric (he)] Aldric Ashford was a young ranger." in prompt.injection

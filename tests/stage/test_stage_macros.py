@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from peargarden.stage import StageCard, stage_macros
-from peargarden.stage.language import text_language
+from peargarden.stage.language import text_language, user_name_for
 
 
 @pytest.mark.parametrize("engine", ["legacy", "new"])
@@ -42,3 +44,33 @@ def test_stage_macros_variables_live_for_one_macro_function() -> None:
 )
 def test_card_language_from_its_script(text: str, language: str) -> None:
     assert text_language(text) == language
+
+
+def test_an_english_prompt_calls_the_user_user_unless_a_name_was_chosen() -> None:
+    """Issue 49: an English card's prompt called the user 旅人, the seeded ``user_name``."""
+    assert user_name_for("英语", "旅人", "旅人") == "User"
+    assert user_name_for("英语", "Rowan", "旅人") == "Rowan"  # a name the user chose (a persona)
+    assert user_name_for("中文", "旅人", "旅人") == "旅人"
+    assert user_name_for("", "旅人", "旅人") == "旅人"  # no language known: as set
+    assert user_name_for("英语", "小满", "旅人") == "小满"  # chosen, though Chinese
+
+
+def test_an_english_cards_stage_prompt_names_the_user_in_english(tmp_path: Path) -> None:
+    """The small-model profile's prompt for an English card in a data folder ``pear init`` made."""
+    from peargarden.app.library.imports import import_files
+    from peargarden.modes.stage.materials import load_stage_materials, with_user
+    from peargarden.modes.stage.request import compact_for, greeting_turns
+    from peargarden.workspace.home import Home
+    from peargarden.workspace.seed import seed_home
+
+    home = Home(tmp_path / "home")
+    seed_home(home)
+    panel = Path(__file__).resolve().parents[2] / "bench" / "panels" / "en"
+    import_files(home, [panel / "Wren.json", panel / "Thornwood.json"], book="mount", card="Wren")
+    materials = load_stage_materials(home, "Wren")
+    materials.stage = with_user(materials, "旅人", "")  # the chat's user with no persona chosen
+    system = compact_for(materials, greeting_turns(materials), "Hello... where am I?").system
+    assert "The user plays User." in system and "Never speak or act for User" in system
+    assert "旅人" not in system
+    materials.stage = with_user(materials, "Rowan", "a courier")  # a persona
+    assert "The user plays Rowan: a courier" in compact_for(materials, [], "Hi").system

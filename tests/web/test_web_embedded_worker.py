@@ -111,3 +111,29 @@ def test_a_hung_worker_is_stopped_while_the_server_keeps_answering(
         beats_done(page, 2)
         assert FAKE_REPLY in page.locator(".msg.assistant").last.inner_text()
     assert len(loads(state)) == 4
+
+
+def test_the_page_shows_the_reply_clause_by_clause_and_a_sentence_taken_back(
+    local_home: tuple[Home, Path, Path], page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 49: the first words are on the page while the model still writes (before ``done``), and
+    a sentence the guard takes back after it went out is seen to go, struck through with the reason."""
+    home, _, _ = local_home
+    reply = "有的，楼上还空着一间。我是这里的掌柜，管着这间客栈，也是阿里云开发的模型。热水在灶上，客官先坐。"
+    misbehave(monkeypatch, f"reply={reply};slow=0.1")
+    with LiveServer(home) as server:
+        open_new_chat(page, server.base_url)
+        _send(page, QUESTION)
+        # The opening shown while the beat still runs (the stop button is there until done).
+        page.wait_for_function(
+            "document.querySelector('.msg.live .live-text')?.textContent.startsWith('有的，')"
+            " && document.getElementById('stop').hidden === false"
+        )
+        note = page.locator(".msg.live .taken-back")
+        note.wait_for()
+        assert note.locator("s").inner_text() == "我是这里的掌柜，" and "跳出了角色" in note.inner_text()
+        assert "我是这里的掌柜" not in page.locator(".msg.live .live-text").inner_text()
+        screenshot(page, "chat-embedded-taken-back")
+        beats_done(page, 1)
+        kept = page.locator(".msg.assistant").last.inner_text()
+        assert "有的，楼上还空着一间。热水在灶上，客官先坐。" in kept and "阿里云" not in kept

@@ -6,10 +6,16 @@ from __future__ import annotations
 import json
 import stat
 import urllib.request
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from web_harness import Served, beats_done, open_new_chat, screenshot, wait_ready
 
+from kit.fake_llama import fake_fetched
+from peargarden.providers.model_catalog import QWEN_05B, QWEN_15B
+from peargarden.providers.model_choice import Choice, Speed, write_choice
+from peargarden.providers.runtime_record import machine_identity
 from peargarden.testing.fake_openai import text_reply
 from peargarden.workspace.config import load_settings
 
@@ -118,3 +124,38 @@ def test_personas_added_and_chosen_for_a_new_chat(served: Served, page: Page) ->
     beats_done(page, 1)
     system = served.fake.chat_requests[-1].body["messages"][0]["content"]
     assert "沈砚" in system and "旧书箱" in system
+
+
+def test_the_embedded_model_is_switched_on_the_settings_page(
+    served: Served, page: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 49, item 1: the page shows which packaged model the set-up chose for this machine and
+    why, and lets the user pick another (written to ``[model] local_path``) or go back to the choice."""
+    models = tmp_path / "models"
+    monkeypatch.setenv("PEARGARDEN_MODELS", str(models))
+    fake_fetched(models, QWEN_05B)
+    fake_fetched(models, QWEN_15B)
+    line = "内置模型选用 qwen-1.5b：qwen-1.5b 12.1 tok/s、首句约 7.9 秒，够快"
+    machine = str(machine_identity()["flags_sha"])
+    write_choice(Choice("qwen-1.5b", line, [Speed("qwen-1.5b", 61.0, 12.1)], machine), models)
+    config = served.home.config_file
+    before = config.read_text(encoding="utf-8")
+    try:
+        page.goto(served.url + "/settings")
+        wait_ready(page)
+        assert page.locator("#model-choice").inner_text() == line
+        assert page.locator("#model-local").input_value() == ""  # automatic: the set-up's choice
+        assert "qwen-1.5b" in page.locator("#model-local option[value='']").inner_text()
+        assert page.locator("#model-local option[value='smollm2']").is_disabled()  # not fetched
+        page.select_option("#model-local", "qwen-0.5b")
+        page.click("#save-settings")
+        page.locator("#toast:not(.error)", has_text="设置已保存").wait_for()
+        assert load_settings(config).main().local_path == "qwen-0.5b"
+        assert page.locator("#model-local").input_value() == "qwen-0.5b"
+        page.evaluate("document.getElementById('toast').hidden = true")  # the next save shows it again
+        page.select_option("#model-local", "")
+        page.click("#save-settings")
+        page.locator("#toast:not(.error)", has_text="设置已保存").wait_for()
+        assert load_settings(config).main().local_path == ""
+    finally:
+        config.write_text(before, encoding="utf-8")

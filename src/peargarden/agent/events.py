@@ -4,6 +4,10 @@ Every event is a frozen dataclass with a ``type`` string and ``to_json()`` (a pl
 ``pear chat --once --json`` prints):
 
 ``text_delta``      ``text``: a piece of the reply as it streams.
+``text_retract``    ``text``, ``reason``: the end of the reply shown so far is taken back — *text* is
+                    that end, exactly as streamed; a front removes it (visibly, as a swipe would).  A
+                    small model's guards send it when they reject a sentence they had let through
+                    clause by clause (``reason``: ``echo``, ``claim``, ``repeat``, ``user``).
 ``thinking_delta``  ``text``: a piece of the model's reasoning.
 ``tool_start``      ``call_id``, ``name``, ``args`` (the validated/repaired arguments, or ``None`` when
                     they could not be parsed).
@@ -63,6 +67,12 @@ class TextDeltaEvent(_Event, frozen=True):
     def to_json(self) -> dict[str, Any]:
         # What asdict gives, without its deep copy: a long reply streams tens of thousands of these.
         return {"type": self.type, "text": self.text}
+
+
+class TextRetractEvent(_Event, frozen=True):
+    text: str = ""
+    reason: str = ""
+    type: str = "text_retract"
 
 
 class ThinkingDeltaEvent(_Event, frozen=True):
@@ -158,6 +168,7 @@ class DoneEvent(_Event, frozen=True):
 
 AgentEvent = (
     TextDeltaEvent
+    | TextRetractEvent
     | ThinkingDeltaEvent
     | ToolStartEvent
     | ToolEndEvent
@@ -173,6 +184,7 @@ AgentEvent = (
 
 EVENT_TYPES: tuple[str, ...] = (
     "text_delta",
+    "text_retract",
     "thinking_delta",
     "tool_start",
     "tool_end",

@@ -29,16 +29,27 @@ from peargarden.providers.base import (
     Done,
     Provider,
     TextDelta,
+    TextRetract,
     ThinkingDelta,
     ThinkingLevel,
     ToolCall,
     ToolSpec,
     Usage,
+    take_back,
 )
 from peargarden.sessions.context import ContextMessage
 
 from .approvals import Approver, CardGrantRecorder, Judge, default_judge
-from .events import AgentEvent, DoneEvent, ErrorEvent, TextDeltaEvent, ThinkingDeltaEvent, WarningEvent, error_event
+from .events import (
+    AgentEvent,
+    DoneEvent,
+    ErrorEvent,
+    TextDeltaEvent,
+    TextRetractEvent,
+    ThinkingDeltaEvent,
+    WarningEvent,
+    error_event,
+)
 from .execute import LENGTH_MESSAGE, SKIPPED_MESSAGE, Approvals, execute_call, skipped
 from .record import Recorder, UsageTotal, assistant_message, context_message, no_record, tool_message
 from .tools import Mode, ToolContext, ToolRegistry, ToolResult
@@ -134,6 +145,10 @@ def _stream(settings: BeatSettings, request: ChatRequest, state: _Round) -> Iter
                 if event.text:
                     state.text.append(event.text)
                     yield TextDeltaEvent(text=event.text)
+            elif isinstance(event, TextRetract):
+                if event.text:
+                    state.text[:] = [take_back("".join(state.text), event.text)]
+                    yield TextRetractEvent(text=event.text, reason=event.reason)
             elif isinstance(event, ThinkingDelta):
                 if event.text:
                     state.reasoning.append(event.text)

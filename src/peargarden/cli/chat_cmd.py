@@ -26,6 +26,7 @@ from peargarden.app import (
     ProseEvent,
     SpeakerEvent,
     TextDeltaEvent,
+    TextRetractEvent,
     ThinkingDeltaEvent,
     ToolEndEvent,
     ToolStartEvent,
@@ -121,6 +122,15 @@ def _terminal_wrap() -> StreamWrap | None:
     return StreamWrap(shutil.get_terminal_size().columns - 1)
 
 
+# Why a small model's guard took text back (a ``text_retract`` event's ``reason``).
+_RETRACT_REASONS = {
+    "echo": "复述了你的话",
+    "claim": "跳出了角色",
+    "repeat": "重复了前面说过的话",
+    "user": "替你说话了",
+}
+
+
 class _Printer:
     """Streams events to the terminal: reply on stdout, everything else on stderr."""
 
@@ -192,6 +202,11 @@ class _Printer:
             case ToolEndEvent(text=text, is_error=is_error):
                 first = (text.strip().splitlines() or [""])[0][:80]
                 typer.echo(f"    {'✗' if is_error else '↳'} {first}", err=True)
+            case TextRetractEvent(text=taken, reason=reason):
+                # What was printed stays on the screen: the line says it is withdrawn and why, and
+                # the reply goes on below it (as a swipe shows another version).
+                why = _RETRACT_REASONS.get(reason, "没有通过检查")
+                typer.echo(f"  ↺ 收回「{' '.join(taken.split())}」（{why}），改写：", err=True)
             case ProseEvent(text=text):
                 self.echo(text.strip())
             case ChoiceEvent(question=question, options=options, free_text=free_text):

@@ -2,7 +2,9 @@
 which of them are fetched; ``--fetch NAME`` downloads and verifies one; ``--check`` runs the embedded
 runtime's self-test on this machine; ``--install`` does all the embedded model needs (the runtime
 built, the model fetched, the self-test, a portable build when the native one fails it): what
-``scripts/setup.sh --local`` runs and the web's home page starts."""
+``scripts/setup.sh --local`` runs and the web's home page starts; ``--choose`` measures the packaged
+models and picks the one this machine runs by default; ``--use NAME`` switches the data folder's
+embedded model."""
 
 from __future__ import annotations
 
@@ -18,11 +20,13 @@ from peargarden.app.settings import (
     Setup,
     check_embedded,
     check_limits,
+    choose_embedded,
     fetch_embedded,
     install_embedded,
     list_models,
     real_steps,
     require_safe,
+    use_local_model,
 )
 from peargarden.errors import PearError
 
@@ -62,8 +66,28 @@ def models_command(
     portable: bool = typer.Option(
         False, "--portable", help="With --install: build the runtime without -march=native (AVX2, no AVX-512/AMX)."
     ),
+    choose_model: bool = typer.Option(
+        False,
+        "--choose",
+        help="Measure qwen-0.5b and qwen-1.5b here and pick the default: the 1.5B when it is fast enough.",
+    ),
+    use: str | None = typer.Option(
+        None, "--use", help="The embedded model chats use: qwen-0.5b, qwen-1.5b, smollm2, a GGUF path, or auto."
+    ),
 ) -> None:
     """List the models an endpoint offers (default: the main connection in config.toml)."""
+    if choose_model:
+        progress = None if as_json else (lambda message: typer.echo(f"models: {message}", err=True))
+        limits = check_limits(first_byte_timeout, idle_timeout)
+        choice = choose_embedded(if_needed=if_needed, progress=progress, limits=limits)
+        if as_json:
+            typer.echo(json.dumps(choice, ensure_ascii=False, indent=2))
+        elif choice["fresh"] or not if_needed:
+            typer.echo(choice["reason"])
+        return
+    if use is not None:
+        typer.echo(use_local_model(state.home, use))
+        return
     if install:
         _install(portable)
         return

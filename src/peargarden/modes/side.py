@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from peargarden.agent.thinking import parse_level
 from peargarden.errors import ProviderError
-from peargarden.providers.base import THINKING_LEVELS, ChatRequest, Provider, TextDelta, ThinkingLevel
+from peargarden.providers.base import THINKING_LEVELS, ChatRequest, Provider, ThinkingLevel, stream_text
 
 
 class ProviderSideCall:
@@ -44,7 +44,7 @@ class ProviderSideCall:
         if self.observe is not None:
             self.observe(request, purpose)
         stream = self.provider.stream(request, self.cancel)
-        text = "".join(event.text for event in stream if isinstance(event, TextDelta))
+        text = stream_text(stream)
         if self.stopped():
             raise ProviderError("已中止")
         return text

@@ -32,11 +32,14 @@ from .base import (
     Provider,
     StreamEvent,
     TextDelta,
+    TextRetract,
     ThinkingDelta,
     ThinkingLevel,
     ToolCall,
     ToolSpec,
     Usage,
+    stream_text,
+    take_back,
 )
 
 __all__ = [
@@ -47,9 +50,12 @@ __all__ = [
     "Provider",
     "StreamEvent",
     "TextDelta",
+    "TextRetract",
     "ThinkingDelta",
     "ThinkingLevel",
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "stream_text",
+    "take_back",
 ]

@@ -19,7 +19,13 @@ user's line when:
   "十年前从镇北渡口走的那位怀瑾公子" takes up the topic), or
 * it shares a run of :data:`MIN_SHARED` or more units with the user's line (a quote of a long
   turn inside an otherwise new clause), or
-* it is the user's whole line, however short (but at least 4 units: "在吗" is not an echo).
+* it is the user's whole line, however short (but at least 4 units: "在吗" is not an echo), or one
+  of the user's clauses again, of :data:`MIN_CLAUSE` units or more ("Where... where am I?" to
+  "*I wake up slowly…* Where am I?": issue 49, a run of three words the bounds above let through).
+
+Clauses are compared person-neutral (:func:`echo_units`): 你 / 我 / 您 and I / me / my / you / your …
+are one unit, and so are am / are, so the line said back from the other side ("You wake slowly" to
+"I wake up slowly", 「我一个人撑着这间客栈」 to 「你一个人撑着…」) is the user's line too.
 
 A whole reply made only of the user's words ("想洗把脸。" to "掌柜，有热水吗？我想洗把脸。") echoes
 too, though each of its clauses is short.
@@ -35,6 +41,7 @@ import zlib
 from collections.abc import Callable, Sequence
 
 __all__ = [
+    "MIN_CLAUSE",
     "MIN_CONTAINED",
     "MIN_OPENING",
     "MIN_SHARED",
@@ -42,6 +49,7 @@ __all__ = [
     "clause_end",
     "echo_clause",
     "echo_runs",
+    "echo_units",
     "echoes",
     "ends_soft",
     "full_stop",
@@ -55,11 +63,11 @@ __all__ = [
 
 MIN_CONTAINED = 6
 MIN_SHARED = 10
+MIN_CLAUSE = 3
 # The guard holds a reply back until its opening has this many units: an echo right
 # after a short first clause ("晚上，" then "我先上楼歇息。") is still an echo that opened the reply.
 MIN_OPENING = 8
 _CLAUSE_END = frozenset("，。？！；：、,.?!;:…\n")
-_SWAP = str.maketrans({"你": "我", "我": "你"})
 
 
 def squash(text: str) -> str:
@@ -79,24 +87,50 @@ def _word_unit(word: str) -> str:
     return chr(_WORD_PLANE + zlib.crc32(word.casefold().encode("utf-8")) % _WORD_CODES)
 
 
-def units(text: str) -> str:
+# The person-neutral units of echo_units: the first and second person (and "to be" after them) are
+# one unit each, whichever side speaks.
+_PERSON = chr(_WORD_PLANE + _WORD_CODES)
+_BE = chr(_WORD_PLANE + _WORD_CODES + 1)
+_PERSONS = frozenset({"i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself", "ya"})
+_BE_FORMS = frozenset({"am", "are", "m", "re"})  # ("I'm" and "you're" split at the apostrophe)
+_WIDE_PERSONS = frozenset("你我您")
+
+
+def units(text: str, *, persons: bool = False) -> str:
     """*text* as the units its clauses are compared in: each wide letter or digit (Chinese, kana,
     hangul, full-width forms) as itself, each run of other letters and digits (a word of English,
-    a number) as one character standing for the word; everything else left out."""
+    a number) as one character standing for the word; everything else left out.  *persons*: the
+    first and second person made one unit (see :func:`echo_units`)."""
     out: list[str] = []
     word: list[str] = []
+
+    def end_word() -> None:
+        spelled = "".join(word).casefold()
+        if persons and spelled in _PERSONS:
+            out.append(_PERSON)
+        elif persons and spelled in _BE_FORMS:
+            out.append(_BE)
+        else:
+            out.append(_word_unit(spelled))
+        word.clear()
+
     for char in text:
         if char.isalnum() and not wide(char):
             word.append(char)
             continue
         if word:
-            out.append(_word_unit("".join(word)))
-            word.clear()
+            end_word()
         if char.isalnum():
-            out.append(char)
+            out.append(_PERSON if persons and char in _WIDE_PERSONS else char)
     if word:
-        out.append(_word_unit("".join(word)))
+        end_word()
     return "".join(out)
+
+
+def echo_units(text: str) -> str:
+    """:func:`units` with 你 / 我 / 您, I / me / my / you / your … one unit and am / are another: the
+    echo guard's units, so that a line said back from the other side is the same line."""
+    return units(text, persons=True)
 
 
 _WIDE = frozenset("WF")
@@ -152,39 +186,43 @@ def longest_shared(a: str, b: str) -> int:
 
 
 def _within(user: str, piece: str) -> bool:
-    return piece in user or piece in user.translate(_SWAP)
+    return piece in user
 
 
 def _restates(user_text: str, piece: str) -> bool:
-    """*piece* (in units) is a stretch of the user's line that makes up most of the user's clauses
-    it lies in: the clause said again, not a name or a noun phrase picked out of it ("那位怀瑾公子"
-    out of "十年前从镇北渡口走的那位怀瑾公子" takes up the topic)."""
-    for line in dict.fromkeys((user_text, user_text.translate(_SWAP))):
-        bounds: list[tuple[int, int]] = []  # each clause's span in the line's units
-        start = 0
-        for clause in split_clauses(line):
-            size = len(units(clause))
-            if size:
-                bounds.append((start, start + size))
-            start += size
-        flat = units(line)
-        at = flat.find(piece)
-        while at >= 0:
-            end = at + len(piece)
-            spanned = sum(b - a for a, b in bounds if a < end and b > at)
-            if spanned and len(piece) * 3 >= spanned * 2:
-                return True
-            at = flat.find(piece, at + 1)
+    """*piece* (in echo units) is a stretch of the user's line that makes up most of the user's
+    clauses it lies in: the clause said again, not a name or a noun phrase picked out of it
+    ("那位怀瑾公子" out of "十年前从镇北渡口走的那位怀瑾公子" takes up the topic)."""
+    bounds: list[tuple[int, int]] = []  # each clause's span in the line's units
+    start = 0
+    for clause in split_clauses(user_text):
+        size = len(echo_units(clause))
+        if size:
+            bounds.append((start, start + size))
+        start += size
+    flat = echo_units(user_text)
+    at = flat.find(piece)
+    while at >= 0:
+        end = at + len(piece)
+        spanned = sum(b - a for a, b in bounds if a < end and b > at)
+        if spanned and len(piece) * 3 >= spanned * 2:
+            return True
+        at = flat.find(piece, at + 1)
     return False
 
 
-def echo_clause(user_text: str, clause: str) -> bool:
-    """Whether *clause* (one clause of a reply) hands the user's line back (see the module doc)."""
-    user = units(user_text)
-    piece = units(clause)
+def echo_clause(user_text: str, clause: str, *, short_clauses: bool = True) -> bool:
+    """Whether *clause* (one clause of a reply) hands the user's line back (see the module doc).
+    *short_clauses*: one of the line's clauses again counts from :data:`MIN_CLAUSE` units (the line
+    the user just wrote; an earlier line is left to the bounds of a longer quote, and a sentence the
+    model said before to the sentence guard, which keeps the quote marks it cuts)."""
+    user = echo_units(user_text)
+    piece = echo_units(clause)
     if len(user) < 4 or not piece:
         return False
     if piece == user:
+        return True
+    if short_clauses and len(piece) >= MIN_CLAUSE and piece in {echo_units(c) for c in split_clauses(user_text)}:
         return True
     if len(piece) >= MIN_CONTAINED and _restates(user_text, piece):
         return True
@@ -193,15 +231,15 @@ def echo_clause(user_text: str, clause: str) -> bool:
 
 def _only_user_words(user_text: str, text: str) -> bool:
     """*text* is at least 4 units, all of them a stretch of the user's line."""
-    piece = units(text)
-    return len(piece) >= 4 and _within(units(user_text), piece)
+    piece = echo_units(text)
+    return len(piece) >= 4 and _within(echo_units(user_text), piece)
 
 
 def _short_quote(user_text: str, clause: str) -> bool:
     """A clause that is only punctuation or a (short) stretch of the user's line: alone it is no
     echo, but several in a row may be ("你好，" "掌柜。" "还有空房吗？")."""
-    piece = units(clause)
-    return not piece or _within(units(user_text), piece)
+    piece = echo_units(clause)
+    return not piece or _within(echo_units(user_text), piece)
 
 
 def echo_runs(user_text: str, reply: str) -> list[tuple[str, bool]]:
@@ -409,7 +447,9 @@ class EchoFilter:
         return self._show(text)
 
     def _echo(self, text: str) -> bool:
-        return any(echo_clause(line, text) for line in (self.user_text, *self.earlier))
+        return echo_clause(self.user_text, text) or any(
+            echo_clause(line, text, short_clauses=False) for line in self.earlier
+        )
 
     def _show(self, text: str) -> str:
         self._cut_last = False

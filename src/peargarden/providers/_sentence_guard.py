@@ -7,12 +7,17 @@ Two things a person would not keep, each in a sentence of its own:
 * **a sentence the character said before** (:mod:`._repeats`): the same 「I'm Wren, twenty-six.」
   opening reply after reply — or a whole short reply again (「I am Rowan.」), retried if it may be.
 
-Each sentence is held until it ends (or, a long one, until :data:`HOLD` characters of it are judged
-clean: the copy block already keeps long runs of earlier replies from being written), then shown or
-cut (:func:`._sentences.cut` keeps the quote marks it opened or closed).  A claim in the reply's
-first sentence stops a try that may be retried (``feed``/``finish`` return ``None``, ``outcome`` says
-why), as the echo guard does; any other such sentence is cut and the reply goes on.  A try with
-nothing left once its sentences are cut is retried too, if it may be.
+Each sentence is judged when it ends, but shown before that, clause by clause: a small model writes
+one long sentence a reply, and holding it whole showed nothing until the reply was over (issue 49:
+the first text came with the end in every timed beat).  A clause goes out once it is complete,
+unless the sentence so far already claims to be a model or says again what was said before (it is
+held then, until the sentence is judged).  A sentence judged bad once it ends is cut, and what of
+it was shown is *taken back* (:class:`Shown` ``back``: the provider sends a ``TextRetract``), as a
+swipe would replace it; :func:`._sentences.cut` keeps the quote marks it opened or closed.  A
+claim in the reply's first sentence stops a try that may be retried (``feed``/``finish`` return
+``None``, ``outcome`` says why; the provider takes back what the try showed), as the echo guard
+does; any other such sentence is cut and the reply goes on.  A try with nothing left once its
+sentences are cut is retried too, if it may be.
 
 The last try never ends empty and never in the model's voice: if nothing is left but sentences said
 before, they are shown (in character, if said again); if nothing is left at all, the *fallback* — a
@@ -24,13 +29,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
+from ._echo import clause_end
 from ._model_claims import claims_to_be_a_model, cut_claims
 from ._repeats import SaidBefore
 from ._sentences import kept_marks, sentence_end
 
-__all__ = ["DEFAULT_FALLBACK", "HOLD", "SentenceGuard"]
+__all__ = ["DEFAULT_FALLBACK", "HOLD", "SentenceGuard", "Shown"]
 
-# A sentence this long with no claim in it yet is shown before it ends.
+# A clause this long with no end yet (no punctuation) is shown before it ends, unless it claims.
 HOLD = 60
 # Stands for the character after a boundary: a space (an English "." ends a sentence only before one)
 # and then a character that closes nothing.
@@ -39,8 +47,28 @@ _BOUNDARY = " \x00"
 DEFAULT_FALLBACK = "……"
 
 
+class Shown(msgspec.Struct, frozen=True):
+    """What the guard lets out: first take back *back* (the end of what it let out before, a
+    sentence judged bad once it ended; *reason*: ``claim`` or ``repeat``), then show *text*."""
+
+    text: str = ""
+    back: str = ""
+    reason: str = ""
+
+
 def _has_words(text: str) -> bool:
     return any(char.isalnum() for char in text)
+
+
+def _clauses_end(text: str, at_boundary: bool) -> int:
+    """Where the whole clauses at the start of *text* end (0: none yet).  *at_boundary*: *text* ends
+    at one (the echo guard let it through only once it saw what follows)."""
+    if at_boundary:
+        return len(text)
+    end = 0
+    while (step := clause_end(text[end:])) >= 0:
+        end += step
+    return end
 
 
 class SentenceGuard:
@@ -52,31 +80,34 @@ class SentenceGuard:
         self.outcome = ""  # "claim" or "repeat" once feed or finish returned None
         self._said = SaidBefore(said)
         self._reply = ""  # every sentence judged so far, as the model wrote it
-        self._held = ""  # the sentence being written
-        self._through = False  # the held sentence is a long one already let through
+        self._held = ""  # the sentence being written (what of it was shown too)
+        self._preview = ""  # what of that sentence was shown before it was judged
         self._marks = ""  # marks of cut sentences, held until a shown sentence carries them
         self._claims = False  # a claim was cut
         self._repeats = False  # a sentence said before was cut
+        self._cut_reason = ""  # why the last sentence judged was cut ("" if it was not)
         self.shown = False
 
-    def feed(self, text: str, *, at_boundary: bool = False) -> str | None:
-        """What can be shown now ("" = hold on), or ``None``: generate again (``outcome`` says why).
-        *at_boundary*: the guard before this one (the echo guard) let *text* through only after it saw
-        the character that follows, so a sentence that ends *text* is whole now: waiting for that
-        character again would show every sentence a clause late (and lose it to a crash)."""
+    def feed(self, text: str, *, at_boundary: bool = False) -> Shown | None:
+        """What can be shown now (``Shown("")`` = hold on), or ``None``: generate again (``outcome``
+        says why; what the try showed is the caller's to take back).  *at_boundary*: the guard before
+        this one (the echo guard) let *text* through only after it saw the character that follows,
+        so a sentence or a clause that ends *text* is whole now: waiting for that character again
+        would show every sentence a clause late (and lose it to a crash)."""
         self._held += text
         out: list[str] = []
+        back = reason = ""
         while (end := self._whole_sentence(at_boundary)) > 0:
             sentence, self._held = self._held[:end], self._held[end:]
             judged = self._judge(sentence)
             if judged is None:
                 return None
-            out.append(judged)
-        if self._held and (self._through or (len(self._held) >= HOLD and not claims_to_be_a_model(self._held))):
-            self._through = True  # the rest of this sentence streams as it comes
-            out.append(self._pass(self._held))
-            self._held = ""
-        return "".join(out)
+            taken, shown = self._settle(judged)
+            if taken:  # only the first sentence of a feed was shown in part before
+                back, reason = taken, self._cut_reason or "repeat"
+            out.append(shown)
+        out.append(self._show_clauses(at_boundary))
+        return Shown("".join(out), back, reason)
 
     def _whole_sentence(self, at_boundary: bool) -> int:
         """The end of the held text's first whole sentence, or -1 (see :meth:`feed`)."""
@@ -85,7 +116,32 @@ class SentenceGuard:
             return len(self._held)
         return end
 
-    def finish(self) -> str | None:
+    def _show_clauses(self, at_boundary: bool) -> str:
+        """The sentence being written, shown up to its last whole clause (or, a long clause with no
+        end, all of it) — unless what of it there is claims or says again what was said before."""
+        end = _clauses_end(self._held, at_boundary)
+        if end == 0 and len(self._held) >= HOLD:
+            end = len(self._held)
+        part = self._held[:end]
+        if not part or claims_to_be_a_model(part) or self._said.repeats(part):
+            return ""
+        # As _pass would show it once the sentence passes, so the judged sentence goes on from here.
+        preview = (self._marks + part).lstrip() if not self.shown else self._marks + part
+        if not self.shown and not _has_words(part):
+            preview = ""
+        if len(preview) <= len(self._preview) or not preview.startswith(self._preview):
+            return ""
+        more, self._preview = preview[len(self._preview) :], preview
+        return more
+
+    def _settle(self, judged: str) -> tuple[str, str]:
+        """(what of the sentence shown before must be taken back, what to show now) once it is judged."""
+        before, self._preview = self._preview, ""
+        if judged.startswith(before):
+            return "", judged[len(before) :]
+        return before, judged
+
+    def finish(self) -> Shown | None:
         """The rest once the reply is complete, or ``None`` (a retry may follow)."""
         if self.can_retry and not self.shown and self._said.whole(self._reply + self._held):
             self.outcome = "repeat"  # a short reply said again whole: too short for a sentence's bound
@@ -94,31 +150,36 @@ class SentenceGuard:
         self._held = ""
         if rest is None:
             return None
+        reason = self._cut_reason or "repeat"
         if self.shown or not (self._claims or self._repeats):
             rest, self._marks = rest + self._marks, ""  # (a reply of marks only, "……", was held whole)
-            return rest
+            return self._finished(rest, reason)
         # Every sentence was cut.
         if self.can_retry:
             self.outcome = "claim" if self._claims else "repeat"
             return None
         self.shown = True
         if not self._claims:
-            return self._reply.lstrip()  # said before, but in character: better than nothing
+            return self._finished(self._reply.lstrip(), reason)  # said before, but in character: better than nothing
         left = cut_claims(self._reply)
-        return left if _has_words(left) else self.fallback
+        return self._finished(left if _has_words(left) else self.fallback, reason)
+
+    def _finished(self, text: str, reason: str) -> Shown:
+        taken, shown = self._settle(text)
+        return Shown(shown, taken, reason if taken else "")
 
     def _judge(self, sentence: str) -> str | None:
-        if self._through:
-            self._through = False
-            return self._pass(sentence)
+        self._cut_reason = ""
         if claims_to_be_a_model(sentence):
             if self.can_retry and not self.shown:
                 self.outcome = "claim"
                 return None
             self._claims = True
+            self._cut_reason = "claim"
             return self._cut(sentence)
         if self._said.repeats(sentence):
             self._repeats = True
+            self._cut_reason = "repeat"
             return self._cut(sentence)
         return self._pass(sentence)
 

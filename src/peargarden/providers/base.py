@@ -11,7 +11,7 @@ a provider checks it between chunks and ends the stream with a ``Done(stop_reaso
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal, Protocol
 
 import msgspec
@@ -90,6 +90,35 @@ class TextDelta(msgspec.Struct, frozen=True):
     type: Literal["text"] = "text"
 
 
+class TextRetract(msgspec.Struct, frozen=True):
+    """The end of the reply shown so far, taken back: *text* is that end, exactly as it was streamed
+    (a small model's guard rejected a sentence it had let through clause by clause, or the whole
+    try before another).  *reason*: ``echo``, ``claim``, ``repeat`` or ``user`` (see the guards)."""
+
+    text: str
+    reason: str = ""
+    type: Literal["retract"] = "retract"
+
+
+def take_back(shown: str, taken: str) -> str:
+    """*shown* without its end *taken* (a :class:`TextRetract`); when *shown* does not end with it
+    (a front that changed the text on its way), as many characters from its end."""
+    if shown.endswith(taken):
+        return shown[: len(shown) - len(taken)]
+    return shown[: max(0, len(shown) - len(taken))]
+
+
+def stream_text(events: Iterable[object]) -> str:
+    """The reply a stream leaves: its text pieces, less what was taken back."""
+    text = ""
+    for event in events:
+        if isinstance(event, TextDelta):
+            text += event.text
+        elif isinstance(event, TextRetract):
+            text = take_back(text, event.text)
+    return text
+
+
 class ThinkingDelta(msgspec.Struct, frozen=True):
     text: str
     type: Literal["thinking"] = "thinking"
@@ -121,7 +150,7 @@ class Done(msgspec.Struct, frozen=True):
     type: Literal["done"] = "done"
 
 
-StreamEvent = TextDelta | ThinkingDelta | ToolCall | Usage | Done
+StreamEvent = TextDelta | TextRetract | ThinkingDelta | ToolCall | Usage | Done
 
 
 class Provider(Protocol):

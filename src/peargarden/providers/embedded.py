@@ -48,9 +48,9 @@ from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
 
 from ._echo import EchoFilter
-from ._sentence_guard import SentenceGuard
+from ._sentence_guard import SentenceGuard, Shown
 from ._text_tool_calls import split_tool_calls, streamable
-from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, Usage
+from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, TextRetract, Usage, take_back
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
 from .llama_session import (
     SETUP_HINT,
@@ -66,8 +66,10 @@ from .llama_session import (
     runtime_module,
 )
 from .model_catalog import CATALOG, DEFAULT, FALLBACK, CatalogModel
+from .model_choice import read_choice
 from .model_fetch import installed_path, models_dir
 from .runtime_check import FAST, SAFE, Config, configuration_for, note_crash
+from .runtime_record import machine_identity
 from .worker_client import LlamaWorker, WorkerFault, WorkerLimits
 
 # The legacy home of the fallback GGUF (older set-ups installed this package into .venv).
@@ -121,6 +123,15 @@ SMALL_SAMPLER: dict[str, Any] = {
 # its first message): a loop across beats shows in the recent ones, and a long chat's every short
 # sentence ("我知道了。") is not a loop.
 _SAID_REPLIES = 8
+# How a small model's reply is kept from ending after one short sentence (issue 49): "hold" bans the
+# tokens that end a reply until it has ``min_tokens`` (._min_length); "continue" lets it end, then, when
+# it is shorter than ``min_chars`` visible characters, asks once for a sentence more (the reply so far
+# and a note, the prefix reused); "" neither.  Chosen on the quality bench (docs/benchmarks/embedded-model.md).
+SMALL_LENGTH: dict[str, Any] = {"method": "hold", "min_tokens": 40, "min_chars": 40}
+_CONTINUE_NOTE = {
+    "zh": "（接着上面这段回复往下写一两句：一句对白，或一个动作、神态。不要重复已经写过的。）",
+    "en": "(Go on with the reply above for a sentence or two: a line of dialogue, or an action. Do not repeat it.)",
+}
 # The 135M fallback needs a harder push against single-token loops.
 TINY_SAMPLER: dict[str, Any] = {**SMALL_SAMPLER, "repeat_penalty": 1.3}
 TINY_MODEL_PARAMETERS = 300_000_000
@@ -162,10 +173,19 @@ def _legacy_fallback() -> Path | None:
     return None
 
 
+def chosen_model(folder: Path | None = None) -> CatalogModel | None:
+    """The packaged model the set-up chose for this machine (:mod:`.model_choice`), if it did."""
+    choice = read_choice(str(machine_identity()["flags_sha"]), folder)
+    return CATALOG.get(choice.model) if choice is not None else None
+
+
 def find_model_file(folder: Path | None = None) -> Path:
-    """The default model if fetched and verified, else the SmolLM2 fallback, else a clear error."""
+    """The model the set-up chose for this machine if fetched and verified, else the default one,
+    else the SmolLM2 fallback, else a clear error."""
     folder = folder or models_dir()
-    for model in (DEFAULT, FALLBACK):
+    for model in (chosen_model(folder), DEFAULT, FALLBACK):
+        if model is None:
+            continue
         found = installed_path(model, folder)
         if found is not None:
             return found
@@ -282,6 +302,28 @@ class _Checks(msgspec.Struct, frozen=True):
     earlier: list[str]
     said: list[str]
     fallback: str
+
+
+class _Screen:
+    """What one try showed: text goes out as it passes the guards, and what a guard rejects after
+    it went out is taken back (a ``TextRetract``), the whole try's when another try follows."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def show(self, shown: Shown) -> Iterator[StreamEvent]:
+        if shown.back:
+            self.text = take_back(self.text, shown.back)
+            yield TextRetract(shown.back, shown.reason)
+        if shown.text:
+            self.text += shown.text
+            yield TextDelta(shown.text)
+
+    def withdraw(self, reason: str) -> Iterator[StreamEvent]:
+        """The try is dropped for another: everything it showed goes."""
+        if self.text:
+            yield TextRetract(self.text, reason)
+            self.text = ""
 
 
 class EmbeddedProvider:
@@ -521,12 +563,13 @@ class EmbeddedProvider:
         *,
         can_retry: bool,
     ) -> Generator[StreamEvent, None, str]:
-        """One generation's events; returns ``"echo"``, ``"claim"`` or ``"repeat"`` (nothing yielded)
-        when a guard stopped the try.
+        """One generation's events; returns ``"echo"``, ``"claim"`` or ``"repeat"`` when a guard stopped
+        the try (what it had shown taken back: a ``TextRetract``).
 
         The model's text passes three holds before it is shown: tool calls written as text (from the
         first ``<tool_call>`` or fence to the end, parsed when the reply is complete), the echo guard
-        (whole clauses), then for a small model the sentence guard (whole sentences)."""
+        (whole clauses), then for a small model the sentence guard (clause by clause; a sentence it
+        rejects once it ends is taken back)."""
         name = self.model_name
         line = checks.user_line
         echo = EchoFilter(line, can_retry=can_retry, earlier=checks.earlier) if line else None
@@ -535,6 +578,7 @@ class EmbeddedProvider:
             if self.traits().small
             else None
         )
+        screen = _Screen()
         raw: list[str] = []  # the model's text when tools are on
         shown = 0  # how much of it went on to the echo guard
         # llama.cpp reports no usage when streaming: the cache's token count when the reply starts
@@ -543,7 +587,7 @@ class EmbeddedProvider:
         prompt_tokens = 0
         end_tokens: int | None = None
         finish: str | None = None
-        with contextlib.closing(backend.chat(messages, options, copy, cancel)) as pieces:
+        with contextlib.closing(self._reply_pieces(backend, messages, options, copy, cancel)) as pieces:
             for piece in pieces:
                 if isinstance(piece, Started):
                     prompt_tokens = piece.prompt_tokens
@@ -561,13 +605,14 @@ class EmbeddedProvider:
                 if content:
                     visible = echo.feed(content) if echo is not None else content
                     if visible is None:
+                        yield from screen.withdraw("echo")
                         return "echo"
-                    if visible and claim is not None:
-                        visible = claim.feed(visible, at_boundary=echo is not None)
-                        if visible is None:
-                            return claim.outcome
-                    if visible:
-                        yield TextDelta(visible)
+                    judged = claim.feed(visible, at_boundary=echo is not None) if claim is not None else Shown(visible)
+                    if judged is None:
+                        assert claim is not None
+                        yield from screen.withdraw(claim.outcome)
+                        return claim.outcome
+                    yield from screen.show(judged)
                 if piece.finish:
                     finish = piece.finish
                 if cancel is not None and cancel.is_set():
@@ -579,16 +624,19 @@ class EmbeddedProvider:
         visible = echo.feed(rest) if echo is not None else rest
         tail = echo.finish() if echo is not None else ""
         if visible is None or tail is None:
+            yield from screen.withdraw("echo")
             return "echo"
         text = visible + tail
         if claim is not None:
             judged = claim.feed(text)
             last = claim.finish() if judged is not None else None
             if judged is None or last is None:
+                yield from screen.withdraw(claim.outcome)
                 return claim.outcome
-            text = judged + last
-        if text:
-            yield TextDelta(text)
+            yield from screen.show(judged)
+            yield from screen.show(last)
+        else:
+            yield from screen.show(Shown(text))
         yield from calls
         counted = end_tokens - prompt_tokens + (1 if finish == "length" else 0)
         completion = max(0, min(counted, options["max_tokens"]))
@@ -598,6 +646,61 @@ class EmbeddedProvider:
         else:
             yield Done(stop_reason="tool_calls" if calls else "stop", model=name)
         return "done"
+
+    def _reply_pieces(
+        self,
+        backend: _Backend,
+        messages: list[Message],
+        options: dict[str, Any],
+        copy: CopySpec | None,
+        cancel: threading.Event | None,
+    ) -> Generator[Piece, None, None]:
+        """The model's pieces for one try; with the "continue" length method (:data:`SMALL_LENGTH`), a
+        reply that ended short goes on once: the reply so far and a note asking for a sentence more."""
+        written: list[str] = []
+        finished: Finished | None = None
+        stopped = False
+        with contextlib.closing(backend.chat(messages, options, copy, cancel)) as pieces:
+            for piece in pieces:
+                if isinstance(piece, Finished):
+                    finished = piece  # held: a continuation ends with its own
+                    continue
+                if isinstance(piece, Chunk):
+                    written.append(piece.text)
+                    stopped = stopped or piece.finish == "stop"
+                yield piece
+        if finished is None:
+            return  # cancelled, or the worker ended it
+        if not (stopped and self._continues("".join(written), cancel)):
+            yield finished
+            return
+        so_far = "".join(written)
+        wide = any(ord(char) > 0x2E80 for char in so_far)
+        more = [
+            *messages,
+            {"role": "assistant", "content": so_far},
+            {"role": "system", "content": _CONTINUE_NOTE["zh" if wide else "en"]},
+        ]
+        # The continuation's own start is no news: the prompt's tokens are the first call's.
+        started = False
+        with contextlib.closing(backend.chat(more, options, copy, cancel)) as pieces:
+            for piece in pieces:
+                if isinstance(piece, Started):
+                    continue
+                if isinstance(piece, Chunk) and not started and piece.text:
+                    started = True
+                    text = piece.text.lstrip() if wide else piece.text
+                    if not wide and so_far and not so_far[-1].isspace() and text and not text[0].isspace():
+                        text = " " + text  # an English sentence more
+                    piece = Chunk(text, piece.finish)
+                yield piece
+
+    def _continues(self, reply: str, cancel: threading.Event | None) -> bool:
+        if SMALL_LENGTH.get("method") != "continue" or not self.traits().small:
+            return False
+        if cancel is not None and cancel.is_set():
+            return False
+        return sum(not char.isspace() for char in reply) < int(SMALL_LENGTH.get("min_chars") or 0)
 
     def _sampler(self, sampler: dict[str, Any]) -> dict[str, Any]:
         options: dict[str, Any] = {}
@@ -612,6 +715,8 @@ class EmbeddedProvider:
         limit = options.get("max_tokens") or self.default_max_tokens
         # Leave room for at least a short prompt.
         options["max_tokens"] = max(1, min(int(limit), self.n_ctx // 2))
+        if traits.small and SMALL_LENGTH.get("method") == "hold":
+            options["min_tokens"] = min(int(SMALL_LENGTH.get("min_tokens") or 0), options["max_tokens"] // 2)
         return options
 
     # -- fitting the context

@@ -29,6 +29,7 @@ import msgspec
 from peargarden.errors import ProviderError
 
 from ._copy_block import copy_block_for
+from ._min_length import MinLength, ending_tokens
 from .base import Message
 
 # A missing runtime or model: the shell's way out (the hint) and the page's (the ``embedded`` fix:
@@ -155,6 +156,7 @@ class LlamaSession:
 
     def __init__(self, llm: Any) -> None:
         self.llm = llm
+        self._ends: set[int] | None = None  # the tokens that end a reply (read from the vocabulary once)
 
     def count(self, texts: Sequence[str]) -> list[int]:
         tokenize = self.llm.tokenize
@@ -170,11 +172,18 @@ class LlamaSession:
         """The reply's pieces (see the module's docstring).  ``ValueError``/``RuntimeError`` pass up."""
         llm = self.llm
         options = dict(options)
+        # Ours, not llama.cpp's: hold the reply open until it has this many tokens (._min_length).
+        min_tokens = int(options.pop("min_tokens", 0) or 0)
+        processors: list[Any] = []
         if copy is not None and callable(getattr(llm, "detokenize", None)):
             block = copy_block_for(
                 llm, copy.user_line, own_text=copy.own_text, limit=copy.limit, sources=list(copy.sources)
             )
-            options["logits_processor"] = [block]
+            processors.append(block)
+        if min_tokens > 0 and (ends := self.ending_tokens()):
+            processors.append(MinLength(ends, min_tokens))
+        if processors:
+            options["logits_processor"] = processors
         chunks = llm.create_chat_completion(messages=messages, stream=True, **options)
         started = False
         try:
@@ -195,23 +204,46 @@ class LlamaSession:
             chunks.close()
         yield Finished(int(llm.n_tokens))
 
+    def ending_tokens(self) -> set[int]:
+        """The model's tokens that end a reply (its end tokens, and those with a line break), read
+        from its vocabulary the first time (a stand-in without one has none)."""
+        if self._ends is None:
+            llm = self.llm
+            if not all(callable(getattr(llm, name, None)) for name in ("n_vocab", "token_eos", "detokenize")):
+                self._ends = set()
+                return self._ends
+
+            def text(token: int) -> str:
+                return bytes(llm.detokenize([token])).decode("utf-8", errors="ignore")
+
+            specials = {int(llm.token_eos())}
+            for name in ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<end_of_turn>"):
+                found = llm.tokenize(name.encode("utf-8"), add_bos=False, special=True)
+                if len(found) == 1:
+                    specials.add(int(found[0]))
+            self._ends = ending_tokens(int(llm.n_vocab()), text, specials)
+        return self._ends
+
     def probe(self, prompt: str, max_tokens: int) -> dict[str, Any]:
-        """A greedy plain completion of *prompt*, timed (the self-test's generation)."""
+        """A greedy plain completion of *prompt*, timed: in seconds, and in CPU-seconds of this process
+        (llama.cpp's threads run in it), which a busy machine does not stretch as it stretches the
+        wall clock — what the CPU can do (issue 49)."""
         llm = self.llm
         with contextlib.suppress(AttributeError):
             llm.reset()  # nothing cached: the prompt is evaluated in full
         pieces: list[str] = []
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         first = last = start
+        cpu_first = cpu_last = cpu_start
         prompt_tokens = 0
         for index, chunk in enumerate(
             llm.create_completion(prompt, max_tokens=max_tokens, temperature=0.0, top_k=1, stream=True)
         ):
-            now = time.perf_counter()
+            now, cpu = time.perf_counter(), time.process_time()
             if index == 0:
-                first = now
+                first, cpu_first = now, cpu
                 prompt_tokens = int(llm.n_tokens)
-            last = now
+            last, cpu_last = now, cpu
             pieces.append(chunk["choices"][0].get("text") or "")
         # Between the first piece and the last, every sampled token but the last was evaluated: the
         # tokens the cache grew by are the decodes in that window.
@@ -222,6 +254,8 @@ class LlamaSession:
             "prompt_seconds": first - start,
             "gen_tokens": generated,
             "gen_seconds": last - first,
+            "prompt_cpu": cpu_first - cpu_start,
+            "gen_cpu": cpu_last - cpu_first,
         }
 
     def close(self) -> None:

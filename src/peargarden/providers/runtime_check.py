@@ -8,12 +8,14 @@ process of its own (:mod:`.worker_client`), which may crash without harm:
 
 * **fast**: extra buffer types on (llama.cpp's default); **safe**: off;
 * each loads the model and greedily continues the numbers 1 … :data:`PROBE_NUMBERS` (a prompt of a
-  few hundred tokens), twice, timed: prompt tok/s and generation tok/s, the better of the two;
+  few hundred tokens), twice, timed: prompt tok/s and generation tok/s, the better of the two, on
+  the wall clock and per CPU-second of the worker (times the threads doing the work: what the CPU
+  does when the machine is quiet — a busy machine stretched the wall clock 2 – 5×, issue 49);
 * it passes when the process lives, answers within the limits and writes the next numbers — a
   runtime that computes garbage does not;
 * of those that pass, the one with the shorter time for a typical beat (:data:`BEAT_PROMPT` new
-  prompt tokens, :data:`BEAT_REPLY` reply tokens) is kept; the safe one only when it is more than
-  :data:`MARGIN` (20%) faster, as one timing on a busy machine is noisy;
+  prompt tokens, :data:`BEAT_REPLY` reply tokens; by the CPU rates) is kept; the safe one only when
+  it is more than :data:`MARGIN` (20%) faster;
 * only what the CPU cannot do counts against a configuration: a native crash or garbage
   (:data:`CANNOT`).  A worker that stayed silent past its limit (``hang``: on a busy machine a
   1.1 GB model can take minutes to load), was killed (memory), stopped by a signal or exited
@@ -107,6 +109,10 @@ class Trial(msgspec.Struct):
     # The machine's one-minute load average and cores when the trial began (0: not measured).
     load: float = 0.0
     cores: int = 0
+    # The same rates by the worker's CPU time (tokens per CPU-second, times the threads doing the work):
+    # what the CPU does when the machine is quiet, however busy it was during the trial (issue 49).
+    prompt_cpu_tok_s: float = 0.0
+    gen_cpu_tok_s: float = 0.0
 
     @property
     def passed(self) -> bool:
@@ -118,10 +124,15 @@ class Trial(msgspec.Struct):
         return self.outcome in CANNOT
 
     def beat_seconds(self) -> float:
-        """What a typical warm beat would take with these rates (see the module's docstring)."""
-        if self.prompt_tok_s <= 0 or self.gen_tok_s <= 0:
+        """What a typical warm beat would take with these rates (see the module's docstring): by the
+        CPU-second rates when the trial has them (a busy machine stretches the wall clock by 2 – 5×,
+        and by more in one trial than in the next), else by the wall clock."""
+        prompt, gen = self.prompt_cpu_tok_s, self.gen_cpu_tok_s
+        if prompt <= 0 or gen <= 0:
+            prompt, gen = self.prompt_tok_s, self.gen_tok_s
+        if prompt <= 0 or gen <= 0:
             return float("inf")
-        return BEAT_PROMPT / self.prompt_tok_s + BEAT_REPLY / self.gen_tok_s
+        return BEAT_PROMPT / prompt + BEAT_REPLY / gen
 
 
 class CheckResult(msgspec.Struct):
@@ -184,6 +195,9 @@ def run_trial(model: Path, config: Config, threads: tuple[int, int], limits: Wor
         worker.close()
     texts = [str(run.get("text") or "") for run in runs]
     sane = all(continues_counting(text) for text in texts)
+    # Per CPU-second: a prompt's threads all work (n_threads_batch), a reply's token is one thread's.
+    cpu_prompt = max(_rate(run, "prompt_tokens", "prompt_cpu") for run in runs) * threads[1]
+    cpu_gen = max(_rate(run, "gen_tokens", "gen_cpu") for run in runs) * threads[0]
     trial = Trial(
         config.name,
         config.use_extra_bufts,
@@ -194,6 +208,8 @@ def run_trial(model: Path, config: Config, threads: tuple[int, int], limits: Wor
         text=texts[0][:80],
         load=round(load.average, 2),
         cores=load.cores,
+        prompt_cpu_tok_s=round(cpu_prompt, 1),
+        gen_cpu_tok_s=round(cpu_gen, 1),
     )
     if not trial.passed:
         wrong = next(text for text in texts if not continues_counting(text))

@@ -13,10 +13,15 @@ A 0.5B model cannot follow the full stage prompt (tool rules, draft sheet, messa
   (``git show fd224ce:docs/benchmarks.md``, *The sentence guard, the rule against claims*);
 * the card's example dialogue as a few-shot pattern in the system prompt (``旅人：…`` / ``青梧：…``
   lines the model copies in tone and length; as separate turns they would merge with the greeting);
-* lore the keyword scan hit in the system prompt (passive: nothing to look up), what the user's new
-  words name first, then what the story so far names, as far as the budget goes — each entry as a
-  few facts (its first sentence and the sentences the user's words touch), a person's entry with
-  the pronoun stated, 【怀瑾（男）】 (:mod:`.lore_facts`);
+* lore the keyword scan hit (passive: nothing to look up), what the user's new words name first,
+  then what the story so far names, as far as the budget goes — each entry as a few facts (its
+  first sentence and the sentences the user's words touch), a person's entry with the pronoun
+  stated, 【怀瑾（男）】 (:mod:`.lore_facts`) — in a system message of its own just before the user's
+  new words, not in the system prompt.  The system prompt then stays the same from beat to beat
+  (the constant lore is in it), and so does the story after it: llama.cpp reuses what it computed
+  for them and reads only the last reply, the note and the new words.  With the hits in the system
+  prompt, whatever the user named changed the prompt near its top, and 544 – 1,056 of its 920 –
+  1,432 tokens were read again on most turns, most of a reply's CPU (issue 49, item 4);
 * no tools, no injection of titles, no thinking.
 
 The prompt is framed in Chinese, or in English for a card (or a ``language`` setting) in English:
@@ -40,7 +45,15 @@ from .lore.entries import LoreEntry
 from .lore_facts import lore_facts, person_pronoun
 from .messages import Role, Turn, merge_turns
 
-__all__ = ["SYSTEM_CHARS", "compact_beat", "compact_system", "example_turns", "fallback_reply", "stop_words"]
+__all__ = [
+    "SYSTEM_CHARS",
+    "compact_beat",
+    "compact_prompt",
+    "compact_system",
+    "example_turns",
+    "fallback_reply",
+    "stop_words",
+]
 
 # Lore bodies longer than this are cut (a small model's context and attention are short).
 _LORE_BODY_CHARS = 400
@@ -51,6 +64,10 @@ SYSTEM_CHARS = 1000
 _MIN_LORE_CHARS = 60
 _DESCRIPTION_CHARS = 1200
 _EXAMPLE_TURNS = 6
+#: The card's example dialogue as turns of their own before the story (closed by a note), not lines
+#: of the system prompt: a way to show the model a reply's length, measured on the quality bench
+#: against holding the reply open (issue 49; docs/benchmarks/embedded-model.md).
+EXAMPLES_AS_TURNS = False
 
 
 def _cut(text: str, limit: int) -> str:
@@ -99,9 +116,11 @@ class _Frame(msgspec.Struct, frozen=True):
     user: str  # {user}
     persona: str  # {user} {persona}
     examples: str
+    examples_end: str  # after the example turns, when they are turns (EXAMPLES_AS_TURNS)
     colon: str  # between a speaker's name and the words (example lines)
     rules: str  # {char} {user} {language}
-    lore: str
+    lore: str  # the constant lore, in the system prompt
+    lore_now: str  # the lore this beat's scan hit, in a note before the user's words
     lore_title: str  # a lore entry without a title
     fallback: str  # {char}: what the character does when the model had nothing in character to say
 
@@ -113,10 +132,12 @@ _CHINESE = _Frame(
     user="用户扮演{user}。",
     persona="用户扮演{user}：{persona}",
     examples="对话示例（只学语气和长短，不是已发生的剧情）：",
+    examples_end="（以上是对话示例，只学语气和长短。下面才是正在发生的故事。）",
     colon="：",
-    rules="规则：用{language}写。只以{char}的身份说话和行动，每次写一段简短的回应（对白加少量动作）。"
+    rules="规则：用{language}写。只以{char}的身份说话和行动，每次回应写两到四句：{char}说的话，加上一个小动作或神态。"
     "不要替{user}说话或行动，不要重复{user}说过的话。即使用户出戏，也以{char}的身份回答。",
     lore="世界设定：",
+    lore_now="这一轮用得上的设定：",
     lore_title="设定",
     fallback="（{char}笑了笑，没有接这句话。）",
 )
@@ -127,11 +148,13 @@ _ENGLISH_FRAME = _Frame(
     user="The user plays {user}.",
     persona="The user plays {user}: {persona}",
     examples="Example dialogue (copy only the tone and length; it has not happened):",
+    examples_end="(Those were examples, for the tone and length only. The story starts here.)",
     colon=": ",
-    rules="Rules: write in English. Speak and act only as {char}, in one short reply (dialogue and a few "
-    "actions). Never speak or act for {user}, never repeat what {user} said. Even when the user steps out of "
-    "the story, answer as {char}.",
+    rules="Rules: write in English. Speak and act only as {char}. Each reply is two to four sentences: what "
+    "{char} says, and a small action or gesture. Never speak or act for {user}, never repeat what {user} said. "
+    "Even when the user steps out of the story, answer as {char}.",
     lore="World lore:",
+    lore_now="Lore for this turn:",
     lore_title="Lore",
     fallback="*{char} smiles and lets that pass.*",
 )
@@ -144,19 +167,28 @@ def _frame(language: str) -> _Frame:
 def compact_system(
     card: StageCard, settings: StageSettings, corpus: LoreCorpus, hits: Sequence[LoreEntry], asked: str = ""
 ) -> str:
-    """The short system prompt (see the module docstring); *hits* in order of importance, each as the
-    facts of it that *asked* (the user's new words) touches (:mod:`.lore_facts`)."""
+    """The short system prompt and the lore note as one text (what the model reads of them)."""
+    return "\n\n".join(part for part in compact_prompt(card, settings, corpus, hits, asked) if part)
+
+
+def compact_prompt(
+    card: StageCard, settings: StageSettings, corpus: LoreCorpus, hits: Sequence[LoreEntry], asked: str = ""
+) -> tuple[str, str]:
+    """(the short system prompt, the note of this beat's lore) — see the module docstring; *hits* in
+    order of importance, each as the facts of it that *asked* (the user's new words) touches
+    (:mod:`.lore_facts`).  The system prompt depends on the card and the settings only."""
     char, user = card.name, settings.user_name
     frame = _frame(settings.language)
 
     def macros(text: str) -> str:
         return apply_macros(text, char, user).strip()
 
-    def lore_line(entry: LoreEntry) -> str:
+    def lore_line(entry: LoreEntry, constant: bool = False) -> str:
         body = macros(entry.content)
         title = entry.title or frame.lore_title
         pronoun = person_pronoun(body, (entry.title, *entry.keys))
-        facts = _cut(lore_facts(body, asked), _LORE_BODY_CHARS)
+        # A constant entry is in the system prompt, which must not change with the user's words.
+        facts = _cut(body if constant else lore_facts(body, asked), _LORE_BODY_CHARS)
         if frame is _CHINESE:
             return f"【{title}（{pronoun}）】{facts}" if pronoun else f"【{title}】{facts}"
         return f"[{title} ({pronoun})] {facts}" if pronoun else f"[{title}] {facts}"
@@ -169,14 +201,18 @@ def compact_system(
     persona = macros(settings.user_persona)
     parts.append(frame.persona.format(user=user, persona=persona) if persona else frame.user.format(user=user))
     lore_at = len(parts)
-    examples = example_turns(card.mes_example, char, user)
+    examples = [] if EXAMPLES_AS_TURNS else example_turns(card.mes_example, char, user)
     if examples:
-        lines = [f"{user if t.role == 'user' else char}{frame.colon}{t.text}" for t in examples]
-        parts.append(frame.examples + "\n" + "\n".join(lines))
+        said = [f"{user if t.role == 'user' else char}{frame.colon}{t.text}" for t in examples]
+        parts.append(frame.examples + "\n" + "\n".join(said))
     parts.append(frame.rules.format(char=char, user=user, language=settings.language or "中文"))
-    lines = [lore_line(e) for e in corpus.constants]
+    constants = [lore_line(e, constant=True) for e in corpus.constants]
+    if constants:
+        parts.insert(lore_at, frame.lore + "\n" + "\n".join(constants))
+    system = "\n\n".join(p for p in parts if p)
+    lines: list[str] = []
     # What is left of the budget goes to the hits, in order; the last one that fits may be cut.
-    room = SYSTEM_CHARS - sum(len(p) + 2 for p in parts if p) - sum(len(line) + 1 for line in lines) - 8
+    room = SYSTEM_CHARS - len(system) - len(frame.lore_now) - 8
     for entry in hits:
         if entry in corpus.constants:
             continue
@@ -187,9 +223,7 @@ def compact_system(
             line = line[: room - 1].rstrip() + "…"
         lines.append(line)
         room -= len(line) + 1
-    if lines:
-        parts.insert(lore_at, frame.lore + "\n" + "\n".join(lines))
-    return "\n\n".join(p for p in parts if p)
+    return system, frame.lore_now + "\n" + "\n".join(lines) if lines else ""
 
 
 def fallback_reply(card: StageCard, settings: StageSettings) -> str:
@@ -214,15 +248,24 @@ def compact_beat(
     history: Sequence[Turn],
     user_text: str,
 ) -> StageRequest:
-    """System prompt, few-shot turns, the story so far and the user's words; lore hits as bodies."""
+    """System prompt, the story so far, the note of the lore hit (as bodies) and the user's words."""
     depth, most = settings.scan_depth, settings.max_lore_hits
     hits = corpus.scan(scan_texts(history, user_text), depth=depth, max_hits=most)
     # What the user's new words name comes first: that is what the reply has to know.
     asked = corpus.scan(scan_texts([], user_text), depth=1, max_hits=most) if user_text.strip() else []
     hits = asked + [h for h in hits if h not in asked]
-    system = compact_system(card, settings, corpus, hits, user_text)
-    turns = list(history)
+    system, note = compact_prompt(card, settings, corpus, hits, user_text)
+    # The guards' last-resort line is no reply to learn from: fed back, the model wrote it again the
+    # next turn (issue 49).  Its turn goes; the user's words around it join.
+    fallback = fallback_reply(card, settings)
+    turns = [turn for turn in history if not (turn.role == "assistant" and turn.text.strip() == fallback)]
     if user_text.strip():
         turns.append(Turn("user", user_text))
     messages = [{"role": t.role, "content": t.text} for t in merge_turns(turns)]
-    return StageRequest(system, messages, (), tuple(hits), "")
+    if note and messages and messages[-1]["role"] == "user":
+        messages.insert(len(messages) - 1, {"role": "system", "content": note})
+    examples = example_turns(card.mes_example, card.name, settings.user_name) if EXAMPLES_AS_TURNS else []
+    if examples:
+        shown = [{"role": t.role, "content": t.text} for t in examples]
+        messages = [*shown, {"role": "system", "content": _frame(settings.language).examples_end}, *messages]
+    return StageRequest(system, messages, (), tuple(hits), note)

@@ -11,7 +11,7 @@ import re
 
 from .card import StageCard
 
-__all__ = ["card_language", "text_language"]
+__all__ = ["ENGLISH_USER", "card_language", "text_language", "user_name_for"]
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -57,3 +57,18 @@ def card_language(card: StageCard) -> str:
     each read up to its first 20,000 characters."""
     fields = (card.description, card.personality, card.scenario, card.first_mes, card.mes_example)
     return text_language("\n".join(field[:_SAMPLE_CHARS] for field in fields))
+
+
+#: What a prompt in an alphabetic language calls the user when the settings keep the Chinese default
+#: (SillyTavern's own default name for the user).
+ENGLISH_USER = "User"
+_ALPHABETIC = frozenset({"英语", "英文", "english", "en", "俄语"})
+
+
+def user_name_for(language: str, name: str, default: str) -> str:
+    """*name* — but ``User`` when the prompt is in English (or another alphabetic language) and
+    *name* is the shipped Chinese *default* nobody chose (issue 49: an English card's prompt called
+    the user 旅人, the seeded ``user_name``)."""
+    if name == default and language.strip().casefold() in _ALPHABETIC and _HAN.search(name):
+        return ENGLISH_USER
+    return name

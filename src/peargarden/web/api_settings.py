@@ -17,6 +17,7 @@ from peargarden.app.settings import (
     connection_models,
     delete_profile,
     list_profiles,
+    local_path_value,
     save_connection_key,
     save_profile,
     set_values,
@@ -90,6 +91,7 @@ class ModelBody(BaseModel):
     provider: str | None = None
     model: str | None = None
     thinking: str | None = None
+    local_path: str | None = None  # the embedded model: a catalog key, a GGUF path, "" = the set-up's choice
 
 
 class ConnectionBody(BaseModel):
@@ -131,6 +133,8 @@ def change_settings(request: Request, body: SettingsBody) -> dict[str, Any]:
             for key in ("provider", "model", "thinking"):
                 if getattr(model, key) is not None:
                     changes[(table, key)] = getattr(model, key)
+            if model.local_path is not None:
+                changes[(table, "local_path")] = local_path_value(model.local_path)
     if body.connection is not None:
         name = body.connection.name.strip()
         if not name or name == "local" or any(ch in name for ch in '."[]'):

@@ -33,12 +33,14 @@ from peargarden.agent.events import (
     ErrorEvent,
     SpeakerEvent,
     TextDeltaEvent,
+    TextRetractEvent,
     ThinkingDeltaEvent,
     WarningEvent,
     error_event,
 )
 from peargarden.agent.result import BeatResult, Reply
 from peargarden.errors import PearError
+from peargarden.providers.base import take_back
 
 __all__ = ["Answer", "ApprovalPrompt", "Approver", "Beat", "BeatResult"]
 
@@ -216,6 +218,8 @@ def _note(record: BeatResult, event: AgentEvent) -> None:
     reply = record.replies[-1]
     if isinstance(event, TextDeltaEvent):
         reply.text_parts.append(event.text)
+    elif isinstance(event, TextRetractEvent):
+        reply.text_parts[:] = [take_back(reply.text, event.text)]
     elif isinstance(event, ThinkingDeltaEvent):
         reply.reasoning_parts.append(event.text)
     elif isinstance(event, WarningEvent):

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from peargarden.formats import dumps_json
+from peargarden.providers.base import take_back
 from peargarden.sessions import message_entry
 from peargarden.workspace import atomic
 from peargarden.workspace.chats import ChatFile, utc_now
@@ -61,6 +62,7 @@ class StreamCheckpoint:
         self._clock = clock
         self._text: list[str] = []  # what came since the last write
         self._reasoning: list[str] = []
+        self._retracts: list[str] = []  # ends of the text taken back that an earlier write holds
         self._pending_chars = 0
         self._written_at = 0.0
         self._synced_at = 0.0
@@ -84,10 +86,23 @@ class StreamCheckpoint:
         if since >= EVERY_SECONDS or (grown >= EVERY_CHARS and since >= MIN_GAP):
             self._write()
 
+    def take_back(self, text: str) -> None:
+        """The end *text* of the streamed reply was taken back (a guard's ``text_retract``): cut from
+        what waits to be written, and what an earlier write holds of it becomes a ``retract`` line
+        (read back in order: the text waiting now comes after it)."""
+        pending = "".join(self._text)
+        cut = len(text) if pending.endswith(text) else len(pending) if text.endswith(pending) else 0
+        self._text = [pending[: len(pending) - cut]] if len(pending) > cut else []
+        self._pending_chars = max(0, self._pending_chars - cut)
+        written = text[: len(text) - cut]
+        if written:
+            self._retracts.append(written)
+            self._pending_chars += 1
+
     def _pending_lines(self) -> list[str]:
         """What came since the last write, one line for the text and one for the reasoning (their
         order does not matter: each is read back as its own run)."""
-        lines = []
+        lines = [dumps_json({"retract": text}) for text in self._retracts]
         if self._text:
             lines.append(dumps_json({"text": "".join(self._text)}))
         if self._reasoning:
@@ -126,6 +141,7 @@ class StreamCheckpoint:
 
     def _drop_pending(self) -> None:
         self._text, self._reasoning, self._pending_chars = [], [], 0
+        self._retracts = []
 
     def _append(self, data: bytes) -> None:
         """*data* (whole lines) at the end of the file in one go, or nothing: a write cut short is cut
@@ -175,6 +191,9 @@ def read_checkpoint(data: bytes) -> tuple[dict[str, Any] | None, str, str]:
             continue
         if header is None:
             header = value
+        piece = value.get("retract")
+        if isinstance(piece, str):
+            text[:] = [take_back("".join(text), piece)]
         piece = value.get("text")
         if isinstance(piece, str):
             text.append(piece)

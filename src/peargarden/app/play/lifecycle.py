@@ -36,6 +36,7 @@ from peargarden.agent.events import (
     ReplyEndEvent,
     SpeakerEvent,
     TextDeltaEvent,
+    TextRetractEvent,
     ThinkingDeltaEvent,
     WarningEvent,
 )
@@ -373,6 +374,8 @@ def _checkpointed(events: Iterator[AgentEvent], checkpoint: StreamCheckpoint) ->
     for event in events:
         if isinstance(event, TextDeltaEvent):
             checkpoint.add(text=event.text)
+        elif isinstance(event, TextRetractEvent):
+            checkpoint.take_back(event.text)
         elif isinstance(event, ThinkingDeltaEvent):
             checkpoint.add(reasoning=event.text)
         yield event

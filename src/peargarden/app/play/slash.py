@@ -19,11 +19,11 @@ from typing import Any
 
 import msgspec
 
-from peargarden.agent.events import AgentEvent, ErrorEvent, TextDeltaEvent, WarningEvent
+from peargarden.agent.events import AgentEvent, ErrorEvent, TextDeltaEvent, TextRetractEvent, WarningEvent
 from peargarden.agent.loop import BeatInput
 from peargarden.errors import BadInput, ProviderError
 from peargarden.modes.tavern.setup import chat_tavern_state
-from peargarden.providers.base import ChatRequest, TextDelta
+from peargarden.providers.base import ChatRequest, stream_text, take_back
 from peargarden.sessions.entries import COMMENT_TAG, HIDDEN_TAG, NARRATOR_TAG
 from peargarden.sessions.variables import customs_as_data
 from peargarden.stscript.commands import default_registry
@@ -55,8 +55,8 @@ def side_request(session: ChatSession, body: dict[str, Any], cancel: threading.E
     sampler = {key: body[key] for key in _SAMPLER if body.get(key) is not None}
     sampler["stream"] = False
     request = ChatRequest(messages=list(body.get("messages") or []), sampler=sampler)
-    events = session.provider.stream(request, cancel or threading.Event())
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
+    # The text a guard took back after it went out is not part of the reply (issue 49, item 3).
+    return stream_text(session.provider.stream(request, cancel or threading.Event()))
 
 
 class Asker:
@@ -242,6 +242,8 @@ class ChatSlashHost(TavernSlashHost):
         for event in events:
             if isinstance(event, TextDeltaEvent):
                 written.append(event.text)
+            elif isinstance(event, TextRetractEvent):
+                written[:] = [take_back("".join(written), event.text)]
             elif isinstance(event, ErrorEvent):
                 self.toast("error", event.message)
             elif isinstance(event, WarningEvent):

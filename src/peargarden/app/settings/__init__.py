@@ -22,8 +22,9 @@ here is private to ``app``:
 - SillyTavern's connection profiles (:mod:`.connection_profiles`): ``list_profiles``, ``active_profile``,
   ``save_profile``, ``apply_profile``, ``delete_profile``.
 - An endpoint's model list (:mod:`.model_lists`): ``list_models``.
-- The embedded models: check, fetch (:mod:`.local_models`): ``check_embedded``, ``check_limits``,
-  ``fetch_embedded``, ``require_safe``.
+- The embedded models: check, fetch, choose and switch (:mod:`.local_models`): ``check_embedded``,
+  ``check_limits``, ``fetch_embedded``, ``require_safe``, ``choose_embedded``, ``use_local_model``,
+  ``local_path_value``.
 - A new user's first reply: can the main model answer, a connection made in one step (:mod:`.first_reply`):
   ``readiness``, ``endpoint``, ``endpoint_models``, ``try_endpoint``, ``connect``, ``use_embedded``.
 - The embedded model installed (runtime, model, self-test), for ``pear models --install`` and the page
@@ -45,17 +46,25 @@ if TYPE_CHECKING:
     from .embedded_setup import Steps as SetupSteps
     from .embedded_setup import install as install_embedded
     from .first_reply import connect, endpoint, endpoint_models, readiness, try_endpoint, use_embedded
-    from .local_models import check_embedded, check_limits, fetch_embedded, require_safe
+    from .local_models import (
+        check_embedded,
+        check_limits,
+        choose_embedded,
+        fetch_embedded,
+        local_path_value,
+        require_safe,
+        use_local_model,
+    )
     from .model_lists import list_models
     from .settings_view import connection_models, save_connection_key
     from .settings_view import settings_view as settings_page
 
 __all__ = [
     "ConfigValue", "Connection", "Setup", "SetupJob", "SetupSteps", "active_profile", "apply_profile",
-    "check_embedded", "check_limits", "connect", "connection_models", "delete_profile", "endpoint",
-    "endpoint_models", "fetch_embedded", "flag_timeouts", "install_embedded", "list_models", "list_profiles",
-    "readiness", "real_steps", "require_safe", "save_connection_key", "save_profile", "set_values", "settings_page",
-    "try_endpoint", "use_embedded",
+    "check_embedded", "check_limits", "choose_embedded", "connect", "connection_models", "delete_profile",
+    "endpoint", "endpoint_models", "fetch_embedded", "flag_timeouts", "install_embedded", "list_models",
+    "list_profiles", "local_path_value", "readiness", "real_steps", "require_safe", "save_connection_key",
+    "save_profile", "set_values", "settings_page", "try_endpoint", "use_embedded", "use_local_model",
 ]
 
 _LAZY = {
@@ -68,6 +77,7 @@ _LAZY = {
     "apply_profile": ".connection_profiles",
     "check_embedded": ".local_models",
     "check_limits": ".local_models",
+    "choose_embedded": ".local_models",
     "connect": ".first_reply",
     "connection_models": ".settings_view",
     "delete_profile": ".connection_profiles",
@@ -78,6 +88,7 @@ _LAZY = {
     "install_embedded": ".embedded_setup:install",
     "list_models": ".model_lists",
     "list_profiles": ".connection_profiles",
+    "local_path_value": ".local_models",
     "readiness": ".first_reply",
     "real_steps": ".embedded_setup",
     "require_safe": ".local_models",
@@ -87,6 +98,7 @@ _LAZY = {
     "settings_page": ".settings_view:settings_view",
     "try_endpoint": ".first_reply",
     "use_embedded": ".first_reply",
+    "use_local_model": ".local_models",
 }
 
 __getattr__ = lazy_names(__name__, _LAZY)

@@ -13,11 +13,17 @@ from peargarden.workspace.config import ModelSettings, load_settings
 from peargarden.workspace.home import Home
 
 from .connections import resolve_provider
+from .local_models import embedded_models
 from .stored_keys import has_stored_key, store_key, with_stored_key
 
 
 def _model(model: ModelSettings) -> dict[str, str]:
-    return {"provider": model.provider, "model": model.model, "thinking": model.thinking}
+    return {
+        "provider": model.provider,
+        "model": model.model,
+        "thinking": model.thinking,
+        "local_path": model.local_path,
+    }
 
 
 def settings_view(home: Home) -> dict[str, Any]:
@@ -49,6 +55,8 @@ def settings_view(home: Home) -> dict[str, Any]:
         "side_model": _model(current.side_model),
         "side_model_effective": _model(current.side()),
         "connections": connections,
+        # The embedded models (fetched or not, the set-up's choice with its line): the page's switch.
+        "embedded": embedded_models(),
         "personas": personas,
         "sandbox": {
             "blacklist": list(current.sandbox.blacklist),

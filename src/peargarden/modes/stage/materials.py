@@ -36,6 +36,7 @@ from peargarden.stage import (
     stage_macros,
 )
 from peargarden.stage.agents_file import agents_from_projection, sync_lorebook_mirror
+from peargarden.stage.language import user_name_for
 from peargarden.stage.lore.entries import LoreEntry, entries_from_book, merge_books
 from peargarden.tavern.version import for_version
 from peargarden.text.regex_scripts import (
@@ -295,14 +296,17 @@ def load_stage_materials(home: Home, card_name: str | CardFolder) -> StageMateri
     corpus, warnings = load_corpus(home, books, disabled)
     regex, regex_warnings = regex_set(home, folder)
     warnings = [*warnings, *regex_warnings]
+    # The user's language when set, else the card's own (an English card is played in English).
+    language = settings.language.strip() or card_language(card)
+    # The seeded 旅人 is no name for an English card's user: "User", unless chosen (a persona wins too).
+    user_name = user_name_for(language, settings.user_name, Settings().user_name)
     stage = StageSettings(
-        user_name=settings.user_name,
+        user_name=user_name,
         user_persona=settings.user_persona,
-        # The user's language when set, else the card's own (an English card is played in English).
-        language=settings.language.strip() or card_language(card),
+        language=language,
         scan_depth=settings.scan_depth,
         max_lore_hits=settings.max_lore_injections,
-        macros=_macros(card, settings, settings.user_name, settings.user_persona),
+        macros=_macros(card, settings, user_name, settings.user_persona),
         regex=regex,
     )
     return StageMaterials(home, folder, card, files, settings, stage, corpus, books, disabled, warnings)
@@ -323,7 +327,8 @@ def _macros(card: StageCard, settings: Settings, user_name: str, user_persona: s
 
 def with_user(materials: StageMaterials, user_name: str, user_persona: str) -> StageSettings:
     """The stage settings for a chosen persona (name and text win over the settings'), macros too."""
-    name = user_name or materials.stage.user_name
+    # (The chat's user with no persona chosen is the settings' name: 旅人 becomes "User" in English.)
+    name = user_name_for(materials.stage.language, user_name, Settings().user_name) or materials.stage.user_name
     persona = user_persona or materials.stage.user_persona
     macros = _macros(materials.card, materials.settings, name, persona)
     return replace(materials.stage, user_name=name, user_persona=persona, macros=macros)

@@ -44,7 +44,7 @@ from peargarden.declare import (
 from peargarden.errors import BadInput, NotFound, PearError, ProviderError
 from peargarden.formats import read_preset
 from peargarden.modes.stage.materials import AGENTS_FILE, CARD_APPEND_FILE, StageMaterials, load_stage_materials
-from peargarden.providers.base import ChatRequest, Provider, TextDelta
+from peargarden.providers.base import ChatRequest, Provider, stream_text
 from peargarden.stage.agents_file import agents_from_projection
 from peargarden.stage.entries import parse_entries
 from peargarden.workspace import atomic
@@ -103,7 +103,7 @@ def provider_labeller(provider: Provider, model: str = "") -> Labeller:
             sampler={"max_tokens": 16384},
             thinking="low",
         )
-        return "".join(e.text for e in provider.stream(request) if isinstance(e, TextDelta))
+        return stream_text(provider.stream(request))
 
     return ask
 

@@ -9,7 +9,7 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { hotkey } from "./hotkeys.js";
-import { messageItem, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
+import { messageItem, takeBack, thinkingFold, timelineItem, toolResult } from "./chat_message.js";
 import { warningList } from "./warnings.js";
 import { el } from "./dom.js";
 import { pickMessages } from "./pick_messages.js";
@@ -228,6 +228,7 @@ function onItem(live, item) {
   switch (item.type) {
     case "beat": running = item.beat_id; break;
     case "text_delta": live.text.textContent += item.text; lastToken = performance.now(); break;
+    case "text_retract": takeBack(live.text, item.text, item.reason); break;
     case "thinking_delta":
       if (!live.thinking) { live.thinking = thinkingFold(""); live.li.prepend(live.thinking); }
       live.thinking.querySelector(".thinking-text").textContent += item.text;
@@ -348,6 +349,7 @@ async function runBeat(body, mine) {
   try {
     await streamPost(`${base}/beat`, body, (item) => {
       if (item.type === "text_delta") impersonated += item.text;
+      if (item.type === "text_retract") impersonated = impersonated.slice(0, Math.max(0, impersonated.length - item.text.length));
       onItem(live, item);
       if (item.type === "reply_end" && body.action !== "impersonate") {
         // The reply is complete and on the screen: the composer is the reader's at once, before any

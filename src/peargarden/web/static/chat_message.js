@@ -17,6 +17,30 @@ export function thinkingFold(text) {
   return fold;
 }
 
+// Why a small model's guard took streamed text back (a text_retract item's reason).
+const RETRACT_REASONS = {
+  echo: () => t("复述了你的话", "it repeated your words"),
+  claim: () => t("跳出了角色", "it stepped out of character"),
+  repeat: () => t("重复了前面说过的话", "it said it before"),
+  user: () => t("替你说话了", "it spoke for you"),
+};
+
+// The end *taken* of a streaming reply taken back: out of *textEl*, and shown struck through under it
+// with the reason, as a swipe would show the other version (the kept reply replaces it all at its end).
+export function takeBack(textEl, taken, reason) {
+  const shown = textEl.textContent;
+  textEl.textContent = shown.endsWith(taken) ? shown.slice(0, shown.length - taken.length)
+    : shown.slice(0, Math.max(0, shown.length - taken.length));
+  const note = document.createElement("div");
+  note.className = "taken-back";
+  const gone = document.createElement("s");
+  gone.textContent = taken.trim();
+  const why = (RETRACT_REASONS[reason] || (() => t("没有通过检查", "a guard rejected it")))();
+  note.append(gone, ` ↺ ${t("收回", "taken back")}：${why}`);
+  textEl.after(note);
+  return note;
+}
+
 export function timelineItem(name, args, callId) {
   const item = document.createElement("li");
   item.className = "tool-call";

@@ -8,7 +8,7 @@ import { streamPost } from "./stream.js";
 import { askApproval } from "./approval.js";
 import { drawTree } from "./tree.js";
 import { drawMemberStrip } from "./member_strip.js";
-import { avatarOf, messageItem, swipeArrows } from "./chat_message.js";
+import { avatarOf, messageItem, swipeArrows, takeBack } from "./chat_message.js";
 import { pickMessages } from "./pick_messages.js";
 import { warningList } from "./warnings.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
@@ -198,6 +198,10 @@ async function play(body) {
         case "text_delta":
           impersonated += item.text;
           if (live) live.text.textContent += item.text;
+          break;
+        case "text_retract":
+          impersonated = impersonated.slice(0, Math.max(0, impersonated.length - item.text.length));
+          if (live) takeBack(live.text, item.text, item.reason);
           break;
         // The stage's sealed draft is the speaker's reply while the round runs (what streamed
         // before were the model's notes between its tool calls).

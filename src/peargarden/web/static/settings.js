@@ -110,6 +110,7 @@ async function load() {
   fillSelect("model-thinking", LEVELS, s.model.thinking);
   fillSelect("side-thinking", ["", ...LEVELS], s.side_model.thinking);
   document.getElementById("model-model").value = s.model.model;
+  embeddedModels(s.embedded, s.model.local_path);
   const sideModel = document.getElementById("side-model");
   sideModel.value = s.side_model.model;
   sideModel.placeholder = `${FOLLOW()}（${s.side_model_effective.model || s.side_model_effective.provider}）`;
@@ -120,6 +121,34 @@ async function load() {
   document.getElementById("blacklist").value = s.sandbox.blacklist.join("\n");
   document.getElementById("no-ask").value = s.sandbox.no_ask_prefixes.join("\n");
   translate();
+}
+
+// The embedded model chats run (connection "local"): the set-up's choice for this machine (its line
+// under the list), or one the user picks; a model not fetched yet cannot be picked here.
+function embeddedModels(rows, current) {
+  const select = document.getElementById("model-local");
+  select.textContent = "";
+  const auto = document.createElement("option");
+  auto.value = "";
+  const chosen = rows.find((row) => row.default);
+  auto.textContent = t(`自动（这台机器选的：${chosen ? chosen.name : "qwen-0.5b"}）`, `automatic (this machine's: ${chosen ? chosen.name : "qwen-0.5b"})`);
+  select.append(auto);
+  for (const row of rows) {
+    const option = document.createElement("option");
+    option.value = row.name;
+    option.textContent = `${row.name} · ${row.model}` + (row.fetched ? "" : t("（未下载）", " (not fetched)"));
+    option.disabled = !row.fetched;
+    select.append(option);
+  }
+  if (current && !rows.some((row) => row.name === current)) {
+    const own = document.createElement("option");
+    own.value = current;
+    own.textContent = current;
+    select.append(own);
+  }
+  select.value = current || "";
+  const line = rows.map((row) => row.chosen).find(Boolean);
+  document.getElementById("model-choice").textContent = line || t("还没有测过这台机器（pear models --choose）", "not measured on this machine yet (pear models --choose)");
 }
 
 // Connection profiles: apply one (connection, model, thinking, preset at once) or forget it.
@@ -185,7 +214,8 @@ document.getElementById("settings-form").addEventListener("submit", (event) => {
     user_name: value("user_name"), user_persona: value("user_persona"), mode: value("mode"),
     creation_mode: value("creation_mode"), scan_depth: Number(value("scan_depth")),
     max_lore_injections: Number(value("max_lore_injections")),
-    model: { provider: value("model-provider"), model: value("model-model"), thinking: value("model-thinking") },
+    model: { provider: value("model-provider"), model: value("model-model"), thinking: value("model-thinking"),
+      local_path: value("model-local") },
     side_model: { provider: value("side-provider"), model: value("side-model"), thinking: value("side-thinking") },
     sandbox: { blacklist: lines("blacklist"), no_ask_prefixes: lines("no-ask") },
   }, t("设置已保存", "Settings saved"));

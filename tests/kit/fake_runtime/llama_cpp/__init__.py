@@ -16,7 +16,8 @@ it misbehaves, as ``;``-separated directives:
 * ``slow_replies=N``: only the worker's first N replies are slow (the later ones are not paced);
 * ``noisy``: writes to fd 1 at load and on every token, as a native library's printf would.
 
-Every process that loads a model appends its pid to ``$PEAR_FAKE_LLAMA_STATE/loads``.
+Every process that loads a model appends its pid to ``$PEAR_FAKE_LLAMA_STATE/loads``, and the model's
+path to ``…/paths``.
 """
 
 from __future__ import annotations
@@ -75,6 +76,13 @@ def _misbehave(kind: str) -> None:
     time.sleep(5)  # a signal is delivered before this returns
 
 
+def _work(seconds: float) -> None:
+    """Spend *seconds* of this process's CPU (a busy machine may take longer on the wall clock)."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
 class Llama:
     def __init__(self, model_path: str, **options: Any) -> None:
         self.directives = _directives()
@@ -93,6 +101,8 @@ class Llama:
         if state is not None:
             with (state / "loads").open("a", encoding="utf-8") as stream:
                 stream.write(f"{os.getpid()} {int(self.params.use_extra_bufts)}\n")
+            with (state / "paths").open("a", encoding="utf-8") as stream:
+                stream.write(f"{model_path}\n")
 
     def _noise(self, what: str) -> None:
         if "noisy" in self.directives:
@@ -161,18 +171,18 @@ class Llama:
             _misbehave("crash")
 
         # Timed like a runtime whose extra buffer types are five times faster (the self-test then
-        # keeps them, as it does on a real machine where they are faster).  Short pauses: every fault
-        # test self-tests first, and the pauses were most of its time.  A busy machine delays each
-        # token's wake-up by about as much in both configurations, which narrows the gap but keeps the
-        # order; safe would win only if the fast trial's two runs were both stalled by over 0.4 s.
-        pause = 0.003 if self.params.use_extra_bufts else 0.015
+        # keeps them, as it does on a real machine where they are faster): the work is CPU spent, as a
+        # real runtime's is, so the self-test's rates per CPU-second see the gap however busy the
+        # machine is (they decide since issue 49; the wall clock stretches with the load).  Short:
+        # every fault test self-tests first.
+        pause = 0.002 if self.params.use_extra_bufts else 0.01
 
         def chunks() -> Iterator[dict[str, Any]]:
-            time.sleep(2 * pause)
+            _work(2 * pause)
             self.n_tokens = len(prompt)
             for index in range(0, min(len(text), max_tokens * 4), 4):
                 yield {"choices": [{"text": text[index : index + 4], "finish_reason": None}]}
-                time.sleep(pause)
+                _work(pause)
                 self.n_tokens += 1
 
         return chunks()
