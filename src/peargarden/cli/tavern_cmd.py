@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from peargarden.app.cards import set_card_preset, set_control, set_regex, set_scripts
-from peargarden.app.play import hosts_state, is_group_case, replay_tavern_case, set_host
+from peargarden.app.play import hosts_state, set_host
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
 
@@ -57,6 +57,10 @@ def replay_cmd(
 ) -> None:
     """Replay an oracle case's steps and print the request body of the last generation (a group
     case: a JSON array of every request body, in order)."""
+    # On demand: a case's replay is SillyTavern's whole host (STscript, the group replay), which
+    # `pear tavern assemble` of a chat never needs.
+    from peargarden.app.play import is_group_case, replay_tavern_case
+
 
     result = replay_tavern_case(case_dir, st_version)
     for warning in dict.fromkeys(result.warnings):

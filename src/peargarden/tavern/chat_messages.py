@@ -1,4 +1,5 @@
-"""The messages SillyTavern adds to its chat: what a typed send stores, and a received reply.
+"""The messages SillyTavern adds to its chat: a new chat's greeting, what a typed send stores, and a
+received reply.
 
 Shared by the replays (``replay``, ``group_replay``), STscript's host (``slash_host``) and the tavern
 mode's pending user message.
@@ -87,3 +88,33 @@ def add_swipe(message: dict[str, Any], text: str) -> None:
 
 
 __all__ = ["add_swipe", "assistant_message", "message_bias", "remove_macros", "user_message"]
+
+
+def start_new_chat(state: TavernState) -> None:
+    """Opening a character without a chat: ``getFirstMessage`` (raw greeting, AI-output regex).
+
+    Macros are not expanded here; every generation re-substitutes the first message in place.
+    """
+    gen = Generation(state, "normal", dry_run=True)
+    _, gen.card_fields = gen.card_macro_fields()
+    data = state.card_data
+    first_raw = state.card.get("first_mes")
+    if not isinstance(first_raw, str):
+        first_raw = data.get("first_mes")
+    first = first_raw if isinstance(first_raw, str) else ""
+    message: dict[str, Any] = {
+        "name": state.char_name,
+        "is_user": False,
+        "is_system": False,
+        "mes": gen.regexed(first, Placement.AI_OUTPUT),
+        "extra": {},
+    }
+    alternates = data.get("alternate_greetings")
+    if isinstance(alternates, list) and alternates:
+        swipes = [message["mes"], *(gen.regexed(str(g), Placement.AI_OUTPUT) for g in alternates)]
+        if not message["mes"]:
+            swipes.pop(0)
+            message["mes"] = swipes[0]
+        message.update({"swipe_id": 0, "swipes": swipes, "swipe_info": []})
+    if message["mes"]:
+        state.chat.append(message)

@@ -18,13 +18,12 @@ import msgspec
 from peargarden.stscript.commands import default_registry
 from peargarden.stscript.runtime import Interpreter, run_script
 from peargarden.text.macros import chat_id_hash, substitute
-from peargarden.text.regex_scripts import Placement
 from peargarden.text.tokens import TextCounter
 from peargarden.worldinfo.sources import character_book_to_world
 
 from . import defaults as d
-from .assemble import Assembly, Generation, generate
-from .chat_messages import add_swipe, assistant_message, user_message
+from .assemble import Assembly, generate
+from .chat_messages import add_swipe, assistant_message, start_new_chat, user_message
 from .request import request_body
 from .slash_host import TavernSlashHost
 from .state import TavernState, apply_preset, deep_merge, effective_settings
@@ -123,36 +122,6 @@ def case_rolls(settings: Mapping[str, Any]) -> Callable[[], float]:
         return lambda: 0.0
     position = iter(range(1 << 62))
     return lambda: rolls[next(position) % len(rolls)]
-
-
-def start_new_chat(state: TavernState) -> None:
-    """Opening a character without a chat: ``getFirstMessage`` (raw greeting, AI-output regex).
-
-    Macros are not expanded here; every generation re-substitutes the first message in place.
-    """
-    gen = Generation(state, "normal", dry_run=True)
-    _, gen.card_fields = gen.card_macro_fields()
-    data = state.card_data
-    first_raw = state.card.get("first_mes")
-    if not isinstance(first_raw, str):
-        first_raw = data.get("first_mes")
-    first = first_raw if isinstance(first_raw, str) else ""
-    message: dict[str, Any] = {
-        "name": state.char_name,
-        "is_user": False,
-        "is_system": False,
-        "mes": gen.regexed(first, Placement.AI_OUTPUT),
-        "extra": {},
-    }
-    alternates = data.get("alternate_greetings")
-    if isinstance(alternates, list) and alternates:
-        swipes = [message["mes"], *(gen.regexed(str(g), Placement.AI_OUTPUT) for g in alternates)]
-        if not message["mes"]:
-            swipes.pop(0)
-            message["mes"] = swipes[0]
-        message.update({"swipe_id": 0, "swipes": swipes, "swipe_info": []})
-    if message["mes"]:
-        state.chat.append(message)
 
 
 def restore_script_injects(state: TavernState) -> None:

@@ -26,8 +26,8 @@ from peargarden.sessions.entries import COMMENT_TAG, NARRATOR_TAG
 from peargarden.sessions.scan import shared_start
 from peargarden.sessions.variables import CHAT_METADATA_TYPE, chat_metadata
 from peargarden.tavern.assemble import generate
+from peargarden.tavern.chat_messages import start_new_chat, user_message
 from peargarden.tavern.controls import user_state
-from peargarden.tavern.replay import start_new_chat, user_message
 from peargarden.tavern.request import request_body
 from peargarden.tavern.state import TavernState
 from peargarden.text.tokens import counter_for_model
