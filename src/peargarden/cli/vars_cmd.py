@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from peargarden.app.play import apply_reply_files, card_schema, record_json, record_yaml, variables_of_chat
+
 from ._app import app, state
 
 vars_app = typer.Typer(help="聊天变量（MVU）：一条回复做了什么，一段对话里有什么。", no_args_is_help=True)
@@ -22,8 +24,6 @@ def apply_command(
     ),
 ) -> None:
     """Apply one reply's update commands to the variables; print the variables after it."""
-    from peargarden.app.play import apply_reply_files, card_schema, record_json
-
     schema = card_schema(state.home, card) if card else None
     applied = apply_reply_files(variables, reply, schema=schema)
     for warning in applied.warnings:
@@ -52,8 +52,6 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="打印 JSON：这条消息每个版本的变量和聊天变量。"),
 ) -> None:
     """The variables of a stored chat's message (per swipe) and the chat's variables; a group chat's too."""
-    from peargarden.app.play import record_json, record_yaml, variables_of_chat
-
     shown = variables_of_chat(state.home, chat)
     for warning in shown.warnings:  # a seed that could not be read: said, whatever is shown
         typer.echo(f"⚠ {warning}", err=True)

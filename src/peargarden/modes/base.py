@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import msgspec
 
@@ -26,10 +26,13 @@ from peargarden.agent.tools import Mode, Tool
 from peargarden.formats import Card
 from peargarden.providers.base import Provider, ThinkingLevel
 from peargarden.sessions.entries import Entry
-from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chats import MODE_ENTRY_TYPE as CHAT_MODE_ENTRY
 from peargarden.workspace.config import Settings
+
+if TYPE_CHECKING:
+    # The stage's story view is named in annotations only: a tavern chat never loads the stage.
+    from peargarden.stage.memory.view import StoryView
 
 
 class BeatEnv(msgspec.Struct):
@@ -152,7 +155,7 @@ class SideCall(Protocol):
 
 
 # The mode's story memory for a beat, read from the branch (the stage: summary, scene notes, budget).
-ModeStory = Callable[[BranchView], StoryView | None]
+ModeStory = Callable[[BranchView], "StoryView | None"]
 
 # What a mode does once a recorded beat's reply is complete (the stage: scene notes and compaction):
 # ``None`` when nothing is due (decided at once, so a front is told only when work runs), else the

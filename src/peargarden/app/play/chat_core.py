@@ -18,7 +18,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -35,7 +35,6 @@ from peargarden.sessions import TreeRow, ops
 from peargarden.sessions.context import ContextMemo, ContextMessage
 from peargarden.sessions.entries import Entry
 from peargarden.sessions.variables import CHAT_METADATA_TYPE, MESSAGE_VARIABLES_TYPE, note_data
-from peargarden.stage.memory.view import StoryView
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chat_lock import ChatBusy, ChatLock, holder_pid
 from peargarden.workspace.chats import ChatFile, recorded_mode, utc_now
@@ -53,6 +52,9 @@ from .opening import AppCore
 from .page_source import PageSource, RowCard
 from .sandbox_judge import make_sandbox_judge
 from .settle import settle, unsettled_reply
+
+if TYPE_CHECKING:
+    from peargarden.stage.memory.view import StoryView
 
 # How long a beat asked for while the last one runs its after-beat step (scene notes, compaction)
 # waits for it, seconds; the side model's own timeouts end that step well before.

@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 
 from peargarden.errors import BadInput, NotFound
-from peargarden.modes.stage.memory import story_settings
 from peargarden.text.tokens import TextCounter, counter_for_model
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import CardFolder
@@ -65,6 +64,8 @@ def remove_chat(home: Home, card: CardFolder, chat_id: str) -> dict[str, str]:
 
 def context_tokens(home: Home, card: CardFolder) -> int:
     """The context size the story is budgeted for (``[story] context_tokens``, the card's own first)."""
+    from peargarden.modes.stage.memory import story_settings  # on demand: the stage's room
+
     return story_settings(home.config_file, card).context_tokens
 
 
