@@ -111,8 +111,6 @@ _NOT_YET = {
     "16-event-order-send": "the page emits a send's events after the beat, from the page: no GENERATION_STARTED / "
     "AFTER_COMMANDS / prompt-ready / WORLD_INFO_ACTIVATED events, MESSAGE_SENT with the reply already in the chat "
     "(chat_length 3, not 2), no greeting events at load",
-    "17-vars-message-misc": "replaceVariables({}) on a message is read back as no variables (the chat keeps an "
-    "empty record as none): chat[2].variables is absent, not [{}]",
 }
 CASES = [pytest.param(p, id=p.name, marks=[pytest.mark.xfail(reason=_NOT_YET[p.name], strict=True)])
          if p.name in _NOT_YET else pytest.param(p, id=p.name) for p in CASE_DIRS]  # fmt: skip

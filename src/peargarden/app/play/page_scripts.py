@@ -121,6 +121,10 @@ class PageScriptHost(TavernScriptHost):
     def _adopted(self) -> None:
         """The chat host's state is this host's (again, after a change was written back)."""
         self.state = self.chat_host.state
+        # The chat's lines are the tavern builder's, kept between beats (``StLines``) and never
+        # written; the API changes messages in place: it gets its own (their ``extra`` is the only
+        # value of a line that is not flat).
+        self.state.chat = [{**line, "extra": dict(line.get("extra") or {})} for line in self.state.chat]
         self.slash = TavernSlashHost(self.state, reply=self._reply)
         self.slash.requests = self.requests
         helper = self.tavern_helper()
@@ -133,11 +137,12 @@ class PageScriptHost(TavernScriptHost):
 
     def _shown_variables(self) -> None:
         """The variables the page shows for a message that has none yet in SillyTavern's state (a new
-        chat's greeting carries its ``[initvar]`` record before the first beat writes it)."""
+        chat's greeting carries its ``[initvar]`` record before the first beat writes it); a message
+        whose records a script emptied keeps them, ``[{}]``, as TavernHelper reads them back."""
         chat = self.state.chat
         for shown in self.session.variables().messages:
             message = chat[shown.index] if 0 <= shown.index < len(chat) else None
-            if message is not None and not message.get("variables") and any(shown.swipes):
+            if message is not None and not message.get("variables") and (shown.kept or any(shown.swipes)):
                 message["variables"] = [copy.deepcopy(record) if record else {} for record in shown.swipes]
 
     def _swipes(self) -> None:

@@ -1,0 +1,56 @@
+"""The chat's messages as a card's page scripts read them back (issue 50 item 3): what ``run_calls``
+gives the frames (its ``world``) is SillyTavern's state of the chat as the recordings of
+``../shared/tavernhelper`` show it — here on the recorded cases' own cards (``tests/scripting/cases``),
+without a browser (``tests/web/test_web_script_oracle.py`` plays the whole cases in Chromium)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kit.th_cases import CASES, case_home
+from peargarden.app.play.page_scripts import run_calls
+from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
+from peargarden.testing.fake_openai import FakeOpenAIServer
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+def _chat(tmp_path: Path, fake: FakeOpenAIServer, case: str) -> tuple[ChatSession, str]:
+    config = (
+        'mode = "tavern"\ngreeting = true\n\n[story]\nscene_notes = false\n\n'
+        '[model]\nprovider = "fake"\nmodel = "gpt-3.5-turbo"\nthinking = "off"\n\n'
+        f'[providers.fake]\nbase_url = "{fake.base_url}"\napi_key = "sk-test"\n'
+    )
+    home, card = case_home(tmp_path / "梨园", CASES / case, config)
+    script = json.loads((CASES / case / "input.json").read_text(encoding="utf-8"))["card"]["data"]["extensions"]
+    return PearApp(home).new_chat(card, ChatOptions(mode="tavern")), script["tavern_helper"]["scripts"][0]["id"]
+
+
+def _calls(chat: ChatSession, script: str, *calls: tuple[str, list[Any]]) -> dict[str, Any]:
+    answer = run_calls(chat, [{"script": script, "name": name, "args": args} for name, args in calls])
+    assert all("error" not in one for one in answer["answers"]), answer["answers"]
+    return answer
+
+
+def test_a_message_whose_record_a_script_emptied_keeps_an_empty_record(tmp_path: Path, fake: FakeOpenAIServer) -> None:
+    # Case 17: replaceVariables({}) leaves SillyTavern's message with `variables: [{}]`, not without.
+    chat, script = _chat(tmp_path, fake, "17-vars-message-misc")
+    made = [{"role": "user", "message": "师父，唱哪段？"},
+            {"role": "assistant", "message": "《游园》。", "data": {"段": 1}}]  # fmt: skip
+    world = _calls(chat, script, ("createChatMessages", [made]))["world"]
+    assert world["chat"][-1]["variables"] == [{"段": 1}]
+    world = _calls(chat, script, ("replaceVariables", [{}, {"type": "message", "message_id": -1}]))["world"]
+    assert world["chat"][-1]["variables"] == [{}]
+    again = _calls(chat, script, ("getVariables", [{"type": "message", "message_id": -1}]))
+    assert json.loads(again["answers"][0]["json"]) == {}
+    assert again["world"]["chat"][-1]["variables"] == [{}]
+    assert "variables" not in again["world"]["chat"][-2]  # the user's message never had any
