@@ -54,3 +54,22 @@ def test_a_message_whose_record_a_script_emptied_keeps_an_empty_record(tmp_path:
     assert json.loads(again["answers"][0]["json"]) == {}
     assert again["world"]["chat"][-1]["variables"] == [{}]
     assert "variables" not in again["world"]["chat"][-2]  # the user's message never had any
+
+
+def test_a_greeting_swipe_shown_by_a_script_keeps_the_extra_sillytavern_gave_it(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
+    # Case 02: setChatMessages([{message_id: 0, swipe_id}]) makes the greeting's extra that swipe's
+    # swipe_info entry ({send_date, extra}); it stays so after the switch back, in a new host too.
+    chat, script = _chat(tmp_path, fake, "02-vars-message-swipes")
+    world = _calls(chat, script, ("setChatMessages", [[{"message_id": 0, "swipe_id": 1}]]))["world"]
+    greeting = world["chat"][0]
+    assert greeting["mes"] == "（第二个开场）小梨在后台描眉。"
+    assert greeting["extra"] == {"send_date": greeting["send_date"], "extra": {}}
+    _calls(chat, script, ("setChatMessages", [[{"message_id": 0, "swipe_id": 0}]]))
+    again = _calls(chat, script, ("getChatMessages", [0]))
+    (shown,) = json.loads(again["answers"][0]["json"])
+    assert shown["message"] == "PG02向你行礼：“师父早！”"
+    assert again["world"]["chat"][0]["extra"] == {"send_date": again["world"]["chat"][0]["send_date"], "extra": {}}
+    exported = [json.loads(line) for line in chat.export_sillytavern().decode("utf-8").splitlines()]
+    assert exported[1]["extra"] == again["world"]["chat"][0]["extra"]  # the SillyTavern file says the same

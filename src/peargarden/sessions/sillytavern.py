@@ -477,6 +477,14 @@ def _with_records(line: dict[str, Any], records: list[Any] | None) -> None:
         line["variables"] = records
 
 
+def _with_extra(line: dict[str, Any], note: dict[str, Any] | None) -> None:
+    """The ``extra`` a card's script gave the message, in place of the line's own (as SillyTavern's
+    ``setChatMessages`` replaces it)."""
+    extra = note.get("extra") if note is not None else None
+    if isinstance(extra, dict):
+        line["extra"] = dict(extra)
+
+
 def export_chat(
     tree: SessionTree,
     header: dict[str, Any],
@@ -518,6 +526,7 @@ def export_chat(
             text = shown_text(notes, entry.id, str(message.get("content") or ""))
             line = _st_line(message, st_original(tree, entry), text, user_name, entry.timestamp)
             _with_records(line, _records([notes.get(entry.id)]))
+            _with_extra(line, notes.get(entry.id))
             out.append(line)
             continue
         fallback = character_name
@@ -551,6 +560,7 @@ def export_chat(
         line = _st_line({**message, "reasoning": reasoning}, original, shown, fallback, entry.timestamp)
         _swiped_line(tree, line, entry, original, kin, replies)
         _with_records(line, _records(swipe_notes))
+        _with_extra(line, notes.get(final))
         out.append(line)
     return out
 

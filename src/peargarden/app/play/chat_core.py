@@ -367,6 +367,11 @@ class ChatCore(msgspec.Struct):
         with self.holding():
             self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note_data(entry_id, variables=variables))
 
+    def save_message_extra(self, entry_id: str, extra: dict[str, Any]) -> None:
+        """SillyTavern's ``extra`` of one message as a card's script set it, for the branch from here on."""
+        with self.holding():
+            self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note_data(entry_id, extra=extra))
+
     def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:
         """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``
         and ``/unhide``); ``False`` when none of them changes."""

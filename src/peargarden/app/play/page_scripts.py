@@ -44,6 +44,7 @@ from peargarden.scripting.host import ScriptError, SlashOutcome
 from peargarden.scripting.page_source import rename_top
 from peargarden.scripting.replay import enabled_scripts, plain
 from peargarden.scripting.st_host import TavernScriptHost, slash_outcome, variables_left_absent
+from peargarden.sessions.variables import message_notes
 from peargarden.stage.lore.book import dump_book
 from peargarden.stage.lore.gate import check_write_gate
 from peargarden.stscript.commands import default_registry
@@ -70,6 +71,10 @@ def _shown_variables(message: dict[str, Any]) -> str:
     swipe = found if isinstance(found, int) else 0
     table = tables[swipe] if isinstance(tables, list) and 0 <= swipe < len(tables) else None
     return json_stringify(table) or "null"
+
+
+def _extra(message: dict[str, Any]) -> str:
+    return json_stringify(message.get("extra")) or "null"
 
 
 def _overlay(helper: dict[str, Any], saved: Any) -> None:
@@ -132,8 +137,10 @@ class PageScriptHost(TavernScriptHost):
             _overlay(helper, self.session.card.settings().get(STATE_KEY))
         self._shown_variables()
         self._swipes()
-        self._before = [(message, message.get("mes"), _shown_variables(message), message.get("swipe_id"))
-                        for message in self.state.chat]  # fmt: skip
+        self._before = [
+            (message, message.get("mes"), _shown_variables(message), message.get("swipe_id"), _extra(message))
+            for message in self.state.chat
+        ]
 
     def _shown_variables(self) -> None:
         """The variables the page shows for a message that has none yet in SillyTavern's state (a new
@@ -150,21 +157,25 @@ class PageScriptHost(TavernScriptHost):
         them (``swipes``, ``swipe_id``, ``swipe_info``) — the chat host's lines carry only the text.
         The greeting's swipe infos carry its date, as SillyTavern 1.18 opens a chat; the others an
         empty ``extra`` each, as drawing a message made by a script leaves them (a reply's dates and
-        model are not kept here)."""
+        model are not kept here).  A message's ``extra`` a script set is its note's (``save_message_extra``)."""
         chat = self.state.chat
         numbers = self.chat_host._ids()
         rows = self.session.messages()
         tree = self.session.chat.tree
+        notes = message_notes(tree.path())
         for index, message in enumerate(chat):
             number = int(numbers[index]) if index < len(numbers) else -1
             entry = rows[number].entry_id if 0 <= number < len(rows) else None
+            extra = notes.get(entry, {}).get("extra") if entry is not None else None
+            if isinstance(extra, dict):  # what a script set (setChatMessages), in place of the line's own
+                message["extra"] = copy.deepcopy(extra)
             if entry is None or message.get("is_user"):
                 continue
             kin = tree.siblings(entry)
             message["swipes"] = [str(other.message.get("content") or "") for other in kin]
             message["swipe_id"] = next(i for i, other in enumerate(kin) if other.id == entry)
-            if index == 0 and tree.get(entry).parent_id is None:  # the greeting(s): the entries' own dates
-                stamp = tree.get(entry).timestamp
+            if index == 0 and tree.get(entry).parent_id is None:  # the greeting(s): the chat's opening date
+                stamp = kin[0].timestamp  # (one date for them all, whichever is shown, as SillyTavern has it)
                 message["send_date"] = stamp
                 message["swipe_info"] = [{"send_date": stamp, "extra": {}} for _ in kin]
             elif not isinstance(message.get("swipe_info"), list):  # what drawing a message leaves on it
@@ -258,7 +269,9 @@ class PageScriptHost(TavernScriptHost):
         if gone:
             self.chat_host.remove(gone)
             return
-        before = {id(message): (text, variables, swipe) for message, text, variables, swipe in self._before}
+        before = {
+            id(message): (text, variables, swipe, extra) for message, text, variables, swipe, extra in self._before
+        }
         new = [index for index, message in enumerate(chat) if id(message) not in before]
         if new:
             # New messages, written where they stand, the last first: each goes before the message
@@ -269,8 +282,8 @@ class PageScriptHost(TavernScriptHost):
                 self.chat_host._insert(chat[index], index - unwritten if index < len(chat) - 1 else None)
         for index, message in enumerate(chat):
             if id(message) in before:
-                text, variables, swipe = before[id(message)]
-                same = message.get("mes") == text and message.get("swipe_id") == swipe
+                text, variables, swipe, extra = before[id(message)]
+                same = message.get("mes") == text and message.get("swipe_id") == swipe and _extra(message) == extra
                 if same and _shown_variables(message) == variables:
                     continue  # unchanged (a new chat's greeting, not written yet, has no number to ask for)
             number = self.chat_host._number(index)
@@ -280,15 +293,20 @@ class PageScriptHost(TavernScriptHost):
                 if shown and entry is not None:
                     self.session.save_message_variables(entry, shown)
                 continue
-            text, variables, swipe = before[id(message)]
-            if message.get("swipe_id") != swipe and self._switched(index, number, message):
+            text, variables, swipe, extra = before[id(message)]
+            switched = message.get("swipe_id") != swipe and self._switched(index, number, message)
+            if switched:
                 text = message.get("mes")
             if message.get("mes") != text:
                 self.session.edit(number, str(message.get("mes") or ""))
+            entry = self.session.messages()[number].entry_id
+            if entry is None:
+                continue
             if _shown_variables(message) != variables:
-                entry = self.session.messages()[number].entry_id
-                if entry is not None:
-                    self.session.save_message_variables(entry, json.loads(_shown_variables(message)) or {})
+                self.session.save_message_variables(entry, json.loads(_shown_variables(message)) or {})
+            # A switch shows another entry: the extra SillyTavern gave the message (the swipe's info) is its.
+            if (switched or _extra(message) != extra) and isinstance(message.get("extra"), dict):
+                self.session.save_message_extra(entry, plain(message["extra"]) or {})
 
     def _switched(self, index: int, number: int, message: dict[str, Any]) -> bool:
         """Another of the message's swipes shown (``setChatMessages`` with a ``swipe_id``): the chat moves
