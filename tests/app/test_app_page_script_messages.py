@@ -15,7 +15,7 @@ import pytest
 from kit.th_cases import CASES, case_home
 from peargarden.app.play.page_scripts import run_calls
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
-from peargarden.testing.fake_openai import FakeOpenAIServer
+from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +73,26 @@ def test_a_greeting_swipe_shown_by_a_script_keeps_the_extra_sillytavern_gave_it(
     assert again["world"]["chat"][0]["extra"] == {"send_date": again["world"]["chat"][0]["send_date"], "extra": {}}
     exported = [json.loads(line) for line in chat.export_sillytavern().decode("utf-8").splitlines()]
     assert exported[1]["extra"] == again["world"]["chat"][0]["extra"]  # the SillyTavern file says the same
+
+
+def _send(chat: ChatSession, fake: FakeOpenAIServer, text: str, reply: str) -> None:
+    fake.script([text_reply(reply)])
+    for _ in chat.play("send", text).events():
+        pass
+
+
+def test_a_sent_message_and_its_reply_carry_the_extra_sillytavern_stores(tmp_path: Path, fake: FakeOpenAIServer) -> None:
+    # Case 10: the typed message's extra ({isSmallSys, reasoning}), the reply's (the API and the model
+    # asked, the reasoning fields) and no is_system on the reply; no chat variables until one is set.
+    chat, script = _chat(tmp_path, fake, "10-event-message-received")
+    _send(chat, fake, "小梨，唱一段。", "小梨清了清嗓子：“咿——呀——”")
+    answer = _calls(chat, script, ("getChatMessages", ["0-{{lastMessageId}}"]))
+    sent, reply = answer["world"]["chat"][1:]
+    assert sent["extra"] == {"isSmallSys": False, "reasoning": ""}
+    assert reply["extra"] == {"api": "custom", "model": "gpt-3.5-turbo", "reasoning": "",
+                              "reasoning_duration": None, "reasoning_signature": None}  # fmt: skip
+    assert "is_system" not in reply and sent["is_system"] is False
+    assert "variables" not in answer["world"]["chat_metadata"]
+    exported = [json.loads(line) for line in chat.export_sillytavern().decode("utf-8").splitlines()]
+    assert exported[3]["extra"] == reply["extra"]  # the model asked (the fake names itself "fake-model")
+    assert exported[2]["extra"] == sent["extra"]

@@ -415,7 +415,8 @@ def _st_line(
         extra.update(message["extra"])
     if message.get("reasoning"):
         extra["reasoning"] = message["reasoning"]
-    if message.get("model"):
+    own = message.get("extra")
+    if message.get("model") and not (isinstance(own, dict) and "model" in own):  # (the model asked, when kept)
         extra["model"] = message["model"]
     base["extra"] = extra
     return base

@@ -15,6 +15,7 @@ The beat itself runs in :mod:`.lifecycle`, over this object's public members.
 from __future__ import annotations
 
 import contextlib
+import copy
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -505,6 +506,8 @@ def user_message(env: BeatEnv, text: str, play: PlayMode) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "user", "content": text, "name": env.user_name}
     if play.tags:
         message["tags"] = list(play.tags)
+    if play.user_fields:
+        message.update(copy.deepcopy(play.user_fields))
     return message
 
 

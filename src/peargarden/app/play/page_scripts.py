@@ -77,6 +77,25 @@ def _extra(message: dict[str, Any]) -> str:
     return json_stringify(message.get("extra")) or "null"
 
 
+def _stored_extra(message: dict[str, Any], stored: dict[str, Any], note: dict[str, Any] | None) -> None:
+    """SillyTavern's ``extra`` of *message*: what its entry keeps of it (a tavern beat's send or reply:
+    ``user_fields``, ``BuiltRequest.reply``; the reply's reasoning is its own), under the tags' type;
+    or, once a script set it (``setChatMessages``), the note's, in place of the rest."""
+    set_by_script = note.get("extra") if note is not None else None
+    if isinstance(set_by_script, dict):
+        message["extra"] = copy.deepcopy(set_by_script)
+        return
+    kept = stored.get("extra")
+    if not isinstance(kept, dict):
+        return
+    extra = {**copy.deepcopy(kept), **(message.get("extra") or {})}
+    if stored.get("reasoning") and "reasoning" in kept:
+        extra["reasoning"] = stored["reasoning"]
+    message["extra"] = extra
+    if "api" in kept and message.get("is_system") is False:
+        del message["is_system"]  # a received reply: 1.18's saveReply leaves it out until it is hidden
+
+
 def _overlay(helper: dict[str, Any], saved: Any) -> None:
     """What the scripts wrote before, laid over the card's ``tavern_helper``."""
     if not isinstance(saved, dict):
@@ -166,10 +185,10 @@ class PageScriptHost(TavernScriptHost):
         for index, message in enumerate(chat):
             number = int(numbers[index]) if index < len(numbers) else -1
             entry = rows[number].entry_id if 0 <= number < len(rows) else None
-            extra = notes.get(entry, {}).get("extra") if entry is not None else None
-            if isinstance(extra, dict):  # what a script set (setChatMessages), in place of the line's own
-                message["extra"] = copy.deepcopy(extra)
-            if entry is None or message.get("is_user"):
+            if entry is None:
+                continue
+            _stored_extra(message, tree.get(entry).message, notes.get(entry))
+            if message.get("is_user"):
                 continue
             kin = tree.siblings(entry)
             message["swipes"] = [str(other.message.get("content") or "") for other in kin]
