@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from kit.th_cases import CASES, case_home
+from peargarden.app.play.page_events import action_events
 from peargarden.app.play.page_scripts import run_calls
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
+from peargarden.scripting.api import TAVERN_EVENTS
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
 
@@ -96,3 +98,24 @@ def test_a_sent_message_and_its_reply_carry_the_extra_sillytavern_stores(tmp_pat
     exported = [json.loads(line) for line in chat.export_sillytavern().decode("utf-8").splitlines()]
     assert exported[3]["extra"] == reply["extra"]  # the model asked (the fake names itself "fake-model")
     assert exported[2]["extra"] == sent["extra"]
+
+
+def test_a_sends_events_come_in_sillytaverns_order_with_the_chat_as_it_was_then(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
+    # Case 16's recording lists the send's events SillyTavern 1.18 emitted (the ones its script listens
+    # to); the page's are made from the beat's own record, each with the chat a listener read then.
+    chat, _ = _chat(tmp_path, fake, "16-event-order-send")
+    _send(chat, fake, "触发事件", "小梨应声而来。")
+    events = action_events(chat, "send")["events"]
+    recorded = json.loads((CASES / "16-event-order-send" / "expected.json").read_text(encoding="utf-8"))
+    heard = recorded["script_output"]["sequence"] + recorded["script_output"]["trailing"]
+    listened = {name: key for key, name in TAVERN_EVENTS.items() if key in {e["event"] for e in heard}}
+    ours = [(listened[kind], view["length"] if view else 3) for kind, _, view in events if kind in listened]
+    assert ours == [(e["event"], e["chat_length"]) for e in heard if e["args"][1:] != ["first_message"]]
+    by_kind = {kind: (args, view) for kind, args, view in reversed(events)}  # each kind's first
+    sent = fake.chat_requests[-1].body["messages"]
+    assert by_kind["chat_completion_prompt_ready"][0][0]["chat"] == sent  # the request the beat sent
+    received = by_kind["message_received"][1]["last"]
+    assert received["mes"] == "小梨应声而来。" and "swipe_info" not in received  # not drawn yet
+    assert [entry["world"] for entry in by_kind["world_info_activated"][0][0]] == ["th16_book"]

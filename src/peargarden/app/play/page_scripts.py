@@ -43,7 +43,9 @@ from peargarden.scripting.api import TavernHelperApi
 from peargarden.scripting.host import ScriptError, SlashOutcome
 from peargarden.scripting.page_source import rename_top
 from peargarden.scripting.replay import enabled_scripts, plain
+from peargarden.scripting.st_beat import hears_greeting
 from peargarden.scripting.st_host import TavernScriptHost, slash_outcome, variables_left_absent
+from peargarden.sessions.entries import GREETING_TAG
 from peargarden.sessions.variables import message_notes
 from peargarden.stage.lore.book import dump_book
 from peargarden.stage.lore.gate import check_write_gate
@@ -373,12 +375,13 @@ def frame_code(content: str) -> str:
 
 def page_scripts(session: ChatSession) -> dict[str, Any]:
     """What the chat page runs: ``{"allowed", "count", "scripts": [{"id", "name", "code", "buttons"}],
-    "world"}``; ``allowed`` is the user's answer for the card's scripts (``null``: never asked; none
-    run), ``count`` how many are enabled in the card."""
+    "world", "opening"}``; ``allowed`` is the user's answer for the card's scripts (``null``: never
+    asked; none run), ``count`` how many are enabled in the card, ``opening`` the events a new chat's
+    scripts hear once started (:func:`opening_events`)."""
     allowed = scripts_allowance(session.card)
     enabled = enabled_scripts({"data": copy.deepcopy(session.card.load_card().data)})
     if not (allowed and enabled):  # nothing runs: SillyTavern's state of the chat is not built
-        return {"allowed": allowed, "count": len(enabled), "scripts": [], "world": {}}
+        return {"allowed": allowed, "count": len(enabled), "scripts": [], "world": {}, "opening": []}
     host = PageScriptHost(session)
     scripts = []
     for script in enabled:
@@ -391,7 +394,22 @@ def page_scripts(session: ChatSession) -> dict[str, Any]:
             "code": frame_code(str(script.get("content") or "")),
             "buttons": [str(name) for name in shown] if button.get("enabled", True) else [],
         })  # fmt: skip
-    return {"allowed": allowed, "count": len(enabled), "scripts": scripts, "world": host.world()}
+    world = host.world()
+    return {"allowed": allowed, "count": len(enabled), "scripts": scripts, "world": world,
+            "opening": opening_events(host)}  # fmt: skip
+
+
+def opening_events(host: PageScriptHost) -> list[list[Any]]:
+    """A new chat's events when its page opens it and starts the scripts, as ``[type, args, null]``
+    (``page_events``' shape), when SillyTavern's scripts would hear them (``st_beat.hears_greeting``:
+    only when opening the chat had a world book to load).  New: nothing but its greeting yet (a page
+    opened again before the first beat hears them again; SillyTavern emits them once, at creation)."""
+    said = host.session.messages()
+    greeting = len(said) == 1 and GREETING_TAG in said[0].tags
+    if len(host.state.chat) != 1 or not (greeting or not said) or not hears_greeting(host.state):
+        return []
+    return [["chat_created", [], None], ["message_received", [0, "first_message"], None],
+            ["character_message_rendered", [0, "first_message"], None]]  # fmt: skip
 
 
 def page_world(session: ChatSession) -> dict[str, Any]:
@@ -437,4 +455,4 @@ def run_calls(session: ChatSession, calls: list[dict[str, Any]]) -> dict[str, An
     return {"answers": answers, "events": plain(host.events) or [], "world": host.world()}
 
 
-__all__ = ["STATE_KEY", "PageScriptHost", "frame_code", "page_scripts", "page_world", "run_calls"]
+__all__ = ["STATE_KEY", "PageScriptHost", "frame_code", "opening_events", "page_scripts", "page_world", "run_calls"]
