@@ -119,3 +119,24 @@ def test_a_sends_events_come_in_sillytaverns_order_with_the_chat_as_it_was_then(
     received = by_kind["message_received"][1]["last"]
     assert received["mes"] == "小梨应声而来。" and "swipe_info" not in received  # not drawn yet
     assert [entry["world"] for entry in by_kind["world_info_activated"][0][0]] == ["th16_book"]
+
+
+def test_a_swipe_keeps_the_chat_variables_written_before_it(tmp_path: Path, fake: FakeOpenAIServer) -> None:
+    # Case 13: a listener of the first reply counted it in a chat variable; the swipe (a new branch from
+    # the user's message here) still reads that count, as SillyTavern's one chat_metadata gives it.
+    chat, script = _chat(tmp_path, fake, "13-event-swipe-message-vars")
+    _send(chat, fake, "第一句", "回复甲")
+    _calls(chat, script, ("insertOrAssignVariables", [{"次数": 1}, {"type": "chat"}]))
+    fake.script([text_reply("回复乙，换一个说法")])
+    for _ in chat.play("swipe", step=1).events():
+        pass
+    answer = _calls(chat, script, ("getVariables", [{"type": "chat"}]),
+                    ("getChatMessages", [-1, {"include_swipes": True}]))  # fmt: skip
+    assert json.loads(answer["answers"][0]["json"]) == {"次数": 1}
+    (reply,) = json.loads(answer["answers"][1]["json"])
+    assert reply["swipes"] == ["回复甲", "回复乙，换一个说法"] and reply["swipe_id"] == 1
+    first = reply["swipes_info"][0]  # as drawing a received reply leaves it
+    assert sorted(first) == ["extra", "gen_finished", "gen_started", "send_date"]
+    assert first["extra"]["model"] == "gpt-3.5-turbo"
+    events = [kind for kind, _, _ in action_events(chat, "swipe")["events"]]
+    assert events[:2] == ["message_swiped", "generation_started"] and "message_sent" not in events

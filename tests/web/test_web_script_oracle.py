@@ -101,9 +101,6 @@ _NOT_YET = {
     "get_2_swipes has 1 swipe, not 3",
     "08-create-delete-messages": "createChatMessages with insert_before writes a new branch (so undo works): the "
     "message it went before keeps the old branch as a second swipe (swipes ['A1', 'S-inserted'], not one)",
-    "13-event-swipe-message-vars": "chat variables are kept per branch and a swipe is a new branch from the user's "
-    "message, so the count the first MESSAGE_RECEIVED wrote is gone for the swipe's (1, not 2); the swipe's events "
-    "come after the beat (the new swipe's text is already in swipes, SillyTavern: \"\"); the reply's extra",
 }
 CASES = [pytest.param(p, id=p.name, marks=[pytest.mark.xfail(reason=_NOT_YET[p.name], strict=True)])
          if p.name in _NOT_YET else pytest.param(p, id=p.name) for p in CASE_DIRS]  # fmt: skip

@@ -45,7 +45,7 @@ from peargarden.scripting.page_source import rename_top
 from peargarden.scripting.replay import enabled_scripts, plain
 from peargarden.scripting.st_beat import hears_greeting
 from peargarden.scripting.st_host import TavernScriptHost, slash_outcome, variables_left_absent
-from peargarden.sessions.entries import GREETING_TAG
+from peargarden.sessions.entries import GREETING_TAG, Entry
 from peargarden.sessions.variables import message_notes
 from peargarden.stage.lore.book import dump_book
 from peargarden.stage.lore.gate import check_write_gate
@@ -96,6 +96,22 @@ def _stored_extra(message: dict[str, Any], stored: dict[str, Any], note: dict[st
     message["extra"] = extra
     if "api" in kept and message.get("is_system") is False:
         del message["is_system"]  # a received reply: 1.18's saveReply leaves it out until it is hidden
+
+
+def _drawn_info(entry: Entry) -> dict[str, Any]:
+    """A swipe's ``swipe_info`` as drawing it leaves it: a received reply's dates (sent and finished
+    when its entry was written) and a copy of its ``extra``; a message a script made, an empty extra."""
+    stored = entry.message
+    kept = stored.get("extra")
+    if not (isinstance(kept, dict) and "api" in kept):
+        return {"extra": {}}
+    extra = copy.deepcopy(kept)
+    if stored.get("reasoning"):
+        extra["reasoning"] = stored["reasoning"]
+    info: dict[str, Any] = {"send_date": entry.timestamp}
+    if isinstance(stored.get("gen_started"), str):
+        info["gen_started"] = stored["gen_started"]
+    return {**info, "gen_finished": entry.timestamp, "extra": extra}
 
 
 def _overlay(helper: dict[str, Any], saved: Any) -> None:
@@ -200,7 +216,9 @@ class PageScriptHost(TavernScriptHost):
                 message["send_date"] = stamp
                 message["swipe_info"] = [{"send_date": stamp, "extra": {}} for _ in kin]
             elif not isinstance(message.get("swipe_info"), list):  # what drawing a message leaves on it
-                message["swipe_info"] = [{"extra": {}} for _ in kin]
+                message["swipe_info"] = [_drawn_info(other) for other in kin]
+                message.update({key: value for key, value in message["swipe_info"][message["swipe_id"]].items()
+                                if key != "extra"})  # fmt: skip
 
     def _reply(self, number: int) -> str:
         return side_request(self.session, self.requests[number - 1])

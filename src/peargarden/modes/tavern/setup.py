@@ -31,6 +31,7 @@ from peargarden.tavern.replay import start_new_chat, user_message
 from peargarden.tavern.request import request_body
 from peargarden.tavern.state import TavernState
 from peargarden.text.tokens import counter_for_model
+from peargarden.workspace.chats import utc_now
 from peargarden.workspace.quick_reply_files import read_global_variables
 from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
 from peargarden.worldinfo.sources import LorebookCache
@@ -251,14 +252,17 @@ def _tavern_functions(
 
 
 def _reply_extra(state: TavernState) -> Callable[[ChatRequest], dict[str, Any]]:
-    """The ``extra`` SillyTavern 1.18 stores with a received reply (``saveReply``): the API and the
-    model asked, the reasoning fields (its text is the reply's own ``reasoning``, when it has one)."""
+    """What SillyTavern 1.18 stores with a received reply (``saveReply``): its ``extra`` (the API and
+    the model asked, the reasoning fields: its text is the reply's own ``reasoning``, when it has one)
+    and when its generation started (``gen_started``; it was sent and finished when its entry was
+    written)."""
     api = state.oai.get("chat_completion_source")
+    started = utc_now()
 
     def reply(request: ChatRequest) -> dict[str, Any]:
         extra = {"api": api, "model": request.model, "reasoning": "", "reasoning_duration": None,
                  "reasoning_signature": None}  # fmt: skip
-        return {"extra": extra}
+        return {"extra": extra, "gen_started": started}
 
     return reply
 
