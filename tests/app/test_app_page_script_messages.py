@@ -83,7 +83,9 @@ def _send(chat: ChatSession, fake: FakeOpenAIServer, text: str, reply: str) -> N
         pass
 
 
-def test_a_sent_message_and_its_reply_carry_the_extra_sillytavern_stores(tmp_path: Path, fake: FakeOpenAIServer) -> None:
+def test_a_sent_message_and_its_reply_carry_the_extra_sillytavern_stores(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
     # Case 10: the typed message's extra ({isSmallSys, reasoning}), the reply's (the API and the model
     # asked, the reasoning fields) and no is_system on the reply; no chat variables until one is set.
     chat, script = _chat(tmp_path, fake, "10-event-message-received")
@@ -140,3 +142,24 @@ def test_a_swipe_keeps_the_chat_variables_written_before_it(tmp_path: Path, fake
     assert first["extra"]["model"] == "gpt-3.5-turbo"
     events = [kind for kind, _, _ in action_events(chat, "swipe")["events"]]
     assert events[:2] == ["message_swiped", "generation_started"] and "message_sent" not in events
+
+
+def test_messages_a_script_appends_then_inserts_before_are_one_chat_not_swipes(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
+    # Case 08: createChatMessages at the end, then one with insert_before: 1 — the inserted narrator's
+    # message is one message (its swipe info a copy of its extra), the chat reads in SillyTavern's order.
+    chat, script = _chat(tmp_path, fake, "08-create-delete-messages")
+    _calls(
+        chat,
+        script,
+        ("createChatMessages", [[{"role": "user", "message": "师父"}, {"role": "assistant", "message": "在"}]]),
+    )
+    inserted = [{"role": "system", "message": "（旁白插入）", "name": "旁白"}]
+    _calls(chat, script, ("createChatMessages", [inserted, {"insert_before": 1}]))
+    answer = _calls(chat, script, ("getChatMessages", ["0-{{lastMessageId}}"]))
+    shown = json.loads(answer["answers"][0]["json"])
+    assert [m["message"] for m in shown][1:] == ["（旁白插入）", "师父", "在"]
+    assert shown[1]["swipes"] == ["（旁白插入）"] and shown[1]["role"] == "system"
+    assert shown[1]["extra"] == {"extra": {"type": "narrator"}}
+    assert [m["swipes"] for m in shown[3:]] == [["在"]]

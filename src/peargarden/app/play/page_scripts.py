@@ -45,7 +45,7 @@ from peargarden.scripting.page_source import rename_top
 from peargarden.scripting.replay import enabled_scripts, plain
 from peargarden.scripting.st_beat import hears_greeting
 from peargarden.scripting.st_host import TavernScriptHost, slash_outcome, variables_left_absent
-from peargarden.sessions.entries import GREETING_TAG, Entry
+from peargarden.sessions.entries import COMMENT_TAG, GREETING_TAG, NARRATOR_TAG, Entry, tagged
 from peargarden.sessions.variables import message_notes
 from peargarden.stage.lore.book import dump_book
 from peargarden.stage.lore.gate import check_write_gate
@@ -100,11 +100,12 @@ def _stored_extra(message: dict[str, Any], stored: dict[str, Any], note: dict[st
 
 def _drawn_info(entry: Entry) -> dict[str, Any]:
     """A swipe's ``swipe_info`` as drawing it leaves it: a received reply's dates (sent and finished
-    when its entry was written) and a copy of its ``extra``; a message a script made, an empty extra."""
+    when its entry was written) and a copy of its ``extra``; another message, a copy of its extra."""
     stored = entry.message
     kept = stored.get("extra")
-    if not (isinstance(kept, dict) and "api" in kept):
-        return {"extra": {}}
+    if not (isinstance(kept, dict) and "api" in kept):  # its extra: a narrator's or a comment's type
+        kind = next((tag for tag in (NARRATOR_TAG, COMMENT_TAG) if tagged(stored, tag)), None)
+        return {"extra": {} if kind is None else {"type": kind}}
     extra = copy.deepcopy(kept)
     if stored.get("reasoning"):
         extra["reasoning"] = stored["reasoning"]
@@ -313,12 +314,19 @@ class PageScriptHost(TavernScriptHost):
         }
         new = [index for index, message in enumerate(chat) if id(message) not in before]
         if new:
-            # New messages, written where they stand, the last first: each goes before the message
-            # after it, which is written by then (the chat host numbers the chat as written, so its
-            # state is read again first — the calls changed it in place).
+            # New messages at the end are appended in order.  The others are written where they
+            # stand, the last first: each goes before the message after it, which is written by then
+            # (the chat host numbers the chat as written, so its state is read again first — the
+            # calls changed it in place).  Written the other way, a message appended first and one
+            # then put before it left the first as a branch of its own: a swipe of the next insert.
             self.chat_host._reread()
-            for unwritten, index in reversed(list(enumerate(new))):
-                self.chat_host._insert(chat[index], index - unwritten if index < len(chat) - 1 else None)
+            tail = len(new)
+            while tail and new[tail - 1] == len(chat) - len(new) + tail - 1:
+                tail -= 1
+            for index in new[tail:]:
+                self.chat_host._insert(chat[index], None)
+            for unwritten, index in reversed(list(enumerate(new[:tail]))):
+                self.chat_host._insert(chat[index], index - unwritten)
         for index, message in enumerate(chat):
             if id(message) in before:
                 text, variables, swipe, extra = before[id(message)]
