@@ -163,3 +163,30 @@ def test_messages_a_script_appends_then_inserts_before_are_one_chat_not_swipes(
     assert shown[1]["swipes"] == ["（旁白插入）"] and shown[1]["role"] == "system"
     assert shown[1]["extra"] == {"extra": {"type": "narrator"}}
     assert [m["swipes"] for m in shown[3:]] == [["在"]]
+
+
+def test_a_hidden_narrators_message_after_a_reply_is_a_message_of_its_own(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
+    # Case 07's chat: a reply, then a hidden narrator's message.  It was counted as a round of the reply
+    # in SillyTavern's numbering (the export, the variables), so every later message's variables were
+    # one off: setChatMessages on the user's message 4 wrote message 3's (and its is_hidden was lost).
+    chat, script = _chat(tmp_path, fake, "07-set-chat-messages")
+    made = [{"role": "user", "message": "师父"}, {"role": "assistant", "message": "在"},
+            {"role": "system", "message": "（夜深了）", "is_hidden": True}, {"role": "user", "message": "唱一段"},
+            {"role": "assistant", "message": "好", "data": {"段": 1}}]  # fmt: skip
+    _calls(chat, script, ("createChatMessages", [made]))
+    world = _calls(chat, script, ("setChatMessages", [[{"message_id": 4, "is_hidden": True, "data": {"注": "d"}}]]))[
+        "world"
+    ]
+    assert [m.get("variables") for m in world["chat"][3:]] == [None, [{"注": "d"}], [{"段": 1}]]
+    assert world["chat"][4]["is_system"] is True
+    exported = [json.loads(line) for line in chat.export_sillytavern().decode("utf-8").splitlines()][1:]
+    assert [line["mes"] for line in exported] == [
+        "PG07向你行礼：“师父早！”",
+        "师父",
+        "在",
+        "（夜深了）",
+        "唱一段",
+        "好",
+    ]

@@ -492,13 +492,12 @@ def export_chat(
     user_name: str,
     character_name: str,
     create_date: str = "",
-    *,
-    split_replies: bool = False,
 ) -> list[dict[str, Any]]:
     """The active branch as ST chat lines (header first).  *header* is the imported ST header (kept
-    as it was); an empty one is made like ST's, with *create_date*.  *split_replies* (a group
-    chat, where several replies follow one user message): a reply ends where the model stopped
-    without calling a tool, and the next assistant message is the next line."""
+    as it was); an empty one is made like ST's, with *create_date*.  A reply ends where the model
+    stopped without calling a tool: the next assistant message is the next line (a group's next
+    speaker; a message a script, ``/sys`` or ``/sendas`` put after a reply — a hidden narrator's line
+    once shared the reply's number, and every later message's variables were one off)."""
     head_line = dict(header) if header else {}
     if not head_line:
         head_line = {"user_name": user_name, "character_name": character_name, "create_date": create_date}
@@ -535,8 +534,8 @@ def export_chat(
         head_at = index - 1
         last = entry
         while index < len(path) and roles[index] != "user":
-            if split_replies and roles[index] == "assistant" and _finished(last):
-                break
+            if roles[index] == "assistant" and _finished(last):
+                break  # the reply ended (no tool called): a message after it is a line of its own
             if roles[index] and (_picture(path[index]) or _picture(entry)):
                 break  # a picture is a line of its own, and the reply before it ends there
             if roles[index]:  # a message (custom entries, such as recorded metadata, have no role)
@@ -552,7 +551,7 @@ def export_chat(
                 replies.append((shown_text(notes, final, text), reasoning))
                 swipe_notes.append(notes.get(final))
                 continue
-            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling, split_replies)
+            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling, True)
             note = {**chain.get(other_final, {}), **notes.get(other_final, {})}
             replies.append((shown_text({other_final: note}, other_final, other), other_reasoning))
             swipe_notes.append(note or None)

@@ -114,12 +114,11 @@ def _swipe_records(line: Mapping[str, Any]) -> list[dict[str, Any] | None]:
     return out + [None] * (count - len(out))
 
 
-def branch_variables(tree: SessionTree, header: Mapping[str, Any], *, split_replies: bool = False) -> ChatVariables:
-    """The records of a chat's active branch as its SillyTavern export numbers the messages
-    (*split_replies*: a group chat, one line per reply); ``mvu`` says whether any record is MVU's."""
+def branch_variables(tree: SessionTree, header: Mapping[str, Any]) -> ChatVariables:
+    """The records of a chat's active branch as its SillyTavern export numbers the messages (one line
+    per reply, a group's too); ``mvu`` says whether any record is MVU's."""
     st_header = header.get("st_header")
-    lines = export_chat(tree, dict(st_header) if isinstance(st_header, dict) else {}, "", "",
-                        split_replies=split_replies)  # fmt: skip
+    lines = export_chat(tree, dict(st_header) if isinstance(st_header, dict) else {}, "", "")
     messages = []
     for index, line in enumerate(lines[1:]):
         swipe = line.get("swipe_id")

@@ -79,6 +79,13 @@ def _extra(message: dict[str, Any]) -> str:
     return json_stringify(message.get("extra")) or "null"
 
 
+def _seen(message: dict[str, Any]) -> tuple[Any, str, Any, str, bool]:
+    """What of a message the host writes back when a call changed it: its text, shown variables,
+    shown swipe, extra and whether it is hidden."""
+    hidden = bool(message.get("is_system"))
+    return message.get("mes"), _shown_variables(message), message.get("swipe_id"), _extra(message), hidden
+
+
 def _stored_extra(message: dict[str, Any], stored: dict[str, Any], note: dict[str, Any] | None) -> None:
     """SillyTavern's ``extra`` of *message*: what its entry keeps of it (a tavern beat's send or reply:
     ``user_fields``, ``BuiltRequest.reply``; the reply's reasoning is its own), under the tags' type;
@@ -175,10 +182,7 @@ class PageScriptHost(TavernScriptHost):
             _overlay(helper, self.session.card.settings().get(STATE_KEY))
         self._shown_variables()
         self._swipes()
-        self._before = [
-            (message, message.get("mes"), _shown_variables(message), message.get("swipe_id"), _extra(message))
-            for message in self.state.chat
-        ]
+        self._before = [(message, _seen(message)) for message in self.state.chat]
 
     def _shown_variables(self) -> None:
         """The variables the page shows for a message that has none yet in SillyTavern's state (a new
@@ -309,9 +313,7 @@ class PageScriptHost(TavernScriptHost):
         if gone:
             self.chat_host.remove(gone)
             return
-        before = {
-            id(message): (text, variables, swipe, extra) for message, text, variables, swipe, extra in self._before
-        }
+        before = {id(message): seen for message, seen in self._before}
         new = [index for index, message in enumerate(chat) if id(message) not in before]
         if new:
             # New messages at the end are appended in order.  The others are written where they
@@ -328,11 +330,8 @@ class PageScriptHost(TavernScriptHost):
             for unwritten, index in reversed(list(enumerate(new[:tail]))):
                 self.chat_host._insert(chat[index], index - unwritten)
         for index, message in enumerate(chat):
-            if id(message) in before:
-                text, variables, swipe, extra = before[id(message)]
-                same = message.get("mes") == text and message.get("swipe_id") == swipe and _extra(message) == extra
-                if same and _shown_variables(message) == variables:
-                    continue  # unchanged (a new chat's greeting, not written yet, has no number to ask for)
+            if id(message) in before and _seen(message) == before[id(message)]:
+                continue  # unchanged (a new chat's greeting, not written yet, has no number to ask for)
             number = self.chat_host._number(index)
             if id(message) not in before:  # a new message's variables (createChatMessages' data)
                 shown = json.loads(_shown_variables(message))
@@ -340,7 +339,7 @@ class PageScriptHost(TavernScriptHost):
                 if shown and entry is not None:
                     self.session.save_message_variables(entry, shown)
                 continue
-            text, variables, swipe, extra = before[id(message)]
+            text, variables, swipe, extra, hidden = before[id(message)]
             switched = message.get("swipe_id") != swipe and self._switched(index, number, message)
             if switched:
                 text = message.get("mes")
@@ -354,6 +353,8 @@ class PageScriptHost(TavernScriptHost):
             # A switch shows another entry: the extra SillyTavern gave the message (the swipe's info) is its.
             if (switched or _extra(message) != extra) and isinstance(message.get("extra"), dict):
                 self.session.save_message_extra(entry, plain(message["extra"]) or {})
+            if bool(message.get("is_system")) != hidden:  # setChatMessages' is_hidden: /hide, /unhide
+                self.session.hide(number, number, hidden=not hidden)
 
     def _switched(self, index: int, number: int, message: dict[str, Any]) -> bool:
         """Another of the message's swipes shown (``setChatMessages`` with a ``swipe_id``): the chat moves
