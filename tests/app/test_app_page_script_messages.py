@@ -190,3 +190,26 @@ def test_a_hidden_narrators_message_after_a_reply_is_a_message_of_its_own(
         "唱一段",
         "好",
     ]
+
+
+def test_swipes_a_script_sets_on_an_earlier_message_keep_the_messages_after_it(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
+    # Case 07: setChatMessages gives a reply in the middle of the chat three swipes, shows another, and
+    # shows the greeting's second swipe: SillyTavern keeps every later message (here they were other
+    # branches, or refused); the chat, the next host and the SillyTavern export show the same.
+    chat, script = _chat(tmp_path, fake, "07-set-chat-messages")
+    made = [{"role": "user", "message": "师父"}, {"role": "assistant", "message": "在"},
+            {"role": "user", "message": "唱一段"}, {"role": "assistant", "message": "好"}]  # fmt: skip
+    _calls(chat, script, ("createChatMessages", [made]))
+    _calls(chat, script, ("setChatMessages", [[{"message_id": 2, "swipes": ["甲", "乙", "丙"], "swipe_id": 1}]]),
+           ("setChatMessages", [[{"message_id": 2, "swipe_id": 2}]]),
+           ("setChatMessages", [[{"message_id": 0, "swipe_id": 1}]]))  # fmt: skip
+    again = _calls(chat, script, ("getChatMessages", ["0-{{lastMessageId}}", {"include_swipes": True}]))
+    shown = json.loads(again["answers"][0]["json"])
+    assert [m["swipes"][m["swipe_id"]] for m in shown] == ["（第二个开场）梨园后台。", "师父", "丙", "唱一段", "好"]
+    assert shown[2]["swipes"] == ["甲", "乙", "丙"] and shown[2]["swipes_data"] == [{}, {}, {}]
+    exported = [json.loads(line) for line in chat.export_sillytavern().decode("utf-8").splitlines()][1:]
+    assert [line["mes"] for line in exported] == ["（第二个开场）梨园后台。", "师父", "丙", "唱一段", "好"]
+    assert exported[2]["swipes"] == ["甲", "乙", "丙"] and exported[2]["swipe_id"] == 2
+    assert chat.context()[2].content == "丙"  # what the model reads next

@@ -480,10 +480,13 @@ def _with_records(line: dict[str, Any], records: list[Any] | None) -> None:
 
 def _with_extra(line: dict[str, Any], note: dict[str, Any] | None) -> None:
     """The ``extra`` a card's script gave the message, in place of the line's own (as SillyTavern's
-    ``setChatMessages`` replaces it)."""
+    ``setChatMessages`` replaces it), and the swipes it set, in place of the siblings'."""
     extra = note.get("extra") if note is not None else None
     if isinstance(extra, dict):
         line["extra"] = dict(extra)
+    kept = note.get("swipes") if note is not None else None
+    if isinstance(kept, dict):
+        line.update({key: kept[key] for key in ("swipes", "swipe_id", "swipe_info", "variables") if key in kept})
 
 
 def export_chat(

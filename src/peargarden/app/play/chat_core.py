@@ -368,6 +368,13 @@ class ChatCore(msgspec.Struct):
         with self.holding():
             self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note_data(entry_id, variables=variables))
 
+    def save_message_swipes(self, entry_id: str, swipes: dict[str, Any], text: str, variables: Any) -> None:
+        """SillyTavern's swipes of one message as a card's script set them (see ``sessions/variables.py``),
+        *text* the one shown and *variables* its record, for the branch from here on."""
+        with self.holding():
+            note = note_data(entry_id, variables=variables, text=text, swipes=swipes)
+            self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note)
+
     def save_message_extra(self, entry_id: str, extra: dict[str, Any]) -> None:
         """SillyTavern's ``extra`` of one message as a card's script set it, for the branch from here on."""
         with self.holding():

@@ -79,11 +79,20 @@ def _extra(message: dict[str, Any]) -> str:
     return json_stringify(message.get("extra")) or "null"
 
 
-def _seen(message: dict[str, Any]) -> tuple[Any, str, Any, str, bool]:
+def _seen(message: dict[str, Any]) -> tuple[Any, str, Any, str, bool, str]:
     """What of a message the host writes back when a call changed it: its text, shown variables,
-    shown swipe, extra and whether it is hidden."""
+    shown swipe, extra, whether it is hidden, its swipes."""
     hidden = bool(message.get("is_system"))
-    return message.get("mes"), _shown_variables(message), message.get("swipe_id"), _extra(message), hidden
+    swipes = json_stringify(message.get("swipes")) or "null"
+    return message.get("mes"), _shown_variables(message), message.get("swipe_id"), _extra(message), hidden, swipes
+
+
+_SWIPE_KEYS = ("swipes", "swipe_id", "swipe_info", "variables")
+
+
+def _swipe_state(message: dict[str, Any]) -> dict[str, Any]:
+    """A message's swipes as SillyTavern holds them, for a note (``sessions/variables.py``)."""
+    return plain({key: message[key] for key in _SWIPE_KEYS if key in message}) or {}
 
 
 def _stored_extra(message: dict[str, Any], stored: dict[str, Any], note: dict[str, Any] | None) -> None:
@@ -204,7 +213,7 @@ class PageScriptHost(TavernScriptHost):
         numbers = self.chat_host._ids()
         rows = self.session.messages()
         tree = self.session.chat.tree
-        notes = message_notes(tree.path())
+        notes = self._notes = message_notes(tree.path())
         for index, message in enumerate(chat):
             number = int(numbers[index]) if index < len(numbers) else -1
             entry = rows[number].entry_id if 0 <= number < len(rows) else None
@@ -224,6 +233,9 @@ class PageScriptHost(TavernScriptHost):
                 message["swipe_info"] = [_drawn_info(other) for other in kin]
                 message.update({key: value for key, value in message["swipe_info"][message["swipe_id"]].items()
                                 if key != "extra"})  # fmt: skip
+            kept = notes.get(entry, {}).get("swipes")
+            if isinstance(kept, dict):  # swipes a script set, in place of the siblings (their text is the note's)
+                message.update({key: copy.deepcopy(kept[key]) for key in _SWIPE_KEYS if key in kept})
 
     def _reply(self, number: int) -> str:
         return side_request(self.session, self.requests[number - 1])
@@ -339,10 +351,18 @@ class PageScriptHost(TavernScriptHost):
                 if shown and entry is not None:
                     self.session.save_message_variables(entry, shown)
                 continue
-            text, variables, swipe, extra, hidden = before[id(message)]
-            switched = message.get("swipe_id") != swipe and self._switched(index, number, message)
+            text, variables, swipe, extra, hidden, swipes = before[id(message)]
+            entry = self.session.messages()[number].entry_id
+            kept = entry is not None and isinstance(self._notes.get(entry, {}).get("swipes"), dict)
+            moved = message.get("swipe_id") != swipe or (json_stringify(message.get("swipes")) or "null") != swipes
+            switched = moved and not kept and self._switched(index, number, message)
             if switched:
                 text = message.get("mes")
+            elif entry is not None and (moved or (kept and message.get("mes") != text)):
+                # Swipes a script set, or another one shown on a message with later ones: the note's.
+                shown = json.loads(_shown_variables(message)) or {}
+                self.session.save_message_swipes(entry, _swipe_state(message), str(message.get("mes") or ""), shown)
+                text, variables = message.get("mes"), _shown_variables(message)
             if message.get("mes") != text:
                 self.session.edit(number, str(message.get("mes") or ""))
             entry = self.session.messages()[number].entry_id
@@ -359,8 +379,8 @@ class PageScriptHost(TavernScriptHost):
     def _switched(self, index: int, number: int, message: dict[str, Any]) -> bool:
         """Another of the message's swipes shown (``setChatMessages`` with a ``swipe_id``): the chat moves
         to that sibling, as the page's own swipe arrows do.  Only the last message: an earlier one's
-        swipes are branches here, each with its own later messages.  ``False`` when its swipes were
-        changed too (then its text is edited, as before)."""
+        swipes are branches here, each with its own later messages, which SillyTavern keeps.  ``False``
+        for those, and when its swipes were changed too (then a note keeps them: ``save_message_swipes``)."""
         entry = self.session.messages()[number].entry_id
         kin = self.session.chat.tree.siblings(entry) if entry is not None else []
         swipe = message.get("swipe_id")
@@ -368,9 +388,7 @@ class PageScriptHost(TavernScriptHost):
         if not isinstance(swipe, int) or message.get("swipes") != texts or not 0 <= swipe < len(kin):
             return False
         if index != len(self.state.chat) - 1:
-            raise ScriptError(
-                f"第 {index} 条消息后面还有消息：梨园里更早的消息换一个 swipe 就是换一条分支，脚本不能这样切换"
-            )
+            return False
         self.session.goto(kin[swipe].id, deepest=True)
         return True
 
