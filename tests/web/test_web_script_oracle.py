@@ -8,9 +8,9 @@ Chromium; the case's ``user_actions`` done through the page (typed and sent, the
 clicked); a wait until the script publishes ``done`` on ``window.parent.__TH_ORACLE[<case>]`` in its
 frame; then what it published, the chat as SillyTavern's state of it (the same view ``pear script
 replay`` prints), the variables, the card's TavernHelper data and the request bodies' messages,
-compared with the recording by the CLI test's own comparison (``kit/th_cases.check_case``).  The
-cases the page does not pass yet are expected failures, each with what was measured.  One browser
-page and one fake model for the module; a server per case (each case its own data folder)."""
+compared with the recording by the CLI test's own comparison (``kit/th_cases.check_case``): every
+case, none left as an expected failure.  One browser page and one fake model for the module; a
+server per case (each case its own data folder)."""
 
 from __future__ import annotations
 
@@ -94,28 +94,7 @@ def play_case(page: Page, fake: FakeOpenAIServer, case_dir: Path, tmp_path: Path
     return normalised({"script_output": output, "state_after": state, "requests": requests})  # type: ignore[no-any-return]
 
 
-# What the page does not give yet, as measured (the first divergence of each run against the recording).
-_NOT_YET = {
-    "02-vars-message-swipes": "after setChatMessages switches the greeting's swipe, SillyTavern's message extra is "
-    "that swipe's swipe_info entry ({send_date, extra}); the page's chat does not keep a message's extra (it reads {})",
-    "07-set-chat-messages": "setChatMessages replacing a reply's swipes (['甲', '乙', '丙']) edits the shown text only "
-    "(a chat's swipes are the branches of its tree), and a greeting's swipe under later messages is another branch: "
-    "get_2_swipes has 1 swipe, not 3",
-    "08-create-delete-messages": "createChatMessages with insert_before writes a new branch (so undo works): the "
-    "message it went before keeps the old branch as a second swipe (swipes ['A1', 'S-inserted'], not one)",
-    "10-event-message-received": "a reply's and a sent message's SillyTavern extra (api, model, reasoning…; "
-    "isSmallSys) is not kept by the page's chat: getChatMessages in MESSAGE_RECEIVED has extra {}, is_hidden false",
-    "13-event-swipe-message-vars": "chat variables are kept per branch and a swipe is a new branch from the user's "
-    "message, so the count the first MESSAGE_RECEIVED wrote is gone for the swipe's (1, not 2); the swipe's events "
-    "come after the beat (the new swipe's text is already in swipes, SillyTavern: \"\"); the reply's extra",
-    "16-event-order-send": "the page emits a send's events after the beat, from the page: no GENERATION_STARTED / "
-    "AFTER_COMMANDS / prompt-ready / WORLD_INFO_ACTIVATED events, MESSAGE_SENT with the reply already in the chat "
-    "(chat_length 3, not 2), no greeting events at load",
-    "17-vars-message-misc": "replaceVariables({}) on a message is read back as no variables (the chat keeps an "
-    "empty record as none): chat[2].variables is absent, not [{}]",
-}
-CASES = [pytest.param(p, id=p.name, marks=[pytest.mark.xfail(reason=_NOT_YET[p.name], strict=True)])
-         if p.name in _NOT_YET else pytest.param(p, id=p.name) for p in CASE_DIRS]  # fmt: skip
+CASES = [pytest.param(p, id=p.name) for p in CASE_DIRS]
 
 
 @pytest.mark.parametrize("case_dir", CASES)

@@ -83,6 +83,9 @@ class BuiltRequest(msgspec.Struct):
     # What a preview may show besides the request (e.g. tavern mode's SillyTavern body and ledger);
     # never sent, never recorded.
     inspect: dict[str, Any] = msgspec.field(default_factory=dict)
+    # Fields the mode keeps on this round's reply, given the request as sent (tavern mode: the
+    # ``extra`` SillyTavern stores with a reply, naming the model asked).
+    reply: Callable[[ChatRequest], dict[str, Any]] | None = None
 
 
 RequestBuilder = Callable[[BeatInput], "ChatRequest | BuiltRequest"]
@@ -255,6 +258,8 @@ def run_beat(history: list[ContextMessage], settings: BeatSettings) -> Iterator[
             message = assistant_message(
                 text, "".join(state.reasoning), calls, state.usage, state.model, reason, settings.tags
             )
+            if built.reply is not None:
+                message.update(built.reply(request))
             last_entry = settings.record(message) or last_entry
             working.append(context_message(message, last_entry))
         # Recorded after the round's message, never between the user's message and the reply: a

@@ -174,6 +174,9 @@ class PlayMode(msgspec.Struct, frozen=True):
     tool_mode: Mode = "stage"
     # Tags every message recorded in this mode carries (work-mode messages stay out of the story).
     tags: tuple[str, ...] = ()
+    # Fields the user's message carries when it is written in this mode (tavern: the ``extra``
+    # SillyTavern gives a typed message, which a card's scripts read).
+    user_fields: dict[str, Any] | None = None
     prepare: ModePrepare | None = None
     story: ModeStory | None = None
     after_beat: AfterBeat | None = None

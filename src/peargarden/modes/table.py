@@ -53,6 +53,8 @@ def _tavern() -> PlayMode:
     return PlayMode(
         role_play_setup(tavern_setup, switch=False),
         tool_mode="tavern",
+        # SillyTavern 1.18's typed message: ``extra`` as ``sendMessageAsUser`` and the reasoning step leave it.
+        user_fields={"extra": {"isSmallSys": False, "reasoning": ""}},
         after_beat=tavern_after_beat,
         variables=tavern_after_beat,
     )

@@ -73,8 +73,8 @@ class ChatRequest(msgspec.Struct):
     tool_choice: Any = None
     # What the builder fitted the messages into (tavern mode: the preset's context size); not sent.
     budget: ContextBudget | None = None
-    # The lorebook entries that fired for this request, ``{"title", "book"}`` each; not sent (a front
-    # shows them under the reply).
+    # The lorebook entries that fired for this request, ``{"title", "book"}`` each (tavern mode: and the
+    # entry's ``uid``, which a card's scripts are told); not sent (a front shows them under the reply).
     lore: list[dict[str, str]] = msgspec.field(default_factory=list)
     # A short line in the character's voice that a small model's guards show when every try left
     # the character (claimed to be a model) and nothing else is left; not sent.  The stage's

@@ -650,10 +650,52 @@ ASYNC: dict[str, Handler] = {
 }
 
 
+# SillyTavern 1.18's ``event_types`` as TavernHelper hands them to scripts (``tavern_events``), and its
+# own frame events (``iframe_events``): one table for the command line's scripts and the page's.
+TAVERN_EVENTS = {
+    "APP_READY": "app_ready", "MESSAGE_SWIPED": "message_swiped", "MESSAGE_SENT": "message_sent",
+    "MESSAGE_RECEIVED": "message_received", "MESSAGE_EDITED": "message_edited", "MESSAGE_DELETED": "message_deleted",
+    "MESSAGE_UPDATED": "message_updated", "MESSAGE_SWIPE_DELETED": "message_swipe_deleted",
+    "IMPERSONATE_READY": "impersonate_ready", "CHAT_CHANGED": "chat_id_changed",
+    "GENERATION_AFTER_COMMANDS": "GENERATION_AFTER_COMMANDS", "GENERATION_STARTED": "generation_started",
+    "GENERATION_STOPPED": "generation_stopped", "GENERATION_ENDED": "generation_ended",
+    "SETTINGS_UPDATED": "settings_updated", "WORLDINFO_UPDATED": "worldinfo_updated",
+    "CHARACTER_EDITED": "character_edited", "USER_MESSAGE_RENDERED": "user_message_rendered",
+    "CHARACTER_MESSAGE_RENDERED": "character_message_rendered", "CHAT_DELETED": "chat_deleted",
+    "CHAT_CREATED": "chat_created", "GENERATE_BEFORE_COMBINE_PROMPTS": "generate_before_combine_prompts",
+    "GENERATE_AFTER_COMBINE_PROMPTS": "generate_after_combine_prompts", "GENERATE_AFTER_DATA": "generate_after_data",
+    "WORLD_INFO_ACTIVATED": "world_info_activated", "CHAT_COMPLETION_SETTINGS_READY": "chat_completion_settings_ready",
+    "CHAT_COMPLETION_PROMPT_READY": "chat_completion_prompt_ready",
+    "CHARACTER_FIRST_MESSAGE_SELECTED": "character_first_message_selected",
+    "STREAM_TOKEN_RECEIVED": "stream_token_received", "STREAM_REASONING_DONE": "stream_reasoning_done",
+    "WORLDINFO_SCAN_DONE": "worldinfo_scan_done", "TOOL_CALLS_PERFORMED": "tool_calls_performed",
+    "PRESET_CHANGED": "preset_changed",
+}  # fmt: skip
+IFRAME_EVENTS = {
+    "MESSAGE_IFRAME_RENDER_STARTED": "message_iframe_render_started",
+    "MESSAGE_IFRAME_RENDER_ENDED": "message_iframe_render_ended",
+    "GENERATION_STARTED": "js_generation_started",
+    "STREAM_TOKEN_RECEIVED_FULLY": "js_stream_token_received_fully",
+    "STREAM_TOKEN_RECEIVED_INCREMENTALLY": "js_stream_token_received_incrementally",
+    "GENERATION_ENDED": "js_generation_ended",
+}
+
+
 def exported() -> dict[str, Any]:
-    """What the script's side defines: the names answered at once, those answered later, the refused."""
+    """What the script's side defines: the names answered at once, those answered later, the refused,
+    and the event names (``tavern_events``, ``iframe_events``)."""
     public = sorted(name for name in SYNC if not name.startswith("_"))
-    return {"sync": public, "async": sorted(ASYNC), "refused": dict(sorted(REFUSED.items()))}
+    return {"sync": public, "async": sorted(ASYNC), "refused": dict(sorted(REFUSED.items())),
+            "tavern_events": dict(TAVERN_EVENTS), "iframe_events": dict(IFRAME_EVENTS)}  # fmt: skip
 
 
-__all__ = ["ASYNC", "REFUSED", "SYNC", "TAVERN_HELPER_VERSION", "TavernHelperApi", "exported"]
+__all__ = [
+    "ASYNC",
+    "IFRAME_EVENTS",
+    "REFUSED",
+    "SYNC",
+    "TAVERN_EVENTS",
+    "TAVERN_HELPER_VERSION",
+    "TavernHelperApi",
+    "exported",
+]

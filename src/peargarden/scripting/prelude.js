@@ -104,29 +104,9 @@
   }
 
   // -- the per-script globals -------------------------------------------------------------------
-  const tavern_events = {
-    APP_READY: 'app_ready', MESSAGE_SWIPED: 'message_swiped', MESSAGE_SENT: 'message_sent',
-    MESSAGE_RECEIVED: 'message_received', MESSAGE_EDITED: 'message_edited', MESSAGE_DELETED: 'message_deleted',
-    MESSAGE_UPDATED: 'message_updated', MESSAGE_SWIPE_DELETED: 'message_swipe_deleted',
-    IMPERSONATE_READY: 'impersonate_ready', CHAT_CHANGED: 'chat_id_changed',
-    GENERATION_AFTER_COMMANDS: 'GENERATION_AFTER_COMMANDS', GENERATION_STARTED: 'generation_started',
-    GENERATION_STOPPED: 'generation_stopped', GENERATION_ENDED: 'generation_ended',
-    SETTINGS_UPDATED: 'settings_updated', WORLDINFO_UPDATED: 'worldinfo_updated',
-    CHARACTER_EDITED: 'character_edited', USER_MESSAGE_RENDERED: 'user_message_rendered',
-    CHARACTER_MESSAGE_RENDERED: 'character_message_rendered', CHAT_DELETED: 'chat_deleted',
-    CHAT_CREATED: 'chat_created', GENERATE_BEFORE_COMBINE_PROMPTS: 'generate_before_combine_prompts',
-    GENERATE_AFTER_COMBINE_PROMPTS: 'generate_after_combine_prompts', GENERATE_AFTER_DATA: 'generate_after_data',
-    WORLD_INFO_ACTIVATED: 'world_info_activated', CHAT_COMPLETION_SETTINGS_READY: 'chat_completion_settings_ready',
-    CHAT_COMPLETION_PROMPT_READY: 'chat_completion_prompt_ready',
-    CHARACTER_FIRST_MESSAGE_SELECTED: 'character_first_message_selected', STREAM_TOKEN_RECEIVED: 'stream_token_received',
-    STREAM_REASONING_DONE: 'stream_reasoning_done', WORLDINFO_SCAN_DONE: 'worldinfo_scan_done',
-    TOOL_CALLS_PERFORMED: 'tool_calls_performed', PRESET_CHANGED: 'preset_changed',
-  };
-  const iframe_events = {
-    MESSAGE_IFRAME_RENDER_STARTED: 'message_iframe_render_started', MESSAGE_IFRAME_RENDER_ENDED: 'message_iframe_render_ended',
-    GENERATION_STARTED: 'js_generation_started', STREAM_TOKEN_RECEIVED_FULLY: 'js_stream_token_received_fully',
-    STREAM_TOKEN_RECEIVED_INCREMENTALLY: 'js_stream_token_received_incrementally', GENERATION_ENDED: 'js_generation_ended',
-  };
+  // SillyTavern's event names, from Python (``api.TAVERN_EVENTS``, ``IFRAME_EVENTS``: the page's frames get the same).
+  let tavern_events = {};
+  let iframe_events = {};
   const builtin_prompt_default_order = ['world_info_before', 'persona_description', 'char_description',
     'char_personality', 'scenario', 'world_info_after', 'dialogue_examples', 'chat_history', 'user_input'];
 
@@ -241,10 +221,15 @@
       values: { ...s, window: win, self: win, parent: state.parent, top: state.parent } };
   }
 
-  Object.assign(state.parent, { _: G._, tavern_events, iframe_events });
+  Object.assign(state.parent, { _: G._ });
 
   G.__th = {
-    define(names) { exported = names; },
+    define(names) {
+      exported = names;
+      tavern_events = names.tavern_events;
+      iframe_events = names.iframe_events;
+      Object.assign(state.parent, { tavern_events, iframe_events });
+    },
     runScript(id, name, code) {
       const scope = scopeFor(id, name);
       let body;

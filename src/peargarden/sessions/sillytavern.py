@@ -415,7 +415,8 @@ def _st_line(
         extra.update(message["extra"])
     if message.get("reasoning"):
         extra["reasoning"] = message["reasoning"]
-    if message.get("model"):
+    own = message.get("extra")
+    if message.get("model") and not (isinstance(own, dict) and "model" in own):  # (the model asked, when kept)
         extra["model"] = message["model"]
     base["extra"] = extra
     return base
@@ -477,19 +478,29 @@ def _with_records(line: dict[str, Any], records: list[Any] | None) -> None:
         line["variables"] = records
 
 
+def _with_extra(line: dict[str, Any], note: dict[str, Any] | None) -> None:
+    """The ``extra`` a card's script gave the message, in place of the line's own (as SillyTavern's
+    ``setChatMessages`` replaces it), and the swipes it set, in place of the siblings'."""
+    extra = note.get("extra") if note is not None else None
+    if isinstance(extra, dict):
+        line["extra"] = dict(extra)
+    kept = note.get("swipes") if note is not None else None
+    if isinstance(kept, dict):
+        line.update({key: kept[key] for key in ("swipes", "swipe_id", "swipe_info", "variables") if key in kept})
+
+
 def export_chat(
     tree: SessionTree,
     header: dict[str, Any],
     user_name: str,
     character_name: str,
     create_date: str = "",
-    *,
-    split_replies: bool = False,
 ) -> list[dict[str, Any]]:
     """The active branch as ST chat lines (header first).  *header* is the imported ST header (kept
-    as it was); an empty one is made like ST's, with *create_date*.  *split_replies* (a group
-    chat, where several replies follow one user message): a reply ends where the model stopped
-    without calling a tool, and the next assistant message is the next line."""
+    as it was); an empty one is made like ST's, with *create_date*.  A reply ends where the model
+    stopped without calling a tool: the next assistant message is the next line (a group's next
+    speaker; a message a script, ``/sys`` or ``/sendas`` put after a reply — a hidden narrator's line
+    once shared the reply's number, and every later message's variables were one off)."""
     head_line = dict(header) if header else {}
     if not head_line:
         head_line = {"user_name": user_name, "character_name": character_name, "create_date": create_date}
@@ -518,6 +529,7 @@ def export_chat(
             text = shown_text(notes, entry.id, str(message.get("content") or ""))
             line = _st_line(message, st_original(tree, entry), text, user_name, entry.timestamp)
             _with_records(line, _records([notes.get(entry.id)]))
+            _with_extra(line, notes.get(entry.id))
             out.append(line)
             continue
         fallback = character_name
@@ -525,8 +537,8 @@ def export_chat(
         head_at = index - 1
         last = entry
         while index < len(path) and roles[index] != "user":
-            if split_replies and roles[index] == "assistant" and _finished(last):
-                break
+            if roles[index] == "assistant" and _finished(last):
+                break  # the reply ended (no tool called): a message after it is a line of its own
             if roles[index] and (_picture(path[index]) or _picture(entry)):
                 break  # a picture is a line of its own, and the reply before it ends there
             if roles[index]:  # a message (custom entries, such as recorded metadata, have no role)
@@ -542,7 +554,7 @@ def export_chat(
                 replies.append((shown_text(notes, final, text), reasoning))
                 swipe_notes.append(notes.get(final))
                 continue
-            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling, split_replies)
+            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling, True)
             note = {**chain.get(other_final, {}), **notes.get(other_final, {})}
             replies.append((shown_text({other_final: note}, other_final, other), other_reasoning))
             swipe_notes.append(note or None)
@@ -551,6 +563,7 @@ def export_chat(
         line = _st_line({**message, "reasoning": reasoning}, original, shown, fallback, entry.timestamp)
         _swiped_line(tree, line, entry, original, kin, replies)
         _with_records(line, _records(swipe_notes))
+        _with_extra(line, notes.get(final))
         out.append(line)
     return out
 

@@ -6,8 +6,13 @@ there) are a ``custom`` entry of type :data:`MESSAGE_VARIABLES_TYPE` on the bran
 text the message shows (a reply's last text entry; swipes are siblings, so each swipe's variables sit
 in its own branch); ``text``, when present, is the message as shown and sent from then on (MVU
 appends its status placeholder to a reply, the stage strips an update block): the model's own words
-stay in the message entry, nothing is rewritten.  On one branch the latest note for a message wins,
-key by key.  The edits of :mod:`.ops` carry notes along with the messages they copy.
+stay in the message entry, nothing is rewritten; ``extra``, when present, is SillyTavern's ``extra`` of
+the message as a card's script set it (``setChatMessages``: a swipe's info shown, a role's type);
+``swipes``, when present, SillyTavern's swipes of the message as a script set them (``{"swipes",
+"swipe_id", "swipe_info", "variables"}``: a message's swipes that are not replies of their own, or
+another swipe shown on a message with later ones), in place of its siblings, ``text`` the shown
+one.  On one branch the latest note for a message wins, key by key.  The edits of :mod:`.ops` carry notes
+along with the messages they copy.
 
 The chat's variables (``chat_metadata.variables``, the ``/setvar`` store TavernHelper also calls chat
 variables) are the ``variables`` of the chat's SillyTavern metadata: the latest
@@ -27,16 +32,27 @@ CHAT_METADATA_TYPE = "tavern-metadata"
 
 # Custom entries that describe one message (``data["message"]``): copies follow the message they name.
 MESSAGE_BOUND_TYPES = frozenset({MESSAGE_VARIABLES_TYPE})
-_NOTE_KEYS = ("variables", "text")
+_NOTE_KEYS = ("variables", "text", "extra", "swipes")
 
 
-def note_data(message_id: str, *, variables: Any = None, text: str | None = None) -> dict[str, Any]:
+def note_data(
+    message_id: str,
+    *,
+    variables: Any = None,
+    text: str | None = None,
+    extra: dict[str, Any] | None = None,
+    swipes: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The data of a message-variables entry (``None``: that part is not said)."""
     data: dict[str, Any] = {"message": message_id}
+    if swipes is not None:
+        data["swipes"] = swipes
     if variables is not None:
         data["variables"] = variables
     if text is not None:
         data["text"] = text
+    if extra is not None:
+        data["extra"] = extra
     return data
 
 

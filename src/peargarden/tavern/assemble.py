@@ -51,7 +51,7 @@ class Assembly(msgspec.Struct):
     last_in_context_index: int
     gen_type: str
     world_info_activated: list[str] = msgspec.field(default_factory=list)
-    world_info_fired: list[dict[str, str]] = msgspec.field(default_factory=list)  # the same, by title and book
+    world_info_fired: list[dict[str, str]] = msgspec.field(default_factory=list)  # the same, by title, book and uid
     context: int = 0  # the context size it was assembled for (the preset's openai_max_context)
     response: int = 0  # the reply's share of it (openai_max_tokens)
     stop: list[str] = msgspec.field(default_factory=list)  # the request's ``stop`` (custom stopping strings)

@@ -180,7 +180,7 @@ def world_info(
     if not g.dry_run:
         s.chat_metadata["timedWorldInfo"] = dict(result.timed_world_info)
     g.activated = [f"{a.entry.world}#{a.entry.uid}" for a in result.activated]
-    g.fired = [{"title": _title(a.entry.raw), "book": a.entry.world} for a in result.activated]
+    g.fired = [{"title": _title(a.entry.raw), "book": a.entry.world, "uid": str(a.entry.uid)} for a in result.activated]
     if an_active:
         note = s.table.get(d.NOTE_KEY)
         md = s.chat_metadata

@@ -4,7 +4,10 @@
   "buttons"}], "world", "names"}``: the card's enabled scripts when the user allowed them (``allowed``:
   the answer, ``null`` when never asked — then none run; ``count``: how many the card has), the copy
   of the chat's data their reads are answered from, and TavernHelper's function names (``sync``,
-  ``async``, ``refused``).  ``GET …/scripts/world`` gives ``{"world"}`` again (after a beat).
+  ``async``, ``refused``), the events a new chat's scripts hear once started (``opening``).
+  ``GET …/scripts/world`` gives ``{"world"}`` again; ``?action=send`` (a beat: ``send``,
+  ``regenerate``, ``swipe``, ``continue``; or a change: ``edit``, ``delete``…) also ``"events":
+  [[type, args, view]]``, SillyTavern's events of what the page just did (``app/play/page_events.py``).
 * ``POST /api/chats/{card}/{chat}/scripts/call`` with ``{"calls": [{"script", "name", "args"}]}`` —
   the calls the page collected from its frames, run in order on the chat (``app/play/page_scripts.py``):
   ``{"answers": [{"json"} | {"error"}], "events": [[event, args]], "world"}``.  A call may only name
@@ -15,11 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 
 from peargarden.app import ChatSession
-from peargarden.app.play import chat_page_scripts, page_world, run_calls, tavern_helper_names
+from peargarden.app.play import chat_page_scripts, page_action_events, page_world, run_calls, tavern_helper_names
 from peargarden.errors import BadInput
 
 from .chat_hub import OpenChat
@@ -46,9 +49,14 @@ def chat_scripts(request: Request, card: str, chat_id: str) -> dict[str, Any]:
 
 
 @router.get("/chats/{card}/{chat_id}/scripts/world")
-def chat_script_world(request: Request, card: str, chat_id: str) -> dict[str, Any]:
-    """The data the frames read, again (after a beat or an edit)."""
-    return {"world": page_world(_card_chat(hub_of(request).chat(card, chat_id)))}
+def chat_script_world(
+    request: Request, card: str, chat_id: str, action: str | None = Query(None, max_length=40)
+) -> dict[str, Any]:
+    """The data the frames read, again (after a beat or an edit); with *action*, its events."""
+    session = _card_chat(hub_of(request).chat(card, chat_id))
+    if action:
+        return page_action_events(session, action)
+    return {"world": page_world(session)}
 
 
 @router.post("/chats/{card}/{chat_id}/scripts/call")

@@ -376,7 +376,7 @@ def group_chat_jsonl(chat: ChatFile, user_name: str, title: str) -> bytes:
     header = chat.header.get("st_header")
     if not isinstance(header, dict) or not header:
         header = {"chat_metadata": {}, "user_name": "unused", "character_name": "unused"}
-    lines = export_chat(chat.tree, dict(header), user_name, title, split_replies=True)
+    lines = export_chat(chat.tree, dict(header), user_name, title)
     return write_chat_jsonl(TavernChat(lines[0], [TavernMessage(line) for line in lines[1:]]))
 
 

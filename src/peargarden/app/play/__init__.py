@@ -70,7 +70,8 @@ first use); every other name and module here is private to ``app``:
 - The page's card frames (:mod:`.card_frames`): ``frame_html``, ``own_libraries``, ``own_library``,
   ``tavern_helper_names``, and the scripts only the page runs, ``scripts_needing_page``.
 - A card's TavernHelper scripts in the chat page (:mod:`.page_scripts`): ``chat_page_scripts``,
-  ``page_world``, ``run_calls``.
+  ``page_world``, ``run_calls``; SillyTavern's events of what the page did (:mod:`.page_events`):
+  ``page_action_events``.
 - A card's remote modules, fetched once and played from the data folder (:mod:`.remote_modules`):
   ``card_module``, ``HostQuestion``, ``module_text``, ``hosts_state``, ``answer_host``, ``set_host``.
 """
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
     from .group_session import new_group_chat, open_group_chat
     from .group_variables import variables_of_chat
     from .opening import MODE_NAMES, STAGE, TAVERN
+    from .page_events import action_events as page_action_events
     from .page_scripts import page_scripts as chat_page_scripts
     from .page_scripts import page_world, run_calls
     from .remote_modules import HostQuestion, answer_host, card_module, hosts_state, module_text, set_host
@@ -158,6 +160,7 @@ __all__ = [
     "open_group_chat",
     "own_libraries",
     "own_library",
+    "page_action_events",
     "page_world",
     "record_json",
     "record_yaml",
@@ -227,6 +230,7 @@ _LAZY = {
     "open_group_chat": ".group_session",
     "own_libraries": ".card_frames",
     "own_library": ".card_frames",
+    "page_action_events": ".page_events:action_events",
     "page_world": ".page_scripts",
     "record_json": ".variables",
     "record_yaml": ".chat_variables",

@@ -15,6 +15,7 @@ The beat itself runs in :mod:`.lifecycle`, over this object's public members.
 from __future__ import annotations
 
 import contextlib
+import copy
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -369,6 +370,18 @@ class ChatCore(msgspec.Struct):
         with self.holding():
             self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note_data(entry_id, variables=variables))
 
+    def save_message_swipes(self, entry_id: str, swipes: dict[str, Any], text: str, variables: Any) -> None:
+        """SillyTavern's swipes of one message as a card's script set them (see ``sessions/variables.py``),
+        *text* the one shown and *variables* its record, for the branch from here on."""
+        with self.holding():
+            note = note_data(entry_id, variables=variables, text=text, swipes=swipes)
+            self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note)
+
+    def save_message_extra(self, entry_id: str, extra: dict[str, Any]) -> None:
+        """SillyTavern's ``extra`` of one message as a card's script set it, for the branch from here on."""
+        with self.holding():
+            self.chat.append_custom(MESSAGE_VARIABLES_TYPE, note_data(entry_id, extra=extra))
+
     def hide(self, first: int, last: int | None = None, *, hidden: bool = True) -> bool:
         """Hide messages *first* … *last* from the model, or show them again (SillyTavern's ``/hide``
         and ``/unhide``); ``False`` when none of them changes."""
@@ -502,6 +515,8 @@ def user_message(env: BeatEnv, text: str, play: PlayMode) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "user", "content": text, "name": env.user_name}
     if play.tags:
         message["tags"] = list(play.tags)
+    if play.user_fields:
+        message.update(copy.deepcopy(play.user_fields))
     return message
 
 

@@ -63,6 +63,9 @@ class MessageVariables(msgspec.Struct, frozen=True):
     role: str  # "user" or "assistant"
     swipe_id: int
     swipes: list[dict[str, Any] | None]
+    # SillyTavern's message has a ``variables`` list (a script may have left every record empty,
+    # ``[{}]``, which TavernHelper reads back as such, not as no variables).
+    kept: bool = False
 
     @property
     def current(self) -> dict[str, Any] | None:
@@ -111,17 +114,17 @@ def _swipe_records(line: Mapping[str, Any]) -> list[dict[str, Any] | None]:
     return out + [None] * (count - len(out))
 
 
-def branch_variables(tree: SessionTree, header: Mapping[str, Any], *, split_replies: bool = False) -> ChatVariables:
-    """The records of a chat's active branch as its SillyTavern export numbers the messages
-    (*split_replies*: a group chat, one line per reply); ``mvu`` says whether any record is MVU's."""
+def branch_variables(tree: SessionTree, header: Mapping[str, Any]) -> ChatVariables:
+    """The records of a chat's active branch as its SillyTavern export numbers the messages (one line
+    per reply, a group's too); ``mvu`` says whether any record is MVU's."""
     st_header = header.get("st_header")
-    lines = export_chat(tree, dict(st_header) if isinstance(st_header, dict) else {}, "", "",
-                        split_replies=split_replies)  # fmt: skip
+    lines = export_chat(tree, dict(st_header) if isinstance(st_header, dict) else {}, "", "")
     messages = []
     for index, line in enumerate(lines[1:]):
         swipe = line.get("swipe_id")
         messages.append(MessageVariables(index, "user" if line.get("is_user") else "assistant",
-                                         swipe if isinstance(swipe, int) else 0, _swipe_records(line)))  # fmt: skip
+                                         swipe if isinstance(swipe, int) else 0, _swipe_records(line),
+                                         isinstance(line.get("variables"), list)))  # fmt: skip
     metadata = chat_metadata(customs_as_data(tree.path()), st_header if isinstance(st_header, dict) else None)
     result = ChatVariables(messages, chat_variables(metadata))
     result.mvu = any(is_mvu_data(record) for m in messages for record in m.swipes)

@@ -2,8 +2,8 @@
 page, the status line after a round.
 
 A group chat is one chat: its records sit on its messages as in a card's chat, numbered as the
-group's SillyTavern file numbers them (one line per reply, :func:`~.chat_variables.branch_variables`
-with ``split_replies``).  MVU keeps them when the chat already holds MVU records or a member's card
+group's SillyTavern file numbers them (one line per reply, :func:`~.chat_variables.branch_variables`).
+MVU keeps them when the chat already holds MVU records or a member's card
 calls for it.  Unlike a card's chat no seed is shown before the first round: in a group the seed
 is written when an MVU member's turn first starts, onto the latest message then
 (``docs/variables.md``, *Group chats*).
@@ -46,7 +46,7 @@ def group_variables(
     tree: SessionTree, header: Mapping[str, Any], members: Sequence[tuple[CardFolder, Settings]]
 ) -> ChatVariables:
     """The variables of a group chat's active branch (see the module docstring)."""
-    result = branch_variables(tree, header, split_replies=True)
+    result = branch_variables(tree, header)
     result.mvu = result.mvu or keeps_variables(members)
     return result
 

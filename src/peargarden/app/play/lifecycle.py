@@ -49,6 +49,7 @@ from peargarden.modes.chat_variables import start_beat
 from peargarden.sessions import ops
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.entries import Entry
+from peargarden.sessions.variables import CHAT_METADATA_TYPE, chat_metadata
 from peargarden.workspace.cards import CardFolder
 
 from .beat import Beat
@@ -88,10 +89,14 @@ class BeatStart(msgspec.Struct):
     prefix: str = ""
     extends: str | None = None
     extended: list[str] = msgspec.field(default_factory=list)
+    # A new swipe's chat variables: those in force where the chat was before it, which its branch
+    # (forked at the user's message) would not see.  SillyTavern keeps one ``chat_metadata`` per chat
+    # file: a swipe loses none of what the replies before it wrote.
+    carried: dict[str, Any] | None = None
 
     def next_speaker(self) -> BeatStart:
         """The start as a later speaker of the round gets it: the chat as it is now, nothing to extend."""
-        return replace(self, history=None, prefix="", extends=None, extended=[])
+        return replace(self, history=None, prefix="", extends=None, extended=[], carried=None)
 
 
 def check_action(action: str) -> None:
@@ -240,7 +245,20 @@ def _reply(
     reply = beat.record.replies[-1]
     reply.entries = [*start.extended, *(i for i in tree.ids_since(mark) if tree.get(i).role == "assistant")]
     reply.stop_reason = done.stop_reason
+    if start.carried is not None and reply.entries:
+        _carry(chat, start.carried, mark)
     return done
+
+
+def _carry(chat: ChatCore, variables: dict[str, Any], mark: int) -> None:
+    """A new swipe's branch keeps the chat variables it was given (:attr:`BeatStart.carried`), unless
+    the beat recorded the chat's metadata itself (its builder read them)."""
+    tree = chat.chat.tree
+    if any(tree.get(i).body.get("customType") == CHAT_METADATA_TYPE for i in tree.ids_since(mark)):
+        return
+    now = chat_metadata(chat.customs())
+    if now.get("variables") != variables:
+        chat.chat.append_custom(CHAT_METADATA_TYPE, {**now, "variables": variables})
 
 
 def _after_reply(
@@ -292,6 +310,10 @@ def _loop(
     play = chat.app.mode(chat.mode)
     builder, tool_list = play.setup(env)
     customs = chat.customs()
+    if start.carried is not None:  # the builder reads them; _carry writes them if it does not
+        customs.append(
+            {"customType": CHAT_METADATA_TYPE, "data": {**chat_metadata(customs), "variables": start.carried}}
+        )
     session = chat.chat
 
     def append_custom(custom_type: str, data: Any) -> None:

@@ -43,7 +43,10 @@ from peargarden.scripting.api import TavernHelperApi
 from peargarden.scripting.host import ScriptError, SlashOutcome
 from peargarden.scripting.page_source import rename_top
 from peargarden.scripting.replay import enabled_scripts, plain
+from peargarden.scripting.st_beat import hears_greeting
 from peargarden.scripting.st_host import TavernScriptHost, slash_outcome, variables_left_absent
+from peargarden.sessions.entries import COMMENT_TAG, GREETING_TAG, NARRATOR_TAG, Entry, tagged
+from peargarden.sessions.variables import message_notes
 from peargarden.stage.lore.book import dump_book
 from peargarden.stage.lore.gate import check_write_gate
 from peargarden.stscript.commands import default_registry
@@ -70,6 +73,62 @@ def _shown_variables(message: dict[str, Any]) -> str:
     swipe = found if isinstance(found, int) else 0
     table = tables[swipe] if isinstance(tables, list) and 0 <= swipe < len(tables) else None
     return json_stringify(table) or "null"
+
+
+def _extra(message: dict[str, Any]) -> str:
+    return json_stringify(message.get("extra")) or "null"
+
+
+def _seen(message: dict[str, Any]) -> tuple[Any, str, Any, str, bool, str]:
+    """What of a message the host writes back when a call changed it: its text, shown variables,
+    shown swipe, extra, whether it is hidden, its swipes."""
+    hidden = bool(message.get("is_system"))
+    swipes = json_stringify(message.get("swipes")) or "null"
+    return message.get("mes"), _shown_variables(message), message.get("swipe_id"), _extra(message), hidden, swipes
+
+
+_SWIPE_KEYS = ("swipes", "swipe_id", "swipe_info", "variables")
+
+
+def _swipe_state(message: dict[str, Any]) -> dict[str, Any]:
+    """A message's swipes as SillyTavern holds them, for a note (``sessions/variables.py``)."""
+    return plain({key: message[key] for key in _SWIPE_KEYS if key in message}) or {}
+
+
+def _stored_extra(message: dict[str, Any], stored: dict[str, Any], note: dict[str, Any] | None) -> None:
+    """SillyTavern's ``extra`` of *message*: what its entry keeps of it (a tavern beat's send or reply:
+    ``user_fields``, ``BuiltRequest.reply``; the reply's reasoning is its own), under the tags' type;
+    or, once a script set it (``setChatMessages``), the note's, in place of the rest."""
+    set_by_script = note.get("extra") if note is not None else None
+    if isinstance(set_by_script, dict):
+        message["extra"] = copy.deepcopy(set_by_script)
+        return
+    kept = stored.get("extra")
+    if not isinstance(kept, dict):
+        return
+    extra = {**copy.deepcopy(kept), **(message.get("extra") or {})}
+    if stored.get("reasoning") and "reasoning" in kept:
+        extra["reasoning"] = stored["reasoning"]
+    message["extra"] = extra
+    if "api" in kept and message.get("is_system") is False:
+        del message["is_system"]  # a received reply: 1.18's saveReply leaves it out until it is hidden
+
+
+def _drawn_info(entry: Entry) -> dict[str, Any]:
+    """A swipe's ``swipe_info`` as drawing it leaves it: a received reply's dates (sent and finished
+    when its entry was written) and a copy of its ``extra``; another message, a copy of its extra."""
+    stored = entry.message
+    kept = stored.get("extra")
+    if not (isinstance(kept, dict) and "api" in kept):  # its extra: a narrator's or a comment's type
+        kind = next((tag for tag in (NARRATOR_TAG, COMMENT_TAG) if tagged(stored, tag)), None)
+        return {"extra": {} if kind is None else {"type": kind}}
+    extra = copy.deepcopy(kept)
+    if stored.get("reasoning"):
+        extra["reasoning"] = stored["reasoning"]
+    info: dict[str, Any] = {"send_date": entry.timestamp}
+    if isinstance(stored.get("gen_started"), str):
+        info["gen_started"] = stored["gen_started"]
+    return {**info, "gen_finished": entry.timestamp, "extra": extra}
 
 
 def _overlay(helper: dict[str, Any], saved: Any) -> None:
@@ -121,6 +180,10 @@ class PageScriptHost(TavernScriptHost):
     def _adopted(self) -> None:
         """The chat host's state is this host's (again, after a change was written back)."""
         self.state = self.chat_host.state
+        # The chat's lines are the tavern builder's, kept between beats (``StLines``) and never
+        # written; the API changes messages in place: it gets its own (their ``extra`` is the only
+        # value of a line that is not flat).
+        self.state.chat = [{**line, "extra": dict(line.get("extra") or {})} for line in self.state.chat]
         self.slash = TavernSlashHost(self.state, reply=self._reply)
         self.slash.requests = self.requests
         helper = self.tavern_helper()
@@ -128,16 +191,16 @@ class PageScriptHost(TavernScriptHost):
             _overlay(helper, self.session.card.settings().get(STATE_KEY))
         self._shown_variables()
         self._swipes()
-        self._before = [(message, message.get("mes"), _shown_variables(message), message.get("swipe_id"))
-                        for message in self.state.chat]  # fmt: skip
+        self._before = [(message, _seen(message)) for message in self.state.chat]
 
     def _shown_variables(self) -> None:
         """The variables the page shows for a message that has none yet in SillyTavern's state (a new
-        chat's greeting carries its ``[initvar]`` record before the first beat writes it)."""
+        chat's greeting carries its ``[initvar]`` record before the first beat writes it); a message
+        whose records a script emptied keeps them, ``[{}]``, as TavernHelper reads them back."""
         chat = self.state.chat
         for shown in self.session.variables().messages:
             message = chat[shown.index] if 0 <= shown.index < len(chat) else None
-            if message is not None and not message.get("variables") and any(shown.swipes):
+            if message is not None and not message.get("variables") and (shown.kept or any(shown.swipes)):
                 message["variables"] = [copy.deepcopy(record) if record else {} for record in shown.swipes]
 
     def _swipes(self) -> None:
@@ -145,25 +208,34 @@ class PageScriptHost(TavernScriptHost):
         them (``swipes``, ``swipe_id``, ``swipe_info``) — the chat host's lines carry only the text.
         The greeting's swipe infos carry its date, as SillyTavern 1.18 opens a chat; the others an
         empty ``extra`` each, as drawing a message made by a script leaves them (a reply's dates and
-        model are not kept here)."""
+        model are not kept here).  A message's ``extra`` a script set is its note's (``save_message_extra``)."""
         chat = self.state.chat
         numbers = self.chat_host._ids()
         rows = self.session.messages()
         tree = self.session.chat.tree
+        notes = self._notes = message_notes(tree.path())
         for index, message in enumerate(chat):
             number = int(numbers[index]) if index < len(numbers) else -1
             entry = rows[number].entry_id if 0 <= number < len(rows) else None
-            if entry is None or message.get("is_user"):
+            if entry is None:
+                continue
+            _stored_extra(message, tree.get(entry).message, notes.get(entry))
+            if message.get("is_user"):
                 continue
             kin = tree.siblings(entry)
             message["swipes"] = [str(other.message.get("content") or "") for other in kin]
             message["swipe_id"] = next(i for i, other in enumerate(kin) if other.id == entry)
-            if index == 0 and tree.get(entry).parent_id is None:  # the greeting(s): the entries' own dates
-                stamp = tree.get(entry).timestamp
+            if index == 0 and tree.get(entry).parent_id is None:  # the greeting(s): the chat's opening date
+                stamp = kin[0].timestamp  # (one date for them all, whichever is shown, as SillyTavern has it)
                 message["send_date"] = stamp
                 message["swipe_info"] = [{"send_date": stamp, "extra": {}} for _ in kin]
             elif not isinstance(message.get("swipe_info"), list):  # what drawing a message leaves on it
-                message["swipe_info"] = [{"extra": {}} for _ in kin]
+                message["swipe_info"] = [_drawn_info(other) for other in kin]
+                message.update({key: value for key, value in message["swipe_info"][message["swipe_id"]].items()
+                                if key != "extra"})  # fmt: skip
+            kept = notes.get(entry, {}).get("swipes")
+            if isinstance(kept, dict):  # swipes a script set, in place of the siblings (their text is the note's)
+                message.update({key: copy.deepcopy(kept[key]) for key in _SWIPE_KEYS if key in kept})
 
     def _reply(self, number: int) -> str:
         return side_request(self.session, self.requests[number - 1])
@@ -253,21 +325,25 @@ class PageScriptHost(TavernScriptHost):
         if gone:
             self.chat_host.remove(gone)
             return
-        before = {id(message): (text, variables, swipe) for message, text, variables, swipe in self._before}
+        before = {id(message): seen for message, seen in self._before}
         new = [index for index, message in enumerate(chat) if id(message) not in before]
         if new:
-            # New messages, written where they stand, the last first: each goes before the message
-            # after it, which is written by then (the chat host numbers the chat as written, so its
-            # state is read again first — the calls changed it in place).
+            # New messages at the end are appended in order.  The others are written where they
+            # stand, the last first: each goes before the message after it, which is written by then
+            # (the chat host numbers the chat as written, so its state is read again first — the
+            # calls changed it in place).  Written the other way, a message appended first and one
+            # then put before it left the first as a branch of its own: a swipe of the next insert.
             self.chat_host._reread()
-            for unwritten, index in reversed(list(enumerate(new))):
-                self.chat_host._insert(chat[index], index - unwritten if index < len(chat) - 1 else None)
+            tail = len(new)
+            while tail and new[tail - 1] == len(chat) - len(new) + tail - 1:
+                tail -= 1
+            for index in new[tail:]:
+                self.chat_host._insert(chat[index], None)
+            for unwritten, index in reversed(list(enumerate(new[:tail]))):
+                self.chat_host._insert(chat[index], index - unwritten)
         for index, message in enumerate(chat):
-            if id(message) in before:
-                text, variables, swipe = before[id(message)]
-                same = message.get("mes") == text and message.get("swipe_id") == swipe
-                if same and _shown_variables(message) == variables:
-                    continue  # unchanged (a new chat's greeting, not written yet, has no number to ask for)
+            if id(message) in before and _seen(message) == before[id(message)]:
+                continue  # unchanged (a new chat's greeting, not written yet, has no number to ask for)
             number = self.chat_host._number(index)
             if id(message) not in before:  # a new message's variables (createChatMessages' data)
                 shown = json.loads(_shown_variables(message))
@@ -275,21 +351,36 @@ class PageScriptHost(TavernScriptHost):
                 if shown and entry is not None:
                     self.session.save_message_variables(entry, shown)
                 continue
-            text, variables, swipe = before[id(message)]
-            if message.get("swipe_id") != swipe and self._switched(index, number, message):
+            text, variables, swipe, extra, hidden, swipes = before[id(message)]
+            entry = self.session.messages()[number].entry_id
+            kept = entry is not None and isinstance(self._notes.get(entry, {}).get("swipes"), dict)
+            moved = message.get("swipe_id") != swipe or (json_stringify(message.get("swipes")) or "null") != swipes
+            switched = moved and not kept and self._switched(index, number, message)
+            if switched:
                 text = message.get("mes")
+            elif entry is not None and (moved or (kept and message.get("mes") != text)):
+                # Swipes a script set, or another one shown on a message with later ones: the note's.
+                shown = json.loads(_shown_variables(message)) or {}
+                self.session.save_message_swipes(entry, _swipe_state(message), str(message.get("mes") or ""), shown)
+                text, variables = message.get("mes"), _shown_variables(message)
             if message.get("mes") != text:
                 self.session.edit(number, str(message.get("mes") or ""))
+            entry = self.session.messages()[number].entry_id
+            if entry is None:
+                continue
             if _shown_variables(message) != variables:
-                entry = self.session.messages()[number].entry_id
-                if entry is not None:
-                    self.session.save_message_variables(entry, json.loads(_shown_variables(message)) or {})
+                self.session.save_message_variables(entry, json.loads(_shown_variables(message)) or {})
+            # A switch shows another entry: the extra SillyTavern gave the message (the swipe's info) is its.
+            if (switched or _extra(message) != extra) and isinstance(message.get("extra"), dict):
+                self.session.save_message_extra(entry, plain(message["extra"]) or {})
+            if bool(message.get("is_system")) != hidden:  # setChatMessages' is_hidden: /hide, /unhide
+                self.session.hide(number, number, hidden=not hidden)
 
     def _switched(self, index: int, number: int, message: dict[str, Any]) -> bool:
         """Another of the message's swipes shown (``setChatMessages`` with a ``swipe_id``): the chat moves
         to that sibling, as the page's own swipe arrows do.  Only the last message: an earlier one's
-        swipes are branches here, each with its own later messages.  ``False`` when its swipes were
-        changed too (then its text is edited, as before)."""
+        swipes are branches here, each with its own later messages, which SillyTavern keeps.  ``False``
+        for those, and when its swipes were changed too (then a note keeps them: ``save_message_swipes``)."""
         entry = self.session.messages()[number].entry_id
         kin = self.session.chat.tree.siblings(entry) if entry is not None else []
         swipe = message.get("swipe_id")
@@ -297,9 +388,7 @@ class PageScriptHost(TavernScriptHost):
         if not isinstance(swipe, int) or message.get("swipes") != texts or not 0 <= swipe < len(kin):
             return False
         if index != len(self.state.chat) - 1:
-            raise ScriptError(
-                f"第 {index} 条消息后面还有消息：梨园里更早的消息换一个 swipe 就是换一条分支，脚本不能这样切换"
-            )
+            return False
         self.session.goto(kin[swipe].id, deepest=True)
         return True
 
@@ -331,12 +420,13 @@ def frame_code(content: str) -> str:
 
 def page_scripts(session: ChatSession) -> dict[str, Any]:
     """What the chat page runs: ``{"allowed", "count", "scripts": [{"id", "name", "code", "buttons"}],
-    "world"}``; ``allowed`` is the user's answer for the card's scripts (``null``: never asked; none
-    run), ``count`` how many are enabled in the card."""
+    "world", "opening"}``; ``allowed`` is the user's answer for the card's scripts (``null``: never
+    asked; none run), ``count`` how many are enabled in the card, ``opening`` the events a new chat's
+    scripts hear once started (:func:`opening_events`)."""
     allowed = scripts_allowance(session.card)
     enabled = enabled_scripts({"data": copy.deepcopy(session.card.load_card().data)})
     if not (allowed and enabled):  # nothing runs: SillyTavern's state of the chat is not built
-        return {"allowed": allowed, "count": len(enabled), "scripts": [], "world": {}}
+        return {"allowed": allowed, "count": len(enabled), "scripts": [], "world": {}, "opening": []}
     host = PageScriptHost(session)
     scripts = []
     for script in enabled:
@@ -349,7 +439,22 @@ def page_scripts(session: ChatSession) -> dict[str, Any]:
             "code": frame_code(str(script.get("content") or "")),
             "buttons": [str(name) for name in shown] if button.get("enabled", True) else [],
         })  # fmt: skip
-    return {"allowed": allowed, "count": len(enabled), "scripts": scripts, "world": host.world()}
+    world = host.world()
+    return {"allowed": allowed, "count": len(enabled), "scripts": scripts, "world": world,
+            "opening": opening_events(host)}  # fmt: skip
+
+
+def opening_events(host: PageScriptHost) -> list[list[Any]]:
+    """A new chat's events when its page opens it and starts the scripts, as ``[type, args, null]``
+    (``page_events``' shape), when SillyTavern's scripts would hear them (``st_beat.hears_greeting``:
+    only when opening the chat had a world book to load).  New: nothing but its greeting yet (a page
+    opened again before the first beat hears them again; SillyTavern emits them once, at creation)."""
+    said = host.session.messages()
+    greeting = len(said) == 1 and GREETING_TAG in said[0].tags
+    if len(host.state.chat) != 1 or not (greeting or not said) or not hears_greeting(host.state):
+        return []
+    return [["chat_created", [], None], ["message_received", [0, "first_message"], None],
+            ["character_message_rendered", [0, "first_message"], None]]  # fmt: skip
 
 
 def page_world(session: ChatSession) -> dict[str, Any]:
@@ -395,4 +500,4 @@ def run_calls(session: ChatSession, calls: list[dict[str, Any]]) -> dict[str, An
     return {"answers": answers, "events": plain(host.events) or [], "world": host.world()}
 
 
-__all__ = ["STATE_KEY", "PageScriptHost", "frame_code", "page_scripts", "page_world", "run_calls"]
+__all__ = ["STATE_KEY", "PageScriptHost", "frame_code", "opening_events", "page_scripts", "page_world", "run_calls"]

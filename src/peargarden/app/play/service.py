@@ -34,6 +34,7 @@ from peargarden.providers.base import ThinkingLevel
 from peargarden.sessions import ops
 from peargarden.sessions.entries import GREETING_TAG
 from peargarden.sessions.sillytavern import export_chat, import_chat
+from peargarden.sessions.variables import chat_metadata
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.chat_lock import chat_lock_file
 from peargarden.workspace.chats import ChatFile, last_written, list_chats, recorded_mode, utc_now
@@ -326,10 +327,17 @@ class ChatSession(ChatCore):
                 return None
             action = "regenerate"
         if action == "regenerate":
+            kept = chat_metadata(self.customs()).get("variables")
             self.chat.apply(ops.plan_regenerate(tree))
             self.follow_branch()
             anchor = ops.last_user(self.chat.tree)
-            return BeatStart("regenerate", anchor.message.get("content", "") if anchor else "", before)
+            # The new swipe keeps the chat variables the replies before it wrote (SillyTavern's one
+            # chat_metadata per chat); a branch the player makes elsewhere keeps its own.
+            carried = (
+                kept if isinstance(kept, dict) and kept != chat_metadata(self.customs()).get("variables") else None
+            )
+            text = anchor.message.get("content", "") if anchor else ""
+            return BeatStart("regenerate", text, before, carried=carried)
         if action == "continue":
             # SillyTavern's continue: the current swipe itself grows (its old text stays as its
             # revision: ``undo``); nothing written when nothing came.

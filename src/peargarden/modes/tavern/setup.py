@@ -31,6 +31,7 @@ from peargarden.tavern.controls import user_state
 from peargarden.tavern.request import request_body
 from peargarden.tavern.state import TavernState
 from peargarden.text.tokens import counter_for_model
+from peargarden.workspace.chats import utc_now
 from peargarden.workspace.quick_reply_files import read_global_variables
 from peargarden.workspace.regex_scripts import global_regex_scripts, regex_allowance
 from peargarden.worldinfo.sources import LorebookCache
@@ -238,12 +239,32 @@ def _tavern_functions(
         if result.context > 0:  # the context bar measures the request against the budget it was built for
             request.budget = ContextBudget(result.used, result.context, result.response)
         customs: list[tuple[str, Any]] = []
+        if "variables" not in metadata and state.chat_metadata.get("variables") == {}:
+            # Our macro context makes the table to read it; SillyTavern makes it only when a
+            # variable is set (a card's scripts read the chat's variables as absent until then).
+            del state.chat_metadata["variables"]
         if state.chat_metadata != metadata:
             customs.append((METADATA_TYPE, copy.deepcopy(state.chat_metadata)))
         warnings = list(dict.fromkeys([*regex_warnings, *result.warnings, *late.warnings]))
-        return BuiltRequest(request, warnings, customs, {"body": body, "assembly": result})
+        return BuiltRequest(request, warnings, customs, {"body": body, "assembly": result}, _reply_extra(state))
 
     return state_of, build
+
+
+def _reply_extra(state: TavernState) -> Callable[[ChatRequest], dict[str, Any]]:
+    """What SillyTavern 1.18 stores with a received reply (``saveReply``): its ``extra`` (the API and
+    the model asked, the reasoning fields: its text is the reply's own ``reasoning``, when it has one)
+    and when its generation started (``gen_started``; it was sent and finished when its entry was
+    written)."""
+    api = state.oai.get("chat_completion_source")
+    started = utc_now()
+
+    def reply(request: ChatRequest) -> dict[str, Any]:
+        extra = {"api": api, "model": request.model, "reasoning": "", "reasoning_duration": None,
+                 "reasoning_signature": None}  # fmt: skip
+        return {"extra": extra, "gen_started": started}
+
+    return reply
 
 
 def chat_tavern_state(env: BeatEnv, inp: BeatInput) -> tuple[TavernState, list[str]]:

@@ -261,24 +261,9 @@
     await dispatch(String(type), args);
   }
 
-  const tavern_events = {
-    APP_READY: "app_ready", MESSAGE_SWIPED: "message_swiped", MESSAGE_SENT: "message_sent",
-    MESSAGE_RECEIVED: "message_received", MESSAGE_EDITED: "message_edited", MESSAGE_DELETED: "message_deleted",
-    MESSAGE_UPDATED: "message_updated", MESSAGE_SWIPE_DELETED: "message_swipe_deleted",
-    CHAT_CHANGED: "chat_id_changed", GENERATION_AFTER_COMMANDS: "GENERATION_AFTER_COMMANDS",
-    GENERATION_STARTED: "generation_started", GENERATION_STOPPED: "generation_stopped",
-    GENERATION_ENDED: "generation_ended", SETTINGS_UPDATED: "settings_updated", WORLDINFO_UPDATED: "worldinfo_updated",
-    CHARACTER_EDITED: "character_edited", USER_MESSAGE_RENDERED: "user_message_rendered",
-    CHARACTER_MESSAGE_RENDERED: "character_message_rendered", CHAT_DELETED: "chat_deleted", CHAT_CREATED: "chat_created",
-    GENERATE_AFTER_DATA: "generate_after_data", WORLD_INFO_ACTIVATED: "world_info_activated",
-    CHAT_COMPLETION_SETTINGS_READY: "chat_completion_settings_ready", CHAT_COMPLETION_PROMPT_READY: "chat_completion_prompt_ready",
-    STREAM_TOKEN_RECEIVED: "stream_token_received", PRESET_CHANGED: "preset_changed",
-  };
-  const iframe_events = {
-    MESSAGE_IFRAME_RENDER_STARTED: "message_iframe_render_started", MESSAGE_IFRAME_RENDER_ENDED: "message_iframe_render_ended",
-    GENERATION_STARTED: "js_generation_started", STREAM_TOKEN_RECEIVED_FULLY: "js_stream_token_received_fully",
-    STREAM_TOKEN_RECEIVED_INCREMENTALLY: "js_stream_token_received_incrementally", GENERATION_ENDED: "js_generation_ended",
-  };
+  // SillyTavern's event names, as the server names them (scripting/api.py: the command line's scripts get the same).
+  const tavern_events = (boot.names || {}).tavern_events || {};
+  const iframe_events = (boot.names || {}).iframe_events || {};
 
   // -- the script's own -----------------------------------------------------------------------------
   const ownEntry = () => scriptEntry(script.id) || {};

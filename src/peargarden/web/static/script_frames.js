@@ -302,30 +302,33 @@ async function emitAll(type, args, from = null) {
   }
 }
 
-// What SillyTavern emits around *action* (the chat page's beat or change), in order.
-function eventsOf(action, last) {
-  const type = action === "send" ? "normal" : action;  // SillyTavern's generation type
-  const reply = [["generation_started", type], ["message_received", last, type],
-    ["character_message_rendered", last, type], ["generation_ended", last + 1], ["message_updated", last]];
-  switch (action) {
-    case "send": return [["message_sent", last - 1], ["user_message_rendered", last - 1], ...reply];
-    case "swipe": return [["message_swiped", last], ...reply];
-    case "regenerate": case "continue": return reply;
-    case "delete": return [["message_deleted", last]];
-    case "edit": return [["message_edited", last], ["message_updated", last]];
-    default: return [["message_updated", last]];
-  }
-}
-
-// The chat changed (a beat, an edit): the frames get its data again, then the events.
+// The chat changed (a beat, an edit): the frames get its data again and SillyTavern's events of it,
+// in its order, from the server (app/play/page_events.py), each with the chat as a listener would
+// have read it then (a view: the first `length` messages, the last one replaced by `last`).
 export async function scriptsChanged(action) {
   if (!loaded || !frames.length) return;
-  const fresh = await api(`${context.base}/scripts/world`);
-  loaded.world = fresh.world;
-  for (const info of frames) info.port?.postMessage({ kind: "world", world: fresh.world });
-  const last = (fresh.world.chat || []).length - 1;
-  for (const [type, ...args] of eventsOf(action, last)) await emitAll(type, args);
+  const fresh = await api(`${context.base}/scripts/world?action=${encodeURIComponent(action)}`);
+  await emitEvents(fresh.events || [], fresh.world);
   await settledCalls();
+}
+
+function viewOf(world, view) {
+  if (!view) return world;
+  const chat = (world.chat || []).slice(0, view.length);
+  if (view.last && chat.length) chat[chat.length - 1] = view.last;
+  return { ...world, chat };
+}
+
+// *events* ([type, args, view]) to the frames, each after the chat it is heard with; *world* after all.
+async function emitEvents(events, world) {
+  let shown = null;
+  for (const [type, args, view] of events) {
+    const now = viewOf(world, view);
+    if (now !== shown) { for (const info of frames) info.port?.postMessage({ kind: "world", world: now }); shown = now; }
+    await emitAll(type, args);
+  }
+  loaded.world = world;
+  if (shown !== world) for (const info of frames) info.port?.postMessage({ kind: "world", world });
 }
 
 // The calls the frames have made so far, answered (bounded: a call the server has not answered within
@@ -404,5 +407,7 @@ export async function attachScripts(chatContext, restartBars) {
   if (!loaded.scripts.length) return;
   watch();
   await runAll(loaded.scripts);
+  // A new chat's greeting, received and drawn, once the scripts listen (as SillyTavern's do when they start in time).
+  await emitEvents(loaded.opening || [], loaded.world);
   document.body.dataset.scriptsReady = String(frames.length);
 }

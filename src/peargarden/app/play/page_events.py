@@ -1,0 +1,174 @@
+"""SillyTavern's tavern events around what the chat page just did, for a card's script frames.
+
+SillyTavern 1.18 emits its events while it sends and receives (``scripting/st_beat.py`` says their
+order, as the recordings of ``../shared/tavernhelper`` show it); the chat page plays a beat through
+the service and its frames hear them once the beat is over, from here: the events in SillyTavern's
+order, their arguments made from the beat's own record (the request it sent, the world-info
+entries that fired for it: ``beat_log``), and with each event the chat as a listener would have read
+it then — the user's message not sent yet, a reply received but not drawn (no ``swipe_info``), a
+swipe's new text not in ``swipes`` yet.  What a listener writes is kept before the next beat (the
+page waits for the frames), but it comes after this beat's request: a listener that changes the
+prompt of the beat it hears cannot, as it can in SillyTavern.
+
+A view is ``{"length": n, "last": message | null}``: the first *n* messages of the chat the frames
+hold, the *n*-th replaced by *last* when given; ``null``: the chat as it is.  A new chat's greeting
+events come when its page opens the chat (``page_scripts.opening_events``).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+from peargarden.scripting.st_beat import DRY_RUNS_AFTER_REPLY, GENERATE_OPTIONS
+from peargarden.scripting.st_host import settings_ready_data, variables_left_absent
+from peargarden.tavern.assemble import generate
+
+from . import beat_log
+from .page_scripts import PageScriptHost
+from .service import ChatSession
+
+BEATS = ("send", "regenerate", "swipe", "continue")
+IDLE_WAIT = 5.0  # seconds: the beat's record is written as the beat lets the chat go
+Event = list[Any]  # [type, args, view | None]
+
+
+def _idle(session: ChatSession) -> None:
+    """The beat the page saw end has let the chat go (its record is written then)."""
+    until = time.monotonic() + IDLE_WAIT
+    while session.busy and time.monotonic() < until:
+        time.sleep(0.02)
+
+
+def _sent(session: ChatSession, reply: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The messages the beat that wrote *reply* sent, and the world-info hits of that request."""
+    for record in reversed(beat_log.load(session.chat.path, counted=False)):
+        if reply is None or reply not in record.entries:
+            continue
+        for ledger in record.rounds:
+            if isinstance(ledger, dict) and ledger.get("purpose", "beat") == "beat":
+                rows = ledger.get("messages") or []
+                sent = [{"role": row.get("role"), "content": row.get("content")} for row in rows]
+                return sent, list(ledger.get("lore") or [])
+    return [], []
+
+
+def _activated(host: PageScriptHost, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``WORLD_INFO_ACTIVATED``'s entries: each stored entry with its book as ``world``."""
+    out = []
+    for hit in hits:
+        book = str(hit.get("book") or "")
+        entries = (host.state.worlds.get(book) or {}).get("entries") or {}
+        found = entries.get(str(hit.get("uid"))) if isinstance(entries, dict) else None
+        out.append({**(found if isinstance(found, dict) else {"uid": hit.get("uid")}), "world": book})
+    return out
+
+
+def _prompt_events(messages: list[dict[str, Any]], *, dry_run: bool) -> list[Event]:
+    return [
+        ["generate_after_combine_prompts", [{"prompt": "", "dryRun": dry_run}], None],
+        ["chat_completion_prompt_ready", [{"chat": copy.deepcopy(messages), "dryRun": dry_run}], None],
+        ["generate_after_data", [{"prompt": copy.deepcopy(messages)}, dry_run], None],
+    ]
+
+
+def _started(gen_type: str, view: dict[str, Any] | None, *, dry_run: bool) -> list[Event]:
+    return [
+        ["generation_started", [gen_type, GENERATE_OPTIONS, dry_run], view],
+        ["GENERATION_AFTER_COMMANDS", [gen_type, GENERATE_OPTIONS, dry_run], view],
+    ]
+
+
+def _dry_runs(host: PageScriptHost) -> list[Event]:
+    """The two prompt builds SillyTavern makes after a reply (its token counter's dry runs)."""
+    with variables_left_absent(host.state):
+        messages = generate(host.state, "normal", dry_run=True).messages
+    one = [*_started("normal", None, dry_run=True), *_prompt_events(messages, dry_run=True)]
+    return [copy.deepcopy(event) for _ in range(DRY_RUNS_AFTER_REPLY) for event in one]
+
+
+def _undrawn(message: dict[str, Any]) -> dict[str, Any]:
+    """A reply as SillyTavern holds it when ``MESSAGE_RECEIVED`` comes: not drawn, so no ``swipe_info``."""
+    return {key: copy.deepcopy(value) for key, value in message.items() if key != "swipe_info"}
+
+
+def _swiping(message: dict[str, Any], *, received: bool) -> dict[str, Any]:
+    """The swiped reply while its new swipe is made: ``""`` in ``swipes`` for it; before the reply
+    came (``MESSAGE_SWIPED``) the text and extra still the swipe shown before."""
+    out = copy.deepcopy(message)
+    swipes = out.get("swipes")
+    shown = out.get("swipe_id")
+    if not isinstance(swipes, list) or not isinstance(shown, int) or not 0 <= shown < len(swipes):
+        return _undrawn(out)
+    swipes[shown] = ""
+    infos = out.get("swipe_info")
+    if isinstance(infos, list) and len(infos) == len(swipes):
+        infos.pop(shown)
+    if not received and shown > 0:
+        out["mes"] = message["swipes"][shown - 1]
+        info = infos[shown - 1] if isinstance(infos, list) and len(infos) >= shown else None
+        if isinstance(info, dict) and isinstance(info.get("extra"), dict):
+            out["extra"] = copy.deepcopy(info["extra"])
+    return out
+
+
+def beat_events(host: PageScriptHost, action: str, reply: str | None) -> list[Event]:
+    """The events of the beat *action* that wrote the chat's last reply (entry *reply*)."""
+    chat = host.state.chat
+    if not chat:
+        return []
+    last = len(chat) - 1
+    if chat[last].get("is_user"):  # no reply came (an error, a stop): the send's own events
+        view = {"length": last + 1, "last": None}
+        sent = [["message_sent", [last], view], ["user_message_rendered", [last], view]] if action == "send" else []
+        return [*_started("normal", {"length": last, "last": None}, dry_run=False), *sent]
+    gen_type = "normal" if action == "send" else action
+    messages, hits = _sent(host.session, reply)
+    stream = bool(host.state.oai.get("stream_openai"))
+    events: list[Event] = []
+    before: dict[str, Any] | None = None
+    if action == "send":
+        before = {"length": last, "last": None}
+        events += _started(gen_type, {"length": last - 1, "last": None}, dry_run=False)
+        events += [["message_sent", [last - 1], before], ["user_message_rendered", [last - 1], before]]
+    elif action == "swipe":
+        before = {"length": last + 1, "last": _swiping(chat[last], received=False)}
+        events += [["message_swiped", [last], before], *_started(gen_type, before, dry_run=False)]
+    else:
+        events += _started(gen_type, before, dry_run=False)
+    if hits:
+        events.append(["world_info_activated", [_activated(host, hits)], before])
+    events += [[kind, args, before] for kind, args, _ in _prompt_events(messages, dry_run=False)]
+    settings = settings_ready_data(host.state, messages, gen_type, stream)
+    events.append(["chat_completion_settings_ready", [settings], before])
+    received = _swiping(chat[last], received=True) if action == "swipe" else _undrawn(chat[last])
+    events.append(["message_received", [last, gen_type], {"length": last + 1, "last": received}])
+    events += [["character_message_rendered", [last, gen_type], None], ["generation_ended", [last + 1], None]]
+    return events + _dry_runs(host)
+
+
+def _change_events(action: str, last: int) -> list[Event]:
+    if action == "delete":
+        return [["message_deleted", [last], None]]
+    if action == "edit":
+        return [["message_edited", [last], None], ["message_updated", [last], None]]
+    return [["message_updated", [last], None]]
+
+
+def action_events(session: ChatSession, action: str) -> dict[str, Any]:
+    """``{"world", "events"}``: the chat's data after *action* (a beat of :data:`BEATS`, or a change of
+    the chat: ``edit``, ``delete``…) and SillyTavern's events of it, in order (see the module)."""
+    _idle(session)
+    host = PageScriptHost(session)
+    world = host.world()
+    if action in BEATS:
+        leaf = session.messages()
+        reply = leaf[-1].entry_id if leaf else None
+        events = beat_events(host, action, reply)
+    else:
+        events = _change_events(action, len(host.state.chat) - 1)
+    return {"world": world, "events": events}
+
+
+__all__ = ["BEATS", "action_events", "beat_events"]
