@@ -384,6 +384,15 @@
       }, given);
       return { worldbook, deleted_entries: deleted };
     },
+    // TavernHelper gives the message's shown text in SillyTavern's page (`.mes[mesid] .mes_text`), or an
+    // empty selection when it is not shown.  Here the chat is drawn by the page, which no frame reaches:
+    // always the empty selection (real cards check `.length`: 房东模拟器's 美化 script threw on the
+    // refusal), said once in the script panel.
+    retrieveDisplayedMessage: () => {
+      report("refused", say("retrieveDisplayedMessage：聊天的消息由梨园的页面显示，脚本的框里没有（给的是空的选择）",
+        "retrieveDisplayedMessage: the chat's messages are shown by Pear Garden's page, not in a script's frame (an empty selection)"));
+      return window.jQuery ? window.jQuery() : [];
+    },
     injectPrompts: unavailable("injectPrompts", say("注入的提示词还进不了梨园的回复", "injected prompts do not reach Pear Garden's replies yet")),
     uninjectPrompts: () => undefined,
     eventOn: (type, fn) => listen(type, fn, "on"), eventMakeLast: (type, fn) => listen(type, fn, "on"),
