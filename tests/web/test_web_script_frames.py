@@ -72,7 +72,9 @@ def test_a_cards_scripts_run_in_the_page(scripts_served: Served, page: Page) -> 
     wait_text(panel(page), "#阿梨面板 .资金", "资金：58")  # after MESSAGE_RECEIVED
     # The shown message is our page's, out of a frame's reach: an empty selection, said once.
     wait_text(panel(page), "#阿梨面板 .楼", "显示的楼层 0")
-    page.wait_for_function("(document.getElementById('script-panel')?.textContent || '').includes('retrieveDisplayedMessage')")
+    page.wait_for_function(
+        "(document.getElementById('script-panel')?.textContent || '').includes('retrieveDisplayedMessage')"
+    )
 
     # The script's buttons are in the chat bar; a click is the button's event.
     buttons = page.locator("#script-buttons button")
