@@ -31,7 +31,7 @@ function draw() {
 $(() => {
   $page('body', host().document)
     .append('<div id="阿梨面板"><b class="资金">读取中…</b> <i class="账"></i> <u class="天气"></u> '
-      + '<s class="楼"></s></div>');
+      + '<s class="楼"></s><img class="图标" src="https://api.iconify.design/mdi:home.svg" width="16"></div>');
   draw();
   eventOn(tavern_events.MESSAGE_RECEIVED, draw);
   eventOn(tavern_events.MESSAGE_RECEIVED, async (id) => {

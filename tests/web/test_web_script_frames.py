@@ -75,6 +75,8 @@ def test_a_cards_scripts_run_in_the_page(scripts_served: Served, page: Page) -> 
     page.wait_for_function(
         "(document.getElementById('script-panel')?.textContent || '').includes('retrieveDisplayedMessage')"
     )
+    # Its icon from the web: refused by the frame's CSP, said in a line of the panel.
+    assert "api.iconify.design 的图片（这里不从网络加载）" in (page.locator("#script-panel").text_content() or "")
 
     # The script's buttons are in the chat bar; a click is the button's event.
     buttons = page.locator("#script-buttons button")

@@ -505,6 +505,18 @@
   // What frame_guard.js took out (a frame in the frame, WebRTC…): one line in the script panel, never silently.
   document.addEventListener("pear-refused", (event) => report("blocked", say(`${event.detail}（脚本框里不允许）`,
     `${event.detail} (not allowed in a script's frame)`)));
+  // What the frame's CSP refused from the web (房东模拟器's apps draw icons from api.iconify.design, on
+  // every redraw): one line per host and kind, counted, besides the browser's console line.
+  const REFUSED_KINDS = { "img-src": ["图片", "pictures"], "font-src": ["字体", "fonts"], "media-src": ["音视频", "media"],
+    "style-src-elem": ["样式表", "style sheets"], "style-src": ["样式表", "style sheets"],
+    "script-src-elem": ["脚本", "scripts"], "script-src": ["脚本", "scripts"], "connect-src": ["请求", "requests"] };
+  document.addEventListener("securitypolicyviolation", (event) => {
+    let host = "";
+    try { host = new URL(String(event.blockedURI)).host; } catch { return; }  // inline, eval: not the web
+    if (!host) return;
+    const [zh, en] = REFUSED_KINDS[event.effectiveDirective] || ["内容", "content"];
+    report("blocked", say(`${host} 的${zh}（这里不从网络加载）`, `${en} from ${host} (nothing is loaded from the network here)`));
+  });
 
   // -- the page: its port, its answers, its events ---------------------------------------------------
   let lastSize = "";
