@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from landlord_card import CARD
-from landlord_card import landlord_served as serve_landlord
+from real_card_home import LANDLORD, real_card_served
+from real_card_home import LANDLORD_CARD as CARD
 from status_card import frame_of
 from web_harness import Served, open_new_chat
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="module")
 def landlord_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    yield from serve_landlord(tmp_path_factory, "landlord-home")
+    yield from real_card_served(tmp_path_factory, LANDLORD, "landlord-home")
 
 
 def test_landlords_scripts_load_and_its_phone_opens(landlord_served: Served, page: Page) -> None:

@@ -19,22 +19,25 @@ Page errors are counted (``pageerror`` and every frame's console errors) and mus
 CSP refuses (the card's pictures and web fonts: nothing is loaded from the network here) is the
 browser's own console line, allowed only when the page says it once in a line of its own.
 
+StageDog's 「变量更新」 card is the classic MVU display regexes (no variables or bar of its own): each
+reply's update block, written MVU's classic way (``_.set('路径', 旧, 新);//原因``), folded into its
+「👾变量更新」 window, through the same two beats, swipe and reload.
+
 Not played here, with the measured reason (docs/variables.md, "Real cards, tested"): kai's and
 diealone's template cards (their bars need Vue, Pinia and async-wait-until, or a whole page, from
-``testingcf.jsdelivr.net``: no package gives them and no test reaches the network), StageDog's
-「变量更新」 card (a set of regex scripts with no variables or bar of its own)."""
+``testingcf.jsdelivr.net``: no package gives them and no test reaches the network)."""
 
 from __future__ import annotations
 
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from landlord_card import CARD
-from landlord_card import landlord_served as serve_landlord
+from real_card_home import LANDLORD, STAGEDOG, STAGEDOG_CARD, real_card_served
+from real_card_home import LANDLORD_CARD as CARD
 from status_card import frame_of
 from web_harness import Served, beats_done, open_new_chat, wait_ready
 
@@ -71,7 +74,7 @@ SWIPED = patch_reply("夜深了，你还在核对账本。", "- Time: 4 hours pa
 
 @pytest.fixture(scope="module")
 def landlord_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    yield from serve_landlord(tmp_path_factory, "landlord-bar-home")
+    yield from real_card_served(tmp_path_factory, LANDLORD, "landlord-bar-home")
 
 
 def _bar(page: Page, index: int) -> Frame:
@@ -79,23 +82,32 @@ def _bar(page: Page, index: int) -> Frame:
     return frame_of(page.locator(f"#messages li.msg[data-index='{index}'] iframe.card-html"))
 
 
-def _bar_says(page: Page, index: int, *values: str) -> None:
-    """Reply *index*'s window shows *values* (waited for: a swipe draws the message's frame anew)."""
+def _shows(page: Page, read: Callable[[], str], *values: str) -> None:
+    """Wait until what *read* reads in a frame holds *values* (a swipe or a reload draws frames anew)."""
     from playwright.sync_api import Error as PlaywrightError
 
     shown = ""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            bar = _bar(page, index)
-            bar.wait_for_selector(".landlord-title", timeout=5_000)
-            shown = bar.locator(".code-block code").text_content(timeout=5_000) or ""
+            shown = read()
         except PlaywrightError:  # the frame was drawn anew meanwhile
             shown = ""
         if all(value in shown for value in values):
             return
         page.wait_for_timeout(200)
-    raise AssertionError((index, values, shown))
+    raise AssertionError((values, shown))
+
+
+def _bar_says(page: Page, index: int, *values: str) -> None:
+    """Reply *index*'s update window shows *values*."""
+
+    def read() -> str:
+        bar = _bar(page, index)
+        bar.wait_for_selector(".landlord-title", timeout=5_000)
+        return bar.locator(".code-block code").text_content(timeout=5_000) or ""
+
+    _shows(page, read, *values)
 
 
 def _apartment(page: Page) -> Frame:
@@ -186,4 +198,45 @@ def test_landlords_bar_and_apartment_show_what_two_beats_a_swipe_and_a_reload_se
     assert "fonts.loli.net" in said and "api.iconify.design" in said, said
     for host in refused_hosts:
         assert host in said, (host, said)
+    assert errors == [], errors
+
+
+@pytest.fixture(scope="module")
+def stagedog_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    yield from real_card_served(tmp_path_factory, STAGEDOG, "stagedog-home")
+
+
+def _fold_says(page: Page, nth: int, *values: str) -> None:
+    """The *nth* reply's 「👾变量更新」 window (the card's regex, a frame of its own) holds *values*."""
+
+    def read() -> str:
+        fold = frame_of(page.locator("#messages li.msg.assistant").nth(nth).locator("iframe.card-html"))
+        fold.wait_for_selector("details.thinking-description summary", timeout=5_000)
+        return fold.locator("details.thinking-description > div").text_content(timeout=5_000) or ""
+
+    _shows(page, read, *values)
+
+
+def test_stagedogs_update_window_folds_what_each_reply_set(stagedog_served: Served, page: Page) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    updates = ["_.set('小梨.好感度', 10, 15);//她笑了", "_.set('小梨.好感度', 15, 22);//又笑了",
+               "_.set('小梨.好感度', 15, 12);//她生气了"]  # fmt: skip
+    stagedog_served.fake.script(
+        [text_reply(f"小梨看着你。\n<UpdateVariable>\n{update}\n</UpdateVariable>") for update in updates]
+    )
+    open_new_chat(page, stagedog_served.url, STAGEDOG_CARD)
+    _send(page, "你好。", 1)
+    _fold_says(page, -1, "'小梨.好感度', 10, 15", "她笑了")
+    _send(page, "再见。", 2)
+    _fold_says(page, -1, "15, 22", "又笑了")
+    _fold_says(page, -2, "10, 15")
+    page.locator("#messages .swipe-next").click()
+    beats_done(page, 3)
+    _fold_says(page, -1, "15, 12", "她生气了")
+    page.reload()
+    wait_ready(page)
+    _fold_says(page, -2, "10, 15")
+    _fold_says(page, -1, "15, 12", "她生气了")
     assert errors == [], errors
