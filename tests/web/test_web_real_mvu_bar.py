@@ -114,7 +114,7 @@ def _apartment(page: Page) -> Frame:
     return frame_of(page.locator("#script-frames iframe[title='脚本：公寓（开）']"))
 
 
-def _apartment_says(page: Page, time: str, date: str, room: str) -> None:
+def _apartment_says(page: Page, clock: str, date: str, room: str) -> None:
     """Open the apartment panel with its floating button (a press and release without a drag, as its
     script listens for) and read what it drew from ``Mvu.getMvuData``; close it again."""
     panel = _apartment(page)
@@ -124,7 +124,7 @@ def _apartment_says(page: Page, time: str, date: str, room: str) -> None:
     panel.locator("#apartment-toggle-btn").dispatch_event("mousedown")
     panel.evaluate("document.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}))")
     panel.wait_for_function(toggle)
-    panel.wait_for_function("(t) => document.getElementById('time-display').textContent === t", arg=time)
+    panel.wait_for_function("(t) => document.getElementById('time-display').textContent === t", arg=clock)
     assert panel.locator("#date-display").text_content() == date
     assert room in (panel.locator("#apartment-canvas").text_content() or "")
     panel.locator("#apartment-toggle-btn").dispatch_event("mousedown")
