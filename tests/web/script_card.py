@@ -30,9 +30,14 @@ function draw() {
 }
 $(() => {
   $page('body', host().document)
-    .append('<div id="阿梨面板"><b class="资金">读取中…</b> <i class="账"></i> <u class="天气"></u></div>');
+    .append('<div id="阿梨面板"><b class="资金">读取中…</b> <i class="账"></i> <u class="天气"></u> '
+      + '<s class="楼"></s><img class="图标" src="https://api.iconify.design/mdi:home.svg" width="16"></div>');
   draw();
   eventOn(tavern_events.MESSAGE_RECEIVED, draw);
+  eventOn(tavern_events.MESSAGE_RECEIVED, async (id) => {
+    const $mes = retrieveDisplayedMessage(id);  // the reply as SillyTavern's page shows it
+    $page('#阿梨面板 .楼', host().document).text('显示的楼层 ' + $mes.length);
+  });
   eventOn(tavern_events.MESSAGE_SWIPED, draw);
   eventOn(getButtonEvent('记账'), async () => {
     const old = getVariables({ type: 'chat' });

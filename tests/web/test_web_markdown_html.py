@@ -1,7 +1,8 @@
 """Markdown that survives HTML, as SillyTavern shows it: a reply with ``<br>``, ``<https://…>``,
 ``<font color>`` or ``<details>`` is a message (Markdown with the allowed HTML kept after sanitising);
 only documents (a page, a ``<style>``/``<script>`` block, a display script's status bar) go to the
-sandboxed frame, which is as tall as what it shows.  Hostile HTML runs nothing, in the page or a frame."""
+sandboxed frame, which is as tall as what it shows (what its CSP refuses from the web said in one line).
+Hostile HTML runs nothing, in the page or a frame."""
 
 from __future__ import annotations
 
@@ -85,10 +86,11 @@ def test_messages_with_html_render_in_the_page_and_hostile_html_runs_nothing(ser
         "\n\n".join(XSS),
         "<style>.tall{height:300px;background:#eef}</style><div class='tall'>状态栏</div>",
         "<style>.nothing{}</style>",
+        '<link href="https://fonts.example/字体.css" rel="stylesheet"><style>b{color:#c33}</style><b>变量更新</b>',
     ]
     served.fake.script([text_reply(text) for text in replies])
     open_new_chat(page, served.url)
-    for number, line in enumerate(("雨什么时候停？", "试试", "状态", "空"), 1):
+    for number, line in enumerate(("雨什么时候停？", "试试", "状态", "空", "字体"), 1):
         page.fill("#composer", line)
         page.click("#send")
         beats_done(page, number)
@@ -121,6 +123,11 @@ def test_messages_with_html_render_in_the_page_and_hostile_html_runs_nothing(ser
     assert abs(height - inner) <= 3 and 300 <= inner < 340
     # A document with nothing to show takes no room.
     assert replies_drawn.nth(4).locator("iframe").is_hidden()
+    # A style sheet from the web: refused by the CSP, and said in the frame in one line.
+    linked = replies_drawn.nth(5).locator("iframe")
+    linked.element_handle().content_frame().wait_for_selector(".pear-blocked")
+    said = linked.evaluate("f => f.contentDocument.querySelector('.pear-blocked').textContent")
+    assert said == "⚠ 未能加载：fonts.example（这里不从网络加载）"
     # On a phone the frame follows the narrower width (its text wraps: taller, never clipped).
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function(

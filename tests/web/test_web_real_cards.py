@@ -14,31 +14,18 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from status_card import frame_of, tavern_config
-from web_harness import LiveServer, Served, open_new_chat
-
-from kit.cli import pear_in_process as pear
-from kit.thirdparty import thirdparty
-from peargarden.testing.fake_openai import FakeOpenAIServer
-from peargarden.workspace.home import Home
+from real_card_home import LANDLORD, real_card_served
+from real_card_home import LANDLORD_CARD as CARD
+from status_card import frame_of
+from web_harness import Served, open_new_chat
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-LANDLORD = "KelvinKHan_landlord-simulator-character-card__房东模拟器Z5.20.json"
-CARD = "房东模拟器Z5.20"
-
 
 @pytest.fixture(scope="module")
 def landlord_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    card = thirdparty("script-cards", LANDLORD)
-    home = tmp_path_factory.mktemp("landlord-home")
-    pear(home, "init", check=True)
-    pear(home, "import", card, "--scripts", "allow", "--regex", "allow", check=True)
-    with FakeOpenAIServer() as fake:
-        (home / "config.toml").write_text(tavern_config(fake.base_url), encoding="utf-8")
-        with LiveServer(Home(home)) as server:
-            yield Served(Home(home), server, fake)
+    yield from real_card_served(tmp_path_factory, LANDLORD, "landlord-home")
 
 
 def test_landlords_scripts_load_and_its_phone_opens(landlord_served: Served, page: Page) -> None:

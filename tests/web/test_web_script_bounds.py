@@ -6,7 +6,8 @@ looping script is named in one line and stays stopped, the others start again an
 Another script tries every way out of its frame (the app's API with and without a token, the top
 page, a popup, cookies, the page's document, a module and a script from a host nobody allowed, forged
 messages to the page, a flood of calls): the attempts are counted and none escapes.  (How fast the
-composer answers while a script loops is measured by ``bench/bench_script_frames.py``, not here.)"""
+composer answers while a script loops is measured by ``bench/bench_script_frames.py``, not here.)  A script
+busy for seconds with nothing of it pending (a timer's work on a busy machine) is not taken for a loop."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from script_card import add_script_card
+from script_card import add_script_card, helper_script
 from status_card import frame_of, reply, tavern_config, wait_text
 from web_harness import LiveServer, Served, beats_done, open_new_chat
 
@@ -26,6 +27,17 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 CARD = "卡死的阿梨"
+BUSY_CARD = "忙碌的阿梨"
+# Four seconds of work at once, from a timer (no start, click or event of it pending), after the frame's
+# start-up grace: what a busy machine looks like to the page, not a loop.
+BUSY = """
+$('body').append('<p id="开始">开始</p>');
+setTimeout(() => {
+  const end = Date.now() + 4000;
+  while (Date.now() < end) {}
+  $('body').append('<p id="忙完">忙完了</p>');
+}, 1500);
+"""
 ATTEMPTS = ["fetch", "token", "top", "host-top", "popup", "cookie", "document", "import", "script-src", "forge",
             "flood"]  # fmt: skip
 
@@ -35,6 +47,7 @@ def bounds_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = Home(tmp_path_factory.mktemp("bounds-home"))
     seed_home(home)
     add_script_card(home, looping=True, name=CARD)
+    add_script_card(home, name=BUSY_CARD, extra=[helper_script("忙一阵的脚本", BUSY, [], "0e-busy")])
     with FakeOpenAIServer() as fake:
         home.config_file.write_text(tavern_config(fake.base_url), encoding="utf-8")
         with LiveServer(home) as server:
@@ -80,3 +93,17 @@ def test_no_script_gets_out_and_a_looping_one_is_stopped(bounds_served: Served, 
     assert page.locator("#script-buttons button", has_text="卡死").count() == 0
     panel = frame_of(page.locator("#script-frames iframe[title='脚本：账本面板']"))
     wait_text(panel, "#阿梨面板 .资金", "资金：58")
+
+
+def test_a_script_busy_for_seconds_with_nothing_pending_is_not_taken_for_a_loop(
+    bounds_served: Served, page: Page
+) -> None:
+    open_new_chat(page, bounds_served.url, BUSY_CARD)
+    page.wait_for_selector("body[data-scripts-ready='3']")
+    busy = frame_of(page.locator("#script-frames iframe[title='脚本：忙一阵的脚本']"))
+    busy.wait_for_selector("#忙完", timeout=30_000)
+    page.wait_for_timeout(1000)  # a verdict would come within a ping of the silence
+    said = page.evaluate("document.getElementById('script-panel')?.textContent || ''")
+    assert "没有响应" not in said, said
+    assert busy.locator("#开始").count() == 1  # the same frame, not started again
+    assert page.locator("#script-frames iframe").count() == 3

@@ -1,9 +1,10 @@
 """A card's TavernHelper scripts run in the chat page (issue 45, item 2): each in a sandboxed frame of its
 own, with TavernHelper's API over the bridge and the server (app/play/page_scripts.py).  Real Chromium,
 the real page, the fake model: the script's panel (drawn into "the page" through ``window.parent``)
-shows the variables and follows a beat; its buttons are in the chat bar; a button's handler writes
-chat variables (kept in the chat), runs STscript on the chat and asks the model (a side request:
-nothing written); its toast is the page's."""
+shows the variables and follows a beat (the reply as SillyTavern shows it, ``retrieveDisplayedMessage``,
+is an empty selection here: our page draws the chat); its buttons are in the chat bar; a button's
+handler writes chat variables (kept in the chat), runs STscript on the chat and asks the model (a side
+request: nothing written); its toast is the page's."""
 
 from __future__ import annotations
 
@@ -69,6 +70,13 @@ def test_a_cards_scripts_run_in_the_page(scripts_served: Served, page: Page) -> 
     page.click("#send")
     beats_done(page, 1)
     wait_text(panel(page), "#阿梨面板 .资金", "资金：58")  # after MESSAGE_RECEIVED
+    # The shown message is our page's, out of a frame's reach: an empty selection, said once.
+    wait_text(panel(page), "#阿梨面板 .楼", "显示的楼层 0")
+    page.wait_for_function(
+        "(document.getElementById('script-panel')?.textContent || '').includes('retrieveDisplayedMessage')"
+    )
+    # Its icon from the web: refused by the frame's CSP, said in a line of the panel.
+    assert "api.iconify.design 的图片（这里不从网络加载）" in (page.locator("#script-panel").text_content() or "")
 
     # The script's buttons are in the chat bar; a click is the button's event.
     buttons = page.locator("#script-buttons button")

@@ -97,6 +97,17 @@ def test_a_fenced_status_bar_is_a_frame_between_messages() -> None:
     ]
 
 
+def test_a_fenced_status_bar_in_text_with_windows_line_ends() -> None:
+    # kai's template card: its greeting's lines end in \r\n, the bar's fence the regex put in ends in \n
+    # and is followed by the greeting's \r\n.  The fence was not found: the bar ran with its ``` as text.
+    content = "「你好」\r\n\r\n我看着她。\r\n<StatusPlaceHolderImpl/>\r\n后文"
+    display = f"「你好」\r\n\r\n我看着她。\r\n```\r\n{BAR}\n```\r\n后文"
+    parts = status_parts(display, content, _html)
+    assert parts is not None and [list(part) for part in parts] == [["html"], ["frame", "libs", "blocked", "remote"],
+                                                                     ["html"]]  # fmt: skip
+    assert parts[1]["frame"] == BAR
+
+
 def test_only_the_cards_own_code_runs() -> None:
     # A front-end block the model wrote itself: the script-less frame.
     written = f"看我写的：\n```html\n{BAR}\n```"

@@ -40,8 +40,9 @@ from peargarden.app.play import frame_html, module_text
 
 # TavernHelper's test for a code block that is a front-end page.
 _FRONTEND_MARKS = ("html>", "<head>", "<body")
-# A fenced code block: ``` (any language) to ``` on a line of its own.
-_FENCE = re.compile(r"^[ \t]*```[^\n`]*\n([\s\S]*?)\n?^[ \t]*```[ \t]*$", re.MULTILINE)
+# A fenced code block: ``` (any language) to ``` on a line of its own; lines may end in \r\n (a card
+# written on Windows: kai's template's greeting, around the \n the regex puts into its bar's fence).
+_FENCE = re.compile(r"^[ \t]*```[^\n`]*\n([\s\S]*?)\r?\n?^[ \t]*```[ \t]*\r?$", re.MULTILINE)
 # What makes HTML run something: a script, an event handler, a javascript: URL.
 _RUNS = re.compile(r"<script\b|\bon[a-z]+\s*=|javascript:", re.IGNORECASE)
 # A <script src> (with whatever it holds) or a <link>, in the document's order.

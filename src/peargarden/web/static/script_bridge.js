@@ -369,6 +369,15 @@
       }, given);
       return { worldbook, deleted_entries: deleted };
     },
+    // TavernHelper gives the message's shown text in SillyTavern's page (`.mes[mesid] .mes_text`), or an
+    // empty selection when it is not shown.  Here the chat is drawn by the page, which no frame reaches:
+    // always the empty selection (real cards check `.length`: 房东模拟器's 美化 script threw on the
+    // refusal), said once in the script panel.
+    retrieveDisplayedMessage: () => {
+      report("refused", say("retrieveDisplayedMessage：聊天的消息由梨园的页面显示，脚本的框里没有（给的是空的选择）",
+        "retrieveDisplayedMessage: the chat's messages are shown by Pear Garden's page, not in a script's frame (an empty selection)"));
+      return window.jQuery ? window.jQuery() : [];
+    },
     injectPrompts: unavailable("injectPrompts", say("注入的提示词还进不了梨园的回复", "injected prompts do not reach Pear Garden's replies yet")),
     uninjectPrompts: () => undefined,
     eventOn: (type, fn) => listen(type, fn, "on"), eventMakeLast: (type, fn) => listen(type, fn, "on"),
@@ -481,6 +490,18 @@
   // What frame_guard.js took out (a frame in the frame, WebRTC…): one line in the script panel, never silently.
   document.addEventListener("pear-refused", (event) => report("blocked", say(`${event.detail}（脚本框里不允许）`,
     `${event.detail} (not allowed in a script's frame)`)));
+  // What the frame's CSP refused from the web (房东模拟器's apps draw icons from api.iconify.design, on
+  // every redraw): one line per host and kind, counted, besides the browser's console line.
+  const REFUSED_KINDS = { "img-src": ["图片", "pictures"], "font-src": ["字体", "fonts"], "media-src": ["音视频", "media"],
+    "style-src-elem": ["样式表", "style sheets"], "style-src": ["样式表", "style sheets"],
+    "script-src-elem": ["脚本", "scripts"], "script-src": ["脚本", "scripts"], "connect-src": ["请求", "requests"] };
+  document.addEventListener("securitypolicyviolation", (event) => {
+    let host = "";
+    try { host = new URL(String(event.blockedURI)).host; } catch { return; }  // inline, eval: not the web
+    if (!host) return;
+    const [zh, en] = REFUSED_KINDS[event.effectiveDirective] || ["内容", "content"];
+    report("blocked", say(`${host} 的${zh}（这里不从网络加载）`, `${en} from ${host} (nothing is loaded from the network here)`));
+  });
 
   // -- the page: its port, its answers, its events ---------------------------------------------------
   let lastSize = "";

@@ -15,8 +15,9 @@
 // Bounded: the frames of the page's card scripts and status bars run in one process of their own (the
 // browser's, for sandboxed frames), so a script that loops never stops this page — the composer types
 // and sends — but stops every other frame.  The page pings each frame; when none has answered for
-// FROZEN_MS the frames are all taken out (which ends that process), the script that was running is
-// named in one line and left stopped, and the others start again.
+// FROZEN_MS (QUIET_FROZEN_MS when no script's start, click or event is pending) the frames are all
+// taken out (which ends that process), the script that was running is named in one line and left
+// stopped, and the others start again.
 import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { cardModule } from "./remote_modules.js";
@@ -31,7 +32,13 @@ const LIBRARIES = ["jquery", "lodash", "yaml", "zod"];
 const START_WAIT_MS = 3000;  // a script that has not said it is done by then: the next one starts anyway
 const ACK_WAIT_MS = 1000;  // an event a frame has not taken by then: the next frame gets it anyway
 const PING_MS = 400;
+// Silent this long while a script's start, a click on its button or an event for it is pending: the
+// process is taken as frozen and that script named.  With nothing pending, a silence is as likely a
+// busy machine as a loop in a timer: 房东模拟器's 23 scripts after one beat left the process silent for
+// 2.7–3.2 s on a 2-core machine at load 8–10, and at 1.5 s every frame was taken out and started
+// again (their state lost) after each beat.  So that verdict waits QUIET_FROZEN_MS.
 const FROZEN_MS = 1500;
+const QUIET_FROZEN_MS = 10000;
 const MAX_HEIGHT = 4000;
 const MAX_WAITING = 300;  // calls of one frame waiting for the server
 
@@ -347,12 +354,13 @@ function watch() {
     const now = performance.now();
     const live = frames.filter((info) => !info.stopped);
     for (const info of live) { pingSeq += 1; info.port?.postMessage({ kind: "ping", seq: pingSeq }); }
-    if (!live.length || live.some((info) => now - info.lastPong < FROZEN_MS)) return;
-    stopFrozen();
+    const limit = live.some((info) => info.busy) ? FROZEN_MS : QUIET_FROZEN_MS;
+    if (!live.length || live.some((info) => now - info.lastPong < limit)) return;
+    stopFrozen(limit);
   }, PING_MS);
 }
 
-function stopFrozen() {
+function stopFrozen(limit) {
   // The script that froze the process: the one a click or its start left busy, else the one an
   // event was waiting for (a frame handed an event while another loops waits too: a victim).
   const busy = frames.filter((info) => info.busy && !info.stopped);
@@ -365,11 +373,11 @@ function stopFrozen() {
   const why = offender && offender.busy !== "start" ? t(`（处理 ${offender.busy} 时）`, ` (handling ${offender.busy})`) : "";
   if (offender) {
     stoppedScripts.add(offender.script.id);
-    say(offender, "stopped", t(`${named} 超过 ${FROZEN_MS / 1000} 秒没有响应${why}，已停止（死循环？）`,
-      `${named} did not answer for ${FROZEN_MS / 1000} s${why} and was stopped (an endless loop?)`));
+    say(offender, "stopped", t(`${named} 超过 ${limit / 1000} 秒没有响应${why}，已停止（死循环？）`,
+      `${named} did not answer for ${limit / 1000} s${why} and was stopped (an endless loop?)`));
   } else {
-    scriptNote({ id: 0 }, t("脚本", "scripts"), "stopped", t(`脚本超过 ${FROZEN_MS / 1000} 秒没有响应，已全部重新启动`,
-      `the scripts did not answer for ${FROZEN_MS / 1000} s and were all started again`));
+    scriptNote({ id: 0 }, t("脚本", "scripts"), "stopped", t(`脚本超过 ${limit / 1000} 秒没有响应，已全部重新启动`,
+      `the scripts did not answer for ${limit / 1000} s and were all started again`));
   }
   frames.length = 0;
   drawButtons();
