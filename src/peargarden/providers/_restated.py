@@ -1,0 +1,73 @@
+"""A sentence made of the user's words: the question restated as the answer, a long turn re-voiced.
+
+The echo guard (:mod:`._echo`) judges a reply clause by clause, in runs of the user's words: a clause
+said again, a stretch of ten units.  On issue 49's English panel Qwen2.5-0.5B got past it with
+sentences that take the user's words in order, a few changed or skipped:
+
+* "Aldric left from the Greywater ford in 1649." to "Ten years ago a young ranger called Aldric left
+  from the Greywater ford. Do you remember him?" — the user's sentence handed back as news;
+* "You'll have a boatman tell me the guardian of the shrine." out of the long turn's "a boatman told
+  me the guardian of the shrine remembers…" — re-voiced, a word changed in the middle, so no run
+  reaches the guard's bound;
+* 「如果只是一句、一项旧物也好，请告诉我我好回去给你老夫人交代。」 out of 「哪怕只是一句话、一件旧物也
+  好……还请告诉我，我好回去给老夫人一个交代。」 — across the user's clause boundary (the comma after
+  告诉我), where neither clause alone is long enough.
+
+So the whole sentence is compared, in the echo guard's person-neutral units (a Chinese character,
+an English word; I / you, 我 / 你 one unit): it restates the user's line when it has at least
+:data:`MIN_UNITS` units, at least :data:`SHARE` of them are a subsequence of the line (the line's
+words in the line's order), and that subsequence holds at least :data:`MIN_CONTENT` units that are
+not function words (「的」「是」, "the", "of": "the bell is the one at the door" is no echo of "the
+rain at the door").  A sentence that answers in the question's words but adds its own — "The
+ferry can cross at the Greywater ford once a day." (7 of 11), 「镇北渡口每天有十几班船，…」 inside a
+longer sentence — stays.  Measured on the panels' replies: docs/benchmarks/embedded-model.md.  Pure.
+"""
+
+from __future__ import annotations
+
+from ._echo import echo_units, units
+
+__all__ = ["MIN_CONTENT", "MIN_UNITS", "SHARE", "restates"]
+
+MIN_UNITS = 6
+SHARE = 0.75
+MIN_CONTENT = 3
+
+_EN_FUNCTION = (
+    "a an the is am are was were be been to of and or in on at it its this that these those here there do does "
+    "did so as for with by from not no yes oh ah have has had will would can could"
+)
+_ZH_FUNCTION = "的了是在吗呢吧啊呀么嘛也都就还又这那个有和与他她它们一不要想"
+_FUNCTION = frozenset({units(word) for word in _EN_FUNCTION.split()} | set(_ZH_FUNCTION))
+# The person-neutral units (I / you, am / are) say nothing about the sentence either.
+_PERSON_UNITS = frozenset(echo_units("I am"))
+
+
+def _common(a: str, b: str) -> str:
+    """A longest common subsequence of *a* and *b* (short texts: dynamic programming)."""
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            table[i + 1][j + 1] = table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+    out: list[str] = []
+    i, j = len(a), len(b)
+    while i and j:
+        if a[i - 1] == b[j - 1]:
+            out.append(a[i - 1])
+            i, j = i - 1, j - 1
+        elif table[i - 1][j] >= table[i][j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    return "".join(reversed(out))
+
+
+def restates(user_text: str, sentence: str) -> bool:
+    """Whether *sentence* (one sentence of a reply) is the user's line restated (see the module doc)."""
+    piece = echo_units(sentence)
+    if len(piece) < MIN_UNITS:
+        return False
+    common = _common(piece, echo_units(user_text))
+    if len(common) < SHARE * len(piece):
+        return False
+    return sum(unit not in _FUNCTION and unit not in _PERSON_UNITS for unit in common) >= MIN_CONTENT
