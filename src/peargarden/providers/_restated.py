@@ -11,27 +11,34 @@ sentences that take the user's words in order, a few changed or skipped:
   reaches the guard's bound;
 * 「如果只是一句、一项旧物也好，请告诉我我好回去给你老夫人交代。」 out of 「哪怕只是一句话、一件旧物也
   好……还请告诉我，我好回去给老夫人一个交代。」 — across the user's clause boundary (the comma after
-  告诉我), where neither clause alone is long enough.
+  告诉我), where neither clause alone is long enough;
+* "I'm not sure, but I don't know anyone here knows where he went." — six words of the long turn
+  ("whether anyone here knows where he went") inside a sentence of the model's own.
 
 So the whole sentence is compared, in the echo guard's person-neutral units (a Chinese character,
 an English word; I / you, 我 / 你 one unit): it restates the user's line when it has at least
 :data:`MIN_UNITS` units, at least :data:`SHARE` of them are a subsequence of the line (the line's
 words in the line's order), and that subsequence holds at least :data:`MIN_CONTENT` units that are
 not function words (「的」「是」, "the", "of": "the bell is the one at the door" is no echo of "the
-rain at the door").  A sentence that answers in the question's words but adds its own — "The
-ferry can cross at the Greywater ford once a day." (7 of 11), 「镇北渡口每天有十几班船，…」 inside a
-longer sentence — stays.  Measured on the panels' replies: docs/benchmarks/embedded-model.md.  Pure.
+rain at the door"); or when it shares a run of :data:`MIN_WORDS` English words with the line, three
+of them content words (the echo guard's bound is ten units, a clause of Chinese: in English that
+is two lines of a quote).  Chinese keeps the echo guard's bound: on the panels a run of seven
+characters was an answer (「镇北渡口每天有十几班船」 to 「镇北渡口每天有几班船？」).  A sentence that
+answers in the question's words but adds its own — "The ferry can cross at the Greywater ford once
+a day." (7 of 11, a run of five words), 「镇北渡口每天有十几班船，…」 inside a longer sentence —
+stays.  Measured on the panels' replies: docs/benchmarks/embedded-model.md.  Pure.
 """
 
 from __future__ import annotations
 
-from ._echo import echo_units, units
+from ._echo import echo_units, units, wide
 
-__all__ = ["MIN_CONTENT", "MIN_UNITS", "SHARE", "restates"]
+__all__ = ["MIN_CONTENT", "MIN_UNITS", "MIN_WORDS", "SHARE", "restates"]
 
 MIN_UNITS = 6
 SHARE = 0.75
 MIN_CONTENT = 3
+MIN_WORDS = 6
 
 _EN_FUNCTION = (
     "a an the is am are was were be been to of and or in on at it its this that these those here there do does "
@@ -62,12 +69,32 @@ def _common(a: str, b: str) -> str:
     return "".join(reversed(out))
 
 
+def _word_runs(a: str, b: str) -> list[str]:
+    """The runs of English word units (no wide character) that *a* and *b* share, each as long as it goes."""
+    runs: list[str] = []
+    previous = [0] * (len(b) + 1)
+    for i, x in enumerate(a):
+        current = [0] * (len(b) + 1)
+        for j, y in enumerate(b):
+            if x == y and not wide(x):
+                current[j + 1] = previous[j] + 1
+                if i + 1 == len(a) or j + 1 == len(b) or a[i + 1] != b[j + 1] or wide(a[i + 1]):
+                    runs.append(a[i + 1 - current[j + 1] : i + 1])
+        previous = current
+    return runs
+
+
+def _content(units_: str) -> int:
+    return sum(unit not in _FUNCTION and unit not in _PERSON_UNITS for unit in units_)
+
+
 def restates(user_text: str, sentence: str) -> bool:
     """Whether *sentence* (one sentence of a reply) is the user's line restated (see the module doc)."""
     piece = echo_units(sentence)
     if len(piece) < MIN_UNITS:
         return False
-    common = _common(piece, echo_units(user_text))
-    if len(common) < SHARE * len(piece):
-        return False
-    return sum(unit not in _FUNCTION and unit not in _PERSON_UNITS for unit in common) >= MIN_CONTENT
+    user = echo_units(user_text)
+    common = _common(piece, user)
+    if len(common) >= SHARE * len(piece) and _content(common) >= MIN_CONTENT:
+        return True
+    return any(len(run) >= MIN_WORDS and _content(run) >= MIN_CONTENT for run in _word_runs(piece, user))
