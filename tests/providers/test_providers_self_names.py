@@ -31,12 +31,16 @@ def test_the_character_taking_the_users_name_is_caught_in_english_and_chinese() 
     zh = names_for(QINGWU, ["我叫陆行舟，从县城来，想在镇上住几天。"])
     assert wrong_name("我叫陆行舟，从县城来。", zh) == "user"  # the user's self-introduction in her mouth
     assert wrong_name("在下陆行舟。", zh) == "user" and wrong_name("我是旅人。", zh) == "user"
+    # Described, then named (the panel's, seed 1, asked out of character what model it is).
+    assert wrong_name("我是一个名为陆行舟的中年人，出生在山西。", zh) == "user"
+    assert wrong_name("I'm a traveller named Rowan.", names) == "user"
 
 
 def test_the_character_taking_a_lore_persons_name_is_caught() -> None:
     names = names_for(WREN, [])
     assert wrong_name('"My Thornwood, but I\'m Aldric; I keep it."', names) == "name"  # the panel's, seed 1
     assert wrong_name("I am the ranger now.", names) == "name" and wrong_name("They call me Tobin.", names) == "name"
+    assert wrong_name("I'm just a ranger called Aldric Ashford, miss.", names) == "name"
     zh = names_for(QINGWU, [])
     assert wrong_name("我就是怀瑾，你不认得了？", zh) == "name"
     assert wrong_name("我是老艄公，撑了四十年船。", zh) == "name"
@@ -51,6 +55,7 @@ def test_the_characters_own_name_and_sentences_about_someone_pass() -> None:
     zh = names_for(QINGWU, ["我叫陆行舟。"])
     assert wrong_name("我是青梧，这里的掌柜。", zh) == ""
     assert wrong_name("我是怀瑾公子的故人。", zh) == "" and wrong_name("我是周伯家的闺女。", zh) == ""
+    assert wrong_name("我是一个名为青梧的掌柜。", zh) == ""
     assert wrong_name("怀瑾走了十年了。陆行舟，你早些歇着。", zh) == ""
 
 

@@ -10,10 +10,11 @@ name changed).  So a sentence is judged by the name it gives its speaker:
   card's name and its parts, a lore entry's names for the character), the user's (the persona's
   name), and the other persons of the card and its lore — and the names the user gave itself in the
   chat (:func:`given_names`: "My name is Rowan.", 「我叫陆行舟，从县城来」);
-* **a self-introduction**: "I'm X", "I am X", "my name is X", "call me X", "I'm called X"; 「我是X」
-  「我叫X」「我名叫X」「我就是X」「在下X」 — where X is one of the user's or another person's names and
-  not one of the character's own.  "I'm Aldric's sister" and 「我是怀瑾公子的故人」 speak *of* him: a
-  possessive after the name ('s, or 的 / 之 / 家 before the clause ends) is no claim.
+* **a self-introduction**: "I'm X", "I am X", "my name is X", "call me X", "I'm called X", "I'm a
+  ranger named X"; 「我是X」「我叫X」「我名叫X」「我就是X」「在下X」「我是一个名为X的人」 — where X is
+  one of the user's or another person's names and not one of the character's own.  "I'm Aldric's
+  sister" and 「我是怀瑾公子的故人」 speak *of* him: a possessive after the name ('s, or 的 / 之 / 家
+  before the clause ends) is no claim, unless a description named the speaker first (名为X的).
 
 :func:`wrong_name` says whose name a sentence takes (``"user"`` or ``"name"``); the sentence guard
 (:mod:`._sentence_guard`) retries a reply that opens with one and cuts such a sentence later, as it
@@ -35,6 +36,11 @@ __all__ = ["Names", "given_names", "names_for", "wrong_name"]
 _EN_INTRO = r"\b(?:I(?:'m|’m| am)(?: called| named)?|my name(?:'s|’s| is)|call me|they call me|I go by)\s+"
 # The Chinese ones (在下: the speaker's modest self-reference in a story told in the old style).
 _ZH_INTRO = r"(?:我(?:就|便|也|才|可)?(?:是|叫|名叫|唤作|的名字(?:是|叫))|在下|本人)\s*"
+# The speaker described, then named: 「我是一个名为陆行舟的中年人」 (Qwen2.5-0.5B as 青梧, asked out of
+# character what model it is, 2026-12-07), "I'm a ranger called Aldric".  The name is the speaker's
+# even with 的 after it.
+_ZH_NAMED = r"我(?:是|乃)[^，。！？；：,.!?\n]{0,8}?(?:名为|名叫|叫做|叫作|唤作|名唤)\s*"
+_EN_NAMED = r"\bI(?:'m|’m| am)\s+(?:a|an|the|just a)\b[^.!?,;:\n]{0,30}?\b(?:named|called)\s+"
 # Speaking *of* the person, not as them: "Aldric's", 「怀瑾公子的」「怀瑾之」「周伯家」 before the clause ends.
 _EN_OF = re.compile(r"^(?:'s|’s)\b")
 _ZH_OF = re.compile(r"^[^，。！？；：,.!?;:\n]*?[的之家]")
@@ -90,16 +96,20 @@ def _distinct(names: Iterable[str], taken: set[str]) -> tuple[str, ...]:
 def wrong_name(sentence: str, names: Names) -> str:
     """``"user"`` when *sentence* gives its speaker one of the user's names, ``"name"`` when another
     person's of the card or lore, else ``""`` (the character's own name, or no self-introduction)."""
-    for intro, wide in ((_EN_INTRO, False), (_ZH_INTRO, True)):
+    for intro, wide, named in _INTROS:
         for found in re.finditer(intro, sentence, re.IGNORECASE):
             rest = sentence[found.end() :]
             if _starts_with(rest, names.own, wide):
                 continue
             for reason, group in (("user", names.user), ("name", names.others)):
                 name = _starts_with(rest, group, wide)
-                if name and not _speaks_of(rest[len(name) :], wide):
+                if name and (named or not _speaks_of(rest[len(name) :], wide)):
                     return reason
     return ""
+
+
+# (pattern, Chinese, the name follows a description: no possessive reading)
+_INTROS = ((_EN_INTRO, False, False), (_EN_NAMED, False, True), (_ZH_INTRO, True, False), (_ZH_NAMED, True, True))
 
 
 def _starts_with(text: str, names: Iterable[str], wide: bool) -> str:
