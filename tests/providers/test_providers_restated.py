@@ -38,6 +38,8 @@ FERRY_ZH = "镇北渡口每天有几班船？我想打听一下去京城的路�
         (LONG_EN, "You'll have a boatman tell me the guardian of the shrine.\""),
         # Six words of it inside a sentence of the model's own.
         (LONG_EN, "*I'm not sure, but I don't know anyone here knows where he went.*\""),
+        # Five, all but one of them content words (this round's panel, seed 1).
+        (LONG_EN, '*Aldric asks me to find out who has left home ten years ago.*"'),
         # Across the user's clause boundary (the comma after 告诉我), 你 for 我.
         (LONG_ZH, "如果只是一句、一项旧物也好，请告诉我我好回去给你老夫人交代。"),
         (WATER, "掌柜有热水，可以洗把脸。"),
