@@ -54,23 +54,21 @@ _FUNCTION = frozenset({units(word) for word in _EN_FUNCTION.split()} | set(_ZH_F
 _PERSON_UNITS = frozenset(echo_units("I am"))
 
 
-def _common(a: str, b: str) -> str:
-    """A longest common subsequence of *a* and *b* (short texts: dynamic programming)."""
-    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
-    for i, x in enumerate(a):
+def _common(a: str, b: str) -> tuple[int, int]:
+    """(length, content units) of a longest common subsequence of *a* and *b*, the one with the most
+    content units among the longest (short texts: dynamic programming over pairs, compared in order)."""
+    previous = [(0, 0)] * (len(b) + 1)
+    for x in a:
+        weight = _content(x)
+        current = [(0, 0)]
         for j, y in enumerate(b):
-            table[i + 1][j + 1] = table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
-    out: list[str] = []
-    i, j = len(a), len(b)
-    while i and j:
-        if a[i - 1] == b[j - 1]:
-            out.append(a[i - 1])
-            i, j = i - 1, j - 1
-        elif table[i - 1][j] >= table[i][j - 1]:
-            i -= 1
-        else:
-            j -= 1
-    return "".join(reversed(out))
+            best = max(previous[j + 1], current[j])
+            if x == y:
+                length, content = previous[j]
+                best = max(best, (length + 1, content + weight))
+            current.append(best)
+        previous = current
+    return previous[-1]
 
 
 def _word_runs(a: str, b: str) -> list[str]:
@@ -98,8 +96,8 @@ def restates(user_text: str, sentence: str) -> bool:
     if len(piece) < MIN_UNITS:
         return False
     user = echo_units(user_text)
-    common = _common(piece, user)
-    if len(common) >= SHARE * len(piece) and _content(common) >= MIN_CONTENT:
+    length, content = _common(piece, user)
+    if length >= SHARE * len(piece) and content >= MIN_CONTENT:
         return True
     return any(_quoted(len(run), _content(run)) for run in _word_runs(piece, user))
 
