@@ -16,7 +16,7 @@ from kit.gguf_files import gguf_bytes
 from peargarden.errors import ProviderError
 from peargarden.providers import embedded
 from peargarden.providers._echo import echoes
-from peargarden.providers.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCall, ToolSpec, Usage
+from peargarden.providers.base import Cast, ChatRequest, Done, StreamEvent, TextDelta, ToolCall, ToolSpec, Usage
 from peargarden.providers.embedded import EmbeddedProvider, plain_messages, trim_history
 from peargarden.providers.gguf import BadGguf
 
@@ -310,6 +310,29 @@ def test_a_reply_that_claims_to_be_a_model_is_generated_again(tmp_path: Path) ->
     big.llama()
     made_big[0].replies = ["I am an AI language model."]
     assert _text(list(big.stream(ChatRequest(messages=question)))) == "I am an AI language model."
+
+
+def test_a_reply_that_gives_the_character_the_users_name_is_generated_again(tmp_path: Path) -> None:
+    """Issue 49's panel: Wren answered "…but I'm Rowan; I keep it." two turns after the user said
+    "My name is Rowan" — the name is read from the user's lines, the character's own from the cast."""
+    provider, made = _provider(tmp_path)
+    provider.llama()
+    made[0].replies = ['"I\'m Rowan; I keep it. Rest now."', '"I\'m Wren; I keep it. Rest now, Rowan."']
+    messages = [
+        {"role": "user", "content": "My name is Rowan. I came from the river towns."},
+        {"role": "assistant", "content": "*She writes it in the ledger.*"},
+        {"role": "user", "content": "When will this rain stop?"},
+    ]
+    cast = Cast(own=("Wren",), user=("Traveler",), others=("Aldric",))
+    events = list(provider.stream(ChatRequest(messages=messages, cast=cast)))
+    assert _text(events) == '"I\'m Wren; I keep it. Rest now, Rowan."' and len(made[0].calls) == 2
+    # A man of the lore, in Chinese, on every try: cut, and the character's line stands in.
+    made[0].replies = ["我就是怀瑾。"] * 3
+    zh = Cast(own=("青梧",), user=("旅人",), others=("怀瑾", "怀瑾公子"))
+    line = "（青梧笑了笑，没有接这句话。）"
+    question = [{"role": "user", "content": "十年前从镇北渡口走的那位怀瑾公子，掌柜可还记得？"}]
+    events = list(provider.stream(ChatRequest(messages=question, cast=zh, fallback_reply=line)))
+    assert _text(events) == line and len(made[0].calls) == 5
 
 
 def test_a_last_try_that_only_claims_shows_the_characters_line_instead(tmp_path: Path) -> None:

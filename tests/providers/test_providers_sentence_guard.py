@@ -7,9 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from peargarden.providers._repeats import SaidBefore
+from peargarden.providers._self_names import names_for
 from peargarden.providers._sentence_guard import DEFAULT_FALLBACK, SentenceGuard, Shown
 from peargarden.providers._sentences import kept_marks, sentence_end, split_sentences
-from peargarden.providers.base import take_back
+from peargarden.providers.base import Cast, take_back
 
 GREETING = (
     '"Easy. Don\'t sit up too fast." *She sets the bowl aside.* "This is the Mossbrook shrine. I\'m Wren; I keep it."'
@@ -213,3 +214,55 @@ def test_a_sentence_ending_where_the_echo_guard_stopped_is_shown_at_once() -> No
     claimed = SentenceGuard(can_retry=True)
     assert claimed.feed("我是一个由OpenAI开发的AI助手。", at_boundary=True) is None
     assert claimed.outcome == "claim"
+
+
+# -- someone else's name, the user's words restated
+
+WREN_NAMES = names_for(Cast(own=("Wren",), others=("Aldric", "Aldric Ashford")), ["My name is Rowan."])
+QINGWU_NAMES = names_for(Cast(own=("青梧",), user=("旅人",), others=("怀瑾", "怀瑾公子")), ["我叫陆行舟，从县城来。"])
+
+
+def test_a_reply_opening_with_the_users_name_for_the_character_is_retried() -> None:
+    guard = SentenceGuard(can_retry=True, names=WREN_NAMES)
+    assert _stream(guard, '"I\'m Rowan; I keep it. The back room is yours."') is None and guard.outcome == "user"
+    zh = SentenceGuard(can_retry=True, names=QINGWU_NAMES)
+    assert _stream(zh, "我叫陆行舟，从县城来。客官请坐。") is None and zh.outcome == "user"
+    lore = SentenceGuard(can_retry=True, names=QINGWU_NAMES)
+    assert _stream(lore, "我就是怀瑾。你不认得了？") is None and lore.outcome == "name"
+
+
+def test_a_later_sentence_taking_someone_elses_name_is_taken_back_with_its_reason() -> None:
+    """The panel's reply (seed 1): the first sentence in character, then Aldric's name for Wren."""
+    guard = SentenceGuard(can_retry=True, names=WREN_NAMES)
+    assert _text(guard.feed('*She sits down again.* "My Thornwood, but ')) == '*She sits down again.* "My Thornwood, '
+    out = guard.feed("I'm Aldric; I keep it.\" ")
+    assert out is not None and out.text == ""  # held: the sentence so far takes his name
+    out = guard.feed("*She smiles.*")
+    assert out is not None and out.back == '"My Thornwood, ' and out.reason == "name"
+    end = guard.finish()
+    assert end is not None and out.text + end.text == "*She smiles.*"  # (its quote opened and closed in it)
+
+
+def test_the_characters_own_name_passes_the_name_guard() -> None:
+    reply = '"I\'m Wren; I keep it. Rest, Rowan."'
+    assert _stream(SentenceGuard(can_retry=True, names=WREN_NAMES), reply) == reply
+    assert _stream(SentenceGuard(can_retry=True, names=QINGWU_NAMES), "我是青梧。怀瑾走了十年了。") == (
+        "我是青梧。怀瑾走了十年了。"
+    )
+
+
+def test_the_last_try_cuts_the_wrong_name_and_never_ends_in_it() -> None:
+    guard = SentenceGuard(can_retry=False, names=WREN_NAMES, fallback="*Wren smiles and lets that pass.*")
+    assert _stream(guard, "I'm Rowan. *She tops up your tea.*") == "*She tops up your tea.*"
+    alone = SentenceGuard(can_retry=False, names=WREN_NAMES, fallback="*Wren smiles and lets that pass.*")
+    assert _stream(alone, "I'm Rowan.") == "*Wren smiles and lets that pass.*"
+
+
+def test_a_reply_opening_with_the_users_words_restated_is_retried_as_an_echo() -> None:
+    user = "Ten years ago a young ranger called Aldric left from the Greywater ford. Do you remember him?"
+    guard = SentenceGuard(can_retry=True, user_line=user)
+    assert _stream(guard, "Aldric left from the Greywater ford in 1649. I remember him.") is None
+    assert guard.outcome == "echo"
+    later = SentenceGuard(can_retry=True, user_line=user)
+    reply = '*She nods slowly.* "Aldric left from the Greywater ford in spring. He never wrote."'
+    assert _stream(later, reply) == '*She nods slowly.* "He never wrote."'

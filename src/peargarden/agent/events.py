@@ -7,7 +7,8 @@ Every event is a frozen dataclass with a ``type`` string and ``to_json()`` (a pl
 ``text_retract``    ``text``, ``reason``: the end of the reply shown so far is taken back — *text* is
                     that end, exactly as streamed; a front removes it (visibly, as a swipe would).  A
                     small model's guards send it when they reject a sentence they had let through
-                    clause by clause (``reason``: ``echo``, ``claim``, ``repeat``, ``user``).
+                    clause by clause (``reason``: ``echo``, ``claim``, ``repeat``, ``user``,
+                    ``name``).
 ``thinking_delta``  ``text``: a piece of the model's reasoning.
 ``tool_start``      ``call_id``, ``name``, ``args`` (the validated/repaired arguments, or ``None`` when
                     they could not be parsed).

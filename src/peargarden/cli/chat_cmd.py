@@ -128,6 +128,7 @@ _RETRACT_REASONS = {
     "claim": "跳出了角色",
     "repeat": "重复了前面说过的话",
     "user": "替你说话了",
+    "name": "把自己说成了别人",
 }
 
 

@@ -8,8 +8,9 @@
   (:mod:`.runtime_check`; its limits and the worker's grow with the machine's load, :mod:`._machine_load`);
   Qwen2.5-Coder-0.5B-Instruct by default.  A small model's guards:
   :mod:`._echo` (the user's words handed back), :mod:`._copy_block` (runs of the prompt),
-  :mod:`._sentence_guard` with :mod:`._sentences`, :mod:`._model_claims` and :mod:`._repeats` (claims
-  to be a model and sentences said before, cut sentence by sentence).  :mod:`.runtime_build` builds
+  :mod:`._sentence_guard` with :mod:`._sentences`, :mod:`._model_claims`, :mod:`._self_names`,
+  :mod:`._restated` and :mod:`._repeats` (claims to be a model, someone else's name taken, the user's
+  line restated, sentences said before: cut sentence by sentence).  :mod:`.runtime_build` builds
   its runtime (llama-cpp-python by pip, native or portable, progress and cancel); :mod:`.model_fetch`
   fetches and verifies its model.
 * :mod:`._cancel` — the watcher that wakes a read blocked on a silent server (a cancel, a timeout).

@@ -1,11 +1,16 @@
 """The last hold on a small model's streamed reply, sentence by sentence: no model's voice, no loop.
 
-Two things a person would not keep, each in a sentence of its own:
+Four things a person would not keep, each in a sentence of its own:
 
 * **a claim to be a model** (:mod:`._model_claims`): 「我是阿里云开发的超大规模语言模型」, "I'm an AI
   model created by OpenAI";
+* **the character calling itself by someone else's name** (:mod:`._self_names`): the user's ("I'm
+  Rowan", reason ``user``) or another person's of the card and lore ("I'm Aldric", reason ``name``),
+  judged and retried as a claim is;
 * **a sentence the character said before** (:mod:`._repeats`): the same 「I'm Wren, twenty-six.」
-  opening reply after reply — or a whole short reply again (「I am Rowan.」), retried if it may be.
+  opening reply after reply — or a whole short reply again (「I am Rowan.」), retried if it may be;
+* **a sentence made of the user's words** (:mod:`._restated`, reason ``echo``): the question restated
+  as the answer, a long turn re-voiced — the echoes too loose for the echo guard's clauses.
 
 Each sentence is judged when it ends, but shown before that, clause by clause: a small model writes
 one long sentence a reply, and holding it whole showed nothing until the reply was over (issue 49:
@@ -32,9 +37,11 @@ from collections.abc import Sequence
 import msgspec
 
 from ._echo import clause_end
-from ._model_claims import claims_to_be_a_model, cut_claims
+from ._model_claims import claims_to_be_a_model
 from ._repeats import SaidBefore
-from ._sentences import kept_marks, sentence_end
+from ._restated import restates
+from ._self_names import Names, wrong_name
+from ._sentences import cut, kept_marks, sentence_end
 
 __all__ = ["DEFAULT_FALLBACK", "HOLD", "SentenceGuard", "Shown"]
 
@@ -74,17 +81,27 @@ def _clauses_end(text: str, at_boundary: bool) -> int:
 class SentenceGuard:
     """Text in as it streams, judged sentences out (see the module's docstring)."""
 
-    def __init__(self, *, can_retry: bool, said: Sequence[str] = (), fallback: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        can_retry: bool,
+        said: Sequence[str] = (),
+        fallback: str = "",
+        names: Names | None = None,
+        user_line: str = "",
+    ) -> None:
         self.can_retry = can_retry
+        self.user_line = user_line
         self.fallback = fallback.strip() or DEFAULT_FALLBACK
-        self.outcome = ""  # "claim" or "repeat" once feed or finish returned None
+        self.outcome = ""  # "claim", "user", "name" or "repeat" once feed or finish returned None
+        self._names = names
         self._said = SaidBefore(said)
         self._reply = ""  # every sentence judged so far, as the model wrote it
         self._held = ""  # the sentence being written (what of it was shown too)
         self._preview = ""  # what of that sentence was shown before it was judged
         self._marks = ""  # marks of cut sentences, held until a shown sentence carries them
-        self._claims = False  # a claim was cut
-        self._repeats = False  # a sentence said before was cut
+        self._claims = ""  # why the first sentence out of character was cut ("claim", "user", "name")
+        self._repeats = ""  # why the first sentence in character was cut ("repeat", "echo")
         self._cut_reason = ""  # why the last sentence judged was cut ("" if it was not)
         self.shown = False
 
@@ -123,7 +140,7 @@ class SentenceGuard:
         if end == 0 and len(self._held) >= HOLD:
             end = len(self._held)
         part = self._held[:end]
-        if not part or claims_to_be_a_model(part) or self._said.repeats(part):
+        if not part or self._out_of_character(part) or self._said.repeats(part):
             return ""
         # As _pass would show it once the sentence passes, so the judged sentence goes on from here.
         preview = (self._marks + part).lstrip() if not self.shown else self._marks + part
@@ -156,29 +173,42 @@ class SentenceGuard:
             return self._finished(rest, reason)
         # Every sentence was cut.
         if self.can_retry:
-            self.outcome = "claim" if self._claims else "repeat"
+            self.outcome = self._claims or self._repeats
             return None
         self.shown = True
         if not self._claims:
             return self._finished(self._reply.lstrip(), reason)  # said before, but in character: better than nothing
-        left = cut_claims(self._reply)
+        left = cut(self._reply, lambda sentence: bool(self._out_of_character(sentence)))
         return self._finished(left if _has_words(left) else self.fallback, reason)
 
     def _finished(self, text: str, reason: str) -> Shown:
         taken, shown = self._settle(text)
         return Shown(shown, taken, reason if taken else "")
 
+    def _out_of_character(self, text: str) -> str:
+        """``"claim"`` (a model's voice), ``"user"`` or ``"name"`` (someone else's name taken), or ""."""
+        if claims_to_be_a_model(text):
+            return "claim"
+        return wrong_name(text, self._names) if self._names is not None else ""
+
     def _judge(self, sentence: str) -> str | None:
         self._cut_reason = ""
-        if claims_to_be_a_model(sentence):
+        if reason := self._out_of_character(sentence):
             if self.can_retry and not self.shown:
-                self.outcome = "claim"
+                self.outcome = reason
                 return None
-            self._claims = True
-            self._cut_reason = "claim"
+            self._claims = self._claims or reason
+            self._cut_reason = reason
+            return self._cut(sentence)
+        if self.user_line and restates(self.user_line, sentence):
+            if self.can_retry and not self.shown:
+                self.outcome = "echo"  # generated again, steered off the user's words
+                return None
+            self._repeats = self._repeats or "echo"
+            self._cut_reason = "echo"
             return self._cut(sentence)
         if self._said.repeats(sentence):
-            self._repeats = True
+            self._repeats = self._repeats or "repeat"
             self._cut_reason = "repeat"
             return self._cut(sentence)
         return self._pass(sentence)

@@ -62,6 +62,17 @@ class ContextBudget(msgspec.Struct, frozen=True):
     response: int = 0  # the part of it kept for the reply
 
 
+class Cast(msgspec.Struct, frozen=True):
+    """Who is who in a role-play request, for a small model's guards (never sent): the names the
+    character goes by (*own*), the user's (*user*: the persona's name), and the other persons of the
+    card and its lore (*others*).  A reply whose character calls itself by one of the last two is
+    the character speaking as someone else (:mod:`._self_names`)."""
+
+    own: tuple[str, ...] = ()
+    user: tuple[str, ...] = ()
+    others: tuple[str, ...] = ()
+
+
 class ChatRequest(msgspec.Struct):
     messages: list[Message]
     model: str = ""
@@ -80,6 +91,8 @@ class ChatRequest(msgspec.Struct):
     # the character (claimed to be a model) and nothing else is left; not sent.  The stage's
     # small-model profile makes it from the card ("" = the guard's own pause).
     fallback_reply: str = ""
+    # The names of the character, the user and the other persons, for the same guards; not sent.
+    cast: Cast = msgspec.field(default_factory=Cast)
     # Whether to ask for server-sent events: None: the connection's setting; False: the whole reply in
     # one answer (``"stream": false``), as SillyTavern sends it when the preset says ``stream_openai: false``.
     stream: bool | None = None
@@ -93,7 +106,8 @@ class TextDelta(msgspec.Struct, frozen=True):
 class TextRetract(msgspec.Struct, frozen=True):
     """The end of the reply shown so far, taken back: *text* is that end, exactly as it was streamed
     (a small model's guard rejected a sentence it had let through clause by clause, or the whole
-    try before another).  *reason*: ``echo``, ``claim``, ``repeat`` or ``user`` (see the guards)."""
+    try before another).  *reason*: ``echo``, ``claim``, ``repeat``, ``user`` (the character spoke
+    as the user) or ``name`` (it called itself by another person's name); see the guards."""
 
     text: str
     reason: str = ""

@@ -48,6 +48,7 @@ from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
 
 from ._echo import EchoFilter
+from ._self_names import Names, names_for
 from ._sentence_guard import SentenceGuard, Shown
 from ._text_tool_calls import split_tool_calls, streamable
 from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, TextRetract, Usage, take_back
@@ -295,13 +296,15 @@ class _InProcess:
 
 class _Checks(msgspec.Struct, frozen=True):
     """What a small model's reply is held against: the user's line (none: no echo guard) and the
-    lines before it the echo guard also reads, the character's own messages (said again: cut), and
-    the line that stands in when nothing in character is left."""
+    lines before it the echo guard also reads, the character's own messages (said again: cut), the
+    line that stands in when nothing in character is left, and who is who (a name the character
+    must not take)."""
 
     user_line: str
     earlier: list[str]
     said: list[str]
     fallback: str
+    names: Names | None = None
 
 
 class _Screen:
@@ -523,7 +526,11 @@ class EmbeddedProvider:
         # in-character line for a last try with nothing else left.
         character = [text for text in replied if isinstance(text, str)]
         said_before = character[:1] + character[1:][-_SAID_REPLIES:]
-        check = _Checks(guard, earlier, said_before, request.fallback_reply)
+        # Who is who: the character calling itself by the user's name ("I'm Rowan", the name the user
+        # gave two turns before) or another person's of the lore is cut as a claim is (._self_names).
+        user_lines = [text for text in said if isinstance(text, str)]
+        cast = names_for(request.cast, user_lines)
+        check = _Checks(guard, earlier, said_before, request.fallback_reply, cast)
         # A small model pastes its prompt (71 characters of a lore entry to a question about it): on
         # every try no run of the system prompt or of its own messages goes on past a phrase (._copy_block).
         sources = [m["content"] for m in messages if m["role"] in ("system", "assistant")] if traits.small else []
@@ -535,11 +542,12 @@ class EmbeddedProvider:
         # benchmark: a new seed alone gave the same quote back 4 times out of 4.  If the retry
         # opens with an echo too, a third try allows runs of two characters; its echoing
         # clauses are cut.
-        # A reply that opens by claiming to be a model (._model_claims), or with nothing left once the
-        # sentences it said before are cut (._repeats), is generated again the same way, with only the
-        # first try's bound on runs of the prompt.
+        # A reply that opens by claiming to be a model (._model_claims) or by taking someone else's
+        # name (._self_names), or with nothing left once the sentences it said before are cut
+        # (._repeats), is generated again the same way, with only the first try's bound on runs of
+        # the prompt.
         for limit, final in ((4, False), (2, True)):
-            if outcome not in ("echo", "claim", "repeat"):
+            if outcome not in ("echo", "claim", "user", "name", "repeat"):
                 break
             self._retry_seed += 1
             retry = {**options, "seed": int(options.get("seed") or 0) + 7919 * self._retry_seed}
@@ -563,8 +571,8 @@ class EmbeddedProvider:
         *,
         can_retry: bool,
     ) -> Generator[StreamEvent, None, str]:
-        """One generation's events; returns ``"echo"``, ``"claim"`` or ``"repeat"`` when a guard stopped
-        the try (what it had shown taken back: a ``TextRetract``).
+        """One generation's events; returns ``"echo"``, ``"claim"``, ``"user"``, ``"name"`` or
+        ``"repeat"`` when a guard stopped the try (what it had shown taken back: a ``TextRetract``).
 
         The model's text passes three holds before it is shown: tool calls written as text (from the
         first ``<tool_call>`` or fence to the end, parsed when the reply is complete), the echo guard
@@ -574,7 +582,13 @@ class EmbeddedProvider:
         line = checks.user_line
         echo = EchoFilter(line, can_retry=can_retry, earlier=checks.earlier) if line else None
         claim = (
-            SentenceGuard(can_retry=can_retry, said=checks.said, fallback=checks.fallback)
+            SentenceGuard(
+                can_retry=can_retry,
+                said=checks.said,
+                fallback=checks.fallback,
+                names=checks.names,
+                user_line=checks.user_line,
+            )
             if self.traits().small
             else None
         )

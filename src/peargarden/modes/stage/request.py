@@ -13,10 +13,11 @@ from typing import Any
 
 from peargarden.agent.loop import BeatInput, BuiltRequest, RequestBuilder
 from peargarden.agent.tools import Tool
-from peargarden.providers.base import ChatRequest, ToolSpec
+from peargarden.providers.base import Cast, ChatRequest, ToolSpec
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.scan import MessageScan, without
 from peargarden.stage import StageRequest, Turn, apply_macros, assemble_beat
+from peargarden.stage.cast import cast_names
 from peargarden.stage.compact import compact_beat, fallback_reply, stop_words
 from peargarden.stage.history import story_turns
 from peargarden.stage.memory.view import StoryView
@@ -177,7 +178,8 @@ def stage_builder(
             ]
             sampler: dict[str, Any] = {"stop": stop_words(materials.stage.user_name)}
             fallback = fallback_reply(materials.card, materials.stage)
-            request = ChatRequest(messages=messages_small, sampler=sampler, fallback_reply=fallback)
+            cast = Cast(*cast_names(materials.card, materials.stage, materials.corpus))
+            request = ChatRequest(messages=messages_small, sampler=sampler, fallback_reply=fallback, cast=cast)
             return BuiltRequest(request, list(materials.warnings))
         if view is not None:
             # Budgeted: derived from the newest messages only, as far back as the budget reaches.

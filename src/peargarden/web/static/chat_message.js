@@ -23,6 +23,7 @@ const RETRACT_REASONS = {
   claim: () => t("跳出了角色", "it stepped out of character"),
   repeat: () => t("重复了前面说过的话", "it said it before"),
   user: () => t("替你说话了", "it spoke for you"),
+  name: () => t("把自己说成了别人", "it took someone else's name"),
 };
 
 // The end *taken* of a streaming reply taken back: out of *textEl*, and shown struck through under it
