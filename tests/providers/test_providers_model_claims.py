@@ -63,3 +63,19 @@ def test_a_reply_that_is_all_claim_is_left_with_no_words() -> None:
     assert cut_claims("“我是阿里云开发的超大规模语言模型。”") == ""
     assert cut_claims("I'm a AI model created by OpenAI.") == ""
     assert cut_claims("*She smiles.* I am Qwen, created by Alibaba Cloud.") == "*She smiles.*"
+
+
+def test_the_offer_of_help_and_the_prompt_read_back_are_claims_but_the_story_s_words_are_not() -> None:
+    # Qwen2.5-0.5B as 青梧 on issue 49's panel (seed 1 turn 8, seed 2 turn 7; seed 3 turns 5 and 6):
+    assert claims_to_be_a_model("如果需要其他帮助，请随时告诉我。")
+    assert claims_to_be_a_model("客官慢走，有事请随时告诉我！")
+    assert claims_to_be_a_model("根据设定，每到天亮前和正午各开一班船只。")
+    assert claims_to_be_a_model("我在这轮用得上的设定是：听雨轩是栖水小镇上最老一家客栈。")
+    assert claims_to_be_a_model("According to the lore, the ferry crosses once a day.")
+    assert claims_to_be_a_model("If you need any more help, just say so.")
+    # A character's own words about needs, settings and help stay:
+    assert not claims_to_be_a_model("客官若需要热水，后院灶上一直温着。")
+    assert not claims_to_be_a_model("这桌子的摆设，是我娘当年定下的。")
+    assert not claims_to_be_a_model("“帮我把伞拿来，”她对小二说，“客官要走了。”")
+    assert not claims_to_be_a_model("If you need a room, there's one upstairs. I'll fetch the key.")
+    assert not claims_to_be_a_model("She tells you the old lore of the shrine, as her mother told it.")

@@ -1,7 +1,8 @@
 """A small model stepping out of its character to say what it is: 「我是阿里云开发的超大规模语言模型」.
 
 Also its assistant's voice in the character's mouth: "I'm sorry, but I can't assist with that.",
-「我无法回答这个问题……如果你有其他问题，欢迎随时问我！」
+「我无法回答这个问题……如果你有其他问题，欢迎随时问我！」, and the prompt read back as the answer
+(「根据设定，…」, its lore note's heading 「这一轮用得上的设定」).
 
 Asked who it is (even in character, 「你是什么模型？」 out of character), Qwen2.5-0.5B answers with its
 training's self-introduction.  :func:`claims_to_be_a_model` spots one in a sentence;
@@ -34,7 +35,14 @@ CLAIM = re.compile(
     r"|我的角色|如果(?:你|您)还?有(?:其他|任何|别的)(?:问题|疑问)|欢迎随时(?:问我|提问|咨询)"
     r"|(?:你|您)有什么需要帮助的"
     r"|\bif you have any (?:other |more |further )?questions\b|\bfeel free to ask\b"
-    r"|\bhow (?:can|may) I (?:help|assist) you\b|\bmy role (?:is|as)\b",
+    r"|\bhow (?:can|may) I (?:help|assist) you\b|\bmy role (?:is|as)\b"
+    # its offer of more help: 「如果需要其他帮助，请随时告诉我」 (Qwen2.5-0.5B as 青梧, issue 49's panel)
+    r"|如果(?:你|您)?还?(?:需要|想要)(?:其他|任何|更多|别的)?的?(?:帮助|协助|信息)|请随时(?:告诉|联系|问)我"
+    r"|\bif you need (?:any )?(?:other |more |further )?(?:help|assistance)\b"
+    # … and the prompt's own words in its mouth: 「我在这轮用得上的设定是：…」, 「根据设定，…」 — the
+    # small-model prompt's lore note is headed 「这一轮用得上的设定」 (stage/compact.py)
+    r"|用得上的设定|根据(?:你的|我的|这些|以上|上面的|世界)?设定"
+    r"|\blore for this turn\b|\baccording to the (?:lore|profile|rules)\b",
     re.IGNORECASE,
 )
 
