@@ -266,3 +266,37 @@ def test_a_reply_opening_with_the_users_words_restated_is_retried_as_an_echo() -
     later = SentenceGuard(can_retry=True, user_line=user)
     reply = '*She nods slowly.* "Aldric left from the Greywater ford in spring. He never wrote."'
     assert _stream(later, reply) == '*She nods slowly.* "He never wrote."'
+
+
+def test_a_reply_opening_with_the_users_move_is_retried() -> None:
+    """Qwen2.5-1.5B as Wren on issue 49's panel: "*You lean against the wall, looking out at the trees.*"."""
+    guard = SentenceGuard(can_retry=True)
+    reply = '*You lean against the wall, looking out at the trees.* "It\'s going to stop in a few hours."'
+    assert _stream(guard, reply) is None and guard.outcome == "user"
+    zh = SentenceGuard(can_retry=True)
+    assert _stream(zh, "（你推门进来，带进一阵雨气。）“客官里边请。”") is None and zh.outcome == "user"
+
+
+def test_a_later_move_of_the_users_is_cut_and_the_characters_own_words_stay() -> None:
+    """The panel's reply, seed 2: Wren's answer, then the user's move written for them."""
+    reply = (
+        '*The old ferry is moored by the cottage.* "It crosses once a day, but it\'s hard to say when." '
+        "*You step back from the door and look out into the glade.*"
+    )
+    assert _stream(SentenceGuard(can_retry=True), reply) == (
+        '*The old ferry is moored by the cottage.* "It crosses once a day, but it\'s hard to say when." '
+    )
+    # Inside an action opened before: the sentence that goes on with "You …" is the user's move.
+    inside = "*Wren smiles and nods. You follow her inside, dripping.* \"Sit by the fire.\""
+    shown = _stream(SentenceGuard(can_retry=True), inside)
+    assert shown is not None and "follow" not in shown  # (the action's closing mark is kept for the rest)
+    assert shown.startswith("*Wren smiles and nods.") and shown.endswith('"Sit by the fire."')
+
+
+def test_the_user_in_the_characters_speech_or_as_an_object_is_no_move_of_theirs() -> None:
+    for reply in (
+        '"You look tired," she says. *She hands you the key.*',
+        "*She smiles.* You look tired, traveller. Sit.",
+        "“你好，客官。”（她把钥匙递给你。）“你看起来累了。”",
+    ):
+        assert _stream(SentenceGuard(can_retry=True), reply) == reply

@@ -6,7 +6,9 @@ Four things a person would not keep, each in a sentence of its own:
   model created by OpenAI";
 * **the character calling itself by someone else's name** (:mod:`._self_names`): the user's ("I'm
   Rowan", reason ``user``) or another person's of the card and lore ("I'm Aldric", reason ``name``),
-  judged and retried as a claim is;
+  judged and retried as a claim is; and **the character writing the user's part**
+  (:mod:`._user_actions`, reason ``user``): an action that opens on the user, "*You step back from
+  the door.*", 「（你推门进来）」;
 * **a sentence the character said before** (:mod:`._repeats`): the same 「I'm Wren, twenty-six.」
   opening reply after reply — or a whole short reply again (「I am Rowan.」), retried if it may be;
 * **a sentence made of the user's words** (:mod:`._restated`, reason ``echo``): the question restated
@@ -42,6 +44,7 @@ from ._repeats import SaidBefore
 from ._restated import restates
 from ._self_names import Names, wrong_name
 from ._sentences import cut, kept_marks, sentence_end
+from ._user_actions import acts_for_user
 
 __all__ = ["DEFAULT_FALLBACK", "HOLD", "SentenceGuard", "Shown"]
 
@@ -178,17 +181,21 @@ class SentenceGuard:
         self.shown = True
         if not self._claims:
             return self._finished(self._reply.lstrip(), reason)  # said before, but in character: better than nothing
-        left = cut(self._reply, lambda sentence: bool(self._out_of_character(sentence)))
+        left = cut(self._reply, lambda sentence: bool(self._out_of_character(sentence, "")))
         return self._finished(left if _has_words(left) else self.fallback, reason)
 
     def _finished(self, text: str, reason: str) -> Shown:
         taken, shown = self._settle(text)
         return Shown(shown, taken, reason if taken else "")
 
-    def _out_of_character(self, text: str) -> str:
-        """``"claim"`` (a model's voice), ``"user"`` or ``"name"`` (someone else's name taken), or ""."""
+    def _out_of_character(self, text: str, before: str | None = None) -> str:
+        """``"claim"`` (a model's voice), ``"user"`` (the user's name taken, or the user's part
+        written: an action that opens on the user), ``"name"`` (another person's name taken), or "".
+        *before*: the reply before *text* (None: the reply judged so far)."""
         if claims_to_be_a_model(text):
             return "claim"
+        if acts_for_user(text, before=self._reply if before is None else before):
+            return "user"
         return wrong_name(text, self._names) if self._names is not None else ""
 
     def _judge(self, sentence: str) -> str | None:
