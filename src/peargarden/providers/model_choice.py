@@ -20,15 +20,11 @@ settings page) wins over it.  Pure but for :func:`read_choice` and :func:`write_
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import tempfile
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
+from ._json_record import write_json_record
 from .model_fetch import models_dir
 
 __all__ = [
@@ -131,17 +127,4 @@ def read_choice(machine: str, folder: Path | None = None) -> Choice | None:
 def write_choice(choice: Choice, folder: Path | None = None) -> Path:
     """Store *choice* whole (temp file, fsync, rename): a crash leaves the old record or the new."""
     path = record_path(folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data: Any = msgspec.to_builtins(choice)
-    handle, temp = tempfile.mkstemp(prefix=".choice-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, ensure_ascii=False, indent=2)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    return path
+    return write_json_record(path, msgspec.to_builtins(choice), prefix=".choice-")

@@ -16,12 +16,11 @@ import contextlib
 import hashlib
 import importlib.util
 import json
-import os
 import platform
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ._json_record import write_json_record
 from .llama_session import runtime_version
 from .model_fetch import models_dir
 
@@ -127,17 +126,7 @@ def write_record(record: dict[str, Any], folder: Path | None = None) -> Path:
     path = record_path(folder)
     kept = [r for r in read_records(folder) if _key(r) != _key(record)]
     data = {"format": FORMAT, "records": [record, *kept][:_KEEP]}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=".runtime-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, ensure_ascii=False, indent=2)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    return path
+    return write_json_record(path, data, prefix=".runtime-")
 
 
 def new_record(model: Path) -> dict[str, Any]:
