@@ -358,17 +358,15 @@ def _picture(entry: Entry) -> bool:
     return isinstance(extra, dict) and bool(extra.get("image"))
 
 
-def _beat_reply(
-    tree: SessionTree, head: Entry, split: bool = False
-) -> tuple[str, str | None, str, dict[str, dict[str, Any]]]:
-    """The final reply of the beat starting at *head*, following newest children (*split*: only as
-    far as the reply goes, see :func:`export_chat`): its text, its reasoning, the id of the entry
-    that holds it, and the notes found along the way."""
+def _beat_reply(tree: SessionTree, head: Entry) -> tuple[str, str | None, str, dict[str, dict[str, Any]]]:
+    """The final reply of the beat starting at *head*, following newest children only as far as the
+    reply goes (see :func:`export_chat`): its text, its reasoning, the id of the entry that holds it,
+    and the notes found along the way."""
     text, reasoning = str(head.message.get("content") or ""), head.message.get("reasoning")
     final = head.id
     current = head
     chain: list[Entry] = []
-    ended = split and _finished(head)
+    ended = _finished(head)
     while True:
         kids = [kid for kid in tree.children(current.id) if not (kid.type == "message" and kid.role == "user")]
         if not kids or (ended and kids[-1].type == "message") or _picture(kids[-1]):
@@ -377,7 +375,7 @@ def _beat_reply(
         chain.append(current)
         if current.type == "message" and current.role == "assistant" and current.message.get("content"):
             text, reasoning, final = str(current.message["content"]), current.message.get("reasoning"), current.id
-        ended = ended or (split and _finished(current))
+        ended = ended or _finished(current)
     return text, reasoning if isinstance(reasoning, str) else None, final, message_notes(chain)
 
 
@@ -554,7 +552,7 @@ def export_chat(
                 replies.append((shown_text(notes, final, text), reasoning))
                 swipe_notes.append(notes.get(final))
                 continue
-            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling, True)
+            other, other_reasoning, other_final, chain = _beat_reply(tree, sibling)
             note = {**chain.get(other_final, {}), **notes.get(other_final, {})}
             replies.append((shown_text({other_final: note}, other_final, other), other_reasoning))
             swipe_notes.append(note or None)
