@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,15 @@ def test_a_schema_imported_from_a_url_is_the_cards_once_pinned(home: Home, cdn: 
     run = schema.initialized(record, 0)
     assert run.registered and run.warnings == []
     assert record["stat_data"] == {"白娅": {"依存度": 100}}  # coerced and clamped by the card's schema
+
+
+def test_addresses_fetched_at_the_same_time_are_all_pinned(home: Home, cdn: FakeCdn) -> None:
+    # A frame's fetches come together (a script's $.get and its XMLHttpRequest): each pin is kept, none
+    # lost to another request's write of 卡.json.
+    answer_host(home, CARD, cdn.host, True)
+    urls = [cdn.add(f"/gh/作者/数据/第{n}份.json", f'{{"份": {n}}}', "application/json") for n in range(8)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        loaded = list(pool.map(lambda url: card_module(home, CARD, url, module=False), urls))
+    assert all(item.fetched for item in loaded)
+    pins = json.loads((home.card_dir(CARD) / "卡.json").read_text(encoding="utf-8"))["remote_modules"]
+    assert sorted(pins) == sorted(urls)

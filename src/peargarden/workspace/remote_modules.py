@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ PINS_KEY = "remote_modules"
 MODULES_DIR = "modules"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _HOST = re.compile(r"^[a-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$")
+# The answers and pins are read, changed and written back in 卡.json; a frame's fetches come together
+# (the server answers each in a thread of its own), and two writers would each drop the other's pin.
+_SETTINGS_WRITE = threading.Lock()
 
 
 class Pin(msgspec.Struct, frozen=True):
@@ -88,9 +92,10 @@ def host_allowance(folder: CardFolder, host: str) -> bool | None:
 def set_host_allowance(folder: CardFolder, host: str, allowed: bool) -> str:
     """Keep the answer for *host* in ``卡.json``; the host as kept."""
     clean = check_host(host)
-    settings = folder.settings()
-    settings[HOSTS_KEY] = {**_table(folder, HOSTS_KEY), clean: allowed}
-    folder.write_settings(settings)
+    with _SETTINGS_WRITE:
+        settings = folder.settings()
+        settings[HOSTS_KEY] = {**_table(folder, HOSTS_KEY), clean: allowed}
+        folder.write_settings(settings)
     return clean
 
 
@@ -104,19 +109,21 @@ def pins(folder: CardFolder) -> dict[str, Pin]:
 
 
 def pin(folder: CardFolder, url: str, found: Pin) -> None:
-    settings = folder.settings()
-    settings[PINS_KEY] = {**_table(folder, PINS_KEY), url: msgspec.to_builtins(found)}
-    folder.write_settings(settings)
+    with _SETTINGS_WRITE:
+        settings = folder.settings()
+        settings[PINS_KEY] = {**_table(folder, PINS_KEY), url: msgspec.to_builtins(found)}
+        folder.write_settings(settings)
 
 
 def forget_pins(folder: CardFolder, host: str) -> int:
     """Drop the card's pins of *host* (the next load fetches again, if the host is allowed); how many."""
-    settings = folder.settings()
-    table = _table(folder, PINS_KEY)
-    kept = {url: value for url, value in table.items() if _safe_host(url) != host}
-    if len(kept) != len(table):
-        settings[PINS_KEY] = kept
-        folder.write_settings(settings)
+    with _SETTINGS_WRITE:
+        settings = folder.settings()
+        table = _table(folder, PINS_KEY)
+        kept = {url: value for url, value in table.items() if _safe_host(url) != host}
+        if len(kept) != len(table):
+            settings[PINS_KEY] = kept
+            folder.write_settings(settings)
     return len(table) - len(kept)
 
 
