@@ -8,9 +8,14 @@ and lodash without loading them, Vue and Font Awesome from CDNs — and tries to
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from web_harness import LiveServer, Served
+
 from peargarden.formats import card_to_png, read_card
+from peargarden.testing.fake_openai import FakeOpenAIServer
 from peargarden.workspace.home import Home
 
 if TYPE_CHECKING:
@@ -106,6 +111,15 @@ def tavern_config(base_url: str) -> str:
         '[model]\nprovider = "fake"\nmodel = "fake-model"\nthinking = "off"\n\n'
         f'[providers.fake]\nbase_url = "{base_url}"\napi_key = "sk-test"\n'
     )
+
+
+@contextmanager
+def tavern_served(home: Home) -> Iterator[Served]:
+    """*home* served by a live server, in tavern mode on a fake model."""
+    with FakeOpenAIServer() as fake:
+        home.config_file.write_text(tavern_config(fake.base_url), encoding="utf-8")
+        with LiveServer(home) as server:
+            yield Served(home, server, fake)
 
 
 def frame_of(bar: Locator) -> Frame:

@@ -37,10 +37,11 @@
   ``status_frame.js`` a status bar's sandboxed frame and the checks on what it says, ``frame_bridge.js``
   the TavernHelper API inside it, ``frame_guard.js`` its first script, closing what the frame's CSP
   cannot (WebRTC, frames inside the frame), ``frame_world.js`` the world TavernHelper's frames have
-  (``parent``/``top`` as the frame's host, its globals), ``script_panel.js`` the page's lines of what
-  the frames said (errors, unknown functions, with counts), ``script_frames.js`` a card's scripts each
-  in a frame of its own (their calls to :mod:`.api_scripts`, events, buttons, the frozen process
-  ended), ``script_bridge.js`` the TavernHelper API inside a script's frame;
+  (``parent``/``top`` as the frame's host, its globals), ``frame_fetch.js`` its ``fetch`` and
+  ``XMLHttpRequest`` (a GET of the web through the page, as a remote module), ``script_panel.js`` the
+  page's lines of what the frames said (errors, unknown functions, with counts), ``script_frames.js`` a
+  card's scripts each in a frame of its own (their calls to :mod:`.api_scripts`, events, buttons, the
+  frozen process ended), ``script_bridge.js`` the TavernHelper API inside a script's frame;
   ``card_list.js`` the character list's search, sorts, tags and favourites; ``first_reply.js``,
   ``connect_form.js`` and ``embedded_setup.js`` the home page's way to a first reply; ``warnings.js``
   a chat's warnings with the fix the page makes for them; ``pick_messages.js`` "delete messages", on

@@ -241,7 +241,16 @@
   }
   const world = window.__pearWorld;
   delete window.__pearWorld;
-  const { flush } = world(api, { send, say, context, refused: boot.refused || {} });
+  const { flush, report } = world(api, { send, say, context, refused: boot.refused || {} });
+  // What the bar fetches itself (frame_fetch.js, `$('body').load(url)`): through the page, as a remote
+  // module's text (the card's allowance).
+  const fetches = new Map();  // id → {resolve, reject}
+  let nextFetch = 1;
+  window.__pearFetch?.({ report, say, ask(url) {
+    const id = nextFetch++;
+    send({ kind: "fetch", id, url });
+    return new Promise((resolve, reject) => fetches.set(id, { resolve, reject }));
+  } });
 
   // -- what could not be loaded: one line at the top of the frame -------------------------------
 
@@ -338,7 +347,12 @@
   function onPage(message) {
     const data = message.data;
     if (!data || typeof data !== "object") return;
-    if (data.kind === "update") {
+    if (data.kind === "fetched") {
+      const waiting = fetches.get(data.id);
+      fetches.delete(data.id);
+      if (waiting && data.error !== undefined) waiting.reject(new Error(String(data.error)));
+      else if (waiting) waiting.resolve(data.found);
+    } else if (data.kind === "update") {
       state = data.state;
       (async () => { for (const [type, ...args] of data.events || []) await eventEmit(type, ...args); })();
     }

@@ -56,6 +56,12 @@ function ask(card, question) {
 // the module comes after the answer, without (a status bar, drawn at once) the question stays and this
 // fails at once.
 export async function cardModule(card, url, module = true, wait = true) {
+  // Never the app itself through the server (a relative address in a frame resolves to the page's).
+  let target = null;
+  try { target = new URL(url); } catch { /* the server says it is not a web address */ }
+  if (target && target.origin === window.location.origin) {
+    throw new Error(t(`不从梨园自己的地址加载：${url.slice(0, 200)}`, `nothing is loaded from Pear Garden's own address: ${url.slice(0, 200)}`));
+  }
   const path = `/api/cards/${encodeURIComponent(card)}/modules`;
   const post = () => api(path, { method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ url, module }) });

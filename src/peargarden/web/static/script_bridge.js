@@ -419,6 +419,12 @@
   const installed = install(api, { send, say, context, refused: names.refused || {} });
   report = installed.report;
   flush = installed.flush;
+  // What the frame fetches itself (frame_fetch.js): through the page, as a remote module's text.
+  window.__pearFetch?.({ report, say, ask(url) {
+    const id = nextCall++;
+    send({ kind: "module", id, url, module: false });
+    return new Promise((resolve, reject) => answers.set(id, { resolve, reject }));
+  } });
 
   // -- modules: what a script imports ---------------------------------------------------------------
   // MVU and StageDog's mvu_zod are kept by the server (its MVU, its zod schema runtime); zod and lodash

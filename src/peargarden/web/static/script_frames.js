@@ -124,8 +124,8 @@ function drawButtons() {
 // -- a script's frame --------------------------------------------------------------------------------
 
 async function documentOf(info) {
-  const [guard, world, bridge, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
-    staticFile("script_bridge.js"), ...LIBRARIES.map(library)]);
+  const [guard, world, bridge, fetcher, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
+    staticFile("script_bridge.js"), staticFile("frame_fetch.js"), ...LIBRARIES.map(library)]);
   const chatId = decodeURIComponent(context.base.split("/").pop());
   const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: loaded.world, names: loaded.names,
     script: { id: info.script.id, name: info.script.name } };
@@ -134,7 +134,7 @@ async function documentOf(info) {
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
     + `<meta http-equiv="x-dns-prefetch-control" content="off"><script>${guard}</script><style>${STYLE}</style>`
     + `<script type="application/json" id="pear-frame-data">${data}</script><script>${world}</script>`
-    + libs.map((lib) => `<script>${lib}</script>`).join("") + `<script>${bridge}</script>`
+    + libs.map((lib) => `<script>${lib}</script>`).join("") + `<script>${fetcher}</script><script>${bridge}</script>`
     + `<body></body><script>__pear.run(async function () {\n"use strict";\n${code}\n});</script>`;
 }
 
@@ -206,7 +206,7 @@ function onPort(info, event) {
       // A module the script imports: the page fetches it on the frame's behalf (the card's allowance).
       if (!Number.isInteger(data.id) || typeof data.url !== "string") break;
       const card = decodeURIComponent(context.base.split("/")[3]);
-      cardModule(card, data.url.slice(0, 4000)).then(
+      cardModule(card, data.url.slice(0, 4000), data.module !== false).then(
         (found) => info.port?.postMessage({ kind: "answer", id: data.id, json: JSON.stringify(found) }),
         (error) => info.port?.postMessage({ kind: "answer", id: data.id, error: String(error.message) }));
       break;

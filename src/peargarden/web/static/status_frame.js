@@ -121,6 +121,13 @@ function guard() {
   return guardText;
 }
 
+// fetch and XMLHttpRequest through the page (frame_fetch.js), for the bridge to install.
+let fetchText = null;
+function fetcher() {
+  if (!fetchText) fetchText = text(new URL("frame_fetch.js", import.meta.url).href);
+  return fetchText;
+}
+
 // The globals and the host TavernHelper's frames have (frame_world.js), for the bridge to fill.
 function world() {
   if (!worldText) worldText = text(new URL("frame_world.js", import.meta.url).href);
@@ -195,7 +202,7 @@ async function remoteOf(part) {
   return { html, modules, refusedLoads };
 }
 
-function documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known, remote) {
+function documentOf(info, [guardCode, worldCode, fetchCode, bridgeCode], libraryCode, known, remote) {
   const boot = { nonce: info.nonce, lang: lang(), blocked: [...info.part.blocked, ...remote.refusedLoads],
     state: snapshot(info), refused: known.refused, remote: { items: info.part.remote || [], modules: remote.modules } };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
@@ -203,7 +210,7 @@ function documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known, 
     + `<meta http-equiv="x-dns-prefetch-control" content="off">`
     + `<script>${guardCode}</script>`
     + `<style>${STYLE}</style><script type="application/json" id="pear-frame-data">${data}</script>`
-    + `<script>${worldCode}</script><script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
+    + `<script>${worldCode}</script><script>${fetchCode}</script><script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
     + inert(remote.html);
 }
 
@@ -227,10 +234,10 @@ export function statusFrame(part, message) {
 // A bar's document is made when it comes near the screen: a window of 100 messages may hold 50 bars,
 // each running its libraries and scripts.
 function fill(info) {
-  Promise.all([guard(), world(), bridge(), Promise.all(info.part.libs.map(library)), names(), need(info.messageId),
-    remoteOf(info.part)])
-    .then(([guardCode, worldCode, bridgeCode, libraryCode, known, , remote]) => {
-      info.frame.srcdoc = documentOf(info, guardCode, worldCode, bridgeCode, libraryCode, known, remote);
+  Promise.all([Promise.all([guard(), world(), fetcher(), bridge()]), Promise.all(info.part.libs.map(library)), names(),
+    need(info.messageId), remoteOf(info.part)])
+    .then(([own, libraryCode, known, , remote]) => {
+      info.frame.srcdoc = documentOf(info, own, libraryCode, known, remote);
     })
     .catch((error) => {
       info.frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><p>⚠ ${String(error.message)
@@ -278,12 +285,24 @@ function onPort(info, event) {
     // An error the bar's code let escape, a TavernHelper function that does not exist here.
     scriptNote(info.who, t(`状态栏（第 ${info.messageId} 楼）`, `status bar (message ${info.messageId})`),
       short(data.note, 20), short(data.text, 300), Number(data.count) || 1);
+  } else if (data && typeof data === "object" && data.kind === "fetch" && Number.isInteger(data.id) && typeof data.url === "string") {
+    fetchFor(info, data.id, data.url.slice(0, 4000));
   } else if (data && typeof data === "object" && data.kind === "toast" && TOASTS.has(data.type)) {
     const title = short(data.title, 80);
     toast(`${title ? `${title}：` : ""}${short(data.message, 300)}`, data.type === "error");
   } else {
     refuse();
   }
+}
+
+// What a bar fetches itself (`$('body').load(url)`, frame_fetch.js): the card's remote text, asked once
+// per host (the bar waits for the answer), fetched once, from the data folder after.
+function fetchFor(info, id, url) {
+  const card = chatCard();
+  const found = card ? cardModule(card, url, false, true)
+    : Promise.reject(new Error(t("群聊里还不加载远程模块", "remote modules are not loaded in group chats yet")));
+  found.then((answer) => info.port?.postMessage({ kind: "fetched", id, found: answer }),
+    (error) => info.port?.postMessage({ kind: "fetched", id, error: String(error.message) }));
 }
 
 window.addEventListener("message", (event) => {
