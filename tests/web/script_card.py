@@ -78,6 +78,51 @@ const note = (what, result) => tried.push(what + ':' + result);
     tag.onerror = () => { note('script-src', 'blocked'); resolve(); };
     document.head.append(tag);
   });
+  // Frames in the frame (issue 45): one made the way 房东模拟器's phone is keeps the guard first and
+  // reaches nothing; a frame given its document any other way, or navigated, never runs a script.
+  const heard = new Set();
+  const said = {};
+  window.addEventListener('message', (event) => {
+    if (!event.data || typeof event.data.t !== 'string') return;
+    heard.add(event.data.t);
+    if (event.data.r) said[event.data.t] = event.data.r;
+  });
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const ran = (type) => '<scr' + 'ipt>parent.postMessage({ t: "' + type + '" }, "*");</scr' + 'ipt>';
+  const kept = document.createElement('iframe');
+  kept.name = '屏幕';
+  document.body.append(kept);
+  // What runs inside the kept frame (its source put into its srcdoc).
+  const inside = async () => {
+    const r = [];
+    try { new RTCPeerConnection(); r.push('rtc:escaped'); } catch (e) { r.push('rtc:' + e.name); }
+    try { await fetch('/api/cards'); r.push('fetch:escaped'); } catch (e) { r.push('fetch:' + e.name); }
+    try { window['top'].location.href = '/settings'; r.push('top:escaped'); } catch (e) { r.push('top:' + e.name); }
+    const f = document.createElement('iframe');
+    f.srcdoc = '<scr' + 'ipt>parent.parent.postMessage({ t: "deep" }, "*");</scr' + 'ipt>';
+    document.body.append(f);
+    await new Promise((ok) => setTimeout(ok, 50));
+    r.push('deep:' + (f.isConnected ? 'escaped' : 'removed'));
+    parent.postMessage({ t: 'kept', r: r.join(',') }, '*');
+  };
+  kept.srcdoc = '<body><scr' + 'ipt>(' + inside.toString() + ')();</scr' + 'ipt></body>';
+  const raw = document.createElement('iframe');
+  document.body.append(raw);
+  const attribute = document.createAttribute('srcdoc');
+  attribute.value = ran('raw');
+  raw.setAttributeNode(attribute);
+  $('body').append('<iframe srcdoc="' + ran('parsed').replace(/"/g, '&quot;') + '"></iframe>');
+  for (let i = 0; i < 150 && !heard.has('kept'); i++) await pause(100);
+  const page = (type) => 'data:text/html,' + encodeURIComponent(ran(type));
+  try { kept.contentWindow.location.href = page('moved'); } catch (e) { /* refused */ }
+  try { window.open(page('named'), '屏幕'); } catch (e) { /* refused */ }
+  await pause(1500);
+  const inner = said.kept || 'silent';
+  const contained = heard.has('kept') && !inner.includes('escaped') && !heard.has('deep');
+  note('nested', contained ? 'contained' : 'escaped ' + inner);
+  note('nested-raw', heard.has('raw') ? 'escaped' : raw.isConnected ? 'kept' : 'removed');
+  note('nested-parsed', heard.has('parsed') ? 'escaped' : 'removed');
+  note('nested-navigate', heard.has('moved') || heard.has('named') ? 'escaped' : 'blocked');
   window['top'].postMessage({ kind: 'answer', id: 1, json: '"伪造"' }, '*');
   window['top'].postMessage({ pear: 'frame', kind: 'hello', nonce: '猜的' }, '*');
   note('forge', 'sent');

@@ -12,8 +12,9 @@ state:
 * its apartment panel (the script 「公寓（开）」, opened by its floating button, reads
   ``Mvu.getMvuData`` of the latest reply) shows the time, the date and the room the beats set;
 * its phone's news app (the script 「小手机主程序」) reads the date through ``window.parent.Mvu`` and sees
-  the day change (its own log line; the phone's screen is a frame in the frame, which the guard refuses:
-  one line, and not read here).
+  the day change (its own log line), and the phone's screen — a frame the script makes in its own
+  frame, given the frame world by ``nested_frames.js`` — shows the clock it reads every 3 s from
+  ``window.parent.Mvu``: the seed's time, then each beat's, the swiped reply's, after the reload.
 
 Page errors are counted (``pageerror`` and every frame's console errors) and must be 0; what the frames'
 CSP refuses (the card's pictures and web fonts: nothing is loaded from the network here) is the
@@ -132,6 +133,18 @@ def _apartment_says(page: Page, clock: str, date: str, room: str) -> None:
     panel.wait_for_function(f"!{toggle}")
 
 
+def _phone_clock_says(page: Page, clock: str) -> None:
+    """The phone's screen (a frame the script 「小手机主程序」 makes in its own frame) shows *clock*, which
+    it reads every 3 s from ``window.parent.Mvu``."""
+
+    def read() -> str:
+        phone = frame_of(page.locator("#script-frames iframe[title='脚本：小手机主程序']"))
+        screen = frame_of(phone.locator("#tavern-phone-system-iframe"))
+        return screen.locator("#clock").text_content(timeout=5_000) or ""
+
+    _shows(page, read, clock)
+
+
 def _send(page: Page, text: str, beats: int) -> None:
     page.fill("#composer", text)
     page.click("#send")
@@ -163,10 +176,12 @@ def test_landlords_bar_and_apartment_show_what_two_beats_a_swipe_and_a_reload_se
     page.wait_for_selector("body[data-scripts-ready]", timeout=120_000)
     greeting = "神启元年 9月24日 星期一"
     _apartment_says(page, "15:44", greeting, "客厅")  # the [InitVar] seed, before any beat
+    _phone_clock_says(page, "15:44")
 
     _send(page, "去看看公寓。", 1)
     _bar_says(page, 2, '"/世界/时间"', '"17:44"', "三楼房间一")
     _apartment_says(page, "17:44", greeting, "三楼房间一")
+    _phone_clock_says(page, "17:44")
 
     _send(page, "睡一觉，明早再说。", 2)
     _bar_says(page, 4, '"9月25日"', '"星期二"', '"08:00"')
@@ -182,6 +197,7 @@ def test_landlords_bar_and_apartment_show_what_two_beats_a_swipe_and_a_reload_se
     beats_done(page, 3)
     _bar_says(page, 4, '"21:30"')
     _apartment_says(page, "21:30", greeting, "三楼房间一")
+    _phone_clock_says(page, "21:30")
 
     page.reload()
     wait_ready(page)
@@ -189,6 +205,7 @@ def test_landlords_bar_and_apartment_show_what_two_beats_a_swipe_and_a_reload_se
     _bar_says(page, 2, '"17:44"')
     _bar_says(page, 4, '"21:30"')
     _apartment_says(page, "21:30", greeting, "三楼房间一")
+    _phone_clock_says(page, "21:30")
 
     notes = page.evaluate("document.getElementById('script-panel')?.textContent || ''")
     assert "没有响应" not in notes, notes  # no frame taken for frozen and started again

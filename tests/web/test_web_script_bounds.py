@@ -38,8 +38,8 @@ setTimeout(() => {
   $('body').append('<p id="忙完">忙完了</p>');
 }, 1500);
 """
-ATTEMPTS = ["fetch", "token", "top", "host-top", "popup", "cookie", "document", "import", "script-src", "forge",
-            "flood"]  # fmt: skip
+ATTEMPTS = ["fetch", "token", "top", "host-top", "popup", "cookie", "document", "import", "script-src", "nested",
+            "nested-raw", "nested-parsed", "nested-navigate", "forge", "flood"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,7 @@ def test_no_script_gets_out_and_a_looping_one_is_stopped(bounds_served: Served, 
     escapes = [what for what, result in results.items() if result == "escaped"]
     assert escapes == [], results
     assert results["flood"] == "bounded" and results["import"] == "refused" and results["script-src"] == "blocked"
+    assert results["nested"] == "contained" and results["nested-raw"] == "removed"
     notes = _notes(page)
     assert "调用太多" in notes  # the flood, in one line
     assert "evil.example/steal.js" in notes  # the module from a host nobody allowed

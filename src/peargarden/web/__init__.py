@@ -36,7 +36,8 @@
   drawn, a beat patched in from the first message it changed —, ``chat_message.js`` one message,
   ``status_frame.js`` a status bar's sandboxed frame and the checks on what it says, ``frame_bridge.js``
   the TavernHelper API inside it, ``frame_guard.js`` its first script, closing what the frame's CSP
-  cannot (WebRTC, frames inside the frame), ``frame_world.js`` the world TavernHelper's frames have
+  cannot (WebRTC, frames inside the frame but those starting with the guard: ``nested_frames.js``
+  makes every frame a script makes so, with the frame world), ``frame_world.js`` the world TavernHelper's frames have
   (``parent``/``top`` as the frame's host, its globals), ``frame_fetch.js`` its ``fetch`` and
   ``XMLHttpRequest`` (a GET of the web through the page, as a remote module), ``script_panel.js`` the
   page's lines of what the frames said (errors, unknown functions, with counts), ``script_frames.js`` a

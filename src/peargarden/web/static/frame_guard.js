@@ -12,7 +12,8 @@
 //   shadow root made by attachShadow, and before it can load (its document comes a task later; the
 //   observer runs first).  The declarative shadow roots the parser could make out of reach (closed)
 //   are turned off: status_frame.py renames their attribute in the card's HTML, and here
-//   setHTMLUnsafe / parseHTMLUnsafe are gone and document.write refuses one;
+//   setHTMLUnsafe / parseHTMLUnsafe are gone and document.write refuses one.  One exception, in a
+//   script's frame only: an iframe whose document starts with this guard (below; nested_frames.js);
 // * no connection ahead of a request: <link rel=dns-prefetch|preconnect|prerender> are taken out too
 //   (and the frame's document turns DNS prefetching off).
 //
@@ -62,6 +63,30 @@
 
   // -- frames in the frame ---------------------------------------------------------------------
 
+  // A script's frame (its guard tag says data-nested="on") may keep an <iframe> whose document starts
+  // with this guard: `preamble` is this document's CSP and this very script, read here, first; the
+  // frame's nested_frames.js puts it before every srcdoc a card gives (房东模拟器's phone screen).
+  // Only an iframe with no src whose srcdoc is absent (its empty about:blank) or starts with the
+  // preamble is kept, checked as it is added and again whenever its srcdoc or src changes.  A frame
+  // made in a sandboxed frame has the same sandbox flags and, in Chromium, an opaque origin of its
+  // own and this document's CSP (measured: docs/variables.md); the guard first closes WebRTC in it.
+  const me = document.currentScript;
+  const cspMeta = document.querySelector("meta[http-equiv='Content-Security-Policy' i]");
+  const preamble = me && me.dataset.nested === "on" && cspMeta
+    ? `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${cspMeta.content}">`
+      + `<meta http-equiv="x-dns-prefetch-control" content="off"><script>${me.textContent}</script>`
+    : null;
+  if (preamble) define(window, "__pearNestedPreamble", { value: preamble, writable: false, configurable: false });
+  const getAttribute = Element.prototype.getAttribute;
+  const hasAttribute = Element.prototype.hasAttribute;
+  const localName = getter(Element.prototype, "localName");
+  const startsWith = String.prototype.startsWith;
+  function keptFrame(element) {
+    if (preamble === null || apply(localName, element, []) !== "iframe" || apply(hasAttribute, element, ["src"])) return false;
+    const srcdoc = apply(getAttribute, element, ["srcdoc"]);
+    return srcdoc === null || apply(startsWith, srcdoc, [preamble]);
+  }
+
   const NESTED = "iframe, frame, object, embed, fencedframe, portal";
   const AHEAD = "link[rel~='dns-prefetch' i], link[rel~='preconnect' i], link[rel~='prerender' i]";
   const matches = Element.prototype.matches;
@@ -79,6 +104,7 @@
 
   function takeOut(element) {
     const nested = apply(matches, element, [NESTED]);
+    if (nested && keptFrame(element)) return;
     apply(remove, element, []);
     refused(nested ? "iframe" : "preconnect");
   }
@@ -120,13 +146,15 @@
       const added = apply(addedNodes, record, []);
       for (let i = 0; i < apply(listLength, added, []); i += 1) sweep(apply(listItem, added, [i]));
       const changed = apply(target, record, []);
-      if (apply(nodeType, changed, []) === 1 && apply(matches, changed, [AHEAD])) takeOut(changed);
+      if (apply(nodeType, changed, []) === 1 && (apply(matches, changed, [AHEAD]) || apply(matches, changed, [NESTED]))) {
+        takeOut(changed);
+      }
     }
   });
   function watch(root) {
     if (apply(has, watched, [root])) return;
     apply(add, watched, [root]);
-    apply(observe, observer, [root, { childList: true, subtree: true, attributes: true, attributeFilter: ["rel"] }]);
+    apply(observe, observer, [root, { childList: true, subtree: true, attributes: true, attributeFilter: ["rel", "srcdoc", "src", "data", "type"] }]);
     sweep(root);
   }
   watch(document);

@@ -419,12 +419,17 @@
   const installed = install(api, { send, say, context, refused: names.refused || {} });
   report = installed.report;
   flush = installed.flush;
-  // What the frame fetches itself (frame_fetch.js): through the page, as a remote module's text.
-  window.__pearFetch?.({ report, say, ask(url) {
+  // A message to the page answered by id (a call, a module): resolved with the page's answer.
+  function ask(message) {
     const id = nextCall++;
-    send({ kind: "module", id, url, module: false });
+    send({ ...message, id });
     return new Promise((resolve, reject) => answers.set(id, { resolve, reject }));
-  } });
+  }
+  // What the frame fetches itself (frame_fetch.js): through the page, as a remote module's text.
+  window.__pearFetch?.({ report, say, ask: (url) => ask({ kind: "module", url, module: false }) });
+  // Frames a script makes in its frame (nested_frames.js): this frame is their page.
+  const nested = window.__pearNested?.({ send, ask,
+    boot: () => ({ lang: boot.lang, chat: boot.chat, names: boot.names, script, world }) }) || null;
 
   // -- modules: what a script imports ---------------------------------------------------------------
   // MVU and StageDog's mvu_zod are kept by the server (its MVU, its zod schema runtime); zod and lodash
@@ -547,7 +552,9 @@
       else waiting.resolve(data.json === undefined ? undefined : JSON.parse(data.json));
     } else if (data.kind === "world") {
       world = data.world;
+      nested?.fromPage(data);
     } else if (data.kind === "event") {
+      nested?.fromPage(data);
       // The page waits for this frame's listeners to have started (not for their promises).
       dispatch(String(data.type), Array.isArray(data.args) ? data.args : []);
       port.postMessage({ kind: "ack", seq: data.seq });

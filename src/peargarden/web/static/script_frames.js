@@ -124,17 +124,20 @@ function drawButtons() {
 // -- a script's frame --------------------------------------------------------------------------------
 
 async function documentOf(info) {
-  const [guard, world, bridge, fetcher, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
-    staticFile("script_bridge.js"), staticFile("frame_fetch.js"), ...LIBRARIES.map(library)]);
+  const [guard, world, bridge, fetcher, nested, ...libs] = await Promise.all([staticFile("frame_guard.js"),
+    staticFile("frame_world.js"), staticFile("script_bridge.js"), staticFile("frame_fetch.js"), staticFile("nested_frames.js"),
+    ...LIBRARIES.map(library)]);
   const chatId = decodeURIComponent(context.base.split("/").pop());
   const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: loaded.world, names: loaded.names,
     script: { id: info.script.id, name: info.script.name } };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
   const code = info.script.code.replace(/<\/script/gi, "<\\/script");
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
-    + `<meta http-equiv="x-dns-prefetch-control" content="off"><script>${guard}</script><style>${STYLE}</style>`
-    + `<script type="application/json" id="pear-frame-data">${data}</script><script>${world}</script>`
-    + libs.map((lib) => `<script>${lib}</script>`).join("") + `<script>${fetcher}</script><script>${bridge}</script>`
+    + `<meta http-equiv="x-dns-prefetch-control" content="off"><script data-pear="guard" data-nested="on">${guard}</script>`
+    + `<style>${STYLE}</style><script type="application/json" id="pear-frame-data">${data}</script>`
+    + `<script data-pear="world">${world}</script>`
+    + libs.map((lib, i) => `<script data-pear="lib-${LIBRARIES[i]}">${lib}</script>`).join("")
+    + `<script data-pear="fetch">${fetcher}</script><script>${nested}</script><script data-pear="bridge">${bridge}</script>`
     + `<body></body><script>__pear.run(async function () {\n"use strict";\n${code}\n});</script>`;
 }
 
