@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
+from urllib.error import HTTPError
 from urllib.parse import quote
 
 import pytest
 from script_card import add_script_card, helper_script
 from status_card import frame_of, reply, tavern_served, wait_text
-from web_harness import Served, beats_done, open_new_chat
+from web_harness import Served, beats_done, open_new_chat, post_json
 
 from peargarden.testing.fake_cdn import FakeCdn
 from peargarden.testing.fake_openai import text_reply
@@ -139,3 +140,16 @@ def test_a_frame_reads_the_web_through_the_cards_allowance_once_and_offline_afte
     assert page.locator(".remote-ask").count() == 0
     assert cdn.requests == fetched
     assert errors == []
+
+
+def test_the_server_never_fetches_its_own_address_for_a_frame(fetch_served: tuple[Served, FakeCdn]) -> None:
+    # What a frame could ask for after a yes to a question naming this server: its own API, without
+    # the page's token.  Refused before any question, whatever the address's spelling.
+    served, _cdn = fetch_served
+    port = served.server.port
+    for url in (f"http://127.0.0.1:{port}/api/cards", f"http://localhost:{port}/api/cards",
+                f"http://[::1]:{port}/api/cards", f"http://0.0.0.0:{port}/api/cards"):  # fmt: skip
+        with pytest.raises(HTTPError) as refused:
+            post_json(served.url, f"/api/cards/{quote(CARD)}/modules", {"url": url, "module": False})
+        assert refused.value.code == 400
+        assert "不从梨园自己的地址加载" in refused.value.read().decode("utf-8")
