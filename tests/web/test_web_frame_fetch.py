@@ -100,7 +100,9 @@ def test_a_frame_reads_the_web_through_the_cards_allowance_once_and_offline_afte
     open_new_chat(page, served.url, CARD)
     assert sum(cdn.requests.values()) == 0  # nothing before the answer
 
-    page.locator(f".remote-ask[data-host='{cdn.host}'] .remote-yes").click()
+    # The question comes once the reader's frame has started, after the card's other scripts (each
+    # frame loads jQuery, lodash, YAML and zod): at a load of 25 on two cores that took over 30 s.
+    page.locator(f".remote-ask[data-host='{cdn.host}'] .remote-yes").click(timeout=120_000)
     reader = frame_of(page.locator("#script-frames iframe[title='脚本：读网']"))
     wait_text(reader, "#租客", "租客：小周、阿青")  # $.get, its JSON parsed by jQuery
     wait_text(reader, "#公告", "200 本周六停水")  # an XMLHttpRequest
