@@ -22,6 +22,7 @@ from peargarden.app import (
     ChoiceEvent,
     DoneEvent,
     ErrorEvent,
+    PageItem,
     PearApp,
     ProseEvent,
     SpeakerEvent,
@@ -60,7 +61,7 @@ HELP = f"""命令：
   /tree             显示整棵对话树
   /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
-  /mode [{'|'.join(MODE_NAMES)}]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
+  /mode [{"|".join(MODE_NAMES)}]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
   /trigger 名字     群聊里让这位成员马上接话（静音的也行）
   /quit             退出
   其他 / 开头的行    作为 SillyTavern 的斜杠命令（STscript）运行，例如 /setvar key=好感 5 | /echo 好
@@ -340,6 +341,8 @@ def _run(
             if isinstance(item, ApprovalPrompt):
                 with _ctrl_c_default():
                     _ask_approval(item, interactive)
+                continue
+            if isinstance(item, PageItem):  # a page's only (card scripts hearing the beat): none here
                 continue
             on_event(item)
     result = beat.result

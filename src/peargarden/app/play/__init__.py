@@ -71,7 +71,8 @@ first use); every other name and module here is private to ``app``:
   ``tavern_helper_names``, and the scripts only the page runs, ``scripts_needing_page``.
 - A card's TavernHelper scripts in the chat page (:mod:`.page_scripts`): ``chat_page_scripts``,
   ``page_world``, ``run_calls``; SillyTavern's events of what the page did (:mod:`.page_events`):
-  ``page_action_events``.
+  ``page_action_events``; the events up to a beat's request heard by them before it is sent, what
+  their listeners changed taken back (:mod:`.live_events`, :mod:`.live_changes`): ``LiveBeats``.
 - A card's remote modules, fetched once and played from the data folder (:mod:`.remote_modules`):
   ``card_module``, ``HostQuestion``, ``module_text``, ``hosts_state``, ``answer_host``, ``set_host``.
 """
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
     from .chat_variables import ChatVariables, record_yaml
     from .group_session import new_group_chat, open_group_chat
     from .group_variables import variables_of_chat
+    from .live_events import LiveBeats
     from .opening import MODE_NAMES, STAGE, TAVERN
     from .page_events import action_events as page_action_events
     from .page_scripts import page_scripts as chat_page_scripts
@@ -132,6 +134,7 @@ __all__ = [
     "Entry",
     "GroupChatRecord",
     "HostQuestion",
+    "LiveBeats",
     "MessageRow",
     "TreeRow",
     "answer_host",
@@ -203,6 +206,7 @@ _LAZY = {
     "Entry": ".chat_records",
     "GroupChatRecord": ".chat_records",
     "MAX_TITLE": ".chat_files",
+    "LiveBeats": ".live_events",
     "MODE_NAMES": ".opening",
     "MessageRow": ".chat_page",
     "STAGE": ".opening",

@@ -542,9 +542,12 @@
     } else if (data.kind === "world") {
       world = data.world;
     } else if (data.kind === "event") {
-      // The page waits for this frame's listeners to have started (not for their promises).
-      dispatch(String(data.type), Array.isArray(data.args) ? data.args : []);
-      port.postMessage({ kind: "ack", seq: data.seq });
+      // The page waits for this frame's listeners to have started (not for their promises); for a
+      // beat's events before its request, to have finished: they hand back the arguments they changed.
+      const args = Array.isArray(data.args) ? data.args : [];
+      const heard = dispatch(String(data.type), args);
+      if (data.wait) heard.then(() => port.postMessage({ kind: "ack", seq: data.seq, args: plain(args) }));
+      else port.postMessage({ kind: "ack", seq: data.seq });
     } else if (data.kind === "button") {
       // One of this script's buttons was clicked in the chat bar: its event, here and in every frame.
       eventEmit(getButtonEvent(String(data.name)));

@@ -5,7 +5,8 @@
 // order (POST …/scripts/call, app/play/page_scripts.py runs them on the chat); the answers, the chat's
 // new data and the events the calls made go back to the frames.  After each beat the frames get the
 // chat's data again and the tavern events of the beat, frame after frame, each frame's listeners
-// started before the next frame's (SillyTavern awaits each listener in turn).
+// started before the next frame's (SillyTavern awaits each listener in turn); the events up to the
+// beat's request come while it waits, each listener awaited (script_live.js).
 //
 // What a script draws "into the page" is drawn in its own frame, shown in the script panel under the
 // warnings (docked, or floating at a click); a frame that draws nothing takes no room.  Its buttons
@@ -220,7 +221,7 @@ function onPort(info, event) {
     case "ack": {
       const done = info.waiting.get(data.seq);
       info.waiting.delete(data.seq);
-      if (done) done();
+      if (done) done(data);
       break;
     }
     case "pong":
@@ -294,32 +295,62 @@ async function flush() {
 // -- events -------------------------------------------------------------------------------------------
 
 // *type* to every running frame but *from* (which ran its own listeners), one frame after another.
-async function emitAll(type, args, from = null) {
+// *waitMs* (a beat's events before its request: script_live.js): each frame's listeners are awaited,
+// as SillyTavern awaits them, and hand back the arguments as they left them to the next frame, all
+// within *waitMs*; the answer is those arguments and the script that did not finish in time (named
+// in the panel), if one did not.
+async function emitAll(type, args, from = null, waitMs = 0) {
+  const until = performance.now() + waitMs;
   for (const info of frames) {
     if (info === from || info.stopped || !info.port) continue;
     eventSeq += 1;
     const seq = eventSeq;
     info.busy = type;
-    await new Promise((resolve) => {
+    const left = waitMs ? until - performance.now() : ACK_WAIT_MS;
+    const answer = left <= 0 ? null : await new Promise((resolve) => {
       info.waiting.set(seq, resolve);
-      setTimeout(resolve, ACK_WAIT_MS);
-      info.port.postMessage({ kind: "event", seq, type, args });
+      setTimeout(() => resolve(null), left);
+      info.port.postMessage({ kind: "event", seq, type, args, wait: waitMs > 0 });
     });
     if (info.busy === type) info.busy = null;
+    if (!waitMs) continue;
+    if (!answer) {
+      say(info, "slow", t(`处理 ${type} 超过 ${Math.round(waitMs) / 1000} 秒，这一拍没有等它：请求照常发出，没有脚本的改动`,
+        `took longer than ${Math.round(waitMs) / 1000} s over ${type}; the beat did not wait: its request went out without the scripts' changes`));
+      return { args, slow: info.script.name };
+    }
+    if (Array.isArray(answer.args)) args = answer.args;
   }
+  return { args, slow: null };
+}
+
+// -- a beat's events before its request (script_live.js) --------------------------------------------
+
+let heardLive = false;  // the frames heard the beat's events up to its request while it ran
+export const scriptsRunning = () => Boolean(loaded && frames.some((info) => !info.stopped && info.port));
+export function emitHeard(type, args, waitMs) {
+  heardLive = true;
+  return emitAll(type, args, null, Math.max(1, waitMs));
+}
+// The chat the frames read (*kept*: from now on, as after a call).
+export function showWorld(world, kept) {
+  for (const info of frames) info.port?.postMessage({ kind: "world", world });
+  if (kept && loaded) loaded.world = world;
 }
 
 // The chat changed (a beat, an edit): the frames get its data again and SillyTavern's events of it,
 // in its order, from the server (app/play/page_events.py), each with the chat as a listener would
 // have read it then (a view: the first `length` messages, the last one replaced by `last`).
 export async function scriptsChanged(action) {
+  const live = heardLive ? "&live=1" : "";  // the events up to the request were heard during the beat
+  heardLive = false;
   if (!loaded || !frames.length) return;
-  const fresh = await api(`${context.base}/scripts/world?action=${encodeURIComponent(action)}`);
+  const fresh = await api(`${context.base}/scripts/world?action=${encodeURIComponent(action)}${live}`);
   await emitEvents(fresh.events || [], fresh.world);
   await settledCalls();
 }
 
-function viewOf(world, view) {
+export function viewOf(world, view) {
   if (!view) return world;
   const chat = (world.chat || []).slice(0, view.length);
   if (view.last && chat.length) chat[chat.length - 1] = view.last;
