@@ -1,7 +1,8 @@
 """A card's scripts in the chat page hear a beat's events up to its request BEFORE it is sent, and what
 their listeners change goes out with it (issue 45, ``app/play/live_events.py``): here the service's
 beat with a fake page answering on the beat's stream, against the fake OpenAI server over real HTTP
-(``tests/web/test_web_live_events.py`` plays it in Chromium)."""
+(``tests/web/test_web_live_events.py`` plays it in Chromium).  And ``injectPrompts`` from the page's
+calls reaching the next beat's request."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from peargarden.agent.events import WarningEvent
 from peargarden.app.play.beat import Beat, PageItem
 from peargarden.app.play.live_events import LiveBeats
 from peargarden.app.play.page_events import action_events
+from peargarden.app.play.page_scripts import run_calls
 from peargarden.app.play.service import ChatOptions, ChatSession, PearApp
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
@@ -188,6 +190,60 @@ def test_a_swipes_events_show_the_reply_with_its_new_empty_swipe(tmp_path: Path,
     swiped = item["world"]["chat"][-1]
     assert swiped["swipes"] == ["回复甲", ""] and swiped["swipe_id"] == 1 and swiped["mes"] == "回复甲"
     assert _args(item, "message_swiped") == [len(item["world"]["chat"]) - 1]
+
+
+def _inject(chat: ChatSession, prompts: list[Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    script = "th-oracle-script-16"
+    call = {"script": script, "name": "_injectPrompts", "args": [prompts, options or {}]}
+    answer: dict[str, Any] = run_calls(chat, [call])
+    return answer["answers"][0]
+
+
+def test_injected_prompts_reach_the_next_beats_request_once_or_until_taken_out(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
+    live = LiveBeats()
+    chat = _chat(tmp_path, fake, live)
+    event = {"id": "立即事件", "position": "in_chat", "depth": 0, "role": "system",
+             "content": "【立即事件】戏台塌了一角。"}  # fmt: skip
+    assert _inject(chat, [event], {"once": True}) == {"json": '["立即事件"]'}
+    cheer = {"id": "常驻", "position": "in_chat", "depth": 1, "role": "user", "content": "（台下有人喝彩）"}
+    hidden = {"id": "只扫描", "position": "none", "role": "system", "content": "暗线：班主欠债", "should_scan": True}
+    assert _inject(chat, [cheer, hidden]) == {"json": '["常驻","只扫描"]'}
+    bodies = []
+    for text in ("开戏", "再来"):
+        fake.script([text_reply("好。")])
+        _play(live, chat, "send", text, None)
+        bodies.append(fake.chat_requests[-1].body["messages"])
+    first, second = bodies
+    assert first[-1] == {"role": "system", "content": "【立即事件】戏台塌了一角。"}  # depth 0: after the chat
+    assert first[-3:-1] == [{"role": "user", "content": "（台下有人喝彩）"}, {"role": "user", "content": "开戏"}]
+    assert "【立即事件】" not in json.dumps(second, ensure_ascii=False)  # once: one generation
+    assert second[-2:] == [{"role": "user", "content": "（台下有人喝彩）"}, {"role": "user", "content": "再来"}]
+    assert "暗线" not in json.dumps(first + second, ensure_ascii=False)  # 'none': for the world-info scan only
+    run_calls(chat, [{"script": "th-oracle-script-16", "name": "uninjectPrompts", "args": [["常驻"]]}])
+    fake.script([text_reply("好。")])
+    _play(live, chat, "send", "三来", None)
+    assert "喝彩" not in json.dumps(fake.chat_requests[-1].body, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("prompts", "error"),
+    [
+        ([{"id": "图", "content": {"src": "x.png"}}], "content 要是文字"),
+        ([{"id": "远", "content": "文字", "position": "before_prompt"}], "position 只能是 in_chat 或 none"),
+        ([{"id": "深", "content": "文字", "depth": -1}], "depth"),
+        ([{"id": "长", "content": "字" * 64_001}], "太长"),
+        ([{"id": str(n), "content": "字"} for n in range(65)], "一次最多 64 个"),
+        ("不是数组", "需要一个数组"),
+    ],
+)
+def test_injected_prompts_are_checked_at_the_bridge(
+    tmp_path: Path, fake: FakeOpenAIServer, prompts: Any, error: str
+) -> None:
+    chat = _chat(tmp_path, fake, LiveBeats())
+    answer = _inject(chat, prompts)
+    assert error in answer["error"]
 
 
 def test_messages_a_listener_left_as_they_were_keep_what_the_listener_did_not_see() -> None:

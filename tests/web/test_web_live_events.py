@@ -2,7 +2,9 @@
 (issue 45: ``app/play/live_events.py``, ``static/script_live.js``): real Chromium, the real page, the
 fake model.  The card's script is written as real cards are — the host found through
 ``window.parent``, ``eventOn(tavern_events.CHAT_COMPLETION_PROMPT_READY, …)`` on it, an awaited
-listener — and the fake server receives what the listeners put in."""
+listener, ``TavernHelper.injectPrompts`` from a script button and ``injectPrompts`` with a ``filter``
+reading the variables (kai's 「立即事件」 does the same) — and the fake server receives what the
+listeners, the button and the filter put in."""
 
 from __future__ import annotations
 
@@ -41,6 +43,14 @@ host().eventOn(host().tavern_events.CHAT_COMPLETION_SETTINGS_READY, (data) => {
 host().eventOn(host().tavern_events.MESSAGE_RECEIVED, () => {
   $('#听到的').text(heard.join(' '));
 });
+eventOnButton('立即事件', () => {
+  host().TavernHelper.injectPrompts([{ id: '立即事件', position: 'in_chat', depth: 0, role: 'system',
+    content: '【立即事件】楼下搬来了新租客。', should_scan: false }], { once: true });
+  toastr.info('事件已注入', '立即事件');
+});
+injectPrompts([{ id: '资金过百', position: 'in_chat', depth: 2, role: 'assistant', content: '（阿梨数钱数得眉开眼笑）',
+  filter: () => _.get(host().Mvu.getMvuData({ type: 'message', message_id: 'latest' }), 'stat_data.房东.资金') > 100,
+}]);
 $('body').append('<p id="听到的">（还没有）</p>');
 """
 
@@ -49,7 +59,7 @@ $('body').append('<p id="听到的">（还没有）</p>');
 def live_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = Home(tmp_path_factory.mktemp("live-events-home"))
     seed_home(home)
-    add_script_card(home, name=CARD, extra=[helper_script("听事件", LISTENER, [], "0e-listen")])
+    add_script_card(home, name=CARD, extra=[helper_script("听事件", LISTENER, ["立即事件"], "0e-listen")])
     with FakeOpenAIServer() as fake:
         home.config_file.write_text(tavern_config(fake.base_url), encoding="utf-8")
         with LiveServer(home) as server:
@@ -61,7 +71,7 @@ def test_listeners_change_the_request_of_the_beat_they_hear(live_served: Served,
     page.on("pageerror", lambda error: errors.append(str(error)))
     fake = live_served.fake
     fake.script([text_reply(reply("阿梨点点头，收下房租。", "_.set('房东.资金', 30, 158);//收租")),
-                 text_reply("阿梨探头看了看楼下。")])  # fmt: skip
+                 text_reply("阿梨探头看了看楼下。"), text_reply("好。")])  # fmt: skip
     open_new_chat(page, live_served.url, CARD)
     page.wait_for_selector("body[data-scripts-ready='3']")
 
@@ -72,14 +82,26 @@ def test_listeners_change_the_request_of_the_beat_they_hear(live_served: Served,
     assert first["messages"][-1] == {"role": "system", "content": "【监听器】阿梨今天心情很好，房租打九折。"}
     assert first["messages"][-2] == {"role": "user", "content": "这个月的房租。"}
     assert first["max_tokens"] == 321
+    assert "眉开眼笑" not in str(first)  # its filter said no: 资金 30
 
+    page.locator("#script-buttons button", has_text="立即事件").click()
+    page.wait_for_function("() => (document.getElementById('toast')?.textContent || '').includes('事件已注入')")
     page.fill("#composer", "有什么新鲜事？")
     page.click("#send")
     beats_done(page, 2)
     second = fake.chat_requests[-1].body["messages"]
-    assert second[-2:] == [{"role": "user", "content": "有什么新鲜事？"},
+    # depth 0: after the chat; the listener then added its line after everything the prompt held
+    assert second[-3:] == [{"role": "user", "content": "有什么新鲜事？"},
+                           {"role": "system", "content": "【立即事件】楼下搬来了新租客。"},
                            {"role": "system", "content": "【监听器】阿梨今天心情很好，房租打九折。"}]  # fmt: skip
-    assert str(second).count("【监听器】") == 1  # the first beat's edit was that request's only
+    assert {"role": "assistant", "content": "（阿梨数钱数得眉开眼笑）"} in second  # 资金 158 now: its filter says yes
+
+    page.fill("#composer", "还有吗？")
+    page.click("#send")
+    beats_done(page, 3)
+    third = fake.chat_requests[-1].body["messages"]
+    assert "【立即事件】" not in str(third)  # once: the next generation only
+    assert third[-1]["content"].startswith("【监听器】")
     assert errors == []
 
 

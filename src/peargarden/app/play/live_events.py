@@ -15,6 +15,9 @@ messages and the request's body; the changes SillyTavern would send are laid on 
 unchanged with one warning; a page that gave up on a slow listener says so in its script panel and
 answers ``late`` (the beat goes on unchanged).  A page without scripts, the command line and the
 recorded oracle requests never take this path.
+
+Prompts a chat's scripts injected ``once`` were built into this request: they are taken out here
+(``injectPrompts``; the after-reply dry runs, as SillyTavern's after ``GENERATION_ENDED``, lack them).
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from typing import Any
 from peargarden.agent.events import WarningEvent
 from peargarden.agent.result import BEAT_PURPOSE, SentRequest
 from peargarden.errors import BadInput, NotFound
+from peargarden.modes.tavern.setup import injected_prompts
 from peargarden.providers.base import ChatRequest
+from peargarden.scripting.injected import InjectedPrompts
 
 from .beat import Beat, PageItem
 from .live_changes import apply_changes, prompt_messages
@@ -99,6 +104,8 @@ class LiveBeats:
             return
         watched = found[0]
         watched.heard = True
+        injected: InjectedPrompts = injected_prompts(watched.session.env)
+        injected.generation_ended()
         if watched.live:
             self._round_trip(watched, sent.request)
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from peargarden.errors import PearError
 from peargarden.modes.stage.materials import forget_corpus
+from peargarden.modes.tavern.setup import injected_prompts
 from peargarden.modes.tavern.sources import SUPPLEMENT_WORLD
 from peargarden.scripting import card_settings
 from peargarden.scripting.api import TavernHelperApi
@@ -239,6 +240,15 @@ class PageScriptHost(TavernScriptHost):
 
     def _reply(self, number: int) -> str:
         return side_request(self.session, self.requests[number - 1])
+
+    def inject(self, prompts: list[dict[str, Any]], *, once: bool) -> None:
+        """Kept with the chat until its next beats (``modes/tavern/setup.injected_prompts``), and here."""
+        injected_prompts(self.session.env).add(prompts, once=once)
+        super().inject(prompts, once=once)
+
+    def uninject(self, ids: list[str]) -> None:
+        injected_prompts(self.session.env).remove(ids)
+        super().uninject(ids)
 
     def set_global_variables(self, value: dict[str, Any]) -> None:
         """Replaced in the chat host's own table, the one it saves when the calls are done."""

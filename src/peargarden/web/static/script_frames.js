@@ -274,14 +274,15 @@ async function flush() {
     });
     // The chat's new data first: a script that awaited a call reads what the call did at once.
     loaded.world = answer.world;
-    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world });
+    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world, settled: true });
     batch.forEach((call, index) => {
       const result = answer.answers[index] || { error: "没有回答" };
       call.info.port?.postMessage({ kind: "answer", id: call.id, ...result });
     });
     for (const [type, args] of answer.events || []) await emitAll(type, args);
     if (batch.some((call) => !["replaceVariables", "insertOrAssignVariables", "insertVariables", "deleteVariable",
-      "replaceScriptButtons", "replaceScriptInfo", "getWorldbook", "generate", "generateRaw"].includes(call.name))) {
+      "replaceScriptButtons", "replaceScriptInfo", "getWorldbook", "generate", "generateRaw", "_injectPrompts",
+      "uninjectPrompts"].includes(call.name))) {
       document.dispatchEvent(new CustomEvent("pear-chat-changed"));  // the chat page draws the chat again
     }
   } catch (error) {
@@ -334,7 +335,7 @@ export function emitHeard(type, args, waitMs) {
 }
 // The chat the frames read (*kept*: from now on, as after a call).
 export function showWorld(world, kept) {
-  for (const info of frames) info.port?.postMessage({ kind: "world", world });
+  for (const info of frames) info.port?.postMessage({ kind: "world", world, settled: kept });
   if (kept && loaded) loaded.world = world;
 }
 
@@ -366,7 +367,8 @@ async function emitEvents(events, world) {
     await emitAll(type, args);
   }
   loaded.world = world;
-  if (shown !== world) for (const info of frames) info.port?.postMessage({ kind: "world", world });
+  // Settled: the chat as it is now (what a frame's injected prompts' filters read).
+  for (const info of frames) info.port?.postMessage(shown !== world ? { kind: "world", world, settled: true } : { kind: "settled" });
 }
 
 // The calls the frames have made so far, answered (bounded: a call the server has not answered within
