@@ -199,11 +199,11 @@ class ChatHub:
                 yield said
             finished = True
         finally:
+            self.live.forget(beat)  # a page gone answers nothing: the beat does not wait for it
             if not finished:
                 beat.stop()
                 while beat.next_item() is not None:
                     pass
-            self.live.forget(beat)
             active.chat.warnings = list(beat.record.warnings)
             active.chat.wrote()
             with self._guard:

@@ -59,6 +59,15 @@ class _Watched:
     answer: dict[str, Any] | None = None
 
 
+def _swiped(session: ChatSession) -> dict[str, Any] | None:
+    """The reply a swipe is about to replace, as the frames will hear it (``None``: none to read)."""
+    try:
+        chat = PageScriptHost(session).state.chat
+    except Exception:  # the beat says what is wrong with the chat; its events go without the reply
+        return None
+    return being_swiped(chat[-1]) if chat and not chat[-1].get("is_user") else None
+
+
 def _last_request(beat: Beat) -> SentRequest | None:
     """The request the beat noted last (``ChatCore.observe`` notes it before the hooks hear it)."""
     requests = beat.record.requests
@@ -76,10 +85,7 @@ class LiveBeats:
     def play(self, session: ChatSession, action: str, text: str, step: int, *, live: bool) -> Beat:
         """``session.play`` for the page; *live*: the page runs the card's scripts."""
         live = live and action in BEATS
-        swiped = None
-        if live and action == "swipe":
-            chat = PageScriptHost(session).state.chat
-            swiped = being_swiped(chat[-1]) if chat and not chat[-1].get("is_user") else None
+        swiped = _swiped(session) if live and action == "swipe" else None
         beat = session.play(action, text, step=step)
         with self._guard:
             self._beats[beat.id] = _Watched(session, beat, action, live, swiped)
@@ -106,8 +112,13 @@ class LiveBeats:
         watched.heard = True
         injected: InjectedPrompts = injected_prompts(watched.session.env)
         injected.generation_ended()
-        if watched.live:
+        if not watched.live:
+            return
+        try:
             self._round_trip(watched, sent.request)
+        except Exception as error:  # a bug of ours, or a card the page's host cannot read: the beat goes on
+            said = f"卡的脚本没有听到这一拍请求前的事件（{type(error).__name__}: {error}），这一拍照常发出"
+            watched.beat.hand(WarningEvent(message=said))
 
     def _round_trip(self, watched: _Watched, request: ChatRequest) -> None:
         host = PageScriptHost(watched.session)  # the chat as it stands now: the user's message written
@@ -118,7 +129,7 @@ class LiveBeats:
         messages = prompt_messages(request)
         kept = copy.deepcopy(messages)
         at = len(chat) - 1
-        hits = [dict(hit) for hit in request.lore if "uid" in hit]
+        hits = [dict(hit) for hit in request.lore]
         events = request_events(host, watched.action, messages, hits, at=at, before=None)
         sent_settings = copy.deepcopy(events[-1][1][0])  # the page's copy is its own to change
         watched.token = secrets.token_hex(12)
