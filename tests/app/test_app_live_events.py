@@ -143,6 +143,28 @@ def test_a_page_that_never_answers_holds_the_beat_only_up_to_the_bound(tmp_path:
         live.answer(chat, item["token"], {"chat": []})
 
 
+def test_stopping_a_beat_that_waits_for_its_page_stops_it_at_once(tmp_path: Path, fake: FakeOpenAIServer) -> None:
+    live = LiveBeats(wait=60.0)
+    chat = _chat(tmp_path, fake, live)  # no reply scripted: none is asked for
+    sent_before = len(fake.chat_requests)
+    beats: list[Beat] = []
+    stopped: list[float] = []
+
+    def stop(item: dict[str, Any]) -> None:
+        stopped.append(time.monotonic())
+        beats[0].stop()  # the stop button while the listeners are heard
+
+    beat = live.play(chat, "send", "触发事件", 1, live=True)
+    beats.append(beat)
+    while (item := beat.next_item()) is not None:
+        if isinstance(item, PageItem):
+            stop(item.to_json())
+    live.forget(beat)
+    assert time.monotonic() - stopped[0] < 20  # not the minute of the bound (room for a loaded machine)
+    assert len(fake.chat_requests) == sent_before  # stopped before it was sent
+    assert not beat.record.warnings
+
+
 def test_a_page_that_gave_up_on_a_slow_listener_sends_the_request_unchanged(
     tmp_path: Path, fake: FakeOpenAIServer
 ) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import secrets
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,7 +137,11 @@ class LiveBeats:
         item = {"type": "script_events", "token": watched.token, "events": events, "world": world,
                 "wait_ms": int(self.wait * 1000)}  # fmt: skip
         watched.beat.hand(PageItem(item))
-        if not watched.answered.wait(self.wait) or watched.answer is None:
+        until = time.monotonic() + self.wait
+        while not watched.answered.wait(0.05) and time.monotonic() < until:
+            if watched.beat.cancel.is_set():
+                return  # stopped: the request is not sent either
+        if watched.answer is None:
             said = (f"卡的脚本没有在 {self.wait:g} 秒内听完这一拍请求前的事件（页面没有回答），"
                     "这一拍照常发出、没有它们的改动")  # fmt: skip
             watched.beat.hand(WarningEvent(message=said))
