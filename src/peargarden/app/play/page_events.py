@@ -1,14 +1,15 @@
 """SillyTavern's tavern events around what the chat page just did, for a card's script frames.
 
 SillyTavern 1.18 emits its events while it sends and receives (``scripting/st_beat.py`` says their
-order, as the recordings of ``../shared/tavernhelper`` show it); the chat page plays a beat through
-the service and its frames hear them once the beat is over, from here: the events in SillyTavern's
-order, their arguments made from the beat's own record (the request it sent, the world-info
-entries that fired for it: ``beat_log``), and with each event the chat as a listener would have read
-it then — the user's message not sent yet, a reply received but not drawn (no ``swipe_info``), a
-swipe's new text not in ``swipes`` yet.  What a listener writes is kept before the next beat (the
-page waits for the frames), but it comes after this beat's request: a listener that changes the
-prompt of the beat it hears cannot, as it can in SillyTavern.
+order, as the recordings of ``../shared/tavernhelper`` show it).  The events up to a beat's request
+are heard by the page's frames before the request is sent (``live_events``, with
+:func:`request_events`); the rest once the beat is over, from here (``live=True``; without it, all
+of them, for a beat whose page did not hear them live): the events in SillyTavern's order, their
+arguments made from the beat's own record (the request it sent, the world-info entries that fired
+for it: ``beat_log``), and with each event the chat as a listener would have read it then — the
+user's message not sent yet, a reply received but not drawn (no ``swipe_info``), a swipe's new text
+not in ``swipes`` yet.  What a listener writes is kept before the next beat (the page waits for the
+frames).
 
 A view is ``{"length": n, "last": message | null}``: the first *n* messages of the chat the frames
 hold, the *n*-th replaced by *last* when given; ``null``: the chat as it is.  A new chat's greeting
