@@ -167,7 +167,8 @@ function frameFor(script) {
 async function start(script) {
   const { item, frame } = frameFor(script);
   const info = { script, item, frame, nonce: newNonce(), port: null, ready: false, lastPong: performance.now(),
-    who: frameIdentity(), busy: "start", stopped: false, buttons: [...script.buttons], waiting: new Map() };
+    who: frameIdentity(), busy: "start", stopped: false, buttons: [...script.buttons], waiting: new Map(),
+    early: [] };
   frames.push(info);
   drawButtons();
   frame.srcdoc = await documentOf(info);
@@ -257,7 +258,15 @@ window.addEventListener("message", (event) => {
   info.port = channel.port1;
   info.port.onmessage = (message) => onPort(info, message);
   event.source.postMessage({ pear: "page", kind: "port", nonce: info.nonce }, "*", [channel.port2]);
+  for (const message of info.early.splice(0)) info.port.postMessage(message);
 });
+
+// What the page tells a frame: a frame still loading (started again during a beat, say) gets it once it
+// says hello — its boot copy of the chat is older, and its listeners are already there to hear it.
+function toFrame(info, message) {
+  if (info.port) info.port.postMessage(message);
+  else if (!info.stopped) info.early.push(message);
+}
 
 // -- calls to the server, in order ---------------------------------------------------------------------
 
@@ -273,7 +282,7 @@ async function flush() {
     });
     // The chat's new data first: a script that awaited a call reads what the call did at once.
     loaded.world = answer.world;
-    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world });
+    for (const info of frames) toFrame(info, { kind: "world", world: answer.world });
     batch.forEach((call, index) => {
       const result = answer.answers[index] || { error: "没有回答" };
       call.info.port?.postMessage({ kind: "answer", id: call.id, ...result });
@@ -296,9 +305,10 @@ async function flush() {
 // *type* to every running frame but *from* (which ran its own listeners), one frame after another.
 async function emitAll(type, args, from = null) {
   for (const info of frames) {
-    if (info === from || info.stopped || !info.port) continue;
+    if (info === from || info.stopped) continue;
     eventSeq += 1;
     const seq = eventSeq;
+    if (!info.port) { info.early.push({ kind: "event", seq, type, args }); continue; }
     info.busy = type;
     await new Promise((resolve) => {
       info.waiting.set(seq, resolve);
@@ -331,11 +341,11 @@ async function emitEvents(events, world) {
   let shown = null;
   for (const [type, args, view] of events) {
     const now = viewOf(world, view);
-    if (now !== shown) { for (const info of frames) info.port?.postMessage({ kind: "world", world: now }); shown = now; }
+    if (now !== shown) { for (const info of frames) toFrame(info, { kind: "world", world: now }); shown = now; }
     await emitAll(type, args);
   }
   loaded.world = world;
-  if (shown !== world) for (const info of frames) info.port?.postMessage({ kind: "world", world });
+  if (shown !== world) for (const info of frames) toFrame(info, { kind: "world", world });
 }
 
 // The calls the frames have made so far, answered (bounded: a call the server has not answered within
