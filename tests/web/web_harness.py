@@ -73,6 +73,7 @@ class LiveServer:
         # The socket is bound here and handed to the server: a port picked free and bound later can be
         # taken by another test's server in between.
         self.socket = socket.socket()
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn's own (a port used again)
         self.socket.bind(("127.0.0.1", port or 0))
         self.port = int(self.socket.getsockname()[1])
         self.base_url = f"http://127.0.0.1:{self.port}"
