@@ -88,3 +88,12 @@ def test_parse_message_is_mvus_update_of_a_copy_and_writes_nothing(chat: ChatSes
     assert _value(chat, "Mvu.parseMessage", "今天没有账。", old) is None
     assert _value(chat, "Mvu.parseMessage", "_.set('房东.资金', 1);", {"别的": 1}) is None
     assert "error" in _call(chat, "Mvu.parseMessage", None, old)
+
+
+def test_the_templates_of_one_request_share_a_time_budget(chat: ChatSession) -> None:
+    # A script evaluating a looping template again and again holds the server 2 s per request, not 1 s a call.
+    loop = {"script": SCRIPT, "name": "EjsTemplate.evalTemplate", "args": ["<% while (true) {} %>"]}
+    answers = run_calls(chat, [loop, loop, loop, loop])["answers"]
+    assert ["模板运行失败" in one["error"] for one in answers[:2]] == [True, True]
+    assert [one["error"] for one in answers[2:]] == ["EjsTemplate：这一批调用的模板已运行 2 秒，其余的没有运行"] * 2
+    assert _value(chat, "EjsTemplate.evalTemplate", "<%= 1 + 1 %>") == "2"  # the next request has its own

@@ -24,23 +24,28 @@ dotted names and run here on the same host, over the chat's variables:
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from peargarden.scripting.api import TavernHelperApi
 from peargarden.scripting.host import ScriptError
 from peargarden.variables import lodash
-from peargarden.variables.templates_js import SCOPES, render_template, template_syntax_error
+from peargarden.variables.templates_js import SCOPES, TIME_LIMIT_SECONDS, render_template, template_syntax_error
 from peargarden.variables.update import update_variables
+from peargarden.workspace.cards import CardFolder
 
 from .variables import folder_schema
 
-if TYPE_CHECKING:
-    from .page_scripts import PageScriptHost
-
 MAX_TEMPLATE = 200_000  # characters of one template a script may have evaluated
+# The CPU time the templates of one request of the page may take together (QuickJS's limit is CPU
+# time too): a script evaluating a `while (true)` template 200 times would hold the server 200 s.
+BATCH_SECONDS = 2.0
+_spent: WeakKeyDictionary[TavernHelperApi, float] = WeakKeyDictionary()  # by request (its api)
 
-_Handler = Callable[[TavernHelperApi, "PageScriptHost", list[Any], str], Any]
+_T = TypeVar("_T")
+_Handler = Callable[[TavernHelperApi, CardFolder, list[Any], str], Any]
 
 
 def _arg(args: list[Any], index: int) -> Any:
@@ -56,6 +61,18 @@ def _template(args: list[Any], name: str) -> str:
     return code
 
 
+def _timed(api: TavernHelperApi, run: Callable[[float], _T]) -> _T:
+    """*run* given the time left of the request's template budget (at most one template's limit)."""
+    spent = _spent.get(api, 0.0)
+    if spent >= BATCH_SECONDS:
+        raise ScriptError(f"EjsTemplate：这一批调用的模板已运行 {BATCH_SECONDS:g} 秒，其余的没有运行")
+    start = time.thread_time()
+    try:
+        return run(min(TIME_LIMIT_SECONDS, BATCH_SECONDS - spent))
+    finally:
+        _spent[api] = spent + time.thread_time() - start
+
+
 def _scope_option(scope: str) -> dict[str, Any]:
     return {"type": "message", "message_id": -1} if scope == "message" else {"type": scope}
 
@@ -65,12 +82,12 @@ def _store(api: TavernHelperApi, script: str) -> dict[str, Any]:
     return {scope: copy.deepcopy(api.call("getVariables", [_scope_option(scope)], script)) for scope in SCOPES}
 
 
-def all_variables(api: TavernHelperApi, host: PageScriptHost, script: str, last: Any = None) -> dict[str, Any]:
+def all_variables(api: TavernHelperApi, script: str, last: Any = None) -> dict[str, Any]:
     """Global, then chat, then each message's record up to *last* (all when not a number), merged."""
     merged: dict[str, Any] = {}
     lodash.merge(merged, copy.deepcopy(api.call("getVariables", [{"type": "global"}], script)))
     lodash.merge(merged, copy.deepcopy(api.call("getVariables", [{"type": "chat"}], script)))
-    count = len(host.state.chat)
+    count = api.last_message_id() + 1
     end = count - 1 if not isinstance(last, int | float) or isinstance(last, bool) else min(count - 1, int(last))
     for index in range(end + 1):
         record = api.call("getVariables", [{"type": "message", "message_id": index}], script)
@@ -78,12 +95,14 @@ def all_variables(api: TavernHelperApi, host: PageScriptHost, script: str, last:
     return merged
 
 
-def eval_template(api: TavernHelperApi, host: PageScriptHost, args: list[Any], script: str) -> str:
+def eval_template(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str) -> str:
     code = _template(args, "evalTemplate")
     given = _arg(args, 1)
-    names = given if isinstance(given, dict) else prepare_context(api, host, [], script)
+    names = given if isinstance(given, dict) else prepare_context(api, card, [], script)
     store = _store(api, script)
-    rendered = render_template(code, store, name="EjsTemplate.evalTemplate", names=names)
+    rendered = _timed(
+        api, lambda limit: render_template(code, store, name="EjsTemplate.evalTemplate", names=names, time_limit=limit)
+    )
     if rendered.warning is not None:
         raise ScriptError(rendered.warning)
     for scope in SCOPES:
@@ -93,24 +112,25 @@ def eval_template(api: TavernHelperApi, host: PageScriptHost, args: list[Any], s
     return rendered.text
 
 
-def prepare_context(api: TavernHelperApi, host: PageScriptHost, args: list[Any], script: str) -> dict[str, Any]:
+def prepare_context(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str) -> dict[str, Any]:
     given = _arg(args, 0)
     additional = copy.deepcopy(given) if isinstance(given, dict) else {}
-    return {"variables": all_variables(api, host, script, _arg(args, 1)), **additional}
+    return {"variables": all_variables(api, script, _arg(args, 1)), **additional}
 
 
-def syntax_error_info(api: TavernHelperApi, host: PageScriptHost, args: list[Any], script: str) -> str:
-    return template_syntax_error(_template(args, "getSyntaxErrorInfo"))
+def syntax_error_info(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str) -> str:
+    code = _template(args, "getSyntaxErrorInfo")
+    return _timed(api, lambda limit: template_syntax_error(code))
 
 
-def parse_message(api: TavernHelperApi, host: PageScriptHost, args: list[Any], script: str) -> Any:
+def parse_message(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str) -> Any:
     message, old = _arg(args, 0), _arg(args, 1)
     if not isinstance(message, str):
         raise ScriptError("Mvu.parseMessage 的第一个参数应是消息的文字")
     if not isinstance(old, dict) or not isinstance(old.get("stat_data"), dict):
         return None  # MVU finds nothing to update
     data = copy.deepcopy(old)
-    result = update_variables(message, data, expand_macros=host.expand_macros, schema=folder_schema(host.session.card))
+    result = update_variables(message, data, expand_macros=api.host.expand_macros, schema=folder_schema(card))
     return data if result.modified else None
 
 
@@ -122,10 +142,10 @@ CALLS: dict[str, _Handler] = {
 }
 
 
-def frame_call(api: TavernHelperApi, host: PageScriptHost, name: str, args: list[Any], script: str) -> Any:
+def frame_call(api: TavernHelperApi, card: CardFolder, name: str, args: list[Any], script: str) -> Any:
     """Run *name* for *script*: one of :data:`CALLS`, or TavernHelper's own (``api.call``)."""
     handler = CALLS.get(name)
-    return handler(api, host, args, script) if handler is not None else api.call(name, args, script)
+    return handler(api, card, args, script) if handler is not None else api.call(name, args, script)
 
 
 __all__ = ["CALLS", "all_variables", "frame_call"]

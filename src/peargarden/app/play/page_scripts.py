@@ -480,7 +480,7 @@ def run_calls(session: ChatSession, calls: list[dict[str, Any]]) -> dict[str, An
         try:
             if script not in scripts:
                 raise ScriptError(f"这个聊天没有运行脚本 {script}")
-            value = frame_call(api, host, name, list(args), script)
+            value = frame_call(api, session.card, name, list(args), script)
             host.persist()
         except ScriptError as error:
             answers.append({"error": str(error)})
