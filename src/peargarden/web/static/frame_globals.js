@@ -19,8 +19,9 @@ export function sharedGlobals() {
 }
 
 // A frame's message about globals (*data.kind* "global", "global-call" or "global-answer"); *frames*:
-// the running frames; *note(info, text)*: one line in the script panel.
-export function onGlobal(info, data, frames, note) {
+// the running frames; *note(info, text)*: one line in the script panel; *tell(info, message)*: to a
+// frame, or once it says hello when it is still loading (its boot data may be older).
+export function onGlobal(info, data, frames, note, tell) {
   if (data.kind === "global" && typeof data.name === "string") {
     const name = data.name.slice(0, 200);
     if (!shared.has(name) && shared.size >= MAX_NAMES) {
@@ -29,7 +30,7 @@ export function onGlobal(info, data, frames, note) {
       return;
     }
     shared.set(name, { owner: info, value: data.value });
-    for (const other of frames) if (other !== info && !other.stopped) other.port?.postMessage({ kind: "global", name, value: data.value });
+    for (const other of frames) if (other !== info && !other.stopped) tell(other, { kind: "global", name, value: data.value });
   } else if (data.kind === "global-call" && Number.isInteger(data.id)) {
     const found = shared.get(String(data.name));
     const waiting = [...pending.values()].filter((call) => call.caller === info).length;

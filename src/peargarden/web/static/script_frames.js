@@ -215,7 +215,7 @@ function onPort(info, event) {
     }
     case "emit": emitAll(short(data.type, 200), Array.isArray(data.args) ? data.args : [], info); break;
     case "global": case "global-call": case "global-answer":
-      onGlobal(info, data, frames, (who, line) => say(who, "refused", line));
+      onGlobal(info, data, frames, (who, line) => say(who, "refused", line), toFrame);
       break;
     case "ready":
       info.ready = true;
