@@ -60,6 +60,7 @@ from peargarden.workspace.config import load_settings
 from peargarden.workspace.library import lorebook_path
 from peargarden.workspace.script_allowance import scripts_allowance
 
+from .page_frame_apis import frame_call
 from .service import ChatSession
 from .slash import ChatSlashHost, side_request
 
@@ -479,7 +480,7 @@ def run_calls(session: ChatSession, calls: list[dict[str, Any]]) -> dict[str, An
         try:
             if script not in scripts:
                 raise ScriptError(f"这个聊天没有运行脚本 {script}")
-            value = api.call(name, list(args), script)
+            value = frame_call(api, session.card, name, list(args), script)
             host.persist()
         except ScriptError as error:
             answers.append({"error": str(error)})

@@ -233,6 +233,19 @@
     tavern_events, iframe_events, Mvu,
   };
   for (const name of WRITES) api[name] = readOnly(name);
+  // EjsTemplate's functions are the server's (a script's frame has them): a bar calls no server, so
+  // each throws one line, counted in the script panel.
+  let report = () => undefined;
+  api.EjsTemplate = new Proxy({}, {
+    get(target, key) {
+      if (typeof key !== "string" || key === "then" || key === "toJSON") return undefined;
+      return () => {
+        report("refused", `EjsTemplate.${key}`);
+        throw new Error(say(`EjsTemplate.${key} 在状态栏里不可用（状态栏不调用服务器；卡的脚本里可以）`,
+          `EjsTemplate.${key} is not available in a status bar (bars call no server; a card's scripts can)`));
+      };
+    },
+  });
 
   // What the frame says before the page answered its hello waits (a little of it).
   const outbox = [];
@@ -241,7 +254,9 @@
   }
   const world = window.__pearWorld;
   delete window.__pearWorld;
-  const { flush } = world(api, { send, say, context, refused: boot.refused || {} });
+  const installed = world(api, { send, say, context, refused: boot.refused || {} });
+  const flush = installed.flush;
+  report = installed.report;
 
   // -- what could not be loaded: one line at the top of the frame -------------------------------
 

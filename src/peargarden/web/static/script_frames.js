@@ -21,6 +21,7 @@
 import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { cardModule } from "./remote_modules.js";
+import { forgetGlobals, onGlobal, sharedGlobals } from "./frame_globals.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
 
 // blob: is the frame's own text made a module (remote modules come as text from the page), no more
@@ -124,17 +125,17 @@ function drawButtons() {
 // -- a script's frame --------------------------------------------------------------------------------
 
 async function documentOf(info) {
-  const [guard, world, bridge, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
-    staticFile("script_bridge.js"), ...LIBRARIES.map(library)]);
+  const [guard, world, apis, bridge, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
+    staticFile("frame_apis.js"), staticFile("script_bridge.js"), ...LIBRARIES.map(library)]);
   const chatId = decodeURIComponent(context.base.split("/").pop());
   const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: loaded.world, names: loaded.names,
-    script: { id: info.script.id, name: info.script.name } };
+    script: { id: info.script.id, name: info.script.name }, globals: sharedGlobals() };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
   const code = info.script.code.replace(/<\/script/gi, "<\\/script");
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
     + `<meta http-equiv="x-dns-prefetch-control" content="off"><script>${guard}</script><style>${STYLE}</style>`
     + `<script type="application/json" id="pear-frame-data">${data}</script><script>${world}</script>`
-    + libs.map((lib) => `<script>${lib}</script>`).join("") + `<script>${bridge}</script>`
+    + libs.map((lib) => `<script>${lib}</script>`).join("") + `<script>${apis}</script><script>${bridge}</script>`
     + `<body></body><script>__pear.run(async function () {\n"use strict";\n${code}\n});</script>`;
 }
 
@@ -213,6 +214,9 @@ function onPort(info, event) {
       break;
     }
     case "emit": emitAll(short(data.type, 200), Array.isArray(data.args) ? data.args : [], info); break;
+    case "global": case "global-call": case "global-answer":
+      onGlobal(info, data, frames, (who, line) => say(who, "refused", line), toFrame);
+      break;
     case "ready":
       info.ready = true;
       if (info.busy === "start") info.busy = null;
@@ -390,6 +394,7 @@ function stopFrozen(limit) {
       `the scripts did not answer for ${limit / 1000} s and were all started again`));
   }
   frames.length = 0;
+  forgetGlobals();
   drawButtons();
   if (onRestartBars) onRestartBars();  // the status bars shared the frozen process
   runAll(others);
