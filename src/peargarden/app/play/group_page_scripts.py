@@ -107,7 +107,8 @@ def group_page_scripts(group: GroupSession) -> dict[str, Any]:
     """What the group page runs: ``{"allowed", "count", "scripts": [{"card", "id", "name", "code",
     "buttons"}], "world", "opening", "members": [{"card", "name", "allowed", "count"}]}`` — every
     member's enabled scripts whose card's scripts the user allowed; ``allowed`` is true when one
-    member's are, ``count`` how many wait for an answer (never asked) or a "no"."""
+    member's are; how many scripts each card has and its answer are its ``members`` row's (the page
+    names the members whose scripts wait), so the chat's own ``count`` is 0."""
     scripts: list[dict[str, Any]] = []
     members: list[dict[str, Any]] = []
     running: list[str] = []
@@ -118,9 +119,8 @@ def group_page_scripts(group: GroupSession) -> dict[str, Any]:
         if found["scripts"]:
             running.append(card)
             scripts += [{**script, "card": card} for script in found["scripts"]]
-    waiting = sum(member["count"] for member in members if member["allowed"] is not True)
     world = _group_world(group, _hosts(group, running))
-    return {"allowed": bool(running) or None, "count": waiting, "scripts": scripts, "world": world,
+    return {"allowed": bool(running) or None, "count": 0, "scripts": scripts, "world": world,
             "opening": [], "members": members}  # fmt: skip
 
 
