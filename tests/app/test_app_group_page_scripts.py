@@ -133,3 +133,16 @@ def test_a_rounds_events_come_per_speaker_with_the_speaker_current(home: Home) -
     prompt = [event for event in found["events"] if event[0] == "chat_completion_prompt_ready"]
     assert len(prompt) == 2 and prompt[0][1][0]["chat"] != prompt[1][1][0]["chat"]  # each speaker's own request
     assert found["events"][0][1] == [2] and found["events"][0][2]["length"] == 3
+
+
+def test_a_swipe_of_the_last_reply_is_swiped_then_its_speakers_turn(home: Home) -> None:
+    chat = _chat(home, "龙井马上就好。", "雨落西湖。", "晴也好。")
+    list(chat.play("send", "今天喝什么茶？").events())
+    list(chat.play("swipe").events())
+    events = group_action_events(chat, "swipe")["events"]
+    assert [event[0] for event in events[:3]] == ["message_swiped", "group_wrapper_started", "group_member_drafted"]
+    assert events[0][1] == [4] and events[0][2]["last"]["swipes"] == ["雨落西湖。", ""]  # the new swipe empty
+    (received,) = [event for event in events if event[0] == "message_received"]
+    assert received[1] == [4, "swipe"] and received[2]["speaker"]["name"] == "周明"
+    assert received[2]["last"]["mes"] == "晴也好。"
+    assert events[1][1] == [{"selected_group": "茶馆", "type": "swipe"}]

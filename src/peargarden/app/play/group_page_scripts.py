@@ -18,10 +18,12 @@ and into its own card's ``卡.json`` only; a call naming a card that is not a me
 card does not run, is refused.  A script cannot start a round (``triggerSlash('/trigger')``, a beat
 of ``generate``): the group's rounds are the page's.
 
-The events of a round: SillyTavern's group wrapper sends the user's message first (``MESSAGE_SENT``,
-``USER_MESSAGE_RENDERED``), emits ``GROUP_WRAPPER_STARTED``, then for each speaker
+The events of a round, read off SillyTavern's ``generateGroupWrapper`` (no recording has a group
+with scripts): the user's message is sent first (``MESSAGE_SENT``, ``USER_MESSAGE_RENDERED``; a swipe
+starts with ``MESSAGE_SWIPED``), then ``GROUP_WRAPPER_STARTED``, then for each speaker
 ``GROUP_MEMBER_DRAFTED`` and the events of one generation as ``page_events.py`` builds them for a
-card's beat (from that speaker's request in the round's record), ``GROUP_WRAPPER_FINISHED`` last.
+card's beat (from that speaker's request in the round's record; not the token counter's dry runs),
+``GROUP_WRAPPER_FINISHED`` last.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from peargarden.workspace.script_allowance import scripts_allowance
 from . import beat_log
 from .chat_variables import ChatVariables
 from .group_session import GroupSession
-from .page_events import BEATS, _activated, _change_events, _idle, _prompt_events, _started, _undrawn
+from .page_events import BEATS, _activated, _change_events, _idle, _prompt_events, _started, _swiping, _undrawn
 from .page_scripts import PageScriptHost, page_scripts, run_calls
 from .service import ChatSession
 
@@ -205,6 +207,9 @@ def round_events(group: GroupSession, action: str) -> list[Event]:
     if action == "send" and start > 0 and chat[start - 1].get("is_user"):
         sent = {"length": start, "last": None}
         events += [["message_sent", [start - 1], sent], ["user_message_rendered", [start - 1], sent]]
+    if action == "swipe" and replies:  # the page's swipe arrow: SillyTavern's swipe, then the round
+        last = replies[-1]
+        events.append(["message_swiped", [last], {"length": last + 1, "last": _swiping(chat[last], received=False)}])
     kind = "regenerate" if action == "regenerate" else gen_type
     events.append(["group_wrapper_started", [{"selected_group": group.group.folder, "type": kind}], None])
     rows = group.messages()
@@ -216,7 +221,7 @@ def round_events(group: GroupSession, action: str) -> list[Event]:
         card = cards.get(avatar, first)
         speaker_host = host if card == first else PageScriptHost(member_chat(group, card))
         messages, hits = requests[number] if number < len(requests) else ([], [])
-        events += _speaker_events(speaker_host, index, gen_type, messages, hits)
+        events += _speaker_events(speaker_host, index, gen_type, messages, hits, swiped=action == "swipe")
     events.append(["group_wrapper_finished", [{"selected_group": group.group.folder, "type": kind}], None])
     return events
 
@@ -231,12 +236,15 @@ def _entry_ids(host: PageScriptHost, rows: list[Any]) -> list[str]:
 
 
 def _speaker_events(
-    host: PageScriptHost, index: int, gen_type: str, messages: list[Any], hits: list[Any]
+    host: PageScriptHost, index: int, gen_type: str, messages: list[Any], hits: list[Any], *, swiped: bool
 ) -> list[Event]:
-    """One speaker's generation, the chat as it stood then (the replies after it not written)."""
+    """One speaker's generation, the chat as it stood then (the replies after it not written; a
+    swiped reply with its new swipe still empty)."""
     chat = host.state.chat
     speaker = {"name": str(chat[index].get("name") or host.char_name), "id": host.character_id}
     before: dict[str, Any] = {"length": index, "last": None, "speaker": speaker}
+    if swiped:
+        before = {"length": index + 1, "last": _swiping(chat[index], received=False), "speaker": speaker}
     events: list[Event] = [["group_member_drafted", [host.character_id], before]]
     events += _started(gen_type, before, dry_run=False)
     if hits:
@@ -245,7 +253,8 @@ def _speaker_events(
     stream = bool(host.state.oai.get("stream_openai"))
     events.append(["chat_completion_settings_ready", [settings_ready_data(host.state, messages, gen_type, stream)],
                    before])  # fmt: skip
-    received = {"length": index + 1, "last": _undrawn(copy.deepcopy(chat[index])), "speaker": speaker}
+    shown = _swiping(chat[index], received=True) if swiped else _undrawn(copy.deepcopy(chat[index]))
+    received = {"length": index + 1, "last": shown, "speaker": speaker}
     drawn = {"length": index + 1, "last": None, "speaker": speaker}
     events += [["message_received", [index, gen_type], received],
                ["character_message_rendered", [index, gen_type], drawn],
