@@ -121,6 +121,8 @@ def test_both_members_scripts_run_hear_the_round_and_write_into_the_group_chat(
     page.wait_for_selector("body[data-scripts-ready='2']")  # one frame per member's script
     lin, zhou = _frame(page, "林月的账本"), _frame(page, "周明的诗囊")
     assert page.locator("#script-frames iframe[title='脚本：小桃的算盘']").count() == 0
+    heads = page.locator("#script-frames .script-frame-head span").all_inner_texts()
+    assert heads == ["林月 · 林月的账本", "周明 · 周明的诗囊"]  # each panel says whose card it is
     wait_text(lin, "#面板 .值", "茶钱=0")
     wait_text(zhou, "#面板 .值", "诗=0")
 

@@ -9,6 +9,10 @@ import { scriptNote } from "./script_panel.js";
 
 export const isGroupBase = (base) => base.startsWith("/api/groups/");
 
+// A script's name in its panel's head: a group's are prefixed with their member's card (two members'
+// cards made from one template have scripts of the same names).
+export const scriptTitle = (script) => (script.card ? `${script.card} · ${script.name}` : script.name);
+
 // A script's key among the page's frames: two members' cards made from one template share script ids.
 export const scriptKey = (script) => (script.card ? `${script.card}\u0000${script.id}` : script.id);
 

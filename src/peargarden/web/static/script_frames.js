@@ -22,7 +22,7 @@ import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { cardModule } from "./remote_modules.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
-import { frameWorld, isGroupBase, noteWaiting, scriptKey } from "./group_scripts.js";
+import { frameWorld, isGroupBase, noteWaiting, scriptKey, scriptTitle } from "./group_scripts.js";
 
 // blob: is the frame's own text made a module (remote modules come as text from the page), no more
 // than eval, which a script has anyway; no host is named: nothing is fetched from the network.
@@ -147,7 +147,7 @@ function frameFor(script) {
   const head = document.createElement("div");
   head.className = "script-frame-head";
   const title = document.createElement("span");
-  title.textContent = script.name;
+  title.textContent = scriptTitle(script);
   const float = document.createElement("button");
   float.type = "button";
   float.className = "script-float";
