@@ -265,7 +265,10 @@ def _speaker_events(
 def group_action_events(group: GroupSession, action: str) -> dict[str, Any]:
     """``{"world", "events"}``: the group chat's data after *action* (a round of ``BEATS``, or a
     change: ``edit``, ``delete``…) and SillyTavern's events of it."""
-    _idle(member_chat(group, _members(group)[0]))  # the round's record is written as it lets the chat go
+    members = _members(group)
+    if not members:  # every member's card gone: no script runs
+        return {"world": {}, "events": []}
+    _idle(member_chat(group, members[0]))  # the round's record is written as it lets the chat go
     if action in BEATS:
         events = round_events(group, action)
     else:
