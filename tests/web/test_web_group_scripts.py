@@ -139,7 +139,11 @@ def test_both_members_scripts_run_hear_the_round_and_write_into_the_group_chat(
     page.click("#script-buttons button:has-text('吟诗')")
     wait_text(zhou, "#面板 .值", "诗=1")
     page.wait_for_function("(document.body.textContent || '').includes('周明记下了')")  # its toast is the page's
-    world = _world_when(group_served, base, lambda w: w["members"]["周明"]["character"]["variables"])
+    def both_written(world: dict[str, Any]) -> bool:  # (a reply's chat metadata is saved after its calls)
+        chat = world["chat_metadata"].get("variables") or {}
+        return "诗" in chat and bool(world["members"]["周明"]["character"]["variables"])
+
+    world = _world_when(group_served, base, both_written)
     assert world["chat_metadata"]["variables"] == {"茶钱": 1, "诗": 1}  # both writes in the group chat
     assert world["members"]["林月"]["character"]["variables"] == {"按过": "记茶钱"}  # each in its own card
     assert world["members"]["周明"]["character"]["variables"] == {"按过": "吟诗"}
