@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 # What a page must never tell a user to type: a shell command, a `pear` subcommand, a script or a flag.
-SHELL = re.compile(r"`|\bpear (?:init|models|chat|import|serve)\b|\bbash\b|scripts/|--[a-z]+-?[a-z]*|pip install|chmod")
+# (`scripts/` not inside a longer name: a temporary folder's path may end in "…scripts/".)
+SHELL = re.compile(r"`|\bpear (?:init|models|chat|import|serve)\b|\bbash\b|(?<![\w.-])scripts/|--[a-z]+-?[a-z]*|pip install|chmod")
 KEY = "sk-first-run-0123456789"  # ASCII (a header value), unique to this test
 
 

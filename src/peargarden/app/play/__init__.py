@@ -34,7 +34,9 @@
 - :mod:`.card_frames` — what the page's card frames run, made ready here: a status bar's scripts with
   ``top`` renamed, our own frame libraries (``z``), TavernHelper's names; :mod:`.page_scripts` — a
   card's TavernHelper scripts in the chat page: the host their calls run on, over the chat (writes
-  as edits through the service), the data their frames read.
+  as edits through the service), the data their frames read; :mod:`.group_page_scripts` — the
+  members' scripts in a group chat's page, each call checked against its own card, a round's events
+  per speaker.
 - :mod:`.chat_records`, :mod:`.chat_summaries`, :mod:`.chat_files` — chats as records and files:
   find, list with kept summaries, titles, deletion into the vault.
 
@@ -99,6 +101,8 @@ if TYPE_CHECKING:
     )
     from .chat_summaries import chat_summaries as card_chat_summaries
     from .chat_variables import ChatVariables, record_yaml
+    from .group_page_scripts import group_action_events, group_page_world, run_group_calls
+    from .group_page_scripts import group_page_scripts as group_chat_page_scripts
     from .group_session import new_group_chat, open_group_chat
     from .group_variables import variables_of_chat
     from .opening import MODE_NAMES, STAGE, TAVERN
@@ -151,6 +155,9 @@ __all__ = [
     "export_sillytavern",
     "find_any_chat",
     "frame_html",
+    "group_action_events",
+    "group_chat_page_scripts",
+    "group_page_world",
     "hosts_state",
     "is_group_case",
     "known_card",
@@ -172,6 +179,7 @@ __all__ = [
     "resident_text",
     "run_calls",
     "run_chat_script",
+    "run_group_calls",
     "run_stored_chat_script",
     "save_file",
     "scripts_needing_page",
@@ -226,6 +234,9 @@ _LAZY = {
     "is_group_case": ".tavern_cases",
     "known_card": ".sandbox_judge",
     "ledger": ".request_ledger",
+    "group_action_events": ".group_page_scripts",
+    "group_chat_page_scripts": ".group_page_scripts:group_page_scripts",
+    "group_page_world": ".group_page_scripts",
     "new_group_chat": ".group_session",
     "open_group_chat": ".group_session",
     "own_libraries": ".card_frames",
@@ -241,6 +252,7 @@ _LAZY = {
     "resident_file": ".story",
     "resident_text": ".story",
     "run_calls": ".page_scripts",
+    "run_group_calls": ".group_page_scripts",
     "run_chat_script": ".slash",
     "run_stored_chat_script": ".slash",
     "save_file": ".chat_records",

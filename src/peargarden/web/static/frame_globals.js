@@ -7,15 +7,21 @@ import { t } from "./i18n.js";
 
 const MAX_NAMES = 100;
 const MAX_CALLS = 300;
-const shared = new Map();  // name → {owner (the frame's info), value (its shape)}
+const shared = new Map();  // card + name → {owner (the frame's info), name, value (its shape)}
 const pending = new Map();  // page call id → {caller, id (the caller's), owner}
 let nextId = 1;
 
+// A group page runs several cards' scripts: each card's globals are its own (a script may not reach
+// another card's through a stand-in, whose calls would be made as that card).
+const cardOf = (info) => info.script.card || "";
+const keyOf = (info, name) => `${cardOf(info)}\u0000${name}`;
+
 const answer = (info, id, fields) => info.port?.postMessage({ kind: "global-answer", id, ...fields });
 
-// What the frames started later find defined: [{name, value}].
-export function sharedGlobals() {
-  return [...shared].map(([name, item]) => ({ name, value: item.value }));
+// What *info*'s frame, started later, finds defined: [{name, value}] of its card.
+export function sharedGlobals(info) {
+  return [...shared.values()].filter((item) => cardOf(item.owner) === cardOf(info))
+    .map((item) => ({ name: item.name, value: item.value }));
 }
 
 // A frame's message about globals (*data.kind* "global", "global-call" or "global-answer"); *frames*:
@@ -24,15 +30,17 @@ export function sharedGlobals() {
 export function onGlobal(info, data, frames, note, tell) {
   if (data.kind === "global" && typeof data.name === "string") {
     const name = data.name.slice(0, 200);
-    if (!shared.has(name) && shared.size >= MAX_NAMES) {
+    if (!shared.has(keyOf(info, name)) && shared.size >= MAX_NAMES) {
       note(info, t(`共享的全局名字太多（最多 ${MAX_NAMES} 个）：${name} 只在定义它的脚本里`,
         `too many shared globals (at most ${MAX_NAMES}): ${name} stays in the script that defined it`));
       return;
     }
-    shared.set(name, { owner: info, value: data.value });
-    for (const other of frames) if (other !== info && !other.stopped) tell(other, { kind: "global", name, value: data.value });
+    shared.set(keyOf(info, name), { owner: info, name, value: data.value });
+    for (const other of frames) {
+      if (other !== info && !other.stopped && cardOf(other) === cardOf(info)) tell(other, { kind: "global", name, value: data.value });
+    }
   } else if (data.kind === "global-call" && Number.isInteger(data.id)) {
-    const found = shared.get(String(data.name));
+    const found = shared.get(keyOf(info, String(data.name)));
     const waiting = [...pending.values()].filter((call) => call.caller === info).length;
     if (!found || found.owner.stopped || !found.owner.port || !frames.includes(found.owner)) {
       answer(info, data.id, { error: t(`定义 ${data.name} 的脚本已不在运行`, `the script that defined ${data.name} is not running`) });

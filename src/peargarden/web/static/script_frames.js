@@ -23,6 +23,7 @@ import { lang, t } from "./i18n.js";
 import { cardModule } from "./remote_modules.js";
 import { forgetGlobals, onGlobal, sharedGlobals } from "./frame_globals.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
+import { frameWorld, isGroupBase, noteWaiting, scriptKey, scriptTitle } from "./group_scripts.js";
 
 // blob: is the frame's own text made a module (remote modules come as text from the page), no more
 // than eval, which a script has anyway; no host is named: nothing is fetched from the network.
@@ -128,8 +129,8 @@ async function documentOf(info) {
   const [guard, world, apis, bridge, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
     staticFile("frame_apis.js"), staticFile("script_bridge.js"), ...LIBRARIES.map(library)]);
   const chatId = decodeURIComponent(context.base.split("/").pop());
-  const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: loaded.world, names: loaded.names,
-    script: { id: info.script.id, name: info.script.name }, globals: sharedGlobals() };
+  const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: frameWorld(info.script, loaded.world), names: loaded.names,
+    script: { id: info.script.id, name: info.script.name }, globals: sharedGlobals(info) };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
   const code = info.script.code.replace(/<\/script/gi, "<\\/script");
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
@@ -147,7 +148,7 @@ function frameFor(script) {
   const head = document.createElement("div");
   head.className = "script-frame-head";
   const title = document.createElement("span");
-  title.textContent = script.name;
+  title.textContent = scriptTitle(script);
   const float = document.createElement("button");
   float.type = "button";
   float.className = "script-float";
@@ -207,7 +208,7 @@ function onPort(info, event) {
     case "module": {
       // A module the script imports: the page fetches it on the frame's behalf (the card's allowance).
       if (!Number.isInteger(data.id) || typeof data.url !== "string") break;
-      const card = decodeURIComponent(context.base.split("/")[3]);
+      const card = info.script.card || decodeURIComponent(context.base.split("/")[3]);
       cardModule(card, data.url.slice(0, 4000)).then(
         (found) => info.port?.postMessage({ kind: "answer", id: data.id, json: JSON.stringify(found) }),
         (error) => info.port?.postMessage({ kind: "answer", id: data.id, error: String(error.message) }));
@@ -282,11 +283,12 @@ async function flush() {
   try {
     const answer = await api(`${context.base}/scripts/call`, {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ calls: batch.map((call) => ({ script: call.info.script.id, name: call.name, args: call.args })) }),
+      body: JSON.stringify({ calls: batch.map((call) => ({ card: call.info.script.card, script: call.info.script.id,
+        name: call.name, args: call.args })) }),
     });
     // The chat's new data first: a script that awaited a call reads what the call did at once.
     loaded.world = answer.world;
-    for (const info of frames) toFrame(info, { kind: "world", world: answer.world });
+    for (const info of frames) toFrame(info, { kind: "world", world: frameWorld(info.script, answer.world) });
     batch.forEach((call, index) => {
       const result = answer.answers[index] || { error: "没有回答" };
       call.info.port?.postMessage({ kind: "answer", id: call.id, ...result });
@@ -337,7 +339,7 @@ function viewOf(world, view) {
   if (!view) return world;
   const chat = (world.chat || []).slice(0, view.length);
   if (view.last && chat.length) chat[chat.length - 1] = view.last;
-  return { ...world, chat };
+  return { ...world, chat, ...(view.speaker ? { speaker: view.speaker } : {}) };
 }
 
 // *events* ([type, args, view]) to the frames, each after the chat it is heard with; *world* after all.
@@ -345,11 +347,14 @@ async function emitEvents(events, world) {
   let shown = null;
   for (const [type, args, view] of events) {
     const now = viewOf(world, view);
-    if (now !== shown) { for (const info of frames) toFrame(info, { kind: "world", world: now }); shown = now; }
+    if (now !== shown) {
+      for (const info of frames) toFrame(info, { kind: "world", world: frameWorld(info.script, now) });
+      shown = now;
+    }
     await emitAll(type, args);
   }
   loaded.world = world;
-  if (shown !== world) for (const info of frames) toFrame(info, { kind: "world", world });
+  if (shown !== world) for (const info of frames) toFrame(info, { kind: "world", world: frameWorld(info.script, world) });
 }
 
 // The calls the frames have made so far, answered (bounded: a call the server has not answered within
@@ -386,7 +391,7 @@ function stopFrozen(limit) {
   const named = offender ? offender.script.name : t("某个脚本", "one of the scripts");
   const why = offender && offender.busy !== "start" ? t(`（处理 ${offender.busy} 时）`, ` (handling ${offender.busy})`) : "";
   if (offender) {
-    stoppedScripts.add(offender.script.id);
+    stoppedScripts.add(scriptKey(offender.script));
     say(offender, "stopped", t(`${named} 超过 ${limit / 1000} 秒没有响应${why}，已停止（死循环？）`,
       `${named} did not answer for ${limit / 1000} s${why} and was stopped (an endless loop?)`));
   } else {
@@ -405,7 +410,7 @@ async function runAll(scripts) {
   const mine = generation;
   for (const script of scripts) {
     if (mine !== generation) return;  // the frames were started again meanwhile
-    if (stoppedScripts.has(script.id)) continue;
+    if (stoppedScripts.has(scriptKey(script))) continue;
     await start(script);
   }
   drawButtons();
@@ -413,13 +418,15 @@ async function runAll(scripts) {
 
 // -- start ---------------------------------------------------------------------------------------------
 
-// The chat page's scripts start (a card's chat page only: the base is /api/chats/<card>/<chat>).
+// The chat page's scripts start (a card's chat page: the base is /api/chats/<card>/<chat>; a group
+// chat's: /api/groups/<group>/chats/<chat>, its members' scripts, group_scripts.js).
 // *restartBars*: draws the page's status bars again (after a frozen process was ended).
 export async function attachScripts(chatContext, restartBars) {
   context = chatContext;
   onRestartBars = restartBars;
-  if (!context.base.startsWith("/api/chats/")) return;
+  if (!context.base.startsWith("/api/chats/") && !isGroupBase(context.base)) return;
   loaded = await api(`${context.base}/scripts`);
+  noteWaiting(loaded);
   if (loaded.allowed !== true) {
     if (loaded.count) {
       scriptNote({ id: 0 }, t("脚本", "scripts"), "blocked", t(`此卡有 ${loaded.count} 个脚本，还没有允许运行（在卡片的设置里允许）`,
