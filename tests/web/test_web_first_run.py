@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 
 # What a page must never tell a user to type: a shell command, a `pear` subcommand, a script or a flag.
 # (`scripts/` not inside a longer name: a temporary folder's path may end in "…scripts/".)
-SHELL = re.compile(r"`|\bpear (?:init|models|chat|import|serve)\b|\bbash\b|(?<![\w.-])scripts/|--[a-z]+-?[a-z]*|pip install|chmod")
+SHELL = re.compile(
+    r"`|\bpear (?:init|models|chat|import|serve)\b|\bbash\b|(?<![\w.-])scripts/|--[a-z]+-?[a-z]*|pip install|chmod"
+)
 KEY = "sk-first-run-0123456789"  # ASCII (a header value), unique to this test
 
 
