@@ -91,12 +91,12 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     reply_item = page.locator("#messages li.msg[data-index='2']")
     assert "林晚笑了笑" in reply_item.locator(".md").inner_text()
     assert "UpdateVariable" not in reply_item.inner_text()
-    # jQuery and lodash ran (the values above were drawn with $ and _); Vue and Font Awesome were not
-    # loaded, and the bar says so in one line.
-    assert _text(bar, "#库") == "Vue 没有加载"
+    # jQuery and lodash ran (the values above were drawn with $ and _), and Vue (its npm package); Font
+    # Awesome was not loaded, and the bar says so in one line.
+    assert _text(bar, "#库") == "Vue 加载了"
     blocked = bar.locator(".pear-blocked")
     assert "状态栏未能加载" in blocked.inner_text()
-    assert "vue.global.prod.js（cdn.jsdelivr.net）" in blocked.inner_text()
+    assert "vue" not in blocked.inner_text()
     assert "all.min.css（cdnjs.cloudflare.com）" in blocked.inner_text()
     assert "jquery" not in blocked.inner_text()
     # The frame is as tall as what it shows.
@@ -148,7 +148,7 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     page.click("#lang-switch")
     english = frame_of(_bar(page, 2)).locator(".pear-blocked")
     english.wait_for()
-    assert english.inner_text().startswith("⚠ The status bar could not load: vue.global.prod.js")
+    assert english.inner_text().startswith("⚠ The status bar could not load: all.min.css")
 
 
 def test_the_xss_corpus_runs_nothing_in_the_page(status_served: Served, page: Page) -> None:

@@ -29,6 +29,8 @@ const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:;
   + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
 const STYLE = "html,body{margin:0;padding:0}body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}";
 const LIBRARIES = ["jquery", "lodash", "yaml", "zod"];
+// The global Vue (its npm package) for a script that uses Vue or Pinia: app/play/packaged_modules.py's test.
+const usesVue = (code) => /\b(?:Vue|vue|pinia|Pinia)\b/.test(code);
 const START_WAIT_MS = 3000;  // a script that has not said it is done by then: the next one starts anyway
 const ACK_WAIT_MS = 1000;  // an event a frame has not taken by then: the next frame gets it anyway
 const PING_MS = 400;
@@ -125,7 +127,7 @@ function drawButtons() {
 
 async function documentOf(info) {
   const [guard, world, bridge, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
-    staticFile("script_bridge.js"), ...LIBRARIES.map(library)]);
+    staticFile("script_bridge.js"), ...[...LIBRARIES, ...(usesVue(info.script.code) ? ["vue"] : [])].map(library)]);
   const chatId = decodeURIComponent(context.base.split("/").pop());
   const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: loaded.world, names: loaded.names,
     script: { id: info.script.id, name: info.script.name } };
