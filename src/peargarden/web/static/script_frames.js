@@ -55,6 +55,11 @@ let generation = 0;  // a new one each time the frames are started again
 const LOAD_GRACE_MS = 4000;  // a frame that has not said hello by then counts as not answering
 let eventSeq = 0;
 const files = new Map();
+// Whether the card's scripts are allowed (the server's answer), for the status bars: a bar then writes
+// through the calls below as a script does (status_frame.js, bar_writes.js).
+let allowedAnswer = null;
+const allowedKnown = new Promise((resolve) => { allowedAnswer = resolve; });
+export const barsMayWrite = () => allowedKnown;
 
 function text(path) {
   if (!files.has(path)) {
@@ -280,7 +285,9 @@ async function flush() {
   try {
     const answer = await api(`${context.base}/scripts/call`, {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ calls: batch.map((call) => ({ script: call.info.script.id, name: call.name, args: call.args })) }),
+      body: JSON.stringify({ calls: batch.map((call) => (call.info.bar !== undefined
+        ? { bar: call.info.bar, name: call.name, args: call.args }
+        : { script: call.info.script.id, name: call.name, args: call.args })) }),
     });
     // The chat's new data first: a script that awaited a call reads what the call did at once.
     loaded.world = answer.world;
@@ -300,6 +307,19 @@ async function flush() {
     sending = false;
     if (queue.length) flush();
   }
+}
+
+// A status bar's call ({id, name, args}) from *caller* ({bar, script: {name}, port}), sent with the
+// scripts' calls; false when the card's scripts are not allowed (the bar stays read-only).
+export function barCall(caller, data) {
+  if (!loaded || loaded.allowed !== true || typeof data.name !== "string" || !Array.isArray(data.args)) return false;
+  if (queue.filter((call) => call.info === caller).length >= MAX_WAITING) {
+    caller.port?.postMessage({ kind: "answer", id: data.id, error: t("调用太多，已拒绝", "too many calls: refused") });
+    return true;
+  }
+  queue.push({ info: caller, id: data.id, name: data.name.slice(0, 100), args: data.args });
+  flush();
+  return true;
 }
 
 // -- events -------------------------------------------------------------------------------------------
@@ -415,8 +435,12 @@ async function runAll(scripts) {
 export async function attachScripts(chatContext, restartBars) {
   context = chatContext;
   onRestartBars = restartBars;
-  if (!context.base.startsWith("/api/chats/")) return;
-  loaded = await api(`${context.base}/scripts`);
+  if (!context.base.startsWith("/api/chats/")) { allowedAnswer(false); return; }
+  try {
+    loaded = await api(`${context.base}/scripts`);
+  } finally {
+    allowedAnswer(Boolean(loaded && loaded.allowed === true));
+  }
   if (loaded.allowed !== true) {
     if (loaded.count) {
       scriptNote({ id: 0 }, t("脚本", "scripts"), "blocked", t(`此卡有 ${loaded.count} 个脚本，还没有允许运行（在卡片的设置里允许）`,
