@@ -64,18 +64,26 @@ def test_a_vue_bar_with_pinia_from_the_cdn_plays_and_writes(vue_served: Served, 
     assert first.locator("#同一").inner_text() == "同一个 Vue"  # the bare 'vue' is the frame's global
     # The bar wrote its normalised variables back, as the chat's own (a script's write).
     _wait_stat(page, vue_served, CARD, chat_id, 2, {"好感度": 100, "心情": "平静", "$阶段": "亲密"})
+    # MVU's own write from the bar, a promise as MVU's is: the chat keeps it too.
+    assert first.evaluate("""() => {
+      const option = { type: 'message', message_id: 2 };
+      const data = getVariables(option);
+      data.stat_data.林晚.心情 = '雀跃';
+      return Mvu.replaceMvuData(data, option) instanceof Promise;
+    }""")
+    _wait_stat(page, vue_served, CARD, chat_id, 2, {"好感度": 100, "心情": "雀跃", "$阶段": "亲密"})
 
     send(page, "今天生意好吗？", 2)
     second = status_bar(page, 4)
     wait_text(second, "#好感", "好感度：60")
     assert second.locator("#阶段").inner_text() == "相识"
-    _wait_stat(page, vue_served, CARD, chat_id, 4, {"好感度": 60, "心情": "平静", "$阶段": "相识"})
+    _wait_stat(page, vue_served, CARD, chat_id, 4, {"好感度": 60, "心情": "雀跃", "$阶段": "相识"})
     assert first.locator("#好感").inner_text() == "好感度：100"  # its own message's values
 
     page.locator("#messages .swipe-next").click()
     beats_done(page, 3)
     wait_text(status_bar(page, 4), "#好感", "好感度：0")
-    _wait_stat(page, vue_served, CARD, chat_id, 4, {"好感度": 0, "心情": "平静", "$阶段": "相识"})
+    _wait_stat(page, vue_served, CARD, chat_id, 4, {"好感度": 0, "心情": "雀跃", "$阶段": "相识"})
 
     page.reload()
     wait_ready(page)

@@ -91,8 +91,9 @@ window.__pearBarWrites = function barWrites(hooks) {
 
   const functions = {
     replaceVariables, updateVariablesWith, insertOrAssignVariables, insertVariables, deleteVariable,
-    "Mvu.replaceMvuData": (data, option) => replaceVariables(data, option),
-    "Mvu.replaceCurrentMvuData": (data) => replaceVariables(data, { type: "message", message_id: state().message_id }),
+    // (MVU's are async: a promise, resolved once the copy holds them)
+    "Mvu.replaceMvuData": async (data, option) => replaceVariables(data, option),
+    "Mvu.replaceCurrentMvuData": async (data) => replaceVariables(data, { type: "message", message_id: state().message_id }),
   };
   for (const name of ["setChatMessages", "setChatMessage", "createChatMessages", "deleteChatMessages",
     "rotateChatMessages", "triggerSlash", "generate", "generateRaw"]) functions[name] = promised(name);
