@@ -76,6 +76,8 @@ first use); every other name and module here is private to ``app``:
   ``page_action_events``.
 - A card's remote modules, fetched once and played from the data folder (:mod:`.remote_modules`):
   ``card_module``, ``HostQuestion``, ``module_text``, ``hosts_state``, ``answer_host``, ``set_host``.
+- Libraries the frames get from npm packages (:mod:`.packaged_modules`): ``classic_library``,
+  ``mentions_packages``, ``vue_global``.
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ if TYPE_CHECKING:
     from .group_session import new_group_chat, open_group_chat
     from .group_variables import variables_of_chat
     from .opening import MODE_NAMES, STAGE, TAVERN
+    from .packaged_modules import classic_library, mentions_packages, vue_global
     from .page_events import action_events as page_action_events
     from .page_scripts import page_scripts as chat_page_scripts
     from .page_scripts import page_world, run_calls
@@ -149,6 +152,7 @@ __all__ = [
     "chat_quick_replies",
     "chat_title",
     "check_call",
+    "classic_library",
     "command_catalog",
     "compact_now",
     "ensure_file",
@@ -162,6 +166,7 @@ __all__ = [
     "is_group_case",
     "known_card",
     "ledger",
+    "mentions_packages",
     "module_text",
     "new_group_chat",
     "open_group_chat",
@@ -193,9 +198,13 @@ __all__ = [
     "tree_leaf",
     "tree_rows",
     "variables_of_chat",
+    "vue_global",
 ]
 
 _LAZY = {
+    "classic_library": ".packaged_modules",
+    "mentions_packages": ".packaged_modules",
+    "vue_global": ".packaged_modules",
     "HostQuestion": ".remote_modules",
     "answer_host": ".remote_modules",
     "card_module": ".remote_modules",

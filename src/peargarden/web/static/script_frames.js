@@ -31,6 +31,8 @@ const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:;
   + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
 const STYLE = "html,body{margin:0;padding:0}body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}";
 const LIBRARIES = ["jquery", "lodash", "yaml", "zod"];
+// The global Vue (its npm package) for a script that uses Vue or Pinia: app/play/packaged_modules.py's test.
+const usesVue = (code) => /\b(?:Vue|vue|pinia|Pinia)\b/.test(code);
 const START_WAIT_MS = 3000;  // a script that has not said it is done by then: the next one starts anyway
 const ACK_WAIT_MS = 1000;  // an event a frame has not taken by then: the next frame gets it anyway
 const PING_MS = 400;
@@ -55,6 +57,11 @@ let generation = 0;  // a new one each time the frames are started again
 const LOAD_GRACE_MS = 4000;  // a frame that has not said hello by then counts as not answering
 let eventSeq = 0;
 const files = new Map();
+// Whether the card's scripts are allowed (the server's answer), for the status bars: a bar then writes
+// through the calls below as a script does (status_frame.js, bar_writes.js).
+let allowedAnswer = null;
+const allowedKnown = new Promise((resolve) => { allowedAnswer = resolve; });
+export const barsMayWrite = () => allowedKnown;
 
 function text(path) {
   if (!files.has(path)) {
@@ -126,8 +133,9 @@ function drawButtons() {
 // -- a script's frame --------------------------------------------------------------------------------
 
 async function documentOf(info) {
+  const libraries = [...LIBRARIES, ...(usesVue(info.script.code) ? ["vue"] : [])];
   const [guard, world, apis, bridge, ...libs] = await Promise.all([staticFile("frame_guard.js"), staticFile("frame_world.js"),
-    staticFile("frame_apis.js"), staticFile("script_bridge.js"), ...LIBRARIES.map(library)]);
+    staticFile("frame_apis.js"), staticFile("script_bridge.js"), ...libraries.map(library)]);
   const chatId = decodeURIComponent(context.base.split("/").pop());
   const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: frameWorld(info.script, loaded.world), names: loaded.names,
     script: { id: info.script.id, name: info.script.name }, globals: sharedGlobals(info) };
@@ -283,8 +291,9 @@ async function flush() {
   try {
     const answer = await api(`${context.base}/scripts/call`, {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ calls: batch.map((call) => ({ card: call.info.script.card, script: call.info.script.id,
-        name: call.name, args: call.args })) }),
+      body: JSON.stringify({ calls: batch.map((call) => (call.info.bar !== undefined
+        ? { bar: call.info.bar, name: call.name, args: call.args }
+        : { card: call.info.script.card, script: call.info.script.id, name: call.name, args: call.args })) }),
     });
     // The chat's new data first: a script that awaited a call reads what the call did at once.
     loaded.world = answer.world;
@@ -304,6 +313,20 @@ async function flush() {
     sending = false;
     if (queue.length) flush();
   }
+}
+
+// A status bar's call ({id, name, args}) from *caller* ({bar, script: {name}, port}), sent with the
+// scripts' calls; false when the card's scripts are not allowed (the bar stays read-only).
+export function barCall(caller, data) {
+  if (!loaded || loaded.allowed !== true || isGroupBase(context.base)) return false;  // a group's bars read only
+  if (typeof data.name !== "string" || !Array.isArray(data.args)) return false;
+  if (queue.filter((call) => call.info === caller).length >= MAX_WAITING) {
+    caller.port?.postMessage({ kind: "answer", id: data.id, error: t("调用太多，已拒绝", "too many calls: refused") });
+    return true;
+  }
+  queue.push({ info: caller, id: data.id, name: data.name.slice(0, 100), args: data.args });
+  flush();
+  return true;
 }
 
 // -- events -------------------------------------------------------------------------------------------
@@ -424,8 +447,13 @@ async function runAll(scripts) {
 export async function attachScripts(chatContext, restartBars) {
   context = chatContext;
   onRestartBars = restartBars;
-  if (!context.base.startsWith("/api/chats/") && !isGroupBase(context.base)) return;
-  loaded = await api(`${context.base}/scripts`);
+  if (!context.base.startsWith("/api/chats/") && !isGroupBase(context.base)) { allowedAnswer(false); return; }
+  try {
+    loaded = await api(`${context.base}/scripts`);
+  } finally {
+    // A group page's bars stay read-only: a bar's call names no member card to check it against.
+    allowedAnswer(Boolean(loaded && loaded.allowed === true && !isGroupBase(context.base)));
+  }
   noteWaiting(loaded);
   if (loaded.allowed !== true) {
     if (loaded.count) {
