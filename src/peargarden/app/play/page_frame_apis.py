@@ -45,7 +45,7 @@ BATCH_SECONDS = 2.0
 _spent: WeakKeyDictionary[TavernHelperApi, float] = WeakKeyDictionary()  # by request (its api)
 
 _T = TypeVar("_T")
-_Handler = Callable[[TavernHelperApi, CardFolder, list[Any], str], Any]
+_Handler = Callable[[TavernHelperApi, CardFolder, list[Any], str | None], Any]
 
 
 def _arg(args: list[Any], index: int) -> Any:
@@ -77,12 +77,12 @@ def _scope_option(scope: str) -> dict[str, Any]:
     return {"type": "message", "message_id": -1} if scope == "message" else {"type": scope}
 
 
-def _store(api: TavernHelperApi, script: str) -> dict[str, Any]:
+def _store(api: TavernHelperApi, script: str | None) -> dict[str, Any]:
     """The template's three records, read as the script would read them."""
     return {scope: copy.deepcopy(api.call("getVariables", [_scope_option(scope)], script)) for scope in SCOPES}
 
 
-def all_variables(api: TavernHelperApi, script: str, last: Any = None) -> dict[str, Any]:
+def all_variables(api: TavernHelperApi, script: str | None, last: Any = None) -> dict[str, Any]:
     """Global, then chat, then each message's record up to *last* (all when not a number), merged."""
     merged: dict[str, Any] = {}
     lodash.merge(merged, copy.deepcopy(api.call("getVariables", [{"type": "global"}], script)))
@@ -95,7 +95,7 @@ def all_variables(api: TavernHelperApi, script: str, last: Any = None) -> dict[s
     return merged
 
 
-def eval_template(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str) -> str:
+def eval_template(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str | None) -> str:
     code = _template(args, "evalTemplate")
     given = _arg(args, 1)
     names = given if isinstance(given, dict) else prepare_context(api, card, [], script)
@@ -112,18 +112,18 @@ def eval_template(api: TavernHelperApi, card: CardFolder, args: list[Any], scrip
     return rendered.text
 
 
-def prepare_context(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str) -> dict[str, Any]:
+def prepare_context(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str | None) -> dict[str, Any]:
     given = _arg(args, 0)
     additional = copy.deepcopy(given) if isinstance(given, dict) else {}
     return {"variables": all_variables(api, script, _arg(args, 1)), **additional}
 
 
-def syntax_error_info(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str) -> str:
+def syntax_error_info(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str | None) -> str:
     code = _template(args, "getSyntaxErrorInfo")
     return _timed(api, lambda limit: template_syntax_error(code))
 
 
-def parse_message(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str) -> Any:
+def parse_message(api: TavernHelperApi, card: CardFolder, args: list[Any], script: str | None) -> Any:
     message, old = _arg(args, 0), _arg(args, 1)
     if not isinstance(message, str):
         raise ScriptError("Mvu.parseMessage 的第一个参数应是消息的文字")
@@ -142,7 +142,7 @@ CALLS: dict[str, _Handler] = {
 }
 
 
-def frame_call(api: TavernHelperApi, card: CardFolder, name: str, args: list[Any], script: str) -> Any:
+def frame_call(api: TavernHelperApi, card: CardFolder, name: str, args: list[Any], script: str | None) -> Any:
     """Run *name* for *script*: one of :data:`CALLS`, or TavernHelper's own (``api.call``)."""
     handler = CALLS.get(name)
     return handler(api, card, args, script) if handler is not None else api.call(name, args, script)
