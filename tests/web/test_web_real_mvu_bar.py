@@ -23,9 +23,9 @@ StageDog's 「变量更新」 card is the classic MVU display regexes (no variab
 reply's update block, written MVU's classic way (``_.set('路径', 旧, 新);//原因``), folded into its
 「👾变量更新」 window, through the same two beats, swipe and reload.
 
-Not played here, with the measured reason (docs/variables.md, "Real cards, tested"): kai's and
-diealone's template cards (their bars need Vue, Pinia and async-wait-until, or a whole page, from
-``testingcf.jsdelivr.net``: no package gives them and no test reaches the network)."""
+kai's template card plays in ``test_web_real_kai_bar.py`` (its Vue bar's libraries come from npm
+packages).  Not played here, with the measured reason (docs/variables.md, "Real cards, tested"):
+diealone's template card (its bar is a whole page loaded from ``testingcf.jsdelivr.net``)."""
 
 from __future__ import annotations
 

@@ -668,6 +668,9 @@ TAVERN_EVENTS = {
     "STREAM_TOKEN_RECEIVED": "stream_token_received", "STREAM_REASONING_DONE": "stream_reasoning_done",
     "WORLDINFO_SCAN_DONE": "worldinfo_scan_done", "TOOL_CALLS_PERFORMED": "tool_calls_performed",
     "PRESET_CHANGED": "preset_changed",
+    # A group chat's: its round (``generateGroupWrapper``) and each speaker's turn in it.
+    "GROUP_UPDATED": "group_updated", "GROUP_MEMBER_DRAFTED": "group_member_drafted",
+    "GROUP_WRAPPER_STARTED": "group_wrapper_started", "GROUP_WRAPPER_FINISHED": "group_wrapper_finished",
 }  # fmt: skip
 IFRAME_EVENTS = {
     "MESSAGE_IFRAME_RENDER_STARTED": "message_iframe_render_started",

@@ -15,7 +15,10 @@
 * ``POST /api/chats/{card}/{chat}/scripts/call`` with ``{"calls": [{"script", "name", "args"}]}`` —
   the calls the page collected from its frames, run in order on the chat (``app/play/page_scripts.py``):
   ``{"answers": [{"json"} | {"error"}], "events": [[event, args]], "world"}``.  A call may only name
-  a script this card runs; what it changes is an edit of this chat.
+  a script this card runs, or be a status bar's (``{"bar": message, "name", "args"}``) when the card's
+  scripts are allowed; what it changes is an edit of this chat.  Besides TavernHelper's names,
+  ``EjsTemplate.evalTemplate``, ``EjsTemplate.prepareContext``, ``EjsTemplate.getSyntaxErrorInfo`` and
+  ``Mvu.parseMessage`` (``app/play/page_frame_apis.py``).
 """
 
 from __future__ import annotations

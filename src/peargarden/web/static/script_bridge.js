@@ -346,6 +346,13 @@
     for (const id of Array.isArray(ids) ? ids : []) filtered.delete(String(id));
     written("uninjectPrompts", [ids]);
   }
+  // EjsTemplate, Mvu's other functions and the globals shared with the card's other frames (frame_apis.js).
+  const extras = window.__pearFrameApis({
+    say, remote, send, report: (kind, detail) => report(kind, detail), read: (given) => getVariables(given),
+    count: () => chat().length, dispatch: (type) => dispatch(type, []), once: (type, fn) => listen(type, fn, "once"),
+    globals: boot.globals,
+  });
+  delete window.__pearFrameApis;
 
   // -- unavailable here, said with one line --------------------------------------------------------
   function unavailable(name, why) {
@@ -437,15 +444,11 @@
         return result && typeof result.then === "function" ? result.then(undefined, failed) : result;
       } catch (error) { return failed(error); }
     },
-    initializeGlobal: (name, value) => {
-      window[name] = value;
-      dispatch(`global_${name}_initialized`, []);
-    },
-    waitGlobalInitialized: (name) => (window[name] !== undefined ? Promise.resolve(window[name])
-      : new Promise((resolve) => listen(`global_${name}_initialized`, () => resolve(window[name]), "once"))),
+    initializeGlobal: extras.initializeGlobal, waitGlobalInitialized: extras.waitGlobalInitialized,
+    EjsTemplate: extras.EjsTemplate,
     builtin_prompt_default_order: ["world_info_before", "persona_description", "char_description", "char_personality",
       "scenario", "world_info_after", "dialogue_examples", "chat_history", "user_input"],
-    tavern_events, iframe_events, Mvu,
+    tavern_events, iframe_events, Mvu: extras.mvu(Mvu),
   });
   delete api._getContext;
   delete api._injectPrompts;
@@ -575,6 +578,7 @@
   function onPage(message) {
     const data = message.data;
     if (!data || typeof data !== "object") return;
+    if (String(data.kind).startsWith("global")) { extras.onPage(data); return; }
     if (data.kind === "answer") {
       const waiting = answers.get(data.id);
       answers.delete(data.id);
