@@ -49,6 +49,9 @@ ON_DEMAND = frozenset(
         "peargarden.app.play.slash",  # STscript: only when a "/" line is not one of pear chat's own
         "peargarden.stscript",
         "peargarden.providers.embedded",
+        # the page model (a chat's rows, its chrome, display scripts, a stage beat read back): drawn
+        # by a page or `pear vars`/`pear sessions` views, never by a beat or `pear tavern assemble`
+        "peargarden.app.play.chat_page",
     }
 )
 
