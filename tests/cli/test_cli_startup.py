@@ -144,6 +144,8 @@ def test_a_tavern_preview_counts_without_building_tiktoken(initialised_home: Pat
     first, modules = _modules_after(initialised_home, *command)
     assert "合计" in first and "tiktoken" not in {name.split(".")[0] for name in modules}
     assert "peargarden.app.play.chat_page" not in modules  # the page model: a page draws it, not a preview
+    # nor the stage's beat (its assembly, macros, lore scanner): a tavern chat reads stage beats back only
+    assert [name for name in modules if name in ("peargarden.stage.assemble", "ahocorasick")] == []
     (cache,) = (initialised_home / "vault" / "cache").glob("tokenizer-cl100k_base-*.ranks")
     written = cache.read_bytes()
     cache.write_bytes(written[: len(written) // 3])  # torn
