@@ -147,6 +147,9 @@ def test_a_tavern_preview_counts_without_building_tiktoken(initialised_home: Pat
     assert "peargarden.app.play.chat_page" not in modules  # the page model: a page draws it, not a preview
     # nor the stage's beat (its assembly, macros, lore scanner): a tavern chat reads stage beats back only
     assert [name for name in modules if name in ("peargarden.stage.assemble", "ahocorasick")] == []
+    # the local model is resolved (its context length) but not asked: its reply guards stay unloaded
+    assert "peargarden.providers.embedded" in modules
+    assert "peargarden.providers._sentence_guard" not in modules
     (cache,) = (initialised_home / "vault" / "cache").glob("tokenizer-cl100k_base-*.ranks")
     written = cache.read_bytes()
     cache.write_bytes(written[: len(written) // 3])  # torn
