@@ -171,9 +171,9 @@ def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
     return chat_id
 
 
-def beats_done(page: Page, count: int) -> None:
-    """Wait until the page has finished *count* beats (chat.js counts them on <body>)."""
-    page.wait_for_selector(f"body[data-beats='{count}']")
+def beats_done(page: Page, count: int, timeout: float = 30_000) -> None:
+    """Wait until the page has finished *count* beats (chat.js counts them on <body>); *timeout* in ms."""
+    page.wait_for_selector(f"body[data-beats='{count}']", timeout=timeout)
 
 
 @dataclass
