@@ -50,6 +50,24 @@ if [ ! -f "$stamp" ] || ! grep -qx "$fingerprint" "$stamp"; then
   echo "$fingerprint" >> "$stamp"
 fi
 
+# The libraries a card's frames get from packages instead of a CDN (Vue, Pinia, async-wait-until:
+# package.json, pinned by package-lock.json; app/play/packaged_modules.py serves them).  Installed into
+# node_modules/ (git-ignored; nothing of them is in the repository) when the lock changed; npm keeps the
+# tarballs in its cache (~/.npm/_cacache, what a CI caches), so a fresh clone installs them offline from
+# there.  Without npm the app still runs: those frames say the library is missing, in one line.
+npm_stamp=node_modules/.peargarden-lock
+npm_fingerprint=$(sha256sum package-lock.json | cut -c1-16)
+if [ ! -f "$npm_stamp" ] || ! grep -qx "$npm_fingerprint" "$npm_stamp"; then
+  if command -v npm >/dev/null; then
+    echo "setup: installing the frames' npm packages (pinned by package-lock.json)"
+    npm ci --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error
+    echo "$npm_fingerprint" > "$npm_stamp"
+  else
+    echo "setup: npm not found: Vue, Pinia and async-wait-until are not installed for cards' frames" >&2
+    echo "       (install Node.js 18+ and run scripts/setup.sh again)" >&2
+  fi
+fi
+
 # Our own modules compiled now: the editable install leaves src/ without bytecode (pip compiles only
 # what it copies into .venv), and where writing bytecode at run time is off (PYTHONDONTWRITEBYTECODE,
 # a read-only checkout) every `pear` process compiled the ~300 modules it imports again: about 0.45 s

@@ -114,10 +114,11 @@ def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
     assert "楼上请" in out
     loaded = {name.split(".")[0] for name in modules}
     assert {"tree_sitter", "tree_sitter_javascript", "tiktoken"} & loaded == set()
-    # Nor SillyTavern's assembly, the group chats' service and modes, or the embedded model's
-    # provider (loaded on demand).
+    # Nor SillyTavern's assembly, the group chats' service and modes, the embedded model's provider
+    # or the page model (loaded on demand).
     rooms = ("peargarden.tavern.state", "peargarden.modes.tavern.setup", "peargarden.modes.group.",
-             "peargarden.app.play.group_session", "peargarden.providers.embedded")  # fmt: skip
+             "peargarden.app.play.group_session", "peargarden.providers.embedded",
+             "peargarden.app.play.chat_page")  # fmt: skip
     assert [name for name in modules if name.startswith(rooms)] == []
 
 
@@ -138,10 +139,17 @@ def test_a_tavern_beat_and_a_group_beat_load_what_they_play(initialised_home: Pa
 def test_a_tavern_preview_counts_without_building_tiktoken(initialised_home: Path) -> None:
     """`pear tavern assemble` counts every message exactly, from the rank table cached in the data
     folder (written by the first process, read by the next; a damaged one rebuilt) and in Python:
-    tiktoken's encoder, a tenth of a second to build, is never made for so few texts."""
+    tiktoken's encoder, a tenth of a second to build, is never made for so few texts, nor is the
+    `regex` module imported for the split (its classes are written out for `re`)."""
     command = ("tavern", "assemble", "--card", "青梧", "--message", "掌柜，还有空房吗？", "--ledger")
     first, modules = _modules_after(initialised_home, *command)
-    assert "合计" in first and "tiktoken" not in {name.split(".")[0] for name in modules}
+    assert "合计" in first and {"tiktoken", "regex"} & {name.split(".")[0] for name in modules} == set()
+    assert "peargarden.app.play.chat_page" not in modules  # the page model: a page draws it, not a preview
+    # nor the stage's beat (its assembly, macros, lore scanner): a tavern chat reads stage beats back only
+    assert [name for name in modules if name in ("peargarden.stage.assemble", "ahocorasick")] == []
+    # the local model is resolved (its context length) but not asked: its reply guards stay unloaded
+    assert "peargarden.providers.embedded" in modules
+    assert "peargarden.providers._sentence_guard" not in modules
     (cache,) = (initialised_home / "vault" / "cache").glob("tokenizer-cl100k_base-*.ranks")
     written = cache.read_bytes()
     cache.write_bytes(written[: len(written) // 3])  # torn

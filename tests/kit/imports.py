@@ -49,6 +49,14 @@ ON_DEMAND = frozenset(
         "peargarden.app.play.slash",  # STscript: only when a "/" line is not one of pear chat's own
         "peargarden.stscript",
         "peargarden.providers.embedded",
+        # the embedded model's reply guards (sentences, names, tool calls written as text): its
+        # first reply needs them, resolving the model (`pear tavern assemble`, the settings) never
+        "peargarden.providers._sentence_guard",
+        "peargarden.providers._self_names",
+        "peargarden.providers._text_tool_calls",
+        # the page model (a chat's rows, its chrome, display scripts, a stage beat read back): drawn
+        # by a page or `pear vars`/`pear sessions` views, never by a beat or `pear tavern assemble`
+        "peargarden.app.play.chat_page",
     }
 )
 

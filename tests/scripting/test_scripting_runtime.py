@@ -137,6 +137,28 @@ def test_inject_prompts_gives_back_its_uninject(chat: ChatFactory) -> None:
     assert one.state.table.entries["胡琴"].value == "胡琴拉起。"
 
 
+def test_an_injected_prompts_filter_is_asked_when_a_generation_starts(chat: ChatFactory) -> None:
+    # kai's 「立即事件」: a prompt for the world-info scan only, in force while its filter (a function,
+    # which never crosses to the host) says so — asked as a generation starts, not for a dry run.
+    one = chat()
+    session = one.run("""
+        eventOn('设依存度', (value) => replaceVariables({ 依存度: value }, { type: 'chat' }));
+        injectPrompts([{ id: '冲动', position: 'none', depth: 0, role: 'system', content: '【冲动啊，请平息吧】',
+          should_scan: true, filter: () => getVariables({ type: 'chat' }).依存度 === 100 }]);
+    """)
+    session.emit("generation_started", ["normal", {}, False])
+    assert "冲动" not in one.state.table.entries
+    session.emit("设依存度", [100])
+    session.emit("generation_started", ["normal", {}, True])  # a dry run: not asked
+    assert "冲动" not in one.state.table.entries
+    session.emit("generation_started", ["normal", {}, False])
+    entry = one.state.table.entries["冲动"]
+    assert (entry.value, entry.position, entry.scan) == ("【冲动啊，请平息吧】", -1, True)
+    session.emit("设依存度", [40])
+    session.emit("generation_started", ["normal", {}, False])
+    assert "冲动" not in one.state.table.entries
+
+
 def test_a_looping_script_does_not_outlive_a_killed_parent() -> None:
     parent = subprocess.Popen(
         [sys.executable, "-c", _PARENT], stdout=subprocess.PIPE, text=True, start_new_session=True

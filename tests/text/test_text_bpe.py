@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kit.examples import examples
-from peargarden.text.bpe import CHECKED_RANGES, MAX_PIECE_BYTES, RankBpe, checked
+from peargarden.text._bpe_classes import CLASS_RUNS
+from peargarden.text.bpe import CHECKED_RANGES, MAX_PIECE_BYTES, RankBpe, checked, re_pattern
 from peargarden.text.tokens import _PATTERNS, ExactCounter, ExactCounts, packaged_encoding, packaged_ranks
 
 NAMES = ("cl100k_base", "o200k_base")
@@ -79,6 +80,26 @@ _CHECKED_TEXT = st.text(
 @given(text=_CHECKED_TEXT, name=st.sampled_from(NAMES))
 def test_any_text_of_these_characters_encodes_as_tiktoken_does(text: str, name: str) -> None:
     assert _bpe(name).encode(text) == _tiktoken(name, text)
+
+
+@pytest.mark.parametrize("name", sorted(CLASS_RUNS))
+def test_each_written_out_class_holds_what_regex_says_in_the_checked_ranges(name: str) -> None:
+    """The runs the split uses for ``re`` are the ``regex`` module's class, code point by code point
+    (``regex`` is what the split used before, and what the tests encode both ways against)."""
+    regex = pytest.importorskip("regex")
+    pattern = regex.compile(name)
+    runs = CLASS_RUNS[name]
+    ours = {code for low, high in zip(runs[::2], runs[1::2], strict=True) for code in range(low, high + 1)}
+    theirs = {code for low, high in CHECKED_RANGES for code in range(low, high + 1) if pattern.fullmatch(chr(code))}
+    assert ours == theirs
+
+
+def test_the_split_needs_no_regex_module() -> None:
+    """The written-out pattern has no ``\\p{…}`` left, and a class it does not know is refused."""
+    for pattern in _PATTERNS.values():
+        assert "\\p{" not in re_pattern(pattern)
+    with pytest.raises(ValueError, match="not among"):
+        re_pattern(r"\p{Sc}+")
 
 
 def test_the_ranges_end_where_they_say() -> None:

@@ -3,14 +3,17 @@
 turns it into a fenced front-end document whose script does what real status bars do —
 ``waitGlobalInitialized('Mvu')``, ``Mvu.getMvuData({type: 'message', message_id:
 getCurrentMessageId()})``, ``eventOn(Mvu.events.VARIABLE_UPDATE_ENDED, …)``, ``getChatMessages``, jQuery
-and lodash without loading them, Vue and Font Awesome from CDNs — and tries to reach the page."""
+and lodash without loading them, Vue (the frame's, from its npm package) and Font Awesome from CDNs —
+and tries to reach the page and to write (its card's scripts were never allowed: a bar only reads)."""
 
 from __future__ import annotations
 
 import json
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from web_harness import LiveServer, Served
 
@@ -19,7 +22,7 @@ from peargarden.testing.fake_openai import FakeOpenAIServer
 from peargarden.workspace.home import Home
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Frame, Locator
+    from playwright.sync_api import Frame, Locator, Page
 
 CARD = "林晚"
 
@@ -63,6 +66,8 @@ STATUS_BAR = """<!doctype html>
   try { await fetch('/api/cards'); tries.push('fetch:ok'); } catch (error) { tries.push('fetch:' + error.name); }
   try { replaceVariables({ 林晚: {} }, { type: 'chat' }); tries.push('write:ok'); }
   catch (error) { tries.push('write:refused'); }
+  try { updateVariablesWith((v) => _.set(v, 'stat_data.林晚.好感度', 99), { type: 'message', message_id: own });
+    tries.push('update:ok'); } catch (error) { tries.push('update:refused'); }
   parent.postMessage({ pear: 'frame', kind: 'send', text: '替你说话' }, '*');
   parent.postMessage({ pear: 'frame', kind: 'hello', nonce: '猜的' }, '*');
   parent.postMessage('随便什么', '*');
@@ -93,15 +98,19 @@ def card_data(status_bar: str = STATUS_BAR, name: str = CARD, initvar: str = INI
                      "character_book": book, "extensions": {"regex_scripts": scripts}}}  # fmt: skip
 
 
-def add_status_card(home: Home, status_bar: str = STATUS_BAR, name: str = CARD, initvar: str = INITVAR) -> None:
-    """The card in *home* (as a PNG, like an imported one), its regex allowed (the user's yes)."""
+def add_status_card(
+    home: Home, status_bar: str = STATUS_BAR, name: str = CARD, initvar: str = INITVAR, *, scripts: bool | None = None
+) -> None:
+    """The card in *home* (as a PNG, like an imported one), its regex allowed (the user's yes), its
+    scripts allowed as *scripts* says (``None``: never asked)."""
     data = card_data(status_bar, name, initvar)
     card = read_card(json.dumps(data, ensure_ascii=False).encode("utf-8"), f"{name}.json")
     folder = home.card_dir(name)
     folder.mkdir(parents=True)
     avatar = (home.card_dir("青梧") / "青梧.png").read_bytes()
     (folder / f"{name}.png").write_bytes(card_to_png(card, avatar))
-    (folder / "卡.json").write_text(json.dumps({"regex_allowed": True}), encoding="utf-8")
+    settings = {"regex_allowed": True} if scripts is None else {"regex_allowed": True, "scripts_allowed": scripts}
+    (folder / "卡.json").write_text(json.dumps(settings), encoding="utf-8")
 
 
 def tavern_config(base_url: str) -> str:
@@ -120,6 +129,34 @@ def tavern_served(home: Home) -> Iterator[Served]:
         home.config_file.write_text(tavern_config(fake.base_url), encoding="utf-8")
         with LiveServer(home) as server:
             yield Served(home, server, fake)
+
+
+def status_bar(page: Page, index: int) -> Frame:
+    """The document of message *index*'s status bar."""
+    return frame_of(page.locator(f"#messages li.msg[data-index='{index}'] iframe.status-frame"))
+
+
+def send(page: Page, text: str, beats: int) -> None:
+    """Send *text* from the composer and wait until the page has finished *beats* beats."""
+    page.fill("#composer", text)
+    page.click("#send")
+    page.wait_for_selector(f"body[data-beats='{beats}']")
+
+
+def page_errors(page: Page) -> list[str]:
+    """The page's errors from now on: uncaught ones and console errors (every frame's too)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.on("console", lambda message: errors.append(f"console: {message.text}") if message.type == "error" else None)
+    return errors
+
+
+def message_stat(base_url: str, card: str, chat_id: str, message: int) -> dict[str, Any]:
+    """The chat's kept ``stat_data`` of *message* (its shown swipe), read from the server."""
+    path = f"/api/chats/{urllib.parse.quote(card)}/{chat_id}/variables?message={message}"
+    with urllib.request.urlopen(base_url + path, timeout=20) as answer:
+        (record,) = json.loads(answer.read())["messages"]
+    return dict(record["variables"]["stat_data"])
 
 
 def frame_of(bar: Locator) -> Frame:

@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 # What a page must never tell a user to type: a shell command, a `pear` subcommand, a script or a flag.
-SHELL = re.compile(r"`|\bpear (?:init|models|chat|import|serve)\b|\bbash\b|scripts/|--[a-z]+-?[a-z]*|pip install|chmod")
+# (`scripts/` not inside a longer name: a temporary folder's path may end in "…scripts/".)
+SHELL = re.compile(
+    r"`|\bpear (?:init|models|chat|import|serve)\b|\bbash\b|(?<![\w.-])scripts/|--[a-z]+-?[a-z]*|pip install|chmod"
+)
 KEY = "sk-first-run-0123456789"  # ASCII (a header value), unique to this test
 
 
@@ -33,23 +36,23 @@ KEY = "sk-first-run-0123456789"  # ASCII (a header value), unique to this test
 def pear_serve(home: Path, models: Path | None) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`pear --home HOME serve` as a child process, as a user starts it; its URL once it answers.
     *models*: the embedded models' folder (``None``: this machine's own)."""
-    port = free_port()
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     if models is not None:
         env["PEARGARDEN_MODELS"] = str(models)
-    command = [sys.executable, "-m", "peargarden", "--home", str(home), "serve", "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
+    for _attempt in range(3):
+        # A free port can be taken by another test's server before this one binds it: then another port.
+        port = free_port()
+        command = [sys.executable, "-m", "peargarden", "--home", str(home), "serve", "--port", str(port)]
+        process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        url = f"http://127.0.0.1:{port}"
+        if _answers(url, process):
+            break
+        output = process.communicate()[0]
+        if "address already in use" not in output:
+            raise AssertionError(f"pear serve did not start: {output}")
+    else:
+        raise AssertionError(f"pear serve found no free port: {output}")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/api/health", timeout=2):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"pear serve did not start: {process.communicate()[0]}") from None
-                time.sleep(0.1)
         yield url, process
     finally:
         process.terminate()
@@ -58,6 +61,22 @@ def pear_serve(home: Path, models: Path | None) -> Iterator[tuple[str, subproces
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _answers(url: str, process: subprocess.Popen[str]) -> bool:
+    """Whether the server at *url* answers within a minute (``False``: its process ended first)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/api/health", timeout=2):
+                return True
+        except OSError:
+            if process.poll() is not None:
+                return False
+            if time.monotonic() > deadline:
+                process.kill()
+                raise AssertionError(f"pear serve did not answer in 60 s: {process.communicate()[0]}") from None
+            time.sleep(0.1)
 
 
 # A chat's own page (/chat/CARD/CHAT_ID), not the card's or the home page, which are ready too.

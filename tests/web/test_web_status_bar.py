@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from status_card import CARD, add_status_card, frame_of, reply, tavern_config, wait_text
 from test_web_markdown_html import XSS
-from web_harness import LiveServer, Served, beats_done, open_new_chat, screenshots
+from web_harness import LiveServer, Served, beats_done, open_new_chat, post_json, screenshots
 
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 from peargarden.workspace.home import Home
@@ -91,12 +91,12 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     reply_item = page.locator("#messages li.msg[data-index='2']")
     assert "林晚笑了笑" in reply_item.locator(".md").inner_text()
     assert "UpdateVariable" not in reply_item.inner_text()
-    # jQuery and lodash ran (the values above were drawn with $ and _); Vue and Font Awesome were not
-    # loaded, and the bar says so in one line.
-    assert _text(bar, "#库") == "Vue 没有加载"
+    # jQuery and lodash ran (the values above were drawn with $ and _), and Vue (its npm package); Font
+    # Awesome was not loaded, and the bar says so in one line.
+    assert _text(bar, "#库") == "Vue 加载了"
     blocked = bar.locator(".pear-blocked")
     assert "状态栏未能加载" in blocked.inner_text()
-    assert "vue.global.prod.js（cdn.jsdelivr.net）" in blocked.inner_text()
+    assert "vue" not in blocked.inner_text()
     assert "all.min.css（cdnjs.cloudflare.com）" in blocked.inner_text()
     assert "jquery" not in blocked.inner_text()
     # The frame is as tall as what it shows.
@@ -107,8 +107,15 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     wait_text(bar, "#probe", "write:")
     probe = _text(bar, "#probe")
     for said in ("document:SecurityError", "host:own-document", "cookie:SecurityError", "top:SecurityError",
-                 "host:SecurityError", "fetch:TypeError", "write:refused"):  # fmt: skip
+                 "host:SecurityError", "fetch:TypeError", "write:refused", "update:refused"):  # fmt: skip
         assert said in probe, probe
+    # A bar's write sent to the server as the page sends a bar's calls: refused there too (the card's
+    # scripts were never allowed), one line, nothing written.
+    message_2 = {"type": "message", "message_id": 2}
+    forged = post_json(status_served.url, f"/api/chats/{urllib.parse.quote(CARD)}/{chat_id}/scripts/call", {
+        "calls": [{"bar": 2, "name": "replaceVariables", "args": [{"stat_data": {}}, message_2]},
+                  {"bar": 2, "name": "triggerSlash", "args": ["/setvar key=好感度 99"]}]})  # fmt: skip
+    assert forged["answers"] == [{"error": "状态栏只能读取：此卡的脚本没有允许运行"}] * 2
     page.wait_for_selector("body[data-status-refused='3']")
     assert page.url == start_url
     assert page.evaluate("typeof window.pwned") == "undefined"
@@ -138,6 +145,7 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     # Nothing the frames sent changed the chat: its messages and variables are the beats' own.
     variables = _chat_file(status_served, chat_id)
     assert variables["last"] == 4
+    assert variables["messages"][2]["variables"]["stat_data"]["林晚"]["好感度"] == 15  # (the forged write's message)
     reply_record = variables["messages"][4]
     assert [record["stat_data"]["林晚"]["好感度"] for record in reply_record["swipes"]] == [22, 18]
     assert reply_record["swipe_id"] == 0
@@ -148,7 +156,7 @@ def test_the_status_bar_shows_the_variables_and_follows_beats_and_swipes(status_
     page.click("#lang-switch")
     english = frame_of(_bar(page, 2)).locator(".pear-blocked")
     english.wait_for()
-    assert english.inner_text().startswith("⚠ The status bar could not load: vue.global.prod.js")
+    assert english.inner_text().startswith("⚠ The status bar could not load: all.min.css")
 
 
 def test_the_xss_corpus_runs_nothing_in_the_page(status_served: Served, page: Page) -> None:

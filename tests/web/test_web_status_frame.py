@@ -36,7 +36,8 @@ def _html(text: str) -> str | None:
         ("https://unpkg.com/lodash@4.17.21/lodash.min.js", "lodash"),
         ("https://fastly.jsdelivr.net/npm/lodash", "lodash"),
         ("https://cdn.jsdelivr.net/npm/jquery-ui/dist/jquery-ui.min.js", None),
-        ("https://cdn.jsdelivr.net/npm/vue@3/dist/vue.global.prod.js", None),
+        ("https://cdn.jsdelivr.net/npm/vue@3/dist/vue.global.prod.js", "vue"),  # (its npm package: packaged_modules.py)
+        ("https://cdn.jsdelivr.net/npm/vue@2.7.16/dist/vue.min.js", None),  # (another major: the card's remote module)
         ("https://cdn.jsdelivr.net/npm/lodash-es/lodash.js", "lodash"),  # (the file, whatever the folder)
         ("https://cdn.jsdelivr.net/npm/lodash-es@4", None),
     ],
@@ -56,9 +57,8 @@ def test_loads_are_taken_out_and_named() -> None:
         "</head><body><i class='fa fa-heart'></i><script>$('#好感').text('15');</script></body>"
     )
     kept, libraries, blocked = rewrite_document(html)
-    assert libraries == ["jquery", "lodash"]  # (in every frame, as in TavernHelper's)
+    assert libraries == ["jquery", "lodash", "vue"]  # (jQuery and lodash in every frame, as in TavernHelper's)
     assert blocked == [
-        "https://cdn.jsdelivr.net/npm/vue@3/dist/vue.global.prod.js",
         "https://cdnjs.cloudflare.com/ajax/libs/font-awesome/6.4.0/css/all.min.css",
         "/scripts/extensions/third-party/JS-Slash-Runner/lib/tailwindcss.min.js",
     ]
@@ -182,7 +182,7 @@ def test_the_endpoints_frames_read_through_the_page(home_dir: Path) -> None:
         status, script, headers = _get(f"{server.base_url}/api/frame-libs/jquery")
         assert status == 200 and script.startswith("/*! jQuery v3.7.1") and "javascript" in headers["content-type"]
         assert _get(f"{server.base_url}/api/frame-libs/lodash")[1].lstrip().startswith("/**")
-        status, text, _ = _get(f"{server.base_url}/api/frame-libs/vue")
+        status, text, _ = _get(f"{server.base_url}/api/frame-libs/vue@2")
         assert status == 404 and "vue" in json.loads(text)["error"]
 
 
@@ -197,13 +197,14 @@ def test_remote_loads_are_markers_the_page_fills() -> None:
     assert part is not None
     assert part[0]["remote"] == [
         {"url": "https://cdn.jsdelivr.net/npm/font-awesome@4.7.0/css/font-awesome.min.css", "kind": "style"},
-        {"url": "https://unpkg.com/vue@3", "kind": "script"},
         {"kind": "inline", "deps": ["https://testingcf.jsdelivr.net/npm/pinia/+esm"]},
     ]
     assert part[0]["frame"] == (
-        '<body><style data-pear-remote="0"></style><script data-pear-remote="1"></script>'
-        '<script type="text/x-pear-module" data-pear-remote="2">'
+        '<body><style data-pear-remote="0"></style>'
+        '<script type="text/x-pear-module" data-pear-remote="1">'
         "import{createPinia as t}from'__pear_dep_0__';t()</script>"
         "</body>"
     )
-    assert part[0]["libs"] == ["jquery", "lodash"] and part[0]["blocked"] == []  # jQuery is the frame's own
+    # jQuery and Vue 3 are the frame's own (the npm package's, packaged_modules.py); Pinia's address is
+    # answered from its package when the page asks for it.
+    assert part[0]["libs"] == ["jquery", "lodash", "vue"] and part[0]["blocked"] == []

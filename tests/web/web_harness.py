@@ -70,12 +70,17 @@ class LiveServer:
         """*config*: more of ``WebConfig`` (a test's stand-in for installing the embedded model)."""
         import uvicorn
 
-        self.port = port or free_port()
+        # The socket is bound here and handed to the server: a port picked free and bound later can be
+        # taken by another test's server in between.
+        self.socket = socket.socket()
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn's own (a port used again)
+        self.socket.bind(("127.0.0.1", port or 0))
+        self.port = int(self.socket.getsockname()[1])
         self.base_url = f"http://127.0.0.1:{self.port}"
         served = uvicorn.Config(create_app(WebConfig(home, host=host, token=token, **config)), host="127.0.0.1",
                                 port=self.port, log_level="warning")  # fmt: skip
         self.server = uvicorn.Server(served)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
@@ -89,6 +94,7 @@ class LiveServer:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+        self.socket.close()
 
 
 def screenshot(page: Page, name: str, *, viewport_only: bool = False) -> None:
@@ -165,9 +171,9 @@ def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
     return chat_id
 
 
-def beats_done(page: Page, count: int) -> None:
-    """Wait until the page has finished *count* beats (chat.js counts them on <body>)."""
-    page.wait_for_selector(f"body[data-beats='{count}']")
+def beats_done(page: Page, count: int, timeout: float = 30_000) -> None:
+    """Wait until the page has finished *count* beats (chat.js counts them on <body>); *timeout* in ms."""
+    page.wait_for_selector(f"body[data-beats='{count}']", timeout=timeout)
 
 
 @dataclass

@@ -45,7 +45,7 @@ from peargarden.app._lazy import lazy_names
 from peargarden.workspace.home import Home, sanitize_name
 
 if TYPE_CHECKING:
-    from .play.beat import ApprovalPrompt, Beat
+    from .play.beat import ApprovalPrompt, Beat, PageItem
     from .play.group_session import GroupSession
     from .play.service import ChatOptions, ChatSession, PearApp
     from .settings.tokenizers import cache_tokenizers_in
@@ -66,6 +66,7 @@ __all__ = [
     "ErrorEvent",
     "GroupSession",
     "Home",
+    "PageItem",
     "PearApp",
     "ProseEvent",
     "SpeakerEvent",
@@ -85,6 +86,7 @@ _LAZY = {
     "ChatOptions": ".play.service",
     "ChatSession": ".play.service",
     "GroupSession": ".play.group_session",
+    "PageItem": ".play.beat",
     "PearApp": ".play.service",
     "cache_tokenizers_in": ".settings.tokenizers",
 }

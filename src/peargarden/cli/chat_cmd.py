@@ -22,6 +22,7 @@ from peargarden.app import (
     ChoiceEvent,
     DoneEvent,
     ErrorEvent,
+    PageItem,
     PearApp,
     ProseEvent,
     SpeakerEvent,
@@ -45,6 +46,7 @@ from ._wrap import StreamWrap
 
 if TYPE_CHECKING:
     from peargarden.app import AnyChat
+    from peargarden.app.play import CardFolder
 
 HELP = f"""命令：
   /regen            重新生成最后一条回复（旧的留作另一条）
@@ -60,7 +62,7 @@ HELP = f"""命令：
   /tree             显示整棵对话树
   /goto ID          跳到树上的某个条目（ID 见 /tree），从那里继续
   /show             显示当前分支的消息和编号
-  /mode [{'|'.join(MODE_NAMES)}]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
+  /mode [{"|".join(MODE_NAMES)}]  查看或切换对话方式（work：工作模式，写卡维护，不进入故事）
   /trigger 名字     群聊里让这位成员马上接话（静音的也行）
   /quit             退出
   其他 / 开头的行    作为 SillyTavern 的斜杠命令（STscript）运行，例如 /setvar key=好感 5 | /echo 好
@@ -341,6 +343,8 @@ def _run(
                 with _ctrl_c_default():
                     _ask_approval(item, interactive)
                 continue
+            if isinstance(item, PageItem):  # a page's only (card scripts hearing the beat): none here
+                continue
             on_event(item)
     result = beat.result
     if result is None:  # pragma: no cover - next_item returns None only once the beat is over
@@ -421,8 +425,11 @@ def chat_command(
     limits["total"] = total_timeout
     options = _options(mode, thinking, persona, base_url, model, api_key_env, local_model, limits)
     session = _open(card, chat_id, options, group)
-    if isinstance(session, ChatSession):  # a card's chat (a group's members' scripts: not yet)
-        _page_scripts(session)
+    if isinstance(session, ChatSession):
+        _page_scripts(session.card, "此卡")
+    else:  # a group chat: each member's own, as its page runs them (app/play/group_page_scripts.py)
+        for member in session.scene.members.values():
+            _page_scripts(member.card, f"群聊成员「{member.name}」")
     waiting = _StillWaiting(_endpoint(session), still_waiting)
     with vault_snapshots(state.home):
         if once is not None:
@@ -454,12 +461,13 @@ def _ask_card_regex(home: Any, card: str) -> None:
     typer.echo(f"（可随时用 pear tavern set regex on|off --card {folder} 更改）", err=True)
 
 
-def _page_scripts(session: ChatSession) -> None:
-    """Once per chat opened: the card's scripts that only the chat page runs, named (never silently)."""
-    names = scripts_needing_page(session.card)
+def _page_scripts(folder: CardFolder, whose: str) -> None:
+    """Once per chat opened: the card's scripts that only the chat page runs, named (never silently);
+    *whose*: how the line names the card (this chat's, or a group chat's member)."""
+    names = scripts_needing_page(folder)
     if names:
         shown = "、".join(names[:5]) + ("…" if len(names) > 5 else "")
-        typer.echo(f"此卡的 {len(names)} 个脚本需要网页：pear serve（{shown}）", err=True)
+        typer.echo(f"{whose}的 {len(names)} 个脚本需要网页：pear serve（{shown}）", err=True)
 
 
 def _endpoint(session: AnyChat) -> str:

@@ -6,6 +6,8 @@ from typing import Any
 
 import typer
 
+from peargarden.app import ChatOptions, PearApp
+from peargarden.app.play import STAGE
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
 
@@ -68,9 +70,6 @@ _Beat = tuple[str, list[Any], list[Any], list[str]]
 
 
 def _preview(card: str, chat: str | None, message: str, thinking: str | None, small: bool | None) -> _Beat:
-    from peargarden.app import ChatOptions, PearApp
-    from peargarden.app.play import STAGE
-
     options = ChatOptions(mode=STAGE, thinking=thinking.strip().lower() if thinking else None)
     service = PearApp(state.home)
     # Without --chat, a new chat that is never written: its preview is the first beat `pear chat` sends.

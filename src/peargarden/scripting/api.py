@@ -24,6 +24,7 @@ from peargarden.variables.jsvalues import UNDEFINED, clone
 
 from . import card_settings, messages, variables, worldbooks
 from .host import Emit, GenerateRequest, ScriptError, ScriptHost
+from .injected import checked
 
 TAVERN_HELPER_VERSION = "4.9.3"  # the release whose behaviour this follows (JS-Slash-Runner @ c62cdc3)
 TAVERN_VERSION = "1.18.0"
@@ -481,15 +482,12 @@ def _refresh_one_message(api: TavernHelperApi, args: list[Any], script: str | No
 
 
 def _inject(api: TavernHelperApi, args: list[Any], script: str | None) -> Any:
-    prompts = _arg(args, 0)
-    if not isinstance(prompts, list):
-        raise ScriptError("injectPrompts 需要一个数组")
+    given = checked(_arg(args, 0))  # text only, bounded: the page's frames and QuickJS alike
     options = _arg(args, 1)
     once = bool(options.get("once")) if isinstance(options, dict) else False
-    given = [p for p in prompts if isinstance(p, dict)]
     api.host.inject(given, once=once)
     # The returned object's ``uninject`` is made on the script's side (it names these ids).
-    return [str(p.get("id", "")) for p in given]
+    return [p["id"] for p in given]
 
 
 def _uninject(api: TavernHelperApi, args: list[Any], script: str | None) -> Any:
@@ -670,6 +668,9 @@ TAVERN_EVENTS = {
     "STREAM_TOKEN_RECEIVED": "stream_token_received", "STREAM_REASONING_DONE": "stream_reasoning_done",
     "WORLDINFO_SCAN_DONE": "worldinfo_scan_done", "TOOL_CALLS_PERFORMED": "tool_calls_performed",
     "PRESET_CHANGED": "preset_changed",
+    # A group chat's: its round (``generateGroupWrapper``) and each speaker's turn in it.
+    "GROUP_UPDATED": "group_updated", "GROUP_MEMBER_DRAFTED": "group_member_drafted",
+    "GROUP_WRAPPER_STARTED": "group_wrapper_started", "GROUP_WRAPPER_FINISHED": "group_wrapper_finished",
 }  # fmt: skip
 IFRAME_EVENTS = {
     "MESSAGE_IFRAME_RENDER_STARTED": "message_iframe_render_started",

@@ -75,6 +75,7 @@
     state.listeners.set(event, list.filter((entry) => !entry.removed));
   }
   async function emit(event, args) {
+    if (event === 'generation_started' && !args[2]) await refilterPrompts();  // not a dry run
     for (const entry of listenersOf(event).slice()) {
       if (entry.removed) continue;
       let given = args;
@@ -86,6 +87,34 @@
       if (entry.once) unlisten(entry.script, event, entry.listener);
       try { await entry.listener(...given); } catch (error) { fail(entry.script, error, `listener of ${event}`); }
     }
+  }
+
+  // -- injected prompts with a filter: a function, which cannot cross to the host; asked here when a
+  // generation starts, as SillyTavern asks it, and the prompt is the chat's while it says true ------
+  const filtered = new Map();  // id → {script, prompt, filter, once, on}
+  async function refilterPrompts() {
+    for (const [key, item] of [...filtered]) {
+      let on = false;
+      try { on = Boolean(await item.filter()); } catch (error) { fail(item.script, error, `filter of injected prompt ${key}`); }
+      if (on === item.on) continue;
+      item.on = on;
+      if (on && item.once) filtered.delete(key);  // once: the host takes it out when the generation ends
+      if (on) callSync(item.script, '_injectPrompts', [[item.prompt], { once: item.once }]);
+      else callSync(item.script, 'uninjectPrompts', [[key]]);
+    }
+  }
+  function injectFiltered(script, prompts, once) {
+    const now = [];
+    for (const prompt of prompts) {
+      if (prompt && typeof prompt.filter === 'function') {
+        const { filter, ...rest } = prompt;
+        filtered.set(String(prompt.id), { script, prompt: rest, filter, once, on: false });
+      } else {
+        filtered.delete(String(prompt && prompt.id));
+        now.push(prompt);
+      }
+    }
+    return now;
   }
 
   // -- timers on a virtual clock ----------------------------------------------------------------
@@ -185,9 +214,15 @@
     };
     s.injectPrompts = (prompts, options = {}) => {
       const given = prompts.map((p) => ({ ...p, id: p.id ?? `th-inject-${id}-${state.nextTicket++}` }));
-      const ids = callSync(id, '_injectPrompts', [given, options]);
+      const now = injectFiltered(id, given, Boolean(options && options.once));
+      if (now.length || !given.length) callSync(id, '_injectPrompts', [now, options]);
+      const ids = given.map((p) => String(p.id));
       let done = false;
       return { uninject: () => { if (!done) { done = true; s.uninjectPrompts(ids); } } };
+    };
+    s.uninjectPrompts = (ids) => {
+      for (const key of Array.isArray(ids) ? ids : []) filtered.delete(String(key));
+      return callSync(id, 'uninjectPrompts', [ids]);
     };
     s.tavern_events = tavern_events;
     s.iframe_events = iframe_events;

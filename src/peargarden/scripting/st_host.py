@@ -34,6 +34,7 @@ from peargarden.variables.jsvalues import UNDEFINED
 
 from . import card_settings
 from .host import Emit, GenerateRequest, SlashOutcome
+from .injected import checked, set_prompt
 
 _PERSONA_IN_PROMPT = 0
 _QUOTES = re.compile(r'```[\s\S]*?```|``[\s\S]*?``|`[\s\S]*?`|(".*?")|(\u201c.*?\u201d)', re.MULTILINE)
@@ -296,14 +297,13 @@ class TavernScriptHost:
             return slash_outcome(run_script(Interpreter(default_registry(), self.slash), text))
 
     def inject(self, prompts: list[dict[str, Any]], *, once: bool) -> None:
+        self._injected(prompts, once=once)  # checked by the API (``injected.checked``)
+
+    def _injected(self, prompts: list[dict[str, Any]], *, once: bool) -> None:
         for prompt in prompts:
-            key = str(prompt.get("id"))
-            position = d.NONE if prompt.get("position") == "none" else d.IN_CHAT
-            role = d.ROLE_IDS.get(str(prompt.get("role") or "system"), d.ROLE_SYSTEM)
-            scan = bool(prompt.get("should_scan"))
-            self.state.table.set(key, prompt.get("content") or "", position, prompt.get("depth") or 0, scan, role)
+            set_prompt(self.state.table, prompt)
             if once:
-                self._once.add(key)
+                self._once.add(prompt["id"])
 
     def uninject(self, ids: list[str]) -> None:
         for key in ids:
@@ -381,7 +381,7 @@ class TavernScriptHost:
         emit("GENERATION_AFTER_COMMANDS", ["normal", {}, False])
         if request.use_preset and request.injects:
             custom = [{"id": f"TH-CustomInjects-{generation_id}-{i}", **p} for i, p in enumerate(request.injects)]
-            self.inject(custom, once=True)
+            self._injected(checked(custom), once=True)  # this generation's own, not the chat's
         scratch = self._scratch(request, user_input)
         if request.use_preset:
             assembly = generate(scratch, "normal")

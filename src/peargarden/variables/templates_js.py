@@ -118,14 +118,18 @@ def render_template(
     name: str = "",
     time_limit: float = TIME_LIMIT_SECONDS,
     memory_limit: int = MEMORY_LIMIT_BYTES,
+    names: Mapping[str, Any] | None = None,
 ) -> Rendered:
     """``template`` evaluated with ``variables`` (``{"message": …, "chat": …, "global": …}``).
 
-    ``name`` (the lorebook entry or prompt) is what a failure's warning names.
+    ``name`` (the lorebook entry or prompt) is what a failure's warning names.  *names*: names the
+    template reads besides the helpers (``EjsTemplate.evalTemplate(code, context)``), looked up first,
+    as EJS's default ``with (locals)`` does.
     """
     store = _store(variables)
     if not has_template(template):
         return Rendered(template, store)
+    locals_ = None if names is None else json.dumps(dict(names), ensure_ascii=False)
     label = f"「{name}」" if name else "模板"
     try:
         body = compile_template(template)
@@ -139,6 +143,9 @@ def render_template(
     try:
         context.set("__vars", context.parse_json(json.dumps(store, ensure_ascii=False)))
         context.eval(_PRELUDE)
+        if locals_ is not None:
+            context.set("__locals", context.parse_json(locals_))
+            body = "with (__locals) {\n" + body + "\n}"
         # Through JSON: a long output is a rope string in quickjs-ng, which the binding cannot hand over.
         text = json.loads(
             context.eval(
@@ -156,3 +163,23 @@ def render_template(
     except quickjs.StackOverflow:
         return Rendered(template, store, f"{label}的 <% %> 模板运行失败（template failed）：stack overflow")
     return Rendered(str(text), from_json(after) if isinstance(after, dict) else store)
+
+
+def template_syntax_error(template: str) -> str:
+    """Why *template* cannot run (its tags, or the JavaScript they make, compiled but not run), or ``""``."""
+    try:
+        body = compile_template(template)
+    except TemplateSyntaxError as error:
+        return f"<% %> 模板无法解析（template syntax）：{error}"
+    import quickjs
+
+    context = quickjs.Context()
+    context.set_memory_limit(MEMORY_LIMIT_BYTES)
+    context.set_time_limit(TIME_LIMIT_SECONDS)
+    try:
+        # ``Function`` compiles the body without running it (a body made by ``compile_template`` only
+        # appends; no code of the template runs here).
+        context.eval(f"new Function({json.dumps(body, ensure_ascii=False)}); undefined")
+    except quickjs.JSException as error:
+        return f"<% %> 模板的 JavaScript 有语法错误：{(str(error).strip() or 'syntax error').splitlines()[0]}"
+    return ""

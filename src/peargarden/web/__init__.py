@@ -42,7 +42,8 @@
   ``XMLHttpRequest`` (a GET of the web through the page, as a remote module), ``script_panel.js`` the
   page's lines of what the frames said (errors, unknown functions, with counts), ``script_frames.js`` a
   card's scripts each in a frame of its own (their calls to :mod:`.api_scripts`, events, buttons, the
-  frozen process ended), ``script_bridge.js`` the TavernHelper API inside a script's frame;
+  frozen process ended), ``script_bridge.js`` the TavernHelper API inside a script's frame, ``bar_writes.js`` a
+  status bar's writes when its card's scripts are allowed (sent as a script's calls);
   ``card_list.js`` the character list's search, sorts, tags and favourites; ``first_reply.js``,
   ``connect_form.js`` and ``embedded_setup.js`` the home page's way to a first reply; ``warnings.js``
   a chat's warnings with the fix the page makes for them; ``pick_messages.js`` "delete messages", on

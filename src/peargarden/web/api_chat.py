@@ -4,7 +4,9 @@
 "impersonate", "text", "step"}`` answers ``text/event-stream``: one ``data: {json}`` line per event
 (the agent events of :mod:`peargarden.agent.events`, first a ``beat`` item with the beat id, and an
 ``approval_prompt`` item whenever the sandbox asks; the beat then waits for
-``POST /api/beats/{beat}/approval``).
+``POST /api/beats/{beat}/approval``).  With ``"scripts": true`` (the page runs the card's scripts) a
+``script_events`` item comes before the request is sent; the beat waits (bounded) for
+``POST /api/chats/{card}/{chat}/scripts/live`` (``app/play/live_events.py``).
 """
 
 from __future__ import annotations
@@ -174,6 +176,7 @@ class BeatBody(BaseModel):
     action: Literal["send", "regenerate", "swipe", "continue", "impersonate"] = "send"
     text: str = ""
     step: int = 1
+    scripts: bool = False  # the page runs the card's scripts: a "script_events" item comes before the request
 
 
 @router.post("/chats/{card}/{chat_id}/beat")
@@ -181,7 +184,7 @@ def beat(request: Request, card: str, chat_id: str, body: BeatBody) -> Streaming
     """Play one beat and stream its events (``text/event-stream``)."""
     hub = hub_of(request)
     chat = hub.chat(card, chat_id)
-    active = hub.start_beat(chat, body.action, body.text, -1 if body.step < 0 else 1)
+    active = hub.start_beat(chat, body.action, body.text, -1 if body.step < 0 else 1, scripts=body.scripts)
 
     def stream() -> Iterator[str]:
         for item in hub.items(active):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from peargarden.app import ApprovalPrompt, Beat, ChatOptions, ChatSession, Home, PearApp
 from peargarden.app.library import warning_fix
+from peargarden.app.play import LiveBeats
 from peargarden.errors import BadInput, NotFound
 
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ class ChatHub:
         # Story memory (scene notes, compaction) as `pear chat` has it: models resolved the standard
         # way (config.toml, plus keys stored from the settings page).
         self.app = PearApp(home)
+        # A card's scripts in the page hear a beat's events before its request is sent (issue 45).
+        self.live = LiveBeats()
+        self.app.on_request.append(self.live.on_request)
         self._chats: dict[tuple[str, str], OpenChat] = {}
         self._beats: dict[str, ActiveBeat] = {}
         self._guard = threading.Lock()
@@ -139,8 +143,13 @@ class ChatHub:
 
     # -- beats -------------------------------------------------------------------------------------
 
-    def start_beat(self, chat: OpenChat, action: str, text: str = "", step: int = 1) -> ActiveBeat:
-        """Start *action* on *chat* (``ChatSession.play``: a busy chat is a ``ConflictError``)."""
+    def start_beat(
+        self, chat: OpenChat, action: str, text: str = "", step: int = 1, *, scripts: bool = False
+    ) -> ActiveBeat:
+        """Start *action* on *chat* (``ChatSession.play``: a busy chat is a ``ConflictError``);
+        *scripts*: the page runs the card's scripts, which hear the events up to the request first."""
+        if isinstance(chat.session, ChatSession):
+            return self.adopt(chat, self.live.play(chat.session, action, text, step, live=scripts))
         return self.adopt(chat, chat.session.play(action, text, step=step))
 
     def adopt(self, chat: OpenChat, beat: Beat) -> ActiveBeat:
@@ -190,6 +199,7 @@ class ChatHub:
                 yield said
             finished = True
         finally:
+            self.live.forget(beat)  # a page gone answers nothing: the beat does not wait for it
             if not finished:
                 beat.stop()
                 while beat.next_item() is not None:

@@ -122,6 +122,7 @@ def create_app(config: WebConfig) -> FastAPI:
         api_expressions,
         api_extras,
         api_first_reply,
+        api_group_scripts,
         api_groups,
         api_inspect,
         api_lore,
@@ -151,8 +152,8 @@ def create_app(config: WebConfig) -> FastAPI:
     routers = (api_card_files, api_cards, api_chat, api_chat_files, api_entries, api_inspect, api_vault, api_studio,
                api_presets, api_preset_edit, api_personas, api_tavern, api_settings, api_lore, api_regex,
                api_regex_allow, api_remote_modules, api_extras, api_translate, api_expressions, api_tts, api_pictures,
-               api_themes, api_groups, api_status, api_scripts, api_slash, api_first_reply, api_system_file,
-               api_embedded, pages)  # fmt: skip
+               api_themes, api_group_scripts, api_groups, api_status, api_scripts, api_slash, api_first_reply,
+               api_system_file, api_embedded, pages)  # fmt: skip
     for module in routers:
         app.include_router(module.router)
     return app

@@ -36,7 +36,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from peargarden.app.play import frame_html, module_text
+from peargarden.app.play import classic_library, frame_html, mentions_packages, module_text
 
 # TavernHelper's test for a code block that is a front-end page.
 _FRONTEND_MARKS = ("html>", "<head>", "<body")
@@ -58,6 +58,7 @@ _LIBRARY_FILES = {
     "lodash": re.compile(r"lodash(?:\.core)?(?:\.min)?\.js"),
     "yaml": re.compile(r"(?:js-)?yaml(?:\.min)?\.js"),
     "zod": re.compile(r"zod(?:\.min)?\.js"),
+    "vue": re.compile(r"(?!)"),  # by address and version: classic_library (app/play/packaged_modules.py)
 }
 _LIBRARY_ROOT = re.compile(r"(?:^|/)(jquery|lodash|yaml|zod)(?:@[^/]*)?(?:/\+esm)?/?$")
 # jQuery and lodash are in every frame, as in TavernHelper's (a bar reaches them as ``$``, ``parent.$``,
@@ -66,12 +67,17 @@ _LIBRARY_ROOT = re.compile(r"(?:^|/)(jquery|lodash|yaml|zod)(?:@[^/]*)?(?:/\+esm
 _ALWAYS = ("jquery", "lodash")
 _LIBRARY_USE = {
     "yaml": re.compile(r"\bYAML\b"),
-    "zod": re.compile(r"(?:(?<![\w$.])|(?<=parent\.)|(?<=window\.)|(?<=top\.)|(?<=self\.))z\s*\.\s*[a-z]"),
+    # ``z.object(…)``, or the global taken as a bundle's external (kai's template: ``const B=z,…B.z.object``).
+    "zod": re.compile(
+        r"(?:(?:(?<![\w$.])|(?<=parent\.)|(?<=window\.)|(?<=top\.)|(?<=self\.))z\s*\.\s*[a-z])|(?:=\s*z\s*[,;])"
+    ),
 }
 
 
 def library_of(url: str) -> str | None:
     """Which library a script URL loads, when it is one a frame gets locally."""
+    if classic_library(url):
+        return "vue"
     path = urlsplit(url.strip()).path.lower()
     name = path.rsplit("/", 1)[-1]
     for library, pattern in _LIBRARY_FILES.items():
@@ -176,6 +182,8 @@ def remote_inline_modules(html: str, remote: list[dict[str, Any]]) -> str:
 def _frame(document: str) -> dict[str, Any]:
     marked, remote = remote_loads(document)
     html, libraries, blocked = rewrite_document(marked)
+    if "vue" not in libraries and mentions_packages(document):  # Vue, or Pinia over the global Vue
+        libraries.append("vue")
     return {"frame": remote_inline_modules(frame_html(html), remote), "libs": libraries, "blocked": blocked,
             "remote": remote}  # fmt: skip
 

@@ -9,16 +9,14 @@ next beat reads the file again.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from peargarden.errors import BadInput, NotFound
+from peargarden.stage.entries import Entry, find_entry, parse_entries, set_entry_content, toggle_entry
 from peargarden.workspace import atomic
 from peargarden.workspace.cards import open_card
 from peargarden.workspace.home import Home
 from peargarden.workspace.text_files import read_user_text
-
-if TYPE_CHECKING:
-    from peargarden.stage.entries import Entry
 
 FileKey = Literal["global", "card", "agents"]
 FILE_LABELS: dict[FileKey, str] = {
@@ -52,14 +50,10 @@ def read_prompt_file(path: Path) -> str:
 
 def named_entries(path: Path) -> list[Entry]:
     """The entries of the file at *path* that have a heading, in file order."""
-    from peargarden.stage.entries import parse_entries
-
     return [entry for entry in parse_entries(read_prompt_file(path)) if entry.name]
 
 
 def _with_entry(path: Path, name: str) -> tuple[str, Entry]:
-    from peargarden.stage.entries import find_entry
-
     text = read_prompt_file(path)
     entry = find_entry(text, name)
     if entry is None:
@@ -69,8 +63,6 @@ def _with_entry(path: Path, name: str) -> tuple[str, Entry]:
 
 def switch_entry(path: Path, name: str, enabled: bool) -> bool:
     """Switch the entry *name* on or off; False when it already was (the file is then not written)."""
-    from peargarden.stage.entries import toggle_entry
-
     text, entry = _with_entry(path, name)
     if entry.enabled == enabled:
         return False
@@ -80,7 +72,5 @@ def switch_entry(path: Path, name: str, enabled: bool) -> bool:
 
 def edit_entry(path: Path, name: str, content: str) -> None:
     """Replace the body of the entry *name* (its heading and switch stay)."""
-    from peargarden.stage.entries import set_entry_content
-
     text, _entry = _with_entry(path, name)
     atomic.write_text(path, set_entry_content(text, name, content))

@@ -23,6 +23,7 @@ from peargarden.workspace import atomic
 from peargarden.workspace.home import Home
 
 from ..play.chat_records import find_chat
+from ..play.service import ChatOptions, PearApp
 
 if TYPE_CHECKING:
     from ..play.chat_core import ChatCore
@@ -79,8 +80,6 @@ def content_of(entry: Entry) -> str:
 
 def open_stored_chat(home: Home, chat_id: str, card: str | None = None) -> ChatCore:
     """``--chat ID`` of a command: the chat of the data folder with that id (in *card*, or any card)."""
-    from ..play.service import ChatOptions, PearApp
-
     record = find_chat(home, chat_id, card)
     if record.chat.tree.leaf is None and not record.chat.tree.messages():
         raise NotFound(f"对话 {chat_id} 还没有消息")

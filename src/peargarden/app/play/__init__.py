@@ -34,7 +34,9 @@
 - :mod:`.card_frames` — what the page's card frames run, made ready here: a status bar's scripts with
   ``top`` renamed, our own frame libraries (``z``), TavernHelper's names; :mod:`.page_scripts` — a
   card's TavernHelper scripts in the chat page: the host their calls run on, over the chat (writes
-  as edits through the service), the data their frames read.
+  as edits through the service), the data their frames read; :mod:`.group_page_scripts` — the
+  members' scripts in a group chat's page, each call checked against its own card, a round's events
+  per speaker.
 - :mod:`.chat_records`, :mod:`.chat_summaries`, :mod:`.chat_files` — chats as records and files:
   find, list with kept summaries, titles, deletion into the vault.
 
@@ -71,9 +73,12 @@ first use); every other name and module here is private to ``app``:
   ``tavern_helper_names``, and the scripts only the page runs, ``scripts_needing_page``.
 - A card's TavernHelper scripts in the chat page (:mod:`.page_scripts`): ``chat_page_scripts``,
   ``page_world``, ``run_calls``; SillyTavern's events of what the page did (:mod:`.page_events`):
-  ``page_action_events``.
+  ``page_action_events``; the events up to a beat's request heard by them before it is sent, what
+  their listeners changed taken back (:mod:`.live_events`, :mod:`.live_changes`): ``LiveBeats``.
 - A card's remote modules, fetched once and played from the data folder (:mod:`.remote_modules`):
   ``card_module``, ``HostQuestion``, ``module_text``, ``hosts_state``, ``answer_host``, ``set_host``.
+- Libraries the frames get from npm packages (:mod:`.packaged_modules`): ``classic_library``,
+  ``mentions_packages``, ``vue_global``.
 """
 
 from __future__ import annotations
@@ -99,9 +104,13 @@ if TYPE_CHECKING:
     )
     from .chat_summaries import chat_summaries as card_chat_summaries
     from .chat_variables import ChatVariables, record_yaml
+    from .group_page_scripts import group_action_events, group_page_world, run_group_calls
+    from .group_page_scripts import group_page_scripts as group_chat_page_scripts
     from .group_session import new_group_chat, open_group_chat
     from .group_variables import variables_of_chat
+    from .live_events import LiveBeats
     from .opening import MODE_NAMES, STAGE, TAVERN
+    from .packaged_modules import classic_library, mentions_packages, vue_global
     from .page_events import action_events as page_action_events
     from .page_scripts import page_scripts as chat_page_scripts
     from .page_scripts import page_world, run_calls
@@ -132,6 +141,7 @@ __all__ = [
     "Entry",
     "GroupChatRecord",
     "HostQuestion",
+    "LiveBeats",
     "MessageRow",
     "TreeRow",
     "answer_host",
@@ -145,16 +155,21 @@ __all__ = [
     "chat_quick_replies",
     "chat_title",
     "check_call",
+    "classic_library",
     "command_catalog",
     "compact_now",
     "ensure_file",
     "export_sillytavern",
     "find_any_chat",
     "frame_html",
+    "group_action_events",
+    "group_chat_page_scripts",
+    "group_page_world",
     "hosts_state",
     "is_group_case",
     "known_card",
     "ledger",
+    "mentions_packages",
     "module_text",
     "new_group_chat",
     "open_group_chat",
@@ -172,6 +187,7 @@ __all__ = [
     "resident_text",
     "run_calls",
     "run_chat_script",
+    "run_group_calls",
     "run_stored_chat_script",
     "save_file",
     "scripts_needing_page",
@@ -185,9 +201,13 @@ __all__ = [
     "tree_leaf",
     "tree_rows",
     "variables_of_chat",
+    "vue_global",
 ]
 
 _LAZY = {
+    "classic_library": ".packaged_modules",
+    "mentions_packages": ".packaged_modules",
+    "vue_global": ".packaged_modules",
     "HostQuestion": ".remote_modules",
     "answer_host": ".remote_modules",
     "card_module": ".remote_modules",
@@ -203,6 +223,7 @@ _LAZY = {
     "Entry": ".chat_records",
     "GroupChatRecord": ".chat_records",
     "MAX_TITLE": ".chat_files",
+    "LiveBeats": ".live_events",
     "MODE_NAMES": ".opening",
     "MessageRow": ".chat_page",
     "STAGE": ".opening",
@@ -226,6 +247,9 @@ _LAZY = {
     "is_group_case": ".tavern_cases",
     "known_card": ".sandbox_judge",
     "ledger": ".request_ledger",
+    "group_action_events": ".group_page_scripts",
+    "group_chat_page_scripts": ".group_page_scripts:group_page_scripts",
+    "group_page_world": ".group_page_scripts",
     "new_group_chat": ".group_session",
     "open_group_chat": ".group_session",
     "own_libraries": ".card_frames",
@@ -241,6 +265,7 @@ _LAZY = {
     "resident_file": ".story",
     "resident_text": ".story",
     "run_calls": ".page_scripts",
+    "run_group_calls": ".group_page_scripts",
     "run_chat_script": ".slash",
     "run_stored_chat_script": ".slash",
     "save_file": ".chat_records",

@@ -23,6 +23,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import msgspec
 
@@ -42,7 +43,7 @@ from peargarden.agent.result import BeatResult, Reply
 from peargarden.errors import PearError
 from peargarden.providers.base import take_back
 
-__all__ = ["Answer", "ApprovalPrompt", "Approver", "Beat", "BeatResult"]
+__all__ = ["Answer", "ApprovalPrompt", "Approver", "Beat", "BeatResult", "PageItem"]
 
 
 class ApprovalPrompt(msgspec.Struct):
@@ -64,6 +65,17 @@ class ApprovalPrompt(msgspec.Struct):
     def dismiss(self) -> None:
         """No answer (the user left): the call is not run."""
         self.answer(None)
+
+
+class PageItem(msgspec.Struct):
+    """What the beat hands the page that iterates it besides its events, in order with them: a card's
+    scripts hear the events up to the request before it is sent (``live_events``).  *item* is the
+    JSON the page gets (its ``type`` says what it is)."""
+
+    item: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.item)
 
 
 # The beat's own run: given the approver to ask and the beat to fill, the events in order.
@@ -129,11 +141,18 @@ class Beat:
         """The beat on the caller's thread; approvals go to the approver given to ``play``."""
         return self._run(self._approver)
 
-    def __iter__(self) -> Iterator[AgentEvent | ApprovalPrompt]:
+    def __iter__(self) -> Iterator[AgentEvent | ApprovalPrompt | PageItem]:
         while (item := self.next_item()) is not None:
             yield item
 
-    def next_item(self, on_wait: Callable[[], None] | None = None) -> AgentEvent | ApprovalPrompt | None:
+    def hand(self, item: PageItem | WarningEvent) -> None:
+        """From the beat's own thread (a request hook): *item* to the front iterating the beat, after
+        the events so far; a warning goes into the record too."""
+        if isinstance(item, WarningEvent):
+            self.record.warnings.append(item.message)
+        self._queue.put(item)
+
+    def next_item(self, on_wait: Callable[[], None] | None = None) -> AgentEvent | ApprovalPrompt | PageItem | None:
         """The next event or approval prompt from the worker thread; ``None`` once the beat is over.
 
         Waits in short steps so a KeyboardInterrupt reaches the caller, who may call :meth:`stop`

@@ -46,7 +46,6 @@ from ..settings.connections import ResolvedProvider, resolve_side
 from ..settings.stored_keys import with_stored_key
 from . import beat_log
 from .beat import Beat
-from .chat_page import branch_rows, sibling_of
 from .chat_variables import latest_records, status_line
 from .checkpoints import recover
 from .opening import AppCore
@@ -231,12 +230,16 @@ class ChatCore(msgspec.Struct):
     def branch_rows(self, around: int, *, fold: int = 8, limit: int = 1500) -> list[TreeRow]:
         """The part of the branch tree a page draws beside a window starting at message *around*
         (see :func:`.chat_page.branch_rows`)."""
-        return branch_rows(self.chat.tree, around, fold=fold, limit=limit)
+        from . import chat_page  # the page model, on demand: a beat or an assembly never draws it
+
+        return chat_page.branch_rows(self.chat.tree, around, fold=fold, limit=limit)
 
     def sibling(self, index: int, step: int) -> str:
         """The id of the version *step* places before (-1) or after (1) message *index* among its
         siblings; ``BadInput`` past either end."""
-        return sibling_of(self.chat.tree, index, step)
+        from . import chat_page  # the page model, on demand
+
+        return chat_page.sibling_of(self.chat.tree, index, step)
 
     def page_source(self, char_name: str, row_card: Callable[[Entry], RowCard | None] | None = None) -> PageSource:
         """The chat as its page reads it (:mod:`.chat_page`); *char_name*: who the replies are by;

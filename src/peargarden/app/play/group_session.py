@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec.structs import replace
@@ -75,7 +75,6 @@ from ..library.groups import group_chat_jsonl, import_chat_file, remember_chat
 from ..settings.connections import ResolvedProvider
 from .beat import Beat
 from .chat_core import ChatCore, recover_after_crash, user_message
-from .chat_page import ChatView, chat_view
 from .chat_variables import ChatVariables
 from .checkpoints import checkpoint_file
 from .group_variables import group_variables, members_keep_variables
@@ -91,6 +90,9 @@ from .opening import (
     with_options,
 )
 from .page_source import RowCard
+
+if TYPE_CHECKING:
+    from .chat_page import ChatView
 
 # 群.json keys that are the group's own (the rest are 卡.json's keys, applied over every member's).
 _GROUP_ONLY_KEYS = frozenset({"speaker_choice", "speakerChoice", "tavern", "lorebooks"})
@@ -154,6 +156,8 @@ class GroupSession(ChatCore, kw_only=True):
         """The page model (``ChatSession.view``) with the group in ``extra["group"]``: its
         members, strategy and mode, and each reply's card (``row_cards``: entry id → card folder);
         the swipe arrows are the last reply's."""
+        from .chat_page import chat_view  # the page model, on demand: a round never draws it
+
         page = chat_view(self.page_source(self.char_name, self._row_card), last, before, since, split_replies=True)
         cards = {row.id: card for row in page.rows if row.role == "assistant" and (card := self.card_of(row.id))}
         position, count = reply_swipes(self.chat.tree)

@@ -1,14 +1,15 @@
 """SillyTavern's tavern events around what the chat page just did, for a card's script frames.
 
 SillyTavern 1.18 emits its events while it sends and receives (``scripting/st_beat.py`` says their
-order, as the recordings of ``../shared/tavernhelper`` show it); the chat page plays a beat through
-the service and its frames hear them once the beat is over, from here: the events in SillyTavern's
-order, their arguments made from the beat's own record (the request it sent, the world-info
-entries that fired for it: ``beat_log``), and with each event the chat as a listener would have read
-it then — the user's message not sent yet, a reply received but not drawn (no ``swipe_info``), a
-swipe's new text not in ``swipes`` yet.  What a listener writes is kept before the next beat (the
-page waits for the frames), but it comes after this beat's request: a listener that changes the
-prompt of the beat it hears cannot, as it can in SillyTavern.
+order, as the recordings of ``../shared/tavernhelper`` show it).  The events up to a beat's request
+are heard by the page's frames before the request is sent (``live_events``, with
+:func:`request_events`); the rest once the beat is over, from here (``live=True``; without it, all
+of them, for a beat whose page did not hear them live): the events in SillyTavern's order, their
+arguments made from the beat's own record (the request it sent, the world-info entries that fired
+for it: ``beat_log``), and with each event the chat as a listener would have read it then — the
+user's message not sent yet, a reply received but not drawn (no ``swipe_info``), a swipe's new text
+not in ``swipes`` yet.  What a listener writes is kept before the next beat (the page waits for the
+frames).
 
 A view is ``{"length": n, "last": message | null}``: the first *n* messages of the chat the frames
 hold, the *n*-th replaced by *last* when given; ``null``: the chat as it is.  A new chat's greeting
@@ -113,35 +114,70 @@ def _swiping(message: dict[str, Any], *, received: bool) -> dict[str, Any]:
     return out
 
 
-def beat_events(host: PageScriptHost, action: str, reply: str | None) -> list[Event]:
-    """The events of the beat *action* that wrote the chat's last reply (entry *reply*)."""
-    chat = host.state.chat
-    if not chat:
-        return []
-    last = len(chat) - 1
-    if chat[last].get("is_user"):  # no reply came (an error, a stop): the send's own events
-        view = {"length": last + 1, "last": None}
-        sent = [["message_sent", [last], view], ["user_message_rendered", [last], view]] if action == "send" else []
-        return [*_started("normal", {"length": last, "last": None}, dry_run=False), *sent]
+def request_events(
+    host: PageScriptHost,
+    action: str,
+    messages: list[dict[str, Any]],
+    hits: list[dict[str, Any]],
+    *,
+    at: int,
+    before: dict[str, Any] | None,
+) -> list[Event]:
+    """The events of the beat *action* up to its request (the *messages* it sends, the world-info
+    *hits* of it): *at* is the user's message (a send) or the swiped reply (a swipe), *before* the
+    view the frames read them with once the user's message is sent."""
     gen_type = "normal" if action == "send" else action
-    messages, hits = _sent(host.session, reply)
-    stream = bool(host.state.oai.get("stream_openai"))
     events: list[Event] = []
-    before: dict[str, Any] | None = None
     if action == "send":
-        before = {"length": last, "last": None}
-        events += _started(gen_type, {"length": last - 1, "last": None}, dry_run=False)
-        events += [["message_sent", [last - 1], before], ["user_message_rendered", [last - 1], before]]
+        events += _started(gen_type, {"length": at, "last": None}, dry_run=False)
+        events += [["message_sent", [at], before], ["user_message_rendered", [at], before]]
     elif action == "swipe":
-        before = {"length": last + 1, "last": _swiping(chat[last], received=False)}
-        events += [["message_swiped", [last], before], *_started(gen_type, before, dry_run=False)]
+        events += [["message_swiped", [at], before], *_started(gen_type, before, dry_run=False)]
     else:
         events += _started(gen_type, before, dry_run=False)
     if hits:
         events.append(["world_info_activated", [_activated(host, hits)], before])
     events += [[kind, args, before] for kind, args, _ in _prompt_events(messages, dry_run=False)]
-    settings = settings_ready_data(host.state, messages, gen_type, stream)
+    stream = bool(host.state.oai.get("stream_openai"))
+    settings = settings_ready_data(host.state, copy.deepcopy(messages), gen_type, stream)
     events.append(["chat_completion_settings_ready", [settings], before])
+    return events
+
+
+def being_swiped(message: dict[str, Any]) -> dict[str, Any]:
+    """The reply a swipe replaces as the frames hold it while its new swipe is made: ``""`` added to
+    its ``swipes`` and shown; its text and extra still the swipe shown before."""
+    out = copy.deepcopy(message)
+    swipes = out.get("swipes")
+    out["swipes"] = [*(swipes if isinstance(swipes, list) else [out.get("mes", "")]), ""]
+    out["swipe_id"] = len(out["swipes"]) - 1
+    return out
+
+
+def beat_events(host: PageScriptHost, action: str, reply: str | None, *, live: bool = False) -> list[Event]:
+    """The events of the beat *action* that wrote the chat's last reply (entry *reply*); *live*: the
+    frames heard those up to the request while the beat ran (``live_events``), only the rest."""
+    chat = host.state.chat
+    if not chat:
+        return []
+    last = len(chat) - 1
+    if chat[last].get("is_user"):  # no reply came (an error, a stop): the send's own events
+        if live:
+            return []
+        view = {"length": last + 1, "last": None}
+        sent = [["message_sent", [last], view], ["user_message_rendered", [last], view]] if action == "send" else []
+        return [*_started("normal", {"length": last, "last": None}, dry_run=False), *sent]
+    gen_type = "normal" if action == "send" else action
+    events: list[Event] = []
+    if not live:
+        messages, hits = _sent(host.session, reply)
+        before: dict[str, Any] | None = None
+        if action == "send":
+            before = {"length": last, "last": None}
+        elif action == "swipe":
+            before = {"length": last + 1, "last": _swiping(chat[last], received=False)}
+        at = last - 1 if action == "send" else last
+        events += request_events(host, action, messages, hits, at=at, before=before)
     received = _swiping(chat[last], received=True) if action == "swipe" else _undrawn(chat[last])
     events.append(["message_received", [last, gen_type], {"length": last + 1, "last": received}])
     events += [["character_message_rendered", [last, gen_type], None], ["generation_ended", [last + 1], None]]
@@ -156,19 +192,20 @@ def _change_events(action: str, last: int) -> list[Event]:
     return [["message_updated", [last], None]]
 
 
-def action_events(session: ChatSession, action: str) -> dict[str, Any]:
+def action_events(session: ChatSession, action: str, *, live: bool = False) -> dict[str, Any]:
     """``{"world", "events"}``: the chat's data after *action* (a beat of :data:`BEATS`, or a change of
-    the chat: ``edit``, ``delete``…) and SillyTavern's events of it, in order (see the module)."""
+    the chat: ``edit``, ``delete``…) and SillyTavern's events of it, in order (see the module);
+    *live*: the beat's events up to its request were heard during the beat."""
     _idle(session)
     host = PageScriptHost(session)
     world = host.world()
     if action in BEATS:
         leaf = session.messages()
         reply = leaf[-1].entry_id if leaf else None
-        events = beat_events(host, action, reply)
+        events = beat_events(host, action, reply, live=live)
     else:
         events = _change_events(action, len(host.state.chat) - 1)
     return {"world": world, "events": events}
 
 
-__all__ = ["BEATS", "action_events", "beat_events"]
+__all__ = ["BEATS", "action_events", "beat_events", "being_swiped", "request_events"]

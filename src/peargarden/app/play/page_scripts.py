@@ -37,6 +37,7 @@ from typing import Any
 
 from peargarden.errors import PearError
 from peargarden.modes.stage.materials import forget_corpus
+from peargarden.modes.tavern.setup import injected_prompts
 from peargarden.modes.tavern.sources import SUPPLEMENT_WORLD
 from peargarden.scripting import card_settings
 from peargarden.scripting.api import TavernHelperApi
@@ -60,6 +61,7 @@ from peargarden.workspace.config import load_settings
 from peargarden.workspace.library import lorebook_path
 from peargarden.workspace.script_allowance import scripts_allowance
 
+from .page_frame_apis import frame_call
 from .service import ChatSession
 from .slash import ChatSlashHost, side_request
 
@@ -239,6 +241,15 @@ class PageScriptHost(TavernScriptHost):
 
     def _reply(self, number: int) -> str:
         return side_request(self.session, self.requests[number - 1])
+
+    def inject(self, prompts: list[dict[str, Any]], *, once: bool) -> None:
+        """Kept with the chat until its next beats (``modes/tavern/setup.injected_prompts``), and here."""
+        injected_prompts(self.session.env).add(prompts, once=once)
+        super().inject(prompts, once=once)
+
+    def uninject(self, ids: list[str]) -> None:
+        injected_prompts(self.session.env).remove(ids)
+        super().uninject(ids)
 
     def set_global_variables(self, value: dict[str, Any]) -> None:
         """Replaced in the chat host's own table, the one it saves when the calls are done."""
@@ -464,7 +475,8 @@ def page_world(session: ChatSession) -> dict[str, Any]:
 
 def run_calls(session: ChatSession, calls: list[dict[str, Any]]) -> dict[str, Any]:
     """The page's calls, in order, each ``{"script", "name", "args"}`` (a call naming a script the card
-    does not run here is refused): ``{"answers": [{"json"} | {"error"}], "events": [[event, args]],
+    does not run here is refused) or ``{"bar", "name", "args"}`` (a status bar's frame: refused unless
+    the card's scripts are allowed): ``{"answers": [{"json"} | {"error"}], "events": [[event, args]],
     "world"}``."""
     host = PageScriptHost(session)
     allowed = scripts_allowance(session.card) is True
@@ -473,13 +485,17 @@ def run_calls(session: ChatSession, calls: list[dict[str, Any]]) -> dict[str, An
     api = TavernHelperApi(host, lambda event, args: host.events.append([event, args]))
     answers: list[dict[str, Any]] = []
     for call in calls[:MAX_CALLS]:
-        script = str(call.get("script") or "")
+        script: str | None = str(call.get("script") or "")
         name = str(call.get("name") or "")
         args = from_json(call.get("args")) if isinstance(call.get("args"), list) else []
         try:
-            if script not in scripts:
+            if "bar" in call:  # a status bar's frame: TavernHelper's API as a script's, when scripts may run
+                if not allowed:
+                    raise ScriptError("状态栏只能读取：此卡的脚本没有允许运行")
+                script = None  # a message's frame has no script of its own (no script variables, buttons)
+            elif script not in scripts:
                 raise ScriptError(f"这个聊天没有运行脚本 {script}")
-            value = api.call(name, list(args), script)
+            value = frame_call(api, session.card, name, list(args), script)
             host.persist()
         except ScriptError as error:
             answers.append({"error": str(error)})

@@ -6,8 +6,10 @@ The frame gets an ES module's text with each import of another address (``from "
 ``import "./x.js"``, ``import("https://…")``) turned into a marker, ``__pear_dep_<n>__``, and the
 addresses in order (resolved against the module's own): it loads those first, each as a module of its
 own, and puts their ``blob:`` addresses in place of the markers — jsdelivr's ``+esm`` bundles import
-their dependencies by absolute path, which a ``blob:`` module could not resolve.  A bare name
-(``import "vue"``) is left as written (no import map here: the module fails with the browser's line).
+their dependencies by absolute path, which a ``blob:`` module could not resolve.  A bare name of a
+package installed here (``import "vue"``) is that package's address; any other bare name is left as
+written (the module fails with the browser's line).  The packages' own CDN addresses are answered from
+``node_modules`` before any pin or question (``packaged_modules.py``).
 
 A host that was never answered raises :class:`HostQuestion` (the fronts ask, once); ``no`` raises
 :class:`RemoteRefused`.  Fetching is HTTP GET with a time limit and a size limit, redirects followed on
@@ -16,6 +18,7 @@ the same host or a host the user allowed for the card.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +41,8 @@ from peargarden.workspace.remote_modules import (
     pins,
     set_host_allowance,
 )
+
+from .packaged_modules import bare_address, packaged_module
 
 MAX_MODULE_BYTES = 8 * 1024 * 1024
 FETCH_SECONDS = 20.0
@@ -100,9 +105,10 @@ def module_text(text: str, url: str) -> tuple[str, list[str]]:
 
     def one(match: re.Match[str]) -> str:
         spec = match["spec"]
-        if not _REWRITTEN.match(spec):
+        bare = None if _REWRITTEN.match(spec) else bare_address(spec)
+        if bare is None and not _REWRITTEN.match(spec):
             return match.group(0)
-        target = urljoin(url, spec)
+        target = bare or urljoin(url, spec)
         if target not in deps:
             if len(deps) >= MAX_DEPENDENCIES:
                 raise RemoteRefused(f"{url}: 依赖太多（超过 {MAX_DEPENDENCIES} 个）")
@@ -150,6 +156,10 @@ def http_fetch(allowed: Callable[[str], bool]) -> Fetch:
 def load_module(folder: CardFolder, url: str, fetch: Fetch | None = None, *, module: bool = True) -> Loaded:
     """The module at *url* for *folder*'s frames (see the module's docstring); with *module* false (a
     classic ``<script src>``, a style sheet) its text as served, no imports read."""
+    served = packaged_module(url) if module else None
+    if served is not None:  # a well-known library from its package: no question, no network, no pin
+        body = served.encode("utf-8")
+        return _loaded(url, body, Pin(hashlib.sha256(body).hexdigest(), "text/javascript"), fetched=False, module=True)
     host = host_of(url)
     store = ModuleStore(folder.home)
     found = pins(folder).get(url)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from peargarden.agent.approvals import Approver
 from peargarden.agent.events import AgentEvent
@@ -43,7 +44,6 @@ from peargarden.workspace.config import Settings
 from ..settings.connections import ResolvedProvider
 from .beat import Beat
 from .chat_core import AFTER_BEAT_WAIT, ChatCore, Preview, recover_after_crash, user_message
-from .chat_page import ChatView, chat_view
 from .chat_records import st_create_date
 from .chat_variables import ChatVariables, chat_variables_of
 from .checkpoints import checkpoint_file
@@ -67,6 +67,9 @@ from .opening import (
     chat_player,
     greeting_text,
 )
+
+if TYPE_CHECKING:
+    from .chat_page import ChatView
 
 __all__ = [
     "ACTIONS",
@@ -221,6 +224,8 @@ class ChatSession(ChatCore):
         """Everything a front shows of the chat (the web's chat page is drawn from it); *last*: only
         that many messages, ending before message number *before*; *since*: every message from that
         number on (see :mod:`.chat_page`)."""
+        from .chat_page import chat_view  # the page model, on demand: a beat never draws it
+
         return chat_view(self.page_source(self.char_name), last, before, since)
 
     def variables(self) -> ChatVariables:

@@ -27,13 +27,13 @@ from peargarden.variables.jsvalues import from_json, json_stringify
 from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.update import update_variables
 from peargarden.variables.zod_schema import MvuSchema
-from peargarden.workspace.cards import open_card
+from peargarden.workspace.cards import CardFolder, open_card
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.home import Home
 from peargarden.workspace.inputs import read_input
 from peargarden.workspace.remote_modules import pinned_sources
 
-__all__ = ["AppliedReply", "apply_reply", "apply_reply_files", "card_schema", "record_json"]
+__all__ = ["AppliedReply", "apply_reply", "apply_reply_files", "card_schema", "folder_schema", "record_json"]
 
 
 class AppliedReply(msgspec.Struct):
@@ -102,10 +102,14 @@ def card_schema(home: Home, card: str) -> MvuSchema | None:
     if path.suffix.lower() in (".png", ".json") and path.exists():
         loaded = _guarded(path, read_card, read_input(path), str(path))
         return schema_for(home, loaded.data.get("extensions"), None, ScriptBudget(time.thread_time))
-    folder = open_card(home, card)
-    settings = folder.effective_settings(load_settings(home.config_file))
+    return folder_schema(open_card(home, card))
+
+
+def folder_schema(folder: CardFolder) -> MvuSchema | None:
+    """The zod schema a library card's scripts (and its preset's) register, as :func:`card_schema`."""
+    settings = folder.effective_settings(load_settings(folder.home.config_file))
     extensions = folder.load_card().data.get("extensions")
-    return schema_for(home, extensions, settings.preset, ScriptBudget(time.thread_time), pinned_sources(folder))
+    return schema_for(folder.home, extensions, settings.preset, ScriptBudget(time.thread_time), pinned_sources(folder))
 
 
 def _guarded(path: Path, read: Any, *args: Any) -> Any:

@@ -21,6 +21,7 @@ from peargarden.agent.tools import Tool
 from peargarden.formats import Card, card_to_object
 from peargarden.modes.base import BeatEnv, chat_memo
 from peargarden.providers.base import ChatRequest, ContextBudget
+from peargarden.scripting.injected import InjectedPrompts
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.entries import COMMENT_TAG, NARRATOR_TAG
 from peargarden.sessions.scan import shared_start
@@ -116,6 +117,7 @@ class StLines:
 
 _LOREBOOKS_KEY = "tavern.lorebooks"
 _LINES_KEY = "tavern.lines"
+_INJECTED_KEY = "tavern.injected_prompts"
 
 
 def _lorebooks(env: BeatEnv) -> Any:
@@ -124,6 +126,12 @@ def _lorebooks(env: BeatEnv) -> Any:
 
 def _chat_lines(env: BeatEnv) -> StLines:
     return chat_memo(env, _LINES_KEY, StLines)
+
+
+def injected_prompts(env: BeatEnv) -> InjectedPrompts:
+    """The prompts the chat's card scripts injected (``injectPrompts``), kept in memory as
+    TavernHelper keeps them; every state of the chat assembles with them."""
+    return chat_memo(env, _INJECTED_KEY, InjectedPrompts)
 
 
 def _worlds(env: BeatEnv, loaded: Card) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -203,6 +211,7 @@ def _tavern_functions(
         variables["global"] = {**known, **read_global_variables(env.folder.home)}
         if prepare_state is not None:
             prepare_state(state)
+        injected_prompts(env).apply(state.table)
         if not state.chat and state.cast is None:  # a group chat starts with every member's greeting
             start_new_chat(state)
         return state, regex_warnings

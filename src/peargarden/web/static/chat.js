@@ -15,6 +15,8 @@ import { el } from "./dom.js";
 import { pickMessages } from "./pick_messages.js";
 import { MessageWindow, PAGE } from "./chat_window.js";
 import { attachStatusBars, statusChanged } from "./status_frame.js";
+import { scriptsRunning } from "./script_frames.js";
+import { hearBeat } from "./script_live.js";
 import { attachAutocomplete, isScript, runScript } from "./slash.js";
 import { QuickReplies } from "./quick_replies.js";
 
@@ -252,6 +254,7 @@ function onItem(live, item) {
     case "prose": live.text.textContent = item.text; break;
     case "choice": showChoice(item); break;
     case "approval_prompt": askApproval(item); break;
+    case "script_events": hearBeat(base, item).catch((error) => toast(error, true)); break;
     case "warning":
       live.warnings.push(item.message);
       if (item.fix) warningFixes[item.message] = item.fix;
@@ -347,7 +350,8 @@ async function runBeat(body, mine) {
   let impersonated = "";
   let replied = null;  // the reply's patch, once the reply is complete (reply_end)
   try {
-    await streamPost(`${base}/beat`, body, (item) => {
+    // A page running the card's scripts: they hear the events up to the request before it is sent.
+    await streamPost(`${base}/beat`, scriptsRunning() ? { ...body, scripts: true } : body, (item) => {
       if (item.type === "text_delta") impersonated += item.text;
       if (item.type === "text_retract") impersonated = impersonated.slice(0, Math.max(0, impersonated.length - item.text.length));
       onItem(live, item);

@@ -214,6 +214,8 @@ async function drawSprites(form) {
     "Name each picture by its label (joy.png, 开心.png…), or give a zip (SillyTavern's characters/<name>/) or a CHARX card.");
   box.append(title, hint, cardSelect, files, upload, grid);
   form.append(box);
+  // Only the newest answer is drawn: a card's list asked for before an import can come back after it.
+  let asked = 0;
   const show = (rows) => {
     grid.textContent = "";
     for (const row of rows) {
@@ -229,7 +231,11 @@ async function drawSprites(form) {
     }
     if (!rows.length) grid.textContent = t("这张卡还没有表情立绘。", "This card has no sprites yet.");
   };
-  const load = async () => show(await api(`/api/cards/${encodeURIComponent(cardSelect.value)}/sprites`));
+  const load = async () => {
+    const mine = ++asked;
+    const rows = await api(`/api/cards/${encodeURIComponent(cardSelect.value)}/sprites`);
+    if (mine === asked) show(rows);
+  };
   for (const card of await api("/api/cards")) {
     const option = document.createElement("option");
     option.value = card.folder;
@@ -241,9 +247,10 @@ async function drawSprites(form) {
     if (!files.files.length) return;
     const body = new FormData();
     for (const file of files.files) body.append("files", file);
+    const mine = ++asked;
     try {
       const done = await api(`/api/cards/${encodeURIComponent(cardSelect.value)}/sprites`, { method: "POST", body });
-      show(done.sprites);
+      if (mine === asked) show(done.sprites);
       files.value = "";
       toast(t(`导入了 ${done.written.length} 张`, `${done.written.length} imported`));
     } catch (error) { toast(error.message, true); }

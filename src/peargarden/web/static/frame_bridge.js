@@ -3,7 +3,8 @@
 // of TavernHelper's API status bars call — getVariables, Mvu.getMvuData, waitGlobalInitialized,
 // eventOn and the tavern / MVU event names, getChatMessages, getCurrentMessageId — read from a copy of
 // the chat's data the page hands over, and kept fresh by the page's updates after each beat.
-// Everything here reads: the functions that would change the chat throw.  The frame has no origin of
+// Everything here reads; the functions that would change the chat throw, unless the card's scripts are
+// allowed: then bar_writes.js (loaded before this) makes them calls the page runs as a script's.  The frame has no origin of
 // its own, no network (the CSP), and talks to the page only through the port it is given.
 (function () {
   "use strict";
@@ -152,7 +153,8 @@
 
   function readOnly(name) {
     return () => {
-      throw new Error(say(`状态栏只能读取，不能改动聊天（${name}）`, `status bars here only read the chat (${name})`));
+      throw new Error(say(`状态栏只能读取，不能改动聊天（${name}；此卡的脚本没有允许运行）`,
+        `status bars here only read the chat (${name}; this card's scripts are not allowed to run)`));
     };
   }
   const WRITES = ["replaceVariables", "updateVariablesWith", "insertOrAssignVariables", "insertVariables",
@@ -233,15 +235,39 @@
     tavern_events, iframe_events, Mvu,
   };
   for (const name of WRITES) api[name] = readOnly(name);
+  // EjsTemplate's functions are the server's (a script's frame has them): a bar calls no server, so
+  // each throws one line, counted in the script panel.
+  let report = () => undefined;
+  api.EjsTemplate = new Proxy({}, {
+    get(target, key) {
+      if (typeof key !== "string" || key === "then" || key === "toJSON") return undefined;
+      return () => {
+        report("refused", `EjsTemplate.${key}`);
+        throw new Error(say(`EjsTemplate.${key} 在状态栏里不可用（状态栏不调用服务器；卡的脚本里可以）`,
+          `EjsTemplate.${key} is not available in a status bar (bars call no server; a card's scripts can)`));
+      };
+    },
+  });
 
   // What the frame says before the page answered its hello waits (a little of it).
   const outbox = [];
   function send(message) {
     if (port) port.postMessage(message); else if (outbox.length < 200) outbox.push(message);
   }
+  // Writes, when the card's scripts are allowed (bar_writes.js); read-only otherwise.
+  const writer = boot.writes === true && typeof window.__pearBarWrites === "function"
+    ? window.__pearBarWrites({ state: () => state, send, say, messageNumber }) : null;
+  delete window.__pearBarWrites;
+  if (writer) {
+    for (const name of WRITES) api[name] = writer.functions[name] || api[name];
+    Mvu.replaceMvuData = writer.functions["Mvu.replaceMvuData"];
+    Mvu.replaceCurrentMvuData = writer.functions["Mvu.replaceCurrentMvuData"];
+  }
   const world = window.__pearWorld;
   delete window.__pearWorld;
-  const { flush, report } = world(api, { send, say, context, refused: boot.refused || {} });
+  const installed = world(api, { send, say, context, refused: boot.refused || {} });
+  const flush = installed.flush;
+  report = installed.report;
   // What the bar fetches itself (frame_fetch.js, `$('body').load(url)`): through the page, as a remote
   // module's text (the card's allowance).
   const fetches = new Map();  // id → {resolve, reject}
@@ -355,6 +381,8 @@
     } else if (data.kind === "update") {
       state = data.state;
       (async () => { for (const [type, ...args] of data.events || []) await eventEmit(type, ...args); })();
+    } else if (data.kind === "answer" && writer) {
+      writer.answer(data);
     }
   }
 

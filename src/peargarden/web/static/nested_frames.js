@@ -7,7 +7,7 @@
 //
 // * every srcdoc given to an iframe here (the property, or setAttribute) starts with the guard's
 //   preamble (frame_guard.js: this frame's CSP and the guard, first), then the frame world, jQuery,
-//   lodash, frame_fetch.js and the script bridge with the script's data, then the card's document;
+//   lodash, frame_fetch.js, frame_apis.js and the script bridge with the script's data, then the card's document;
 //   frame_guard.js keeps no other frame (a srcdoc set another way is taken out, one line);
 // * this frame answers the inner frame's hello as the page answers a script's frame: a port, on which
 //   its calls, module and web requests, notes and toasts go on to the page as this script's own (the
@@ -30,7 +30,7 @@
     if (typeof preamble !== "string") return { fromPage() {} };
     // Read while the bridge installs this (its tag is in the document by then), before a card's script
     // runs (which could change the tags).
-    const parts = ["world", "lib-jquery", "lib-lodash", "fetch", "bridge"].map(own);
+    const parts = ["world", "lib-jquery", "lib-lodash", "fetch", "apis", "bridge"].map(own);
     const nonces = new Set();
     const ports = [];
 

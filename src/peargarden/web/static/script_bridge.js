@@ -304,6 +304,56 @@
     isDuringExtraAnalysis: () => false,
   };
 
+  // -- injected prompts: kept by the server with the chat until its next beats (checked there: text
+  // only, bounded).  A prompt's `filter` (a function: it cannot cross) runs here, again each time the
+  // chat's data settles (after every beat and call: the variables it reads), and the prompt is among
+  // the chat's while it says true (SillyTavern asks it at each generation). ----------------------------
+  const filtered = new Map();  // id → {prompt, filter, once, on}
+  async function refilter() {
+    for (const [id, item] of [...filtered]) {
+      let on = false;
+      try { on = Boolean(await item.filter()); } catch (error) { report("error", `injectPrompts ${id}: ${(error && error.message) || error}`); }
+      if (on === item.on || filtered.get(id) !== item) continue;
+      item.on = on;
+      if (on && item.once) filtered.delete(id);  // once: the server takes it out after the next beat
+      written(on ? "_injectPrompts" : "uninjectPrompts", on ? [[item.prompt], { once: item.once }] : [[id]]);
+    }
+  }
+  let injectedCount = 0;
+  function injectPrompts(prompts, options) {
+    const once = Boolean(options && options.once);
+    const list = Array.isArray(prompts)  // a prompt without an id gets one, as the command line's do
+      ? prompts.map((p) => (p && typeof p === "object" && p.id == null ? { ...p, id: `th-inject-${script.id}-${++injectedCount}` } : p))
+      : null;
+    const ids = (list || []).map((prompt) => String(prompt && prompt.id));
+    const now = list ? [] : prompts;  // not a list: the server says what is wrong
+    for (const prompt of list || []) {
+      const id = String(prompt && prompt.id);
+      if (prompt && typeof prompt.filter === "function") {
+        const { filter, ...rest } = prompt;
+        filtered.set(id, { prompt: rest, filter, once, on: false });
+      } else {
+        filtered.delete(id);
+        now.push(prompt);
+      }
+    }
+    if (!list || now.length) written("_injectPrompts", [now, { once }]);
+    refilter();
+    let done = false;
+    return { uninject: () => { if (!done) { done = true; uninjectPrompts(ids); } } };
+  }
+  function uninjectPrompts(ids) {
+    for (const id of Array.isArray(ids) ? ids : []) filtered.delete(String(id));
+    written("uninjectPrompts", [ids]);
+  }
+  // EjsTemplate, Mvu's other functions and the globals shared with the card's other frames (frame_apis.js).
+  const extras = window.__pearFrameApis({
+    say, remote, send, report: (kind, detail) => report(kind, detail), read: (given) => getVariables(given),
+    count: () => chat().length, dispatch: (type) => dispatch(type, []), once: (type, fn) => listen(type, fn, "once"),
+    globals: boot.globals,
+  });
+  delete window.__pearFrameApis;
+
   // -- unavailable here, said with one line --------------------------------------------------------
   function unavailable(name, why) {
     return () => {
@@ -378,8 +428,7 @@
         "retrieveDisplayedMessage: the chat's messages are shown by Pear Garden's page, not in a script's frame (an empty selection)"));
       return window.jQuery ? window.jQuery() : [];
     },
-    injectPrompts: unavailable("injectPrompts", say("注入的提示词还进不了梨园的回复", "injected prompts do not reach Pear Garden's replies yet")),
-    uninjectPrompts: () => undefined,
+    injectPrompts, uninjectPrompts,
     eventOn: (type, fn) => listen(type, fn, "on"), eventMakeLast: (type, fn) => listen(type, fn, "on"),
     eventMakeFirst: (type, fn) => listen(type, fn, "first"), eventOnce: (type, fn) => listen(type, fn, "once"),
     eventOnButton: (name, fn) => listen(getButtonEvent(name), fn, "on"),
@@ -395,15 +444,11 @@
         return result && typeof result.then === "function" ? result.then(undefined, failed) : result;
       } catch (error) { return failed(error); }
     },
-    initializeGlobal: (name, value) => {
-      window[name] = value;
-      dispatch(`global_${name}_initialized`, []);
-    },
-    waitGlobalInitialized: (name) => (window[name] !== undefined ? Promise.resolve(window[name])
-      : new Promise((resolve) => listen(`global_${name}_initialized`, () => resolve(window[name]), "once"))),
+    initializeGlobal: extras.initializeGlobal, waitGlobalInitialized: extras.waitGlobalInitialized,
+    EjsTemplate: extras.EjsTemplate,
     builtin_prompt_default_order: ["world_info_before", "persona_description", "char_description", "char_personality",
       "scenario", "world_info_after", "dialogue_examples", "chat_history", "user_input"],
-    tavern_events, iframe_events, Mvu,
+    tavern_events, iframe_events, Mvu: extras.mvu(Mvu),
   });
   delete api._getContext;
   delete api._injectPrompts;
@@ -544,6 +589,7 @@
   function onPage(message) {
     const data = message.data;
     if (!data || typeof data !== "object") return;
+    if (String(data.kind).startsWith("global")) { extras.onPage(data); return; }
     if (data.kind === "answer") {
       const waiting = answers.get(data.id);
       answers.delete(data.id);
@@ -553,11 +599,17 @@
     } else if (data.kind === "world") {
       world = data.world;
       nested?.fromPage(data);
+      if (data.settled && filtered.size) refilter();  // not a beat's events' views of the chat
+    } else if (data.kind === "settled") {
+      if (filtered.size) refilter();
     } else if (data.kind === "event") {
       nested?.fromPage(data);
-      // The page waits for this frame's listeners to have started (not for their promises).
-      dispatch(String(data.type), Array.isArray(data.args) ? data.args : []);
-      port.postMessage({ kind: "ack", seq: data.seq });
+      // The page waits for this frame's listeners to have started (not for their promises); for a
+      // beat's events before its request, to have finished: they hand back the arguments they changed.
+      const args = Array.isArray(data.args) ? data.args : [];
+      const heard = dispatch(String(data.type), args);
+      if (data.wait) heard.then(() => port.postMessage({ kind: "ack", seq: data.seq, args: plain(args) }));
+      else port.postMessage({ kind: "ack", seq: data.seq });
     } else if (data.kind === "button") {
       // One of this script's buttons was clicked in the chat bar: its event, here and in every frame.
       eventEmit(getButtonEvent(String(data.name)));

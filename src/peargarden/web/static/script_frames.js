@@ -5,7 +5,8 @@
 // order (POST …/scripts/call, app/play/page_scripts.py runs them on the chat); the answers, the chat's
 // new data and the events the calls made go back to the frames.  After each beat the frames get the
 // chat's data again and the tavern events of the beat, frame after frame, each frame's listeners
-// started before the next frame's (SillyTavern awaits each listener in turn).
+// started before the next frame's (SillyTavern awaits each listener in turn); the events up to the
+// beat's request come while it waits, each listener awaited (script_live.js).
 //
 // What a script draws "into the page" is drawn in its own frame, shown in the script panel under the
 // warnings (docked, or floating at a click); a frame that draws nothing takes no room.  Its buttons
@@ -21,7 +22,9 @@
 import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { cardModule } from "./remote_modules.js";
+import { forgetGlobals, onGlobal, sharedGlobals } from "./frame_globals.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
+import { frameWorld, isGroupBase, noteWaiting, scriptKey, scriptTitle } from "./group_scripts.js";
 
 // blob: is the frame's own text made a module (remote modules come as text from the page), no more
 // than eval, which a script has anyway; no host is named: nothing is fetched from the network.
@@ -29,6 +32,8 @@ const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:;
   + "img-src data: blob:; font-src data:; media-src data: blob:; base-uri 'none'; form-action 'none'";
 const STYLE = "html,body{margin:0;padding:0}body{font-family:\"WenQuanYi Micro Hei\",sans-serif;overflow-wrap:anywhere}";
 const LIBRARIES = ["jquery", "lodash", "yaml", "zod"];
+// The global Vue (its npm package) for a script that uses Vue or Pinia: app/play/packaged_modules.py's test.
+const usesVue = (code) => /\b(?:Vue|vue|pinia|Pinia)\b/.test(code);
 const START_WAIT_MS = 3000;  // a script that has not said it is done by then: the next one starts anyway
 const ACK_WAIT_MS = 1000;  // an event a frame has not taken by then: the next frame gets it anyway
 const PING_MS = 400;
@@ -53,6 +58,11 @@ let generation = 0;  // a new one each time the frames are started again
 const LOAD_GRACE_MS = 4000;  // a frame that has not said hello by then counts as not answering
 let eventSeq = 0;
 const files = new Map();
+// Whether the card's scripts are allowed (the server's answer), for the status bars: a bar then writes
+// through the calls below as a script does (status_frame.js, bar_writes.js).
+let allowedAnswer = null;
+const allowedKnown = new Promise((resolve) => { allowedAnswer = resolve; });
+export const barsMayWrite = () => allowedKnown;
 
 function text(path) {
   if (!files.has(path)) {
@@ -124,20 +134,22 @@ function drawButtons() {
 // -- a script's frame --------------------------------------------------------------------------------
 
 async function documentOf(info) {
-  const [guard, world, bridge, fetcher, nested, ...libs] = await Promise.all([staticFile("frame_guard.js"),
-    staticFile("frame_world.js"), staticFile("script_bridge.js"), staticFile("frame_fetch.js"), staticFile("nested_frames.js"),
-    ...LIBRARIES.map(library)]);
+  const libraries = [...LIBRARIES, ...(usesVue(info.script.code) ? ["vue"] : [])];
+  const [guard, world, apis, bridge, fetcher, nested, ...libs] = await Promise.all([staticFile("frame_guard.js"),
+    staticFile("frame_world.js"), staticFile("frame_apis.js"), staticFile("script_bridge.js"), staticFile("frame_fetch.js"),
+    staticFile("nested_frames.js"), ...libraries.map(library)]);
   const chatId = decodeURIComponent(context.base.split("/").pop());
-  const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: loaded.world, names: loaded.names,
-    script: { id: info.script.id, name: info.script.name } };
+  const boot = { nonce: info.nonce, lang: lang(), chat: chatId, world: frameWorld(info.script, loaded.world), names: loaded.names,
+    script: { id: info.script.id, name: info.script.name }, globals: sharedGlobals(info) };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
   const code = info.script.code.replace(/<\/script/gi, "<\\/script");
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
     + `<meta http-equiv="x-dns-prefetch-control" content="off"><script data-pear="guard" data-nested="on">${guard}</script>`
     + `<style>${STYLE}</style><script type="application/json" id="pear-frame-data">${data}</script>`
     + `<script data-pear="world">${world}</script>`
-    + libs.map((lib, i) => `<script data-pear="lib-${LIBRARIES[i]}">${lib}</script>`).join("")
-    + `<script data-pear="fetch">${fetcher}</script><script>${nested}</script><script data-pear="bridge">${bridge}</script>`
+    + libs.map((lib, i) => `<script data-pear="lib-${libraries[i]}">${lib}</script>`).join("")
+    + `<script data-pear="fetch">${fetcher}</script><script>${nested}</script><script data-pear="apis">${apis}</script>`
+    + `<script data-pear="bridge">${bridge}</script>`
     + `<body></body><script>__pear.run(async function () {\n"use strict";\n${code}\n});</script>`;
 }
 
@@ -149,7 +161,7 @@ function frameFor(script) {
   const head = document.createElement("div");
   head.className = "script-frame-head";
   const title = document.createElement("span");
-  title.textContent = script.name;
+  title.textContent = scriptTitle(script);
   const float = document.createElement("button");
   float.type = "button";
   float.className = "script-float";
@@ -170,7 +182,8 @@ function frameFor(script) {
 async function start(script) {
   const { item, frame } = frameFor(script);
   const info = { script, item, frame, nonce: newNonce(), port: null, ready: false, lastPong: performance.now(),
-    who: frameIdentity(), busy: "start", stopped: false, buttons: [...script.buttons], waiting: new Map() };
+    who: frameIdentity(), busy: "start", stopped: false, buttons: [...script.buttons], waiting: new Map(),
+    early: [] };
   frames.push(info);
   drawButtons();
   frame.srcdoc = await documentOf(info);
@@ -208,13 +221,16 @@ function onPort(info, event) {
     case "module": {
       // A module the script imports: the page fetches it on the frame's behalf (the card's allowance).
       if (!Number.isInteger(data.id) || typeof data.url !== "string") break;
-      const card = decodeURIComponent(context.base.split("/")[3]);
+      const card = info.script.card || decodeURIComponent(context.base.split("/")[3]);
       cardModule(card, data.url.slice(0, 4000), data.module !== false).then(
         (found) => info.port?.postMessage({ kind: "answer", id: data.id, json: JSON.stringify(found) }),
         (error) => info.port?.postMessage({ kind: "answer", id: data.id, error: String(error.message) }));
       break;
     }
     case "emit": emitAll(short(data.type, 200), Array.isArray(data.args) ? data.args : [], info); break;
+    case "global": case "global-call": case "global-answer":
+      onGlobal(info, data, frames, (who, line) => say(who, "refused", line), toFrame);
+      break;
     case "ready":
       info.ready = true;
       if (info.busy === "start") info.busy = null;
@@ -223,7 +239,7 @@ function onPort(info, event) {
     case "ack": {
       const done = info.waiting.get(data.seq);
       info.waiting.delete(data.seq);
-      if (done) done();
+      if (done) done(data);
       break;
     }
     case "pong":
@@ -260,7 +276,15 @@ window.addEventListener("message", (event) => {
   info.port = channel.port1;
   info.port.onmessage = (message) => onPort(info, message);
   event.source.postMessage({ pear: "page", kind: "port", nonce: info.nonce }, "*", [channel.port2]);
+  for (const message of info.early.splice(0)) info.port.postMessage(message);
 });
+
+// What the page tells a frame: a frame still loading (started again during a beat, say) gets it once it
+// says hello — its boot copy of the chat is older, and its listeners are already there to hear it.
+function toFrame(info, message) {
+  if (info.port) info.port.postMessage(message);
+  else if (!info.stopped) info.early.push(message);
+}
 
 // -- calls to the server, in order ---------------------------------------------------------------------
 
@@ -272,18 +296,21 @@ async function flush() {
   try {
     const answer = await api(`${context.base}/scripts/call`, {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ calls: batch.map((call) => ({ script: call.info.script.id, name: call.name, args: call.args })) }),
+      body: JSON.stringify({ calls: batch.map((call) => (call.info.bar !== undefined
+        ? { bar: call.info.bar, name: call.name, args: call.args }
+        : { card: call.info.script.card, script: call.info.script.id, name: call.name, args: call.args })) }),
     });
     // The chat's new data first: a script that awaited a call reads what the call did at once.
     loaded.world = answer.world;
-    for (const info of frames) info.port?.postMessage({ kind: "world", world: answer.world });
+    for (const info of frames) toFrame(info, { kind: "world", world: frameWorld(info.script, answer.world), settled: true });
     batch.forEach((call, index) => {
       const result = answer.answers[index] || { error: "没有回答" };
       call.info.port?.postMessage({ kind: "answer", id: call.id, ...result });
     });
     for (const [type, args] of answer.events || []) await emitAll(type, args);
     if (batch.some((call) => !["replaceVariables", "insertOrAssignVariables", "insertVariables", "deleteVariable",
-      "replaceScriptButtons", "replaceScriptInfo", "getWorldbook", "generate", "generateRaw"].includes(call.name))) {
+      "replaceScriptButtons", "replaceScriptInfo", "getWorldbook", "generate", "generateRaw", "_injectPrompts",
+      "uninjectPrompts"].includes(call.name))) {
       document.dispatchEvent(new CustomEvent("pear-chat-changed"));  // the chat page draws the chat again
     }
   } catch (error) {
@@ -294,39 +321,84 @@ async function flush() {
   }
 }
 
+// A status bar's call ({id, name, args}) from *caller* ({bar, script: {name}, port}), sent with the
+// scripts' calls; false when the card's scripts are not allowed (the bar stays read-only).
+export function barCall(caller, data) {
+  if (!loaded || loaded.allowed !== true || isGroupBase(context.base)) return false;  // a group's bars read only
+  if (typeof data.name !== "string" || !Array.isArray(data.args)) return false;
+  if (queue.filter((call) => call.info === caller).length >= MAX_WAITING) {
+    caller.port?.postMessage({ kind: "answer", id: data.id, error: t("调用太多，已拒绝", "too many calls: refused") });
+    return true;
+  }
+  queue.push({ info: caller, id: data.id, name: data.name.slice(0, 100), args: data.args });
+  flush();
+  return true;
+}
+
 // -- events -------------------------------------------------------------------------------------------
 
 // *type* to every running frame but *from* (which ran its own listeners), one frame after another.
-async function emitAll(type, args, from = null) {
+// *waitMs* (a beat's events before its request: script_live.js): each frame's listeners are awaited,
+// as SillyTavern awaits them, and hand back the arguments as they left them to the next frame, all
+// within *waitMs*; the answer is those arguments and the script that did not finish in time (named
+// in the panel), if one did not.
+async function emitAll(type, args, from = null, waitMs = 0) {
+  const until = performance.now() + waitMs;
   for (const info of frames) {
-    if (info === from || info.stopped || !info.port) continue;
+    if (info === from || info.stopped) continue;
     eventSeq += 1;
     const seq = eventSeq;
+    if (!info.port) { info.early.push({ kind: "event", seq, type, args }); continue; }
     info.busy = type;
-    await new Promise((resolve) => {
+    const left = waitMs ? until - performance.now() : ACK_WAIT_MS;
+    const answer = left <= 0 ? null : await new Promise((resolve) => {
       info.waiting.set(seq, resolve);
-      setTimeout(resolve, ACK_WAIT_MS);
-      info.port.postMessage({ kind: "event", seq, type, args });
+      setTimeout(() => resolve(null), left);
+      info.port.postMessage({ kind: "event", seq, type, args, wait: waitMs > 0 });
     });
     if (info.busy === type) info.busy = null;
+    if (!waitMs) continue;
+    if (!answer) {
+      say(info, "slow", t(`处理 ${type} 超过 ${Math.round(waitMs) / 1000} 秒，这一拍没有等它：请求照常发出，没有脚本的改动`,
+        `took longer than ${Math.round(waitMs) / 1000} s over ${type}; the beat did not wait: its request went out without the scripts' changes`));
+      return { args, slow: info.script.name };
+    }
+    if (Array.isArray(answer.args)) args = answer.args;
   }
+  return { args, slow: null };
+}
+
+// -- a beat's events before its request (script_live.js) --------------------------------------------
+
+let heardLive = false;  // the frames heard the beat's events up to its request while it ran
+export const scriptsRunning = () => Boolean(loaded && frames.some((info) => !info.stopped && info.port));
+export function emitHeard(type, args, waitMs) {
+  heardLive = true;
+  return emitAll(type, args, null, Math.max(1, waitMs));
+}
+// The chat the frames read (*kept*: from now on, as after a call).
+export function showWorld(world, kept) {
+  for (const info of frames) toFrame(info, { kind: "world", world: frameWorld(info.script, world), settled: kept });
+  if (kept && loaded) loaded.world = world;
 }
 
 // The chat changed (a beat, an edit): the frames get its data again and SillyTavern's events of it,
 // in its order, from the server (app/play/page_events.py), each with the chat as a listener would
 // have read it then (a view: the first `length` messages, the last one replaced by `last`).
 export async function scriptsChanged(action) {
+  const live = heardLive ? "&live=1" : "";  // the events up to the request were heard during the beat
+  heardLive = false;
   if (!loaded || !frames.length) return;
-  const fresh = await api(`${context.base}/scripts/world?action=${encodeURIComponent(action)}`);
+  const fresh = await api(`${context.base}/scripts/world?action=${encodeURIComponent(action)}${live}`);
   await emitEvents(fresh.events || [], fresh.world);
   await settledCalls();
 }
 
-function viewOf(world, view) {
+export function viewOf(world, view) {
   if (!view) return world;
   const chat = (world.chat || []).slice(0, view.length);
   if (view.last && chat.length) chat[chat.length - 1] = view.last;
-  return { ...world, chat };
+  return { ...world, chat, ...(view.speaker ? { speaker: view.speaker } : {}) };
 }
 
 // *events* ([type, args, view]) to the frames, each after the chat it is heard with; *world* after all.
@@ -334,11 +406,17 @@ async function emitEvents(events, world) {
   let shown = null;
   for (const [type, args, view] of events) {
     const now = viewOf(world, view);
-    if (now !== shown) { for (const info of frames) info.port?.postMessage({ kind: "world", world: now }); shown = now; }
+    if (now !== shown) {
+      for (const info of frames) toFrame(info, { kind: "world", world: frameWorld(info.script, now) });
+      shown = now;
+    }
     await emitAll(type, args);
   }
   loaded.world = world;
-  if (shown !== world) for (const info of frames) info.port?.postMessage({ kind: "world", world });
+  // Settled: the chat as it is now (what a frame's injected prompts' filters read).
+  for (const info of frames) {
+    toFrame(info, shown !== world ? { kind: "world", world: frameWorld(info.script, world), settled: true } : { kind: "settled" });
+  }
 }
 
 // The calls the frames have made so far, answered (bounded: a call the server has not answered within
@@ -375,7 +453,7 @@ function stopFrozen(limit) {
   const named = offender ? offender.script.name : t("某个脚本", "one of the scripts");
   const why = offender && offender.busy !== "start" ? t(`（处理 ${offender.busy} 时）`, ` (handling ${offender.busy})`) : "";
   if (offender) {
-    stoppedScripts.add(offender.script.id);
+    stoppedScripts.add(scriptKey(offender.script));
     say(offender, "stopped", t(`${named} 超过 ${limit / 1000} 秒没有响应${why}，已停止（死循环？）`,
       `${named} did not answer for ${limit / 1000} s${why} and was stopped (an endless loop?)`));
   } else {
@@ -383,6 +461,7 @@ function stopFrozen(limit) {
       `the scripts did not answer for ${limit / 1000} s and were all started again`));
   }
   frames.length = 0;
+  forgetGlobals();
   drawButtons();
   if (onRestartBars) onRestartBars();  // the status bars shared the frozen process
   runAll(others);
@@ -393,7 +472,7 @@ async function runAll(scripts) {
   const mine = generation;
   for (const script of scripts) {
     if (mine !== generation) return;  // the frames were started again meanwhile
-    if (stoppedScripts.has(script.id)) continue;
+    if (stoppedScripts.has(scriptKey(script))) continue;
     await start(script);
   }
   drawButtons();
@@ -401,13 +480,20 @@ async function runAll(scripts) {
 
 // -- start ---------------------------------------------------------------------------------------------
 
-// The chat page's scripts start (a card's chat page only: the base is /api/chats/<card>/<chat>).
+// The chat page's scripts start (a card's chat page: the base is /api/chats/<card>/<chat>; a group
+// chat's: /api/groups/<group>/chats/<chat>, its members' scripts, group_scripts.js).
 // *restartBars*: draws the page's status bars again (after a frozen process was ended).
 export async function attachScripts(chatContext, restartBars) {
   context = chatContext;
   onRestartBars = restartBars;
-  if (!context.base.startsWith("/api/chats/")) return;
-  loaded = await api(`${context.base}/scripts`);
+  if (!context.base.startsWith("/api/chats/") && !isGroupBase(context.base)) { allowedAnswer(false); return; }
+  try {
+    loaded = await api(`${context.base}/scripts`);
+  } finally {
+    // A group page's bars stay read-only: a bar's call names no member card to check it against.
+    allowedAnswer(Boolean(loaded && loaded.allowed === true && !isGroupBase(context.base)));
+  }
+  noteWaiting(loaded);
   if (loaded.allowed !== true) {
     if (loaded.count) {
       scriptNote({ id: 0 }, t("脚本", "scripts"), "blocked", t(`此卡有 ${loaded.count} 个脚本，还没有允许运行（在卡片的设置里允许）`,

@@ -14,6 +14,7 @@ const KINDS = {
   unknown: () => t("没有这个函数", "no such function"),
   refused: () => t("不可用", "not available"),
   stopped: () => t("已停止", "stopped"),
+  slow: () => t("太慢", "too slow"),
   blocked: () => t("未加载", "not loaded"),
 };
 

@@ -13,7 +13,7 @@ import { api, toast } from "./common.js";
 import { lang, t } from "./i18n.js";
 import { inert } from "./card_html.js";
 import { frameIdentity, scriptNote } from "./script_panel.js";
-import { attachScripts, scriptsChanged } from "./script_frames.js";
+import { attachScripts, barCall, barsMayWrite, scriptsChanged } from "./script_frames.js";
 import { cardModule, onHostAnswered } from "./remote_modules.js";
 
 // blob: for the bar's remote modules, handed over as text and made modules in the frame (no host named).
@@ -140,6 +140,14 @@ function names() {
   return worldNames;
 }
 
+// bar_writes.js when the card's scripts are allowed (a bar then writes as a script does), else null.
+let writesText = null;
+async function writer() {
+  if (!(await barsMayWrite())) return null;
+  if (!writesText) writesText = text(new URL("bar_writes.js", import.meta.url).href);
+  return writesText;
+}
+
 function library(name) {
   if (!libraries.has(name)) libraries.set(name, text(`/api/frame-libs/${encodeURIComponent(name)}`));
   return libraries.get(name);
@@ -202,15 +210,15 @@ async function remoteOf(part) {
   return { html, modules, refusedLoads };
 }
 
-function documentOf(info, [guardCode, worldCode, fetchCode, bridgeCode], libraryCode, known, remote) {
-  const boot = { nonce: info.nonce, lang: lang(), blocked: [...info.part.blocked, ...remote.refusedLoads],
+function documentOf(info, [guardCode, worldCode, fetchCode, bridgeCode], libraryCode, known, remote, writes) {
+  const boot = { nonce: info.nonce, lang: lang(), writes: writes !== null, blocked: [...info.part.blocked, ...remote.refusedLoads],
     state: snapshot(info), refused: known.refused, remote: { items: info.part.remote || [], modules: remote.modules } };
   const data = JSON.stringify(boot).replace(/</g, "\\u003c");
   return `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">`
     + `<meta http-equiv="x-dns-prefetch-control" content="off">`
     + `<script>${guardCode}</script>`
     + `<style>${STYLE}</style><script type="application/json" id="pear-frame-data">${data}</script>`
-    + `<script>${worldCode}</script><script>${fetchCode}</script><script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
+    + `<script>${worldCode}</script><script>${fetchCode}</script>${writes === null ? "" : `<script>${writes}</script>`}<script>${bridgeCode}</script>${libraryCode.map((code) => `<script>${code}</script>`).join("")}`
     + inert(remote.html);
 }
 
@@ -235,9 +243,9 @@ export function statusFrame(part, message) {
 // each running its libraries and scripts.
 function fill(info) {
   Promise.all([Promise.all([guard(), world(), fetcher(), bridge()]), Promise.all(info.part.libs.map(library)), names(),
-    need(info.messageId), remoteOf(info.part)])
-    .then(([own, libraryCode, known, , remote]) => {
-      info.frame.srcdoc = documentOf(info, own, libraryCode, known, remote);
+    need(info.messageId), remoteOf(info.part), writer()])
+    .then(([own, libraryCode, known, , remote, writes]) => {
+      info.frame.srcdoc = documentOf(info, own, libraryCode, known, remote, writes);
     })
     .catch((error) => {
       info.frame.srcdoc = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><p>⚠ ${String(error.message)
@@ -277,6 +285,15 @@ function sized(info, height, empty) {
 const TOASTS = new Set(["success", "info", "warning", "error"]);
 const short = (value, length) => String(value ?? "").slice(0, length);
 
+// Who a bar's calls come from, for the script queue (script_frames.js) and the lines that name it.
+function barCaller(info) {
+  if (!info.caller) {
+    info.caller = { bar: info.messageId, script: { id: null, name: t(`状态栏（第 ${info.messageId} 楼）`, `status bar (message ${info.messageId})`) },
+      get port() { return info.port; }, who: info.who };
+  }
+  return info.caller;
+}
+
 function onPort(info, event) {
   const data = event.data;
   if (data && typeof data === "object" && data.kind === "size" && Number.isFinite(data.height)) {
@@ -287,6 +304,12 @@ function onPort(info, event) {
       short(data.note, 20), short(data.text, 300), Number(data.count) || 1);
   } else if (data && typeof data === "object" && data.kind === "fetch" && Number.isInteger(data.id) && typeof data.url === "string") {
     fetchFor(info, data.id, data.url.slice(0, 4000));
+  } else if (data && typeof data === "object" && data.kind === "call" && Number.isInteger(data.id)) {
+    // A write of the bar (bar_writes.js), sent as a script frame's call; refused when scripts are not allowed.
+    if (!barCall(barCaller(info), data)) {
+      refuse();
+      info.port.postMessage({ kind: "answer", id: data.id, error: t("状态栏只能读取：此卡的脚本没有允许运行", "status bars only read: this card's scripts are not allowed") });
+    }
   } else if (data && typeof data === "object" && data.kind === "toast" && TOASTS.has(data.type)) {
     const title = short(data.title, 80);
     toast(`${title ? `${title}：` : ""}${short(data.message, 300)}`, data.type === "error");
