@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 from script_card import CARD, add_script_card, helper_script
-from status_card import frame_of, reply, tavern_config, wait_text
-from web_harness import LiveServer, Served, beats_done, open_new_chat
+from status_card import frame_of, reply, tavern_served, wait_text
+from web_harness import Served, beats_done, open_new_chat
 
-from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+from peargarden.testing.fake_openai import text_reply
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
@@ -85,10 +85,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                ("模板", TEMPLATES, "1d-templates")]  # fmt: skip
     extra = [helper_script(name, HOST + code, [], ident) for name, code, ident in scripts]
     add_script_card(home, extra=extra, status_bar=BAR)
-    with FakeOpenAIServer() as fake:
-        home.config_file.write_text(tavern_config(fake.base_url), encoding="utf-8")
-        with LiveServer(home) as server:
-            yield Served(home, server, fake)
+    with tavern_served(home) as served:
+        yield served
 
 
 def script(page: Page, name: str) -> Frame:

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 from host_card import CARD, add_host_card
-from status_card import frame_of, reply, tavern_config, wait_text
-from web_harness import LiveServer, Served, beats_done, open_new_chat, wait_ready
+from status_card import reply, send, status_bar, tavern_served, wait_text
+from web_harness import Served, beats_done, open_new_chat, wait_ready
 
-from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
+from peargarden.testing.fake_openai import text_reply
 from peargarden.workspace.home import Home
 from peargarden.workspace.seed import seed_home
 
 if TYPE_CHECKING:
-    from playwright.sync_api import ConsoleMessage, Frame, Page
+    from playwright.sync_api import ConsoleMessage, Page
 
 
 @pytest.fixture(scope="module")
@@ -27,20 +27,8 @@ def world_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = Home(tmp_path_factory.mktemp("world-home"))
     seed_home(home)
     add_host_card(home)
-    with FakeOpenAIServer() as fake:
-        home.config_file.write_text(tavern_config(fake.base_url), encoding="utf-8")
-        with LiveServer(home) as server:
-            yield Served(home, server, fake)
-
-
-def _bar(page: Page, message_id: int) -> Frame:
-    return frame_of(page.locator(f"#messages li.msg[data-index='{message_id}'] iframe.status-frame"))
-
-
-def _send(page: Page, text: str, beats: int) -> None:
-    page.fill("#composer", text)
-    page.click("#send")
-    beats_done(page, beats)
+    with tavern_served(home) as served:
+        yield served
 
 
 def test_a_bar_that_looks_for_its_host_finds_it(world_served: Served, page: Page) -> None:
@@ -60,8 +48,8 @@ def test_a_bar_that_looks_for_its_host_finds_it(world_served: Served, page: Page
     ])  # fmt: skip
     open_new_chat(page, world_served.url, CARD)
 
-    _send(page, "这个月的房租。", 1)
-    first = _bar(page, 2)
+    send(page, "这个月的房租。", 1)
+    first = status_bar(page, 2)
     wait_text(first, "#资金", "资金：58")
     assert first.locator("#心情").inner_text() == "心情：高兴"
     assert first.locator("#窗口").inner_text() == "宿主窗口"  # parent !== window, as in a frame
@@ -75,16 +63,16 @@ def test_a_bar_that_looks_for_its_host_finds_it(world_served: Served, page: Page
     page.wait_for_selector("body[data-script-notes='1']")
     assert "TavernHelper.getTavernHelperSecret" in (page.locator("#script-panel").text_content() or "")
 
-    _send(page, "还有水电费。", 2)
-    wait_text(_bar(page, 4), "#资金", "资金：65")
+    send(page, "还有水电费。", 2)
+    wait_text(status_bar(page, 4), "#资金", "资金：65")
     assert first.locator("#资金").inner_text() == "资金：58"  # its own message's values
 
     page.locator("#messages .swipe-next").click()
     beats_done(page, 3)
-    wait_text(_bar(page, 4), "#资金", "资金：50")
+    wait_text(status_bar(page, 4), "#资金", "资金：50")
 
     page.reload()
     wait_ready(page)
-    wait_text(_bar(page, 2), "#资金", "资金：58")
-    wait_text(_bar(page, 4), "#资金", "资金：50")
+    wait_text(status_bar(page, 2), "#资金", "资金：58")
+    wait_text(status_bar(page, 4), "#资金", "资金：50")
     assert errors == []
