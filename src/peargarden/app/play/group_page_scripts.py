@@ -34,13 +34,12 @@ from typing import Any
 
 from peargarden.errors import BadInput
 from peargarden.modes.group.rounds import message_avatar
-from peargarden.scripting.st_host import settings_ready_data
 from peargarden.workspace.script_allowance import scripts_allowance
 
 from . import beat_log
 from .chat_variables import ChatVariables
 from .group_session import GroupSession
-from .page_events import BEATS, _activated, _change_events, _idle, _prompt_events, _started, _swiping, _undrawn
+from .page_events import BEATS, change_events, generation_events, settle, started_events, swiping, undrawn
 from .page_scripts import PageScriptHost, page_scripts, run_calls
 from .service import ChatSession
 
@@ -209,7 +208,7 @@ def round_events(group: GroupSession, action: str) -> list[Event]:
         events += [["message_sent", [start - 1], sent], ["user_message_rendered", [start - 1], sent]]
     if action == "swipe" and replies:  # the page's swipe arrow: SillyTavern's swipe, then the round
         last = replies[-1]
-        events.append(["message_swiped", [last], {"length": last + 1, "last": _swiping(chat[last], received=False)}])
+        events.append(["message_swiped", [last], {"length": last + 1, "last": swiping(chat[last], received=False)}])
     kind = "regenerate" if action == "regenerate" else gen_type
     events.append(["group_wrapper_started", [{"selected_group": group.group.folder, "type": kind}], None])
     rows = group.messages()
@@ -244,16 +243,11 @@ def _speaker_events(
     speaker = {"name": str(chat[index].get("name") or host.char_name), "id": host.character_id}
     before: dict[str, Any] = {"length": index, "last": None, "speaker": speaker}
     if swiped:
-        before = {"length": index + 1, "last": _swiping(chat[index], received=False), "speaker": speaker}
+        before = {"length": index + 1, "last": swiping(chat[index], received=False), "speaker": speaker}
     events: list[Event] = [["group_member_drafted", [host.character_id], before]]
-    events += _started(gen_type, before, dry_run=False)
-    if hits:
-        events.append(["world_info_activated", [_activated(host, hits)], before])
-    events += [[kind, args, before] for kind, args, _ in _prompt_events(messages, dry_run=False)]
-    stream = bool(host.state.oai.get("stream_openai"))
-    events.append(["chat_completion_settings_ready", [settings_ready_data(host.state, messages, gen_type, stream)],
-                   before])  # fmt: skip
-    shown = _swiping(chat[index], received=True) if swiped else _undrawn(copy.deepcopy(chat[index]))
+    events += started_events(gen_type, before, dry_run=False)
+    events += generation_events(host, gen_type, messages, hits, before)
+    shown = swiping(chat[index], received=True) if swiped else undrawn(copy.deepcopy(chat[index]))
     received = {"length": index + 1, "last": shown, "speaker": speaker}
     drawn = {"length": index + 1, "last": None, "speaker": speaker}
     events += [["message_received", [index, gen_type], received],
@@ -268,12 +262,12 @@ def group_action_events(group: GroupSession, action: str) -> dict[str, Any]:
     members = _members(group)
     if not members:  # every member's card gone: no script runs
         return {"world": {}, "events": []}
-    _idle(member_chat(group, members[0]))  # the round's record is written as it lets the chat go
+    settle(member_chat(group, members[0]))  # the round's record is written as it lets the chat go
     if action in BEATS:
         events = round_events(group, action)
     else:
         world = group_page_world(group)
-        return {"world": world, "events": _change_events(action, len(world.get("chat") or []) - 1)}
+        return {"world": world, "events": change_events(action, len(world.get("chat") or []) - 1)}
     return {"world": group_page_world(group), "events": events}
 
 

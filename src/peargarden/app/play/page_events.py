@@ -35,7 +35,7 @@ IDLE_WAIT = 5.0  # seconds: the beat's record is written as the beat lets the ch
 Event = list[Any]  # [type, args, view | None]
 
 
-def _idle(session: ChatSession) -> None:
+def settle(session: ChatSession) -> None:
     """The beat the page saw end has let the chat go (its record is written then)."""
     until = time.monotonic() + IDLE_WAIT
     while session.busy and time.monotonic() < until:
@@ -74,7 +74,7 @@ def _prompt_events(messages: list[dict[str, Any]], *, dry_run: bool) -> list[Eve
     ]
 
 
-def _started(gen_type: str, view: dict[str, Any] | None, *, dry_run: bool) -> list[Event]:
+def started_events(gen_type: str, view: dict[str, Any] | None, *, dry_run: bool) -> list[Event]:
     return [
         ["generation_started", [gen_type, GENERATE_OPTIONS, dry_run], view],
         ["GENERATION_AFTER_COMMANDS", [gen_type, GENERATE_OPTIONS, dry_run], view],
@@ -85,23 +85,23 @@ def _dry_runs(host: PageScriptHost) -> list[Event]:
     """The two prompt builds SillyTavern makes after a reply (its token counter's dry runs)."""
     with variables_left_absent(host.state):
         messages = generate(host.state, "normal", dry_run=True).messages
-    one = [*_started("normal", None, dry_run=True), *_prompt_events(messages, dry_run=True)]
+    one = [*started_events("normal", None, dry_run=True), *_prompt_events(messages, dry_run=True)]
     return [copy.deepcopy(event) for _ in range(DRY_RUNS_AFTER_REPLY) for event in one]
 
 
-def _undrawn(message: dict[str, Any]) -> dict[str, Any]:
+def undrawn(message: dict[str, Any]) -> dict[str, Any]:
     """A reply as SillyTavern holds it when ``MESSAGE_RECEIVED`` comes: not drawn, so no ``swipe_info``."""
     return {key: copy.deepcopy(value) for key, value in message.items() if key != "swipe_info"}
 
 
-def _swiping(message: dict[str, Any], *, received: bool) -> dict[str, Any]:
+def swiping(message: dict[str, Any], *, received: bool) -> dict[str, Any]:
     """The swiped reply while its new swipe is made: ``""`` in ``swipes`` for it; before the reply
     came (``MESSAGE_SWIPED``) the text and extra still the swipe shown before."""
     out = copy.deepcopy(message)
     swipes = out.get("swipes")
     shown = out.get("swipe_id")
     if not isinstance(swipes, list) or not isinstance(shown, int) or not 0 <= shown < len(swipes):
-        return _undrawn(out)
+        return undrawn(out)
     swipes[shown] = ""
     infos = out.get("swipe_info")
     if isinstance(infos, list) and len(infos) == len(swipes):
@@ -129,18 +129,31 @@ def request_events(
     gen_type = "normal" if action == "send" else action
     events: list[Event] = []
     if action == "send":
-        events += _started(gen_type, {"length": at, "last": None}, dry_run=False)
+        events += started_events(gen_type, {"length": at, "last": None}, dry_run=False)
         events += [["message_sent", [at], before], ["user_message_rendered", [at], before]]
     elif action == "swipe":
-        events += [["message_swiped", [at], before], *_started(gen_type, before, dry_run=False)]
+        events += [["message_swiped", [at], before], *started_events(gen_type, before, dry_run=False)]
     else:
-        events += _started(gen_type, before, dry_run=False)
+        events += started_events(gen_type, before, dry_run=False)
+    return events + generation_events(host, gen_type, messages, hits, before)
+
+
+def generation_events(
+    host: PageScriptHost,
+    gen_type: str,
+    messages: list[dict[str, Any]],
+    hits: list[dict[str, Any]],
+    view: dict[str, Any] | None,
+) -> list[Event]:
+    """A generation's events from its world info to its request, each heard with *view*: the entries
+    that fired (*hits*), the prompt's (*messages*) events and ``chat_completion_settings_ready``."""
+    events: list[Event] = []
     if hits:
-        events.append(["world_info_activated", [_activated(host, hits)], before])
-    events += [[kind, args, before] for kind, args, _ in _prompt_events(messages, dry_run=False)]
+        events.append(["world_info_activated", [_activated(host, hits)], view])
+    events += [[kind, args, view] for kind, args, _ in _prompt_events(messages, dry_run=False)]
     stream = bool(host.state.oai.get("stream_openai"))
     settings = settings_ready_data(host.state, copy.deepcopy(messages), gen_type, stream)
-    events.append(["chat_completion_settings_ready", [settings], before])
+    events.append(["chat_completion_settings_ready", [settings], view])
     return events
 
 
@@ -166,7 +179,7 @@ def beat_events(host: PageScriptHost, action: str, reply: str | None, *, live: b
             return []
         view = {"length": last + 1, "last": None}
         sent = [["message_sent", [last], view], ["user_message_rendered", [last], view]] if action == "send" else []
-        return [*_started("normal", {"length": last, "last": None}, dry_run=False), *sent]
+        return [*started_events("normal", {"length": last, "last": None}, dry_run=False), *sent]
     gen_type = "normal" if action == "send" else action
     events: list[Event] = []
     if not live:
@@ -175,16 +188,16 @@ def beat_events(host: PageScriptHost, action: str, reply: str | None, *, live: b
         if action == "send":
             before = {"length": last, "last": None}
         elif action == "swipe":
-            before = {"length": last + 1, "last": _swiping(chat[last], received=False)}
+            before = {"length": last + 1, "last": swiping(chat[last], received=False)}
         at = last - 1 if action == "send" else last
         events += request_events(host, action, messages, hits, at=at, before=before)
-    received = _swiping(chat[last], received=True) if action == "swipe" else _undrawn(chat[last])
+    received = swiping(chat[last], received=True) if action == "swipe" else undrawn(chat[last])
     events.append(["message_received", [last, gen_type], {"length": last + 1, "last": received}])
     events += [["character_message_rendered", [last, gen_type], None], ["generation_ended", [last + 1], None]]
     return events + _dry_runs(host)
 
 
-def _change_events(action: str, last: int) -> list[Event]:
+def change_events(action: str, last: int) -> list[Event]:
     if action == "delete":
         return [["message_deleted", [last], None]]
     if action == "edit":
@@ -196,7 +209,7 @@ def action_events(session: ChatSession, action: str, *, live: bool = False) -> d
     """``{"world", "events"}``: the chat's data after *action* (a beat of :data:`BEATS`, or a change of
     the chat: ``edit``, ``delete``…) and SillyTavern's events of it, in order (see the module);
     *live*: the beat's events up to its request were heard during the beat."""
-    _idle(session)
+    settle(session)
     host = PageScriptHost(session)
     world = host.world()
     if action in BEATS:
@@ -204,8 +217,9 @@ def action_events(session: ChatSession, action: str, *, live: bool = False) -> d
         reply = leaf[-1].entry_id if leaf else None
         events = beat_events(host, action, reply, live=live)
     else:
-        events = _change_events(action, len(host.state.chat) - 1)
+        events = change_events(action, len(host.state.chat) - 1)
     return {"world": world, "events": events}
 
 
-__all__ = ["BEATS", "action_events", "beat_events", "being_swiped", "request_events"]
+__all__ = ["BEATS", "action_events", "beat_events", "being_swiped", "change_events", "generation_events",
+           "request_events", "settle", "started_events", "swiping", "undrawn"]  # fmt: skip
