@@ -9,18 +9,36 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from functools import cache
+from typing import NamedTuple
 
 import msgspec
 
-_STATIC_IMPORT = re.compile(
-    r"""^[ \t]*import\s+(?:(?P<default>[\w$]+)\s*,?\s*)?(?:\{(?P<names>[^}]*)\}|\*\s*as\s+(?P<star>[\w$]+))?\s*"""
-    r"""(?:from\s*)?(?P<q>['"])(?P<url>[^'"]+)(?P=q)[ \t]*;?""",
-    re.MULTILINE,
-)
-_DYNAMIC_IMPORT = re.compile(r"(?<![\w$.])import\s*\(")
-_EXPORT_DECLARATION = re.compile(r"^([ \t]*)export\s+(?=(?:const|let|var|function|class|async)\b)", re.MULTILINE)
-_EXPORT_DEFAULT = re.compile(r"^([ \t]*)export\s+default\s+", re.MULTILINE)
-_EXPORT_LIST = re.compile(r"^[ \t]*export\s*(?:\*|\{[^}]*\})(?:\s*from\s*['\"][^'\"]*['\"])?[ \t]*;?", re.MULTILINE)
+
+class _Patterns(NamedTuple):
+    static_import: re.Pattern[str]
+    dynamic_import: re.Pattern[str]
+    export_declaration: re.Pattern[str]
+    export_default: re.Pattern[str]
+    export_list: re.Pattern[str]
+
+
+@cache
+def _patterns() -> _Patterns:
+    """Compiled on first use: a chat whose card has no scripts (most) never reads one, and compiling
+    these at import was ~5 M instructions of every beat."""
+    return _Patterns(
+        re.compile(
+            r"""^[ \t]*import\s+(?:(?P<default>[\w$]+)\s*,?\s*)?"""
+            r"""(?:\{(?P<names>[^}]*)\}|\*\s*as\s+(?P<star>[\w$]+))?\s*"""
+            r"""(?:from\s*)?(?P<q>['"])(?P<url>[^'"]+)(?P=q)[ \t]*;?""",
+            re.MULTILINE,
+        ),
+        re.compile(r"(?<![\w$.])import\s*\("),
+        re.compile(r"^([ \t]*)export\s+(?=(?:const|let|var|function|class|async)\b)", re.MULTILINE),
+        re.compile(r"^([ \t]*)export\s+default\s+", re.MULTILINE),
+        re.compile(r"^[ \t]*export\s*(?:\*|\{[^}]*\})(?:\s*from\s*['\"][^'\"]*['\"])?[ \t]*;?", re.MULTILINE),
+    )
 
 
 def _bindings(names: str) -> str:
@@ -44,11 +62,12 @@ def _static_import(match: re.Match[str]) -> str:
 def script_body(source: str) -> str:
     """A TavernHelper script (an ES module) as the body of an async function: static imports read
     from the recognised modules, ``import(url)`` answered at once, ``export`` dropped."""
-    body = _STATIC_IMPORT.sub(_static_import, source)
-    body = _DYNAMIC_IMPORT.sub("__pear_import(", body)
-    body = _EXPORT_DECLARATION.sub(r"\1", body)
-    body = _EXPORT_DEFAULT.sub(r"\1const __default_export = ", body)
-    return _EXPORT_LIST.sub("", body)
+    patterns = _patterns()
+    body = patterns.static_import.sub(_static_import, source)
+    body = patterns.dynamic_import.sub("__pear_import(", body)
+    body = patterns.export_declaration.sub(r"\1", body)
+    body = patterns.export_default.sub(r"\1const __default_export = ", body)
+    return patterns.export_list.sub("", body)
 
 
 def registers_schema(source: str) -> bool:
@@ -68,7 +87,7 @@ class SchemaScript(msgspec.Struct, frozen=True):
 
 def imported_urls(code: str) -> list[str]:
     """The addresses a script's static imports name, in order."""
-    return list(dict.fromkeys(match["url"] for match in _STATIC_IMPORT.finditer(code)))
+    return list(dict.fromkeys(match["url"] for match in _patterns().static_import.finditer(code)))
 
 
 def registering_scripts(
