@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import peargarden.cli
+from kit.mvu_chats import card_home
 from peargarden.cli import main
 from peargarden.cli._app import load_command
 from peargarden.cli._commands import COMMANDS
@@ -57,14 +58,20 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 """
 
 
-def _modules_after(home: Path, *args: str) -> tuple[str, list[str]]:
+def _probe(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """``pear *args*`` in a fresh interpreter: what it printed, and the modules it had loaded."""
     env = {**os.environ, "PEARGARDEN_HOME": str(home), "PYTHONIOENCODING": "utf-8"}
     run = subprocess.run(
         [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=120
     )
     report = json.loads(run.stderr.strip().splitlines()[-1])
     assert report["code"] == 0, run.stderr
-    return run.stdout, report["modules"]
+    return run, report["modules"]
+
+
+def _modules_after(home: Path, *args: str) -> tuple[str, list[str]]:
+    run, modules = _probe(home, *args)
+    return run.stdout, modules
 
 
 def _exit_code(*args: str) -> int:
@@ -156,6 +163,49 @@ def test_a_tavern_preview_counts_without_building_tiktoken(initialised_home: Pat
     again, modules = _modules_after(initialised_home, *command)
     assert again == first
     assert cache.read_bytes() == written
+
+
+# MVU's engine and the parsers, math and dates it loads: a chat whose card keeps no variables needs none.
+MVU_ENGINE = tuple(
+    f"peargarden.variables.{name}"
+    for name in ("initvar", "update", "message", "zod_schema", "commands", "command_value", "mathexpr", "jsdate",
+                 "parse_string", "json5", "yaml_load", "json_repair")
+)  # fmt: skip
+
+
+def test_a_chat_without_variables_leaves_mvus_engine_out(initialised_home: Path) -> None:
+    """青梧 has no ``[initvar]`` entry, no ``[mvu_update]`` rules and no MVU records: a stage beat, a
+    tavern beat and `pear tavern assemble` decide so on the light reads and load none of the engine."""
+    with FakeOpenAIServer() as server:
+        server.default_reply = text_reply("客官，", "楼上请。")
+        endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
+        runs = [
+            ("chat", "--once", "掌柜，还有空房吗？", *endpoint),
+            ("chat", "--mode", "tavern", "--once", "掌柜，来壶茶。", *endpoint),
+            ("tavern", "assemble", "--card", "青梧", "--message", "掌柜，还有空房吗？"),
+        ]
+        for args in runs:
+            out, modules = _modules_after(initialised_home, *args)
+            assert "楼上请" in out or "掌柜，还有空房吗？" in out
+            assert "peargarden.variables.marks" in modules  # the variables were looked at
+            assert [name for name in MVU_ENGINE if name in modules] == [], args
+
+
+def test_a_chat_with_mvu_loads_and_runs_its_engine(home_dir: Path) -> None:
+    """The minimal classic MVU card (an ``[initvar]`` book): its beat loads the engine on demand and
+    runs it — the greeting seeded, the reply's update commands applied (the status line shows them)."""
+    case = Path(__file__).parents[1] / "variables" / "mvu_e2e" / "01-minimal-classic-mvu"
+    settings = {"userName": "User", "regex_allowed": True, "scripts_allowed": True}
+    card_home(home_dir, case / "card.json", [case / "小梨变量书.json"], "小梨", settings)
+    reply = json.loads((case / "step_01_send.json").read_text(encoding="utf-8"))["reply_text"]
+    with FakeOpenAIServer() as server:
+        server.default_reply = text_reply(reply)
+        endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
+        run, modules = _probe(home_dir, "chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好，小梨。",
+                              *endpoint)  # fmt: skip
+    status = [line for line in run.stderr.splitlines() if line.startswith("【变量】")]
+    assert len(status) == 1 and "金钱=80*" in status[0] and "世界.地点=后台*" in status[0], run.stderr
+    assert [name for name in MVU_ENGINE if name not in modules] == []
 
 
 def test_a_heavy_command_still_loads_what_it_needs(initialised_home: Path, tmp_path: Path) -> None:

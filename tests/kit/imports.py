@@ -57,6 +57,14 @@ ON_DEMAND = frozenset(
         # the page model (a chat's rows, its chrome, display scripts, a stage beat read back): drawn
         # by a page or `pear vars`/`pear sessions` views, never by a beat or `pear tavern assemble`
         "peargarden.app.play.chat_page",
+        # MVU's engine (seeding, update commands, a reply's handling, a card's zod schema; the JSON5,
+        # YAML and repaired-JSON parsers, math and dates under them, ~70 M instructions): imported by
+        # the variables' steps only when MVU keeps a chat's variables; a chat without them decides
+        # so on the light reads (variables.marks, history, schema_script)
+        "peargarden.variables.initvar",
+        "peargarden.variables.update",
+        "peargarden.variables.message",
+        "peargarden.variables.zod_schema",
     }
 )
 

@@ -16,7 +16,10 @@ nothing is written between the user's message and the reply, so a regenerate sta
 
 MVU runs for a card with an ``[initvar]`` entry or ``[mvu_update]`` rules in its lorebooks, or a chat
 that already holds MVU records, unless the user said no to the card's scripts
-(:mod:`peargarden.workspace.script_allowance`).
+(:mod:`peargarden.workspace.script_allowance`).  That is decided on the light reads
+(:mod:`peargarden.variables.marks`, ``history``, ``schema_script``); MVU's engine (``initvar``,
+``message``, ``zod_schema`` and the parsers, math and dates under them: about 70 M instructions of
+a process) is imported by the steps that run only when MVU keeps the chat's variables.
 
 A group chat (:func:`speaker_prepare`) is one chat whose records every speaker's reply carries on:
 the same steps run after each speaker's reply, and a speaker's own books seed the variables when
@@ -28,7 +31,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -37,14 +40,15 @@ from peargarden.formats.helper_scripts import helper_scripts
 from peargarden.sessions.context import ContextMessage
 from peargarden.sessions.variables import chat_metadata, chat_variables, note_data, note_records
 from peargarden.variables.history import is_mvu_data, last_valid_variables, swipe_variables, variables_at
-from peargarden.variables.initvar import Lorebook, greeting_records, initialize, is_initvar_entry
-from peargarden.variables.marks import is_update_rules
-from peargarden.variables.message import handle_variables_in_message
+from peargarden.variables.marks import Lorebook, is_initvar_entry, is_update_rules
+from peargarden.variables.schema_script import registering_scripts
 from peargarden.variables.script_budget import ScriptBudget
-from peargarden.variables.zod_schema import MvuSchema, schema_of
 from peargarden.workspace.script_allowance import scripts_allowance
 
 from .base import BeatEnv, chat_memo
+
+if TYPE_CHECKING:
+    from peargarden.variables.zod_schema import MvuSchema
 
 _PENDING_KEY = "variables.pending"
 
@@ -192,6 +196,8 @@ def greeting_seed(
     """The ``[initvar]`` records of a new chat's greeting swipes (one per text), and what could not
     be read (an ``[initvar]`` entry named with its problem); *schema*: the card's registered zod
     schema, which parses each seed."""
+    from peargarden.variables.initvar import greeting_records, initialize
+
     init = initialize(None, books)
     warnings = list(init.warnings)
     records = greeting_records(
@@ -208,7 +214,12 @@ def schema_scripts(
     script registers one.  *sources*: the card's remote modules kept in the data folder (a schema
     imported from a URL)."""
     scripts = ((s.name, s.content) for ext in extensions for s in helper_scripts(ext) if s.enabled)
-    return schema_of(scripts, budget, sources)
+    found = registering_scripts(scripts, sources)
+    if not found:  # most cards: the engine that runs a schema (QuickJS, MVU's parsers) stays unloaded
+        return None
+    from peargarden.variables.zod_schema import MvuSchema
+
+    return MvuSchema(found, budget)
 
 
 _BUDGET_KEY = "variables.script_budget"
@@ -287,6 +298,8 @@ def speaker_prepare(
 
 def _init_check(out: Prepared, end: int, books: Sequence[Lorebook], schema: MvuSchema | None) -> None:
     """MVU's ``initCheck`` over the chat's first *end* messages (see :func:`speaker_prepare`)."""
+    from peargarden.variables.initvar import initialize
+
     chat = out.chat
     existing = last_valid_variables(chat.messages, end)
     if end == 1 and not is_mvu_data(existing):
@@ -333,6 +346,8 @@ def _user_record(out: Prepared, pending: Mapping[str, dict[str, Any]] | None, sc
         chat.set_record(last, copy.deepcopy(kept))
         out.user = last
         return
+    from peargarden.variables.message import handle_variables_in_message
+
     try:
         outcome = handle_variables_in_message(messages[: last + 1], last, schema=schema)
     except PearError as error:
@@ -386,6 +401,8 @@ def beat_notes(
     index = chat.index_of(reply_id) if reply_id else None
     if index is None:
         return update
+    from peargarden.variables.message import handle_variables_in_message
+
     try:
         outcome = handle_variables_in_message(chat.messages, index, start=start, schema=schema)
     except PearError as error:  # MVU throws on some replies; the beat is kept, the variables are not

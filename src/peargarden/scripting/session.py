@@ -25,7 +25,7 @@ import msgspec
 
 from peargarden.text.jsvalue import UNDEFINED, json_stringify
 from peargarden.variables.jsvalues import from_json
-from peargarden.variables.zod_schema import script_body
+from peargarden.variables.schema_script import script_body
 
 from .api import ASYNC, SYNC, TavernHelperApi
 from .host import ScriptError, ScriptHost

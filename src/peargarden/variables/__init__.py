@@ -23,8 +23,13 @@ MVU's recorded unit cases and two recorded chats (``tests/variables/``).
   that runs an engine, imported lazily; no files, no network, time and memory limits).
 - :mod:`.zod_schema` — a card's ``registerMvuSchema`` script run in QuickJS over our own
   ``zod_lite.js`` / ``lodash_lite.js`` / ``mvu_schema.js``: the seed parsed, commands clamped or refused;
+  :mod:`.schema_script` — a script read as text (does it register a schema, what it imports, its body);
   :mod:`.script_budget` — the CPU its scripts may spend, per use and per beat (the clock passed in).
 - :mod:`.bounds` — how deep and how large a value may be (100 levels, 1,000,000 characters of
   ``stat_data``); :mod:`.yaml_load` also counts aliases as the ``yaml`` package does (100).
-- :mod:`.marks` — the ``[initvar]`` / ``[mvu_update]`` comment marks, for modules that only filter entries.
+- :mod:`.marks` — a lorebook as MVU reads it and the ``[initvar]`` / ``[mvu_update]`` comment marks.
+
+A chat decides whether MVU keeps its variables on the light reads (``marks``, ``history``,
+``schema_script``); the engine (``initvar``, ``update``, ``message``, ``zod_schema`` and the parsers,
+math and dates under them) is imported where MVU runs (``tests/kit/imports.py``: ``ON_DEMAND``).
 """

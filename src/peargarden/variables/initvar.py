@@ -19,8 +19,10 @@ from typing import Any
 import msgspec
 
 from peargarden.variables.bounds import problem
-from peargarden.variables.jsvalues import UNDEFINED, clone, js_keys, truthy
+from peargarden.variables.jsvalues import UNDEFINED, clone, truthy
 from peargarden.variables.lodash import correctly_merge
+from peargarden.variables.marks import Lorebook as Lorebook  # re-exported: the light reads keep the books
+from peargarden.variables.marks import is_initvar_entry as is_initvar_entry
 from peargarden.variables.parse_string import ParseStringError, parse_string
 from peargarden.variables.schema import clean_up_metadata, regenerate
 from peargarden.variables.update import update_variables
@@ -31,18 +33,6 @@ _LINE_END = re.compile(r"[\n\r\u2028\u2029]")  # where JavaScript's ``.`` stops
 _CLOSING_LINE = re.compile(rf"\n{_NOT_NEWLINE}*</initvar>")
 _GREETING_BLOCK = re.compile(rf"<(initvar)>(?:\s*```{_NOT_NEWLINE}*)?([\s\S]*?)(?:```\s*)?</\1>", re.IGNORECASE)
 _GREETING_CLOSE = re.compile("</initvar>", re.IGNORECASE)
-
-
-class Lorebook(msgspec.Struct, frozen=True):
-    """A lorebook as MVU sees it: its name and its entries (SillyTavern's ``entries`` object or a list)."""
-
-    name: str
-    entries: Mapping[str, Any] | Sequence[Mapping[str, Any]]
-
-    def ordered_entries(self) -> list[Mapping[str, Any]]:
-        if isinstance(self.entries, Mapping):
-            return [self.entries[key] for key in js_keys(dict(self.entries)) if isinstance(self.entries[key], Mapping)]
-        return [entry for entry in self.entries if isinstance(entry, Mapping)]
 
 
 class InitResult(msgspec.Struct):
@@ -110,11 +100,6 @@ def entry_text(content: str) -> str:
     if fenced is not None:
         content = fenced
     return content
-
-
-def is_initvar_entry(entry: Mapping[str, Any]) -> bool:
-    comment = entry.get("comment")
-    return isinstance(comment, str) and "[initvar]" in comment.lower()
 
 
 def load_initvar_data(

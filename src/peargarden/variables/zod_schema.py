@@ -23,7 +23,6 @@ in): not text, not JSON, nested or sized past ``bounds``' limits.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from importlib.resources import files
@@ -34,6 +33,9 @@ import msgspec
 from peargarden.variables.bounds import TooLarge, check_value, problem
 from peargarden.variables.commands import Command
 from peargarden.variables.jsvalues import UNDEFINED, from_json, json_stringify
+from peargarden.variables.schema_script import SchemaScript as SchemaScript
+from peargarden.variables.schema_script import registering_scripts
+from peargarden.variables.schema_script import script_body as script_body
 from peargarden.variables.script_budget import OutOfTime, ScriptBudget, ScriptUse
 from peargarden.variables.yaml_load import YamlError, load
 
@@ -44,65 +46,12 @@ _MAX_WARNINGS = 50  # a script can make its page say anything, but not without e
 _WARNING_CHARS = 500
 _LIBRARIES = ("lodash_lite.js", "zod_lite.js", "mvu_schema.js")
 
-_STATIC_IMPORT = re.compile(
-    r"""^[ \t]*import\s+(?:(?P<default>[\w$]+)\s*,?\s*)?(?:\{(?P<names>[^}]*)\}|\*\s*as\s+(?P<star>[\w$]+))?\s*"""
-    r"""(?:from\s*)?(?P<q>['"])(?P<url>[^'"]+)(?P=q)[ \t]*;?""",
-    re.MULTILINE,
-)
-_DYNAMIC_IMPORT = re.compile(r"(?<![\w$.])import\s*\(")
-_EXPORT_DECLARATION = re.compile(r"^([ \t]*)export\s+(?=(?:const|let|var|function|class|async)\b)", re.MULTILINE)
-_EXPORT_DEFAULT = re.compile(r"^([ \t]*)export\s+default\s+", re.MULTILINE)
-_EXPORT_LIST = re.compile(r"^[ \t]*export\s*(?:\*|\{[^}]*\})(?:\s*from\s*['\"][^'\"]*['\"])?[ \t]*;?", re.MULTILINE)
-
 
 @cache
 def _library() -> str:
     """The three JavaScript files every run starts with (read once, from this package)."""
     folder = files(__package__)
     return "\n;\n".join(folder.joinpath(name).read_text(encoding="utf-8") for name in _LIBRARIES)
-
-
-def _bindings(names: str) -> str:
-    """``a, b as c`` of an import list as a destructuring pattern (``a, b: c``)."""
-    parts = [part.strip() for part in names.split(",") if part.strip()]
-    return ", ".join(re.sub(r"^([\w$]+)\s+as\s+([\w$]+)$", r"\1: \2", part) for part in parts)
-
-
-def _static_import(match: re.Match[str]) -> str:
-    module = f"__pear.load({json.dumps(match['url'])})"
-    lines = []
-    if match["default"]:
-        lines.append(f"const {match['default']} = ({module}).default;")
-    if match["names"] is not None:
-        lines.append(f"const {{ {_bindings(match['names'])} }} = {module};")
-    if match["star"]:
-        lines.append(f"const {match['star']} = {module};")
-    return " ".join(lines) or f"{module};"
-
-
-def script_body(source: str) -> str:
-    """A TavernHelper script (an ES module) as the body of an async function: static imports read
-    from the recognised modules, ``import(url)`` answered at once, ``export`` dropped."""
-    body = _STATIC_IMPORT.sub(_static_import, source)
-    body = _DYNAMIC_IMPORT.sub("__pear_import(", body)
-    body = _EXPORT_DECLARATION.sub(r"\1", body)
-    body = _EXPORT_DEFAULT.sub(r"\1const __default_export = ", body)
-    return _EXPORT_LIST.sub("", body)
-
-
-def registers_schema(source: str) -> bool:
-    """Whether a script's code calls ``registerMvuSchema`` (what makes it a schema script)."""
-    return "registerMvuSchema" in source
-
-
-class SchemaScript(msgspec.Struct, frozen=True):
-    """One TavernHelper script that registers a schema: its name (for warnings), its code, and the
-    remote modules it imports that the card plays from the data folder (``(url, source)``: a script
-    that only imports its schema from a URL, as the template cards do, registers it from there)."""
-
-    name: str
-    code: str
-    modules: tuple[tuple[str, str], ...] = ()
 
 
 class SchemaRun(msgspec.Struct):
@@ -225,7 +174,7 @@ class MvuSchema(msgspec.Struct, frozen=True):
             warnings.append(f"变量结构的结果读不出来（variables unchanged）：{unreadable}")
             return SchemaRun(False, warnings), {}
         failed = out.get("failed")
-        for name, reason in (failed.items() if isinstance(failed, dict) else ()):
+        for name, reason in failed.items() if isinstance(failed, dict) else ():
             message = f"变量结构脚本「{_line(name)}」运行失败（没有生效）：{_reason(reason, self.memory_limit)}"
             if message not in warnings:
                 warnings.append(message)
@@ -336,21 +285,11 @@ def _first_line(error: BaseException) -> str:
     return "out of memory" if text == "null" else text.splitlines()[0]
 
 
-def imported_urls(code: str) -> list[str]:
-    """The addresses a script's static imports name, in order."""
-    return list(dict.fromkeys(match["url"] for match in _STATIC_IMPORT.finditer(code)))
-
-
 def schema_of(
     scripts: Iterable[tuple[str, str]], budget: ScriptBudget, sources: Callable[[str], str | None] | None = None
 ) -> MvuSchema | None:
     """The schema of the scripts given as ``(name, code)`` (enabled ones, in TavernHelper's order),
-    spending *budget*: ``None`` when none of them registers one.  *sources* gives the text of a remote
-    module the card plays from the data folder (None: not there); a script whose imported module
-    registers a schema is a schema script too."""
-    found = []
-    for name, code in scripts:
-        modules = tuple((url, text) for url in imported_urls(code) if sources and (text := sources(url)) is not None)
-        if registers_schema(code) or any(registers_schema(text) for _, text in modules):
-            found.append(SchemaScript(name, code, modules))
-    return MvuSchema(tuple(found), budget) if found else None
+    spending *budget*: ``None`` when none of them registers one (:func:`.schema_script.registering_scripts`;
+    *sources*: the card's remote modules kept in the data folder)."""
+    found = registering_scripts(scripts, sources)
+    return MvuSchema(found, budget) if found else None

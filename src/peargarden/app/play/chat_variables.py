@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -29,11 +29,10 @@ from peargarden.sessions.variables import (
     message_notes,
 )
 from peargarden.variables.history import is_mvu_data
-from peargarden.variables.initvar import Lorebook
 from peargarden.variables.jsvalues import json_stringify
+from peargarden.variables.marks import Lorebook
 from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.yaml_dump import yaml_stringify
-from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.cards import CardFolder
 from peargarden.workspace.config import Settings, load_settings
 from peargarden.workspace.home import Home
@@ -41,6 +40,9 @@ from peargarden.workspace.remote_modules import pinned_sources
 from peargarden.workspace.script_allowance import scripts_allowance
 
 from .chat_records import ChatRecord
+
+if TYPE_CHECKING:
+    from peargarden.variables.zod_schema import MvuSchema
 
 __all__ = [
     "ChatVariables",

@@ -55,7 +55,7 @@ from peargarden.stscript.runtime import Interpreter, run_script
 from peargarden.tavern.slash_host import TavernSlashHost
 from peargarden.text.jsvalue import json_stringify
 from peargarden.variables.jsvalues import from_json
-from peargarden.variables.zod_schema import script_body
+from peargarden.variables.schema_script import script_body
 from peargarden.workspace import atomic
 from peargarden.workspace.config import load_settings
 from peargarden.workspace.library import lorebook_path

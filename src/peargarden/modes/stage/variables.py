@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -33,12 +33,9 @@ from peargarden.errors import PearError
 from peargarden.providers.base import ChatRequest
 from peargarden.sessions.variables import CHAT_METADATA_TYPE, MESSAGE_VARIABLES_TYPE, chat_metadata
 from peargarden.variables.history import is_mvu_data, last_valid_variables
-from peargarden.variables.initvar import Lorebook
 from peargarden.variables.jsvalues import clone
-from peargarden.variables.marks import is_update_rules
-from peargarden.variables.update import update_variables
+from peargarden.variables.marks import Lorebook, is_update_rules
 from peargarden.variables.yaml_dump import yaml_stringify
-from peargarden.variables.zod_schema import MvuSchema
 
 from ..base import AfterBeat, BeatEnv, BranchView, ModeSetup, SideCall, chat_memo
 from ..chat_variables import (
@@ -58,6 +55,9 @@ from ..tavern.variables import (
     late_step,
     request_variables,
 )
+
+if TYPE_CHECKING:
+    from peargarden.variables.zod_schema import MvuSchema
 
 TOOL_NAME = "variables_update"
 _BEAT_KEY = "stage.variables"
@@ -142,6 +142,8 @@ class VariablesTool(Tool):
         record = memo.get("record") or memo.get("base")
         if not is_mvu_data(record):
             return ToolResult("这段对话还没有变量（no variables yet）", is_error=True)
+        from peargarden.variables.update import update_variables
+
         work = clone(record)
         patch = json.dumps(args.get("patch") or [], ensure_ascii=False)
         try:
@@ -283,6 +285,8 @@ def _write(view: BranchView, side: SideCall, result: BeatResult, chat: StChat, c
         if not _UPDATE_BLOCK.search(text):
             base = last_valid_variables(chat.messages, index)
             if is_mvu_data(base):
+                from peargarden.variables.update import update_variables
+
                 try:
                     block = side_update(side, base, update_rules(books), _user_line(chat, index, view), text)
                     start = clone(base)

@@ -18,7 +18,7 @@ Two steps around SillyTavern's own assembly:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -29,10 +29,8 @@ from peargarden.sessions.context import build_context
 from peargarden.sessions.variables import MESSAGE_VARIABLES_TYPE, chat_metadata, customs_as_data, note_data
 from peargarden.variables.ejs import has_template
 from peargarden.variables.macros import expand_variable_macros
-from peargarden.variables.message import without_status_placeholder
 from peargarden.variables.script_budget import ScriptBudget
 from peargarden.variables.templates_js import render_template
-from peargarden.variables.zod_schema import MvuSchema
 from peargarden.workspace.home import Home
 from peargarden.workspace.remote_modules import pinned_sources
 
@@ -54,6 +52,9 @@ from ..chat_variables import (
 )
 from ..chat_variables import card_books as books_of
 from .sources import card_worlds, chat_keeper, read_named_preset
+
+if TYPE_CHECKING:
+    from peargarden.variables.zod_schema import MvuSchema
 
 _MACRO_MARK = "_variable::"
 _TAIL = 4  # messages read of a chat without variables: enough to find the user's last one
@@ -239,6 +240,8 @@ def late_step(
     }
     step = render_messages(messages, scopes, sources)
     if known.prepared is not None:  # MVU keeps this chat's variables: its prompt filter runs on what is sent
+        from peargarden.variables.message import without_status_placeholder
+
         step.messages = without_status_placeholder(step.messages)
     if step.chat_variables != scopes["chat"]:
         chat_metadata["variables"] = step.chat_variables
