@@ -113,7 +113,8 @@ def test_light_commands_load_no_heavy_library(initialised_home: Path, args: list
 
 def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
     """`pear chat --once` on a stage chat: no script checker (tree-sitter), no tokenizer for a model
-    counted by estimate (tiktoken)."""
+    counted by estimate (tiktoken), no third-party HTTP stack (the standard library's speaks to the
+    endpoint: providers/_wire.py)."""
     with FakeOpenAIServer() as server:
         server.default_reply = text_reply("客官，", "楼上请。")
         endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
@@ -121,6 +122,7 @@ def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
     assert "楼上请" in out
     loaded = {name.split(".")[0] for name in modules}
     assert {"tree_sitter", "tree_sitter_javascript", "tiktoken"} & loaded == set()
+    assert {"httpx2", "httpcore2", "h11", "anyio"} & loaded == set()
     # Nor SillyTavern's assembly, the group chats' service and modes, the embedded model's provider
     # or the page model (loaded on demand).
     rooms = ("peargarden.tavern.state", "peargarden.modes.tavern.setup", "peargarden.modes.group.",

@@ -3,9 +3,11 @@ endpoint and quoting what came back, and every wait has a limit (connect, first 
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -159,31 +161,22 @@ def test_connect_timeout_bounds_an_endpoint_that_never_accepts(make_provider: Ma
     assert elapsed < 20  # generous on a loaded machine; the first-byte and total limits are 60 and 120 s
 
 
-class _SlowConnect:
-    """The HTTP library's network backend with a slow TCP connect: the connection is in the pool
-    while it connects, so a cancel then lands in the window that closing the client empties."""
-
-    def __init__(self, backend: object, seconds: float) -> None:
-        self._backend = backend
-        self._seconds = seconds
-
-    def connect_tcp(self, *args: object, **kwargs: object) -> object:
-        time.sleep(self._seconds)
-        return self._backend.connect_tcp(*args, **kwargs)  # type: ignore[attr-defined]
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._backend, name)
-
-
-def test_cancel_while_connecting_still_ends_the_wait(fake_server: FakeOpenAIServer, make_provider: Make) -> None:
+def test_cancel_while_connecting_still_ends_the_wait(
+    fake_server: FakeOpenAIServer, make_provider: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A cancel during the connect closes the client before the connection has a socket; the
-    request then goes out and waits for a status line the server holds for 30 s.  The watcher's
-    later tries must still find that connection and wake it."""
+    connection made after it must not send the request and wait for a status line the server
+    holds for 30 s."""
     gate = threading.Event()
     fake_server.script([sse(Gate(gate), delay=30.0)])
     provider = make_provider(timeout=None, timeouts=Timeouts(first_byte=60, total=120))
-    pool = provider.client()._client._transport._pool  # type: ignore[attr-defined]
-    pool._network_backend = _SlowConnect(pool._network_backend, 1.0)
+    connect = socket.create_connection
+
+    def slow_connect(*args: Any, **kwargs: Any) -> socket.socket:  # a slow TCP connect
+        time.sleep(1.0)
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(socket, "create_connection", slow_connect)
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()  # while the connect still sleeps
     started = time.monotonic()

@@ -1,6 +1,6 @@
 """The provider's HTTP side (providers/_http.py): server-sent events as it reads them (every line
 ending, any cut between network reads, comments, events without data, ``[DONE]``, error events) and
-the TLS context its clients share."""
+the TLS context its clients share (the transport itself: test_providers_wire.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from peargarden.providers import _http
-from peargarden.providers._http import EndpointError, MalformedEvent, sse_data, stream_chunks, tls_context
+from peargarden.providers import _wire
+from peargarden.providers._http import EndpointError, MalformedEvent, sse_data, stream_chunks
+from peargarden.providers._wire import tls_context
 from peargarden.providers.base import ChatRequest, TextDelta
 from peargarden.providers.openai_compat import OpenAICompatProvider
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
@@ -74,32 +75,17 @@ def test_bytes_that_are_not_utf8_or_json_raise_value_errors_holding_them() -> No
 
 
 def test_clients_share_one_tls_context_that_verifies() -> None:
-    one = OpenAICompatProvider("https://api.deepseek.com/v1", "deepseek-chat", "sk-1")
-    two = OpenAICompatProvider("http://127.0.0.1:1/v1", "m")
-    try:
-        pools = [provider.client()._client._transport._pool for provider in (one, two)]  # type: ignore[attr-defined]
-        contexts = [pool._ssl_context for pool in pools]
-    finally:
-        one.close()
-        two.close()
-    assert contexts[0] is contexts[1]
-    # What a connection asks of it is the shared verifying context's own.
-    assert contexts[0].verify_mode == ssl.CERT_REQUIRED and contexts[0].check_hostname
-    assert contexts[0].wrap_socket == tls_context().wrap_socket
+    assert tls_context() is tls_context()
     assert tls_context().verify_mode == ssl.CERT_REQUIRED and tls_context().check_hostname
 
 
 def test_a_plain_http_endpoint_never_loads_the_ca_bundle(
     monkeypatch: pytest.MonkeyPatch, fake_server: FakeOpenAIServer, make_provider: Callable[..., OpenAICompatProvider]
 ) -> None:
-    monkeypatch.setattr(_http, "_tls", None)  # as in a new process
+    monkeypatch.setattr(_wire, "_tls", None)  # as in a new process
     fake_server.script([text_reply("客官，", "楼上请。")])
     provider = make_provider()
     request = ChatRequest(model="fake-model", messages=[{"role": "user", "content": "有空房吗？"}])
     events = list(provider.stream(request))
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "客官，楼上请。"
-    assert _http._tls is None
-    # The first TLS connection (here: what it asks of the context first) builds the verifying one.
-    pool = provider.client()._client._transport._pool  # type: ignore[attr-defined]
-    assert pool._ssl_context.verify_mode == ssl.CERT_REQUIRED
-    assert _http._tls is not None
+    assert _wire._tls is None

@@ -1,8 +1,8 @@
 """Model backends behind one interface (:mod:`.base`): a request in, a stream of events out.
 
-* :mod:`.openai_compat` — any OpenAI-compatible endpoint, over httpx2 (:mod:`._http`: the POST, the
-  server-sent events); what differs between servers (thinking parameters, reasoning pass-back) is in
-  :mod:`.profiles`.
+* :mod:`.openai_compat` — any OpenAI-compatible endpoint (:mod:`._http`: the POST, the server-sent
+  events, over the standard library's HTTP in :mod:`._wire`); what differs between servers (thinking
+  parameters, reasoning pass-back) is in :mod:`.profiles`.
 * :mod:`.embedded` — a GGUF through ``llama-cpp-python`` in a worker process (:mod:`.worker_client`,
   :mod:`.llama_worker`), with the configuration the self-test chose for this machine
   (:mod:`.runtime_check`; its limits and the worker's grow with the machine's load, :mod:`._machine_load`);
@@ -22,7 +22,7 @@
   WebUI, ComfyUI.
 
 Only the interface types are re-exported here: the backends import packages a light command does not
-need (httpx2, ``llama_cpp``) and are imported where they are used.
+need (``llama_cpp``, the HTTP stack) and are imported where they are used.
 """
 
 from .base import (

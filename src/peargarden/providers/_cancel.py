@@ -112,42 +112,6 @@ class CancelWatch:
 
 
 def _socket_of(response: Any) -> socket.socket | None:
-    """The TCP socket under an httpx2 response, when the transport exposes it."""
-    if response is None:
-        return None
-    try:
-        stream = response.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-    except Exception:  # any transport without these hooks (e.g. a mock transport)
-        return None
+    """The socket an answer's body comes over (:attr:`._wire.Response.socket`), when it has one."""
+    sock = getattr(response, "socket", None)
     return sock if isinstance(sock, socket.socket) else None
-
-
-def shut_pool_sockets(http_client: Any, seen: list[Any] | None = None) -> None:
-    """Shut down the sockets of an httpx2 client's pooled connections: wakes a request blocked
-    before its status line arrived (there is no response, hence no socket, to shut yet).  Reaches
-    into the transport's pool; a transport without it is left alone (its read timeout still ends
-    the wait).
-
-    *seen* keeps the connections of earlier calls: closing the client empties the pool's list, but
-    a connection that was still being set up then goes on to send its request and wait, and only
-    a later call (the watcher repeats it) finds its socket, through *seen*.
-    """
-    try:
-        pooled = list(http_client._transport._pool._connections)
-    except AttributeError:
-        pooled = []
-    if seen is None:
-        seen = []
-    for connection in pooled:
-        if not any(connection is known for known in seen):
-            seen.append(connection)
-    for connection in seen:
-        stream = getattr(getattr(connection, "_connection", None), "_network_stream", None)
-        try:
-            sock = stream.get_extra_info("socket") if stream is not None else None
-        except Exception:
-            continue
-        if isinstance(sock, socket.socket):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)

@@ -7,12 +7,12 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx2
 import msgspec
 
 from peargarden.errors import ProviderError
 
 from ._http import EndpointError, StatusError
+from ._wire import ConnectError, ConnectTimeout, TimeoutException, TransportError
 
 _RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 
@@ -50,14 +50,14 @@ def classify(
     """*timeout*: the limit a read waited for; *connect*: the connect limit (named when that ran out)."""
     if isinstance(error, StatusError):
         return _from_status(error.status_code, _server_message(error.body, error.message), error.headers, where)
-    if _caused_by(error, httpx2.ConnectTimeout):  # the handshake never finished: not a silent server
+    if _caused_by(error, ConnectTimeout):  # the handshake never finished: not a silent server
         limit = f" {connect:g} 秒内" if connect else ""
         text = f"无法连接 {where.base_url}：{limit}没有连上（connect timeout）"
         return Failure(text, retryable=True, fix="connection")
-    if isinstance(error, httpx2.TimeoutException):
+    if isinstance(error, TimeoutException):
         limit = f" {timeout:g} 秒内" if timeout else ""
         return Failure(f"{where.host}{limit}没有回应（timed out）", retryable=True)
-    if isinstance(error, httpx2.TransportError):
+    if isinstance(error, TransportError):
         cause = _root_cause(error)
         if _is_connect_error(error):
             return Failure(f"无法连接 {where.base_url}（cannot connect）：{cause}", retryable=True, fix="connection")
@@ -145,7 +145,7 @@ def _caused_by(error: BaseException, kind: type[BaseException] | tuple[type[Base
 
 
 def _is_connect_error(error: BaseException) -> bool:
-    return _caused_by(error, (httpx2.ConnectError, ConnectionRefusedError))
+    return _caused_by(error, (ConnectError, ConnectionRefusedError))
 
 
 def _root_cause(error: BaseException) -> str:

@@ -1,10 +1,11 @@
 """The HTTP side of an OpenAI-compatible endpoint: the chat POST, its server-sent events, ``/models``.
 
-Written on httpx2 directly rather than through the ``openai`` SDK: the SDK's import alone (its
-generated types for every API) cost about 1 s of CPU on each ``pear chat`` start, for one POST, one
-GET and an SSE reader.  What the SDK did that a caller can see is kept: the bearer key, the JSON body
-as httpx writes it (UTF-8, compact, no NaN), redirects followed, an error status read into its JSON
-``error`` object, an ``error`` event inside the stream, the stream ended by ``[DONE]``.  Retries,
+Written on the standard library's HTTP (:mod:`._wire`) rather than through the ``openai`` SDK (its
+import alone, its generated types for every API, cost about 1 s of CPU on each ``pear chat`` start)
+or httpx2 (a sixth of a beat's imports), for one POST, one GET and an SSE reader.  What the SDK did
+that a caller can see is kept: the bearer key, the JSON body as httpx wrote it (UTF-8, compact, no
+NaN), redirects followed, an error status read into its JSON ``error`` object, an ``error`` event
+inside the stream, the stream ended by ``[DONE]``.  Retries,
 timeouts and cancellation are the provider's (:mod:`.openai_compat`).
 
 Server-sent events follow the WHATWG rules: lines end in CRLF, LF or CR; ``data:`` lines of one
@@ -16,15 +17,15 @@ Each line is decoded as strict UTF-8: a line that is not, or an event that is no
 from __future__ import annotations
 
 import json
-import ssl
-import threading
 from collections.abc import Iterator
-from typing import Any, cast
+from email.message import Message
+from typing import Any
 
-import httpx2
 import msgspec
 
 from peargarden import __version__
+
+from ._wire import Client, Response, Timeout
 
 # Each event of a stream is decoded by msgspec (about a quarter of ``json``'s cost, which a reply of
 # a hundred thousand events feels); what msgspec refuses (NaN, a lone surrogate, a number out of
@@ -56,7 +57,7 @@ class EndpointError(Exception):
 class StatusError(EndpointError):
     """An HTTP error status (4xx, 5xx); *headers* carry ``Retry-After``."""
 
-    def __init__(self, status_code: int, message: str, body: object, headers: httpx2.Headers) -> None:
+    def __init__(self, status_code: int, message: str, body: object, headers: Message) -> None:
         super().__init__(message, body)
         self.status_code = status_code
         self.headers = headers
@@ -65,13 +66,10 @@ class StatusError(EndpointError):
 class ChatClient:
     """One endpoint's connection pool: ``base_url`` + ``/chat/completions`` and ``/models``."""
 
-    def __init__(
-        self, base_url: str, api_key: str, timeout: httpx2.Timeout, http_client: httpx2.Client | None = None
-    ) -> None:
+    def __init__(self, base_url: str, api_key: str, timeout: Timeout) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
-        verify = cast(ssl.SSLContext, _DEFERRED_TLS)
-        self._client = http_client or httpx2.Client(timeout=timeout, follow_redirects=True, verify=verify)
+        self._client = Client(timeout, follow_redirects=True)
         self._headers = {
             "Accept": "application/json",
             "Content-Type": "application/json",
@@ -79,14 +77,13 @@ class ChatClient:
             "Authorization": f"Bearer {api_key}",
         }
 
-    def open_chat_stream(self, body: dict[str, Any]) -> httpx2.Response:
+    def open_chat_stream(self, body: dict[str, Any]) -> Response:
         """POST the chat request; the response with its body still unread (the caller closes it).
         An error status raises :class:`StatusError` (its body read, the response closed)."""
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-        request = self._client.build_request(
-            "POST", f"{self.base_url}/chat/completions", content=content, headers=self._headers, timeout=self.timeout
+        response = self._client.request(
+            "POST", f"{self.base_url}/chat/completions", headers=self._headers, content=content
         )
-        response = self._client.send(request, stream=True)
         if response.status_code >= 400:
             try:
                 response.read()
@@ -98,45 +95,19 @@ class ChatClient:
     def get_json(self, path: str) -> Any:
         """GET ``base_url + path`` and decode its JSON (``ValueError`` when it is not JSON)."""
         headers = {key: value for key, value in self._headers.items() if key != "Content-Type"}
-        response = self._client.get(f"{self.base_url}{path}", headers=headers, timeout=self.timeout)
-        if response.status_code >= 400:
-            raise status_error(response)
-        return json.loads(response.content)
+        response = self._client.request("GET", f"{self.base_url}{path}", headers=headers)
+        try:
+            if response.status_code >= 400:
+                raise status_error(response)
+            return json.loads(response.content)
+        finally:
+            response.close()
 
     def close(self) -> None:
         self._client.close()
 
 
-_tls: ssl.SSLContext | None = None
-_tls_lock = threading.Lock()
-
-
-def tls_context() -> ssl.SSLContext:
-    """The verifying TLS context every client of this process shares, built as httpx2 builds its
-    default one (system or ``SSL_CERT_FILE`` settings honoured).  Building one loads the whole CA
-    bundle, about 50 ms of CPU, and a provider builds a new client after every cancel or timeout
-    (and tests build hundreds); one ``SSLContext`` serves any number of connections."""
-    global _tls
-    with _tls_lock:
-        if _tls is None:
-            _tls = httpx2.create_ssl_context()
-        return _tls
-
-
-class _DeferredTLS:
-    """Stands for :func:`tls_context` until a connection first uses it (any attribute: the ALPN set
-    before a handshake, the handshake itself): a chat with a local ``http://`` endpoint never loads
-    the CA bundle, one with an ``https://`` endpoint (or a redirect, or a proxy, to one) loads it at
-    its first TLS connection, and verifies exactly as before."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(tls_context(), name)
-
-
-_DEFERRED_TLS = _DeferredTLS()
-
-
-def status_error(response: httpx2.Response) -> StatusError:
+def status_error(response: Response) -> StatusError:
     """The error for an answer with an error status: ``Error code: N``, plus the server's own message
     when its JSON has one; *body* is that JSON's ``error`` object (or the JSON, or the text)."""
     message = f"Error code: {response.status_code}"

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
+from urllib.parse import urlencode
 
-import httpx2
 import msgspec
 
 from peargarden import __version__
 from peargarden.errors import ProviderError
 
-from ._http import tls_context
+from ._wire import Client, HTTPError, Timeout, TimeoutException
 
 # A picture from a busy Stable Diffusion can take minutes; a translation or a line of speech seconds.
 DEFAULT_TIMEOUT = 300.0
@@ -63,33 +63,38 @@ class MediaClient:
 
     def __init__(self, what: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.what = what
-        self.timeout = httpx2.Timeout(timeout, connect=CONNECT_TIMEOUT)
+        self.timeout = Timeout(timeout, connect=CONNECT_TIMEOUT)
 
-    def _send(self, method: str, url: str, headers: Mapping[str, str] | None, **kwargs: Any) -> Answer:
+    def _send(self, method: str, url: str, headers: Mapping[str, str] | None, content: bytes | None = None) -> Answer:
         sent = {"User-Agent": f"peargarden/{__version__}", **(headers or {})}
-        verify = cast(Any, tls_context()) if url.startswith("https:") else True
+        client = Client(self.timeout, follow_redirects=True)
         try:
-            with httpx2.Client(timeout=self.timeout, follow_redirects=True, verify=verify) as client:
-                response = client.request(method, url, headers=sent, **kwargs)
-        except httpx2.TimeoutException:
+            response = client.request(method, url, headers=sent, content=content)
+            body = response.read()
+        except TimeoutException:
             raise ProviderError(f"{self.what}：{url} 超时没有回答（timeout）") from None
-        except httpx2.HTTPError as error:
+        except HTTPError as error:
             raise ProviderError(f"{self.what}：连不上 {url}（{type(error).__name__}: {error}）") from None
         except UnicodeEncodeError:  # a header (the key) that is not ASCII
             raise ProviderError(f"{self.what}：密钥里有非 ASCII 字符，请求发不出去") from None
-        answer = Answer(response.status_code, response.headers.get("content-type", ""), response.content)
+        finally:
+            client.close()
+        answer = Answer(response.status_code, response.headers.get("content-type", ""), body)
         if answer.status >= 400:
             raise ProviderError(f"{self.what}：{url} 回答 {answer.status}：{server_words(answer.body)}")
         return answer
 
     def post_json(self, url: str, body: Any, headers: Mapping[str, str] | None = None) -> Answer:
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        return self._send("POST", url, {"Content-Type": "application/json", **(headers or {})}, content=content)
+        return self._send("POST", url, {"Content-Type": "application/json", **(headers or {})}, content)
 
     def post_form(self, url: str, form: Mapping[str, str], headers: Mapping[str, str] | None = None) -> Answer:
-        return self._send("POST", url, headers, data=dict(form))
+        sent = {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})}
+        return self._send("POST", url, sent, urlencode(dict(form)).encode("ascii"))
 
     def get(
         self, url: str, params: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None
     ) -> Answer:
-        return self._send("GET", url, headers, params=dict(params or {}))
+        if params:
+            url += ("&" if "?" in url else "?") + urlencode(dict(params))
+        return self._send("GET", url, headers)

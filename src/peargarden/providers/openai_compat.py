@@ -1,4 +1,4 @@
-"""Any OpenAI-compatible Chat Completions endpoint, over httpx2 (:mod:`._http`; no ``openai`` SDK).
+"""Any OpenAI-compatible Chat Completions endpoint, over :mod:`._http` (no ``openai`` SDK, no httpx2).
 
 OpenAI, DeepSeek, OpenRouter, Ollama ``/v1``, vLLM and llama.cpp's server all speak this; what
 differs between them lives in :mod:`.profiles`.  This module
@@ -24,17 +24,17 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-import httpx2
 import msgspec
 from msgspec.structs import replace
 
 from peargarden.errors import ProviderError
 
-from ._cancel import ByteTap, CancelWatch, shut_pool_sockets
+from ._cancel import ByteTap, CancelWatch
 from ._chunks import ChunkReader, completion_as_chunk
 from ._failures import Endpoint, Failure, classify, failure_error
 from ._http import ChatClient, EndpointError, MalformedEvent, StatusError, stream_chunks
 from ._request_body import build_create_kwargs
+from ._wire import HTTPError, Response, Timeout
 from .base import ChatRequest, Done, StreamEvent, Timeouts
 from .profiles import ProviderProfile, detect_profile
 
@@ -74,7 +74,7 @@ class _NotAReply(Exception):
     """The endpoint answered, but not with a reply (said once, never retried)."""
 
 
-def _chunks_of(response: httpx2.Response, where: str, tap: ByteTap) -> Iterator[Any]:
+def _chunks_of(response: Response, where: str, tap: ByteTap) -> Iterator[Any]:
     """The stream's chunks, or the one chunk of a server that answered with plain JSON."""
     kind = response.headers.get("content-type", "")
     if not kind.startswith("application/json"):
@@ -122,7 +122,6 @@ class OpenAICompatProvider:
         timeouts: Timeouts | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] | None = None,
-        http_client: httpx2.Client | None = None,
         max_reply_chars: int = MAX_REPLY_CHARS,
         stream: bool = True,
     ) -> None:
@@ -153,7 +152,6 @@ class OpenAICompatProvider:
         self.timeout = limits.first_byte
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
-        self._http_client = http_client
         self._client: ChatClient | None = None
         self._client_lock = threading.Lock()
 
@@ -190,8 +188,7 @@ class OpenAICompatProvider:
                     self.base_url,
                     self.api_key or NO_KEY,
                     # Reads wait up to the longer limit; the shorter one is the watcher's (see _stream).
-                    httpx2.Timeout(max(self.timeouts.first_byte, self.timeouts.idle), connect=self.timeouts.connect),
-                    self._http_client,
+                    Timeout(max(self.timeouts.first_byte, self.timeouts.idle), connect=self.timeouts.connect),
                 )
             return self._client
 
@@ -201,13 +198,12 @@ class OpenAICompatProvider:
                 self._client.close()
                 self._client = None
 
-    def _drop(self, client: ChatClient, seen: list[Any]) -> None:
-        """Wake a request blocked in *client* and retire it; the next request builds a new one.
-        *seen*: the connections earlier calls of this wait found (see ``shut_pool_sockets``)."""
+    def _drop(self, client: ChatClient) -> None:
+        """Wake a request blocked in *client* (its sockets shut down, one still being made too) and
+        retire it; the next request builds a new one."""
         with self._client_lock:
             if self._client is client:
                 self._client = None
-        shut_pool_sockets(client._client, seen)
         client.close()
 
     # -- streaming
@@ -241,7 +237,7 @@ class OpenAICompatProvider:
                 client = self.client()
                 opening = CancelWatch(
                     cancel,
-                    interrupt=partial(self._drop, client, []),
+                    interrupt=partial(self._drop, client),
                     deadline=min(deadline, first_byte),
                     deadline_reason="first_byte" if first_byte < deadline else "total",
                 )
@@ -284,7 +280,7 @@ class OpenAICompatProvider:
                 return
             except _NotAReply as error:
                 raise ProviderError(str(error)) from None
-            except (EndpointError, httpx2.HTTPError, _StreamCut) as error:
+            except (EndpointError, HTTPError, _StreamCut) as error:
                 if cancel is not None and cancel.is_set():
                     # The cancel watcher shut the socket (or the failure raced a cancel): not an error.
                     yield Done(stop_reason="aborted", model=reader.model)
@@ -325,7 +321,7 @@ class OpenAICompatProvider:
             return Failure(text, retryable=True)
         return classify(error, where, self.timeout, limits.connect)
 
-    def _open_stream(self, client: ChatClient, kwargs: dict[str, Any]) -> httpx2.Response:
+    def _open_stream(self, client: ChatClient, kwargs: dict[str, Any]) -> Response:
         """The chat POST: the body we built, ``extra_body`` merged into it (the openai SDK's
         ``create(**kwargs)`` sent the same JSON: ``test_sdk_transform_is_identity_on_our_bodies``)."""
         body = {key: value for key, value in kwargs.items() if key != "extra_body"}
@@ -340,7 +336,7 @@ class OpenAICompatProvider:
             attempt += 1
             try:
                 return fn()
-            except (EndpointError, httpx2.HTTPError) as error:
+            except (EndpointError, HTTPError) as error:
                 failure = classify(error, self._endpoint(), self.timeout, self.timeouts.connect)
                 self._wait_before_retry(failure, attempt, cancel)
 

@@ -1,8 +1,8 @@
 """A fake OpenAI-compatible server on 127.0.0.1 for tests and benchmarks.
 
 Real HTTP (stdlib ``http.server`` on an ephemeral port, one thread per connection), so the whole
-client stack — httpx2, SSE parsing, retries — runs exactly as it does against a
-real endpoint.  Replies are scripted per request::
+client stack — the connection, SSE parsing, retries — runs exactly as it does against a
+real endpoint (over https too: ``FakeOpenAIServer(tls=context)``).  Replies are scripted per request::
 
     with FakeOpenAIServer() as server:
         server.script([
@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -205,8 +206,10 @@ def status(code: int, message: str = "", *, headers: dict[str, str] | None = Non
 class FakeOpenAIServer:
     """Start with ``with FakeOpenAIServer() as server`` (or :meth:`start` / :meth:`stop`)."""
 
-    def __init__(self, models: Iterable[str] = ("fake-model",)) -> None:
+    def __init__(self, models: Iterable[str] = ("fake-model",), *, tls: ssl.SSLContext | None = None) -> None:
+        """*tls*: a server context (its certificate for 127.0.0.1): the server speaks https."""
         self.models: list[str] = list(models)
+        self.tls = tls
         self.requests: list[RecordedRequest] = []
         # Used when the script is empty; None answers 500 "nothing scripted".
         self.default_reply: Reply | None = None
@@ -223,6 +226,8 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         handler = _make_handler(self)
         httpd = _QuietServer(("127.0.0.1", 0), handler)
+        if self.tls is not None:
+            httpd.socket = self.tls.wrap_socket(httpd.socket, server_side=True)
         self._httpd = httpd
         # A short poll interval keeps stop() (and so every test's teardown) quick.
         self._thread = threading.Thread(
@@ -251,7 +256,7 @@ class FakeOpenAIServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{'https' if self.tls is not None else 'http'}://127.0.0.1:{self.port}/v1"
 
     # -- scripting
 
