@@ -33,7 +33,6 @@ HEAVY = (
     "tree_sitter_javascript",
     "ahocorasick",
     "openai",
-    "httpx2",
     "fastapi",
     "uvicorn",
     "jinja2",
@@ -114,7 +113,7 @@ def test_light_commands_load_no_heavy_library(initialised_home: Path, args: list
 def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
     """`pear chat --once` on a stage chat: no script checker (tree-sitter), no tokenizer for a model
     counted by estimate (tiktoken), no third-party HTTP stack (the standard library's speaks to the
-    endpoint: providers/_wire.py)."""
+    endpoint: providers/wire.py)."""
     with FakeOpenAIServer() as server:
         server.default_reply = text_reply("客官，", "楼上请。")
         endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]

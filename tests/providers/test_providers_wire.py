@@ -1,4 +1,4 @@
-"""The endpoints' HTTP (providers/_wire.py) against real local servers: connections kept and replaced
+"""The endpoints' HTTP (providers/wire.py) against real local servers: connections kept and replaced
 when the server dropped them, redirects, compressed and cut bodies, proxies from the environment
 (forwarding and CONNECT tunnels, NO_PROXY, SOCKS refused), TLS verified against the certificate the
 environment names, and a beat over https end to end."""
@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from peargarden.errors import ProviderError
-from peargarden.providers import _wire
-from peargarden.providers._wire import Client, ConnectError, ProtocolError, Timeout, proxy_for
+from peargarden.providers import wire
 from peargarden.providers.base import ChatRequest, TextDelta
 from peargarden.providers.openai_compat import OpenAICompatProvider, RetryPolicy
+from peargarden.providers.wire import Client, ConnectError, ProtocolError, Timeout, proxy_for
 from peargarden.testing.fake_openai import FakeOpenAIServer, text_reply
 
 TIMEOUT = Timeout(read=10.0, connect=5.0)
@@ -404,7 +404,7 @@ def test_a_beat_over_https_verifies_the_certificate_the_environment_names(
     certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
-    monkeypatch.setattr(_wire, "_tls", None)  # a new process: the context is built from the environment
+    monkeypatch.setattr(wire, "_tls", None)  # a new process: the context is built from the environment
     with FakeOpenAIServer(tls=server_context(certificate)) as server:
         server.script([text_reply("客官，", "楼上请。")])
         assert server.base_url.startswith("https://")
@@ -421,7 +421,7 @@ def test_a_certificate_nobody_vouches_for_is_refused(
 ) -> None:
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
-    monkeypatch.setattr(_wire, "_tls", None)
+    monkeypatch.setattr(wire, "_tls", None)
     _, seen, url = sites(text, tls=server_context(certificate))
     client = Client(TIMEOUT)
     try:
@@ -436,7 +436,7 @@ def test_https_through_a_proxy_is_a_tunnel_the_proxy_cannot_read(
     certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, sites: Callable[..., Any], proxy: ForwardProxy
 ) -> None:
     monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
-    monkeypatch.setattr(_wire, "_tls", None)
+    monkeypatch.setattr(wire, "_tls", None)
     monkeypatch.setenv("https_proxy", proxy.url)
     _, seen, url = sites(text, tls=server_context(certificate))
     client = Client(TIMEOUT)

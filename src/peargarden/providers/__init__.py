@@ -1,7 +1,7 @@
 """Model backends behind one interface (:mod:`.base`): a request in, a stream of events out.
 
 * :mod:`.openai_compat` — any OpenAI-compatible endpoint (:mod:`._http`: the POST, the server-sent
-  events, over the standard library's HTTP in :mod:`._wire`); what differs between servers (thinking
+  events, over the standard library's HTTP in :mod:`.wire`); what differs between servers (thinking
   parameters, reasoning pass-back) is in :mod:`.profiles`.
 * :mod:`.embedded` — a GGUF through ``llama-cpp-python`` in a worker process (:mod:`.worker_client`,
   :mod:`.llama_worker`), with the configuration the self-test chose for this machine

@@ -112,6 +112,6 @@ class CancelWatch:
 
 
 def _socket_of(response: Any) -> socket.socket | None:
-    """The socket an answer's body comes over (:attr:`._wire.Response.socket`), when it has one."""
+    """The socket an answer's body comes over (:attr:`.wire.Response.socket`), when it has one."""
     sock = getattr(response, "socket", None)
     return sock if isinstance(sock, socket.socket) else None

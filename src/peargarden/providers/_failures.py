@@ -12,7 +12,7 @@ import msgspec
 from peargarden.errors import ProviderError
 
 from ._http import EndpointError, StatusError
-from ._wire import ConnectError, ConnectTimeout, TimeoutException, TransportError
+from .wire import ConnectError, ConnectTimeout, TimeoutException, TransportError
 
 _RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 

@@ -1,6 +1,6 @@
 """The HTTP side of an OpenAI-compatible endpoint: the chat POST, its server-sent events, ``/models``.
 
-Written on the standard library's HTTP (:mod:`._wire`) rather than through the ``openai`` SDK (its
+Written on the standard library's HTTP (:mod:`.wire`) rather than through the ``openai`` SDK (its
 import alone, its generated types for every API, cost about 1 s of CPU on each ``pear chat`` start)
 or httpx2 (a sixth of a beat's imports), for one POST, one GET and an SSE reader.  What the SDK did
 that a caller can see is kept: the bearer key, the JSON body as httpx wrote it (UTF-8, compact, no
@@ -25,7 +25,7 @@ import msgspec
 
 from peargarden import __version__
 
-from ._wire import Client, Response, Timeout
+from .wire import Client, Response, Timeout
 
 # Each event of a stream is decoded by msgspec (about a quarter of ``json``'s cost, which a reply of
 # a hundred thousand events feels); what msgspec refuses (NaN, a lone surrogate, a number out of

@@ -18,7 +18,7 @@ import msgspec
 from peargarden import __version__
 from peargarden.errors import ProviderError
 
-from ._wire import Client, HTTPError, Timeout, TimeoutException
+from .wire import Client, HTTPError, Timeout, TimeoutException
 
 # A picture from a busy Stable Diffusion can take minutes; a translation or a line of speech seconds.
 DEFAULT_TIMEOUT = 300.0

@@ -34,9 +34,9 @@ from ._chunks import ChunkReader, completion_as_chunk
 from ._failures import Endpoint, Failure, classify, failure_error
 from ._http import ChatClient, EndpointError, MalformedEvent, StatusError, stream_chunks
 from ._request_body import build_create_kwargs
-from ._wire import HTTPError, Response, Timeout
 from .base import ChatRequest, Done, StreamEvent, Timeouts
 from .profiles import ProviderProfile, detect_profile
+from .wire import HTTPError, Response, Timeout
 
 # Sent when an endpoint needs no key (local servers), as the openai SDK did: some servers want a value.
 NO_KEY = "not-needed"

@@ -122,32 +122,37 @@ def http_fetch(allowed: Callable[[str], bool]) -> Fetch:
     """The real GET: redirects followed only to hosts *allowed* says yes to, bounded in time and size."""
 
     def fetch(url: str) -> tuple[bytes, str, str]:
-        import httpx2  # the network, only when something is fetched
+        # The network stack (http.client, ssl), only when something is fetched.
+        from peargarden.providers.wire import REDIRECT_STATUSES, Client, HTTPError, Timeout
 
         current = url
+        client = Client(Timeout(FETCH_SECONDS, connect=FETCH_SECONDS), follow_redirects=False)
         try:
-            with httpx2.Client(timeout=FETCH_SECONDS, follow_redirects=False) as client:
-                for _ in range(MAX_REDIRECTS + 1):
-                    with client.stream("GET", current, headers={"Accept": "*/*"}) as answer:
-                        if answer.is_redirect:
-                            target = urljoin(current, answer.headers.get("location", ""))
-                            if not allowed(host_of(target)):
-                                raise RemoteRefused(f"{url}: 转到了没有允许的主机 {host_of(target)}，没有加载")
-                            current = target
-                            continue
-                        if answer.status_code != 200:
-                            raise RemoteRefused(f"{url}: 下载失败（HTTP {answer.status_code}）")
-                        body = bytearray()
-                        for chunk in answer.iter_bytes():
-                            body += chunk
-                            if len(body) > MAX_MODULE_BYTES:
-                                raise RemoteRefused(
-                                    f"{url}: 太大（超过 {MAX_MODULE_BYTES // 1024 // 1024} MB），没有加载"
-                                )
-                        kind = answer.headers.get("content-type", "").split(";")[0].strip().lower()
-                        return bytes(body), kind, current
-        except httpx2.HTTPError as error:
+            for _ in range(MAX_REDIRECTS + 1):
+                answer = client.request("GET", current, headers={"Accept": "*/*"})
+                try:
+                    location = answer.headers.get("location")
+                    if answer.status_code in REDIRECT_STATUSES and location:
+                        target = urljoin(current, location)
+                        if not allowed(host_of(target)):
+                            raise RemoteRefused(f"{url}: 转到了没有允许的主机 {host_of(target)}，没有加载")
+                        current = target
+                        continue
+                    if answer.status_code != 200:
+                        raise RemoteRefused(f"{url}: 下载失败（HTTP {answer.status_code}）")
+                    body = bytearray()
+                    for chunk in answer.iter_bytes():
+                        body += chunk
+                        if len(body) > MAX_MODULE_BYTES:
+                            raise RemoteRefused(f"{url}: 太大（超过 {MAX_MODULE_BYTES // 1024 // 1024} MB），没有加载")
+                    kind = (answer.headers.get("content-type") or "").split(";")[0].strip().lower()
+                    return bytes(body), kind, current
+                finally:
+                    answer.close()
+        except HTTPError as error:
             raise RemoteRefused(f"{url}: 下载失败（{type(error).__name__}）") from None
+        finally:
+            client.close()
         raise RemoteRefused(f"{url}: 转向太多次（超过 {MAX_REDIRECTS} 次）")
 
     return fetch

@@ -40,7 +40,7 @@ from typing import NamedTuple
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 MAX_REDIRECTS = 20
-_REDIRECTS = (301, 302, 303, 307, 308)
+REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 _READ_SIZE = 65_536
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # What stays as it is in a path and a query (RFC 3986's sub-delims, ":" "@", "%" of an escape).
@@ -429,7 +429,7 @@ class Client:
         for _ in range(MAX_REDIRECTS + 1):
             response = self._send(method, url, sent, content, timeout or self.timeout)
             location = response.headers.get("location")
-            if not (self.follow_redirects and response.status_code in _REDIRECTS and location):
+            if not (self.follow_redirects and response.status_code in REDIRECT_STATUSES and location):
                 return response
             response.close()
             target = urljoin(url, location.strip())
