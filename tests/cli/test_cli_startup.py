@@ -102,6 +102,7 @@ def test_light_commands_load_no_heavy_library(initialised_home: Path, args: list
     assert [name for name in HEAVY if name in loaded] == []
     if args == ["--help"]:  # printed by cli/_help.py: not even typer (nor the pydantic it converts with)
         assert {"typer", "click", "pydantic"} & loaded == set()
+        assert "pathlib" not in loaded  # cli/_light.py, which reads every line first, loads nothing new
     # Only the command that ran was imported: `pear cards` never loads the chat or the web server.
     command_modules = {name.rsplit(".", 1)[1] for name in modules if name.startswith("peargarden.cli.")}
     expected = {COMMANDS[args[0]].module} if args[0] in COMMANDS else set()

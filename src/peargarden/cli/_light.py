@@ -13,7 +13,9 @@ typer's own.  Either way the same function does the work (:func:`._chat.chat`,
 :data:`ROOT` and :data:`LIGHT` repeat what ``_app.py``, ``chat_cmd.py`` and ``tavern_cmd.py``
 declare for typer; ``tests/cli/test_cli_light.py`` holds them equal to typer's converted click
 commands (names, flag or value, type, default, required, multiple) and reads a set of command lines
-both ways.  Only the standard library is imported here: :func:`read` runs for every ``pear`` line.
+both ways.  :func:`read` runs for every ``pear`` line, ``pear --help`` too: only modules the
+interpreter has loaded already are imported here (not even ``pathlib``, fifteen modules with what
+it loads; the data folder goes to :func:`._state.use_home` as its name).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import gc
 import importlib
 import os
 import sys
-from pathlib import Path
 
 FLAG, STR, INT, FLOAT, PATH = "flag", "str", "int", "float", "path"
 
@@ -112,7 +113,7 @@ class LightCall:
 
     __slots__ = ("command", "home", "params")
 
-    def __init__(self, home: Path | None, command: Command, params: dict[str, object]) -> None:
+    def __init__(self, home: str | None, command: Command, params: dict[str, object]) -> None:
         self.home = home
         self.command = command
         self.params = params
@@ -151,7 +152,7 @@ def read(argv: list[str]) -> LightCall | None:
             if params is None:
                 return None
             home = root["home"]
-            assert home is None or isinstance(home, Path)
+            assert home is None or isinstance(home, str)
             return LightCall(home, command, params)
     return None
 
@@ -214,14 +215,15 @@ def _convert(kind: str, value: str | bool) -> object:
             return float(value)
     except ValueError:
         return None
-    # A path (typer: click.Path, then pathlib.Path): click refuses one that exists but cannot be read.
+    # A path (typer: its click path type, then pathlib.Path, which use_home makes of the name):
+    # refused when it exists but cannot be read.
     try:
         os.stat(value)
     except ValueError:  # a NUL in the path: left to typer
         return None
     except OSError:  # not there (yet): the command makes it or says so
-        return Path(value)
-    return Path(value) if os.access(value, os.R_OK) else None
+        return value
+    return value if os.access(value, os.R_OK) else None
 
 
 def _click_error(error: Exception) -> int | None:

@@ -26,9 +26,10 @@ class State(msgspec.Struct):
 state = State()
 
 
-def use_home(home: Path | None) -> None:
-    """The root ``--home`` option: the data folder of this run, its tokenizer cache set up."""
-    state.home_override = home
+def use_home(home: Path | str | None) -> None:
+    """The root ``--home`` option: the data folder of this run, its tokenizer cache set up (a name
+    from :mod:`._light`, which imports no ``pathlib``)."""
+    state.home_override = Path(home) if isinstance(home, str) else home
     try:
         data_folder = state.home
     except RuntimeError:  # no HOME and no --home: a command that needs the folder says so itself
