@@ -7,7 +7,9 @@ Run from the repository root::
 Each command runs as a real process (``python -m peargarden …``) on a data folder made by ``pear init``
 in a temp folder.  ``pear chat --once`` is one whole beat (start, the request to a local fake
 OpenAI-compatible server in this process, the streamed reply, the chat written, exit): what a
-scripted one-shot and every test that runs a real ``pear chat`` pay.  The figure is the child's CPU
+scripted one-shot and every test that runs a real ``pear chat`` pay; ``pear tavern assemble`` is the
+first tavern request of a new chat with the bundled card, printed (the other hot command).  The
+figure is the child's CPU
 time (user + system, from ``wait4``), the median over the runs; CPU time moves less than wall time
 when other jobs share the machine.  ``python -c pass``
 is measured in the same run, interleaved with the commands, and every median is also given as a ratio
@@ -37,6 +39,7 @@ BARE = ["-c", "pass"]
 # One beat, with the endpoint given by flags (the side model follows it; thinking off, as a
 # script would run it).  {url} is the fake server's.
 BEAT = ["chat", "--once", "掌柜，还有空房吗？", "--base-url", "{url}", "--model", "fake-model", "--thinking", "off"]
+ASSEMBLE = ["tavern", "assemble", "--card", "青梧", "--message", "掌柜，还有空房吗？"]
 
 
 def cpu_seconds(args: list[str], env: dict[str, str]) -> float:
@@ -98,6 +101,7 @@ def main() -> None:
         ]
         beat = [part.replace("{url}", server.base_url) for part in BEAT]
         cases.append(("pear chat --once", ["-m", "peargarden", *beat]))
+        cases.append(("pear tavern assemble", ["-m", "peargarden", *ASSEMBLE]))
         envs = {tree: env if src is None else {**env, "PYTHONPATH": str(src)} for tree, src in trees.items()}
         for _, args in cases:  # one warm-up each: .pyc files written, disk cache filled
             for tree_env in envs.values():

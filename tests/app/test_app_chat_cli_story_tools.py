@@ -53,7 +53,7 @@ def test_ask_prints_a_numbered_choice_card(home_dir: Path) -> None:
 
 
 def test_a_bare_number_answers_with_the_option() -> None:
-    from peargarden.cli.chat_cmd import _Printer
+    from peargarden.cli._chat import _Printer
 
     printer = _Printer()
     printer.choices = ["跟她去", "留在店里"]
@@ -92,7 +92,7 @@ def test_the_printer_reads_the_events_not_the_tools(capsys: pytest.CaptureFixtur
     """The terminal prints the reader's events; a tool's own result (its name, its details) is only
     a line of the timeline, whatever it carries."""
     from peargarden.agent.events import ChoiceEvent, ProseEvent, ToolEndEvent
-    from peargarden.cli.chat_cmd import _Printer
+    from peargarden.cli._chat import _Printer
 
     printer = _Printer()
     printer.event(ToolEndEvent(call_id="c1", name="draft_seal", text="已收笔", details={"prose": "不该印出的字"}))
@@ -103,5 +103,5 @@ def test_the_printer_reads_the_events_not_the_tools(capsys: pytest.CaptureFixtur
     assert "已收笔" in err and "不该印出的字" not in out + err
     assert printer.answer("2") == "后院"
     # Nothing in the terminal's chat knows the stage's tools by name or its details' shapes.
-    source = (Path(__file__).parents[2] / "src" / "peargarden" / "cli" / "chat_cmd.py").read_text(encoding="utf-8")
+    source = (Path(__file__).parents[2] / "src" / "peargarden" / "cli" / "_chat.py").read_text(encoding="utf-8")
     assert "draft_seal" not in source and '"kind"' not in source and "details" not in source

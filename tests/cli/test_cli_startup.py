@@ -57,19 +57,17 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 """
 
 
-def _probe(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
-    """``pear *args*`` in a fresh interpreter: what it printed, and the modules it had loaded."""
+def _probe(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], int, list[str]]:
+    """``main(args)`` in a fresh interpreter: what it printed, its exit code, the modules it ended with."""
     env = {**os.environ, "PEARGARDEN_HOME": str(home), "PYTHONIOENCODING": "utf-8"}
-    run = subprocess.run(
-        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=120
-    )
+    run = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=120)
     report = json.loads(run.stderr.strip().splitlines()[-1])
-    assert report["code"] == 0, run.stderr
-    return run, report["modules"]
+    return run, report["code"], report["modules"]
 
 
 def _modules_after(home: Path, *args: str) -> tuple[str, list[str]]:
-    run, modules = _probe(home, *args)
+    run, code, modules = _probe(home, *args)
+    assert code == 0, run.stderr
     return run.stdout, modules
 
 
@@ -104,6 +102,7 @@ def test_light_commands_load_no_heavy_library(initialised_home: Path, args: list
     assert [name for name in HEAVY if name in loaded] == []
     if args == ["--help"]:  # printed by cli/_help.py: not even typer (nor the pydantic it converts with)
         assert {"typer", "click", "pydantic"} & loaded == set()
+        assert "pathlib" not in loaded  # cli/_light.py, which reads every line first, loads nothing new
     # Only the command that ran was imported: `pear cards` never loads the chat or the web server.
     command_modules = {name.rsplit(".", 1)[1] for name in modules if name.startswith("peargarden.cli.")}
     expected = {COMMANDS[args[0]].module} if args[0] in COMMANDS else set()
@@ -122,6 +121,8 @@ def test_a_beat_loads_only_what_it_uses(initialised_home: Path) -> None:
     loaded = {name.split(".")[0] for name in modules}
     assert {"tree_sitter", "tree_sitter_javascript", "tiktoken"} & loaded == set()
     assert {"httpx2", "httpcore2", "h11", "anyio"} & loaded == set()
+    # nor typer: a plain command line is read by cli/_light.py
+    assert {"typer", "click"} & loaded == set()
     # Nor SillyTavern's assembly, the group chats' service and modes, the embedded model's provider
     # or the page model (loaded on demand).
     rooms = ("peargarden.tavern.state", "peargarden.modes.tavern.setup", "peargarden.modes.group.",
@@ -151,7 +152,8 @@ def test_a_tavern_preview_counts_without_building_tiktoken(initialised_home: Pat
     `regex` module imported for the split (its classes are written out for `re`)."""
     command = ("tavern", "assemble", "--card", "青梧", "--message", "掌柜，还有空房吗？", "--ledger")
     first, modules = _modules_after(initialised_home, *command)
-    assert "合计" in first and {"tiktoken", "regex"} & {name.split(".")[0] for name in modules} == set()
+    loaded = {name.split(".")[0] for name in modules}
+    assert "合计" in first and {"tiktoken", "regex", "typer", "click"} & loaded == set()  # typer: cli/_light.py
     assert "peargarden.app.play.chat_page" not in modules  # the page model: a page draws it, not a preview
     # nor the stage's beat (its assembly, macros, lore scanner): a tavern chat reads stage beats back only
     assert [name for name in modules if name in ("peargarden.stage.assemble", "ahocorasick")] == []
@@ -202,11 +204,27 @@ def test_a_chat_with_mvu_loads_and_runs_its_engine(home_dir: Path) -> None:
     with FakeOpenAIServer() as server:
         server.default_reply = text_reply(reply)
         endpoint = ["--base-url", server.base_url, "--model", "fake-model", "--thinking", "off"]
-        run, modules = _probe(home_dir, "chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好，小梨。",
+        run, code, modules = _probe(home_dir, "chat", "--card", "小梨", "--mode", "tavern", "--once", "早上好，小梨。",
                               *endpoint)  # fmt: skip
+    assert code == 0, run.stderr
     status = [line for line in run.stderr.splitlines() if line.startswith("【变量】")]
     assert len(status) == 1 and "金钱=80*" in status[0] and "世界.地点=后台*" in status[0], run.stderr
     assert [name for name in MVU_ENGINE if name not in modules] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["chat", "--once", "掌柜？", "--onse", "你好"], "No such option: --onse"),
+        (["tavern", "assemble", "--card", "青梧", "--seed", "一"], "Invalid value for '--seed'"),
+    ],
+)
+def test_a_bad_option_of_a_hot_command_is_still_typers(initialised_home: Path, args: list[str], says: str) -> None:
+    """A line cli/_light.py does not read goes through typer: its message, its usage line, exit 2."""
+    run, code, modules = _probe(initialised_home, *args)
+    command = " ".join(args[: 1 if args[0] == "chat" else 2])
+    assert code == 2 and says in run.stderr and f"Usage: pear {command} [OPTIONS]" in run.stderr
+    assert "typer" in modules
 
 
 def test_a_heavy_command_still_loads_what_it_needs(initialised_home: Path, tmp_path: Path) -> None:
@@ -241,4 +259,3 @@ def test_help_lists_every_command_with_its_summary(capsys: pytest.CaptureFixture
 def test_an_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert _exit_code("cardz") == 2
     assert "cardz" in capsys.readouterr().err
-

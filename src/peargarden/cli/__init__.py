@@ -2,8 +2,9 @@
 
 The commands are listed in :mod:`._commands`; each one's module is imported only when that command
 runs, so a light command (``pear cards``) does not load the chat, the web server or the model libraries.
-``pear --help`` alone does not even load typer: :mod:`._help` writes the same text from the table.
-Everything else runs through typer in :mod:`._run`.
+``pear --help`` alone does not even load typer: :mod:`._help` writes the same text from the table;
+nor do ``pear chat`` and ``pear tavern assemble`` when :mod:`._light` can read their command line
+exactly as typer would.  Everything else runs through typer in :mod:`._run`.
 
 ``pear`` runs in Python's UTF-8 mode: started where the file-system encoding is not UTF-8 (``LANG=C``
 with ``PYTHONUTF8=0``, a Latin-1 locale), it starts itself again with ``-X utf8`` before anything
@@ -22,6 +23,8 @@ import sys
 import threading
 from typing import NoReturn
 
+from ._light import read
+
 
 def main(argv: list[str] | None = None) -> None:
     """The ``pear`` command; *argv* given: a call from inside another program (the tests), which
@@ -38,8 +41,11 @@ def main(argv: list[str] | None = None) -> None:
         except BrokenPipeError:
             sys.exit(0)
         return
-    from ._run import run
-
+    light = read(args)  # `pear chat`, `pear tavern assemble` on a plain line: without typer
+    if light is not None:
+        run = light.run
+    else:
+        from ._run import run
     if argv is not None:
         run(args)
         return

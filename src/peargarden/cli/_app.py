@@ -7,14 +7,12 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import typer
 from typer.core import TyperGroup
 
-from peargarden.app import Home, cache_tokenizers_in
-
 from ._commands import COMMANDS
 from ._help import HOME_HELP, PROG, ROOT_HELP
+from ._state import state, use_home
 
 
 def load_command(name: str) -> Any:
@@ -59,7 +57,7 @@ class LazyCommands(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             self.commands[cmd_name] = load_command(cmd_name)
-            if state.freeze_after_import:  # the modules are loaded for good (see _run._collect_less)
+            if state.freeze_after_import:  # the modules are loaded for good (see _guard.collect_less)
                 gc.freeze()
         return self.commands.get(cmd_name)
 
@@ -81,26 +79,12 @@ app = typer.Typer(
 )
 
 
-class State(msgspec.Struct):
-    home_override: Path | None = None
-    # Set when this process is the command (see _run._collect_less).
-    freeze_after_import: bool = False
-
-    @property
-    def home(self) -> Home:
-        return Home.resolve(self.home_override)
-
-
-state = State()
-
-
 @app.callback()
 def _root(
     home: Path | None = typer.Option(None, "--home", help=HOME_HELP, show_default=False),
 ) -> None:
-    state.home_override = home
-    try:
-        data_folder = state.home
-    except RuntimeError:  # no HOME and no --home: a command that needs the folder says so itself
-        return
-    cache_tokenizers_in(data_folder)
+    use_home(home)  # the same function opens the folder when ._light reads the command line
+
+
+# `state` is _state's: the command modules take it from here with the root app.
+__all__ = ["LazyCommands", "app", "load_command", "root_command", "state"]

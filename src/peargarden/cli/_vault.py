@@ -5,17 +5,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-import typer
-
 from peargarden.app import Home
 from peargarden.app.library import background_snapshots, clear_leftovers
+
+from ._echo import echo
 
 
 def tidy(home: Home) -> None:
     """Temp files crashed writes left behind go on the next start, and the user is told how many."""
     said = clear_leftovers(home)
     if said:
-        typer.echo(said, err=True)
+        echo(said, err=True)
 
 
 @contextlib.contextmanager
