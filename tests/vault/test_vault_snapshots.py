@@ -333,3 +333,36 @@ def test_a_grown_chat_snapshotted_after_its_append_is_not_read_again_by_the_next
     reads = _files_read(monkeypatch)
     assert Vault(Home(home_dir), clock=stepping_clock(START)).snapshot() is None
     assert reads == []
+
+
+def test_collecting_reads_every_manifest_the_way_load_does_and_keeps_at_least_as_much(
+    vault: Vault, home_dir: Path
+) -> None:
+    """Garbage collection reads the manifests' references in C (retention runs it after every
+    snapshot once there are fifty); what it keeps is what the manifests read whole refer to, a
+    manifest in a shape only ``load`` reads still counts, a damaged one is skipped as before."""
+    book = home_dir / "library" / "lorebooks" / "栖水镇.json"
+    made = []
+    for round_ in range(4):
+        book.write_text(json.dumps({"round": round_, "note": f"第{round_}次"}, ensure_ascii=False))
+        info = vault.snapshot("write")
+        assert info is not None
+        made.append(info.id)
+    ids = vault.manifests.ids()
+    whole = {e.sha256 for m in vault.manifests.load_all(ids) for e in m.files.values()}
+    assert vault.manifests.references(ids) == whole
+    own = [vault.manifest(sid).files["library/lorebooks/栖水镇.json"].sha256 for sid in made]
+    # Snapshot 1 written with a size of `true` (JSON's true is no integer to msgspec, is one to load).
+    first = vault.manifests.path(made[1])
+    data = json.loads(first.read_text(encoding="utf-8"))
+    for entry in data["files"].values():
+        entry["size"] = True
+    first.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    # Snapshot 2 torn: not JSON any more.
+    torn = vault.manifests.path(made[2])
+    torn.write_text(torn.read_text(encoding="utf-8")[:40], encoding="utf-8")
+    vault.gc()
+    left = ObjectStore(home_dir / "vault" / "objects").names()
+    assert [sha in left for sha in own] == [True, True, False, True]  # the torn one's version went
+    versions = [json.loads(vault.read_file(sid, "library/lorebooks/栖水镇.json"))["round"] for sid in made[:2]]
+    assert versions == [0, 1]

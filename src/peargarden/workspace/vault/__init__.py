@@ -454,9 +454,7 @@ class Vault:
         self._collect_garbage()
 
     def _collect_garbage(self) -> int:
-        referenced: set[str] = set()
-        for manifest in self.manifests.load_all(self.manifests.ids()):
-            referenced.update(entry.sha256 for entry in manifest.files.values())
+        referenced = self.manifests.references(self.manifests.ids())
         return self.objects.remove_unreferenced(self.objects.referenced(referenced))
 
     def _check_file_target(self, rel: str) -> None:

@@ -119,6 +119,27 @@ def _seq_of(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
+class _Reference(msgspec.Struct):
+    sha256: str
+    size: int
+
+
+class _References(msgspec.Struct):
+    """What collecting garbage needs of a manifest: the objects its files are.  The fields
+    :meth:`Manifest.from_json` requires are required here too; msgspec reads the rest (and every
+    file's path and mode) without making objects of it."""
+
+    format: str
+    id: Any
+    time: Any
+    reason: Any
+    files: dict[str, _Reference]
+    dirs: list[str] = msgspec.field(default_factory=list)
+
+
+_REFERENCES = msgspec.json.Decoder(_References)
+
+
 class _Order(msgspec.Struct):
     """What ordering a snapshot needs of its manifest (msgspec skips the rest unread into objects)."""
 
@@ -427,6 +448,28 @@ class ManifestStore:
             except (FormatError, FileNotFoundError) as error:
                 log.warning("skipping snapshot %s: %s", snapshot_id, error)
         return manifests
+
+    def references(self, ids: Iterable[str]) -> set[str]:
+        """The objects the manifests *ids* refer to: what :meth:`load_all`'s manifests refer to, read
+        in C (reading 50 manifests of a data folder of 450 files through :meth:`load` took ~85 ms
+        of CPU, and retention does it after every snapshot once there are 50).  A manifest this
+        reading refuses (odd types, a lone surrogate's escape, not a manifest) is read by
+        :meth:`load`, and skipped as there when damaged; one with an entry :meth:`load` refuses
+        (a malformed hash, a mode that is not octal) keeps its objects here rather than losing
+        them all: collecting keeps at least what it kept."""
+        found: set[str] = set()
+        for snapshot_id in ids:
+            try:
+                read = _REFERENCES.decode(self.path(snapshot_id).read_bytes())
+            except FileNotFoundError:
+                continue  # removed meanwhile: load_all leaves it out too
+            except (OSError, msgspec.DecodeError):
+                read = None
+            if read is None or read.format != MANIFEST_FORMAT:
+                found.update(e.sha256 for manifest in self.load_all([snapshot_id]) for e in manifest.files.values())
+            else:
+                found.update(reference.sha256 for reference in read.files.values())
+        return found
 
     def save(self, manifest: Manifest) -> None:
         atomic.write_json(self.path(manifest.id), manifest.to_json(), indent=1)
