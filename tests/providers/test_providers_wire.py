@@ -146,6 +146,27 @@ def test_a_connection_the_server_dropped_while_idle_is_replaced_once(sites: Call
     assert len({port for *_, port in seen.requests}) == 2
 
 
+def test_a_request_the_server_took_and_never_answered_is_not_sent_again(sites: Callable[..., Any]) -> None:
+    # A POST makes a reply the model is paid for: once it went out on a connection, a server that
+    # hangs up without answering is an error to report (the provider decides about a retry), never a
+    # second copy of the request sent by the transport.
+    def answer_once(handler: BaseHTTPRequestHandler, seen: Seen) -> None:
+        if len(seen.requests) == 1:
+            text(handler, seen)
+        else:
+            handler.close_connection = True  # read, then hang up without a word
+
+    _, seen, url = sites(answer_once)
+    client = Client(TIMEOUT)
+    try:
+        assert get(client, url + "/one")[0] == 200
+        with pytest.raises(ProtocolError):
+            client.request("POST", url + "/two", headers={}, content="一壶".encode())
+    finally:
+        client.close()
+    assert [path for _, path, *_ in seen.requests] == ["/one", "/two"]
+
+
 def test_a_body_cut_short_of_its_length_is_a_protocol_error(sites: Callable[..., Any]) -> None:
     def cut(handler: BaseHTTPRequestHandler, seen: Seen) -> None:
         handler.send_response(200)

@@ -5,8 +5,9 @@ blocked on a silent server.  httpx2 did that with httpcore2, h11 and anyio benea
 them was about 190 M instructions on every ``pear chat`` start, a sixth of all a beat imports
 (docs/benchmarks/cli.md).  What it did that a caller can see is kept:
 
-- a connection per host kept alive and reused; one the server closed while it sat idle is replaced
-  once, before anything of the request counts as failed (the request never reached the server);
+- a connection per host kept alive and reused: an idle one the server has closed is not used again
+  (looked at before each reuse), one that breaks while the request is written is replaced once (the
+  request never reached the server); a request that went out is never sent twice;
 - redirects followed, up to 20: a 303, and a 301 or 302 answering a POST, becomes a GET without a
   body, a 307 or 308 keeps both; the ``Authorization`` header goes to its own origin only;
 - ``gzip`` and ``deflate`` bodies decoded;
@@ -30,6 +31,7 @@ import base64
 import contextlib
 import http.client
 import os
+import select
 import socket
 import ssl
 import sys
@@ -46,8 +48,8 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 # What stays as it is in a path and a query (RFC 3986's sub-delims, ":" "@", "%" of an escape).
 _PATH_SAFE = "/%:@!$&'()*+,;=~"
 _QUERY_SAFE = _PATH_SAFE + "?"
-# A reused connection failing this way before any answer came: the server had closed it while idle.
-_STALE = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
+# A reused connection failing this way while the request is written: the server had closed it.
+_STALE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 
 class HTTPError(Exception):
@@ -448,28 +450,28 @@ class Client:
         proxy = proxy_for(origin.scheme, origin.host, origin.port)
         while True:
             connection = self._connection(origin, proxy, timeout)
+            target = f"{origin.scheme}://{_authority(origin)}{path}" if connection.forward() else path
             try:
-                target = f"{origin.scheme}://{_authority(origin)}{path}" if connection.forward() else path
-                return self._exchange(connection, method, target, headers, content)
+                self._request(connection, method, target, headers, content)
             except _STALE as error:
-                stale = connection.used
                 self._release(connection, reusable=False)
-                if stale:
-                    continue  # closed by the server while idle: the request never reached it
-                if isinstance(error, http.client.RemoteDisconnected):
-                    raise ProtocolError(str(error) or "server disconnected without sending a response") from error
+                if connection.used:
+                    continue  # closed by the server while idle, as it was written to: never received
                 raise ReadError(str(error) or type(error).__name__) from error
-            except TimeoutError as error:
+            except BaseException as error:
                 self._release(connection, reusable=False)
-                raise ReadTimeout(str(error) or "timed out") from error
-            except (OSError, http.client.HTTPException) as error:
+                _raise_transport_error(error)
+                raise
+            try:
+                return Response(connection.http.getresponse(), connection, self)
+            except BaseException as error:  # the request went out: what failed now is never sent again here
                 self._release(connection, reusable=False)
-                kind = ReadError if isinstance(error, OSError) else ProtocolError
-                raise kind(str(error) or type(error).__name__) from error
+                _raise_transport_error(error)
+                raise
 
-    def _exchange(
+    def _request(
         self, connection: _Connection, method: str, target: str, headers: dict[str, str], content: bytes | None
-    ) -> Response:
+    ) -> None:
         # http.client would name port 80 the default for an https host too ("example.com:443")
         sent = {"Host": _authority(connection.origin), **headers}
         if connection.forward() and connection.proxy is not None and connection.proxy.authorization:
@@ -478,16 +480,18 @@ class Client:
         if content is not None:
             sent["Content-Length"] = str(len(content))
         connection.http.request(method, target, body=content, headers=sent)
-        raw = connection.http.getresponse()
-        return Response(raw, connection, self)
 
     def _connection(self, origin: _Origin, proxy: Proxy | None, timeout: Timeout) -> _Connection:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the client has been closed")
-            idle = self._idle.get((origin, proxy))
-            connection = idle.pop() if idle else None
-            if connection is not None:
+            idle = self._idle.get((origin, proxy), [])
+            while idle:
+                connection = idle.pop()
+                if _closed_by_peer(connection.sock):  # the server hung up while it sat idle
+                    self._sockets = [s for s in self._sockets if s is not connection.sock]
+                    connection.close()
+                    continue
                 connection.sock.settimeout(timeout.read)
                 self._busy.append(connection)
                 return connection
@@ -542,6 +546,29 @@ class Client:
             connection.close()
         for sock in sockets:
             sock.close()
+
+
+def _closed_by_peer(sock: socket.socket) -> bool:
+    """An idle connection with something to read has been closed by the server (or sent what no
+    request asked for): it is not used again."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):  # closed here already
+        return True
+    return bool(readable)
+
+
+def _raise_transport_error(error: BaseException) -> None:
+    """Raise a failure while talking to the server as this module's error (others are the caller's
+    to raise as they are)."""
+    if isinstance(error, TimeoutError):
+        raise ReadTimeout(str(error) or "timed out") from error
+    if isinstance(error, http.client.RemoteDisconnected):
+        raise ProtocolError(str(error) or "server disconnected without sending a response") from error
+    if isinstance(error, OSError):
+        raise ReadError(str(error) or type(error).__name__) from error
+    if isinstance(error, http.client.HTTPException):
+        raise ProtocolError(str(error) or type(error).__name__) from error
 
 
 def _shut(sock: socket.socket) -> None:
