@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from status_card import frame_of, tavern_config
-from web_harness import LiveServer, beats_done, new_chat, wait_ready
+from web_harness import LiveServer, beats_done, new_chat, script_calls_answered, wait_ready
 
 from kit.th_cases import CASE_DIRS, case_home, check_case, expected_of, normalised
 from peargarden.app.play.page_scripts import PageScriptHost
@@ -89,6 +89,7 @@ def play_case(page: Page, fake: FakeOpenAIServer, case_dir: Path, tmp_path: Path
             beats_done(page, beats)
         wait_published(frame, case, ("done",))
         output = published(frame, case)
+        script_calls_answered(page)  # the writes the script made at once, as the chat on disk has them
         state = state_after(PearApp(home), card, chat_id)
     requests = [request.body for request in fake.chat_requests[seen:]]
     return normalised({"script_output": output, "state_after": state, "requests": requests})  # type: ignore[no-any-return]

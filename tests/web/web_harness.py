@@ -171,6 +171,14 @@ def open_new_chat(page: Page, base_url: str, card: str = "青梧") -> str:
     return chat_id
 
 
+def script_calls_answered(page: Page, timeout: float = 30_000) -> None:
+    """Every call the page's script frames made has the server's answer (script_frames.js counts the
+    open ones on <body data-script-calls>): a TavernHelper write, which a script makes on its copy at
+    once, has reached the chat.  The frames' last messages get a moment to reach the page first."""
+    page.wait_for_timeout(100)
+    page.wait_for_function("(document.body.dataset.scriptCalls || '0') === '0'", timeout=timeout)
+
+
 def beats_done(page: Page, count: int, timeout: float = 30_000) -> None:
     """Wait until the page has finished *count* beats (chat.js counts them on <body>); *timeout* in ms."""
     page.wait_for_selector(f"body[data-beats='{count}']", timeout=timeout)

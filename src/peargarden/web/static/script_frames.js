@@ -288,11 +288,20 @@ function toFrame(info, message) {
 
 // -- calls to the server, in order ---------------------------------------------------------------------
 
+// Whether the server has answered every call the frames made, on <body data-script-calls>: "0" once it
+// has (a TavernHelper write is made on the frame's copy at once and reaches the chat with its call).
+let inFlight = 0;
+function noteCalls() {
+  document.body.dataset.scriptCalls = String(queue.length + inFlight);
+}
+
 async function flush() {
+  noteCalls();
   if (sending || !queue.length) return;
   sending = true;
   const batch = queue.slice(0, 100);
   queue = queue.slice(batch.length);
+  inFlight = batch.length;
   try {
     const answer = await api(`${context.base}/scripts/call`, {
       method: "POST", headers: { "Content-Type": "application/json" },
@@ -317,6 +326,8 @@ async function flush() {
     for (const call of batch) call.info.port?.postMessage({ kind: "answer", id: call.id, error: String(error.message) });
   } finally {
     sending = false;
+    inFlight = 0;
+    noteCalls();
     if (queue.length) flush();
   }
 }
