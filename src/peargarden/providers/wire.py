@@ -527,11 +527,6 @@ class Client:
             if self._closed:  # a close while it connects: wake it now
                 _shut(sock)
 
-    def sockets(self) -> list[socket.socket]:
-        """Every open socket of the client: a cancel shuts them down to wake a blocked read."""
-        with self._lock:
-            return list(self._sockets)
-
     def close(self) -> None:
         """Close every connection; a request blocked on one wakes with a :class:`TransportError`, and
         a request made after this raises ``RuntimeError``."""
