@@ -36,33 +36,36 @@ def test_a_reset_page_is_a_new_page(served: Served, browser: Any, shared_page: S
     assert expected["local"] == [] and expected["width"] == VIEWPORT["width"] and expected["cssFromNetwork"]
 
     shared_page.check_fresh()
-    page = shared_page.page
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.accept()))  # type: ignore[func-returns-value]
-    page.route("**/api/health", lambda route: route.fulfill(json={"ok": "伪造"}))
-    page.goto(served.url + "/settings")
-    wait_ready(page)
-    page.evaluate("""async () => {
-      localStorage.setItem("pear-lang", "en"); sessionStorage.setItem("草稿", "半句话");
-      document.cookie = "seen=1; max-age=3600"; indexedDB.open("旧库", 1); await caches.open("旧缓存");
-      history.pushState({}, "", "#later");
-    }""")
-    page.evaluate("window.open('/vault')")  # a second page in the context
-    page.set_viewport_size({"width": 390, "height": 844})
-    shared_page.context.grant_permissions(["clipboard-read"])
-    shared_page.emulate_timezone("Asia/Shanghai")
-    page.mouse.move(200, 30)
-    left = page.evaluate(FINGERPRINT)
-    # The state is really there before the reset (so the comparison below can fail).
-    assert left["local"] == [["pear-lang", "en"]] and left["session"] == [["草稿", "半句话"]]
-    assert left["cookie"] == "seen=1" and left["databases"] == ["旧库"] and left["caches"] == ["旧缓存"]
-    assert left["health"] == {"ok": "伪造"} and left["width"] == 390 and left["zone"] == "Asia/Shanghai"
-    assert left["clipboard"] == "granted" != expected["clipboard"]
-    assert len(shared_page.context.pages) == 2
+    try:
+        page = shared_page.page
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.accept()))  # type: ignore[func-returns-value]
+        page.route("**/api/health", lambda route: route.fulfill(json={"ok": "伪造"}))
+        page.goto(served.url + "/settings")
+        wait_ready(page)
+        page.evaluate("""async () => {
+          localStorage.setItem("pear-lang", "en"); sessionStorage.setItem("草稿", "半句话");
+          document.cookie = "seen=1; max-age=3600"; indexedDB.open("旧库", 1); await caches.open("旧缓存");
+          history.pushState({}, "", "#later");
+        }""")
+        with shared_page.context.expect_page():  # a second page in the context (it opens asynchronously)
+            page.evaluate("window.open('/vault')")
+        page.set_viewport_size({"width": 390, "height": 844})
+        shared_page.context.grant_permissions(["clipboard-read"])
+        shared_page.emulate_timezone("Asia/Shanghai")
+        page.mouse.move(200, 30)
+        left = page.evaluate(FINGERPRINT)
+        # The state is really there before the reset (so the comparison below can fail).
+        assert left["local"] == [["pear-lang", "en"]] and left["session"] == [["草稿", "半句话"]]
+        assert left["cookie"] == "seen=1" and left["databases"] == ["旧库"] and left["caches"] == ["旧缓存"]
+        assert left["health"] == {"ok": "伪造"} and left["width"] == 390 and left["zone"] == "Asia/Shanghai"
+        assert left["clipboard"] == "granted" != expected["clipboard"]
+        assert len(shared_page.context.pages) == 2
 
-    shared_page.reset()
-    shared_page.check_fresh()
-    assert fingerprint(page, served.url) == expected
-    page.evaluate("alert('没有人在听')")  # no listener left: Playwright dismisses it, the old one is not called
-    assert dialogs == []
-    shared_page.reset()  # the page fixture's own check follows in the next test
+        shared_page.reset()
+        shared_page.check_fresh()
+        assert fingerprint(page, served.url) == expected
+        page.evaluate("alert('没有人在听')")  # no listener left: Playwright dismisses it, the old one is not called
+        assert dialogs == []
+    finally:  # the page fixture's own check follows in the next test: a failure here must not leave it dirty
+        shared_page.reset()
